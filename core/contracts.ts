@@ -1,0 +1,28 @@
+/**
+ * @module contracts
+ * The contract version of each kernel service, in one table. A plugin that provides a service names
+ * the version it implements; a plugin (or the kernel) that requires one names a semver range.
+ */
+import { CompactorContract } from './services/compactor.ts'
+import { ContextContract } from './services/context.ts'
+import { ModelContract } from './services/model.ts'
+import { PolicyContract } from './services/policy.ts'
+import { StoreContract } from './services/store.ts'
+import { ToolsContract } from './services/tools.ts'
+import { VerifierContract } from './services/verifier.ts'
+
+export const Contracts = {
+  model: ModelContract,
+  context: ContextContract,
+  tools: ToolsContract,
+  policy: PolicyContract,
+  verifier: VerifierContract,
+  compactor: CompactorContract,
+  store: StoreContract,
+} as const
+
+/** What the loop itself requires of an agent: every service but the compactor, at a compatible major. */
+export const KernelRequires: Record<string, string> = {
+  model: '^1.0.0', context: '^1.0.0', tools: '^1.0.0', policy: '^1.0.0', verifier: '^1.0.0', store: '^1.0.0',
+}
+export const KernelOptional: Record<string, string> = { compactor: '^1.0.0' }

@@ -1,0 +1,140 @@
+/**
+ * @module errors
+ * One error class and one table of stable codes. The code is the contract: it is what gets thrown,
+ * what `run/end` and `tool/error` carry, what docs/errors.md lists and what tests assert. Nobody
+ * tells errors apart by reading message text.
+ */
+
+/**
+ * Error classes from the harness design, each with a default strategy the loop looks up.
+ * - feedback: turned into an observation for the model, the run goes on
+ * - retry: retried (bounded) when it is safe to do so, else the run fails
+ * - stop: the run ends with the code
+ * - reconcile: the run waits for reconciliation
+ * - raise: thrown to the caller (configuration and usage errors, never inside a run)
+ */
+export type ErrorKind =
+  | 'model_transient' | 'model_permanent' | 'model_semantic'
+  | 'policy_denied' | 'tool_transient' | 'tool_deterministic'
+  | 'verification_failure' | 'budget_exhausted' | 'unknown_effect' | 'cancelled'
+  | 'authorization' | 'config' | 'usage' | 'conflict' | 'internal'
+
+export type Strategy = 'feedback' | 'retry' | 'stop' | 'reconcile' | 'raise'
+
+export const Kinds: Record<ErrorKind, Strategy> = {
+  model_transient: 'retry',
+  model_permanent: 'stop',
+  model_semantic: 'feedback',
+  policy_denied: 'feedback',
+  tool_transient: 'retry',
+  tool_deterministic: 'feedback',
+  verification_failure: 'feedback',
+  budget_exhausted: 'stop',
+  unknown_effect: 'reconcile',
+  cancelled: 'stop',
+  authorization: 'raise',
+  config: 'raise',
+  usage: 'raise',
+  conflict: 'raise',
+  internal: 'stop',
+}
+
+export const Codes = {
+  // budgets and bounds (run ends STOPPED)
+  max_steps: { kind: 'budget_exhausted', text: 'the step budget is spent' },
+  deadline_exceeded: { kind: 'budget_exhausted', text: 'the run passed its deadline' },
+  token_budget_exceeded: { kind: 'budget_exhausted', text: 'the token budget is spent' },
+  cost_budget_exceeded: { kind: 'budget_exhausted', text: 'the cost budget is spent' },
+
+  // model
+  model_transient: { kind: 'model_transient', text: 'the model request failed in a way that may pass (rate limit, network, 5xx)' },
+  model_permanent: { kind: 'model_permanent', text: 'the model request failed in a way a retry will not fix' },
+  model_invalid_response: { kind: 'model_permanent', text: 'the model returned a decision that does not fit the model contract' },
+  unknown_tool: { kind: 'model_semantic', text: 'the model called a tool that is not visible to it' },
+  invalid_arguments: { kind: 'model_semantic', text: 'the tool arguments do not match the tool input schema' },
+
+  // policy and approvals
+  policy_denied: { kind: 'policy_denied', text: 'policy denied the action' },
+  approval_rejected: { kind: 'policy_denied', text: 'a human rejected the action' },
+
+  // tools
+  tool_timeout: { kind: 'tool_transient', text: 'the tool did not finish within its time limit' },
+  tool_unavailable: { kind: 'tool_transient', text: 'the tool could not reach what it depends on' },
+  tool_failed: { kind: 'tool_deterministic', text: 'the tool rejected its input or could not do what was asked' },
+
+  // verification
+  missing_evidence: { kind: 'verification_failure', text: 'the final answer lacks the evidence the completion contract requires' },
+  verification_failed: { kind: 'verification_failure', text: 'the verifier rejected the final answer' },
+
+  // effects
+  unknown_effect: { kind: 'unknown_effect', text: 'a side effect may or may not have happened' },
+  idempotency_conflict: { kind: 'conflict', text: 'the same idempotency key was used with different arguments' },
+
+  // cancellation
+  cancelled: { kind: 'cancelled', text: 'the run was cancelled' },
+
+  // authorization of tool execution (invariant 1)
+  ticket_missing: { kind: 'authorization', text: 'a tool was invoked without an authorization ticket' },
+  ticket_invalid: { kind: 'authorization', text: 'the authorization ticket is forged or damaged' },
+  ticket_expired: { kind: 'authorization', text: 'the authorization ticket has expired' },
+  ticket_reused: { kind: 'authorization', text: 'the authorization ticket was already used' },
+  ticket_mismatch: { kind: 'authorization', text: 'the authorization ticket is for a different run, action, tool or arguments' },
+
+  // configuration: presets, manifests, plugin config
+  preset_not_found: { kind: 'config', text: 'the preset file does not exist' },
+  preset_invalid: { kind: 'config', text: 'the preset file is not valid' },
+  manifest_invalid: { kind: 'config', text: 'the plugin manifest is not valid' },
+  plugin_not_found: { kind: 'config', text: 'no installed plugin has that name' },
+  plugin_version_unsatisfiable: { kind: 'config', text: 'no installed version of the plugin satisfies the range' },
+  plugin_requirement_missing: { kind: 'config', text: 'no plugin of the agent provides a required service' },
+  plugin_requirement_incompatible: { kind: 'config', text: 'the provider of a required service has an incompatible contract version' },
+  plugin_conflict: { kind: 'config', text: 'two plugins of one agent provide the same service' },
+  plugin_config_invalid: { kind: 'config', text: 'the plugin configuration does not match its schema' },
+  plugin_start_failed: { kind: 'config', text: 'the plugin failed while starting' },
+  service_missing: { kind: 'config', text: 'a service the kernel needs is not provided' },
+  agent_not_found: { kind: 'usage', text: 'the preset has no agent with that name' },
+  invalid_input: { kind: 'usage', text: 'an argument to a kernel API or CLI command is not valid' },
+
+  // runs and the store
+  run_not_found: { kind: 'usage', text: 'no run with that id in the store' },
+  run_not_waiting: { kind: 'usage', text: 'the run is not in a state that accepts this command' },
+  action_not_pending: { kind: 'usage', text: 'the action is not waiting for approval' },
+  run_busy: { kind: 'conflict', text: 'the run is already being driven in this process' },
+  seq_conflict: { kind: 'conflict', text: 'another writer appended to the run first' },
+  illegal_transition: { kind: 'internal', text: 'the run cannot move between these statuses' },
+  invalid_event: { kind: 'internal', text: 'an event does not fit the event catalogue' },
+  internal_error: { kind: 'internal', text: 'a plugin or the kernel failed unexpectedly' },
+} as const satisfies Record<string, { kind: ErrorKind; text: string }>
+
+export type Code = keyof typeof Codes
+
+/** Codes that were used once and must never be reused with a different meaning. */
+export const RetiredCodes: readonly string[] = []
+
+export class CordageError extends Error {
+  override name = 'CordageError'
+  readonly kind: ErrorKind
+
+  /**
+   * @param code the stable code; its kind and default text come from {@link Codes}
+   * @param detail the facts of this case (which plugin, which field, what was expected and found)
+   * @example throw new CordageError('plugin_not_found', 'plugin "polcy-rules" is not installed (did you mean "policy-rules"?)')
+   */
+  constructor(readonly code: Code, detail?: string, options?: ErrorOptions & { data?: unknown }) {
+    super(detail ?? Codes[code].text, options)
+    this.kind = Codes[code].kind
+    if (options?.data !== undefined) this.data = options.data
+  }
+
+  /** Structured facts for machines (for example the list of problems in a preset). */
+  data?: unknown
+
+  static is(value: unknown, code?: Code): value is CordageError {
+    return value instanceof CordageError && (code === undefined || value.code === code)
+  }
+}
+
+/** The default strategy for a code, looked up through its kind. */
+export function strategyOf(code: Code): Strategy {
+  return Kinds[Codes[code].kind]
+}

@@ -1,0 +1,127 @@
+/**
+ * @module events
+ * The event catalogue. Run events are the durable record of a run (appended to the store, then
+ * dispatched to listeners); plugin events describe the plugin runtime and are not stored.
+ * docs/events.md has one section per event; test/events-doc.test.ts keeps the two in step.
+ */
+import type { Code, ErrorKind } from './errors.ts'
+import type { Decision, Usage } from './services/model.ts'
+import type { Verdict as PolicyVerdict } from './services/policy.ts'
+import type { Evidence } from './services/verifier.ts'
+import type { TerminalStatus, WaitingStatus } from './status.ts'
+import type { Budgets } from './budget.ts'
+
+/** Version of the envelope and payload shapes below. Bump on any incompatible change. */
+export const EventSchemaVersion = 1
+
+/** Fields every run event carries. */
+export interface Envelope {
+  /** Per run, starting at 1, without gaps. */
+  seq: number
+  /** Milliseconds since the epoch, when the event was recorded. */
+  time: number
+  runId: string
+  turnId?: string
+  stepId?: string
+  actionId?: string
+  /** Seq of the event that led to this one. */
+  causation?: number
+  /** {@link EventSchemaVersion} at the time of writing. */
+  schema: number
+  /** name@version of the plugin that produced the event (`kernel@x.y.z` for the loop itself). */
+  producer: string
+}
+
+/** Payloads of run events, by type. */
+export interface RunEventMap {
+  /** Fired once, first, when a run is created. */
+  'run/start': {
+    agent: string
+    task: string
+    /** Every plugin of the agent: name → version. */
+    plugins: Record<string, string>
+    /** Which plugin provides each service: service → name@version. */
+    services: Record<string, string>
+    budgets: Budgets
+    /** Absolute deadline in epoch milliseconds, when the agent has one. */
+    deadline?: number
+  }
+  /** A durable resume point, recorded before the run waits for anything outside it. */
+  'run/checkpoint': { reason: 'approval' | 'user' | 'suspend' | 'reconciliation'; pending: string[]; steps: number; usage: Usage }
+  /** The run stopped driving and waits (for approval, the user, reconciliation, or a resume). */
+  'run/paused': { status: WaitingStatus; reason: string; actionId?: string }
+  /** The run drives again after a wait. */
+  'run/resumed': { from: WaitingStatus; by: string; input?: string }
+  /** Cancellation was requested; the run is CANCELLING until run/end. */
+  'run/cancel-requested': { by: string; reason?: string }
+  /** Fired once, last. */
+  'run/end': { status: TerminalStatus; failureCode?: Code; reason?: string; answer?: string; usage: Usage; steps: number }
+  'turn/start': { input: string }
+  'turn/end': { answer?: string }
+  'step/start': { index: number }
+  /** The projection for this step was assembled (a summary; the projection is rebuilt from state). */
+  'step/context': { messages: number; tokens: number; sources: number[]; tools: string[] }
+  /** The compactor shrank the projection for this step. */
+  'step/compacted': { before: number; after: number; summarised: number[] }
+  'step/model-request': { model: string; messages: number; tools: string[]; attempt: number }
+  /** A model request failed; `retryInMs` is set when the kernel will retry. */
+  'step/model-error': { errorClass: ErrorKind; code: Code; message: string; attempt: number; retryInMs?: number }
+  /** The model's decision, persisted before the kernel acts on it. */
+  'step/model-response': { decision: Decision; usage: Usage; model?: string }
+  'step/end': { actions: number }
+  /** `argsError` is set when the model's arguments did not parse; the call then ends with invalid_arguments. */
+  'tool/proposed': { tool: string; args: unknown; argsHash: string; callId?: string; argsError?: string }
+  'tool/decision': { verdict: PolicyVerdict; ruleId: string; policyVersion: string; reason: string }
+  'tool/approval-requested': { tool: string; args: unknown; argsHash: string; policyVersion: string; ruleId: string; reason: string }
+  'tool/approval-decided': { approved: boolean; by: string; reason?: string }
+  'tool/start': { tool: string; attempt: number; ticket: string; idempotencyKey: string; argsHash: string; policyVersion: string; timeoutMs: number }
+  'tool/end': { tool: string; attempt: number; output: unknown; observation: string; receipt?: unknown; durationMs: number }
+  /** The action failed. After tool/start it closes the call; without one, the call never started. */
+  'tool/error': { tool: string; attempt?: number; errorClass: ErrorKind; code: Code; message: string; observation: string; durationMs?: number; willRetry?: boolean }
+  'verify/start': { answer: string }
+  /** `repair` is true when the kernel feeds the reason back to the model for another try. */
+  'verify/end': { ok: boolean; code?: Code; reason?: string; repair?: boolean; evidence: Evidence[] }
+}
+
+export type RunEventType = keyof RunEventMap
+
+/** A run event: the envelope plus `type` and its payload in `data`. */
+export type RunEvent<K extends RunEventType = RunEventType> = {
+  [P in K]: Envelope & { type: P; data: RunEventMap[P] }
+}[K]
+
+/** Every run event type, in catalogue order (used by docs checks and the CLI). */
+export const RunEventTypes: readonly RunEventType[] = [
+  'run/start', 'run/checkpoint', 'run/paused', 'run/resumed', 'run/cancel-requested', 'run/end',
+  'turn/start', 'turn/end',
+  'step/start', 'step/context', 'step/compacted', 'step/model-request', 'step/model-error', 'step/model-response', 'step/end',
+  'tool/proposed', 'tool/decision', 'tool/approval-requested', 'tool/approval-decided', 'tool/start', 'tool/end', 'tool/error',
+  'verify/start', 'verify/end',
+]
+
+/** Payload of plugin events (not stored in any run). */
+export interface PluginEvent {
+  agent: string
+  name: string
+  version: string
+  /** plugin/failed: why. */
+  code?: Code
+  message?: string
+  /** plugin/disposed: why it went away. */
+  reason?: 'swap' | 'stop' | 'rollback'
+}
+
+export const PluginEventTypes = ['plugin/loaded', 'plugin/disposed', 'plugin/failed'] as const
+
+type RunEventHandlers = { [K in RunEventType]: (event: RunEvent<K>) => void }
+
+declare module 'cordis' {
+  interface Events<C> extends RunEventHandlers {
+    /** A plugin was plugged into an agent and is active. */
+    'plugin/loaded'(event: PluginEvent): void
+    /** A plugin left an agent (swap, stop, or rollback of a failed load). */
+    'plugin/disposed'(event: PluginEvent): void
+    /** A plugin could not be loaded or crashed while starting. */
+    'plugin/failed'(event: PluginEvent): void
+  }
+}

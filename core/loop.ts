@@ -1,0 +1,502 @@
+/**
+ * @module loop
+ * The agent loop for one run, as an explicit state machine over the statuses in core/status.ts.
+ * Each pass of {@link RunDriver.drive} starts at a boundary: it checks cancellation and budgets,
+ * settles the next pending action of the current step if there is one, and otherwise starts a step
+ * (assemble context → call model → record the decision). Every decision is recorded, and flushed to
+ * the store, before the effect it allows.
+ */
+import { overBudget, outOfSteps } from './budget.ts'
+import { readService, type ServiceEntry } from './cordis.ts'
+import { CordageError, Codes, type Code, type ErrorKind } from './errors.ts'
+import { hashArgs } from './hash.ts'
+import { Recorder } from './recorder.ts'
+import { toView, type Tool, type ToolView } from './services/tools.ts'
+import type { ContextMessage, ContextService } from './services/context.ts'
+import type { CompactorService } from './services/compactor.ts'
+import type { Decision, ModelResponse, ModelService } from './services/model.ts'
+import type { PolicyDecision, PolicyService } from './services/policy.ts'
+import type { StoreService } from './services/store.ts'
+import type { ToolsService } from './services/tools.ts'
+import type { VerifierService } from './services/verifier.ts'
+import type { ActionState, RunState } from './state.ts'
+import type { TerminalStatus, WaitingStatus } from './status.ts'
+import { issueTicket } from './ticket.ts'
+import type { AgentRuntime } from './agent.ts'
+import { KernelProducer } from './version.ts'
+
+/** Services of one step, read once at its start so a swap can only take effect between steps. */
+interface StepServices {
+  model: ServiceEntry<ModelService>
+  context: ServiceEntry<ContextService>
+  tools: ServiceEntry<ToolsService>
+  policy: ServiceEntry<PolicyService>
+  verifier: ServiceEntry<VerifierService>
+  compactor?: ServiceEntry<CompactorService>
+}
+
+type Next = 'continue' | 'halt'
+
+const required = ['model', 'context', 'tools', 'policy', 'verifier'] as const
+
+export class RunDriver {
+  readonly rec: Recorder
+  private abort = new AbortController()
+  private cancelRequest: { by: string; reason?: string; at: number } | undefined
+  private suspendRequest: { by: string; reason: string } | undefined
+  private services!: StepServices
+  private visible = new Map<string, Tool>()
+  private visibleFor = ''
+  private inStep = false
+
+  constructor(readonly agent: AgentRuntime, readonly state: RunState) {
+    this.rec = new Recorder(state, () => this.store(), agent.dispatch)
+  }
+
+  get runId(): string {
+    return this.state.runId
+  }
+
+  private get ids() {
+    return { turnId: this.state.turns ? `t${this.state.turns}` : undefined, stepId: this.state.stepOpen ? `s${this.state.steps}` : undefined }
+  }
+
+  private store(): StoreService {
+    const entry = readService<StoreService>(this.agent.ctx, 'store')
+    if (!entry) throw new CordageError('service_missing', `agent "${this.agent.name}" has no store`)
+    return entry.value
+  }
+
+  /** Ask the run to stop; it ends CANCELLED at its next boundary, aborting the model call or tool in flight. */
+  cancel(by: string, reason?: string): void {
+    this.cancelRequest ??= { by, reason, at: Date.now() }
+    this.abort.abort(new CordageError('cancelled', reason ?? `cancelled by ${by}`))
+  }
+
+  /** Ask the run to pause SUSPENDED at its next boundary. */
+  suspend(by: string, reason = 'suspended on request'): void {
+    this.suspendRequest ??= { by, reason }
+  }
+
+  /** Drive until the run pauses or ends. Resolves with the state it stopped in. */
+  async drive(): Promise<RunState> {
+    try {
+      while ((await this.pass()) === 'continue');
+    } catch (error) {
+      await this.crash(error)
+    } finally {
+      if (this.inStep) this.leaveStep()
+    }
+    return this.state
+  }
+
+  /** One pass from a boundary to the next. */
+  private async pass(): Promise<Next> {
+    if (this.cancelRequest) return this.endCancelled()
+    if (this.suspendRequest) return this.pause('SUSPENDED', this.suspendRequest.reason, 'suspend')
+    const bound = overBudget(this.state.budgets, this.state, Date.now())
+    if (bound) return this.end('STOPPED', bound.code, bound.reason)
+
+    if (!this.inStep) {
+      await this.agent.gate.enter()
+      this.inStep = true
+      const missing = this.resolveServices()
+      if (missing) return this.pause('SUSPENDED', `service "${missing}" is not provided; the run resumes when it is`, 'suspend')
+    }
+
+    const next = this.state.pending[0]
+    if (next) return this.act(this.state.actions[next])
+
+    if (this.state.stepOpen) {
+      this.rec.record('step/end', { actions: this.actionsOf(`s${this.state.steps}`) }, KernelProducer, this.ids)
+      await this.rec.flush()
+      this.leaveStep()
+      return 'continue'
+    }
+
+    const steps = outOfSteps(this.state.budgets, this.state)
+    if (steps) return this.end('STOPPED', steps.code, steps.reason)
+    return this.step()
+  }
+
+  private leaveStep() {
+    this.inStep = false
+    this.agent.gate.leave()
+  }
+
+  private resolveServices(): string | undefined {
+    const ctx = this.agent.ctx
+    const found: Partial<StepServices> = {}
+    for (const name of required) {
+      const entry = readService(ctx, name)
+      if (!entry) return name
+      ;(found as Record<string, unknown>)[name] = entry
+    }
+    found.compactor = readService<CompactorService>(ctx, 'compactor')
+    this.services = found as StepServices
+    return undefined
+  }
+
+  // ── step: context → model → decision ────────────────────────────────────────────────────────────
+
+  private async step(): Promise<Next> {
+    const { model, context, tools, compactor } = this.services
+    const index = this.state.steps + 1
+    this.rec.record('step/start', { index }, KernelProducer, { turnId: this.ids.turnId, stepId: `s${index}` })
+    const ids = this.ids
+
+    const views = (await this.visibleTools()).map(toView)
+
+    let projection = await context.value.assemble({ state: this.state, tools: views })
+    const limit = this.agent.options.contextTokens
+    if (compactor && limit && projection.tokens > limit) {
+      const compacted = await compactor.value.compact({ state: this.state, projection, limit, signal: this.abort.signal })
+      const problem = checkCompaction(projection, compacted, limit)
+      if (!problem) {
+        this.rec.record('step/compacted', { before: projection.tokens, after: compacted.tokens, summarised: compacted.summarised }, compactor.provider, ids)
+        projection = compacted
+      }
+    }
+    const sources: number[] = []
+    for (const m of projection.messages) if (m.source) sources.push(m.source)
+    this.rec.record('step/context', { messages: projection.messages.length, tokens: projection.tokens, sources, tools: views.map((t) => t.name) }, context.provider, ids)
+
+    const response = await this.callModel(model, projection.messages, views, index)
+    if (!response) return 'halt'
+    const decision = response.decision
+    const responded = this.rec.record('step/model-response', { decision, usage: response.usage, model: response.model }, model.provider, ids)
+
+    if (decision.kind === 'tool_calls') {
+      decision.calls.forEach((call, i) => {
+        this.rec.record('tool/proposed', { tool: call.name, args: call.args, argsHash: hashArgs(call.args), callId: call.callId, argsError: call.argsError },
+          KernelProducer, { ...ids, actionId: `${ids.stepId}.a${i + 1}`, causation: responded.seq })
+      })
+      // Persist the model's answer before acting on it: a crash from here on never asks the model again.
+      await this.rec.flush()
+      return 'continue'
+    }
+    await this.rec.flush()
+    if (decision.kind === 'ask_user') return this.pause('WAITING_USER', decision.question, 'user')
+    return this.verify(decision.text, responded.seq)
+  }
+
+  private async callModel(model: ServiceEntry<ModelService>, messages: ContextMessage[], tools: ToolView[], index: number): Promise<ModelResponse | undefined> {
+    const ids = this.ids
+    const { attempts, backoffMs } = this.agent.options.modelRetry
+    for (let attempt = 1; ; attempt++) {
+      const request = this.rec.record('step/model-request', { model: model.provider, messages: messages.length, tools: tools.map((t) => t.name), attempt }, KernelProducer, ids)
+      await this.rec.flush()
+      const signal = this.stepSignal()
+      try {
+        const response = await model.value.respond({ runId: this.runId, stepId: ids.stepId!, stepIndex: index, messages, tools, signal: signal.signal })
+        const problem = invalidResponse(response)
+        if (problem) throw new CordageError('model_invalid_response', problem)
+        return response
+      } catch (error) {
+        if (this.cancelRequest) { await this.endCancelled(); return undefined }
+        if (signal.deadlineHit) { await this.end('STOPPED', 'deadline_exceeded', `deadline passed during the model call of step ${index}`); return undefined }
+        const { code, kind, message } = classify(error, 'model_permanent')
+        const retry = code === 'model_transient' && attempt < attempts
+        const retryInMs = retry ? jitter(backoffMs * 2 ** (attempt - 1)) : undefined
+        this.rec.record('step/model-error', { errorClass: kind, code, message, attempt, retryInMs }, model.provider, { ...ids, causation: request.seq })
+        await this.rec.flush()
+        if (!retry) { await this.end('FAILED', code, message); return undefined }
+        await sleep(retryInMs!, this.abort.signal)
+      } finally {
+        signal.dispose()
+      }
+    }
+  }
+
+  /** An abort signal for one model call: fires on cancellation and at the run's deadline. */
+  private stepSignal() {
+    const controller = new AbortController()
+    const state = { signal: controller.signal, deadlineHit: false, dispose: () => {} }
+    const onCancel = () => controller.abort(this.abort.signal.reason)
+    this.abort.signal.addEventListener('abort', onCancel, { once: true })
+    let timer: ReturnType<typeof setTimeout> | undefined
+    if (this.state.deadline !== undefined) {
+      timer = setTimeout(() => { state.deadlineHit = true; controller.abort(new CordageError('deadline_exceeded')) }, Math.max(0, this.state.deadline - Date.now()))
+    }
+    state.dispose = () => { clearTimeout(timer); this.abort.signal.removeEventListener('abort', onCancel) }
+    return state
+  }
+
+  /** The step's visible tools, asked of the tools service once per step (also for a step resumed in a new process). */
+  private async visibleTools(): Promise<Tool[]> {
+    const stepId = `s${this.state.steps}`
+    if (this.visibleFor !== stepId) {
+      const visible = await this.services.tools.value.visible({ state: this.state })
+      this.visible.clear()
+      for (const tool of visible) this.visible.set(tool.name, tool)
+      this.visibleFor = stepId
+    }
+    return [...this.visible.values()]
+  }
+
+  // ── actions: validate → policy → (approval) → ticket → execute ───────────────────────────────────
+
+  private async act(action: ActionState): Promise<Next> {
+    switch (action.status) {
+      case 'proposed': {
+        await this.visibleTools()
+        const tool = this.visible.get(action.tool)
+        if (action.argsError !== undefined) return this.reject(action, 'invalid_arguments', `The arguments for ${action.tool} are not valid JSON (${action.argsError}). Send them again as a JSON object.`)
+        if (!tool) return this.reject(action, 'unknown_tool', `Unknown tool "${action.tool}". Tools you can call: ${[...this.visible.keys()].join(', ') || 'none'}.`)
+        const parsed = tool.input.safeParse(action.args)
+        if (!parsed.success) {
+          const issues = parsed.error.issues.map((i) => `${i.path.length ? i.path.join('.') : '(arguments)'}: ${i.message}`).join('; ')
+          return this.reject(action, 'invalid_arguments', `Invalid arguments for ${tool.name}: ${issues}. Fix the arguments and call it again.`)
+        }
+        return this.authorize(action, tool)
+      }
+      case 'allowed':
+      case 'approved': {
+        // Resumed: the decision is durable. It still holds only under the policy version it was made with.
+        await this.visibleTools()
+        const tool = this.visible.get(action.tool) ?? this.services.tools.value.get(action.tool)
+        if (!tool) return this.reject(action, 'unknown_tool', `Tool "${action.tool}" is no longer installed.`)
+        if (action.decision?.policyVersion !== this.services.policy.value.version) return this.authorize(action, tool)
+        return this.execute(action, tool, action.decision.policyVersion, action.approval?.seq ?? action.decision.seq)
+      }
+      case 'awaiting_approval':
+        return this.pause('WAITING_APPROVAL', `action ${action.id} (${action.tool}) waits for approval`, 'approval', action.id)
+      case 'running': {
+        // The process stopped while the tool ran: the effect is unknown. Only a call that cannot change
+        // anything, or that the target deduplicates by key, may run again.
+        const tool = this.services.tools.value.get(action.tool)
+        if (tool && (tool.sideEffect === 'none' || tool.idempotent) && action.decision) {
+          return this.execute(action, tool, action.decision.policyVersion, action.decision.seq)
+        }
+        return this.pause('WAITING_RECONCILIATION', `unknown_effect: action ${action.id} (${action.tool}) was running when the run stopped`, 'reconciliation', action.id)
+      }
+      default:
+        throw new CordageError('internal_error', `action ${action.id} is ${action.status} but still pending`)
+    }
+  }
+
+  /** A call that never starts: the reason becomes an observation for the model. */
+  private async reject(action: ActionState, code: Code, observation: string): Promise<Next> {
+    this.rec.record('tool/error', { tool: action.tool, errorClass: Codes[code].kind, code, message: observation, observation }, KernelProducer, { ...this.ids, actionId: action.id })
+    await this.rec.flush()
+    return 'continue'
+  }
+
+  private async authorize(action: ActionState, tool: Tool): Promise<Next> {
+    const policy = this.services.policy
+    let decision: PolicyDecision
+    try {
+      decision = await policy.value.decide({ runId: this.runId, agent: this.agent.name, actionId: action.id, tool, args: action.args, argsHash: action.argsHash, state: this.state })
+      if (!decision || !['allow', 'ask', 'deny'].includes(decision.verdict)) throw new Error(`policy returned ${JSON.stringify(decision)}`)
+    } catch (error) {
+      decision = { verdict: 'deny', ruleId: 'policy-error', reason: `policy failed, denied to fail closed: ${(error as Error).message}` }
+    }
+    const ids = { ...this.ids, actionId: action.id }
+    const recorded = this.rec.record('tool/decision', { verdict: decision.verdict, ruleId: decision.ruleId, policyVersion: policy.value.version, reason: decision.reason }, policy.provider, ids)
+    if (decision.verdict === 'deny') { await this.rec.flush(); return 'continue' }
+    if (decision.verdict === 'ask') {
+      await this.rec.flush()
+      return this.pause('WAITING_APPROVAL', `action ${action.id} (${action.tool}) waits for approval: ${decision.reason}`, 'approval', action.id, {
+        tool: action.tool, args: action.args, argsHash: action.argsHash, policyVersion: policy.value.version, ruleId: decision.ruleId, reason: decision.reason,
+      })
+    }
+    return this.execute(action, tool, policy.value.version, recorded.seq)
+  }
+
+  private async execute(action: ActionState, tool: Tool, policyVersion: string, causation: number): Promise<Next> {
+    const ids = { ...this.ids, actionId: action.id }
+    const producer = tool.owner ?? KernelProducer
+    const idempotencyKey = `${this.runId}/${action.id}`
+    for (let attempt = action.attempts + 1; ; attempt++) {
+      const ticket = issueTicket({ runId: this.runId, actionId: action.id, tool: tool.name, argsHash: action.argsHash, policyVersion, ttlMs: this.agent.options.ticketTtlMs })
+      const started = this.rec.record('tool/start', { tool: tool.name, attempt, ticket: ticket.id, idempotencyKey, argsHash: action.argsHash, policyVersion, timeoutMs: tool.timeoutMs }, KernelProducer, { ...ids, causation })
+      await this.rec.flush()
+      const t0 = performance.now()
+      try {
+        const result = await runWithTimeout(tool, ticket, action.args, { runId: this.runId, actionId: action.id, idempotencyKey, attempt }, this.abort.signal)
+        const observation = result.observation ?? observe(result.output, this.agent.options.observationChars)
+        this.rec.record('tool/end', { tool: tool.name, attempt, output: result.output ?? null, observation, receipt: result.receipt, durationMs: Math.round(performance.now() - t0) }, producer, { ...ids, causation: started.seq })
+        await this.rec.flush()
+        return 'continue'
+      } catch (error) {
+        const durationMs = Math.round(performance.now() - t0)
+        if (this.cancelRequest) {
+          this.rec.record('tool/error', { tool: tool.name, attempt, errorClass: 'cancelled', code: 'cancelled', message: 'cancelled while the tool ran', observation: 'The run was cancelled while this tool ran.', durationMs }, producer, { ...ids, causation: started.seq })
+          await this.rec.flush()
+          return 'continue'
+        }
+        const { code, kind, message } = classify(error, 'tool_failed')
+        const transient = kind === 'tool_transient'
+        const safeToRetry = tool.sideEffect === 'none' || tool.idempotent
+        const willRetry = transient && safeToRetry && attempt <= tool.retries
+        const observation = code === 'tool_timeout'
+          ? `${tool.name} did not finish within ${tool.timeoutMs} ms.`
+          : `${tool.name} failed (${code}): ${message}`
+        this.rec.record('tool/error', { tool: tool.name, attempt, errorClass: kind, code, message, observation, durationMs, willRetry: willRetry || undefined }, producer, { ...ids, causation: started.seq })
+        await this.rec.flush()
+        if (willRetry) continue
+        // A timeout leaves the run without the result it asked for; it fails explicitly rather than letting
+        // the model paper over the gap. Other tool errors are observations the model can act on.
+        if (code === 'tool_timeout') return this.end('FAILED', 'tool_timeout', `${tool.name} (action ${action.id}) did not finish within ${tool.timeoutMs} ms`)
+        if (kind !== 'tool_deterministic' && kind !== 'tool_transient' && kind !== 'model_semantic') return this.end('FAILED', code, message)
+        return 'continue'
+      }
+    }
+  }
+
+  // ── verification ────────────────────────────────────────────────────────────────────────────────
+
+  private async verify(answer: string, causation: number): Promise<Next> {
+    const verifier = this.services.verifier
+    const ids = this.ids
+    const started = this.rec.record('verify/start', { answer }, KernelProducer, { ...ids, causation })
+    await this.rec.flush()
+    let verdict
+    try {
+      verdict = await verifier.value.verify({ state: this.state, answer, signal: this.abort.signal })
+    } catch (error) {
+      return this.end('FAILED', 'internal_error', `verifier ${verifier.provider} failed: ${(error as Error).message}`)
+    }
+    if (verdict.ok) {
+      this.rec.record('verify/end', { ok: true, evidence: verdict.evidence }, verifier.provider, { ...ids, causation: started.seq })
+      return this.end('COMPLETED', undefined, undefined, answer)
+    }
+    const repair = verdict.repairable && this.state.repairs < this.state.budgets.maxRepairs
+    this.rec.record('verify/end', { ok: false, code: verdict.code, reason: verdict.reason, repair, evidence: verdict.evidence ?? [] }, verifier.provider, { ...ids, causation: started.seq })
+    if (repair) { await this.rec.flush(); return 'continue' }
+    return this.end('FAILED_VERIFICATION', verdict.code, verdict.reason, answer)
+  }
+
+  // ── pausing and ending ──────────────────────────────────────────────────────────────────────────
+
+  private async pause(status: WaitingStatus, reason: string, checkpoint: 'approval' | 'user' | 'suspend' | 'reconciliation', actionId?: string, approval?: {
+    tool: string; args: unknown; argsHash: string; policyVersion: string; ruleId: string; reason: string
+  }): Promise<Next> {
+    const ids = this.ids
+    this.rec.record('run/checkpoint', { reason: checkpoint, pending: [...this.state.pending], steps: this.state.steps, usage: { ...this.state.usage } }, KernelProducer, ids)
+    // The checkpoint is durable before anyone is asked anything.
+    await this.rec.flush()
+    if (approval) this.rec.record('tool/approval-requested', approval, KernelProducer, { ...ids, actionId })
+    this.rec.record('run/paused', { status, reason, actionId }, KernelProducer, ids)
+    await this.rec.flush()
+    return 'halt'
+  }
+
+  private async endCancelled(): Promise<Next> {
+    const request = this.cancelRequest!
+    if (this.state.status !== 'CANCELLING') {
+      this.rec.record('run/cancel-requested', { by: request.by, reason: request.reason }, KernelProducer, this.ids)
+    }
+    return this.end('CANCELLED', 'cancelled', request.reason ?? `cancelled by ${request.by}`)
+  }
+
+  async end(status: TerminalStatus, failureCode: Code | undefined, reason?: string, answer?: string): Promise<Next> {
+    const ids = this.ids
+    if (this.state.stepOpen) this.rec.record('step/end', { actions: this.actionsOf(ids.stepId!) }, KernelProducer, ids)
+    if (this.state.turns) this.rec.record('turn/end', { answer }, KernelProducer, { turnId: ids.turnId })
+    this.rec.record('run/end', { status, failureCode, reason, answer, usage: { ...this.state.usage }, steps: this.state.steps }, KernelProducer, { turnId: ids.turnId })
+    await this.rec.flush()
+    return 'halt'
+  }
+
+  /** Something broke outside the run's own rules (a plugin threw, the store refused). End FAILED if we still can. */
+  private async crash(error: unknown): Promise<void> {
+    if (CordageError.is(error, 'seq_conflict') || this.state.status === 'FAILED') throw error
+    const { code, message } = classify(error, 'internal_error')
+    try {
+      if (this.state.status === 'RUNNING' || this.state.status === 'CANCELLING') {
+        await this.end(this.state.status === 'CANCELLING' ? 'CANCELLED' : 'FAILED', code, message)
+        return
+      }
+    } catch {
+      // the store itself failed: nothing more can be recorded; the caller gets the original error
+    }
+    throw error
+  }
+
+  private actionsOf(stepId: string): number {
+    let n = 0
+    for (const id in this.state.actions) if (this.state.actions[id].stepId === stepId) n++
+    return n
+  }
+}
+
+// ── helpers ─────────────────────────────────────────────────────────────────────────────────────────
+
+function classify(error: unknown, fallback: Code): { code: Code; kind: ErrorKind; message: string } {
+  if (CordageError.is(error)) return { code: error.code, kind: error.kind, message: error.message }
+  const message = error instanceof Error ? error.message : String(error)
+  return { code: fallback, kind: Codes[fallback].kind, message }
+}
+
+function invalidResponse(response: ModelResponse | undefined): string | undefined {
+  const d = response?.decision as Decision | undefined
+  if (!d || typeof d !== 'object') return 'no decision'
+  if (!response!.usage || typeof response!.usage.inputTokens !== 'number') return 'no usage'
+  if (d.kind === 'final') return typeof d.text === 'string' ? undefined : 'final decision without text'
+  if (d.kind === 'ask_user') return typeof d.question === 'string' ? undefined : 'ask_user decision without a question'
+  if (d.kind === 'tool_calls') {
+    if (!Array.isArray(d.calls) || d.calls.length === 0) return 'tool_calls decision without calls'
+    return d.calls.every((c) => typeof c?.name === 'string') ? undefined : 'a tool call without a name'
+  }
+  return `unknown decision kind ${JSON.stringify((d as { kind?: unknown }).kind)}`
+}
+
+function checkCompaction(before: { messages: { role: string; source: number; actionId?: string; calls?: { actionId: string }[] }[] }, after: { messages: typeof before.messages; tokens: number }, limit: number): string | undefined {
+  if (after.tokens > limit) return 'still over the limit'
+  const firstUser = before.messages.find((m) => m.role === 'user')
+  if (firstUser && !after.messages.some((m) => m.role === 'user' && m.source === firstUser.source)) return 'the goal is gone'
+  const calls = new Set<string>()
+  const results = new Set<string>()
+  for (const m of after.messages) {
+    for (const c of m.calls ?? []) calls.add(c.actionId)
+    if (m.role === 'tool' && m.actionId) results.add(m.actionId)
+  }
+  for (const id of calls) if (!results.has(id)) return `call ${id} lost its result`
+  for (const id of results) if (!calls.has(id)) return `result ${id} lost its call`
+  return undefined
+}
+
+function observe(output: unknown, max: number): string {
+  const text = typeof output === 'string' ? output : JSON.stringify(output) ?? 'null'
+  return text.length > max ? `${text.slice(0, max)}… (${text.length - max} more characters in the store)` : text
+}
+
+function jitter(ms: number): number {
+  return Math.round(ms * (0.5 + Math.random()))
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, ms)
+    signal.addEventListener('abort', done, { once: true })
+    function done() { clearTimeout(timer); signal.removeEventListener('abort', done); resolve() }
+  })
+}
+
+/** Invoke a tool under its timeout and the run's cancellation; the tool sees one signal for both. */
+function runWithTimeout(tool: Tool, ticket: ReturnType<typeof issueTicket>, args: unknown, io: { runId: string; actionId: string; idempotencyKey: string; attempt: number }, runSignal: AbortSignal) {
+  const controller = new AbortController()
+  return new Promise<Awaited<ReturnType<Tool['invoke']>>>((resolve, reject) => {
+    const onCancel = () => { controller.abort(runSignal.reason); finish(() => reject(runSignal.reason)) }
+    const timer = setTimeout(() => {
+      const error = new CordageError('tool_timeout', `${tool.name} did not finish within ${tool.timeoutMs} ms`)
+      controller.abort(error)
+      finish(() => reject(error))
+    }, tool.timeoutMs)
+    let settled = false
+    function finish(settle: () => void) {
+      if (settled) return
+      settled = true
+      clearTimeout(timer)
+      runSignal.removeEventListener('abort', onCancel)
+      settle()
+    }
+    if (runSignal.aborted) return onCancel()
+    runSignal.addEventListener('abort', onCancel, { once: true })
+    tool.invoke(ticket, args, { ...io, signal: controller.signal }).then(
+      (result) => finish(() => resolve(result)),
+      (error) => finish(() => reject(error)),
+    )
+  })
+}

@@ -1,0 +1,72 @@
+/**
+ * @module services/model
+ * The `model` contract: a narrow decision protocol. An adapter turns a provider (OpenAI, Anthropic, a
+ * script) into exactly one {@link Decision} per request, plus usage. The kernel never sees a provider's
+ * wire format.
+ */
+import type { ContextMessage } from './context.ts'
+import type { ToolView } from './tools.ts'
+
+/** Contract version of `model`. Providers declare it in `provides`, dependents match it with a range. */
+export const ModelContract = '1.0.0'
+
+/** One tool call proposed by the model. The kernel gives it a stable action id; `callId` is the provider's. */
+export interface ProposedCall {
+  name: string
+  args: unknown
+  /** The provider's own id for the call, kept so an adapter can pair results with calls. */
+  callId?: string
+  /** Set by an adapter when the arguments did not parse (for example truncated JSON); `args` is then the raw text. */
+  argsError?: string
+}
+
+/** What the model decided for this step. */
+export type Decision =
+  | { kind: 'tool_calls'; calls: ProposedCall[]; text?: string }
+  | { kind: 'final'; text: string }
+  | { kind: 'ask_user'; question: string }
+
+export interface Usage {
+  inputTokens: number
+  outputTokens: number
+  /** Cost in US dollars, as computed by the adapter from its price table; 0 when unknown. */
+  costUsd: number
+}
+
+export interface ModelRequest {
+  runId: string
+  stepId: string
+  /** 1 for the first model call of the run, 2 for the second, ... Derived from run state, so it survives resume. */
+  stepIndex: number
+  messages: ContextMessage[]
+  tools: ToolView[]
+  /** Aborted on cancellation and at the deadline. */
+  signal: AbortSignal
+}
+
+export interface ModelResponse {
+  decision: Decision
+  usage: Usage
+  /** The model name the adapter used, for the record (for example "gpt-4.1-mini" or "scripted"). */
+  model?: string
+}
+
+export interface ModelService {
+  /**
+   * Ask the model for the next decision.
+   *
+   * Contract: resolves with exactly one decision. Rejects with a CordageError coded `model_transient`
+   * (the kernel may retry with backoff), `model_permanent` or `model_invalid_response` (the run fails),
+   * or `cancelled` when `signal` aborts. Any other rejection is treated as `model_permanent`.
+   * Must stop work promptly when `signal` aborts. Must not mutate `messages` or `tools`.
+   */
+  respond(request: ModelRequest): Promise<ModelResponse>
+}
+
+declare module 'cordis' {
+  interface Context {
+    model: ModelService
+  }
+}
+
+export const zeroUsage = (): Usage => ({ inputTokens: 0, outputTokens: 0, costUsd: 0 })

@@ -1,0 +1,53 @@
+/**
+ * @module services/policy
+ * The `policy` contract: decide allow | ask | deny for one proposed action, with the rule that decided
+ * and why. The kernel records the decision before anything else happens to the action and binds the
+ * authorization ticket to `version`, so a decision made under one policy never authorizes a call under
+ * another.
+ */
+import type { RunState } from '../state.ts'
+import type { Tool } from './tools.ts'
+
+export const PolicyContract = '1.0.0'
+
+export type Verdict = 'allow' | 'ask' | 'deny'
+
+export interface PolicyRequest {
+  runId: string
+  agent: string
+  actionId: string
+  tool: Readonly<Tool>
+  /** Arguments after schema validation. */
+  args: unknown
+  argsHash: string
+  state: Readonly<RunState>
+}
+
+export interface PolicyDecision {
+  verdict: Verdict
+  /** Id of the rule that matched (`default` when none did). */
+  ruleId: string
+  /** Why, in words a reviewer understands. */
+  reason: string
+}
+
+export interface PolicyService {
+  /**
+   * Version of the policy in force: changes whenever the rules change, not only when the plugin does.
+   * Tickets and approvals are bound to it.
+   */
+  readonly version: string
+  /**
+   * Decide one action.
+   *
+   * Contract: deterministic for the same request and version; no side effects. A throw is treated as
+   * deny (fail closed) and recorded with rule `policy-error`.
+   */
+  decide(request: PolicyRequest): PolicyDecision | Promise<PolicyDecision>
+}
+
+declare module 'cordis' {
+  interface Context {
+    policy: PolicyService
+  }
+}

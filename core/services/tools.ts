@@ -1,0 +1,109 @@
+/**
+ * @module services/tools
+ * The `tools` contract: the registry (every installed tool) and the visible set (what the model sees
+ * this step). Tools themselves are built with {@link defineTool} in core/tool.ts, which guards their
+ * execution with an authorization ticket, so a registry can hand tools around without handing out the
+ * power to run them.
+ */
+import type { RunState } from '../state.ts'
+import type { Ticket } from '../ticket.ts'
+
+export const ToolsContract = '1.0.0'
+
+/** What running the tool may change outside the run. */
+export type SideEffect = 'none' | 'local' | 'external'
+
+/** The execution contract of a tool: what policy, the ledger and the loop rely on. */
+export interface ToolContract {
+  sideEffect: SideEffect
+  /** Running it twice with the same idempotency key has the effect of running it once. */
+  idempotent: boolean
+  /** The kernel aborts the call and records `tool_timeout` after this many milliseconds. */
+  timeoutMs: number
+  /** A hint for policy: this tool wants a human to approve each call. Policy decides. */
+  needsApproval: boolean
+  /** Extra attempts after a transient failure; used only when the tool is idempotent or has no side effect. */
+  retries: number
+}
+
+/** A zod-compatible argument schema. The kernel only needs `safeParse`; zod schemas fit as they are. */
+export interface ArgSchema<T = unknown> {
+  safeParse(input: unknown): { success: true; data: T } | { success: false; error: { issues: ReadonlyArray<{ path: ReadonlyArray<PropertyKey>; message: string }> } }
+}
+
+/** What a tool gets besides its arguments. */
+export interface ToolIO {
+  runId: string
+  actionId: string
+  /** Stable across retries of the same action: pass it to the system you call so it can deduplicate. */
+  idempotencyKey: string
+  /** 1 for the first try, 2 for the first retry, ... */
+  attempt: number
+  /** Aborted on timeout and on cancellation. */
+  signal: AbortSignal
+}
+
+export interface ToolResult {
+  /** The raw result, kept in the store. Must be JSON-serialisable. */
+  output: unknown
+  /** Text for the model. Defaults to the JSON of `output`, shortened. */
+  observation?: string
+  /** Proof from the target system that an effect committed (an id, a row, a receipt). */
+  receipt?: unknown
+}
+
+/** What the model sees of a tool. */
+export interface ToolView {
+  name: string
+  description: string
+  inputSchema: Record<string, unknown>
+}
+
+export interface Tool extends ToolView, ToolContract {
+  /** Runtime check of the arguments, run by the kernel before policy sees them. */
+  readonly input: ArgSchema
+  /** name@version of the plugin that registered the tool; filled in by the registry. */
+  owner?: string
+  tags?: string[]
+  /**
+   * Run the tool.
+   *
+   * Contract: refuses (throws CordageError `ticket_*`) unless `ticket` is a valid, unused ticket for
+   * exactly this run, action, tool and arguments. Rejections from the tool body are CordageErrors coded
+   * `tool_failed` (feed back to the model), `tool_unavailable` (transient) or anything else (treated as
+   * `tool_failed`). Must stop promptly when `io.signal` aborts.
+   */
+  invoke(ticket: Ticket | undefined, args: unknown, io: ToolIO): Promise<ToolResult>
+}
+
+export interface VisibleInput {
+  state: Readonly<RunState>
+}
+
+export interface ToolsService {
+  /**
+   * Add a tool to the registry for as long as the calling plugin is loaded.
+   * Contract: throws if a tool of that name is already registered. Returns a function that removes it.
+   */
+  register(tool: Tool): () => void
+  /** A registered tool by name. */
+  get(name: string): Tool | undefined
+  /** Every registered tool. */
+  list(): Tool[]
+  /**
+   * The tools the model may call in the next step, a subset of the registry.
+   * Contract: synchronous or async, side-effect free; a tool not in this set is `unknown_tool` for the step.
+   */
+  visible(input: VisibleInput): Tool[] | Promise<Tool[]>
+}
+
+declare module 'cordis' {
+  interface Context {
+    tools: ToolsService
+  }
+}
+
+/** What the model sees of a tool, and nothing more. */
+export function toView(tool: ToolView): ToolView {
+  return { name: tool.name, description: tool.description, inputSchema: tool.inputSchema }
+}

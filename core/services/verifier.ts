@@ -1,0 +1,53 @@
+/**
+ * @module services/verifier
+ * The `verifier` contract: judge a finish request. Stopping is not succeeding (invariant 2): a final
+ * answer only completes the run when the verifier returns evidence.
+ */
+import type { Code } from '../errors.ts'
+import type { RunState } from '../state.ts'
+
+export const VerifierContract = '1.0.0'
+
+/** A piece of evidence: what supports the answer and where it came from. */
+export interface Evidence {
+  /** For example `citation`, `test`, `receipt`. */
+  kind: string
+  /** What it points at, for example `policy/refunds#2`. */
+  ref: string
+  /** Seq of the event that produced it, when it comes from the run log. */
+  seq?: number
+}
+
+export type VerifyResult =
+  | { ok: true; evidence: Evidence[] }
+  | {
+      ok: false
+      /** `missing_evidence`, `verification_failed`, or another verification code. */
+      code: Extract<Code, 'missing_evidence' | 'verification_failed'>
+      reason: string
+      /** The model may try again with the reason as feedback (if the repair budget allows). */
+      repairable: boolean
+      evidence?: Evidence[]
+    }
+
+export interface VerifyRequest {
+  state: Readonly<RunState>
+  answer: string
+  signal: AbortSignal
+}
+
+export interface VerifierService {
+  /**
+   * Judge the final answer against the completion contract.
+   *
+   * Contract: reads run state, changes nothing. A throw fails the run with `internal_error`
+   * (a broken verifier never passes an answer).
+   */
+  verify(request: VerifyRequest): VerifyResult | Promise<VerifyResult>
+}
+
+declare module 'cordis' {
+  interface Context {
+    verifier: VerifierService
+  }
+}

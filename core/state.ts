@@ -1,0 +1,249 @@
+/**
+ * @module state
+ * Run state is a reduction of the run's events (invariant 5: state is not context). The loop applies
+ * each event as it records it, and a resumed run rebuilds the same state from the store with
+ * {@link replay}, so what a resumed run knows is exactly what was persisted, nothing more.
+ */
+import type { Budgets } from './budget.ts'
+import { CordageError, type Code } from './errors.ts'
+import { EventSchemaVersion, type RunEvent } from './events.ts'
+import { zeroUsage, type Decision, type Usage } from './services/model.ts'
+import type { Verdict } from './services/policy.ts'
+import { assertTransition, type RunStatus } from './status.ts'
+
+export type ActionStatus =
+  | 'proposed' | 'allowed' | 'denied' | 'awaiting_approval' | 'approved' | 'rejected'
+  | 'running' | 'succeeded' | 'failed'
+
+export interface ActionState {
+  id: string
+  stepId: string
+  tool: string
+  args: unknown
+  argsHash: string
+  callId?: string
+  argsError?: string
+  status: ActionStatus
+  decision?: { verdict: Verdict; ruleId: string; policyVersion: string; reason: string; seq: number }
+  approval?: { approved: boolean; by: string; reason?: string; seq: number }
+  attempts: number
+  result?: { observation: string; seq: number }
+  error?: { code: Code; message: string; seq: number }
+}
+
+/** The conversation as the run lived it, with the seq each entry came from. Context plugins project it. */
+export type TranscriptEntry =
+  | { kind: 'user'; text: string; seq: number }
+  | { kind: 'assistant'; decision: Decision; actionIds: string[]; seq: number }
+  | { kind: 'observation'; actionId: string; tool: string; text: string; ok: boolean; seq: number }
+  | { kind: 'feedback'; text: string; seq: number }
+
+export interface RunState {
+  runId: string
+  agent: string
+  task: string
+  status: RunStatus
+  failureCode?: Code
+  reason?: string
+  answer?: string
+  lastSeq: number
+  createdAt: number
+  updatedAt: number
+  budgets: Budgets
+  deadline?: number
+  plugins: Record<string, string>
+  services: Record<string, string>
+  /** Turns started so far; the current turn id is `t${turns}`. */
+  turns: number
+  /** Steps started so far (the step budget counts these); the current step id is `s${steps}`. */
+  steps: number
+  /** A step was started and not yet ended. */
+  stepOpen: boolean
+  usage: Usage
+  repairs: number
+  transcript: TranscriptEntry[]
+  actions: Record<string, ActionState>
+  /** Actions of the current step that have not been settled yet, in the order the model proposed them. */
+  pending: string[]
+  /** What the run waits for while paused. */
+  waiting?: { status: RunStatus; actionId?: string; reason: string }
+  cancel?: { by: string; at: number; reason?: string }
+}
+
+export function emptyState(runId: string): RunState {
+  return {
+    runId, agent: '', task: '', status: 'CREATED', lastSeq: 0, createdAt: 0, updatedAt: 0,
+    budgets: { maxSteps: 0, maxRepairs: 0 }, plugins: {}, services: {},
+    turns: 0, steps: 0, stepOpen: false, usage: zeroUsage(), repairs: 0, transcript: [], actions: {}, pending: [],
+  }
+}
+
+/** Rebuild state from a run's events. Throws `invalid_event` on a gap, a foreign event or an illegal transition. */
+export function replay(runId: string, events: readonly RunEvent[]): RunState {
+  const state = emptyState(runId)
+  for (const event of events) apply(state, event)
+  return state
+}
+
+const settled: ReadonlySet<ActionStatus> = new Set(['denied', 'rejected', 'succeeded', 'failed'])
+
+/** Apply one event to state, in place. */
+export function apply(state: RunState, event: RunEvent): void {
+  if (event.seq !== state.lastSeq + 1) {
+    throw new CordageError('invalid_event', `run ${state.runId}: expected seq ${state.lastSeq + 1}, got ${event.seq} (${event.type})`)
+  }
+  if (event.runId !== state.runId) {
+    throw new CordageError('invalid_event', `event seq ${event.seq} belongs to run ${event.runId}, not ${state.runId}`)
+  }
+  if (event.schema > EventSchemaVersion) {
+    throw new CordageError('invalid_event', `event seq ${event.seq} has schema ${event.schema}; this kernel reads up to ${EventSchemaVersion}`)
+  }
+  applyPayload(state, event)
+  state.lastSeq = event.seq
+  state.updatedAt = event.time
+}
+
+function applyPayload(state: RunState, event: RunEvent): void {
+  const action = event.actionId ? state.actions[event.actionId] : undefined
+  switch (event.type) {
+    case 'run/start': {
+      const d = event.data
+      moveTo(state, 'RUNNING')
+      Object.assign(state, { agent: d.agent, task: d.task, plugins: d.plugins, services: d.services, budgets: d.budgets, deadline: d.deadline, createdAt: event.time })
+      return
+    }
+    case 'run/checkpoint':
+      return
+    case 'run/paused':
+      moveTo(state, event.data.status)
+      state.waiting = { status: event.data.status, actionId: event.data.actionId, reason: event.data.reason }
+      return
+    case 'run/resumed':
+      moveTo(state, 'RUNNING')
+      state.waiting = undefined
+      if (event.data.input !== undefined) state.transcript.push({ kind: 'user', text: event.data.input, seq: event.seq })
+      return
+    case 'run/cancel-requested':
+      moveTo(state, 'CANCELLING')
+      state.cancel = { by: event.data.by, at: event.time, reason: event.data.reason }
+      return
+    case 'run/end':
+      moveTo(state, event.data.status)
+      state.failureCode = event.data.failureCode
+      state.reason = event.data.reason
+      state.answer = event.data.answer
+      state.waiting = undefined
+      for (const id of state.pending) {
+        const pending = state.actions[id]
+        if (pending && pending.status === 'awaiting_approval') pending.status = 'rejected'
+      }
+      state.pending = []
+      return
+    case 'turn/start':
+      state.turns++
+      state.transcript.push({ kind: 'user', text: event.data.input, seq: event.seq })
+      return
+    case 'turn/end':
+      return
+    case 'step/start':
+      state.steps++
+      state.stepOpen = true
+      return
+    case 'step/end':
+      state.stepOpen = false
+      return
+    case 'step/context':
+    case 'step/compacted':
+    case 'step/model-request':
+    case 'step/model-error':
+      return
+    case 'step/model-response': {
+      const u = event.data.usage
+      state.usage = { inputTokens: state.usage.inputTokens + u.inputTokens, outputTokens: state.usage.outputTokens + u.outputTokens, costUsd: state.usage.costUsd + u.costUsd }
+      state.transcript.push({ kind: 'assistant', decision: event.data.decision, actionIds: [], seq: event.seq })
+      return
+    }
+    case 'tool/proposed': {
+      const id = need(event, event.actionId)
+      state.actions[id] = { id, stepId: need(event, event.stepId), tool: event.data.tool, args: event.data.args, argsHash: event.data.argsHash, callId: event.data.callId, argsError: event.data.argsError, status: 'proposed', attempts: 0 }
+      state.pending.push(id)
+      const last = state.transcript[state.transcript.length - 1]
+      if (last?.kind === 'assistant') last.actionIds.push(id)
+      return
+    }
+    case 'tool/decision': {
+      const a = needAction(event, action)
+      a.decision = { ...event.data, seq: event.seq }
+      a.status = event.data.verdict === 'allow' ? 'allowed' : event.data.verdict === 'deny' ? 'denied' : 'awaiting_approval'
+      if (a.status === 'denied') settle(state, a, `Denied by policy (rule ${event.data.ruleId}): ${event.data.reason}`, false, event.seq)
+      return
+    }
+    case 'tool/approval-requested':
+      needAction(event, action).status = 'awaiting_approval'
+      return
+    case 'tool/approval-decided': {
+      const a = needAction(event, action)
+      a.approval = { ...event.data, seq: event.seq }
+      a.status = event.data.approved ? 'approved' : 'rejected'
+      if (!event.data.approved) settle(state, a, `Rejected by ${event.data.by}${event.data.reason ? `: ${event.data.reason}` : ''}`, false, event.seq)
+      return
+    }
+    case 'tool/start': {
+      const a = needAction(event, action)
+      a.status = 'running'
+      a.attempts = event.data.attempt
+      return
+    }
+    case 'tool/end': {
+      const a = needAction(event, action)
+      a.status = 'succeeded'
+      a.result = { observation: event.data.observation, seq: event.seq }
+      settle(state, a, event.data.observation, true, event.seq)
+      return
+    }
+    case 'tool/error': {
+      const a = needAction(event, action)
+      a.error = { code: event.data.code, message: event.data.message, seq: event.seq }
+      if (event.data.willRetry) return
+      a.status = 'failed'
+      settle(state, a, event.data.observation, false, event.seq)
+      return
+    }
+    case 'verify/start':
+      return
+    case 'verify/end':
+      if (!event.data.ok && event.data.repair) {
+        state.repairs++
+        state.transcript.push({ kind: 'feedback', text: `The answer was not accepted (${event.data.code}): ${event.data.reason}`, seq: event.seq })
+      }
+      return
+    default: {
+      const unknown: never = event
+      throw new CordageError('invalid_event', `unknown event type ${(unknown as RunEvent).type}`)
+    }
+  }
+}
+
+function moveTo(state: RunState, status: RunStatus) {
+  assertTransition(state.status, status)
+  state.status = status
+}
+
+function settle(state: RunState, action: ActionState, text: string, ok: boolean, seq: number) {
+  state.pending = state.pending.filter((id) => id !== action.id)
+  state.transcript.push({ kind: 'observation', actionId: action.id, tool: action.tool, text, ok, seq })
+}
+
+function need(event: RunEvent, value: string | undefined): string {
+  if (!value) throw new CordageError('invalid_event', `${event.type} (seq ${event.seq}) lacks its action or step id`)
+  return value
+}
+
+function needAction(event: RunEvent, action: ActionState | undefined): ActionState {
+  if (!action) throw new CordageError('invalid_event', `${event.type} (seq ${event.seq}) refers to unknown action ${event.actionId}`)
+  return action
+}
+
+export function isSettled(action: ActionState): boolean {
+  return settled.has(action.status)
+}

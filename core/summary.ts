@@ -1,0 +1,34 @@
+/**
+ * @module summary
+ * The one-line summary of a run that `cordage runs` lists, folded from events so a store can keep it
+ * current on append without replaying the log.
+ */
+import type { RunEvent } from './events.ts'
+import type { RunSummary } from './services/store.ts'
+
+export function summarize(previous: RunSummary | undefined, event: RunEvent): RunSummary {
+  const summary: RunSummary = previous
+    ? { ...previous, lastSeq: event.seq, updatedAt: event.time }
+    : { runId: event.runId, agent: '', task: '', status: 'CREATED', lastSeq: event.seq, createdAt: event.time, updatedAt: event.time }
+  switch (event.type) {
+    case 'run/start':
+      summary.agent = event.data.agent
+      summary.task = event.data.task
+      summary.status = 'RUNNING'
+      break
+    case 'run/paused':
+      summary.status = event.data.status
+      break
+    case 'run/resumed':
+      summary.status = 'RUNNING'
+      break
+    case 'run/cancel-requested':
+      summary.status = 'CANCELLING'
+      break
+    case 'run/end':
+      summary.status = event.data.status
+      summary.failureCode = event.data.failureCode
+      break
+  }
+  return summary
+}

@@ -1,0 +1,67 @@
+/**
+ * @module tool
+ * {@link defineTool} builds a tool whose body can only be reached through a valid ticket. The body is
+ * closed over, never exposed: a registry, a plugin or a test holding the tool can list it and show it
+ * to a model, but running it takes a ticket that only the loop issues after a recorded policy decision.
+ */
+import { CordageError } from './errors.ts'
+import { redeemTicket } from './ticket.ts'
+import type { ArgSchema, SideEffect, Tool, ToolIO, ToolResult } from './services/tools.ts'
+
+export interface ToolDefinition<A> {
+  /** Letters, digits, `_` and `-`, starting with a letter, at most 64 characters (what providers accept). */
+  name: string
+  description: string
+  /** zod schema (or anything with `safeParse`) for the arguments. */
+  input: ArgSchema<A> & { toJSONSchema?(): Record<string, unknown> }
+  /** JSON Schema shown to the model; derived from `input` when it is a zod 4 schema. */
+  inputSchema?: Record<string, unknown>
+  sideEffect: SideEffect
+  idempotent?: boolean
+  timeoutMs?: number
+  needsApproval?: boolean
+  retries?: number
+  tags?: string[]
+  /**
+   * The tool body. Receives validated arguments. Throw CordageError `tool_failed` with a message the
+   * model can act on for bad input, `tool_unavailable` when what it calls is down.
+   */
+  run(args: A, io: ToolIO): Promise<ToolResult> | ToolResult
+}
+
+const NamePattern = /^[a-zA-Z][a-zA-Z0-9_-]{0,63}$/
+
+/**
+ * @example
+ * const lookup = defineTool({
+ *   name: 'lookup_policy', description: 'Find the support policy for a topic',
+ *   input: z.object({ topic: z.string() }), sideEffect: 'none', idempotent: true,
+ *   run: ({ topic }) => ({ output: kb[topic] }),
+ * })
+ */
+export function defineTool<A>(def: ToolDefinition<A>): Tool {
+  if (!NamePattern.test(def.name)) {
+    throw new CordageError('invalid_arguments', `tool name "${def.name}" must match ${NamePattern} (letters, digits, _ and -, starting with a letter)`)
+  }
+  const inputSchema = def.inputSchema ?? def.input.toJSONSchema?.() ?? { type: 'object' }
+  delete (inputSchema as { $schema?: unknown }).$schema
+  const body = def.run
+  return Object.freeze({
+    name: def.name,
+    description: def.description,
+    input: def.input,
+    inputSchema,
+    sideEffect: def.sideEffect,
+    idempotent: def.idempotent ?? def.sideEffect === 'none',
+    timeoutMs: def.timeoutMs ?? 30_000,
+    needsApproval: def.needsApproval ?? false,
+    retries: def.retries ?? 0,
+    tags: def.tags ?? [],
+    async invoke(ticket, args, io) {
+      redeemTicket(ticket, { runId: io.runId, actionId: io.actionId, tool: def.name, args })
+      const parsed = def.input.safeParse(args)
+      if (!parsed.success) throw new CordageError('invalid_arguments', `arguments for ${def.name} do not match its schema`)
+      return await body(parsed.data, io)
+    },
+  } satisfies Tool)
+}

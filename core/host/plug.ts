@@ -1,0 +1,88 @@
+/**
+ * @module host/plug
+ * Plugging a planned plugin into an agent's context and proving it started: the module exports the
+ * plugin its manifest describes, cordis applied it without error, and it set every service it
+ * declares. cordis itself does not throw on a failed plugin (it logs and marks the fork), so each of
+ * these is checked here and turned into a `plugin_start_failed` that names the plugin.
+ */
+import { pathToFileURL } from 'node:url'
+import { symbols, type Context, type ForkScope } from 'cordis'
+import { readService } from '../cordis.ts'
+import { CordageError } from '../errors.ts'
+import type { CordagePlugin } from '../manifest.ts'
+import type { PlannedPlugin } from './resolve.ts'
+
+/** Errors cordis reported while a plugin started, which plugOne turns into a thrown CordageError instead. */
+export const handledErrors = new WeakSet<object>()
+
+export interface LoadedPlugin {
+  planned: PlannedPlugin
+  plugin: CordagePlugin
+  fork: ForkScope<Context>
+}
+
+/** Import, plug and check one plugin. On failure nothing of it stays plugged. */
+export async function plugOne(ctx: Context, agent: string, planned: PlannedPlugin): Promise<LoadedPlugin> {
+  const { manifest } = planned.entry
+  const label = `${manifest.name}@${manifest.version}`
+  let plugin: CordagePlugin
+  try {
+    plugin = (await import(pathToFileURL(planned.entry.entry).href)).default
+  } catch (error) {
+    throw failed(ctx, agent, planned, new CordageError('plugin_start_failed', `plugin ${label}: cannot load ${planned.entry.entry}: ${(error as Error).message}`, { cause: error }))
+  }
+  if (!plugin || typeof plugin.apply !== 'function' || !plugin.manifest) {
+    throw failed(ctx, agent, planned, new CordageError('manifest_invalid', `plugin ${label}: ${planned.entry.entry} must default-export definePlugin(manifest, apply)`))
+  }
+  if (plugin.manifest.name !== manifest.name || plugin.manifest.version !== manifest.version) {
+    throw failed(ctx, agent, planned, new CordageError('manifest_invalid', `plugin ${label}: ${planned.entry.entry} exports ${plugin.manifest.name}@${plugin.manifest.version}, but its manifest file says ${label}`))
+  }
+
+  let captured: unknown
+  const stopCapture = ctx.on('internal/error', (error: unknown) => {
+    captured ??= error
+    if (error && typeof error === 'object') handledErrors.add(error)
+  })
+  const fork = ctx.plugin(plugin, planned.config)
+  await settle(ctx)
+  stopCapture()
+
+  const problem =
+    fork.error ? `failed while starting: ${(fork.error as Error)?.message ?? fork.error}`
+    : !fork.isActive ? `did not start: it waits for ${Object.keys(plugin.inject).filter((s) => !readService(ctx, s)).join(', ') || 'a service'}`
+    : missingServices(ctx, planned, label)
+  if (problem) {
+    fork.dispose()
+    throw failed(ctx, agent, planned, new CordageError('plugin_start_failed', `plugin ${label} (${planned.ref.at}) ${problem}`, { cause: fork.error ?? captured }))
+  }
+  ctx.emit('plugin/loaded', { agent, name: manifest.name, version: manifest.version })
+  return { planned, plugin, fork }
+}
+
+/** Dispose a plugged plugin and say so. */
+export function unplug(ctx: Context, agent: string, loaded: LoadedPlugin, reason: 'swap' | 'stop' | 'rollback'): void {
+  loaded.fork.dispose()
+  const { manifest } = loaded.planned.entry
+  ctx.emit('plugin/disposed', { agent, name: manifest.name, version: manifest.version, reason })
+}
+
+function missingServices(ctx: Context, planned: PlannedPlugin, label: string): string | undefined {
+  for (const service of Object.keys(planned.entry.manifest.provides ?? {})) {
+    const entry = readService(ctx, service)
+    if (!entry) return `declares that it provides "${service}" but did not set it`
+    if (entry.provider !== label) return `declares that it provides "${service}", but "${service}" is set by ${entry.provider}`
+  }
+  return undefined
+}
+
+/** Wait for every async plugin start cordis is tracking. */
+async function settle(ctx: Context): Promise<void> {
+  const lifecycle = (ctx.root as any).lifecycle
+  await (lifecycle[symbols.original] ?? lifecycle).flush()
+}
+
+function failed(ctx: Context, agent: string, planned: PlannedPlugin, error: CordageError): CordageError {
+  const { manifest } = planned.entry
+  ctx.emit('plugin/failed', { agent, name: manifest.name, version: manifest.version, code: error.code, message: error.message })
+  return error
+}

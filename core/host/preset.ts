@@ -1,0 +1,175 @@
+/**
+ * @module host/preset
+ * Reading a preset file: YAML → checked structure. Every problem is reported at once, each with the
+ * file, line, key path, what was expected and what was found. The file is only ever read.
+ */
+import { existsSync, readFileSync } from 'node:fs'
+import { dirname, relative, resolve } from 'node:path'
+import semver from 'semver'
+import { LineCounter, parseDocument } from 'yaml'
+import { z } from 'zod'
+import type { Budgets } from '../budget.ts'
+import { CordageError } from '../errors.ts'
+
+/** One plugin an agent uses: by name from the catalogue, or by path to a plugin folder. */
+export interface PluginRef {
+  plugin?: string
+  /** Absolute path of the plugin folder (resolved against the preset's folder). */
+  path?: string
+  /** Semver range; `*` when the preset gives none. */
+  version: string
+  config: Record<string, unknown>
+  /** Where in the preset this entry is, for messages: `agents.support.plugins[2]`. */
+  at: string
+}
+
+export interface AgentSpec {
+  name: string
+  description?: string
+  /** The task `cordage run` uses when no --task is given. */
+  task?: string
+  budgets: Partial<Budgets>
+  contextTokens?: number
+  model: PluginRef
+  plugins: PluginRef[]
+  at: string
+}
+
+export interface Preset {
+  /** Absolute path of the preset file. */
+  file: string
+  /** Its folder: relative paths in the preset and in plugin config resolve against it. */
+  dir: string
+  agents: Record<string, AgentSpec>
+}
+
+/** `name`, `name@range`, or the object form. */
+const Ref = z.preprocess((value) => {
+  if (typeof value !== 'string') return value
+  const at = value.lastIndexOf('@')
+  return at > 0 ? { plugin: value.slice(0, at), version: value.slice(at + 1) } : { plugin: value }
+}, z.object({
+  plugin: z.string().regex(/^[a-z][a-z0-9-]*$/, 'a plugin name (lower-case letters, digits, "-")').optional(),
+  path: z.string().min(1).optional(),
+  version: z.string().refine((r) => semver.validRange(r) !== null, 'a semver range such as ^1.0.0').default('*'),
+  config: z.record(z.string(), z.unknown()).default({}),
+}).strict().refine((r) => (r.plugin === undefined) !== (r.path === undefined), 'exactly one of "plugin" (a name) or "path" (a folder)'))
+
+const BudgetsShape = z.object({
+  maxSteps: z.number().int().min(1),
+  deadlineMs: z.number().int().min(1),
+  maxTokens: z.number().int().min(1),
+  maxCostUsd: z.number().positive(),
+  maxRepairs: z.number().int().min(0),
+}).partial().strict()
+
+const AgentShape = z.object({
+  description: z.string().optional(),
+  task: z.string().min(1).optional(),
+  budgets: BudgetsShape.default({}),
+  contextTokens: z.number().int().min(1).optional(),
+  model: Ref,
+  plugins: z.array(Ref).default([]),
+}).strict()
+
+const PresetShape = z.object({
+  cordage: z.literal(1).default(1),
+  agents: z.record(z.string().regex(/^[a-z][a-z0-9-]*$/, 'an agent name (lower-case letters, digits, "-")'), AgentShape)
+    .refine((agents) => Object.keys(agents).length > 0, 'at least one agent'),
+}).strict()
+
+/** Keys each object accepts, for "unknown key" messages. */
+const allowedKeys: Record<string, string[]> = {
+  preset: ['cordage', 'agents'],
+  agent: Object.keys(AgentShape.shape),
+  ref: ['plugin', 'path', 'version', 'config'],
+  budgets: Object.keys(BudgetsShape.shape),
+}
+
+/**
+ * Read and check a preset file.
+ * @throws CordageError `preset_not_found`, or `preset_invalid` with every problem listed (also in `data`)
+ */
+export function loadPreset(file: string): Preset {
+  const path = resolve(file)
+  if (!existsSync(path)) throw new CordageError('preset_not_found', `preset file ${file} does not exist`)
+  const text = readFileSync(path, 'utf8')
+  const shown = relative(process.cwd(), path) || path
+  const lines = new LineCounter()
+  const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true })
+  const at = (offset: number | undefined) => {
+    if (offset === undefined) return shown
+    const { line, col } = lines.linePos(offset)
+    return `${shown}:${line}:${col}`
+  }
+  if (doc.errors.length) {
+    const problems = doc.errors.map((e) => `${at(e.pos[0])} ${e.message.split('\n')[0]}`)
+    throw new CordageError('preset_invalid', `preset ${shown} is not valid YAML:\n  ${problems.join('\n  ')}`, { data: problems })
+  }
+  const raw = doc.toJS()
+  const result = PresetShape.safeParse(raw)
+  if (!result.success) {
+    const problems = result.error.issues.map((issue) => {
+      let path = issue.path as (string | number)[]
+      let message: string
+      if (issue.code === 'unrecognized_keys') {
+        const kind = objectKind(path)
+        path = [...path, issue.keys[0]]
+        message = `unknown key${issue.keys.length > 1 ? `s ${issue.keys.map((k) => `"${k}"`).join(', ')}` : ` "${issue.keys[0]}"`}; allowed here: ${allowedKeys[kind].join(', ')}`
+      } else {
+        const found = dig(raw, path)
+        message = `expected ${issue.message.replace(/^Invalid input: expected /, '').replace(/^Invalid input: /, '')}, found ${describe(found)}`
+      }
+      const node = doc.getIn(path, true) as { range?: [number, number, number] } | undefined
+      const keyNode = findKey(doc, path)
+      return `${at(keyNode ?? node?.range?.[0])} ${keyPath(path)}: ${message}`
+    })
+    throw new CordageError('preset_invalid', `preset ${shown} has ${problems.length} problem(s):\n  ${problems.join('\n  ')}`, { data: problems })
+  }
+  const dir = dirname(path)
+  const agents: Record<string, AgentSpec> = {}
+  for (const [name, agent] of Object.entries(result.data.agents)) {
+    const base = `agents.${name}`
+    const ref = (r: z.infer<typeof Ref>, where: string): PluginRef => ({
+      plugin: r.plugin, path: r.path === undefined ? undefined : resolve(dir, r.path), version: r.version, config: r.config, at: where,
+    })
+    agents[name] = {
+      name, description: agent.description, task: agent.task, budgets: agent.budgets, contextTokens: agent.contextTokens,
+      model: ref(agent.model, `${base}.model`),
+      plugins: agent.plugins.map((p, i) => ref(p, `${base}.plugins[${i}]`)),
+      at: base,
+    }
+  }
+  return { file: path, dir, agents }
+}
+
+/** `agents.support.plugins[2].version` */
+export function keyPath(path: readonly (string | number | symbol)[]): string {
+  return path.map((p, i) => (typeof p === 'number' ? `[${p}]` : i === 0 ? String(p) : `.${String(p)}`)).join('') || '(top level)'
+}
+
+function objectKind(path: (string | number)[]): keyof typeof allowedKeys {
+  if (path.length === 0) return 'preset'
+  if (path.length === 2 && path[0] === 'agents') return 'agent'
+  if (path[path.length - 1] === 'budgets') return 'budgets'
+  return 'ref'
+}
+
+function findKey(doc: ReturnType<typeof parseDocument>, path: (string | number)[]): number | undefined {
+  if (path.length === 0) return undefined
+  const parent = path.length === 1 ? doc.contents : doc.getIn(path.slice(0, -1), true)
+  const items = (parent as { items?: { key?: { value?: unknown; range?: [number, number, number] } }[] } | undefined)?.items
+  const last = path[path.length - 1]
+  const pair = items?.find((item) => item.key?.value === last)
+  return pair?.key?.range?.[0]
+}
+
+function dig(value: unknown, path: (string | number)[]): unknown {
+  return path.reduce<unknown>((v, k) => (v as Record<string | number, unknown>)?.[k], value)
+}
+
+function describe(value: unknown): string {
+  if (value === undefined) return 'nothing'
+  const text = JSON.stringify(value)
+  return text.length > 60 ? text.slice(0, 57) + '...' : text
+}

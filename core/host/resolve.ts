@@ -1,0 +1,199 @@
+/**
+ * @module host/resolve
+ * From an agent in a preset to a plan: which version of each plugin, its checked config, who provides
+ * each service, and an order to plug them in. Everything is decided before any plugin code runs, so a
+ * bad preset leaves nothing half-loaded.
+ */
+import semver from 'semver'
+import type { Schema } from 'cordis'
+import { KernelOptional, KernelRequires } from '../contracts.ts'
+import { CordageError, type Code } from '../errors.ts'
+import type { CatalogEntry, PluginCatalog } from './catalog.ts'
+import type { AgentSpec, PluginRef, Preset } from './preset.ts'
+
+export interface PlannedPlugin {
+  ref: PluginRef
+  entry: CatalogEntry
+  /** Config after schema validation, defaults filled in. */
+  config: unknown
+}
+
+export interface AgentPlan {
+  spec: AgentSpec
+  preset: Preset
+  /** In plugging order: providers before the plugins that require them. */
+  plugins: PlannedPlugin[]
+  /** Service → the plugin that provides it. */
+  providers: Record<string, PlannedPlugin>
+}
+
+interface Problem {
+  code: Code
+  message: string
+}
+
+/** Resolve one agent of a preset against the catalogue. Throws one CordageError listing every problem. */
+export async function planAgent(preset: Preset, spec: AgentSpec, catalog: PluginCatalog): Promise<AgentPlan> {
+  const problems: Problem[] = []
+  const planned: PlannedPlugin[] = []
+  const refs = [spec.model, ...spec.plugins]
+  const seen = new Map<string, string>()
+
+  for (const ref of refs) {
+    let entry: CatalogEntry
+    try {
+      entry = ref.path !== undefined ? await fromPath(catalog, ref) : catalog.find(ref.plugin!, ref.version)
+    } catch (error) {
+      if (!CordageError.is(error)) throw error
+      problems.push({ code: error.code, message: `${where(preset, ref)}: ${error.message}` })
+      continue
+    }
+    const name = entry.manifest.name
+    if (seen.has(name)) {
+      problems.push({ code: 'plugin_conflict', message: `${where(preset, ref)}: plugin "${name}" is already used by this agent at ${seen.get(name)}` })
+      continue
+    }
+    seen.set(name, ref.at)
+    const config = checkConfig(preset, ref, entry, problems)
+    if (config !== undefined) planned.push({ ref, entry, config })
+  }
+  if (problems.length) throw combined(problems, `agent "${spec.name}" in ${preset.file}`)
+
+  const providers: Record<string, PlannedPlugin> = {}
+  for (const p of planned) {
+    for (const service of Object.keys(p.entry.manifest.provides ?? {})) {
+      const other = providers[service]
+      if (other) {
+        problems.push({ code: 'plugin_conflict', message: `${where(preset, p.ref)}: "${p.entry.manifest.name}" and "${other.entry.manifest.name}" (${other.ref.at}) both provide "${service}"; an agent has one provider per service` })
+      } else {
+        providers[service] = p
+      }
+    }
+  }
+  const modelProvider = planned[0]
+  if (modelProvider && !modelProvider.entry.manifest.provides?.model) {
+    problems.push({ code: 'plugin_requirement_missing', message: `${where(preset, spec.model)}: "${modelProvider.entry.manifest.name}" is named as the model but does not provide "model"` })
+  }
+
+  for (const p of planned) checkRequires(preset, p, p.entry.manifest.requires ?? {}, providers, problems, true, catalog)
+  for (const p of planned) checkRequires(preset, p, p.entry.manifest.optional ?? {}, providers, problems, false, catalog)
+  const kernel = { ref: { at: spec.at } as PluginRef, entry: { manifest: { name: 'kernel' } } as CatalogEntry, config: undefined }
+  checkRequires(preset, kernel, KernelRequires, providers, problems, true, catalog)
+  checkRequires(preset, kernel, KernelOptional, providers, problems, false, catalog)
+  if (problems.length) throw combined(problems, `agent "${spec.name}" in ${preset.file}`)
+
+  return { spec, preset, plugins: order(planned, providers), providers }
+}
+
+async function fromPath(catalog: PluginCatalog, ref: PluginRef): Promise<CatalogEntry> {
+  const entry = await catalog.addFolder(ref.path!)
+  if (!semver.satisfies(entry.manifest.version, ref.version)) {
+    throw new CordageError('plugin_version_unsatisfiable', `the plugin at ${ref.path} is ${entry.manifest.name}@${entry.manifest.version}, which does not satisfy ${ref.version}`)
+  }
+  return entry
+}
+
+function checkConfig(preset: Preset, ref: PluginRef, entry: CatalogEntry, problems: Problem[]): unknown {
+  const schema = entry.manifest.config as Schema | undefined
+  const label = `${entry.manifest.name}@${entry.manifest.version}`
+  if (!schema) {
+    if (Object.keys(ref.config).length) {
+      problems.push({ code: 'plugin_config_invalid', message: `${where(preset, ref)}.config: plugin ${label} takes no config, found keys ${Object.keys(ref.config).join(', ')}` })
+      return undefined
+    }
+    return {}
+  }
+  const unknown = unknownKeys(schema, ref.config, '')
+  if (unknown.length) {
+    for (const u of unknown) problems.push({ code: 'plugin_config_invalid', message: `${where(preset, ref)}.config${u.path}: plugin ${label} has no config key "${u.key}"; allowed: ${u.allowed.join(', ')}` })
+    return undefined
+  }
+  try {
+    return schema(ref.config)
+  } catch (error) {
+    const message = (error as Error).message.replace(/^\$/, '')
+    const [path, ...rest] = message.split(' ')
+    problems.push({ code: 'plugin_config_invalid', message: `${where(preset, ref)}.config${path.startsWith('.') || path.startsWith('[') ? path : ''}: plugin ${label}: ${path.startsWith('.') || path.startsWith('[') ? rest.join(' ') : message}` })
+    return undefined
+  }
+}
+
+/** Keys in `value` that an object schema does not declare (schemastery keeps them silently). */
+function unknownKeys(schema: Schema, value: unknown, path: string): { path: string; key: string; allowed: string[] }[] {
+  if (value === null || typeof value !== 'object') return []
+  const s = schema as unknown as { type: string; dict?: Record<string, Schema>; inner?: Schema }
+  if (s.type === 'object' && s.dict && !Array.isArray(value)) {
+    const out: { path: string; key: string; allowed: string[] }[] = []
+    for (const [key, v] of Object.entries(value)) {
+      const child = s.dict[key]
+      if (!child) out.push({ path, key, allowed: Object.keys(s.dict) })
+      else out.push(...unknownKeys(child, v, `${path}.${key}`))
+    }
+    return out
+  }
+  if (s.type === 'array' && s.inner && Array.isArray(value)) {
+    return value.flatMap((v, i) => unknownKeys(s.inner!, v, `${path}[${i}]`))
+  }
+  if (s.type === 'dict' && s.inner && !Array.isArray(value)) {
+    return Object.entries(value).flatMap(([k, v]) => unknownKeys(s.inner!, v, `${path}.${k}`))
+  }
+  return []
+}
+
+function checkRequires(preset: Preset, p: PlannedPlugin, requires: Record<string, string>, providers: Record<string, PlannedPlugin>, problems: Problem[], required: boolean, catalog: PluginCatalog) {
+  const who = p.entry.manifest.name === 'kernel' ? `the kernel (agent at ${p.ref.at})` : `plugin "${p.entry.manifest.name}@${p.entry.manifest.version}" (${where(preset, p.ref)})`
+  const field = p.entry.manifest.name === 'kernel' ? 'kernel requirement' : `manifest field ${required ? 'requires' : 'optional'}.`
+  for (const [service, range] of Object.entries(requires)) {
+    const provider = providers[service]
+    if (!provider) {
+      if (!required) continue
+      const candidates = catalog.providersOf(service).map((e) => e.manifest.name)
+      problems.push({
+        code: p.entry.manifest.name === 'kernel' ? 'service_missing' : 'plugin_requirement_missing',
+        message: `${who} requires service "${service}" ${range} (${field}${field.endsWith('.') ? service : ''}), but no plugin of this agent provides it${candidates.length ? `; add one of: ${[...new Set(candidates)].join(', ')}` : ''}`,
+      })
+      continue
+    }
+    const version = provider.entry.manifest.provides![service]
+    if (!semver.satisfies(version, range)) {
+      problems.push({
+        code: 'plugin_requirement_incompatible',
+        message: `${who} requires service "${service}" ${range} (${field}${field.endsWith('.') ? service : ''}), but ${provider.entry.manifest.name}@${provider.entry.manifest.version} (${provider.ref.at}) provides "${service}" ${version}`,
+      })
+    }
+  }
+}
+
+/** Providers first (Kahn's algorithm over requires/optional edges); a cycle is a conflict. */
+function order(planned: PlannedPlugin[], providers: Record<string, PlannedPlugin>): PlannedPlugin[] {
+  const deps = new Map<PlannedPlugin, Set<PlannedPlugin>>()
+  for (const p of planned) {
+    const set = new Set<PlannedPlugin>()
+    for (const service of [...Object.keys(p.entry.manifest.requires ?? {}), ...Object.keys(p.entry.manifest.optional ?? {})]) {
+      const provider = providers[service]
+      if (provider && provider !== p) set.add(provider)
+    }
+    deps.set(p, set)
+  }
+  const out: PlannedPlugin[] = []
+  const done = new Set<PlannedPlugin>()
+  while (out.length < planned.length) {
+    const ready = planned.find((p) => !done.has(p) && [...deps.get(p)!].every((d) => done.has(d)))
+    if (!ready) {
+      const stuck = planned.filter((p) => !done.has(p)).map((p) => p.entry.manifest.name)
+      throw new CordageError('plugin_conflict', `plugins ${stuck.join(', ')} require each other's services in a cycle; none can start first`)
+    }
+    done.add(ready)
+    out.push(ready)
+  }
+  return out
+}
+
+function where(preset: Preset, ref: PluginRef): string {
+  return `${preset.file} ${ref.at}`
+}
+
+function combined(problems: Problem[], subject: string): CordageError {
+  if (problems.length === 1) return new CordageError(problems[0].code, problems[0].message, { data: problems })
+  return new CordageError(problems[0].code, `${subject} has ${problems.length} problems:\n  ${problems.map((p) => `[${p.code}] ${p.message}`).join('\n  ')}`, { data: problems })
+}

@@ -1,0 +1,64 @@
+/**
+ * The transcript → messages projection. Built incrementally: the transcript only grows, so each step
+ * appends the entries added since the last step instead of rebuilding the whole list, which keeps the
+ * cost of a step flat in the length of the run.
+ */
+import type { AssembleInput, ContextMessage, ContextService, Projection, TranscriptEntry } from 'cordage'
+
+interface Built {
+  entries: number
+  messages: ContextMessage[]
+  tokens: number
+}
+
+/** About four characters per token, plus a few for the message frame: a documented estimate, not a tokenizer. */
+export function estimateTokens(text: string): number {
+  return Math.ceil(text.length / 4) + 4
+}
+
+export class BasicContext implements ContextService {
+  private built = new Map<string, Built>()
+
+  constructor(private system: string, private cachedRuns: number) {}
+
+  assemble({ state }: AssembleInput): Projection {
+    let built = this.built.get(state.runId)
+    if (!built || built.entries > state.transcript.length) {
+      const system: ContextMessage = { role: 'system', text: this.system, source: 0 }
+      built = { entries: 0, messages: [system], tokens: estimateTokens(this.system) }
+      this.built.set(state.runId, built)
+      if (this.built.size > this.cachedRuns) this.built.delete(this.built.keys().next().value!)
+    }
+    for (let i = built.entries; i < state.transcript.length; i++) {
+      const message = toMessage(state.transcript[i])
+      built.messages.push(message)
+      built.tokens += estimateTokens(message.text) + (message.calls ? estimateTokens(JSON.stringify(message.calls)) : 0)
+    }
+    built.entries = state.transcript.length
+    return { messages: built.messages.slice(), tokens: built.tokens }
+  }
+
+  forget(runId: string): void {
+    this.built.delete(runId)
+  }
+}
+
+function toMessage(entry: TranscriptEntry): ContextMessage {
+  switch (entry.kind) {
+    case 'user':
+      return { role: 'user', text: entry.text, source: entry.seq }
+    case 'feedback':
+      return { role: 'user', text: `[harness] ${entry.text}`, source: entry.seq }
+    case 'observation':
+      return { role: 'tool', actionId: entry.actionId, text: entry.ok ? entry.text : `Error: ${entry.text}`, source: entry.seq }
+    case 'assistant': {
+      const d = entry.decision
+      if (d.kind === 'final') return { role: 'assistant', text: d.text, source: entry.seq }
+      if (d.kind === 'ask_user') return { role: 'assistant', text: d.question, source: entry.seq }
+      return {
+        role: 'assistant', text: d.text ?? '', source: entry.seq,
+        calls: d.calls.map((call, i) => ({ actionId: entry.actionIds[i], name: call.name, args: call.args })),
+      }
+    }
+  }
+}

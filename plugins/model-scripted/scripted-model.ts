@@ -1,0 +1,54 @@
+/**
+ * A model service that answers from a script, and keeps the requests it received so tests can check
+ * what the model saw.
+ */
+import { CordageError, type ModelRequest, type ModelResponse, type ModelService } from 'cordage'
+import type { Config, ScriptEntry } from './manifest.ts'
+import { decisionOf } from './script.ts'
+
+/** A received request, without its abort signal. */
+export type RecordedRequest = Omit<ModelRequest, 'signal'>
+
+export class ScriptedModel implements ModelService {
+  readonly requests: RecordedRequest[] = []
+  private failures = new Map<string, number>()
+
+  constructor(private entries: ScriptEntry[], private config: Omit<Config, 'script' | 'file'>) {}
+
+  async respond(request: ModelRequest): Promise<ModelResponse> {
+    const { signal, ...recorded } = request
+    this.requests.push({ ...recorded, messages: [...request.messages], tools: [...request.tools] })
+    if (this.requests.length > this.config.recordRequests) this.requests.shift()
+
+    const entry = this.entryFor(request.stepIndex)
+    const delay = entry.delayMs ?? this.config.delayMs
+    if (delay > 0) await wait(delay, signal)
+    if (signal.aborted) throw signal.reason
+
+    if (entry.failFirst) {
+      const key = `${request.runId}/${request.stepIndex}`
+      const failed = this.failures.get(key) ?? 0
+      if (failed < entry.failFirst.times) {
+        this.failures.set(key, failed + 1)
+        throw new CordageError(entry.failFirst.code, `scripted ${entry.failFirst.code} (attempt ${failed + 1} of step ${request.stepIndex})`)
+      }
+    }
+    return { decision: decisionOf(entry), usage: { ...this.config.usage, ...entry.usage }, model: 'scripted' }
+  }
+
+  private entryFor(stepIndex: number): ScriptEntry {
+    const entry = this.entries[stepIndex - 1]
+    if (entry) return entry
+    if (this.config.onExhausted === 'repeat-last' && this.entries.length) return this.entries[this.entries.length - 1]
+    throw new CordageError('model_permanent', `the script has ${this.entries.length} answers and step ${stepIndex} asked for another (set onExhausted: repeat-last to reuse the last one)`)
+  }
+}
+
+function wait(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) return reject(signal.reason)
+    const timer = setTimeout(() => { signal.removeEventListener('abort', onAbort); resolve() }, ms)
+    const onAbort = () => { clearTimeout(timer); reject(signal.reason) }
+    signal.addEventListener('abort', onAbort, { once: true })
+  })
+}

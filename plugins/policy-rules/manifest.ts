@@ -1,0 +1,65 @@
+import { Schema } from 'cordis'
+import type { Manifest } from 'cordage'
+
+/** A test on one argument: a glob string, an exact number/boolean, or an object of comparisons. */
+export type ArgMatcher = string | number | boolean | {
+  equals?: unknown
+  regex?: string
+  in?: unknown[]
+  gt?: number
+  gte?: number
+  lt?: number
+  lte?: number
+  exists?: boolean
+}
+
+export interface Match {
+  tool?: string | string[]
+  sideEffect?: ('none' | 'local' | 'external') | ('none' | 'local' | 'external')[]
+  needsApproval?: boolean
+  /** Argument path (dots for nesting) → test. Every listed test must pass. */
+  args?: Record<string, ArgMatcher>
+}
+
+export interface Rule {
+  id: string
+  verdict: 'allow' | 'ask' | 'deny'
+  match: Match
+  reason?: string
+}
+
+export interface Config {
+  rules: Rule[]
+  default: 'allow' | 'ask' | 'deny'
+}
+
+const sideEffect = Schema.union(['none', 'local', 'external'])
+// schemastery's inferred types do not model this union well; the runtime check is what matters.
+const argMatcher: Schema<ArgMatcher> = Schema.union([
+  Schema.string(), Schema.number(), Schema.boolean(),
+  Schema.object({
+    equals: Schema.any(), regex: Schema.string(), in: Schema.array(Schema.any()),
+    gt: Schema.number(), gte: Schema.number(), lt: Schema.number(), lte: Schema.number(), exists: Schema.boolean(),
+  }) as Schema<any>,
+]) as Schema<any>
+
+export default {
+  name: 'policy-rules',
+  version: '1.0.0',
+  description: 'Allow / ask / deny by tool name, side-effect class and argument patterns; first matching rule wins.',
+  provides: { policy: '1.0.0' },
+  config: Schema.object({
+    rules: Schema.array(Schema.object({
+      id: Schema.string().pattern(/^[a-z0-9][a-z0-9-]*$/).required().description('Recorded with every decision the rule makes.'),
+      verdict: Schema.union(['allow', 'ask', 'deny']).required(),
+      match: Schema.object({
+        tool: Schema.union([Schema.string(), Schema.array(Schema.string())]).description('Tool name pattern(s); `*` matches any run of characters.'),
+        sideEffect: Schema.union([sideEffect, Schema.array(sideEffect)]),
+        needsApproval: Schema.boolean().description('Match on the tool contract\'s needsApproval flag.'),
+        args: Schema.dict(argMatcher).description('Argument path → test; all must pass.'),
+      }).default({} as any),
+      reason: Schema.string().description('Why, in words a reviewer understands.'),
+    })).default([]).description('Checked in order; the first match decides.'),
+    default: Schema.union(['allow', 'ask', 'deny']).default('deny').description('Verdict when no rule matches (deny: fail closed).'),
+  }),
+} satisfies Manifest

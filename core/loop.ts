@@ -164,7 +164,7 @@ export class RunDriver {
     const response = await this.callModel(model, projection.messages, views, index)
     if (!response) return 'halt'
     const decision = response.decision
-    const responded = this.rec.record('step/model-response', { decision, usage: response.usage, model: response.model }, model.provider, ids)
+    const responded = this.rec.record('step/model-response', { decision, usage: response.usage, model: response.model }, model.provider, { ...ids, causation: this.state.lastSeq })
 
     if (decision.kind === 'tool_calls') {
       decision.calls.forEach((call, i) => {
@@ -277,7 +277,7 @@ export class RunDriver {
 
   /** A call that never starts: the reason becomes an observation for the model. */
   private async reject(action: ActionState, code: Code, observation: string): Promise<Next> {
-    this.rec.record('tool/error', { tool: action.tool, errorClass: Codes[code].kind, code, message: observation, observation }, KernelProducer, { ...this.ids, actionId: action.id })
+    this.rec.record('tool/error', { tool: action.tool, errorClass: Codes[code].kind, code, message: observation, observation }, KernelProducer, { ...this.ids, actionId: action.id, causation: action.proposedSeq })
     await this.rec.flush()
     return 'continue'
   }
@@ -291,7 +291,7 @@ export class RunDriver {
     } catch (error) {
       decision = { verdict: 'deny', ruleId: 'policy-error', reason: `policy failed, denied to fail closed: ${(error as Error).message}` }
     }
-    const ids = { ...this.ids, actionId: action.id }
+    const ids = { ...this.ids, actionId: action.id, causation: action.approval?.seq ?? action.proposedSeq }
     const recorded = this.rec.record('tool/decision', { verdict: decision.verdict, ruleId: decision.ruleId, policyVersion: policy.value.version, reason: decision.reason }, policy.provider, ids)
     if (decision.verdict === 'deny') { await this.rec.flush(); return 'continue' }
     if (decision.verdict === 'ask') {

@@ -23,6 +23,8 @@ export interface ActionState {
   argsHash: string
   callId?: string
   argsError?: string
+  /** Seq of the tool/proposed event. */
+  proposedSeq: number
   status: ActionStatus
   decision?: { verdict: Verdict; ruleId: string; policyVersion: string; reason: string; seq: number }
   approval?: { approved: boolean; by: string; reason?: string; seq: number }
@@ -165,7 +167,7 @@ function applyPayload(state: RunState, event: RunEvent): void {
     }
     case 'tool/proposed': {
       const id = need(event, event.actionId)
-      state.actions[id] = { id, stepId: need(event, event.stepId), tool: event.data.tool, args: event.data.args, argsHash: event.data.argsHash, callId: event.data.callId, argsError: event.data.argsError, status: 'proposed', attempts: 0 }
+      state.actions[id] = { id, stepId: need(event, event.stepId), tool: event.data.tool, args: event.data.args, argsHash: event.data.argsHash, callId: event.data.callId, argsError: event.data.argsError, proposedSeq: event.seq, status: 'proposed', attempts: 0 }
       state.pending.push(id)
       const last = state.transcript[state.transcript.length - 1]
       if (last?.kind === 'assistant') last.actionIds.push(id)

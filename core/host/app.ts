@@ -53,7 +53,7 @@ export class Cordage {
     const wanted = options.agents ?? Object.keys(preset.agents)
     for (const name of wanted) {
       if (!preset.agents[name]) {
-        throw new CordageError('agent_not_found', `preset ${preset.file} has no agent "${name}"; agents: ${Object.keys(preset.agents).join(', ')}`)
+        throw new CordageError('agent_not_found', `preset ${preset.shown} has no agent "${name}"; agents: ${Object.keys(preset.agents).join(', ')}`)
       }
     }
     const plans = new Map<string, AgentPlan>()
@@ -151,7 +151,7 @@ export class Cordage {
       throw error
     }
     const runtime = new AgentRuntime(ctx, {
-      name, budgets: plan.spec.budgets, contextTokens: plan.spec.contextTokens,
+      name, budgets: plan.spec.budgets, contextTokens: plan.spec.contextTokens, modelRetry: plan.spec.retry,
       plugins: Object.fromEntries(plugins.map((p) => [p.planned.entry.manifest.name, p.planned.entry.manifest.version])),
     })
     this.loaded.set(name, { runtime, ctx, plan, plugins })

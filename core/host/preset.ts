@@ -30,6 +30,8 @@ export interface AgentSpec {
   task?: string
   budgets: Partial<Budgets>
   contextTokens?: number
+  /** Retries of a transient model failure. */
+  retry?: { attempts: number; backoffMs: number }
   model: PluginRef
   plugins: PluginRef[]
   at: string
@@ -38,6 +40,8 @@ export interface AgentSpec {
 export interface Preset {
   /** Absolute path of the preset file. */
   file: string
+  /** The path as shown in messages: relative to the working directory. */
+  shown: string
   /** Its folder: relative paths in the preset and in plugin config resolve against it. */
   dir: string
   agents: Record<string, AgentSpec>
@@ -68,6 +72,7 @@ const AgentShape = z.object({
   task: z.string().min(1).optional(),
   budgets: BudgetsShape.default({}),
   contextTokens: z.number().int().min(1).optional(),
+  retry: z.object({ attempts: z.number().int().min(1), backoffMs: z.number().int().min(0) }).strict().optional(),
   model: Ref,
   plugins: z.array(Ref).default([]),
 }).strict()
@@ -84,6 +89,7 @@ const allowedKeys: Record<string, string[]> = {
   agent: Object.keys(AgentShape.shape),
   ref: ['plugin', 'path', 'version', 'config'],
   budgets: Object.keys(BudgetsShape.shape),
+  retry: ['attempts', 'backoffMs'],
 }
 
 /**
@@ -134,13 +140,13 @@ export function loadPreset(file: string): Preset {
       plugin: r.plugin, path: r.path === undefined ? undefined : resolve(dir, r.path), version: r.version, config: r.config, at: where,
     })
     agents[name] = {
-      name, description: agent.description, task: agent.task, budgets: agent.budgets, contextTokens: agent.contextTokens,
+      name, description: agent.description, task: agent.task, budgets: agent.budgets, contextTokens: agent.contextTokens, retry: agent.retry,
       model: ref(agent.model, `${base}.model`),
       plugins: agent.plugins.map((p, i) => ref(p, `${base}.plugins[${i}]`)),
       at: base,
     }
   }
-  return { file: path, dir, agents }
+  return { file: path, shown, dir, agents }
 }
 
 /** `agents.support.plugins[2].version` */
@@ -152,6 +158,7 @@ function objectKind(path: (string | number)[]): keyof typeof allowedKeys {
   if (path.length === 0) return 'preset'
   if (path.length === 2 && path[0] === 'agents') return 'agent'
   if (path[path.length - 1] === 'budgets') return 'budgets'
+  if (path[path.length - 1] === 'retry') return 'retry'
   return 'ref'
 }
 

@@ -57,7 +57,7 @@ export async function planAgent(preset: Preset, spec: AgentSpec, catalog: Plugin
     const config = checkConfig(preset, ref, entry, problems)
     if (config !== undefined) planned.push({ ref, entry, config })
   }
-  if (problems.length) throw combined(problems, `agent "${spec.name}" in ${preset.file}`)
+  if (problems.length) throw combined(problems, `agent "${spec.name}" in ${preset.shown}`)
 
   const providers: Record<string, PlannedPlugin> = {}
   for (const p of planned) {
@@ -80,7 +80,7 @@ export async function planAgent(preset: Preset, spec: AgentSpec, catalog: Plugin
   const kernel = { ref: { at: spec.at } as PluginRef, entry: { manifest: { name: 'kernel' } } as CatalogEntry, config: undefined }
   checkRequires(preset, kernel, KernelRequires, providers, problems, true, catalog)
   checkRequires(preset, kernel, KernelOptional, providers, problems, false, catalog)
-  if (problems.length) throw combined(problems, `agent "${spec.name}" in ${preset.file}`)
+  if (problems.length) throw combined(problems, `agent "${spec.name}" in ${preset.shown}`)
 
   return { spec, preset, plugins: order(planned, providers), providers }
 }
@@ -190,7 +190,7 @@ function order(planned: PlannedPlugin[], providers: Record<string, PlannedPlugin
 }
 
 function where(preset: Preset, ref: PluginRef): string {
-  return `${preset.file} ${ref.at}`
+  return `${preset.shown} ${ref.at}`
 }
 
 function combined(problems: Problem[], subject: string): CordageError {

@@ -1,0 +1,84 @@
+/**
+ * @module cli/args
+ * Command-line parsing: one table of commands with their flags and help, checked strictly so a typo in
+ * a flag is an error that says which flags exist, never silently ignored.
+ */
+import { parseArgs } from 'node:util'
+import { CordageError } from '../errors.ts'
+
+type Flag = { type: 'string' | 'boolean'; help: string; short?: string }
+
+export interface Command {
+  name: string
+  usage: string
+  summary: string
+  positionals: string[]
+  flags: Record<string, Flag>
+}
+
+const preset: Flag = { type: 'string', help: 'Preset file (default: presets/default.yml)' }
+const agent: Flag = { type: 'string', help: 'Agent of the preset (default: the only one, or the one that has the run)' }
+const json: Flag = { type: 'boolean', help: 'One JSON event per line on stdout instead of readable lines' }
+const by: Flag = { type: 'string', help: 'Who gives the command, recorded in the event (default: cli)' }
+const reason: Flag = { type: 'string', help: 'Why, recorded in the event' }
+
+export const Commands: Command[] = [
+  { name: 'run', usage: 'cordage run [--preset FILE] [--agent NAME] [--task TEXT] [--json]', summary: 'Start a run and print its events live',
+    positionals: [], flags: { preset, agent, task: { type: 'string', help: "The task (default: the agent's task in the preset)" }, json } },
+  { name: 'approve', usage: 'cordage approve RUN ACTION [--preset FILE] [--by NAME] [--reason TEXT] [--no-resume] [--json]', summary: 'Approve a pending action and continue the run',
+    positionals: ['RUN', 'ACTION'], flags: { preset, agent, by, reason, 'no-resume': { type: 'boolean', help: 'Record the approval only; continue later with resume' }, json } },
+  { name: 'reject', usage: 'cordage reject RUN ACTION [--preset FILE] [--by NAME] [--reason TEXT] [--no-resume] [--json]', summary: 'Reject a pending action; the model is told and the run goes on',
+    positionals: ['RUN', 'ACTION'], flags: { preset, agent, by, reason, 'no-resume': { type: 'boolean', help: 'Record the rejection only; continue later with resume' }, json } },
+  { name: 'resume', usage: 'cordage resume RUN [--preset FILE] [--input TEXT] [--json]', summary: 'Continue a waiting or suspended run',
+    positionals: ['RUN'], flags: { preset, agent, by, input: { type: 'string', help: 'Your answer, when the run waits for the user' }, json } },
+  { name: 'cancel', usage: 'cordage cancel RUN [--preset FILE] [--reason TEXT] [--json]', summary: 'Cancel a run; a pending approval becomes void',
+    positionals: ['RUN'], flags: { preset, agent, by, reason, json } },
+  { name: 'runs', usage: 'cordage runs [--preset FILE] [--agent NAME] [--status STATUS] [--json]', summary: 'List runs in the store, newest first',
+    positionals: [], flags: { preset, agent, status: { type: 'string', help: 'Only runs with this status' }, json } },
+  { name: 'events', usage: 'cordage events RUN [--preset FILE] [--after SEQ] [--follow] [--json]', summary: "Print a run's events from the store",
+    positionals: ['RUN'], flags: { preset, agent, after: { type: 'string', help: 'Only events with a seq above this' }, follow: { type: 'boolean', help: 'Keep printing new events until the run ends' }, json } },
+  { name: 'check', usage: 'cordage check [--preset FILE]', summary: 'Check a preset and show what each agent would load, without running anything',
+    positionals: [], flags: { preset, json } },
+]
+
+export interface Parsed {
+  command: Command
+  positionals: string[]
+  flags: Record<string, string | boolean | undefined>
+}
+
+export function parse(argv: string[]): Parsed | 'help' | 'version' {
+  const [name, ...rest] = argv
+  if (!name || name === '--help' || name === '-h' || name === 'help') return 'help'
+  if (name === '--version' || name === '-v') return 'version'
+  const command = Commands.find((c) => c.name === name)
+  if (!command) throw new CordageError('invalid_input', `unknown command "${name}"; commands: ${Commands.map((c) => c.name).join(', ')} (cordage --help)`)
+  if (rest.includes('--help') || rest.includes('-h')) return { command, positionals: [], flags: { help: true } }
+  let parsed
+  try {
+    parsed = parseArgs({ args: rest, options: command.flags, allowPositionals: true, strict: true })
+  } catch (error) {
+    const flags = Object.keys(command.flags).map((f) => `--${f}`).join(', ')
+    throw new CordageError('invalid_input', `${(error as Error).message.split('. ')[0]}; "${name}" takes: ${flags}`)
+  }
+  if (parsed.positionals.length !== command.positionals.length) {
+    throw new CordageError('invalid_input', `"${name}" takes ${command.positionals.length ? command.positionals.join(' ') : 'no positional arguments'}, got ${parsed.positionals.length ? parsed.positionals.map((p) => JSON.stringify(p)).join(' ') : 'none'}; usage: ${command.usage}`)
+  }
+  return { command, positionals: parsed.positionals, flags: parsed.values as Parsed['flags'] }
+}
+
+export function helpText(command?: Command): string {
+  if (command) {
+    const width = Math.max(...Object.keys(command.flags).map((f) => f.length)) + 4
+    return [`${command.summary}.`, '', `usage: ${command.usage}`, '', ...Object.entries(command.flags).map(([f, d]) => `  --${f.padEnd(width)}${d.help}`)].join('\n')
+  }
+  return [
+    'cordage — a governed, durable agent harness',
+    '',
+    'usage: cordage <command> [options]     (cordage <command> --help for its options)',
+    '',
+    ...Commands.map((c) => `  ${c.name.padEnd(9)}${c.summary}`),
+    '',
+    'exit codes: 0 completed · 1 failed · 2 usage or config error · 3 failed verification · 4 stopped (budget) · 5 waiting · 6 cancelled',
+  ].join('\n')
+}

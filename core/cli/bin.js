@@ -1,0 +1,12 @@
+#!/usr/bin/env node
+// The `cordage` executable: TypeScript sources run through tsx, so there is no build step.
+import { register } from 'tsx/esm/api'
+
+register()
+const { main } = await import('./main.ts')
+const code = await main(process.argv.slice(2), {
+  out: (line) => process.stdout.write(line + '\n'),
+  err: (line) => process.stderr.write(line + '\n'),
+  color: process.stdout.isTTY && !process.env.NO_COLOR,
+})
+process.exitCode = code

@@ -1,0 +1,73 @@
+/**
+ * @module cli/format
+ * One readable line per run event: seq, type, the ids that apply, and the few fields a person reading
+ * a run wants. `--json` prints the events themselves instead.
+ */
+import type { RunEvent } from '../events.ts'
+import type { RunSummary } from '../services/store.ts'
+
+export function formatEvent(event: RunEvent, color = false): string {
+  const id = event.actionId ?? event.stepId ?? event.turnId ?? ''
+  const head = `${String(event.seq).padStart(4)} ${event.type.padEnd(24)} ${id.padEnd(6)}`
+  const line = `${head} ${detail(event)}`.trimEnd()
+  if (!color) return line
+  const tint = event.type === 'run/end' ? (event.data.status === 'COMPLETED' ? 32 : 31)
+    : event.type === 'tool/error' || event.type === 'step/model-error' ? 31
+    : event.type === 'tool/decision' ? (event.data.verdict === 'allow' ? 32 : event.data.verdict === 'ask' ? 33 : 31)
+    : event.type === 'run/paused' ? 33 : 0
+  return tint ? `\u001b[${tint}m${line}\u001b[0m` : line
+}
+
+function detail(event: RunEvent): string {
+  switch (event.type) {
+    case 'run/start': return `agent=${event.data.agent} task=${quote(event.data.task, 60)} plugins=${Object.entries(event.data.plugins).map(([n, v]) => `${n}@${v}`).join(',')}`
+    case 'run/checkpoint': return `reason=${event.data.reason} pending=${event.data.pending.join(',') || '-'}`
+    case 'run/paused': return `${event.data.status} ${event.data.reason}`
+    case 'run/resumed': return `from=${event.data.from} by=${event.data.by}${event.data.input ? ` input=${quote(event.data.input, 40)}` : ''}`
+    case 'run/cancel-requested': return `by=${event.data.by}${event.data.reason ? ` reason=${quote(event.data.reason, 60)}` : ''}`
+    case 'run/end': {
+      const d = event.data
+      return `${d.status}${d.failureCode ? ` ${d.failureCode}` : ''} steps=${d.steps} tokens=${d.usage.inputTokens + d.usage.outputTokens} cost=$${d.usage.costUsd.toFixed(4)}${d.reason && d.status !== 'COMPLETED' ? ` — ${d.reason}` : ''}`
+    }
+    case 'turn/start': return quote(event.data.input, 80)
+    case 'turn/end': return event.data.answer ? quote(event.data.answer, 80) : ''
+    case 'step/start': return `#${event.data.index}`
+    case 'step/context': return `${event.data.messages} messages ~${event.data.tokens} tokens, tools: ${event.data.tools.join(', ') || 'none'}`
+    case 'step/compacted': return `${event.data.before} → ${event.data.after} tokens`
+    case 'step/model-request': return `${event.data.model}${event.data.attempt > 1 ? ` attempt ${event.data.attempt}` : ''}`
+    case 'step/model-error': return `${event.data.code} (${event.data.errorClass})${event.data.retryInMs !== undefined ? ` retry in ${event.data.retryInMs} ms` : ''}: ${event.data.message}`
+    case 'step/model-response': {
+      const d = event.data.decision
+      const what = d.kind === 'final' ? `final ${quote(d.text, 70)}`
+        : d.kind === 'ask_user' ? `ask ${quote(d.question, 70)}`
+        : `calls ${d.calls.map((c) => `${c.name}(${compact(c.args, 40)})`).join(', ')}`
+      return `${what}  [${event.data.usage.inputTokens}/${event.data.usage.outputTokens} tokens]`
+    }
+    case 'step/end': return `${event.data.actions} action(s)`
+    case 'tool/proposed': return `${event.data.tool}(${compact(event.data.args, 60)})`
+    case 'tool/decision': return `${event.data.verdict} rule=${event.data.ruleId} policy=${event.data.policyVersion} — ${event.data.reason}`
+    case 'tool/approval-requested': return `${event.data.tool}(${compact(event.data.args, 50)}) rule=${event.data.ruleId}`
+    case 'tool/approval-decided': return `${event.data.approved ? 'approved' : 'rejected'} by ${event.data.by}${event.data.reason ? ` — ${event.data.reason}` : ''}`
+    case 'tool/start': return `${event.data.tool} attempt ${event.data.attempt} ticket=${event.data.ticket} timeout=${event.data.timeoutMs}ms`
+    case 'tool/end': return `${event.data.tool} ${event.data.durationMs}ms ${quote(event.data.observation, 70)}`
+    case 'tool/error': return `${event.data.tool} ${event.data.code} (${event.data.errorClass})${event.data.willRetry ? ' will retry' : ''}: ${quote(event.data.message, 70)}`
+    case 'verify/start': return quote(event.data.answer, 70)
+    case 'verify/end': return event.data.ok
+      ? `ok evidence: ${event.data.evidence.map((e) => e.ref).join(', ') || 'none'}`
+      : `${event.data.code}${event.data.repair ? ' (fed back to the model)' : ''}: ${event.data.reason}`
+  }
+}
+
+export function formatSummary(run: RunSummary): string {
+  return `${run.runId}  ${run.status.padEnd(22)} ${(run.failureCode ?? '').padEnd(20)} ${run.agent.padEnd(12)} ${new Date(run.updatedAt).toISOString()}  ${quote(run.task, 50)}`
+}
+
+function quote(text: string, max: number): string {
+  const flat = text.replace(/\s+/g, ' ')
+  return JSON.stringify(flat.length > max ? flat.slice(0, max - 1) + '…' : flat)
+}
+
+function compact(value: unknown, max: number): string {
+  const text = JSON.stringify(value) ?? ''
+  return text.length > max ? text.slice(0, max - 1) + '…' : text
+}

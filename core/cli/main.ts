@@ -1,0 +1,239 @@
+/**
+ * @module cli/main
+ * The `cordage` command. {@link main} takes argv and an output sink and returns the exit code, so tests
+ * run it in-process as well as through the real binary.
+ */
+import { existsSync } from 'node:fs'
+import { CordageError } from '../errors.ts'
+import { RunEventTypes, type RunEvent } from '../events.ts'
+import { Cordage } from '../host/app.ts'
+import type { RunState } from '../state.ts'
+import { isTerminal, type RunStatus } from '../status.ts'
+import { KernelVersion } from '../version.ts'
+import type { AgentRuntime, RunHandle } from '../agent.ts'
+import { helpText, parse, type Parsed } from './args.ts'
+import { ExitCodes, exitCodeFor } from './exit-codes.ts'
+import { formatEvent, formatSummary } from './format.ts'
+
+export interface Output {
+  out(line: string): void
+  err(line: string): void
+  color?: boolean
+}
+
+const DefaultPreset = 'presets/default.yml'
+
+export async function main(argv: string[], io: Output): Promise<number> {
+  try {
+    const parsed = parse(argv)
+    if (parsed === 'help') { io.out(helpText()); return ExitCodes.ok }
+    if (parsed === 'version') { io.out(`cordage ${KernelVersion}`); return ExitCodes.ok }
+    if (parsed.flags.help) { io.out(helpText(parsed.command)); return ExitCodes.ok }
+    return await commands[parsed.command.name](parsed, io)
+  } catch (error) {
+    if (CordageError.is(error)) {
+      io.err(`error [${error.code}]: ${error.message}`)
+      return error.kind === 'config' || error.kind === 'usage' ? ExitCodes.usage : ExitCodes.failed
+    }
+    io.err(`internal error: ${(error as Error)?.stack ?? error}`)
+    return ExitCodes.failed
+  }
+}
+
+type Handler = (args: Parsed, io: Output) => Promise<number>
+
+const commands: Record<string, Handler> = {
+  async run({ flags }, io) {
+    const app = await open(flags, flags.agent ? [String(flags.agent)] : undefined)
+    try {
+      const agent = pickAgent(app, flags.agent as string | undefined)
+      const task = (flags.task as string | undefined) ?? app.preset.agents[agent.name].task
+      if (!task) throw new CordageError('invalid_input', `agent "${agent.name}" has no task in the preset; pass --task TEXT`)
+      let runId: string | undefined
+      follow(app, io, !!flags.json, () => runId)
+      const handle = agent.start(task)
+      runId = handle.runId
+      const stopOnSignal = cancelOnSignal(agent, handle.runId, io)
+      try {
+        return finish(await handle.done, io, !!flags.json, flags)
+      } finally {
+        stopOnSignal()
+      }
+    } finally {
+      await app.stop()
+    }
+  },
+
+  async approve(args, io) {
+    return steer(args, io, (agent, [run, action]) => agent.approve(run, action, { by: by(args), reason: args.flags.reason as string | undefined, resume: !args.flags['no-resume'] }))
+  },
+
+  async reject(args, io) {
+    return steer(args, io, (agent, [run, action]) => agent.reject(run, action, { by: by(args), reason: args.flags.reason as string | undefined, resume: !args.flags['no-resume'] }))
+  },
+
+  async resume(args, io) {
+    return steer(args, io, (agent, [run]) => agent.resume(run, { by: by(args), input: args.flags.input as string | undefined }))
+  },
+
+  async cancel(args, io) {
+    return steer(args, io, async (agent, [run]) => {
+      const done = agent.cancel(run, { by: by(args), reason: args.flags.reason as string | undefined })
+      return { runId: run, done }
+    })
+  },
+
+  async runs({ flags }, io) {
+    const app = await open(flags)
+    try {
+      const status = flags.status as RunStatus | undefined
+      const seen = new Map<string, ReturnType<typeof formatSummary>>()
+      const rows = []
+      for (const name of app.agentNames()) {
+        if (flags.agent && name !== flags.agent) continue
+        for (const run of await app.agent(name).store().list({ status })) {
+          if (seen.has(run.runId)) continue
+          seen.set(run.runId, '')
+          rows.push(run)
+        }
+      }
+      rows.sort((a, b) => b.createdAt - a.createdAt)
+      if (flags.json) for (const run of rows) io.out(JSON.stringify(run))
+      else if (rows.length === 0) io.err(`no runs in the store of ${app.preset.shown}${storeHint(app)}`)
+      else for (const run of rows) io.out(formatSummary(run))
+      return ExitCodes.ok
+    } finally {
+      await app.stop()
+    }
+  },
+
+  async events({ flags, positionals: [runId] }, io) {
+    const after = flags.after === undefined ? 0 : Number(flags.after)
+    if (!Number.isInteger(after) || after < 0) throw new CordageError('invalid_input', `--after must be a whole number ≥ 0, got ${JSON.stringify(flags.after)}`)
+    const app = await open(flags)
+    try {
+      const agent = await locate(app, runId, flags.agent as string | undefined)
+      let cursor = after
+      for (;;) {
+        const events = await agent.store().read(runId, { after: cursor })
+        for (const event of events) print(io, event, !!flags.json)
+        if (events.length) cursor = events[events.length - 1].seq
+        if (!flags.follow || events.some((e) => e.type === 'run/end')) break
+        if (!events.length && isTerminal((await agent.load(runId)).status)) break
+        await new Promise((r) => setTimeout(r, 200))
+      }
+      return ExitCodes.ok
+    } finally {
+      await app.stop()
+    }
+  },
+
+  async check({ flags }, io) {
+    const app = await open(flags)
+    try {
+      for (const name of app.agentNames()) {
+        const plugins = app.pluginsOf(name)
+        if (flags.json) io.out(JSON.stringify({ agent: name, plugins }))
+        else io.out(`agent ${name}: ${Object.entries(plugins).map(([n, v]) => `${n}@${v}`).join(', ')}`)
+      }
+      if (!flags.json) io.out(`preset ${app.preset.shown} is valid`)
+      return ExitCodes.ok
+    } finally {
+      await app.stop()
+    }
+  },
+}
+
+async function open(flags: Parsed['flags'], agents?: string[]): Promise<Cordage> {
+  const file = (flags.preset as string | undefined) ?? DefaultPreset
+  if (!flags.preset && !existsSync(file)) throw new CordageError('preset_not_found', `no --preset given and ${DefaultPreset} does not exist here; pass --preset FILE`)
+  return Cordage.fromPreset(file, { agents })
+}
+
+function pickAgent(app: Cordage, name?: string): AgentRuntime {
+  if (name) return app.agent(name)
+  const names = app.agentNames()
+  if (names.length !== 1) throw new CordageError('agent_not_found', `preset ${app.preset.shown} has agents ${names.join(', ')}; choose one with --agent NAME`)
+  return app.agent(names[0])
+}
+
+/** The agent whose store has the run. */
+async function locate(app: Cordage, runId: string, name?: string): Promise<AgentRuntime> {
+  const candidates = name ? [app.agent(name)] : app.agentNames().map((n) => app.agent(n))
+  let last: unknown
+  for (const agent of candidates) {
+    try {
+      await agent.store().read(runId, { limit: 1 })
+      return agent
+    } catch (error) {
+      if (!CordageError.is(error, 'run_not_found')) throw error
+      last = error
+    }
+  }
+  throw last ?? new CordageError('run_not_found', `no run ${runId}`)
+}
+
+async function steer(args: Parsed, io: Output, command: (agent: AgentRuntime, positionals: string[]) => Promise<RunHandle>): Promise<number> {
+  const [runId] = args.positionals
+  const app = await open(args.flags)
+  try {
+    const agent = await locate(app, runId, args.flags.agent as string | undefined)
+    follow(app, io, !!args.flags.json, () => runId)
+    const handle = await command(agent, args.positionals)
+    return finish(await handle.done, io, !!args.flags.json, args.flags)
+  } finally {
+    await app.stop()
+  }
+}
+
+/**
+ * Print the events of one run as they become durable. Events are dispatched only after the store
+ * accepted them, which is always after the command returned the run id, so none is missed.
+ */
+function follow(app: Cordage, io: Output, json: boolean, runId: () => string | undefined): void {
+  for (const type of RunEventTypes) {
+    app.root.on(type, (event: RunEvent) => {
+      if (event.runId === runId()) print(io, event, json)
+    })
+  }
+}
+
+function print(io: Output, event: RunEvent, json: boolean) {
+  io.out(json ? JSON.stringify(event) : formatEvent(event, io.color))
+}
+
+function finish(state: RunState, io: Output, json: boolean, flags: Parsed['flags']): number {
+  if (!json) {
+    const preset = flags.preset ? ` --preset ${flags.preset}` : ''
+    const code = state.failureCode ? ` (${state.failureCode})` : ''
+    io.err(`run ${state.runId} ${state.status}${code}`)
+    if (state.status === 'WAITING_APPROVAL' && state.waiting?.actionId) {
+      io.err(`  approve: cordage approve ${state.runId} ${state.waiting.actionId}${preset}`)
+      io.err(`  reject:  cordage reject ${state.runId} ${state.waiting.actionId}${preset}`)
+    } else if (state.status === 'WAITING_USER') {
+      io.err(`  answer:  cordage resume ${state.runId} --input "..."${preset}`)
+    }
+  }
+  return exitCodeFor(state.status)
+}
+
+function by(args: Parsed): string {
+  return (args.flags.by as string | undefined) ?? 'cli'
+}
+
+function storeHint(app: Cordage): string {
+  const stores = app.agentNames().map((n) => app.pluginsOf(n)).filter((p) => p['store-memory'])
+  return stores.length ? ' (store-memory keeps runs only while the process that made them lives)' : ''
+}
+
+/** Ctrl-C cancels the run (it ends CANCELLED, exit 6); a second Ctrl-C exits at once. */
+function cancelOnSignal(agent: AgentRuntime, runId: string, io: Output): () => void {
+  let count = 0
+  const onSignal = () => {
+    if (++count > 1) process.exit(ExitCodes.cancelled)
+    io.err('cancelling… (Ctrl-C again to exit now)')
+    void agent.cancel(runId, { by: 'cli', reason: 'interrupted' }).catch(() => {})
+  }
+  process.on('SIGINT', onSignal)
+  return () => process.off('SIGINT', onSignal)
+}

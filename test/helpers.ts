@@ -1,0 +1,98 @@
+/**
+ * Test setup through the front door: a real preset file in a temporary folder, loaded by the host with
+ * the built-in plugins, and helpers to read what a run left in the store and in the outbox.
+ */
+import { mkdtempSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { stringify } from 'yaml'
+import { readService, type AgentRuntime, type RunEvent } from 'cordage'
+import { Cordage } from '../core/host/app.ts'
+import type { ScriptEntry } from '../plugins/model-scripted/manifest.ts'
+import type { ScriptedModel } from '../plugins/model-scripted/index.ts'
+import { Outbox, type Followup } from '../plugins/support-desk/outbox.ts'
+
+export function tempDir(prefix = 'cordage-test-'): string {
+  return mkdtempSync(join(tmpdir(), prefix))
+}
+
+export const DefaultRules = [
+  { id: 'read-only', verdict: 'allow', match: { sideEffect: 'none' } },
+  { id: 'followups-need-approval', verdict: 'ask', match: { tool: 'record_followup' } },
+]
+
+export interface DeskOptions {
+  script: ScriptEntry[]
+  budgets?: Record<string, number>
+  rules?: unknown[]
+  verifier?: Record<string, unknown>
+  desk?: Record<string, unknown>
+  model?: Record<string, unknown>
+  /** Extra plugin entries (preset form). */
+  plugins?: unknown[]
+  contextTokens?: number
+  retry?: { attempts: number; backoffMs: number }
+}
+
+export interface Harness {
+  app: Cordage
+  agent: AgentRuntime
+  dir: string
+  presetFile: string
+  outboxFile: string
+  events(runId: string): Promise<RunEvent[]>
+  types(runId: string): Promise<string[]>
+  followups(): Followup[]
+  model(): ScriptedModel
+  stop(): Promise<void>
+}
+
+/** The support desk preset with the given script, written to a temp folder and loaded. */
+export async function supportDesk(options: DeskOptions): Promise<Harness> {
+  const dir = tempDir()
+  const outboxFile = join(dir, 'outbox.jsonl')
+  const preset = deskPreset(options, 'outbox.jsonl')
+  const presetFile = join(dir, 'preset.yml')
+  writeFileSync(presetFile, stringify(preset))
+  const app = await Cordage.fromPreset(presetFile, { onError: (error) => { throw error } })
+  const agent = app.agent('support')
+  return {
+    app, agent, dir, presetFile, outboxFile,
+    events: (runId) => agent.store().load(runId),
+    types: async (runId) => (await agent.store().load(runId)).map((e) => e.type),
+    followups: () => new Outbox(outboxFile).entries(),
+    model: () => readService<ScriptedModel>(agent.ctx, 'model')!.value,
+    stop: () => app.stop(),
+  }
+}
+
+export function deskPreset(options: DeskOptions, outbox: string) {
+  return {
+    cordage: 1,
+    agents: {
+      support: {
+        task: 'What is the refund window for damaged items?',
+        budgets: { maxSteps: 8, ...options.budgets },
+        ...(options.contextTokens ? { contextTokens: options.contextTokens } : {}),
+        retry: options.retry ?? { attempts: 3, backoffMs: 1 },
+        model: { plugin: 'model-scripted', config: { script: options.script, ...options.model } },
+        plugins: [
+          'store-memory',
+          'tools-registry',
+          'context-basic',
+          { plugin: 'verifier-basic', config: { ...options.verifier } },
+          { plugin: 'policy-rules', config: { default: 'deny', rules: options.rules ?? DefaultRules } },
+          { plugin: 'support-desk', config: { outbox, slowLookupDelayMs: 5000, slowLookupTimeoutMs: 50, ...options.desk } },
+          ...(options.plugins ?? []),
+        ],
+      },
+    },
+  }
+}
+
+/** Index of the first event of `type` (and action, when given); -1 when absent. */
+export function indexOf(events: RunEvent[], type: string, actionId?: string): number {
+  return events.findIndex((e) => e.type === type && (actionId === undefined || e.actionId === actionId))
+}
+
+export const refundAnswer = 'Damaged items can be refunded in full within 30 days of delivery [source: policy/refunds#2].'

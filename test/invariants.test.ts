@@ -1,0 +1,316 @@
+/**
+ * The kernel's invariants (harness.md), each checked through a real run: tickets, persist-before-act,
+ * stopping is not succeeding, bounds outside the model, ordered evidence, error classes.
+ */
+import assert from 'node:assert/strict'
+import { resolve } from 'node:path'
+import { afterEach, describe, it } from 'node:test'
+import { issueTicket, hashArgs, readService, replay, type RunEvent, type Tool, type ToolsService } from 'cordage'
+import { indexOf, refundAnswer, supportDesk, type Harness } from './helpers.ts'
+
+let harness: Harness | undefined
+afterEach(async () => { await harness?.stop(); harness = undefined })
+
+const io = (runId: string, actionId: string) => ({ runId, actionId, idempotencyKey: `${runId}/${actionId}`, attempt: 1, signal: new AbortController().signal })
+const logProbe = { path: resolve(import.meta.dirname, 'fixtures/plugins/log-probe') }
+
+describe('invariant 1: the model proposes, the harness disposes', () => {
+  it('refuses a tool invoked without a valid ticket, whoever calls it', async () => {
+    harness = await supportDesk({ script: [] })
+    const tool = readService<ToolsService>(harness.agent.ctx, 'tools')!.value.get('record_followup') as Tool
+    const args = { ticketId: 'T-1', note: 'sneaky' }
+    await assert.rejects(tool.invoke(undefined, args, io('run_x', 's1.a1')), { code: 'ticket_missing' })
+
+    const grant = { runId: 'run_x', actionId: 's1.a1', tool: 'record_followup', argsHash: hashArgs(args), policyVersion: 'p1' }
+    const copy = { ...issueTicket(grant) }
+    await assert.rejects(tool.invoke(copy, args, io('run_x', 's1.a1')), { code: 'ticket_invalid' })
+    await assert.rejects(tool.invoke(issueTicket(grant), { ...args, note: 'other' }, io('run_x', 's1.a1')), { code: 'ticket_mismatch' })
+    await assert.rejects(tool.invoke(issueTicket(grant), args, io('run_x', 's2.a1')), { code: 'ticket_mismatch' })
+    await assert.rejects(tool.invoke(issueTicket({ ...grant, tool: 'lookup_policy' }), args, io('run_x', 's1.a1')), { code: 'ticket_mismatch' })
+    await assert.rejects(tool.invoke(issueTicket({ ...grant, ttlMs: -1 }), args, io('run_x', 's1.a1')), { code: 'ticket_expired' })
+    assert.equal(harness.followups().length, 0, 'no refused call had an effect')
+
+    const ticket = issueTicket(grant)
+    await tool.invoke(ticket, args, io('run_x', 's1.a1'))
+    await assert.rejects(tool.invoke(ticket, args, io('run_x', 's1.a1')), { code: 'ticket_reused' })
+    assert.equal(harness.followups().length, 1, 'only the valid ticket ran, once')
+  })
+
+  it('records the policy decision before every tool start, under the policy version the ticket names', async () => {
+    harness = await supportDesk({
+      script: [
+        { calls: [{ tool: 'lookup_policy', args: { topic: 'refunds' } }, { tool: 'lookup_policy', args: { topic: 'shipping' } }] },
+        { final: refundAnswer },
+      ],
+    })
+    const state = await harness.agent.run('two lookups')
+    assert.equal(state.status, 'COMPLETED')
+    const events = await harness.events(state.runId)
+    for (const start of events.filter((e) => e.type === 'tool/start')) {
+      const decision = events.find((e) => e.type === 'tool/decision' && e.actionId === start.actionId)
+      assert.ok(decision && decision.type === 'tool/decision' && start.type === 'tool/start')
+      assert.ok(decision.seq < start.seq)
+      assert.equal(decision.data.verdict, 'allow')
+      assert.equal(start.data.policyVersion, decision.data.policyVersion)
+      assert.equal(start.causation, decision.seq)
+    }
+  })
+
+  it('decides an approved action again when the policy changed since the approval was asked', async () => {
+    harness = await supportDesk({
+      script: [{ tool: 'record_followup', args: { ticketId: 'T-7', note: 'x' } }, { final: 'done [source: FU-1]' }],
+    })
+    const paused = await harness.agent.run('note it')
+    assert.equal(paused.status, 'WAITING_APPROVAL')
+    await harness.app.swap('support', 'policy-rules', { config: { default: 'deny', rules: [{ id: 'no-writes', verdict: 'deny', match: { sideEffect: 'external' } }] } })
+    const state = await (await harness.agent.approve(paused.runId, 's1.a1', { by: 'bob' })).done
+    assert.equal(harness.followups().length, 0, 'the approval does not outlive the policy it was asked under')
+    const decisions = (await harness.events(paused.runId)).filter((e) => e.type === 'tool/decision')
+    assert.equal(decisions.length, 2)
+    assert.ok(decisions[0].type === 'tool/decision' && decisions[1].type === 'tool/decision')
+    assert.notEqual(decisions[0].data.policyVersion, decisions[1].data.policyVersion)
+    assert.equal(decisions[1].data.verdict, 'deny')
+    assert.equal(decisions[1].data.ruleId, 'no-writes')
+    assert.equal(state.actions['s1.a1'].status, 'denied')
+  })
+
+  it('turns an unknown tool and invalid arguments into observations the model sees, not crashes', async () => {
+    harness = await supportDesk({
+      script: [
+        { tool: 'delete_everything', args: {} },
+        { tool: 'lookup_policy', args: { topic: 42 } },
+        { tool: 'lookup_policy', args: { topic: 'refunds' } },
+        { final: refundAnswer },
+      ],
+    })
+    const state = await harness.agent.run('go')
+    assert.equal(state.status, 'COMPLETED')
+    const errors = (await harness.events(state.runId)).filter((e) => e.type === 'tool/error')
+    assert.deepEqual(errors.map((e) => e.type === 'tool/error' && [e.data.code, e.data.errorClass]), [['unknown_tool', 'model_semantic'], ['invalid_arguments', 'model_semantic']])
+    const requests = harness.model().requests
+    assert.match(requests[1].messages.at(-1)!.text, /Unknown tool "delete_everything"\. Tools you can call: lookup_policy/)
+    assert.match(requests[2].messages.at(-1)!.text, /Invalid arguments for lookup_policy: topic: .*expected string/)
+  })
+
+  it('makes a denial an observation the model can react to', async () => {
+    harness = await supportDesk({
+      script: [{ tool: 'slow_lookup', args: { query: 'x' } }, { tool: 'lookup_policy', args: { topic: 'refunds' } }, { final: refundAnswer }],
+      rules: [{ id: 'no-archive', verdict: 'deny', match: { tool: 'slow_lookup' }, reason: 'the archive is closed' }, { id: 'read', verdict: 'allow', match: { sideEffect: 'none' } }],
+    })
+    const state = await harness.agent.run('go')
+    assert.equal(state.status, 'COMPLETED')
+    assert.equal(state.actions['s1.a1'].status, 'denied')
+    assert.match(harness.model().requests[1].messages.at(-1)!.text, /Denied by policy \(rule no-archive\): the archive is closed/)
+  })
+})
+
+describe('invariant 2: stopping is not succeeding', () => {
+  it('feeds a repairable verification failure back when the repair budget allows, then completes', async () => {
+    harness = await supportDesk({
+      script: [{ tool: 'lookup_policy', args: { topic: 'refunds' } }, { final: 'Within 30 days.' }, { final: refundAnswer }],
+      budgets: { maxRepairs: 1 },
+    })
+    const state = await harness.agent.run('refund window?')
+    assert.equal(state.status, 'COMPLETED')
+    const verdicts = (await harness.events(state.runId)).filter((e) => e.type === 'verify/end')
+    assert.deepEqual(verdicts.map((e) => e.type === 'verify/end' && [e.data.ok, e.data.repair ?? false]), [[false, true], [true, false]])
+    assert.match(harness.model().requests[2].messages.at(-1)!.text, /^\[harness\] The answer was not accepted \(missing_evidence\)/)
+  })
+
+  it('does not accept a citation no tool returned in this run', async () => {
+    harness = await supportDesk({ script: [{ final: 'Refunds within 90 days [source: policy/refunds#9].' }] })
+    const state = await harness.agent.run('refund window?')
+    assert.equal(state.status, 'FAILED_VERIFICATION')
+    assert.equal(state.failureCode, 'missing_evidence')
+    assert.match(state.reason ?? '', /cites "policy\/refunds#9", which no tool returned/)
+  })
+
+  it('pauses WAITING_USER on a question and continues with the answer', async () => {
+    harness = await supportDesk({ script: [{ ask: 'Which ticket?' }, { tool: 'lookup_policy', args: { topic: 'refunds' } }, { final: refundAnswer }] })
+    const paused = await harness.agent.run('note it')
+    assert.equal(paused.status, 'WAITING_USER')
+    await assert.rejects(harness.agent.resume(paused.runId, {}), { code: 'invalid_input' })
+    const state = await (await harness.agent.resume(paused.runId, { input: 'T-42', by: 'carol' })).done
+    assert.equal(state.status, 'COMPLETED')
+    assert.ok(harness.model().requests[1].messages.some((m) => m.role === 'user' && m.text === 'T-42'))
+  })
+})
+
+describe('invariant 3: persist before you act', () => {
+  it('has the decision and the tool start durable in the store before the tool body runs', async () => {
+    harness = await supportDesk({ script: [{ tool: 'inspect_log', args: {} }, { final: 'done' }], plugins: [logProbe], verifier: { minCount: 0 } })
+    const state = await harness.agent.run('look')
+    assert.equal(state.status, 'COMPLETED')
+    const end = (await harness.events(state.runId)).find((e) => e.type === 'tool/end')
+    assert.ok(end?.type === 'tool/end')
+    assert.deepEqual((end.data.output as { last: string[] }).last, ['tool/decision:s1.a1', 'tool/start:s1.a1'])
+  })
+
+  it('has the model decision durable before its first action is decided', async () => {
+    harness = await supportDesk({ script: [{ tool: 'inspect_log', args: {} }, { final: 'done' }], plugins: [logProbe], verifier: { minCount: 0 } })
+    const state = await harness.agent.run('look')
+    const events = await harness.events(state.runId)
+    const response = indexOf(events, 'step/model-response')
+    assert.equal(events[response + 1].type, 'tool/proposed')
+    assert.ok(events[response + 1].causation === events[response].seq)
+  })
+})
+
+describe('invariant 4: hard bounds live outside the model', () => {
+  it('stops at the deadline with deadline_exceeded, aborting the model call in flight', async () => {
+    harness = await supportDesk({ script: [{ final: 'late', delayMs: 5000 }], budgets: { deadlineMs: 50 } })
+    const state = await harness.agent.run('slow')
+    assert.equal(state.status, 'STOPPED')
+    assert.equal(state.failureCode, 'deadline_exceeded')
+  })
+
+  it('stops when the token budget is spent, before the next model call', async () => {
+    harness = await supportDesk({
+      script: [{ tool: 'lookup_policy', args: { topic: 'refunds' } }], model: { onExhausted: 'repeat-last', usage: { inputTokens: 100, outputTokens: 20, costUsd: 0 } },
+      budgets: { maxTokens: 300 },
+    })
+    const state = await harness.agent.run('spend')
+    assert.equal(state.status, 'STOPPED')
+    assert.equal(state.failureCode, 'token_budget_exceeded')
+    assert.equal(harness.model().requests.length, 3)
+  })
+
+  it('stops when the cost budget is spent', async () => {
+    harness = await supportDesk({
+      script: [{ tool: 'lookup_policy', args: { topic: 'refunds' } }], model: { onExhausted: 'repeat-last', usage: { inputTokens: 1, outputTokens: 1, costUsd: 0.4 } },
+      budgets: { maxCostUsd: 1 },
+    })
+    const state = await harness.agent.run('spend')
+    assert.equal(state.status, 'STOPPED')
+    assert.equal(state.failureCode, 'cost_budget_exceeded')
+    assert.equal(state.steps, 3)
+  })
+
+  it('cancels a run mid model call: the call is aborted and the run ends CANCELLED', async () => {
+    harness = await supportDesk({ script: [{ final: 'never', delayMs: 10_000 }] })
+    const handle = harness.agent.start('slow')
+    await new Promise((r) => setTimeout(r, 30))
+    const state = await harness.agent.cancel(handle.runId, { by: 'dave', reason: 'changed my mind' })
+    assert.equal(state.status, 'CANCELLED')
+    assert.equal(state.failureCode, 'cancelled')
+    const types = await harness.types(handle.runId)
+    assert.deepEqual(types.slice(-4), ['run/cancel-requested', 'step/end', 'turn/end', 'run/end'])
+  })
+
+  it('cancels a run mid tool: the tool gets the abort and the call is closed with an error', async () => {
+    harness = await supportDesk({ script: [{ tool: 'slow_lookup', args: { query: 'x' } }], desk: { slowLookupTimeoutMs: 10_000 } })
+    const handle = harness.agent.start('slow tool')
+    await new Promise((r) => setTimeout(r, 50))
+    const state = await harness.agent.cancel(handle.runId)
+    assert.equal(state.status, 'CANCELLED')
+    const events = await harness.events(handle.runId)
+    const error = events.find((e) => e.type === 'tool/error')
+    assert.ok(error?.type === 'tool/error' && error.data.code === 'cancelled')
+    assert.ok(indexOf(events, 'tool/start') < indexOf(events, 'tool/error'))
+  })
+
+  it('cancels a run waiting for approval: the pending approval becomes void', async () => {
+    harness = await supportDesk({ script: [{ tool: 'record_followup', args: { ticketId: 'T-1', note: 'n' } }] })
+    const paused = await harness.agent.run('note')
+    const state = await harness.agent.cancel(paused.runId, { by: 'erin' })
+    assert.equal(state.status, 'CANCELLED')
+    assert.equal(state.actions['s1.a1'].status, 'rejected')
+    await assert.rejects(harness.agent.approve(paused.runId, 's1.a1'), { code: 'run_not_waiting' })
+    assert.equal(harness.followups().length, 0)
+  })
+
+  it('suspends at the next step boundary on request and resumes from there', async () => {
+    harness = await supportDesk({ script: [{ tool: 'lookup_policy', args: { topic: 'refunds' }, delayMs: 50 }, { final: refundAnswer }] })
+    const handle = harness.agent.start('go')
+    await new Promise((r) => setTimeout(r, 10))
+    assert.equal(harness.agent.suspend(handle.runId, { by: 'ops' }), true)
+    const paused = await handle.done
+    assert.equal(paused.status, 'SUSPENDED')
+    const state = await (await harness.agent.resume(paused.runId)).done
+    assert.equal(state.status, 'COMPLETED')
+    assert.equal(harness.model().requests.length, 2, 'the model is never asked twice for a step it answered')
+  })
+})
+
+describe('invariant 6: evidence is ordered', () => {
+  it('numbers events from 1 without gaps, pairs every start with one end, and ends with run/end', async () => {
+    harness = await supportDesk({ script: [{ tool: 'lookup_policy', args: { topic: 'refunds' } }, { tool: 'bogus', args: {} }, { final: refundAnswer }] })
+    const state = await harness.agent.run('go')
+    const events = await harness.events(state.runId)
+    events.forEach((e, i) => assert.equal(e.seq, i + 1))
+    assert.equal(events.at(-1)!.type, 'run/end')
+    assert.equal(events.filter((e) => e.type === 'run/end').length, 1)
+    assertPaired(events, 'step/start', ['step/end'], (e) => e.stepId)
+    assertPaired(events, 'tool/start', ['tool/end', 'tool/error'], (e) => e.actionId)
+    assertPaired(events, 'verify/start', ['verify/end'], (e) => e.stepId)
+  })
+
+  it('stamps each event with ids, schema, causation and the plugin version that produced it', async () => {
+    harness = await supportDesk({ script: [{ tool: 'lookup_policy', args: { topic: 'refunds' } }, { final: refundAnswer }] })
+    const state = await harness.agent.run('go')
+    const events = await harness.events(state.runId)
+    const producer = (type: string) => events.find((e) => e.type === type)!.producer
+    assert.equal(producer('step/model-response'), 'model-scripted@1.0.0')
+    assert.equal(producer('tool/decision'), 'policy-rules@1.0.0')
+    assert.equal(producer('tool/end'), 'support-desk@1.0.0')
+    assert.equal(producer('verify/end'), 'verifier-basic@1.0.0')
+    assert.equal(producer('step/context'), 'context-basic@1.0.0')
+    assert.match(producer('run/start'), /^kernel@\d+\.\d+\.\d+$/)
+    for (const e of events) {
+      assert.equal(e.schema, 1)
+      assert.equal(e.runId, state.runId)
+      if (e.type.startsWith('tool/')) assert.match(e.actionId ?? '', /^s\d+\.a\d+$/)
+      if (e.type.startsWith('step/') || e.type.startsWith('tool/')) assert.match(e.stepId ?? '', /^s\d+$/)
+      if (e.causation !== undefined) assert.ok(e.causation < e.seq)
+    }
+    const start = events.find((e) => e.type === 'run/start')
+    assert.ok(start?.type === 'run/start')
+    assert.equal(start.data.services.policy, 'policy-rules@1.0.0')
+    assert.equal(start.data.plugins['support-desk'], '1.0.0')
+  })
+
+  it('rebuilds from the store exactly the state the live run had', async () => {
+    harness = await supportDesk({ script: [{ tool: 'lookup_policy', args: { topic: 'refunds' } }, { final: refundAnswer }] })
+    const live = await harness.agent.run('go')
+    assert.deepEqual(replay(live.runId, await harness.events(live.runId)), live)
+  })
+})
+
+describe('invariant 7: errors are classified by code', () => {
+  it('retries a transient model failure with backoff, recording each attempt', async () => {
+    harness = await supportDesk({ script: [{ final: 'no evidence needed', failFirst: { code: 'model_transient', times: 2 } }], verifier: { minCount: 0 } })
+    const state = await harness.agent.run('go')
+    assert.equal(state.status, 'COMPLETED')
+    const errors = (await harness.events(state.runId)).filter((e) => e.type === 'step/model-error')
+    assert.equal(errors.length, 2)
+    for (const e of errors) assert.ok(e.type === 'step/model-error' && e.data.code === 'model_transient' && typeof e.data.retryInMs === 'number')
+  })
+
+  it('does not retry a permanent model failure', async () => {
+    harness = await supportDesk({ script: [{ final: 'x', failFirst: { code: 'model_permanent', times: 1 } }] })
+    const state = await harness.agent.run('go')
+    assert.equal(state.status, 'FAILED')
+    assert.equal(state.failureCode, 'model_permanent')
+    assert.equal(harness.model().requests.length, 1)
+  })
+
+  it('feeds a deterministic tool failure back to the model', async () => {
+    harness = await supportDesk({ script: [{ tool: 'lookup_policy', args: { topic: 'pets' } }, { tool: 'lookup_policy', args: { topic: 'refunds' } }, { final: refundAnswer }] })
+    const state = await harness.agent.run('go')
+    assert.equal(state.status, 'COMPLETED')
+    assert.match(harness.model().requests[1].messages.at(-1)!.text, /no policy on "pets"; known topics: refunds/)
+  })
+})
+
+function assertPaired(events: RunEvent[], start: string, ends: string[], key: (e: RunEvent) => string | undefined) {
+  const open = new Map<string, number>()
+  for (const e of events) {
+    if (e.type === start) {
+      assert.ok(!open.has(key(e)!), `${start} ${key(e)} opened twice`)
+      open.set(key(e)!, e.seq)
+    } else if (ends.includes(e.type) && !(e.type === 'tool/error' && !open.has(key(e)!))) {
+      assert.ok(open.delete(key(e)!), `${e.type} ${key(e)} at seq ${e.seq} closes nothing`)
+    }
+  }
+  assert.deepEqual([...open.keys()], [], `${start} left open`)
+}

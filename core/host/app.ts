@@ -19,6 +19,8 @@ export interface CordageOptions {
   agents?: string[]
   /** Where errors raised inside cordis (a plugin's listener, a late failure) are reported. Default: stderr. */
   onError?: (error: unknown) => void
+  /** Use this cordis root (to listen to plugin events before loading starts, or to embed Cordage). */
+  root?: Context
 }
 
 interface LoadedAgent {
@@ -29,10 +31,9 @@ interface LoadedAgent {
 }
 
 export class Cordage {
-  readonly root = new Context()
   private loaded = new Map<string, LoadedAgent>()
 
-  private constructor(readonly preset: Preset, readonly catalog: PluginCatalog, onError: (error: unknown) => void) {
+  private constructor(readonly preset: Preset, readonly catalog: PluginCatalog, readonly root: Context, onError: (error: unknown) => void) {
     // cordis logs plugin failures to stdout under the "app" logger; the host reports them itself
     // (as CordageErrors naming the plugin), so that logger is silenced and errors go to onError.
     Logger.levels.app = Logger.SILENT
@@ -49,7 +50,7 @@ export class Cordage {
   static async fromPreset(file: string, options: CordageOptions = {}): Promise<Cordage> {
     const preset = loadPreset(file)
     const catalog = options.catalog ?? (await PluginCatalog.scan())
-    const app = new Cordage(preset, catalog, options.onError ?? ((error) => console.error('[cordage]', error)))
+    const app = new Cordage(preset, catalog, options.root ?? new Context(), options.onError ?? ((error) => console.error('[cordage]', error)))
     const wanted = options.agents ?? Object.keys(preset.agents)
     for (const name of wanted) {
       if (!preset.agents[name]) {

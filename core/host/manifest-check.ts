@@ -7,11 +7,18 @@ import semver from 'semver'
 import { z } from 'zod'
 import { CordageError } from '../errors.ts'
 import type { Manifest } from '../manifest.ts'
+import { expected } from './expected.ts'
 
 const name = z.string().regex(/^[a-z][a-z0-9-]*$/, 'lower-case letters, digits and "-", starting with a letter')
 const version = z.string().refine((v) => semver.valid(v) !== null, 'a semver version such as 1.0.0')
 const range = z.string().refine((r) => semver.validRange(r) !== null, 'a semver range such as ^1.0.0')
 const serviceName = z.string().regex(/^[a-z][a-zA-Z0-9.-]*$/, 'a service name such as "policy"')
+
+/** What the required fields hold, for messages about a missing one. */
+const Required: Record<string, string> = {
+  name: 'a plugin name (lower-case letters, digits and "-")',
+  version: 'a semver version such as 1.0.0',
+}
 
 const ManifestShape = z.object({
   name,
@@ -33,9 +40,13 @@ export function checkManifest(raw: unknown, where: string): Manifest {
   if (!result.success) {
     const label = typeof (raw as { name?: unknown })?.name === 'string' ? `plugin "${(raw as { name: string }).name}"` : 'plugin'
     const problems = result.error.issues.map((issue) => {
+      if (issue.code === 'unrecognized_keys') {
+        return `${issue.keys.join(', ')}: not a manifest field; fields are ${Object.keys(ManifestShape.shape).join(', ')}`
+      }
       const field = issue.path.join('.') || '(manifest)'
       const found = issue.path.reduce<unknown>((v, k) => (v as Record<PropertyKey, unknown>)?.[k as PropertyKey], raw)
-      return `${field}: expected ${issue.message.replace(/^Invalid input: /, '')}, found ${describe(found)}`
+      if (found === undefined && issue.path.length === 1 && Required[field]) return `${field}: expected ${Required[field]}, found nothing`
+      return `${field}: expected ${expected(issue)}, found ${describe(found)}`
     })
     throw new CordageError('manifest_invalid', `${label} (${where}) has an invalid manifest:\n  ${problems.join('\n  ')}`, { data: problems })
   }

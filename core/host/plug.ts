@@ -29,7 +29,7 @@ export async function plugOne(ctx: Context, agent: string, planned: PlannedPlugi
   try {
     plugin = (await import(pathToFileURL(planned.entry.entry).href)).default
   } catch (error) {
-    throw failed(ctx, agent, planned, new CordageError('plugin_start_failed', `plugin ${label}: cannot load ${planned.entry.entry}: ${(error as Error).message}`, { cause: error }))
+    throw failed(ctx, agent, planned, new CordageError('plugin_start_failed', `plugin ${label} (${planned.where}): cannot load ${planned.entry.entry}: ${(error as Error).message}`, { cause: error }))
   }
   if (!plugin || typeof plugin.apply !== 'function' || !plugin.manifest) {
     throw failed(ctx, agent, planned, new CordageError('manifest_invalid', `plugin ${label}: ${planned.entry.entry} must default-export definePlugin(manifest, apply)`))
@@ -53,7 +53,7 @@ export async function plugOne(ctx: Context, agent: string, planned: PlannedPlugi
     : missingServices(ctx, planned, label)
   if (problem) {
     fork.dispose()
-    throw failed(ctx, agent, planned, new CordageError('plugin_start_failed', `plugin ${label} (${planned.ref.at}) ${problem}`, { cause: fork.error ?? captured }))
+    throw failed(ctx, agent, planned, new CordageError('plugin_start_failed', `plugin ${label} (${planned.where}) ${problem}`, { cause: fork.error ?? captured }))
   }
   ctx.emit('plugin/loaded', { agent, name: manifest.name, version: manifest.version })
   return { planned, plugin, fork }

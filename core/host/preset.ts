@@ -10,6 +10,7 @@ import { LineCounter, parseDocument } from 'yaml'
 import { z } from 'zod'
 import type { Budgets } from '../budget.ts'
 import { CordageError } from '../errors.ts'
+import { expected } from './expected.ts'
 
 /** One plugin an agent uses: by name from the catalogue, or by path to a plugin folder. */
 export interface PluginRef {
@@ -124,7 +125,7 @@ export function loadPreset(file: string): Preset {
         message = `unknown key${issue.keys.length > 1 ? `s ${issue.keys.map((k) => `"${k}"`).join(', ')}` : ` "${issue.keys[0]}"`}; allowed here: ${allowedKeys[kind].join(', ')}`
       } else {
         const found = dig(raw, path)
-        message = `expected ${issue.message.replace(/^Invalid input: expected /, '').replace(/^Invalid input: /, '')}, found ${describe(found)}`
+        message = `expected ${expected(issue)}, found ${describe(found)}`
       }
       const node = doc.getIn(path, true) as { range?: [number, number, number] } | undefined
       const keyNode = findKey(doc, path)

@@ -13,6 +13,8 @@ import type { AgentSpec, PluginRef, Preset } from './preset.ts'
 
 export interface PlannedPlugin {
   ref: PluginRef
+  /** `presets/x.yml agents.support.plugins[2]`, for messages. */
+  where: string
   entry: CatalogEntry
   /** Config after schema validation, defaults filled in. */
   config: unknown
@@ -25,6 +27,12 @@ export interface AgentPlan {
   plugins: PlannedPlugin[]
   /** Service → the plugin that provides it. */
   providers: Record<string, PlannedPlugin>
+}
+
+/** What the loop uses each kernel service for, for "missing service" messages. */
+const KernelNeeds: Record<string, string> = {
+  model: 'to decide each step', context: 'to assemble what the model sees', tools: 'to list and run tools',
+  policy: 'to decide every action', verifier: 'to judge final answers', store: 'to record the run',
 }
 
 interface Problem {
@@ -55,7 +63,7 @@ export async function planAgent(preset: Preset, spec: AgentSpec, catalog: Plugin
     }
     seen.set(name, ref.at)
     const config = checkConfig(preset, ref, entry, problems)
-    if (config !== undefined) planned.push({ ref, entry, config })
+    if (config !== undefined) planned.push({ ref, where: where(preset, ref), entry, config })
   }
   if (problems.length) throw combined(problems, `agent "${spec.name}" in ${preset.shown}`)
 
@@ -77,7 +85,7 @@ export async function planAgent(preset: Preset, spec: AgentSpec, catalog: Plugin
 
   for (const p of planned) checkRequires(preset, p, p.entry.manifest.requires ?? {}, providers, problems, true, catalog)
   for (const p of planned) checkRequires(preset, p, p.entry.manifest.optional ?? {}, providers, problems, false, catalog)
-  const kernel = { ref: { at: spec.at } as PluginRef, entry: { manifest: { name: 'kernel' } } as CatalogEntry, config: undefined }
+  const kernel = { ref: { at: spec.at } as PluginRef, where: `${preset.shown} ${spec.at}`, entry: { manifest: { name: 'kernel' } } as CatalogEntry, config: undefined }
   checkRequires(preset, kernel, KernelRequires, providers, problems, true, catalog)
   checkRequires(preset, kernel, KernelOptional, providers, problems, false, catalog)
   if (problems.length) throw combined(problems, `agent "${spec.name}" in ${preset.shown}`)
@@ -141,17 +149,18 @@ function unknownKeys(schema: Schema, value: unknown, path: string): { path: stri
 }
 
 function checkRequires(preset: Preset, p: PlannedPlugin, requires: Record<string, string>, providers: Record<string, PlannedPlugin>, problems: Problem[], required: boolean, catalog: PluginCatalog) {
-  const who = p.entry.manifest.name === 'kernel' ? `the kernel (agent at ${p.ref.at})` : `plugin "${p.entry.manifest.name}@${p.entry.manifest.version}" (${where(preset, p.ref)})`
-  const field = p.entry.manifest.name === 'kernel' ? 'kernel requirement' : `manifest field ${required ? 'requires' : 'optional'}.`
+  const kernel = p.entry.manifest.name === 'kernel'
+  const who = kernel ? `${p.where}: the kernel` : `plugin "${p.entry.manifest.name}@${p.entry.manifest.version}" (${p.where})`
+  const field = kernel ? 'kernel requirement' : `manifest field ${required ? 'requires' : 'optional'}.`
   for (const [service, range] of Object.entries(requires)) {
     const provider = providers[service]
     if (!provider) {
       if (!required) continue
-      const candidates = catalog.providersOf(service).map((e) => e.manifest.name)
-      problems.push({
-        code: p.entry.manifest.name === 'kernel' ? 'service_missing' : 'plugin_requirement_missing',
-        message: `${who} requires service "${service}" ${range} (${field}${field.endsWith('.') ? service : ''}), but no plugin of this agent provides it${candidates.length ? `; add one of: ${[...new Set(candidates)].join(', ')}` : ''}`,
-      })
+      const candidates = [...new Set(catalog.providersOf(service).map((e) => e.manifest.name))]
+      const hint = candidates.length ? `; add one of: ${candidates.join(', ')}` : ''
+      problems.push(kernel
+        ? { code: 'service_missing', message: `${p.where}: the agent has no plugin that provides "${service}", which the kernel needs (${KernelNeeds[service] ?? service})${hint}` }
+        : { code: 'plugin_requirement_missing', message: `${who} requires service "${service}" ${range} (${field}${service}), but no plugin of this agent provides it${hint}` })
       continue
     }
     const version = provider.entry.manifest.provides![service]

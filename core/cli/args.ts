@@ -59,7 +59,7 @@ export function parse(argv: string[]): Parsed | 'help' | 'version' {
     parsed = parseArgs({ args: rest, options: command.flags, allowPositionals: true, strict: true })
   } catch (error) {
     const flags = Object.keys(command.flags).map((f) => `--${f}`).join(', ')
-    throw new CordageError('invalid_input', `${(error as Error).message.split('. ')[0]}; "${name}" takes: ${flags}`)
+    throw new CordageError('invalid_input', `${(error as Error).message.split(/\.\s|\n/)[0]}; "${name}" takes: ${flags}`)
   }
   if (parsed.positionals.length !== command.positionals.length) {
     throw new CordageError('invalid_input', `"${name}" takes ${command.positionals.length ? command.positionals.join(' ') : 'no positional arguments'}, got ${parsed.positionals.length ? parsed.positionals.map((p) => JSON.stringify(p)).join(' ') : 'none'}; usage: ${command.usage}`)

@@ -1,0 +1,124 @@
+/**
+ * The `cordage` binary, run as a real child process: what it prints and the exit code for each outcome.
+ */
+import assert from 'node:assert/strict'
+import { spawnSync } from 'node:child_process'
+import { writeFileSync } from 'node:fs'
+import { join, resolve } from 'node:path'
+import { describe, it } from 'node:test'
+import { stringify } from 'yaml'
+import type { RunEvent } from 'cordage'
+import { main } from '../core/cli/main.ts'
+import { deskPreset, refundAnswer, tempDir, type DeskOptions } from './helpers.ts'
+
+const bin = resolve(import.meta.dirname, '../core/cli/bin.js')
+const root = resolve(import.meta.dirname, '..')
+
+function cordage(args: string[], cwd = root) {
+  const result = spawnSync(process.execPath, [bin, ...args], { cwd, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } })
+  return { code: result.status, stdout: result.stdout, stderr: result.stderr }
+}
+
+function presetFile(options: DeskOptions): string {
+  const dir = tempDir()
+  const file = join(dir, 'preset.yml')
+  writeFileSync(file, stringify(deskPreset({ retry: { attempts: 2, backoffMs: 1 }, ...options }, 'outbox.jsonl')))
+  return file
+}
+
+function jsonEvents(stdout: string): RunEvent[] {
+  return stdout.trim().split('\n').map((line) => JSON.parse(line))
+}
+
+describe('cordage CLI', () => {
+  it('runs the default preset, printing events live, and exits 0 on COMPLETED', () => {
+    const { code, stdout, stderr } = cordage(['run', '--preset', 'presets/default.yml'])
+    assert.equal(code, 0, stderr)
+    assert.match(stdout, /^ {3}1 run\/start/m)
+    assert.match(stdout, /tool\/decision +s1\.a1 +allow rule=read-only/)
+    assert.match(stdout, /run\/end +t1 +COMPLETED steps=2/)
+    assert.match(stderr, /^run run_\S+ COMPLETED$/m)
+  })
+
+  it('prints one JSON object per line with --json, the last being run/end with status and failure code', () => {
+    const { code, stdout } = cordage(['run', '--preset', 'presets/default.yml', '--json'])
+    assert.equal(code, 0)
+    const events = jsonEvents(stdout)
+    events.forEach((e, i) => assert.equal(e.seq, i + 1))
+    const last = events.at(-1)!
+    assert.ok(last.type === 'run/end')
+    assert.equal(last.data.status, 'COMPLETED')
+    assert.ok('failureCode' in last.data || last.data.failureCode === undefined)
+  })
+
+  const outcomes: [string, DeskOptions, number, string, string | undefined][] = [
+    ['FAILED (tool_timeout)', { script: [{ tool: 'slow_lookup', args: { query: 'q' } }] }, 1, 'FAILED', 'tool_timeout'],
+    ['FAILED_VERIFICATION', { script: [{ final: 'no sources' }] }, 3, 'FAILED_VERIFICATION', 'missing_evidence'],
+    ['STOPPED', { script: [{ tool: 'lookup_policy', args: { topic: 'refunds' } }], model: { onExhausted: 'repeat-last' }, budgets: { maxSteps: 2 } }, 4, 'STOPPED', 'max_steps'],
+  ]
+  for (const [what, options, exit, status, failureCode] of outcomes) {
+    it(`exits ${exit} for ${what}`, () => {
+      const { code, stdout } = cordage(['run', '--preset', presetFile(options), '--json'])
+      assert.equal(code, exit)
+      const last = jsonEvents(stdout).at(-1)!
+      assert.ok(last.type === 'run/end')
+      assert.deepEqual([last.data.status, last.data.failureCode], [status, failureCode])
+    })
+  }
+
+  it('exits 5 when the run waits for approval, and says how to approve it', () => {
+    const file = presetFile({ script: [{ tool: 'record_followup', args: { ticketId: 'T-1', note: 'n' } }] })
+    const { code, stdout, stderr } = cordage(['run', '--preset', file])
+    assert.equal(code, 5)
+    assert.match(stdout, /run\/paused +s1 +WAITING_APPROVAL/)
+    const runId = /^run (run_\S+) WAITING_APPROVAL$/m.exec(stderr)?.[1]
+    assert.ok(runId, stderr)
+    assert.match(stderr, new RegExp(`approve: cordage approve ${runId} s1\\.a1 --preset ${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`))
+  })
+
+  it('takes the task from --task and the agent from --agent', () => {
+    const { code, stdout } = cordage(['run', '--preset', 'presets/minimal.yml', '--agent', 'echo', '--task', 'Say something nice', '--json'])
+    assert.equal(code, 0)
+    const start = jsonEvents(stdout)[0]
+    assert.ok(start.type === 'run/start' && start.data.task === 'Say something nice' && start.data.agent === 'echo')
+  })
+
+  const usage: [string, string[], RegExp][] = [
+    ['an unknown command', ['fly'], /error \[invalid_input\]: unknown command "fly"; commands: run, approve/],
+    ['an unknown flag', ['run', '--presets', 'x'], /Unknown option '--presets'; "run" takes: --preset, --agent, --task, --json/],
+    ['a missing positional', ['approve', 'run_1'], /"approve" takes RUN ACTION, got "run_1"/],
+    ['a preset that does not exist', ['run', '--preset', 'nope.yml'], /error \[preset_not_found\]: preset file nope\.yml does not exist/],
+    ['an unknown agent', ['run', '--preset', 'presets/default.yml', '--agent', 'sales'], /error \[agent_not_found\]: preset presets\/default\.yml has no agent "sales"; agents: support/],
+    ['a run the store does not have', ['approve', 'run_nope', 's1.a1', '--preset', 'presets/default.yml'], /error \[run_not_found\]: no run run_nope in store-memory/],
+    ['a negative --after', ['events', 'run_1', '--after=-3', '--preset', 'presets/default.yml'], /--after must be a whole number ≥ 0, got "-3"/],
+    ['a bad preset', ['check', '--preset', 'test/fixtures/presets/unknown-key.yml'], /unknown-key\.yml:5:7 agents\.support\.budgets\.maxStep: unknown key/],
+  ]
+  for (const [what, args, message] of usage) {
+    it(`exits 2 with a clear message for ${what}`, () => {
+      const { code, stderr, stdout } = cordage(args)
+      assert.equal(code, 2, stderr + stdout)
+      assert.match(stderr, message)
+      assert.equal(stdout, '', 'errors go to stderr only')
+    })
+  }
+
+  it('prints help for the whole tool and for each command', async () => {
+    const lines: string[] = []
+    const io = { out: (l: string) => lines.push(l), err: (l: string) => lines.push(l) }
+    assert.equal(await main(['--help'], io), 0)
+    assert.match(lines.join('\n'), /exit codes: 0 completed · 1 failed · 2 usage or config error · 3 failed verification · 4 stopped \(budget\) · 5 waiting · 6 cancelled/)
+    lines.length = 0
+    assert.equal(await main(['events', '--help'], io), 0)
+    assert.match(lines.join('\n'), /usage: cordage events RUN \[--preset FILE\] \[--after SEQ\] \[--follow\]/)
+  })
+
+  it('lists what each agent would load with check --json', async () => {
+    const file = presetFile({ script: [{ final: refundAnswer }] })
+    const out: string[] = []
+    assert.equal(await main(['check', '--preset', file, '--json'], { out: (l) => out.push(l), err: () => {} }), 0)
+    assert.deepEqual(JSON.parse(out[0]), {
+      agent: 'support',
+      plugins: { 'model-scripted': '1.0.0', 'store-memory': '1.0.0', 'tools-registry': '1.0.0', 'context-basic': '1.0.0', 'verifier-basic': '1.0.0', 'policy-rules': '1.0.0', 'support-desk': '1.0.0' },
+    })
+  })
+})

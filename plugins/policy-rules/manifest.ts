@@ -38,7 +38,8 @@ const sideEffect = Schema.union(['none', 'local', 'external'])
 const argMatcher: Schema<ArgMatcher> = Schema.union([
   Schema.string(), Schema.number(), Schema.boolean(),
   Schema.object({
-    equals: Schema.any(), regex: Schema.string(), in: Schema.array(Schema.any()),
+    // `in` is optional: schemastery would otherwise default an absent array to [] and no value is in [].
+    equals: Schema.any(), regex: Schema.string(), in: Schema.union([Schema.const(undefined as never), Schema.array(Schema.any())]),
     gt: Schema.number(), gte: Schema.number(), lt: Schema.number(), lte: Schema.number(), exists: Schema.boolean(),
   }) as Schema<any>,
 ]) as Schema<any>

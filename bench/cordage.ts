@@ -1,0 +1,125 @@
+/**
+ * Cordage under the bench: a real agent context with the built-in store, context, tools, policy and
+ * verifier plugins, a bench-only scripted model and a no-op tool. Every kernel invariant is on in this
+ * path: each call gets a recorded policy decision and a ticket, every event is appended to the store
+ * with its seq and dispatched, budgets are checked at every boundary.
+ *
+ * The model is written here rather than taken from plugins/model-scripted because that plugin copies
+ * every request for tests to inspect; the peers' scripted models do no such thing.
+ */
+import { Context, type ForkScope } from 'cordis'
+import { z } from 'zod'
+import { AgentRuntime, createAgentContext, defineTool, definePlugin, type CordagePlugin, type ModelRequest, type ModelResponse, type ModelService } from 'cordage'
+import storeMemory from '../plugins/store-memory/index.ts'
+import contextBasic from '../plugins/context-basic/index.ts'
+import toolsRegistry from '../plugins/tools-registry/index.ts'
+import policyRules from '../plugins/policy-rules/index.ts'
+import verifierBasic from '../plugins/verifier-basic/index.ts'
+import { gc, type Subject } from './measure.ts'
+
+/** Calls the no-op tool until step `steps`, then answers. The step index comes from the kernel. */
+class ScriptModel implements ModelService {
+  steps = 1
+  async respond(request: ModelRequest): Promise<ModelResponse> {
+    const usage = { inputTokens: 0, outputTokens: 0, costUsd: 0 }
+    if (request.stepIndex < this.steps) return { decision: { kind: 'tool_calls', calls: [{ name: 'noop', args: {} }] }, usage }
+    return { decision: { kind: 'final', text: 'done' }, usage }
+  }
+}
+
+const modelPlugin = definePlugin({ name: 'bench-model', version: '1.0.0', provides: { model: '1.0.0' } }, (ctx, model: ScriptModel) => {
+  ctx.set('model', model)
+})
+
+/** Calls of the no-op tool body, so a run whose calls were all refused cannot pass for a good one. */
+let toolRuns = 0
+
+const noopPlugin = definePlugin({ name: 'bench-noop', version: '1.0.0', requires: { tools: '^1.0.0' } }, (ctx) => {
+  ctx.tools.register(defineTool({
+    name: 'noop', description: 'does nothing', input: z.object({}), sideEffect: 'none',
+    run: () => { toolRuns++; return { output: null, observation: 'ok' } },
+  }))
+})
+
+/**
+ * The host validates config and fills defaults from each manifest's schema before plugging; plugging
+ * directly, the bench does the same so every plugin gets the complete config it expects.
+ */
+function configured(plugin: CordagePlugin, partial: unknown = {}): [CordagePlugin, unknown] {
+  return [plugin, plugin.manifest.config ? plugin.manifest.config(partial) : partial]
+}
+
+export interface Harness {
+  agent: AgentRuntime
+  model: ScriptModel
+  forks: ForkScope[]
+}
+
+/** A fresh root, agent context and plugins: an agent as the host would build it, with an empty store. */
+export async function buildHarness(): Promise<Harness> {
+  const ctx = createAgentContext(new Context(), 'bench')
+  const model = new ScriptModel()
+  const plugins: [CordagePlugin, unknown][] = [
+    configured(storeMemory),
+    configured(contextBasic),
+    configured(toolsRegistry),
+    configured(policyRules, { rules: [{ id: 'all', verdict: 'allow', match: {} }], default: 'deny' }),
+    configured(verifierBasic, { pattern: 'x', minCount: 0, mustBeObserved: false, repairable: false }),
+    [modelPlugin, model],
+    [noopPlugin, {}],
+  ]
+  const forks = plugins.map(([plugin, config]) => ctx.plugin(plugin, config))
+  // Every plugin here starts synchronously; one turn of the event loop lets cordis finish applying them.
+  await new Promise((resolve) => setImmediate(resolve))
+  for (const fork of forks) if (fork.error || !fork.isActive) throw new Error(`cordage: a bench plugin did not start: ${fork.error ?? 'inactive'}`)
+  return { agent: new AgentRuntime(ctx, { name: 'bench', budgets: { maxSteps: 1_000_000 } }), model, forks }
+}
+
+export async function runOnce(h: Harness, steps: number): Promise<void> {
+  h.model.steps = steps
+  const before = toolRuns
+  const state = await h.agent.run('task', { budgets: { maxSteps: steps + 1 } })
+  if (state.status !== 'COMPLETED' || state.steps !== steps || toolRuns - before !== steps - 1) {
+    throw new Error(`cordage: run ended ${state.status} after ${state.steps} of ${steps} steps, ${toolRuns - before} tool calls (${state.failureCode ?? ''} ${state.reason ?? ''})`)
+  }
+}
+
+/**
+ * The memory store keeps every run for the life of the process. Left alone, thousands of timed runs
+ * would grow the heap by hundreds of MB and the bench would end up measuring the collector; the peers
+ * keep nothing between runs. So the harness is rebuilt (untimed) every `recycleEvery` runs. What the
+ * store keeps is measured separately, by {@link retainedPerRun}.
+ */
+export async function cordageSubject(recycleEvery = 200): Promise<Subject> {
+  let h = await buildHarness()
+  let runs = 0
+  return {
+    name: 'Cordage',
+    run: (steps) => runOnce(h, steps),
+    async between() {
+      if (++runs % recycleEvery !== 0) return
+      for (const fork of h.forks) fork.dispose()
+      h = await buildHarness()
+    },
+  }
+}
+
+/**
+ * Heap kept per finished run: `runs` runs of `steps` steps on a fresh harness, each run reachable only
+ * as the store keeps it (its events and summary). Full collections before and after; the difference
+ * divided by the number of runs. Some runs go first so that code and caches exist and are not
+ * counted as kept by the store.
+ */
+export async function retainedPerRun(steps: number, runs: number): Promise<{ bytesPerRun: number; stored: number }> {
+  const h = await buildHarness()
+  const first = 20
+  for (let i = 0; i < first; i++) await runOnce(h, steps)
+  gc()
+  const before = process.memoryUsage().heapUsed
+  for (let i = 0; i < runs; i++) await runOnce(h, steps)
+  gc()
+  const after = process.memoryUsage().heapUsed
+  const stored = (await h.agent.store().list({ limit: Infinity })).length
+  if (stored !== runs + first) throw new Error(`cordage: the store holds ${stored} runs, expected ${runs + first}`)
+  return { bytesPerRun: (after - before) / runs, stored }
+}

@@ -64,12 +64,15 @@ export class AgentRuntime {
   readonly options: ResolvedAgentOptions
   readonly plugins: Record<string, string>
   private active = new Map<string, { driver: RunDriver; done: Promise<RunState> }>()
+  /** Bumped whenever cordis sets or removes any service, so runs re-read theirs only after a change. */
+  servicesVersion = 0
 
   constructor(readonly ctx: Context, options: AgentOptions) {
     this.name = options.name
     this.budgets = { ...DefaultBudgets, ...options.budgets }
     this.plugins = options.plugins ?? {}
     this.dispatch = createDispatch(ctx, options.name)
+    ctx.on('internal/service', () => { this.servicesVersion++ })
     this.options = {
       contextTokens: options.contextTokens,
       modelRetry: options.modelRetry ?? { attempts: 3, backoffMs: 250 },
@@ -220,9 +223,13 @@ export class AgentRuntime {
     return this.track(driver, async () => { await driver.rec.flush(); return driver.drive() })
   }
 
+  /**
+   * Drive `body` for a run. It starts on the next microtask: the caller has the handle (and the run id)
+   * before any event of the run is dispatched, even with a store that writes synchronously.
+   */
   private track(driver: RunDriver, body: () => Promise<RunState>): RunHandle {
     const runId = driver.runId
-    const done = body().finally(() => { if (this.active.get(runId)?.driver === driver) this.active.delete(runId) })
+    const done = Promise.resolve().then(body).finally(() => { if (this.active.get(runId)?.driver === driver) this.active.delete(runId) })
     this.active.set(runId, { driver, done })
     return { runId, done }
   }

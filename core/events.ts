@@ -59,8 +59,11 @@ export interface RunEventMap {
   'turn/start': { input: string }
   'turn/end': { answer?: string }
   'step/start': { index: number }
-  /** The projection for this step was assembled (a summary; the projection is rebuilt from state). */
-  'step/context': { messages: number; tokens: number; sources: number[]; tools: string[] }
+  /**
+   * The projection for this step was assembled. A summary: the projection itself is rebuilt from state
+   * (each message carries the seq it came from), so the log grows with events, not with copies of context.
+   */
+  'step/context': { messages: number; tokens: number; tools: string[] }
   /** The compactor shrank the projection for this step. */
   'step/compacted': { before: number; after: number; summarised: number[] }
   'step/model-request': { model: string; messages: number; tools: string[]; attempt: number }

@@ -10,8 +10,14 @@ export class StepGate {
   private pending: Promise<void> | undefined
   private drained: (() => void) | undefined
 
-  /** Called before a step starts. Resolves at once unless a swap is waiting or running. */
-  async enter(): Promise<void> {
+  /** Called before a step starts. Returns nothing (no await needed) unless a swap is waiting or running. */
+  enter(): Promise<void> | undefined {
+    if (this.pending) return this.waitThenEnter()
+    this.inFlight++
+    return undefined
+  }
+
+  private async waitThenEnter(): Promise<void> {
     while (this.pending) await this.pending
     this.inFlight++
   }

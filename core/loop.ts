@@ -9,8 +9,8 @@
 import { overBudget, outOfSteps } from './budget.ts'
 import { readService, type ServiceEntry } from './cordis.ts'
 import { CordageError, Codes, type Code, type ErrorKind } from './errors.ts'
-import { hashArgs } from './hash.ts'
-import { Recorder } from './recorder.ts'
+import { freezeArgs, hashArgs } from './hash.ts'
+import { Recorder, type EventIds } from './recorder.ts'
 import { toView, type Tool, type ToolView } from './services/tools.ts'
 import type { ContextMessage, ContextService } from './services/context.ts'
 import type { CompactorService } from './services/compactor.ts'
@@ -22,6 +22,7 @@ import type { VerifierService } from './services/verifier.ts'
 import type { ActionState, RunState } from './state.ts'
 import type { TerminalStatus, WaitingStatus } from './status.ts'
 import { issueTicket } from './ticket.ts'
+import { ToolCall } from './tool-call.ts'
 import type { AgentRuntime } from './agent.ts'
 import { KernelProducer } from './version.ts'
 
@@ -45,9 +46,19 @@ export class RunDriver {
   private cancelRequest: { by: string; reason?: string; at: number } | undefined
   private suspendRequest: { by: string; reason: string } | undefined
   private services!: StepServices
+  /** The agent's services version {@link services} was read at; -1 forces a read at the first step. */
+  private servicesVersion = -1
+  /** The visible set of the current step, by name, and what the model is shown of it. */
   private visible = new Map<string, Tool>()
+  private visibleViews: ToolView[] = []
+  private visibleNames: string[] = []
+  /** The list the tools service returned last; views are rebuilt only when it returns a different one. */
+  private visibleSource: Tool[] | undefined
   private visibleFor = ''
   private inStep = false
+  private at = { turns: -1, steps: -1, open: false, ids: {} as EventIds }
+  /** The tool call in flight, so cancellation can reach it. */
+  private toolCall: ToolCall | undefined
 
   constructor(readonly agent: AgentRuntime, readonly state: RunState) {
     this.rec = new Recorder(state, () => this.store(), agent.dispatch)
@@ -57,8 +68,20 @@ export class RunDriver {
     return this.state.runId
   }
 
-  private get ids() {
-    return { turnId: this.state.turns ? `t${this.state.turns}` : undefined, stepId: this.state.stepOpen ? `s${this.state.steps}` : undefined }
+  /** Turn and step ids of where the run is now, rebuilt only when the run moves (this is read for every event). */
+  private get ids(): EventIds {
+    const { turns, steps, stepOpen } = this.state
+    const at = this.at
+    if (at.turns !== turns || at.steps !== steps || at.open !== stepOpen) {
+      this.at = { turns, steps, open: stepOpen, ids: { turnId: turns ? `t${turns}` : undefined, stepId: stepOpen ? `s${steps}` : undefined } }
+    }
+    return this.at.ids
+  }
+
+  /** The current ids plus an action and a cause. */
+  private idsOf(actionId: string | undefined, causation?: number): EventIds {
+    const { turnId, stepId } = this.ids
+    return { turnId, stepId, actionId, causation }
   }
 
   private store(): StoreService {
@@ -70,7 +93,9 @@ export class RunDriver {
   /** Ask the run to stop; it ends CANCELLED at its next boundary, aborting the model call or tool in flight. */
   cancel(by: string, reason?: string): void {
     this.cancelRequest ??= { by, reason, at: Date.now() }
-    this.abort.abort(new CordageError('cancelled', reason ?? `cancelled by ${by}`))
+    const error = new CordageError('cancelled', reason ?? `cancelled by ${by}`)
+    this.abort.abort(error)
+    this.toolCall?.abort(error)
   }
 
   /** Ask the run to pause SUSPENDED at its next boundary. */
@@ -98,9 +123,10 @@ export class RunDriver {
     if (bound) return this.end('STOPPED', bound.code, bound.reason)
 
     if (!this.inStep) {
-      await this.agent.gate.enter()
+      const wait = this.agent.gate.enter()
+      if (wait) await wait
       this.inStep = true
-      const missing = this.resolveServices()
+      const missing = this.servicesVersion === this.agent.servicesVersion ? undefined : this.resolveServices()
       if (missing) return this.pause('SUSPENDED', `service "${missing}" is not provided; the run resumes when it is`, 'suspend')
     }
 
@@ -108,7 +134,7 @@ export class RunDriver {
     if (next) return this.act(this.state.actions[next])
 
     if (this.state.stepOpen) {
-      this.rec.record('step/end', { actions: this.actionsOf(`s${this.state.steps}`) }, KernelProducer, this.ids)
+      this.rec.record('step/end', { actions: this.state.stepActions }, KernelProducer, this.ids)
       await this.rec.flush()
       this.leaveStep()
       return 'continue'
@@ -134,6 +160,7 @@ export class RunDriver {
     }
     found.compactor = readService<CompactorService>(ctx, 'compactor')
     this.services = found as StepServices
+    this.servicesVersion = this.agent.servicesVersion
     return undefined
   }
 
@@ -145,7 +172,8 @@ export class RunDriver {
     this.rec.record('step/start', { index }, KernelProducer, { turnId: this.ids.turnId, stepId: `s${index}` })
     const ids = this.ids
 
-    const views = (await this.visibleTools()).map(toView)
+    await this.visibleTools()
+    const views = this.visibleViews
 
     let projection = await context.value.assemble({ state: this.state, tools: views })
     const limit = this.agent.options.contextTokens
@@ -157,19 +185,19 @@ export class RunDriver {
         projection = compacted
       }
     }
-    const sources: number[] = []
-    for (const m of projection.messages) if (m.source) sources.push(m.source)
-    this.rec.record('step/context', { messages: projection.messages.length, tokens: projection.tokens, sources, tools: views.map((t) => t.name) }, context.provider, ids)
+    this.rec.record('step/context', { messages: projection.messages.length, tokens: projection.tokens, tools: this.visibleNames }, context.provider, ids)
 
     const response = await this.callModel(model, projection.messages, views, index)
     if (!response) return 'halt'
     const decision = response.decision
-    const responded = this.rec.record('step/model-response', { decision, usage: response.usage, model: response.model }, model.provider, { ...ids, causation: this.state.lastSeq })
+    const responded = this.rec.record('step/model-response', { decision, usage: response.usage, model: response.model }, model.provider, this.idsOf(undefined, this.state.lastSeq))
 
     if (decision.kind === 'tool_calls') {
       decision.calls.forEach((call, i) => {
-        this.rec.record('tool/proposed', { tool: call.name, args: call.args, argsHash: hashArgs(call.args), callId: call.callId, argsError: call.argsError },
-          KernelProducer, { ...ids, actionId: `${ids.stepId}.a${i + 1}`, causation: responded.seq })
+        // Frozen from here on: the decision, the ticket and the call are about these exact arguments.
+        const args = freezeArgs(call.args)
+        this.rec.record('tool/proposed', { tool: call.name, args, argsHash: hashArgs(args), callId: call.callId, argsError: call.argsError },
+          KernelProducer, this.idsOf(`${ids.stepId}.a${i + 1}`, responded.seq))
       })
       // Persist the model's answer before acting on it: a crash from here on never asks the model again.
       await this.rec.flush()
@@ -184,9 +212,9 @@ export class RunDriver {
     const ids = this.ids
     const { attempts, backoffMs } = this.agent.options.modelRetry
     for (let attempt = 1; ; attempt++) {
-      const request = this.rec.record('step/model-request', { model: model.provider, messages: messages.length, tools: tools.map((t) => t.name), attempt }, KernelProducer, ids)
+      const request = this.rec.record('step/model-request', { model: model.provider, messages: messages.length, tools: this.visibleNames, attempt }, KernelProducer, ids)
       await this.rec.flush()
-      const signal = this.stepSignal()
+      const signal = this.modelSignal()
       try {
         const response = await model.value.respond({ runId: this.runId, stepId: ids.stepId!, stepIndex: index, messages, tools, signal: signal.signal })
         const problem = invalidResponse(response)
@@ -198,7 +226,7 @@ export class RunDriver {
         const { code, kind, message } = classify(error, 'model_permanent')
         const retry = code === 'model_transient' && attempt < attempts
         const retryInMs = retry ? jitter(backoffMs * 2 ** (attempt - 1)) : undefined
-        this.rec.record('step/model-error', { errorClass: kind, code, message, attempt, retryInMs }, model.provider, { ...ids, causation: request.seq })
+        this.rec.record('step/model-error', { errorClass: kind, code, message, attempt, retryInMs }, model.provider, this.idsOf(undefined, request.seq))
         await this.rec.flush()
         if (!retry) { await this.end('FAILED', code, message); return undefined }
         await sleep(retryInMs!, this.abort.signal)
@@ -208,30 +236,33 @@ export class RunDriver {
     }
   }
 
-  /** An abort signal for one model call: fires on cancellation and at the run's deadline. */
-  private stepSignal() {
+  /**
+   * The abort signal for one model call: the run's own signal (cancellation), plus the deadline when the
+   * run has one. Without a deadline nothing is allocated: signals and listeners cost microseconds a step.
+   */
+  private modelSignal(): { signal: AbortSignal; deadlineHit: boolean; dispose(): void } {
+    if (this.state.deadline === undefined) return { signal: this.abort.signal, deadlineHit: false, dispose() {} }
     const controller = new AbortController()
     const state = { signal: controller.signal, deadlineHit: false, dispose: () => {} }
     const onCancel = () => controller.abort(this.abort.signal.reason)
     this.abort.signal.addEventListener('abort', onCancel, { once: true })
-    let timer: ReturnType<typeof setTimeout> | undefined
-    if (this.state.deadline !== undefined) {
-      timer = setTimeout(() => { state.deadlineHit = true; controller.abort(new CordageError('deadline_exceeded')) }, Math.max(0, this.state.deadline - Date.now()))
-    }
+    const timer = setTimeout(() => { state.deadlineHit = true; controller.abort(new CordageError('deadline_exceeded')) }, Math.max(0, this.state.deadline - Date.now()))
     state.dispose = () => { clearTimeout(timer); this.abort.signal.removeEventListener('abort', onCancel) }
     return state
   }
 
   /** The step's visible tools, asked of the tools service once per step (also for a step resumed in a new process). */
-  private async visibleTools(): Promise<Tool[]> {
+  private async visibleTools(): Promise<void> {
     const stepId = `s${this.state.steps}`
-    if (this.visibleFor !== stepId) {
-      const visible = await this.services.tools.value.visible({ state: this.state })
-      this.visible.clear()
-      for (const tool of visible) this.visible.set(tool.name, tool)
-      this.visibleFor = stepId
-    }
-    return [...this.visible.values()]
+    if (this.visibleFor === stepId) return
+    const visible = await this.services.tools.value.visible({ state: this.state })
+    this.visibleFor = stepId
+    if (visible === this.visibleSource) return
+    this.visibleSource = visible
+    this.visible.clear()
+    for (const tool of visible) this.visible.set(tool.name, tool)
+    this.visibleViews = visible.map(toView)
+    this.visibleNames = visible.map((t) => t.name)
   }
 
   // ── actions: validate → policy → (approval) → ticket → execute ───────────────────────────────────
@@ -277,7 +308,7 @@ export class RunDriver {
 
   /** A call that never starts: the reason becomes an observation for the model. */
   private async reject(action: ActionState, code: Code, observation: string): Promise<Next> {
-    this.rec.record('tool/error', { tool: action.tool, errorClass: Codes[code].kind, code, message: observation, observation }, KernelProducer, { ...this.ids, actionId: action.id, causation: action.proposedSeq })
+    this.rec.record('tool/error', { tool: action.tool, errorClass: Codes[code].kind, code, message: observation, observation }, KernelProducer, this.idsOf(action.id, action.proposedSeq))
     await this.rec.flush()
     return 'continue'
   }
@@ -291,7 +322,7 @@ export class RunDriver {
     } catch (error) {
       decision = { verdict: 'deny', ruleId: 'policy-error', reason: `policy failed, denied to fail closed: ${(error as Error).message}` }
     }
-    const ids = { ...this.ids, actionId: action.id, causation: action.approval?.seq ?? action.proposedSeq }
+    const ids = this.idsOf(action.id, action.approval?.seq ?? action.proposedSeq)
     const recorded = this.rec.record('tool/decision', { verdict: decision.verdict, ruleId: decision.ruleId, policyVersion: policy.value.version, reason: decision.reason }, policy.provider, ids)
     if (decision.verdict === 'deny') { await this.rec.flush(); return 'continue' }
     if (decision.verdict === 'ask') {
@@ -304,24 +335,27 @@ export class RunDriver {
   }
 
   private async execute(action: ActionState, tool: Tool, policyVersion: string, causation: number): Promise<Next> {
-    const ids = { ...this.ids, actionId: action.id }
     const producer = tool.owner ?? KernelProducer
     const idempotencyKey = `${this.runId}/${action.id}`
     for (let attempt = action.attempts + 1; ; attempt++) {
       const ticket = issueTicket({ runId: this.runId, actionId: action.id, tool: tool.name, argsHash: action.argsHash, policyVersion, ttlMs: this.agent.options.ticketTtlMs })
-      const started = this.rec.record('tool/start', { tool: tool.name, attempt, ticket: ticket.id, idempotencyKey, argsHash: action.argsHash, policyVersion, timeoutMs: tool.timeoutMs }, KernelProducer, { ...ids, causation })
+      const started = this.rec.record('tool/start', { tool: tool.name, attempt, ticket: ticket.id, idempotencyKey, argsHash: action.argsHash, policyVersion, timeoutMs: tool.timeoutMs }, KernelProducer, this.idsOf(action.id, causation))
       await this.rec.flush()
       const t0 = performance.now()
       try {
-        const result = await runWithTimeout(tool, ticket, action.args, { runId: this.runId, actionId: action.id, idempotencyKey, attempt }, this.abort.signal)
+        if (this.cancelRequest) throw this.abort.signal.reason
+        this.toolCall = new ToolCall(tool, ticket, action.args, { runId: this.runId, actionId: action.id, idempotencyKey, attempt })
+        const result = await this.toolCall.result
+        this.toolCall = undefined
         const observation = result.observation ?? observe(result.output, this.agent.options.observationChars)
-        this.rec.record('tool/end', { tool: tool.name, attempt, output: result.output ?? null, observation, receipt: result.receipt, durationMs: Math.round(performance.now() - t0) }, producer, { ...ids, causation: started.seq })
+        this.rec.record('tool/end', { tool: tool.name, attempt, output: result.output ?? null, observation, receipt: result.receipt, durationMs: Math.round(performance.now() - t0) }, producer, this.idsOf(action.id, started.seq))
         await this.rec.flush()
         return 'continue'
       } catch (error) {
         const durationMs = Math.round(performance.now() - t0)
+        this.toolCall = undefined
         if (this.cancelRequest) {
-          this.rec.record('tool/error', { tool: tool.name, attempt, errorClass: 'cancelled', code: 'cancelled', message: 'cancelled while the tool ran', observation: 'The run was cancelled while this tool ran.', durationMs }, producer, { ...ids, causation: started.seq })
+          this.rec.record('tool/error', { tool: tool.name, attempt, errorClass: 'cancelled', code: 'cancelled', message: 'cancelled while the tool ran', observation: 'The run was cancelled while this tool ran.', durationMs }, producer, this.idsOf(action.id, started.seq))
           await this.rec.flush()
           return 'continue'
         }
@@ -332,7 +366,7 @@ export class RunDriver {
         const observation = code === 'tool_timeout'
           ? `${tool.name} did not finish within ${tool.timeoutMs} ms.`
           : `${tool.name} failed (${code}): ${message}`
-        this.rec.record('tool/error', { tool: tool.name, attempt, errorClass: kind, code, message, observation, durationMs, willRetry: willRetry || undefined }, producer, { ...ids, causation: started.seq })
+        this.rec.record('tool/error', { tool: tool.name, attempt, errorClass: kind, code, message, observation, durationMs, willRetry: willRetry || undefined }, producer, this.idsOf(action.id, started.seq))
         await this.rec.flush()
         if (willRetry) continue
         // A timeout leaves the run without the result it asked for; it fails explicitly rather than letting
@@ -349,7 +383,7 @@ export class RunDriver {
   private async verify(answer: string, causation: number): Promise<Next> {
     const verifier = this.services.verifier
     const ids = this.ids
-    const started = this.rec.record('verify/start', { answer }, KernelProducer, { ...ids, causation })
+    const started = this.rec.record('verify/start', { answer }, KernelProducer, this.idsOf(undefined, causation))
     await this.rec.flush()
     let verdict
     try {
@@ -358,11 +392,11 @@ export class RunDriver {
       return this.end('FAILED', 'internal_error', `verifier ${verifier.provider} failed: ${(error as Error).message}`)
     }
     if (verdict.ok) {
-      this.rec.record('verify/end', { ok: true, evidence: verdict.evidence }, verifier.provider, { ...ids, causation: started.seq })
+      this.rec.record('verify/end', { ok: true, evidence: verdict.evidence }, verifier.provider, this.idsOf(undefined, started.seq))
       return this.end('COMPLETED', undefined, undefined, answer)
     }
     const repair = verdict.repairable && this.state.repairs < this.state.budgets.maxRepairs
-    this.rec.record('verify/end', { ok: false, code: verdict.code, reason: verdict.reason, repair, evidence: verdict.evidence ?? [] }, verifier.provider, { ...ids, causation: started.seq })
+    this.rec.record('verify/end', { ok: false, code: verdict.code, reason: verdict.reason, repair, evidence: verdict.evidence ?? [] }, verifier.provider, this.idsOf(undefined, started.seq))
     if (repair) { await this.rec.flush(); return 'continue' }
     return this.end('FAILED_VERIFICATION', verdict.code, verdict.reason, answer)
   }
@@ -376,7 +410,7 @@ export class RunDriver {
     this.rec.record('run/checkpoint', { reason: checkpoint, pending: [...this.state.pending], steps: this.state.steps, usage: { ...this.state.usage } }, KernelProducer, ids)
     // The checkpoint is durable before anyone is asked anything.
     await this.rec.flush()
-    if (approval) this.rec.record('tool/approval-requested', approval, KernelProducer, { ...ids, actionId })
+    if (approval) this.rec.record('tool/approval-requested', approval, KernelProducer, this.idsOf(actionId, this.state.lastSeq))
     this.rec.record('run/paused', { status, reason, actionId }, KernelProducer, ids)
     await this.rec.flush()
     return 'halt'
@@ -392,7 +426,7 @@ export class RunDriver {
 
   async end(status: TerminalStatus, failureCode: Code | undefined, reason?: string, answer?: string): Promise<Next> {
     const ids = this.ids
-    if (this.state.stepOpen) this.rec.record('step/end', { actions: this.actionsOf(ids.stepId!) }, KernelProducer, ids)
+    if (this.state.stepOpen) this.rec.record('step/end', { actions: this.state.stepActions }, KernelProducer, ids)
     if (this.state.turns) this.rec.record('turn/end', { answer }, KernelProducer, { turnId: ids.turnId })
     this.rec.record('run/end', { status, failureCode, reason, answer, usage: { ...this.state.usage }, steps: this.state.steps }, KernelProducer, { turnId: ids.turnId })
     await this.rec.flush()
@@ -412,12 +446,6 @@ export class RunDriver {
       // the store itself failed: nothing more can be recorded; the caller gets the original error
     }
     throw error
-  }
-
-  private actionsOf(stepId: string): number {
-    let n = 0
-    for (const id in this.state.actions) if (this.state.actions[id].stepId === stepId) n++
-    return n
   }
 }
 
@@ -471,32 +499,5 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
     const timer = setTimeout(done, ms)
     signal.addEventListener('abort', done, { once: true })
     function done() { clearTimeout(timer); signal.removeEventListener('abort', done); resolve() }
-  })
-}
-
-/** Invoke a tool under its timeout and the run's cancellation; the tool sees one signal for both. */
-function runWithTimeout(tool: Tool, ticket: ReturnType<typeof issueTicket>, args: unknown, io: { runId: string; actionId: string; idempotencyKey: string; attempt: number }, runSignal: AbortSignal) {
-  const controller = new AbortController()
-  return new Promise<Awaited<ReturnType<Tool['invoke']>>>((resolve, reject) => {
-    const onCancel = () => { controller.abort(runSignal.reason); finish(() => reject(runSignal.reason)) }
-    const timer = setTimeout(() => {
-      const error = new CordageError('tool_timeout', `${tool.name} did not finish within ${tool.timeoutMs} ms`)
-      controller.abort(error)
-      finish(() => reject(error))
-    }, tool.timeoutMs)
-    let settled = false
-    function finish(settle: () => void) {
-      if (settled) return
-      settled = true
-      clearTimeout(timer)
-      runSignal.removeEventListener('abort', onCancel)
-      settle()
-    }
-    if (runSignal.aborted) return onCancel()
-    runSignal.addEventListener('abort', onCancel, { once: true })
-    tool.invoke(ticket, args, { ...io, signal: controller.signal }).then(
-      (result) => finish(() => resolve(result)),
-      (error) => finish(() => reject(error)),
-    )
   })
 }

@@ -61,6 +61,8 @@ export interface RunState {
   steps: number
   /** A step was started and not yet ended. */
   stepOpen: boolean
+  /** Actions the model proposed in the current (or last) step. */
+  stepActions: number
   usage: Usage
   repairs: number
   transcript: TranscriptEntry[]
@@ -76,7 +78,7 @@ export function emptyState(runId: string): RunState {
   return {
     runId, agent: '', task: '', status: 'CREATED', lastSeq: 0, createdAt: 0, updatedAt: 0,
     budgets: { maxSteps: 0, maxRepairs: 0 }, plugins: {}, services: {},
-    turns: 0, steps: 0, stepOpen: false, usage: zeroUsage(), repairs: 0, transcript: [], actions: {}, pending: [],
+    turns: 0, steps: 0, stepOpen: false, stepActions: 0, usage: zeroUsage(), repairs: 0, transcript: [], actions: {}, pending: [],
   }
 }
 
@@ -150,6 +152,7 @@ function applyPayload(state: RunState, event: RunEvent): void {
     case 'step/start':
       state.steps++
       state.stepOpen = true
+      state.stepActions = 0
       return
     case 'step/end':
       state.stepOpen = false
@@ -169,6 +172,7 @@ function applyPayload(state: RunState, event: RunEvent): void {
       const id = need(event, event.actionId)
       state.actions[id] = { id, stepId: need(event, event.stepId), tool: event.data.tool, args: event.data.args, argsHash: event.data.argsHash, callId: event.data.callId, argsError: event.data.argsError, proposedSeq: event.seq, status: 'proposed', attempts: 0 }
       state.pending.push(id)
+      state.stepActions++
       const last = state.transcript[state.transcript.length - 1]
       if (last?.kind === 'assistant') last.actionIds.push(id)
       return

@@ -6,10 +6,11 @@
 import type { RunEvent } from './events.ts'
 import type { RunSummary } from './services/store.ts'
 
+/** Fold one event into a run's summary. Changes `previous` in place (and returns it); creates one for a new run. */
 export function summarize(previous: RunSummary | undefined, event: RunEvent): RunSummary {
-  const summary: RunSummary = previous
-    ? { ...previous, lastSeq: event.seq, updatedAt: event.time }
-    : { runId: event.runId, agent: '', task: '', status: 'CREATED', lastSeq: event.seq, createdAt: event.time, updatedAt: event.time }
+  const summary: RunSummary = previous ?? { runId: event.runId, agent: '', task: '', status: 'CREATED', lastSeq: event.seq, createdAt: event.time, updatedAt: event.time }
+  summary.lastSeq = event.seq
+  summary.updatedAt = event.time
   switch (event.type) {
     case 'run/start':
       summary.agent = event.data.agent

@@ -41,8 +41,8 @@ export interface CallBinding {
 }
 
 const issued = new Map<string, Ticket>()
-/** Ids of redeemed tickets, so a replay says `ticket_reused` rather than `ticket_invalid`. Bounded. */
-const spent = new Set<string>()
+/** Redeemed tickets, so a replay of one says `ticket_reused` rather than `ticket_invalid`. */
+const spent = new WeakSet<Ticket>()
 let counter = 0
 const prefix = Math.random().toString(36).slice(2, 8)
 
@@ -70,13 +70,12 @@ export function redeemTicket(ticket: Ticket | undefined, call: CallBinding, now 
   if (!ticket) throw new CordageError('ticket_missing', `tool "${call.tool}" was invoked without a ticket (run ${call.runId}, action ${call.actionId})`)
   const known = issued.get(ticket.id)
   if (known === undefined) {
-    if (spent.has(ticket.id)) throw new CordageError('ticket_reused', `ticket ${ticket.id} for tool "${call.tool}" was already used`)
+    if (spent.has(ticket)) throw new CordageError('ticket_reused', `ticket ${ticket.id} for tool "${call.tool}" was already used`)
     throw new CordageError('ticket_invalid', `ticket ${String(ticket.id)} for tool "${call.tool}" was not issued by this process`)
   }
   if (known !== ticket) throw new CordageError('ticket_invalid', `ticket ${ticket.id} is a copy, not the ticket that was issued`)
   issued.delete(ticket.id)
-  spent.add(ticket.id)
-  if (spent.size > 4096) spent.delete(spent.values().next().value!)
+  spent.add(ticket)
   if (now > ticket.expiresAt) throw new CordageError('ticket_expired', `ticket ${ticket.id} expired ${now - ticket.expiresAt} ms ago`)
   const argsHash = hashArgs(call.args)
   const mismatch =

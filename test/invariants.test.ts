@@ -269,6 +269,16 @@ describe('invariant 6: evidence is ordered', () => {
     assert.equal(start.data.plugins['support-desk'], '1.0.0')
   })
 
+  it('dispatches no event of a run before start() has returned its id', async () => {
+    harness = await supportDesk({ script: [{ final: refundAnswer }] })
+    const seen: string[] = []
+    let runId: string | undefined
+    harness.app.root.on('run/start', (e) => seen.push(e.runId === runId ? 'mine' : `too early for ${runId}`))
+    runId = harness.agent.start('go').runId
+    await harness.agent.idle()
+    assert.deepEqual(seen, ['mine'])
+  })
+
   it('rebuilds from the store exactly the state the live run had', async () => {
     harness = await supportDesk({ script: [{ tool: 'lookup_policy', args: { topic: 'refunds' } }, { final: refundAnswer }] })
     const live = await harness.agent.run('go')

@@ -35,9 +35,10 @@ export interface StoreService {
    * Contract: `expectedSeq` is the seq of the last event the writer has seen (0 for a new run). The
    * batch must continue it without gaps (`expectedSeq + 1`, `+ 2`, ...). If the run's last seq is not
    * `expectedSeq`, nothing is written and the promise rejects with CordageError `seq_conflict`.
-   * Either the whole batch is durable when the promise resolves, or none of it is.
+   * Either the whole batch is durable when the promise resolves, or none of it is. A store that writes
+   * synchronously (memory, SQLite) may return nothing instead of a promise, and throw instead of rejecting.
    */
-  append(runId: string, events: readonly RunEvent[], expectedSeq: number): Promise<void>
+  append(runId: string, events: readonly RunEvent[], expectedSeq: number): Promise<void> | void
   /** Every event of a run in seq order. Rejects with `run_not_found` for an unknown run. */
   load(runId: string): Promise<RunEvent[]>
   /** Events with seq > `after` (default 0), at most `limit`, in seq order. Unknown run: `run_not_found`. */

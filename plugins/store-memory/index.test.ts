@@ -8,5 +8,5 @@ runStoreContract('store-memory', () => new MemoryStore(1_000_000))
 it('store-memory refuses appends beyond maxEventsPerRun', async () => {
   const store = new MemoryStore(3)
   await store.append('r', runEvents('r', 1, 3), 0)
-  await assert.rejects(store.append('r', runEvents('r', 4, 1), 3), { code: 'invalid_event', message: /more than 3 events/ })
+  await assert.rejects(async () => store.append('r', runEvents('r', 4, 1), 3), { code: 'invalid_event', message: /more than 3 events/ })
 })

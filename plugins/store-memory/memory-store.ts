@@ -10,7 +10,8 @@ export class MemoryStore implements StoreService {
 
   constructor(private maxEventsPerRun: number) {}
 
-  async append(runId: string, events: readonly RunEvent[], expectedSeq: number): Promise<void> {
+  /** Synchronous: memory is as durable as it gets, and the loop skips an await when nothing is returned. */
+  append(runId: string, events: readonly RunEvent[], expectedSeq: number): void {
     const log = this.logs.get(runId)
     const last = log ? log.length : 0
     if (last !== expectedSeq) {

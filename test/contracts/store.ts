@@ -35,15 +35,16 @@ export function runStoreContract(name: string, makeStore: () => Promise<StoreSer
     it('refuses a writer that is behind with seq_conflict and writes nothing', async () => {
       const store = await makeStore()
       await store.append('r1', runEvents('r1', 1, 3), 0)
-      await assert.rejects(store.append('r1', runEvents('r1', 3, 2), 2), { code: 'seq_conflict' })
-      await assert.rejects(store.append('r1', runEvents('r1', 1, 1), 0), { code: 'seq_conflict' })
+      await assert.rejects(async () => store.append('r1', runEvents('r1', 3, 2), 2), { code: 'seq_conflict' })
+      await assert.rejects(async () => store.append('r1', runEvents('r1', 1, 1), 0), { code: 'seq_conflict' })
       assert.equal((await store.load('r1')).length, 3)
     })
 
     it('lets exactly one of two concurrent writers with the same expected seq win', async () => {
       const store = await makeStore()
       await store.append('r1', runEvents('r1', 1, 1), 0)
-      const results = await Promise.allSettled([store.append('r1', runEvents('r1', 2, 1), 1), store.append('r1', runEvents('r1', 2, 2), 1)])
+      const append = async (events: RunEvent[]) => store.append('r1', events, 1)
+      const results = await Promise.allSettled([append(runEvents('r1', 2, 1)), append(runEvents('r1', 2, 2))])
       assert.equal(results.filter((r) => r.status === 'fulfilled').length, 1)
       const rejected = results.find((r) => r.status === 'rejected') as PromiseRejectedResult
       assert.equal(rejected.reason.code, 'seq_conflict')
@@ -54,14 +55,14 @@ export function runStoreContract(name: string, makeStore: () => Promise<StoreSer
     it('refuses a batch with a gap or from another run, writing nothing of it', async () => {
       const store = await makeStore()
       await store.append('r1', runEvents('r1', 1, 1), 0)
-      await assert.rejects(store.append('r1', [...runEvents('r1', 2, 1), ...runEvents('r1', 4, 1)], 1), { code: 'invalid_event' })
-      await assert.rejects(store.append('r1', runEvents('r2', 2, 1), 1), { code: 'invalid_event' })
+      await assert.rejects(async () => store.append('r1', [...runEvents('r1', 2, 1), ...runEvents('r1', 4, 1)], 1), { code: 'invalid_event' })
+      await assert.rejects(async () => store.append('r1', runEvents('r2', 2, 1), 1), { code: 'invalid_event' })
       assert.equal((await store.load('r1')).length, 1)
     })
 
     it('refuses a new run that does not begin with run/start', async () => {
       const store = await makeStore()
-      await assert.rejects(store.append('r9', runEvents('r9', 1, 2).slice(1).map((e) => ({ ...e, seq: 1 })), 0), { code: 'invalid_event' })
+      await assert.rejects(async () => store.append('r9', runEvents('r9', 1, 2).slice(1).map((e) => ({ ...e, seq: 1 })), 0), { code: 'invalid_event' })
     })
 
     it('reads after a cursor, with a limit', async () => {

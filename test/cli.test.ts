@@ -74,6 +74,7 @@ describe('cordage CLI', () => {
     const runId = /^run (run_\S+) WAITING_APPROVAL$/m.exec(stderr)?.[1]
     assert.ok(runId, stderr)
     assert.match(stderr, new RegExp(`approve: cordage approve ${runId} s1\\.a1 --preset ${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`))
+    assert.match(stderr, /note: this agent uses store-memory, which keeps the run only while this process lives/)
   })
 
   it('takes the task from --task and the agent from --agent', () => {

@@ -8,7 +8,7 @@ import { CordageError } from '../errors.ts'
 import { RunEventTypes, type RunEvent } from '../events.ts'
 import { Cordage } from '../host/app.ts'
 import type { RunState } from '../state.ts'
-import { isTerminal, type RunStatus } from '../status.ts'
+import { isTerminal, isWaiting, type RunStatus } from '../status.ts'
 import { KernelVersion } from '../version.ts'
 import type { AgentRuntime, RunHandle } from '../agent.ts'
 import { helpText, parse, type Parsed } from './args.ts'
@@ -55,7 +55,7 @@ const commands: Record<string, Handler> = {
       runId = handle.runId
       const stopOnSignal = cancelOnSignal(agent, handle.runId, io)
       try {
-        return finish(await handle.done, io, !!flags.json, flags)
+        return finish(await handle.done, io, !!flags.json, flags, volatileStore(app, agent.name))
       } finally {
         stopOnSignal()
       }
@@ -202,7 +202,7 @@ function print(io: Output, event: RunEvent, json: boolean) {
   io.out(json ? JSON.stringify(event) : formatEvent(event, io.color))
 }
 
-function finish(state: RunState, io: Output, json: boolean, flags: Parsed['flags']): number {
+function finish(state: RunState, io: Output, json: boolean, flags: Parsed['flags'], volatile = false): number {
   if (!json) {
     const preset = flags.preset ? ` --preset ${flags.preset}` : ''
     const code = state.failureCode ? ` (${state.failureCode})` : ''
@@ -213,12 +213,20 @@ function finish(state: RunState, io: Output, json: boolean, flags: Parsed['flags
     } else if (state.status === 'WAITING_USER') {
       io.err(`  answer:  cordage resume ${state.runId} --input "..."${preset}`)
     }
+    if (volatile && isWaiting(state.status)) {
+      io.err('  note: this agent uses store-memory, which keeps the run only while this process lives; the commands above need a durable store')
+    }
   }
   return exitCodeFor(state.status)
 }
 
 function by(args: Parsed): string {
   return (args.flags.by as string | undefined) ?? 'cli'
+}
+
+/** The agent keeps runs only in this process's memory. */
+function volatileStore(app: Cordage, agent: string): boolean {
+  return 'store-memory' in app.pluginsOf(agent)
 }
 
 function storeHint(app: Cordage): string {

@@ -1,0 +1,9 @@
+/**
+ * @module cordage/host
+ * Loading presets and plugins: what the CLI (and an embedding application) uses. Re-exports only.
+ */
+export { Cordage, type CordageOptions } from './app.ts'
+export { PluginCatalog, BuiltinPluginsDir, type CatalogEntry } from './catalog.ts'
+export { loadPreset, type Preset, type AgentSpec, type PluginRef } from './preset.ts'
+export { planAgent, type AgentPlan, type PlannedPlugin } from './resolve.ts'
+export { checkManifest } from './manifest-check.ts'

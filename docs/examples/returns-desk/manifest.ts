@@ -1,0 +1,21 @@
+import { Schema } from 'cordis'
+import type { Manifest } from 'cordage'
+
+export interface Config {
+  /** Orders the desk knows, by id: amount paid and whether it arrived damaged. */
+  orders: Record<string, { amount: number; damaged: boolean }>
+}
+
+export default {
+  name: 'returns-desk',
+  version: '0.1.0',
+  description: 'Refunds for damaged orders: look up an order, issue a refund, verify the answer names the refund.',
+  requires: { tools: '^1.0.0' },
+  provides: { verifier: '1.0.0' },
+  config: Schema.object({
+    orders: Schema.dict(Schema.object({
+      amount: Schema.number().min(0).required(),
+      damaged: Schema.boolean().default(false),
+    })).default({}).description('Orders by id.'),
+  }),
+} satisfies Manifest

@@ -1,0 +1,103 @@
+/**
+ * Docs are part of the contract: the examples they show are loaded and run here, and the reference
+ * tables (events, error codes, CLI commands) are compared with the code in both directions.
+ */
+import assert from 'node:assert/strict'
+import { readFileSync, writeFileSync } from 'node:fs'
+import { join, resolve } from 'node:path'
+import { describe, it } from 'node:test'
+import { Codes, PluginEventTypes, RunEventTypes, type CordageError } from 'cordage'
+import { Cordage } from '../core/host/app.ts'
+import { Commands } from '../core/cli/args.ts'
+import { ExitCodes } from '../core/cli/exit-codes.ts'
+import { tempDir } from './helpers.ts'
+
+const root = resolve(import.meta.dirname, '..')
+const doc = (name: string) => readFileSync(join(root, name), 'utf8')
+
+/** Fenced blocks of a language, with their text. */
+function blocks(markdown: string, lang: string): string[] {
+  return [...markdown.matchAll(new RegExp('```' + lang + '\\n([\\s\\S]*?)```', 'g'))].map((m) => m[1])
+}
+
+describe('docs/presets.md', () => {
+  const examples = blocks(doc('docs/presets.md'), 'yaml').filter((b) => b.startsWith('# example:'))
+
+  it('has examples to check', () => assert.ok(examples.length >= 5))
+
+  for (const [i, example] of examples.entries()) {
+    const expected = example.split('\n')[0].replace('# example:', '').trim()
+    it(`example ${i + 1} is ${expected === 'valid' ? 'a valid preset' : `refused with ${expected}`}`, async () => {
+      const file = join(tempDir(), 'x.yml')
+      writeFileSync(file, example)
+      if (expected === 'valid') {
+        const app = await Cordage.fromPreset(file)
+        await app.stop()
+        return
+      }
+      await assert.rejects(Cordage.fromPreset(file), (error: CordageError) => {
+        assert.equal(error.code, expected, error.message)
+        return true
+      })
+    })
+  }
+})
+
+describe('docs/writing-a-plugin.md', () => {
+  const text = doc('docs/writing-a-plugin.md')
+
+  it('shows each file of the example plugin exactly as it is', () => {
+    const shown = blocks(text, 'ts').filter((b) => b.startsWith('// file: '))
+    assert.equal(shown.length, 4)
+    for (const block of shown) {
+      const [first, ...rest] = block.split('\n')
+      assert.equal(rest.join('\n'), doc(first.replace('// file: ', '')), `${first} differs from the doc`)
+    }
+    assert.ok(blocks(text, 'yaml').includes(doc('docs/examples/returns-desk.yml')), 'the preset block differs from docs/examples/returns-desk.yml')
+  })
+
+  it('runs: a refund waits for approval, then completes with the refund id as evidence', async () => {
+    const app = await Cordage.fromPreset(join(root, 'docs/examples/returns-desk.yml'))
+    const agent = app.agent('returns')
+    const paused = await agent.run('Order O-7 arrived broken. Please refund it.')
+    assert.equal(paused.status, 'WAITING_APPROVAL')
+    assert.equal(paused.waiting?.actionId, 's2.a1')
+    const done = await (await agent.approve(paused.runId, 's2.a1', { by: 'alice' })).done
+    assert.equal(done.status, 'COMPLETED')
+    const verified = (await agent.store().load(done.runId)).find((e) => e.type === 'verify/end')
+    assert.ok(verified?.type === 'verify/end')
+    assert.deepEqual(verified.data.evidence.map((e) => [e.kind, e.ref]), [['receipt', 'RF-1']])
+    await app.stop()
+  })
+
+  it('runs: a refund over 100 is denied by the preset rule, and an answer naming a refund it did not make fails', async () => {
+    const app = await Cordage.fromPreset(join(root, 'docs/examples/returns-desk.yml'))
+    await app.swap('returns', 'model-scripted', { config: { script: [
+      { tool: 'issue_refund', args: { orderId: 'O-8', amount: 250 } },
+      { final: 'Refunded in full (RF-1).' },
+    ] } })
+    const state = await app.agent('returns').run('Refund O-8')
+    assert.equal(state.actions['s1.a1'].status, 'denied')
+    assert.equal(state.actions['s1.a1'].decision?.ruleId, 'large-refunds')
+    assert.equal(state.status, 'FAILED_VERIFICATION')
+    assert.match(state.reason ?? '', /RF-1 was not issued in this run/)
+    await app.stop()
+  })
+})
+
+describe('README', () => {
+  const readme = doc('README.md')
+
+  it('gives the two-command quick start, and the scripts it names exist', () => {
+    const shell = blocks(readme, 'sh')[0]
+    assert.equal(shell.trim(), 'npm install && npm start\nnpm test')
+    const scripts = JSON.parse(doc('package.json')).scripts
+    assert.ok(scripts.start && scripts.test)
+  })
+
+  it('states the same exit codes as the CLI', () => {
+    assert.match(readme, new RegExp(`exits ${ExitCodes.ok} only when the run completed: ${ExitCodes.failed} failed, ${ExitCodes.usage} usage or configuration error,\\s+${ExitCodes.failedVerification} failed verification, ${ExitCodes.stopped} stopped by a budget, ${ExitCodes.waiting} waiting \\(for approval or the user\\), ${ExitCodes.cancelled} cancelled`))
+  })
+})
+
+export { Codes, PluginEventTypes, RunEventTypes, Commands }

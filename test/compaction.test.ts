@@ -1,0 +1,50 @@
+/**
+ * State is not context (invariant 5): compaction shrinks only what the model sees, never run state, and
+ * a compacted projection that loses the goal or splits a tool call from its result is discarded.
+ */
+import assert from 'node:assert/strict'
+import { resolve } from 'node:path'
+import { afterEach, describe, it } from 'node:test'
+import { refundAnswer, supportDesk, type Harness } from './helpers.ts'
+
+let harness: Harness | undefined
+afterEach(async () => { await harness?.stop(); harness = undefined })
+
+const fixture = (name: string) => ({ path: resolve(import.meta.dirname, 'fixtures/plugins', name) })
+const script = [
+  { tool: 'lookup_policy', args: { topic: 'shipping' } },
+  { tool: 'lookup_policy', args: { topic: 'returns' } },
+  { tool: 'lookup_policy', args: { topic: 'warranty' } },
+  { tool: 'lookup_policy', args: { topic: 'refunds' } },
+  { final: refundAnswer },
+]
+
+describe('compaction', () => {
+  it('shrinks the projection over the limit while run state keeps everything', async () => {
+    harness = await supportDesk({ script, contextTokens: 120, plugins: [fixture('compactor-keep-recent')] })
+    const state = await harness.agent.run('refund window?')
+    assert.equal(state.status, 'COMPLETED')
+    const compacted = (await harness.events(state.runId)).filter((e) => e.type === 'step/compacted')
+    assert.ok(compacted.length >= 2)
+    for (const e of compacted) assert.ok(e.type === 'step/compacted' && e.data.after < e.data.before && e.producer === 'compactor-keep-recent@1.0.0')
+    const last = harness.model().requests.at(-1)!
+    assert.equal(last.messages[1].text, 'refund window?', 'the goal is still there')
+    assert.ok(last.messages.length < state.transcript.length + 1, 'the model saw less than the run holds')
+    assert.equal(state.transcript.filter((t) => t.kind === 'observation').length, 4, 'state kept every observation')
+  })
+
+  it('discards a compaction that splits a tool call from its result', async () => {
+    harness = await supportDesk({ script, contextTokens: 120, plugins: [fixture('compactor-drops-results')] })
+    const state = await harness.agent.run('refund window?')
+    assert.equal(state.status, 'COMPLETED')
+    assert.equal((await harness.events(state.runId)).filter((e) => e.type === 'step/compacted').length, 0)
+    const last = harness.model().requests.at(-1)!
+    assert.equal(last.messages.filter((m) => m.role === 'tool').length, 4, 'the model saw every result')
+  })
+
+  it('does not compact a projection under the limit', async () => {
+    harness = await supportDesk({ script, contextTokens: 100_000, plugins: [fixture('compactor-keep-recent')] })
+    const state = await harness.agent.run('refund window?')
+    assert.equal((await harness.events(state.runId)).filter((e) => e.type === 'step/compacted').length, 0)
+  })
+})

@@ -96,7 +96,7 @@ export class AgentRuntime {
       if (!services.store) throw new CordageError('service_missing', `agent "${this.name}" has no store: add a plugin that provides "store" (for example store-memory)`)
       const now = Date.now()
       driver.rec.record('run/start', {
-        agent: this.name, task, plugins: this.plugins, services, budgets,
+        agent: this.name, task, plugins: { ...this.plugins }, services, budgets,
         deadline: budgets.deadlineMs !== undefined ? now + budgets.deadlineMs : undefined,
       }, KernelProducer)
       driver.rec.record('turn/start', { input: task }, KernelProducer, { turnId: 't1' })
@@ -140,9 +140,10 @@ export class AgentRuntime {
         driver.rec.record('run/resumed', { from: state.status, by, input: actor.input }, KernelProducer, turn(state))
         break
       case 'SUSPENDED':
-      case 'WAITING_RECONCILIATION':
         driver.rec.record('run/resumed', { from: state.status, by }, KernelProducer, turn(state))
         break
+      case 'WAITING_RECONCILIATION':
+        throw new CordageError('run_not_waiting', `run ${runId} waits for someone to settle whether action ${state.waiting?.actionId} took effect (unknown_effect); until reconciliation lands with the durable store, cancel it`)
       case 'WAITING_APPROVAL': {
         const action = state.waiting?.actionId ? state.actions[state.waiting.actionId] : undefined
         if (action?.status === 'awaiting_approval') {
@@ -215,7 +216,7 @@ export class AgentRuntime {
     }
     const by = actor.by ?? 'api'
     const driver = new RunDriver(this, state)
-    driver.rec.record('tool/approval-decided', { approved, by, reason: actor.reason }, KernelProducer, { ...turn(state), stepId: action.stepId, actionId })
+    driver.rec.record('tool/approval-decided', { approved, by, reason: actor.reason }, KernelProducer, { ...turn(state), stepId: action.stepId, actionId, causation: action.requestedSeq })
     if (actor.resume === false) {
       return this.track(driver, async () => { await driver.rec.flush(); return driver.state })
     }
@@ -239,8 +240,9 @@ export class AgentRuntime {
   }
 }
 
+/** Ids for a command's event: the current turn, and the step when the run paused inside one. */
 function turn(state: RunState) {
-  return { turnId: state.turns ? `t${state.turns}` : undefined }
+  return { turnId: state.turns ? `t${state.turns}` : undefined, stepId: state.stepOpen ? `s${state.steps}` : undefined }
 }
 
 function notWaiting(state: RunState): CordageError {

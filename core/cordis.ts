@@ -12,6 +12,7 @@
  */
 import { Context, symbols } from 'cordis'
 import type { RunEvent } from './events.ts'
+import { deepFreeze } from './freeze.ts'
 
 /** Marks an agent's context; hooks registered under it only receive that agent's run events. */
 export const AgentKey: unique symbol = Symbol.for('cordage.agent')
@@ -63,12 +64,21 @@ export function pluginOf(ctx: Context): string | undefined {
   return found === 'unknown' ? undefined : found
 }
 
+/**
+ * The `this` for `ctx.emit(thisArg, ...)` that delivers an event only to listeners under the agent's
+ * context and to listeners outside any agent (cordis filters hooks through `thisArg[Context.filter]`).
+ */
+export function agentFilter(agent: string): object {
+  return { [Context.filter]: (ctx: any) => ctx[AgentKey] === undefined || ctx[AgentKey] === agent }
+}
+
 export type Dispatch = (event: RunEvent) => void
 
 /**
  * Deliver run events of one agent to cordis listeners: listeners registered under another agent's
  * context are skipped, listeners outside any agent (the host, the CLI) receive every agent's events.
- * A listener that throws is reported through `internal/error` and does not disturb the run.
+ * A listener that throws is reported through `internal/error` and does not disturb the run; events are
+ * frozen before the first listener sees them.
  */
 export function createDispatch(ctx: Context, agent: string): Dispatch {
   const lifecycle = (ctx.root as any).lifecycle
@@ -77,6 +87,8 @@ export function createDispatch(ctx: Context, agent: string): Dispatch {
   return (event) => {
     const hooks = hooksOf[event.type]
     if (!hooks || hooks.length === 0) return
+    // The store may keep this very object: a listener must not be able to change the record.
+    deepFreeze(event)
     for (const hook of hooks.slice()) {
       const owner = hook.ctx[AgentKey]
       if (!hook.global && owner !== undefined && owner !== agent) continue

@@ -8,10 +8,12 @@
 /**
  * Error classes from the harness design, each with a default strategy the loop looks up.
  * - feedback: turned into an observation for the model, the run goes on
- * - retry: retried (bounded) when it is safe to do so, else the run fails
+ * - retry: retried (bounded) when it is safe to do so. After the retries, a model failure fails the run,
+ *   a tool timeout fails the run (`tool_timeout`), other tool failures are fed back to the model
  * - stop: the run ends with the code
- * - reconcile: the run waits for reconciliation
- * - raise: thrown to the caller (configuration and usage errors, never inside a run)
+ * - reconcile: the run waits for someone to settle whether an effect happened
+ * - raise: thrown to the caller of a host or kernel API (configuration, usage, conflicts). If a tool
+ *   throws one of these inside a run, the run fails with it: it is a bug or a conflict, not an observation
  */
 export type ErrorKind =
   | 'model_transient' | 'model_permanent' | 'model_semantic'

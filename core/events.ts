@@ -2,7 +2,7 @@
  * @module events
  * The event catalogue. Run events are the durable record of a run (appended to the store, then
  * dispatched to listeners); plugin events describe the plugin runtime and are not stored.
- * docs/events.md has one section per event; test/events-doc.test.ts keeps the two in step.
+ * docs/events.md has one section per event; test/docs.test.ts keeps the two in step.
  */
 import type { Code, ErrorKind } from './errors.ts'
 import type { Decision, Usage } from './services/model.ts'
@@ -48,8 +48,8 @@ export interface RunEventMap {
   }
   /** A durable resume point, recorded before the run waits for anything outside it. */
   'run/checkpoint': { reason: 'approval' | 'user' | 'suspend' | 'reconciliation'; pending: string[]; steps: number; usage: Usage }
-  /** The run stopped driving and waits (for approval, the user, reconciliation, or a resume). */
-  'run/paused': { status: WaitingStatus; reason: string; actionId?: string }
+  /** The run stopped driving and waits (for approval, the user, reconciliation, or a resume). `code` says why, where a code applies. */
+  'run/paused': { status: WaitingStatus; reason: string; actionId?: string; code?: Code }
   /** The run drives again after a wait. */
   'run/resumed': { from: WaitingStatus; by: string; input?: string }
   /** Cancellation was requested; the run is CANCELLING until run/end. */
@@ -64,8 +64,8 @@ export interface RunEventMap {
    * (each message carries the seq it came from), so the log grows with events, not with copies of context.
    */
   'step/context': { messages: number; tokens: number; tools: string[] }
-  /** The compactor shrank the projection for this step. */
-  'step/compacted': { before: number; after: number; summarised: number[] }
+  /** The compactor was asked to shrink the projection; `rejected` says why its result was not used. */
+  'step/compacted': { before: number; after: number; summarised: number[]; rejected?: string }
   'step/model-request': { model: string; messages: number; tools: string[]; attempt: number }
   /** A model request failed; `retryInMs` is set when the kernel will retry. */
   'step/model-error': { errorClass: ErrorKind; code: Code; message: string; attempt: number; retryInMs?: number }
@@ -79,7 +79,11 @@ export interface RunEventMap {
   'tool/approval-decided': { approved: boolean; by: string; reason?: string }
   'tool/start': { tool: string; attempt: number; ticket: string; idempotencyKey: string; argsHash: string; policyVersion: string; timeoutMs: number }
   'tool/end': { tool: string; attempt: number; output: unknown; observation: string; receipt?: unknown; durationMs: number }
-  /** The action failed. After tool/start it closes the call; without one, the call never started. */
+  /**
+   * The action ended without a result. After tool/start it closes the call; without one, the call never
+   * started (unknown tool, invalid arguments, denied, rejected, or the run ended first). Every
+   * tool/proposed is closed by exactly one tool/end or tool/error (not counting retried attempts).
+   */
   'tool/error': { tool: string; attempt?: number; errorClass: ErrorKind; code: Code; message: string; observation: string; durationMs?: number; willRetry?: boolean }
   'verify/start': { answer: string }
   /** `repair` is true when the kernel feeds the reason back to the model for another try. */

@@ -21,7 +21,7 @@ const cache = new WeakMap<object, string>()
 
 /**
  * `sha256:` and the first 32 hex digits of the SHA-256 of the canonical JSON. The hash of a frozen
- * object (see {@link freezeArgs}) is remembered: it cannot change, and the loop and the ticket check
+ * object (the loop freezes proposed arguments) is remembered: it cannot change, and the loop and the ticket check
  * would otherwise hash the same arguments twice per call.
  */
 export function hashArgs(value: unknown): string {
@@ -31,16 +31,4 @@ export function hashArgs(value: unknown): string {
   const digest = 'sha256:' + hash('sha256', canonicalJson(value)).slice(0, 32)
   if (typeof value === 'object' && value !== null && Object.isFrozen(value)) cache.set(value, digest)
   return digest
-}
-
-/**
- * Deep-freeze proposed arguments. Once the policy decision and the ticket are bound to their hash, no
- * listener, plugin or adapter can change them underneath: a frozen object is the object that was decided.
- */
-export function freezeArgs<T>(value: T): T {
-  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
-    for (const key of Object.keys(value)) freezeArgs((value as Record<string, unknown>)[key])
-    Object.freeze(value)
-  }
-  return value
 }

@@ -9,11 +9,12 @@
 import { overBudget, outOfSteps } from './budget.ts'
 import { readService, type ServiceEntry } from './cordis.ts'
 import { CordageError, Codes, type Code, type ErrorKind } from './errors.ts'
-import { freezeArgs, hashArgs } from './hash.ts'
+import { deepFreeze } from './freeze.ts'
+import { hashArgs } from './hash.ts'
 import { Recorder, type EventIds } from './recorder.ts'
 import { toView, type Tool, type ToolView } from './services/tools.ts'
 import type { ContextMessage, ContextService } from './services/context.ts'
-import type { CompactorService } from './services/compactor.ts'
+import type { CompactResult, CompactorService } from './services/compactor.ts'
 import type { Decision, ModelResponse, ModelService } from './services/model.ts'
 import type { PolicyDecision, PolicyService } from './services/policy.ts'
 import type { StoreService } from './services/store.ts'
@@ -127,7 +128,7 @@ export class RunDriver {
       if (wait) await wait
       this.inStep = true
       const missing = this.servicesVersion === this.agent.servicesVersion ? undefined : this.resolveServices()
-      if (missing) return this.pause('SUSPENDED', `service "${missing}" is not provided; the run resumes when it is`, 'suspend')
+      if (missing) return this.pause('SUSPENDED', `service "${missing}" is not provided; resume the run once a plugin provides it`, 'suspend', undefined, undefined, 'service_missing')
     }
 
     const next = this.state.pending[0]
@@ -178,12 +179,19 @@ export class RunDriver {
     let projection = await context.value.assemble({ state: this.state, tools: views })
     const limit = this.agent.options.contextTokens
     if (compactor && limit && projection.tokens > limit) {
-      const compacted = await compactor.value.compact({ state: this.state, projection, limit, signal: this.abort.signal })
-      const problem = checkCompaction(projection, compacted, limit)
-      if (!problem) {
-        this.rec.record('step/compacted', { before: projection.tokens, after: compacted.tokens, summarised: compacted.summarised }, compactor.provider, ids)
-        projection = compacted
+      // A compaction that breaks the projection's promises (or throws) is recorded and not used: the
+      // model then sees the whole projection, which is over the limit but complete.
+      let compacted: CompactResult | undefined
+      let problem: string | undefined
+      try {
+        compacted = await compactor.value.compact({ state: this.state, projection, limit, signal: this.abort.signal })
+        problem = checkCompaction(projection, compacted, limit)
+      } catch (error) {
+        problem = `the compactor failed: ${(error as Error)?.message ?? error}`
       }
+      this.rec.record('step/compacted', { before: projection.tokens, after: compacted?.tokens ?? projection.tokens, summarised: problem ? [] : compacted!.summarised, rejected: problem }, compactor.provider, ids)
+      if (!problem) projection = compacted!
+      if (this.cancelRequest) return this.endCancelled()
     }
     this.rec.record('step/context', { messages: projection.messages.length, tokens: projection.tokens, tools: this.visibleNames }, context.provider, ids)
 
@@ -195,7 +203,7 @@ export class RunDriver {
     if (decision.kind === 'tool_calls') {
       decision.calls.forEach((call, i) => {
         // Frozen from here on: the decision, the ticket and the call are about these exact arguments.
-        const args = freezeArgs(call.args)
+        const args = deepFreeze(call.args)
         this.rec.record('tool/proposed', { tool: call.name, args, argsHash: hashArgs(args), callId: call.callId, argsError: call.argsError },
           KernelProducer, this.idsOf(`${ids.stepId}.a${i + 1}`, responded.seq))
       })
@@ -279,15 +287,23 @@ export class RunDriver {
           const issues = parsed.error.issues.map((i) => `${i.path.length ? i.path.join('.') : '(arguments)'}: ${i.message}`).join('; ')
           return this.reject(action, 'invalid_arguments', `Invalid arguments for ${tool.name}: ${issues}. Fix the arguments and call it again.`)
         }
-        return this.authorize(action, tool)
+        return this.authorize(action, tool, parsed.data)
       }
+      case 'denied':
+        return this.reject(action, 'policy_denied', `Denied by policy (rule ${action.decision!.ruleId}): ${action.decision!.reason}`, action.decision!.seq)
+      case 'rejected':
+        return this.reject(action, 'approval_rejected', `Rejected by ${action.approval!.by}${action.approval!.reason ? `: ${action.approval!.reason}` : ''}`, action.approval!.seq)
       case 'allowed':
       case 'approved': {
         // Resumed: the decision is durable. It still holds only under the policy version it was made with.
         await this.visibleTools()
         const tool = this.visible.get(action.tool) ?? this.services.tools.value.get(action.tool)
         if (!tool) return this.reject(action, 'unknown_tool', `Tool "${action.tool}" is no longer installed.`)
-        if (action.decision?.policyVersion !== this.services.policy.value.version) return this.authorize(action, tool)
+        if (action.decision?.policyVersion !== this.services.policy.value.version) {
+          const parsed = tool.input.safeParse(action.args)
+          if (!parsed.success) return this.reject(action, 'invalid_arguments', `The arguments for ${tool.name} no longer match its schema.`)
+          return this.authorize(action, tool, parsed.data)
+        }
         return this.execute(action, tool, action.decision.policyVersion, action.approval?.seq ?? action.decision.seq)
       }
       case 'awaiting_approval':
@@ -299,32 +315,33 @@ export class RunDriver {
         if (tool && (tool.sideEffect === 'none' || tool.idempotent) && action.decision) {
           return this.execute(action, tool, action.decision.policyVersion, action.decision.seq)
         }
-        return this.pause('WAITING_RECONCILIATION', `unknown_effect: action ${action.id} (${action.tool}) was running when the run stopped`, 'reconciliation', action.id)
+        return this.pause('WAITING_RECONCILIATION', `action ${action.id} (${action.tool}) was running when the run stopped; whether it took effect is unknown`, 'reconciliation', action.id, undefined, 'unknown_effect')
       }
       default:
         throw new CordageError('internal_error', `action ${action.id} is ${action.status} but still pending`)
     }
   }
 
-  /** A call that never starts: the reason becomes an observation for the model. */
-  private async reject(action: ActionState, code: Code, observation: string): Promise<Next> {
-    this.rec.record('tool/error', { tool: action.tool, errorClass: Codes[code].kind, code, message: observation, observation }, KernelProducer, this.idsOf(action.id, action.proposedSeq))
+  /** Close an action that never starts: the reason becomes an observation for the model. */
+  private async reject(action: ActionState, code: Code, observation: string, causation = action.proposedSeq): Promise<Next> {
+    this.rec.record('tool/error', { tool: action.tool, errorClass: Codes[code].kind, code, message: observation, observation }, KernelProducer, this.idsOf(action.id, causation))
     await this.rec.flush()
     return 'continue'
   }
 
-  private async authorize(action: ActionState, tool: Tool): Promise<Next> {
+  /** Ask policy about an action whose arguments passed the tool's schema (`args` is the parsed form). */
+  private async authorize(action: ActionState, tool: Tool, args: unknown): Promise<Next> {
     const policy = this.services.policy
     let decision: PolicyDecision
     try {
-      decision = await policy.value.decide({ runId: this.runId, agent: this.agent.name, actionId: action.id, tool, args: action.args, argsHash: action.argsHash, state: this.state })
+      decision = await policy.value.decide({ runId: this.runId, agent: this.agent.name, actionId: action.id, tool, args, argsHash: action.argsHash, state: this.state })
       if (!decision || !['allow', 'ask', 'deny'].includes(decision.verdict)) throw new Error(`policy returned ${JSON.stringify(decision)}`)
     } catch (error) {
       decision = { verdict: 'deny', ruleId: 'policy-error', reason: `policy failed, denied to fail closed: ${(error as Error).message}` }
     }
     const ids = this.idsOf(action.id, action.approval?.seq ?? action.proposedSeq)
     const recorded = this.rec.record('tool/decision', { verdict: decision.verdict, ruleId: decision.ruleId, policyVersion: policy.value.version, reason: decision.reason }, policy.provider, ids)
-    if (decision.verdict === 'deny') { await this.rec.flush(); return 'continue' }
+    if (decision.verdict === 'deny') return this.reject(action, 'policy_denied', `Denied by policy (rule ${decision.ruleId}): ${decision.reason}`, recorded.seq)
     if (decision.verdict === 'ask') {
       await this.rec.flush()
       return this.pause('WAITING_APPROVAL', `action ${action.id} (${action.tool}) waits for approval: ${decision.reason}`, 'approval', action.id, {
@@ -389,8 +406,13 @@ export class RunDriver {
     try {
       verdict = await verifier.value.verify({ state: this.state, answer, signal: this.abort.signal })
     } catch (error) {
-      return this.end('FAILED', 'internal_error', `verifier ${verifier.provider} failed: ${(error as Error).message}`)
+      if (this.cancelRequest) return this.endCancelled()
+      const reason = `verifier ${verifier.provider} failed: ${(error as Error)?.message ?? error}`
+      this.rec.record('verify/end', { ok: false, code: 'internal_error', reason, evidence: [] }, verifier.provider, this.idsOf(undefined, started.seq))
+      return this.end('FAILED', 'internal_error', reason)
     }
+    // Cancellation wins over a verdict that arrived after it: the run was told to stop.
+    if (this.cancelRequest) return this.endCancelled()
     if (verdict.ok) {
       this.rec.record('verify/end', { ok: true, evidence: verdict.evidence }, verifier.provider, this.idsOf(undefined, started.seq))
       return this.end('COMPLETED', undefined, undefined, answer)
@@ -405,13 +427,13 @@ export class RunDriver {
 
   private async pause(status: WaitingStatus, reason: string, checkpoint: 'approval' | 'user' | 'suspend' | 'reconciliation', actionId?: string, approval?: {
     tool: string; args: unknown; argsHash: string; policyVersion: string; ruleId: string; reason: string
-  }): Promise<Next> {
+  }, code?: Code): Promise<Next> {
     const ids = this.ids
     this.rec.record('run/checkpoint', { reason: checkpoint, pending: [...this.state.pending], steps: this.state.steps, usage: { ...this.state.usage } }, KernelProducer, ids)
     // The checkpoint is durable before anyone is asked anything.
     await this.rec.flush()
     if (approval) this.rec.record('tool/approval-requested', approval, KernelProducer, this.idsOf(actionId, this.state.lastSeq))
-    this.rec.record('run/paused', { status, reason, actionId }, KernelProducer, ids)
+    this.rec.record('run/paused', { status, reason, actionId, code }, KernelProducer, ids)
     await this.rec.flush()
     return 'halt'
   }
@@ -426,6 +448,13 @@ export class RunDriver {
 
   async end(status: TerminalStatus, failureCode: Code | undefined, reason?: string, answer?: string): Promise<Next> {
     const ids = this.ids
+    // Every proposed action is closed: those the run never got to end with the run's own code.
+    for (const id of [...this.state.pending]) {
+      const action = this.state.actions[id]
+      const code: Code = failureCode ?? 'cancelled'
+      const observation = `Not run: the run ended ${status}${failureCode ? ` (${failureCode})` : ''} first.`
+      this.rec.record('tool/error', { tool: action.tool, errorClass: Codes[code].kind, code, message: observation, observation }, KernelProducer, this.idsOf(id, action.requestedSeq ?? action.proposedSeq))
+    }
     if (this.state.stepOpen) this.rec.record('step/end', { actions: this.state.stepActions }, KernelProducer, ids)
     if (this.state.turns) this.rec.record('turn/end', { answer }, KernelProducer, { turnId: ids.turnId })
     this.rec.record('run/end', { status, failureCode, reason, answer, usage: { ...this.state.usage }, steps: this.state.steps }, KernelProducer, { turnId: ids.turnId })
@@ -474,6 +503,8 @@ function checkCompaction(before: { messages: { role: string; source: number; act
   if (after.tokens > limit) return 'still over the limit'
   const firstUser = before.messages.find((m) => m.role === 'user')
   if (firstUser && !after.messages.some((m) => m.role === 'user' && m.source === firstUser.source)) return 'the goal is gone'
+  const last = before.messages[before.messages.length - 1]
+  if (last && !after.messages.some((m) => m.source === last.source && m.role === last.role)) return 'the last message is gone'
   const calls = new Set<string>()
   const results = new Set<string>()
   for (const m of after.messages) {

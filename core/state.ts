@@ -28,6 +28,8 @@ export interface ActionState {
   status: ActionStatus
   decision?: { verdict: Verdict; ruleId: string; policyVersion: string; reason: string; seq: number }
   approval?: { approved: boolean; by: string; reason?: string; seq: number }
+  /** Seq of tool/approval-requested, when approval was asked. */
+  requestedSeq?: number
   attempts: number
   result?: { observation: string; seq: number }
   error?: { code: Code; message: string; seq: number }
@@ -70,7 +72,7 @@ export interface RunState {
   /** Actions of the current step that have not been settled yet, in the order the model proposed them. */
   pending: string[]
   /** What the run waits for while paused. */
-  waiting?: { status: RunStatus; actionId?: string; reason: string }
+  waiting?: { status: RunStatus; actionId?: string; reason: string; code?: Code }
   cancel?: { by: string; at: number; reason?: string }
 }
 
@@ -88,8 +90,6 @@ export function replay(runId: string, events: readonly RunEvent[]): RunState {
   for (const event of events) apply(state, event)
   return state
 }
-
-const settled: ReadonlySet<ActionStatus> = new Set(['denied', 'rejected', 'succeeded', 'failed'])
 
 /** Apply one event to state, in place. */
 export function apply(state: RunState, event: RunEvent): void {
@@ -120,7 +120,7 @@ function applyPayload(state: RunState, event: RunEvent): void {
       return
     case 'run/paused':
       moveTo(state, event.data.status)
-      state.waiting = { status: event.data.status, actionId: event.data.actionId, reason: event.data.reason }
+      state.waiting = { status: event.data.status, actionId: event.data.actionId, reason: event.data.reason, code: event.data.code }
       return
     case 'run/resumed':
       moveTo(state, 'RUNNING')
@@ -137,10 +137,6 @@ function applyPayload(state: RunState, event: RunEvent): void {
       state.reason = event.data.reason
       state.answer = event.data.answer
       state.waiting = undefined
-      for (const id of state.pending) {
-        const pending = state.actions[id]
-        if (pending && pending.status === 'awaiting_approval') pending.status = 'rejected'
-      }
       state.pending = []
       return
     case 'turn/start':
@@ -181,17 +177,18 @@ function applyPayload(state: RunState, event: RunEvent): void {
       const a = needAction(event, action)
       a.decision = { ...event.data, seq: event.seq }
       a.status = event.data.verdict === 'allow' ? 'allowed' : event.data.verdict === 'deny' ? 'denied' : 'awaiting_approval'
-      if (a.status === 'denied') settle(state, a, `Denied by policy (rule ${event.data.ruleId}): ${event.data.reason}`, false, event.seq)
       return
     }
-    case 'tool/approval-requested':
-      needAction(event, action).status = 'awaiting_approval'
+    case 'tool/approval-requested': {
+      const a = needAction(event, action)
+      a.status = 'awaiting_approval'
+      a.requestedSeq = event.seq
       return
+    }
     case 'tool/approval-decided': {
       const a = needAction(event, action)
       a.approval = { ...event.data, seq: event.seq }
       a.status = event.data.approved ? 'approved' : 'rejected'
-      if (!event.data.approved) settle(state, a, `Rejected by ${event.data.by}${event.data.reason ? `: ${event.data.reason}` : ''}`, false, event.seq)
       return
     }
     case 'tool/start': {
@@ -211,7 +208,8 @@ function applyPayload(state: RunState, event: RunEvent): void {
       const a = needAction(event, action)
       a.error = { code: event.data.code, message: event.data.message, seq: event.seq }
       if (event.data.willRetry) return
-      a.status = 'failed'
+      // A denied or rejected action keeps that status; its tool/error only closes it.
+      if (a.status !== 'denied' && a.status !== 'rejected') a.status = 'failed'
       settle(state, a, event.data.observation, false, event.seq)
       return
     }
@@ -248,8 +246,4 @@ function need(event: RunEvent, value: string | undefined): string {
 function needAction(event: RunEvent, action: ActionState | undefined): ActionState {
   if (!action) throw new CordageError('invalid_event', `${event.type} (seq ${event.seq}) refers to unknown action ${event.actionId}`)
   return action
-}
-
-export function isSettled(action: ActionState): boolean {
-  return settled.has(action.status)
 }

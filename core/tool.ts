@@ -41,7 +41,7 @@ const NamePattern = /^[a-zA-Z][a-zA-Z0-9_-]{0,63}$/
  */
 export function defineTool<A>(def: ToolDefinition<A>): Tool {
   if (!NamePattern.test(def.name)) {
-    throw new CordageError('invalid_arguments', `tool name "${def.name}" must match ${NamePattern} (letters, digits, _ and -, starting with a letter)`)
+    throw new CordageError('invalid_input', `tool name "${def.name}" must match ${NamePattern} (letters, digits, _ and -, starting with a letter)`)
   }
   const inputSchema = def.inputSchema ?? def.input.toJSONSchema?.() ?? { type: 'object' }
   delete (inputSchema as { $schema?: unknown }).$schema

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { Context, symbols } from 'cordis'
 import { createAgentContext, definePlugin, readService, type RunEvent } from 'cordage'
-import { createDispatch } from '../core/cordis.ts'
+import { agentFilter, createDispatch } from '../core/cordis.ts'
 
 const event = (runId: string): RunEvent<'step/end'> => ({ type: 'step/end', seq: 1, time: 0, runId, schema: 1, producer: 'kernel@test', data: { actions: 0 } })
 
@@ -38,6 +38,18 @@ describe('cordis fast path', () => {
     createDispatch(a, 'a')(event('run_a'))
     createDispatch(b, 'b')(event('run_b'))
     assert.deepEqual(got.sort(), ['a:run_a', 'b:run_b', 'root:run_a', 'root:run_b'])
+  })
+
+  it('delivers plugin events of an agent to that agent and the root only', async () => {
+    const root = new Context()
+    const a = createAgentContext(root, 'a')
+    const b = createAgentContext(root, 'b')
+    const got: string[] = []
+    a.on('plugin/loaded', (e) => got.push(`a:${e.agent}`))
+    b.on('plugin/loaded', (e) => got.push(`b:${e.agent}`))
+    root.on('plugin/loaded', (e) => got.push(`root:${e.agent}`))
+    a.emit(agentFilter('a'), 'plugin/loaded', { agent: 'a', name: 'p', version: '1.0.0' })
+    assert.deepEqual(got.sort(), ['a:a', 'root:a'])
   })
 
   it('reaches the same listeners ctx.emit reaches', () => {

@@ -30,6 +30,8 @@ export interface DeskOptions {
   model?: Record<string, unknown>
   /** Extra plugin entries (preset form). */
   plugins?: unknown[]
+  /** Replace verifier-basic with this plugin entry. */
+  verifierPlugin?: unknown
   contextTokens?: number
   retry?: { attempts: number; backoffMs: number }
 }
@@ -44,6 +46,9 @@ export interface Harness {
   types(runId: string): Promise<string[]>
   followups(): Followup[]
   model(): ScriptedModel
+  /** Errors the host reported (cordis internal/error). A test that expects some must take them out. */
+  errors: unknown[]
+  /** Stops the app; fails if the host reported errors the test did not take out. */
   stop(): Promise<void>
 }
 
@@ -54,15 +59,20 @@ export async function supportDesk(options: DeskOptions): Promise<Harness> {
   const preset = deskPreset(options, 'outbox.jsonl')
   const presetFile = join(dir, 'preset.yml')
   writeFileSync(presetFile, stringify(preset))
-  const app = await Cordage.fromPreset(presetFile, { onError: (error) => { throw error } })
+  const errors: unknown[] = []
+  const app = await Cordage.fromPreset(presetFile, { onError: (error) => errors.push(error) })
   const agent = app.agent('support')
   return {
-    app, agent, dir, presetFile, outboxFile,
+    app, agent, dir, presetFile, outboxFile, errors,
     events: (runId) => agent.store().load(runId),
     types: async (runId) => (await agent.store().load(runId)).map((e) => e.type),
     followups: () => new Outbox(outboxFile).entries(),
     model: () => readService<ScriptedModel>(agent.ctx, 'model')!.value,
-    stop: () => app.stop(),
+    stop: async () => {
+      await app.stop()
+      await new Promise((r) => setImmediate(r))
+      if (errors.length) throw new Error(`the host reported ${errors.length} unexpected error(s): ${errors.map(String).join('; ')}`)
+    },
   }
 }
 
@@ -80,7 +90,7 @@ export function deskPreset(options: DeskOptions, outbox: string) {
           'store-memory',
           'tools-registry',
           'context-basic',
-          { plugin: 'verifier-basic', config: { ...options.verifier } },
+          options.verifierPlugin ?? { plugin: 'verifier-basic', config: { ...options.verifier } },
           { plugin: 'policy-rules', config: { default: 'deny', rules: options.rules ?? DefaultRules } },
           { plugin: 'support-desk', config: { outbox, slowLookupDelayMs: 5000, slowLookupTimeoutMs: 50, ...options.desk } },
           ...(options.plugins ?? []),

@@ -101,6 +101,32 @@ describe('invariant 1: the model proposes, the harness disposes', () => {
     assert.equal(state.status, 'COMPLETED')
     assert.equal(state.actions['s1.a1'].status, 'denied')
     assert.match(harness.model().requests[1].messages.at(-1)!.text, /Denied by policy \(rule no-archive\): the archive is closed/)
+    const events = await harness.events(state.runId)
+    const closing = events[indexOf(events, 'tool/decision', 's1.a1') + 1]
+    assert.ok(closing.type === 'tool/error' && closing.data.code === 'policy_denied' && closing.causation === events[indexOf(events, 'tool/decision', 's1.a1')].seq)
+  })
+
+  it('closes a rejected action with approval_rejected and tells the model who rejected it', async () => {
+    harness = await supportDesk({ script: [{ tool: 'record_followup', args: { ticketId: 'T-1', note: 'n' } }, { tool: 'lookup_policy', args: { topic: 'refunds' } }, { final: refundAnswer }] })
+    const paused = await harness.agent.run('note')
+    const state = await (await harness.agent.reject(paused.runId, 's1.a1', { by: 'carol', reason: 'wrong ticket' })).done
+    assert.equal(state.status, 'COMPLETED')
+    assert.equal(state.actions['s1.a1'].status, 'rejected')
+    assert.equal(state.actions['s1.a1'].error?.code, 'approval_rejected')
+    assert.equal(harness.followups().length, 0)
+    assert.match(harness.model().requests[1].messages.at(-1)!.text, /Rejected by carol: wrong ticket/)
+  })
+
+  it('closes the actions a run never got to with the code it ended with', async () => {
+    harness = await supportDesk({
+      script: [{ calls: [{ tool: 'lookup_policy', args: { topic: 'refunds' } }, { tool: 'lookup_policy', args: { topic: 'returns' } }] }],
+      model: { usage: { inputTokens: 500, outputTokens: 0, costUsd: 0 } },
+      budgets: { maxTokens: 100 },
+    })
+    const state = await harness.agent.run('go')
+    assert.equal(state.failureCode, 'token_budget_exceeded')
+    const errors = (await harness.events(state.runId)).filter((e) => e.type === 'tool/error')
+    assert.deepEqual(errors.map((e) => [e.actionId, e.type === 'tool/error' && e.data.code]), [['s1.a1', 'token_budget_exceeded'], ['s1.a2', 'token_budget_exceeded']])
   })
 })
 
@@ -133,6 +159,28 @@ describe('invariant 2: stopping is not succeeding', () => {
     const state = await (await harness.agent.resume(paused.runId, { input: 'T-42', by: 'carol' })).done
     assert.equal(state.status, 'COMPLETED')
     assert.ok(harness.model().requests[1].messages.some((m) => m.role === 'user' && m.text === 'T-42'))
+  })
+})
+
+describe('invariant 2: verification cannot be skipped by a broken or late verifier', () => {
+  const fixture = (name: string) => ({ path: resolve(import.meta.dirname, 'fixtures/plugins', name) })
+
+  it('fails the run when the verifier throws, closing verify/start with verify/end', async () => {
+    harness = await supportDesk({ script: [{ final: refundAnswer }], verifierPlugin: fixture('throwing-verifier') })
+    const state = await harness.agent.run('go')
+    assert.equal(state.status, 'FAILED')
+    assert.equal(state.failureCode, 'internal_error')
+    assert.match(state.reason ?? '', /throwing-verifier@1\.0\.0 failed: rubric file missing/)
+    const types = await harness.types(state.runId)
+    assert.deepEqual(types.slice(-5), ['verify/start', 'verify/end', 'step/end', 'turn/end', 'run/end'])
+  })
+
+  it('ends CANCELLED when cancelled during verification, whatever the verifier says afterwards', async () => {
+    harness = await supportDesk({ script: [{ final: refundAnswer }], verifierPlugin: fixture('slow-verifier') })
+    const handle = harness.agent.start('go')
+    harness.app.root.on('verify/start', () => { void harness!.agent.cancel(handle.runId) })
+    const state = await handle.done
+    assert.equal(state.status, 'CANCELLED')
   })
 })
 
@@ -214,7 +262,8 @@ describe('invariant 4: hard bounds live outside the model', () => {
     const paused = await harness.agent.run('note')
     const state = await harness.agent.cancel(paused.runId, { by: 'erin' })
     assert.equal(state.status, 'CANCELLED')
-    assert.equal(state.actions['s1.a1'].status, 'rejected')
+    assert.equal(state.actions['s1.a1'].error?.code, 'cancelled', 'the pending action is closed with the run')
+    assert.deepEqual((await harness.types(paused.runId)).slice(-5), ['run/cancel-requested', 'tool/error', 'step/end', 'turn/end', 'run/end'])
     await assert.rejects(harness.agent.approve(paused.runId, 's1.a1'), { code: 'run_not_waiting' })
     assert.equal(harness.followups().length, 0)
   })
@@ -243,6 +292,23 @@ describe('invariant 6: evidence is ordered', () => {
     assertPaired(events, 'step/start', ['step/end'], (e) => e.stepId)
     assertPaired(events, 'tool/start', ['tool/end', 'tool/error'], (e) => e.actionId)
     assertPaired(events, 'verify/start', ['verify/end'], (e) => e.stepId)
+    for (const proposed of events.filter((e) => e.type === 'tool/proposed')) {
+      const closing = events.filter((e) => e.actionId === proposed.actionId && (e.type === 'tool/end' || (e.type === 'tool/error' && !e.data.willRetry)))
+      assert.equal(closing.length, 1, `action ${proposed.actionId} is closed exactly once`)
+    }
+  })
+
+  it('hands listeners frozen events, so no listener can change the record', async () => {
+    harness = await supportDesk({ script: [{ tool: 'lookup_policy', args: { topic: 'refunds' } }, { final: refundAnswer }] })
+    harness.app.root.on('tool/decision', (e) => { (e.data as { verdict: string }).verdict = 'deny' })
+    const state = await harness.agent.run('go')
+    await new Promise((r) => setImmediate(r))
+    assert.equal(state.status, 'COMPLETED')
+    const decision = (await harness.events(state.runId)).find((e) => e.type === 'tool/decision')
+    assert.ok(decision?.type === 'tool/decision' && decision.data.verdict === 'allow')
+    const reported = harness.errors.splice(0)
+    assert.equal(reported.length, 1)
+    assert.ok(reported[0] instanceof TypeError, 'the attempt to write failed loudly')
   })
 
   it('stamps each event with ids, schema, causation and the plugin version that produced it', async () => {

@@ -55,6 +55,7 @@ describe('presets', () => {
       /requires\.tools: expected a semver range such as \^1\.0\.0, found "whatever"/, /extra: not a manifest field/,
     ]],
     ['throws-on-start', 'plugin_start_failed', [/plugin throws-on-start@1\.0\.0 \(.*throws-on-start\.yml agents\.support\.plugins\[5\]\) failed while starting: database unreachable/]],
+    ['duplicate-rule-id', 'plugin_config_invalid', [/plugin policy-rules@1\.0\.0 \(.*duplicate-rule-id\.yml agents\.support\.plugins\[4\]\) failed while starting: policy-rules: rule id "same" is used twice/]],
     ['forgets-service', 'plugin_start_failed', [/plugin forgets-service@1\.0\.0 .* declares that it provides "verifier" but did not set it/]],
   ]
   for (const [name, code, patterns] of cases) {

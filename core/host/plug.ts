@@ -7,7 +7,7 @@
  */
 import { pathToFileURL } from 'node:url'
 import { symbols, type Context, type ForkScope } from 'cordis'
-import { readService } from '../cordis.ts'
+import { agentFilter, readService } from '../cordis.ts'
 import { CordageError } from '../errors.ts'
 import type { CordagePlugin } from '../manifest.ts'
 import type { PlannedPlugin } from './resolve.ts'
@@ -53,9 +53,12 @@ export async function plugOne(ctx: Context, agent: string, planned: PlannedPlugi
     : missingServices(ctx, planned, label)
   if (problem) {
     fork.dispose()
-    throw failed(ctx, agent, planned, new CordageError('plugin_start_failed', `plugin ${label} (${planned.where}) ${problem}`, { cause: fork.error ?? captured }))
+    // A plugin that refused its config says so with its own code; any other failure is a failed start.
+    const cause = fork.error ?? captured
+    const code = CordageError.is(cause) && cause.kind === 'config' ? cause.code : 'plugin_start_failed'
+    throw failed(ctx, agent, planned, new CordageError(code, `plugin ${label} (${planned.where}) ${problem}`, { cause }))
   }
-  ctx.emit('plugin/loaded', { agent, name: manifest.name, version: manifest.version })
+  ctx.emit(agentFilter(agent), 'plugin/loaded', { agent, name: manifest.name, version: manifest.version })
   return { planned, plugin, fork }
 }
 
@@ -63,7 +66,7 @@ export async function plugOne(ctx: Context, agent: string, planned: PlannedPlugi
 export function unplug(ctx: Context, agent: string, loaded: LoadedPlugin, reason: 'swap' | 'stop' | 'rollback'): void {
   loaded.fork.dispose()
   const { manifest } = loaded.planned.entry
-  ctx.emit('plugin/disposed', { agent, name: manifest.name, version: manifest.version, reason })
+  ctx.emit(agentFilter(agent), 'plugin/disposed', { agent, name: manifest.name, version: manifest.version, reason })
 }
 
 function missingServices(ctx: Context, planned: PlannedPlugin, label: string): string | undefined {
@@ -83,6 +86,6 @@ async function settle(ctx: Context): Promise<void> {
 
 function failed(ctx: Context, agent: string, planned: PlannedPlugin, error: CordageError): CordageError {
   const { manifest } = planned.entry
-  ctx.emit('plugin/failed', { agent, name: manifest.name, version: manifest.version, code: error.code, message: error.message })
+  ctx.emit(agentFilter(agent), 'plugin/failed', { agent, name: manifest.name, version: manifest.version, code: error.code, message: error.message })
   return error
 }

@@ -25,8 +25,8 @@ export interface CompactResult extends Projection {
 export interface CompactorService {
   /**
    * Contract: returns a projection of at most `limit` tokens that keeps every tool call with its
-   * result, the first user message (the goal) and the last message. The kernel verifies these and
-   * records `step/compacted`; a result that breaks them is discarded.
+   * result, the first user message (the goal) and the last message. The kernel checks these and records
+   * `step/compacted`; a result that breaks them, or a throw, is recorded with `rejected` and not used.
    */
   compact(request: CompactRequest): Promise<CompactResult>
 }

@@ -17,8 +17,9 @@ export interface PolicyRequest {
   agent: string
   actionId: string
   tool: Readonly<Tool>
-  /** Arguments after schema validation. */
+  /** Arguments as the tool's schema parsed them (defaults filled in, as the tool will see them). */
   args: unknown
+  /** Hash of the arguments as proposed; the ticket and any approval are bound to it. */
   argsHash: string
   state: Readonly<RunState>
 }

@@ -9,6 +9,7 @@ import { describe, it } from 'node:test'
 import { stringify } from 'yaml'
 import type { RunEvent } from 'cordage'
 import { main } from '../core/cli/main.ts'
+import { Commands } from '../core/cli/args.ts'
 import { deskPreset, refundAnswer, tempDir, type DeskOptions } from './helpers.ts'
 
 const bin = resolve(import.meta.dirname, '../core/cli/bin.js')
@@ -92,6 +93,7 @@ describe('cordage CLI', () => {
     ['an unknown agent', ['run', '--preset', 'presets/default.yml', '--agent', 'sales'], /error \[agent_not_found\]: preset presets\/default\.yml has no agent "sales"; agents: support/],
     ['a run the store does not have', ['approve', 'run_nope', 's1.a1', '--preset', 'presets/default.yml'], /error \[run_not_found\]: no run run_nope in store-memory/],
     ['a negative --after', ['events', 'run_1', '--after=-3', '--preset', 'presets/default.yml'], /--after must be a whole number ≥ 0, got "-3"/],
+    ['an unknown status', ['runs', '--status', 'DONE', '--preset', 'presets/default.yml'], /--status must be one of CREATED, RUNNING, .*got "DONE"/],
     ['a bad preset', ['check', '--preset', 'test/fixtures/presets/unknown-key.yml'], /unknown-key\.yml:5:7 agents\.support\.budgets\.maxStep: unknown key/],
   ]
   for (const [what, args, message] of usage) {
@@ -108,9 +110,16 @@ describe('cordage CLI', () => {
     const io = { out: (l: string) => lines.push(l), err: (l: string) => lines.push(l) }
     assert.equal(await main(['--help'], io), 0)
     assert.match(lines.join('\n'), /exit codes: 0 completed · 1 failed · 2 usage or config error · 3 failed verification · 4 stopped \(budget\) · 5 waiting · 6 cancelled/)
-    lines.length = 0
-    assert.equal(await main(['events', '--help'], io), 0)
-    assert.match(lines.join('\n'), /usage: cordage events RUN \[--preset FILE\] \[--after SEQ\] \[--follow\]/)
+    for (const command of Commands) {
+      lines.length = 0
+      assert.equal(await main([command.name, '--help'], io), 0)
+      const help = lines.join('\n')
+      assert.ok(help.includes(`usage: ${command.usage}`))
+      for (const flag of Object.keys(command.flags)) {
+        assert.ok(command.usage.includes(`--${flag}`), `the usage of ${command.name} names --${flag}`)
+        assert.match(help, new RegExp(`^  --${flag} `, 'm'))
+      }
+    }
   })
 
   it('lists what each agent would load with check --json', async () => {

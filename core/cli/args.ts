@@ -19,26 +19,27 @@ export interface Command {
 const preset: Flag = { type: 'string', help: 'Preset file (default: presets/default.yml)' }
 const agent: Flag = { type: 'string', help: 'Agent of the preset (default: the only one, or the one that has the run)' }
 const json: Flag = { type: 'boolean', help: 'One JSON event per line on stdout instead of readable lines' }
+const jsonRows: Flag = { type: 'boolean', help: 'One JSON object per line on stdout instead of readable lines' }
 const by: Flag = { type: 'string', help: 'Who gives the command, recorded in the event (default: cli)' }
 const reason: Flag = { type: 'string', help: 'Why, recorded in the event' }
 
 export const Commands: Command[] = [
   { name: 'run', usage: 'cordage run [--preset FILE] [--agent NAME] [--task TEXT] [--json]', summary: 'Start a run and print its events live',
     positionals: [], flags: { preset, agent, task: { type: 'string', help: "The task (default: the agent's task in the preset)" }, json } },
-  { name: 'approve', usage: 'cordage approve RUN ACTION [--preset FILE] [--by NAME] [--reason TEXT] [--no-resume] [--json]', summary: 'Approve a pending action and continue the run',
+  { name: 'approve', usage: 'cordage approve RUN ACTION [--preset FILE] [--agent NAME] [--by NAME] [--reason TEXT] [--no-resume] [--json]', summary: 'Approve a pending action and continue the run',
     positionals: ['RUN', 'ACTION'], flags: { preset, agent, by, reason, 'no-resume': { type: 'boolean', help: 'Record the approval only; continue later with resume' }, json } },
-  { name: 'reject', usage: 'cordage reject RUN ACTION [--preset FILE] [--by NAME] [--reason TEXT] [--no-resume] [--json]', summary: 'Reject a pending action; the model is told and the run goes on',
+  { name: 'reject', usage: 'cordage reject RUN ACTION [--preset FILE] [--agent NAME] [--by NAME] [--reason TEXT] [--no-resume] [--json]', summary: 'Reject a pending action; the model is told and the run goes on',
     positionals: ['RUN', 'ACTION'], flags: { preset, agent, by, reason, 'no-resume': { type: 'boolean', help: 'Record the rejection only; continue later with resume' }, json } },
-  { name: 'resume', usage: 'cordage resume RUN [--preset FILE] [--input TEXT] [--json]', summary: 'Continue a waiting or suspended run',
+  { name: 'resume', usage: 'cordage resume RUN [--preset FILE] [--agent NAME] [--by NAME] [--input TEXT] [--json]', summary: 'Continue a waiting or suspended run',
     positionals: ['RUN'], flags: { preset, agent, by, input: { type: 'string', help: 'Your answer, when the run waits for the user' }, json } },
-  { name: 'cancel', usage: 'cordage cancel RUN [--preset FILE] [--reason TEXT] [--json]', summary: 'Cancel a run; a pending approval becomes void',
+  { name: 'cancel', usage: 'cordage cancel RUN [--preset FILE] [--agent NAME] [--by NAME] [--reason TEXT] [--json]', summary: 'Cancel a run; a pending approval becomes void',
     positionals: ['RUN'], flags: { preset, agent, by, reason, json } },
   { name: 'runs', usage: 'cordage runs [--preset FILE] [--agent NAME] [--status STATUS] [--json]', summary: 'List runs in the store, newest first',
-    positionals: [], flags: { preset, agent, status: { type: 'string', help: 'Only runs with this status' }, json } },
-  { name: 'events', usage: 'cordage events RUN [--preset FILE] [--after SEQ] [--follow] [--json]', summary: "Print a run's events from the store",
+    positionals: [], flags: { preset, agent, status: { type: 'string', help: 'Only runs with this status (COMPLETED, WAITING_APPROVAL, ...)' }, json: jsonRows } },
+  { name: 'events', usage: 'cordage events RUN [--preset FILE] [--agent NAME] [--after SEQ] [--follow] [--json]', summary: "Print a run's events from the store",
     positionals: ['RUN'], flags: { preset, agent, after: { type: 'string', help: 'Only events with a seq above this' }, follow: { type: 'boolean', help: 'Keep printing new events until the run ends' }, json } },
-  { name: 'check', usage: 'cordage check [--preset FILE]', summary: 'Check a preset and show what each agent would load, without running anything',
-    positionals: [], flags: { preset, json } },
+  { name: 'check', usage: 'cordage check [--preset FILE] [--json]', summary: 'Check a preset and show what each agent would load, without running anything',
+    positionals: [], flags: { preset, json: jsonRows } },
 ]
 
 export interface Parsed {

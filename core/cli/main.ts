@@ -8,7 +8,7 @@ import { CordageError } from '../errors.ts'
 import { RunEventTypes, type RunEvent } from '../events.ts'
 import { Cordage } from '../host/app.ts'
 import type { RunState } from '../state.ts'
-import { isTerminal, isWaiting, type RunStatus } from '../status.ts'
+import { isTerminal, isWaiting, Transitions, type RunStatus } from '../status.ts'
 import { KernelVersion } from '../version.ts'
 import type { AgentRuntime, RunHandle } from '../agent.ts'
 import { helpText, parse, type Parsed } from './args.ts'
@@ -87,6 +87,9 @@ const commands: Record<string, Handler> = {
     const app = await open(flags)
     try {
       const status = flags.status as RunStatus | undefined
+      if (status !== undefined && !(status in Transitions)) {
+        throw new CordageError('invalid_input', `--status must be one of ${Object.keys(Transitions).join(', ')}, got ${JSON.stringify(status)}`)
+      }
       const seen = new Map<string, ReturnType<typeof formatSummary>>()
       const rows = []
       for (const name of app.agentNames()) {
@@ -207,7 +210,10 @@ function finish(state: RunState, io: Output, json: boolean, flags: Parsed['flags
     const preset = flags.preset ? ` --preset ${flags.preset}` : ''
     const code = state.failureCode ? ` (${state.failureCode})` : ''
     io.err(`run ${state.runId} ${state.status}${code}`)
-    if (state.status === 'WAITING_APPROVAL' && state.waiting?.actionId) {
+    const decided = state.waiting?.actionId ? state.actions[state.waiting.actionId]?.status : undefined
+    if (state.status === 'WAITING_APPROVAL' && (decided === 'approved' || decided === 'rejected')) {
+      io.err(`  ${decided}; continue: cordage resume ${state.runId}${preset}`)
+    } else if (state.status === 'WAITING_APPROVAL' && state.waiting?.actionId) {
       io.err(`  approve: cordage approve ${state.runId} ${state.waiting.actionId}${preset}`)
       io.err(`  reject:  cordage reject ${state.runId} ${state.waiting.actionId}${preset}`)
     } else if (state.status === 'WAITING_USER') {

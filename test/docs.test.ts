@@ -6,7 +6,7 @@ import assert from 'node:assert/strict'
 import { readFileSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { describe, it } from 'node:test'
-import { Codes, PluginEventTypes, RunEventTypes, type CordageError } from 'cordage'
+import { Codes, Kinds, PluginEventTypes, RunEventTypes, type CordageError } from 'cordage'
 import { Cordage } from '../core/host/app.ts'
 import { Commands } from '../core/cli/args.ts'
 import { ExitCodes } from '../core/cli/exit-codes.ts'
@@ -100,4 +100,46 @@ describe('README', () => {
   })
 })
 
-export { Codes, PluginEventTypes, RunEventTypes, Commands }
+describe('docs/events.md', () => {
+  it('has one section per event, in catalogue order, and no section for an event that does not exist', () => {
+    const headings = [...doc('docs/events.md').matchAll(/^## (\S+\/\S+)$/gm)].map((m) => m[1])
+    assert.deepEqual(headings, [...RunEventTypes, ...PluginEventTypes])
+  })
+
+  it('says, in each event section, whether a listener can change anything', () => {
+    const sections = doc('docs/events.md').split(/^## (?=\S+\/)/m).slice(1)
+    for (const section of sections) assert.match(section, /\*\*Notification only\.\*\*/, section.split('\n')[0])
+  })
+})
+
+describe('docs/errors.md', () => {
+  const rows = doc('docs/errors.md').split('\n').filter((l) => /^\| `[a-z_]+` \|/.test(l))
+
+  it('has one row per error code, and no row for a code that does not exist', () => {
+    assert.deepEqual(rows.map((r) => r.split('|')[1].trim().replace(/`/g, '')).sort(), Object.keys(Codes).sort())
+  })
+
+  it('gives each code the kind and strategy it has in the code', () => {
+    for (const row of rows) {
+      const [, code, , kind] = row.split('|').map((c) => c.trim())
+      const key = code.replace(/`/g, '') as keyof typeof Codes
+      assert.equal(kind.split('/')[0].trim(), Codes[key].kind, key)
+      assert.equal(kind.split('/')[1].trim(), Kinds[Codes[key].kind], key)
+    }
+  })
+})
+
+describe('docs/cli.md', () => {
+  const text = doc('docs/cli.md')
+
+  it('documents every command, and no command that does not exist', () => {
+    const headings = [...text.matchAll(/^### (\w+)$/gm)].map((m) => m[1]).filter((h) => !['Readable', 'json'].includes(h))
+    assert.deepEqual(headings, Commands.map((c) => c.name))
+    for (const command of Commands) assert.ok(text.includes(command.usage), `docs/cli.md shows the usage line of ${command.name}`)
+  })
+
+  it('lists the exit codes the CLI uses', () => {
+    const table = [...text.matchAll(/^\| (\d) \|/gm)].map((m) => Number(m[1]))
+    assert.deepEqual(table, Object.values(ExitCodes).sort())
+  })
+})

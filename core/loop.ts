@@ -47,6 +47,7 @@ export class RunDriver {
   private cancelRequest: { by: string; reason?: string; at: number } | undefined
   private suspendRequest: { by: string; reason: string } | undefined
   private services!: StepServices
+  private storeEntry: ServiceEntry<StoreService> | undefined
   /** The agent's services version {@link services} was read at; -1 forces a read at the first step. */
   private servicesVersion = -1
   /** The visible set of the current step, by name, and what the model is shown of it. */
@@ -85,7 +86,9 @@ export class RunDriver {
     return { turnId, stepId, actionId, causation }
   }
 
+  /** The store: the one read with the step's services while they are current, else read now. */
   private store(): StoreService {
+    if (this.servicesVersion === this.agent.servicesVersion && this.storeEntry) return this.storeEntry.value
     const entry = readService<StoreService>(this.agent.ctx, 'store')
     if (!entry) throw new CordageError('service_missing', `agent "${this.agent.name}" has no store`)
     return entry.value
@@ -132,7 +135,11 @@ export class RunDriver {
     }
 
     const next = this.state.pending[0]
-    if (next) return this.act(this.state.actions[next])
+    if (next) {
+      const after = await this.act(this.state.actions[next])
+      // The step's last action settled: close the step in this pass rather than another trip round.
+      if (after === 'halt' || this.state.pending.length || !this.state.stepOpen || this.cancelRequest) return after
+    }
 
     if (this.state.stepOpen) {
       this.rec.record('step/end', { actions: this.state.stepActions }, KernelProducer, this.ids)
@@ -160,6 +167,7 @@ export class RunDriver {
       ;(found as Record<string, unknown>)[name] = entry
     }
     found.compactor = readService<CompactorService>(ctx, 'compactor')
+    this.storeEntry = readService<StoreService>(ctx, 'store')
     this.services = found as StepServices
     this.servicesVersion = this.agent.servicesVersion
     return undefined

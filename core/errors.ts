@@ -140,3 +140,13 @@ export class CordageError extends Error {
 export function strategyOf(code: Code): Strategy {
   return Kinds[Codes[code].kind]
 }
+
+/**
+ * The code, kind and message of anything thrown: a CordageError keeps its own, anything else gets
+ * `fallback` (for example `tool_failed` for a tool that threw a plain Error).
+ */
+export function classify(error: unknown, fallback: Code): { code: Code; kind: ErrorKind; message: string } {
+  if (CordageError.is(error)) return { code: error.code, kind: error.kind, message: error.message }
+  const message = error instanceof Error ? error.message : String(error)
+  return { code: fallback, kind: Codes[fallback].kind, message }
+}

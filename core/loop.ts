@@ -8,14 +8,14 @@
  */
 import { overBudget, outOfSteps } from './budget.ts'
 import { readService, type ServiceEntry } from './cordis.ts'
-import { CordageError, Codes, type Code, type ErrorKind } from './errors.ts'
+import { classify, CordageError, Codes, type Code } from './errors.ts'
 import { deepFreeze } from './freeze.ts'
 import { hashArgs } from './hash.ts'
 import { Recorder, type EventIds } from './recorder.ts'
 import { toView, type Tool, type ToolView } from './services/tools.ts'
 import type { ContextMessage, ContextService } from './services/context.ts'
-import type { CompactResult, CompactorService } from './services/compactor.ts'
-import type { Decision, ModelResponse, ModelService } from './services/model.ts'
+import { checkCompacted, type CompactResult, type CompactorService } from './services/compactor.ts'
+import { checkResponse, type ModelResponse, type ModelService } from './services/model.ts'
 import type { PolicyDecision, PolicyService } from './services/policy.ts'
 import type { StoreService } from './services/store.ts'
 import type { ToolsService } from './services/tools.ts'
@@ -193,7 +193,7 @@ export class RunDriver {
       let problem: string | undefined
       try {
         compacted = await compactor.value.compact({ state: this.state, projection, limit, signal: this.abort.signal })
-        problem = checkCompaction(projection, compacted, limit)
+        problem = checkCompacted(projection, compacted, limit)
       } catch (error) {
         problem = `the compactor failed: ${(error as Error)?.message ?? error}`
       }
@@ -233,7 +233,7 @@ export class RunDriver {
       const signal = this.modelSignal()
       try {
         const response = await model.value.respond({ runId: this.runId, stepId: ids.stepId!, stepIndex: index, messages, tools, signal: signal.signal })
-        const problem = invalidResponse(response)
+        const problem = checkResponse(response)
         if (problem) throw new CordageError('model_invalid_response', problem)
         return response
       } catch (error) {
@@ -487,42 +487,6 @@ export class RunDriver {
 }
 
 // ── helpers ─────────────────────────────────────────────────────────────────────────────────────────
-
-function classify(error: unknown, fallback: Code): { code: Code; kind: ErrorKind; message: string } {
-  if (CordageError.is(error)) return { code: error.code, kind: error.kind, message: error.message }
-  const message = error instanceof Error ? error.message : String(error)
-  return { code: fallback, kind: Codes[fallback].kind, message }
-}
-
-function invalidResponse(response: ModelResponse | undefined): string | undefined {
-  const d = response?.decision as Decision | undefined
-  if (!d || typeof d !== 'object') return 'no decision'
-  if (!response!.usage || typeof response!.usage.inputTokens !== 'number') return 'no usage'
-  if (d.kind === 'final') return typeof d.text === 'string' ? undefined : 'final decision without text'
-  if (d.kind === 'ask_user') return typeof d.question === 'string' ? undefined : 'ask_user decision without a question'
-  if (d.kind === 'tool_calls') {
-    if (!Array.isArray(d.calls) || d.calls.length === 0) return 'tool_calls decision without calls'
-    return d.calls.every((c) => typeof c?.name === 'string') ? undefined : 'a tool call without a name'
-  }
-  return `unknown decision kind ${JSON.stringify((d as { kind?: unknown }).kind)}`
-}
-
-function checkCompaction(before: { messages: { role: string; source: number; actionId?: string; calls?: { actionId: string }[] }[] }, after: { messages: typeof before.messages; tokens: number }, limit: number): string | undefined {
-  if (after.tokens > limit) return 'still over the limit'
-  const firstUser = before.messages.find((m) => m.role === 'user')
-  if (firstUser && !after.messages.some((m) => m.role === 'user' && m.source === firstUser.source)) return 'the goal is gone'
-  const last = before.messages[before.messages.length - 1]
-  if (last && !after.messages.some((m) => m.source === last.source && m.role === last.role)) return 'the last message is gone'
-  const calls = new Set<string>()
-  const results = new Set<string>()
-  for (const m of after.messages) {
-    for (const c of m.calls ?? []) calls.add(c.actionId)
-    if (m.role === 'tool' && m.actionId) results.add(m.actionId)
-  }
-  for (const id of calls) if (!results.has(id)) return `call ${id} lost its result`
-  for (const id of results) if (!calls.has(id)) return `result ${id} lost its call`
-  return undefined
-}
 
 function observe(output: unknown, max: number): string {
   const text = typeof output === 'string' ? output : JSON.stringify(output) ?? 'null'

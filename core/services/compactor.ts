@@ -36,3 +36,24 @@ declare module 'cordis' {
     compactor: CompactorService
   }
 }
+
+/**
+ * What a compacted projection broke, or undefined when it keeps the contract: under the limit, the goal
+ * (first user message) and the last message still there, and every tool call with its result.
+ */
+export function checkCompacted(before: Projection, after: Projection, limit: number): string | undefined {
+  if (after.tokens > limit) return 'still over the limit'
+  const firstUser = before.messages.find((m) => m.role === 'user')
+  if (firstUser && !after.messages.some((m) => m.role === 'user' && m.source === firstUser.source)) return 'the goal is gone'
+  const last = before.messages[before.messages.length - 1]
+  if (last && !after.messages.some((m) => m.source === last.source && m.role === last.role)) return 'the last message is gone'
+  const calls = new Set<string>()
+  const results = new Set<string>()
+  for (const m of after.messages) {
+    for (const c of m.calls ?? []) calls.add(c.actionId)
+    if (m.role === 'tool' && m.actionId) results.add(m.actionId)
+  }
+  for (const id of calls) if (!results.has(id)) return `call ${id} lost its result`
+  for (const id of results) if (!calls.has(id)) return `result ${id} lost its call`
+  return undefined
+}

@@ -70,3 +70,20 @@ declare module 'cordis' {
 }
 
 export const zeroUsage = (): Usage => ({ inputTokens: 0, outputTokens: 0, costUsd: 0 })
+
+/**
+ * What is wrong with a model response, or undefined when it fits the contract. The loop fails the run
+ * with `model_invalid_response` rather than act on a malformed decision.
+ */
+export function checkResponse(response: ModelResponse | undefined): string | undefined {
+  const d = response?.decision as Decision | undefined
+  if (!d || typeof d !== 'object') return 'no decision'
+  if (!response!.usage || typeof response!.usage.inputTokens !== 'number') return 'no usage'
+  if (d.kind === 'final') return typeof d.text === 'string' ? undefined : 'final decision without text'
+  if (d.kind === 'ask_user') return typeof d.question === 'string' ? undefined : 'ask_user decision without a question'
+  if (d.kind === 'tool_calls') {
+    if (!Array.isArray(d.calls) || d.calls.length === 0) return 'tool_calls decision without calls'
+    return d.calls.every((c) => typeof c?.name === 'string') ? undefined : 'a tool call without a name'
+  }
+  return `unknown decision kind ${JSON.stringify((d as { kind?: unknown }).kind)}`
+}

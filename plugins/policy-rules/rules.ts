@@ -3,7 +3,7 @@
  * version covers the rules themselves, so editing a rule changes the version and voids tickets and
  * approvals made under the old rules.
  */
-import { hashArgs, type PolicyDecision, type PolicyRequest, type PolicyService } from 'cordage'
+import { globPattern, hashArgs, type PolicyDecision, type PolicyRequest, type PolicyService } from 'cordage'
 import type { ArgMatcher, Config, Match, Rule } from './manifest.ts'
 
 export class RulePolicy implements PolicyService {
@@ -26,7 +26,7 @@ export class RulePolicy implements PolicyService {
 function compile(match: Match): (request: PolicyRequest) => boolean {
   const tests: ((request: PolicyRequest) => boolean)[] = []
   if (match.tool !== undefined) {
-    const patterns = (Array.isArray(match.tool) ? match.tool : [match.tool]).map(glob)
+    const patterns = (Array.isArray(match.tool) ? match.tool : [match.tool]).map(globPattern)
     tests.push((r) => patterns.some((p) => p.test(r.tool.name)))
   }
   if (match.sideEffect !== undefined) {
@@ -44,7 +44,7 @@ function compile(match: Match): (request: PolicyRequest) => boolean {
 
 function compileArg(matcher: ArgMatcher): (value: unknown) => boolean {
   if (typeof matcher === 'string') {
-    const re = glob(matcher)
+    const re = globPattern(matcher)
     return (v) => typeof v === 'string' && re.test(v)
   }
   if (typeof matcher !== 'object' || matcher === null) return (v) => v === matcher
@@ -72,8 +72,4 @@ function dig(value: unknown, keys: string[]): unknown {
     current = (current as Record<string, unknown>)[key]
   }
   return current
-}
-
-function glob(pattern: string): RegExp {
-  return new RegExp('^' + pattern.split('*').map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*') + '$')
 }

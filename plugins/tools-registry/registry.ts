@@ -4,7 +4,7 @@
  * leave with it, so a reloaded plugin never leaves a stale tool behind.
  */
 import { Service, type Context } from 'cordis'
-import { CordageError, pluginOf, type Tool, type ToolsService, type VisibleInput } from 'cordage'
+import { CordageError, globPattern, pluginOf, type Tool, type ToolsService, type VisibleInput } from 'cordage'
 import type { Config } from './manifest.ts'
 
 export class ToolRegistry extends Service implements ToolsService {
@@ -16,8 +16,8 @@ export class ToolRegistry extends Service implements ToolsService {
 
   constructor(ctx: Context, config: Config) {
     super(ctx, 'tools', true)
-    this.include = config.include.map(pattern)
-    this.exclude = config.exclude.map(pattern)
+    this.include = config.include.map(globPattern)
+    this.exclude = config.exclude.map(globPattern)
   }
 
   register(tool: Tool): () => void {
@@ -54,8 +54,4 @@ export class ToolRegistry extends Service implements ToolsService {
     return this.visibleCache ??= this.list().filter((tool) =>
       this.include.some((re) => re.test(tool.name)) && !this.exclude.some((re) => re.test(tool.name)))
   }
-}
-
-function pattern(glob: string): RegExp {
-  return new RegExp('^' + glob.split('*').map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*') + '$')
 }

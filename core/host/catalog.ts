@@ -4,13 +4,14 @@
  * named by path in a preset. Only manifests are read here; plugin code is imported when an agent
  * actually uses the plugin.
  */
-import { existsSync, readdirSync, statSync } from 'node:fs'
-import { join, resolve } from 'node:path'
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
+import { dirname, join, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import semver from 'semver'
 import { CordageError } from '../errors.ts'
 import type { Manifest } from '../manifest.ts'
 import { checkManifest } from './manifest-check.ts'
+import { shareHostPackages } from './shared-modules.ts'
 
 export interface CatalogEntry {
   manifest: Manifest
@@ -46,6 +47,7 @@ export class PluginCatalog {
   async addFolder(dir: string): Promise<CatalogEntry> {
     const known = this.byDir.get(dir)
     if (known) return known
+    shareHostPackages()
     const entry = await loadFolder(dir, 'path')
     this.add(entry)
     return entry
@@ -95,6 +97,15 @@ async function loadFolder(dir: string, origin: CatalogEntry['origin']): Promise<
   const entry = entryFiles.map((f) => join(dir, f)).find((f) => existsSync(f))
   if (!manifestFile) throw new CordageError('manifest_invalid', `plugin folder ${dir} has no manifest (expected one of ${manifestFiles.join(', ')})`)
   if (!entry) throw new CordageError('manifest_invalid', `plugin folder ${dir} has no entry module (expected one of ${entryFiles.join(', ')})`)
+  if (![manifestFile, entry].every((f) => f.endsWith('.mjs'))) {
+    // .ts and .js files are ES modules only inside a package marked so; otherwise Node (and tsx) load
+    // them as CommonJS, and the first `import` fails with an error that does not point here.
+    const pkg = nearestPackageJson(dir)
+    const type = pkg ? (JSON.parse(readFileSync(pkg, 'utf8')) as { type?: string }).type : undefined
+    if (type !== 'module') {
+      throw new CordageError('manifest_invalid', `plugin folder ${dir} is not an ES module package: ${pkg ? `${pkg} does not say "type": "module"` : 'no package.json above it says "type": "module"'}; add a package.json with {"type": "module"} to the plugin folder`)
+    }
+  }
   let module: { default?: unknown }
   try {
     module = await import(pathToFileURL(manifestFile).href)
@@ -102,6 +113,14 @@ async function loadFolder(dir: string, origin: CatalogEntry['origin']): Promise<
     throw new CordageError('manifest_invalid', `cannot load ${manifestFile}: ${(error as Error).message}`, { cause: error })
   }
   return { manifest: checkManifest(module.default, manifestFile), dir, entry, origin }
+}
+
+function nearestPackageJson(dir: string): string | undefined {
+  for (let current = resolve(dir); ; current = dirname(current)) {
+    const candidate = join(current, 'package.json')
+    if (existsSync(candidate)) return candidate
+    if (dirname(current) === current) return undefined
+  }
 }
 
 /** The known name nearest to a misspelt one (edit distance at most 3). */

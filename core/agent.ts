@@ -17,6 +17,8 @@ import { KernelProducer } from './version.ts'
 
 export interface AgentOptions {
   name: string
+  /** The task a run gets when started without one (the preset's `task`). */
+  defaultTask?: string
   budgets?: Partial<Budgets>
   /** Every plugin of the agent, name → version, recorded in run/start. */
   plugins?: Record<string, string>
@@ -63,6 +65,7 @@ export class AgentRuntime {
   readonly dispatch: Dispatch
   readonly options: ResolvedAgentOptions
   readonly plugins: Record<string, string>
+  readonly defaultTask: string | undefined
   private active = new Map<string, { driver: RunDriver; done: Promise<RunState> }>()
   /** Bumped whenever cordis sets or removes any service, so runs re-read theirs only after a change. */
   servicesVersion = 0
@@ -71,6 +74,7 @@ export class AgentRuntime {
     this.name = options.name
     this.budgets = { ...DefaultBudgets, ...options.budgets }
     this.plugins = options.plugins ?? {}
+    this.defaultTask = options.defaultTask
     this.dispatch = createDispatch(ctx, options.name)
     ctx.on('internal/service', () => { this.servicesVersion++ })
     this.options = {
@@ -81,9 +85,11 @@ export class AgentRuntime {
     }
   }
 
-  /** Start a run for `task`. The returned handle has the run id at once. */
-  start(task: string, options: StartOptions = {}): RunHandle {
-    if (typeof task !== 'string' || task.trim() === '') throw new CordageError('invalid_input', 'a run needs a task: a non-empty string')
+  /** Start a run for `task` (default: the agent's default task). The returned handle has the run id at once. */
+  start(task: string | undefined = this.defaultTask, options: StartOptions = {}): RunHandle {
+    if (typeof task !== 'string' || task.trim() === '') {
+      throw new CordageError('invalid_input', `a run needs a task: a non-empty string${this.defaultTask ? '' : ` (agent "${this.name}" has no default task)`}`)
+    }
     const runId = options.runId ?? newRunId()
     const driver = new RunDriver(this, emptyState(runId))
     const budgets = { ...this.budgets, ...options.budgets }
@@ -106,7 +112,7 @@ export class AgentRuntime {
   }
 
   /** Start a run and wait for it to pause or end. */
-  async run(task: string, options?: StartOptions): Promise<RunState> {
+  async run(task?: string, options?: StartOptions): Promise<RunState> {
     return this.start(task, options).done
   }
 
@@ -212,7 +218,11 @@ export class AgentRuntime {
     const action = state.actions[actionId]
     if (!action || action.status !== 'awaiting_approval') {
       const waiting = state.waiting?.actionId
-      throw new CordageError('action_not_pending', `action ${actionId} of run ${runId} is ${action ? action.status : 'unknown'}${waiting ? `; the run waits for ${waiting}` : ''}`)
+      const phrase: Record<string, string> = {
+        proposed: 'not decided yet', allowed: 'already allowed by policy', denied: 'denied by policy', approved: 'already approved',
+        rejected: 'already rejected', running: 'running', succeeded: 'done', failed: 'failed',
+      }
+      throw new CordageError('action_not_pending', `action ${actionId} of run ${runId} ${action ? `is ${phrase[action.status] ?? action.status}` : 'does not exist'}${waiting ? `; the run waits for ${waiting}` : ''}`)
     }
     const by = actor.by ?? 'api'
     const driver = new RunDriver(this, state)

@@ -122,11 +122,17 @@ export class CordageError extends Error {
    * @param detail the facts of this case (which plugin, which field, what was expected and found)
    * @example throw new CordageError('plugin_not_found', 'plugin "polcy-rules" is not installed (did you mean "policy-rules"?)')
    */
-  constructor(readonly code: Code, detail?: string, options?: ErrorOptions & { data?: unknown }) {
-    super(detail ?? Codes[code].text, options)
-    this.kind = Codes[code].kind
+  constructor(code: Code, detail?: string, options?: ErrorOptions & { data?: unknown }) {
+    const known = Object.hasOwn(Codes, code)
+    // An unknown code is a bug in the caller (JavaScript, or a cast); say so loudly rather than crash here
+    // or let it pass for an ordinary tool failure.
+    super(known ? detail ?? Codes[code].text : `unknown error code "${code}": CordageError takes a code from docs/errors.md (a tool's own failures use tool_failed)${detail ? `; the error said: ${detail}` : ''}`, options)
+    this.code = known ? code : 'internal_error'
+    this.kind = Codes[this.code].kind
     if (options?.data !== undefined) this.data = options.data
   }
+
+  readonly code: Code
 
   /** Structured facts for machines (for example the list of problems in a preset). */
   data?: unknown

@@ -391,7 +391,8 @@ export class RunDriver {
         const observation = code === 'tool_timeout'
           ? `${tool.name} did not finish within ${tool.timeoutMs} ms.`
           : `${tool.name} failed (${code}): ${message}`
-        this.rec.record('tool/error', { tool: tool.name, attempt, errorClass: kind, code, message, observation, durationMs, willRetry: willRetry || undefined }, producer, this.idsOf(action.id, started.seq))
+        const stack = !CordageError.is(error) && error instanceof Error && error.stack ? error.stack.split('\n').slice(0, 6).join('\n') : undefined
+        this.rec.record('tool/error', { tool: tool.name, attempt, errorClass: kind, code, message, observation, durationMs, willRetry: willRetry || undefined, stack }, producer, this.idsOf(action.id, started.seq))
         await this.rec.flush()
         if (willRetry) continue
         // A timeout leaves the run without the result it asked for; it fails explicitly rather than letting

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict'
 import { resolve } from 'node:path'
 import { afterEach, describe, it } from 'node:test'
-import { issueTicket, hashArgs, readService, replay, type RunEvent, type Tool, type ToolsService } from 'cordage'
+import { CordageError, issueTicket, hashArgs, readService, replay, type RunEvent, type Tool, type ToolsService } from 'cordage'
 import { indexOf, refundAnswer, supportDesk, type Harness } from './helpers.ts'
 
 let harness: Harness | undefined
@@ -353,6 +353,12 @@ describe('invariant 6: evidence is ordered', () => {
 })
 
 describe('invariant 7: errors are classified by code', () => {
+  it('turns an error with a code that does not exist into internal_error that says so', () => {
+    const error = new CordageError('book_not_found' as never, 'no such book')
+    assert.equal(error.code, 'internal_error')
+    assert.match(error.message, /unknown error code "book_not_found": CordageError takes a code from docs\/errors\.md \(a tool's own failures use tool_failed\); the error said: no such book/)
+  })
+
   it('retries a transient model failure with backoff, recording each attempt', async () => {
     harness = await supportDesk({ script: [{ final: 'no evidence needed', failFirst: { code: 'model_transient', times: 2 } }], verifier: { minCount: 0 } })
     const state = await harness.agent.run('go')

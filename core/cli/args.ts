@@ -5,6 +5,7 @@
  */
 import { parseArgs } from 'node:util'
 import { CordageError } from '../errors.ts'
+import { closest } from '../host/closest.ts'
 
 type Flag = { type: 'string' | 'boolean'; help: string; short?: string }
 
@@ -59,8 +60,10 @@ export function parse(argv: string[]): Parsed | 'help' | 'version' {
   try {
     parsed = parseArgs({ args: rest, options: command.flags, allowPositionals: true, strict: true })
   } catch (error) {
-    const flags = Object.keys(command.flags).map((f) => `--${f}`).join(', ')
-    throw new CordageError('invalid_input', `${(error as Error).message.split(/\.\s|\n/)[0]}; "${name}" takes: ${flags}`)
+    const flags = Object.keys(command.flags).map((f) => `--${f}`)
+    const unknown = /Unknown option '(--?[^']+)'/.exec((error as Error).message)?.[1]
+    const hint = unknown ? closest(unknown, flags) : undefined
+    throw new CordageError('invalid_input', `${(error as Error).message.split(/\.\s|\n/)[0]}${hint ? ` (did you mean ${hint}?)` : ''}; "${name}" takes: ${flags.join(', ')}`)
   }
   if (parsed.positionals.length !== command.positionals.length) {
     throw new CordageError('invalid_input', `"${name}" takes ${command.positionals.length ? command.positionals.join(' ') : 'no positional arguments'}, got ${parsed.positionals.length ? parsed.positionals.map((p) => JSON.stringify(p)).join(' ') : 'none'}; usage: ${command.usage}`)

@@ -50,7 +50,7 @@ function detail(event: RunEvent): string {
     case 'tool/approval-decided': return `${event.data.approved ? 'approved' : 'rejected'} by ${event.data.by}${event.data.reason ? ` — ${event.data.reason}` : ''}`
     case 'tool/start': return `${event.data.tool} attempt ${event.data.attempt} ticket=${event.data.ticket} timeout=${event.data.timeoutMs}ms`
     case 'tool/end': return `${event.data.tool} ${event.data.durationMs}ms ${quote(event.data.observation, 70)}`
-    case 'tool/error': return `${event.data.tool} ${event.data.code} (${event.data.errorClass})${event.data.willRetry ? ' will retry' : ''}: ${quote(event.data.message, 70)}`
+    case 'tool/error': return `${event.data.tool} ${event.data.code} (${event.data.errorClass})${event.data.willRetry ? ' will retry' : ''}: ${quote(event.data.message, 70)}${event.data.stack ? `\n${event.data.stack.split('\n').slice(1).map((l) => `          ${l.trim()}`).join('\n')}` : ''}`
     case 'verify/start': return quote(event.data.answer, 70)
     case 'verify/end': return event.data.ok
       ? `ok evidence: ${event.data.evidence.map((e) => e.ref).join(', ') || 'none'}`

@@ -47,8 +47,9 @@ const commands: Record<string, Handler> = {
     const app = await open(flags, flags.agent ? [String(flags.agent)] : undefined)
     try {
       const agent = pickAgent(app, flags.agent as string | undefined)
-      const task = (flags.task as string | undefined) ?? app.preset.agents[agent.name].task
-      if (!task) throw new CordageError('invalid_input', `agent "${agent.name}" has no task in the preset; pass --task TEXT`)
+      const task = flags.task as string | undefined
+      if (task !== undefined && !task.trim()) throw new CordageError('invalid_input', '--task is empty; give the task as text, or leave --task out to use the agent\'s task from the preset')
+      if (task === undefined && !agent.defaultTask) throw new CordageError('invalid_input', `agent "${agent.name}" has no task in the preset; pass --task TEXT`)
       let runId: string | undefined
       follow(app, io, !!flags.json, () => runId)
       const handle = agent.start(task)

@@ -152,7 +152,7 @@ export class Cordage {
       throw error
     }
     const runtime = new AgentRuntime(ctx, {
-      name, budgets: plan.spec.budgets, contextTokens: plan.spec.contextTokens, modelRetry: plan.spec.retry,
+      name, defaultTask: plan.spec.task, budgets: plan.spec.budgets, contextTokens: plan.spec.contextTokens, modelRetry: plan.spec.retry,
       plugins: Object.fromEntries(plugins.map((p) => [p.planned.entry.manifest.name, p.planned.entry.manifest.version])),
     })
     this.loaded.set(name, { runtime, ctx, plan, plugins })

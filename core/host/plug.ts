@@ -7,7 +7,7 @@
  */
 import { pathToFileURL } from 'node:url'
 import { symbols, type Context, type ForkScope } from 'cordis'
-import { agentFilter, readService } from '../cordis.ts'
+import { agentFilter, readService, ServiceNames, type ServiceName } from '../cordis.ts'
 import { CordageError } from '../errors.ts'
 import type { CordagePlugin } from '../manifest.ts'
 import type { PlannedPlugin } from './resolve.ts'
@@ -32,20 +32,34 @@ export async function plugOne(ctx: Context, agent: string, planned: PlannedPlugi
     throw failed(ctx, agent, planned, new CordageError('plugin_start_failed', `plugin ${label} (${planned.where}): cannot load ${planned.entry.entry}: ${(error as Error).message}`, { cause: error }))
   }
   if (!plugin || typeof plugin.apply !== 'function' || !plugin.manifest) {
-    throw failed(ctx, agent, planned, new CordageError('manifest_invalid', `plugin ${label}: ${planned.entry.entry} must default-export definePlugin(manifest, apply)`))
+    throw failed(ctx, agent, planned, new CordageError('manifest_invalid', `plugin ${label} (${planned.where}): ${planned.entry.entry} must default-export definePlugin(manifest, apply)`))
   }
   if (plugin.manifest.name !== manifest.name || plugin.manifest.version !== manifest.version) {
-    throw failed(ctx, agent, planned, new CordageError('manifest_invalid', `plugin ${label}: ${planned.entry.entry} exports ${plugin.manifest.name}@${plugin.manifest.version}, but its manifest file says ${label}`))
+    throw failed(ctx, agent, planned, new CordageError('manifest_invalid', `plugin ${label} (${planned.where}): ${planned.entry.entry} exports ${plugin.manifest.name}@${plugin.manifest.version}, but its manifest file says ${label}`))
   }
 
   let captured: unknown
-  const stopCapture = ctx.on('internal/error', (error: unknown) => {
+  const undeclared = new Set<string>()
+  const stopErrors = ctx.on('internal/error', (error: unknown) => {
     captured ??= error
     if (error && typeof error === 'object') handledErrors.add(error)
   })
+  // cordis warns when code reads a service it did not inject; for a plugin that means a service its
+  // manifest does not require, which works or not depending on plugin order. Make it an error here.
+  const stopWarnings = ctx.on('internal/warning', (warning: unknown) => {
+    const name = /^property (\S+) is not registered/.exec((warning as Error)?.message ?? '')?.[1]
+    if (name && ServiceNames.includes(name as ServiceName)) undeclared.add(name)
+  })
   const fork = ctx.plugin(plugin, planned.config)
   await settle(ctx)
-  stopCapture()
+  stopErrors()
+  stopWarnings()
+
+  if (undeclared.size) {
+    fork.dispose()
+    const names = [...undeclared]
+    throw failed(ctx, agent, planned, new CordageError('plugin_requirement_missing', `plugin ${label} (${planned.where}) uses service${names.length > 1 ? 's' : ''} ${names.map((n) => `"${n}"`).join(', ')} without requiring ${names.length > 1 ? 'them' : 'it'}; add ${names.map((n) => `${n}: '^1.0.0'`).join(', ')} to "requires" in its manifest`))
+  }
 
   const problem =
     fork.error ? `failed while starting: ${(fork.error as Error)?.message ?? fork.error}`

@@ -43,6 +43,11 @@ export interface Preset {
   file: string
   /** The path as shown in messages: relative to the working directory. */
   shown: string
+  /**
+   * `file:line:col` of a key path such as `agents.support.plugins[4].config.rules[0]`, for messages;
+   * the deepest part of the path that exists in the file.
+   */
+  locate(keyPath: string): string
   /** Its folder: relative paths in the preset and in plugin config resolve against it. */
   dir: string
   agents: Record<string, AgentSpec>
@@ -147,12 +152,32 @@ export function loadPreset(file: string): Preset {
       at: base,
     }
   }
-  return { file: path, shown, dir, agents }
+  const locate = (keyPath: string) => {
+    const segments = parseKeyPath(keyPath)
+    for (let n = segments.length; n > 0; n--) {
+      const offset = findKey(doc, segments.slice(0, n)) ?? (doc.getIn(segments.slice(0, n), true) as { range?: number[] } | undefined)?.range?.[0]
+      if (offset !== undefined) return at(offset)
+    }
+    return shown
+  }
+  return { file: path, shown, dir, agents, locate }
 }
 
 /** `agents.support.plugins[2].version` */
 export function keyPath(path: readonly (string | number | symbol)[]): string {
   return path.map((p, i) => (typeof p === 'number' ? `[${p}]` : i === 0 ? String(p) : `.${String(p)}`)).join('') || '(top level)'
+}
+
+/** `a.b[2].c` → ['a', 'b', 2, 'c'] */
+function parseKeyPath(keyPath: string): (string | number)[] {
+  const out: (string | number)[] = []
+  for (const part of keyPath.split('.')) {
+    const match = /^([^[]*)((?:\[\d+\])*)$/.exec(part)
+    if (!match) { out.push(part); continue }
+    if (match[1]) out.push(match[1])
+    for (const index of match[2].matchAll(/\[(\d+)\]/g)) out.push(Number(index[1]))
+  }
+  return out
 }
 
 function objectKind(path: (string | number)[]): keyof typeof allowedKeys {

@@ -85,7 +85,7 @@ export async function planAgent(preset: Preset, spec: AgentSpec, catalog: Plugin
 
   for (const p of planned) checkRequires(preset, p, p.entry.manifest.requires ?? {}, providers, problems, true, catalog)
   for (const p of planned) checkRequires(preset, p, p.entry.manifest.optional ?? {}, providers, problems, false, catalog)
-  const kernel = { ref: { at: spec.at } as PluginRef, where: `${preset.shown} ${spec.at}`, entry: { manifest: { name: 'kernel' } } as CatalogEntry, config: undefined }
+  const kernel = { ref: { at: spec.at } as PluginRef, where: `${preset.locate(spec.at)} ${spec.at}`, entry: { manifest: { name: 'kernel' } } as CatalogEntry, config: undefined }
   checkRequires(preset, kernel, KernelRequires, providers, problems, true, catalog)
   checkRequires(preset, kernel, KernelOptional, providers, problems, false, catalog)
   if (problems.length) throw combined(problems, `agent "${spec.name}" in ${preset.shown}`)
@@ -106,14 +106,14 @@ function checkConfig(preset: Preset, ref: PluginRef, entry: CatalogEntry, proble
   const label = `${entry.manifest.name}@${entry.manifest.version}`
   if (!schema) {
     if (Object.keys(ref.config).length) {
-      problems.push({ code: 'plugin_config_invalid', message: `${where(preset, ref)}.config: plugin ${label} takes no config, found keys ${Object.keys(ref.config).join(', ')}` })
+      problems.push({ code: 'plugin_config_invalid', message: `${where(preset, ref, '.config')}: plugin ${label} takes no config, found keys ${Object.keys(ref.config).join(', ')}` })
       return undefined
     }
     return {}
   }
   const unknown = unknownKeys(schema, ref.config, '')
   if (unknown.length) {
-    for (const u of unknown) problems.push({ code: 'plugin_config_invalid', message: `${where(preset, ref)}.config${u.path}: plugin ${label} has no config key "${u.key}"; allowed: ${u.allowed.join(', ')}` })
+    for (const u of unknown) problems.push({ code: 'plugin_config_invalid', message: `${where(preset, ref, `.config${u.path}.${u.key}`)}: plugin ${label} has no config key "${u.key}"; allowed: ${u.allowed.join(', ')}` })
     return undefined
   }
   try {
@@ -121,7 +121,8 @@ function checkConfig(preset: Preset, ref: PluginRef, entry: CatalogEntry, proble
   } catch (error) {
     const message = (error as Error).message.replace(/^\$/, '')
     const [path, ...rest] = message.split(' ')
-    problems.push({ code: 'plugin_config_invalid', message: `${where(preset, ref)}.config${path.startsWith('.') || path.startsWith('[') ? path : ''}: plugin ${label}: ${path.startsWith('.') || path.startsWith('[') ? rest.join(' ') : message}` })
+    const inside = path.startsWith('.') || path.startsWith('[')
+    problems.push({ code: 'plugin_config_invalid', message: `${where(preset, ref, `.config${inside ? path : ''}`)}: plugin ${label}: ${inside ? rest.join(' ') : message}` })
     return undefined
   }
 }
@@ -198,8 +199,8 @@ function order(planned: PlannedPlugin[], providers: Record<string, PlannedPlugin
   return out
 }
 
-function where(preset: Preset, ref: PluginRef): string {
-  return `${preset.shown} ${ref.at}`
+function where(preset: Preset, ref: PluginRef, suffix = ''): string {
+  return `${preset.locate(ref.at + suffix)} ${ref.at}${suffix}`
 }
 
 function combined(problems: Problem[], subject: string): CordageError {

@@ -19,7 +19,7 @@ export type ErrorKind =
   | 'model_transient' | 'model_permanent' | 'model_semantic'
   | 'policy_denied' | 'tool_transient' | 'tool_deterministic'
   | 'verification_failure' | 'budget_exhausted' | 'unknown_effect' | 'cancelled'
-  | 'authorization' | 'config' | 'usage' | 'conflict' | 'internal'
+  | 'environment_drift' | 'authorization' | 'config' | 'usage' | 'conflict' | 'internal'
 
 export type Strategy = 'feedback' | 'retry' | 'stop' | 'reconcile' | 'raise'
 
@@ -34,6 +34,7 @@ export const Kinds: Record<ErrorKind, Strategy> = {
   budget_exhausted: 'stop',
   unknown_effect: 'reconcile',
   cancelled: 'stop',
+  environment_drift: 'raise',
   authorization: 'raise',
   config: 'raise',
   usage: 'raise',
@@ -71,6 +72,8 @@ export const Codes = {
   // effects
   unknown_effect: { kind: 'unknown_effect', text: 'a side effect may or may not have happened' },
   idempotency_conflict: { kind: 'conflict', text: 'the same idempotency key was used with different arguments' },
+  effect_exists: { kind: 'conflict', text: 'the ledger already holds this effect for another run or action' },
+  reconcile_not_possible: { kind: 'usage', text: 'the action has no unknown effect to settle' },
 
   // cancellation
   cancelled: { kind: 'cancelled', text: 'the run was cancelled' },
@@ -103,6 +106,8 @@ export const Codes = {
   action_not_pending: { kind: 'usage', text: 'the action is not waiting for approval' },
   run_busy: { kind: 'conflict', text: 'the run is already being driven in this process' },
   seq_conflict: { kind: 'conflict', text: 'another writer appended to the run first' },
+  lease_lost: { kind: 'conflict', text: 'another worker owns the run now' },
+  version_drift: { kind: 'environment_drift', text: 'the plugins differ from the versions the run started with' },
   illegal_transition: { kind: 'internal', text: 'the run cannot move between these statuses' },
   invalid_event: { kind: 'internal', text: 'an event does not fit the event catalogue' },
   internal_error: { kind: 'internal', text: 'a plugin or the kernel failed unexpectedly' },

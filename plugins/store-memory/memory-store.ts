@@ -1,17 +1,24 @@
 /**
- * An append-only event log per run, in memory. The summary of each run is kept up to date on append,
- * so listing runs never replays logs.
+ * The store contract in process memory: an append-only log per run, a summary per run kept current on
+ * append, the ledger, leases and cancel requests. No snapshots: replaying from memory is cheap.
  */
-import { CordageError, summarize, type ListFilter, type RunEvent, type RunSummary, type StoreService } from 'cordage'
+import {
+  CordageError, summarize,
+  type AppendOptions, type CancelRequest, type Effect, type EffectWrite, type Lease, type ListFilter,
+  type RunEvent, type RunSummary, type StoredRun, type StoreService,
+} from 'cordage'
 
 export class MemoryStore implements StoreService {
   private logs = new Map<string, RunEvent[]>()
   private summaries = new Map<string, RunSummary>()
+  private ledger = new Map<string, Effect>()
+  private leases = new Map<string, { worker: string; token: number; expiresAt: number; released: boolean }>()
+  private cancels = new Map<string, CancelRequest>()
 
   constructor(private maxEventsPerRun: number) {}
 
   /** Synchronous: memory is as durable as it gets, and the loop skips an await when nothing is returned. */
-  append(runId: string, events: readonly RunEvent[], expectedSeq: number): void {
+  append(runId: string, events: readonly RunEvent[], expectedSeq: number, options: AppendOptions = {}): void {
     const log = this.logs.get(runId)
     const last = log ? log.length : 0
     if (last !== expectedSeq) {
@@ -25,19 +32,30 @@ export class MemoryStore implements StoreService {
     if (last + events.length > this.maxEventsPerRun) {
       throw new CordageError('invalid_event', `run ${runId}: more than ${this.maxEventsPerRun} events (store-memory maxEventsPerRun)`)
     }
-    if (!log) {
-      if (events[0]?.type !== 'run/start') throw new CordageError('invalid_event', `run ${runId}: the first event must be run/start, got ${events[0]?.type}`)
-      this.logs.set(runId, [...events])
-    } else {
-      for (const event of events) log.push(event)
-    }
+    if (!log && events[0]?.type !== 'run/start') throw new CordageError('invalid_event', `run ${runId}: the first event must be run/start, got ${events[0]?.type}`)
+    if (options.lease && log) this.checkLease(options.lease)
+    if (options.lease && !log && options.lease.token !== 1) throw new CordageError('lease_lost', `run ${runId} is new: its first lease has token 1, not ${options.lease.token}`)
+    const effects = (options.effects ?? []).map((write) => this.prepare(write))
+
+    // Everything checked: apply.
+    if (!log && options.lease) this.leases.set(runId, { worker: options.lease.worker, token: 1, expiresAt: options.lease.expiresAt, released: false })
+    if (!log) this.logs.set(runId, [...events])
+    else for (const event of events) log.push(event)
+    for (const apply of effects) apply()
     let summary = this.summaries.get(runId)
-    for (const event of events) summary = summarize(summary, event)
+    for (const event of events) {
+      summary = summarize(summary, event)
+      if (event.type === 'run/end') this.cancels.delete(runId)
+    }
     this.summaries.set(runId, summary!)
   }
 
   async load(runId: string): Promise<RunEvent[]> {
     return [...this.log(runId)]
+  }
+
+  async loadRun(runId: string): Promise<StoredRun> {
+    return { events: [...this.log(runId)] }
   }
 
   async read(runId: string, options: { after?: number; limit?: number } = {}): Promise<RunEvent[]> {
@@ -47,13 +65,94 @@ export class MemoryStore implements StoreService {
 
   async list(filter: ListFilter = {}): Promise<RunSummary[]> {
     const out: RunSummary[] = []
+    const now = Date.now()
     for (const summary of this.summaries.values()) {
       if (filter.status && summary.status !== filter.status) continue
       if (filter.agent && summary.agent !== filter.agent) continue
-      out.push({ ...summary })
+      const lease = this.leases.get(summary.runId)
+      out.push({ ...summary, owner: lease && !lease.released && lease.expiresAt > now ? lease.worker : undefined })
     }
     out.sort((a, b) => b.createdAt - a.createdAt || (a.runId < b.runId ? 1 : -1))
     return out.slice(0, filter.limit ?? 100)
+  }
+
+  async effect(key: string): Promise<Effect | undefined> {
+    const effect = this.ledger.get(key)
+    return effect && { ...effect }
+  }
+
+  async claim(runId: string, worker: string, ttlMs: number): Promise<Lease | undefined> {
+    this.log(runId)
+    const now = Date.now()
+    const current = this.leases.get(runId)
+    if (current && !current.released && current.expiresAt > now && current.worker !== worker) return undefined
+    const token = (current?.token ?? 0) + 1
+    const lease = { worker, token, expiresAt: now + ttlMs, released: false }
+    this.leases.set(runId, lease)
+    const previous = current && current.worker !== worker ? current.worker : undefined
+    return { runId, worker, token, expiresAt: lease.expiresAt, previous }
+  }
+
+  async renew(lease: Lease, ttlMs: number): Promise<boolean> {
+    const current = this.leases.get(lease.runId)
+    if (!current || current.released || current.token !== lease.token) return false
+    current.expiresAt = Date.now() + ttlMs
+    return true
+  }
+
+  async release(lease: Lease): Promise<void> {
+    const current = this.leases.get(lease.runId)
+    if (current && current.token === lease.token) current.released = true
+  }
+
+  async claimNext(worker: string, ttlMs: number, filter: { agents?: string[] } = {}): Promise<Lease | undefined> {
+    const now = Date.now()
+    const candidates = [...this.summaries.values()]
+      .filter((s) => (s.status === 'RUNNING' || s.status === 'CANCELLING') && (!filter.agents || filter.agents.includes(s.agent)))
+      .filter((s) => { const l = this.leases.get(s.runId); return !l || l.released || l.expiresAt <= now })
+      .sort((a, b) => a.createdAt - b.createdAt)
+    return candidates.length ? this.claim(candidates[0].runId, worker, ttlMs) : undefined
+  }
+
+  async requestCancel(runId: string, request: CancelRequest): Promise<void> {
+    this.log(runId)
+    if (!this.cancels.has(runId)) this.cancels.set(runId, { ...request })
+  }
+
+  async cancelRequest(runId: string): Promise<CancelRequest | undefined> {
+    const request = this.cancels.get(runId)
+    return request && { ...request }
+  }
+
+  private checkLease(lease: Lease) {
+    const current = this.leases.get(lease.runId)
+    if (!current || current.released || current.token !== lease.token) {
+      throw new CordageError('lease_lost', `run ${lease.runId}: worker ${lease.worker} (lease ${lease.token}) no longer owns it${current && !current.released ? `; ${current.worker} does (lease ${current.token})` : ''}`)
+    }
+  }
+
+  /** Check one ledger write; return the change to make once the whole batch is known to be good. */
+  private prepare(write: EffectWrite): () => void {
+    const existing = this.ledger.get(write.key)
+    if (write.op === 'outcome') {
+      if (!existing) throw new CordageError('invalid_event', `outcome for idempotency key ${write.key}, which has no intent`)
+      return () => { Object.assign(existing, { status: write.status, receipt: write.receipt, output: write.output, endedAt: write.at }) }
+    }
+    if (existing) {
+      const ours = existing.runId === write.runId && existing.actionId === write.actionId
+      if (existing.argsHash !== write.argsHash) {
+        throw new CordageError('idempotency_conflict', `idempotency key ${write.key} was used by ${existing.runId} ${existing.actionId} with arguments ${existing.argsHash}, not ${write.argsHash}`, { data: { ...existing } })
+      }
+      const free = existing.status === 'failed' || existing.status === 'not_committed'
+      if (!ours && !free && !(write.takeover && existing.status === 'pending')) throw new CordageError('effect_exists', `idempotency key ${write.key} belongs to ${existing.runId} ${existing.actionId} (${existing.status})`, { data: { ...existing } })
+      return () => { Object.assign(existing, { runId: write.runId, actionId: write.actionId, status: 'pending', attempts: existing.attempts + 1, policyVersion: write.policyVersion }) }
+    }
+    return () => {
+      this.ledger.set(write.key, {
+        key: write.key, runId: write.runId, actionId: write.actionId, tool: write.tool, argsHash: write.argsHash,
+        policyVersion: write.policyVersion, status: 'pending', attempts: 1, startedAt: write.at,
+      })
+    }
   }
 
   private log(runId: string): RunEvent[] {

@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import type { RunEvent, StoreService } from 'cordage'
+import type { EffectWrite, RunEvent, StoreService } from 'cordage'
 
 const usage = { inputTokens: 0, outputTokens: 0, costUsd: 0 }
 
@@ -100,5 +100,104 @@ export function runStoreContract(name: string, makeStore: () => Promise<StoreSer
       await store.append('r1', runEvents('r1', 3, 1), 2)
       assert.equal(loaded.length, 2)
     })
+
+    it('records an intent and its outcome in the ledger with the events, atomically', async () => {
+      const store = await makeStore()
+      await store.append('r1', runEvents('r1', 1, 1), 0)
+      await store.append('r1', runEvents('r1', 2, 1), 1, { effects: [intent('k1', 'r1', 's1.a1', 'h1')] })
+      assert.equal((await store.effect('k1'))?.status, 'pending')
+      await store.append('r1', runEvents('r1', 3, 1), 2, { effects: [{ op: 'outcome', key: 'k1', status: 'committed', receipt: 'FU-1', output: { ok: true }, at: 3 }] })
+      const effect = await store.effect('k1')
+      assert.deepEqual([effect?.status, effect?.receipt, effect?.output, effect?.attempts], ['committed', 'FU-1', { ok: true }, 1])
+      // A failing append writes neither its events nor its ledger rows.
+      await assert.rejects(async () => store.append('r1', runEvents('r1', 9, 1), 3, { effects: [intent('k2', 'r1', 's2.a1', 'h2')] }), { code: 'invalid_event' })
+      assert.equal(await store.effect('k2'), undefined)
+    })
+
+    it('refuses an idempotency key used with other arguments, and reports one held by another run', async () => {
+      const store = await makeStore()
+      await store.append('r1', runEvents('r1', 1, 1), 0, { effects: [intent('k', 'r1', 's1.a1', 'h1')] })
+      await store.append('r2', runEvents('r2', 1, 1), 0)
+      await assert.rejects(async () => store.append('r2', runEvents('r2', 2, 1), 1, { effects: [intent('k', 'r2', 's1.a1', 'OTHER')] }), { code: 'idempotency_conflict' })
+      await assert.rejects(async () => store.append('r2', runEvents('r2', 2, 1), 1, { effects: [intent('k', 'r2', 's1.a1', 'h1')] }), (e: { code: string; data: { runId: string } }) => e.code === 'effect_exists' && e.data.runId === 'r1')
+      assert.equal((await store.load('r2')).length, 1, 'the refused batch wrote nothing')
+      // The same run and action may try again: that is a retry, counted.
+      await store.append('r1', runEvents('r1', 2, 1), 1, { effects: [intent('k', 'r1', 's1.a1', 'h1')] })
+      assert.equal((await store.effect('k'))?.attempts, 2)
+    })
+
+    it('lets another run take over a key whose effect did not happen', async () => {
+      const store = await makeStore()
+      await store.append('r1', runEvents('r1', 1, 1), 0, { effects: [intent('k', 'r1', 's1.a1', 'h')] })
+      await store.append('r1', runEvents('r1', 2, 1), 1, { effects: [{ op: 'outcome', key: 'k', status: 'not_committed', at: 2 }] })
+      await store.append('r2', runEvents('r2', 1, 1), 0, { effects: [intent('k', 'r2', 's1.a1', 'h')] })
+      assert.deepEqual([(await store.effect('k'))?.runId, (await store.effect('k'))?.status], ['r2', 'pending'])
+    })
+
+    it('gives a run to one worker at a time, fences a stale worker and lets an expired lease be taken', async () => {
+      const store = await makeStore()
+      await store.append('r1', runEvents('r1', 1, 1), 0)
+      const a = await store.claim('r1', 'worker-a', 60_000)
+      assert.ok(a)
+      assert.equal(await store.claim('r1', 'worker-b', 60_000), undefined, 'a live lease is not taken')
+      await store.append('r1', runEvents('r1', 2, 1), 1, { lease: a })
+      assert.equal((await store.list())[0].owner, 'worker-a')
+
+      const short = await store.claim('r1', 'worker-a', 1)
+      await new Promise((r) => setTimeout(r, 20))
+      const b = await store.claim('r1', 'worker-b', 60_000)
+      assert.ok(b && b.token > short!.token, 'an expired lease is taken, with a larger token')
+      await assert.rejects(async () => store.append('r1', runEvents('r1', 3, 1), 2, { lease: short! }), { code: 'lease_lost' })
+      await store.append('r1', runEvents('r1', 3, 1), 2, { lease: b })
+      assert.equal(await store.renew(short!, 1000), false)
+      assert.equal(await store.renew(b, 1000), true)
+      await store.release(b)
+      await assert.rejects(async () => store.append('r1', runEvents('r1', 4, 1), 3, { lease: b }), { code: 'lease_lost' })
+      assert.ok(await store.claim('r1', 'worker-c', 1000), 'a released lease is free')
+    })
+
+    it('makes the writer of a new run its owner from the first event when it brings lease 1', async () => {
+      const store = await makeStore()
+      await store.append('r1', runEvents('r1', 1, 1), 0, { lease: { runId: 'r1', worker: 'starter', token: 1, expiresAt: Date.now() + 60_000 } })
+      assert.equal(await store.claimNext('other', 60_000), undefined, 'nobody can claim it between its first event and its first step')
+      assert.equal(await store.claim('r1', 'other', 60_000), undefined)
+      await store.append('r1', runEvents('r1', 2, 1), 1, { lease: { runId: 'r1', worker: 'starter', token: 1, expiresAt: 0 } })
+      assert.equal((await store.list())[0].owner, 'starter')
+    })
+
+    it('lets an idempotent tool take over a key whose effect is pending in another run', async () => {
+      const store = await makeStore()
+      await store.append('r1', runEvents('r1', 1, 1), 0, { effects: [intent('k', 'r1', 's1.a1', 'h')] })
+      await store.append('r2', runEvents('r2', 1, 1), 0)
+      await assert.rejects(async () => store.append('r2', runEvents('r2', 2, 1), 1, { effects: [intent('k', 'r2', 's1.a1', 'h')] }), { code: 'effect_exists' })
+      await store.append('r2', runEvents('r2', 2, 1), 1, { effects: [{ ...intent('k', 'r2', 's1.a1', 'h'), takeover: true } as EffectWrite] })
+      assert.equal((await store.effect('k'))?.runId, 'r2')
+    })
+
+    it('hands each run that needs a driver to one worker, oldest first', async () => {
+      const store = await makeStore()
+      await store.append('old', runEvents('old', 1, 1, 'a', 1000), 0)
+      await store.append('new', runEvents('new', 1, 1, 'b', 2000), 0)
+      await store.append('done', [...runEvents('done', 1, 1, 'a', 500), endEvent('done', 2)], 0)
+      const claims = await Promise.all([store.claimNext('w1', 60_000), store.claimNext('w2', 60_000), store.claimNext('w3', 60_000)])
+      assert.deepEqual(claims.map((c) => c?.runId).sort(), ['new', 'old', undefined].sort())
+      assert.equal(claims[0]?.runId, 'old')
+      assert.equal(await store.claimNext('w4', 60_000, { agents: ['a'] }), undefined)
+    })
+
+    it('keeps a cancel request until the run ends', async () => {
+      const store = await makeStore()
+      await store.append('r1', runEvents('r1', 1, 1), 0)
+      assert.equal(await store.cancelRequest('r1'), undefined)
+      await store.requestCancel('r1', { by: 'ops', reason: 'stop', at: 5 })
+      await store.requestCancel('r1', { by: 'later', at: 6 })
+      assert.deepEqual(await store.cancelRequest('r1'), { by: 'ops', reason: 'stop', at: 5 })
+      await store.append('r1', [endEvent('r1', 2)], 1)
+      assert.equal(await store.cancelRequest('r1'), undefined)
+    })
   })
+}
+
+function intent(key: string, runId: string, actionId: string, argsHash: string): EffectWrite {
+  return { op: 'intent', key, runId, actionId, tool: 't', argsHash, policyVersion: 'p', attempt: 1, at: 1 }
 }

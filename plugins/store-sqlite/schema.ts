@@ -1,0 +1,73 @@
+/**
+ * The database schema as a list of migrations. The database records how many have run; opening a
+ * database runs the missing ones in one transaction, and refuses a database newer than this code.
+ */
+import type Database from 'better-sqlite3'
+import { CordageError } from 'cordage'
+
+export const migrations: ((db: Database.Database) => void)[] = [
+  // 1: runs, events, snapshots, the ledger
+  (db) => db.exec(`
+    CREATE TABLE runs (
+      run_id TEXT PRIMARY KEY,
+      agent TEXT NOT NULL,
+      task TEXT NOT NULL,
+      status TEXT NOT NULL,
+      failure_code TEXT,
+      last_seq INTEGER NOT NULL,
+      created_at INTEGER NOT NULL,
+      updated_at INTEGER NOT NULL,
+      lease_worker TEXT,
+      lease_token INTEGER NOT NULL DEFAULT 0,
+      lease_expires INTEGER NOT NULL DEFAULT 0,
+      lease_released INTEGER NOT NULL DEFAULT 1,
+      cancel_by TEXT,
+      cancel_reason TEXT,
+      cancel_at INTEGER
+    );
+    CREATE INDEX runs_created ON runs (created_at);
+    CREATE INDEX runs_claimable ON runs (status, lease_expires);
+    CREATE TABLE events (
+      run_id TEXT NOT NULL,
+      seq INTEGER NOT NULL,
+      type TEXT NOT NULL,
+      body TEXT NOT NULL,
+      PRIMARY KEY (run_id, seq)
+    ) WITHOUT ROWID;
+    CREATE TABLE snapshots (
+      run_id TEXT PRIMARY KEY,
+      seq INTEGER NOT NULL,
+      version INTEGER NOT NULL,
+      state TEXT NOT NULL
+    );
+    CREATE TABLE effects (
+      key TEXT PRIMARY KEY,
+      run_id TEXT NOT NULL,
+      action_id TEXT NOT NULL,
+      tool TEXT NOT NULL,
+      args_hash TEXT NOT NULL,
+      policy_version TEXT NOT NULL,
+      status TEXT NOT NULL,
+      attempts INTEGER NOT NULL,
+      receipt TEXT,
+      output TEXT,
+      started_at INTEGER NOT NULL,
+      ended_at INTEGER
+    );
+  `),
+]
+
+export const SchemaVersion = migrations.length
+
+export function migrate(db: Database.Database, file: string): void {
+  db.exec('CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)')
+  const read = () => Number((db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get() as { value: string } | undefined)?.value ?? 0)
+  db.transaction(() => {
+    const current = read()
+    if (current > SchemaVersion) {
+      throw new CordageError('plugin_start_failed', `database ${file} has schema version ${current}; this store-sqlite knows up to ${SchemaVersion}: use a newer store-sqlite`)
+    }
+    for (let version = current; version < SchemaVersion; version++) migrations[version](db)
+    db.prepare("INSERT INTO meta (key, value) VALUES ('schema_version', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value").run(String(SchemaVersion))
+  }).immediate()
+}

@@ -1,0 +1,248 @@
+/**
+ * The store contract on SQLite. One append is one `BEGIN IMMEDIATE` transaction: the seq check, the
+ * lease check, the events, the ledger writes, the run summary and the snapshot commit together or not
+ * at all. WAL mode lets other processes read while one writes; `busy_timeout` makes concurrent writers
+ * wait their turn instead of failing. Synchronous like better-sqlite3 itself: the loop skips an await.
+ */
+import { mkdirSync } from 'node:fs'
+import { dirname } from 'node:path'
+import Database from 'better-sqlite3'
+import {
+  CordageError, summarize,
+  type AppendOptions, type CancelRequest, type Effect, type EffectWrite, type Lease, type ListFilter,
+  type RunEvent, type RunStatus, type RunSummary, type StoredRun, type StoreService,
+} from 'cordage'
+import { migrate } from './schema.ts'
+
+interface RunRow {
+  run_id: string; agent: string; task: string; status: string; failure_code: string | null
+  last_seq: number; created_at: number; updated_at: number
+  lease_worker: string | null; lease_token: number; lease_expires: number; lease_released: number
+  cancel_by: string | null; cancel_reason: string | null; cancel_at: number | null
+}
+
+interface EffectRow {
+  key: string; run_id: string; action_id: string; tool: string; args_hash: string; policy_version: string
+  status: string; attempts: number; receipt: string | null; output: string | null; started_at: number; ended_at: number | null
+}
+
+export interface SqliteOptions {
+  synchronous: 'full' | 'normal'
+  snapshotEvery: number
+  busyTimeoutMs: number
+}
+
+export class SqliteStore implements StoreService {
+  readonly shared = true
+  readonly snapshotEvery: number
+  private db: Database.Database
+  private sql: Statements
+  private tx: {
+    append: Database.Transaction<SqliteStore['appendInTx']>
+    claim: Database.Transaction<SqliteStore['claimInTx']>
+    claimNext: Database.Transaction<SqliteStore['claimNextInTx']>
+  }
+
+  constructor(readonly file: string, options: SqliteOptions) {
+    if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true })
+    this.db = new Database(file)
+    this.db.pragma('journal_mode = WAL')
+    this.db.pragma(`synchronous = ${options.synchronous.toUpperCase()}`)
+    this.db.pragma(`busy_timeout = ${options.busyTimeoutMs}`)
+    this.snapshotEvery = options.snapshotEvery
+    migrate(this.db, file)
+    this.sql = statements(this.db)
+    // BEGIN IMMEDIATE takes the write lock at once, so a check and the write that depends on it (seq,
+    // lease, ledger key, which run to claim) cannot interleave with another process's.
+    this.tx = {
+      append: this.db.transaction(this.appendInTx.bind(this)),
+      claim: this.db.transaction(this.claimInTx.bind(this)),
+      claimNext: this.db.transaction(this.claimNextInTx.bind(this)),
+    }
+  }
+
+  append(runId: string, events: readonly RunEvent[], expectedSeq: number, options: AppendOptions = {}): void {
+    this.tx.append.immediate(runId, events, expectedSeq, options)
+  }
+
+  private appendInTx(runId: string, events: readonly RunEvent[], expectedSeq: number, options: AppendOptions): void {
+    const row = this.sql.run.get(runId)
+    const last = row?.last_seq ?? 0
+    if (last !== expectedSeq) throw new CordageError('seq_conflict', `run ${runId}: writer expected last seq ${expectedSeq}, store has ${last}`)
+    events.forEach((event, i) => {
+      if (event.seq !== expectedSeq + i + 1 || event.runId !== runId) {
+        throw new CordageError('invalid_event', `run ${runId}: batch item ${i} has seq ${event.seq} of run ${event.runId}, expected seq ${expectedSeq + i + 1}`)
+      }
+    })
+    if (!row && events[0]?.type !== 'run/start') throw new CordageError('invalid_event', `run ${runId}: the first event must be run/start, got ${events[0]?.type}`)
+    if (options.lease && !row && options.lease.token !== 1) throw new CordageError('lease_lost', `run ${runId} is new: its first lease has token 1, not ${options.lease.token}`)
+    if (options.lease && row && (row.lease_released || row.lease_token !== options.lease.token)) {
+      throw new CordageError('lease_lost', `run ${runId}: worker ${options.lease.worker} (lease ${options.lease.token}) no longer owns it${row && !row.lease_released ? `; ${row.lease_worker} does (lease ${row.lease_token})` : ''}`)
+    }
+    for (const write of options.effects ?? []) this.writeEffect(write)
+    for (const event of events) this.sql.insertEvent.run(runId, event.seq, event.type, JSON.stringify(event))
+
+    let summary = row ? summaryOf(row) : undefined
+    for (const event of events) summary = summarize(summary, event)
+    const values = { runId, agent: summary!.agent, task: summary!.task, status: summary!.status, failureCode: summary!.failureCode ?? null, lastSeq: summary!.lastSeq, createdAt: summary!.createdAt, updatedAt: summary!.updatedAt }
+    if (row) this.sql.updateRun.run(values)
+    else this.sql.insertRun.run(values)
+    if (!row && options.lease) this.sql.firstLease.run({ runId, worker: options.lease.worker, expires: options.lease.expiresAt })
+    if (events.some((e) => e.type === 'run/end')) this.sql.clearCancel.run(runId)
+    if (options.snapshot) this.sql.upsertSnapshot.run(runId, events[events.length - 1].seq, options.snapshot.version, JSON.stringify(options.snapshot.state))
+  }
+
+  private writeEffect(write: EffectWrite) {
+    const existing = this.sql.effect.get(write.key)
+    if (write.op === 'outcome') {
+      if (!existing) throw new CordageError('invalid_event', `outcome for idempotency key ${write.key}, which has no intent`)
+      this.sql.effectOutcome.run({ key: write.key, status: write.status, receipt: json(write.receipt), output: json(write.output), at: write.at })
+      return
+    }
+    if (!existing) {
+      this.sql.insertEffect.run(write)
+      return
+    }
+    const effect = effectOf(existing)
+    if (effect.argsHash !== write.argsHash) {
+      throw new CordageError('idempotency_conflict', `idempotency key ${write.key} was used by ${effect.runId} ${effect.actionId} with arguments ${effect.argsHash}, not ${write.argsHash}`, { data: effect })
+    }
+    const ours = effect.runId === write.runId && effect.actionId === write.actionId
+    const free = effect.status === 'failed' || effect.status === 'not_committed'
+    if (!ours && !free && !(write.takeover && existing.status === 'pending')) throw new CordageError('effect_exists', `idempotency key ${write.key} belongs to ${effect.runId} ${effect.actionId} (${effect.status})`, { data: effect })
+    this.sql.retryEffect.run(write)
+  }
+
+  async load(runId: string): Promise<RunEvent[]> {
+    this.need(runId)
+    return this.sql.events.all(runId, 0).map((r) => JSON.parse(r.body))
+  }
+
+  async loadRun(runId: string): Promise<StoredRun> {
+    this.need(runId)
+    const snap = this.sql.snapshot.get(runId)
+    const events = this.sql.events.all(runId, snap?.seq ?? 0).map((r) => JSON.parse(r.body))
+    return snap ? { snapshot: { seq: snap.seq, version: snap.version, state: JSON.parse(snap.state) }, events } : { events }
+  }
+
+  async read(runId: string, options: { after?: number; limit?: number } = {}): Promise<RunEvent[]> {
+    this.need(runId)
+    const after = options.after ?? 0
+    const rows = options.limit === undefined ? this.sql.events.all(runId, after) : this.sql.eventsLimit.all(runId, after, options.limit)
+    return rows.map((r) => JSON.parse(r.body))
+  }
+
+  async list(filter: ListFilter = {}): Promise<RunSummary[]> {
+    const where: string[] = []
+    const params: unknown[] = []
+    if (filter.status) { where.push('status = ?'); params.push(filter.status) }
+    if (filter.agent) { where.push('agent = ?'); params.push(filter.agent) }
+    params.push(filter.limit ?? 100)
+    const rows = this.db.prepare(`SELECT * FROM runs ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY created_at DESC, run_id DESC LIMIT ?`).all(...params) as RunRow[]
+    const now = Date.now()
+    return rows.map((row) => ({ ...summaryOf(row), owner: !row.lease_released && row.lease_expires > now ? row.lease_worker ?? undefined : undefined }))
+  }
+
+  async effect(key: string): Promise<Effect | undefined> {
+    const row = this.sql.effect.get(key)
+    return row && effectOf(row)
+  }
+
+  async claim(runId: string, worker: string, ttlMs: number): Promise<Lease | undefined> {
+    return this.tx.claim.immediate(runId, worker, ttlMs)
+  }
+
+  private claimInTx(runId: string, worker: string, ttlMs: number): Lease | undefined {
+    const row = this.need(runId)
+    const now = Date.now()
+    if (!row.lease_released && row.lease_expires > now && row.lease_worker !== worker) return undefined
+    const expiresAt = now + ttlMs
+    const { token } = this.sql.lease.get({ runId, worker, expires: expiresAt }) as { token: number }
+    return { runId, worker, token, expiresAt, previous: row.lease_worker && row.lease_worker !== worker ? row.lease_worker : undefined }
+  }
+
+  async renew(lease: Lease, ttlMs: number): Promise<boolean> {
+    return this.sql.renew.run({ runId: lease.runId, token: lease.token, expires: Date.now() + ttlMs }).changes === 1
+  }
+
+  async release(lease: Lease): Promise<void> {
+    this.sql.release.run({ runId: lease.runId, token: lease.token })
+  }
+
+  async claimNext(worker: string, ttlMs: number, filter: { agents?: string[] } = {}): Promise<Lease | undefined> {
+    return this.tx.claimNext.immediate(worker, ttlMs, filter.agents)
+  }
+
+  private claimNextInTx(worker: string, ttlMs: number, agents: string[] | undefined): Lease | undefined {
+    const candidate = this.sql.claimable.all(Date.now()).find((r) => !agents || agents.includes(r.agent))
+    return candidate ? this.claimInTx(candidate.run_id, worker, ttlMs) : undefined
+  }
+
+  async requestCancel(runId: string, request: CancelRequest): Promise<void> {
+    this.need(runId)
+    this.sql.requestCancel.run({ runId, by: request.by, reason: request.reason ?? null, at: request.at })
+  }
+
+  async cancelRequest(runId: string): Promise<CancelRequest | undefined> {
+    const row = this.sql.run.get(runId)
+    return row?.cancel_at ? { by: row.cancel_by!, reason: row.cancel_reason ?? undefined, at: row.cancel_at } : undefined
+  }
+
+  close(): void {
+    this.db.close()
+  }
+
+  private need(runId: string): RunRow {
+    const row = this.sql.run.get(runId)
+    if (!row) throw new CordageError('run_not_found', `no run ${runId} in ${this.file}`)
+    return row
+  }
+}
+
+type Statements = ReturnType<typeof statements>
+
+function statements(db: Database.Database) {
+  return {
+      run: db.prepare<[string], RunRow>('SELECT * FROM runs WHERE run_id = ?'),
+      insertRun: db.prepare('INSERT INTO runs (run_id, agent, task, status, failure_code, last_seq, created_at, updated_at) VALUES (@runId, @agent, @task, @status, @failureCode, @lastSeq, @createdAt, @updatedAt)'),
+      updateRun: db.prepare('UPDATE runs SET status = @status, failure_code = @failureCode, last_seq = @lastSeq, updated_at = @updatedAt WHERE run_id = @runId'),
+      clearCancel: db.prepare('UPDATE runs SET cancel_by = NULL, cancel_reason = NULL, cancel_at = NULL WHERE run_id = ?'),
+      insertEvent: db.prepare('INSERT INTO events (run_id, seq, type, body) VALUES (?, ?, ?, ?)'),
+      events: db.prepare<[string, number], { body: string }>('SELECT body FROM events WHERE run_id = ? AND seq > ? ORDER BY seq'),
+      eventsLimit: db.prepare<[string, number, number], { body: string }>('SELECT body FROM events WHERE run_id = ? AND seq > ? ORDER BY seq LIMIT ?'),
+      snapshot: db.prepare<[string], { seq: number; version: number; state: string }>('SELECT seq, version, state FROM snapshots WHERE run_id = ?'),
+      upsertSnapshot: db.prepare('INSERT INTO snapshots (run_id, seq, version, state) VALUES (?, ?, ?, ?) ON CONFLICT (run_id) DO UPDATE SET seq = excluded.seq, version = excluded.version, state = excluded.state'),
+      effect: db.prepare<[string], EffectRow>('SELECT * FROM effects WHERE key = ?'),
+      insertEffect: db.prepare('INSERT INTO effects (key, run_id, action_id, tool, args_hash, policy_version, status, attempts, started_at) VALUES (@key, @runId, @actionId, @tool, @argsHash, @policyVersion, \'pending\', 1, @at)'),
+      retryEffect: db.prepare('UPDATE effects SET run_id = @runId, action_id = @actionId, policy_version = @policyVersion, status = \'pending\', attempts = attempts + 1, ended_at = NULL WHERE key = @key'),
+      effectOutcome: db.prepare('UPDATE effects SET status = @status, receipt = @receipt, output = @output, ended_at = @at WHERE key = @key'),
+      lease: db.prepare('UPDATE runs SET lease_worker = @worker, lease_token = lease_token + 1, lease_expires = @expires, lease_released = 0 WHERE run_id = @runId RETURNING lease_token AS token'),
+      renew: db.prepare('UPDATE runs SET lease_expires = @expires WHERE run_id = @runId AND lease_token = @token AND lease_released = 0'),
+      release: db.prepare('UPDATE runs SET lease_released = 1 WHERE run_id = @runId AND lease_token = @token'),
+      claimable: db.prepare<[number], { run_id: string; agent: string }>(`SELECT run_id, agent FROM runs WHERE status IN ('RUNNING', 'CANCELLING') AND (lease_released = 1 OR lease_expires <= ?) ORDER BY created_at, run_id`),
+      firstLease: db.prepare('UPDATE runs SET lease_worker = @worker, lease_token = 1, lease_expires = @expires, lease_released = 0 WHERE run_id = @runId'),
+    requestCancel: db.prepare('UPDATE runs SET cancel_by = @by, cancel_reason = @reason, cancel_at = @at WHERE run_id = @runId AND cancel_at IS NULL'),
+  }
+}
+
+function summaryOf(row: RunRow): RunSummary {
+  return {
+    runId: row.run_id, agent: row.agent, task: row.task, status: row.status as RunStatus,
+    failureCode: (row.failure_code ?? undefined) as RunSummary['failureCode'],
+    lastSeq: row.last_seq, createdAt: row.created_at, updatedAt: row.updated_at,
+  }
+}
+
+function effectOf(row: EffectRow): Effect {
+  return {
+    key: row.key, runId: row.run_id, actionId: row.action_id, tool: row.tool, argsHash: row.args_hash,
+    policyVersion: row.policy_version, status: row.status as Effect['status'], attempts: row.attempts,
+    receipt: row.receipt === null ? undefined : JSON.parse(row.receipt),
+    output: row.output === null ? undefined : JSON.parse(row.output),
+    startedAt: row.started_at, endedAt: row.ended_at ?? undefined,
+  }
+}
+
+function json(value: unknown): string | null {
+  return value === undefined ? null : JSON.stringify(value)
+}

@@ -1,17 +1,20 @@
 /**
  * @module agent
  * An agent at run time: its isolated context (where its plugins provide services), its budgets, and
- * the commands that start and steer runs: start, approve, reject, resume, suspend, cancel. Runs driven
- * in this process are tracked so a command never races the driver; runs not driven here are loaded
- * from the store, so the same commands work on a run started by another process.
+ * the commands that start and steer runs: start, submit, approve, reject, reconcile, resume, suspend,
+ * cancel, and driveNext for workers. Every command that drives a run first takes the run's lease, so
+ * one worker drives a run at a time across processes and machines; the state is then rebuilt from the
+ * store, so a command works the same on a run started by another process.
  */
+import { hostname } from 'node:os'
 import { DefaultBudgets, type Budgets } from './budget.ts'
 import { createDispatch, readService, ServiceNames, type Context, type Dispatch } from './cordis.ts'
 import { CordageError } from './errors.ts'
+import type { RunEvent } from './events.ts'
 import { StepGate } from './gate.ts'
 import { RunDriver } from './loop.ts'
-import type { StoreService } from './services/store.ts'
-import { emptyState, replay, type RunState } from './state.ts'
+import type { Lease, StoreService } from './services/store.ts'
+import { emptyState, replay, replayFrom, type RunState } from './state.ts'
 import { isTerminal, type RunStatus } from './status.ts'
 import { KernelProducer } from './version.ts'
 
@@ -30,6 +33,16 @@ export interface AgentOptions {
   ticketTtlMs?: number
   /** Observations longer than this are shortened for the model (the full output stays in the store). */
   observationChars?: number
+  /** Who this process is, as the owner of the runs it drives (default: host name and process id). */
+  worker?: string
+  /** How long a run's lease lasts without renewal: how soon another worker may take over a run whose process died. */
+  leaseTtlMs?: number
+  /** How often a driver looks for a cancel request made in another process (shared stores only). */
+  cancelWatchMs?: number
+  /** How long a side-effecting tool call may go on finishing after cancellation, to learn whether it committed. */
+  cancelGraceMs?: number
+  /** How long to wait for another run's pending effect under the same idempotency key. */
+  effectWaitMs?: number
 }
 
 export interface ResolvedAgentOptions {
@@ -37,6 +50,11 @@ export interface ResolvedAgentOptions {
   modelRetry: { attempts: number; backoffMs: number }
   ticketTtlMs: number
   observationChars: number
+  worker: string
+  leaseTtlMs: number
+  cancelWatchMs: number
+  cancelGraceMs: number
+  effectWaitMs: number
 }
 
 /** A run being driven: its id at once, its final (or paused) state when `done` resolves. */
@@ -58,6 +76,11 @@ export interface Actor {
   reason?: string
 }
 
+export interface ContinueOptions extends Actor {
+  /** Continue even though the agent's plugins differ from those the run started with (recorded). */
+  acceptDrift?: boolean
+}
+
 export class AgentRuntime {
   readonly name: string
   readonly budgets: Budgets
@@ -66,49 +89,43 @@ export class AgentRuntime {
   readonly options: ResolvedAgentOptions
   readonly plugins: Record<string, string>
   readonly defaultTask: string | undefined
-  private active = new Map<string, { driver: RunDriver; done: Promise<RunState> }>()
   /** Bumped whenever cordis sets or removes any service, so runs re-read theirs only after a change. */
   servicesVersion = 0
+  private active = new Map<string, { driver: RunDriver; done: Promise<RunState> }>()
+  private waiters = new Map<string, Set<() => void>>()
 
   constructor(readonly ctx: Context, options: AgentOptions) {
     this.name = options.name
     this.budgets = { ...DefaultBudgets, ...options.budgets }
     this.plugins = options.plugins ?? {}
     this.defaultTask = options.defaultTask
-    this.dispatch = createDispatch(ctx, options.name)
+    const dispatch = createDispatch(ctx, options.name)
+    this.dispatch = Object.assign((event: RunEvent) => {
+      dispatch(event)
+      if (this.waiters.size) this.wake(event.runId)
+    }, { watched: () => this.waiters.size > 0 || dispatch.watched() })
     ctx.on('internal/service', () => { this.servicesVersion++ })
     this.options = {
       contextTokens: options.contextTokens,
       modelRetry: options.modelRetry ?? { attempts: 3, backoffMs: 250 },
       ticketTtlMs: options.ticketTtlMs ?? 60_000,
       observationChars: options.observationChars ?? 4000,
+      worker: options.worker ?? `${hostname()}:${process.pid}`,
+      leaseTtlMs: options.leaseTtlMs ?? 30_000,
+      cancelWatchMs: options.cancelWatchMs ?? 250,
+      cancelGraceMs: options.cancelGraceMs ?? 2000,
+      effectWaitMs: options.effectWaitMs ?? 10_000,
     }
   }
 
-  /** Start a run for `task` (default: the agent's default task). The returned handle has the run id at once. */
+  /** Start a run for `task` (default: the agent's default task) and drive it here. The handle has the run id at once. */
   start(task: string | undefined = this.defaultTask, options: StartOptions = {}): RunHandle {
-    if (typeof task !== 'string' || task.trim() === '') {
-      throw new CordageError('invalid_input', `a run needs a task: a non-empty string${this.defaultTask ? '' : ` (agent "${this.name}" has no default task)`}`)
-    }
     const runId = options.runId ?? newRunId()
     const driver = new RunDriver(this, emptyState(runId))
-    const budgets = { ...this.budgets, ...options.budgets }
-    return this.track(driver, async () => {
-      const services: Record<string, string> = {}
-      for (const name of ServiceNames) {
-        const entry = readService(this.ctx, name)
-        if (entry) services[name] = entry.provider
-      }
-      if (!services.store) throw new CordageError('service_missing', `agent "${this.name}" has no store: add a plugin that provides "store" (for example store-memory)`)
-      const now = Date.now()
-      driver.rec.record('run/start', {
-        agent: this.name, task, plugins: { ...this.plugins }, services, budgets,
-        deadline: budgets.deadlineMs !== undefined ? now + budgets.deadlineMs : undefined,
-      }, KernelProducer)
-      driver.rec.record('turn/start', { input: task }, KernelProducer, { turnId: 't1' })
-      await driver.rec.flush()
-      return driver.drive()
-    })
+    // A new run is this worker's from its first event: no other worker can claim it before it is driven.
+    driver.own({ runId, worker: this.options.worker, token: 1, expiresAt: Date.now() + this.options.leaseTtlMs })
+    this.recordStart(driver, this.taskOf(task), options)
+    return this.track(driver, async () => { await driver.flush(); return driver.drive() })
   }
 
   /** Start a run and wait for it to pause or end. */
@@ -116,52 +133,94 @@ export class AgentRuntime {
     return this.start(task, options).done
   }
 
+  /** Record a run without driving it: a worker (`cordage worker`, {@link driveNext}) will. Returns its id. */
+  async submit(task?: string, options: StartOptions = {}): Promise<string> {
+    const runId = options.runId ?? newRunId()
+    const driver = new RunDriver(this, emptyState(runId))
+    this.recordStart(driver, this.taskOf(task), options)
+    await driver.flush()
+    return runId
+  }
+
   /**
    * Approve the pending action and (by default) continue the run. The approval is bound to the action's
    * arguments hash; if the policy version changed since the request, the action is decided again.
    */
-  async approve(runId: string, actionId: string, actor: Actor & { resume?: boolean } = {}): Promise<RunHandle> {
-    return this.decide(runId, actionId, true, actor)
+  async approve(runId: string, actionId: string, options: ContinueOptions & { resume?: boolean } = {}): Promise<RunHandle> {
+    return this.decide(runId, actionId, true, options)
   }
 
   /** Reject the pending action; the rejection becomes an observation for the model and the run goes on. */
-  async reject(runId: string, actionId: string, actor: Actor & { resume?: boolean } = {}): Promise<RunHandle> {
-    return this.decide(runId, actionId, false, actor)
+  async reject(runId: string, actionId: string, options: ContinueOptions & { resume?: boolean } = {}): Promise<RunHandle> {
+    return this.decide(runId, actionId, false, options)
   }
 
   /**
-   * Continue a waiting run: WAITING_USER needs `input`; SUSPENDED continues as it was; WAITING_APPROVAL
-   * continues once its action has been approved or rejected.
+   * Settle an unknown effect (a run in WAITING_RECONCILIATION): `committed` when the action took effect
+   * (it closes with that result), not committed when it did not (it runs again under the same
+   * idempotency key). Then (by default) continue the run.
    */
-  async resume(runId: string, actor: Actor & { input?: string } = {}): Promise<RunHandle> {
-    this.assertIdle(runId)
-    const state = await this.load(runId)
-    const by = actor.by ?? 'api'
-    const driver = new RunDriver(this, state)
-    switch (state.status) {
-      case 'WAITING_USER':
-        if (typeof actor.input !== 'string' || !actor.input.trim()) {
-          throw new CordageError('invalid_input', `run ${runId} waits for the user's answer to: "${state.waiting?.reason}"; resume it with an input`)
-        }
-        driver.rec.record('run/resumed', { from: state.status, by, input: actor.input }, KernelProducer, turn(state))
-        break
-      case 'SUSPENDED':
-        driver.rec.record('run/resumed', { from: state.status, by }, KernelProducer, turn(state))
-        break
-      case 'WAITING_RECONCILIATION':
-        throw new CordageError('run_not_waiting', `run ${runId} waits for someone to settle whether action ${state.waiting?.actionId} took effect (unknown_effect); until reconciliation lands with the durable store, cancel it`)
-      case 'WAITING_APPROVAL': {
-        const action = state.waiting?.actionId ? state.actions[state.waiting.actionId] : undefined
-        if (action?.status === 'awaiting_approval') {
-          throw new CordageError('run_not_waiting', `run ${runId} still waits for approval of ${action.id} (${action.tool}): approve or reject it first`)
-        }
-        driver.rec.record('run/resumed', { from: state.status, by }, KernelProducer, turn(state))
-        break
+  async reconcile(runId: string, actionId: string, committed: boolean, options: ContinueOptions & { resume?: boolean; receipt?: unknown } = {}): Promise<RunHandle> {
+    const { driver, state } = await this.take(runId)
+    return this.guard(driver, async () => {
+      const action = state.actions[actionId]
+      if (state.status !== 'WAITING_RECONCILIATION' || state.waiting?.actionId !== actionId || action?.status !== 'running') {
+        throw new CordageError('reconcile_not_possible', `run ${runId} is ${state.status}${state.waiting?.actionId ? ` (waiting on ${state.waiting.actionId})` : ''}; action ${actionId} has no unknown effect to settle`)
       }
-      default:
-        throw notWaiting(state)
-    }
-    return this.track(driver, async () => { await driver.rec.flush(); return driver.drive() })
+      const key = action.key ?? `${runId}/${actionId}`
+      const by = `operator:${options.by ?? 'api'}`
+      driver.rec.record('tool/reconciled', { tool: action.tool, key, committed, by, receipt: options.receipt }, KernelProducer, { ...turn(state), stepId: action.stepId, actionId, causation: state.lastSeq })
+      await driver.flush([committed
+        ? { op: 'outcome', key, status: 'committed', receipt: options.receipt, at: Date.now() }
+        : { op: 'outcome', key, status: 'not_committed', at: Date.now() }])
+      if (options.resume === false) return undefined
+      await this.drift(driver, state, options)
+      driver.rec.record('run/resumed', { from: 'WAITING_RECONCILIATION', by: options.by ?? 'api' }, KernelProducer, turn(state))
+      await driver.flush()
+      return () => driver.drive()
+    })
+  }
+
+  /**
+   * Continue a run: WAITING_USER needs `input`; SUSPENDED continues as it was; WAITING_APPROVAL once
+   * its action has been approved or rejected; RUNNING or CANCELLING when no worker owns it any more
+   * (its process died and its lease expired): this worker recovers it from the log.
+   */
+  async resume(runId: string, options: ContinueOptions & { input?: string } = {}): Promise<RunHandle> {
+    const { driver, state, lease } = await this.take(runId)
+    return this.guard(driver, async () => {
+      const by = options.by ?? 'api'
+      switch (state.status) {
+        case 'RUNNING':
+        case 'CANCELLING':
+          await this.drift(driver, state, options)
+          driver.rec.record('run/recovered', { worker: lease.worker, token: lease.token, previous: lease.previous }, KernelProducer, turn(state))
+          await driver.flush()
+          return () => driver.drive()
+        case 'WAITING_USER':
+          if (typeof options.input !== 'string' || !options.input.trim()) {
+            throw new CordageError('invalid_input', `run ${runId} waits for the user's answer to: "${state.waiting?.reason}"; resume it with an input`)
+          }
+          break
+        case 'SUSPENDED':
+          break
+        case 'WAITING_RECONCILIATION':
+          throw new CordageError('run_not_waiting', `run ${runId} waits for someone to settle whether action ${state.waiting?.actionId} took effect (unknown_effect): cordage reconcile ${runId} ${state.waiting?.actionId} --committed|--not-committed`)
+        case 'WAITING_APPROVAL': {
+          const action = state.waiting?.actionId ? state.actions[state.waiting.actionId] : undefined
+          if (action?.status === 'awaiting_approval') {
+            throw new CordageError('run_not_waiting', `run ${runId} still waits for approval of ${action.id} (${action.tool}): approve or reject it first`)
+          }
+          break
+        }
+        default:
+          throw notWaiting(state)
+      }
+      await this.drift(driver, state, options)
+      driver.rec.record('run/resumed', { from: state.status as 'WAITING_USER', by, input: options.input }, KernelProducer, turn(state))
+      await driver.flush()
+      return () => driver.drive()
+    })
   }
 
   /** Ask a run to pause SUSPENDED at its next step boundary. Only for runs driven in this process. */
@@ -172,27 +231,78 @@ export class AgentRuntime {
   }
 
   /**
-   * Cancel a run. A run driven here is aborted (model call and tool in flight get the abort) and ends
-   * CANCELLED at its next boundary; a waiting run ends CANCELLED at once and its pending approval is void.
+   * Cancel a run. Driven here: aborted at once (model call and tool in flight get the abort). Waiting,
+   * or owned by nobody: ends CANCELLED at once, and its pending approval is void. Driven by another
+   * process: that process is asked (through the store) and this waits up to `waitMs` for the run to end.
    */
-  async cancel(runId: string, actor: Actor = {}): Promise<RunState> {
+  async cancel(runId: string, options: Actor & { waitMs?: number } = {}): Promise<RunState> {
+    const by = options.by ?? 'api'
     const active = this.active.get(runId)
     if (active) {
-      active.driver.cancel(actor.by ?? 'api', actor.reason)
+      active.driver.cancel(by, options.reason)
       return active.done
     }
+    const store = this.store()
+    const at = Date.now()
+    const lease = await store.claim(runId, this.options.worker, this.options.leaseTtlMs)
+    if (!lease) {
+      await store.requestCancel(runId, { by, reason: options.reason, at })
+      return this.waitForEnd(runId, options.waitMs ?? 30_000)
+    }
     const state = await this.load(runId)
-    if (isTerminal(state.status)) throw notWaiting(state)
     const driver = new RunDriver(this, state)
-    driver.cancel(actor.by ?? 'api', actor.reason)
+    driver.own(lease)
+    if (isTerminal(state.status)) {
+      await store.release(lease)
+      throw notWaiting(state)
+    }
+    driver.cancel(by, options.reason, at)
     return this.track(driver, () => driver.drive()).done
   }
 
-  /** Current state of a run, rebuilt from the store. */
+  /**
+   * Claim the oldest run of this agent that needs a driver (submitted, or whose worker died) and drive
+   * it. Resolves undefined when there is none.
+   */
+  async driveNext(): Promise<RunHandle | undefined> {
+    const lease = await this.store().claimNext(this.options.worker, this.options.leaseTtlMs, { agents: [this.name] })
+    if (!lease) return undefined
+    const { driver, state } = await this.prepare(lease)
+    return this.guard(driver, async () => {
+      // Token 1 is a submitted run's first drive; a larger token means a worker drove it before.
+      if (lease.token > 1) {
+        driver.rec.record('run/recovered', { worker: lease.worker, token: lease.token, previous: lease.previous }, KernelProducer, turn(state))
+        await driver.flush()
+      }
+      return () => driver.drive()
+    })
+  }
+
+  /** Current state of a run, rebuilt from the store (from its newest snapshot and the events after it). */
   async load(runId: string): Promise<RunState> {
     const active = this.active.get(runId)
     if (active) return active.driver.state
-    return replay(runId, await this.store().load(runId))
+    const stored = await this.store().loadRun(runId)
+    return replayFrom(runId, stored.snapshot, stored.events) ?? replay(runId, await this.store().load(runId))
+  }
+
+  /**
+   * The events of a run after `after`, then each new one as it becomes durable, until the run ends (or
+   * `signal` aborts). A client that reconnects with the last seq it saw misses nothing and sees nothing twice.
+   */
+  async *follow(runId: string, options: { after?: number; signal?: AbortSignal; pollMs?: number } = {}): AsyncGenerator<RunEvent> {
+    let cursor = options.after ?? 0
+    for (;;) {
+      if (options.signal?.aborted) return
+      const events = await this.store().read(runId, { after: cursor })
+      for (const event of events) {
+        yield event
+        cursor = event.seq
+        if (event.type === 'run/end') return
+      }
+      if (!events.length && isTerminal((await this.load(runId)).status)) return
+      await this.nextEvent(runId, options.pollMs ?? 200, options.signal)
+    }
   }
 
   /** Ids of runs this process is driving now. */
@@ -211,27 +321,142 @@ export class AgentRuntime {
     return entry.value
   }
 
-  private async decide(runId: string, actionId: string, approved: boolean, actor: Actor & { resume?: boolean }): Promise<RunHandle> {
-    this.assertIdle(runId)
-    const state = await this.load(runId)
-    if (state.status !== 'WAITING_APPROVAL') throw notWaiting(state)
-    const action = state.actions[actionId]
-    if (!action || action.status !== 'awaiting_approval') {
-      const waiting = state.waiting?.actionId
-      const phrase: Record<string, string> = {
-        proposed: 'not decided yet', allowed: 'already allowed by policy', denied: 'denied by policy', approved: 'already approved',
-        rejected: 'already rejected', running: 'running', succeeded: 'done', failed: 'failed',
+  private taskOf(task: string | undefined): string {
+    if (typeof task !== 'string' || task.trim() === '') {
+      throw new CordageError('invalid_input', `a run needs a task: a non-empty string${this.defaultTask ? '' : ` (agent "${this.name}" has no default task)`}`)
+    }
+    return task
+  }
+
+  private recordStart(driver: RunDriver, task: string, options: StartOptions) {
+    const services: Record<string, string> = {}
+    for (const name of ServiceNames) {
+      const entry = readService(this.ctx, name)
+      if (entry) services[name] = entry.provider
+    }
+    if (!services.store) throw new CordageError('service_missing', `agent "${this.name}" has no store: add a plugin that provides "store" (for example store-sqlite)`)
+    const budgets = { ...this.budgets, ...options.budgets }
+    const now = Date.now()
+    driver.rec.record('run/start', {
+      agent: this.name, task, plugins: { ...this.plugins }, services, budgets,
+      deadline: budgets.deadlineMs !== undefined ? now + budgets.deadlineMs : undefined,
+    }, KernelProducer)
+    driver.rec.record('turn/start', { input: task }, KernelProducer, { turnId: 't1' })
+  }
+
+  private async decide(runId: string, actionId: string, approved: boolean, options: ContinueOptions & { resume?: boolean }): Promise<RunHandle> {
+    const { driver, state } = await this.take(runId)
+    return this.guard(driver, async () => {
+      if (state.status !== 'WAITING_APPROVAL') throw notWaiting(state)
+      const action = state.actions[actionId]
+      if (!action || action.status !== 'awaiting_approval') {
+        const waiting = state.waiting?.actionId
+        const phrase: Record<string, string> = {
+          proposed: 'not decided yet', allowed: 'already allowed by policy', denied: 'denied by policy', approved: 'already approved',
+          rejected: 'already rejected', running: 'running', succeeded: 'done', failed: 'failed',
+        }
+        throw new CordageError('action_not_pending', `action ${actionId} of run ${runId} ${action ? `is ${phrase[action.status] ?? action.status}` : 'does not exist'}${waiting ? `; the run waits for ${waiting}` : ''}`)
       }
-      throw new CordageError('action_not_pending', `action ${actionId} of run ${runId} ${action ? `is ${phrase[action.status] ?? action.status}` : 'does not exist'}${waiting ? `; the run waits for ${waiting}` : ''}`)
+      const by = options.by ?? 'api'
+      driver.rec.record('tool/approval-decided', { approved, by, reason: options.reason }, KernelProducer, { ...turn(state), stepId: action.stepId, actionId, causation: action.requestedSeq })
+      if (options.resume === false) { await driver.flush(); return undefined }
+      await this.drift(driver, state, options)
+      driver.rec.record('run/resumed', { from: 'WAITING_APPROVAL', by }, KernelProducer, turn(state))
+      await driver.flush()
+      return () => driver.drive()
+    })
+  }
+
+  /** Take a run's lease (or refuse: another worker drives it), then rebuild its state from the store. */
+  private async take(runId: string): Promise<{ driver: RunDriver; state: RunState; lease: Lease }> {
+    if (this.active.has(runId)) throw new CordageError('run_busy', `run ${runId} is being driven in this process; wait for it to pause or end`)
+    const store = this.store()
+    const lease = await store.claim(runId, this.options.worker, this.options.leaseTtlMs)
+    if (!lease) {
+      const owner = (await store.list({ limit: 1000 })).find((r) => r.runId === runId)?.owner
+      throw new CordageError('run_busy', `run ${runId} is being driven by worker ${owner ?? 'another process'}; wait for it to pause or end`)
     }
-    const by = actor.by ?? 'api'
-    const driver = new RunDriver(this, state)
-    driver.rec.record('tool/approval-decided', { approved, by, reason: actor.reason }, KernelProducer, { ...turn(state), stepId: action.stepId, actionId, causation: action.requestedSeq })
-    if (actor.resume === false) {
-      return this.track(driver, async () => { await driver.rec.flush(); return driver.state })
+    return this.prepare(lease)
+  }
+
+  private async prepare(lease: Lease): Promise<{ driver: RunDriver; state: RunState; lease: Lease }> {
+    try {
+      const state = await this.load(lease.runId)
+      const driver = new RunDriver(this, state)
+      driver.own(lease)
+      // A cancel asked for while nobody drove the run: the driver acts on it at its first boundary.
+      const request = state.cancel ?? await this.store().cancelRequest(lease.runId)
+      if (request && !isTerminal(state.status)) driver.cancel(request.by, request.reason, request.at)
+      return { driver, state, lease }
+    } catch (error) {
+      await this.store().release(lease)
+      throw error
     }
-    driver.rec.record('run/resumed', { from: 'WAITING_APPROVAL', by }, KernelProducer, turn(state))
-    return this.track(driver, async () => { await driver.rec.flush(); return driver.drive() })
+  }
+
+  /**
+   * Run a command's body holding the run's lease. The body returns how to go on driving, or nothing
+   * (the command only recorded something); either way the lease is given back when it is done or fails.
+   */
+  private async guard(driver: RunDriver, body: () => Promise<(() => Promise<RunState>) | undefined>): Promise<RunHandle> {
+    let next: (() => Promise<RunState>) | undefined
+    try {
+      next = await body()
+    } catch (error) {
+      await driver.releaseLease()
+      throw error
+    }
+    if (!next) {
+      await driver.releaseLease()
+      return { runId: driver.runId, done: Promise.resolve(driver.state) }
+    }
+    return this.track(driver, next)
+  }
+
+  /** The run's plugins changed since it started: recorded, and refused unless accepted. */
+  private async drift(driver: RunDriver, state: RunState, options: ContinueOptions): Promise<void> {
+    const names = new Set([...Object.keys(state.plugins), ...Object.keys(this.plugins)])
+    const changes = [...names].filter((p) => state.plugins[p] !== this.plugins[p]).sort()
+      .map((plugin) => ({ plugin, from: state.plugins[plugin], to: this.plugins[plugin] }))
+    if (!changes.length) return
+    const decision = options.acceptDrift ? 'accepted' : 'refused'
+    driver.rec.record('run/version-drift', { changes, decision, by: options.by ?? 'api' }, KernelProducer, turn(state))
+    if (decision === 'refused') {
+      await driver.flush()
+      const list = changes.map((c) => `${c.plugin} ${c.from ?? '(none)'} → ${c.to ?? '(none)'}`).join(', ')
+      throw new CordageError('version_drift', `run ${state.runId} started with other plugin versions (${list}); continue with --accept-drift (acceptDrift) to run it on the current ones, or run it where the recorded versions are installed`, { data: changes })
+    }
+  }
+
+  private async waitForEnd(runId: string, waitMs: number): Promise<RunState> {
+    const until = Date.now() + waitMs
+    for (;;) {
+      const state = await this.load(runId)
+      if (isTerminal(state.status) || Date.now() >= until) return state
+      await new Promise((r) => setTimeout(r, 100))
+    }
+  }
+
+  private nextEvent(runId: string, pollMs: number, signal?: AbortSignal): Promise<void> {
+    return new Promise((resolve) => {
+      let set = this.waiters.get(runId)
+      if (!set) this.waiters.set(runId, (set = new Set()))
+      const done = () => {
+        clearTimeout(timer)
+        signal?.removeEventListener('abort', done)
+        set!.delete(done)
+        if (!set!.size) this.waiters.delete(runId)
+        resolve()
+      }
+      const timer = setTimeout(done, pollMs)
+      signal?.addEventListener('abort', done, { once: true })
+      set.add(done)
+    })
+  }
+
+  private wake(runId: string) {
+    const set = this.waiters.get(runId)
+    if (set) for (const done of [...set]) done()
   }
 
   /**
@@ -243,10 +468,6 @@ export class AgentRuntime {
     const done = Promise.resolve().then(body).finally(() => { if (this.active.get(runId)?.driver === driver) this.active.delete(runId) })
     this.active.set(runId, { driver, done })
     return { runId, done }
-  }
-
-  private assertIdle(runId: string) {
-    if (this.active.has(runId)) throw new CordageError('run_busy', `run ${runId} is being driven in this process; wait for it to pause or end`)
   }
 }
 

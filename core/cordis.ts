@@ -11,7 +11,7 @@
  * when a hook for it exists. test/cordis-fast-path.test.ts checks both against the public API.
  */
 import { Context, symbols } from 'cordis'
-import type { RunEvent } from './events.ts'
+import { RunEventTypes, type RunEvent } from './events.ts'
 import { deepFreeze } from './freeze.ts'
 
 /** Marks an agent's context; hooks registered under it only receive that agent's run events. */
@@ -72,7 +72,11 @@ export function agentFilter(agent: string): object {
   return { [Context.filter]: (ctx: any) => ctx[AgentKey] === undefined || ctx[AgentKey] === agent }
 }
 
-export type Dispatch = (event: RunEvent) => void
+export interface Dispatch {
+  (event: RunEvent): void
+  /** True when some listener waits for run events: the loop then also flushes so they see steps live. */
+  watched(): boolean
+}
 
 /**
  * Deliver run events of one agent to cordis listeners: listeners registered under another agent's
@@ -84,7 +88,7 @@ export function createDispatch(ctx: Context, agent: string): Dispatch {
   const lifecycle = (ctx.root as any).lifecycle
   const raw = lifecycle[symbols.original] ?? lifecycle
   const hooksOf = raw._hooks as Record<string, Array<{ ctx: any; callback: (...args: any[]) => any; global?: boolean }>>
-  return (event) => {
+  const dispatch = ((event: RunEvent) => {
     const hooks = hooksOf[event.type]
     if (!hooks || hooks.length === 0) return
     // The store may keep this very object: a listener must not be able to change the record.
@@ -98,7 +102,9 @@ export function createDispatch(ctx: Context, agent: string): Dispatch {
         ctx.emit(ctx, 'internal/error', error)
       }
     }
-  }
+  }) as Dispatch
+  dispatch.watched = () => RunEventTypes.some((type) => hooksOf[type]?.length)
+  return dispatch
 }
 
 export { Context }

@@ -52,10 +52,20 @@ export interface RunEventMap {
   'run/paused': { status: WaitingStatus; reason: string; actionId?: string; code?: Code }
   /** The run drives again after a wait. */
   'run/resumed': { from: WaitingStatus; by: string; input?: string }
-  /** Cancellation was requested; the run is CANCELLING until run/end. */
-  'run/cancel-requested': { by: string; reason?: string }
-  /** Fired once, last. */
-  'run/end': { status: TerminalStatus; failureCode?: Code; reason?: string; answer?: string; usage: Usage; steps: number }
+  /** Cancellation was requested (at `requestedAt`, possibly in another process); the run is CANCELLING until run/end. */
+  'run/cancel-requested': { by: string; reason?: string; requestedAt: number }
+  /** A worker took over a run whose previous owner stopped (its lease expired) and drives it from the log. */
+  'run/recovered': { worker: string; token: number; previous?: string }
+  /** The agent's plugins differ from those the run started with; `decision` says what was done about it. */
+  'run/version-drift': { changes: { plugin: string; from?: string; to?: string }[]; decision: 'refused' | 'accepted'; by: string }
+  /**
+   * Fired once, last. For a CANCELLED run, `effects` lists side effects that committed after the cancel
+   * was requested, and those whose outcome is unknown: cancelling is not "nothing happened".
+   */
+  'run/end': {
+    status: TerminalStatus; failureCode?: Code; reason?: string; answer?: string; usage: Usage; steps: number
+    effects?: { committed: { actionId: string; tool: string; receipt?: unknown }[]; unknown: { actionId: string; tool: string; key: string }[] }
+  }
   'turn/start': { input: string }
   'turn/end': { answer?: string }
   'step/start': { index: number }
@@ -78,7 +88,14 @@ export interface RunEventMap {
   'tool/approval-requested': { tool: string; args: unknown; argsHash: string; policyVersion: string; ruleId: string; reason: string }
   'tool/approval-decided': { approved: boolean; by: string; reason?: string }
   'tool/start': { tool: string; attempt: number; ticket: string; idempotencyKey: string; argsHash: string; policyVersion: string; timeoutMs: number }
-  'tool/end': { tool: string; attempt: number; output: unknown; observation: string; receipt?: unknown; durationMs: number }
+  /** `deduplicated` when the effect was already done under the same idempotency key (by that run and action): the tool did not run again. */
+  'tool/end': { tool: string; attempt: number; output: unknown; observation: string; receipt?: unknown; durationMs: number; deduplicated?: { runId: string; actionId: string } }
+  /**
+   * An action whose effect was unknown (its call started and no outcome was recorded) was settled: by
+   * the tool's `reconcile`, or by a person. Committed closes the action with a result; not committed
+   * sends it back to be run again under the same idempotency key.
+   */
+  'tool/reconciled': { tool: string; key: string; committed: boolean; by: string; receipt?: unknown; output?: unknown }
   /**
    * The action ended without a result. After tool/start it closes the call; without one, the call never
    * started (unknown tool, invalid arguments, denied, rejected, or the run ended first). Every
@@ -101,10 +118,10 @@ export type RunEvent<K extends RunEventType = RunEventType> = {
 
 /** Every run event type, in catalogue order (used by docs checks and the CLI). */
 export const RunEventTypes: readonly RunEventType[] = [
-  'run/start', 'run/checkpoint', 'run/paused', 'run/resumed', 'run/cancel-requested', 'run/end',
+  'run/start', 'run/checkpoint', 'run/paused', 'run/resumed', 'run/cancel-requested', 'run/recovered', 'run/version-drift', 'run/end',
   'turn/start', 'turn/end',
   'step/start', 'step/context', 'step/compacted', 'step/model-request', 'step/model-error', 'step/model-response', 'step/end',
-  'tool/proposed', 'tool/decision', 'tool/approval-requested', 'tool/approval-decided', 'tool/start', 'tool/end', 'tool/error',
+  'tool/proposed', 'tool/decision', 'tool/approval-requested', 'tool/approval-decided', 'tool/start', 'tool/end', 'tool/error', 'tool/reconciled',
   'verify/start', 'verify/end',
 ]
 

@@ -22,6 +22,11 @@ export class StepGate {
     this.inFlight++
   }
 
+  /** A swap waits for runs to reach a step boundary. */
+  get swapWaiting(): boolean {
+    return this.pending !== undefined
+  }
+
   /** Called when a step ends (or the run pauses or ends mid-step). */
   leave(): void {
     this.inFlight--

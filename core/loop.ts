@@ -3,27 +3,33 @@
  * The agent loop for one run, as an explicit state machine over the statuses in core/status.ts.
  * Each pass of {@link RunDriver.drive} starts at a boundary: it checks cancellation and budgets,
  * settles the next pending action of the current step if there is one, and otherwise starts a step
- * (assemble context → call model → record the decision). Every decision is recorded, and flushed to
- * the store, before the effect it allows.
+ * (assemble context → call model → record the decision). Running an authorized action is
+ * core/effects.ts; holding the run's lease is core/ownership.ts.
+ *
+ * Durability points: events are recorded into a buffer (and applied to state) as they happen, and
+ * flushed to the store, in one transaction, before anything that must not be lost or repeated: before a
+ * tool runs (the model's decision, the policy decision and the intent together), after a tool with side
+ * effects (its outcome), and before the run pauses or ends. Listeners see events as they become durable.
  */
 import { overBudget, outOfSteps } from './budget.ts'
 import { readService, type ServiceEntry } from './cordis.ts'
+import { EffectRunner, type Checkpoint, type DriverPort, type Next, type PauseDetail } from './effects.ts'
 import { classify, CordageError, Codes, type Code } from './errors.ts'
 import { deepFreeze } from './freeze.ts'
 import { hashArgs } from './hash.ts'
+import { Ownership } from './ownership.ts'
 import { Recorder, type EventIds } from './recorder.ts'
 import { toView, type Tool, type ToolView } from './services/tools.ts'
 import type { ContextMessage, ContextService } from './services/context.ts'
 import { checkCompacted, type CompactResult, type CompactorService } from './services/compactor.ts'
 import { checkResponse, type ModelResponse, type ModelService } from './services/model.ts'
 import type { PolicyDecision, PolicyService } from './services/policy.ts'
-import type { StoreService } from './services/store.ts'
+import type { CancelRequest, EffectWrite, Lease, StoreService } from './services/store.ts'
 import type { ToolsService } from './services/tools.ts'
 import type { VerifierService } from './services/verifier.ts'
-import type { ActionState, RunState } from './state.ts'
+import { replay, replayFrom, StateVersion, type ActionState, type RunState } from './state.ts'
 import type { TerminalStatus, WaitingStatus } from './status.ts'
-import { issueTicket } from './ticket.ts'
-import { ToolCall } from './tool-call.ts'
+import type { ToolCall } from './tool-call.ts'
 import type { AgentRuntime } from './agent.ts'
 import { KernelProducer } from './version.ts'
 
@@ -37,14 +43,12 @@ interface StepServices {
   compactor?: ServiceEntry<CompactorService>
 }
 
-type Next = 'continue' | 'halt'
-
 const required = ['model', 'context', 'tools', 'policy', 'verifier'] as const
 
-export class RunDriver {
+export class RunDriver implements DriverPort {
   readonly rec: Recorder
   private abort = new AbortController()
-  private cancelRequest: { by: string; reason?: string; at: number } | undefined
+  private cancelRequest: CancelRequest | undefined
   private suspendRequest: { by: string; reason: string } | undefined
   private services!: StepServices
   private storeEntry: ServiceEntry<StoreService> | undefined
@@ -59,15 +63,33 @@ export class RunDriver {
   private visibleFor = ''
   private inStep = false
   private at = { turns: -1, steps: -1, open: false, ids: {} as EventIds }
-  /** The tool call in flight, so cancellation can reach it. */
   private toolCall: ToolCall | undefined
+  private effects = new EffectRunner(this)
+  private ownership: Ownership | undefined
+  private lost: CordageError | undefined
+  /** Side effects that committed after cancellation was requested, and those left unknown. */
+  private noted = { committed: [] as { actionId: string; tool: string; receipt?: unknown }[], unknown: [] as { actionId: string; tool: string; key: string }[] }
+  private lastSnapshot = 0
 
   constructor(readonly agent: AgentRuntime, readonly state: RunState) {
     this.rec = new Recorder(state, () => this.store(), agent.dispatch)
+    this.lastSnapshot = state.lastSeq
   }
 
   get runId(): string {
     return this.state.runId
+  }
+
+  get options() {
+    return this.agent.options
+  }
+
+  get signal(): AbortSignal {
+    return this.abort.signal
+  }
+
+  get cancelling(): boolean {
+    return this.cancelRequest !== undefined
   }
 
   /** Turn and step ids of where the run is now, rebuilt only when the run moves (this is read for every event). */
@@ -81,30 +103,82 @@ export class RunDriver {
   }
 
   /** The current ids plus an action and a cause. */
-  private idsOf(actionId: string | undefined, causation?: number): EventIds {
+  idsOf(actionId: string | undefined, causation?: number): EventIds {
     const { turnId, stepId } = this.ids
     return { turnId, stepId, actionId, causation }
   }
 
   /** The store: the one read with the step's services while they are current, else read now. */
-  private store(): StoreService {
+  store(): StoreService {
     if (this.servicesVersion === this.agent.servicesVersion && this.storeEntry) return this.storeEntry.value
     const entry = readService<StoreService>(this.agent.ctx, 'store')
     if (!entry) throw new CordageError('service_missing', `agent "${this.agent.name}" has no store`)
     return entry.value
   }
 
+  /**
+   * Own the run under `lease` while driving it: renew it, watch for cancel requests from other
+   * processes, and fence every append with it.
+   */
+  own(lease: Lease): void {
+    this.rec.lease = lease
+    this.ownership = new Ownership(lease, () => this.store(), {
+      ttlMs: this.agent.options.leaseTtlMs,
+      watchMs: this.agent.options.cancelWatchMs,
+      onLost: (error) => { this.lost ??= error; this.abortAll(error, 0) },
+      onCancel: (request) => this.cancel(request.by, request.reason, request.at),
+    })
+    this.ownership.start()
+  }
+
+  /** Give the lease up without driving (a command that only recorded something, or failed). */
+  async releaseLease(): Promise<void> {
+    await this.ownership?.release()
+  }
+
   /** Ask the run to stop; it ends CANCELLED at its next boundary, aborting the model call or tool in flight. */
-  cancel(by: string, reason?: string): void {
-    this.cancelRequest ??= { by, reason, at: Date.now() }
-    const error = new CordageError('cancelled', reason ?? `cancelled by ${by}`)
+  cancel(by: string, reason?: string, requestedAt = Date.now()): void {
+    if (this.cancelRequest) return
+    this.cancelRequest = { by, reason, at: requestedAt }
+    this.abortAll(new CordageError('cancelled', reason ?? `cancelled by ${by}`), this.agent.options.cancelGraceMs)
+  }
+
+  private abortAll(error: CordageError, graceMs: number) {
     this.abort.abort(error)
-    this.toolCall?.abort(error)
+    const call = this.toolCall
+    if (call) call.abort(error, graceMs)
   }
 
   /** Ask the run to pause SUSPENDED at its next boundary. */
   suspend(by: string, reason = 'suspended on request'): void {
     this.suspendRequest ??= { by, reason }
+  }
+
+  track(call: ToolCall | undefined): void {
+    this.toolCall = call
+  }
+
+  noteEffect(kind: 'committed' | 'unknown', effect: { actionId: string; tool: string; receipt?: unknown; key?: string }): void {
+    if (kind === 'committed') this.noted.committed.push({ actionId: effect.actionId, tool: effect.tool, receipt: effect.receipt })
+    else this.noted.unknown.push({ actionId: effect.actionId, tool: effect.tool, key: effect.key! })
+  }
+
+  /** Flush under the lease, with a snapshot of state when the store asks for one every so many events. */
+  async flush(effects?: EffectWrite[]): Promise<void> {
+    if (this.lost) throw this.lost
+    const every = this.store().snapshotEvery
+    const snapshot = every && this.state.lastSeq - this.lastSnapshot >= every ? { version: StateVersion, state: this.state } : undefined
+    await this.rec.flush(effects, snapshot)
+    if (snapshot) this.lastSnapshot = this.state.lastSeq
+  }
+
+  /** Rebuild state from the store: another writer won a race this driver had already recorded into. */
+  async reload(): Promise<void> {
+    const stored = await this.store().loadRun(this.runId)
+    const fresh = replayFrom(this.runId, stored.snapshot, stored.events) ?? replay(this.runId, await this.store().load(this.runId))
+    for (const key of Object.keys(this.state) as (keyof RunState)[]) delete this.state[key]
+    Object.assign(this.state, fresh)
+    this.rec.reset()
   }
 
   /** Drive until the run pauses or ends. Resolves with the state it stopped in. */
@@ -115,12 +189,14 @@ export class RunDriver {
       await this.crash(error)
     } finally {
       if (this.inStep) this.leaveStep()
+      await this.ownership?.release().catch(() => {})
     }
     return this.state
   }
 
   /** One pass from a boundary to the next. */
   private async pass(): Promise<Next> {
+    if (this.lost) throw this.lost
     if (this.cancelRequest) return this.endCancelled()
     if (this.suspendRequest) return this.pause('SUSPENDED', this.suspendRequest.reason, 'suspend')
     const bound = overBudget(this.state.budgets, this.state, Date.now())
@@ -131,7 +207,7 @@ export class RunDriver {
       if (wait) await wait
       this.inStep = true
       const missing = this.servicesVersion === this.agent.servicesVersion ? undefined : this.resolveServices()
-      if (missing) return this.pause('SUSPENDED', `service "${missing}" is not provided; resume the run once a plugin provides it`, 'suspend', undefined, undefined, 'service_missing')
+      if (missing) return this.pause('SUSPENDED', `service "${missing}" is not provided; resume the run once a plugin provides it`, 'suspend', { code: 'service_missing' })
     }
 
     const next = this.state.pending[0]
@@ -143,7 +219,8 @@ export class RunDriver {
 
     if (this.state.stepOpen) {
       this.rec.record('step/end', { actions: this.state.stepActions }, KernelProducer, this.ids)
-      await this.rec.flush()
+      // A plugin swap waits at this boundary: what happened under the old version is on record first.
+      if (this.agent.gate.swapWaiting) await this.flush()
       this.leaveStep()
       return 'continue'
     }
@@ -176,7 +253,7 @@ export class RunDriver {
   // ── step: context → model → decision ────────────────────────────────────────────────────────────
 
   private async step(): Promise<Next> {
-    const { model, context, tools, compactor } = this.services
+    const { model, context, compactor } = this.services
     const index = this.state.steps + 1
     this.rec.record('step/start', { index }, KernelProducer, { turnId: this.ids.turnId, stepId: `s${index}` })
     const ids = this.ids
@@ -215,11 +292,8 @@ export class RunDriver {
         this.rec.record('tool/proposed', { tool: call.name, args, argsHash: hashArgs(args), callId: call.callId, argsError: call.argsError },
           KernelProducer, this.idsOf(`${ids.stepId}.a${i + 1}`, responded.seq))
       })
-      // Persist the model's answer before acting on it: a crash from here on never asks the model again.
-      await this.rec.flush()
       return 'continue'
     }
-    await this.rec.flush()
     if (decision.kind === 'ask_user') return this.pause('WAITING_USER', decision.question, 'user')
     return this.verify(decision.text, responded.seq)
   }
@@ -229,7 +303,9 @@ export class RunDriver {
     const { attempts, backoffMs } = this.agent.options.modelRetry
     for (let attempt = 1; ; attempt++) {
       const request = this.rec.record('step/model-request', { model: model.provider, messages: messages.length, tools: this.visibleNames, attempt }, KernelProducer, ids)
-      await this.rec.flush()
+      // Not a durability point (a model call has no effect to protect), but whoever watches the run
+      // should see the step begin, not only once the model has answered.
+      if (this.agent.dispatch.watched()) await this.flush()
       const signal = this.modelSignal()
       try {
         const response = await model.value.respond({ runId: this.runId, stepId: ids.stepId!, stepIndex: index, messages, tools, signal: signal.signal })
@@ -237,13 +313,13 @@ export class RunDriver {
         if (problem) throw new CordageError('model_invalid_response', problem)
         return response
       } catch (error) {
+        if (this.lost) throw this.lost
         if (this.cancelRequest) { await this.endCancelled(); return undefined }
         if (signal.deadlineHit) { await this.end('STOPPED', 'deadline_exceeded', `deadline passed during the model call of step ${index}`); return undefined }
         const { code, kind, message } = classify(error, 'model_permanent')
         const retry = code === 'model_transient' && attempt < attempts
         const retryInMs = retry ? jitter(backoffMs * 2 ** (attempt - 1)) : undefined
         this.rec.record('step/model-error', { errorClass: kind, code, message, attempt, retryInMs }, model.provider, this.idsOf(undefined, request.seq))
-        await this.rec.flush()
         if (!retry) { await this.end('FAILED', code, message); return undefined }
         await sleep(retryInMs!, this.abort.signal)
       } finally {
@@ -281,7 +357,7 @@ export class RunDriver {
     this.visibleNames = visible.map((t) => t.name)
   }
 
-  // ── actions: validate → policy → (approval) → ticket → execute ───────────────────────────────────
+  // ── actions: validate → policy → (approval) → run (core/effects.ts) ─────────────────────────────
 
   private async act(action: ActionState): Promise<Next> {
     switch (action.status) {
@@ -302,38 +378,38 @@ export class RunDriver {
       case 'rejected':
         return this.reject(action, 'approval_rejected', `Rejected by ${action.approval!.by}${action.approval!.reason ? `: ${action.approval!.reason}` : ''}`, action.approval!.seq)
       case 'allowed':
-      case 'approved': {
+      case 'approved':
+      case 'running': {
         // Resumed: the decision is durable. It still holds only under the policy version it was made with.
-        await this.visibleTools()
-        const tool = this.visible.get(action.tool) ?? this.services.tools.value.get(action.tool)
+        const tool = await this.installedTool(action)
         if (!tool) return this.reject(action, 'unknown_tool', `Tool "${action.tool}" is no longer installed.`)
+        if (action.status === 'running') {
+          // The call started and no outcome was recorded: the process stopped while the tool ran.
+          const settled = await this.effects.settleUnknown(action, tool, this.effects.keyOf(action, tool), 'resume')
+          if (settled !== 'retry') return settled
+        }
         if (action.decision?.policyVersion !== this.services.policy.value.version) {
           const parsed = tool.input.safeParse(action.args)
           if (!parsed.success) return this.reject(action, 'invalid_arguments', `The arguments for ${tool.name} no longer match its schema.`)
           return this.authorize(action, tool, parsed.data)
         }
-        return this.execute(action, tool, action.decision.policyVersion, action.approval?.seq ?? action.decision.seq)
+        return this.effects.execute(action, tool, action.decision.policyVersion, action.approval?.seq ?? action.decision.seq)
       }
       case 'awaiting_approval':
-        return this.pause('WAITING_APPROVAL', `action ${action.id} (${action.tool}) waits for approval`, 'approval', action.id)
-      case 'running': {
-        // The process stopped while the tool ran: the effect is unknown. Only a call that cannot change
-        // anything, or that the target deduplicates by key, may run again.
-        const tool = this.services.tools.value.get(action.tool)
-        if (tool && (tool.sideEffect === 'none' || tool.idempotent) && action.decision) {
-          return this.execute(action, tool, action.decision.policyVersion, action.decision.seq)
-        }
-        return this.pause('WAITING_RECONCILIATION', `action ${action.id} (${action.tool}) was running when the run stopped; whether it took effect is unknown`, 'reconciliation', action.id, undefined, 'unknown_effect')
-      }
+        return this.pause('WAITING_APPROVAL', `action ${action.id} (${action.tool}) waits for approval`, 'approval', { actionId: action.id })
       default:
         throw new CordageError('internal_error', `action ${action.id} is ${action.status} but still pending`)
     }
   }
 
+  private async installedTool(action: ActionState): Promise<Tool | undefined> {
+    await this.visibleTools()
+    return this.visible.get(action.tool) ?? this.services.tools.value.get(action.tool)
+  }
+
   /** Close an action that never starts: the reason becomes an observation for the model. */
-  private async reject(action: ActionState, code: Code, observation: string, causation = action.proposedSeq): Promise<Next> {
+  async reject(action: ActionState, code: Code, observation: string, causation = action.proposedSeq): Promise<Next> {
     this.rec.record('tool/error', { tool: action.tool, errorClass: Codes[code].kind, code, message: observation, observation }, KernelProducer, this.idsOf(action.id, causation))
-    await this.rec.flush()
     return 'continue'
   }
 
@@ -351,66 +427,21 @@ export class RunDriver {
     const recorded = this.rec.record('tool/decision', { verdict: decision.verdict, ruleId: decision.ruleId, policyVersion: policy.value.version, reason: decision.reason }, policy.provider, ids)
     if (decision.verdict === 'deny') return this.reject(action, 'policy_denied', `Denied by policy (rule ${decision.ruleId}): ${decision.reason}`, recorded.seq)
     if (decision.verdict === 'ask') {
-      await this.rec.flush()
-      return this.pause('WAITING_APPROVAL', `action ${action.id} (${action.tool}) waits for approval: ${decision.reason}`, 'approval', action.id, {
-        tool: action.tool, args: action.args, argsHash: action.argsHash, policyVersion: policy.value.version, ruleId: decision.ruleId, reason: decision.reason,
+      return this.pause('WAITING_APPROVAL', `action ${action.id} (${action.tool}) waits for approval: ${decision.reason}`, 'approval', {
+        actionId: action.id,
+        approval: { tool: action.tool, args: action.args, argsHash: action.argsHash, policyVersion: policy.value.version, ruleId: decision.ruleId, reason: decision.reason },
       })
     }
-    return this.execute(action, tool, policy.value.version, recorded.seq)
-  }
-
-  private async execute(action: ActionState, tool: Tool, policyVersion: string, causation: number): Promise<Next> {
-    const producer = tool.owner ?? KernelProducer
-    const idempotencyKey = `${this.runId}/${action.id}`
-    for (let attempt = action.attempts + 1; ; attempt++) {
-      const ticket = issueTicket({ runId: this.runId, actionId: action.id, tool: tool.name, argsHash: action.argsHash, policyVersion, ttlMs: this.agent.options.ticketTtlMs })
-      const started = this.rec.record('tool/start', { tool: tool.name, attempt, ticket: ticket.id, idempotencyKey, argsHash: action.argsHash, policyVersion, timeoutMs: tool.timeoutMs }, KernelProducer, this.idsOf(action.id, causation))
-      await this.rec.flush()
-      const t0 = performance.now()
-      try {
-        if (this.cancelRequest) throw this.abort.signal.reason
-        this.toolCall = new ToolCall(tool, ticket, action.args, { runId: this.runId, actionId: action.id, idempotencyKey, attempt })
-        const result = await this.toolCall.result
-        this.toolCall = undefined
-        const observation = result.observation ?? observe(result.output, this.agent.options.observationChars)
-        this.rec.record('tool/end', { tool: tool.name, attempt, output: result.output ?? null, observation, receipt: result.receipt, durationMs: Math.round(performance.now() - t0) }, producer, this.idsOf(action.id, started.seq))
-        await this.rec.flush()
-        return 'continue'
-      } catch (error) {
-        const durationMs = Math.round(performance.now() - t0)
-        this.toolCall = undefined
-        if (this.cancelRequest) {
-          this.rec.record('tool/error', { tool: tool.name, attempt, errorClass: 'cancelled', code: 'cancelled', message: 'cancelled while the tool ran', observation: 'The run was cancelled while this tool ran.', durationMs }, producer, this.idsOf(action.id, started.seq))
-          await this.rec.flush()
-          return 'continue'
-        }
-        const { code, kind, message } = classify(error, 'tool_failed')
-        const transient = kind === 'tool_transient'
-        const safeToRetry = tool.sideEffect === 'none' || tool.idempotent
-        const willRetry = transient && safeToRetry && attempt <= tool.retries
-        const observation = code === 'tool_timeout'
-          ? `${tool.name} did not finish within ${tool.timeoutMs} ms.`
-          : `${tool.name} failed (${code}): ${message}`
-        const stack = !CordageError.is(error) && error instanceof Error && error.stack ? error.stack.split('\n').slice(0, 6).join('\n') : undefined
-        this.rec.record('tool/error', { tool: tool.name, attempt, errorClass: kind, code, message, observation, durationMs, willRetry: willRetry || undefined, stack }, producer, this.idsOf(action.id, started.seq))
-        await this.rec.flush()
-        if (willRetry) continue
-        // A timeout leaves the run without the result it asked for; it fails explicitly rather than letting
-        // the model paper over the gap. Other tool errors are observations the model can act on.
-        if (code === 'tool_timeout') return this.end('FAILED', 'tool_timeout', `${tool.name} (action ${action.id}) did not finish within ${tool.timeoutMs} ms`)
-        if (kind !== 'tool_deterministic' && kind !== 'tool_transient' && kind !== 'model_semantic') return this.end('FAILED', code, message)
-        return 'continue'
-      }
-    }
+    return this.effects.execute(action, tool, policy.value.version, recorded.seq)
   }
 
   // ── verification ────────────────────────────────────────────────────────────────────────────────
 
   private async verify(answer: string, causation: number): Promise<Next> {
     const verifier = this.services.verifier
-    const ids = this.ids
     const started = this.rec.record('verify/start', { answer }, KernelProducer, this.idsOf(undefined, causation))
-    await this.rec.flush()
+    // A verifier may take minutes (a test suite): let a watcher see it started.
+    if (this.agent.dispatch.watched()) await this.flush()
     let verdict
     try {
       verdict = await verifier.value.verify({ state: this.state, answer, signal: this.abort.signal })
@@ -428,29 +459,27 @@ export class RunDriver {
     }
     const repair = verdict.repairable && this.state.repairs < this.state.budgets.maxRepairs
     this.rec.record('verify/end', { ok: false, code: verdict.code, reason: verdict.reason, repair, evidence: verdict.evidence ?? [] }, verifier.provider, this.idsOf(undefined, started.seq))
-    if (repair) { await this.rec.flush(); return 'continue' }
+    if (repair) return 'continue'
     return this.end('FAILED_VERIFICATION', verdict.code, verdict.reason, answer)
   }
 
   // ── pausing and ending ──────────────────────────────────────────────────────────────────────────
 
-  private async pause(status: WaitingStatus, reason: string, checkpoint: 'approval' | 'user' | 'suspend' | 'reconciliation', actionId?: string, approval?: {
-    tool: string; args: unknown; argsHash: string; policyVersion: string; ruleId: string; reason: string
-  }, code?: Code): Promise<Next> {
+  async pause(status: WaitingStatus, reason: string, checkpoint: Checkpoint, { actionId, approval, code }: PauseDetail = {}): Promise<Next> {
     const ids = this.ids
     this.rec.record('run/checkpoint', { reason: checkpoint, pending: [...this.state.pending], steps: this.state.steps, usage: { ...this.state.usage } }, KernelProducer, ids)
     // The checkpoint is durable before anyone is asked anything.
-    await this.rec.flush()
+    await this.flush()
     if (approval) this.rec.record('tool/approval-requested', approval, KernelProducer, this.idsOf(actionId, this.state.lastSeq))
     this.rec.record('run/paused', { status, reason, actionId, code }, KernelProducer, ids)
-    await this.rec.flush()
+    await this.flush()
     return 'halt'
   }
 
   private async endCancelled(): Promise<Next> {
     const request = this.cancelRequest!
     if (this.state.status !== 'CANCELLING') {
-      this.rec.record('run/cancel-requested', { by: request.by, reason: request.reason }, KernelProducer, this.ids)
+      this.rec.record('run/cancel-requested', { by: request.by, reason: request.reason, requestedAt: request.at }, KernelProducer, this.ids)
     }
     return this.end('CANCELLED', 'cancelled', request.reason ?? `cancelled by ${request.by}`)
   }
@@ -466,14 +495,16 @@ export class RunDriver {
     }
     if (this.state.stepOpen) this.rec.record('step/end', { actions: this.state.stepActions }, KernelProducer, ids)
     if (this.state.turns) this.rec.record('turn/end', { answer }, KernelProducer, { turnId: ids.turnId })
-    this.rec.record('run/end', { status, failureCode, reason, answer, usage: { ...this.state.usage }, steps: this.state.steps }, KernelProducer, { turnId: ids.turnId })
-    await this.rec.flush()
+    const effects = status === 'CANCELLED' && (this.noted.committed.length || this.noted.unknown.length) ? this.noted : undefined
+    this.rec.record('run/end', { status, failureCode, reason, answer, usage: { ...this.state.usage }, steps: this.state.steps, effects }, KernelProducer, { turnId: ids.turnId })
+    await this.flush()
     return 'halt'
   }
 
   /** Something broke outside the run's own rules (a plugin threw, the store refused). End FAILED if we still can. */
   private async crash(error: unknown): Promise<void> {
-    if (CordageError.is(error, 'seq_conflict') || this.state.status === 'FAILED') throw error
+    // Another writer owns the log now: writing anything more would be wrong.
+    if (CordageError.is(error, 'seq_conflict') || CordageError.is(error, 'lease_lost') || this.lost || this.state.status === 'FAILED') throw this.lost ?? error
     const { code, message } = classify(error, 'internal_error')
     try {
       if (this.state.status === 'RUNNING' || this.state.status === 'CANCELLING') {
@@ -488,11 +519,6 @@ export class RunDriver {
 }
 
 // ── helpers ─────────────────────────────────────────────────────────────────────────────────────────
-
-function observe(output: unknown, max: number): string {
-  const text = typeof output === 'string' ? output : JSON.stringify(output) ?? 'null'
-  return text.length > max ? `${text.slice(0, max)}… (${text.length - max} more characters in the store)` : text
-}
 
 function jitter(ms: number): number {
   return Math.round(ms * (0.5 + Math.random()))

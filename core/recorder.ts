@@ -7,7 +7,7 @@
  */
 import { EventSchemaVersion, type RunEvent, type RunEventMap, type RunEventType } from './events.ts'
 import { apply, type RunState } from './state.ts'
-import type { StoreService } from './services/store.ts'
+import type { EffectWrite, Lease, StoreService } from './services/store.ts'
 import type { Dispatch } from './cordis.ts'
 
 export interface EventIds {
@@ -21,6 +21,8 @@ export interface EventIds {
 export class Recorder {
   private buffer: RunEvent[] = []
   private durable: number
+  /** Sent with every append as a fencing token, once the run has an owner. */
+  lease: Lease | undefined
 
   constructor(
     readonly state: RunState,
@@ -47,14 +49,30 @@ export class Recorder {
    * Append buffered events as one batch, then dispatch them. Fails with `seq_conflict` if another writer
    * got there first. Returns a promise only when the store does: `await` on it either way.
    */
-  flush(): Promise<void> | undefined {
-    if (this.buffer.length === 0) return undefined
+  flush(effects?: EffectWrite[], snapshot?: { version: number; state: unknown }): Promise<void> | undefined {
+    if (this.buffer.length === 0) {
+      if (effects?.length) throw new Error('ledger writes without events: a ledger write always comes with the event that records it')
+      return undefined
+    }
     const batch = this.buffer
     this.buffer = []
-    const written = this.store().append(this.state.runId, batch, this.durable)
-    if (written) return written.then(() => this.delivered(batch))
+    const options = this.lease || effects?.length || snapshot ? { lease: this.lease, effects, snapshot } : undefined
+    let written
+    try {
+      written = this.store().append(this.state.runId, batch, this.durable, options)
+    } catch (error) {
+      this.buffer = batch
+      throw error
+    }
+    if (written) return written.then(() => this.delivered(batch), (error) => { this.buffer = batch; throw error })
     this.delivered(batch)
     return undefined
+  }
+
+  /** Forget the buffer: state was rebuilt from the store, which is now the truth. */
+  reset(): void {
+    this.buffer = []
+    this.durable = this.state.lastSeq
   }
 
   private delivered(batch: RunEvent[]): void {

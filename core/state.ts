@@ -30,6 +30,8 @@ export interface ActionState {
   approval?: { approved: boolean; by: string; reason?: string; seq: number }
   /** Seq of tool/approval-requested, when approval was asked. */
   requestedSeq?: number
+  /** The idempotency key of its calls (from tool/start). */
+  key?: string
   attempts: number
   result?: { observation: string; seq: number }
   error?: { code: Code; message: string; seq: number }
@@ -41,6 +43,9 @@ export type TranscriptEntry =
   | { kind: 'assistant'; decision: Decision; actionIds: string[]; seq: number }
   | { kind: 'observation'; actionId: string; tool: string; text: string; ok: boolean; seq: number }
   | { kind: 'feedback'; text: string; seq: number }
+
+/** Version of the RunState shape; a snapshot of another version is ignored and the log replayed. */
+export const StateVersion = 1
 
 export interface RunState {
   runId: string
@@ -91,6 +96,16 @@ export function replay(runId: string, events: readonly RunEvent[]): RunState {
   return state
 }
 
+/** State from a snapshot plus the events after it; the whole log is needed when the snapshot is of another version. */
+export function replayFrom(runId: string, snapshot: { seq: number; version: number; state: unknown } | undefined, events: readonly RunEvent[]): RunState | undefined {
+  if (!snapshot) return replay(runId, events)
+  if (snapshot.version !== StateVersion) return undefined
+  const state = snapshot.state as RunState
+  if (state.runId !== runId || state.lastSeq !== snapshot.seq) return undefined
+  for (const event of events) apply(state, event)
+  return state
+}
+
 /** Apply one event to state, in place. */
 export function apply(state: RunState, event: RunEvent): void {
   if (event.seq !== state.lastSeq + 1) {
@@ -129,7 +144,10 @@ function applyPayload(state: RunState, event: RunEvent): void {
       return
     case 'run/cancel-requested':
       moveTo(state, 'CANCELLING')
-      state.cancel = { by: event.data.by, at: event.time, reason: event.data.reason }
+      state.cancel = { by: event.data.by, at: event.data.requestedAt, reason: event.data.reason }
+      return
+    case 'run/recovered':
+    case 'run/version-drift':
       return
     case 'run/end':
       moveTo(state, event.data.status)
@@ -195,6 +213,7 @@ function applyPayload(state: RunState, event: RunEvent): void {
       const a = needAction(event, action)
       a.status = 'running'
       a.attempts = event.data.attempt
+      a.key = event.data.idempotencyKey
       return
     }
     case 'tool/end': {
@@ -211,6 +230,19 @@ function applyPayload(state: RunState, event: RunEvent): void {
       // A denied or rejected action keeps that status; its tool/error only closes it.
       if (a.status !== 'denied' && a.status !== 'rejected') a.status = 'failed'
       settle(state, a, event.data.observation, false, event.seq)
+      return
+    }
+    case 'tool/reconciled': {
+      const a = needAction(event, action)
+      if (event.data.committed) {
+        a.status = 'succeeded'
+        const observation = `${event.data.tool} took effect (settled by ${event.data.by})${event.data.receipt !== undefined ? `: ${JSON.stringify(event.data.receipt)}` : '.'}`
+        a.result = { observation, seq: event.seq }
+        settle(state, a, observation, true, event.seq)
+      } else {
+        // It did not happen: the decision still stands, so the action runs again (same key).
+        a.status = a.approval?.approved ? 'approved' : 'allowed'
+      }
       return
     }
     case 'verify/start':

@@ -32,11 +32,17 @@ export class ToolCall {
     })
   }
 
-  /** Stop waiting: the result rejects with `reason` at once, and the tool's signal aborts with it. */
-  abort(reason: unknown): void {
+  /**
+   * Tell the tool to stop (its signal aborts with `reason`). Without `graceMs` the result rejects with
+   * `reason` at once. With it, the call gets that long to finish on its own first: a call with side
+   * effects may commit despite the abort, and then it must be reported as committed, not as cancelled.
+   */
+  abort(reason: unknown, graceMs = 0): void {
     this.reason = reason
     this.controller?.abort(reason)
-    if (this.settle()) this.fail(reason)
+    if (graceMs <= 0) { if (this.settle()) this.fail(reason); return }
+    clearTimeout(this.timer)
+    this.timer = setTimeout(() => { if (this.settle()) this.fail(reason) }, graceMs)
   }
 
   private signal(): AbortSignal {

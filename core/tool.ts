@@ -27,6 +27,10 @@ export interface ToolDefinition<A> {
    * model can act on for bad input, `tool_unavailable` when what it calls is down.
    */
   run(args: A, io: ToolIO): Promise<ToolResult> | ToolResult
+  /** Derive the idempotency key from the arguments (see Tool.idempotencyKey). */
+  idempotencyKey?(args: A): string
+  /** Find out whether an unrecorded effect happened (see Tool.reconcile). */
+  reconcile?: Tool['reconcile']
 }
 
 const NamePattern = /^[a-zA-Z][a-zA-Z0-9_-]{0,63}$/
@@ -57,6 +61,11 @@ export function defineTool<A>(def: ToolDefinition<A>): Tool {
     needsApproval: def.needsApproval ?? false,
     retries: def.retries ?? 0,
     tags: def.tags ?? [],
+    idempotencyKey: def.idempotencyKey && ((args: unknown) => {
+      const parsed = def.input.safeParse(args)
+      return parsed.success ? def.idempotencyKey!(parsed.data) : ''
+    }),
+    reconcile: def.reconcile,
     async invoke(ticket, args, io) {
       redeemTicket(ticket, { runId: io.runId, actionId: io.actionId, tool: def.name, args })
       const parsed = def.input.safeParse(args)

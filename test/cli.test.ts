@@ -91,7 +91,7 @@ describe('cordage CLI', () => {
     ['a missing positional', ['approve', 'run_1'], /"approve" takes RUN ACTION, got "run_1"/],
     ['a preset that does not exist', ['run', '--preset', 'nope.yml'], /error \[preset_not_found\]: preset file nope\.yml does not exist/],
     ['an unknown agent', ['run', '--preset', 'presets/default.yml', '--agent', 'sales'], /error \[agent_not_found\]: preset presets\/default\.yml has no agent "sales"; agents: support/],
-    ['a run the store does not have', ['approve', 'run_nope', 's1.a1', '--preset', 'presets/default.yml'], /error \[run_not_found\]: no run run_nope in store-memory/],
+    ['a run the store does not have', ['approve', 'run_nope', 's1.a1', '--preset', 'presets/default.yml'], /error \[run_not_found\]: no run run_nope in .*\.cordage\/cordage\.db/],
     ['a negative --after', ['events', 'run_1', '--after=-3', '--preset', 'presets/default.yml'], /--after must be a whole number ≥ 0, got "-3"/],
     ['an unknown status', ['runs', '--status', 'DONE', '--preset', 'presets/default.yml'], /--status must be one of CREATED, RUNNING, .*got "DONE"/],
     ['a bad preset', ['check', '--preset', 'test/fixtures/presets/unknown-key.yml'], /unknown-key\.yml:5:7 agents\.support\.budgets\.maxStep: unknown key/],
@@ -128,7 +128,7 @@ describe('cordage CLI', () => {
     assert.equal(await main(['check', '--preset', file, '--json'], { out: (l) => out.push(l), err: () => {} }), 0)
     assert.deepEqual(JSON.parse(out[0]), {
       agent: 'support',
-      plugins: { 'model-scripted': '1.0.0', 'store-memory': '1.0.0', 'tools-registry': '1.0.0', 'context-basic': '1.0.0', 'verifier-basic': '1.0.0', 'policy-rules': '1.0.0', 'support-desk': '1.0.0' },
+      plugins: { 'model-scripted': '1.0.0', 'store-memory': '2.0.0', 'tools-registry': '1.0.0', 'context-basic': '1.0.0', 'verifier-basic': '1.0.0', 'policy-rules': '1.0.0', 'support-desk': '1.0.0' },
     })
   })
 })

@@ -25,9 +25,12 @@ function detail(event: RunEvent): string {
     case 'run/paused': return `${event.data.status} ${event.data.reason}`
     case 'run/resumed': return `from=${event.data.from} by=${event.data.by}${event.data.input ? ` input=${quote(event.data.input, 40)}` : ''}`
     case 'run/cancel-requested': return `by=${event.data.by}${event.data.reason ? ` reason=${quote(event.data.reason, 60)}` : ''}`
+    case 'run/recovered': return `by worker ${event.data.worker} (lease ${event.data.token})${event.data.previous ? `, after ${event.data.previous}` : ''}`
+    case 'run/version-drift': return `${event.data.decision} by ${event.data.by}: ${event.data.changes.map((c) => `${c.plugin} ${c.from ?? '-'} → ${c.to ?? '-'}`).join(', ')}`
     case 'run/end': {
       const d = event.data
-      return `${d.status}${d.failureCode ? ` ${d.failureCode}` : ''} steps=${d.steps} tokens=${d.usage.inputTokens + d.usage.outputTokens} cost=$${d.usage.costUsd.toFixed(4)}${d.reason && d.status !== 'COMPLETED' ? ` — ${d.reason}` : ''}`
+      const effects = d.effects ? ` effects: ${d.effects.committed.length} committed after cancel, ${d.effects.unknown.length} unknown` : ''
+      return `${d.status}${d.failureCode ? ` ${d.failureCode}` : ''} steps=${d.steps} tokens=${d.usage.inputTokens + d.usage.outputTokens} cost=$${d.usage.costUsd.toFixed(4)}${d.reason && d.status !== 'COMPLETED' ? ` — ${d.reason}` : ''}${effects}`
     }
     case 'turn/start': return quote(event.data.input, 80)
     case 'turn/end': return event.data.answer ? quote(event.data.answer, 80) : ''
@@ -49,7 +52,8 @@ function detail(event: RunEvent): string {
     case 'tool/approval-requested': return `${event.data.tool}(${compact(event.data.args, 50)}) rule=${event.data.ruleId}`
     case 'tool/approval-decided': return `${event.data.approved ? 'approved' : 'rejected'} by ${event.data.by}${event.data.reason ? ` — ${event.data.reason}` : ''}`
     case 'tool/start': return `${event.data.tool} attempt ${event.data.attempt} ticket=${event.data.ticket} timeout=${event.data.timeoutMs}ms`
-    case 'tool/end': return `${event.data.tool} ${event.data.durationMs}ms ${quote(event.data.observation, 70)}`
+    case 'tool/end': return `${event.data.tool} ${event.data.durationMs}ms${event.data.deduplicated ? ` (already done by ${event.data.deduplicated.runId} ${event.data.deduplicated.actionId})` : ''} ${quote(event.data.observation, 70)}`
+    case 'tool/reconciled': return `${event.data.tool} ${event.data.committed ? 'committed' : 'not committed'} (by ${event.data.by}) key=${event.data.key}`
     case 'tool/error': return `${event.data.tool} ${event.data.code} (${event.data.errorClass})${event.data.willRetry ? ' will retry' : ''}: ${quote(event.data.message, 70)}${event.data.stack ? `\n${event.data.stack.split('\n').slice(1).map((l) => `          ${l.trim()}`).join('\n')}` : ''}`
     case 'verify/start': return quote(event.data.answer, 70)
     case 'verify/end': return event.data.ok

@@ -59,12 +59,31 @@ export interface ToolView {
   inputSchema: Record<string, unknown>
 }
 
+/** What a tool's reconcile found out about an effect whose outcome was not recorded. */
+export type Reconciled =
+  | { committed: true; receipt?: unknown; output?: unknown }
+  | { committed: false }
+  /** Cannot tell: a person has to settle it. */
+  | undefined
+
 export interface Tool extends ToolView, ToolContract {
   /** Runtime check of the arguments, run by the kernel before policy sees them. */
   readonly input: ArgSchema
   /** name@version of the plugin that registered the tool; filled in by the registry. */
   owner?: string
   tags?: string[]
+  /**
+   * The idempotency key for these (validated) arguments, when the tool knows better than the default
+   * (`<runId>/<actionId>`): for example `refund:<orderId>`, so two runs refunding one order make one
+   * effect. The kernel prefixes it with the tool name.
+   */
+  idempotencyKey?(args: unknown): string
+  /**
+   * Ask the system the tool talks to whether the effect under `key` happened, after a call whose outcome
+   * was never recorded (the process died, or the call timed out). Contract: read-only; may throw (taken
+   * as "cannot tell").
+   */
+  reconcile?(key: string, signal: AbortSignal): Promise<Reconciled> | Reconciled
   /**
    * Run the tool.
    *

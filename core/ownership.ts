@@ -1,0 +1,52 @@
+/**
+ * @module ownership
+ * One worker drives a run at a time. While a driver holds a run's lease it renews it (every third of
+ * its lifetime) and, when the store is shared with other processes, watches for a cancel request made
+ * elsewhere. Every append carries the lease as a fencing token, so a worker that lost its lease (it
+ * stalled past the expiry and another took over) cannot write another event.
+ */
+import { CordageError } from './errors.ts'
+import type { CancelRequest, Lease, StoreService } from './services/store.ts'
+
+export interface OwnershipOptions {
+  ttlMs: number
+  /** How often to look for a cancel request from another process (shared stores only). */
+  watchMs: number
+  onLost(error: CordageError): void
+  onCancel(request: CancelRequest): void
+}
+
+export class Ownership {
+  private timers: ReturnType<typeof setInterval>[] = []
+  private released = false
+
+  constructor(readonly lease: Lease, private store: () => StoreService, private options: OwnershipOptions) {}
+
+  /** Start renewing, and watching for cancel requests when other processes share the store. */
+  start(): void {
+    const { ttlMs, watchMs } = this.options
+    const renew = setInterval(() => {
+      Promise.resolve(this.store().renew(this.lease, ttlMs)).then((held) => {
+        if (!held && !this.released) this.options.onLost(new CordageError('lease_lost', `run ${this.lease.runId}: worker ${this.lease.worker} lost its lease (${this.lease.token}); another worker owns the run`))
+      }, () => { /* a failed renewal is retried at the next tick; the fencing token protects the log meanwhile */ })
+    }, Math.max(10, Math.floor(ttlMs / 3)))
+    this.timers.push(renew)
+    if (this.store().shared) {
+      const watch = setInterval(() => {
+        Promise.resolve(this.store().cancelRequest(this.lease.runId)).then((request) => { if (request) this.options.onCancel(request) }, () => {})
+      }, watchMs)
+      this.timers.push(watch)
+    }
+    // A lease must never keep the process alive on its own.
+    for (const timer of this.timers) timer.unref?.()
+  }
+
+  /** Stop renewing and give the lease up. */
+  async release(): Promise<void> {
+    if (this.released) return
+    this.released = true
+    for (const timer of this.timers) clearInterval(timer)
+    this.timers = []
+    await this.store().release(this.lease)
+  }
+}

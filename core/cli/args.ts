@@ -23,22 +23,34 @@ const json: Flag = { type: 'boolean', help: 'One JSON event per line on stdout i
 const jsonRows: Flag = { type: 'boolean', help: 'One JSON object per line on stdout instead of readable lines' }
 const by: Flag = { type: 'string', help: 'Who gives the command, recorded in the event (default: cli)' }
 const reason: Flag = { type: 'string', help: 'Why, recorded in the event' }
+const acceptDrift: Flag = { type: 'boolean', help: 'Continue even if the plugin versions differ from those the run started with (recorded)' }
 
 export const Commands: Command[] = [
   { name: 'run', usage: 'cordage run [--preset FILE] [--agent NAME] [--task TEXT] [--json]', summary: 'Start a run and print its events live',
     positionals: [], flags: { preset, agent, task: { type: 'string', help: "The task (default: the agent's task in the preset)" }, json } },
-  { name: 'approve', usage: 'cordage approve RUN ACTION [--preset FILE] [--agent NAME] [--by NAME] [--reason TEXT] [--no-resume] [--json]', summary: 'Approve a pending action and continue the run',
-    positionals: ['RUN', 'ACTION'], flags: { preset, agent, by, reason, 'no-resume': { type: 'boolean', help: 'Record the approval only; continue later with resume' }, json } },
-  { name: 'reject', usage: 'cordage reject RUN ACTION [--preset FILE] [--agent NAME] [--by NAME] [--reason TEXT] [--no-resume] [--json]', summary: 'Reject a pending action; the model is told and the run goes on',
-    positionals: ['RUN', 'ACTION'], flags: { preset, agent, by, reason, 'no-resume': { type: 'boolean', help: 'Record the rejection only; continue later with resume' }, json } },
-  { name: 'resume', usage: 'cordage resume RUN [--preset FILE] [--agent NAME] [--by NAME] [--input TEXT] [--json]', summary: 'Continue a waiting or suspended run',
-    positionals: ['RUN'], flags: { preset, agent, by, input: { type: 'string', help: 'Your answer, when the run waits for the user' }, json } },
+  { name: 'submit', usage: 'cordage submit [--preset FILE] [--agent NAME] [--task TEXT] [--json]', summary: 'Record a run for a worker to drive, and print its id',
+    positionals: [], flags: { preset, agent, task: { type: 'string', help: "The task (default: the agent's task in the preset)" }, json: { type: 'boolean', help: 'Print {"runId": ...} instead of the bare id' } } },
+  { name: 'approve', usage: 'cordage approve RUN ACTION [--preset FILE] [--agent NAME] [--by NAME] [--reason TEXT] [--no-resume] [--accept-drift] [--json]', summary: 'Approve a pending action and continue the run',
+    positionals: ['RUN', 'ACTION'], flags: { preset, agent, by, reason, 'no-resume': { type: 'boolean', help: 'Record the approval only; continue later with resume' }, 'accept-drift': acceptDrift, json } },
+  { name: 'reject', usage: 'cordage reject RUN ACTION [--preset FILE] [--agent NAME] [--by NAME] [--reason TEXT] [--no-resume] [--accept-drift] [--json]', summary: 'Reject a pending action; the model is told and the run goes on',
+    positionals: ['RUN', 'ACTION'], flags: { preset, agent, by, reason, 'no-resume': { type: 'boolean', help: 'Record the rejection only; continue later with resume' }, 'accept-drift': acceptDrift, json } },
+  { name: 'reconcile', usage: 'cordage reconcile RUN ACTION (--committed | --not-committed) [--receipt TEXT] [--preset FILE] [--agent NAME] [--by NAME] [--no-resume] [--accept-drift] [--json]', summary: 'Settle whether an action with an unknown effect took effect, and continue',
+    positionals: ['RUN', 'ACTION'], flags: {
+      committed: { type: 'boolean', help: 'It took effect: the action closes with that result' },
+      'not-committed': { type: 'boolean', help: 'It did not: the action runs again under the same idempotency key' },
+      receipt: { type: 'string', help: 'What the target system shows for it (an id), recorded with the decision' },
+      preset, agent, by, 'no-resume': { type: 'boolean', help: 'Record the decision only; continue later with resume' }, 'accept-drift': acceptDrift, json,
+    } },
+  { name: 'resume', usage: 'cordage resume RUN [--preset FILE] [--agent NAME] [--by NAME] [--input TEXT] [--accept-drift] [--json]', summary: 'Continue a waiting or suspended run, or take over one whose worker died',
+    positionals: ['RUN'], flags: { preset, agent, by, input: { type: 'string', help: 'Your answer, when the run waits for the user' }, 'accept-drift': acceptDrift, json } },
   { name: 'cancel', usage: 'cordage cancel RUN [--preset FILE] [--agent NAME] [--by NAME] [--reason TEXT] [--json]', summary: 'Cancel a run; a pending approval becomes void',
     positionals: ['RUN'], flags: { preset, agent, by, reason, json } },
   { name: 'runs', usage: 'cordage runs [--preset FILE] [--agent NAME] [--status STATUS] [--json]', summary: 'List runs in the store, newest first',
     positionals: [], flags: { preset, agent, status: { type: 'string', help: 'Only runs with this status (COMPLETED, WAITING_APPROVAL, ...)' }, json: jsonRows } },
   { name: 'events', usage: 'cordage events RUN [--preset FILE] [--agent NAME] [--after SEQ] [--follow] [--json]', summary: "Print a run's events from the store",
     positionals: ['RUN'], flags: { preset, agent, after: { type: 'string', help: 'Only events with a seq above this' }, follow: { type: 'boolean', help: 'Keep printing new events until the run ends' }, json } },
+  { name: 'worker', usage: 'cordage worker [--preset FILE] [--agent NAME] [--once] [--poll MS] [--json]', summary: 'Drive runs that need a driver (submitted, or whose worker died) until stopped',
+    positionals: [], flags: { preset, agent, once: { type: 'boolean', help: 'Exit when no run needs a driver' }, poll: { type: 'string', help: 'Milliseconds between looks for work (default 500)' }, json } },
   { name: 'check', usage: 'cordage check [--preset FILE] [--json]', summary: 'Check a preset and show what each agent would load, without running anything',
     positionals: [], flags: { preset, json: jsonRows } },
 ]
@@ -84,5 +96,6 @@ export function helpText(command?: Command): string {
     ...Commands.map((c) => `  ${c.name.padEnd(9)}${c.summary}`),
     '',
     'exit codes: 0 completed · 1 failed · 2 usage or config error · 3 failed verification · 4 stopped (budget) · 5 waiting · 6 cancelled',
+    'the default preset keeps runs in .cordage/cordage.db (SQLite) in the working directory',
   ].join('\n')
 }

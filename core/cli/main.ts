@@ -65,20 +65,41 @@ const commands: Record<string, Handler> = {
     }
   },
 
+  async submit({ flags }, io) {
+    const app = await open(flags, flags.agent ? [String(flags.agent)] : undefined)
+    try {
+      const agent = pickAgent(app, flags.agent as string | undefined)
+      const task = flags.task as string | undefined
+      if (task !== undefined && !task.trim()) throw new CordageError('invalid_input', '--task is empty')
+      const runId = await agent.submit(task)
+      io.out(flags.json ? JSON.stringify({ runId }) : runId)
+      return ExitCodes.ok
+    } finally {
+      await app.stop()
+    }
+  },
+
   async approve(args, io) {
-    return steer(args, io, (agent, [run, action]) => agent.approve(run, action, { by: by(args), reason: args.flags.reason as string | undefined, resume: !args.flags['no-resume'] }))
+    return steer(args, io, (agent, [run, action]) => agent.approve(run, action, continuing(args)))
   },
 
   async reject(args, io) {
-    return steer(args, io, (agent, [run, action]) => agent.reject(run, action, { by: by(args), reason: args.flags.reason as string | undefined, resume: !args.flags['no-resume'] }))
+    return steer(args, io, (agent, [run, action]) => agent.reject(run, action, continuing(args)))
+  },
+
+  async reconcile(args, io) {
+    const { committed, 'not-committed': notCommitted } = args.flags
+    if (!!committed === !!notCommitted) throw new CordageError('invalid_input', 'say what happened: exactly one of --committed or --not-committed')
+    return steer(args, io, (agent, [run, action]) => agent.reconcile(run, action, !!committed, { ...continuing(args), receipt: args.flags.receipt }))
   },
 
   async resume(args, io) {
-    return steer(args, io, (agent, [run]) => agent.resume(run, { by: by(args), input: args.flags.input as string | undefined }))
+    return steer(args, io, (agent, [run]) => agent.resume(run, { by: by(args), input: args.flags.input as string | undefined, acceptDrift: !!args.flags['accept-drift'] }))
   },
 
   async cancel(args, io) {
     return steer(args, io, async (agent, [run]) => {
+      // Driven by another process, the run is asked to stop through the store; this waits for it.
       const done = agent.cancel(run, { by: by(args), reason: args.flags.reason as string | undefined })
       return { runId: run, done }
     })
@@ -117,17 +138,55 @@ const commands: Record<string, Handler> = {
     const app = await open(flags)
     try {
       const agent = await locate(app, runId, flags.agent as string | undefined)
-      let cursor = after
-      for (;;) {
-        const events = await agent.store().read(runId, { after: cursor })
-        for (const event of events) print(io, event, !!flags.json)
-        if (events.length) cursor = events[events.length - 1].seq
-        if (!flags.follow || events.some((e) => e.type === 'run/end')) break
-        if (!events.length && isTerminal((await agent.load(runId)).status)) break
-        await new Promise((r) => setTimeout(r, 200))
+      if (!flags.follow) {
+        for (const event of await agent.store().read(runId, { after })) print(io, event, !!flags.json)
+        return ExitCodes.ok
+      }
+      // Replays what is stored after the cursor, then each new event as it becomes durable.
+      const stop = new AbortController()
+      const onSignal = () => stop.abort()
+      process.once('SIGINT', onSignal)
+      try {
+        for await (const event of agent.follow(runId, { after, signal: stop.signal })) print(io, event, !!flags.json)
+      } finally {
+        process.off('SIGINT', onSignal)
       }
       return ExitCodes.ok
     } finally {
+      await app.stop()
+    }
+  },
+
+  async worker({ flags }, io) {
+    const poll = flags.poll === undefined ? 500 : Number(flags.poll)
+    if (!Number.isInteger(poll) || poll < 10) throw new CordageError('invalid_input', `--poll must be a whole number of milliseconds ≥ 10, got ${JSON.stringify(flags.poll)}`)
+    const app = await open(flags, flags.agent ? [String(flags.agent)] : undefined)
+    const agents = app.agentNames().map((n) => app.agent(n))
+    follow(app, io, !!flags.json, () => undefined, true)
+    const stop = new AbortController()
+    const onSignal = () => { io.err('stopping: the runs in progress go on to their next pause or end'); stop.abort() }
+    process.once('SIGINT', onSignal)
+    process.once('SIGTERM', onSignal)
+    let driven = 0
+    try {
+      while (!stop.signal.aborted) {
+        let found = false
+        for (const agent of agents) {
+          const handle = await agent.driveNext()
+          if (!handle) continue
+          found = true
+          driven++
+          const state = await handle.done
+          io.err(`run ${state.runId} ${state.status}${state.failureCode ? ` (${state.failureCode})` : ''}`)
+        }
+        if (!found && flags.once) break
+        if (!found) await new Promise((r) => setTimeout(r, poll))
+      }
+      if (!flags.json) io.err(`worker ${agents[0]?.options.worker ?? ''} drove ${driven} run(s)`)
+      return ExitCodes.ok
+    } finally {
+      process.off('SIGINT', onSignal)
+      process.off('SIGTERM', onSignal)
       await app.stop()
     }
   },
@@ -154,25 +213,31 @@ async function open(flags: Parsed['flags'], agents?: string[]): Promise<Cordage>
   return Cordage.fromPreset(file, { agents })
 }
 
+/** The agent named, or else the first one the preset lists. */
 function pickAgent(app: Cordage, name?: string): AgentRuntime {
-  if (name) return app.agent(name)
-  const names = app.agentNames()
-  if (names.length !== 1) throw new CordageError('agent_not_found', `preset ${app.preset.shown} has agents ${names.join(', ')}; choose one with --agent NAME`)
-  return app.agent(names[0])
+  return app.agent(name ?? app.agentNames()[0])
 }
 
-/** The agent whose store has the run. */
+/**
+ * The agent the run belongs to (its run/start names it). Several agents may share one store, so finding
+ * the run in an agent's store is not enough: steering it with another agent's plugins would be wrong.
+ */
 async function locate(app: Cordage, runId: string, name?: string): Promise<AgentRuntime> {
   const candidates = name ? [app.agent(name)] : app.agentNames().map((n) => app.agent(n))
   let last: unknown
   for (const agent of candidates) {
+    let start
     try {
-      await agent.store().read(runId, { limit: 1 })
-      return agent
+      ;[start] = await agent.store().read(runId, { limit: 1 })
     } catch (error) {
       if (!CordageError.is(error, 'run_not_found')) throw error
       last = error
+      continue
     }
+    const owner = start?.type === 'run/start' ? start.data.agent : undefined
+    if (owner === agent.name) return agent
+    if (owner && app.agentNames().includes(owner) && !name) return app.agent(owner)
+    throw new CordageError('agent_not_found', `run ${runId} belongs to agent "${owner}", which ${app.agentNames().includes(owner ?? '') ? `is not --agent ${name}` : `is not in preset ${app.preset.shown}`}`)
   }
   throw last ?? new CordageError('run_not_found', `no run ${runId}`)
 }
@@ -191,15 +256,20 @@ async function steer(args: Parsed, io: Output, command: (agent: AgentRuntime, po
 }
 
 /**
- * Print the events of one run as they become durable. Events are dispatched only after the store
- * accepted them, which is always after the command returned the run id, so none is missed.
+ * Print the events of one run (or, with `all`, of every run) as they become durable. Events are
+ * dispatched only after the store accepted them, which is always after the command returned the run
+ * id, so none is missed.
  */
-function follow(app: Cordage, io: Output, json: boolean, runId: () => string | undefined): void {
+function follow(app: Cordage, io: Output, json: boolean, runId: () => string | undefined, all = false): void {
   for (const type of RunEventTypes) {
     app.root.on(type, (event: RunEvent) => {
-      if (event.runId === runId()) print(io, event, json)
+      if (all || event.runId === runId()) print(io, event, json)
     })
   }
+}
+
+function continuing(args: Parsed) {
+  return { by: by(args), reason: args.flags.reason as string | undefined, resume: !args.flags['no-resume'], acceptDrift: !!args.flags['accept-drift'] }
 }
 
 function print(io: Output, event: RunEvent, json: boolean) {
@@ -211,6 +281,9 @@ function finish(state: RunState, io: Output, json: boolean, flags: Parsed['flags
     const preset = flags.preset ? ` --preset ${flags.preset}` : ''
     const code = state.failureCode ? ` (${state.failureCode})` : ''
     io.err(`run ${state.runId} ${state.status}${code}`)
+    if (state.status === 'WAITING_RECONCILIATION' && state.waiting?.actionId) {
+      io.err(`  settle:  cordage reconcile ${state.runId} ${state.waiting.actionId} --committed|--not-committed${preset}`)
+    }
     const decided = state.waiting?.actionId ? state.actions[state.waiting.actionId]?.status : undefined
     if (state.status === 'WAITING_APPROVAL' && (decided === 'approved' || decided === 'rejected')) {
       io.err(`  ${decided}; continue: cordage resume ${state.runId}${preset}`)

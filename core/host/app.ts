@@ -153,6 +153,7 @@ export class Cordage {
     }
     const runtime = new AgentRuntime(ctx, {
       name, defaultTask: plan.spec.task, budgets: plan.spec.budgets, contextTokens: plan.spec.contextTokens, modelRetry: plan.spec.retry,
+      ...plan.spec.durability,
       plugins: Object.fromEntries(plugins.map((p) => [p.planned.entry.manifest.name, p.planned.entry.manifest.version])),
     })
     this.loaded.set(name, { runtime, ctx, plan, plugins })

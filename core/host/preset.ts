@@ -33,6 +33,8 @@ export interface AgentSpec {
   contextTokens?: number
   /** Retries of a transient model failure. */
   retry?: { attempts: number; backoffMs: number }
+  /** Lease and cancellation timings. */
+  durability?: { leaseTtlMs?: number; cancelWatchMs?: number; cancelGraceMs?: number; effectWaitMs?: number }
   model: PluginRef
   plugins: PluginRef[]
   at: string
@@ -79,6 +81,12 @@ const AgentShape = z.object({
   budgets: BudgetsShape.default({}),
   contextTokens: z.number().int().min(1).optional(),
   retry: z.object({ attempts: z.number().int().min(1), backoffMs: z.number().int().min(0) }).strict().optional(),
+  durability: z.object({
+    leaseTtlMs: z.number().int().min(50),
+    cancelWatchMs: z.number().int().min(10),
+    cancelGraceMs: z.number().int().min(0),
+    effectWaitMs: z.number().int().min(0),
+  }).partial().strict().optional(),
   model: Ref,
   plugins: z.array(Ref).default([]),
 }).strict()
@@ -96,6 +104,7 @@ const allowedKeys: Record<string, string[]> = {
   ref: ['plugin', 'path', 'version', 'config'],
   budgets: Object.keys(BudgetsShape.shape),
   retry: ['attempts', 'backoffMs'],
+  durability: ['leaseTtlMs', 'cancelWatchMs', 'cancelGraceMs', 'effectWaitMs'],
 }
 
 /**
@@ -146,7 +155,7 @@ export function loadPreset(file: string): Preset {
       plugin: r.plugin, path: r.path === undefined ? undefined : resolve(dir, r.path), version: r.version, config: r.config, at: where,
     })
     agents[name] = {
-      name, description: agent.description, task: agent.task, budgets: agent.budgets, contextTokens: agent.contextTokens, retry: agent.retry,
+      name, description: agent.description, task: agent.task, budgets: agent.budgets, contextTokens: agent.contextTokens, retry: agent.retry, durability: agent.durability,
       model: ref(agent.model, `${base}.model`),
       plugins: agent.plugins.map((p, i) => ref(p, `${base}.plugins[${i}]`)),
       at: base,
@@ -185,6 +194,7 @@ function objectKind(path: (string | number)[]): keyof typeof allowedKeys {
   if (path.length === 2 && path[0] === 'agents') return 'agent'
   if (path[path.length - 1] === 'budgets') return 'budgets'
   if (path[path.length - 1] === 'retry') return 'retry'
+  if (path[path.length - 1] === 'durability') return 'durability'
   return 'ref'
 }
 

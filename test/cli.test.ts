@@ -86,7 +86,7 @@ describe('cordage CLI', () => {
   })
 
   const usage: [string, string[], RegExp][] = [
-    ['an unknown command', ['fly'], /error \[invalid_input\]: unknown command "fly"; commands: run, approve/],
+    ['an unknown command', ['fly'], /error \[invalid_input\]: unknown command "fly"; commands: run, submit, approve/],
     ['an unknown flag', ['run', '--presets', 'x'], /Unknown option '--presets' \(did you mean --preset\?\); "run" takes: --preset, --agent, --task, --json/],
     ['a missing positional', ['approve', 'run_1'], /"approve" takes RUN ACTION, got "run_1"/],
     ['a preset that does not exist', ['run', '--preset', 'nope.yml'], /error \[preset_not_found\]: preset file nope\.yml does not exist/],

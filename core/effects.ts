@@ -125,13 +125,14 @@ export class EffectRunner {
         const { code, kind, message } = classify(error, 'tool_failed')
         const safeToRetry = !effectful || tool.idempotent
         const willRetry = kind === 'tool_transient' && safeToRetry && attempt <= tool.retries
+        // A side-effecting call that timed out may have landed: its outcome is unknown, not failed.
+        const unknown = !willRetry && effectful && code === 'tool_timeout'
         const observation = code === 'tool_timeout' ? `${tool.name} did not finish within ${tool.timeoutMs} ms.` : `${tool.name} failed (${code}): ${message}`
         const stack = !CordageError.is(error) && error instanceof Error && error.stack ? error.stack.split('\n').slice(0, 6).join('\n') : undefined
-        run.rec.record('tool/error', { tool: tool.name, attempt, errorClass: kind, code, message, observation, durationMs, willRetry: willRetry || undefined, stack }, producer, run.idsOf(action.id, started.seq))
+        run.rec.record('tool/error', { tool: tool.name, attempt, errorClass: kind, code, message, observation, durationMs, willRetry: willRetry || undefined, unknown: unknown || undefined, stack }, producer, run.idsOf(action.id, started.seq))
         if (willRetry) continue
         if (code === 'tool_timeout') {
-          // A timed-out write may have landed: that is an unknown effect, not a failure we can claim.
-          if (effectful) {
+          if (unknown) {
             const settled = await this.settleUnknown(action, tool, key, 'timeout')
             return settled === 'retry' ? 'continue' : settled
           }

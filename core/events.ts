@@ -99,11 +99,13 @@ export interface RunEventMap {
   /**
    * The action ended without a result. After tool/start it closes the call; without one, the call never
    * started (unknown tool, invalid arguments, denied, rejected, or the run ended first). Every
-   * tool/proposed is closed by exactly one tool/end or tool/error (not counting retried attempts).
+   * tool/proposed is closed by exactly one tool/end, tool/error or committed tool/reconciled, not
+   * counting a tool/error with `willRetry` (another attempt follows) or `unknown` (a side-effecting call
+   * ended without an outcome: the action stays open until it is settled).
    * `stack` (the first lines) is set when the tool threw something other than a CordageError: a bug,
    * for the developer; the model sees only `observation`.
    */
-  'tool/error': { tool: string; attempt?: number; errorClass: ErrorKind; code: Code; message: string; observation: string; durationMs?: number; willRetry?: boolean; stack?: string }
+  'tool/error': { tool: string; attempt?: number; errorClass: ErrorKind; code: Code; message: string; observation: string; durationMs?: number; willRetry?: boolean; unknown?: boolean; stack?: string }
   'verify/start': { answer: string }
   /** `repair` is true when the kernel feeds the reason back to the model for another try. */
   'verify/end': { ok: boolean; code?: Code; reason?: string; repair?: boolean; evidence: Evidence[] }

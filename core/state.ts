@@ -226,7 +226,8 @@ function applyPayload(state: RunState, event: RunEvent): void {
     case 'tool/error': {
       const a = needAction(event, action)
       a.error = { code: event.data.code, message: event.data.message, seq: event.seq }
-      if (event.data.willRetry) return
+      // Another attempt follows, or the effect is unknown: the action is not settled yet.
+      if (event.data.willRetry || event.data.unknown) return
       // A denied or rejected action keeps that status; its tool/error only closes it.
       if (a.status !== 'denied' && a.status !== 'rejected') a.status = 'failed'
       settle(state, a, event.data.observation, false, event.seq)

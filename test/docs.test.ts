@@ -96,7 +96,7 @@ describe('README', () => {
   })
 
   it('states the same exit codes as the CLI', () => {
-    assert.match(readme, new RegExp(`exits ${ExitCodes.ok} only when the run completed: ${ExitCodes.failed} failed, ${ExitCodes.usage} usage or configuration error,\\s+${ExitCodes.failedVerification} failed verification, ${ExitCodes.stopped} stopped by a budget, ${ExitCodes.waiting} waiting \\(for approval or the user\\), ${ExitCodes.cancelled} cancelled`))
+    assert.match(readme, new RegExp(`exits ${ExitCodes.ok} only when the run completed: ${ExitCodes.failed} failed, ${ExitCodes.usage} usage or configuration error,\\s+${ExitCodes.failedVerification} failed verification, ${ExitCodes.stopped} stopped by a budget, ${ExitCodes.waiting} waiting \\(for approval or the user\\), ${ExitCodes.cancelled} cancelled,\\s+${ExitCodes.busy} busy`))
   })
 })
 

@@ -95,7 +95,7 @@ export function helpText(command?: Command): string {
     '',
     ...Commands.map((c) => `  ${c.name.padEnd(9)}${c.summary}`),
     '',
-    'exit codes: 0 completed · 1 failed · 2 usage or config error · 3 failed verification · 4 stopped (budget) · 5 waiting · 6 cancelled',
+    'exit codes: 0 completed · 1 failed · 2 usage or config error · 3 failed verification · 4 stopped (budget) · 5 waiting · 6 cancelled · 7 busy (another process drives the run)',
     'the default preset keeps runs in .cordage/cordage.db (SQLite) in the working directory',
   ].join('\n')
 }

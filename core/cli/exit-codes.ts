@@ -13,6 +13,8 @@ export const ExitCodes = {
   stopped: 4,
   waiting: 5,
   cancelled: 6,
+  /** Another process owns the run now (run_busy, lease_lost, seq_conflict): try again later. */
+  busy: 7,
 } as const
 
 export function exitCodeFor(status: RunStatus): number {

@@ -33,7 +33,8 @@ export async function main(argv: string[], io: Output): Promise<number> {
   } catch (error) {
     if (CordageError.is(error)) {
       io.err(`error [${error.code}]: ${error.message}`)
-      return error.kind === 'config' || error.kind === 'usage' ? ExitCodes.usage : ExitCodes.failed
+      if (['run_busy', 'lease_lost', 'seq_conflict'].includes(error.code)) return ExitCodes.busy
+      return ['config', 'usage', 'environment_drift'].includes(error.kind) ? ExitCodes.usage : ExitCodes.failed
     }
     io.err(`internal error: ${(error as Error)?.stack ?? error}`)
     return ExitCodes.failed

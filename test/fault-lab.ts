@@ -1,0 +1,125 @@
+/**
+ * Crash tests with real processes: a preset in a temporary folder (store-sqlite, the fault-desk tools),
+ * the real `cordage` binary run as child processes, and readers for what they left behind: the events
+ * in the database and the payments in the payment system's file.
+ */
+import { spawn, type ChildProcess } from 'node:child_process'
+import { writeFileSync } from 'node:fs'
+import { join, resolve } from 'node:path'
+import { stringify } from 'yaml'
+import type { RunEvent } from 'cordage'
+import { SqliteStore } from '../plugins/store-sqlite/sqlite-store.ts'
+import { Payments, type Payment } from './fixtures/plugins/fault-desk/payments.ts'
+import { tempDir } from './helpers.ts'
+
+const bin = resolve(import.meta.dirname, '../core/cli/bin.js')
+
+export interface LabOptions {
+  script: unknown[]
+  rules?: unknown[]
+  budgets?: Record<string, number>
+  durability?: Record<string, number>
+  desk?: Record<string, unknown>
+  model?: Record<string, unknown>
+  /** Replace the policy plugin entry (for the version drift test). */
+  policy?: unknown
+}
+
+export interface Exit {
+  code: number | null
+  signal: NodeJS.Signals | null
+  stdout: string
+  stderr: string
+  /** stdout parsed as JSON lines (commands run with --json). */
+  events: RunEvent[]
+}
+
+export class FaultLab {
+  readonly dir = tempDir('cordage-fault-')
+  readonly presetFile = join(this.dir, 'preset.yml')
+  private store?: SqliteStore
+
+  constructor(readonly options: LabOptions) {
+    this.write(options)
+  }
+
+  write(options: LabOptions): void {
+    writeFileSync(this.presetFile, stringify({
+      cordage: 1,
+      agents: {
+        pay: {
+          task: 'pay the invoice',
+          budgets: { maxSteps: 20, ...options.budgets },
+          retry: { attempts: 2, backoffMs: 1 },
+          durability: { leaseTtlMs: 300, cancelWatchMs: 25, cancelGraceMs: 1500, effectWaitMs: 3000, ...options.durability },
+          model: { plugin: 'model-scripted', config: { script: options.script, ...options.model } },
+          plugins: [
+            { plugin: 'store-sqlite', config: { path: 'runs.db' } },
+            'tools-registry',
+            'context-basic',
+            { plugin: 'verifier-basic', config: { minCount: 0 } },
+            options.policy ?? { plugin: 'policy-rules', config: { default: 'allow', rules: options.rules ?? [] } },
+            { path: resolve(import.meta.dirname, 'fixtures/plugins/fault-desk'), config: { payments: 'payments.jsonl', ...options.desk } },
+          ],
+        },
+      },
+    }))
+  }
+
+  /** Start `cordage <args> --preset <lab preset>`; `fault` sets CORDAGE_FAULT. */
+  spawn(args: string[], fault?: string): { child: ChildProcess; exit: Promise<Exit>; lines: (n: number) => Promise<RunEvent[]> } {
+    const child = spawn(process.execPath, [bin, ...args, '--preset', this.presetFile], {
+      env: { ...process.env, NO_COLOR: '1', CORDAGE_FAULT: fault ?? '' }, stdio: ['ignore', 'pipe', 'pipe'],
+    })
+    let stdout = ''
+    let stderr = ''
+    const waiters: (() => void)[] = []
+    child.stdout!.on('data', (d) => { stdout += d; for (const w of waiters.splice(0)) w() })
+    child.stderr!.on('data', (d) => { stderr += d })
+    const exit = new Promise<Exit>((done) => child.on('close', (code, signal) => done({ code, signal, stdout, stderr, events: parseLines(stdout) })))
+    const lines = async (n: number) => {
+      while (parseLines(stdout).length < n && child.exitCode === null && child.signalCode === null) await new Promise<void>((r) => waiters.push(r))
+      return parseLines(stdout)
+    }
+    return { child, exit, lines }
+  }
+
+  /** Run `cordage <args>` to the end. */
+  run(args: string[], fault?: string): Promise<Exit> {
+    return this.spawn(args, fault).exit
+  }
+
+  db(): SqliteStore {
+    return this.store ??= new SqliteStore(join(this.dir, 'runs.db'), { synchronous: 'normal', snapshotEvery: 500, busyTimeoutMs: 5000 })
+  }
+
+  events(runId: string): Promise<RunEvent[]> {
+    return this.db().load(runId)
+  }
+
+  payments(): Payment[] {
+    return new Payments(join(this.dir, 'payments.jsonl')).all()
+  }
+
+  /** Wait out a dead worker's lease so another process may take its run over. */
+  leaseExpiry(): Promise<void> {
+    return new Promise((r) => setTimeout(r, (this.options.durability?.leaseTtlMs ?? 300) + 100))
+  }
+
+  close(): void {
+    this.store?.close()
+  }
+}
+
+function parseLines(text: string): RunEvent[] {
+  return text.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l))
+}
+
+/** seq 1..n without gaps, one run/end at most and last. */
+export function wellFormed(events: RunEvent[]): string | undefined {
+  for (const [i, e] of events.entries()) if (e.seq !== i + 1) return `seq ${e.seq} at position ${i + 1}`
+  const ends = events.filter((e) => e.type === 'run/end').length
+  if (ends > 1) return `${ends} run/end events`
+  if (ends === 1 && events.at(-1)!.type !== 'run/end') return 'run/end is not last'
+  return undefined
+}

@@ -134,7 +134,7 @@ export class AgentRuntime {
   }
 
   /** Record a run without driving it: a worker (`cordage worker`, {@link driveNext}) will. Returns its id. */
-  async submit(task?: string, options: StartOptions = {}): Promise<string> {
+  async submit(task: string | undefined = this.defaultTask, options: StartOptions = {}): Promise<string> {
     const runId = options.runId ?? newRunId()
     const driver = new RunDriver(this, emptyState(runId))
     this.recordStart(driver, this.taskOf(task), options)
@@ -294,13 +294,20 @@ export class AgentRuntime {
     let cursor = options.after ?? 0
     for (;;) {
       if (options.signal?.aborted) return
-      const events = await this.store().read(runId, { after: cursor })
+      let events: RunEvent[]
+      try {
+        events = await this.store().read(runId, { after: cursor })
+      } catch (error) {
+        // Started here a moment ago: its first events are about to be written.
+        if (!CordageError.is(error, 'run_not_found') || !this.active.has(runId)) throw error
+        events = []
+      }
       for (const event of events) {
         yield event
         cursor = event.seq
         if (event.type === 'run/end') return
       }
-      if (!events.length && isTerminal((await this.load(runId)).status)) return
+      if (!events.length && !this.active.has(runId) && isTerminal((await this.load(runId)).status)) return
       await this.nextEvent(runId, options.pollMs ?? 200, options.signal)
     }
   }

@@ -218,6 +218,9 @@ export class RunDriver implements DriverPort {
     }
 
     if (this.state.stepOpen) {
+      // A run taken over from the log may stop inside a step whose decision was not yet acted on.
+      const unfinished = this.unfinishedStep()
+      if (unfinished) return unfinished()
       this.rec.record('step/end', { actions: this.state.stepActions }, KernelProducer, this.ids)
       // A plugin swap waits at this boundary: what happened under the old version is on record first.
       if (this.agent.gate.swapWaiting) await this.flush()
@@ -228,6 +231,23 @@ export class RunDriver implements DriverPort {
     const steps = outOfSteps(this.state.budgets, this.state)
     if (steps) return this.end('STOPPED', steps.code, steps.reason)
     return this.step()
+  }
+
+  /**
+   * What the open step still owes, when a run is taken over from the log: the model never answered it
+   * on record (ask again, as the same step), or its final answer was not verified yet, or its question
+   * was not put to the user yet. A step whose answer is on record is never asked again.
+   */
+  private unfinishedStep(): (() => Promise<Next>) | undefined {
+    const { stepDecision, stepSettled } = this.state
+    if (!stepDecision) return () => this.step(false)
+    if (stepSettled || stepDecision === 'tool_calls') return undefined
+    const last = this.state.transcript.findLast((t) => t.kind === 'assistant')
+    if (last?.kind !== 'assistant') return undefined
+    const { decision, seq } = last
+    if (decision.kind === 'final') return () => this.verify(decision.text, seq)
+    if (decision.kind === 'ask_user') return () => this.pause('WAITING_USER', decision.question, 'user')
+    return undefined
   }
 
   private leaveStep() {
@@ -252,10 +272,11 @@ export class RunDriver implements DriverPort {
 
   // ── step: context → model → decision ────────────────────────────────────────────────────────────
 
-  private async step(): Promise<Next> {
+  /** Run a step: a new one, or (`fresh` false) the open one again, when its model call never got an answer on record. */
+  private async step(fresh = true): Promise<Next> {
     const { model, context, compactor } = this.services
-    const index = this.state.steps + 1
-    this.rec.record('step/start', { index }, KernelProducer, { turnId: this.ids.turnId, stepId: `s${index}` })
+    const index = fresh ? this.state.steps + 1 : this.state.steps
+    if (fresh) this.rec.record('step/start', { index }, KernelProducer, { turnId: this.ids.turnId, stepId: `s${index}` })
     const ids = this.ids
 
     await this.visibleTools()

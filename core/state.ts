@@ -70,6 +70,10 @@ export interface RunState {
   stepOpen: boolean
   /** Actions the model proposed in the current (or last) step. */
   stepActions: number
+  /** What the model decided in the open step; unset until its answer is on record. */
+  stepDecision?: 'tool_calls' | 'final' | 'ask_user'
+  /** The open step's final answer was verified, or its question was put to the user. */
+  stepSettled: boolean
   usage: Usage
   repairs: number
   transcript: TranscriptEntry[]
@@ -85,7 +89,7 @@ export function emptyState(runId: string): RunState {
   return {
     runId, agent: '', task: '', status: 'CREATED', lastSeq: 0, createdAt: 0, updatedAt: 0,
     budgets: { maxSteps: 0, maxRepairs: 0 }, plugins: {}, services: {},
-    turns: 0, steps: 0, stepOpen: false, stepActions: 0, usage: zeroUsage(), repairs: 0, transcript: [], actions: {}, pending: [],
+    turns: 0, steps: 0, stepOpen: false, stepActions: 0, stepSettled: false, usage: zeroUsage(), repairs: 0, transcript: [], actions: {}, pending: [],
   }
 }
 
@@ -135,6 +139,7 @@ function applyPayload(state: RunState, event: RunEvent): void {
       return
     case 'run/paused':
       moveTo(state, event.data.status)
+      if (event.data.status === 'WAITING_USER') state.stepSettled = true
       state.waiting = { status: event.data.status, actionId: event.data.actionId, reason: event.data.reason, code: event.data.code }
       return
     case 'run/resumed':
@@ -167,6 +172,8 @@ function applyPayload(state: RunState, event: RunEvent): void {
       state.steps++
       state.stepOpen = true
       state.stepActions = 0
+      state.stepDecision = undefined
+      state.stepSettled = false
       return
     case 'step/end':
       state.stepOpen = false
@@ -180,6 +187,7 @@ function applyPayload(state: RunState, event: RunEvent): void {
       const u = event.data.usage
       state.usage = { inputTokens: state.usage.inputTokens + u.inputTokens, outputTokens: state.usage.outputTokens + u.outputTokens, costUsd: state.usage.costUsd + u.costUsd }
       state.transcript.push({ kind: 'assistant', decision: event.data.decision, actionIds: [], seq: event.seq })
+      state.stepDecision = event.data.decision.kind
       return
     }
     case 'tool/proposed': {
@@ -249,6 +257,7 @@ function applyPayload(state: RunState, event: RunEvent): void {
     case 'verify/start':
       return
     case 'verify/end':
+      state.stepSettled = true
       if (!event.data.ok && event.data.repair) {
         state.repairs++
         state.transcript.push({ kind: 'feedback', text: `The answer was not accepted (${event.data.code}): ${event.data.reason}`, seq: event.seq })

@@ -39,6 +39,30 @@ describe('crash recovery', () => {
     assert.equal(count(events, 'tool/end', 's1.a1'), 1)
   })
 
+  it('asks the model again, for the same step, when the process died before its answer was on record', async () => {
+    lab = new FaultLab({ script: [{ tool: 'lookup', args: {} }, { final: 'done', delayMs: 300 }] })
+    const crashed = await lab.run(['run', '--json'], 'kill-after=step/model-request#2')
+    assert.equal(crashed.signal, 'SIGKILL')
+    await lab.leaseExpiry()
+    const resumed = await lab.run(['resume', runIdOf(crashed)])
+    assert.equal(resumed.code, 0, resumed.stderr)
+    const events = await lab.events(runIdOf(crashed))
+    assert.deepEqual(events.filter((e) => e.type === 'step/start').map((e) => e.stepId), ['s1', 's2'], 'no step was skipped or added')
+    assert.deepEqual(events.filter((e) => e.type === 'step/model-request').map((e) => e.stepId), ['s1', 's2', 's2'])
+    assert.equal(events.filter((e) => e.type === 'step/model-response').length, 2)
+  })
+
+  it('verifies a final answer that was on record when the process died, without asking the model again', async () => {
+    lab = new FaultLab({ script: [{ final: 'done' }] })
+    const crashed = await lab.run(['run', '--json'], 'kill-after=verify/start#1')
+    assert.equal(crashed.signal, 'SIGKILL')
+    await lab.leaseExpiry()
+    assert.equal((await lab.run(['resume', runIdOf(crashed)])).code, 0)
+    const events = await lab.events(runIdOf(crashed))
+    assert.equal(events.filter((e) => e.type === 'step/model-request').length, 1)
+    assert.deepEqual(events.slice(-5).map((e) => e.type), ['verify/start', 'verify/end', 'step/end', 'turn/end', 'run/end'])
+  })
+
   it('pays once when the process died after an idempotent payment committed', async () => {
     lab = new FaultLab({ script: [{ tool: 'pay_idempotent', args: { amount: 10 } }, { final: 'paid' }] })
     const crashed = await lab.run(['run', '--json'], 'kill-in=pay_idempotent')

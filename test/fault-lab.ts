@@ -76,9 +76,14 @@ export class FaultLab {
     const waiters: (() => void)[] = []
     child.stdout!.on('data', (d) => { stdout += d; for (const w of waiters.splice(0)) w() })
     child.stderr!.on('data', (d) => { stderr += d })
-    const exit = new Promise<Exit>((done) => child.on('close', (code, signal) => done({ code, signal, stdout, stderr, events: parseLines(stdout) })))
+    const exit = new Promise<Exit>((done) => child.on('close', (code, signal) => {
+      for (const w of waiters.splice(0)) w()
+      done({ code, signal, stdout, stderr, events: parseLines(stdout) })
+    }))
+    let closed = false
+    void exit.then(() => { closed = true })
     const lines = async (n: number) => {
-      while (parseLines(stdout).length < n && child.exitCode === null && child.signalCode === null) await new Promise<void>((r) => waiters.push(r))
+      while (parseLines(stdout).length < n && !closed) await new Promise<void>((r) => waiters.push(r))
       return parseLines(stdout)
     }
     return { child, exit, lines }

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict'
 import { afterEach, describe, it } from 'node:test'
 import type { RunEvent } from 'cordage'
-import { FaultLab, wellFormed } from './fault-lab.ts'
+import { FaultLab, sharedStores, wellFormed } from './fault-lab.ts'
 
 let lab: FaultLab | undefined
 afterEach(() => { lab?.close(); lab = undefined })
@@ -183,8 +183,8 @@ describe('crash recovery', () => {
     assert.equal(lab.payments().length, 1)
   })
 
-  it('fences a stale worker: after its lease expired and another took over, it cannot write', async () => {
-    lab = new FaultLab({ script: [{ tool: 'slow_pay', args: { amount: 4, ms: 400 } }, { final: 'done' }] })
+  for (const store of sharedStores) it(`fences a stale worker: after its lease expired and another took over, it cannot write (${store})`, async () => {
+    lab = new FaultLab({ store, script: [{ tool: 'slow_pay', args: { amount: 4, ms: 400 } }, { final: 'done' }] })
     const stale = lab.spawn(['run', '--json'])
     const [start] = await stale.lines(1)
     while (!(await lab.events(start.runId)).some((e) => e.type === 'tool/start')) await new Promise((r) => setTimeout(r, 10))
@@ -204,8 +204,8 @@ describe('crash recovery', () => {
     assert.equal(lab.payments().length, 1, 'both processes ran the payment under one key: one payment')
   })
 
-  it('makes one refund when two processes submit the same idempotency key at once', async () => {
-    lab = new FaultLab({ script: [{ tool: 'refund', args: { order: 'O-7', amount: 20 } }, { final: 'refunded' }] })
+  for (const store of sharedStores) it(`makes one refund when two processes submit the same idempotency key at once (${store})`, async () => {
+    lab = new FaultLab({ store, script: [{ tool: 'refund', args: { order: 'O-7', amount: 20 } }, { final: 'refunded' }] })
     const [a, b] = await Promise.all([lab.run(['run', '--json']), lab.run(['run', '--json'])])
     assert.equal(a.code, 0, a.stderr)
     assert.equal(b.code, 0, b.stderr)

@@ -9,6 +9,7 @@ import { join, resolve } from 'node:path'
 import { stringify } from 'yaml'
 import type { RunEvent } from 'cordage'
 import { SqliteStore } from '../plugins/store-sqlite/sqlite-store.ts'
+import { PostgresStore } from '../plugins/store-postgres/postgres-store.ts'
 import { Payments, type Payment } from './fixtures/plugins/fault-desk/payments.ts'
 import { tempDir } from './helpers.ts'
 
@@ -23,7 +24,13 @@ export interface LabOptions {
   model?: Record<string, unknown>
   /** Replace the policy plugin entry (for the version drift test). */
   policy?: unknown
+  /** Where runs live: SQLite (default) or PostgreSQL (CORDAGE_PG_URL, a fresh schema per lab). */
+  store?: 'sqlite' | 'postgres'
 }
+
+/** The stores multi-worker tests run against: PostgreSQL too when a server is there (always in CI). */
+export const sharedStores: ('sqlite' | 'postgres')[] = process.env.CORDAGE_PG_URL || process.env.CI ? ['sqlite', 'postgres'] : ['sqlite']
+let labs = 0
 
 export interface Exit {
   code: number | null
@@ -37,7 +44,8 @@ export interface Exit {
 export class FaultLab {
   readonly dir = tempDir('cordage-fault-')
   readonly presetFile = join(this.dir, 'preset.yml')
-  private store?: SqliteStore
+  readonly schema = `lab_${process.pid}_${Date.now().toString(36)}_${labs++}`
+  private store?: SqliteStore | PostgresStore
 
   constructor(readonly options: LabOptions) {
     this.write(options)
@@ -54,7 +62,9 @@ export class FaultLab {
           durability: { leaseTtlMs: 300, cancelWatchMs: 25, cancelGraceMs: 1500, effectWaitMs: 3000, ...options.durability },
           model: { plugin: 'model-scripted', config: { script: options.script, ...options.model } },
           plugins: [
-            { plugin: 'store-sqlite', config: { path: 'runs.db' } },
+            options.store === 'postgres'
+              ? { plugin: 'store-postgres', config: { url: pgUrl(), schema: this.schema } }
+              : { plugin: 'store-sqlite', config: { path: 'runs.db' } },
             'tools-registry',
             'context-basic',
             { plugin: 'verifier-basic', config: { minCount: 0 } },
@@ -94,8 +104,10 @@ export class FaultLab {
     return this.spawn(args, fault).exit
   }
 
-  db(): SqliteStore {
-    return this.store ??= new SqliteStore(join(this.dir, 'runs.db'), { synchronous: 'normal', snapshotEvery: 500, busyTimeoutMs: 5000 })
+  db(): SqliteStore | PostgresStore {
+    return this.store ??= this.options.store === 'postgres'
+      ? new PostgresStore(pgUrl(), this.schema, 2, 500)
+      : new SqliteStore(join(this.dir, 'runs.db'), { synchronous: 'normal', snapshotEvery: 500, busyTimeoutMs: 5000 })
   }
 
   events(runId: string): Promise<RunEvent[]> {
@@ -112,8 +124,14 @@ export class FaultLab {
   }
 
   close(): void {
-    this.store?.close()
+    void this.store?.close()
   }
+}
+
+function pgUrl(): string {
+  const url = process.env.CORDAGE_PG_URL
+  if (!url) throw new Error('CORDAGE_PG_URL is not set: the PostgreSQL tests need a server (bash .ci/run starts one)')
+  return url
 }
 
 function parseLines(text: string): RunEvent[] {

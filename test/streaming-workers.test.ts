@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict'
 import { afterEach, describe, it } from 'node:test'
 import type { RunEvent } from 'cordage'
-import { FaultLab, wellFormed } from './fault-lab.ts'
+import { FaultLab, sharedStores, wellFormed } from './fault-lab.ts'
 
 let lab: FaultLab | undefined
 afterEach(() => { lab?.close(); lab = undefined })
@@ -49,8 +49,8 @@ describe('following a run by cursor', () => {
 })
 
 describe('workers', () => {
-  it('drive submitted runs, each run by exactly one of them', async () => {
-    lab = new FaultLab({ script: lookups(2) })
+  for (const store of sharedStores) it(`drive submitted runs, each run by exactly one of them (${store})`, async () => {
+    lab = new FaultLab({ store, script: lookups(2) })
     const ids: string[] = []
     for (let i = 0; i < 6; i++) ids.push((await lab.run(['submit'])).stdout.trim())
     const workers = await Promise.all([lab.run(['worker', '--once', '--json']), lab.run(['worker', '--once', '--json']), lab.run(['worker', '--once', '--json'])])
@@ -66,8 +66,8 @@ describe('workers', () => {
     }
   })
 
-  it('take over a run whose worker died, and record it', async () => {
-    lab = new FaultLab({ script: [{ tool: 'pay_idempotent', args: { amount: 3 } }, { final: 'done' }] })
+  for (const store of sharedStores) it(`take over a run whose worker died, and record it (${store})`, async () => {
+    lab = new FaultLab({ store, script: [{ tool: 'pay_idempotent', args: { amount: 3 } }, { final: 'done' }] })
     const id = (await lab.run(['submit'])).stdout.trim()
     const dead = await lab.run(['worker', '--once'], 'kill-in=pay_idempotent')
     assert.equal(dead.signal, 'SIGKILL')

@@ -1,0 +1,259 @@
+/**
+ * The store contract on PostgreSQL. One append is one transaction that locks the run's row first
+ * (`SELECT ... FOR UPDATE`): the seq check, the lease check, the ledger writes, the events, the summary
+ * and the snapshot cannot interleave with another worker's. Claiming the next run uses
+ * `FOR UPDATE SKIP LOCKED`, so concurrent workers each get a different run. Lease times are the
+ * database's clock, not the workers': workers on several machines may disagree about the time.
+ */
+import pg from 'pg'
+import {
+  CordageError, summarize,
+  type AppendOptions, type CancelRequest, type Effect, type EffectWrite, type Lease, type ListFilter,
+  type RunEvent, type RunStatus, type RunSummary, type StoredRun, type StoreService,
+} from 'cordage'
+import { migrate } from './schema.ts'
+
+const nowMs = `(extract(epoch from clock_timestamp()) * 1000)::bigint`
+
+interface RunRow {
+  run_id: string; agent: string; task: string; status: string; failure_code: string | null
+  last_seq: number; created_at: string; updated_at: string
+  lease_worker: string | null; lease_token: number; lease_expires: string; lease_released: boolean
+  cancel_by: string | null; cancel_reason: string | null; cancel_at: string | null
+}
+
+interface EffectRow {
+  key: string; run_id: string; action_id: string; tool: string; args_hash: string; policy_version: string
+  status: string; attempts: number; receipt: string | null; output: string | null; started_at: string; ended_at: string | null
+}
+
+export class PostgresStore implements StoreService {
+  readonly shared = true
+  private pool: pg.Pool
+  private ready: Promise<void>
+
+  constructor(url: string | undefined, readonly schema: string, poolSize: number, readonly snapshotEvery: number) {
+    if (!/^[a-z_][a-z0-9_]{0,62}$/.test(schema)) throw new CordageError('plugin_config_invalid', `store-postgres: schema "${schema}" must be a plain lower-case identifier`)
+    this.pool = new pg.Pool({ connectionString: url, max: poolSize, options: `-c search_path=${schema}` })
+    // An idle connection that dies (server restart) must not take the process down with it.
+    this.pool.on('error', () => {})
+    this.ready = this.pool.connect().then(async (client) => {
+      try { await migrate(client, schema) } finally { client.release() }
+    })
+  }
+
+  /** Resolves when the schema is there (rejects with the connection or migration error). */
+  start(): Promise<void> {
+    return this.ready
+  }
+
+  async append(runId: string, events: readonly RunEvent[], expectedSeq: number, options: AppendOptions = {}): Promise<void> {
+    await this.tx(async (c) => {
+      const row = (await c.query<RunRow>('SELECT * FROM runs WHERE run_id = $1 FOR UPDATE', [runId])).rows[0]
+      const last = row?.last_seq ?? 0
+      if (last !== expectedSeq) throw new CordageError('seq_conflict', `run ${runId}: writer expected last seq ${expectedSeq}, store has ${last}`)
+      events.forEach((event, i) => {
+        if (event.seq !== expectedSeq + i + 1 || event.runId !== runId) {
+          throw new CordageError('invalid_event', `run ${runId}: batch item ${i} has seq ${event.seq} of run ${event.runId}, expected seq ${expectedSeq + i + 1}`)
+        }
+      })
+      if (!row && events[0]?.type !== 'run/start') throw new CordageError('invalid_event', `run ${runId}: the first event must be run/start, got ${events[0]?.type}`)
+      if (options.lease && !row && options.lease.token !== 1) throw new CordageError('lease_lost', `run ${runId} is new: its first lease has token 1, not ${options.lease.token}`)
+      if (options.lease && row && (row.lease_released || row.lease_token !== options.lease.token)) {
+        throw new CordageError('lease_lost', `run ${runId}: worker ${options.lease.worker} (lease ${options.lease.token}) no longer owns it${!row.lease_released ? `; ${row.lease_worker} does (lease ${row.lease_token})` : ''}`)
+      }
+
+      let summary = row ? summaryOf(row) : undefined
+      for (const event of events) summary = summarize(summary, event)
+      const s = summary!
+      if (!row) {
+        const created = await c.query(
+          `INSERT INTO runs (run_id, agent, task, status, failure_code, last_seq, created_at, updated_at, lease_worker, lease_token, lease_expires, lease_released)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) ON CONFLICT (run_id) DO NOTHING`,
+          [runId, s.agent, s.task, s.status, s.failureCode ?? null, s.lastSeq, s.createdAt, s.updatedAt,
+            options.lease?.worker ?? null, options.lease ? 1 : 0, options.lease?.expiresAt ?? 0, !options.lease])
+        if (created.rowCount === 0) throw new CordageError('seq_conflict', `run ${runId}: another writer created it first`)
+      } else {
+        await c.query('UPDATE runs SET status = $2, failure_code = $3, last_seq = $4, updated_at = $5 WHERE run_id = $1', [runId, s.status, s.failureCode ?? null, s.lastSeq, s.updatedAt])
+      }
+      for (const write of options.effects ?? []) await this.writeEffect(c, write)
+
+      const values: unknown[] = []
+      const rows = events.map((event, i) => {
+        values.push(runId, event.seq, event.type, JSON.stringify(event))
+        return `($${i * 4 + 1}, $${i * 4 + 2}, $${i * 4 + 3}, $${i * 4 + 4})`
+      })
+      await c.query(`INSERT INTO events (run_id, seq, type, body) VALUES ${rows.join(', ')}`, values)
+      if (events.some((e) => e.type === 'run/end')) await c.query('UPDATE runs SET cancel_by = NULL, cancel_reason = NULL, cancel_at = NULL WHERE run_id = $1', [runId])
+      if (options.snapshot) {
+        await c.query(`INSERT INTO snapshots (run_id, seq, version, state) VALUES ($1, $2, $3, $4)
+          ON CONFLICT (run_id) DO UPDATE SET seq = excluded.seq, version = excluded.version, state = excluded.state`,
+          [runId, events[events.length - 1].seq, options.snapshot.version, JSON.stringify(options.snapshot.state)])
+      }
+    })
+  }
+
+  private async writeEffect(c: pg.PoolClient, write: EffectWrite) {
+    if (write.op === 'outcome') {
+      const updated = await c.query('UPDATE effects SET status = $2, receipt = $3, output = $4, ended_at = $5 WHERE key = $1', [write.key, write.status, json(write.receipt), json(write.output), write.at])
+      if (updated.rowCount === 0) throw new CordageError('invalid_event', `outcome for idempotency key ${write.key}, which has no intent`)
+      return
+    }
+    const inserted = await c.query(
+      `INSERT INTO effects (key, run_id, action_id, tool, args_hash, policy_version, status, attempts, started_at)
+       VALUES ($1, $2, $3, $4, $5, $6, 'pending', 1, $7) ON CONFLICT (key) DO NOTHING`,
+      [write.key, write.runId, write.actionId, write.tool, write.argsHash, write.policyVersion, write.at])
+    if (inserted.rowCount === 1) return
+    const effect = effectOf((await c.query<EffectRow>('SELECT * FROM effects WHERE key = $1 FOR UPDATE', [write.key])).rows[0])
+    if (effect.argsHash !== write.argsHash) {
+      throw new CordageError('idempotency_conflict', `idempotency key ${write.key} was used by ${effect.runId} ${effect.actionId} with arguments ${effect.argsHash}, not ${write.argsHash}`, { data: effect })
+    }
+    const ours = effect.runId === write.runId && effect.actionId === write.actionId
+    const free = effect.status === 'failed' || effect.status === 'not_committed'
+    if (!ours && !free && !(write.takeover && effect.status === 'pending')) {
+      throw new CordageError('effect_exists', `idempotency key ${write.key} belongs to ${effect.runId} ${effect.actionId} (${effect.status})`, { data: effect })
+    }
+    await c.query(`UPDATE effects SET run_id = $2, action_id = $3, policy_version = $4, status = 'pending', attempts = attempts + 1, ended_at = NULL WHERE key = $1`,
+      [write.key, write.runId, write.actionId, write.policyVersion])
+  }
+
+  async load(runId: string): Promise<RunEvent[]> {
+    await this.need(runId)
+    return this.eventsAfter(runId, 0)
+  }
+
+  async loadRun(runId: string): Promise<StoredRun> {
+    await this.need(runId)
+    const snap = (await this.query<{ seq: number; version: number; state: string }>('SELECT seq, version, state FROM snapshots WHERE run_id = $1', [runId])).rows[0]
+    const events = await this.eventsAfter(runId, snap?.seq ?? 0)
+    return snap ? { snapshot: { seq: snap.seq, version: snap.version, state: JSON.parse(snap.state) }, events } : { events }
+  }
+
+  async read(runId: string, options: { after?: number; limit?: number } = {}): Promise<RunEvent[]> {
+    await this.need(runId)
+    return this.eventsAfter(runId, options.after ?? 0, options.limit)
+  }
+
+  async list(filter: ListFilter = {}): Promise<RunSummary[]> {
+    const where: string[] = []
+    const params: unknown[] = []
+    if (filter.status) { params.push(filter.status); where.push(`status = $${params.length}`) }
+    if (filter.agent) { params.push(filter.agent); where.push(`agent = $${params.length}`) }
+    params.push(filter.limit ?? 100)
+    const rows = (await this.query<RunRow & { now: string }>(
+      `SELECT *, ${nowMs} AS now FROM runs ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY created_at DESC, run_id DESC LIMIT $${params.length}`, params)).rows
+    return rows.map((row) => ({ ...summaryOf(row), owner: !row.lease_released && Number(row.lease_expires) > Number(row.now) ? row.lease_worker ?? undefined : undefined }))
+  }
+
+  async effect(key: string): Promise<Effect | undefined> {
+    const row = (await this.query<EffectRow>('SELECT * FROM effects WHERE key = $1', [key])).rows[0]
+    return row && effectOf(row)
+  }
+
+  async claim(runId: string, worker: string, ttlMs: number): Promise<Lease | undefined> {
+    return this.tx(async (c) => {
+      const row = (await c.query<RunRow & { now: string }>(`SELECT *, ${nowMs} AS now FROM runs WHERE run_id = $1 FOR UPDATE`, [runId])).rows[0]
+      if (!row) throw new CordageError('run_not_found', `no run ${runId} in PostgreSQL schema ${this.schema}`)
+      if (!row.lease_released && Number(row.lease_expires) > Number(row.now) && row.lease_worker !== worker) return undefined
+      const updated = (await c.query<{ lease_token: number; lease_expires: string }>(
+        `UPDATE runs SET lease_worker = $2, lease_token = lease_token + 1, lease_expires = ${nowMs} + $3, lease_released = FALSE WHERE run_id = $1 RETURNING lease_token, lease_expires`,
+        [runId, worker, ttlMs])).rows[0]
+      return { runId, worker, token: updated.lease_token, expiresAt: Number(updated.lease_expires), previous: row.lease_worker && row.lease_worker !== worker ? row.lease_worker : undefined }
+    })
+  }
+
+  async renew(lease: Lease, ttlMs: number): Promise<boolean> {
+    const result = await this.query(`UPDATE runs SET lease_expires = ${nowMs} + $3 WHERE run_id = $1 AND lease_token = $2 AND NOT lease_released`, [lease.runId, lease.token, ttlMs])
+    return result.rowCount === 1
+  }
+
+  async release(lease: Lease): Promise<void> {
+    await this.query('UPDATE runs SET lease_released = TRUE WHERE run_id = $1 AND lease_token = $2', [lease.runId, lease.token])
+  }
+
+  async claimNext(worker: string, ttlMs: number, filter: { agents?: string[] } = {}): Promise<Lease | undefined> {
+    const row = (await this.query<{ run_id: string; lease_token: number; lease_expires: string; previous: string | null }>(
+      `WITH candidate AS (
+         SELECT run_id, lease_worker AS previous FROM runs
+         WHERE status IN ('RUNNING', 'CANCELLING') AND (lease_released OR lease_expires <= ${nowMs})
+           AND ($3::text[] IS NULL OR agent = ANY($3::text[]))
+         ORDER BY created_at, run_id LIMIT 1 FOR UPDATE SKIP LOCKED)
+       UPDATE runs SET lease_worker = $1, lease_token = runs.lease_token + 1, lease_expires = ${nowMs} + $2, lease_released = FALSE
+       FROM candidate WHERE runs.run_id = candidate.run_id
+       RETURNING runs.run_id, runs.lease_token, runs.lease_expires, candidate.previous`,
+      [worker, ttlMs, filter.agents ?? null])).rows[0]
+    if (!row) return undefined
+    return { runId: row.run_id, worker, token: row.lease_token, expiresAt: Number(row.lease_expires), previous: row.previous && row.previous !== worker ? row.previous : undefined }
+  }
+
+  async requestCancel(runId: string, request: CancelRequest): Promise<void> {
+    await this.need(runId)
+    await this.query('UPDATE runs SET cancel_by = $2, cancel_reason = $3, cancel_at = $4 WHERE run_id = $1 AND cancel_at IS NULL', [runId, request.by, request.reason ?? null, request.at])
+  }
+
+  async cancelRequest(runId: string): Promise<CancelRequest | undefined> {
+    const row = (await this.query<RunRow>('SELECT cancel_by, cancel_reason, cancel_at FROM runs WHERE run_id = $1', [runId])).rows[0]
+    return row?.cancel_at ? { by: row.cancel_by!, reason: row.cancel_reason ?? undefined, at: Number(row.cancel_at) } : undefined
+  }
+
+  async close(): Promise<void> {
+    await this.ready.catch(() => {})
+    await this.pool.end()
+  }
+
+  private async eventsAfter(runId: string, after: number, limit?: number): Promise<RunEvent[]> {
+    const rows = limit === undefined
+      ? (await this.query<{ body: string }>('SELECT body FROM events WHERE run_id = $1 AND seq > $2 ORDER BY seq', [runId, after])).rows
+      : (await this.query<{ body: string }>('SELECT body FROM events WHERE run_id = $1 AND seq > $2 ORDER BY seq LIMIT $3', [runId, after, limit])).rows
+    return rows.map((r) => JSON.parse(r.body))
+  }
+
+  private async need(runId: string): Promise<void> {
+    if ((await this.query('SELECT 1 FROM runs WHERE run_id = $1', [runId])).rowCount === 0) {
+      throw new CordageError('run_not_found', `no run ${runId} in PostgreSQL schema ${this.schema}`)
+    }
+  }
+
+  private async query<R extends pg.QueryResultRow = pg.QueryResultRow>(sql: string, params: unknown[]): Promise<pg.QueryResult<R>> {
+    await this.ready
+    return this.pool.query<R>(sql, params)
+  }
+
+  private async tx<T>(body: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+    await this.ready
+    const client = await this.pool.connect()
+    try {
+      await client.query('BEGIN')
+      const result = await body(client)
+      await client.query('COMMIT')
+      return result
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => {})
+      throw error
+    } finally {
+      client.release()
+    }
+  }
+}
+
+function summaryOf(row: RunRow): RunSummary {
+  return {
+    runId: row.run_id, agent: row.agent, task: row.task, status: row.status as RunStatus,
+    failureCode: (row.failure_code ?? undefined) as RunSummary['failureCode'],
+    lastSeq: row.last_seq, createdAt: Number(row.created_at), updatedAt: Number(row.updated_at),
+  }
+}
+
+function effectOf(row: EffectRow): Effect {
+  return {
+    key: row.key, runId: row.run_id, actionId: row.action_id, tool: row.tool, argsHash: row.args_hash,
+    policyVersion: row.policy_version, status: row.status as Effect['status'], attempts: row.attempts,
+    receipt: row.receipt === null ? undefined : JSON.parse(row.receipt),
+    output: row.output === null ? undefined : JSON.parse(row.output),
+    startedAt: Number(row.started_at), endedAt: row.ended_at === null ? undefined : Number(row.ended_at),
+  }
+}
+
+function json(value: unknown): string | null {
+  return value === undefined ? null : JSON.stringify(value)
+}

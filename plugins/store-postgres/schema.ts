@@ -1,0 +1,81 @@
+/**
+ * The database schema as a list of migrations, applied under an advisory lock so that workers
+ * starting together migrate once. A database newer than this code is refused.
+ */
+import type pg from 'pg'
+import { CordageError } from 'cordage'
+
+export const migrations: string[] = [
+  // 1: runs, events, snapshots, the ledger
+  `
+  CREATE TABLE runs (
+    run_id TEXT PRIMARY KEY,
+    agent TEXT NOT NULL,
+    task TEXT NOT NULL,
+    status TEXT NOT NULL,
+    failure_code TEXT,
+    last_seq INTEGER NOT NULL,
+    created_at BIGINT NOT NULL,
+    updated_at BIGINT NOT NULL,
+    lease_worker TEXT,
+    lease_token INTEGER NOT NULL DEFAULT 0,
+    lease_expires BIGINT NOT NULL DEFAULT 0,
+    lease_released BOOLEAN NOT NULL DEFAULT TRUE,
+    cancel_by TEXT,
+    cancel_reason TEXT,
+    cancel_at BIGINT
+  );
+  CREATE INDEX runs_created ON runs (created_at);
+  CREATE INDEX runs_claimable ON runs (status, lease_expires);
+  CREATE TABLE events (
+    run_id TEXT NOT NULL,
+    seq INTEGER NOT NULL,
+    type TEXT NOT NULL,
+    body TEXT NOT NULL,
+    PRIMARY KEY (run_id, seq)
+  );
+  CREATE TABLE snapshots (
+    run_id TEXT PRIMARY KEY,
+    seq INTEGER NOT NULL,
+    version INTEGER NOT NULL,
+    state TEXT NOT NULL
+  );
+  CREATE TABLE effects (
+    key TEXT PRIMARY KEY,
+    run_id TEXT NOT NULL,
+    action_id TEXT NOT NULL,
+    tool TEXT NOT NULL,
+    args_hash TEXT NOT NULL,
+    policy_version TEXT NOT NULL,
+    status TEXT NOT NULL,
+    attempts INTEGER NOT NULL,
+    receipt TEXT,
+    output TEXT,
+    started_at BIGINT NOT NULL,
+    ended_at BIGINT
+  );
+  `,
+]
+
+export const SchemaVersion = migrations.length
+
+export async function migrate(client: pg.PoolClient, schema: string): Promise<void> {
+  await client.query('BEGIN')
+  try {
+    await client.query(`SELECT pg_advisory_xact_lock(hashtext('cordage.migrate.' || $1))`, [schema])
+    await client.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`)
+    await client.query(`CREATE TABLE IF NOT EXISTS ${schema}.meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)`)
+    const row = (await client.query(`SELECT value FROM ${schema}.meta WHERE key = 'schema_version'`)).rows[0]
+    const current = Number(row?.value ?? 0)
+    if (current > SchemaVersion) {
+      throw new CordageError('plugin_start_failed', `PostgreSQL schema ${schema} has version ${current}; this store-postgres knows up to ${SchemaVersion}: use a newer store-postgres`)
+    }
+    await client.query(`SET LOCAL search_path TO ${schema}`)
+    for (let version = current; version < SchemaVersion; version++) await client.query(migrations[version])
+    await client.query(`INSERT INTO ${schema}.meta (key, value) VALUES ('schema_version', $1) ON CONFLICT (key) DO UPDATE SET value = excluded.value`, [String(SchemaVersion)])
+    await client.query('COMMIT')
+  } catch (error) {
+    await client.query('ROLLBACK')
+    throw error
+  }
+}

@@ -105,7 +105,8 @@ export interface StoreService {
    * Contract: `expectedSeq` is the seq of the last event the writer has seen (0 for a new run). The
    * batch must continue it without gaps (`expectedSeq + 1`, `+ 2`, ...). If the run's last seq is not
    * `expectedSeq`, nothing is written and the append fails with `seq_conflict`; if `options.lease` is
-   * given and is not the run's current lease (expired and taken, or released), with `lease_lost`.
+   * given and is not the run's current lease (expired and taken, or released), with `lease_lost`, which
+   * is checked first (it says more).
    * An `intent` for a key the ledger already holds for another run or action fails with
    * `idempotency_conflict` when its arguments hash differs, and with `effect_exists` when it is the same
    * (the caller should use that effect, see {@link effect}), unless the held effect failed, did not

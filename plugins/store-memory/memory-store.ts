@@ -21,6 +21,8 @@ export class MemoryStore implements StoreService {
   append(runId: string, events: readonly RunEvent[], expectedSeq: number, options: AppendOptions = {}): void {
     const log = this.logs.get(runId)
     const last = log ? log.length : 0
+    // The lease first: "another worker owns the run" says more than "you are behind".
+    if (options.lease && log) this.checkLease(options.lease)
     if (last !== expectedSeq) {
       throw new CordageError('seq_conflict', `run ${runId}: writer expected last seq ${expectedSeq}, store has ${last}`)
     }
@@ -33,7 +35,6 @@ export class MemoryStore implements StoreService {
       throw new CordageError('invalid_event', `run ${runId}: more than ${this.maxEventsPerRun} events (store-memory maxEventsPerRun)`)
     }
     if (!log && events[0]?.type !== 'run/start') throw new CordageError('invalid_event', `run ${runId}: the first event must be run/start, got ${events[0]?.type}`)
-    if (options.lease && log) this.checkLease(options.lease)
     if (options.lease && !log && options.lease.token !== 1) throw new CordageError('lease_lost', `run ${runId} is new: its first lease has token 1, not ${options.lease.token}`)
     const effects = (options.effects ?? []).map((write) => this.prepare(write))
 

@@ -51,6 +51,11 @@ export class PostgresStore implements StoreService {
     await this.tx(async (c) => {
       const row = (await c.query<RunRow>('SELECT * FROM runs WHERE run_id = $1 FOR UPDATE', [runId])).rows[0]
       const last = row?.last_seq ?? 0
+      // The lease first: "another worker owns the run" says more than "you are behind".
+      if (options.lease && !row && options.lease.token !== 1) throw new CordageError('lease_lost', `run ${runId} is new: its first lease has token 1, not ${options.lease.token}`)
+      if (options.lease && row && (row.lease_released || row.lease_token !== options.lease.token)) {
+        throw new CordageError('lease_lost', `run ${runId}: worker ${options.lease.worker} (lease ${options.lease.token}) no longer owns it${!row.lease_released ? `; ${row.lease_worker} does (lease ${row.lease_token})` : ''}`)
+      }
       if (last !== expectedSeq) throw new CordageError('seq_conflict', `run ${runId}: writer expected last seq ${expectedSeq}, store has ${last}`)
       events.forEach((event, i) => {
         if (event.seq !== expectedSeq + i + 1 || event.runId !== runId) {
@@ -58,10 +63,6 @@ export class PostgresStore implements StoreService {
         }
       })
       if (!row && events[0]?.type !== 'run/start') throw new CordageError('invalid_event', `run ${runId}: the first event must be run/start, got ${events[0]?.type}`)
-      if (options.lease && !row && options.lease.token !== 1) throw new CordageError('lease_lost', `run ${runId} is new: its first lease has token 1, not ${options.lease.token}`)
-      if (options.lease && row && (row.lease_released || row.lease_token !== options.lease.token)) {
-        throw new CordageError('lease_lost', `run ${runId}: worker ${options.lease.worker} (lease ${options.lease.token}) no longer owns it${!row.lease_released ? `; ${row.lease_worker} does (lease ${row.lease_token})` : ''}`)
-      }
 
       let summary = row ? summaryOf(row) : undefined
       for (const event of events) summary = summarize(summary, event)

@@ -68,6 +68,11 @@ export class SqliteStore implements StoreService {
   private appendInTx(runId: string, events: readonly RunEvent[], expectedSeq: number, options: AppendOptions): void {
     const row = this.sql.run.get(runId)
     const last = row?.last_seq ?? 0
+    // The lease first: "another worker owns the run" says more than "you are behind".
+    if (options.lease && !row && options.lease.token !== 1) throw new CordageError('lease_lost', `run ${runId} is new: its first lease has token 1, not ${options.lease.token}`)
+    if (options.lease && row && (row.lease_released || row.lease_token !== options.lease.token)) {
+      throw new CordageError('lease_lost', `run ${runId}: worker ${options.lease.worker} (lease ${options.lease.token}) no longer owns it${row && !row.lease_released ? `; ${row.lease_worker} does (lease ${row.lease_token})` : ''}`)
+    }
     if (last !== expectedSeq) throw new CordageError('seq_conflict', `run ${runId}: writer expected last seq ${expectedSeq}, store has ${last}`)
     events.forEach((event, i) => {
       if (event.seq !== expectedSeq + i + 1 || event.runId !== runId) {
@@ -75,10 +80,6 @@ export class SqliteStore implements StoreService {
       }
     })
     if (!row && events[0]?.type !== 'run/start') throw new CordageError('invalid_event', `run ${runId}: the first event must be run/start, got ${events[0]?.type}`)
-    if (options.lease && !row && options.lease.token !== 1) throw new CordageError('lease_lost', `run ${runId} is new: its first lease has token 1, not ${options.lease.token}`)
-    if (options.lease && row && (row.lease_released || row.lease_token !== options.lease.token)) {
-      throw new CordageError('lease_lost', `run ${runId}: worker ${options.lease.worker} (lease ${options.lease.token}) no longer owns it${row && !row.lease_released ? `; ${row.lease_worker} does (lease ${row.lease_token})` : ''}`)
-    }
     for (const write of options.effects ?? []) this.writeEffect(write)
     for (const event of events) this.sql.insertEvent.run(runId, event.seq, event.type, JSON.stringify(event))
 

@@ -149,6 +149,8 @@ export function runStoreContract(name: string, makeStore: () => Promise<StoreSer
       assert.ok(b && b.token > short!.token, 'an expired lease is taken, with a larger token')
       await assert.rejects(async () => store.append('r1', runEvents('r1', 3, 1), 2, { lease: short! }), { code: 'lease_lost' })
       await store.append('r1', runEvents('r1', 3, 1), 2, { lease: b })
+      // Behind and fenced at once: the lease is what the stale writer needs to hear about.
+      await assert.rejects(async () => store.append('r1', runEvents('r1', 3, 1), 2, { lease: short! }), { code: 'lease_lost' })
       assert.equal(await store.renew(short!, 1000), false)
       assert.equal(await store.renew(b, 1000), true)
       await store.release(b)

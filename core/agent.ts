@@ -103,7 +103,7 @@ export class AgentRuntime {
     this.dispatch = Object.assign((event: RunEvent) => {
       dispatch(event)
       if (this.waiters.size) this.wake(event.runId)
-    }, { watched: () => this.waiters.size > 0 || dispatch.watched() })
+    }, { watched: (types: readonly RunEvent['type'][]) => this.waiters.size > 0 || dispatch.watched(types) })
     ctx.on('internal/service', () => { this.servicesVersion++ })
     this.options = {
       contextTokens: options.contextTokens,

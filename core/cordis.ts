@@ -11,7 +11,7 @@
  * when a hook for it exists. test/cordis-fast-path.test.ts checks both against the public API.
  */
 import { Context, symbols } from 'cordis'
-import { RunEventTypes, type RunEvent } from './events.ts'
+import type { RunEvent } from './events.ts'
 import { deepFreeze } from './freeze.ts'
 
 /** Marks an agent's context; hooks registered under it only receive that agent's run events. */
@@ -74,8 +74,8 @@ export function agentFilter(agent: string): object {
 
 export interface Dispatch {
   (event: RunEvent): void
-  /** True when some listener waits for run events: the loop then also flushes so they see steps live. */
-  watched(): boolean
+  /** True when some listener waits for one of these events: the loop then flushes early, so it sees them as they happen. */
+  watched(types: readonly RunEvent['type'][]): boolean
 }
 
 /**
@@ -103,7 +103,7 @@ export function createDispatch(ctx: Context, agent: string): Dispatch {
       }
     }
   }) as Dispatch
-  dispatch.watched = () => RunEventTypes.some((type) => hooksOf[type]?.length)
+  dispatch.watched = (types) => types.some((type) => hooksOf[type]?.length)
   return dispatch
 }
 

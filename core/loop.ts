@@ -45,6 +45,10 @@ interface StepServices {
 
 const required = ['model', 'context', 'tools', 'policy', 'verifier'] as const
 
+/** Events that an early flush makes timely: only their listeners make the loop flush outside durability points. */
+const StepStartEvents = ['step/start', 'step/context', 'step/model-request'] as const
+const VerifyStartEvents = ['verify/start'] as const
+
 export class RunDriver implements DriverPort {
   readonly rec: Recorder
   private abort = new AbortController()
@@ -324,9 +328,9 @@ export class RunDriver implements DriverPort {
     const { attempts, backoffMs } = this.agent.options.modelRetry
     for (let attempt = 1; ; attempt++) {
       const request = this.rec.record('step/model-request', { model: model.provider, messages: messages.length, tools: this.visibleNames, attempt }, KernelProducer, ids)
-      // Not a durability point (a model call has no effect to protect), but whoever watches the run
-      // should see the step begin, not only once the model has answered.
-      if (this.agent.dispatch.watched()) await this.flush()
+      // Not a durability point (a model call has no effect to protect), but whoever watches steps begin
+      // should see them begin, not only once the model has answered.
+      if (this.agent.dispatch.watched(StepStartEvents)) await this.flush()
       const signal = this.modelSignal()
       try {
         const response = await model.value.respond({ runId: this.runId, stepId: ids.stepId!, stepIndex: index, messages, tools, signal: signal.signal })
@@ -462,7 +466,7 @@ export class RunDriver implements DriverPort {
     const verifier = this.services.verifier
     const started = this.rec.record('verify/start', { answer }, KernelProducer, this.idsOf(undefined, causation))
     // A verifier may take minutes (a test suite): let a watcher see it started.
-    if (this.agent.dispatch.watched()) await this.flush()
+    if (this.agent.dispatch.watched(VerifyStartEvents)) await this.flush()
     let verdict
     try {
       verdict = await verifier.value.verify({ state: this.state, answer, signal: this.abort.signal })

@@ -114,7 +114,7 @@ async function stepShape(): Promise<{ rows: number; bytes: number }> {
 
 async function loadTimes(): Promise<{ events: number; snapshotMs: number; replayMs: number }> {
   const a = await agent(join(dir, 'long.db'))
-  a.model.steps = 1100
+  a.model.steps = 1120
   const state = await a.runtime.run('long')
   const store = a.runtime.store()
   const all = await store.load(state.runId)
@@ -144,6 +144,7 @@ async function postgresRates(): Promise<string> {
     const counts = await Promise.all([0, 1, 2, 3].map((i) => writer(`four_${i}_${Date.now()}`, t + seconds * 1000)))
     return counts.reduce((a, b) => a + b, 0) / ((performance.now() - t) / 1000)
   })()
+  await store.dropSchema()
   await store.close()
   return `1 writer: ${one.toFixed(0)} appends/s (${(one * 10).toFixed(0)} events/s); 4 writers: ${four.toFixed(0)} appends/s (${(four * 10).toFixed(0)} events/s)`
 }

@@ -14,6 +14,7 @@ import type { RunEvent } from './events.ts'
 import { StepGate } from './gate.ts'
 import { RunDriver } from './loop.ts'
 import type { Lease, StoreService } from './services/store.ts'
+import type { ToolsService } from './services/tools.ts'
 import { emptyState, replay, replayFrom, type RunState } from './state.ts'
 import { isTerminal, type RunStatus } from './status.ts'
 import { KernelProducer } from './version.ts'
@@ -167,6 +168,8 @@ export class AgentRuntime {
       if (state.status !== 'WAITING_RECONCILIATION' || state.waiting?.actionId !== actionId || action?.status !== 'running') {
         throw new CordageError('reconcile_not_possible', `run ${runId} is ${state.status}${state.waiting?.actionId ? ` (waiting on ${state.waiting.actionId})` : ''}; action ${actionId} has no unknown effect to settle`)
       }
+      // Drift first: a refused command must leave the run as it found it.
+      if (options.resume !== false) await this.drift(driver, state, options)
       const key = action.key ?? `${runId}/${actionId}`
       const by = `operator:${options.by ?? 'api'}`
       driver.rec.record('tool/reconciled', { tool: action.tool, key, committed, by, receipt: options.receipt }, KernelProducer, { ...turn(state), stepId: action.stepId, actionId, causation: state.lastSeq })
@@ -174,7 +177,6 @@ export class AgentRuntime {
         ? { op: 'outcome', key, status: 'committed', receipt: options.receipt, at: Date.now() }
         : { op: 'outcome', key, status: 'not_committed', at: Date.now() }])
       if (options.resume === false) return undefined
-      await this.drift(driver, state, options)
       driver.rec.record('run/resumed', { from: 'WAITING_RECONCILIATION', by: options.by ?? 'api' }, KernelProducer, turn(state))
       await driver.flush()
       return () => driver.drive()
@@ -193,10 +195,7 @@ export class AgentRuntime {
       switch (state.status) {
         case 'RUNNING':
         case 'CANCELLING':
-          await this.drift(driver, state, options)
-          driver.rec.record('run/recovered', { worker: lease.worker, token: lease.token, previous: lease.previous }, KernelProducer, turn(state))
-          await driver.flush()
-          return () => driver.drive()
+          return this.takeOver(driver, state, lease, options)
         case 'WAITING_USER':
           if (typeof options.input !== 'string' || !options.input.trim()) {
             throw new CordageError('invalid_input', `run ${runId} waits for the user's answer to: "${state.waiting?.reason}"; resume it with an input`)
@@ -204,8 +203,16 @@ export class AgentRuntime {
           break
         case 'SUSPENDED':
           break
-        case 'WAITING_RECONCILIATION':
-          throw new CordageError('run_not_waiting', `run ${runId} waits for someone to settle whether action ${state.waiting?.actionId} took effect (unknown_effect): cordage reconcile ${runId} ${state.waiting?.actionId} --committed|--not-committed`)
+        case 'WAITING_RECONCILIATION': {
+          // Resuming is safe when the action never started (it waited on another run's effect under its
+          // key), or when its tool is idempotent (running it again under the same key is harmless).
+          const action = state.waiting?.actionId ? state.actions[state.waiting.actionId] : undefined
+          const tool = action && readService<ToolsService>(this.ctx, 'tools')?.value.get(action.tool)
+          if (action?.status === 'running' && !tool?.idempotent) {
+            throw new CordageError('run_not_waiting', `run ${runId} waits for someone to settle whether action ${state.waiting?.actionId} took effect (unknown_effect): cordage reconcile ${runId} ${state.waiting?.actionId} --committed|--not-committed`)
+          }
+          break
+        }
         case 'WAITING_APPROVAL': {
           const action = state.waiting?.actionId ? state.actions[state.waiting.actionId] : undefined
           if (action?.status === 'awaiting_approval') {
@@ -268,14 +275,7 @@ export class AgentRuntime {
     const lease = await this.store().claimNext(this.options.worker, this.options.leaseTtlMs, { agents: [this.name] })
     if (!lease) return undefined
     const { driver, state } = await this.prepare(lease)
-    return this.guard(driver, async () => {
-      // Token 1 is a submitted run's first drive; a larger token means a worker drove it before.
-      if (lease.token > 1) {
-        driver.rec.record('run/recovered', { worker: lease.worker, token: lease.token, previous: lease.previous }, KernelProducer, turn(state))
-        await driver.flush()
-      }
-      return () => driver.drive()
-    })
+    return this.guard(driver, () => this.takeOver(driver, state, lease, {}))
   }
 
   /** Current state of a run, rebuilt from the store (from its newest snapshot and the events after it). */
@@ -418,6 +418,25 @@ export class AgentRuntime {
       return { runId: driver.runId, done: Promise.resolve(driver.state) }
     }
     return this.track(driver, next)
+  }
+
+  /**
+   * Drive a RUNNING run nobody owns: a submitted run's first drive (lease token 1), or a run whose
+   * worker died (recorded as run/recovered). Under other plugin versions than it started with, and not
+   * accepted, it is suspended instead (recorded), so no worker picks it up again until someone decides.
+   */
+  private async takeOver(driver: RunDriver, state: RunState, lease: Lease, options: ContinueOptions): Promise<() => Promise<RunState>> {
+    try {
+      await this.drift(driver, state, options)
+    } catch (error) {
+      if (!CordageError.is(error, 'version_drift')) throw error
+      return () => driver.suspendNow(error.message, 'version_drift')
+    }
+    if (lease.token > 1) {
+      driver.rec.record('run/recovered', { worker: lease.worker, token: lease.token, previous: lease.previous }, KernelProducer, turn(state))
+      await driver.flush()
+    }
+    return () => driver.drive()
   }
 
   /** The run's plugins changed since it started: recorded, and refused unless accepted. */

@@ -56,8 +56,12 @@ export interface DriverPort {
   reject(action: ActionState, code: Code, observation: string, causation?: number): Promise<Next>
   pause(status: WaitingStatus, reason: string, checkpoint: Checkpoint, detail?: PauseDetail): Promise<Next>
   end(status: TerminalStatus, failureCode: Code | undefined, reason?: string): Promise<Next>
-  /** Rebuild state from the store (after another writer won a race for an idempotency key). */
-  reload(): Promise<void>
+  /**
+   * Another run took the idempotency key between the ledger look-up and the intent: write what was
+   * recorded before the refused `tool/start` (the model's answer, the decision), then rebuild state from
+   * the store, so the action is tried again from its decision and the model is not asked again.
+   */
+  lostKeyRace(): Promise<void>
 }
 
 export class EffectRunner {
@@ -92,8 +96,7 @@ export class EffectRunner {
         await run.flush(intent)
       } catch (error) {
         if (!CordageError.is(error, 'effect_exists') && !CordageError.is(error, 'idempotency_conflict')) throw error
-        // Another run took the key between our look and our write: start the action over from the store.
-        await run.reload()
+        await run.lostKeyRace()
         return 'continue'
       }
 

@@ -135,6 +135,17 @@ export class RunDriver implements DriverPort {
     this.ownership.start()
   }
 
+  /** Pause SUSPENDED right away (a run taken over under changed plugins), then stop. */
+  async suspendNow(reason: string, code: Code): Promise<RunState> {
+    try {
+      await this.pause('SUSPENDED', reason, 'suspend', { code })
+    } finally {
+      if (this.inStep) this.leaveStep()
+      await this.ownership?.release().catch(() => {})
+    }
+    return this.state
+  }
+
   /** Give the lease up without driving (a command that only recorded something, or failed). */
   async releaseLease(): Promise<void> {
     await this.ownership?.release()
@@ -176,8 +187,15 @@ export class RunDriver implements DriverPort {
     if (snapshot) this.lastSnapshot = this.state.lastSeq
   }
 
-  /** Rebuild state from the store: another writer won a race this driver had already recorded into. */
-  async reload(): Promise<void> {
+  async lostKeyRace(): Promise<void> {
+    const dropped = this.rec.dropLast()
+    if (dropped?.type !== 'tool/start') throw new CordageError('internal_error', `expected the refused tool/start at the end of the batch, found ${dropped?.type}`)
+    await this.flush()
+    await this.reload()
+  }
+
+  /** Rebuild state from the store, which is the truth. */
+  private async reload(): Promise<void> {
     const stored = await this.store().loadRun(this.runId)
     const fresh = replayFrom(this.runId, stored.snapshot, stored.events) ?? replay(this.runId, await this.store().load(this.runId))
     for (const key of Object.keys(this.state) as (keyof RunState)[]) delete this.state[key]

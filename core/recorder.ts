@@ -69,6 +69,11 @@ export class Recorder {
     return undefined
   }
 
+  /** Take the last buffered event back out (it must not be written; state is rebuilt from the store after). */
+  dropLast(): RunEvent | undefined {
+    return this.buffer.pop()
+  }
+
   /** Forget the buffer: state was rebuilt from the store, which is now the truth. */
   reset(): void {
     this.buffer = []

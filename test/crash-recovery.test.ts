@@ -225,6 +225,54 @@ describe('crash recovery', () => {
     assert.deepEqual(lab.payments().map((p) => p.amount), [20])
   })
 
+  it('lets a run blocked behind another run\'s unknown effect go on once that effect is settled', async () => {
+    lab = new FaultLab({ script: [{ tool: 'charge', args: { invoice: 'INV-1', amount: 50 } }, { final: 'charged' }], durability: { effectWaitMs: 200 } })
+    const first = await lab.run(['run', '--json'], 'kill-in=charge')
+    assert.equal(first.signal, 'SIGKILL')
+    const second = await lab.run(['run', '--json'])
+    assert.equal(second.code, 5)
+    const blocked = second.events.at(-1)!
+    assert.ok(blocked.type === 'run/paused' && blocked.data.status === 'WAITING_RECONCILIATION' && /belongs to .* whose effect is unknown/.test(blocked.data.reason))
+    await lab.leaseExpiry()
+    assert.equal((await lab.run(['resume', runIdOf(first)])).code, 5, 'the first run waits for a person')
+    assert.equal((await lab.run(['reconcile', runIdOf(first), 's1.a1', '--committed'])).code, 0)
+    const resumed = await lab.run(['resume', runIdOf(second), '--json'])
+    assert.equal(resumed.code, 0, resumed.stderr)
+    const end = resumed.events.find((e) => e.type === 'tool/end')
+    assert.ok(end?.type === 'tool/end' && end.data.deduplicated?.runId === runIdOf(first))
+    assert.equal(lab.payments().length, 1)
+  })
+
+  it('leaves a run as it was when a reconcile is refused for a changed plugin version', async () => {
+    lab = new FaultLab({ script: [{ tool: 'pay_once', args: { amount: 10 } }, { final: 'paid' }] })
+    const crashed = await lab.run(['run', '--json'], 'kill-in=pay_once')
+    const runId = runIdOf(crashed)
+    await lab.leaseExpiry()
+    assert.equal((await lab.run(['resume', runId])).code, 5)
+    lab.write({ ...lab.options, policy: { path: new URL('fixtures/plugins/policy-rules-1.1', import.meta.url).pathname, config: { default: 'allow' } } })
+    const refused = await lab.run(['reconcile', runId, 's1.a1', '--committed'])
+    assert.equal(refused.code, 2)
+    assert.equal((await lab.events(runId)).filter((e) => e.type === 'tool/reconciled').length, 0, 'nothing settled')
+    const accepted = await lab.run(['reconcile', runId, 's1.a1', '--committed', '--accept-drift'])
+    assert.equal(accepted.code, 0, accepted.stderr)
+    assert.equal(lab.payments().length, 1)
+  })
+
+  it('suspends, rather than drives, a run a worker picks up under changed plugin versions', async () => {
+    lab = new FaultLab({ script: [{ tool: 'lookup', args: {} }, { final: 'done' }] })
+    const runId = (await lab.run(['submit'])).stdout.trim()
+    lab.write({ ...lab.options, policy: { path: new URL('fixtures/plugins/policy-rules-1.1', import.meta.url).pathname, config: { default: 'allow' } } })
+    const worker = await lab.run(['worker', '--once', '--json'])
+    assert.equal(worker.code, 0, worker.stderr)
+    const events = await lab.events(runId)
+    const paused = events.at(-1)!
+    assert.ok(paused.type === 'run/paused' && paused.data.status === 'SUSPENDED' && paused.data.code === 'version_drift')
+    assert.equal((await lab.run(['worker', '--once'])).code, 0)
+    assert.equal((await lab.events(runId)).length, events.length, 'no worker takes a suspended run again')
+    const accepted = await lab.run(['resume', runId, '--accept-drift'])
+    assert.equal(accepted.code, 0, accepted.stderr)
+  })
+
   it('detects a changed plugin version on resume: recorded, refused, then accepted on request', async () => {
     const pause = { id: 'ask', verdict: 'ask', match: { tool: 'pay_once' } }
     lab = new FaultLab({ script: [{ tool: 'pay_once', args: { amount: 3 } }, { final: 'done' }], rules: [pause] })

@@ -124,7 +124,9 @@ export class FaultLab {
   }
 
   close(): void {
-    void this.store?.close()
+    const store = this.store
+    if (store instanceof PostgresStore) void store.dropSchema().finally(() => store.close())
+    else store?.close()
   }
 }
 

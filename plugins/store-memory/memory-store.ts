@@ -90,7 +90,8 @@ export class MemoryStore implements StoreService {
     const token = (current?.token ?? 0) + 1
     const lease = { worker, token, expiresAt: now + ttlMs, released: false }
     this.leases.set(runId, lease)
-    const previous = current && current.worker !== worker ? current.worker : undefined
+    // Only a lease that ran out names its holder: a released one was given up, not taken over.
+    const previous = current && !current.released && current.worker !== worker ? current.worker : undefined
     return { runId, worker, token, expiresAt: lease.expiresAt, previous }
   }
 

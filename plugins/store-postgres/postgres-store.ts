@@ -69,10 +69,11 @@ export class PostgresStore implements StoreService {
       const s = summary!
       if (!row) {
         const created = await c.query(
+          // The first lease's lifetime is counted on the database clock, like every other lease time.
           `INSERT INTO runs (run_id, agent, task, status, failure_code, last_seq, created_at, updated_at, lease_worker, lease_token, lease_expires, lease_released)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) ON CONFLICT (run_id) DO NOTHING`,
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, ${nowMs} + $11, $12) ON CONFLICT (run_id) DO NOTHING`,
           [runId, s.agent, s.task, s.status, s.failureCode ?? null, s.lastSeq, s.createdAt, s.updatedAt,
-            options.lease?.worker ?? null, options.lease ? 1 : 0, options.lease?.expiresAt ?? 0, !options.lease])
+            options.lease?.worker ?? null, options.lease ? 1 : 0, options.lease ? Math.max(0, options.lease.expiresAt - Date.now()) : 0, !options.lease])
         if (created.rowCount === 0) throw new CordageError('seq_conflict', `run ${runId}: another writer created it first`)
       } else {
         await c.query('UPDATE runs SET status = $2, failure_code = $3, last_seq = $4, updated_at = $5 WHERE run_id = $1', [runId, s.status, s.failureCode ?? null, s.lastSeq, s.updatedAt])
@@ -159,7 +160,7 @@ export class PostgresStore implements StoreService {
       const updated = (await c.query<{ lease_token: number; lease_expires: string }>(
         `UPDATE runs SET lease_worker = $2, lease_token = lease_token + 1, lease_expires = ${nowMs} + $3, lease_released = FALSE WHERE run_id = $1 RETURNING lease_token, lease_expires`,
         [runId, worker, ttlMs])).rows[0]
-      return { runId, worker, token: updated.lease_token, expiresAt: Number(updated.lease_expires), previous: row.lease_worker && row.lease_worker !== worker ? row.lease_worker : undefined }
+      return { runId, worker, token: updated.lease_token, expiresAt: Number(updated.lease_expires), previous: row.lease_worker && !row.lease_released && row.lease_worker !== worker ? row.lease_worker : undefined }
     })
   }
 
@@ -175,7 +176,7 @@ export class PostgresStore implements StoreService {
   async claimNext(worker: string, ttlMs: number, filter: { agents?: string[] } = {}): Promise<Lease | undefined> {
     const row = (await this.query<{ run_id: string; lease_token: number; lease_expires: string; previous: string | null }>(
       `WITH candidate AS (
-         SELECT run_id, lease_worker AS previous FROM runs
+         SELECT run_id, CASE WHEN lease_released THEN NULL ELSE lease_worker END AS previous FROM runs
          WHERE status IN ('RUNNING', 'CANCELLING') AND (lease_released OR lease_expires <= ${nowMs})
            AND ($3::text[] IS NULL OR agent = ANY($3::text[]))
          ORDER BY created_at, run_id LIMIT 1 FOR UPDATE SKIP LOCKED)
@@ -195,6 +196,11 @@ export class PostgresStore implements StoreService {
   async cancelRequest(runId: string): Promise<CancelRequest | undefined> {
     const row = (await this.query<RunRow>('SELECT cancel_by, cancel_reason, cancel_at FROM runs WHERE run_id = $1', [runId])).rows[0]
     return row?.cancel_at ? { by: row.cancel_by!, reason: row.cancel_reason ?? undefined, at: Number(row.cancel_at) } : undefined
+  }
+
+  /** Drop the schema and everything in it (tests and benches that made a throwaway schema). */
+  async dropSchema(): Promise<void> {
+    await this.query(`DROP SCHEMA IF EXISTS ${this.schema} CASCADE`, [])
   }
 
   async close(): Promise<void> {

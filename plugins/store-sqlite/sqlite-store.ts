@@ -159,7 +159,7 @@ export class SqliteStore implements StoreService {
     if (!row.lease_released && row.lease_expires > now && row.lease_worker !== worker) return undefined
     const expiresAt = now + ttlMs
     const { token } = this.sql.lease.get({ runId, worker, expires: expiresAt }) as { token: number }
-    return { runId, worker, token, expiresAt, previous: row.lease_worker && row.lease_worker !== worker ? row.lease_worker : undefined }
+    return { runId, worker, token, expiresAt, previous: row.lease_worker && !row.lease_released && row.lease_worker !== worker ? row.lease_worker : undefined }
   }
 
   async renew(lease: Lease, ttlMs: number): Promise<boolean> {

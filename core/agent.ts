@@ -8,9 +8,10 @@
  */
 import { hostname } from 'node:os'
 import { DefaultBudgets, type Budgets } from './budget.ts'
-import { createDispatch, readService, ServiceNames, type Context, type Dispatch } from './cordis.ts'
+import { symbols } from 'cordis'
+import { agentFilter, createDispatch, readService, ServiceNames, type Context, type Dispatch } from './cordis.ts'
 import { CordageError } from './errors.ts'
-import type { RunEvent } from './events.ts'
+import type { ModelDeltaEvent, RunEvent } from './events.ts'
 import { StepGate } from './gate.ts'
 import { RunDriver } from './loop.ts'
 import type { Lease, StoreService } from './services/store.ts'
@@ -310,6 +311,17 @@ export class AgentRuntime {
       if (!events.length && !this.active.has(runId) && isTerminal((await this.load(runId)).status)) return
       await this.nextEvent(runId, options.pollMs ?? 200, options.signal)
     }
+  }
+
+  /** Someone listens for streamed model pieces (`model/delta`) of this agent's runs. */
+  streaming(): boolean {
+    const lifecycle = (this.ctx.root as any).lifecycle
+    return ((lifecycle[symbols.original] ?? lifecycle)._hooks['model/delta']?.length ?? 0) > 0
+  }
+
+  /** Hand a streamed piece to listeners (under this agent's context and at the root). */
+  streamDelta(event: ModelDeltaEvent): void {
+    this.ctx.emit(agentFilter(this.name), 'model/delta', event)
   }
 
   /** Ids of runs this process is driving now. */

@@ -128,19 +128,19 @@ export class EffectRunner {
         const { code, kind, message } = classify(error, 'tool_failed')
         const safeToRetry = !effectful || tool.idempotent
         const willRetry = kind === 'tool_transient' && safeToRetry && attempt <= tool.retries
-        // A side-effecting call that timed out may have landed: its outcome is unknown, not failed.
-        const unknown = !willRetry && effectful && code === 'tool_timeout'
+        // A side-effecting call that timed out, or whose connection broke, may have landed: its outcome
+        // is unknown, not failed.
+        const lost = code === 'tool_timeout' || code === 'tool_connection_lost'
+        const unknown = !willRetry && effectful && lost
         const observation = code === 'tool_timeout' ? `${tool.name} did not finish within ${tool.timeoutMs} ms.` : `${tool.name} failed (${code}): ${message}`
         const stack = !CordageError.is(error) && error instanceof Error && error.stack ? error.stack.split('\n').slice(0, 6).join('\n') : undefined
         run.rec.record('tool/error', { tool: tool.name, attempt, errorClass: kind, code, message, observation, durationMs, willRetry: willRetry || undefined, unknown: unknown || undefined, stack }, producer, run.idsOf(action.id, started.seq))
         if (willRetry) continue
-        if (code === 'tool_timeout') {
-          if (unknown) {
-            const settled = await this.settleUnknown(action, tool, key, 'timeout')
-            return settled === 'retry' ? 'continue' : settled
-          }
-          return run.end('FAILED', 'tool_timeout', `${tool.name} (action ${action.id}) did not finish within ${tool.timeoutMs} ms`)
+        if (unknown) {
+          const settled = await this.settleUnknown(action, tool, key, code === 'tool_timeout' ? 'timeout' : 'connection_lost')
+          return settled === 'retry' ? 'continue' : settled
         }
+        if (code === 'tool_timeout') return run.end('FAILED', 'tool_timeout', `${tool.name} (action ${action.id}) did not finish within ${tool.timeoutMs} ms`)
         // The tool reported a failure: for a write, that means it did not take effect.
         if (effectful) await run.flush([{ op: 'outcome', key, status: 'failed', at: Date.now() }])
         if (kind !== 'tool_deterministic' && kind !== 'tool_transient' && kind !== 'model_semantic') return run.end('FAILED', code, message)
@@ -153,7 +153,7 @@ export class EffectRunner {
    * An action whose call started and has no recorded outcome (the process died, or the call timed out).
    * Returns 'retry' when it is safe to run the call again with the same key.
    */
-  async settleUnknown(action: ActionState, tool: Tool, key: string, why: 'timeout' | 'resume'): Promise<Next | 'retry'> {
+  async settleUnknown(action: ActionState, tool: Tool, key: string, why: 'timeout' | 'connection_lost' | 'resume'): Promise<Next | 'retry'> {
     const run = this.run
     if (why === 'resume' && (tool.sideEffect === 'none' || tool.idempotent)) return 'retry'
     if (tool.reconcile) {
@@ -170,10 +170,12 @@ export class EffectRunner {
           ? { op: 'outcome', key, status: 'committed', receipt: found.receipt, output: found.output, at: Date.now() }
           : { op: 'outcome', key, status: 'not_committed', at: Date.now() }])
         if (found.committed || why === 'resume') return found.committed ? 'continue' : 'retry'
-        return run.end('FAILED', 'tool_timeout', `${tool.name} (action ${action.id}) did not finish within ${tool.timeoutMs} ms, and did not take effect`)
+        return why === 'connection_lost'
+          ? run.end('FAILED', 'tool_connection_lost', `${tool.name} (action ${action.id}) lost its connection, and did not take effect`)
+          : run.end('FAILED', 'tool_timeout', `${tool.name} (action ${action.id}) did not finish within ${tool.timeoutMs} ms, and did not take effect`)
       }
     }
-    const wasRunning = why === 'timeout' ? 'timed out' : 'was running when its process stopped'
+    const wasRunning = why === 'timeout' ? 'timed out' : why === 'connection_lost' ? 'lost its connection' : 'was running when its process stopped'
     return run.pause('WAITING_RECONCILIATION', `action ${action.id} (${tool.name}) ${wasRunning}; whether it took effect is unknown (idempotency key ${key}): settle it with cordage reconcile`, 'reconciliation', { actionId: action.id, code: 'unknown_effect' })
   }
 

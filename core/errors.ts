@@ -63,6 +63,7 @@ export const Codes = {
   // tools
   tool_timeout: { kind: 'tool_transient', text: 'the tool did not finish within its time limit' },
   tool_unavailable: { kind: 'tool_transient', text: 'the tool could not reach what it depends on' },
+  tool_connection_lost: { kind: 'tool_transient', text: 'the connection to the tool broke during the call; whether it took effect is unknown' },
   tool_failed: { kind: 'tool_deterministic', text: 'the tool rejected its input or could not do what was asked' },
 
   // verification

@@ -141,6 +141,17 @@ export interface PluginEvent {
 
 export const PluginEventTypes = ['plugin/loaded', 'plugin/disposed', 'plugin/failed'] as const
 
+/** A streamed piece of a model answer (preview only: not stored, no seq). */
+export interface ModelDeltaEvent {
+  runId: string
+  stepId: string
+  attempt: number
+  /** name@version of the model adapter. */
+  producer: string
+  text?: string
+  toolCall?: { index: number; name?: string; argsDelta?: string }
+}
+
 type RunEventHandlers = { [K in RunEventType]: (event: RunEvent<K>) => void }
 
 declare module 'cordis' {
@@ -151,5 +162,7 @@ declare module 'cordis' {
     'plugin/disposed'(event: PluginEvent): void
     /** A plugin could not be loaded or crashed while starting. */
     'plugin/failed'(event: PluginEvent): void
+    /** A streamed piece of a model answer as it arrives; preview only (not stored, no seq, never acted on). */
+    'model/delta'(event: ModelDeltaEvent): void
   }
 }

@@ -22,7 +22,7 @@ import { Recorder, type EventIds } from './recorder.ts'
 import { toView, type Tool, type ToolView } from './services/tools.ts'
 import type { ContextMessage, ContextService } from './services/context.ts'
 import { checkCompacted, type CompactResult, type CompactorService } from './services/compactor.ts'
-import { checkResponse, type ModelResponse, type ModelService } from './services/model.ts'
+import { checkResponse, type ModelDelta, type ModelResponse, type ModelService } from './services/model.ts'
 import type { PolicyDecision, PolicyService } from './services/policy.ts'
 import type { CancelRequest, EffectWrite, Lease, StoreService } from './services/store.ts'
 import type { ToolsService } from './services/tools.ts'
@@ -350,8 +350,10 @@ export class RunDriver implements DriverPort {
       // should see them begin, not only once the model has answered.
       if (this.agent.dispatch.watched(StepStartEvents)) await this.flush()
       const signal = this.modelSignal()
+      // Streamed pieces go to listeners as previews, only if someone listens: nothing here is durable.
+      const onDelta = this.agent.streaming() ? (delta: ModelDelta) => this.agent.streamDelta({ runId: this.runId, stepId: ids.stepId!, attempt, producer: model.provider, ...delta }) : undefined
       try {
-        const response = await model.value.respond({ runId: this.runId, stepId: ids.stepId!, stepIndex: index, messages, tools, signal: signal.signal })
+        const response = await model.value.respond({ runId: this.runId, stepId: ids.stepId!, stepIndex: index, messages, tools, signal: signal.signal, onDelta })
         const problem = checkResponse(response)
         if (problem) throw new CordageError('model_invalid_response', problem)
         return response
@@ -361,7 +363,9 @@ export class RunDriver implements DriverPort {
         if (signal.deadlineHit) { await this.end('STOPPED', 'deadline_exceeded', `deadline passed during the model call of step ${index}`); return undefined }
         const { code, kind, message } = classify(error, 'model_permanent')
         const retry = code === 'model_transient' && attempt < attempts
-        const retryInMs = retry ? jitter(backoffMs * 2 ** (attempt - 1)) : undefined
+        // The provider's own hint (Retry-After) wins over our backoff when it asks for longer, up to a minute.
+        const hint = CordageError.is(error) ? Number((error.data as { retryAfterMs?: number } | undefined)?.retryAfterMs) : NaN
+        const retryInMs = retry ? Math.max(jitter(backoffMs * 2 ** (attempt - 1)), Number.isFinite(hint) ? Math.min(hint, 60_000) : 0) : undefined
         this.rec.record('step/model-error', { errorClass: kind, code, message, attempt, retryInMs }, model.provider, this.idsOf(undefined, request.seq))
         if (!retry) { await this.end('FAILED', code, message); return undefined }
         await sleep(retryInMs!, this.abort.signal)

@@ -33,6 +33,16 @@ export interface Usage {
   costUsd: number
 }
 
+/**
+ * A piece of a streamed answer, as it arrives: preview only. It is not a run event (no seq, not stored,
+ * not replayed by cursor); the durable record is `step/model-response`. A tool call in a delta is never
+ * acted on: only the complete, parsed decision is.
+ */
+export interface ModelDelta {
+  text?: string
+  toolCall?: { index: number; name?: string; argsDelta?: string }
+}
+
 export interface ModelRequest {
   runId: string
   stepId: string
@@ -42,6 +52,8 @@ export interface ModelRequest {
   tools: ToolView[]
   /** Aborted on cancellation and at the deadline. */
   signal: AbortSignal
+  /** Set when someone listens for `model/delta`: a streaming adapter calls it as pieces arrive. */
+  onDelta?: (delta: ModelDelta) => void
 }
 
 export interface ModelResponse {
@@ -56,8 +68,9 @@ export interface ModelService {
    * Ask the model for the next decision.
    *
    * Contract: resolves with exactly one decision. Rejects with a CordageError coded `model_transient`
-   * (the kernel may retry with backoff), `model_permanent` or `model_invalid_response` (the run fails),
-   * or `cancelled` when `signal` aborts. Any other rejection is treated as `model_permanent`.
+   * (the kernel may retry with backoff; `data.retryAfterMs` asks it to wait at least that long, as an
+   * HTTP Retry-After does), `model_permanent` or `model_invalid_response` (the run fails), or with
+   * `signal.reason` when `signal` aborts. Any other rejection is treated as `model_permanent`.
    * Must stop work promptly when `signal` aborts. Must not mutate `messages` or `tools`.
    */
   respond(request: ModelRequest): Promise<ModelResponse>

@@ -28,6 +28,8 @@ export interface DeskOptions {
   verifier?: Record<string, unknown>
   desk?: Record<string, unknown>
   model?: Record<string, unknown>
+  /** Replace the scripted model with this plugin entry (preset form), for example a real adapter. */
+  modelPlugin?: unknown
   /** Extra plugin entries (preset form). */
   plugins?: unknown[]
   /** Replace verifier-basic with this plugin entry. */
@@ -85,7 +87,7 @@ export function deskPreset(options: DeskOptions, outbox: string) {
         budgets: { maxSteps: 8, ...options.budgets },
         ...(options.contextTokens ? { contextTokens: options.contextTokens } : {}),
         retry: options.retry ?? { attempts: 3, backoffMs: 1 },
-        model: { plugin: 'model-scripted', config: { script: options.script, ...options.model } },
+        model: options.modelPlugin ?? { plugin: 'model-scripted', config: { script: options.script, ...options.model } },
         plugins: [
           'store-memory',
           'tools-registry',

@@ -1,0 +1,39 @@
+/**
+ * The kernel's projection as a Chat Completions request body. Past tool calls get ids derived from
+ * their action ids, so every `tool` message names the call it answers.
+ */
+import type { ContextMessage, ToolView } from 'cordage'
+import { wireCallId } from 'cordage/wire'
+import type { Config } from './manifest.ts'
+
+type ChatMessage =
+  | { role: 'system' | 'user'; content: string }
+  | { role: 'assistant'; content: string | null; tool_calls?: { id: string; type: 'function'; function: { name: string; arguments: string } }[] }
+  | { role: 'tool'; tool_call_id: string; content: string }
+
+export function chatMessages(messages: ContextMessage[]): ChatMessage[] {
+  return messages.map((m): ChatMessage => {
+    if (m.role === 'tool') return { role: 'tool', tool_call_id: wireCallId(m.actionId ?? ''), content: m.text }
+    if (m.role === 'assistant' && m.calls?.length) {
+      return {
+        role: 'assistant',
+        content: m.text || null,
+        // Malformed arguments were kept as their raw text: send back exactly what the model wrote.
+        tool_calls: m.calls.map((c) => ({ id: wireCallId(c.actionId), type: 'function', function: { name: c.name, arguments: typeof c.args === 'string' ? c.args : JSON.stringify(c.args ?? {}) } })),
+      }
+    }
+    return { role: m.role, content: m.text }
+  })
+}
+
+export function chatRequest(config: Config, messages: ContextMessage[], tools: ToolView[]): Record<string, unknown> {
+  const body: Record<string, unknown> = { model: config.model, messages: chatMessages(messages) }
+  if (tools.length) body.tools = tools.map((t) => ({ type: 'function', function: { name: t.name, description: t.description, parameters: t.inputSchema } }))
+  if (config.maxTokens !== undefined) body.max_completion_tokens = config.maxTokens
+  if (config.temperature !== undefined) body.temperature = config.temperature
+  if (config.stream) {
+    body.stream = true
+    if (config.streamUsage) body.stream_options = { include_usage: true }
+  }
+  return { ...body, ...config.extraBody }
+}

@@ -141,6 +141,9 @@ export interface PluginEvent {
 
 export const PluginEventTypes = ['plugin/loaded', 'plugin/disposed', 'plugin/failed'] as const
 
+/** Events that preview work in progress: not stored, no envelope, never replayed. */
+export const PreviewEventTypes = ['model/delta'] as const
+
 /** A streamed piece of a model answer (preview only: not stored, no seq). */
 export interface ModelDeltaEvent {
   runId: string

@@ -6,10 +6,11 @@ import assert from 'node:assert/strict'
 import { readFileSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { describe, it } from 'node:test'
-import { Codes, Kinds, PluginEventTypes, RunEventTypes, type CordageError } from 'cordage'
+import { Codes, Kinds, PluginEventTypes, PreviewEventTypes, RunEventTypes, type CordageError } from 'cordage'
 import { Cordage } from '../core/host/app.ts'
 import { Commands } from '../core/cli/args.ts'
 import { ExitCodes } from '../core/cli/exit-codes.ts'
+import { parse } from 'yaml'
 import { tempDir } from './helpers.ts'
 
 const root = resolve(import.meta.dirname, '..')
@@ -103,7 +104,7 @@ describe('README', () => {
 describe('docs/events.md', () => {
   it('has one section per event, in catalogue order, and no section for an event that does not exist', () => {
     const headings = [...doc('docs/events.md').matchAll(/^## (\S+\/\S+)$/gm)].map((m) => m[1])
-    assert.deepEqual(headings, [...RunEventTypes, ...PluginEventTypes])
+    assert.deepEqual(headings, [...RunEventTypes, ...PluginEventTypes, ...PreviewEventTypes])
   })
 
   it('says, in each event section, whether a listener can change anything', () => {
@@ -142,4 +143,31 @@ describe('docs/cli.md', () => {
     const table = [...text.matchAll(/^\| (\d) \|/gm)].map((m) => Number(m[1]))
     assert.deepEqual(table, Object.values(ExitCodes).sort())
   })
+})
+
+describe('docs/model-openai.md and docs/model-anthropic.md', () => {
+  for (const name of ['model-openai', 'model-anthropic']) {
+    const text = doc(`docs/${name}.md`)
+    const configSection = text.split('## Config')[1].split('\n## ')[0]
+
+    it(`${name}: the config table lists exactly the plugin's config keys`, async () => {
+      const manifest = (await import(`../plugins/${name}/manifest.ts`)).default
+      const keys = Object.keys((manifest.config as unknown as { dict: Record<string, unknown> }).dict)
+      const documented = [...configSection.matchAll(/^\| `(\w+)` \|/gm)].map((m) => m[1])
+      assert.deepEqual(documented, keys)
+    })
+
+    it(`${name}: every example is a config the plugin accepts`, async () => {
+      const manifest = (await import(`../plugins/${name}/manifest.ts`)).default
+      const examples = blocks(text, 'yaml').filter((b) => b.startsWith(`# ${name} example`))
+      assert.ok(examples.length >= 1)
+      for (const example of examples) {
+        const { model } = parse(example) as { model: { plugin: string; config: Record<string, unknown> } }
+        assert.equal(model.plugin, name)
+        const known = Object.keys((manifest.config as unknown as { dict: Record<string, unknown> }).dict)
+        for (const key of Object.keys(model.config)) assert.ok(known.includes(key), `${name} has no config key ${key}`)
+        assert.doesNotThrow(() => manifest.config(model.config), example)
+      }
+    })
+  }
 })

@@ -89,7 +89,8 @@ export interface Tool extends ToolView, ToolContract {
    *
    * Contract: refuses (throws CordageError `ticket_*`) unless `ticket` is a valid, unused ticket for
    * exactly this run, action, tool and arguments. Rejections from the tool body are CordageErrors coded
-   * `tool_failed` (feed back to the model), `tool_unavailable` (transient) or anything else (treated as
+   * `tool_failed` (feed back to the model), `tool_unavailable` (transient, nothing was sent),
+   * `tool_connection_lost` (transient, the effect may have happened) or anything else (treated as
    * `tool_failed`). Must stop promptly when `io.signal` aborts.
    */
   invoke(ticket: Ticket | undefined, args: unknown, io: ToolIO): Promise<ToolResult>

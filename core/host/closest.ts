@@ -1,17 +1,19 @@
 /**
  * @module host/closest
- * "Did you mean": the known name nearest to a misspelt one.
+ * "Did you mean": the known name nearest to a misspelt one. Exported for plugins that check names in
+ * their own config (mcp-tools does, for tool names).
  */
 
-/** The known name nearest to a misspelt one (edit distance at most 3). */
+/** The known name nearest to a misspelt one: at most 3 edits away ignoring case, or the one it starts like. */
 export function closest(name: string, known: string[]): string | undefined {
+  const wanted = name.toLowerCase()
   let best: string | undefined
   let bestDistance = 4
   for (const candidate of known) {
-    const d = distance(name, candidate)
+    const d = distance(wanted, candidate.toLowerCase())
     if (d < bestDistance) { best = candidate; bestDistance = d }
   }
-  return best
+  return best ?? known.find((k) => k.toLowerCase().startsWith(wanted) || wanted.startsWith(k.toLowerCase()))
 }
 
 function distance(a: string, b: string): number {

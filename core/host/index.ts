@@ -7,3 +7,4 @@ export { PluginCatalog, BuiltinPluginsDir, type CatalogEntry } from './catalog.t
 export { loadPreset, type Preset, type AgentSpec, type PluginRef } from './preset.ts'
 export { planAgent, type AgentPlan, type PlannedPlugin } from './resolve.ts'
 export { checkManifest } from './manifest-check.ts'
+export { closest } from './closest.ts'

@@ -52,6 +52,19 @@ for (const adapter of Adapters) {
       }
     })
 
+    it('stops the run at the cost budget, from the cost the adapter priced', async () => {
+      // 1200 in and 40 out at these prices cost $0.00272, over a budget of $0.002.
+      const desk = await adapterDesk(adapter, [lookup, plain], { prices }, { budgets: { maxCostUsd: 0.002 } })
+      try {
+        const state = await desk.agent.run()
+        assert.equal(state.status, 'STOPPED')
+        assert.equal(state.failureCode, 'cost_budget_exceeded')
+        assert.equal(desk.server.requests.length, 1, 'no model call after the budget was spent')
+      } finally {
+        await desk.close()
+      }
+    })
+
     it('honours Retry-After on a 429, records each attempt, then succeeds', async () => {
       const desk = await adapterDesk(adapter, [{ fault: { status: 429, retryAfter: '1', message: 'Rate limit reached' } }, plain])
       try {

@@ -8,8 +8,7 @@
  */
 import { hostname } from 'node:os'
 import { DefaultBudgets, type Budgets } from './budget.ts'
-import { symbols } from 'cordis'
-import { agentFilter, createDispatch, readService, ServiceNames, type Context, type Dispatch } from './cordis.ts'
+import { createDispatch, readService, ServiceNames, type Context, type Dispatch } from './cordis.ts'
 import { CordageError } from './errors.ts'
 import type { ModelDeltaEvent, RunEvent } from './events.ts'
 import { StepGate } from './gate.ts'
@@ -96,6 +95,9 @@ export class AgentRuntime {
   private active = new Map<string, { driver: RunDriver; done: Promise<RunState> }>()
   private waiters = new Map<string, Set<() => void>>()
 
+  /** Listeners as they are, without the followers counted in `dispatch.watched`. */
+  private readonly previews: Dispatch
+
   constructor(readonly ctx: Context, options: AgentOptions) {
     this.name = options.name
     this.budgets = { ...DefaultBudgets, ...options.budgets }
@@ -105,7 +107,8 @@ export class AgentRuntime {
     this.dispatch = Object.assign((event: RunEvent) => {
       dispatch(event)
       if (this.waiters.size) this.wake(event.runId)
-    }, { watched: (types: readonly RunEvent['type'][]) => this.waiters.size > 0 || dispatch.watched(types) })
+    }, { watched: (types: readonly string[]) => this.waiters.size > 0 || dispatch.watched(types), preview: dispatch.preview })
+    this.previews = dispatch
     ctx.on('internal/service', () => { this.servicesVersion++ })
     this.options = {
       contextTokens: options.contextTokens,
@@ -313,15 +316,14 @@ export class AgentRuntime {
     }
   }
 
-  /** Someone listens for streamed model pieces (`model/delta`) of this agent's runs. */
+  /** Someone listens for streamed model pieces (`model/delta`). */
   streaming(): boolean {
-    const lifecycle = (this.ctx.root as any).lifecycle
-    return ((lifecycle[symbols.original] ?? lifecycle)._hooks['model/delta']?.length ?? 0) > 0
+    return this.previews.watched(['model/delta'])
   }
 
-  /** Hand a streamed piece to listeners (under this agent's context and at the root). */
+  /** Hand a streamed piece to listeners (under this agent's context and at the root); a throwing listener is only reported. */
   streamDelta(event: ModelDeltaEvent): void {
-    this.ctx.emit(agentFilter(this.name), 'model/delta', event)
+    this.previews.preview('model/delta', event)
   }
 
   /** Ids of runs this process is driving now. */

@@ -11,7 +11,7 @@
  * when a hook for it exists. test/cordis-fast-path.test.ts checks both against the public API.
  */
 import { Context, symbols } from 'cordis'
-import type { RunEvent } from './events.ts'
+import type { ModelDeltaEvent, RunEvent } from './events.ts'
 import { deepFreeze } from './freeze.ts'
 
 /** Marks an agent's context; hooks registered under it only receive that agent's run events. */
@@ -75,7 +75,9 @@ export function agentFilter(agent: string): object {
 export interface Dispatch {
   (event: RunEvent): void
   /** True when some listener waits for one of these events: the loop then flushes early, so it sees them as they happen. */
-  watched(types: readonly RunEvent['type'][]): boolean
+  watched(types: readonly string[]): boolean
+  /** Deliver a preview (`model/delta`) the same way: same agent filter, a throwing listener is only reported. */
+  preview(type: 'model/delta', payload: ModelDeltaEvent): void
 }
 
 /**
@@ -88,22 +90,27 @@ export function createDispatch(ctx: Context, agent: string): Dispatch {
   const lifecycle = (ctx.root as any).lifecycle
   const raw = lifecycle[symbols.original] ?? lifecycle
   const hooksOf = raw._hooks as Record<string, Array<{ ctx: any; callback: (...args: any[]) => any; global?: boolean }>>
-  const dispatch = ((event: RunEvent) => {
-    const hooks = hooksOf[event.type]
-    if (!hooks || hooks.length === 0) return
-    // The store may keep this very object: a listener must not be able to change the record.
-    deepFreeze(event)
-    for (const hook of hooks.slice()) {
+  const deliver = (type: string, payload: unknown) => {
+    for (const hook of hooksOf[type].slice()) {
       const owner = hook.ctx[AgentKey]
       if (!hook.global && owner !== undefined && owner !== agent) continue
       try {
-        hook.callback(event)
+        hook.callback(payload)
       } catch (error) {
         ctx.emit(ctx, 'internal/error', error)
       }
     }
+  }
+  const dispatch = ((event: RunEvent) => {
+    if (!hooksOf[event.type]?.length) return
+    // The store may keep this very object: a listener must not be able to change the record.
+    deepFreeze(event)
+    deliver(event.type, event)
   }) as Dispatch
   dispatch.watched = (types) => types.some((type) => hooksOf[type]?.length)
+  dispatch.preview = (type, payload) => {
+    if (hooksOf[type]?.length) deliver(type, Object.freeze(payload))
+  }
   return dispatch
 }
 

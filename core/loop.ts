@@ -365,8 +365,12 @@ export class RunDriver implements DriverPort {
         const retry = code === 'model_transient' && attempt < attempts
         // The provider's own hint (Retry-After) wins over our backoff when it asks for longer, up to a minute.
         const hint = CordageError.is(error) ? Number((error.data as { retryAfterMs?: number } | undefined)?.retryAfterMs) : NaN
-        const retryInMs = retry ? Math.max(jitter(backoffMs * 2 ** (attempt - 1)), Number.isFinite(hint) ? Math.min(hint, 60_000) : 0) : undefined
+        let retryInMs = retry ? Math.max(jitter(backoffMs * 2 ** (attempt - 1)), Number.isFinite(hint) ? Math.min(hint, 60_000) : 0) : undefined
+        // A wait that would outlast the deadline is no retry: stop now rather than sleep past it.
+        const pastDeadline = retryInMs !== undefined && this.state.deadline !== undefined && Date.now() + retryInMs >= this.state.deadline
+        if (pastDeadline) retryInMs = undefined
         this.rec.record('step/model-error', { errorClass: kind, code, message, attempt, retryInMs }, model.provider, this.idsOf(undefined, request.seq))
+        if (pastDeadline) { await this.end('STOPPED', 'deadline_exceeded', `the deadline passes before the model can be asked again (${message})`); return undefined }
         if (!retry) { await this.end('FAILED', code, message); return undefined }
         await sleep(retryInMs!, this.abort.signal)
       } finally {

@@ -28,8 +28,9 @@ for (const adapter of Adapters) {
         assert.equal(state.answer, refundAnswer)
         const events = await desk.events(state.runId)
         const responses = ofType(events, 'step/model-response')
-        assert.deepEqual(responses[0].data.decision, { kind: 'tool_calls', text: 'Let me check the policy.', calls: [{ name: 'lookup_policy', args: { topic: 'refunds' }, callId: responses[0].data.decision.kind === 'tool_calls' ? responses[0].data.decision.calls[0].callId : '' }] })
-        assert.match(String((responses[0].data.decision as { calls: { callId?: string }[] }).calls[0].callId), /^(call|toolu)_/)
+        // The provider's own call id is kept (the server names them call_<n>_<i> and toolu_<n><i>).
+        const callId = adapter.protocol === 'openai' ? 'call_1_0' : 'toolu_00010'
+        assert.deepEqual(responses[0].data.decision, { kind: 'tool_calls', text: 'Let me check the policy.', calls: [{ name: 'lookup_policy', args: { topic: 'refunds' }, callId }] })
         assert.deepEqual(responses.map((r) => [r.data.usage.inputTokens, r.data.usage.outputTokens]), [[1200, 40], [1500, 60]])
         // 1200 in at $2/M and 40 out at $8/M.
         assert.equal(responses[0].data.usage.costUsd, 0.00272)
@@ -60,6 +61,65 @@ for (const adapter of Adapters) {
         assert.equal(state.status, 'STOPPED')
         assert.equal(state.failureCode, 'cost_budget_exceeded')
         assert.equal(desk.server.requests.length, 1, 'no model call after the budget was spent')
+      } finally {
+        await desk.close()
+      }
+    })
+
+    it('keeps waiting while pieces keep coming, and gives up on a stall of timeoutMs', async () => {
+      // 12 pieces 60 ms apart take longer than timeoutMs (300 ms) in all, but no gap reaches it.
+      const flowing: ScriptedReply = { text: 'Damaged items: 30 days.', chunkChars: 2, fault: { gapMs: 60 } }
+      const stalling: ScriptedReply = { ...plain, fault: { stallAfter: 2, stallMs: 2000 } }
+      const desk = await adapterDesk(adapter, [flowing, stalling, plain], { timeoutMs: 300 })
+      try {
+        const first = await desk.agent.run()
+        assert.equal(first.status, 'COMPLETED', first.reason)
+        assert.equal(ofType(await desk.events(first.runId), 'step/model-error').length, 0)
+        const second = await desk.agent.run()
+        assert.equal(second.status, 'COMPLETED', second.reason)
+        const [error] = ofType(await desk.events(second.runId), 'step/model-error')
+        assert.match(error.data.message, /sent nothing for 300 ms/)
+      } finally {
+        await desk.close()
+      }
+    })
+
+    it('stops at the deadline instead of sleeping through a Retry-After that outlasts it', async () => {
+      const desk = await adapterDesk(adapter, [{ fault: { status: 429, retryAfter: '30' } }, plain], {}, { budgets: { deadlineMs: 1500 } })
+      try {
+        const t0 = Date.now()
+        const state = await desk.agent.run()
+        assert.equal(state.status, 'STOPPED')
+        assert.equal(state.failureCode, 'deadline_exceeded')
+        assert.ok(Date.now() - t0 < 1500, 'it slept toward the Retry-After')
+        const events = await desk.events(state.runId)
+        assert.equal(ofType(events, 'step/model-request').length, 1)
+        assert.equal(ofType(events, 'step/model-error')[0].data.retryInMs, undefined)
+      } finally {
+        await desk.close()
+      }
+    })
+
+    it('is not disturbed by a model/delta listener that throws', async () => {
+      const desk = await adapterDesk(adapter, [lookup, plain])
+      const stop = desk.agent.ctx.on('model/delta', () => { throw new Error('listener broke') })
+      try {
+        const state = await desk.agent.run()
+        assert.equal(state.status, 'COMPLETED', state.reason)
+        assert.ok(desk.errors.length > 0, 'the throw was reported')
+        assert.ok(desk.errors.every((e) => /listener broke/.test(String(e))))
+        desk.errors.length = 0
+      } finally {
+        stop()
+        await desk.close()
+      }
+    })
+
+    it('skips what a newer API version adds (unknown events and fields)', async () => {
+      const desk = await adapterDesk(adapter, [{ ...lookup, quirks: { unknownEvent: true } }, { ...plain, quirks: { unknownEvent: true } }])
+      try {
+        const state = await desk.agent.run()
+        assert.equal(state.status, 'COMPLETED', state.reason)
       } finally {
         await desk.close()
       }
@@ -178,7 +238,7 @@ for (const adapter of Adapters) {
         const state = await desk.agent.run()
         assert.equal(state.status, 'FAILED')
         assert.equal(state.failureCode, 'model_permanent')
-        assert.match(state.reason ?? '', /401.*\[redacted\].*check the API key/)
+        assert.match(state.reason ?? '', /401.*\[redacted\].*check the key in \$CORDAGE_TEST_WRONG_KEY/)
         const stored = JSON.stringify(await desk.events(state.runId))
         assert.ok(!stored.includes('sk-wrong-5e0c8a4d2b7f41c3') && !stored.includes(TestKey), 'a key reached the store')
         assert.equal(ofType(await desk.events(state.runId), 'step/model-request').length, 1)

@@ -16,12 +16,19 @@ export interface HttpCallOptions {
   /** The kernel's signal: cancellation and the run deadline. */
   signal: AbortSignal
   redactor: Redactor
+  /** Added to a 401/403 message, for example which variable the key came from. */
+  authHint?: string
+  /** Added to a 404 message, for example the URL requested and how the base URL is meant to end. */
+  notFoundHint?: string
 }
 
-/** Status codes worth trying again: the same set the official SDKs retry. */
+/** Status codes worth trying again: the set the official OpenAI and Anthropic SDKs retry. */
 export function isTransientStatus(status: number): boolean {
-  return status === 408 || status === 409 || status === 425 || status === 429 || status >= 500
+  return status === 408 || status === 409 || status === 429 || status >= 500
 }
+
+/** setTimeout takes at most this; more silently becomes 1 ms. */
+const MaxTimerMs = 2_147_483_647
 
 export class HttpCall {
   private readonly controller = new AbortController()
@@ -39,12 +46,16 @@ export class HttpCall {
     this.touch()
     let response: Response
     try {
-      response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body), signal: this.controller.signal })
+      // A redirect is not followed: the key would go along to wherever it points.
+      response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body), signal: this.controller.signal, redirect: 'manual' })
     } catch (error) {
       throw this.failure(error)
     }
     this.touch()
-    if (!response.ok) throw await this.statusError(response)
+    if (!response.ok) {
+      const error = await this.statusError(response)
+      throw this.options.signal.aborted ? this.options.signal.reason : error
+    }
     return response
   }
 
@@ -60,9 +71,12 @@ export class HttpCall {
 
   /** The JSON body of a non-streamed response. */
   async json(response: Response): Promise<unknown> {
-    let text: string
+    let text = ''
     try {
-      text = await response.text()
+      // Read piece by piece, so a slow body that keeps arriving is not taken for silence.
+      const decoder = new TextDecoder()
+      if (response.body) for await (const chunk of this.touching(response.body as unknown as AsyncIterable<Uint8Array>)) text += decoder.decode(chunk, { stream: true })
+      text += decoder.decode()
     } catch (error) {
       throw this.failure(error)
     }
@@ -84,6 +98,9 @@ export class HttpCall {
     if (CordageError.is(error)) return error
     if (this.timedOut) return new CordageError('model_transient', `${this.options.label} sent nothing for ${this.options.timeoutMs} ms`, { data: { reason: 'timeout' } })
     const cause = (error as { cause?: { code?: string; message?: string } })?.cause
+    // fetch refuses a request it cannot build (a header value it cannot carry) with a bare TypeError:
+    // sending it again fails the same way.
+    if (error instanceof TypeError && !cause) return new CordageError('model_permanent', this.options.redactor.text(`${this.options.label}: the request could not be sent (${error.message})`))
     const why = cause?.code ?? cause?.message ?? (error instanceof Error ? error.message : String(error))
     return new CordageError('model_transient', this.options.redactor.text(`${this.options.label}: the connection failed (${why})`), { data: { reason: 'network' } })
   }
@@ -98,7 +115,7 @@ export class HttpCall {
     this.timer = setTimeout(() => {
       this.timedOut = true
       this.controller.abort(new Error('timeout'))
-    }, this.options.timeoutMs)
+    }, Math.min(this.options.timeoutMs, MaxTimerMs))
   }
 
   private async *touching(source: AsyncIterable<Uint8Array>): AsyncGenerator<Uint8Array> {
@@ -116,10 +133,12 @@ export class HttpCall {
       // The status says enough.
     }
     const status = response.status
-    const transient = isTransientStatus(status)
-    const detail = providerMessage(text)
-    const hint = status === 401 || status === 403 ? ' (check the API key: the plugin reads it from the variable named in apiKeyEnv)'
-      : status === 404 ? ' (check baseUrl and model)'
+    // The server may say outright whether a retry can help (x-should-retry, as the official SDKs honour).
+    const should = response.headers.get('x-should-retry')
+    const transient = should === 'true' ? true : should === 'false' ? false : isTransientStatus(status)
+    const detail = status >= 300 && status < 400 ? `a redirect to ${response.headers.get('location') ?? '(no location)'}, which is not followed; set baseUrl to where it points` : providerMessage(text)
+    const hint = status === 401 || status === 403 ? ` (${this.options.authHint ?? 'check the API key'})`
+      : status === 404 ? ` (${this.options.notFoundHint ?? 'check baseUrl and model'})`
       : ''
     const message = this.options.redactor.text(`${this.options.label} answered ${status}${detail ? `: ${detail}` : ''}${hint}`)
     return new CordageError(transient ? 'model_transient' : 'model_permanent', message, { data: { status, retryAfterMs: transient ? retryAfterMs(response.headers) : undefined } })
@@ -138,7 +157,15 @@ export function providerMessage(text: string): string {
   return text.trim().slice(0, 300)
 }
 
-/** `base` and `path` joined with exactly one slash. */
+/** `path` appended to the path of `base` with exactly one slash; a query on `base` stays a query. */
 export function joinUrl(base: string, path: string): string {
-  return `${base.replace(/\/+$/, '')}/${path.replace(/^\/+/, '')}`
+  const url = new URL(base)
+  url.pathname = `${url.pathname.replace(/\/+$/, '')}/${path.replace(/^\/+/, '')}`
+  return url.toString()
+}
+
+/** A URL fit for messages: no user, password or query (any may hold a secret). */
+export function shownUrl(value: string): string {
+  const url = new URL(value)
+  return `${url.origin}${url.pathname.replace(/\/+$/, '')}`
 }

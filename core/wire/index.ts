@@ -4,11 +4,11 @@
  * classified errors; server-sent events; Retry-After; redaction; prices. Not part of the kernel (the
  * kernel never imports it); model plugins share it instead of each writing their own.
  */
-export { HttpCall, isTransientStatus, providerMessage, joinUrl, type HttpCallOptions } from './http.ts'
+export { HttpCall, isTransientStatus, providerMessage, joinUrl, shownUrl, type HttpCallOptions } from './http.ts'
 export { readSse, type SseMessage } from './sse.ts'
 export { retryAfterMs } from './retry-after.ts'
 export { Redactor } from './redact.ts'
 export { costOf, PricesSchema, type Prices, type TokenCounts } from './prices.ts'
 export { parseArgs, type ParsedArgs } from './args.ts'
 export { AskUserTool, decisionOf, offeredTools, wireCallId, type ReceivedCall } from './decision.ts'
-export { endpoint, type EndpointOptions } from './endpoint.ts'
+export { endpoint, type Endpoint, type EndpointOptions } from './endpoint.ts'

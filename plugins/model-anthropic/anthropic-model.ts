@@ -4,7 +4,7 @@
  * records each attempt, so this class never loops.
  */
 import { CordageError, type ModelRequest, type ModelResponse, type ModelService } from 'cordage'
-import { endpoint, HttpCall, joinUrl, offeredTools, Redactor } from 'cordage/wire'
+import { endpoint, HttpCall, joinUrl, offeredTools, Redactor, shownUrl } from 'cordage/wire'
 import { DefaultBaseUrl, type Config } from './manifest.ts'
 import { messagesRequest } from './request.ts'
 import { Message, MessageAnswer, StreamEvent } from './response.ts'
@@ -15,19 +15,21 @@ export class AnthropicMessagesModel implements ModelService {
   private readonly headers: Record<string, string>
   private readonly redactor: Redactor
   private readonly label: string
+  private readonly hints: { authHint: string; notFoundHint: string }
 
   constructor(private readonly config: Config, env: NodeJS.ProcessEnv = process.env) {
-    const { baseUrl, key } = endpoint({ plugin: 'model-anthropic', baseUrl: config.baseUrl, baseUrlEnv: 'ANTHROPIC_BASE_URL', defaultBaseUrl: DefaultBaseUrl, apiKeyEnv: config.apiKeyEnv, env })
+    const { baseUrl, key, baseUrlFrom, authHint } = endpoint({ plugin: 'model-anthropic', baseUrl: config.baseUrl, baseUrlEnv: 'ANTHROPIC_BASE_URL', defaultBaseUrl: DefaultBaseUrl, apiKeyEnv: config.apiKeyEnv, env })
     this.baseUrl = baseUrl
     this.url = joinUrl(this.baseUrl, 'v1/messages')
     this.headers = { ...config.headers, 'anthropic-version': config.version, ...(key ? { 'x-api-key': key } : {}) }
     this.redactor = new Redactor([key])
-    this.label = `${config.model} at ${this.baseUrl}`
+    this.label = `${config.model} at ${shownUrl(this.baseUrl)}`
+    this.hints = { authHint, notFoundHint: `requested ${shownUrl(this.url)} (baseUrl from ${baseUrlFrom}); check the model name, and that an Anthropic baseUrl does not end in /v1` }
   }
 
   async respond(request: ModelRequest): Promise<ModelResponse> {
     const { tools, askUserOffered } = offeredTools(request.tools, this.config.askUser)
-    const call = new HttpCall({ label: this.label, timeoutMs: this.config.timeoutMs, signal: request.signal, redactor: this.redactor })
+    const call = new HttpCall({ label: this.label, timeoutMs: this.config.timeoutMs, signal: request.signal, redactor: this.redactor, ...this.hints })
     try {
       const response = await call.post(this.url, this.headers, messagesRequest(this.config, request.messages, tools))
       const answer = new MessageAnswer()

@@ -80,7 +80,7 @@ describe('model-anthropic', () => {
     await assert.rejects(new AnthropicMessagesModel(config(server), env).respond(request()), { code: 'model_permanent', message: /refusal/ })
   })
 
-  it('skips thinking blocks and event types it does not know, as the API asks of clients', () => {
+  it('skips thinking blocks, their thinking and signature deltas included', () => {
     const answer = new MessageAnswer()
     const events: unknown[] = [
       { type: 'message_start', message: { model: 'claude-test', usage: { input_tokens: 10, output_tokens: 1 } } },
@@ -112,4 +112,25 @@ describe('model-anthropic', () => {
     assert.throws(() => new AnthropicMessagesModel(manifest.config({ model: 'claude-test', apiKeyEnv: 'CORDAGE_UNSET_KEY' }), {}), /CORDAGE_UNSET_KEY is not set/)
     assert.equal(new AnthropicMessagesModel(manifest.config({ model: 'm' }), { ANTHROPIC_BASE_URL: 'http://127.0.0.1:9/' }).baseUrl, 'http://127.0.0.1:9/')
   })
+
+  it('skips a thinking block and an unknown event served over the wire, and prices cache writes', async () => {
+    server.queue({ text: 'Hello', quirks: { thinking: 'Let me think.', unknownEvent: true }, usage: { input: 100_000, cacheWrite: 1_000_000, output: 0 } })
+    const model = new AnthropicMessagesModel(config(server, { prices: { inputPerMTok: 3, outputPerMTok: 15, cacheWritePerMTok: 3.75 } }), env)
+    const { decision, usage } = await model.respond(request())
+    assert.deepEqual(decision, { kind: 'final', text: 'Hello' })
+    assert.equal(usage.inputTokens, 1_100_000)
+    assert.equal(usage.costUsd, 0.1 * 3 + 3.75)
+  })
+
+  it('fails a text answer cut off at max_tokens rather than take it for a final one', async () => {
+    server.queue({ text: 'Damaged items can be refu', stopReason: 'max_tokens' })
+    await assert.rejects(new AnthropicMessagesModel(config(server), env).respond(request()), { code: 'model_permanent', message: /cut off at max_tokens/ })
+  })
+
+  it('leaves out an empty system prompt', async () => {
+    server.queue({ text: 'ok' })
+    await new AnthropicMessagesModel(config(server), env).respond(request({ messages: [{ role: 'system', text: ' ', source: 0 }, { role: 'user', text: 'hi', source: 1 }] }))
+    assert.equal('system' in server.requests.at(-1)!.body, false)
+  })
 })
+

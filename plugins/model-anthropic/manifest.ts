@@ -30,7 +30,7 @@ export default {
     apiKeyEnv: Schema.string().default('ANTHROPIC_API_KEY').description('Name of the environment variable holding the API key. The key itself never goes in a preset.'),
     version: Schema.string().default('2023-06-01').description('The anthropic-version header.'),
     maxTokens: Schema.natural().min(1).default(4096).description('Upper bound on output tokens per call (max_tokens; the API requires one).'),
-    timeoutMs: Schema.natural().min(1).default(60_000).description('Give up on an attempt when the server sends nothing for this long (before the first byte or between stream events).'),
+    timeoutMs: Schema.natural().min(1).max(2_147_483_647).default(60_000).description('Give up on an attempt when the server sends nothing for this long (before the first byte or between stream events).'),
     headers: Schema.dict(Schema.string()).default({}).description('Extra HTTP headers, for example anthropic-beta.'),
     stream: Schema.boolean().default(true).description('Stream the answer (server-sent events). Listeners of model/delta see text as it arrives.'),
     temperature: Schema.number().min(0).max(1).description('Sampling temperature.'),

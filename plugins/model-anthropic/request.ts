@@ -39,7 +39,8 @@ export function messagesRequest(config: Config, messages: ContextMessage[], tool
   }
   if (turns[0]?.role !== 'user') turns.unshift({ role: 'user', content: [{ type: 'text', text: '(continue)' }] })
   const body: Record<string, unknown> = { model: config.model, max_tokens: config.maxTokens, messages: turns }
-  if (system.length) body.system = system.join('\n\n')
+  const systemText = system.join('\n\n').trim()
+  if (systemText) body.system = systemText
   if (tools.length) body.tools = tools.map((t) => ({ name: t.name, description: t.description, input_schema: { type: 'object', ...t.inputSchema } }))
   if (config.temperature !== undefined) body.temperature = config.temperature
   if (config.stream) body.stream = true

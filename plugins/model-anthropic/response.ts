@@ -73,7 +73,8 @@ export class MessageAnswer {
           onDelta?.({ text: event.delta.text })
         } else if (event.delta.type === 'input_json_delta' && event.delta.partial_json) {
           block.json += event.delta.partial_json
-          onDelta?.({ toolCall: { index: block.call ?? 0, argsDelta: event.delta.partial_json } })
+          // Only the model's own tool calls are previewed (not server tools such as web search).
+          if (block.call !== undefined) onDelta?.({ toolCall: { index: block.call, argsDelta: event.delta.partial_json } })
         }
         return
       }
@@ -102,9 +103,13 @@ export class MessageAnswer {
 
   result(prices: Prices, configuredModel: string, askUserOffered: boolean): ModelResponse {
     if (this.stop === 'refusal') throw new CordageError('model_permanent', 'the model declined to answer (stop_reason refusal)')
+    if (this.stop === 'pause_turn') throw new CordageError('model_permanent', 'the API paused a long server-tool turn (stop_reason pause_turn), which this adapter does not continue; leave server tools out of extraBody')
     const blocks = this.blocks.filter((b) => b !== undefined)
     const text = blocks.filter((b) => b.type === 'text').map((b) => b.text).join('')
     const calls: ReceivedCall[] = blocks.filter((b) => b.type === 'tool_use').map((b) => ({ id: b.id, name: b.name ?? '', argsText: b.json }))
+    // A cut-off answer must not pass for a final one. Cut-off tool calls go on: their input fails to
+    // parse, and the model hears about it.
+    if (this.stop === 'max_tokens' && calls.length === 0) throw new CordageError('model_permanent', 'the answer was cut off at max_tokens; raise maxTokens, or ask for shorter answers')
     if (calls.some((c) => !c.name)) throw new CordageError('model_invalid_response', 'a tool_use block arrived without a name')
     const input = this.usage.input_tokens ?? 0
     const cachedInput = this.usage.cache_read_input_tokens ?? 0

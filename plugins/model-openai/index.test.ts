@@ -117,4 +117,52 @@ describe('model-openai', () => {
     await assert.rejects(model.respond(request()), { code: 'model_permanent', message: /content_filter/ })
     await assert.rejects(model.respond(request()), { code: 'model_transient' })
   })
+
+  it('reads what compatible servers do differently: repeated names, calls without index, null usage', async () => {
+    const calls = [{ name: 'lookup_policy', args: { topic: 'a' } }, { name: 'lookup_policy', args: { topic: 'b' } }]
+    server.queue({ toolCalls: calls, quirks: { repeatNames: true, nullUsage: true }, usage: { input: 9, output: 4 } }, { toolCalls: calls, quirks: { noIndex: true } })
+    const model = new OpenAIChatModel(config(server), env)
+    for (const expected of [[9, 4], [50, 10]]) {
+      const { decision, usage } = await model.respond(request())
+      assert.equal(decision.kind, 'tool_calls')
+      assert.deepEqual(decision.kind === 'tool_calls' && decision.calls.map((c) => [c.name, c.args, c.argsError]), [['lookup_policy', { topic: 'a' }, undefined], ['lookup_policy', { topic: 'b' }, undefined]])
+      assert.deepEqual([usage.inputTokens, usage.outputTokens], expected)
+    }
+  })
+
+  it('sends a note that arrived while calls were open after their results, as the API requires', async () => {
+    server.queue({ text: 'ok' })
+    const interrupted: ContextMessage[] = [
+      history[1], history[2], history[3],
+      { role: 'user', text: 'Also check returns.', source: 10 },
+      { role: 'tool', actionId: 's1.a2', text: 'Error: not valid JSON', source: 11 },
+    ]
+    await new OpenAIChatModel(config(server), env).respond(request({ messages: interrupted }))
+    assert.deepEqual(server.requests.at(-1)!.body.messages.map((m: { role: string }) => m.role), ['user', 'assistant', 'tool', 'tool', 'user'])
+  })
+
+  it('fails a text answer cut off at the output limit rather than take it for a final one', async () => {
+    server.queue({ text: 'Damaged items can be refu', stopReason: 'length' })
+    await assert.rejects(new OpenAIChatModel(config(server), env).respond(request()), { code: 'model_permanent', message: /cut off.*raise maxTokens/ })
+  })
+
+  it('does not retry a status the server says not to retry (x-should-retry: false)', async () => {
+    const plainServer = (await import('node:http')).createServer((_req, res) => {
+      res.writeHead(500, { 'content-type': 'application/json', 'x-should-retry': 'false' })
+      res.end(JSON.stringify({ error: { message: 'broken for good', type: 'server_error' } }))
+    })
+    await new Promise<void>((r) => plainServer.listen(0, '127.0.0.1', r))
+    const port = (plainServer.address() as { port: number }).port
+    try {
+      await assert.rejects(new OpenAIChatModel(manifest.config({ model: 'm', baseUrl: `http://127.0.0.1:${port}/v1` }), {}).respond(request()), { code: 'model_permanent', message: /500: broken for good/ })
+    } finally {
+      plainServer.close()
+    }
+  })
+
+  it('names the URL it asked and where baseUrl came from on a 404', async () => {
+    const model = new OpenAIChatModel(manifest.config({ model: 'm' }), { OPENAI_BASE_URL: server.origin })
+    await assert.rejects(model.respond(request()), { code: 'model_permanent', message: new RegExp(`404.*requested ${server.origin}/chat/completions \\(baseUrl from \\$OPENAI_BASE_URL\\).*ends in /v1`) })
+  })
 })
+

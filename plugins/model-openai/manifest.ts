@@ -28,7 +28,7 @@ export default {
     model: Schema.string().required().description('Model name, for example gpt-4.1-mini (or what your compatible server calls it).'),
     baseUrl: Schema.string().description(`API base URL, up to and including /v1. Default: $OPENAI_BASE_URL, else ${DefaultBaseUrl}.`),
     apiKeyEnv: Schema.string().default('OPENAI_API_KEY').description('Name of the environment variable holding the API key. The key itself never goes in a preset.'),
-    timeoutMs: Schema.natural().min(1).default(60_000).description('Give up on an attempt when the server sends nothing for this long (before the first byte or between stream chunks).'),
+    timeoutMs: Schema.natural().min(1).max(2_147_483_647).default(60_000).description('Give up on an attempt when the server sends nothing for this long (before the first byte or between stream chunks).'),
     headers: Schema.dict(Schema.string()).default({}).description('Extra HTTP headers, for example OpenAI-Organization.'),
     stream: Schema.boolean().default(true).description('Stream the answer (server-sent events). Listeners of model/delta see text as it arrives.'),
     streamUsage: Schema.boolean().default(true).description('Ask for usage at the end of a stream (stream_options.include_usage). Turn off for servers that refuse it.'),

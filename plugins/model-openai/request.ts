@@ -12,18 +12,38 @@ type ChatMessage =
   | { role: 'tool'; tool_call_id: string; content: string }
 
 export function chatMessages(messages: ContextMessage[]): ChatMessage[] {
-  return messages.map((m): ChatMessage => {
-    if (m.role === 'tool') return { role: 'tool', tool_call_id: wireCallId(m.actionId ?? ''), content: m.text }
-    if (m.role === 'assistant' && m.calls?.length) {
-      return {
-        role: 'assistant',
-        content: m.text || null,
-        // Malformed arguments were kept as their raw text: send back exactly what the model wrote.
-        tool_calls: m.calls.map((c) => ({ id: wireCallId(c.actionId), type: 'function', function: { name: c.name, arguments: typeof c.args === 'string' ? c.args : JSON.stringify(c.args ?? {}) } })),
-      }
+  const out: ChatMessage[] = []
+  // Tool messages must follow the assistant message with the calls they answer, all of them, before
+  // anything else: a note that arrived while calls were open (a user's input during an approval wait)
+  // waits until the last of them is answered.
+  const open = new Set<string>()
+  let held: ChatMessage[] = []
+  for (const m of messages) {
+    if (m.role === 'tool') {
+      const id = wireCallId(m.actionId ?? '')
+      out.push({ role: 'tool', tool_call_id: id, content: m.text })
+      open.delete(id)
+      if (open.size === 0) { out.push(...held); held = [] }
+      continue
     }
-    return { role: m.role, content: m.text }
-  })
+    const message = chatMessage(m)
+    if (open.size) { held.push(message); continue }
+    out.push(message)
+    if (m.role === 'assistant') for (const c of m.calls ?? []) open.add(wireCallId(c.actionId))
+  }
+  return [...out, ...held]
+}
+
+function chatMessage(m: ContextMessage): ChatMessage {
+  if (m.role === 'assistant' && m.calls?.length) {
+    return {
+      role: 'assistant',
+      content: m.text || null,
+      // Malformed arguments were kept as their raw text: send back exactly what the model wrote.
+      tool_calls: m.calls.map((c) => ({ id: wireCallId(c.actionId), type: 'function', function: { name: c.name, arguments: typeof c.args === 'string' ? c.args : JSON.stringify(c.args ?? {}) } })),
+    }
+  }
+  return { role: m.role as 'system' | 'user' | 'assistant', content: m.text }
 }
 
 export function chatRequest(config: Config, messages: ContextMessage[], tools: ToolView[]): Record<string, unknown> {

@@ -7,12 +7,16 @@ import { CordageError, type ModelDelta, type ModelResponse } from 'cordage'
 import { costOf, decisionOf, type Prices, type ReceivedCall } from 'cordage/wire'
 import { z } from 'zod'
 
+// Lenient where compatible servers differ from OpenAI (nulls for absent fields, extra fields).
+const Count = z.number().int().min(0).nullish()
 const WireUsage = z.object({
-  prompt_tokens: z.number().int().min(0).default(0),
-  completion_tokens: z.number().int().min(0).default(0),
-  prompt_tokens_details: z.object({ cached_tokens: z.number().int().min(0).nullish() }).nullish(),
+  prompt_tokens: Count,
+  completion_tokens: Count,
+  prompt_tokens_details: z.object({ cached_tokens: Count }).nullish(),
+  /** DeepSeek's name for cached input tokens. */
+  prompt_cache_hit_tokens: Count,
 })
-const WireError = z.object({ message: z.string(), type: z.string().nullish() })
+const WireError = z.union([z.object({ message: z.string(), type: z.string().nullish() }), z.string().transform((message) => ({ message, type: undefined }))])
 
 const ToolCallDelta = z.object({
   index: z.number().int().min(0).optional(),
@@ -20,17 +24,17 @@ const ToolCallDelta = z.object({
   function: z.object({ name: z.string().nullish(), arguments: z.string().nullish() }).nullish(),
 })
 export const Chunk = z.object({
-  model: z.string().optional(),
+  model: z.string().nullish(),
   choices: z.array(z.object({
     index: z.number().int().optional(),
     delta: z.object({ content: z.string().nullish(), refusal: z.string().nullish(), tool_calls: z.array(ToolCallDelta).nullish() }).nullish(),
     finish_reason: z.string().nullish(),
-  })).default([]),
+  })).nullish(),
   usage: WireUsage.nullish(),
-  error: WireError.optional(),
+  error: WireError.nullish(),
 })
 export const Completion = z.object({
-  model: z.string().optional(),
+  model: z.string().nullish(),
   choices: z.array(z.object({
     message: z.object({
       content: z.string().nullish(),
@@ -54,9 +58,9 @@ export class ChatAnswer {
   /** Take one stream chunk; pass text and argument pieces on as previews. */
   add(chunk: z.infer<typeof Chunk>, onDelta?: (delta: ModelDelta) => void): void {
     if (chunk.error) throw streamError(chunk.error)
-    this.model ??= chunk.model
+    this.model ??= chunk.model ?? undefined
     if (chunk.usage) this.usage = chunk.usage
-    const choice = chunk.choices.find((c) => (c.index ?? 0) === 0)
+    const choice = chunk.choices?.find((c) => (c.index ?? 0) === 0)
     if (!choice) return
     const delta = choice.delta
     const piece = (delta?.content ?? '') + (delta?.refusal ?? '')
@@ -64,22 +68,33 @@ export class ChatAnswer {
       this.text += piece
       onDelta?.({ text: piece })
     }
-    for (const [position, call] of (delta?.tool_calls ?? []).entries()) {
-      // Some compatible servers leave out the index when they send each call whole.
-      const index = call.index ?? position
+    for (const call of delta?.tool_calls ?? []) {
+      const index = call.index ?? this.unindexed(call)
       const known = (this.calls[index] ??= { name: '', argsText: '' })
       if (call.id) known.id = call.id
-      if (call.function?.name) known.name += call.function.name
+      // The name comes whole in one chunk; some servers repeat it in every chunk, so it is never appended.
+      if (call.function?.name && !known.name) known.name = call.function.name
       if (call.function?.arguments) known.argsText += call.function.arguments
       onDelta?.({ toolCall: { index, name: call.function?.name ?? undefined, argsDelta: call.function?.arguments ?? undefined } })
     }
     if (choice.finish_reason) this.finish = choice.finish_reason
   }
 
+  /**
+   * Where a call without an index goes (some compatible servers send each call whole, unindexed): a new
+   * call when it brings a new id, or a name while the last call already has one; else the last call.
+   */
+  private unindexed(call: z.infer<typeof ToolCallDelta>): number {
+    const last = this.calls.length - 1
+    const current = this.calls[last]
+    const starts = !current || (call.id && call.id !== current.id) || (call.function?.name && current.name)
+    return starts ? last + 1 : last
+  }
+
   /** Take a whole (non-streamed) completion. */
   read(completion: z.infer<typeof Completion>): void {
     const choice = completion.choices[0]
-    this.model = completion.model
+    this.model = completion.model ?? undefined
     this.usage = completion.usage ?? undefined
     this.text = (choice.message.content ?? '') + (choice.message.refusal ?? '')
     for (const call of choice.message.tool_calls ?? []) this.calls.push({ id: call.id ?? undefined, name: call.function.name, argsText: call.function.arguments ?? '' })
@@ -94,10 +109,14 @@ export class ChatAnswer {
 
   result(prices: Prices, configuredModel: string, askUserOffered: boolean): ModelResponse {
     if (this.finish === 'content_filter') throw new CordageError('model_permanent', 'the provider withheld the answer (finish_reason content_filter)')
+    if (this.finish === 'function_call') throw new CordageError('model_invalid_response', 'the server answered with a legacy function_call; Cordage sends `tools` and needs `tool_calls` (check the server supports tool calling)')
     const calls = this.calls.filter((c) => c !== undefined)
+    // A cut-off answer must not pass for a final one. Cut-off tool calls go on: their arguments fail to
+    // parse, and the model hears about it.
+    if (this.finish === 'length' && calls.length === 0) throw new CordageError('model_permanent', 'the answer was cut off at the output limit (finish_reason length); raise maxTokens, or ask for shorter answers')
     if (calls.some((c) => !c.name)) throw new CordageError('model_invalid_response', 'a tool call arrived without a function name')
     const input = this.usage?.prompt_tokens ?? 0
-    const cached = this.usage?.prompt_tokens_details?.cached_tokens ?? 0
+    const cached = Math.min(input, this.usage?.prompt_tokens_details?.cached_tokens ?? this.usage?.prompt_cache_hit_tokens ?? 0)
     const output = this.usage?.completion_tokens ?? 0
     return {
       decision: decisionOf(this.text, calls, askUserOffered),

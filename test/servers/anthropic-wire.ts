@@ -9,7 +9,7 @@ import { z } from 'zod'
 import { argsText, pieces, type ScriptedReply } from './reply.ts'
 import { issuesText, sse, type Protocol } from './protocol.ts'
 
-const Text = z.object({ type: z.literal('text'), text: z.string().min(1, 'text content blocks must be non-empty') })
+const Text = z.object({ type: z.literal('text'), text: z.string().regex(/\S/, 'text content blocks must contain non-whitespace text') })
 const ToolUse = z.object({ type: z.literal('tool_use'), id: z.string().regex(/^[a-zA-Z0-9_-]+$/), name: z.string(), input: z.record(z.string(), z.unknown()) })
 const ToolResult = z.object({ type: z.literal('tool_result'), tool_use_id: z.string(), content: z.union([z.string(), z.array(Text)]).optional(), is_error: z.boolean().optional() })
 const Block = z.discriminatedUnion('type', [Text, ToolUse, ToolResult, z.object({ type: z.literal('image') }).passthrough()])
@@ -50,7 +50,7 @@ function checkTurns(messages: Msg[]): string | undefined {
   return undefined
 }
 
-const usageOf = (reply: ScriptedReply) => ({ input_tokens: reply.usage?.input ?? 50, cache_creation_input_tokens: 0, cache_read_input_tokens: reply.usage?.cachedInput ?? 0, output_tokens: reply.usage?.output ?? 10 })
+const usageOf = (reply: ScriptedReply) => ({ input_tokens: reply.usage?.input ?? 50, cache_creation_input_tokens: reply.usage?.cacheWrite ?? 0, cache_read_input_tokens: reply.usage?.cachedInput ?? 0, output_tokens: reply.usage?.output ?? 10 })
 const stopOf = (reply: ScriptedReply) => reply.stopReason ?? (reply.toolCalls?.length ? 'tool_use' : 'end_turn')
 const toolUseId = (n: number, i: number) => `toolu_${String(n).padStart(4, '0')}${i}`
 
@@ -75,6 +75,15 @@ export const AnthropicProtocol: Protocol = {
     const usage = usageOf(reply)
     const out = [sse({ type: 'message_start', message: { id: `msg_${n}`, type: 'message', role: 'assistant', model: request.model, content: [], stop_reason: null, stop_sequence: null, usage: { ...usage, output_tokens: 1 } } }, 'message_start')]
     let index = 0
+    const q = reply.quirks ?? {}
+    if (q.unknownEvent) out.push(sse({ type: 'message_annotation', annotation: { kind: 'from-a-newer-api' } }, 'message_annotation'))
+    if (q.thinking) {
+      out.push(sse({ type: 'content_block_start', index, content_block: { type: 'thinking', thinking: '' } }, 'content_block_start'))
+      out.push(sse({ type: 'content_block_delta', index, delta: { type: 'thinking_delta', thinking: q.thinking } }, 'content_block_delta'))
+      out.push(sse({ type: 'content_block_delta', index, delta: { type: 'signature_delta', signature: 'c2lnbmF0dXJl' } }, 'content_block_delta'))
+      out.push(sse({ type: 'content_block_stop', index }, 'content_block_stop'))
+      index++
+    }
     if (reply.text) {
       out.push(sse({ type: 'content_block_start', index, content_block: { type: 'text', text: '' } }, 'content_block_start'))
       out.push(sse({ type: 'ping' }, 'ping'))

@@ -73,16 +73,25 @@ export const OpenAIProtocol: Protocol = {
   },
 
   stream(reply, request, n) {
+    const q = reply.quirks ?? {}
+    const usage = request.stream_options?.include_usage
     const base = { id: `chatcmpl-${n}`, object: 'chat.completion.chunk', created: 1764400000 + n, model: request.model, system_fingerprint: 'fp_scripted' }
-    const chunk = (delta: unknown, finish: string | null = null) => sse({ ...base, choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }] })
+    const chunk = (delta: unknown, finish: string | null = null) => sse({
+      ...base, choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }],
+      ...(usage && q.nullUsage ? { usage: null } : {}), ...(q.unknownEvent ? { service_tier: 'default', obfuscation: 'x1y2' } : {}),
+    })
     const out = [chunk({ role: 'assistant', content: '', refusal: null })]
     if (reply.text) for (const piece of pieces(reply.text, reply.chunkChars)) out.push(chunk({ content: piece }))
     for (const [i, call] of (reply.toolCalls ?? []).entries()) {
+      if (q.noIndex) {
+        out.push(chunk({ tool_calls: [{ id: callId(n, i), type: 'function', function: { name: call.name, arguments: argsText(call) } }] }))
+        continue
+      }
       out.push(chunk({ tool_calls: [{ index: i, id: callId(n, i), type: 'function', function: { name: call.name, arguments: '' } }] }))
-      for (const piece of pieces(argsText(call), reply.chunkChars)) out.push(chunk({ tool_calls: [{ index: i, function: { arguments: piece } }] }))
+      for (const piece of pieces(argsText(call), reply.chunkChars)) out.push(chunk({ tool_calls: [{ index: i, function: { ...(q.repeatNames ? { name: call.name } : {}), arguments: piece } }] }))
     }
     out.push(chunk({}, finishOf(reply)))
-    if (request.stream_options?.include_usage) out.push(sse({ ...base, choices: [], usage: usageOf(reply) }))
+    if (usage) out.push(sse({ ...base, choices: [], usage: usageOf(reply) }))
     out.push(sse('[DONE]'))
     return out
   },

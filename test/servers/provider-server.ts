@@ -21,6 +21,8 @@ export interface ProviderServerOptions {
   replies?: ScriptedReply[]
   /** Keep answering with the last reply once the script is used up (default: refuse with a 400). */
   repeatLast?: boolean
+  /** Start the script over once it is used up: one scripted run after another (the dev tool does). */
+  loop?: boolean
 }
 
 export interface RecordedRequest {
@@ -97,6 +99,7 @@ export class ProviderServer {
     }
     const problem = p.check(body, req.headers)
     if (problem) return send(res, 400, p.error(400, problem))
+    if (this.options.loop && this.replies.length === 0) this.replies.push(...(this.options.replies ?? []))
     const reply = this.replies.length > 1 || !this.options.repeatLast ? this.replies.shift() : this.replies[0]
     if (!reply) return send(res, 400, p.error(400, `scripted server: no reply left for request ${this.requests.length}`))
     const n = ++this.served
@@ -127,6 +130,8 @@ export class ProviderServer {
       res.write(message)
       // Separate writes so the client sees pieces arrive, as from a real server.
       await new Promise((r) => setImmediate(r))
+      if (fault.gapMs) await delay(fault.gapMs, res)
+      if (fault.stallAfter === i + 1 && fault.stallMs) await delay(fault.stallMs, res)
     }
     res.end()
   }

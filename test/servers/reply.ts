@@ -31,12 +31,31 @@ export interface Fault {
   streamErrorAfter?: number
   /** Send a data line that is not JSON after this many messages. */
   corruptAfter?: number
+  /** Go quiet for `stallMs` after this many stream messages, then go on. */
+  stallAfter?: number
+  stallMs?: number
+  /** Wait this long between any two stream messages. */
+  gapMs?: number
+}
+
+/** Ways compatible servers (and newer API versions) differ from the reference, served on demand. */
+export interface Quirks {
+  /** OpenAI: repeat the tool's full name in every chunk of its call. */
+  repeatNames?: boolean
+  /** OpenAI: send each call whole in one chunk, without `index`. */
+  noIndex?: boolean
+  /** OpenAI: `"usage": null` on every chunk but the last, as the API does when usage is asked for. */
+  nullUsage?: boolean
+  /** Anthropic: a thinking block before the answer. */
+  thinking?: string
+  /** Both: an event (Anthropic) or a chunk field (OpenAI) this adapter version does not know. */
+  unknownEvent?: boolean
 }
 
 export interface ScriptedReply {
   text?: string
   toolCalls?: ScriptedToolCall[]
-  usage?: { input?: number; output?: number; cachedInput?: number }
+  usage?: { input?: number; output?: number; cachedInput?: number; cacheWrite?: number }
   /** Why the answer stopped, in the provider's words (default: tool calls or a normal stop). */
   stopReason?: string
   /** Stream text and arguments in pieces of this many characters. */
@@ -44,6 +63,7 @@ export interface ScriptedReply {
   fault?: Fault
   /** Answer with one JSON body even when asked to stream, as some compatible servers do. */
   ignoreStream?: boolean
+  quirks?: Quirks
 }
 
 /** `text` cut into pieces of `size` characters (at least one piece, possibly empty). */

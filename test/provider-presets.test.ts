@@ -48,6 +48,12 @@ for (const c of cases) {
       }
     })
 
+    it('lists runs without the key: reading runs starts only the store', async () => {
+      const { code, stdout, stderr } = await cordage(['runs', '--preset', resolve(root, c.preset)], {})
+      assert.equal(code, 0, stderr)
+      assert.match(stdout + stderr, /no runs in the store/)
+    })
+
     it('exits 2 naming the variable when the key is missing', async () => {
       const { code, stderr } = await cordage(['run', '--preset', resolve(root, c.preset)], {})
       assert.equal(code, 2)

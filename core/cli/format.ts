@@ -38,7 +38,7 @@ function detail(event: RunEvent): string {
     case 'step/context': return `${event.data.messages} messages ~${event.data.tokens} tokens, tools: ${event.data.tools.join(', ') || 'none'}`
     case 'step/compacted': return `${event.data.before} → ${event.data.after} tokens`
     case 'step/model-request': return `${event.data.model}${event.data.attempt > 1 ? ` attempt ${event.data.attempt}` : ''}`
-    case 'step/model-error': return `${event.data.code} (${event.data.errorClass})${event.data.retryInMs !== undefined ? ` retry in ${event.data.retryInMs} ms` : ''}: ${event.data.message}`
+    case 'step/model-error': return `${event.data.code}${event.data.errorClass !== event.data.code ? ` (${event.data.errorClass})` : ''}${event.data.retryInMs !== undefined ? ` retry in ${event.data.retryInMs} ms` : ''}: ${event.data.message}`
     case 'step/model-response': {
       const d = event.data.decision
       const what = d.kind === 'final' ? `final ${quote(d.text, 70)}`

@@ -107,7 +107,8 @@ const commands: Record<string, Handler> = {
   },
 
   async runs({ flags }, io) {
-    const app = await open(flags)
+    // Reading runs starts only the stores: no tool servers, no model keys needed.
+    const app = await open(flags, undefined, true)
     try {
       const status = flags.status as RunStatus | undefined
       if (status !== undefined && !(status in Transitions)) {
@@ -136,7 +137,7 @@ const commands: Record<string, Handler> = {
   async events({ flags, positionals: [runId] }, io) {
     const after = flags.after === undefined ? 0 : Number(flags.after)
     if (!Number.isInteger(after) || after < 0) throw new CordageError('invalid_input', `--after must be a whole number ≥ 0, got ${JSON.stringify(flags.after)}`)
-    const app = await open(flags)
+    const app = await open(flags, undefined, true)
     try {
       const agent = await locate(app, runId, flags.agent as string | undefined)
       if (!flags.follow) {
@@ -208,10 +209,10 @@ const commands: Record<string, Handler> = {
   },
 }
 
-async function open(flags: Parsed['flags'], agents?: string[]): Promise<Cordage> {
+async function open(flags: Parsed['flags'], agents?: string[], storeOnly = false): Promise<Cordage> {
   const file = (flags.preset as string | undefined) ?? DefaultPreset
   if (!flags.preset && !existsSync(file)) throw new CordageError('preset_not_found', `no --preset given and ${DefaultPreset} does not exist here; pass --preset FILE`)
-  return Cordage.fromPreset(file, { agents })
+  return Cordage.fromPreset(file, { agents, storeOnly })
 }
 
 /** The agent named, or else the first one the preset lists. */

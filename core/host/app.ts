@@ -21,6 +21,11 @@ export interface CordageOptions {
   onError?: (error: unknown) => void
   /** Use this cordis root (to listen to plugin events before loading starts, or to embed Cordage). */
   root?: Context
+  /**
+   * Start only each agent's store (the preset is still checked whole): for reading runs, which must not
+   * start tool servers or need a model key. Such an app cannot start or steer runs.
+   */
+  storeOnly?: boolean
 }
 
 interface LoadedAgent {
@@ -60,7 +65,7 @@ export class Cordage {
     const plans = new Map<string, AgentPlan>()
     for (const spec of Object.values(preset.agents)) plans.set(spec.name, await planAgent(preset, spec, catalog))
     try {
-      for (const name of wanted) await app.plugAgent(plans.get(name)!)
+      for (const name of wanted) await app.plugAgent(plans.get(name)!, options.storeOnly ?? false)
     } catch (error) {
       await app.stop()
       throw error
@@ -141,12 +146,13 @@ export class Cordage {
     this.loaded.clear()
   }
 
-  private async plugAgent(plan: AgentPlan): Promise<void> {
+  private async plugAgent(plan: AgentPlan, storeOnly: boolean): Promise<void> {
     const name = plan.spec.name
     const ctx = createAgentContext(this.root, name).extend({ baseDir: plan.preset.dir })
     const plugins: LoadedPlugin[] = []
+    const wanted = storeOnly ? plan.plugins.filter((p) => p.entry.manifest.provides?.store) : plan.plugins
     try {
-      for (const planned of plan.plugins) plugins.push(await plugOne(ctx, name, planned))
+      for (const planned of wanted) plugins.push(await plugOne(ctx, name, planned))
     } catch (error) {
       for (const p of plugins.reverse()) unplug(ctx, name, p, 'rollback')
       throw error

@@ -132,4 +132,14 @@ describe('mcp-tools configuration and start failures', () => {
       await allExited(serverPids(files))
     }
   })
+
+  it('refuses an include pattern that matches no tool, and a contract for a tool left out', async () => {
+    const files = newFiles()
+    await refused([stdioServer(files, { include: ['lookup_ordr', 'append_note'] }, 'orders')], 'plugin_config_invalid',
+      /servers\[0\] \("orders"\)\.include\[0\]: "lookup_ordr" matches no tool of the server \(did you mean "lookup_order"\?\)/)
+    await refused([stdioServer(files, { include: ['lookup_order'], tools: { append_note: { idempotent: true } } }, 'orders')], 'plugin_config_invalid',
+      /servers\[0\] \("orders"\)\.tools\["append_note"\]: a contract for a tool that include\/exclude leave out/)
+    await allExited(serverPids(files))
+  })
 })
+

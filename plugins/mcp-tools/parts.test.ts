@@ -6,6 +6,7 @@ import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { contractOf } from './contract.ts'
 import { isValidName, registryName } from './naming.ts'
+import { StderrTail } from './stderr-tail.ts'
 import { toToolResult } from './result.ts'
 import { argumentCheck } from './schema.ts'
 import { Secrets } from './secrets.ts'
@@ -111,3 +112,21 @@ describe('secrets', () => {
     assert.deepEqual(secrets.redactDeep({ a: ['x abc-123-secret'], n: 1 }), { a: ['x [redacted]'], n: 1 })
   })
 })
+
+describe('stderr tail', () => {
+  it('keeps the first error line when a long stack trace pushes it out of the last lines', () => {
+    const tail = new StderrTail()
+    tail.push("node:internal/modules/run_main:123\nError [ERR_MODULE_NOT_FOUND]: Cannot find package '@modelcontextprotocol/sdk'\n")
+    for (let i = 0; i < 12; i++) tail.push(`    at frame${i} (node:internal/x:${i})\n`)
+    const shown = tail.lines()
+    assert.match(shown, /^Error \[ERR_MODULE_NOT_FOUND\]: Cannot find package '@modelcontextprotocol\/sdk'\n\.\.\.\n {4}at frame4/)
+    assert.equal(shown.split('\n').length, 10)
+  })
+
+  it('shows the last lines alone when they hold the error', () => {
+    const tail = new StderrTail()
+    tail.push('starting\nError: database is locked\n')
+    assert.equal(tail.lines(), 'starting\nError: database is locked')
+  })
+})
+

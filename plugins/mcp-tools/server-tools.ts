@@ -57,6 +57,14 @@ export class ServerTools {
 
     const include = config.include.map(globPattern)
     const exclude = config.exclude.map(globPattern)
+    // A pattern that matches nothing is a typo that would hide a tool until the model asks for it.
+    for (const [field, patterns] of [['include', config.include], ['exclude', config.exclude]] as const) {
+      for (const [i, pattern] of patterns.entries()) {
+        if (known.some((name) => globPattern(pattern).test(name))) continue
+        const hint = closest(pattern, known)
+        problems.push({ code: 'plugin_config_invalid', message: `${where}.${field}[${i}]: "${pattern}" matches no tool of the server${hint ? ` (did you mean "${hint}"?)` : ''}; it has: ${known.join(', ') || 'no tools'}` })
+      }
+    }
     const wanted = new Map<string, { def: McpTool; name: string }>()
     const byName = new Map<string, string>()
     for (const def of list) {
@@ -74,6 +82,9 @@ export class ServerTools {
       }
       byName.set(name, def.name)
       wanted.set(def.name, { def, name })
+    }
+    for (const name of Object.keys(config.tools)) {
+      if (known.includes(name) && !wanted.has(name)) problems.push({ code: 'plugin_config_invalid', message: `${where}.tools["${name}"]: a contract for a tool that include/exclude leave out; include the tool, or drop its entry` })
     }
     if (strict && problems.length) throw combined(problems)
     for (const p of problems) this.options.log(p.message)

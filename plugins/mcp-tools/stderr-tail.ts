@@ -4,15 +4,21 @@
  */
 export class StderrTail {
   private text = ''
+  /** The first line that names an error: a stack trace's last lines are frames, its first says what broke. */
+  private firstError = ''
 
   constructor(private maxChars = 2000) {}
 
   push(chunk: Buffer | string): void {
-    this.text = (this.text + chunk.toString()).slice(-this.maxChars)
+    const text = chunk.toString()
+    if (!this.firstError) this.firstError = text.split('\n').find((l) => /\b(Error|error|Exception|panic|Traceback)\b/.test(l))?.trim() ?? ''
+    this.text = (this.text + text).slice(-this.maxChars)
   }
 
-  /** The last `lines` non-empty lines, or '' when the server wrote nothing. */
+  /** The first error line (when the last lines leave it out), then the last `lines` non-empty lines; '' when the server wrote nothing. */
   lines(lines = 8): string {
-    return this.text.split('\n').filter((l) => l.trim()).slice(-lines).join('\n')
+    const tail = this.text.split('\n').filter((l) => l.trim()).slice(-lines)
+    const first = this.firstError && !tail.some((l) => l.includes(this.firstError)) ? [this.firstError, '...'] : []
+    return [...first, ...tail].join('\n')
   }
 }

@@ -10,6 +10,7 @@ import { PolicyContract } from './services/policy.ts'
 import { StoreContract } from './services/store.ts'
 import { ToolsContract } from './services/tools.ts'
 import { VerifierContract } from './services/verifier.ts'
+import { WorkspaceContract } from './services/workspace.ts'
 
 export const Contracts = {
   model: ModelContract,
@@ -19,6 +20,7 @@ export const Contracts = {
   verifier: VerifierContract,
   compactor: CompactorContract,
   store: StoreContract,
+  workspace: WorkspaceContract,
 } as const
 
 /** What the loop itself requires of an agent: every service but the compactor, at a compatible major. */

@@ -108,7 +108,7 @@ export class EffectRunner {
         const result = await call.result
         run.track(undefined)
         const observation = result.observation ?? observe(result.output, run.options.observationChars)
-        run.rec.record('tool/end', { tool: tool.name, attempt, output: result.output ?? null, observation, receipt: result.receipt, durationMs: Math.round(performance.now() - t0) }, producer, run.idsOf(action.id, started.seq))
+        run.rec.record('tool/end', { tool: tool.name, attempt, output: result.output ?? null, observation, receipt: result.receipt, durationMs: Math.round(performance.now() - t0), reveals: validReveals(result.reveals) }, producer, run.idsOf(action.id, started.seq))
         if (effectful) {
           if (run.cancelling) run.noteEffect('committed', { actionId: action.id, tool: tool.name, receipt: result.receipt })
           await run.flush([{ op: 'outcome', key, status: 'committed', receipt: result.receipt, output: result.output ?? null, at: Date.now() }])
@@ -224,4 +224,11 @@ async function deduplicate(run: DriverPort, action: ActionState, tool: Tool, eff
 export function observe(output: unknown, max: number): string {
   const text = typeof output === 'string' ? output : JSON.stringify(output) ?? 'null'
   return text.length > max ? `${text.slice(0, max)}… (${text.length - max} more characters in the store)` : text
+}
+
+/** Tool names a result revealed, when it gave a list of names; anything else is ignored. */
+function validReveals(reveals: unknown): string[] | undefined {
+  if (!Array.isArray(reveals)) return undefined
+  const names = reveals.filter((n): n is string => typeof n === 'string' && n.length > 0)
+  return names.length ? names : undefined
 }

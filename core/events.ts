@@ -74,14 +74,19 @@ export interface RunEventMap {
    * (each message carries the seq it came from), so the log grows with events, not with copies of context.
    */
   'step/context': { messages: number; tokens: number; tools: string[] }
-  /** The compactor was asked to shrink the projection; `rejected` says why its result was not used. */
-  'step/compacted': { before: number; after: number; summarised: number[]; rejected?: string }
   'step/model-request': { model: string; messages: number; tools: string[]; attempt: number }
   /** A model request failed; `retryInMs` is set when the kernel will retry. */
   'step/model-error': { errorClass: ErrorKind; code: Code; message: string; attempt: number; retryInMs?: number }
   /** The model's decision, persisted before the kernel acts on it. */
   'step/model-response': { decision: Decision; usage: Usage; model?: string }
   'step/end': { actions: number }
+  /** The projection was over the compactor's threshold: the compactor is asked to shrink it. */
+  'compaction/start': { strategy: string; tokens: number; limit: number }
+  /**
+   * The compactor answered. `rejected` says why its result was not used (the step then sees the whole
+   * projection); otherwise `after` is what the model sees, `summarised` the seqs now only summarised.
+   */
+  'compaction/end': { strategy: string; before: number; after: number; summarised: number[]; kept: number; usage?: Usage; rejected?: string }
   /** `argsError` is set when the model's arguments did not parse; the call then ends with invalid_arguments. */
   'tool/proposed': { tool: string; args: unknown; argsHash: string; callId?: string; argsError?: string }
   'tool/decision': { verdict: PolicyVerdict; ruleId: string; policyVersion: string; reason: string }
@@ -89,7 +94,7 @@ export interface RunEventMap {
   'tool/approval-decided': { approved: boolean; by: string; reason?: string }
   'tool/start': { tool: string; attempt: number; ticket: string; idempotencyKey: string; argsHash: string; policyVersion: string; timeoutMs: number }
   /** `deduplicated` when the effect was already done under the same idempotency key (by that run and action): the tool did not run again. */
-  'tool/end': { tool: string; attempt: number; output: unknown; observation: string; receipt?: unknown; durationMs: number; deduplicated?: { runId: string; actionId: string } }
+  'tool/end': { tool: string; attempt: number; output: unknown; observation: string; receipt?: unknown; durationMs: number; deduplicated?: { runId: string; actionId: string }; reveals?: string[] }
   /**
    * An action whose effect was unknown (its call started and no outcome was recorded) was settled: by
    * the tool's `reconcile`, or by a person. Committed closes the action with a result; not committed
@@ -108,7 +113,8 @@ export interface RunEventMap {
   'tool/error': { tool: string; attempt?: number; errorClass: ErrorKind; code: Code; message: string; observation: string; durationMs?: number; willRetry?: boolean; unknown?: boolean; stack?: string }
   'verify/start': { answer: string }
   /** `repair` is true when the kernel feeds the reason back to the model for another try. */
-  'verify/end': { ok: boolean; code?: Code; reason?: string; repair?: boolean; evidence: Evidence[] }
+  /** `feedback` is what the model is told when it may repair (`reason` stays in the record only, for a sealed check). */
+  'verify/end': { ok: boolean; code?: Code; reason?: string; feedback?: string; repair?: boolean; evidence: Evidence[] }
 }
 
 export type RunEventType = keyof RunEventMap
@@ -122,7 +128,8 @@ export type RunEvent<K extends RunEventType = RunEventType> = {
 export const RunEventTypes: readonly RunEventType[] = [
   'run/start', 'run/checkpoint', 'run/paused', 'run/resumed', 'run/cancel-requested', 'run/recovered', 'run/version-drift', 'run/end',
   'turn/start', 'turn/end',
-  'step/start', 'step/context', 'step/compacted', 'step/model-request', 'step/model-error', 'step/model-response', 'step/end',
+  'step/start', 'step/context', 'step/model-request', 'step/model-error', 'step/model-response', 'step/end',
+  'compaction/start', 'compaction/end',
   'tool/proposed', 'tool/decision', 'tool/approval-requested', 'tool/approval-decided', 'tool/start', 'tool/end', 'tool/error', 'tool/reconciled',
   'verify/start', 'verify/end',
 ]

@@ -305,10 +305,13 @@ export class RunDriver implements DriverPort {
     const views = this.visibleViews
 
     let projection = await context.value.assemble({ state: this.state, tools: views })
-    const limit = this.agent.options.contextTokens
-    if (compactor && limit && projection.tokens > limit) {
+    const threshold = compactor?.value.threshold ?? this.agent.options.contextTokens
+    if (compactor && threshold && projection.tokens > threshold) {
       // A compaction that breaks the projection's promises (or throws) is recorded and not used: the
       // model then sees the whole projection, which is over the limit but complete.
+      const limit = Math.min(threshold, this.agent.options.contextTokens ?? threshold)
+      const strategy = compactor.value.strategy ?? compactor.provider
+      this.rec.record('compaction/start', { strategy, tokens: projection.tokens, limit }, compactor.provider, ids)
       let compacted: CompactResult | undefined
       let problem: string | undefined
       try {
@@ -317,8 +320,12 @@ export class RunDriver implements DriverPort {
       } catch (error) {
         problem = `the compactor failed: ${(error as Error)?.message ?? error}`
       }
-      this.rec.record('step/compacted', { before: projection.tokens, after: compacted?.tokens ?? projection.tokens, summarised: problem ? [] : compacted!.summarised, rejected: problem }, compactor.provider, ids)
-      if (!problem) projection = compacted!
+      const used = !problem
+      this.rec.record('compaction/end', {
+        strategy, before: projection.tokens, after: used ? compacted!.tokens : projection.tokens, summarised: used ? compacted!.summarised : [],
+        kept: used ? compacted!.messages.length : projection.messages.length, usage: compacted?.usage, rejected: problem,
+      }, compactor.provider, ids)
+      if (used) projection = compacted!
       if (this.cancelRequest) return this.endCancelled()
     }
     this.rec.record('step/context', { messages: projection.messages.length, tokens: projection.tokens, tools: this.visibleNames }, context.provider, ids)
@@ -509,7 +516,7 @@ export class RunDriver implements DriverPort {
       return this.end('COMPLETED', undefined, undefined, answer)
     }
     const repair = verdict.repairable && this.state.repairs < this.state.budgets.maxRepairs
-    this.rec.record('verify/end', { ok: false, code: verdict.code, reason: verdict.reason, repair, evidence: verdict.evidence ?? [] }, verifier.provider, this.idsOf(undefined, started.seq))
+    this.rec.record('verify/end', { ok: false, code: verdict.code, reason: verdict.reason, feedback: verdict.feedback, repair, evidence: verdict.evidence ?? [] }, verifier.provider, this.idsOf(undefined, started.seq))
     if (repair) return 'continue'
     return this.end('FAILED_VERIFICATION', verdict.code, verdict.reason, answer)
   }

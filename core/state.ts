@@ -45,7 +45,7 @@ export type TranscriptEntry =
   | { kind: 'feedback'; text: string; seq: number }
 
 /** Version of the RunState shape; a snapshot of another version is ignored and the log replayed. */
-export const StateVersion = 1
+export const StateVersion = 2
 
 export interface RunState {
   runId: string
@@ -75,6 +75,8 @@ export interface RunState {
   /** The open step's final answer was verified, or its question was put to the user. */
   stepSettled: boolean
   usage: Usage
+  /** Tools that tools made visible (`ToolResult.reveals`), in order of first mention: a tools service may show them from then on. */
+  revealed: string[]
   repairs: number
   transcript: TranscriptEntry[]
   actions: Record<string, ActionState>
@@ -89,7 +91,7 @@ export function emptyState(runId: string): RunState {
   return {
     runId, agent: '', task: '', status: 'CREATED', lastSeq: 0, createdAt: 0, updatedAt: 0,
     budgets: { maxSteps: 0, maxRepairs: 0 }, plugins: {}, services: {},
-    turns: 0, steps: 0, stepOpen: false, stepActions: 0, stepSettled: false, usage: zeroUsage(), repairs: 0, transcript: [], actions: {}, pending: [],
+    turns: 0, steps: 0, stepOpen: false, stepActions: 0, stepSettled: false, usage: zeroUsage(), revealed: [], repairs: 0, transcript: [], actions: {}, pending: [],
   }
 }
 
@@ -179,13 +181,15 @@ function applyPayload(state: RunState, event: RunEvent): void {
       state.stepOpen = false
       return
     case 'step/context':
-    case 'step/compacted':
+    case 'compaction/start':
     case 'step/model-request':
     case 'step/model-error':
       return
+    case 'compaction/end':
+      if (event.data.usage) addUsage(state, event.data.usage)
+      return
     case 'step/model-response': {
-      const u = event.data.usage
-      state.usage = { inputTokens: state.usage.inputTokens + u.inputTokens, outputTokens: state.usage.outputTokens + u.outputTokens, costUsd: state.usage.costUsd + u.costUsd }
+      addUsage(state, event.data.usage)
       state.transcript.push({ kind: 'assistant', decision: event.data.decision, actionIds: [], seq: event.seq })
       state.stepDecision = event.data.decision.kind
       return
@@ -226,6 +230,7 @@ function applyPayload(state: RunState, event: RunEvent): void {
     }
     case 'tool/end': {
       const a = needAction(event, action)
+      for (const name of event.data.reveals ?? []) if (!state.revealed.includes(name)) state.revealed.push(name)
       a.status = 'succeeded'
       a.result = { observation: event.data.observation, seq: event.seq }
       settle(state, a, event.data.observation, true, event.seq)
@@ -260,7 +265,7 @@ function applyPayload(state: RunState, event: RunEvent): void {
       state.stepSettled = true
       if (!event.data.ok && event.data.repair) {
         state.repairs++
-        state.transcript.push({ kind: 'feedback', text: `The answer was not accepted (${event.data.code}): ${event.data.reason}`, seq: event.seq })
+        state.transcript.push({ kind: 'feedback', text: `The answer was not accepted (${event.data.code}): ${event.data.feedback ?? event.data.reason}`, seq: event.seq })
       }
       return
     default: {
@@ -268,6 +273,10 @@ function applyPayload(state: RunState, event: RunEvent): void {
       throw new CordageError('invalid_event', `unknown event type ${(unknown as RunEvent).type}`)
     }
   }
+}
+
+function addUsage(state: RunState, u: Usage) {
+  state.usage = { inputTokens: state.usage.inputTokens + u.inputTokens, outputTokens: state.usage.outputTokens + u.outputTokens, costUsd: state.usage.costUsd + u.costUsd }
 }
 
 function moveTo(state: RunState, status: RunStatus) {

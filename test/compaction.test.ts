@@ -24,9 +24,14 @@ describe('compaction', () => {
     harness = await supportDesk({ script, contextTokens: 120, plugins: [fixture('compactor-keep-recent')] })
     const state = await harness.agent.run('refund window?')
     assert.equal(state.status, 'COMPLETED')
-    const compacted = (await harness.events(state.runId)).filter((e) => e.type === 'step/compacted')
+    const events = await harness.events(state.runId)
+    const compacted = events.filter((e) => e.type === 'compaction/end')
     assert.ok(compacted.length >= 2)
-    for (const e of compacted) assert.ok(e.type === 'step/compacted' && e.data.after < e.data.before && e.producer === 'compactor-keep-recent@1.0.0')
+    for (const e of compacted) assert.ok(e.type === 'compaction/end' && e.data.after < e.data.before && e.data.strategy === 'compactor-keep-recent@1.0.0' && e.producer === 'compactor-keep-recent@1.0.0')
+    // Each compaction is announced before it happens, and ends before the step's context is recorded.
+    const starts = events.filter((e) => e.type === 'compaction/start').map((e) => e.seq)
+    assert.deepEqual(starts.map((seq) => events.find((e) => e.seq === seq + 1)?.type), starts.map(() => 'compaction/end'))
+    assert.ok(starts.every((seq) => events.find((e) => e.seq === seq + 2)?.type === 'step/context'))
     const last = harness.model().requests.at(-1)!
     assert.equal(last.messages[1].text, 'refund window?', 'the goal is still there')
     assert.ok(last.messages.length < state.transcript.length + 1, 'the model saw less than the run holds')
@@ -37,9 +42,9 @@ describe('compaction', () => {
     harness = await supportDesk({ script, contextTokens: 120, plugins: [fixture('compactor-drops-results')] })
     const state = await harness.agent.run('refund window?')
     assert.equal(state.status, 'COMPLETED')
-    const compacted = (await harness.events(state.runId)).filter((e) => e.type === 'step/compacted')
+    const compacted = (await harness.events(state.runId)).filter((e) => e.type === 'compaction/end')
     assert.ok(compacted.length >= 1, 'each attempt is on record')
-    for (const e of compacted) assert.ok(e.type === 'step/compacted' && /lost its result|the last message is gone/.test(e.data.rejected ?? ''))
+    for (const e of compacted) assert.ok(e.type === 'compaction/end' && /lost its result|the last message is gone/.test(e.data.rejected ?? ''))
     const last = harness.model().requests.at(-1)!
     assert.equal(last.messages.filter((m) => m.role === 'tool').length, 4, 'the model saw every result')
   })
@@ -47,6 +52,6 @@ describe('compaction', () => {
   it('does not compact a projection under the limit', async () => {
     harness = await supportDesk({ script, contextTokens: 100_000, plugins: [fixture('compactor-keep-recent')] })
     const state = await harness.agent.run('refund window?')
-    assert.equal((await harness.events(state.runId)).filter((e) => e.type === 'step/compacted').length, 0)
+    assert.equal((await harness.events(state.runId)).filter((e) => e.type.startsWith('compaction/')).length, 0)
   })
 })

@@ -5,9 +5,10 @@
  * is used and falls back to the uncompacted projection if the check fails.
  */
 import type { Projection } from './context.ts'
+import type { Usage } from './model.ts'
 import type { RunState } from '../state.ts'
 
-export const CompactorContract = '1.0.0'
+export const CompactorContract = '1.1.0'
 
 export interface CompactRequest {
   state: Readonly<RunState>
@@ -20,13 +21,26 @@ export interface CompactRequest {
 export interface CompactResult extends Projection {
   /** Seqs whose content is now only summarised (still in the store, retrievable by seq). */
   summarised: number[]
+  /** What producing the result cost (a summary asked of the model); counts toward the run's budgets. Since 1.1.0. */
+  usage?: Usage
 }
 
 export interface CompactorService {
   /**
+   * Name and version of the strategy, recorded with each compaction so a run says which one produced
+   * its context (for example `summary@1`). Default: the providing plugin's name@version. Since 1.1.0.
+   */
+  readonly strategy?: string
+  /**
+   * Compact when the projection is over this many tokens (for example a context window minus a reserve).
+   * Default: the agent's `contextTokens`. Since 1.1.0.
+   */
+  readonly threshold?: number
+  /**
    * Contract: returns a projection of at most `limit` tokens that keeps every tool call with its
-   * result, the first user message (the goal) and the last message. The kernel checks these and records
-   * `step/compacted`; a result that breaks them, or a throw, is recorded with `rejected` and not used.
+   * result, the first user message (the goal) and the last message. The kernel records `compaction/start`
+   * before and `compaction/end` after; a result that breaks these promises, or a throw, is recorded with
+   * `rejected` and not used.
    */
   compact(request: CompactRequest): Promise<CompactResult>
 }

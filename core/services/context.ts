@@ -7,7 +7,7 @@
 import type { RunState } from '../state.ts'
 import type { ToolView } from './tools.ts'
 
-export const ContextContract = '1.0.0'
+export const ContextContract = '1.1.0'
 
 /** One message of the projection, with provenance back to the run log. */
 export interface ContextMessage {
@@ -19,6 +19,8 @@ export interface ContextMessage {
   actionId?: string
   /** Seq of the event this message was derived from; 0 for text that does not come from the log (the system prompt). */
   source: number
+  /** Where text that does not come from the log came from (a file, a section of it, a note), for provenance. Since 1.1.0. */
+  ref?: string
 }
 
 export interface Projection {

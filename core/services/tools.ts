@@ -50,6 +50,11 @@ export interface ToolResult {
   observation?: string
   /** Proof from the target system that an effect committed (an id, a row, a receipt). */
   receipt?: unknown
+  /**
+   * Names of tools this call made visible (a tool search that loaded them). Recorded in `tool/end` and
+   * kept in run state (`revealed`), so a tools service can keep showing them after compaction.
+   */
+  reveals?: string[]
 }
 
 /** What the model sees of a tool. */

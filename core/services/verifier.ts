@@ -6,7 +6,7 @@
 import type { Code } from '../errors.ts'
 import type { RunState } from '../state.ts'
 
-export const VerifierContract = '1.0.0'
+export const VerifierContract = '1.1.0'
 
 /** A piece of evidence: what supports the answer and where it came from. */
 export interface Evidence {
@@ -27,6 +27,12 @@ export type VerifyResult =
       reason: string
       /** The model may try again with the reason as feedback (if the repair budget allows). */
       repairable: boolean
+      /**
+       * What the model is told when it may try again, when that must differ from `reason` (which is
+       * recorded in `verify/end` either way). A sealed check (hidden tests) sets a message that gives
+       * nothing away. Default: `reason`. Since 1.1.0.
+       */
+      feedback?: string
       evidence?: Evidence[]
     }
 

@@ -8,7 +8,7 @@ import type { ContextMessage } from './context.ts'
 import type { ToolView } from './tools.ts'
 
 /** Contract version of `model`. Providers declare it in `provides`, dependents match it with a range. */
-export const ModelContract = '1.0.0'
+export const ModelContract = '1.1.0'
 
 /** One tool call proposed by the model. The kernel gives it a stable action id; `callId` is the provider's. */
 export interface ProposedCall {
@@ -54,6 +54,12 @@ export interface ModelRequest {
   signal: AbortSignal
   /** Set when someone listens for `model/delta`: a streaming adapter calls it as pieces arrive. */
   onDelta?: (delta: ModelDelta) => void
+  /**
+   * Why the model is asked: `step` (the default) for the loop's next decision, `summary` when a plugin
+   * (a compactor) asks it to summarise; a summary request offers no tools and wants a final answer.
+   * Since 1.1.0.
+   */
+  purpose?: 'step' | 'summary'
 }
 
 export interface ModelResponse {

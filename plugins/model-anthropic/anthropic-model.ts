@@ -28,7 +28,7 @@ export class AnthropicMessagesModel implements ModelService {
   }
 
   async respond(request: ModelRequest): Promise<ModelResponse> {
-    const { tools, askUserOffered } = offeredTools(request.tools, this.config.askUser)
+    const { tools, askUserOffered } = offeredTools(request.tools, this.config.askUser && request.purpose !== 'summary')
     const call = new HttpCall({ label: this.label, timeoutMs: this.config.timeoutMs, signal: request.signal, redactor: this.redactor, ...this.hints })
     try {
       const response = await call.post(this.url, this.headers, messagesRequest(this.config, request.messages, tools))

@@ -23,7 +23,7 @@ export default {
   name: 'model-anthropic',
   version: '1.0.0',
   description: 'Anthropic Messages API: streaming, tool_use blocks, usage and cost.',
-  provides: { model: '1.0.0' },
+  provides: { model: '1.1.0' },
   config: Schema.object({
     model: Schema.string().required().description('Model name, for example claude-sonnet-4-5.'),
     baseUrl: Schema.string().description(`API base URL, without /v1. Default: $ANTHROPIC_BASE_URL, else ${DefaultBaseUrl}.`),

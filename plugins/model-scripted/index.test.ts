@@ -67,4 +67,17 @@ describe('model-scripted', () => {
     const { fork } = await plug(plugin, { script: [{ tool: 'a', final: 'b' }] })
     assert.match(String(fork.error?.message), /script\[0\] must have exactly one of tool, calls, final, ask \(found tool, final\)/)
   })
+
+  it('answers summary requests from summaries, without taking a step\'s answer', async () => {
+    const m = await model({ script: [{ final: 'step one' }], summaries: ['first summary', 'later summary'] })
+    const summary = (runId: string) => m.respond({ ...request(1), runId, purpose: 'summary' })
+    assert.deepEqual((await summary('r')).decision, { kind: 'final', text: 'first summary' })
+    assert.deepEqual((await summary('r')).decision, { kind: 'final', text: 'later summary' })
+    assert.deepEqual((await summary('r')).decision, { kind: 'final', text: 'later summary' })
+    assert.deepEqual((await summary('other')).decision, { kind: 'final', text: 'first summary' })
+    assert.deepEqual((await m.respond(request(1))).decision, { kind: 'final', text: 'step one' })
+    const none = await model({ script: [{ final: 'x' }] })
+    await assert.rejects(none.respond({ ...request(1), purpose: 'summary' }), { code: 'model_permanent', message: /no summaries/ })
+  })
 })
+

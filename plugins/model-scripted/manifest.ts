@@ -20,6 +20,7 @@ export interface ScriptEntry {
 
 export interface Config {
   script: ScriptEntry[]
+  summaries: string[]
   file?: string
   usage: Usage
   delayMs: number
@@ -51,11 +52,12 @@ const entry = Schema.object({
 
 export default {
   name: 'model-scripted',
-  version: '1.0.0',
+  version: '1.1.0',
   description: 'A deterministic model that answers from a script. The test and demo default; no network.',
-  provides: { model: '1.0.0' },
+  provides: { model: '1.1.0' },
   config: Schema.object({
     script: Schema.array(entry).default([]).description('The answers, in order, one per model call.'),
+    summaries: Schema.array(String).default([]).description('Answers to summary requests (purpose "summary", from a compactor), in order per run; the last one repeats.'),
     file: Schema.string().description('A YAML or JSON file holding the script (relative to the preset). Used when `script` is empty.'),
     usage: usage.default({ inputTokens: 0, outputTokens: 0, costUsd: 0 }).description('Usage reported per call unless an entry says otherwise.'),
     delayMs: Schema.natural().default(0).description('Wait this long before each answer (honours cancellation).'),

@@ -12,6 +12,8 @@ export type RecordedRequest = Omit<ModelRequest, 'signal'>
 export class ScriptedModel implements ModelService {
   readonly requests: RecordedRequest[] = []
   private failures = new Map<string, number>()
+  /** Summary requests answered so far, per run. */
+  private summaries = new Map<string, number>()
 
   constructor(private entries: ScriptEntry[], private config: Omit<Config, 'script' | 'file'>) {}
 
@@ -20,6 +22,7 @@ export class ScriptedModel implements ModelService {
     this.requests.push({ ...recorded, messages: [...request.messages], tools: [...request.tools] })
     if (this.requests.length > this.config.recordRequests) this.requests.shift()
 
+    if (request.purpose === 'summary') return this.summary(request)
     const entry = this.entryFor(request.stepIndex)
     const delay = entry.delayMs ?? this.config.delayMs
     if (delay > 0) await wait(delay, signal)
@@ -34,6 +37,16 @@ export class ScriptedModel implements ModelService {
       }
     }
     return { decision: decisionOf(entry), usage: { ...this.config.usage, ...entry.usage }, model: 'scripted' }
+  }
+
+  /** Summaries are scripted apart from steps: a compactor asking mid-step must not take the step's answer. */
+  private async summary(request: ModelRequest): Promise<ModelResponse> {
+    const list = this.config.summaries
+    if (!list.length) throw new CordageError('model_permanent', 'a summary was asked for, and the script has no summaries (set summaries: [...])')
+    const n = this.summaries.get(request.runId) ?? 0
+    this.summaries.set(request.runId, n + 1)
+    if (this.config.delayMs > 0) await wait(this.config.delayMs, request.signal)
+    return { decision: { kind: 'final', text: list[Math.min(n, list.length - 1)] }, usage: { ...this.config.usage }, model: 'scripted' }
   }
 
   private entryFor(stepIndex: number): ScriptEntry {

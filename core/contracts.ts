@@ -7,6 +7,7 @@ import { CompactorContract } from './services/compactor.ts'
 import { ContextContract } from './services/context.ts'
 import { ModelContract } from './services/model.ts'
 import { PolicyContract } from './services/policy.ts'
+import { ProgressContract } from './services/progress.ts'
 import { StoreContract } from './services/store.ts'
 import { ToolsContract } from './services/tools.ts'
 import { VerifierContract } from './services/verifier.ts'
@@ -19,6 +20,7 @@ export const Contracts = {
   policy: PolicyContract,
   verifier: VerifierContract,
   compactor: CompactorContract,
+  progress: ProgressContract,
   store: StoreContract,
   workspace: WorkspaceContract,
 } as const
@@ -27,4 +29,4 @@ export const Contracts = {
 export const KernelRequires: Record<string, string> = {
   model: '^1.0.0', context: '^1.0.0', tools: '^1.0.0', policy: '^1.0.0', verifier: '^1.0.0', store: '^2.0.0',
 }
-export const KernelOptional: Record<string, string> = { compactor: '^1.0.0' }
+export const KernelOptional: Record<string, string> = { compactor: '^1.0.0', progress: '^1.0.0' }

@@ -48,6 +48,7 @@ export const Codes = {
   deadline_exceeded: { kind: 'budget_exhausted', text: 'the run passed its deadline' },
   token_budget_exceeded: { kind: 'budget_exhausted', text: 'the token budget is spent' },
   cost_budget_exceeded: { kind: 'budget_exhausted', text: 'the cost budget is spent' },
+  no_progress: { kind: 'budget_exhausted', text: 'the run kept repeating itself or stopped finding anything new' },
 
   // model
   model_transient: { kind: 'model_transient', text: 'the model request failed in a way that may pass (rate limit, network, 5xx)' },

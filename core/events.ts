@@ -80,6 +80,8 @@ export interface RunEventMap {
   /** The model's decision, persisted before the kernel acts on it. */
   'step/model-response': { decision: Decision; usage: Usage; model?: string }
   'step/end': { actions: number }
+  /** The progress service judged the run stalled, before a new step; `response` says what happens now. */
+  'step/no-progress': { detector: string; response: 'feedback' | 'ask' | 'stop'; reason: string; thresholds: Record<string, number>; text?: string }
   /** The projection was over the compactor's threshold: the compactor is asked to shrink it. */
   'compaction/start': { strategy: string; tokens: number; limit: number }
   /**
@@ -128,7 +130,7 @@ export type RunEvent<K extends RunEventType = RunEventType> = {
 export const RunEventTypes: readonly RunEventType[] = [
   'run/start', 'run/checkpoint', 'run/paused', 'run/resumed', 'run/cancel-requested', 'run/recovered', 'run/version-drift', 'run/end',
   'turn/start', 'turn/end',
-  'step/start', 'step/context', 'step/model-request', 'step/model-error', 'step/model-response', 'step/end',
+  'step/start', 'step/context', 'step/model-request', 'step/model-error', 'step/model-response', 'step/end', 'step/no-progress',
   'compaction/start', 'compaction/end',
   'tool/proposed', 'tool/decision', 'tool/approval-requested', 'tool/approval-decided', 'tool/start', 'tool/end', 'tool/error', 'tool/reconciled',
   'verify/start', 'verify/end',

@@ -24,6 +24,7 @@ import type { ContextMessage, ContextService } from './services/context.ts'
 import { checkCompacted, type CompactResult, type CompactorService } from './services/compactor.ts'
 import { checkResponse, type ModelDelta, type ModelResponse, type ModelService } from './services/model.ts'
 import type { PolicyDecision, PolicyService } from './services/policy.ts'
+import type { ProgressService, ProgressVerdict } from './services/progress.ts'
 import type { CancelRequest, EffectWrite, Lease, StoreService } from './services/store.ts'
 import type { ToolsService } from './services/tools.ts'
 import type { VerifierService } from './services/verifier.ts'
@@ -41,6 +42,7 @@ interface StepServices {
   policy: ServiceEntry<PolicyService>
   verifier: ServiceEntry<VerifierService>
   compactor?: ServiceEntry<CompactorService>
+  progress?: ServiceEntry<ProgressService>
 }
 
 const required = ['model', 'context', 'tools', 'policy', 'verifier'] as const
@@ -252,7 +254,28 @@ export class RunDriver implements DriverPort {
 
     const steps = outOfSteps(this.state.budgets, this.state)
     if (steps) return this.end('STOPPED', steps.code, steps.reason)
+    if (this.services.progress) {
+      const stalled = await this.checkProgress(this.services.progress)
+      if (stalled) return stalled
+    }
     return this.step()
+  }
+
+  /** Ask the progress service about the run before a new step; undefined means go on (with feedback, if it gave any). */
+  private async checkProgress(progress: ServiceEntry<ProgressService>): Promise<Next | undefined> {
+    let verdict: ProgressVerdict
+    try {
+      verdict = await progress.value.check({ state: this.state })
+    } catch (error) {
+      return this.end('FAILED', 'internal_error', `progress service ${progress.provider} failed: ${(error as Error)?.message ?? error}`)
+    }
+    if (verdict.kind === 'continue') return undefined
+    const { detector, reason, thresholds } = verdict
+    const text = verdict.kind === 'feedback' ? verdict.text : undefined
+    this.rec.record('step/no-progress', { detector, response: verdict.kind, reason, thresholds, text }, progress.provider, { turnId: this.ids.turnId })
+    if (verdict.kind === 'ask') return this.pause('WAITING_USER', verdict.question, 'user', { code: 'no_progress' })
+    if (verdict.kind === 'stop') return this.end('STOPPED', 'no_progress', `${detector}: ${reason}`)
+    return undefined
   }
 
   /**
@@ -286,6 +309,7 @@ export class RunDriver implements DriverPort {
       ;(found as Record<string, unknown>)[name] = entry
     }
     found.compactor = readService<CompactorService>(ctx, 'compactor')
+    found.progress = readService<ProgressService>(ctx, 'progress')
     this.storeEntry = readService<StoreService>(ctx, 'store')
     this.services = found as StepServices
     this.servicesVersion = this.agent.servicesVersion

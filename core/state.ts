@@ -75,6 +75,8 @@ export interface RunState {
   /** The open step's final answer was verified, or its question was put to the user. */
   stepSettled: boolean
   usage: Usage
+  /** What the progress service decided so far (step/no-progress), oldest first: detectors escalate from it. */
+  interventions: { detector: string; response: 'feedback' | 'ask' | 'stop'; afterStep: number; seq: number }[]
   /** Tools that tools made visible (`ToolResult.reveals`), in order of first mention: a tools service may show them from then on. */
   revealed: string[]
   repairs: number
@@ -91,7 +93,7 @@ export function emptyState(runId: string): RunState {
   return {
     runId, agent: '', task: '', status: 'CREATED', lastSeq: 0, createdAt: 0, updatedAt: 0,
     budgets: { maxSteps: 0, maxRepairs: 0 }, plugins: {}, services: {},
-    turns: 0, steps: 0, stepOpen: false, stepActions: 0, stepSettled: false, usage: zeroUsage(), revealed: [], repairs: 0, transcript: [], actions: {}, pending: [],
+    turns: 0, steps: 0, stepOpen: false, stepActions: 0, stepSettled: false, usage: zeroUsage(), interventions: [], revealed: [], repairs: 0, transcript: [], actions: {}, pending: [],
   }
 }
 
@@ -179,6 +181,10 @@ function applyPayload(state: RunState, event: RunEvent): void {
       return
     case 'step/end':
       state.stepOpen = false
+      return
+    case 'step/no-progress':
+      state.interventions.push({ detector: event.data.detector, response: event.data.response, afterStep: state.steps, seq: event.seq })
+      if (event.data.response === 'feedback' && event.data.text) state.transcript.push({ kind: 'feedback', text: event.data.text, seq: event.seq })
       return
     case 'step/context':
     case 'compaction/start':

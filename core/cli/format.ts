@@ -36,6 +36,7 @@ function detail(event: RunEvent): string {
     case 'turn/end': return event.data.answer ? quote(event.data.answer, 80) : ''
     case 'step/start': return `#${event.data.index}`
     case 'step/context': return `${event.data.messages} messages ~${event.data.tokens} tokens, tools: ${event.data.tools.join(', ') || 'none'}`
+    case 'step/no-progress': return `${event.data.response} (${event.data.detector}): ${event.data.reason}`
     case 'compaction/start': return `${event.data.strategy}: ${event.data.tokens} tokens, limit ${event.data.limit}`
     case 'compaction/end': return event.data.rejected ? `${event.data.strategy}: rejected, ${event.data.rejected}` : `${event.data.strategy}: ${event.data.before} → ${event.data.after} tokens, ${event.data.kept} messages kept, ${event.data.summarised.length} summarised`
     case 'step/model-request': return `${event.data.model}${event.data.attempt > 1 ? ` attempt ${event.data.attempt}` : ''}`

@@ -1,4 +1,4 @@
-import { CordageError, definePlugin } from 'cordage'
+import { checkArgsPattern, CordageError, definePlugin } from 'cordage'
 import manifest, { type Config } from './manifest.ts'
 import { RulePolicy } from './rules.ts'
 
@@ -9,13 +9,8 @@ export default definePlugin<Config>(manifest, (ctx, config) => {
   for (const rule of config.rules) {
     if (ids.has(rule.id)) throw new CordageError('plugin_config_invalid', `policy-rules: rule id "${rule.id}" is used twice; ids name decisions in the record and must be unique`)
     ids.add(rule.id)
-    if (rule.match.args) for (const [path, m] of Object.entries(rule.match.args)) {
-      if (typeof m === 'object' && m !== null && m.regex !== undefined) {
-        try { new RegExp(m.regex) } catch (error) {
-          throw new CordageError('plugin_config_invalid', `policy-rules: rule "${rule.id}" match.args.${path}.regex is not a valid regular expression: ${(error as Error).message}`)
-        }
-      }
-    }
+    const problem = rule.match.args && checkArgsPattern(rule.match.args)
+    if (problem) throw new CordageError('plugin_config_invalid', `policy-rules: rule "${rule.id}" match.args.${problem}`)
   }
   ctx.set('policy', new RulePolicy(config, manifest.version))
 })

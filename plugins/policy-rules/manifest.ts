@@ -1,17 +1,5 @@
 import { Schema } from 'cordis'
-import type { Manifest } from 'cordage'
-
-/** A test on one argument: a glob string, an exact number/boolean, or an object of comparisons. */
-export type ArgMatcher = string | number | boolean | {
-  equals?: unknown
-  regex?: string
-  in?: unknown[]
-  gt?: number
-  gte?: number
-  lt?: number
-  lte?: number
-  exists?: boolean
-}
+import type { ArgMatcher, Manifest } from 'cordage'
 
 export interface Match {
   tool?: string | string[]

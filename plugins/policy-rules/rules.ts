@@ -3,8 +3,8 @@
  * version covers the rules themselves, so editing a rule changes the version and voids tickets and
  * approvals made under the old rules.
  */
-import { globPattern, hashArgs, type PolicyDecision, type PolicyRequest, type PolicyService } from 'cordage'
-import type { ArgMatcher, Config, Match, Rule } from './manifest.ts'
+import { compileArgs, globPattern, hashArgs, type PolicyDecision, type PolicyRequest, type PolicyService } from 'cordage'
+import type { Config, Match, Rule } from './manifest.ts'
 
 export class RulePolicy implements PolicyService {
   readonly version: string
@@ -34,42 +34,9 @@ function compile(match: Match): (request: PolicyRequest) => boolean {
     tests.push((r) => classes.includes(r.tool.sideEffect))
   }
   if (match.needsApproval !== undefined) tests.push((r) => r.tool.needsApproval === match.needsApproval)
-  for (const [path, matcher] of Object.entries(match.args ?? {})) {
-    const test = compileArg(matcher)
-    const keys = path.split('.')
-    tests.push((r) => test(dig(r.args, keys)))
+  if (match.args) {
+    const test = compileArgs(match.args)
+    tests.push((r) => test(r.args))
   }
   return (request) => tests.every((t) => t(request))
-}
-
-function compileArg(matcher: ArgMatcher): (value: unknown) => boolean {
-  if (typeof matcher === 'string') {
-    const re = globPattern(matcher)
-    return (v) => typeof v === 'string' && re.test(v)
-  }
-  if (typeof matcher !== 'object' || matcher === null) return (v) => v === matcher
-  const re = matcher.regex !== undefined ? new RegExp(matcher.regex) : undefined
-  return (v) => {
-    if (matcher.exists !== undefined && (v !== undefined) !== matcher.exists) return false
-    if (matcher.equals !== undefined && hashArgs(v) !== hashArgs(matcher.equals)) return false
-    if (matcher.in !== undefined && !matcher.in.some((x) => hashArgs(x) === hashArgs(v))) return false
-    if (re && !(typeof v === 'string' && re.test(v))) return false
-    const numeric = [matcher.gt, matcher.gte, matcher.lt, matcher.lte].some((x) => x !== undefined)
-    if (numeric && typeof v !== 'number') return false
-    const n = v as number
-    if (matcher.gt !== undefined && !(n > matcher.gt)) return false
-    if (matcher.gte !== undefined && !(n >= matcher.gte)) return false
-    if (matcher.lt !== undefined && !(n < matcher.lt)) return false
-    if (matcher.lte !== undefined && !(n <= matcher.lte)) return false
-    return true
-  }
-}
-
-function dig(value: unknown, keys: string[]): unknown {
-  let current = value
-  for (const key of keys) {
-    if (current === null || typeof current !== 'object') return undefined
-    current = (current as Record<string, unknown>)[key]
-  }
-  return current
 }

@@ -6,16 +6,19 @@
  * one worker drives a run at a time across processes and machines; the state is then rebuilt from the
  * store, so a command works the same on a run started by another process.
  */
+import { randomBytes } from 'node:crypto'
 import { hostname } from 'node:os'
 import { DefaultBudgets, type Budgets } from './budget.ts'
 import { createDispatch, readService, ServiceNames, type Context, type Dispatch } from './cordis.ts'
 import { CordageError } from './errors.ts'
 import type { ModelDeltaEvent, RunEvent } from './events.ts'
 import { StepGate } from './gate.ts'
+import type { ApprovalGrant, ApprovalScope, GrantArgs } from './grants.ts'
+import { checkArgsPattern, type ArgsPattern } from './match.ts'
 import { RunDriver } from './loop.ts'
 import type { Lease, StoreService } from './services/store.ts'
 import type { ToolsService } from './services/tools.ts'
-import { emptyState, replay, replayFrom, type RunState } from './state.ts'
+import { emptyState, replay, replayFrom, type ActionState, type RunState } from './state.ts'
 import { isTerminal, type RunStatus } from './status.ts'
 import { KernelProducer } from './version.ts'
 
@@ -80,6 +83,20 @@ export interface Actor {
 export interface ContinueOptions extends Actor {
   /** Continue even though the agent's plugins differ from those the run started with (recorded). */
   acceptDrift?: boolean
+}
+
+/** How far an approval reaches, and for which arguments (see core/grants.ts). */
+export interface ApprovalOptions extends ContinueOptions {
+  resume?: boolean
+  /** `once` (default): this call. `run`: the tool for the rest of the run. `grant`: a standing grant across runs. */
+  scope?: ApprovalScope
+  /**
+   * Which arguments a `run` or `grant` approval covers: a pattern (`{ amount: { lte: 100 } }`), `any`,
+   * or, when unset, for `run` any arguments and for `grant` exactly this call's.
+   */
+  args?: ArgsPattern | 'any'
+  /** A `run` or `grant` approval lapses this long after it is given. */
+  expiresInMs?: number
 }
 
 export class AgentRuntime {
@@ -151,8 +168,23 @@ export class AgentRuntime {
    * Approve the pending action and (by default) continue the run. The approval is bound to the action's
    * arguments hash; if the policy version changed since the request, the action is decided again.
    */
-  async approve(runId: string, actionId: string, options: ContinueOptions & { resume?: boolean } = {}): Promise<RunHandle> {
+  async approve(runId: string, actionId: string, options: ApprovalOptions = {}): Promise<RunHandle> {
     return this.decide(runId, actionId, true, options)
+  }
+
+  /** Standing grants of this agent (active ones, or all with `inactive`). Empty when the store keeps none. */
+  async grants(query: { tool?: string; inactive?: boolean } = {}): Promise<ApprovalGrant[]> {
+    const store = this.store()
+    return store.grants ? store.grants({ ...query, agent: this.name }) : []
+  }
+
+  /** Revoke a standing grant: from now on the calls it covered are asked about again. */
+  async revokeGrant(id: string, options: Actor = {}): Promise<ApprovalGrant> {
+    const store = this.store()
+    if (!store.revokeGrant) throw new CordageError('invalid_input', `the store of agent "${this.name}" keeps no standing grants`)
+    const grant = await store.revokeGrant(id, options.by ?? 'api', Date.now(), options.reason)
+    if (!grant) throw new CordageError('invalid_input', `no grant ${id} in the store of agent "${this.name}"`)
+    return grant
   }
 
   /** Reject the pending action; the rejection becomes an observation for the model and the run goes on. */
@@ -365,7 +397,7 @@ export class AgentRuntime {
     driver.rec.record('turn/start', { input: task }, KernelProducer, { turnId: 't1' })
   }
 
-  private async decide(runId: string, actionId: string, approved: boolean, options: ContinueOptions & { resume?: boolean }): Promise<RunHandle> {
+  private async decide(runId: string, actionId: string, approved: boolean, options: ApprovalOptions): Promise<RunHandle> {
     const { driver, state } = await this.take(runId)
     return this.guard(driver, async () => {
       if (state.status !== 'WAITING_APPROVAL') throw notWaiting(state)
@@ -379,13 +411,38 @@ export class AgentRuntime {
         throw new CordageError('action_not_pending', `action ${actionId} of run ${runId} ${action ? `is ${phrase[action.status] ?? action.status}` : 'does not exist'}${waiting ? `; the run waits for ${waiting}` : ''}`)
       }
       const by = options.by ?? 'api'
-      driver.rec.record('tool/approval-decided', { approved, by, reason: options.reason }, KernelProducer, { ...turn(state), stepId: action.stepId, actionId, causation: action.requestedSeq })
+      const approvers = action.decision?.approvers
+      if (approvers && !approvers.includes('*') && !approvers.includes(by)) {
+        throw new CordageError('approver_not_allowed', `${by} may not decide action ${actionId} of run ${runId}: rule ${action.decision!.ruleId} names its approvers: ${approvers.join(', ')}`)
+      }
+      const scope = approved ? options.scope ?? 'once' : undefined
+      const grant = scope === 'run' || scope === 'grant' ? this.grantOf(state, action, scope, by, options) : undefined
+      if (grant?.scope === 'grant' && !this.store().putGrant) throw new CordageError('invalid_input', `the store of agent "${this.name}" keeps no standing grants; approve with --scope once or run`)
+      driver.rec.record('tool/approval-decided', { approved, by, reason: options.reason, scope, grant }, KernelProducer, { ...turn(state), stepId: action.stepId, actionId, causation: action.requestedSeq })
+      // Recorded first: a grant without the approval it came from would be an approval nobody can trace.
+      if (grant?.scope === 'grant') { await driver.flush(); await this.store().putGrant!(grant) }
       if (options.resume === false) { await driver.flush(); return undefined }
       await this.drift(driver, state, options)
       driver.rec.record('run/resumed', { from: 'WAITING_APPROVAL', by }, KernelProducer, turn(state))
       await driver.flush()
       return () => driver.drive()
     })
+  }
+
+  /** The grant an approval with a wider scope creates: for this tool, these arguments, this policy and tool version. */
+  private grantOf(state: RunState, action: ActionState, scope: 'run' | 'grant', by: string, options: ApprovalOptions): ApprovalGrant {
+    if (options.args && options.args !== 'any') {
+      const problem = checkArgsPattern(options.args)
+      if (problem) throw new CordageError('invalid_input', `the approval's argument pattern: ${problem}`)
+    }
+    if (options.expiresInMs !== undefined && !(options.expiresInMs > 0)) throw new CordageError('invalid_input', `expiresInMs must be a positive number of milliseconds, got ${options.expiresInMs}`)
+    const args: GrantArgs = options.args === 'any' ? 'any' : options.args ? { pattern: options.args } : scope === 'run' ? 'any' : { hash: action.argsHash }
+    const now = Date.now()
+    return {
+      id: `gr_${now.toString(36)}_${randomBytes(4).toString('hex')}`, scope, agent: this.name, tool: action.tool, args,
+      policyVersion: action.decision!.policyVersion, toolVersion: action.decision?.toolVersion, by, reason: options.reason, createdAt: now,
+      expiresAt: options.expiresInMs !== undefined ? now + options.expiresInMs : undefined, source: { runId: state.runId, actionId: action.id },
+    }
   }
 
   /** Take a run's lease (or refuse: another worker drives it), then rebuild its state from the store. */

@@ -14,6 +14,7 @@
  * - Cancelled mid-call, a side-effecting call gets a short grace to finish: if it commits, the run says so.
  */
 import { classify, CordageError, type Code } from './errors.ts'
+import type { RunEvent } from './events.ts'
 import type { Recorder, EventIds } from './recorder.ts'
 import type { Effect, EffectWrite, StoreService } from './services/store.ts'
 import type { Reconciled, Tool } from './services/tools.ts'
@@ -32,7 +33,7 @@ export interface PauseDetail {
   /** The action the run waits on. */
   actionId?: string
   /** Record tool/approval-requested with these facts (after the checkpoint). */
-  approval?: { tool: string; args: unknown; argsHash: string; policyVersion: string; ruleId: string; reason: string }
+  approval?: RunEvent<'tool/approval-requested'>['data']
   /** Why, where a code applies (run/paused.code). */
   code?: Code
 }

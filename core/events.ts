@@ -10,6 +10,7 @@ import type { Verdict as PolicyVerdict } from './services/policy.ts'
 import type { Evidence } from './services/verifier.ts'
 import type { TerminalStatus, WaitingStatus } from './status.ts'
 import type { Budgets } from './budget.ts'
+import type { ApprovalGrant, ApprovalScope } from './grants.ts'
 
 /** Version of the envelope and payload shapes below. Bump on any incompatible change. */
 export const EventSchemaVersion = 1
@@ -91,9 +92,15 @@ export interface RunEventMap {
   'compaction/end': { strategy: string; before: number; after: number; summarised: number[]; kept: number; usage?: Usage; rejected?: string }
   /** `argsError` is set when the model's arguments did not parse; the call then ends with invalid_arguments. */
   'tool/proposed': { tool: string; args: unknown; argsHash: string; callId?: string; argsError?: string }
-  'tool/decision': { verdict: PolicyVerdict; ruleId: string; policyVersion: string; reason: string }
-  'tool/approval-requested': { tool: string; args: unknown; argsHash: string; policyVersion: string; ruleId: string; reason: string }
-  'tool/approval-decided': { approved: boolean; by: string; reason?: string }
+  /** `toolVersion` is the plugin that registered the tool; a decision holds only for that version. */
+  'tool/decision': { verdict: PolicyVerdict; ruleId: string; policyVersion: string; reason: string; approvers?: string[]; toolVersion?: string }
+  'tool/approval-requested': { tool: string; args: unknown; argsHash: string; policyVersion: string; ruleId: string; reason: string; approvers?: string[]; toolVersion?: string }
+  /**
+   * `scope` says how far the approval reaches: this call (`once`), the rest of the run (`run`), or a
+   * standing grant across runs (`grant`); `grant` is the grant it created. When a grant approved the
+   * call without asking anyone, `by` is `grant:<id>` and `grantId` names it.
+   */
+  'tool/approval-decided': { approved: boolean; by: string; reason?: string; scope?: ApprovalScope; grant?: ApprovalGrant; grantId?: string }
   'tool/start': { tool: string; attempt: number; ticket: string; idempotencyKey: string; argsHash: string; policyVersion: string; timeoutMs: number }
   /** `deduplicated` when the effect was already done under the same idempotency key (by that run and action): the tool did not run again. */
   'tool/end': { tool: string; attempt: number; output: unknown; observation: string; receipt?: unknown; durationMs: number; deduplicated?: { runId: string; actionId: string }; reveals?: string[] }

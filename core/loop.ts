@@ -25,6 +25,7 @@ import { checkCompacted, type CompactResult, type CompactorService } from './ser
 import { checkResponse, type ModelDelta, type ModelResponse, type ModelService } from './services/model.ts'
 import type { PolicyDecision, PolicyService } from './services/policy.ts'
 import type { ProgressService, ProgressVerdict } from './services/progress.ts'
+import { grantMismatch, type ApprovalGrant } from './grants.ts'
 import type { CancelRequest, EffectWrite, Lease, StoreService } from './services/store.ts'
 import type { ToolsService } from './services/tools.ts'
 import type { VerifierService } from './services/verifier.ts'
@@ -470,7 +471,9 @@ export class RunDriver implements DriverPort {
           const settled = await this.effects.settleUnknown(action, tool, this.effects.keyOf(action, tool), 'resume')
           if (settled !== 'retry') return settled
         }
-        if (action.decision?.policyVersion !== this.services.policy.value.version) {
+        // A decision (and an approval) holds only under the policy and the tool version it was made for.
+        const toolChanged = action.decision?.toolVersion !== undefined && tool.owner !== undefined && action.decision.toolVersion !== tool.owner
+        if (action.decision?.policyVersion !== this.services.policy.value.version || toolChanged) {
           const parsed = tool.input.safeParse(action.args)
           if (!parsed.success) return this.reject(action, 'invalid_arguments', `The arguments for ${tool.name} no longer match its schema.`)
           return this.authorize(action, tool, parsed.data)
@@ -505,16 +508,46 @@ export class RunDriver implements DriverPort {
     } catch (error) {
       decision = { verdict: 'deny', ruleId: 'policy-error', reason: `policy failed, denied to fail closed: ${(error as Error).message}` }
     }
+    // An `ask` nobody may answer would wait forever: deny it now, and say why.
+    if (decision.verdict === 'ask' && decision.approvers?.length === 0) {
+      decision = { verdict: 'deny', ruleId: decision.ruleId, reason: `${decision.reason}; it needs approval and no approver is configured, so it is denied (fail closed)` }
+    }
+    const policyVersion = policy.value.version
     const ids = this.idsOf(action.id, action.approval?.seq ?? action.proposedSeq)
-    const recorded = this.rec.record('tool/decision', { verdict: decision.verdict, ruleId: decision.ruleId, policyVersion: policy.value.version, reason: decision.reason }, policy.provider, ids)
+    const recorded = this.rec.record('tool/decision', {
+      verdict: decision.verdict, ruleId: decision.ruleId, policyVersion, reason: decision.reason, approvers: decision.approvers, toolVersion: tool.owner,
+    }, policy.provider, ids)
     if (decision.verdict === 'deny') return this.reject(action, 'policy_denied', `Denied by policy (rule ${decision.ruleId}): ${decision.reason}`, recorded.seq)
     if (decision.verdict === 'ask') {
+      const grant = await this.grantFor(action, tool, args, policyVersion, decision.approvers)
+      if (grant) {
+        // A person approved calls like this one before, for the run or standing: no one is asked again.
+        const approved = this.rec.record('tool/approval-decided', { approved: true, by: `grant:${grant.id}`, scope: grant.scope, grantId: grant.id }, KernelProducer, this.idsOf(action.id, recorded.seq))
+        return this.effects.execute(action, tool, policyVersion, approved.seq)
+      }
       return this.pause('WAITING_APPROVAL', `action ${action.id} (${action.tool}) waits for approval: ${decision.reason}`, 'approval', {
         actionId: action.id,
-        approval: { tool: action.tool, args: action.args, argsHash: action.argsHash, policyVersion: policy.value.version, ruleId: decision.ruleId, reason: decision.reason },
+        approval: { tool: action.tool, args: action.args, argsHash: action.argsHash, policyVersion, ruleId: decision.ruleId, reason: decision.reason, approvers: decision.approvers, toolVersion: tool.owner },
       })
     }
     return this.effects.execute(action, tool, policy.value.version, recorded.seq)
+  }
+
+  /**
+   * A grant that covers this call: given for the rest of this run, or standing (kept by the store). It
+   * must be active, for this agent, tool and arguments, under this policy and tool version, and given
+   * by someone the policy lets approve it.
+   */
+  private async grantFor(action: ActionState, tool: Tool, args: unknown, policyVersion: string, approvers?: string[]): Promise<ApprovalGrant | undefined> {
+    const now = Date.now()
+    const call = { agent: this.agent.name, tool: action.tool, args, argsHash: action.argsHash, policyVersion, toolVersion: tool.owner }
+    const allowed = (g: ApprovalGrant) => !approvers || approvers.includes('*') || approvers.includes(g.by)
+    const fits = (g: ApprovalGrant) => grantMismatch(g, call, now) === undefined && allowed(g)
+    const inRun = this.state.grants.find(fits)
+    if (inRun) return inRun
+    const store = this.store()
+    if (!store.grants) return undefined
+    return (await store.grants({ agent: this.agent.name, tool: action.tool, now })).find(fits)
   }
 
   // ── verification ────────────────────────────────────────────────────────────────────────────────

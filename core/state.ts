@@ -9,6 +9,7 @@ import { CordageError, type Code } from './errors.ts'
 import { EventSchemaVersion, type RunEvent } from './events.ts'
 import { zeroUsage, type Decision, type Usage } from './services/model.ts'
 import type { Verdict } from './services/policy.ts'
+import type { ApprovalGrant, ApprovalScope } from './grants.ts'
 import { assertTransition, type RunStatus } from './status.ts'
 
 export type ActionStatus =
@@ -26,8 +27,8 @@ export interface ActionState {
   /** Seq of the tool/proposed event. */
   proposedSeq: number
   status: ActionStatus
-  decision?: { verdict: Verdict; ruleId: string; policyVersion: string; reason: string; seq: number }
-  approval?: { approved: boolean; by: string; reason?: string; seq: number }
+  decision?: { verdict: Verdict; ruleId: string; policyVersion: string; reason: string; approvers?: string[]; toolVersion?: string; seq: number }
+  approval?: { approved: boolean; by: string; reason?: string; scope?: ApprovalScope; grantId?: string; seq: number }
   /** Seq of tool/approval-requested, when approval was asked. */
   requestedSeq?: number
   /** The idempotency key of its calls (from tool/start). */
@@ -77,6 +78,8 @@ export interface RunState {
   usage: Usage
   /** What the progress service decided so far (step/no-progress), oldest first: detectors escalate from it. */
   interventions: { detector: string; response: 'feedback' | 'ask' | 'stop'; afterStep: number; seq: number }[]
+  /** Approvals given for the rest of this run (scope `run`), oldest first. */
+  grants: ApprovalGrant[]
   /** Tools that tools made visible (`ToolResult.reveals`), in order of first mention: a tools service may show them from then on. */
   revealed: string[]
   repairs: number
@@ -93,7 +96,7 @@ export function emptyState(runId: string): RunState {
   return {
     runId, agent: '', task: '', status: 'CREATED', lastSeq: 0, createdAt: 0, updatedAt: 0,
     budgets: { maxSteps: 0, maxRepairs: 0 }, plugins: {}, services: {},
-    turns: 0, steps: 0, stepOpen: false, stepActions: 0, stepSettled: false, usage: zeroUsage(), interventions: [], revealed: [], repairs: 0, transcript: [], actions: {}, pending: [],
+    turns: 0, steps: 0, stepOpen: false, stepActions: 0, stepSettled: false, usage: zeroUsage(), interventions: [], grants: [], revealed: [], repairs: 0, transcript: [], actions: {}, pending: [],
   }
 }
 
@@ -223,7 +226,9 @@ function applyPayload(state: RunState, event: RunEvent): void {
     }
     case 'tool/approval-decided': {
       const a = needAction(event, action)
-      a.approval = { ...event.data, seq: event.seq }
+      const { grant, ...approval } = event.data
+      a.approval = { ...approval, seq: event.seq }
+      if (grant?.scope === 'run') state.grants.push(grant)
       a.status = event.data.approved ? 'approved' : 'rejected'
       return
     }

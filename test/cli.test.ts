@@ -128,7 +128,7 @@ describe('cordage CLI', () => {
     assert.equal(await main(['check', '--preset', file, '--json'], { out: (l) => out.push(l), err: () => {} }), 0)
     assert.deepEqual(JSON.parse(out[0]), {
       agent: 'support',
-      plugins: { 'model-scripted': '1.1.0', 'store-memory': '2.0.0', 'tools-registry': '1.0.0', 'context-basic': '1.0.0', 'verifier-basic': '1.0.0', 'policy-rules': '1.0.0', 'support-desk': '1.0.0' },
+      plugins: { 'model-scripted': '1.1.0', 'store-memory': '2.1.0', 'tools-registry': '1.0.0', 'context-basic': '1.0.0', 'verifier-basic': '1.0.0', 'policy-rules': '2.0.0', 'support-desk': '1.0.0' },
     })
   })
 })

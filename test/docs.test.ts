@@ -6,7 +6,7 @@ import assert from 'node:assert/strict'
 import { readFileSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { describe, it } from 'node:test'
-import { Codes, Kinds, PluginEventTypes, PreviewEventTypes, RunEventTypes, type CordageError } from 'cordage'
+import { Codes, Contracts, Kinds, PluginEventTypes, PreviewEventTypes, RunEventTypes, type CordageError } from 'cordage'
 import { Cordage } from '../core/host/app.ts'
 import { Commands } from '../core/cli/args.ts'
 import { ExitCodes } from '../core/cli/exit-codes.ts'
@@ -63,7 +63,7 @@ describe('docs/writing-a-plugin.md', () => {
     const paused = await agent.run('Order O-7 arrived broken. Please refund it.')
     assert.equal(paused.status, 'WAITING_APPROVAL')
     assert.equal(paused.waiting?.actionId, 's2.a1')
-    const done = await (await agent.approve(paused.runId, 's2.a1', { by: 'alice' })).done
+    const done = await (await agent.approve(paused.runId, 's2.a1', { by: 'returns-lead' })).done
     assert.equal(done.status, 'COMPLETED')
     const verified = (await agent.store().load(done.runId)).find((e) => e.type === 'verify/end')
     assert.ok(verified?.type === 'verify/end')
@@ -170,4 +170,11 @@ describe('docs/model-openai.md and docs/model-anthropic.md', () => {
       }
     })
   }
+})
+
+describe('docs/services.md', () => {
+  it('lists every service contract at its current version, and none that does not exist', () => {
+    const rows = [...doc('docs/services.md').matchAll(/^\| `(\w+)` \| `(\w+)Contract` \| ([\d.]+) \|/gm)].map((m) => [m[1], m[3]])
+    assert.deepEqual(Object.fromEntries(rows), { ...Contracts })
+  })
 })

@@ -5,6 +5,7 @@
  */
 import type { RunEvent } from '../events.ts'
 import type { RunSummary } from '../services/store.ts'
+import type { ApprovalGrant } from '../grants.ts'
 
 export function formatEvent(event: RunEvent, color = false): string {
   const id = event.actionId ?? event.stepId ?? event.turnId ?? ''
@@ -52,7 +53,7 @@ function detail(event: RunEvent): string {
     case 'tool/proposed': return `${event.data.tool}(${compact(event.data.args, 60)})`
     case 'tool/decision': return `${event.data.verdict} rule=${event.data.ruleId} policy=${event.data.policyVersion} — ${event.data.reason}`
     case 'tool/approval-requested': return `${event.data.tool}(${compact(event.data.args, 50)}) rule=${event.data.ruleId}`
-    case 'tool/approval-decided': return `${event.data.approved ? 'approved' : 'rejected'} by ${event.data.by}${event.data.reason ? ` — ${event.data.reason}` : ''}`
+    case 'tool/approval-decided': return `${event.data.approved ? 'approved' : 'rejected'} by ${event.data.by}${event.data.scope && event.data.scope !== 'once' ? ` (${event.data.scope}${event.data.grant ? ` ${event.data.grant.id}` : ''})` : ''}${event.data.reason ? ` — ${event.data.reason}` : ''}`
     case 'tool/start': return `${event.data.tool} attempt ${event.data.attempt} ticket=${event.data.ticket} timeout=${event.data.timeoutMs}ms`
     case 'tool/end': return `${event.data.tool} ${event.data.durationMs}ms${event.data.deduplicated ? ` (already done by ${event.data.deduplicated.runId} ${event.data.deduplicated.actionId})` : ''} ${quote(event.data.observation, 70)}`
     case 'tool/reconciled': return `${event.data.tool} ${event.data.committed ? 'committed' : 'not committed'} (by ${event.data.by}) key=${event.data.key}`
@@ -76,4 +77,11 @@ function quote(text: string, max: number): string {
 function compact(value: unknown, max: number): string {
   const text = JSON.stringify(value) ?? ''
   return text.length > max ? text.slice(0, max - 1) + '…' : text
+}
+
+/** One line of `cordage grants`. */
+export function formatGrant(grant: ApprovalGrant): string {
+  const args = grant.args === 'any' ? 'any arguments' : 'hash' in grant.args ? `arguments ${grant.args.hash.slice(7, 15)} only` : `arguments ${JSON.stringify(grant.args.pattern)}`
+  const state = grant.revokedAt !== undefined ? ` REVOKED by ${grant.revokedBy}` : grant.expiresAt !== undefined ? (grant.expiresAt <= Date.now() ? ' EXPIRED' : ` until ${new Date(grant.expiresAt).toISOString()}`) : ''
+  return `${grant.id}  ${grant.agent}  ${grant.tool}  ${args}  by ${grant.by}  policy ${grant.policyVersion}${state}`
 }

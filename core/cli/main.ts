@@ -10,10 +10,10 @@ import { Cordage } from '../host/app.ts'
 import type { RunState } from '../state.ts'
 import { isTerminal, isWaiting, Transitions, type RunStatus } from '../status.ts'
 import { KernelVersion } from '../version.ts'
-import type { AgentRuntime, RunHandle } from '../agent.ts'
+import type { AgentRuntime, ApprovalOptions, RunHandle } from '../agent.ts'
 import { helpText, parse, type Parsed } from './args.ts'
 import { ExitCodes, exitCodeFor } from './exit-codes.ts'
-import { formatEvent, formatSummary } from './format.ts'
+import { formatEvent, formatGrant, formatSummary } from './format.ts'
 
 export interface Output {
   out(line: string): void
@@ -81,7 +81,8 @@ const commands: Record<string, Handler> = {
   },
 
   async approve(args, io) {
-    return steer(args, io, (agent, [run, action]) => agent.approve(run, action, continuing(args)))
+    const wide = approvalScope(args)
+    return steer(args, io, (agent, [run, action]) => agent.approve(run, action, { ...continuing(args), ...wide }))
   },
 
   async reject(args, io) {
@@ -193,6 +194,41 @@ const commands: Record<string, Handler> = {
     }
   },
 
+  async grants({ flags }, io) {
+    const app = await open(flags, undefined, true)
+    try {
+      let listed = 0
+      for (const name of app.agentNames()) {
+        if (flags.agent && name !== flags.agent) continue
+        for (const grant of await app.agent(name).grants({ inactive: !!flags.all })) {
+          listed++
+          io.out(flags.json ? JSON.stringify(grant) : formatGrant(grant))
+        }
+      }
+      if (!listed && !flags.json) io.err(`no ${flags.all ? '' : 'active '}grants in the stores of ${app.preset.shown}`)
+      return ExitCodes.ok
+    } finally {
+      await app.stop()
+    }
+  },
+
+  async revoke({ flags, positionals: [id] }, io) {
+    const app = await open(flags, undefined, true)
+    try {
+      const agents = app.agentNames().filter((n) => !flags.agent || n === flags.agent)
+      for (const name of agents) {
+        const found = (await app.agent(name).grants({ inactive: true })).find((g) => g.id === id)
+        if (!found) continue
+        const grant = await app.agent(name).revokeGrant(id, { by: (flags.by as string | undefined) ?? 'cli', reason: flags.reason as string | undefined })
+        io.out(flags.json ? JSON.stringify(grant) : `revoked ${formatGrant(grant)}`)
+        return ExitCodes.ok
+      }
+      throw new CordageError('invalid_input', `no grant ${id} in the stores of ${app.preset.shown} (cordage grants --all lists them)`)
+    } finally {
+      await app.stop()
+    }
+  },
+
   async check({ flags }, io) {
     const app = await open(flags)
     try {
@@ -272,6 +308,31 @@ function follow(app: Cordage, io: Output, json: boolean, runId: () => string | u
 
 function continuing(args: Parsed) {
   return { by: by(args), reason: args.flags.reason as string | undefined, resume: !args.flags['no-resume'], acceptDrift: !!args.flags['accept-drift'] }
+}
+
+/** The scope flags of approve, checked: --args and --any-args and --expires only widen a run or grant approval. */
+function approvalScope(args: Parsed): Pick<ApprovalOptions, 'scope' | 'args' | 'expiresInMs'> {
+  const { scope, args: pattern, 'any-args': anyArgs, expires } = args.flags as Record<string, string | boolean | undefined>
+  if (scope !== undefined && !['once', 'run', 'grant'].includes(scope as string)) throw new CordageError('invalid_input', `--scope must be once, run or grant, got ${JSON.stringify(scope)}`)
+  const wide = scope === 'run' || scope === 'grant'
+  if (!wide && (pattern !== undefined || anyArgs || expires !== undefined)) throw new CordageError('invalid_input', '--args, --any-args and --expires go with --scope run or --scope grant')
+  if (pattern !== undefined && anyArgs) throw new CordageError('invalid_input', 'give --args or --any-args, not both')
+  let parsed: ApprovalOptions['args']
+  if (pattern !== undefined) {
+    try {
+      parsed = JSON.parse(pattern as string)
+    } catch (error) {
+      throw new CordageError('invalid_input', `--args is not JSON (${(error as Error).message}); write it like '{"amount":{"lte":100}}'`)
+    }
+    if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw new CordageError('invalid_input', '--args must be a JSON object: argument path → test')
+  }
+  return { scope: scope as ApprovalOptions['scope'], args: anyArgs ? 'any' : parsed, expiresInMs: expires === undefined ? undefined : duration(expires as string) }
+}
+
+function duration(text: string): number {
+  const m = /^(\d+)(s|m|h|d)$/.exec(text)
+  if (!m || Number(m[1]) === 0) throw new CordageError('invalid_input', `--expires must be a duration like 30m, 12h or 7d, got ${JSON.stringify(text)}`)
+  return Number(m[1]) * { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 }[m[2] as 's' | 'm' | 'h' | 'd']
 }
 
 function print(io: Output, event: RunEvent, json: boolean) {

@@ -8,7 +8,7 @@
 import type { RunState } from '../state.ts'
 import type { Tool } from './tools.ts'
 
-export const PolicyContract = '1.0.0'
+export const PolicyContract = '1.1.0'
 
 export type Verdict = 'allow' | 'ask' | 'deny'
 
@@ -30,6 +30,11 @@ export interface PolicyDecision {
   ruleId: string
   /** Why, in words a reviewer understands. */
   reason: string
+  /**
+   * For `ask`: who may approve (names as given with `--by`; `*` for anyone). Unset: anyone. An empty
+   * list means nobody can, and the kernel denies the action rather than wait forever. Since 1.1.0.
+   */
+  approvers?: string[]
 }
 
 export interface PolicyService {

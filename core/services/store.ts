@@ -9,9 +9,13 @@
 import type { RunEvent } from '../events.ts'
 import type { RunStatus } from '../status.ts'
 import type { Code } from '../errors.ts'
+import type { ApprovalGrant, ApprovalGrantQuery } from '../grants.ts'
 
-/** 2.0.0: ledger, leases, cancel requests and snapshots joined the log (1.0.0 was the log alone). */
-export const StoreContract = '2.0.0'
+/**
+ * 2.0.0: ledger, leases, cancel requests and snapshots joined the log (1.0.0 was the log alone).
+ * 2.1.0: standing grants (optional methods: a store without them cannot keep approvals across runs).
+ */
+export const StoreContract = '2.1.0'
 
 /** One line of `cordage runs`. */
 export interface RunSummary {
@@ -150,6 +154,16 @@ export interface StoreService {
   requestCancel(runId: string, request: CancelRequest): Promise<void>
   /** The pending cancel request of a run, if any. */
   cancelRequest(runId: string): Promise<CancelRequest | undefined>
+
+  /**
+   * Keep a standing grant (an approval that holds across runs). Since 2.1.0, optional. Contract: a
+   * grant with an id that exists already fails with `invalid_input`.
+   */
+  putGrant?(grant: ApprovalGrant): Promise<void>
+  /** Grants of an agent (and tool), oldest first; revoked and expired ones only with `inactive`. Since 2.1.0. */
+  grants?(query: ApprovalGrantQuery): Promise<ApprovalGrant[]>
+  /** Revoke a grant; resolves with it, or undefined when there is no such grant. Revoking twice keeps the first. Since 2.1.0. */
+  revokeGrant?(id: string, by: string, at: number, reason?: string): Promise<ApprovalGrant | undefined>
 }
 
 declare module 'cordis' {

@@ -4,9 +4,10 @@
  */
 import {
   CordageError, summarize,
-  type AppendOptions, type CancelRequest, type Effect, type EffectWrite, type Lease, type ListFilter,
+  type ApprovalGrant, type ApprovalGrantQuery, type AppendOptions, type CancelRequest, type Effect, type EffectWrite, type Lease, type ListFilter,
   type RunEvent, type RunSummary, type StoredRun, type StoreService,
 } from 'cordage'
+import { MemoryGrants } from './grants.ts'
 
 export class MemoryStore implements StoreService {
   private logs = new Map<string, RunEvent[]>()
@@ -14,6 +15,7 @@ export class MemoryStore implements StoreService {
   private ledger = new Map<string, Effect>()
   private leases = new Map<string, { worker: string; token: number; expiresAt: number; released: boolean }>()
   private cancels = new Map<string, CancelRequest>()
+  private readonly grantList = new MemoryGrants()
 
   constructor(private maxEventsPerRun: number) {}
 
@@ -161,5 +163,17 @@ export class MemoryStore implements StoreService {
     const log = this.logs.get(runId)
     if (!log) throw new CordageError('run_not_found', `no run ${runId} in store-memory (it keeps runs only while this process lives)`)
     return log
+  }
+
+  putGrant(grant: ApprovalGrant): Promise<void> {
+    return this.grantList.put(grant)
+  }
+
+  grants(query: ApprovalGrantQuery): Promise<ApprovalGrant[]> {
+    return this.grantList.list(query)
+  }
+
+  revokeGrant(id: string, by: string, at: number, reason?: string): Promise<ApprovalGrant | undefined> {
+    return this.grantList.revoke(id, by, at, reason)
   }
 }

@@ -8,9 +8,10 @@
 import pg from 'pg'
 import {
   CordageError, summarize,
-  type AppendOptions, type CancelRequest, type Effect, type EffectWrite, type Lease, type ListFilter,
+  type ApprovalGrant, type ApprovalGrantQuery, type AppendOptions, type CancelRequest, type Effect, type EffectWrite, type Lease, type ListFilter,
   type RunEvent, type RunStatus, type RunSummary, type StoredRun, type StoreService,
 } from 'cordage'
+import { PostgresGrants } from './grants.ts'
 import { migrate } from './schema.ts'
 
 const nowMs = `(extract(epoch from clock_timestamp()) * 1000)::bigint`
@@ -31,6 +32,7 @@ export class PostgresStore implements StoreService {
   readonly shared = true
   private pool: pg.Pool
   private ready: Promise<void>
+  private grantRows = new PostgresGrants((sql, params) => this.query(sql, params), (body) => this.tx(body))
 
   constructor(url: string | undefined, readonly schema: string, poolSize: number, readonly snapshotEvery: number) {
     if (!/^[a-z_][a-z0-9_]{0,62}$/.test(schema)) throw new CordageError('plugin_config_invalid', `store-postgres: schema "${schema}" must be a plain lower-case identifier`)
@@ -196,6 +198,18 @@ export class PostgresStore implements StoreService {
   async cancelRequest(runId: string): Promise<CancelRequest | undefined> {
     const row = (await this.query<RunRow>('SELECT cancel_by, cancel_reason, cancel_at FROM runs WHERE run_id = $1', [runId])).rows[0]
     return row?.cancel_at ? { by: row.cancel_by!, reason: row.cancel_reason ?? undefined, at: Number(row.cancel_at) } : undefined
+  }
+
+  async putGrant(grant: ApprovalGrant): Promise<void> {
+    await this.grantRows.put(grant)
+  }
+
+  grants(query: ApprovalGrantQuery): Promise<ApprovalGrant[]> {
+    return this.grantRows.list(query)
+  }
+
+  revokeGrant(id: string, by: string, at: number, reason?: string): Promise<ApprovalGrant | undefined> {
+    return this.grantRows.revoke(id, by, at, reason)
   }
 
   /** Drop the schema and everything in it (tests and benches that made a throwaway schema). */

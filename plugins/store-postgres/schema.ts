@@ -55,6 +55,17 @@ export const migrations: string[] = [
     ended_at BIGINT
   );
   `,
+  // 2: standing grants (store contract 2.1.0); the grant itself as JSON, the columns queries use beside it
+  `
+  CREATE TABLE grants (
+    id TEXT PRIMARY KEY,
+    agent TEXT NOT NULL,
+    tool TEXT NOT NULL,
+    created_at BIGINT NOT NULL,
+    body TEXT NOT NULL
+  );
+  CREATE INDEX grants_agent_tool ON grants (agent, tool);
+  `,
 ]
 
 export const SchemaVersion = migrations.length

@@ -41,7 +41,7 @@ describe('store-sqlite', () => {
     assert.equal((db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get() as { value: string }).value, String(SchemaVersion))
     db.prepare("UPDATE meta SET value = '99' WHERE key = 'schema_version'").run()
     db.close()
-    assert.throws(() => open(file), { code: 'plugin_start_failed', message: /schema version 99; this store-sqlite knows up to 1/ })
+    assert.throws(() => open(file), { code: 'plugin_start_failed', message: /schema version 99; this store-sqlite knows up to 2/ })
   })
 
   it('grows with the events, not with a copy of the state per step', async () => {

@@ -9,9 +9,10 @@ import { dirname } from 'node:path'
 import Database from 'better-sqlite3'
 import {
   CordageError, summarize,
-  type AppendOptions, type CancelRequest, type Effect, type EffectWrite, type Lease, type ListFilter,
+  type ApprovalGrant, type ApprovalGrantQuery, type AppendOptions, type CancelRequest, type Effect, type EffectWrite, type Lease, type ListFilter,
   type RunEvent, type RunStatus, type RunSummary, type StoredRun, type StoreService,
 } from 'cordage'
+import { SqliteGrants } from './grants.ts'
 import { migrate } from './schema.ts'
 
 interface RunRow {
@@ -37,6 +38,7 @@ export class SqliteStore implements StoreService {
   readonly snapshotEvery: number
   private db: Database.Database
   private sql: Statements
+  private grantRows: SqliteGrants
   private tx: {
     append: Database.Transaction<SqliteStore['appendInTx']>
     claim: Database.Transaction<SqliteStore['claimInTx']>
@@ -52,6 +54,7 @@ export class SqliteStore implements StoreService {
     this.snapshotEvery = options.snapshotEvery
     migrate(this.db, file)
     this.sql = statements(this.db)
+    this.grantRows = new SqliteGrants(this.db)
     // BEGIN IMMEDIATE takes the write lock at once, so a check and the write that depends on it (seq,
     // lease, ledger key, which run to claim) cannot interleave with another process's.
     this.tx = {
@@ -197,6 +200,18 @@ export class SqliteStore implements StoreService {
     const row = this.sql.run.get(runId)
     if (!row) throw new CordageError('run_not_found', `no run ${runId} in ${this.file}`)
     return row
+  }
+
+  async putGrant(grant: ApprovalGrant): Promise<void> {
+    this.grantRows.put(grant)
+  }
+
+  async grants(query: ApprovalGrantQuery): Promise<ApprovalGrant[]> {
+    return this.grantRows.list(query)
+  }
+
+  async revokeGrant(id: string, by: string, at: number, reason?: string): Promise<ApprovalGrant | undefined> {
+    return this.grantRows.revoke(id, by, at, reason)
   }
 }
 

@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import type { EffectWrite, RunEvent, StoreService } from 'cordage'
+import type { ApprovalGrant, EffectWrite, RunEvent, StoreService } from 'cordage'
 
 const usage = { inputTokens: 0, outputTokens: 0, costUsd: 0 }
 
@@ -197,7 +197,30 @@ export function runStoreContract(name: string, makeStore: () => Promise<StoreSer
       await store.append('r1', [endEvent('r1', 2)], 1)
       assert.equal(await store.cancelRequest('r1'), undefined)
     })
+
+    it('keeps standing grants: by agent and tool, active ones unless asked, revoked once', async () => {
+      const store = await makeStore()
+      assert.ok(store.putGrant && store.grants && store.revokeGrant, 'store contract 2.1.0: grants')
+      const now = 10_000
+      await store.putGrant(grant('g1', 'support', 'refund', now - 3))
+      await store.putGrant(grant('g2', 'support', 'email', now - 2, { expiresAt: now - 1 }))
+      await store.putGrant(grant('g3', 'other', 'refund', now - 1))
+      await assert.rejects(store.putGrant(grant('g1', 'support', 'refund', now)), { code: 'invalid_input' })
+      assert.deepEqual((await store.grants({ agent: 'support', now })).map((g) => g.id), ['g1'])
+      assert.deepEqual((await store.grants({ agent: 'support', now, inactive: true })).map((g) => g.id), ['g1', 'g2'])
+      assert.deepEqual((await store.grants({ tool: 'refund', now })).map((g) => g.id), ['g1', 'g3'])
+      assert.deepEqual((await store.grants({ agent: 'support', now }))[0], grant('g1', 'support', 'refund', now - 3))
+      const revoked = await store.revokeGrant('g1', 'alice', now, 'no longer needed')
+      assert.deepEqual([revoked?.revokedBy, revoked?.revokedAt, revoked?.revokeReason], ['alice', now, 'no longer needed'])
+      assert.equal((await store.revokeGrant('g1', 'bob', now + 1))?.revokedBy, 'alice', 'the first revocation stands')
+      assert.equal(await store.revokeGrant('nope', 'bob', now), undefined)
+      assert.deepEqual((await store.grants({ agent: 'support', now })).map((g) => g.id), [])
+    })
   })
+}
+
+function grant(id: string, agent: string, tool: string, createdAt: number, extra: Partial<ApprovalGrant> = {}): ApprovalGrant {
+  return { id, scope: 'grant', agent, tool, args: { pattern: { amount: { lte: 100 } } }, policyVersion: 'p@1+abc', by: 'alice', createdAt, source: { runId: 'r1', actionId: 's1.a1' }, ...extra }
 }
 
 function intent(key: string, runId: string, actionId: string, argsHash: string): EffectWrite {

@@ -68,7 +68,7 @@ export class FaultLab {
             'tools-registry',
             'context-basic',
             { plugin: 'verifier-basic', config: { minCount: 0 } },
-            options.policy ?? { plugin: 'policy-rules', config: { default: 'allow', rules: options.rules ?? [] } },
+            options.policy ?? { plugin: 'policy-rules', version: '^1.0.0', config: { default: 'allow', rules: options.rules ?? [] } },
             { path: resolve(import.meta.dirname, 'fixtures/plugins/fault-desk'), config: { payments: 'payments.jsonl', ...options.desk } },
           ],
         },

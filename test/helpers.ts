@@ -34,6 +34,8 @@ export interface DeskOptions {
   plugins?: unknown[]
   /** Replace verifier-basic with this plugin entry. */
   verifierPlugin?: unknown
+  /** Replace the policy-rules 2 entry, for example to pin the 1.x line. */
+  policyPlugin?: unknown
   contextTokens?: number
   retry?: { attempts: number; backoffMs: number }
 }
@@ -93,7 +95,7 @@ export function deskPreset(options: DeskOptions, outbox: string) {
           'tools-registry',
           'context-basic',
           options.verifierPlugin ?? { plugin: 'verifier-basic', config: { ...options.verifier } },
-          { plugin: 'policy-rules', config: { default: 'deny', rules: options.rules ?? DefaultRules } },
+          options.policyPlugin ?? { plugin: 'policy-rules', config: { default: 'deny', approvers: ['*'], rules: options.rules ?? DefaultRules } },
           { plugin: 'support-desk', config: { outbox, slowLookupDelayMs: 5000, slowLookupTimeoutMs: 50, ...options.desk } },
           ...(options.plugins ?? []),
         ],

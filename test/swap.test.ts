@@ -7,9 +7,11 @@ import assert from 'node:assert/strict'
 import { resolve } from 'node:path'
 import { afterEach, describe, it } from 'node:test'
 import type { PluginEvent, RunEvent } from 'cordage'
-import { refundAnswer, supportDesk, type Harness } from './helpers.ts'
+import { DefaultRules, refundAnswer, supportDesk, type Harness } from './helpers.ts'
 
 let harness: Harness | undefined
+// The swap fixtures are policy-rules 1.1 and 1.2, so the desk starts on the 1.x line.
+const policyV1 = { plugin: 'policy-rules', version: '^1.0.0', config: { default: 'deny', rules: DefaultRules } }
 afterEach(async () => { await harness?.stop(); harness = undefined })
 
 const v11 = resolve(import.meta.dirname, 'fixtures/plugins/policy-rules-1.1')
@@ -23,6 +25,7 @@ describe('plugin swap', () => {
         { tool: 'lookup_policy', args: { topic: 'shipping' } },
         { final: refundAnswer },
       ],
+      policyPlugin: policyV1,
     })
     const log: string[] = []
     harness.app.root.on('step/end', (e: RunEvent) => log.push(`step/end ${e.stepId}`))
@@ -48,7 +51,7 @@ describe('plugin swap', () => {
   })
 
   it('keeps the old version serving when the new one fails to start', async () => {
-    harness = await supportDesk({ script: [{ tool: 'lookup_policy', args: { topic: 'refunds' } }, { final: refundAnswer }] })
+    harness = await supportDesk({ script: [{ tool: 'lookup_policy', args: { topic: 'refunds' } }, { final: refundAnswer }], policyPlugin: policyV1 })
     await assert.rejects(harness.app.swap('support', 'policy-rules', { path: broken, config: {} }), { code: 'plugin_start_failed', message: /policy-rules@1\.2\.0 .* rules file is corrupt/ })
     assert.equal(harness.app.pluginsOf('support')['policy-rules'], '1.0.0')
     const state = await harness.agent.run('refund window?')

@@ -55,8 +55,8 @@ describe('mcp-tools configuration and start failures', () => {
 
   it('gives up on a server that never completes the handshake, and stops it', async () => {
     const files = newFiles()
-    await refused([stdioServer(files, { env: { MCP_FIXTURE_HANG: '1' }, connectTimeoutMs: 300 }, 'orders')], 'plugin_start_failed',
-      /did not complete the MCP handshake within 300 ms \(servers\[0\] \("orders"\)\.connectTimeoutMs\)\. Its stderr ends with:\n {4}fixture: waiting for something that never comes$/)
+    await refused([stdioServer(files, { env: { MCP_FIXTURE_HANG: '1' }, connectTimeoutMs: 3000 }, 'orders')], 'plugin_start_failed',
+      /did not complete the MCP handshake within 3000 ms \(servers\[0\] \("orders"\)\.connectTimeoutMs\)\. Its stderr ends with:\n {4}fixture: waiting for something that never comes$/)
     assert.equal(serverPids(files).length, 1)
     await allExited(serverPids(files))
   })

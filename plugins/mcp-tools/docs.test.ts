@@ -15,7 +15,7 @@ import manifest from './manifest.ts'
 const doc = readFileSync(resolve(import.meta.dirname, '../../docs/mcp.md'), 'utf8')
 
 describe('docs/mcp.md', () => {
-  it('runs its example preset: the lookup is allowed, the note waits for approval, then is written once', async () => {
+  it('runs its example preset: the lookup is allowed, the note waits for approval, then is written once', async (t) => {
     const example = [...doc.matchAll(/```yaml\n([\s\S]*?)```/g)].map((m) => m[1]).find((b) => b.startsWith('# example:'))
     assert.ok(example, 'the page has an example preset')
     const dir = tempDir('cordage-mcp-docs-')
@@ -25,6 +25,8 @@ describe('docs/mcp.md', () => {
     process.env.ORDERS_API_TOKEN = 'docs-example-token'
     try {
       const app = await Cordage.fromPreset(join(dir, 'preset.yml'), { onError: (error) => { throw error } })
+      // Stopped whatever happens: a failed assertion must not leave the server process running.
+      t.after(() => app.stop())
       const agent = app.agent('orders')
       const paused = await agent.run()
       assert.equal(paused.status, 'WAITING_APPROVAL')

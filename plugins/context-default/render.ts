@@ -1,0 +1,67 @@
+/**
+ * One transcript entry → one message, with its seq as `source`. A tool result longer than the limit is
+ * clipped here, once, with a note that gives the seq of the full result and keeps the citations the cut
+ * removed, so a clipped fact still says where it came from.
+ */
+import type { ContextMessage, TranscriptEntry } from 'cordage'
+import { estimateTokens, prefixWithin } from './tokens.ts'
+
+export interface RenderOptions {
+  /** Tool results longer than this are clipped. */
+  observationTokens: number
+  /** Citations a clip keeps in its note. */
+  citation: RegExp
+}
+
+export function toMessage(entry: TranscriptEntry, options: RenderOptions): ContextMessage {
+  switch (entry.kind) {
+    case 'user':
+      return { role: 'user', text: entry.text, source: entry.seq }
+    case 'feedback':
+      return { role: 'user', text: `[harness] ${entry.text}`, source: entry.seq }
+    case 'observation':
+      return { role: 'tool', actionId: entry.actionId, text: resultText(entry, options.observationTokens, options.citation), source: entry.seq }
+    case 'assistant': {
+      const d = entry.decision
+      if (d.kind === 'final') return { role: 'assistant', text: d.text, source: entry.seq }
+      if (d.kind === 'ask_user') return { role: 'assistant', text: d.question, source: entry.seq }
+      return {
+        role: 'assistant', text: d.text ?? '', source: entry.seq,
+        calls: d.calls.map((call, i) => ({ actionId: entry.actionIds[i], name: call.name, args: call.args })),
+      }
+    }
+  }
+}
+
+export type Observation = Extract<TranscriptEntry, { kind: 'observation' }>
+
+/** A tool result as the model reads it, clipped to `tokens`; a failure stays marked as one however much is cut. */
+export function resultText(entry: Observation, tokens: number, citation: RegExp): string {
+  const mark = entry.ok ? '' : 'Error: '
+  return mark + clip(entry.text, entry.seq, tokens - estimateTokens(mark), citation)
+}
+
+/** `text` cut to at most `tokens` (note included), or `text` itself when it fits. */
+export function clip(text: string, seq: number, tokens: number, citation: RegExp): string {
+  if (estimateTokens(text) <= tokens) return text
+  // The note's length depends on what is cut: size it for cutting everything, then settle once more
+  // in the rare case the citations it keeps came out longer.
+  let room = tokens - estimateTokens(note(text, '', seq, citation))
+  let out = ''
+  for (let pass = 0; pass < 3; pass++) {
+    const kept = prefixWithin(text, Math.max(0, room))
+    out = kept + note(text, kept, seq, citation)
+    const over = estimateTokens(out) - tokens
+    if (over <= 0 || kept === '') break
+    room -= over
+  }
+  return out
+}
+
+function note(text: string, kept: string, seq: number, citation: RegExp): string {
+  const cut = text.slice(kept.length)
+  const global = new RegExp(citation.source, citation.flags.includes('g') ? citation.flags : `${citation.flags}g`)
+  const cites = [...new Set(cut.match(global) ?? [])].filter((c) => !kept.includes(c)).slice(0, 8)
+  const keeps = cites.length ? `; cut citations: ${cites.join(' ')}` : ''
+  return ` … [clipped ${cut.length} of ${text.length} characters; full result: seq ${seq}${keeps}]`
+}

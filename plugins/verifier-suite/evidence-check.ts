@@ -1,0 +1,46 @@
+/**
+ * The evidence check: the answer cites references (matches of a pattern), enough of them, and each was
+ * returned by a successful tool call of this run. A reference the run never saw is not evidence.
+ */
+import type { Evidence, RunState } from 'cordage'
+import { leafFailure, type Check, type CheckInput, type CheckResult, type LeafTraits } from './check.ts'
+import type { EvidenceSpec } from './config.ts'
+
+export class EvidenceCheck implements Check {
+  private pattern: RegExp
+
+  constructor(private leaf: LeafTraits, private options: EvidenceSpec) {
+    this.pattern = new RegExp(options.pattern, `${options.flags}g`)
+  }
+
+  get label() { return this.leaf.label }
+
+  run({ state, answer }: CheckInput): CheckResult {
+    const { minCount, mustBeObserved, kind } = this.options
+    const refs = [...new Set([...answer.matchAll(this.pattern)].map((m) => (m[1] ?? m[0]).trim()))]
+    if (refs.length < minCount) {
+      return leafFailure(this.leaf, 'missing_evidence',
+        `the answer cites ${refs.length} reference(s) matching /${this.pattern.source}/, ${minCount} required`,
+        'Cite each fact with a reference a tool returned in this run, written the way the pattern expects.')
+    }
+    const evidence: Evidence[] = []
+    for (const ref of refs) {
+      const seq = mustBeObserved ? observedIn(state, ref) : undefined
+      if (mustBeObserved && seq === undefined) {
+        return leafFailure(this.leaf, 'missing_evidence',
+          `the answer cites "${ref}", which no successful tool result of this run contains`,
+          'Cite only references a tool returned; look the fact up first if you need it.', evidence)
+      }
+      evidence.push({ kind, ref, seq })
+    }
+    return { ok: true, evidence }
+  }
+}
+
+/** Seq of the first successful tool result that contains `ref`. */
+function observedIn(state: Readonly<RunState>, ref: string): number | undefined {
+  for (const entry of state.transcript) {
+    if (entry.kind === 'observation' && entry.ok && entry.text.includes(ref)) return entry.seq
+  }
+  return undefined
+}

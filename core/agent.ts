@@ -47,10 +47,13 @@ export interface AgentOptions {
   cancelGraceMs?: number
   /** How long to wait for another run's pending effect under the same idempotency key. */
   effectWaitMs?: number
+  /** Run the independent calls of one step side by side (default true); false runs them one by one. */
+  parallelTools?: boolean
 }
 
 export interface ResolvedAgentOptions {
   contextTokens?: number
+  parallelTools: boolean
   modelRetry: { attempts: number; backoffMs: number }
   ticketTtlMs: number
   observationChars: number
@@ -129,6 +132,7 @@ export class AgentRuntime {
     ctx.on('internal/service', () => { this.servicesVersion++ })
     this.options = {
       contextTokens: options.contextTokens,
+      parallelTools: options.parallelTools ?? true,
       modelRetry: options.modelRetry ?? { attempts: 3, backoffMs: 250 },
       ticketTtlMs: options.ticketTtlMs ?? 60_000,
       observationChars: options.observationChars ?? 4000,

@@ -5,6 +5,7 @@
  */
 import { CompactorContract } from './services/compactor.ts'
 import { ContextContract } from './services/context.ts'
+import { GuardrailContract } from './services/guardrail.ts'
 import { ModelContract } from './services/model.ts'
 import { PolicyContract } from './services/policy.ts'
 import { ProgressContract } from './services/progress.ts'
@@ -21,6 +22,7 @@ export const Contracts = {
   verifier: VerifierContract,
   compactor: CompactorContract,
   progress: ProgressContract,
+  guardrail: GuardrailContract,
   store: StoreContract,
   workspace: WorkspaceContract,
 } as const
@@ -29,4 +31,4 @@ export const Contracts = {
 export const KernelRequires: Record<string, string> = {
   model: '^1.0.0', context: '^1.0.0', tools: '^1.0.0', policy: '^1.0.0', verifier: '^1.0.0', store: '^2.0.0',
 }
-export const KernelOptional: Record<string, string> = { compactor: '^1.0.0', progress: '^1.0.0' }
+export const KernelOptional: Record<string, string> = { compactor: '^1.0.0', progress: '^1.0.0', guardrail: '^1.0.0' }

@@ -17,10 +17,10 @@ import { classify, CordageError, type Code } from './errors.ts'
 import type { RunEvent } from './events.ts'
 import type { Recorder, EventIds } from './recorder.ts'
 import type { Effect, EffectWrite, StoreService } from './services/store.ts'
-import type { Reconciled, Tool } from './services/tools.ts'
+import type { Reconciled, Tool, ToolResult } from './services/tools.ts'
 import type { ActionState, RunState } from './state.ts'
 import type { TerminalStatus, WaitingStatus } from './status.ts'
-import { issueTicket } from './ticket.ts'
+import { issueTicket, type Ticket } from './ticket.ts'
 import { ToolCall } from './tool-call.ts'
 import { KernelProducer } from './version.ts'
 
@@ -50,11 +50,15 @@ export interface DriverPort {
   store(): StoreService
   /** Flush buffered events (with these ledger writes) under the run's lease. */
   flush(effects?: EffectWrite[]): Promise<void>
-  /** The call in flight, so cancellation can reach it. */
-  track(call: ToolCall | undefined): void
+  /** Calls in flight (`on` while running), so cancellation can reach them. */
+  track(call: ToolCall, on: boolean): void
   /** Note a side effect that committed after cancellation was requested, or whose outcome is unknown. */
   noteEffect(kind: 'committed' | 'unknown', effect: { actionId: string; tool: string; receipt?: unknown; key?: string }): void
   reject(action: ActionState, code: Code, observation: string, causation?: number): Promise<Next>
+  /** The agent has a guardrail: observations go through guardOutput. */
+  readonly guarded: boolean
+  /** The observation the model may see of a finished call: the guardrail's `tool_output` check (records a trip). */
+  guardOutput(action: ActionState, tool: Tool, observation: string, causation: number): Promise<string>
   pause(status: WaitingStatus, reason: string, checkpoint: Checkpoint, detail?: PauseDetail): Promise<Next>
   end(status: TerminalStatus, failureCode: Code | undefined, reason?: string): Promise<Next>
   /**
@@ -62,8 +66,34 @@ export interface DriverPort {
    * recorded before the refused `tool/start` (the model's answer, the decision), then rebuild state from
    * the store, so the action is tried again from its decision and the model is not asked again.
    */
-  lostKeyRace(): Promise<void>
+  lostKeyRace(starts: number): Promise<void>
 }
+
+/** An action policy (or a person) authorized under `policyVersion`; `causation` is the seq that authorized it. */
+export interface Authorized {
+  action: ActionState
+  tool: Tool
+  policyVersion: string
+  causation: number
+}
+
+interface Ready extends Authorized {
+  key: string
+  takeover: boolean
+}
+
+interface Started {
+  job: Ready
+  attempt: number
+  ticket: Ticket
+  startedSeq: number
+  intent: EffectWrite[]
+  t0: number
+  call?: ToolCall
+}
+
+/** After a call's outcome is recorded: nothing more, another attempt, or what the run must do next. */
+type Outcome = 'done' | 'retry' | (() => Promise<Next>)
 
 export class EffectRunner {
   constructor(private run: DriverPort) {}
@@ -76,78 +106,162 @@ export class EffectRunner {
 
   /** Run an action that policy (or a person) authorized under `policyVersion`. */
   async execute(action: ActionState, tool: Tool, policyVersion: string, causation: number): Promise<Next> {
-    const run = this.run
-    const effectful = tool.sideEffect !== 'none'
+    // The common case, one call, without the wave's bookkeeping (it costs microseconds a step).
     const key = this.keyOf(action, tool)
     let takeover = false
-    if (effectful) {
+    if (tool.sideEffect !== 'none') {
       const verdict = await this.checkLedger(action, tool, key)
       if (verdict === 'takeover') takeover = true
       else if (verdict) return verdict
     }
-    const producer = tool.owner ?? KernelProducer
-    for (let attempt = action.attempts + 1; ; attempt++) {
-      const ticket = issueTicket({ runId: run.runId, actionId: action.id, tool: tool.name, argsHash: action.argsHash, policyVersion, ttlMs: run.options.ticketTtlMs })
-      const started = run.rec.record('tool/start', { tool: tool.name, attempt, ticket: ticket.id, idempotencyKey: key, argsHash: action.argsHash, policyVersion, timeoutMs: tool.timeoutMs }, KernelProducer, run.idsOf(action.id, causation))
-      const intent: EffectWrite[] = effectful
-        ? [{ op: 'intent', key, runId: run.runId, actionId: action.id, tool: tool.name, argsHash: action.argsHash, policyVersion, attempt, at: Date.now(), takeover: takeover || undefined }]
-        : []
+    const job: Ready = { action, tool, policyVersion, causation, key, takeover }
+    for (;;) {
+      const started = this.start(job)
       try {
         // The model's decision, the policy decision and the intent are durable before the tool runs.
-        await run.flush(intent)
+        await this.run.flush(started.intent)
       } catch (error) {
         if (!CordageError.is(error, 'effect_exists') && !CordageError.is(error, 'idempotency_conflict')) throw error
-        await run.lostKeyRace()
+        await this.run.lostKeyRace(1)
         return 'continue'
       }
-
-      const t0 = performance.now()
-      const call = new ToolCall(tool, ticket, action.args, { runId: run.runId, actionId: action.id, idempotencyKey: key, attempt })
-      run.track(call)
-      if (run.cancelling) call.abort(run.signal.reason, effectful ? run.options.cancelGraceMs : 0)
+      let settled: PromiseSettledResult<ToolResult>
       try {
-        const result = await call.result
-        run.track(undefined)
-        const observation = result.observation ?? observe(result.output, run.options.observationChars)
-        run.rec.record('tool/end', { tool: tool.name, attempt, output: result.output ?? null, observation, receipt: result.receipt, durationMs: Math.round(performance.now() - t0), reveals: validReveals(result.reveals) }, producer, run.idsOf(action.id, started.seq))
-        if (effectful) {
-          if (run.cancelling) run.noteEffect('committed', { actionId: action.id, tool: tool.name, receipt: result.receipt })
-          await run.flush([{ op: 'outcome', key, status: 'committed', receipt: result.receipt, output: result.output ?? null, at: Date.now() }])
-        }
-        return 'continue'
+        settled = { status: 'fulfilled', value: await this.call(started) }
+      } catch (reason) {
+        settled = { status: 'rejected', reason }
+      }
+      const outcome = await this.finish(started, settled)
+      if (outcome === 'done') return 'continue'
+      if (outcome !== 'retry') return outcome()
+    }
+  }
+
+  /**
+   * Run authorized actions of one step side by side (core/parallel.ts chose them: their footprints do
+   * not overlap). Everything that is recorded is recorded in proposal order, whatever finishes first:
+   * every intent and `tool/start` is durable before any of the calls begins, and the outcomes are
+   * recorded one by one in the order the model proposed the calls, so state and the model's context
+   * do not depend on timing. What an outcome leads to (a retry, ending the run, waiting for a person)
+   * is acted on only after every outcome of the wave is on record.
+   */
+  async executeTogether(jobs: Authorized[]): Promise<Next> {
+    const run = this.run
+    let queue: Ready[] = []
+    for (const job of jobs) {
+      const key = this.keyOf(job.action, job.tool)
+      let takeover = false
+      if (job.tool.sideEffect !== 'none') {
+        const verdict = await this.checkLedger(job.action, job.tool, key)
+        // Settled without running (refused, or already done); or the run now waits: what is left of the wave runs after.
+        if (verdict === 'continue') continue
+        if (verdict === 'halt') return 'halt'
+        takeover = verdict === 'takeover'
+      }
+      queue.push({ ...job, key, takeover })
+    }
+    while (queue.length) {
+      const started = queue.map((job) => this.start(job))
+      try {
+        // The model's decision, the policy decisions and the intents are durable before any tool runs.
+        await run.flush(started.flatMap((s) => s.intent))
       } catch (error) {
-        run.track(undefined)
-        const durationMs = Math.round(performance.now() - t0)
-        const cancelled = run.cancelling && (error === run.signal.reason || CordageError.is(error, 'cancelled'))
-        if (cancelled) {
-          const observation = 'The run was cancelled while this tool ran.'
-          run.rec.record('tool/error', { tool: tool.name, attempt, errorClass: 'cancelled', code: 'cancelled', message: 'cancelled while the tool ran', observation, durationMs }, producer, run.idsOf(action.id, started.seq))
-          // The call did not finish within the grace: whether it took effect is unknown, and stays so in the ledger.
-          if (effectful) run.noteEffect('unknown', { actionId: action.id, tool: tool.name, key })
-          return 'continue'
-        }
-        const { code, kind, message } = classify(error, 'tool_failed')
-        const safeToRetry = !effectful || tool.idempotent
-        const willRetry = kind === 'tool_transient' && safeToRetry && attempt <= tool.retries
-        // A side-effecting call that timed out, or whose connection broke, may have landed: its outcome
-        // is unknown, not failed.
-        const lost = code === 'tool_timeout' || code === 'tool_connection_lost'
-        const unknown = !willRetry && effectful && lost
-        const observation = code === 'tool_timeout' ? `${tool.name} did not finish within ${tool.timeoutMs} ms.` : `${tool.name} failed (${code}): ${message}`
-        const stack = !CordageError.is(error) && error instanceof Error && error.stack ? error.stack.split('\n').slice(0, 6).join('\n') : undefined
-        run.rec.record('tool/error', { tool: tool.name, attempt, errorClass: kind, code, message, observation, durationMs, willRetry: willRetry || undefined, unknown: unknown || undefined, stack }, producer, run.idsOf(action.id, started.seq))
-        if (willRetry) continue
-        if (unknown) {
-          const settled = await this.settleUnknown(action, tool, key, code === 'tool_timeout' ? 'timeout' : 'connection_lost')
-          return settled === 'retry' ? 'continue' : settled
-        }
-        if (code === 'tool_timeout') return run.end('FAILED', 'tool_timeout', `${tool.name} (action ${action.id}) did not finish within ${tool.timeoutMs} ms`)
-        // The tool reported a failure: for a write, that means it did not take effect.
-        if (effectful) await run.flush([{ op: 'outcome', key, status: 'failed', at: Date.now() }])
-        if (kind !== 'tool_deterministic' && kind !== 'tool_transient' && kind !== 'model_semantic') return run.end('FAILED', code, message)
+        if (!CordageError.is(error, 'effect_exists') && !CordageError.is(error, 'idempotency_conflict')) throw error
+        await run.lostKeyRace(started.length)
         return 'continue'
+      }
+      const results = await Promise.allSettled(started.map((s) => this.call(s)))
+      const outcomes: Outcome[] = []
+      for (const [i, s] of started.entries()) outcomes.push(await this.finish(s, results[i]))
+      const again: Ready[] = []
+      for (const [i, outcome] of outcomes.entries()) {
+        if (outcome === 'retry') { again.push(queue[i]); continue }
+        if (outcome === 'done') continue
+        const next = await outcome()
+        if (next === 'halt') return 'halt'
+      }
+      queue = again
+    }
+    return 'continue'
+  }
+
+  /** Record `tool/start` for one call (not yet flushed) with its ledger intent, if it has side effects. */
+  private start(job: Ready): Started {
+    const run = this.run
+    const { action, tool, policyVersion, causation, key } = job
+    const attempt = action.attempts + 1
+    const ticket = issueTicket({ runId: run.runId, actionId: action.id, tool: tool.name, argsHash: action.argsHash, policyVersion, ttlMs: run.options.ticketTtlMs })
+    const started = run.rec.record('tool/start', { tool: tool.name, attempt, ticket: ticket.id, idempotencyKey: key, argsHash: action.argsHash, policyVersion, timeoutMs: tool.timeoutMs }, KernelProducer, run.idsOf(action.id, causation))
+    const intent: EffectWrite[] = tool.sideEffect !== 'none'
+      ? [{ op: 'intent', key, runId: run.runId, actionId: action.id, tool: tool.name, argsHash: action.argsHash, policyVersion, attempt, at: Date.now(), takeover: job.takeover || undefined }]
+      : []
+    return { job, attempt, ticket, startedSeq: started.seq, intent, t0: 0 }
+  }
+
+  /** Run one started call under its time limit, reachable by cancellation while it runs. */
+  private call(s: Started): Promise<ToolResult> {
+    const run = this.run
+    const { action, tool, key } = s.job
+    s.t0 = performance.now()
+    const call = new ToolCall(tool, s.ticket, action.args, { runId: run.runId, actionId: action.id, idempotencyKey: key, attempt: s.attempt })
+    s.call = call
+    run.track(call, true)
+    if (run.cancelling) call.abort(run.signal.reason, tool.sideEffect !== 'none' ? run.options.cancelGraceMs : 0)
+    return call.result
+  }
+
+  /** Record what one call came to, and say what happens next: nothing, another attempt, or something the run must do. */
+  private async finish(s: Started, settled: PromiseSettledResult<ToolResult>): Promise<Outcome> {
+    const run = this.run
+    const { action, tool, key } = s.job
+    const { attempt, startedSeq } = s
+    const effectful = tool.sideEffect !== 'none'
+    const producer = tool.owner ?? KernelProducer
+    const durationMs = Math.round(performance.now() - s.t0)
+    if (s.call) run.track(s.call, false)
+    if (settled.status === 'fulfilled') {
+      const result = settled.value
+      const raw = result.observation ?? observe(result.output, run.options.observationChars)
+      const observation = run.guarded ? await run.guardOutput(action, tool, raw, startedSeq) : raw
+      run.rec.record('tool/end', { tool: tool.name, attempt, output: result.output ?? null, observation, receipt: result.receipt, durationMs, reveals: validReveals(result.reveals) }, producer, run.idsOf(action.id, startedSeq))
+      if (effectful) {
+        if (run.cancelling) run.noteEffect('committed', { actionId: action.id, tool: tool.name, receipt: result.receipt })
+        await run.flush([{ op: 'outcome', key, status: 'committed', receipt: result.receipt, output: result.output ?? null, at: Date.now() }])
+      }
+      return 'done'
+    }
+    const error = settled.reason
+    const cancelled = run.cancelling && (error === run.signal.reason || CordageError.is(error, 'cancelled'))
+    if (cancelled) {
+      const observation = 'The run was cancelled while this tool ran.'
+      run.rec.record('tool/error', { tool: tool.name, attempt, errorClass: 'cancelled', code: 'cancelled', message: 'cancelled while the tool ran', observation, durationMs }, producer, run.idsOf(action.id, startedSeq))
+      // The call did not finish within the grace: whether it took effect is unknown, and stays so in the ledger.
+      if (effectful) run.noteEffect('unknown', { actionId: action.id, tool: tool.name, key })
+      return 'done'
+    }
+    const { code, kind, message } = classify(error, 'tool_failed')
+    const safeToRetry = !effectful || tool.idempotent
+    const willRetry = kind === 'tool_transient' && safeToRetry && attempt <= tool.retries
+    // A side-effecting call that timed out, or whose connection broke, may have landed: its outcome
+    // is unknown, not failed.
+    const lost = code === 'tool_timeout' || code === 'tool_connection_lost'
+    const unknown = !willRetry && effectful && lost
+    // A tool's error message is content from outside like its output (it may quote a key it was refused): the guardrail sees it too.
+    const observation = code === 'tool_timeout' ? `${tool.name} did not finish within ${tool.timeoutMs} ms.` : await run.guardOutput(action, tool, `${tool.name} failed (${code}): ${message}`, startedSeq)
+    const stack = !CordageError.is(error) && error instanceof Error && error.stack ? error.stack.split('\n').slice(0, 6).join('\n') : undefined
+    run.rec.record('tool/error', { tool: tool.name, attempt, errorClass: kind, code, message, observation, durationMs, willRetry: willRetry || undefined, unknown: unknown || undefined, stack }, producer, run.idsOf(action.id, startedSeq))
+    if (willRetry) return 'retry'
+    if (unknown) {
+      return async () => {
+        const settledUnknown = await this.settleUnknown(action, tool, key, code === 'tool_timeout' ? 'timeout' : 'connection_lost')
+        return settledUnknown === 'retry' ? 'continue' : settledUnknown
       }
     }
+    if (code === 'tool_timeout') return () => run.end('FAILED', 'tool_timeout', `${tool.name} (action ${action.id}) did not finish within ${tool.timeoutMs} ms`)
+    // The tool reported a failure: for a write, that means it did not take effect.
+    if (effectful) await run.flush([{ op: 'outcome', key, status: 'failed', at: Date.now() }])
+    if (kind !== 'tool_deterministic' && kind !== 'tool_transient' && kind !== 'model_semantic') return () => run.end('FAILED', code, message)
+    return 'done'
   }
 
   /**
@@ -213,7 +327,7 @@ function conflict(run: DriverPort, action: ActionState, key: string, effect: Eff
 
 /** The effect already happened under this key: close the action with its recorded result. */
 async function deduplicate(run: DriverPort, action: ActionState, tool: Tool, effect: Effect): Promise<Next> {
-  const observation = `${observe(effect.output ?? null, run.options.observationChars)} (already done under this idempotency key by ${effect.runId} ${effect.actionId}; not done again)`
+  const observation = await run.guardOutput(action, tool, `${observe(effect.output ?? null, run.options.observationChars)} (already done under this idempotency key by ${effect.runId} ${effect.actionId}; not done again)`, action.decision?.seq ?? action.proposedSeq)
   run.rec.record('tool/end', {
     tool: tool.name, attempt: action.attempts, output: effect.output ?? null, observation, receipt: effect.receipt, durationMs: 0,
     deduplicated: { runId: effect.runId, actionId: effect.actionId },

@@ -86,6 +86,7 @@ export const Codes = {
   ticket_expired: { kind: 'authorization', text: 'the authorization ticket has expired' },
   ticket_reused: { kind: 'authorization', text: 'the authorization ticket was already used' },
   ticket_mismatch: { kind: 'authorization', text: 'the authorization ticket is for a different run, action, tool or arguments' },
+  guardrail_blocked: { kind: 'policy_denied', text: 'a guardrail stopped content it judged unsafe to pass on' },
   approver_not_allowed: { kind: 'authorization', text: 'the policy does not let this person decide the action' },
 
   // configuration: presets, manifests, plugin config

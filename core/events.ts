@@ -10,6 +10,7 @@ import type { Verdict as PolicyVerdict } from './services/policy.ts'
 import type { Evidence } from './services/verifier.ts'
 import type { TerminalStatus, WaitingStatus } from './status.ts'
 import type { Budgets } from './budget.ts'
+import type { GuardStage } from './services/guardrail.ts'
 import type { ApprovalGrant, ApprovalScope } from './grants.ts'
 
 /** Version of the envelope and payload shapes below. Bump on any incompatible change. */
@@ -120,6 +121,13 @@ export interface RunEventMap {
    * for the developer; the model sees only `observation`.
    */
   'tool/error': { tool: string; attempt?: number; errorClass: ErrorKind; code: Code; message: string; observation: string; durationMs?: number; willRetry?: boolean; unknown?: boolean; stack?: string }
+  /**
+   * A guardrail stopped or cleaned content (core/services/guardrail.ts). At `tool_input` and
+   * `tool_output` it carries the action's ids; what follows says what became of the content: a
+   * tool/error `guardrail_blocked` (input), the tool/end with the cleaned observation (output), or a
+   * verify/end `guardrail_blocked` / the verified cleaned answer (answer).
+   */
+  'guard/tripped': { stage: GuardStage; guard: string; action: 'block' | 'redact'; reason: string; guardVersion: string }
   'verify/start': { answer: string }
   /** `repair` is true when the kernel feeds the reason back to the model for another try. */
   /** `feedback` is what the model is told when it may repair (`reason` stays in the record only, for a sealed check). */
@@ -140,6 +148,7 @@ export const RunEventTypes: readonly RunEventType[] = [
   'step/start', 'step/context', 'step/model-request', 'step/model-error', 'step/model-response', 'step/end', 'step/no-progress',
   'compaction/start', 'compaction/end',
   'tool/proposed', 'tool/decision', 'tool/approval-requested', 'tool/approval-decided', 'tool/start', 'tool/end', 'tool/error', 'tool/reconciled',
+  'guard/tripped',
   'verify/start', 'verify/end',
 ]
 

@@ -13,7 +13,8 @@
  */
 import { overBudget, outOfSteps } from './budget.ts'
 import { readService, type ServiceEntry } from './cordis.ts'
-import { EffectRunner, type Checkpoint, type DriverPort, type Next, type PauseDetail } from './effects.ts'
+import { EffectRunner, type Authorized, type Checkpoint, type DriverPort, type Next, type PauseDetail } from './effects.ts'
+import { footprintOf, mayRunBeside, waves } from './parallel.ts'
 import { classify, CordageError, Codes, type Code } from './errors.ts'
 import { deepFreeze } from './freeze.ts'
 import { hashArgs } from './hash.ts'
@@ -25,6 +26,7 @@ import { checkCompacted, type CompactResult, type CompactorService } from './ser
 import { checkResponse, type ModelDelta, type ModelResponse, type ModelService } from './services/model.ts'
 import type { PolicyDecision, PolicyService } from './services/policy.ts'
 import type { ProgressService, ProgressVerdict } from './services/progress.ts'
+import type { GuardInput, GuardrailService, GuardVerdict } from './services/guardrail.ts'
 import { grantMismatch, type ApprovalGrant } from './grants.ts'
 import type { CancelRequest, EffectWrite, Lease, StoreService } from './services/store.ts'
 import type { ToolsService } from './services/tools.ts'
@@ -44,6 +46,7 @@ interface StepServices {
   verifier: ServiceEntry<VerifierService>
   compactor?: ServiceEntry<CompactorService>
   progress?: ServiceEntry<ProgressService>
+  guardrail?: ServiceEntry<GuardrailService>
 }
 
 const required = ['model', 'context', 'tools', 'policy', 'verifier'] as const
@@ -51,6 +54,11 @@ const required = ['model', 'context', 'tools', 'policy', 'verifier'] as const
 /** Events that an early flush makes timely: only their listeners make the loop flush outside durability points. */
 const StepStartEvents = ['step/start', 'step/context', 'step/model-request'] as const
 const VerifyStartEvents = ['verify/start'] as const
+
+/** What admitting an action leads to: run it, wait for a person (later, once the rest of the step ran), or nothing more (settled). */
+type Admitted = { run: Authorized } | { later: () => Promise<Next> } | { next: Next }
+
+const Pass: GuardVerdict = { action: 'pass' }
 
 export class RunDriver implements DriverPort {
   readonly rec: Recorder
@@ -70,7 +78,7 @@ export class RunDriver implements DriverPort {
   private visibleFor = ''
   private inStep = false
   private at = { turns: -1, steps: -1, open: false, ids: {} as EventIds }
-  private toolCall: ToolCall | undefined
+  private toolCalls = new Set<ToolCall>()
   private effects = new EffectRunner(this)
   private ownership: Ownership | undefined
   private lost: CordageError | undefined
@@ -163,8 +171,7 @@ export class RunDriver implements DriverPort {
 
   private abortAll(error: CordageError, graceMs: number) {
     this.abort.abort(error)
-    const call = this.toolCall
-    if (call) call.abort(error, graceMs)
+    for (const call of this.toolCalls) call.abort(error, graceMs)
   }
 
   /** Ask the run to pause SUSPENDED at its next boundary. */
@@ -172,8 +179,9 @@ export class RunDriver implements DriverPort {
     this.suspendRequest ??= { by, reason }
   }
 
-  track(call: ToolCall | undefined): void {
-    this.toolCall = call
+  track(call: ToolCall, on: boolean): void {
+    if (on) this.toolCalls.add(call)
+    else this.toolCalls.delete(call)
   }
 
   noteEffect(kind: 'committed' | 'unknown', effect: { actionId: string; tool: string; receipt?: unknown; key?: string }): void {
@@ -190,9 +198,11 @@ export class RunDriver implements DriverPort {
     if (snapshot) this.lastSnapshot = this.state.lastSeq
   }
 
-  async lostKeyRace(): Promise<void> {
-    const dropped = this.rec.dropLast()
-    if (dropped?.type !== 'tool/start') throw new CordageError('internal_error', `expected the refused tool/start at the end of the batch, found ${dropped?.type}`)
+  async lostKeyRace(starts: number): Promise<void> {
+    for (let i = 0; i < starts; i++) {
+      const dropped = this.rec.dropLast()
+      if (dropped?.type !== 'tool/start') throw new CordageError('internal_error', `expected the refused tool/start at the end of the batch, found ${dropped?.type}`)
+    }
     await this.flush()
     await this.reload()
   }
@@ -237,7 +247,8 @@ export class RunDriver implements DriverPort {
 
     const next = this.state.pending[0]
     if (next) {
-      const after = await this.act(this.state.actions[next])
+      const together = this.agent.options.parallelTools && this.state.pending.length > 1 ? await this.actTogether() : undefined
+      const after = together ?? await this.act(this.state.actions[next])
       // The step's last action settled: close the step in this pass rather than another trip round.
       if (after === 'halt' || this.state.pending.length || !this.state.stepOpen || this.cancelRequest) return after
     }
@@ -311,6 +322,7 @@ export class RunDriver implements DriverPort {
     }
     found.compactor = readService<CompactorService>(ctx, 'compactor')
     found.progress = readService<ProgressService>(ctx, 'progress')
+    found.guardrail = readService<GuardrailService>(ctx, 'guardrail')
     this.storeEntry = readService<StoreService>(ctx, 'store')
     this.services = found as StepServices
     this.servicesVersion = this.agent.servicesVersion
@@ -444,18 +456,8 @@ export class RunDriver implements DriverPort {
 
   private async act(action: ActionState): Promise<Next> {
     switch (action.status) {
-      case 'proposed': {
-        await this.visibleTools()
-        const tool = this.visible.get(action.tool)
-        if (action.argsError !== undefined) return this.reject(action, 'invalid_arguments', `The arguments for ${action.tool} are not valid JSON (${action.argsError}). Send them again as a JSON object.`)
-        if (!tool) return this.reject(action, 'unknown_tool', `Unknown tool "${action.tool}". Tools you can call: ${[...this.visible.keys()].join(', ') || 'none'}.`)
-        const parsed = tool.input.safeParse(action.args)
-        if (!parsed.success) {
-          const issues = parsed.error.issues.map((i) => `${i.path.length ? i.path.join('.') : '(arguments)'}: ${i.message}`).join('; ')
-          return this.reject(action, 'invalid_arguments', `Invalid arguments for ${tool.name}: ${issues}. Fix the arguments and call it again.`)
-        }
-        return this.authorize(action, tool, parsed.data)
-      }
+      case 'proposed':
+        return this.follow(await this.admit(action))
       case 'denied':
         return this.reject(action, 'policy_denied', `Denied by policy (rule ${action.decision!.ruleId}): ${action.decision!.reason}`, action.decision!.seq)
       case 'rejected':
@@ -480,16 +482,86 @@ export class RunDriver implements DriverPort {
         }
         return this.effects.execute(action, tool, action.decision.policyVersion, action.approval?.seq ?? action.decision.seq)
       }
-      case 'awaiting_approval':
-        return this.pause('WAITING_APPROVAL', `action ${action.id} (${action.tool}) waits for approval`, 'approval', { actionId: action.id })
+      case 'awaiting_approval': {
+        // Asked, but the request was never put on record (the rest of its step ran first and paused, or the process stopped): put it now.
+        const d = action.decision
+        const approval = action.requestedSeq === undefined && d
+          ? { tool: action.tool, args: action.args, argsHash: action.argsHash, policyVersion: d.policyVersion, ruleId: d.ruleId, reason: d.reason, approvers: d.approvers, toolVersion: d.toolVersion }
+          : undefined
+        return this.pause('WAITING_APPROVAL', `action ${action.id} (${action.tool}) waits for approval`, 'approval', { actionId: action.id, approval })
+      }
       default:
         throw new CordageError('internal_error', `action ${action.id} is ${action.status} but still pending`)
     }
   }
 
+  /** A freshly proposed action: check it is a visible tool with valid arguments, pass it by the guardrail, ask policy. */
+  private async admit(action: ActionState): Promise<Admitted> {
+    await this.visibleTools()
+    const tool = this.visible.get(action.tool)
+    if (action.argsError !== undefined) return { next: await this.reject(action, 'invalid_arguments', `The arguments for ${action.tool} are not valid JSON (${action.argsError}). Send them again as a JSON object.`) }
+    if (!tool) return { next: await this.reject(action, 'unknown_tool', `Unknown tool "${action.tool}". Tools you can call: ${[...this.visible.keys()].join(', ') || 'none'}.`) }
+    const parsed = tool.input.safeParse(action.args)
+    if (!parsed.success) {
+      const issues = parsed.error.issues.map((i) => `${i.path.length ? i.path.join('.') : '(arguments)'}: ${i.message}`).join('; ')
+      return { next: await this.reject(action, 'invalid_arguments', `Invalid arguments for ${tool.name}: ${issues}. Fix the arguments and call it again.`) }
+    }
+    const guarded = this.services.guardrail ? await this.guard({ stage: 'tool_input', tool, args: parsed.data }, action.id, action.proposedSeq) : Pass
+    if (guarded.action !== 'pass') return { next: await this.reject(action, 'guardrail_blocked', `Blocked by guardrail ${guarded.guard}: ${guarded.reason}. Nothing was run.`, this.state.lastSeq) }
+    return this.decide(action, tool, parsed.data)
+  }
+
+  private follow(admitted: Admitted): Promise<Next> {
+    if ('run' in admitted) return this.effects.execute(admitted.run.action, admitted.run.tool, admitted.run.policyVersion, admitted.run.causation)
+    if ('later' in admitted) return admitted.later()
+    return Promise.resolve(admitted.next)
+  }
+
+  /**
+   * The proposed actions at the head of the step that may run side by side (core/parallel.ts): each
+   * is admitted in proposal order (validation, guardrail, policy), then those allowed run in waves.
+   * An action that must wait for a person ends the batch; it is put to them once the others ran.
+   */
+  private async actTogether(): Promise<Next | undefined> {
+    await this.visibleTools()
+    const batch: ActionState[] = []
+    for (const id of this.state.pending) {
+      const action = this.state.actions[id]
+      const tool = this.visible.get(action.tool)
+      if (action.status !== 'proposed' || (tool && !mayRunBeside(tool))) break
+      batch.push(action)
+    }
+    if (batch.length < 2) return undefined
+    const jobs: Authorized[] = []
+    let later: (() => Promise<Next>) | undefined
+    for (const action of batch) {
+      const admitted = await this.admit(action)
+      if ('run' in admitted) jobs.push(admitted.run)
+      else if ('later' in admitted) { later = admitted.later; break }
+      else if (admitted.next === 'halt') return 'halt'
+    }
+    for (const wave of waves(jobs, (job) => footprintOf(job.tool, job.action.args))) {
+      if (this.cancelRequest) return 'continue'
+      const next = wave.length === 1 ? await this.effects.execute(wave[0].action, wave[0].tool, wave[0].policyVersion, wave[0].causation) : await this.effects.executeTogether(wave)
+      if (next === 'halt') return 'halt'
+    }
+    return later && !this.cancelRequest ? later() : 'continue'
+  }
+
   private async installedTool(action: ActionState): Promise<Tool | undefined> {
     await this.visibleTools()
     return this.visible.get(action.tool) ?? this.services.tools.value.get(action.tool)
+  }
+
+  get guarded(): boolean {
+    return this.services.guardrail !== undefined
+  }
+
+  async guardOutput(action: ActionState, tool: Tool, observation: string, causation: number): Promise<string> {
+    const verdict = await this.guard({ stage: 'tool_output', tool, text: observation }, action.id, causation)
+    if (verdict.action === 'redact') return verdict.text
+    if (verdict.action === 'block') return `The result of ${tool.name} was withheld by guardrail ${verdict.guard}: ${verdict.reason}. The call itself ran.`
+    return observation
   }
 
   /** Close an action that never starts: the reason becomes an observation for the model. */
@@ -498,8 +570,13 @@ export class RunDriver implements DriverPort {
     return 'continue'
   }
 
-  /** Ask policy about an action whose arguments passed the tool's schema (`args` is the parsed form). */
+  /** Ask policy about an action whose arguments passed the tool's schema (`args` is the parsed form), and act on the answer. */
   private async authorize(action: ActionState, tool: Tool, args: unknown): Promise<Next> {
+    return this.follow(await this.decide(action, tool, args))
+  }
+
+  /** Ask policy, record its decision, and say what comes next: run the call, wait for a person, or nothing (denied). */
+  private async decide(action: ActionState, tool: Tool, args: unknown): Promise<Admitted> {
     const policy = this.services.policy
     let decision: PolicyDecision
     try {
@@ -517,20 +594,23 @@ export class RunDriver implements DriverPort {
     const recorded = this.rec.record('tool/decision', {
       verdict: decision.verdict, ruleId: decision.ruleId, policyVersion, reason: decision.reason, approvers: decision.approvers, toolVersion: tool.owner,
     }, policy.provider, ids)
-    if (decision.verdict === 'deny') return this.reject(action, 'policy_denied', `Denied by policy (rule ${decision.ruleId}): ${decision.reason}`, recorded.seq)
+    if (decision.verdict === 'deny') return { next: await this.reject(action, 'policy_denied', `Denied by policy (rule ${decision.ruleId}): ${decision.reason}`, recorded.seq) }
     if (decision.verdict === 'ask') {
       const grant = await this.grantFor(action, tool, args, policyVersion, decision.approvers)
       if (grant) {
         // A person approved calls like this one before, for the run or standing: no one is asked again.
         const approved = this.rec.record('tool/approval-decided', { approved: true, by: `grant:${grant.id}`, scope: grant.scope, grantId: grant.id }, KernelProducer, this.idsOf(action.id, recorded.seq))
-        return this.effects.execute(action, tool, policyVersion, approved.seq)
+        return { run: { action, tool, policyVersion, causation: approved.seq } }
       }
-      return this.pause('WAITING_APPROVAL', `action ${action.id} (${action.tool}) waits for approval: ${decision.reason}`, 'approval', {
-        actionId: action.id,
-        approval: { tool: action.tool, args: action.args, argsHash: action.argsHash, policyVersion, ruleId: decision.ruleId, reason: decision.reason, approvers: decision.approvers, toolVersion: tool.owner },
-      })
+      const { ruleId, reason, approvers } = decision
+      return {
+        later: () => this.pause('WAITING_APPROVAL', `action ${action.id} (${action.tool}) waits for approval: ${reason}`, 'approval', {
+          actionId: action.id,
+          approval: { tool: action.tool, args: action.args, argsHash: action.argsHash, policyVersion, ruleId, reason, approvers, toolVersion: tool.owner },
+        }),
+      }
     }
-    return this.effects.execute(action, tool, policy.value.version, recorded.seq)
+    return { run: { action, tool, policyVersion, causation: recorded.seq } }
   }
 
   /**
@@ -554,7 +634,16 @@ export class RunDriver implements DriverPort {
 
   private async verify(answer: string, causation: number): Promise<Next> {
     const verifier = this.services.verifier
+    const guarded = this.services.guardrail ? await this.guard({ stage: 'answer', text: answer }, undefined, causation) : Pass
+    if (guarded.action === 'redact') answer = guarded.text
     const started = this.rec.record('verify/start', { answer }, KernelProducer, this.idsOf(undefined, causation))
+    if (guarded.action === 'block') {
+      // Not the verifier's call: the answer never reaches it. The model may answer again within the repair budget.
+      const repair = this.state.repairs < this.state.budgets.maxRepairs
+      const feedback = `Your answer was blocked by guardrail ${guarded.guard}: ${guarded.reason}. Answer again without that content.`
+      this.rec.record('verify/end', { ok: false, code: 'guardrail_blocked', reason: guarded.reason, feedback, repair, evidence: [] }, this.services.guardrail!.provider, this.idsOf(undefined, started.seq))
+      return repair ? 'continue' : this.end('FAILED_VERIFICATION', 'guardrail_blocked', `guardrail ${guarded.guard}: ${guarded.reason}`)
+    }
     // A verifier may take minutes (a test suite): let a watcher see it started.
     if (this.agent.dispatch.watched(VerifyStartEvents)) await this.flush()
     let verdict
@@ -576,6 +665,27 @@ export class RunDriver implements DriverPort {
     this.rec.record('verify/end', { ok: false, code: verdict.code, reason: verdict.reason, feedback: verdict.feedback, repair, evidence: verdict.evidence ?? [] }, verifier.provider, this.idsOf(undefined, started.seq))
     if (repair) return 'continue'
     return this.end('FAILED_VERIFICATION', verdict.code, verdict.reason, answer)
+  }
+
+  /**
+   * Ask the guardrail, when the agent has one, about content at one stage, and record a trip. A guard
+   * that throws or answers nonsense blocks (fail closed); a redact of arguments is a block, since the
+   * call that runs must be the one the model proposed and policy judged.
+   */
+  async guard(input: Pick<GuardInput, 'stage' | 'tool' | 'args' | 'text'>, actionId: string | undefined, causation: number): Promise<GuardVerdict> {
+    const guardrail = this.services.guardrail
+    if (!guardrail) return Pass
+    let verdict: GuardVerdict
+    try {
+      verdict = await guardrail.value.check({ ...input, runId: this.runId, agent: this.agent.name, state: this.state })
+      if (!verdict || !['pass', 'block', 'redact'].includes(verdict.action)) throw new Error(`it returned ${JSON.stringify(verdict)}`)
+    } catch (error) {
+      verdict = { action: 'block', guard: 'guardrail-error', reason: `guardrail ${guardrail.provider} failed, blocked to fail closed: ${(error as Error)?.message ?? error}` }
+    }
+    if (verdict.action === 'redact' && (input.stage === 'tool_input' || typeof verdict.text !== 'string')) verdict = { action: 'block', guard: verdict.guard, reason: verdict.reason }
+    if (verdict.action === 'pass') return verdict
+    this.rec.record('guard/tripped', { stage: input.stage, guard: String(verdict.guard), action: verdict.action, reason: String(verdict.reason), guardVersion: guardrail.value.version }, guardrail.provider, this.idsOf(actionId, causation))
+    return verdict
   }
 
   // ── pausing and ending ──────────────────────────────────────────────────────────────────────────

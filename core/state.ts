@@ -271,6 +271,7 @@ function applyPayload(state: RunState, event: RunEvent): void {
       return
     }
     case 'verify/start':
+    case 'guard/tripped':
       return
     case 'verify/end':
       state.stepSettled = true

@@ -6,7 +6,7 @@
  */
 import { CordageError } from './errors.ts'
 import { redeemTicket } from './ticket.ts'
-import type { ArgSchema, SideEffect, Tool, ToolIO, ToolResult } from './services/tools.ts'
+import type { ArgSchema, Footprint, SideEffect, Tool, ToolIO, ToolResult } from './services/tools.ts'
 
 export interface ToolDefinition<A> {
   /** Letters, digits, `_` and `-`, starting with a letter, at most 64 characters (what providers accept). */
@@ -31,6 +31,8 @@ export interface ToolDefinition<A> {
   idempotencyKey?(args: A): string
   /** Find out whether an unrecorded effect happened (see Tool.reconcile). */
   reconcile?: Tool['reconcile']
+  /** What a call reads and writes, so calls of one step can run side by side (see Tool.footprint). */
+  footprint?(args: A): Footprint
 }
 
 const NamePattern = /^[a-zA-Z][a-zA-Z0-9_-]{0,63}$/
@@ -66,6 +68,10 @@ export function defineTool<A>(def: ToolDefinition<A>): Tool {
       return parsed.success ? def.idempotencyKey!(parsed.data) : ''
     }),
     reconcile: def.reconcile,
+    footprint: def.footprint && ((args: unknown) => {
+      const parsed = def.input.safeParse(args)
+      return parsed.success ? def.footprint!(parsed.data) : {}
+    }),
     async invoke(ticket, args, io) {
       redeemTicket(ticket, { runId: io.runId, actionId: io.actionId, tool: def.name, args })
       const parsed = def.input.safeParse(args)

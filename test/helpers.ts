@@ -37,6 +37,7 @@ export interface DeskOptions {
   /** Replace the policy-rules 2 entry, for example to pin the 1.x line. */
   policyPlugin?: unknown
   contextTokens?: number
+  parallelTools?: boolean
   retry?: { attempts: number; backoffMs: number }
 }
 
@@ -88,6 +89,7 @@ export function deskPreset(options: DeskOptions, outbox: string) {
         task: 'What is the refund window for damaged items?',
         budgets: { maxSteps: 8, ...options.budgets },
         ...(options.contextTokens ? { contextTokens: options.contextTokens } : {}),
+        ...(options.parallelTools !== undefined ? { parallelTools: options.parallelTools } : {}),
         retry: options.retry ?? { attempts: 3, backoffMs: 1 },
         model: options.modelPlugin ?? { plugin: 'model-scripted', config: { script: options.script, ...options.model } },
         plugins: [

@@ -15,7 +15,7 @@ export function formatEvent(event: RunEvent, color = false): string {
   const tint = event.type === 'run/end' ? (event.data.status === 'COMPLETED' ? 32 : 31)
     : event.type === 'tool/error' || event.type === 'step/model-error' ? 31
     : event.type === 'tool/decision' ? (event.data.verdict === 'allow' ? 32 : event.data.verdict === 'ask' ? 33 : 31)
-    : event.type === 'run/paused' ? 33 : 0
+    : event.type === 'run/paused' || event.type === 'guard/tripped' ? 33 : 0
   return tint ? `\u001b[${tint}m${line}\u001b[0m` : line
 }
 
@@ -58,6 +58,7 @@ function detail(event: RunEvent): string {
     case 'tool/end': return `${event.data.tool} ${event.data.durationMs}ms${event.data.deduplicated ? ` (already done by ${event.data.deduplicated.runId} ${event.data.deduplicated.actionId})` : ''} ${quote(event.data.observation, 70)}`
     case 'tool/reconciled': return `${event.data.tool} ${event.data.committed ? 'committed' : 'not committed'} (by ${event.data.by}) key=${event.data.key}`
     case 'tool/error': return `${event.data.tool} ${event.data.code} (${event.data.errorClass})${event.data.willRetry ? ' will retry' : ''}: ${quote(event.data.message, 70)}${event.data.stack ? `\n${event.data.stack.split('\n').slice(1).map((l) => `          ${l.trim()}`).join('\n')}` : ''}`
+    case 'guard/tripped': return `${event.data.stage} ${event.data.action} by ${event.data.guard}: ${quote(event.data.reason, 70)}`
     case 'verify/start': return quote(event.data.answer, 70)
     case 'verify/end': return event.data.ok
       ? `ok evidence: ${event.data.evidence.map((e) => e.ref).join(', ') || 'none'}`

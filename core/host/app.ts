@@ -158,7 +158,7 @@ export class Cordage {
       throw error
     }
     const runtime = new AgentRuntime(ctx, {
-      name, defaultTask: plan.spec.task, budgets: plan.spec.budgets, contextTokens: plan.spec.contextTokens, modelRetry: plan.spec.retry,
+      name, defaultTask: plan.spec.task, budgets: plan.spec.budgets, contextTokens: plan.spec.contextTokens, parallelTools: plan.spec.parallelTools, modelRetry: plan.spec.retry,
       ...plan.spec.durability,
       plugins: Object.fromEntries(plugins.map((p) => [p.planned.entry.manifest.name, p.planned.entry.manifest.version])),
     })

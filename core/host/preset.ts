@@ -31,6 +31,8 @@ export interface AgentSpec {
   task?: string
   budgets: Partial<Budgets>
   contextTokens?: number
+  /** Run the independent calls of one step side by side (default true). */
+  parallelTools?: boolean
   /** Retries of a transient model failure. */
   retry?: { attempts: number; backoffMs: number }
   /** Lease and cancellation timings. */
@@ -80,6 +82,7 @@ const AgentShape = z.object({
   task: z.string().min(1).optional(),
   budgets: BudgetsShape.default({}),
   contextTokens: z.number().int().min(1).optional(),
+  parallelTools: z.boolean().optional(),
   retry: z.object({ attempts: z.number().int().min(1), backoffMs: z.number().int().min(0) }).strict().optional(),
   durability: z.object({
     leaseTtlMs: z.number().int().min(50),
@@ -155,7 +158,7 @@ export function loadPreset(file: string): Preset {
       plugin: r.plugin, path: r.path === undefined ? undefined : resolve(dir, r.path), version: r.version, config: r.config, at: where,
     })
     agents[name] = {
-      name, description: agent.description, task: agent.task, budgets: agent.budgets, contextTokens: agent.contextTokens, retry: agent.retry, durability: agent.durability,
+      name, description: agent.description, task: agent.task, budgets: agent.budgets, contextTokens: agent.contextTokens, parallelTools: agent.parallelTools, retry: agent.retry, durability: agent.durability,
       model: ref(agent.model, `${base}.model`),
       plugins: agent.plugins.map((p, i) => ref(p, `${base}.plugins[${i}]`)),
       at: base,

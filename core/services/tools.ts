@@ -57,6 +57,11 @@ export interface ToolResult {
   reveals?: string[]
 }
 
+export interface Footprint {
+  reads?: string[]
+  writes?: string[]
+}
+
 /** What the model sees of a tool. */
 export interface ToolView {
   name: string
@@ -89,6 +94,14 @@ export interface Tool extends ToolView, ToolContract {
    * as "cannot tell").
    */
   reconcile?(key: string, signal: AbortSignal): Promise<Reconciled> | Reconciled
+  /**
+   * What a call with these (validated) arguments reads and writes, as resource names (file paths, row
+   * ids, `crm:customer/42`), for running calls of one step side by side. Two calls may overlap in
+   * time unless one writes something the other reads or writes (equal names, or one a `/`-prefix of
+   * the other). Without it, a read-only tool is taken to read everything (it runs beside other reads
+   * but not beside writes), and a tool with side effects runs alone.
+   */
+  footprint?(args: unknown): Footprint
   /**
    * Run the tool.
    *

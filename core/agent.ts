@@ -6,6 +6,7 @@
  * one worker drives a run at a time across processes and machines; the state is then rebuilt from the
  * store, so a command works the same on a run started by another process.
  */
+import type { ParentLink } from './services/agents.ts'
 import { randomBytes } from 'node:crypto'
 import { hostname } from 'node:os'
 import { DefaultBudgets, type Budgets } from './budget.ts'
@@ -49,9 +50,12 @@ export interface AgentOptions {
   effectWaitMs?: number
   /** Run the independent calls of one step side by side (default true); false runs them one by one. */
   parallelTools?: boolean
+  /** Pass a run handed to another agent on (the host's: that agent accepts it and drives it). */
+  handoff?: (runId: string, to: string) => Promise<RunState>
 }
 
 export interface ResolvedAgentOptions {
+  handoff?: (runId: string, to: string) => Promise<RunState>
   contextTokens?: number
   parallelTools: boolean
   modelRetry: { attempts: number; backoffMs: number }
@@ -75,6 +79,8 @@ export interface StartOptions {
   runId?: string
   /** Override budgets for this run only. */
   budgets?: Partial<Budgets>
+  /** Start it as a child of another run (a subagent), recorded in run/start. */
+  parent?: ParentLink
 }
 
 export interface Actor {
@@ -131,6 +137,7 @@ export class AgentRuntime {
     this.previews = dispatch
     ctx.on('internal/service', () => { this.servicesVersion++ })
     this.options = {
+      handoff: options.handoff,
       contextTokens: options.contextTokens,
       parallelTools: options.parallelTools ?? true,
       modelRetry: options.modelRetry ?? { attempts: 3, backoffMs: 250 },
@@ -270,6 +277,22 @@ export class AgentRuntime {
     })
   }
 
+  /**
+   * Take a run that another agent handed to this one (a tool's `handoff`) and drive it: records
+   * run/handoff with this agent's plugins and services. The agents must share a store.
+   */
+  async acceptHandoff(runId: string): Promise<RunHandle> {
+    const { driver, state } = await this.take(runId)
+    return this.guard(driver, async () => {
+      if (state.status !== 'RUNNING' || state.handoff?.to !== this.name) {
+        throw new CordageError('run_not_waiting', `run ${runId} is ${state.status} and was not handed to agent "${this.name}"`)
+      }
+      driver.rec.record('run/handoff', { from: state.agent, to: this.name, reason: state.handoff.reason, plugins: { ...this.plugins }, services: this.servicesNow() }, KernelProducer, { ...turn(state), causation: state.handoff.seq })
+      await driver.flush()
+      return () => driver.drive()
+    })
+  }
+
   /** Ask a run to pause SUSPENDED at its next step boundary. Only for runs driven in this process. */
   suspend(runId: string, actor: Actor = {}): boolean {
     const active = this.active.get(runId)
@@ -385,18 +408,24 @@ export class AgentRuntime {
     return task
   }
 
-  private recordStart(driver: RunDriver, task: string, options: StartOptions) {
+  /** Which plugin provides each service now: service → name@version. */
+  private servicesNow(): Record<string, string> {
     const services: Record<string, string> = {}
     for (const name of ServiceNames) {
       const entry = readService(this.ctx, name)
-      if (entry) services[name] = entry.provider
+      if (entry && entry.provider !== 'unknown') services[name] = entry.provider
     }
+    return services
+  }
+
+  private recordStart(driver: RunDriver, task: string, options: StartOptions) {
+    const services = this.servicesNow()
     if (!services.store) throw new CordageError('service_missing', `agent "${this.name}" has no store: add a plugin that provides "store" (for example store-sqlite)`)
     const budgets = { ...this.budgets, ...options.budgets }
     const now = Date.now()
     driver.rec.record('run/start', {
       agent: this.name, task, plugins: { ...this.plugins }, services, budgets,
-      deadline: budgets.deadlineMs !== undefined ? now + budgets.deadlineMs : undefined,
+      deadline: budgets.deadlineMs !== undefined ? now + budgets.deadlineMs : undefined, parent: options.parent,
     }, KernelProducer)
     driver.rec.record('turn/start', { input: task }, KernelProducer, { turnId: 't1' })
   }
@@ -458,7 +487,14 @@ export class AgentRuntime {
       const owner = (await store.list({ limit: 1000 })).find((r) => r.runId === runId)?.owner
       throw new CordageError('run_busy', `run ${runId} is being driven by worker ${owner ?? 'another process'}; wait for it to pause or end`)
     }
-    return this.prepare(lease)
+    const taken = await this.prepare(lease)
+    const { state } = taken
+    // Several agents may share a store: a run is steered only by the agent that drives it (or the one it was handed to).
+    if (state.agent && state.agent !== this.name && state.handoff?.to !== this.name) {
+      await store.release(lease)
+      throw new CordageError('agent_not_found', `run ${runId} belongs to agent "${state.agent}", not "${this.name}"`)
+    }
+    return taken
   }
 
   private async prepare(lease: Lease): Promise<{ driver: RunDriver; state: RunState; lease: Lease }> {
@@ -566,7 +602,10 @@ export class AgentRuntime {
    */
   private track(driver: RunDriver, body: () => Promise<RunState>): RunHandle {
     const runId = driver.runId
+    const handoff = this.options.handoff
     const done = Promise.resolve().then(body).finally(() => { if (this.active.get(runId)?.driver === driver) this.active.delete(runId) })
+      // Handed to another agent: the handle follows the run there, so `done` is still the run's outcome.
+      .then((state) => (state.status === 'RUNNING' && state.handoff && handoff ? handoff(runId, state.handoff.to) : state))
     this.active.set(runId, { driver, done })
     return { runId, done }
   }

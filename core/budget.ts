@@ -23,6 +23,8 @@ export const DefaultBudgets: Budgets = { maxSteps: 20, maxRepairs: 0 }
 
 export interface BudgetState {
   steps: number
+  /** Steps of child runs (subagents). */
+  nestedSteps?: number
   usage: Usage
   deadline?: number
 }
@@ -44,8 +46,9 @@ export function overBudget(budgets: Budgets, state: BudgetState, now: number): {
 
 /** Checked only before a model call: actions of a step that was already paid for may still run. */
 export function outOfSteps(budgets: Budgets, state: BudgetState): { code: Code; reason: string } | undefined {
-  if (state.steps >= budgets.maxSteps) {
-    return { code: 'max_steps', reason: `${state.steps} of ${budgets.maxSteps} steps used` }
+  const used = state.steps + (state.nestedSteps ?? 0)
+  if (used >= budgets.maxSteps) {
+    return { code: 'max_steps', reason: `${used} of ${budgets.maxSteps} steps used${state.nestedSteps ? ` (${state.nestedSteps} by subagents)` : ''}` }
   }
   return undefined
 }

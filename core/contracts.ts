@@ -4,6 +4,7 @@
  * the version it implements; a plugin (or the kernel) that requires one names a semver range.
  */
 import { CompactorContract } from './services/compactor.ts'
+import { AgentsContract } from './services/agents.ts'
 import { ContextContract } from './services/context.ts'
 import { GuardrailContract } from './services/guardrail.ts'
 import { ModelContract } from './services/model.ts'
@@ -25,7 +26,11 @@ export const Contracts = {
   guardrail: GuardrailContract,
   store: StoreContract,
   workspace: WorkspaceContract,
+  agents: AgentsContract,
 } as const
+
+/** Services the host provides to every agent itself (no plugin does): a plugin may require them. */
+export const HostProvided: Record<string, string> = { agents: AgentsContract }
 
 /** What the loop itself requires of an agent: every service but the compactor, at a compatible major. */
 export const KernelRequires: Record<string, string> = {

@@ -18,7 +18,7 @@ import { deepFreeze } from './freeze.ts'
 export const AgentKey: unique symbol = Symbol.for('cordage.agent')
 
 /** The kernel's service names. Each agent gets its own provider of each (isolated contexts). */
-export const ServiceNames = ['model', 'context', 'tools', 'policy', 'verifier', 'compactor', 'progress', 'store', 'workspace'] as const
+export const ServiceNames = ['model', 'context', 'tools', 'policy', 'verifier', 'compactor', 'progress', 'guardrail', 'store', 'workspace', 'agents'] as const
 export type ServiceName = (typeof ServiceNames)[number]
 
 /** A context whose kernel services are private to one agent. */

@@ -223,7 +223,10 @@ export class EffectRunner {
       const result = settled.value
       const raw = result.observation ?? observe(result.output, run.options.observationChars)
       const observation = run.guarded ? await run.guardOutput(action, tool, raw, startedSeq) : raw
-      run.rec.record('tool/end', { tool: tool.name, attempt, output: result.output ?? null, observation, receipt: result.receipt, durationMs, reveals: validReveals(result.reveals) }, producer, run.idsOf(action.id, startedSeq))
+      run.rec.record('tool/end', {
+        tool: tool.name, attempt, output: result.output ?? null, observation, receipt: result.receipt, durationMs, reveals: validReveals(result.reveals),
+        usage: validUsage(result.usage), handoff: validHandoff(result.handoff),
+      }, producer, run.idsOf(action.id, startedSeq))
       if (effectful) {
         if (run.cancelling) run.noteEffect('committed', { actionId: action.id, tool: tool.name, receipt: result.receipt })
         await run.flush([{ op: 'outcome', key, status: 'committed', receipt: result.receipt, output: result.output ?? null, at: Date.now() }])
@@ -339,6 +342,18 @@ async function deduplicate(run: DriverPort, action: ActionState, tool: Tool, eff
 export function observe(output: unknown, max: number): string {
   const text = typeof output === 'string' ? output : JSON.stringify(output) ?? 'null'
   return text.length > max ? `${text.slice(0, max)}… (${text.length - max} more characters in the store)` : text
+}
+
+/** Usage a call reports for a nested run: four non-negative numbers, or nothing. */
+function validUsage(usage: ToolResult['usage']): ToolResult['usage'] {
+  if (!usage || typeof usage !== 'object') return undefined
+  const n = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) && v >= 0 ? v : 0)
+  return { inputTokens: n(usage.inputTokens), outputTokens: n(usage.outputTokens), costUsd: n(usage.costUsd), steps: Math.floor(n(usage.steps)) }
+}
+
+function validHandoff(handoff: ToolResult['handoff']): ToolResult['handoff'] {
+  if (!handoff || typeof handoff.agent !== 'string' || !handoff.agent) return undefined
+  return { agent: handoff.agent, reason: typeof handoff.reason === 'string' ? handoff.reason : undefined }
 }
 
 /** Tool names a result revealed, when it gave a list of names; anything else is ignored. */

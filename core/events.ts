@@ -10,6 +10,7 @@ import type { Verdict as PolicyVerdict } from './services/policy.ts'
 import type { Evidence } from './services/verifier.ts'
 import type { TerminalStatus, WaitingStatus } from './status.ts'
 import type { Budgets } from './budget.ts'
+import type { ParentLink } from './services/agents.ts'
 import type { GuardStage } from './services/guardrail.ts'
 import type { ApprovalGrant, ApprovalScope } from './grants.ts'
 
@@ -47,6 +48,8 @@ export interface RunEventMap {
     budgets: Budgets
     /** Absolute deadline in epoch milliseconds, when the agent has one. */
     deadline?: number
+    /** Set on a child run (a subagent): the run and action that started it. */
+    parent?: ParentLink
   }
   /** A durable resume point, recorded before the run waits for anything outside it. */
   'run/checkpoint': { reason: 'approval' | 'user' | 'suspend' | 'reconciliation'; pending: string[]; steps: number; usage: Usage }
@@ -58,6 +61,11 @@ export interface RunEventMap {
   'run/cancel-requested': { by: string; reason?: string; requestedAt: number }
   /** A worker took over a run whose previous owner stopped (its lease expired) and drives it from the log. */
   'run/recovered': { worker: string; token: number; previous?: string }
+  /**
+   * Another agent drives the run from here on: a tool of the step before asked for it (ToolResult.handoff).
+   * `plugins` and `services` are the new agent's, so later drift checks compare with them.
+   */
+  'run/handoff': { from: string; to: string; reason?: string; plugins: Record<string, string>; services: Record<string, string> }
   /** The agent's plugins differ from those the run started with; `decision` says what was done about it. */
   'run/version-drift': { changes: { plugin: string; from?: string; to?: string }[]; decision: 'refused' | 'accepted'; by: string }
   /**
@@ -104,7 +112,13 @@ export interface RunEventMap {
   'tool/approval-decided': { approved: boolean; by: string; reason?: string; scope?: ApprovalScope; grant?: ApprovalGrant; grantId?: string }
   'tool/start': { tool: string; attempt: number; ticket: string; idempotencyKey: string; argsHash: string; policyVersion: string; timeoutMs: number }
   /** `deduplicated` when the effect was already done under the same idempotency key (by that run and action): the tool did not run again. */
-  'tool/end': { tool: string; attempt: number; output: unknown; observation: string; receipt?: unknown; durationMs: number; deduplicated?: { runId: string; actionId: string }; reveals?: string[] }
+  'tool/end': {
+    tool: string; attempt: number; output: unknown; observation: string; receipt?: unknown; durationMs: number; deduplicated?: { runId: string; actionId: string }; reveals?: string[]
+    /** Spent in a nested run on the run's behalf (counted in the run's budgets). */
+    usage?: { inputTokens: number; outputTokens: number; costUsd: number; steps?: number }
+    /** The run goes to this agent once the step is over. */
+    handoff?: { agent: string; reason?: string }
+  }
   /**
    * An action whose effect was unknown (its call started and no outcome was recorded) was settled: by
    * the tool's `reconcile`, or by a person. Committed closes the action with a result; not committed
@@ -143,7 +157,7 @@ export type RunEvent<K extends RunEventType = RunEventType> = {
 
 /** Every run event type, in catalogue order (used by docs checks and the CLI). */
 export const RunEventTypes: readonly RunEventType[] = [
-  'run/start', 'run/checkpoint', 'run/paused', 'run/resumed', 'run/cancel-requested', 'run/recovered', 'run/version-drift', 'run/end',
+  'run/start', 'run/checkpoint', 'run/paused', 'run/resumed', 'run/cancel-requested', 'run/recovered', 'run/version-drift', 'run/handoff', 'run/end',
   'turn/start', 'turn/end',
   'step/start', 'step/context', 'step/model-request', 'step/model-error', 'step/model-response', 'step/end', 'step/no-progress',
   'compaction/start', 'compaction/end',

@@ -264,6 +264,12 @@ export class RunDriver implements DriverPort {
       return 'continue'
     }
 
+    // A tool of the step that just ended handed the run to another agent: stop driving here; the
+    // runtime passes the run on (AgentRuntime.acceptHandoff records run/handoff and drives it).
+    if (this.state.handoff) {
+      await this.flush()
+      return 'halt'
+    }
     const steps = outOfSteps(this.state.budgets, this.state)
     if (steps) return this.end('STOPPED', steps.code, steps.reason)
     if (this.services.progress) {

@@ -11,6 +11,7 @@ import { zeroUsage, type Decision, type Usage } from './services/model.ts'
 import type { Verdict } from './services/policy.ts'
 import type { ApprovalGrant, ApprovalScope } from './grants.ts'
 import { assertTransition, type RunStatus } from './status.ts'
+import type { ParentLink } from './services/agents.ts'
 
 export type ActionStatus =
   | 'proposed' | 'allowed' | 'denied' | 'awaiting_approval' | 'approved' | 'rejected'
@@ -46,7 +47,7 @@ export type TranscriptEntry =
   | { kind: 'feedback'; text: string; seq: number }
 
 /** Version of the RunState shape; a snapshot of another version is ignored and the log replayed. */
-export const StateVersion = 2
+export const StateVersion = 3
 
 export interface RunState {
   runId: string
@@ -83,6 +84,12 @@ export interface RunState {
   /** Tools that tools made visible (`ToolResult.reveals`), in order of first mention: a tools service may show them from then on. */
   revealed: string[]
   repairs: number
+  /** Steps of child runs (subagents), counted against this run's step budget. */
+  nestedSteps: number
+  /** Set on a child run: who started it. */
+  parent?: ParentLink
+  /** A tool asked to hand the run to another agent; cleared by run/handoff. */
+  handoff?: { to: string; reason?: string; seq: number }
   transcript: TranscriptEntry[]
   actions: Record<string, ActionState>
   /** Actions of the current step that have not been settled yet, in the order the model proposed them. */
@@ -96,7 +103,7 @@ export function emptyState(runId: string): RunState {
   return {
     runId, agent: '', task: '', status: 'CREATED', lastSeq: 0, createdAt: 0, updatedAt: 0,
     budgets: { maxSteps: 0, maxRepairs: 0 }, plugins: {}, services: {},
-    turns: 0, steps: 0, stepOpen: false, stepActions: 0, stepSettled: false, usage: zeroUsage(), interventions: [], grants: [], revealed: [], repairs: 0, transcript: [], actions: {}, pending: [],
+    turns: 0, steps: 0, stepOpen: false, stepActions: 0, stepSettled: false, usage: zeroUsage(), interventions: [], grants: [], revealed: [], repairs: 0, nestedSteps: 0, transcript: [], actions: {}, pending: [],
   }
 }
 
@@ -139,9 +146,12 @@ function applyPayload(state: RunState, event: RunEvent): void {
     case 'run/start': {
       const d = event.data
       moveTo(state, 'RUNNING')
-      Object.assign(state, { agent: d.agent, task: d.task, plugins: d.plugins, services: d.services, budgets: d.budgets, deadline: d.deadline, createdAt: event.time })
+      Object.assign(state, { agent: d.agent, task: d.task, plugins: d.plugins, services: d.services, budgets: d.budgets, deadline: d.deadline, createdAt: event.time, parent: d.parent })
       return
     }
+    case 'run/handoff':
+      Object.assign(state, { agent: event.data.to, plugins: event.data.plugins, services: event.data.services, handoff: undefined })
+      return
     case 'run/checkpoint':
       return
     case 'run/paused':
@@ -242,6 +252,11 @@ function applyPayload(state: RunState, event: RunEvent): void {
     case 'tool/end': {
       const a = needAction(event, action)
       for (const name of event.data.reveals ?? []) if (!state.revealed.includes(name)) state.revealed.push(name)
+      if (event.data.usage) {
+        addUsage(state, event.data.usage)
+        state.nestedSteps += event.data.usage.steps ?? 0
+      }
+      if (event.data.handoff) state.handoff = { to: event.data.handoff.agent, reason: event.data.handoff.reason, seq: event.seq }
       a.status = 'succeeded'
       a.result = { observation: event.data.observation, seq: event.seq }
       settle(state, a, event.data.observation, true, event.seq)

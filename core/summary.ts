@@ -17,6 +17,10 @@ export function summarize(previous: RunSummary | undefined, event: RunEvent): Ru
       summary.task = event.data.task
       summary.status = 'RUNNING'
       break
+    case 'run/handoff':
+      // Who drives the run now: workers claim runs by this, and lists show it.
+      summary.agent = event.data.to
+      break
     case 'run/paused':
       summary.status = event.data.status
       break

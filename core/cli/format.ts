@@ -21,12 +21,13 @@ export function formatEvent(event: RunEvent, color = false): string {
 
 function detail(event: RunEvent): string {
   switch (event.type) {
-    case 'run/start': return `agent=${event.data.agent} task=${quote(event.data.task, 60)} plugins=${Object.entries(event.data.plugins).map(([n, v]) => `${n}@${v}`).join(',')}`
+    case 'run/start': return `${event.data.parent ? `child of ${event.data.parent.runId} ${event.data.parent.actionId} ` : ''}agent=${event.data.agent} task=${quote(event.data.task, 60)} plugins=${Object.entries(event.data.plugins).map(([n, v]) => `${n}@${v}`).join(',')}`
     case 'run/checkpoint': return `reason=${event.data.reason} pending=${event.data.pending.join(',') || '-'}`
     case 'run/paused': return `${event.data.status} ${event.data.reason}`
     case 'run/resumed': return `from=${event.data.from} by=${event.data.by}${event.data.input ? ` input=${quote(event.data.input, 40)}` : ''}`
     case 'run/cancel-requested': return `by=${event.data.by}${event.data.reason ? ` reason=${quote(event.data.reason, 60)}` : ''}`
     case 'run/recovered': return `by worker ${event.data.worker} (lease ${event.data.token})${event.data.previous ? `, after ${event.data.previous}` : ''}`
+    case 'run/handoff': return `${event.data.from} → ${event.data.to}${event.data.reason ? ` — ${quote(event.data.reason, 60)}` : ''}`
     case 'run/version-drift': return `${event.data.decision} by ${event.data.by}: ${event.data.changes.map((c) => `${c.plugin} ${c.from ?? '-'} → ${c.to ?? '-'}`).join(', ')}`
     case 'run/end': {
       const d = event.data

@@ -264,15 +264,15 @@ async function locate(app: Cordage, runId: string, name?: string): Promise<Agent
   const candidates = name ? [app.agent(name)] : app.agentNames().map((n) => app.agent(n))
   let last: unknown
   for (const agent of candidates) {
-    let start
+    let owner: string | undefined
     try {
-      ;[start] = await agent.store().read(runId, { limit: 1 })
+      // The agent that drives it now: the one of its run/start, or of its last run/handoff.
+      owner = (await agent.load(runId)).agent || undefined
     } catch (error) {
       if (!CordageError.is(error, 'run_not_found')) throw error
       last = error
       continue
     }
-    const owner = start?.type === 'run/start' ? start.data.agent : undefined
     if (owner === agent.name) return agent
     if (owner && app.agentNames().includes(owner) && !name) return app.agent(owner)
     throw new CordageError('agent_not_found', `run ${runId} belongs to agent "${owner}", which ${app.agentNames().includes(owner ?? '') ? `is not --agent ${name}` : `is not in preset ${app.preset.shown}`}`)

@@ -6,6 +6,7 @@
 import { Context, Logger } from 'cordis'
 import { AgentRuntime } from '../agent.ts'
 import { createAgentContext } from '../cordis.ts'
+import { agentDirectory } from './agents.ts'
 import { CordageError } from '../errors.ts'
 import { PluginCatalog } from './catalog.ts'
 import { handledErrors, plugOne, unplug, type LoadedPlugin } from './plug.ts'
@@ -149,6 +150,8 @@ export class Cordage {
   private async plugAgent(plan: AgentPlan, storeOnly: boolean): Promise<void> {
     const name = plan.spec.name
     const ctx = createAgentContext(this.root, name).extend({ baseDir: plan.preset.dir })
+    // The host's own service: the preset's other agents, for subagents and handoffs.
+    ctx.set('agents', agentDirectory(this, name))
     const plugins: LoadedPlugin[] = []
     const wanted = storeOnly ? plan.plugins.filter((p) => p.entry.manifest.provides?.store) : plan.plugins
     try {
@@ -160,6 +163,7 @@ export class Cordage {
     const runtime = new AgentRuntime(ctx, {
       name, defaultTask: plan.spec.task, budgets: plan.spec.budgets, contextTokens: plan.spec.contextTokens, parallelTools: plan.spec.parallelTools, modelRetry: plan.spec.retry,
       ...plan.spec.durability,
+      handoff: async (runId, to) => (await this.agent(to).acceptHandoff(runId)).done,
       plugins: Object.fromEntries(plugins.map((p) => [p.planned.entry.manifest.name, p.planned.entry.manifest.version])),
     })
     this.loaded.set(name, { runtime, ctx, plan, plugins })

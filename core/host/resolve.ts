@@ -6,7 +6,7 @@
  */
 import semver from 'semver'
 import type { Schema } from 'cordis'
-import { KernelOptional, KernelRequires } from '../contracts.ts'
+import { HostProvided, KernelOptional, KernelRequires } from '../contracts.ts'
 import { CordageError, type Code } from '../errors.ts'
 import type { CatalogEntry, PluginCatalog } from './catalog.ts'
 import type { AgentSpec, PluginRef, Preset } from './preset.ts'
@@ -155,6 +155,12 @@ function checkRequires(preset: Preset, p: PlannedPlugin, requires: Record<string
   const field = kernel ? 'kernel requirement' : `manifest field ${required ? 'requires' : 'optional'}.`
   for (const [service, range] of Object.entries(requires)) {
     const provider = providers[service]
+    if (!provider && HostProvided[service]) {
+      if (!semver.satisfies(HostProvided[service], range)) {
+        problems.push({ code: 'plugin_requirement_incompatible', message: `${who} requires service "${service}" ${range} (${field}${field.endsWith('.') ? service : ''}), but the host provides "${service}" ${HostProvided[service]}` })
+      }
+      continue
+    }
     if (!provider) {
       if (!required) continue
       const candidates = [...new Set(catalog.providersOf(service).map((e) => e.manifest.name))]

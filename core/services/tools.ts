@@ -55,6 +55,13 @@ export interface ToolResult {
    * kept in run state (`revealed`), so a tools service can keep showing them after compaction.
    */
   reveals?: string[]
+  /**
+   * What the call spent on the run's behalf in a nested run (a subagent): added to the run's usage,
+   * and `steps` to its nested steps, so the run's budgets hold across its children.
+   */
+  usage?: { inputTokens: number; outputTokens: number; costUsd: number; steps?: number }
+  /** Hand the run to another agent once this step is over (recorded as run/handoff). */
+  handoff?: { agent: string; reason?: string }
 }
 
 export interface Footprint {

@@ -78,7 +78,7 @@ export class PostgresStore implements StoreService {
             options.lease?.worker ?? null, options.lease ? 1 : 0, options.lease ? Math.max(0, options.lease.expiresAt - Date.now()) : 0, !options.lease])
         if (created.rowCount === 0) throw new CordageError('seq_conflict', `run ${runId}: another writer created it first`)
       } else {
-        await c.query('UPDATE runs SET status = $2, failure_code = $3, last_seq = $4, updated_at = $5 WHERE run_id = $1', [runId, s.status, s.failureCode ?? null, s.lastSeq, s.updatedAt])
+        await c.query('UPDATE runs SET status = $2, failure_code = $3, last_seq = $4, updated_at = $5, agent = $6 WHERE run_id = $1', [runId, s.status, s.failureCode ?? null, s.lastSeq, s.updatedAt, s.agent])
       }
       for (const write of options.effects ?? []) await this.writeEffect(c, write)
 

@@ -221,7 +221,7 @@ function statements(db: Database.Database) {
   return {
       run: db.prepare<[string], RunRow>('SELECT * FROM runs WHERE run_id = ?'),
       insertRun: db.prepare('INSERT INTO runs (run_id, agent, task, status, failure_code, last_seq, created_at, updated_at) VALUES (@runId, @agent, @task, @status, @failureCode, @lastSeq, @createdAt, @updatedAt)'),
-      updateRun: db.prepare('UPDATE runs SET status = @status, failure_code = @failureCode, last_seq = @lastSeq, updated_at = @updatedAt WHERE run_id = @runId'),
+      updateRun: db.prepare('UPDATE runs SET status = @status, failure_code = @failureCode, last_seq = @lastSeq, updated_at = @updatedAt, agent = @agent WHERE run_id = @runId'),
       clearCancel: db.prepare('UPDATE runs SET cancel_by = NULL, cancel_reason = NULL, cancel_at = NULL WHERE run_id = ?'),
       insertEvent: db.prepare('INSERT INTO events (run_id, seq, type, body) VALUES (?, ?, ?, ?)'),
       events: db.prepare<[string, number], { body: string }>('SELECT body FROM events WHERE run_id = ? AND seq > ? ORDER BY seq'),

@@ -1,0 +1,94 @@
+/**
+ * @module host/agents
+ * The `agents` service the host gives each agent (core/services/agents.ts): the preset's other agents,
+ * child runs (subagents) and handoffs. One directory per agent, so it knows who is asking.
+ */
+import { childBudgets, type AgentDirectory, type ChildOutcome, type SpawnRequest } from '../services/agents.ts'
+import type { AgentRuntime } from '../agent.ts'
+import { CordageError } from '../errors.ts'
+import type { RunState } from '../state.ts'
+import { isTerminal } from '../status.ts'
+import type { Preset } from './preset.ts'
+
+export interface AgentsHost {
+  preset: Preset
+  /** A loaded agent's runtime (throws agent_not_found). */
+  agent(name: string): AgentRuntime
+}
+
+/** The child run's id: a function of the parent run and action, so asking again re-attaches. */
+export function childRunId(parentRunId: string, actionId: string): string {
+  return `${parentRunId}.${actionId}`
+}
+
+export function agentDirectory(host: AgentsHost, self: string): AgentDirectory {
+  const known = (name: string) => {
+    if (name === self || !host.preset.agents[name]) {
+      const others = Object.keys(host.preset.agents).filter((n) => n !== self)
+      throw new CordageError('agent_not_found', `agent "${self}" cannot reach agent "${name}": ${name === self ? 'it is itself' : 'the preset has no such agent'}; others: ${others.join(', ') || 'none'}`)
+    }
+    return host.agent(name)
+  }
+  return {
+    self,
+    list: () => Object.values(host.preset.agents).filter((a) => a.name !== self).map((a) => ({ name: a.name, description: a.description })),
+
+    async spawn(request: SpawnRequest): Promise<ChildOutcome> {
+      if (request.parent.agent !== self) throw new CordageError('invalid_input', `agent "${self}" cannot start a child for agent "${request.parent.agent}"`)
+      const target = known(request.agent)
+      const parent = await host.agent(self).load(request.parent.runId)
+      const depth = (parent.parent?.depth ?? 0) + 1
+      if (depth > request.maxDepth) {
+        throw new CordageError('invalid_input', `a child of run ${request.parent.runId} would be ${depth} levels deep; at most ${request.maxDepth} are allowed (maxDepth)`)
+      }
+      const runId = childRunId(request.parent.runId, request.parent.actionId)
+      let state = await existing(target, runId)
+      let done: Promise<RunState> | undefined
+      if (!state) {
+        done = target.start(request.task, {
+          runId, budgets: childBudgets(target.budgets, parent, Date.now()),
+          parent: { ...request.parent, depth },
+        }).done
+      } else if (state.status === 'RUNNING' || state.status === 'CANCELLING') {
+        // Its driver stopped (the process that ran it died, like ours did): take it over.
+        done = (await target.resume(runId)).done
+      }
+      if (done) {
+        const cancel = () => { target.cancel(runId, { by: `parent:${request.parent.runId}`, reason: 'the parent run was cancelled' }).catch(() => {}) }
+        if (request.signal.aborted) cancel()
+        request.signal.addEventListener('abort', cancel, { once: true })
+        try {
+          state = await done
+        } finally {
+          request.signal.removeEventListener('abort', cancel)
+        }
+      }
+      return outcomeOf(state!, request.agent)
+    },
+
+    async checkHandoff(agent: string, runId: string): Promise<void> {
+      const target = known(agent)
+      if (!(await existing(target, runId))) {
+        throw new CordageError('invalid_input', `agent "${agent}" does not see run ${runId} in its store; a handoff needs both agents on one store (for example the same store-sqlite file)`)
+      }
+    },
+  }
+}
+
+async function existing(agent: AgentRuntime, runId: string): Promise<RunState | undefined> {
+  try {
+    return await agent.load(runId)
+  } catch (error) {
+    if (CordageError.is(error, 'run_not_found')) return undefined
+    throw error
+  }
+}
+
+function outcomeOf(state: RunState, agent: string): ChildOutcome {
+  return {
+    runId: state.runId, agent, status: state.status, answer: state.answer, failureCode: state.failureCode, reason: state.reason,
+    waiting: !isTerminal(state.status) && state.waiting ? { actionId: state.waiting.actionId, reason: state.waiting.reason } : undefined,
+    steps: state.steps + state.nestedSteps,
+    usage: { ...state.usage },
+  }
+}

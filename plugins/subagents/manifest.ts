@@ -1,0 +1,26 @@
+import { Schema } from 'cordis'
+import type { Manifest } from 'cordage'
+
+export interface Config {
+  /** Agents of the preset this agent may start as subagents. */
+  agents: string[]
+  /** Agents this agent may hand the run to. */
+  handoffs: string[]
+  /** How deep children may nest (1: children, no grandchildren). */
+  maxDepth: number
+  /** How long a spawn_agent call may wait for its child. */
+  timeoutMs: number
+}
+
+export default {
+  name: 'subagents',
+  version: '1.0.0',
+  description: 'spawn_agent runs another agent of the preset as a child run within the parent\'s budgets; handoff moves the run to another agent.',
+  requires: { tools: '^1.0.0', agents: '^1.0.0' },
+  config: Schema.object({
+    agents: Schema.array(Schema.string()).default([]).description('Agents spawn_agent may start (names in the preset).'),
+    handoffs: Schema.array(Schema.string()).default([]).description('Agents the handoff tool may pass the run to.'),
+    maxDepth: Schema.number().min(1).default(2).description('How deep children may nest.'),
+    timeoutMs: Schema.number().min(1).default(600_000).description('How long spawn_agent waits for its child.'),
+  }),
+} satisfies Manifest

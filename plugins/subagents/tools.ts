@@ -1,0 +1,49 @@
+/**
+ * The two tools. spawn_agent is `local` and idempotent: the child's run id is derived from the calling
+ * action, so a retry or a resume after a crash re-attaches to the same child instead of starting a
+ * second one. handoff changes nothing outside the run; the kernel moves the run once the step is over.
+ */
+import { z } from 'zod'
+import { defineTool, type AgentDirectory, type ChildOutcome, type Tool } from 'cordage'
+import type { Config } from './manifest.ts'
+
+export function spawnTool(agents: AgentDirectory, config: Config): Tool {
+  const described = agents.list().filter((a) => config.agents.includes(a.name))
+  return defineTool({
+    name: 'spawn_agent',
+    description: `Give a task to another agent and get its answer. Agents: ${described.map((a) => `${a.name}${a.description ? ` (${a.description})` : ''}`).join('; ')}.`,
+    input: z.object({ agent: z.enum(config.agents as [string, ...string[]]), task: z.string().min(1) }),
+    sideEffect: 'local',
+    idempotent: true,
+    timeoutMs: config.timeoutMs,
+    async run({ agent, task }, io) {
+      const outcome = await agents.spawn({ agent, task, parent: { runId: io.runId, actionId: io.actionId, agent: agents.self }, maxDepth: config.maxDepth, signal: io.signal })
+      return {
+        output: outcome,
+        observation: observe(outcome),
+        receipt: { runId: outcome.runId, status: outcome.status },
+        usage: { ...outcome.usage, steps: outcome.steps },
+      }
+    },
+  })
+}
+
+export function handoffTool(agents: AgentDirectory, config: Config): Tool {
+  return defineTool({
+    name: 'handoff',
+    description: `Pass the conversation to another agent, which continues it from here. Agents: ${config.handoffs.join(', ')}.`,
+    input: z.object({ agent: z.enum(config.handoffs as [string, ...string[]]), reason: z.string().min(1) }),
+    sideEffect: 'none',
+    async run({ agent, reason }, io) {
+      await agents.checkHandoff(agent, io.runId)
+      return { output: { to: agent }, observation: `Handed over to ${agent}: ${reason}`, handoff: { agent, reason } }
+    },
+  })
+}
+
+function observe(o: ChildOutcome): string {
+  const who = `${o.agent} (run ${o.runId})`
+  if (o.status === 'COMPLETED') return `${who} answered: ${o.answer}`
+  if (o.waiting) return `${who} is ${o.status}: ${o.waiting.reason}. Its answer is not available yet; a person has to act on that run first.`
+  return `${who} did not finish: ${o.status}${o.failureCode ? ` (${o.failureCode})` : ''}${o.reason ? `: ${o.reason}` : ''}`
+}

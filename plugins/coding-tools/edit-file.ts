@@ -11,6 +11,7 @@
  * file for the content the edit produces.
  */
 import { z } from 'zod'
+import { writes } from './footprint.ts'
 import { CordageError, defineTool, type Reconciled, type Tool } from 'cordage'
 import { contentHash, readIfExists, readRecord, writeAtomic, writeRecord, type EditRecord } from './edit-journal.ts'
 import type { Config } from './manifest.ts'
@@ -41,6 +42,7 @@ export function editFileTool(dirOf: DirOf, config: Config): Tool {
     idempotent: true,
     needsApproval: true,
     timeoutMs: 10_000,
+    footprint: (args) => writes(args.path),
     run: async (args, io) => {
       const root = await dirOf(io.runId)
       const file = await resolveInside(root, args.path)

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { after, describe, it } from 'node:test'
-import { CordageError, hashArgs, issueTicket, type Tool } from 'cordage'
+import { conflict, CordageError, footprintOf, hashArgs, issueTicket, mayRunBeside, type Tool } from 'cordage'
 import { tempDir as makeTempDir } from '../../test/helpers.ts'
 import manifest, { type Config } from './manifest.ts'
 import { editFileTool } from './edit-file.ts'
@@ -182,6 +182,20 @@ describe('coding-tools: edit_file', () => {
       ['read_file', 'none', false], ['list_files', 'none', false], ['search', 'none', false], ['edit_file', 'local', true], ['run_tests', 'local', false],
     ])
     assert.equal(tools[3].idempotencyKey, undefined, 'the default key <runId>/<actionId>: a content key would be shared by runs with different workspaces')
+  })
+
+  it('names what each call touches, so reads of other files run beside an edit and anything on its file does not', () => {
+    const ws = workspaces()
+    const [read, list, search, edit, test] = [readFileTool, listFilesTool, searchTool, editFileTool, runTestsTool].map((t) => t(ws.dirOf, config()))
+    const touched = (t: Tool, args: unknown) => footprintOf(t, t.input.safeParse(args).success ? (t.input.safeParse(args) as { data: unknown }).data : args)
+    const editCart = touched(edit, { path: './src/cart.js', content: 'x' })
+    assert.deepEqual(editCart, { reads: [], writes: ['src/cart.js'] })
+    assert.equal(conflict(editCart, touched(read, { path: 'README.md' })), false)
+    assert.equal(conflict(editCart, touched(read, { path: 'src/cart.js' })), true)
+    assert.equal(conflict(editCart, touched(search, { query: 'x', path: 'src' })), true, 'a search of the folder reads the file')
+    assert.equal(conflict(editCart, touched(list, {})), true, 'the whole workspace')
+    assert.equal(conflict(editCart, touched(edit, { path: 'src/other.js', content: 'y' })), false)
+    assert.equal(mayRunBeside(test), false, 'run_tests reads and writes anything: it runs alone')
   })
 })
 

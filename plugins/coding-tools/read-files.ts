@@ -4,6 +4,7 @@
  */
 import { readFile, stat } from 'node:fs/promises'
 import { z } from 'zod'
+import { reads } from './footprint.ts'
 import { CordageError, defineTool, type Tool } from 'cordage'
 import type { Config } from './manifest.ts'
 import { walkFiles } from './walk.ts'
@@ -23,6 +24,7 @@ export function readFileTool(dirOf: DirOf, config: Config): Tool {
     }).strict(),
     sideEffect: 'none',
     timeoutMs: 10_000,
+    footprint: ({ path }) => reads(path),
     run: async ({ path, startLine, endLine }, io) => {
       const file = await resolveInside(await dirOf(io.runId), path)
       if (!file.exists || !(await stat(file.real)).isFile()) throw new CordageError('tool_failed', `${file.shown} is not a file; list_files shows what there is`)
@@ -48,6 +50,7 @@ export function listFilesTool(dirOf: DirOf, config: Config): Tool {
     input: z.object({ path: z.string().min(1).default('.').describe('Folder relative to the workspace root; . for all') }).strict(),
     sideEffect: 'none',
     timeoutMs: 10_000,
+    footprint: ({ path }) => reads(path),
     run: async ({ path }, io) => {
       const root = await realRoot(dirOf(io.runId))
       const folder = await resolveInside(root, path)

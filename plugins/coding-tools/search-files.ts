@@ -6,6 +6,7 @@
 import { readFile, stat } from 'node:fs/promises'
 import { join } from 'node:path'
 import { z } from 'zod'
+import { reads } from './footprint.ts'
 import { CordageError, defineTool, type Tool } from 'cordage'
 import type { Config } from './manifest.ts'
 import type { DirOf } from './read-files.ts'
@@ -31,6 +32,7 @@ export function searchTool(dirOf: DirOf, config: Config): Tool {
     }).strict(),
     sideEffect: 'none',
     timeoutMs: 15_000,
+    footprint: ({ path }) => reads(path),
     run: async ({ query, regex, caseSensitive, path }, io) => {
       const test = matcher(query, regex, caseSensitive)
       const root = await realRoot(dirOf(io.runId))

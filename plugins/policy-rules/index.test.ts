@@ -87,3 +87,28 @@ describe('policy-rules 2', () => {
     assert.equal(staging.decide(request(tool('lookup'))).verdict, 'allow')
   })
 })
+
+describe('policy-rules: 1.x and 2.x behind the same contract', () => {
+  it('decides the support desk the same way under either line, with nothing else changed', async () => {
+    const { supportDesk, DefaultRules, refundAnswer } = await import('../../test/helpers.ts')
+    const script = [{ tool: 'lookup_policy', args: { topic: 'refunds' } }, { tool: 'record_followup', args: { ticketId: 'T-1', note: 'n' } }, { final: refundAnswer }]
+    const outcomes = []
+    for (const policyPlugin of [
+      { plugin: 'policy-rules', version: '^1.0.0', config: { default: 'deny', rules: DefaultRules } },
+      { plugin: 'policy-rules', version: '^2.0.0', config: { default: 'deny', approvers: ['*'], rules: DefaultRules } },
+    ]) {
+      const desk = await supportDesk({ script, policyPlugin })
+      try {
+        const paused = await desk.agent.run('refund window?')
+        const done = await (await desk.agent.approve(paused.runId, 's2.a1', { by: 'alice' })).done
+        const decisions = (await desk.events(done.runId)).filter((e) => e.type === 'tool/decision').map((e) => e.type === 'tool/decision' && [e.data.verdict, e.data.ruleId, e.producer])
+        outcomes.push({ paused: paused.status, done: done.status, decisions })
+      } finally {
+        await desk.stop()
+      }
+    }
+    assert.deepEqual(outcomes.map((o) => [o.paused, o.done]), [['WAITING_APPROVAL', 'COMPLETED'], ['WAITING_APPROVAL', 'COMPLETED']])
+    assert.deepEqual(outcomes[0].decisions, [['allow', 'read-only', 'policy-rules@1.0.0'], ['ask', 'followups-need-approval', 'policy-rules@1.0.0']])
+    assert.deepEqual(outcomes[1].decisions, [['allow', 'read-only', 'policy-rules@2.0.0'], ['ask', 'followups-need-approval', 'policy-rules@2.0.0']])
+  })
+})

@@ -446,7 +446,7 @@ export class AgentRuntime {
       const by = options.by ?? 'api'
       const approvers = action.decision?.approvers
       if (approvers && !approvers.includes('*') && !approvers.includes(by)) {
-        throw new CordageError('approver_not_allowed', `${by} may not decide action ${actionId} of run ${runId}: rule ${action.decision!.ruleId} names its approvers: ${approvers.join(', ')}`)
+        throw new CordageError('approver_not_allowed', `${by} may not decide action ${actionId} of run ${runId}: rule ${action.decision!.ruleId} names its approvers: ${approvers.join(', ')}; decide as one of them (--by NAME)`)
       }
       const scope = approved ? options.scope ?? 'once' : undefined
       const grant = scope === 'run' || scope === 'grant' ? this.grantOf(state, action, scope, by, options) : undefined
@@ -491,7 +491,7 @@ export class AgentRuntime {
     const { state } = taken
     // Several agents may share a store: a run is steered only by the agent that drives it (or the one it was handed to).
     if (state.agent && state.agent !== this.name && state.handoff?.to !== this.name) {
-      await store.release(lease)
+      await taken.driver.releaseLease()
       throw new CordageError('agent_not_found', `run ${runId} belongs to agent "${state.agent}", not "${this.name}"`)
     }
     return taken

@@ -93,7 +93,13 @@ interface Started {
 }
 
 /** After a call's outcome is recorded: nothing more, another attempt, or what the run must do next. */
-type Outcome = 'done' | 'retry' | (() => Promise<Next>)
+type Outcome = 'done' | 'retry' | Consequence
+
+/** What the run must do after an outcome: end (FAILED), or settle an effect whose outcome is unknown. */
+interface Consequence {
+  kind: 'end' | 'unknown'
+  run(): Promise<Next>
+}
 
 export class EffectRunner {
   constructor(private run: DriverPort) {}
@@ -133,7 +139,7 @@ export class EffectRunner {
       }
       const outcome = await this.finish(started, settled)
       if (outcome === 'done') return 'continue'
-      if (outcome !== 'retry') return outcome()
+      if (outcome !== 'retry') return outcome.run()
     }
   }
 
@@ -173,11 +179,16 @@ export class EffectRunner {
       const results = await Promise.allSettled(started.map((s) => this.call(s)))
       const outcomes: Outcome[] = []
       for (const [i, s] of started.entries()) outcomes.push(await this.finish(s, results[i]))
+      // Every outcome is on record. A run-ending outcome wins: the run ends, and a neighbour whose effect
+      // is unknown is listed as such in run/end. Otherwise unknown effects are settled in proposal order
+      // (reconcile, or wait for a person), and retries go again as a wave.
+      const ending = outcomes.find((o): o is Consequence => typeof o === 'object' && o.kind === 'end')
+      if (ending) return ending.run()
       const again: Ready[] = []
       for (const [i, outcome] of outcomes.entries()) {
         if (outcome === 'retry') { again.push(queue[i]); continue }
         if (outcome === 'done') continue
-        const next = await outcome()
+        const next = await outcome.run()
         if (next === 'halt') return 'halt'
       }
       queue = again
@@ -255,15 +266,18 @@ export class EffectRunner {
     run.rec.record('tool/error', { tool: tool.name, attempt, errorClass: kind, code, message, observation, durationMs, willRetry: willRetry || undefined, unknown: unknown || undefined, stack }, producer, run.idsOf(action.id, startedSeq))
     if (willRetry) return 'retry'
     if (unknown) {
-      return async () => {
-        const settledUnknown = await this.settleUnknown(action, tool, key, code === 'tool_timeout' ? 'timeout' : 'connection_lost')
-        return settledUnknown === 'retry' ? 'continue' : settledUnknown
+      return {
+        kind: 'unknown',
+        run: async () => {
+          const settledUnknown = await this.settleUnknown(action, tool, key, code === 'tool_timeout' ? 'timeout' : 'connection_lost')
+          return settledUnknown === 'retry' ? 'continue' : settledUnknown
+        },
       }
     }
-    if (code === 'tool_timeout') return () => run.end('FAILED', 'tool_timeout', `${tool.name} (action ${action.id}) did not finish within ${tool.timeoutMs} ms`)
+    if (code === 'tool_timeout') return { kind: 'end', run: () => run.end('FAILED', 'tool_timeout', `${tool.name} (action ${action.id}) did not finish within ${tool.timeoutMs} ms`) }
     // The tool reported a failure: for a write, that means it did not take effect.
     if (effectful) await run.flush([{ op: 'outcome', key, status: 'failed', at: Date.now() }])
-    if (kind !== 'tool_deterministic' && kind !== 'tool_transient' && kind !== 'model_semantic') return () => run.end('FAILED', code, message)
+    if (kind !== 'tool_deterministic' && kind !== 'tool_transient' && kind !== 'model_semantic') return { kind: 'end', run: () => run.end('FAILED', code, message) }
     return 'done'
   }
 

@@ -73,6 +73,8 @@ export interface RunEventMap {
    * was requested, and those whose outcome is unknown: cancelling is not "nothing happened".
    */
   'run/end': {
+    /** Steps of child runs (subagents), when there were any; `steps` counts this run's own. */
+    nestedSteps?: number
     status: TerminalStatus; failureCode?: Code; reason?: string; answer?: string; usage: Usage; steps: number
     effects?: { committed: { actionId: string; tool: string; receipt?: unknown }[]; unknown: { actionId: string; tool: string; key: string }[] }
   }

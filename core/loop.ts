@@ -79,6 +79,8 @@ export class RunDriver implements DriverPort {
   private inStep = false
   private at = { turns: -1, steps: -1, open: false, ids: {} as EventIds }
   private toolCalls = new Set<ToolCall>()
+  /** State was rebuilt from the store (a lost key race): what a batch decided before is stale. */
+  private reloaded = false
   private effects = new EffectRunner(this)
   private ownership: Ownership | undefined
   private lost: CordageError | undefined
@@ -209,6 +211,7 @@ export class RunDriver implements DriverPort {
 
   /** Rebuild state from the store, which is the truth. */
   private async reload(): Promise<void> {
+    this.reloaded = true
     const stored = await this.store().loadRun(this.runId)
     const fresh = replayFrom(this.runId, stored.snapshot, stored.events) ?? replay(this.runId, await this.store().load(this.runId))
     for (const key of Object.keys(this.state) as (keyof RunState)[]) delete this.state[key]
@@ -268,6 +271,8 @@ export class RunDriver implements DriverPort {
     // runtime passes the run on (AgentRuntime.acceptHandoff records run/handoff and drives it).
     if (this.state.handoff) {
       await this.flush()
+      // A cancel that came meanwhile wins: the run ends here instead of going on elsewhere.
+      if (this.cancelRequest) return this.endCancelled()
       return 'halt'
     }
     const steps = outOfSteps(this.state.budgets, this.state)
@@ -546,8 +551,15 @@ export class RunDriver implements DriverPort {
       else if ('later' in admitted) { later = admitted.later; break }
       else if (admitted.next === 'halt') return 'halt'
     }
-    for (const wave of waves(jobs, (job) => footprintOf(job.tool, job.action.args))) {
-      if (this.cancelRequest) return 'continue'
+    this.reloaded = false
+    // Two calls under one idempotency key never share a wave: the ledger must see the first before the second.
+    const footprint = (job: Authorized) => {
+      const print = footprintOf(job.tool, job.action.args)
+      return job.tool.sideEffect === 'none' ? print : { reads: print.reads, writes: [...print.writes, `key:${this.effects.keyOf(job.action, job.tool)}`] }
+    }
+    for (const wave of waves(jobs, footprint)) {
+      // Cancelled, or state rebuilt after a lost key race: back to pass(), which starts from what is on record.
+      if (this.cancelRequest || this.reloaded) return 'continue'
       const next = wave.length === 1 ? await this.effects.execute(wave[0].action, wave[0].tool, wave[0].policyVersion, wave[0].causation) : await this.effects.executeTogether(wave)
       if (next === 'halt') return 'halt'
     }
@@ -720,14 +732,22 @@ export class RunDriver implements DriverPort {
     // Every proposed action is closed: those the run never got to end with the run's own code.
     for (const id of [...this.state.pending]) {
       const action = this.state.actions[id]
+      if (action.status === 'running') {
+        // It started and its outcome is unknown (a neighbour in its wave ended the run first): say so, in
+        // run/end too, rather than pretend it never ran. Its ledger intent stays pending.
+        const observation = `Outcome unknown: the run ended ${status}${failureCode ? ` (${failureCode})` : ''} before it was settled (idempotency key ${action.key}).`
+        this.noteEffect('unknown', { actionId: id, tool: action.tool, key: action.key ?? `${this.runId}/${id}` })
+        this.rec.record('tool/error', { tool: action.tool, errorClass: Codes.unknown_effect.kind, code: 'unknown_effect', message: observation, observation }, KernelProducer, this.idsOf(id, action.error?.seq ?? action.proposedSeq))
+        continue
+      }
       const code: Code = failureCode ?? 'cancelled'
       const observation = `Not run: the run ended ${status}${failureCode ? ` (${failureCode})` : ''} first.`
       this.rec.record('tool/error', { tool: action.tool, errorClass: Codes[code].kind, code, message: observation, observation }, KernelProducer, this.idsOf(id, action.requestedSeq ?? action.proposedSeq))
     }
     if (this.state.stepOpen) this.rec.record('step/end', { actions: this.state.stepActions }, KernelProducer, ids)
     if (this.state.turns) this.rec.record('turn/end', { answer }, KernelProducer, { turnId: ids.turnId })
-    const effects = status === 'CANCELLED' && (this.noted.committed.length || this.noted.unknown.length) ? this.noted : undefined
-    this.rec.record('run/end', { status, failureCode, reason, answer, usage: { ...this.state.usage }, steps: this.state.steps, effects }, KernelProducer, { turnId: ids.turnId })
+    const effects = this.noted.committed.length || this.noted.unknown.length ? this.noted : undefined
+    this.rec.record('run/end', { status, failureCode, reason, answer, usage: { ...this.state.usage }, steps: this.state.steps, nestedSteps: this.state.nestedSteps || undefined, effects }, KernelProducer, { turnId: ids.turnId })
     await this.flush()
     return 'halt'
   }

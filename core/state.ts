@@ -313,7 +313,22 @@ function moveTo(state: RunState, status: RunStatus) {
 
 function settle(state: RunState, action: ActionState, text: string, ok: boolean, seq: number) {
   state.pending = state.pending.filter((id) => id !== action.id)
-  state.transcript.push({ kind: 'observation', actionId: action.id, tool: action.tool, text, ok, seq })
+  // The observations of one step stay in the order the model proposed the calls, whatever order they
+  // settled in (a denied call settles before an allowed one that runs). Only the open step's tail
+  // moves: what a context plugin saw before this step never changes.
+  const t = state.transcript
+  let at = t.length
+  while (at > 0) {
+    const prev = t[at - 1]
+    if (prev.kind !== 'observation' || state.actions[prev.actionId]?.stepId !== action.stepId || actionIndex(prev.actionId) < actionIndex(action.id)) break
+    at--
+  }
+  t.splice(at, 0, { kind: 'observation', actionId: action.id, tool: action.tool, text, ok, seq })
+}
+
+/** The position of an action in its step: 2 for `s4.a2`. */
+function actionIndex(actionId: string): number {
+  return Number(actionId.slice(actionId.lastIndexOf('.a') + 2))
 }
 
 function need(event: RunEvent, value: string | undefined): string {

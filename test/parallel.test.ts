@@ -12,6 +12,7 @@ import { workbenchLog } from './fixtures/plugins/workbench/index.ts'
 const workbench = { path: resolve(import.meta.dirname, 'fixtures/plugins/workbench'), config: { timeoutMs: 1500 } }
 const rules = [
   { id: 'secrets-need-approval', verdict: 'ask', priority: 1, match: { tool: 'read_slowly', args: { label: 'secret' } } },
+  { id: 'forbidden', verdict: 'deny', priority: 1, match: { tool: 'read_slowly', args: { label: 'forbidden' } } },
   { id: 'read-only', verdict: 'allow', match: { sideEffect: 'none' } },
   { id: 'notes', verdict: 'allow', match: { tool: 'write_*' } },
   { id: 'followups-need-approval', verdict: 'ask', match: { tool: 'record_followup' } },
@@ -73,6 +74,20 @@ describe('parallel tool calls', () => {
     assert.deepEqual(toolTrace(events), ['tool/start s1.a1', 'tool/start s1.a2', 'tool/start s1.a3', 'tool/end s1.a1', 'tool/end s1.a2', 'tool/error s1.a3'])
     const observations = state.transcript.filter((t) => t.kind === 'observation').map((t) => t.kind === 'observation' && [t.actionId, t.text])
     assert.deepEqual(observations, [['s1.a1', 'slow'], ['s1.a2', 'fast'], ['s1.a3', 'fail_fast failed (tool_failed): it always fails']])
+  })
+
+  it('keeps the observations of a step in proposal order when a denied call settles before the calls around it ran', async () => {
+    const { state, events } = await runStep([
+      { tool: 'read_slowly', args: { label: 'first', ms: 30 } },
+      { tool: 'read_slowly', args: { label: 'forbidden', ms: 0 } },
+      { tool: 'read_slowly', args: { label: 'third', ms: 0 } },
+    ])
+    assert.equal(state.status, 'COMPLETED', state.reason)
+    // The denial is on record first (it is decided before anything runs)...
+    assert.deepEqual(events.filter((e) => e.type === 'tool/error' || e.type === 'tool/end').map((e) => e.actionId), ['s1.a2', 's1.a1', 's1.a3'])
+    // ...but the model reads the results in the order it asked for them.
+    const observations = state.transcript.filter((t) => t.kind === 'observation').map((t) => t.kind === 'observation' && t.actionId)
+    assert.deepEqual(observations, ['s1.a1', 's1.a2', 's1.a3'])
   })
 
   it('runs writes to different files together, and writes to the same file one after another', async () => {

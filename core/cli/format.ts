@@ -32,7 +32,7 @@ function detail(event: RunEvent): string {
     case 'run/end': {
       const d = event.data
       const effects = d.effects ? ` effects: ${d.effects.committed.length} committed after cancel, ${d.effects.unknown.length} unknown` : ''
-      return `${d.status}${d.failureCode ? ` ${d.failureCode}` : ''} steps=${d.steps} tokens=${d.usage.inputTokens + d.usage.outputTokens} cost=$${d.usage.costUsd.toFixed(4)}${d.reason && d.status !== 'COMPLETED' ? ` — ${d.reason}` : ''}${effects}`
+      return `${d.status}${d.failureCode ? ` ${d.failureCode}` : ''} steps=${d.steps}${d.nestedSteps ? ` (+${d.nestedSteps} by subagents)` : ''} tokens=${d.usage.inputTokens + d.usage.outputTokens} cost=$${d.usage.costUsd.toFixed(4)}${d.reason && d.status !== 'COMPLETED' ? ` — ${d.reason}` : ''}${effects}`
     }
     case 'turn/start': return quote(event.data.input, 80)
     case 'turn/end': return event.data.answer ? quote(event.data.answer, 80) : ''
@@ -63,7 +63,7 @@ function detail(event: RunEvent): string {
     case 'verify/start': return quote(event.data.answer, 70)
     case 'verify/end': return event.data.ok
       ? `ok evidence: ${event.data.evidence.map((e) => e.ref).join(', ') || 'none'}`
-      : `${event.data.code}${event.data.repair ? ' (fed back to the model)' : ''}: ${event.data.reason}`
+      : `${event.data.code}${event.data.repair ? ` (the model is told: ${quote(event.data.feedback ?? event.data.reason ?? '', 60)})` : ''}: ${quote(event.data.reason ?? '', 100)}`
   }
 }
 

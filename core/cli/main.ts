@@ -351,8 +351,11 @@ function finish(state: RunState, io: Output, json: boolean, flags: Parsed['flags
     if (state.status === 'WAITING_APPROVAL' && (decided === 'approved' || decided === 'rejected')) {
       io.err(`  ${decided}; continue: cordage resume ${state.runId}${preset}`)
     } else if (state.status === 'WAITING_APPROVAL' && state.waiting?.actionId) {
-      io.err(`  approve: cordage approve ${state.runId} ${state.waiting.actionId}${preset}`)
-      io.err(`  reject:  cordage reject ${state.runId} ${state.waiting.actionId}${preset}`)
+      // When the policy names who may decide, say so: the default --by (cli) would be refused.
+      const approvers = state.actions[state.waiting.actionId]?.decision?.approvers
+      const by = approvers && !approvers.includes('*') ? ` --by ${approvers.length === 1 ? approvers[0] : `<${approvers.join('|')}>`}` : ''
+      io.err(`  approve: cordage approve ${state.runId} ${state.waiting.actionId}${preset}${by}`)
+      io.err(`  reject:  cordage reject ${state.runId} ${state.waiting.actionId}${preset}${by}`)
     } else if (state.status === 'WAITING_USER') {
       io.err(`  answer:  cordage resume ${state.runId} --input "..."${preset}`)
     }

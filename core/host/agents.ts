@@ -14,6 +14,8 @@ export interface AgentsHost {
   preset: Preset
   /** A loaded agent's runtime (throws agent_not_found). */
   agent(name: string): AgentRuntime
+  /** An agent of the preset, loaded now if this process had not loaded it (`cordage run --agent X` loads only X). */
+  ensureAgent(name: string): Promise<AgentRuntime>
 }
 
 /** The child run's id: a function of the parent run and action, so asking again re-attaches. */
@@ -22,12 +24,12 @@ export function childRunId(parentRunId: string, actionId: string): string {
 }
 
 export function agentDirectory(host: AgentsHost, self: string): AgentDirectory {
-  const known = (name: string) => {
+  const known = async (name: string) => {
     if (name === self || !host.preset.agents[name]) {
       const others = Object.keys(host.preset.agents).filter((n) => n !== self)
       throw new CordageError('agent_not_found', `agent "${self}" cannot reach agent "${name}": ${name === self ? 'it is itself' : 'the preset has no such agent'}; others: ${others.join(', ') || 'none'}`)
     }
-    return host.agent(name)
+    return host.ensureAgent(name)
   }
   return {
     self,
@@ -35,7 +37,7 @@ export function agentDirectory(host: AgentsHost, self: string): AgentDirectory {
 
     async spawn(request: SpawnRequest): Promise<ChildOutcome> {
       if (request.parent.agent !== self) throw new CordageError('invalid_input', `agent "${self}" cannot start a child for agent "${request.parent.agent}"`)
-      const target = known(request.agent)
+      const target = await known(request.agent)
       const parent = await host.agent(self).load(request.parent.runId)
       const depth = (parent.parent?.depth ?? 0) + 1
       if (depth > request.maxDepth) {
@@ -50,8 +52,9 @@ export function agentDirectory(host: AgentsHost, self: string): AgentDirectory {
           parent: { ...request.parent, depth },
         }).done
       } else if (state.status === 'RUNNING' || state.status === 'CANCELLING') {
-        // Its driver stopped (the process that ran it died, like ours did): take it over.
-        done = (await target.resume(runId)).done
+        // Its driver stopped (the process that ran it died, like ours did): take it over. If another
+        // worker still drives it, wait for it there.
+        done = reattach(target, runId, request.signal)
       }
       if (done) {
         const cancel = () => { target.cancel(runId, { by: `parent:${request.parent.runId}`, reason: 'the parent run was cancelled' }).catch(() => {}) }
@@ -67,11 +70,26 @@ export function agentDirectory(host: AgentsHost, self: string): AgentDirectory {
     },
 
     async checkHandoff(agent: string, runId: string): Promise<void> {
-      const target = known(agent)
+      const target = await known(agent)
       if (!(await existing(target, runId))) {
         throw new CordageError('invalid_input', `agent "${agent}" does not see run ${runId} in its store; a handoff needs both agents on one store (for example the same store-sqlite file)`)
       }
     },
+  }
+}
+
+/** Drive a child whose driver is gone, or wait while another worker drives it, until it ends or waits. */
+async function reattach(target: AgentRuntime, runId: string, signal: AbortSignal): Promise<RunState> {
+  for (;;) {
+    const state = await target.load(runId)
+    if ((state.status !== 'RUNNING' && state.status !== 'CANCELLING') || signal.aborted) return state
+    try {
+      return await (await target.resume(runId)).done
+    } catch (error) {
+      // Driven elsewhere (or it just ended or paused there): look again.
+      if (!CordageError.is(error, 'run_busy') && !CordageError.is(error, 'run_not_waiting')) throw error
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100))
   }
 }
 

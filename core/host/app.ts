@@ -38,6 +38,8 @@ interface LoadedAgent {
 
 export class Cordage {
   private loaded = new Map<string, LoadedAgent>()
+  private plans = new Map<string, AgentPlan>()
+  private storeOnly = false
 
   private constructor(readonly preset: Preset, readonly catalog: PluginCatalog, readonly root: Context, onError: (error: unknown) => void) {
     // cordis logs plugin failures to stdout under the "app" logger; the host reports them itself
@@ -65,6 +67,8 @@ export class Cordage {
     }
     const plans = new Map<string, AgentPlan>()
     for (const spec of Object.values(preset.agents)) plans.set(spec.name, await planAgent(preset, spec, catalog))
+    app.plans = plans
+    app.storeOnly = options.storeOnly ?? false
     try {
       for (const name of wanted) await app.plugAgent(plans.get(name)!, options.storeOnly ?? false)
     } catch (error) {
@@ -79,6 +83,20 @@ export class Cordage {
     if (!agent) throw new CordageError('agent_not_found', `agent "${name}" is not loaded; loaded: ${[...this.loaded.keys()].join(', ') || 'none'}`)
     return agent.runtime
   }
+
+  /** An agent of the preset, plugged now if it was not loaded (a subagent or handoff target of a loaded one). */
+  async ensureAgent(name: string): Promise<AgentRuntime> {
+    if (this.loaded.has(name)) return this.agent(name)
+    const plan = this.plans.get(name)
+    if (!plan) throw new CordageError('agent_not_found', `preset ${this.preset.shown} has no agent "${name}"`)
+    if (this.storeOnly) throw new CordageError('agent_not_found', `agent "${name}" is not loaded (only stores are loaded for this command)`)
+    const loading = this.loading.get(name) ?? this.plugAgent(plan, false).finally(() => this.loading.delete(name))
+    this.loading.set(name, loading)
+    await loading
+    return this.agent(name)
+  }
+
+  private loading = new Map<string, Promise<void>>()
 
   agentNames(): string[] {
     return [...this.loaded.keys()]
@@ -163,7 +181,7 @@ export class Cordage {
     const runtime = new AgentRuntime(ctx, {
       name, defaultTask: plan.spec.task, budgets: plan.spec.budgets, contextTokens: plan.spec.contextTokens, parallelTools: plan.spec.parallelTools, modelRetry: plan.spec.retry,
       ...plan.spec.durability,
-      handoff: async (runId, to) => (await this.agent(to).acceptHandoff(runId)).done,
+      handoff: async (runId, to) => (await (await this.ensureAgent(to)).acceptHandoff(runId)).done,
       plugins: Object.fromEntries(plugins.map((p) => [p.planned.entry.manifest.name, p.planned.entry.manifest.version])),
     })
     this.loaded.set(name, { runtime, ctx, plan, plugins })

@@ -38,7 +38,17 @@ export class MemoryStore implements StoreService {
     }
     if (!log && events[0]?.type !== 'run/start') throw new CordageError('invalid_event', `run ${runId}: the first event must be run/start, got ${events[0]?.type}`)
     if (options.lease && !log && options.lease.token !== 1) throw new CordageError('lease_lost', `run ${runId} is new: its first lease has token 1, not ${options.lease.token}`)
-    const effects = (options.effects ?? []).map((write) => this.prepare(write))
+    const inBatch = new Map<string, EffectWrite>()
+    const effects = (options.effects ?? []).map((write) => {
+      // Two intents of one batch under one key: the second is checked against the first, as if it were stored.
+      const earlier = write.op === 'intent' ? inBatch.get(write.key) : undefined
+      if (earlier && earlier.op === 'intent' && write.op === 'intent') {
+        if (earlier.argsHash !== write.argsHash) throw new CordageError('idempotency_conflict', `idempotency key ${write.key} is used twice in one batch, by ${earlier.actionId} and ${write.actionId}, with other arguments`)
+        if (earlier.runId !== write.runId || earlier.actionId !== write.actionId) throw new CordageError('effect_exists', `idempotency key ${write.key} belongs to ${earlier.runId} ${earlier.actionId} (pending)`)
+      }
+      if (write.op === 'intent') inBatch.set(write.key, write)
+      return this.prepare(write)
+    })
 
     // Everything checked: apply.
     if (!log && options.lease) this.leases.set(runId, { worker: options.lease.worker, token: 1, expiresAt: options.lease.expiresAt, released: false })

@@ -61,7 +61,8 @@ export function describe(event: RunEvent): string {
     case 'tool/end':
       return `${event.actionId} ${event.data.tool} returned: ${event.data.observation}`
     case 'tool/error':
-      return `${event.actionId} ${event.data.tool} failed (${event.data.code}): ${event.data.observation}`
+      // The observation usually says what failed already ("lookup failed (tool_failed): ..."); do not say it twice.
+      return `${event.actionId} ${event.data.observation.startsWith(event.data.tool) ? event.data.observation : `${event.data.tool} failed (${event.data.code}): ${event.data.observation}`}`
     case 'tool/reconciled':
       return `${event.actionId} ${event.data.tool} ${event.data.committed ? 'took effect' : 'did not take effect'} (settled by ${event.data.by})`
     case 'verify/end':

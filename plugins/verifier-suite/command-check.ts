@@ -4,7 +4,8 @@
  * runs in its own process group (runProcess), which is killed whole when the run is cancelled or the
  * check's time limit passes. The exit code and the tail of the output become evidence, or the reason.
  */
-import { runProcess, type Evidence } from 'cordage'
+import { existsSync } from 'node:fs'
+import { CordageError, runProcess, type Evidence } from 'cordage'
 import { leafFailure, type Check, type CheckInput, type CheckResult, type LeafTraits } from './check.ts'
 import { commandEnv } from './command-env.ts'
 import type { CommandSpec } from './config.ts'
@@ -32,6 +33,8 @@ export class CommandCheck implements Check {
     signal.throwIfAborted()
     const { timeoutMs, expectExit, tailChars, maxOutput } = this.options
     const cwd = await this.cwdOf(state.runId)
+    // Said here because the process would only report ENOENT about the shell it could not start there.
+    if (!existsSync(cwd)) throw new CordageError('plugin_config_invalid', `verifier-suite: the command check \`${this.shown}\` runs in ${cwd}, which does not exist; fix its cwd (relative paths follow the preset's folder)`)
     const timer = new AbortController()
     const timeout = setTimeout(() => timer.abort(new Error('timeout')), timeoutMs)
     const t0 = performance.now()

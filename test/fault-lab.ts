@@ -26,6 +26,10 @@ export interface LabOptions {
   policy?: unknown
   /** Where runs live: SQLite (default) or PostgreSQL (CORDAGE_PG_URL, a fresh schema per lab). */
   store?: 'sqlite' | 'postgres'
+  /** More plugin entries for the `pay` agent, after fault-desk (a fixture, subagents). */
+  plugins?: unknown[]
+  /** More agents in the preset, after `pay` (which stays the default agent); given whole, as in a preset. */
+  agents?: Record<string, unknown>
 }
 
 /** The stores multi-worker tests run against: PostgreSQL too when a server is there (always in CI). */
@@ -70,8 +74,10 @@ export class FaultLab {
             { plugin: 'verifier-basic', config: { minCount: 0 } },
             options.policy ?? { plugin: 'policy-rules', version: '^1.0.0', config: { default: 'allow', rules: options.rules ?? [] } },
             { path: resolve(import.meta.dirname, 'fixtures/plugins/fault-desk'), config: { payments: 'payments.jsonl', ...options.desk } },
+            ...(options.plugins ?? []),
           ],
         },
+        ...options.agents,
       },
     }))
   }

@@ -30,6 +30,15 @@ export interface AgentOptions {
   budgets?: Partial<Budgets>
   /** Every plugin of the agent, name → version, recorded in run/start. */
   plugins?: Record<string, string>
+  /** Content hash of each plugin's folder (host/plugin-hash.ts), name → hash, recorded in run/start. */
+  hashes?: Record<string, string>
+  /** Per plugin, what a resumed run does when that plugin drifted (the preset's `onDrift`); default refuse. */
+  drift?: Record<string, DriftPolicy>
+  /**
+   * Plugins this runtime runs at a run's recorded version instead of the preset's (`onDrift: pin`):
+   * name → what the preset would load now. The host builds such a runtime for one run.
+   */
+  pinned?: Record<string, { version: string; hash?: string }>
   /** Token limit of a projection before the compactor (if any) is asked to shrink it. */
   contextTokens?: number
   /** Attempts for a transient model failure, and the first backoff (doubled per attempt, jittered). */
@@ -52,6 +61,21 @@ export interface AgentOptions {
   parallelTools?: boolean
   /** Pass a run handed to another agent on (the host's: that agent accepts it and drives it). */
   handoff?: (runId: string, to: string) => Promise<RunState>
+}
+
+/** What a resumed run does when a plugin differs from the one it started with (preset `onDrift`). */
+export type DriftPolicy = 'refuse' | 'accept' | 'pin'
+
+/** One plugin that differs from what the run started with, and what was decided for it. */
+export interface DriftChange {
+  plugin: string
+  from?: string
+  to?: string
+  fromHash?: string
+  toHash?: string
+  decision: 'refused' | 'accepted' | 'pinned'
+  /** Why a `pin` could not be honoured. */
+  note?: string
 }
 
 export interface ResolvedAgentOptions {
@@ -115,6 +139,9 @@ export class AgentRuntime {
   readonly dispatch: Dispatch
   readonly options: ResolvedAgentOptions
   readonly plugins: Record<string, string>
+  readonly hashes: Record<string, string>
+  readonly driftPolicies: Record<string, DriftPolicy>
+  readonly pinned: Record<string, { version: string; hash?: string }>
   readonly defaultTask: string | undefined
   /** Bumped whenever cordis sets or removes any service, so runs re-read theirs only after a change. */
   servicesVersion = 0
@@ -128,6 +155,9 @@ export class AgentRuntime {
     this.name = options.name
     this.budgets = { ...DefaultBudgets, ...options.budgets }
     this.plugins = options.plugins ?? {}
+    this.hashes = options.hashes ?? {}
+    this.driftPolicies = options.drift ?? {}
+    this.pinned = options.pinned ?? {}
     this.defaultTask = options.defaultTask
     const dispatch = createDispatch(ctx, options.name)
     this.dispatch = Object.assign((event: RunEvent) => {
@@ -424,7 +454,7 @@ export class AgentRuntime {
     const budgets = { ...this.budgets, ...options.budgets }
     const now = Date.now()
     driver.rec.record('run/start', {
-      agent: this.name, task, plugins: { ...this.plugins }, services, budgets,
+      agent: this.name, task, plugins: { ...this.plugins }, hashes: Object.keys(this.hashes).length ? { ...this.hashes } : undefined, services, budgets,
       deadline: budgets.deadlineMs !== undefined ? now + budgets.deadlineMs : undefined, parent: options.parent,
     }, KernelProducer)
     driver.rec.record('turn/start', { input: task }, KernelProducer, { turnId: 't1' })
@@ -550,18 +580,56 @@ export class AgentRuntime {
     return () => driver.drive()
   }
 
-  /** The run's plugins changed since it started: recorded, and refused unless accepted. */
+  /**
+   * The plugins (name → version) and, when recorded, their content hashes that a run is bound to: those
+   * of its run/start, or of its last run/handoff (which records versions only, so hashes are then unknown).
+   */
+  async startedWith(runId: string): Promise<{ plugins: Record<string, string>; hashes?: Record<string, string> }> {
+    const state = await this.load(runId)
+    const [first] = await this.store().read(runId, { limit: 1 })
+    const start = first?.type === 'run/start' ? first.data : undefined
+    const same = start && start.agent === state.agent && sameMap(start.plugins, state.plugins)
+    return { plugins: state.plugins, hashes: same ? start.hashes : undefined }
+  }
+
+  /**
+   * Which plugins differ (in version, or in content at the same version) from those the run started
+   * with, and the decision for each: `--accept-drift` accepts all; otherwise each plugin's `onDrift`
+   * (default refuse); a plugin this runtime pins runs at the recorded version. Recorded as
+   * run/version-drift; thrown as `version_drift` when any change is refused.
+   */
   private async drift(driver: RunDriver, state: RunState, options: ContinueOptions): Promise<void> {
-    const names = new Set([...Object.keys(state.plugins), ...Object.keys(this.plugins)])
-    const changes = [...names].filter((p) => state.plugins[p] !== this.plugins[p]).sort()
-      .map((plugin) => ({ plugin, from: state.plugins[plugin], to: this.plugins[plugin] }))
+    const recorded = await this.startedWith(state.runId)
+    const names = new Set([...Object.keys(recorded.plugins), ...Object.keys(this.plugins)])
+    const changes: DriftChange[] = []
+    for (const plugin of [...names].sort()) {
+      const from = recorded.plugins[plugin], to = this.plugins[plugin]
+      const fromHash = recorded.hashes?.[plugin], toHash = this.hashes[plugin]
+      const pin = this.pinned[plugin]
+      if (pin) {
+        changes.push({ plugin, from, to: pin.version, fromHash, toHash: pin.hash, decision: 'pinned' })
+        continue
+      }
+      const hashDrift = from === to && fromHash !== undefined && toHash !== undefined && fromHash !== toHash
+      if (from === to && !hashDrift) continue
+      const policy = options.acceptDrift ? 'accept' : this.driftPolicies[plugin] ?? 'refuse'
+      changes.push({
+        plugin, from, to, ...(fromHash || toHash ? { fromHash, toHash } : {}),
+        decision: policy === 'accept' ? 'accepted' : 'refused',
+        // The host pins when it can (host/app.ts forRun); here it could not.
+        note: policy === 'pin' ? `cannot pin: ${from === undefined ? 'the run did not have this plugin' : `${plugin}@${from}${hashDrift ? ` with content ${fromHash}` : ''} is not installed here`}` : undefined,
+      })
+    }
     if (!changes.length) return
-    const decision = options.acceptDrift ? 'accepted' : 'refused'
+    const refused = changes.filter((c) => c.decision === 'refused')
+    const decision = refused.length ? 'refused' : changes.every((c) => c.decision === 'pinned') ? 'pinned' : 'accepted'
     driver.rec.record('run/version-drift', { changes, decision, by: options.by ?? 'api' }, KernelProducer, turn(state))
     if (decision === 'refused') {
       await driver.flush()
-      const list = changes.map((c) => `${c.plugin} ${c.from ?? '(none)'} → ${c.to ?? '(none)'}`).join(', ')
-      throw new CordageError('version_drift', `run ${state.runId} started with other plugin versions (${list}); continue with --accept-drift (acceptDrift) to run it on the current ones, or run it where the recorded versions are installed`, { data: changes })
+      // Hashes are shown only when they are the difference (same version, other files).
+      const show = (c: DriftChange, version?: string, hash?: string) => `${version ?? '(none)'}${c.from === c.to && hash ? ` (${hash.slice(0, 19)})` : ''}`
+      const list = refused.map((c) => `${c.plugin} ${show(c, c.from, c.fromHash)} → ${show(c, c.to, c.toHash)}${c.note ? ` [${c.note}]` : ''}`).join(', ')
+      throw new CordageError('version_drift', `run ${state.runId} started with other plugin versions (${list}); continue with --accept-drift (acceptDrift) to run it on the current ones, give the plugin onDrift: accept or pin in the preset, or run it where the recorded versions are installed`, { data: changes })
     }
   }
 
@@ -609,6 +677,11 @@ export class AgentRuntime {
     this.active.set(runId, { driver, done })
     return { runId, done }
   }
+}
+
+function sameMap(a: Record<string, string>, b: Record<string, string>): boolean {
+  const keys = Object.keys(a)
+  return keys.length === Object.keys(b).length && keys.every((k) => a[k] === b[k])
 }
 
 /** Ids for a command's event: the current turn, and the step when the run paused inside one. */

@@ -112,6 +112,7 @@ export const Codes = {
   seq_conflict: { kind: 'conflict', text: 'another writer appended to the run first' },
   lease_lost: { kind: 'conflict', text: 'another worker owns the run now' },
   version_drift: { kind: 'environment_drift', text: 'the plugins differ from the versions the run started with' },
+  lock_mismatch: { kind: 'environment_drift', text: 'the installed plugins or the preset differ from its lock file' },
   illegal_transition: { kind: 'internal', text: 'the run cannot move between these statuses' },
   invalid_event: { kind: 'internal', text: 'an event does not fit the event catalogue' },
   internal_error: { kind: 'internal', text: 'a plugin or the kernel failed unexpectedly' },

@@ -43,6 +43,8 @@ export interface RunEventMap {
     task: string
     /** Every plugin of the agent: name → version. */
     plugins: Record<string, string>
+    /** Content hash of each plugin's folder (host/plugin-hash.ts): name → `sha256:…`. Absent in runs recorded before hashes were. */
+    hashes?: Record<string, string>
     /** Which plugin provides each service: service → name@version. */
     services: Record<string, string>
     budgets: Budgets
@@ -66,8 +68,16 @@ export interface RunEventMap {
    * `plugins` and `services` are the new agent's, so later drift checks compare with them.
    */
   'run/handoff': { from: string; to: string; reason?: string; plugins: Record<string, string>; services: Record<string, string> }
-  /** The agent's plugins differ from those the run started with; `decision` says what was done about it. */
-  'run/version-drift': { changes: { plugin: string; from?: string; to?: string }[]; decision: 'refused' | 'accepted'; by: string }
+  /**
+   * The agent's plugins differ (in version, or in content at one version) from those the run started
+   * with; `decision` says what was done about it, and each change says what was decided for that plugin.
+   */
+  'run/version-drift': {
+    changes: { plugin: string; from?: string; to?: string; fromHash?: string; toHash?: string; decision?: 'refused' | 'accepted' | 'pinned'; note?: string }[]
+    /** `refused` when any change was refused; `pinned` when every changed plugin runs at its recorded version; else `accepted`. */
+    decision: 'refused' | 'accepted' | 'pinned'
+    by: string
+  }
   /**
    * Fired once, last. For a CANCELLED run, `effects` lists side effects that committed after the cancel
    * was requested, and those whose outcome is unknown: cancelling is not "nothing happened".
@@ -178,9 +188,21 @@ export interface PluginEvent {
   message?: string
   /** plugin/disposed: why it went away. */
   reason?: 'swap' | 'stop' | 'rollback'
+  /** plugin/reloaded: whether the rebuilt version now serves (`version` is the one serving either way). */
+  ok?: boolean
+  /** plugin/reloaded: the version and bundle hash that served before the reload. */
+  from?: { version: string; hash?: string }
+  /** plugin/reloaded: the version and bundle hash that was built (absent when the build itself failed). */
+  to?: { version: string; hash: string }
+  /** plugin/reloaded: the plugin folder that changed. */
+  dir?: string
+  /** plugin/reloaded: milliseconds from the first file change seen to the new version serving (or the failure). */
+  durationMs?: number
+  /** plugin/reloaded: a failed reload of a policy, guardrail or verifier left a refusing stand-in (the old version could not be restored). */
+  failClosed?: boolean
 }
 
-export const PluginEventTypes = ['plugin/loaded', 'plugin/disposed', 'plugin/failed'] as const
+export const PluginEventTypes = ['plugin/loaded', 'plugin/disposed', 'plugin/failed', 'plugin/reloaded'] as const
 
 /** Events that preview work in progress: not stored, no envelope, never replayed. */
 export const PreviewEventTypes = ['model/delta'] as const
@@ -206,6 +228,8 @@ declare module 'cordis' {
     'plugin/disposed'(event: PluginEvent): void
     /** A plugin could not be loaded or crashed while starting. */
     'plugin/failed'(event: PluginEvent): void
+    /** `cordage dev` rebuilt a plugin folder and tried to swap it into an agent: ok, or why the old version still serves. */
+    'plugin/reloaded'(event: PluginEvent): void
     /** A streamed piece of a model answer as it arrives; preview only (not stored, no seq, never acted on). */
     'model/delta'(event: ModelDeltaEvent): void
   }

@@ -7,7 +7,7 @@ import { parseArgs } from 'node:util'
 import { CordageError } from '../errors.ts'
 import { closest } from '../host/closest.ts'
 
-type Flag = { type: 'string' | 'boolean'; help: string; short?: string }
+type Flag = { type: 'string' | 'boolean'; help: string; short?: string; multiple?: boolean }
 
 export interface Command {
   name: string
@@ -23,52 +23,60 @@ const json: Flag = { type: 'boolean', help: 'One JSON event per line on stdout i
 const jsonRows: Flag = { type: 'boolean', help: 'One JSON object per line on stdout instead of readable lines' }
 const by: Flag = { type: 'string', help: 'Who gives the command, recorded in the event (default: cli)' }
 const reason: Flag = { type: 'string', help: 'Why, recorded in the event' }
+const set: Flag = { type: 'string', multiple: true, help: 'Override one preset key after its layers: KEY=VALUE, a dotted path (agents.support.budgets.maxSteps=4) and a YAML or JSON value; repeatable' }
+const noLock: Flag = { type: 'boolean', help: "Ignore the preset's lock file (resolve the preset's ranges as if there were none)" }
 const acceptDrift: Flag = { type: 'boolean', help: 'Continue even if the plugin versions differ from those the run started with (recorded)' }
 
 export const Commands: Command[] = [
-  { name: 'run', usage: 'cordage run [--preset FILE] [--agent NAME] [--task TEXT] [--json]', summary: 'Start a run and print its events live',
-    positionals: [], flags: { preset, agent, task: { type: 'string', help: "The task (default: the agent's task in the preset)" }, json } },
-  { name: 'submit', usage: 'cordage submit [--preset FILE] [--agent NAME] [--task TEXT] [--json]', summary: 'Record a run for a worker to drive, and print its id',
-    positionals: [], flags: { preset, agent, task: { type: 'string', help: "The task (default: the agent's task in the preset)" }, json: { type: 'boolean', help: 'Print {"runId": ...} instead of the bare id' } } },
-  { name: 'approve', usage: 'cordage approve RUN ACTION [--scope once|run|grant] [--args JSON | --any-args] [--expires DURATION] [--preset FILE] [--agent NAME] [--by NAME] [--reason TEXT] [--no-resume] [--accept-drift] [--json]', summary: 'Approve a pending action (or, with --scope, calls like it) and continue the run',
+  { name: 'run', usage: 'cordage run [--preset FILE] [--set KEY=VALUE]... [--no-lock] [--agent NAME] [--task TEXT] [--json]', summary: 'Start a run and print its events live',
+    positionals: [], flags: { preset, agent, task: { type: 'string', help: "The task (default: the agent's task in the preset)" }, json, set, 'no-lock': noLock } },
+  { name: 'submit', usage: 'cordage submit [--preset FILE] [--set KEY=VALUE]... [--no-lock] [--agent NAME] [--task TEXT] [--json]', summary: 'Record a run for a worker to drive, and print its id',
+    positionals: [], flags: { preset, agent, task: { type: 'string', help: "The task (default: the agent's task in the preset)" }, json: { type: 'boolean', help: 'Print {"runId": ...} instead of the bare id' }, set, 'no-lock': noLock } },
+  { name: 'approve', usage: 'cordage approve RUN ACTION [--scope once|run|grant] [--args JSON | --any-args] [--expires DURATION] [--preset FILE] [--set KEY=VALUE]... [--no-lock] [--agent NAME] [--by NAME] [--reason TEXT] [--no-resume] [--accept-drift] [--json]', summary: 'Approve a pending action (or, with --scope, calls like it) and continue the run',
     positionals: ['RUN', 'ACTION'], flags: {
       scope: { type: 'string', help: 'once (default): this call; run: this tool for the rest of the run; grant: a standing grant across runs' },
       args: { type: 'string', help: 'With run or grant: the arguments covered, as a JSON pattern, e.g. \'{"amount":{"lte":100}}\'' },
       'any-args': { type: 'boolean', help: 'With run or grant: any arguments (a grant covers exactly this call\'s by default)' },
       expires: { type: 'string', help: 'With run or grant: lapse after this long (30m, 12h, 7d)' },
-      preset, agent, by, reason, 'no-resume': { type: 'boolean', help: 'Record the approval only; continue later with resume' }, 'accept-drift': acceptDrift, json,
+      preset, agent, by, reason, 'no-resume': { type: 'boolean', help: 'Record the approval only; continue later with resume' }, 'accept-drift': acceptDrift, json, set, 'no-lock': noLock,
     } },
-  { name: 'reject', usage: 'cordage reject RUN ACTION [--preset FILE] [--agent NAME] [--by NAME] [--reason TEXT] [--no-resume] [--accept-drift] [--json]', summary: 'Reject a pending action; the model is told and the run goes on',
-    positionals: ['RUN', 'ACTION'], flags: { preset, agent, by, reason, 'no-resume': { type: 'boolean', help: 'Record the rejection only; continue later with resume' }, 'accept-drift': acceptDrift, json } },
-  { name: 'reconcile', usage: 'cordage reconcile RUN ACTION (--committed | --not-committed) [--receipt TEXT] [--preset FILE] [--agent NAME] [--by NAME] [--no-resume] [--accept-drift] [--json]', summary: 'Settle whether an action with an unknown effect took effect, and continue',
+  { name: 'reject', usage: 'cordage reject RUN ACTION [--preset FILE] [--set KEY=VALUE]... [--no-lock] [--agent NAME] [--by NAME] [--reason TEXT] [--no-resume] [--accept-drift] [--json]', summary: 'Reject a pending action; the model is told and the run goes on',
+    positionals: ['RUN', 'ACTION'], flags: { preset, agent, by, reason, 'no-resume': { type: 'boolean', help: 'Record the rejection only; continue later with resume' }, 'accept-drift': acceptDrift, json, set, 'no-lock': noLock } },
+  { name: 'reconcile', usage: 'cordage reconcile RUN ACTION (--committed | --not-committed) [--receipt TEXT] [--preset FILE] [--set KEY=VALUE]... [--no-lock] [--agent NAME] [--by NAME] [--no-resume] [--accept-drift] [--json]', summary: 'Settle whether an action with an unknown effect took effect, and continue',
     positionals: ['RUN', 'ACTION'], flags: {
       committed: { type: 'boolean', help: 'It took effect: the action closes with that result' },
       'not-committed': { type: 'boolean', help: 'It did not: the action runs again under the same idempotency key' },
       receipt: { type: 'string', help: 'What the target system shows for it (an id), recorded with the decision' },
-      preset, agent, by, 'no-resume': { type: 'boolean', help: 'Record the decision only; continue later with resume' }, 'accept-drift': acceptDrift, json,
+      preset, agent, by, 'no-resume': { type: 'boolean', help: 'Record the decision only; continue later with resume' }, 'accept-drift': acceptDrift, json, set, 'no-lock': noLock,
     } },
-  { name: 'resume', usage: 'cordage resume RUN [--preset FILE] [--agent NAME] [--by NAME] [--input TEXT] [--accept-drift] [--json]', summary: 'Continue a waiting or suspended run, or take over one whose worker died',
-    positionals: ['RUN'], flags: { preset, agent, by, input: { type: 'string', help: 'Your answer, when the run waits for the user' }, 'accept-drift': acceptDrift, json } },
+  { name: 'resume', usage: 'cordage resume RUN [--preset FILE] [--set KEY=VALUE]... [--no-lock] [--agent NAME] [--by NAME] [--input TEXT] [--accept-drift] [--json]', summary: 'Continue a waiting or suspended run, or take over one whose worker died',
+    positionals: ['RUN'], flags: { preset, agent, by, input: { type: 'string', help: 'Your answer, when the run waits for the user' }, 'accept-drift': acceptDrift, json, set, 'no-lock': noLock } },
   { name: 'cancel', usage: 'cordage cancel RUN [--preset FILE] [--agent NAME] [--by NAME] [--reason TEXT] [--json]', summary: 'Cancel a run; a pending approval becomes void',
     positionals: ['RUN'], flags: { preset, agent, by, reason, json } },
   { name: 'runs', usage: 'cordage runs [--preset FILE] [--agent NAME] [--status STATUS] [--json]', summary: 'List runs in the store, newest first',
     positionals: [], flags: { preset, agent, status: { type: 'string', help: 'Only runs with this status (COMPLETED, WAITING_APPROVAL, ...)' }, json: jsonRows } },
   { name: 'events', usage: 'cordage events RUN [--preset FILE] [--agent NAME] [--after SEQ] [--follow] [--json]', summary: "Print a run's events from the store",
     positionals: ['RUN'], flags: { preset, agent, after: { type: 'string', help: 'Only events with a seq above this' }, follow: { type: 'boolean', help: 'Keep printing new events until the run ends' }, json } },
-  { name: 'worker', usage: 'cordage worker [--preset FILE] [--agent NAME] [--once] [--poll MS] [--json]', summary: 'Drive runs that need a driver (submitted, or whose worker died) until stopped',
-    positionals: [], flags: { preset, agent, once: { type: 'boolean', help: 'Exit when no run needs a driver' }, poll: { type: 'string', help: 'Milliseconds between looks for work (default 500)' }, json } },
+  { name: 'worker', usage: 'cordage worker [--preset FILE] [--set KEY=VALUE]... [--no-lock] [--agent NAME] [--once] [--poll MS] [--json]', summary: 'Drive runs that need a driver (submitted, or whose worker died) until stopped',
+    positionals: [], flags: { preset, agent, once: { type: 'boolean', help: 'Exit when no run needs a driver' }, poll: { type: 'string', help: 'Milliseconds between looks for work (default 500)' }, json, set, 'no-lock': noLock } },
   { name: 'grants', usage: 'cordage grants [--preset FILE] [--agent NAME] [--all] [--json]', summary: 'List standing grants (approvals that hold across runs)',
     positionals: [], flags: { preset, agent, all: { type: 'boolean', help: 'Also revoked and expired grants' }, json: jsonRows } },
   { name: 'revoke', usage: 'cordage revoke GRANT [--preset FILE] [--agent NAME] [--by NAME] [--reason TEXT] [--json]', summary: 'Revoke a standing grant: calls it covered are asked about again',
     positionals: ['GRANT'], flags: { preset, agent, by, reason, json: jsonRows } },
-  { name: 'check', usage: 'cordage check [--preset FILE] [--json]', summary: 'Check a preset and show what each agent would load, without running anything',
-    positionals: [], flags: { preset, json: jsonRows } },
+  { name: 'check', usage: 'cordage check [--preset FILE] [--set KEY=VALUE]... [--no-lock] [--json]', summary: 'Check a preset and show what each agent would load, without running anything',
+    positionals: [], flags: { preset, json: jsonRows, set, 'no-lock': noLock } },
+  { name: 'lock', usage: 'cordage lock [--preset FILE] [--json]', summary: "Write the preset's lock file: each agent's exact plugin versions and content hashes",
+    positionals: [], flags: { preset, json: { type: 'boolean', help: 'One JSON object per agent: {"agent", "plugins": {name: {version, hash}}}, then {"lock": FILE}' } } },
+  { name: 'playground', usage: 'cordage playground [--preset FILE] [--port N]', summary: 'Serve the local web playground on 127.0.0.1 (agents, live runs, approvals, side-by-side replay)',
+    positionals: [], flags: { preset, port: { type: 'string', help: 'Port on 127.0.0.1 (default 4780; 0 picks a free one)' } } },
+  { name: 'dev', usage: 'cordage dev [--preset FILE] [--agent NAME] [--task TEXT] [--debounce MS] [--json]', summary: 'Watch the plugins of a preset and hot-reload them into its live agents',
+    positionals: [], flags: { preset, agent, task: { type: 'string', help: 'Run this task at start and again after each successful reload' }, debounce: { type: 'string', help: 'Quiet milliseconds after a file change before rebuilding (default 50)' }, json } },
 ]
 
 export interface Parsed {
   command: Command
   positionals: string[]
-  flags: Record<string, string | boolean | undefined>
+  flags: Record<string, string | boolean | string[] | undefined>
 }
 
 export function parse(argv: string[]): Parsed | 'help' | 'version' {

@@ -4,6 +4,7 @@
  * run it in-process as well as through the real binary.
  */
 import { existsSync } from 'node:fs'
+import { relative } from 'node:path'
 import { CordageError } from '../errors.ts'
 import { RunEventTypes, type RunEvent } from '../events.ts'
 import { Cordage } from '../host/app.ts'
@@ -14,6 +15,8 @@ import type { AgentRuntime, ApprovalOptions, RunHandle } from '../agent.ts'
 import { helpText, parse, type Parsed } from './args.ts'
 import { ExitCodes, exitCodeFor } from './exit-codes.ts'
 import { formatEvent, formatGrant, formatSummary } from './format.ts'
+import { lockPreset } from './lock.ts'
+import { dev } from './dev.ts'
 
 export interface Output {
   out(line: string): void
@@ -237,18 +240,42 @@ const commands: Record<string, Handler> = {
         if (flags.json) io.out(JSON.stringify({ agent: name, plugins }))
         else io.out(`agent ${name}: ${Object.entries(plugins).map(([n, v]) => `${n}@${v}`).join(', ')}`)
       }
+      if (!flags.json && app.lockFile) io.out(`locked by ${relative(process.cwd(), app.lockFile) || app.lockFile}`)
       if (!flags.json) io.out(`preset ${app.preset.shown} is valid`)
       return ExitCodes.ok
     } finally {
       await app.stop()
     }
   },
+
+  dev: (args, io) => dev(args, io, (flags, agents) => open(flags, agents)),
+
+  async lock({ flags }, io) {
+    const file = (flags.preset as string | undefined) ?? DefaultPreset
+    if (!flags.preset && !existsSync(file)) throw new CordageError('preset_not_found', `no --preset given and ${DefaultPreset} does not exist here; pass --preset FILE`)
+    for (const line of await lockPreset(file, !!flags.json)) io.out(line)
+    return ExitCodes.ok
+  },
+
+  async playground({ flags }, io) {
+    const port = flags.port === undefined ? undefined : Number(flags.port)
+    if (port !== undefined && (!Number.isInteger(port) || port < 0 || port > 65535)) throw new CordageError('invalid_input', `--port must be a whole number from 0 to 65535, got ${JSON.stringify(flags.port)}`)
+    const file = (flags.preset as string | undefined) ?? DefaultPreset
+    if (!flags.preset && !existsSync(file)) throw new CordageError('preset_not_found', `no --preset given and ${DefaultPreset} does not exist here; pass --preset FILE`)
+    // Loaded on demand: the other commands do not pay for the web server.
+    const { startPlayground } = await import('../../playground/server.ts')
+    const playground = await startPlayground({ preset: file, port, onError: (error) => io.err(`[playground] ${(error as Error)?.message ?? error}`) })
+    io.err(`playground for ${playground.app.preset.shown} on ${playground.url} (Ctrl-C to stop)`)
+    await new Promise<void>((done) => { process.once('SIGINT', () => done()); process.once('SIGTERM', () => done()) })
+    await playground.close()
+    return ExitCodes.ok
+  },
 }
 
 async function open(flags: Parsed['flags'], agents?: string[], storeOnly = false): Promise<Cordage> {
   const file = (flags.preset as string | undefined) ?? DefaultPreset
   if (!flags.preset && !existsSync(file)) throw new CordageError('preset_not_found', `no --preset given and ${DefaultPreset} does not exist here; pass --preset FILE`)
-  return Cordage.fromPreset(file, { agents, storeOnly })
+  return Cordage.fromPreset(file, { agents, storeOnly, sets: flags.set as string[] | undefined, lock: !flags['no-lock'] })
 }
 
 /** The agent named, or else the first one the preset lists. */
@@ -284,7 +311,9 @@ async function steer(args: Parsed, io: Output, command: (agent: AgentRuntime, po
   const [runId] = args.positionals
   const app = await open(args.flags)
   try {
-    const agent = await locate(app, runId, args.flags.agent as string | undefined)
+    let agent = await locate(app, runId, args.flags.agent as string | undefined)
+    // A run that goes on may need plugins pinned to its recorded versions (onDrift: pin).
+    if (args.command.name !== 'cancel' && !args.flags['no-resume']) agent = await app.forRun(agent.name, runId)
     follow(app, io, !!args.flags.json, () => runId)
     const handle = await command(agent, args.positionals)
     return finish(await handle.done, io, !!args.flags.json, args.flags)

@@ -8,10 +8,15 @@ import { AgentRuntime } from '../agent.ts'
 import { createAgentContext } from '../cordis.ts'
 import { agentDirectory } from './agents.ts'
 import { CordageError } from '../errors.ts'
-import { PluginCatalog } from './catalog.ts'
+import { PluginCatalog, type CatalogEntry } from './catalog.ts'
 import { handledErrors, plugOne, unplug, type LoadedPlugin } from './plug.ts'
+import { offerState, takeSnapshot } from '../handover.ts'
+import { failClosedPlugin, guardedServices, isFailClosed } from './fail-closed.ts'
+import { RebuiltCatalog } from './reload-catalog.ts'
 import { loadPreset, type AgentSpec, type PluginRef, type Preset } from './preset.ts'
 import { planAgent, type AgentPlan } from './resolve.ts'
+import { applyLock, readLock } from './lock.ts'
+import { pluginHash } from './plugin-hash.ts'
 
 export interface CordageOptions {
   /** Plugins to choose from; the built-in plugins/ folder by default. */
@@ -27,6 +32,10 @@ export interface CordageOptions {
    * start tool servers or need a model key. Such an app cannot start or steer runs.
    */
   storeOnly?: boolean
+  /** `--set KEY=VALUE` overrides, applied after the preset's layers (host/layers.ts). */
+  sets?: readonly string[]
+  /** Use the preset's lock file when there is one (host/lock.ts). Default true. */
+  lock?: boolean
 }
 
 interface LoadedAgent {
@@ -56,8 +65,10 @@ export class Cordage {
    * @throws CordageError (`preset_*`, `plugin_*`, `manifest_invalid`, `service_missing`); nothing stays plugged
    */
   static async fromPreset(file: string, options: CordageOptions = {}): Promise<Cordage> {
-    const preset = loadPreset(file)
+    const preset = loadPreset(file, { sets: options.sets })
     const catalog = options.catalog ?? (await PluginCatalog.scan())
+    const locked = options.lock === false ? undefined : readLock(preset.file)
+    const specs = locked ? await applyLock(preset, locked, catalog) : preset.agents
     const app = new Cordage(preset, catalog, options.root ?? new Context(), options.onError ?? ((error) => console.error('[cordage]', error)))
     const wanted = options.agents ?? Object.keys(preset.agents)
     for (const name of wanted) {
@@ -66,8 +77,9 @@ export class Cordage {
       }
     }
     const plans = new Map<string, AgentPlan>()
-    for (const spec of Object.values(preset.agents)) plans.set(spec.name, await planAgent(preset, spec, catalog))
+    for (const spec of Object.values(specs)) plans.set(spec.name, await planAgent(preset, spec, catalog))
     app.plans = plans
+    app.lockFile = locked?.file
     app.storeOnly = options.storeOnly ?? false
     try {
       for (const name of wanted) await app.plugAgent(plans.get(name)!, options.storeOnly ?? false)
@@ -90,13 +102,74 @@ export class Cordage {
     const plan = this.plans.get(name)
     if (!plan) throw new CordageError('agent_not_found', `preset ${this.preset.shown} has no agent "${name}"`)
     if (this.storeOnly) throw new CordageError('agent_not_found', `agent "${name}" is not loaded (only stores are loaded for this command)`)
-    const loading = this.loading.get(name) ?? this.plugAgent(plan, false).finally(() => this.loading.delete(name))
+    const loading = this.loading.get(name) ?? this.plugAgent(plan, false).then(() => {}).finally(() => this.loading.delete(name))
     this.loading.set(name, loading)
     await loading
     return this.agent(name)
   }
 
   private loading = new Map<string, Promise<void>>()
+
+  /** The lock file the agents were resolved by, when one was used. */
+  lockFile: string | undefined
+
+  /** Runtimes built for one run each, with plugins pinned to the run's recorded versions (see forRun). */
+  private pinnedRuns: LoadedAgent[] = []
+  private hashes = new Map<string, string>()
+
+  /** The content hash of a plugin folder (host/plugin-hash.ts), once per folder for this app. */
+  hashOf(dir: string): string {
+    let hash = this.hashes.get(dir)
+    if (hash === undefined) this.hashes.set(dir, (hash = pluginHash(dir)))
+    return hash
+  }
+
+  /**
+   * The runtime that should continue `runId`: the agent's own, or, when plugins whose preset entry says
+   * `onDrift: pin` differ from what the run started with and the recorded version is installed (with
+   * the recorded content, when the run recorded hashes), a runtime built for this run with those
+   * plugins at their recorded versions. The rest of the drift check (refuse, accept) is the runtime's.
+   * @throws CordageError when a pinned plan cannot be resolved or started (for example the preset's
+   *   config does not fit the recorded version)
+   */
+  async forRun(agent: string, runId: string): Promise<AgentRuntime> {
+    const runtime = this.agent(agent)
+    const loaded = this.loaded.get(agent)!
+    const pins = loaded.plan.plugins.filter((p) => p.ref.onDrift === 'pin')
+    if (!pins.length || this.storeOnly) return runtime
+    let recorded: Awaited<ReturnType<AgentRuntime['startedWith']>>
+    try {
+      recorded = await runtime.startedWith(runId)
+    } catch (error) {
+      if (CordageError.is(error, 'run_not_found')) return runtime
+      throw error
+    }
+    const pinned: Record<string, { version: string; hash?: string }> = {}
+    const refs = new Map<PluginRef, PluginRef>()
+    for (const p of pins) {
+      const name = p.entry.manifest.name
+      const version = recorded.plugins[name]
+      const hash = recorded.hashes?.[name]
+      const now = this.hashOf(p.entry.dir)
+      if (version === undefined || (version === p.entry.manifest.version && (hash === undefined || hash === now))) continue
+      const entry = this.catalog.entries().find((e) => e.manifest.name === name && e.manifest.version === version && (hash === undefined || this.hashOf(e.dir) === hash))
+      if (!entry) continue
+      pinned[name] = { version: p.entry.manifest.version, hash: now }
+      refs.set(p.ref, { ...p.ref, plugin: entry.origin === 'path' ? undefined : name, path: entry.origin === 'path' ? entry.dir : undefined, version })
+    }
+    if (!refs.size) return runtime
+    const spec: AgentSpec = { ...loaded.plan.spec, model: refs.get(loaded.plan.spec.model) ?? loaded.plan.spec.model, plugins: loaded.plan.spec.plugins.map((r) => refs.get(r) ?? r) }
+    let plan: AgentPlan
+    try {
+      plan = await planAgent(this.preset, spec, this.catalog)
+    } catch (error) {
+      const list = Object.keys(pinned).map((n) => `${n}@${recorded.plugins[n]}`).join(', ')
+      throw new CordageError(CordageError.is(error) ? error.code : 'plugin_start_failed', `run ${runId} cannot be pinned to ${list} (onDrift: pin): ${(error as Error).message}`, { cause: error })
+    }
+    const built = await this.plugAgent(plan, false, pinned)
+    this.pinnedRuns.push(built)
+    return built.runtime
+  }
 
   agentNames(): string[] {
     return [...this.loaded.keys()]
@@ -109,13 +182,25 @@ export class Cordage {
     return Object.fromEntries(loaded.plugins.map((p) => [p.planned.entry.manifest.name, p.planned.entry.manifest.version]))
   }
 
+  /** The catalogue entries (folders) of the plugins an agent runs now, by plugin name: what `cordage dev` watches. */
+  entriesOf(agent: string): { name: string; entry: CatalogEntry }[] {
+    const loaded = this.loaded.get(agent)
+    if (!loaded) throw new CordageError('agent_not_found', `agent "${agent}" is not loaded`)
+    return loaded.plugins.map((p) => ({ name: p.planned.entry.manifest.name, entry: p.planned.entry }))
+  }
+
   /**
    * Replace one plugin of a live agent at the next step boundary of its runs: the step in flight finishes
    * on the old version, the next step uses the new one. The replacement is checked like a preset entry
    * (version, config, every requirement in both directions) before the old one is touched; if it fails
    * to start, the old version is plugged back and the error is thrown.
+   *
+   * `entry` is a rebuilt plugin (a hot reload, see host/dev.ts): it replaces the installed entry of the
+   * same folder for this swap. State the old version registered with `handover` goes to the new one
+   * (or, on failure, back to the old one). If the old version cannot be plugged back either, a policy,
+   * guardrail or verifier is replaced by a stand-in that refuses everything (host/fail-closed.ts).
    */
-  async swap(agent: string, plugin: string, target: { version?: string; path?: string; config?: Record<string, unknown> }): Promise<{ from: string; to: string }> {
+  async swap(agent: string, plugin: string, target: { version?: string; path?: string; config?: Record<string, unknown>; entry?: CatalogEntry }): Promise<{ from: string; to: string }> {
     const loaded = this.loaded.get(agent)
     if (!loaded) throw new CordageError('agent_not_found', `agent "${agent}" is not loaded`)
     const current = loaded.plugins.find((p) => p.planned.entry.manifest.name === plugin)
@@ -133,31 +218,73 @@ export class Cordage {
       model: loaded.plan.spec.model === old ? ref : loaded.plan.spec.model,
       plugins: loaded.plan.spec.plugins.map((p) => (p === old ? ref : p)),
     }
-    const plan = await planAgent(this.preset, spec, this.catalog)
+    if (target.entry && target.entry.manifest.name !== plugin) {
+      throw new CordageError('manifest_invalid', `the rebuilt plugin at ${target.entry.dir} is now named "${target.entry.manifest.name}"; agent "${agent}" uses it as "${plugin}" (renaming needs a preset change and a restart)`)
+    }
+    const plan = await planAgent(this.preset, spec, target.entry ? new RebuiltCatalog(this.catalog, target.entry) : this.catalog)
     const next = plan.plugins.find((p) => p.ref === ref)!
     const from = `${current.planned.entry.manifest.name}@${current.planned.entry.manifest.version}`
     const to = `${next.entry.manifest.name}@${next.entry.manifest.version}`
 
     await loaded.runtime.gate.exclusive(async () => {
       // A service can be set by one provider at a time: the old one leaves first. The gate holds every
-      // run of the agent at a step boundary meanwhile, so no step sees the gap.
+      // run of the agent at a step boundary meanwhile, so no step sees the gap. Its state is taken
+      // first: a snapshot that fails cancels the swap before anything changed.
+      let snapshot: { state: unknown } | undefined
+      try {
+        snapshot = takeSnapshot(current.fork)
+      } catch (error) {
+        throw new CordageError('plugin_start_failed', `${from} could not hand over its state (snapshot): ${(error as Error)?.message ?? error}; it keeps serving`, { cause: error })
+      }
       unplug(loaded.ctx, agent, current, 'swap')
       try {
-        const replacement = await plugOne(loaded.ctx, agent, next)
+        const replacement = await offerState(agent, plugin, snapshot, () => plugOne(loaded.ctx, agent, next))
         loaded.plugins[loaded.plugins.indexOf(current)] = replacement
         loaded.plan = plan
         loaded.runtime.plugins[next.entry.manifest.name] = next.entry.manifest.version
+        // Read again: a hot reload swaps in new files from the same folder.
+        this.hashes.set(next.entry.dir, pluginHash(next.entry.dir))
+        loaded.runtime.hashes[next.entry.manifest.name] = this.hashOf(next.entry.dir)
       } catch (error) {
-        const restored = await plugOne(loaded.ctx, agent, current.planned)
-        loaded.plugins[loaded.plugins.indexOf(current)] = restored
-        throw error
+        const back = await this.fallBack(loaded.ctx, agent, current, snapshot, error)
+        loaded.plugins[loaded.plugins.indexOf(current)] = back
+        if (!isFailClosed(back.plugin)) throw error
+        const code = CordageError.is(error) ? error.code : 'plugin_start_failed'
+        throw new CordageError(code, `${(error as Error)?.message ?? error}; ${from} could not be plugged back either, so its ${guardedServices(current.planned.entry.manifest).join(', ')} now refuse everything until a version starts again (fail closed)`, { cause: error, data: { failClosed: true } })
       }
     })
     return { from, to }
   }
 
+  /**
+   * Plug back the version a failed swap replaced, with the state it handed over. When that fails too, a
+   * plugin that provides policy, guardrail or verifier gets a refusing stand-in: never none.
+   */
+  private async fallBack(ctx: Context, agent: string, current: LoadedPlugin, snapshot: { state: unknown } | undefined, cause: unknown): Promise<LoadedPlugin> {
+    const { manifest } = current.planned.entry
+    let failure: unknown
+    if (!isFailClosed(current.plugin)) {
+      try {
+        return await offerState(agent, manifest.name, snapshot, () => plugOne(ctx, agent, current.planned))
+      } catch (error) {
+        failure = error
+      }
+    }
+    const guarded = guardedServices(manifest)
+    if (!guarded.length) throw failure
+    const why = `${(cause as Error)?.message ?? cause}${failure ? `; restoring ${manifest.name}@${manifest.version} failed: ${(failure as Error)?.message ?? failure}` : ''}`
+    const standIn = isFailClosed(current.plugin) ? current.plugin : failClosedPlugin(manifest, guarded, why)
+    const loaded = await plugOne(ctx, agent, { ...current.planned, entry: { ...current.planned.entry, manifest: standIn.manifest, module: standIn }, config: {} })
+    // Listed under the failed plugin's name, so the next reload of that plugin replaces the stand-in.
+    return { ...loaded, planned: current.planned }
+  }
+
   /** Dispose every agent's plugins (after their runs pause or end). */
   async stop(): Promise<void> {
+    for (const agent of this.pinnedRuns.splice(0)) {
+      await agent.runtime.idle()
+      for (const p of [...agent.plugins].reverse()) unplug(agent.ctx, agent.plan.spec.name, p, 'stop')
+    }
     for (const [name, agent] of this.loaded) {
       await agent.runtime.idle()
       for (const p of [...agent.plugins].reverse()) unplug(agent.ctx, name, p, 'stop')
@@ -165,7 +292,7 @@ export class Cordage {
     this.loaded.clear()
   }
 
-  private async plugAgent(plan: AgentPlan, storeOnly: boolean): Promise<void> {
+  private async plugAgent(plan: AgentPlan, storeOnly: boolean, pinned?: Record<string, { version: string; hash?: string }>): Promise<LoadedAgent> {
     const name = plan.spec.name
     const ctx = createAgentContext(this.root, name).extend({ baseDir: plan.preset.dir })
     // The host's own service: the preset's other agents, for subagents and handoffs.
@@ -183,7 +310,13 @@ export class Cordage {
       ...plan.spec.durability,
       handoff: async (runId, to) => (await (await this.ensureAgent(to)).acceptHandoff(runId)).done,
       plugins: Object.fromEntries(plugins.map((p) => [p.planned.entry.manifest.name, p.planned.entry.manifest.version])),
+      hashes: Object.fromEntries(plugins.map((p) => [p.planned.entry.manifest.name, this.hashOf(p.planned.entry.dir)])),
+      drift: Object.fromEntries(plan.plugins.filter((p) => p.ref.onDrift).map((p) => [p.entry.manifest.name, p.ref.onDrift!])),
+      pinned,
     })
-    this.loaded.set(name, { runtime, ctx, plan, plugins })
+    const loaded = { runtime, ctx, plan, plugins }
+    // A runtime pinned for one run is not the agent's: the caller keeps it (forRun).
+    if (!pinned) this.loaded.set(name, loaded)
+    return loaded
   }
 }

@@ -9,7 +9,7 @@ import { dirname, join, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import semver from 'semver'
 import { CordageError } from '../errors.ts'
-import type { Manifest } from '../manifest.ts'
+import type { CordagePlugin, Manifest } from '../manifest.ts'
 import { checkManifest } from './manifest-check.ts'
 import { shareHostPackages } from './shared-modules.ts'
 import { closest } from './closest.ts'
@@ -21,6 +21,8 @@ export interface CatalogEntry {
   /** Module that default-exports the plugin (index.ts or index.js). */
   entry: string
   origin: 'builtin' | 'path'
+  /** The plugin, already evaluated (a hot-reload build, see host/reload-build.ts): used instead of importing `entry`. */
+  module?: CordagePlugin
 }
 
 const manifestFiles = ['manifest.ts', 'manifest.js', 'manifest.mjs']

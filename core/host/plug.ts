@@ -27,7 +27,7 @@ export async function plugOne(ctx: Context, agent: string, planned: PlannedPlugi
   const label = `${manifest.name}@${manifest.version}`
   let plugin: CordagePlugin
   try {
-    plugin = (await import(pathToFileURL(planned.entry.entry).href)).default
+    plugin = planned.entry.module ?? (await import(pathToFileURL(planned.entry.entry).href)).default
   } catch (error) {
     throw failed(ctx, agent, planned, new CordageError('plugin_start_failed', `plugin ${label} (${planned.where}): cannot load ${planned.entry.entry}: ${(error as Error).message}`, { cause: error }))
   }

@@ -3,14 +3,17 @@
  * Reading a preset file: YAML → checked structure. Every problem is reported at once, each with the
  * file, line, key path, what was expected and what was found. The file is only ever read.
  */
-import { existsSync, readFileSync } from 'node:fs'
+import { existsSync } from 'node:fs'
 import { dirname, relative, resolve } from 'node:path'
 import semver from 'semver'
-import { LineCounter, parseDocument } from 'yaml'
 import { z } from 'zod'
 import type { Budgets } from '../budget.ts'
 import { CordageError } from '../errors.ts'
 import { expected } from './expected.ts'
+import { placeOf, readLayers } from './layers.ts'
+
+/** `refuse` (default): the command fails; `accept`: go on with the current plugin; `pin`: go on with the recorded one. */
+export type DriftPolicy = 'refuse' | 'accept' | 'pin'
 
 /** One plugin an agent uses: by name from the catalogue, or by path to a plugin folder. */
 export interface PluginRef {
@@ -20,6 +23,8 @@ export interface PluginRef {
   /** Semver range; `*` when the preset gives none. */
   version: string
   config: Record<string, unknown>
+  /** What a resumed run does when this plugin differs from the version (or content) it started with. */
+  onDrift?: DriftPolicy
   /** Where in the preset this entry is, for messages: `agents.support.plugins[2]`. */
   at: string
 }
@@ -55,6 +60,10 @@ export interface Preset {
   /** Its folder: relative paths in the preset and in plugin config resolve against it. */
   dir: string
   agents: Record<string, AgentSpec>
+  /** The files merged, base first (the named file last), as shown in messages. */
+  layers: string[]
+  /** The `--set KEY=VALUE` overrides applied after the files, in order. */
+  sets: string[]
 }
 
 /** `name`, `name@range`, or the object form. */
@@ -67,6 +76,7 @@ const Ref = z.preprocess((value) => {
   path: z.string().min(1).optional(),
   version: z.string().refine((r) => semver.validRange(r) !== null, 'a semver range such as ^1.0.0').default('*'),
   config: z.record(z.string(), z.unknown()).default({}),
+  onDrift: z.enum(['refuse', 'accept', 'pin']).optional(),
 }).strict().refine((r) => (r.plugin === undefined) !== (r.path === undefined), 'exactly one of "plugin" (a name) or "path" (a folder)'))
 
 const BudgetsShape = z.object({
@@ -102,35 +112,29 @@ const PresetShape = z.object({
 
 /** Keys each object accepts, for "unknown key" messages. */
 const allowedKeys: Record<string, string[]> = {
-  preset: ['cordage', 'agents'],
+  preset: ['cordage', 'extends', 'agents'],
   agent: Object.keys(AgentShape.shape),
-  ref: ['plugin', 'path', 'version', 'config'],
+  ref: ['plugin', 'path', 'version', 'config', 'onDrift'],
   budgets: Object.keys(BudgetsShape.shape),
   retry: ['attempts', 'backoffMs'],
   durability: ['leaseTtlMs', 'cancelWatchMs', 'cancelGraceMs', 'effectWaitMs'],
 }
 
 /**
- * Read and check a preset file.
- * @throws CordageError `preset_not_found`, or `preset_invalid` with every problem listed (also in `data`)
+ * Read and check a preset file, with its chain of bases (`extends`) and `--set` overrides (host/layers.ts).
+ * @throws CordageError `preset_not_found`, or `preset_invalid` with every problem listed (also in `data`),
+ *   each placed in the layer that set the key (`base.yml:4:7`, or `--set KEY=VALUE`)
  */
-export function loadPreset(file: string): Preset {
+export function loadPreset(file: string, options: { sets?: readonly string[] } = {}): Preset {
   const path = resolve(file)
   if (!existsSync(path)) throw new CordageError('preset_not_found', `preset file ${file} does not exist`)
-  const text = readFileSync(path, 'utf8')
   const shown = relative(process.cwd(), path) || path
-  const lines = new LineCounter()
-  const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true })
-  const at = (offset: number | undefined) => {
-    if (offset === undefined) return shown
-    const { line, col } = lines.linePos(offset)
-    return `${shown}:${line}:${col}`
+  const layers = readLayers(path, options.sets)
+  const raw = layers.raw
+  const place = (p: (string | number)[]) => {
+    const { origin, exact } = layers.origin(p)
+    return origin && (exact || origin.layer.kind === 'set') ? placeOf(origin) : shown
   }
-  if (doc.errors.length) {
-    const problems = doc.errors.map((e) => `${at(e.pos[0])} ${e.message.split('\n')[0]}`)
-    throw new CordageError('preset_invalid', `preset ${shown} is not valid YAML:\n  ${problems.join('\n  ')}`, { data: problems })
-  }
-  const raw = doc.toJS()
   const result = PresetShape.safeParse(raw)
   if (!result.success) {
     const problems = result.error.issues.map((issue) => {
@@ -144,9 +148,7 @@ export function loadPreset(file: string): Preset {
         const found = dig(raw, path)
         message = `expected ${expected(issue)}, found ${describe(found)}`
       }
-      const node = doc.getIn(path, true) as { range?: [number, number, number] } | undefined
-      const keyNode = findKey(doc, path)
-      return `${at(keyNode ?? node?.range?.[0])} ${keyPath(path)}: ${message}`
+      return `${place(path)} ${keyPath(path)}: ${message}`
     })
     throw new CordageError('preset_invalid', `preset ${shown} has ${problems.length} problem(s):\n  ${problems.join('\n  ')}`, { data: problems })
   }
@@ -154,8 +156,9 @@ export function loadPreset(file: string): Preset {
   const agents: Record<string, AgentSpec> = {}
   for (const [name, agent] of Object.entries(result.data.agents)) {
     const base = `agents.${name}`
+    // A `path` was made absolute against the file that named it (host/layers.ts); resolve keeps it so.
     const ref = (r: z.infer<typeof Ref>, where: string): PluginRef => ({
-      plugin: r.plugin, path: r.path === undefined ? undefined : resolve(dir, r.path), version: r.version, config: r.config, at: where,
+      plugin: r.plugin, path: r.path === undefined ? undefined : resolve(dir, r.path), version: r.version, config: r.config, onDrift: r.onDrift, at: where,
     })
     agents[name] = {
       name, description: agent.description, task: agent.task, budgets: agent.budgets, contextTokens: agent.contextTokens, parallelTools: agent.parallelTools, retry: agent.retry, durability: agent.durability,
@@ -165,14 +168,10 @@ export function loadPreset(file: string): Preset {
     }
   }
   const locate = (keyPath: string) => {
-    const segments = parseKeyPath(keyPath)
-    for (let n = segments.length; n > 0; n--) {
-      const offset = findKey(doc, segments.slice(0, n)) ?? (doc.getIn(segments.slice(0, n), true) as { range?: number[] } | undefined)?.range?.[0]
-      if (offset !== undefined) return at(offset)
-    }
-    return shown
+    const { origin } = layers.origin(parseKeyPath(keyPath))
+    return origin ? placeOf(origin) : shown
   }
-  return { file: path, shown, dir, agents, locate }
+  return { file: path, shown, dir, agents, locate, layers: layers.files.map((l) => l.shown), sets: layers.sets.map((l) => l.text) }
 }
 
 /** `agents.support.plugins[2].version` */
@@ -199,15 +198,6 @@ function objectKind(path: (string | number)[]): keyof typeof allowedKeys {
   if (path[path.length - 1] === 'retry') return 'retry'
   if (path[path.length - 1] === 'durability') return 'durability'
   return 'ref'
-}
-
-function findKey(doc: ReturnType<typeof parseDocument>, path: (string | number)[]): number | undefined {
-  if (path.length === 0) return undefined
-  const parent = path.length === 1 ? doc.contents : doc.getIn(path.slice(0, -1), true)
-  const items = (parent as { items?: { key?: { value?: unknown; range?: [number, number, number] } }[] } | undefined)?.items
-  const last = path[path.length - 1]
-  const pair = items?.find((item) => item.key?.value === last)
-  return pair?.key?.range?.[0]
 }
 
 function dig(value: unknown, path: (string | number)[]): unknown {

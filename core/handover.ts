@@ -1,0 +1,87 @@
+/**
+ * @module handover
+ * State a plugin hands to its next version when it is swapped (a hot reload in `cordage dev`, or
+ * `Cordage.swap` to another version of the same plugin). A plugin is disposed and applied from scratch
+ * on a swap, so anything it keeps in memory is lost unless it says what to keep. The kernel owns the
+ * hand-over: it asks the old version for a snapshot at a step boundary, copies it (plain data only),
+ * and gives it to the new version while that version starts.
+ *
+ * @example
+ * export default definePlugin(manifest, (ctx) => {
+ *   const seen = new Map<string, number>()
+ *   handover<{ seen: [string, number][] }>(ctx, {
+ *     snapshot: () => ({ seen: [...seen] }),
+ *     restore: (state) => { for (const [k, v] of state.seen ?? []) seen.set(k, v) },
+ *   })
+ * })
+ */
+import type { Context } from 'cordis'
+import { AgentKey } from './cordis.ts'
+
+export interface Handover<S = unknown> {
+  /**
+   * What the next version should get. Called once, at a step boundary of every run of the agent, just
+   * before this version is disposed by a swap.
+   *
+   * Contract: synchronous, no side effects; returns plain data (it is copied with `structuredClone`,
+   * so functions, class instances with behaviour and open handles do not survive). A throw, or a value
+   * that cannot be copied, cancels the swap: the old version keeps serving, and the error is reported.
+   */
+  snapshot(): S
+  /**
+   * Take over the previous version's snapshot. Called at most once, synchronously from inside
+   * {@link handover}, while the new version's apply runs; not called when the previous version had no
+   * snapshot (a fresh start). The state may come from an older (or newer) version of the plugin:
+   * check its shape, or put a version number in it.
+   *
+   * Contract: a throw fails the new version's start; the old version is plugged back and gets the same
+   * snapshot through its own `restore`.
+   */
+  restore?(state: S): void
+}
+
+/** The snapshot hook of each running plugin, by its cordis fork. */
+const hooks = new WeakMap<object, Handover>()
+/** State waiting for the next version of a plugin of an agent, while that version starts. */
+const incoming = new Map<string, { state: unknown }>()
+
+/**
+ * Register this plugin's snapshot hook and, when it replaces a version that left state, restore it.
+ * Call it from `apply`, with the `ctx` apply received.
+ */
+export function handover<S>(ctx: Context, hook: Handover<S>): void {
+  const scope = (ctx as unknown as { scope?: { runtime?: { plugin?: { manifest?: { name?: string } } } } }).scope
+  if (!scope) return
+  hooks.set(scope, hook as Handover)
+  const key = keyOf((ctx as unknown as Record<symbol, string | undefined>)[AgentKey], scope.runtime?.plugin?.manifest?.name)
+  const waiting = key ? incoming.get(key) : undefined
+  if (waiting && hook.restore) {
+    incoming.delete(key!)
+    hook.restore(waiting.state as S)
+  }
+}
+
+/**
+ * Host side: ask the plugin running in `fork` for its state, copied. `undefined` when it registered no
+ * hook. Throws what snapshot threw, or a DataCloneError for state that is not plain data.
+ */
+export function takeSnapshot(fork: object): { state: unknown } | undefined {
+  const hook = hooks.get(fork)
+  if (!hook) return undefined
+  return { state: structuredClone(hook.snapshot()) }
+}
+
+/** Host side: offer `state` to the version of `plugin` that starts in `agent` while `start` runs. */
+export async function offerState<T>(agent: string, plugin: string, snapshot: { state: unknown } | undefined, start: () => Promise<T>): Promise<T> {
+  const key = keyOf(agent, plugin)!
+  if (snapshot) incoming.set(key, { state: structuredClone(snapshot.state) })
+  try {
+    return await start()
+  } finally {
+    incoming.delete(key)
+  }
+}
+
+function keyOf(agent: string | undefined, plugin: string | undefined): string | undefined {
+  return agent !== undefined && plugin ? `${agent}\u0000${plugin}` : undefined
+}

@@ -1,0 +1,346 @@
+/**
+ * @module host/layers
+ * Layered presets: a preset file may name a base (`extends: base.yml`, relative to itself), which may
+ * name its own, and `--set key=value` overrides come last. The layers are merged into one plain value
+ * before it is checked, and every key of the result remembers which layer (and which key path in that
+ * layer) it came from, so a problem is reported where it can be fixed. Files are only ever read.
+ *
+ * Merge rules (docs/presets.md "Layers"):
+ * - maps are merged key by key, deeply; a scalar or a list replaces what the base had;
+ * - `agents` are merged by name;
+ * - an agent's `plugins` are matched by plugin name (or folder, for `path` entries): a matching entry
+ *   replaces `version` and `onDrift` when it gives them and deep-merges `config`; `remove: true` drops
+ *   the base's entry; an entry for a new plugin is appended. `model` merges the same way when it names
+ *   the same plugin, and is replaced when it names another.
+ */
+import { existsSync, readFileSync } from 'node:fs'
+import { dirname, relative, resolve } from 'node:path'
+import { LineCounter, parse as parseYaml, parseDocument, type Document } from 'yaml'
+import { CordageError } from '../errors.ts'
+
+type Key = string | number
+
+/** One preset file of a chain. */
+export interface FileLayer {
+  kind: 'file'
+  file: string
+  /** As shown in messages: relative to the working directory. */
+  shown: string
+  dir: string
+  doc: Document
+  lines: LineCounter
+  raw: unknown
+}
+
+/** One `--set key=value`. */
+export interface SetLayer {
+  kind: 'set'
+  text: string
+}
+
+export type Layer = FileLayer | SetLayer
+
+/** Where a key of the merged preset came from: the layer, and the key path inside that layer. */
+export interface Origin {
+  layer: Layer
+  path: Key[]
+}
+
+export interface Merged {
+  /** The merged preset, `extends` removed, before it is checked. */
+  raw: unknown
+  /** The file layers, base first; the last is the file that was named. */
+  files: FileLayer[]
+  sets: SetLayer[]
+  /** Where the value at a merged key path came from; for a path that does not exist, its deepest existing part. */
+  origin(path: readonly Key[]): { origin?: Origin; exact: boolean }
+}
+
+const origins = new WeakMap<object, Map<Key, Origin>>()
+
+/** Read `file`, its chain of bases, and the `--set` overrides, and merge them. */
+export function readLayers(file: string, sets: readonly string[] = []): Merged {
+  const files = readChain(resolve(file))
+  // A single file that is not a map is left as it is, for the shape check to describe.
+  let merged: unknown = files[0].raw
+  if (files.length > 1 || isMap(files[0].raw)) {
+    let acc: Record<string, unknown> = track({}, new Map())
+    for (const layer of files) {
+      if (!isMap(layer.raw)) throw new CordageError('preset_invalid', `preset ${layer.shown} is part of a layered preset but is not a map of keys (found ${describe(layer.raw)})`)
+      absolutePaths(layer)
+      acc = mergeMap(acc, layer.raw, layer, [], 'top')
+    }
+    merged = acc
+  }
+  const setLayers = sets.map((text) => ({ kind: 'set', text }) as SetLayer)
+  for (const layer of setLayers) merged = applySet(merged, layer)
+  return { raw: merged, files, sets: setLayers, origin: (path) => originOf(merged, path) }
+}
+
+/** `file:line:col` of an origin (or `--set TEXT`); `exact` false points at the deepest existing part. */
+export function placeOf(origin: Origin): string {
+  const { layer } = origin
+  if (layer.kind === 'set') return `--set ${layer.text}`
+  const at = (offset: number | undefined) => {
+    if (offset === undefined) return layer.shown
+    const { line, col } = layer.lines.linePos(offset)
+    return `${layer.shown}:${line}:${col}`
+  }
+  for (let n = origin.path.length; n > 0; n--) {
+    const offset = offsetOf(layer.doc, origin.path.slice(0, n))
+    if (offset !== undefined) return at(offset)
+  }
+  return layer.shown
+}
+
+/** Offset of a key path's key in a YAML document (or of its value when it has no key). */
+export function offsetOf(doc: Document, path: Key[]): number | undefined {
+  if (path.length === 0) return undefined
+  const parent = path.length === 1 ? doc.contents : doc.getIn(path.slice(0, -1), true)
+  const items = (parent as { items?: { key?: { value?: unknown; range?: [number, number, number] } }[] } | undefined)?.items
+  const last = path[path.length - 1]
+  const pair = typeof last === 'string' ? items?.find((item) => item.key?.value === last) : undefined
+  return pair?.key?.range?.[0] ?? (doc.getIn(path, true) as { range?: number[] } | undefined)?.range?.[0]
+}
+
+function readChain(first: string): FileLayer[] {
+  const chain: FileLayer[] = []
+  let current = first
+  let from: { layer: FileLayer; text: string } | undefined
+  for (;;) {
+    const shown = relative(process.cwd(), current) || current
+    if (chain.some((l) => l.file === current)) {
+      const cycle = [...chain.map((l) => l.shown), shown].join(' → ')
+      throw new CordageError('preset_invalid', `${placeOf({ layer: from!.layer, path: ['extends'] })} extends: the presets extend each other in a cycle: ${cycle}`)
+    }
+    if (!existsSync(current)) {
+      if (!from) throw new CordageError('preset_not_found', `preset file ${shown} does not exist`)
+      throw new CordageError('preset_not_found', `${placeOf({ layer: from.layer, path: ['extends'] })} extends: the base preset ${JSON.stringify(from.text)} (${shown}) does not exist`)
+    }
+    const layer = readFile(current, shown)
+    chain.push(layer)
+    const base = isMap(layer.raw) ? layer.raw.extends : undefined
+    if (base === undefined) break
+    if (typeof base !== 'string' || !base.trim()) {
+      throw new CordageError('preset_invalid', `${placeOf({ layer, path: ['extends'] })} extends: expected the file name of a base preset (relative to this file), found ${describe(base)}`)
+    }
+    from = { layer, text: base }
+    current = resolve(layer.dir, base)
+  }
+  return chain.reverse()
+}
+
+function readFile(file: string, shown: string): FileLayer {
+  const text = readFileSync(file, 'utf8')
+  const lines = new LineCounter()
+  const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true })
+  if (doc.errors.length) {
+    const problems = doc.errors.map((e) => {
+      const { line, col } = lines.linePos(e.pos[0])
+      return `${shown}:${line}:${col} ${e.message.split('\n')[0]}`
+    })
+    throw new CordageError('preset_invalid', `preset ${shown} is not valid YAML:\n  ${problems.join('\n  ')}`, { data: problems })
+  }
+  return { kind: 'file', file, shown, dir: dirname(file), doc, lines, raw: doc.toJS() }
+}
+
+/** A plugin folder named by `path` is relative to the file that names it, whichever layer that is. */
+function absolutePaths(layer: FileLayer) {
+  const agents = (layer.raw as Record<string, unknown>).agents
+  if (!isMap(agents)) return
+  for (const agent of Object.values(agents)) {
+    if (!isMap(agent)) continue
+    const entries = [agent.model, ...(Array.isArray(agent.plugins) ? agent.plugins : [])]
+    for (const entry of entries) if (isMap(entry) && typeof entry.path === 'string' && entry.path) entry.path = resolve(layer.dir, entry.path)
+  }
+}
+
+type Where = 'top' | 'agents' | 'agent' | 'plain'
+
+function mergeMap(base: Record<string, unknown>, over: Record<string, unknown>, layer: Layer, path: Key[], where: Where): Record<string, unknown> {
+  const out = track({ ...base }, new Map(origins.get(base)))
+  const marks = origins.get(out)!
+  for (const [key, value] of Object.entries(over)) {
+    if (where === 'top' && key === 'extends') continue
+    const here = [...path, key]
+    const old = out[key]
+    const inner: Where = where === 'top' && key === 'agents' ? 'agents' : where === 'agents' ? 'agent' : 'plain'
+    if (where === 'agent' && key === 'plugins' && Array.isArray(value)) {
+      out[key] = mergePlugins(Array.isArray(old) ? old : [], value, layer, here)
+    } else if (where === 'agent' && key === 'model') {
+      out[key] = old === undefined ? adopt(value, layer, here) : mergeEntry(old, value, layer, here, marks.get(key))
+    } else if (isMap(value) && (isMap(old) || inner !== 'plain')) {
+      out[key] = mergeMap(isMap(old) ? old : {}, value, layer, here, inner)
+    } else {
+      out[key] = adopt(value, layer, here)
+    }
+    marks.set(key, { layer, path: here })
+  }
+  return out
+}
+
+/** The plugin an entry names: its name, or `path:` and its folder. */
+function identity(entry: unknown): string | undefined {
+  if (typeof entry === 'string') {
+    const at = entry.lastIndexOf('@')
+    return at > 0 ? entry.slice(0, at) : entry
+  }
+  if (!isMap(entry)) return undefined
+  if (typeof entry.plugin === 'string') return entry.plugin
+  if (typeof entry.path === 'string') return `path:${entry.path}`
+  return undefined
+}
+
+/** The object form of an entry, keeping where each key came from. */
+function asObject(entry: unknown, origin: Origin): Record<string, unknown> {
+  if (isMap(entry)) return entry
+  const text = String(entry)
+  const at = text.lastIndexOf('@')
+  const out: Record<string, unknown> = at > 0 ? { plugin: text.slice(0, at), version: text.slice(at + 1) } : { plugin: text }
+  return track(out, new Map(Object.keys(out).map((k) => [k, origin])))
+}
+
+function mergePlugins(base: unknown[], over: unknown[], layer: Layer, path: Key[]): unknown[] {
+  const baseMarks = origins.get(base)
+  // Only entries of earlier layers are matched: the same plugin twice in one layer stays twice, for
+  // the resolver to refuse (plugin_conflict), as it would in a single file.
+  const items: { value: unknown; origin: Origin; earlier: boolean }[] = base.map((value, i) => ({ value, origin: baseMarks?.get(i) ?? { layer, path: [...path, i] }, earlier: true }))
+  over.forEach((entry, i) => {
+    const here = [...path, i]
+    const id = identity(entry)
+    const index = id === undefined ? -1 : items.findIndex((item) => item.earlier && identity(item.value) === id)
+    if (isMap(entry) && entry.remove !== undefined) {
+      if (entry.remove !== true) throw layerError({ layer, path: [...here, 'remove'] }, here, `"remove" takes true (drop the plugin a base layer lists), found ${describe(entry.remove)}`)
+      if (index < 0) throw layerError({ layer, path: here }, here, `removes plugin ${JSON.stringify(id ?? entry)}, which no earlier layer of this agent lists`)
+      items.splice(index, 1)
+      return
+    }
+    if (index < 0) items.push({ value: adopt(entry, layer, here), origin: { layer, path: here }, earlier: false })
+    else items[index] = { value: mergeEntry(items[index].value, entry, layer, here, items[index].origin), origin: { layer, path: here }, earlier: false }
+  })
+  return track(items.map((item) => item.value), new Map(items.map((item, i) => [i, item.origin])))
+}
+
+/** Merge an override entry into a base entry: same plugin → version and onDrift replaced, config deep-merged. */
+function mergeEntry(base: unknown, over: unknown, layer: Layer, path: Key[], baseOrigin?: Origin): unknown {
+  if (identity(base) === undefined || identity(base) !== identity(over)) return adopt(over, layer, path)
+  const from = asObject(base, baseOrigin ?? { layer, path })
+  const to = asObject(adopt(over, layer, path), { layer, path })
+  const config = isMap(from.config) && isMap(to.config) ? mergeMap(from.config, to.config, layer, [...path, 'config'], 'plain') : undefined
+  const out = track({ ...from, ...to }, new Map([...(origins.get(from) ?? []), ...(origins.get(to) ?? [])]))
+  if (config) out.config = config
+  return out
+}
+
+/** A deep copy of a layer's value whose every key remembers that layer. */
+function adopt(value: unknown, layer: Layer, path: Key[]): unknown {
+  if (Array.isArray(value)) return track(value.map((v, i) => adopt(v, layer, [...path, i])), new Map(value.map((_, i) => [i, { layer, path: [...path, i] }])))
+  if (isMap(value)) {
+    const out: Record<string, unknown> = {}
+    for (const [k, v] of Object.entries(value)) out[k] = adopt(v, layer, [...path, k])
+    return track(out, new Map(Object.keys(value).map((k) => [k, { layer, path: [...path, k] }])))
+  }
+  return value
+}
+
+function track<T extends object>(value: T, marks: Map<Key, Origin>): T {
+  origins.set(value, marks)
+  return value
+}
+
+/** `agents.support.budgets.maxSteps=4`; `plugins.NAME` or `plugins[N]` picks an entry. The value is YAML (so JSON too). */
+function applySet(merged: unknown, layer: SetLayer): unknown {
+  const eq = layer.text.indexOf('=')
+  if (eq <= 0) throw new CordageError('preset_invalid', `--set ${layer.text}: expected KEY=VALUE, such as agents.support.budgets.maxSteps=4`)
+  const key = layer.text.slice(0, eq)
+  let value: unknown
+  try {
+    value = parseYaml(layer.text.slice(eq + 1))
+  } catch (error) {
+    throw new CordageError('preset_invalid', `--set ${layer.text}: the value is not valid YAML or JSON: ${(error as Error).message.split('\n')[0]}`, { cause: error })
+  }
+  const segments = splitKey(key)
+  if (!segments.length || segments.some((s) => s === '')) throw new CordageError('preset_invalid', `--set ${layer.text}: "${key}" is not a key path such as agents.support.budgets.maxSteps`)
+  if (!isMap(merged)) throw new CordageError('preset_invalid', `--set ${layer.text}: the preset is not a map of keys`)
+  let node: Record<string, unknown> | unknown[] = merged
+  const walked: Key[] = []
+  for (let i = 0; i < segments.length; i++) {
+    const last = i === segments.length - 1
+    let segment: Key = segments[i]
+    if (Array.isArray(node)) {
+      const list: unknown[] = node
+      const index: number = /^\d+$/.test(String(segment)) ? Number(segment) : list.findIndex((entry) => identity(entry) === segment)
+      if (index < 0 || index >= list.length) {
+        const names = list.map(identity).filter(Boolean).join(', ')
+        throw new CordageError('preset_invalid', `--set ${layer.text}: ${shownPath(walked)} has no entry ${JSON.stringify(segment)}; it has ${names || 'none'} (by name or by index)`)
+      }
+      segment = index
+    }
+    if (!origins.has(node)) origins.set(node, new Map())
+    const marks = origins.get(node)!
+    const container = node as Record<Key, unknown>
+    walked.push(segment)
+    if (last) {
+      container[segment] = adopt(value, layer, [])
+      marks.set(segment, { layer, path: [] })
+      break
+    }
+    let next = container[segment]
+    if (next === undefined) {
+      next = track({}, new Map())
+      container[segment] = next
+      marks.set(segment, { layer, path: [] })
+    } else if (typeof next === 'string' && walked.length >= 3 && walked[0] === 'agents' && (walked[2] === 'model' || walked[2] === 'plugins')) {
+      // `store-sqlite@^1.0.0` becomes `{ plugin, version }` so a key inside it can be set.
+      next = asObject(next, marks.get(segment) ?? { layer, path: [] })
+      container[segment] = next
+    } else if (next === null || typeof next !== 'object') {
+      throw new CordageError('preset_invalid', `--set ${layer.text}: ${shownPath(walked)} is ${describe(next)}, not a map, so it has no key "${segments[i + 1]}"`)
+    }
+    node = next as Record<string, unknown>
+  }
+  return merged
+}
+
+function splitKey(key: string): Key[] {
+  const out: Key[] = []
+  for (const part of key.split('.')) {
+    const match = /^([^[]*)((?:\[\d+\])*)$/.exec(part)
+    if (!match) { out.push(part); continue }
+    if (match[1] || !match[2]) out.push(match[1])
+    for (const index of match[2].matchAll(/\[(\d+)\]/g)) out.push(index[1])
+  }
+  return out
+}
+
+function originOf(merged: unknown, path: readonly Key[]): { origin?: Origin; exact: boolean } {
+  let node = merged
+  let origin: Origin | undefined
+  for (let i = 0; i < path.length; i++) {
+    if (node === null || typeof node !== 'object') return { origin: origin && { ...origin, path: [...origin.path, ...path.slice(i)] }, exact: false }
+    const mark = origins.get(node)?.get(path[i])
+    if (!(path[i] in (node as object))) return { origin, exact: false }
+    if (mark) origin = mark
+    else if (origin) origin = { ...origin, path: [...origin.path, path[i]] }
+    node = (node as Record<Key, unknown>)[path[i]]
+  }
+  return { origin, exact: true }
+}
+
+function layerError(origin: Origin, path: Key[], message: string): CordageError {
+  return new CordageError('preset_invalid', `${placeOf(origin)} ${shownPath(path)}: ${message}`)
+}
+
+function shownPath(path: readonly Key[]): string {
+  return path.map((p, i) => (typeof p === 'number' ? `[${p}]` : i === 0 ? p : `.${p}`)).join('') || '(top level)'
+}
+
+function isMap(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value)
+}
+
+function describe(value: unknown): string {
+  if (value === undefined) return 'nothing'
+  const text = JSON.stringify(value)
+  return text.length > 60 ? text.slice(0, 57) + '...' : text
+}

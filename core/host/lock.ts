@@ -1,0 +1,155 @@
+/**
+ * @module host/lock
+ * A preset's lock file: for each agent, the exact version and the content hash (host/plugin-hash.ts)
+ * of every plugin it resolved to when `cordage lock` ran. While the lock is there, loading the preset
+ * resolves exactly those versions and refuses, listing every difference, when one is not installed or
+ * its files changed. The lock is written only by `cordage lock`; the preset itself is never written.
+ *
+ * The lock of `presets/desk.yml` is `presets/desk.lock.json`:
+ *
+ * ```json
+ * { "cordage": 1, "preset": "desk.yml",
+ *   "agents": { "support": { "policy-rules": { "version": "1.0.0", "hash": "sha256:…" } } } }
+ * ```
+ */
+import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
+import { basename, dirname, join, relative } from 'node:path'
+import semver from 'semver'
+import { CordageError } from '../errors.ts'
+import type { CatalogEntry, PluginCatalog } from './catalog.ts'
+import { pluginHash } from './plugin-hash.ts'
+import type { AgentSpec, PluginRef, Preset } from './preset.ts'
+import type { AgentPlan } from './resolve.ts'
+
+export interface LockedPlugin {
+  version: string
+  hash: string
+  /** For a plugin named by `path`: its folder, relative to the lock file. */
+  path?: string
+}
+
+export interface LockFile {
+  cordage: 1
+  /** The preset file it locks, relative to the lock file. */
+  preset: string
+  /** Agent → plugin name → what was locked. */
+  agents: Record<string, Record<string, LockedPlugin>>
+}
+
+/** `desk.yml` → `desk.lock.json`, beside it. */
+export function lockFileOf(presetFile: string): string {
+  return join(dirname(presetFile), `${basename(presetFile).replace(/\.ya?ml$/i, '')}.lock.json`)
+}
+
+/** The lock beside a preset, or undefined when there is none. */
+export function readLock(presetFile: string): { file: string; lock: LockFile } | undefined {
+  const file = lockFileOf(presetFile)
+  if (!existsSync(file)) return undefined
+  const shown = relative(process.cwd(), file) || file
+  let lock: LockFile
+  try {
+    lock = JSON.parse(readFileSync(file, 'utf8'))
+  } catch (error) {
+    throw new CordageError('preset_invalid', `lock file ${shown} is not valid JSON (${(error as Error).message}); write it again with cordage lock, or pass --no-lock`, { cause: error })
+  }
+  const plugins = (a: unknown) => a && typeof a === 'object' && Object.values(a).every((p) => p && typeof p.version === 'string' && typeof p.hash === 'string')
+  if (lock?.cordage !== 1 || !lock.agents || typeof lock.agents !== 'object' || !Object.values(lock.agents).every(plugins)) {
+    throw new CordageError('preset_invalid', `lock file ${shown} is not a Cordage lock (expected {"cordage": 1, "agents": {agent: {plugin: {version, hash}}}}); write it again with cordage lock, or pass --no-lock`)
+  }
+  return { file, lock }
+}
+
+/** The lock of resolved plans: each planned plugin's exact version and content hash. */
+export function lockOf(preset: Preset, plans: AgentPlan[], hash: (dir: string) => string = pluginHash): LockFile {
+  const lockDir = dirname(lockFileOf(preset.file))
+  const agents: LockFile['agents'] = {}
+  for (const plan of plans) {
+    const plugins: Record<string, LockedPlugin> = {}
+    for (const p of [...plan.plugins].sort((a, b) => a.entry.manifest.name.localeCompare(b.entry.manifest.name))) {
+      plugins[p.entry.manifest.name] = {
+        version: p.entry.manifest.version, hash: hash(p.entry.dir),
+        ...(p.ref.path !== undefined ? { path: relative(lockDir, p.entry.dir) || '.' } : {}),
+      }
+    }
+    agents[plan.spec.name] = plugins
+  }
+  return { cordage: 1, preset: basename(preset.file), agents }
+}
+
+/** Write a lock atomically (a reader never sees half a file). */
+export function writeLock(presetFile: string, lock: LockFile): string {
+  const file = lockFileOf(presetFile)
+  const temp = `${file}.${process.pid}.tmp`
+  writeFileSync(temp, JSON.stringify(lock, null, 2) + '\n')
+  renameSync(temp, file)
+  return file
+}
+
+/**
+ * Each agent of the preset with every plugin pinned to its locked version. Every difference between
+ * the preset, the lock and what is installed is collected and thrown at once (`lock_mismatch`): a plugin
+ * not in the lock or not in the preset, a locked version the preset's range no longer admits or that is
+ * not installed, and installed files whose hash is not the locked one.
+ */
+export async function applyLock(preset: Preset, locked: { file: string; lock: LockFile }, catalog: PluginCatalog, hash: (dir: string) => string = pluginHash): Promise<Record<string, AgentSpec>> {
+  const problems: string[] = []
+  const out: Record<string, AgentSpec> = {}
+  for (const spec of Object.values(preset.agents)) {
+    const agentLock = locked.lock.agents[spec.name]
+    if (!agentLock) {
+      problems.push(`agent "${spec.name}" is in the preset but not in the lock`)
+      continue
+    }
+    const seen = new Set<string>()
+    const pin = async (ref: PluginRef): Promise<PluginRef> => {
+      let name = ref.plugin
+      let entry: CatalogEntry | undefined
+      if (ref.path !== undefined) {
+        try {
+          entry = await catalog.addFolder(ref.path)
+          name = entry.manifest.name
+        } catch (error) {
+          if (!CordageError.is(error)) throw error
+          problems.push(`${spec.name}: ${ref.at}: ${error.message}`)
+          return ref
+        }
+      }
+      seen.add(name!)
+      const want = agentLock[name!]
+      if (!want) {
+        problems.push(`${spec.name}: plugin ${name} (${ref.at}) is in the preset but not in the lock`)
+        return ref
+      }
+      if (!semver.satisfies(want.version, ref.version)) {
+        problems.push(`${spec.name}: ${name}: the lock has ${want.version}, which the preset's range ${ref.version} (${ref.at}) does not admit`)
+        return ref
+      }
+      if (entry) {
+        if (entry.manifest.version !== want.version) problems.push(`${spec.name}: ${name}: locked at ${want.version}, but ${ref.path} holds ${entry.manifest.version}`)
+      } else {
+        try {
+          entry = catalog.find(name!, want.version)
+        } catch (error) {
+          if (!CordageError.is(error)) throw error
+          const installed = catalog.entries().filter((e) => e.manifest.name === name).map((e) => e.manifest.version)
+          problems.push(`${spec.name}: ${name}: locked at ${want.version}, which is not installed (installed: ${installed.join(', ') || 'none'})`)
+          return ref
+        }
+      }
+      const now = hash(entry.dir)
+      if (now !== want.hash) problems.push(`${spec.name}: ${name}@${want.version}: its files differ from the lock (locked ${want.hash}, installed ${now} in ${relative(process.cwd(), entry.dir) || entry.dir})`)
+      return ref.path !== undefined ? ref : { ...ref, version: want.version }
+    }
+    const model = await pin(spec.model)
+    const plugins: PluginRef[] = []
+    for (const ref of spec.plugins) plugins.push(await pin(ref))
+    for (const name of Object.keys(agentLock)) if (!seen.has(name)) problems.push(`${spec.name}: plugin ${name} is in the lock but not in the preset`)
+    out[spec.name] = { ...spec, model, plugins }
+  }
+  for (const name of Object.keys(locked.lock.agents)) if (!preset.agents[name]) problems.push(`agent "${name}" is in the lock but not in the preset`)
+  if (problems.length) {
+    const shown = relative(process.cwd(), locked.file) || locked.file
+    throw new CordageError('lock_mismatch', `preset ${preset.shown} does not match its lock ${shown}:\n  ${problems.join('\n  ')}\nrun cordage lock --preset ${preset.shown} to lock what is installed now, or pass --no-lock to ignore the lock`, { data: problems })
+  }
+  return out
+}

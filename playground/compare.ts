@@ -1,0 +1,310 @@
+/**
+ * @module playground/compare
+ * Replay one recorded run against two versions of one plugin, side by side. The recorded script is
+ * the model's decisions (the run's `step/model-response` events, in order), fed to model-scripted, so
+ * both sides see exactly the answers the model gave; everything else is the agent as the preset has
+ * it, except the store (store-memory: a replay leaves no run behind) and the plugin under comparison.
+ * Where the replay pauses for the same approval the recorded run got, the recorded decision is given
+ * again (same person, same verdict); a pause the record has no answer for ends that side.
+ *
+ * Each side is a preset of one agent written to its own scratch folder, so relative paths in plugin
+ * config (an outbox file, say) resolve inside that folder and the replay's side effects stay there.
+ */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import type { Schema } from 'cordis'
+import { stringify } from 'yaml'
+import { CordageError, isTerminal, type RunEvent, type RunState } from 'cordage'
+import { Cordage, type AgentSpec, type PluginRef } from 'cordage/host'
+
+export interface SideRequest {
+  /** An exact version or a range of the plugin under comparison. */
+  version: string
+  /** Its config; default: the agent's config for that plugin, with the keys this version does not know left out. */
+  config?: Record<string, unknown>
+}
+
+export interface CompareRequest {
+  runId: string
+  /** The agent whose preset entry is replayed (the run's agent). */
+  agent: string
+  plugin: string
+  a: SideRequest
+  b: SideRequest
+}
+
+/** One replayed event, reduced to what can differ between versions (no times, run ids or tickets). */
+export interface ReplayedEvent {
+  seq: number
+  type: string
+  stepId?: string
+  actionId?: string
+  producer: string
+  /** A one-line summary for the page. */
+  detail: string
+  data: unknown
+}
+
+export interface Outcome {
+  status: string
+  failureCode?: string
+  reason?: string
+  answer?: string
+  steps: number
+  usage: { inputTokens: number; outputTokens: number; costUsd: number }
+  /** Each action's final status: `s1.a1 record_followup succeeded`. */
+  actions: string[]
+}
+
+export interface SideResult {
+  label: string
+  /** name@version actually loaded. */
+  plugin?: string
+  config?: unknown
+  /** Config keys left out because this version does not know them. */
+  dropped: string[]
+  /** Recorded decisions given again during the replay. */
+  replayed: string[]
+  events: ReplayedEvent[]
+  outcome?: Outcome
+  /** The side could not run: its preset was refused or a plugin failed. */
+  error?: { code: string; message: string }
+}
+
+/** One row of the aligned event lists. */
+export interface DiffRow {
+  kind: 'same' | 'changed' | 'only-a' | 'only-b'
+  a?: number
+  b?: number
+  /** For `changed`: the fields that differ (`producer`, `data.verdict`, ...). */
+  fields?: string[]
+}
+
+export interface CompareResult {
+  runId: string
+  agent: string
+  plugin: string
+  /** The recorded script fed to model-scripted. */
+  script: unknown[]
+  a: SideResult
+  b: SideResult
+  rows: DiffRow[]
+  /** Outcome fields that differ (`status`, `answer`, `actions`, ...). */
+  outcome: string[]
+}
+
+/** Turn the model's recorded decisions into a model-scripted script, with the usage each call reported. */
+export function scriptOf(events: RunEvent[]): unknown[] {
+  const script: unknown[] = []
+  for (const event of events) {
+    if (event.type !== 'step/model-response') continue
+    const { decision, usage } = event.data
+    if (decision.kind === 'final') script.push({ final: decision.text, usage })
+    else if (decision.kind === 'ask_user') script.push({ ask: decision.question, usage })
+    else if (decision.calls.length === 1) script.push({ tool: decision.calls[0].name, args: decision.calls[0].args, usage })
+    else script.push({ calls: decision.calls.map((c) => ({ tool: c.name, args: c.args })), usage })
+  }
+  return script
+}
+
+/**
+ * Replay `request.runId`'s recorded script against both versions.
+ * @throws CordageError `invalid_input` (nothing recorded to replay, or the plugin is the model or the store)
+ */
+export async function compare(app: Cordage, request: CompareRequest, recorded: RunEvent[]): Promise<CompareResult> {
+  const spec = app.preset.agents[request.agent]
+  if (!spec) throw new CordageError('agent_not_found', `preset ${app.preset.shown} has no agent "${request.agent}"`)
+  const script = scriptOf(recorded)
+  if (!script.length) throw new CordageError('invalid_input', `run ${request.runId} has no recorded model decision (step/model-response) to replay`)
+  const target = refOf(app, spec, request.plugin)
+  const task = recorded.find((e) => e.type === 'run/start')
+  if (task?.type !== 'run/start') throw new CordageError('invalid_input', `run ${request.runId} has no run/start event`)
+
+  const scratch = mkdtempSync(join(tmpdir(), 'cordage-compare-'))
+  try {
+    const a = await replaySide(app, spec, target, request.a, 'a', script, task.data.task, recorded, scratch, request.runId)
+    const b = await replaySide(app, spec, target, request.b, 'b', script, task.data.task, recorded, scratch, request.runId)
+    return { runId: request.runId, agent: request.agent, plugin: request.plugin, script, a, b, rows: align(a.events, b.events), outcome: outcomeDiff(a, b) }
+  } finally {
+    rmSync(scratch, { recursive: true, force: true })
+  }
+}
+
+function refOf(app: Cordage, spec: AgentSpec, plugin: string): PluginRef {
+  const names = (ref: PluginRef) => ref.plugin ?? app.catalog.entries().find((e) => e.dir === ref.path)?.manifest.name
+  if (names(spec.model) === plugin) throw new CordageError('invalid_input', `"${plugin}" is the model of agent "${spec.name}"; a replay feeds the recorded decisions through model-scripted, so compare another plugin`)
+  const ref = spec.plugins.find((p) => names(p) === plugin)
+  if (!ref) throw new CordageError('plugin_not_found', `agent "${spec.name}" has no plugin "${plugin}"; it has ${spec.plugins.map(names).join(', ')}`)
+  if (providesStore(app, ref)) throw new CordageError('invalid_input', `"${plugin}" is the store; a replay always runs on store-memory, so compare another plugin`)
+  return ref
+}
+
+function providesStore(app: Cordage, ref: PluginRef): boolean {
+  const entry = ref.path !== undefined ? app.catalog.entries().find((e) => e.dir === ref.path) : safeFind(app, ref.plugin!, ref.version)
+  return !!entry?.manifest.provides?.store
+}
+
+function safeFind(app: Cordage, name: string, range: string) {
+  try {
+    return app.catalog.find(name, range)
+  } catch {
+    return undefined
+  }
+}
+
+async function replaySide(app: Cordage, spec: AgentSpec, target: PluginRef, side: SideRequest, label: 'a' | 'b', script: unknown[], task: string, recorded: RunEvent[], scratch: string, runId: string): Promise<SideResult> {
+  const result: SideResult = { label, dropped: [], replayed: [], events: [] }
+  let replay: Cordage | undefined
+  try {
+    const entry = app.catalog.find(target.plugin ?? app.catalog.entries().find((e) => e.dir === target.path)!.manifest.name, side.version)
+    result.plugin = `${entry.manifest.name}@${entry.manifest.version}`
+    const config = side.config ?? prune(entry.manifest.config as Schema | undefined, target.config, '', result.dropped)
+    result.config = config
+    const ref = (r: PluginRef) => {
+      if (r === target) return { plugin: entry.manifest.name, version: entry.manifest.version, config }
+      if (providesStore(app, r)) return { plugin: 'store-memory' }
+      return r.path !== undefined ? { path: r.path, version: r.version, config: r.config } : { plugin: r.plugin, version: r.version, config: r.config }
+    }
+    const agent = {
+      description: spec.description, task, budgets: spec.budgets, contextTokens: spec.contextTokens, parallelTools: spec.parallelTools, retry: spec.retry,
+      model: { plugin: 'model-scripted', version: '^1.0.0', config: { script } },
+      plugins: spec.plugins.map(ref),
+    }
+    // One folder level below the side's own folder, so a `../x` in plugin config stays inside it.
+    const dir = join(scratch, label, 'preset')
+    mkdirSync(dir, { recursive: true })
+    const file = join(dir, 'preset.yml')
+    writeFileSync(file, stringify(JSON.parse(JSON.stringify({ cordage: 1, agents: { [spec.name]: agent } }))))
+    replay = await Cordage.fromPreset(file, { catalog: app.catalog, onError: () => {} })
+    const runtime = replay.agent(spec.name)
+    let state = await runtime.run(task)
+    const decisions = recorded.filter((e) => e.type === 'tool/approval-decided')
+    const inputs = recorded.flatMap((e) => (e.type === 'run/resumed' && e.data.from === 'WAITING_USER' && e.data.input ? [e.data.input] : []))
+    for (let i = 0; i < 50 && !isTerminal(state.status); i++) {
+      const next = await answerRecorded(runtime, state, decisions, inputs, result)
+      if (!next) break
+      state = next
+    }
+    result.events = (await runtime.store().read(state.runId)).map((e) => reduce(e, state.runId))
+    result.outcome = outcomeOf(state)
+  } catch (error) {
+    result.error = { code: CordageError.is(error) ? error.code : 'internal_error', message: (error as Error).message.replaceAll(scratch, `<replay of ${runId}>`) }
+  } finally {
+    await replay?.stop()
+  }
+  return result
+}
+
+/** Give the recorded answer to the pause the replay reached, if the record has one. */
+async function answerRecorded(runtime: ReturnType<Cordage['agent']>, state: RunState, decisions: RunEvent[], inputs: string[], result: SideResult): Promise<RunState | undefined> {
+  const actionId = state.waiting?.actionId
+  if (state.status === 'WAITING_APPROVAL' && actionId) {
+    const recorded = decisions.find((e) => e.actionId === actionId)
+    if (recorded?.type !== 'tool/approval-decided') return undefined
+    const { approved, by, reason } = recorded.data
+    result.replayed.push(`${approved ? 'approved' : 'rejected'} ${actionId} as ${by}`)
+    const handle = approved ? await runtime.approve(state.runId, actionId, { by, reason }) : await runtime.reject(state.runId, actionId, { by, reason })
+    return handle.done
+  }
+  if (state.status === 'WAITING_USER' && inputs.length) {
+    const input = inputs.shift()!
+    result.replayed.push(`answered the question with "${input}"`)
+    return (await runtime.resume(state.runId, { input })).done
+  }
+  return undefined
+}
+
+/**
+ * Config for a version of a plugin: the keys its schema does not declare are left out (and listed in
+ * `dropped`), so the 2.x config of a plugin can be tried on 1.x as far as 1.x understands it.
+ */
+export function prune(schema: Schema | undefined, value: unknown, path: string, dropped: string[]): unknown {
+  const s = schema as unknown as { type?: string; dict?: Record<string, Schema>; inner?: Schema; list?: Schema[] } | undefined
+  if (!s || value === null || typeof value !== 'object') return value
+  if (s.type === 'object' && s.dict && !Array.isArray(value)) {
+    const out: Record<string, unknown> = {}
+    for (const [key, v] of Object.entries(value)) {
+      if (!s.dict[key]) dropped.push(`${path}${path ? '.' : ''}${key}`)
+      else out[key] = prune(s.dict[key], v, `${path}${path ? '.' : ''}${key}`, dropped)
+    }
+    return out
+  }
+  if (s.type === 'array' && s.inner && Array.isArray(value)) return value.map((v, i) => prune(s.inner, v, `${path}[${i}]`, dropped))
+  if (s.type === 'dict' && s.inner && !Array.isArray(value)) {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, prune(s.inner, v, `${path}.${k}`, dropped)]))
+  }
+  return value
+}
+
+/** Values that differ in every replay (times, ids made from the run id, tickets, durations) are replaced. */
+function reduce(event: RunEvent, runId: string): ReplayedEvent {
+  const data = JSON.parse(JSON.stringify(event.data, (key, value) => {
+    if (['ticket', 'durationMs', 'deadline', 'at', 'expiresAt', 'createdAt'].includes(key)) return undefined
+    return typeof value === 'string' && value.includes(runId) ? value.replaceAll(runId, 'RUN') : value
+  }))
+  return { seq: event.seq, type: event.type, stepId: event.stepId, actionId: event.actionId, producer: event.producer, detail: detailOf(event), data }
+}
+
+function detailOf(event: RunEvent): string {
+  const d = event.data as Record<string, any>
+  switch (event.type) {
+    case 'tool/proposed': return `${d.tool}(${JSON.stringify(d.args)})`
+    case 'tool/decision': return `${d.verdict} rule=${d.ruleId ?? '-'} ${d.policyVersion ?? ''}${d.reason ? ` — ${d.reason}` : ''}`
+    case 'tool/approval-decided': return `${d.approved ? 'approved' : 'rejected'} by ${d.by}`
+    case 'tool/end': return `${d.tool} ${typeof d.observation === 'string' ? d.observation.slice(0, 80) : ''}`
+    case 'tool/error': return `${d.tool} ${d.code}`
+    case 'step/model-response': return d.decision.kind === 'final' ? `final "${String(d.decision.text).slice(0, 60)}"` : d.decision.kind === 'ask_user' ? 'asks the user' : `calls ${d.decision.calls.map((c: { name: string }) => c.name).join(', ')}`
+    case 'verify/end': return d.ok ? 'ok' : `failed ${d.code ?? ''}`
+    case 'run/paused': return d.status
+    case 'run/end': return `${d.status}${d.code ? ` ${d.code}` : ''}`
+    default: return ''
+  }
+}
+
+function outcomeOf(state: RunState): Outcome {
+  return {
+    status: state.status, failureCode: state.failureCode, reason: state.reason, answer: state.answer, steps: state.steps, usage: { ...state.usage },
+    actions: Object.values(state.actions).map((a) => `${a.id} ${a.tool} ${a.status}`),
+  }
+}
+
+function outcomeDiff(a: SideResult, b: SideResult): string[] {
+  if (!a.outcome || !b.outcome) return a.error || b.error ? ['error'] : []
+  const keys = ['status', 'failureCode', 'answer', 'steps', 'usage', 'actions'] as const
+  return keys.filter((k) => JSON.stringify(a.outcome![k]) !== JSON.stringify(b.outcome![k]))
+}
+
+/** Align the two event lists on (type, step, action) by longest common subsequence, then compare what matched. */
+export function align(a: ReplayedEvent[], b: ReplayedEvent[]): DiffRow[] {
+  const key = (e: ReplayedEvent) => `${e.type} ${e.stepId ?? ''} ${e.actionId ?? ''}`
+  const n = a.length, m = b.length
+  const lcs: number[][] = Array.from({ length: n + 1 }, () => new Array<number>(m + 1).fill(0))
+  for (let i = n - 1; i >= 0; i--) {
+    for (let j = m - 1; j >= 0; j--) lcs[i][j] = key(a[i]) === key(b[j]) ? lcs[i + 1][j + 1] + 1 : Math.max(lcs[i + 1][j], lcs[i][j + 1])
+  }
+  const rows: DiffRow[] = []
+  let i = 0, j = 0
+  while (i < n || j < m) {
+    if (i < n && j < m && key(a[i]) === key(b[j])) {
+      const fields = differing(a[i], b[j])
+      rows.push(fields.length ? { kind: 'changed', a: i, b: j, fields } : { kind: 'same', a: i, b: j })
+      i++; j++
+    } else if (j < m && (i >= n || lcs[i][j + 1] >= lcs[i + 1][j])) {
+      rows.push({ kind: 'only-b', b: j++ })
+    } else {
+      rows.push({ kind: 'only-a', a: i++ })
+    }
+  }
+  return rows
+}
+
+function differing(a: ReplayedEvent, b: ReplayedEvent): string[] {
+  const fields: string[] = []
+  if (a.producer !== b.producer) fields.push('producer')
+  const da = (a.data ?? {}) as Record<string, unknown>, db = (b.data ?? {}) as Record<string, unknown>
+  for (const k of new Set([...Object.keys(da), ...Object.keys(db)])) {
+    if (JSON.stringify(da[k]) !== JSON.stringify(db[k])) fields.push(`data.${k}`)
+  }
+  return fields
+}

@@ -1,0 +1,400 @@
+// The playground page: plain JavaScript, no build step. Everything it shows comes from the JSON API
+// under /api (docs/playground.md); a run's events come from the store by cursor over Server-Sent Events.
+// The events already shown are kept in sessionStorage, so a reload shows them at once and asks the
+// server only for those after the last seq: nothing is missed, nothing is shown twice.
+
+const $ = (id) => document.getElementById(id)
+
+/** An element with attributes and children (strings become text, never HTML). */
+function el(tag, attrs = {}, ...children) {
+  const node = document.createElement(tag)
+  for (const [key, value] of Object.entries(attrs)) {
+    if (value === undefined || value === false) continue
+    if (key === 'class') node.className = value
+    else if (key.startsWith('on')) node.addEventListener(key.slice(2), value)
+    else node.setAttribute(key, value === true ? '' : value)
+  }
+  for (const child of children.flat()) if (child !== undefined && child !== null) node.append(child instanceof Node ? child : String(child))
+  return node
+}
+
+async function api(path, body) {
+  const response = await fetch(`/api${path}`, body === undefined ? {} : { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
+  const json = await response.json().catch(() => ({}))
+  if (!response.ok) {
+    const error = new Error(json.error?.message ?? `${response.status} ${response.statusText}`)
+    error.code = json.error?.code
+    throw error
+  }
+  return json
+}
+
+function showError(id, error) {
+  const node = $(id)
+  if (!error) { node.hidden = true; node.textContent = ''; return }
+  node.hidden = false
+  node.textContent = error.code ? `[${error.code}] ${error.message}` : String(error.message ?? error)
+}
+
+const short = (value, n = 90) => { const text = typeof value === 'string' ? value : JSON.stringify(value); return text && text.length > n ? text.slice(0, n - 1) + '…' : text ?? '' }
+const time = (ms) => new Date(ms).toLocaleTimeString()
+
+// ---- agents, plugins, service graph ----
+
+let agents = []
+
+async function loadAgents() {
+  const { preset, agents: list } = await api('/agents')
+  agents = list
+  $('preset').textContent = preset
+  const box = $('agent-list')
+  box.replaceChildren(...list.map(agentCard))
+  const start = $('start-agent')
+  const chosen = start.value
+  start.replaceChildren(...list.map((a) => el('option', { value: a.name }, a.name)))
+  if (chosen) start.value = chosen
+  updateTaskHint()
+  fillComparePlugins()
+}
+
+function agentCard(agent) {
+  const plugins = el('table', { 'data-testid': `plugins-${agent.name}` },
+    el('thead', {}, el('tr', {}, ['plugin', 'version', 'pinned', 'installed', 'provides', 'requires'].map((h) => el('th', {}, h)))),
+    el('tbody', {}, agent.plugins.map((p) => el('tr', { 'data-plugin': p.name },
+      el('td', {}, el('strong', {}, p.name), p.model ? el('span', { class: 'tag' }, 'model') : '', p.origin === 'path' ? el('span', { class: 'tag' }, 'folder') : ''),
+      el('td', { 'data-testid': `version-${agent.name}-${p.name}` }, p.version),
+      el('td', {}, el('code', {}, p.range)),
+      el('td', {}, p.installed.map((v) => el('span', { class: v === p.version ? 'tag ok' : 'tag' }, v))),
+      el('td', {}, Object.entries(p.provides).map(([s, v]) => el('span', { class: 'tag' }, `${s} ${v}`))),
+      el('td', {}, [...Object.entries(p.requires).map(([s, r]) => el('span', { class: 'tag' }, `${s} ${r}`)),
+        ...Object.entries(p.optional).map(([s, r]) => el('span', { class: 'tag opt', title: 'optional' }, `${s} ${r}`))]),
+    ))))
+  const services = el('table', { 'data-testid': `services-${agent.name}` },
+    el('thead', {}, el('tr', {}, ['service', 'provider', 'needed by'].map((h) => el('th', {}, h)))),
+    el('tbody', {}, agent.services.map((s) => el('tr', {},
+      el('td', {}, el('strong', {}, s.service), s.contract ? el('span', { class: 'muted' }, ` ${s.contract}`) : ''),
+      el('td', {}, s.provider ?? el('span', { class: 'muted' }, 'none')),
+      el('td', {}, s.neededBy.map((n) => el('span', { class: `tag ${n.ok ? 'ok' : n.required ? 'bad' : 'opt'}`, title: n.required ? 'required' : 'optional' }, `${n.from} ${n.range}`))),
+    ))))
+  return el('div', { class: 'agent', 'data-agent': agent.name },
+    el('h3', {}, agent.name, ' ', el('span', { class: 'muted' }, agent.description ?? '')),
+    agent.problem ? el('p', { class: 'error' }, agent.problem) : '',
+    el('div', { class: 'columns' }, el('div', {}, plugins), el('div', {}, services)))
+}
+
+function updateTaskHint() {
+  const agent = agents.find((a) => a.name === $('start-agent').value)
+  $('start-task').placeholder = agent?.task ? `default: ${agent.task}` : 'a task'
+}
+
+// ---- runs ----
+
+let runs = []
+
+async function loadRuns() {
+  ({ runs } = await api('/runs'))
+  $('run-list').replaceChildren(...runs.map((r) => el('tr', { 'data-run': r.runId, class: r.runId === current?.runId ? 'selected' : '', onclick: () => openRun(r.runId) },
+    el('td', {}, el('code', {}, r.runId)), el('td', {}, r.agent), el('td', { class: `status ${r.status}` }, r.status, r.failureCode ? ` (${r.failureCode})` : ''),
+    el('td', {}, r.lastSeq), el('td', {}, short(r.task, 70)), el('td', {}, time(r.updatedAt)))))
+  const select = $('compare-run')
+  const chosen = select.value
+  select.replaceChildren(...runs.map((r) => el('option', { value: r.runId }, `${r.runId} · ${r.agent} · ${r.status}`)))
+  if (chosen && runs.some((r) => r.runId === chosen)) select.value = chosen
+  else if (current && runs.some((r) => r.runId === current.runId)) select.value = current.runId
+  fillComparePlugins()
+}
+
+$('start-agent').addEventListener('change', updateTaskHint)
+$('start-form').addEventListener('submit', async (event) => {
+  event.preventDefault()
+  showError('start-error')
+  const task = $('start-task').value.trim()
+  try {
+    const { runId } = await api('/runs', { agent: $('start-agent').value, ...(task ? { task } : {}) })
+    $('start-task').value = ''
+    await openRun(runId)
+    await loadRuns()
+  } catch (error) {
+    showError('start-error', error)
+  }
+})
+
+// ---- one run, live ----
+
+/** The run shown: its id, the events shown so far (by seq), and its stream. */
+let current
+
+const storeKey = (runId) => `cordage-events:${runId}`
+
+function saveEvents() {
+  try { sessionStorage.setItem(storeKey(current.runId), JSON.stringify(current.events)) } catch { /* full: a reload then reads from the start */ }
+}
+
+function restoreEvents(runId) {
+  try { return JSON.parse(sessionStorage.getItem(storeKey(runId)) ?? '[]') } catch { return [] }
+}
+
+async function openRun(runId) {
+  if (current?.source) current.source.close()
+  // In the address, so a reload opens the same run.
+  history.replaceState(null, '', `?run=${encodeURIComponent(runId)}${location.hash}`)
+  current = { runId, events: [], source: undefined, info: undefined }
+  $('run-id').textContent = runId
+  $('event-list').replaceChildren()
+  $('pending').hidden = true
+  $('run-answer').hidden = true
+  showError('decide-error')
+  for (const row of $('run-list').children) row.classList.toggle('selected', row.dataset.run === runId)
+  // What this tab already showed, from sessionStorage; the stream starts after its last seq.
+  for (const event of restoreEvents(runId)) addEvent(event, false)
+  $('run-stream').textContent = current.events.length ? `restored ${current.events.length} event(s), streaming after seq ${lastSeq()}` : 'streaming from the start'
+  stream()
+  await refreshRun()
+}
+
+const lastSeq = () => current.events.length ? current.events[current.events.length - 1].seq : 0
+
+function stream() {
+  const run = current
+  const source = new EventSource(`/api/runs/${encodeURIComponent(run.runId)}/stream?after=${lastSeq()}`)
+  run.source = source
+  source.addEventListener('run-event', (message) => {
+    if (current !== run) return
+    addEvent(JSON.parse(message.data), true)
+    saveEvents()
+    scheduleRefresh()
+  })
+  source.addEventListener('end', () => {
+    source.close()
+    if (current === run) $('run-stream').textContent = `complete: ${run.events.length} event(s)`
+    scheduleRefresh()
+  })
+  source.addEventListener('failure', (message) => {
+    source.close()
+    if (current === run) showError('decide-error', JSON.parse(message.data))
+  })
+  // On a dropped connection the browser reconnects by itself, sending Last-Event-ID (the last seq).
+  source.addEventListener('error', () => { if (current === run && source.readyState !== EventSource.CLOSED) $('run-stream').textContent = 'reconnecting…' })
+  source.addEventListener('open', () => { if (current === run && $('run-stream').textContent === 'reconnecting…') $('run-stream').textContent = 'streaming' })
+}
+
+function addEvent(event, fresh) {
+  const seq = lastSeq()
+  if (event.seq <= seq) return // already shown
+  if (event.seq !== seq + 1) console.warn(`gap: seq ${event.seq} after ${seq}`)
+  current.events.push(event)
+  $('event-list').append(el('tr', { class: fresh ? 'new' : '', 'data-seq': event.seq, 'data-type': event.type },
+    el('td', {}, event.seq), el('td', {}, event.type),
+    el('td', {}, event.actionId ?? event.stepId ?? event.turnId ?? ''),
+    el('td', { class: 'muted' }, event.producer), el('td', {}, detail(event))))
+  $('run-count').textContent = String(current.events.length)
+  const status = event.type === 'run/end' ? event.data.status : event.type === 'run/paused' ? event.data.status : event.type === 'run/start' || event.type === 'run/resumed' ? 'RUNNING' : undefined
+  if (status) setStatus(status)
+}
+
+function setStatus(status) {
+  const node = $('run-status')
+  node.textContent = status
+  node.className = `status ${status}`
+}
+
+/** One line per event, like `cordage events` prints it. */
+function detail(event) {
+  const d = event.data ?? {}
+  switch (event.type) {
+    case 'run/start': return `agent=${d.agent} task=${short(d.task, 60)} plugins=${Object.entries(d.plugins).map(([n, v]) => `${n}@${v}`).join(', ')}`
+    case 'turn/start': return short(d.input)
+    case 'turn/end': return short(d.answer ?? '')
+    case 'step/start': return `#${d.index}`
+    case 'verify/start': return short(d.answer ?? '')
+    case 'step/context': return `${d.messages} messages ~${d.tokens} tokens, tools: ${(d.tools ?? []).join(', ')}`
+    case 'step/model-request': return `${d.model} attempt ${d.attempt}`
+    case 'step/model-response': return d.decision.kind === 'final' ? `final ${short(d.decision.text)}` : d.decision.kind === 'ask_user' ? `asks: ${short(d.decision.question)}` : `calls ${d.decision.calls.map((c) => `${c.name}(${short(c.args, 60)})`).join(', ')}`
+    case 'tool/proposed': return `${d.tool}(${short(d.args, 70)})`
+    case 'tool/decision': return `${d.verdict} rule=${d.ruleId ?? '-'} policy=${d.policyVersion}${d.reason ? ` — ${d.reason}` : ''}`
+    case 'tool/approval-requested': return `${d.tool} — ${d.reason ?? ''}${d.approvers ? ` (approvers: ${d.approvers.join(', ')})` : ''}`
+    case 'tool/approval-decided': return `${d.approved ? 'approved' : 'rejected'} by ${d.by}${d.reason ? ` — ${d.reason}` : ''}`
+    case 'tool/start': return `${d.tool} attempt ${d.attempt} timeout=${d.timeoutMs}ms`
+    case 'tool/end': return `${d.tool} ${d.durationMs}ms ${short(d.observation, 70)}`
+    case 'tool/error': return `${d.tool} ${d.code} ${short(d.message, 70)}`
+    case 'verify/end': return d.ok ? `ok${d.evidence?.length ? ` evidence: ${d.evidence.map((e) => e.ref).join(', ')}` : ''}` : `failed ${d.code ?? ''} ${short(d.reason ?? '', 60)}`
+    case 'run/checkpoint': return `${d.reason}${d.pending?.length ? ` pending ${d.pending.join(', ')}` : ''}`
+    case 'run/paused': return `${d.status} ${short(d.reason ?? '', 80)}`
+    case 'run/resumed': return `from ${d.from} by ${d.by}`
+    case 'step/end': return `${d.actions} action(s)`
+    case 'run/end': return `${d.status}${d.code ? ` (${d.code})` : ''} steps=${d.steps} tokens=${(d.usage?.inputTokens ?? 0) + (d.usage?.outputTokens ?? 0)} cost=$${(d.usage?.costUsd ?? 0).toFixed(4)}`
+    case 'run/version-drift': return `${d.decision}: ${d.changes.map((c) => `${c.plugin} ${c.from ?? '-'} → ${c.to ?? '-'}`).join(', ')}`
+    default: return short(d, 100)
+  }
+}
+
+let refreshTimer
+function scheduleRefresh() {
+  clearTimeout(refreshTimer)
+  refreshTimer = setTimeout(() => { refreshRun().catch(() => {}); loadRuns().catch(() => {}) }, 150)
+}
+
+/** Status, pending approval and answer, from the run's state in the store. */
+async function refreshRun() {
+  if (!current) return
+  const run = current
+  const info = await api(`/runs/${encodeURIComponent(run.runId)}`)
+  if (current !== run) return
+  run.info = info
+  if (info.lastSeq <= lastSeq()) setStatus(info.status)
+  const pending = info.pending
+  $('pending').hidden = !pending
+  if (pending) {
+    $('pending-what').textContent = `${pending.actionId} ${pending.tool}(${short(pending.args, 120)})`
+    $('pending-why').textContent = `${pending.reason ?? ''}${pending.ruleId ? ` (rule ${pending.ruleId})` : ''}${pending.approvers ? ` · approvers: ${pending.approvers.join(', ')}` : ''}`
+  }
+  $('run-answer').hidden = !info.answer
+  $('run-answer').textContent = info.answer ?? ''
+}
+
+async function decide(approved) {
+  if (!current?.info?.pending) return
+  showError('decide-error')
+  const reason = $('decide-reason').value.trim()
+  for (const id of ['approve', 'reject']) $(id).disabled = true
+  try {
+    await api(`/runs/${encodeURIComponent(current.runId)}/${approved ? 'approve' : 'reject'}`, { actionId: current.info.pending.actionId, by: $('decide-by').value.trim(), ...(reason ? { reason } : {}) })
+    $('pending').hidden = true
+    // A waiting run's stream stays open, so the run's next events just arrive; reopen it if it closed.
+    if (!current.source || current.source.readyState === EventSource.CLOSED) stream()
+  } catch (error) {
+    showError('decide-error', error)
+  } finally {
+    for (const id of ['approve', 'reject']) $(id).disabled = false
+  }
+}
+$('approve').addEventListener('click', () => decide(true))
+$('reject').addEventListener('click', () => decide(false))
+
+// ---- compare ----
+
+function fillComparePlugins() {
+  const run = runs.find((r) => r.runId === $('compare-run').value)
+  const agent = agents.find((a) => a.name === run?.agent)
+  const select = $('compare-plugin')
+  const chosen = select.value
+  const choices = (agent?.plugins ?? []).filter((p) => !p.model && !p.provides.store)
+  // Plugins with several versions installed first: those are the interesting ones to compare.
+  choices.sort((a, b) => (b.installed.length > 1) - (a.installed.length > 1))
+  select.replaceChildren(...choices.map((p) => el('option', { value: p.name }, `${p.name} (${p.installed.join(', ')})`)))
+  if (chosen && choices.some((p) => p.name === chosen)) select.value = chosen
+  fillCompareVersions()
+}
+
+function fillCompareVersions() {
+  const run = runs.find((r) => r.runId === $('compare-run').value)
+  const plugin = agents.find((a) => a.name === run?.agent)?.plugins.find((p) => p.name === $('compare-plugin').value)
+  const versions = plugin?.installed ?? []
+  for (const [id, pick] of [['compare-a', plugin?.version], ['compare-b', versions.find((v) => v !== plugin?.version) ?? plugin?.version]]) {
+    const select = $(id)
+    const chosen = select.value
+    select.replaceChildren(...versions.map((v) => el('option', { value: v }, v === plugin.version ? `${v} (the agent's)` : v)))
+    select.value = chosen && versions.includes(chosen) ? chosen : pick ?? ''
+  }
+}
+$('compare-run').addEventListener('change', fillComparePlugins)
+$('compare-plugin').addEventListener('change', () => { $('compare-a').value = ''; $('compare-b').value = ''; fillCompareVersions() })
+
+function configOf(id) {
+  const text = $(id).value.trim()
+  if (!text) return undefined
+  try { return JSON.parse(text) } catch (error) { throw Object.assign(new Error(`config ${id.slice(-1).toUpperCase()} is not JSON: ${error.message}`), { code: 'invalid_input' }) }
+}
+
+$('compare-form').addEventListener('submit', async (event) => {
+  event.preventDefault()
+  showError('compare-error')
+  const button = event.submitter ?? $('compare-form').querySelector('button')
+  button.disabled = true
+  try {
+    const result = await api('/compare', {
+      runId: $('compare-run').value, plugin: $('compare-plugin').value,
+      a: { version: $('compare-a').value, config: configOf('compare-config-a') },
+      b: { version: $('compare-b').value, config: configOf('compare-config-b') },
+    })
+    showCompare(result)
+  } catch (error) {
+    showError('compare-error', error)
+  } finally {
+    button.disabled = false
+  }
+})
+
+function showCompare(result) {
+  $('compare-result').hidden = false
+  const label = (side) => side.plugin ?? side.label.toUpperCase()
+  $('outcome-a').textContent = `A: ${label(result.a)}`
+  $('outcome-b').textContent = `B: ${label(result.b)}`
+  $('diff-a').textContent = `A: ${label(result.a)}`
+  $('diff-b').textContent = `B: ${label(result.b)}`
+  const cell = (side, key) => {
+    if (side.error) return key === 'status' ? `error [${side.error.code}] ${side.error.message}` : ''
+    const o = side.outcome
+    switch (key) {
+      case 'usage': return `${o.usage.inputTokens + o.usage.outputTokens} tokens, $${o.usage.costUsd.toFixed(4)}`
+      case 'actions': return o.actions.join(' · ')
+      case 'replayed': return side.replayed.join(' · ') || '–'
+      case 'dropped': return side.dropped.length ? side.dropped.join(', ') : '–'
+      case 'events': return String(side.events.length)
+      default: return o[key] ?? '–'
+    }
+  }
+  const keys = ['status', 'failureCode', 'answer', 'steps', 'usage', 'actions', 'events', 'replayed', 'dropped']
+  $('compare-outcome').tBodies[0].replaceChildren(...keys.map((key) => el('tr', { class: result.outcome.includes(key) || (key === 'status' && result.outcome.includes('error')) ? 'differs' : '', 'data-key': key },
+    el('th', {}, key === 'dropped' ? 'config keys left out' : key === 'replayed' ? 'recorded answers given' : key), el('td', {}, cell(result.a, key)), el('td', {}, cell(result.b, key)))))
+  const line = (e, fields) => e ? [el('div', {}, `${e.seq} ${e.type} ${e.actionId ?? e.stepId ?? ''}`), el('div', { class: 'muted' }, `${e.producer} ${e.detail}`), fields ? el('div', { class: 'fields' }, `differs: ${fields.join(', ')}`) : ''] : ''
+  $('compare-events').tBodies[0].replaceChildren(...result.rows.map((row) => {
+    const a = row.a !== undefined ? result.a.events[row.a] : undefined
+    const b = row.b !== undefined ? result.b.events[row.b] : undefined
+    return el('tr', { class: row.kind, 'data-kind': row.kind, 'data-type': (a ?? b).type }, el('td', {}, line(a)), el('td', {}, line(b, row.fields)))
+  }))
+  const count = (kind) => result.rows.filter((r) => r.kind === kind).length
+  $('compare-summary').textContent = `${count('same')} same, ${count('changed')} changed, ${count('only-a')} only in A, ${count('only-b')} only in B; outcome ${result.outcome.length ? `differs in ${result.outcome.join(', ')}` : 'the same'}`
+}
+
+// ---- plugin events ----
+
+function pluginEvents() {
+  let last = 0
+  const source = new EventSource('/api/plugin-events/stream')
+  source.addEventListener('plugin-event', (message) => {
+    const entry = JSON.parse(message.data)
+    if (entry.id <= last) return
+    last = entry.id
+    const d = entry.data
+    const what = entry.type === 'plugin/reloaded'
+      ? `${d.ok ? 'ok' : 'FAILED, old version serves'} ${d.from?.version ?? ''} → ${d.to?.version ?? '(no build)'}${d.to?.hash ? ` ${String(d.to.hash).slice(0, 15)}` : ''}${d.durationMs !== undefined ? ` ${d.durationMs}ms` : ''}${d.failClosed ? ' fail-closed' : ''}${d.message ? ` — ${d.message}` : ''}`
+      : entry.type === 'plugin/failed' ? `${d.code}: ${d.message}` : d.reason ?? ''
+    $('plugin-event-list').prepend(el('tr', { class: 'new', 'data-type': entry.type },
+      el('td', {}, entry.id), el('td', {}, time(entry.time)), el('td', {}, entry.type), el('td', {}, d.agent), el('td', {}, `${d.name}@${d.version}`), el('td', {}, what)))
+    // A swap or a reload changes what an agent runs: show the versions loaded now.
+    if (entry.type !== 'plugin/failed') scheduleAgents()
+  })
+}
+
+let agentsTimer
+function scheduleAgents() {
+  clearTimeout(agentsTimer)
+  agentsTimer = setTimeout(() => loadAgents().catch(() => {}), 200)
+}
+
+// ---- start ----
+
+async function boot() {
+  await loadAgents()
+  await loadRuns()
+  pluginEvents()
+  const runId = new URLSearchParams(location.search).get('run')
+  if (runId) await openRun(runId)
+  setInterval(() => loadRuns().catch(() => {}), 3000)
+  document.body.dataset.ready = 'true'
+}
+
+boot().catch((error) => {
+  document.body.prepend(el('p', { class: 'error', role: 'alert' }, `the playground could not load: ${error.message}`))
+})

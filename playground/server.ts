@@ -1,0 +1,177 @@
+/**
+ * @module playground/server
+ * The playground: a node:http server on loopback that serves the page in playground/public and the
+ * JSON API under /api, over one Cordage app loaded from a preset. Only 127.0.0.1 is bound, and
+ * requests must name this host (no DNS rebinding); state-changing calls take JSON bodies only, which a
+ * page on another origin cannot send without the browser asking first.
+ *
+ * @example
+ * const playground = await startPlayground({ preset: 'presets/default.yml', port: 0 })
+ * console.log(playground.url) // http://127.0.0.1:41234/
+ * await playground.close()
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
+import { readFile } from 'node:fs/promises'
+import { extname, join, normalize, resolve } from 'node:path'
+import { Context } from 'cordis'
+import { CordageError } from 'cordage'
+import { Cordage } from 'cordage/host'
+import { handlers, HttpError, sendJson, statusOf, type ApiContext } from './api.ts'
+import { PluginFeed } from './feed.ts'
+
+export const DefaultPort = 4780
+const PublicDir = resolve(import.meta.dirname, 'public')
+const MaxBody = 1 << 20
+
+export interface PlaygroundOptions {
+  /** The preset file whose agents the playground loads. */
+  preset: string
+  /** Port on 127.0.0.1; 0 picks a free one. Default 4780. */
+  port?: number
+  /** Where errors of runs driven in the background and of plugins are reported. Default: stderr. */
+  onError?: (error: unknown) => void
+}
+
+export interface Playground {
+  /** `http://127.0.0.1:PORT/` */
+  url: string
+  port: number
+  app: Cordage
+  feed: PluginFeed
+  /** Stop serving (open streams are ended), then stop the app after its runs pause or end. */
+  close(): Promise<void>
+}
+
+/**
+ * Load the preset and serve the playground.
+ * @throws CordageError from loading the preset; `invalid_input` for a bad port or one in use
+ */
+export async function startPlayground(options: PlaygroundOptions): Promise<Playground> {
+  const port = options.port ?? DefaultPort
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new CordageError('invalid_input', `the port must be a whole number from 0 to 65535, got ${port}`)
+  const onError = options.onError ?? ((error: unknown) => console.error('[playground]', error))
+  const root = new Context()
+  const feed = new PluginFeed()
+  feed.attach(root)
+  const app = await Cordage.fromPreset(options.preset, { root, onError })
+  const api: ApiContext = { app, feed, onError }
+  const server = createServer((req, res) => { void handle(api, req, res, server) })
+  try {
+    await listen(server, port)
+  } catch (error) {
+    await app.stop()
+    const inUse = (error as NodeJS.ErrnoException).code === 'EADDRINUSE'
+    throw new CordageError('invalid_input', inUse ? `port ${port} on 127.0.0.1 is in use; pass another with --port N (0 picks a free one)` : `cannot listen on 127.0.0.1:${port}: ${(error as Error).message}`, { cause: error })
+  }
+  const bound = (server.address() as { port: number }).port
+  return {
+    url: `http://127.0.0.1:${bound}/`, port: bound, app, feed,
+    async close() {
+      await new Promise<void>((done) => {
+        server.close(() => done())
+        server.closeAllConnections()
+      })
+      await app.stop()
+    },
+  }
+}
+
+function listen(server: Server, port: number): Promise<void> {
+  return new Promise((done, fail) => {
+    server.once('error', fail)
+    server.listen(port, '127.0.0.1', () => { server.off('error', fail); done() })
+  })
+}
+
+async function handle(api: ApiContext, req: IncomingMessage, res: ServerResponse, server: Server): Promise<void> {
+  try {
+    const port = (server.address() as { port: number }).port
+    const host = req.headers.host ?? ''
+    if (host !== `127.0.0.1:${port}` && host !== `localhost:${port}`) {
+      throw new HttpError(403, 'invalid_input', `the playground answers requests for 127.0.0.1:${port} or localhost:${port} only, not ${JSON.stringify(host)}`)
+    }
+    const url = new URL(req.url ?? '/', `http://${host}`)
+    if (url.pathname === '/api' || url.pathname.startsWith('/api/')) await route(api, req, res, url)
+    else await serveStatic(req, res, url)
+  } catch (error) {
+    if (res.headersSent) {
+      res.end()
+      return
+    }
+    if (error instanceof HttpError) {
+      sendJson(res, error.status, { error: { code: error.code, message: error.message, issues: error.issues } })
+    } else if (CordageError.is(error)) {
+      sendJson(res, statusOf(error), { error: { code: error.code, message: error.message } })
+    } else {
+      api.onError(error)
+      sendJson(res, 500, { error: { code: 'internal_error', message: (error as Error)?.message ?? String(error) } })
+    }
+  }
+}
+
+async function route(api: ApiContext, req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
+  const path = url.pathname.replace(/\/+$/, '')
+  const method = req.method ?? 'GET'
+  const parts = path.split('/').slice(2).map(decodeURIComponent)
+  const only = (allowed: string) => {
+    if (method !== allowed) throw new HttpError(405, 'invalid_input', `${method} ${path} is not supported; use ${allowed}`)
+  }
+  const [first, id, action, extra] = parts
+  if (first === 'agents' && !id) { only('GET'); return handlers.agents(api, res) }
+  if (first === 'agents' && id && action === 'swap' && !extra) { only('POST'); return handlers.swap(api, res, id, await body(req)) }
+  if (first === 'runs' && !id) {
+    if (method === 'POST') return handlers.start(api, res, await body(req))
+    only('GET')
+    return handlers.runs(api, res, url)
+  }
+  if (first === 'runs' && id && !extra) {
+    if (!action) { only('GET'); return handlers.run(api, res, id) }
+    if (action === 'events') { only('GET'); return handlers.events(api, res, url, id, req) }
+    if (action === 'stream') { only('GET'); return handlers.stream(api, res, url, id, req) }
+    if (action === 'approve' || action === 'reject') { only('POST'); return handlers.decide(api, res, id, action === 'approve', await body(req)) }
+  }
+  if (first === 'compare' && !id) { only('POST'); return handlers.compare(api, res, await body(req)) }
+  if (first === 'plugin-events' && !id) { only('GET'); return handlers.pluginEvents(api, res, url, req) }
+  if (first === 'plugin-events' && id === 'stream' && !action) { only('GET'); return handlers.pluginStream(api, res, url, req) }
+  throw new HttpError(404, 'invalid_input', `no API route ${method} ${path}; see docs/playground.md`)
+}
+
+/** A JSON request body (at most 1 MiB). */
+async function body(req: IncomingMessage): Promise<unknown> {
+  const type = req.headers['content-type'] ?? ''
+  if (!/^application\/json\b/i.test(type)) throw new HttpError(415, 'invalid_input', `send the body as JSON (content-type: application/json), not ${JSON.stringify(type || 'nothing')}`)
+  const chunks: Buffer[] = []
+  let size = 0
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length
+    if (size > MaxBody) throw new HttpError(413, 'invalid_input', `the request body is larger than ${MaxBody} bytes`)
+    chunks.push(chunk as Buffer)
+  }
+  const text = Buffer.concat(chunks).toString('utf8')
+  if (!text.trim()) return {}
+  try {
+    return JSON.parse(text)
+  } catch (error) {
+    throw new HttpError(400, 'invalid_input', `the request body is not JSON: ${(error as Error).message}`)
+  }
+}
+
+const Types: Record<string, string> = {
+  '.html': 'text/html; charset=utf-8', '.js': 'text/javascript; charset=utf-8', '.css': 'text/css; charset=utf-8',
+  '.svg': 'image/svg+xml', '.png': 'image/png', '.ico': 'image/x-icon',
+}
+
+async function serveStatic(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
+  if (req.method !== 'GET' && req.method !== 'HEAD') throw new HttpError(405, 'invalid_input', `${req.method} is not supported for pages; use GET`)
+  const path = url.pathname === '/' ? '/index.html' : decodeURIComponent(url.pathname)
+  const file = normalize(join(PublicDir, path))
+  if (!file.startsWith(PublicDir + '/') || !Types[extname(file)]) throw new HttpError(404, 'invalid_input', `no page ${url.pathname}`)
+  let content: Buffer
+  try {
+    content = await readFile(file)
+  } catch {
+    throw new HttpError(404, 'invalid_input', `no page ${url.pathname}`)
+  }
+  res.writeHead(200, { 'content-type': Types[extname(file)], 'cache-control': 'no-cache', 'content-length': content.length, 'x-content-type-options': 'nosniff' })
+  res.end(req.method === 'HEAD' ? undefined : content)
+}

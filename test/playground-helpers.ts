@@ -1,0 +1,63 @@
+/**
+ * What the playground tests share: a copy of presets/default.yml that keeps its runs in a temp folder,
+ * and a small Server-Sent Events reader.
+ */
+import assert from 'node:assert/strict'
+import { readFileSync, writeFileSync } from 'node:fs'
+import { join, resolve } from 'node:path'
+import { parse, stringify } from 'yaml'
+import { tempDir } from './helpers.ts'
+
+const root = resolve(import.meta.dirname, '..')
+
+/** presets/default.yml with its runs and outbox in a temp folder, and `delayMs` on the followup model. */
+export function defaultPresetCopy(delayMs = 0): string {
+  const dir = tempDir('cordage-playground-')
+  const raw = parse(readFileSync(join(root, 'presets/default.yml'), 'utf8'))
+  for (const agent of Object.values<{ plugins: unknown[] }>(raw.agents)) {
+    agent.plugins = agent.plugins.map((p) => (p === 'store-sqlite@^1.0.0' ? { plugin: 'store-sqlite', version: '^1.0.0', config: { path: 'runs.db' } } : p))
+  }
+  const followup = raw.agents.followup
+  followup.plugins.find((p: { plugin?: string }) => p.plugin === 'support-desk').config.outbox = 'outbox.jsonl'
+  followup.model.config.delayMs = delayMs
+  const file = join(dir, 'preset.yml')
+  writeFileSync(file, stringify(raw))
+  return file
+}
+
+export interface Frame { id?: string; event: string; data: any }
+
+/** Read a Server-Sent Events response frame by frame until `until` says stop (or the server ends it). */
+export async function readSse(url: string, headers: Record<string, string>, until: (frame: Frame) => boolean): Promise<Frame[]> {
+  const abort = new AbortController()
+  const response = await fetch(url, { headers, signal: abort.signal })
+  assert.equal(response.status, 200)
+  assert.match(response.headers.get('content-type') ?? '', /^text\/event-stream/)
+  const frames: Frame[] = []
+  const decoder = new TextDecoder()
+  let buffer = ''
+  try {
+    for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
+      buffer += decoder.decode(chunk, { stream: true })
+      let end
+      while ((end = buffer.indexOf('\n\n')) >= 0) {
+        const block = buffer.slice(0, end)
+        buffer = buffer.slice(end + 2)
+        const frame: Partial<Frame> = {}
+        for (const line of block.split('\n')) {
+          const [key, ...rest] = line.split(': ')
+          if (key === 'id') frame.id = rest.join(': ')
+          if (key === 'event') frame.event = rest.join(': ')
+          if (key === 'data') frame.data = JSON.parse(rest.join(': '))
+        }
+        if (!frame.event) continue
+        frames.push(frame as Frame)
+        if (until(frame as Frame)) return frames
+      }
+    }
+    return frames
+  } finally {
+    abort.abort()
+  }
+}
+

@@ -8,6 +8,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import { z } from 'zod'
 import { CordageError, isTerminal, type AgentRuntime, type RunSummary } from 'cordage'
 import type { Cordage } from 'cordage/host'
+import type { DevReloader } from '../core/host/dev.ts'
 import { compare } from './compare.ts'
 import { describeAgents } from './graph.ts'
 import type { PluginFeed } from './feed.ts'
@@ -16,6 +17,8 @@ import { cursorOf, openSse } from './sse.ts'
 export interface ApiContext {
   app: Cordage
   feed: PluginFeed
+  /** The hot reloader when the playground watches plugin folders (`--watch`). */
+  reloader?: DevReloader
   /** Report an error of a run driven in the background (the default prints it). */
   onError(error: unknown): void
 }
@@ -70,7 +73,7 @@ export function statusOf(error: CordageError): number {
 
 export const handlers = {
   async agents(ctx: ApiContext, res: ServerResponse) {
-    sendJson(res, 200, { preset: ctx.app.preset.shown, agents: await describeAgents(ctx.app) })
+    sendJson(res, 200, { preset: ctx.app.preset.shown, agents: await describeAgents(ctx.app, ctx.reloader), watch: watching(ctx.reloader) })
   },
 
   async runs(ctx: ApiContext, res: ServerResponse, url: URL) {
@@ -198,6 +201,12 @@ export async function locate(app: Cordage, runId: string): Promise<AgentRuntime>
     throw new CordageError('agent_not_found', `run ${runId} belongs to agent "${owner}", which is not in preset ${app.preset.shown}`)
   }
   throw new CordageError('run_not_found', `no run ${runId} in the stores of preset ${app.preset.shown}`)
+}
+
+/** What hot reload watches: each plugin folder with the agents that run a plugin from it; null when it is off. */
+function watching(reloader: DevReloader | undefined) {
+  if (!reloader) return null
+  return { folders: [...reloader.folders.values()].map((f) => ({ dir: f.dir, origin: f.entry.origin, users: f.users })) }
 }
 
 /** A run driven on after the response was sent: its failure is reported, never an unhandled rejection. */

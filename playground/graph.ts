@@ -9,6 +9,7 @@
 import semver from 'semver'
 import { HostProvided, KernelOptional, KernelRequires } from 'cordage'
 import { planAgent, type Cordage } from 'cordage/host'
+import type { DevReloader } from '../core/host/dev.ts'
 
 /** One plugin of an agent, as the page shows it. */
 export interface PluginView {
@@ -27,6 +28,8 @@ export interface PluginView {
   installed: string[]
   /** The agent's model entry. */
   model: boolean
+  /** With hot reload on: the bundle hash of the code serving now (unset while unknown, or after a fail-closed fallback). */
+  hash?: string
 }
 
 /** A requirement edge of the service graph. */
@@ -60,13 +63,13 @@ export interface AgentView {
 }
 
 /** Every loaded agent of the app, for `GET /api/agents`. */
-export async function describeAgents(app: Cordage): Promise<AgentView[]> {
+export async function describeAgents(app: Cordage, reloader?: DevReloader): Promise<AgentView[]> {
   const out: AgentView[] = []
-  for (const name of app.agentNames()) out.push(await describeAgent(app, name))
+  for (const name of app.agentNames()) out.push(await describeAgent(app, name, reloader))
   return out
 }
 
-async function describeAgent(app: Cordage, name: string): Promise<AgentView> {
+async function describeAgent(app: Cordage, name: string, reloader?: DevReloader): Promise<AgentView> {
   const spec = app.preset.agents[name]
   const loaded = app.pluginsOf(name)
   const base = { name, description: spec.description, task: spec.task, budgets: { ...spec.budgets } }
@@ -86,6 +89,7 @@ async function describeAgent(app: Cordage, name: string): Promise<AgentView> {
       name: pluginName, version, range: p.ref.version, origin: p.entry.origin, description: manifest.description,
       provides: { ...manifest.provides }, requires: { ...manifest.requires }, optional: { ...manifest.optional },
       installed: installed(app, pluginName), model: p.ref === spec.model,
+      ...(reloader ? { hash: reloader.hashOf(name, p.entry.dir) } : {}),
     }
   })
   return { ...base, plugins, services: serviceGraph(plugins) }

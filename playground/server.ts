@@ -3,7 +3,9 @@
  * The playground: a node:http server on loopback that serves the page in playground/public and the
  * JSON API under /api, over one Cordage app loaded from a preset. Only 127.0.0.1 is bound, and
  * requests must name this host (no DNS rebinding); state-changing calls take JSON bodies only, which a
- * page on another origin cannot send without the browser asking first.
+ * page on another origin cannot send without the browser asking first. With `watch`, the plugin folders
+ * of the preset's agents are watched and hot-reloaded as under `cordage dev` (core/host/dev.ts), and
+ * each `plugin/reloaded` reaches the page through the plugin event feed.
  *
  * @example
  * const playground = await startPlayground({ preset: 'presets/default.yml', port: 0 })
@@ -16,6 +18,7 @@ import { extname, join, normalize, resolve } from 'node:path'
 import { Context } from 'cordis'
 import { CordageError } from 'cordage'
 import { Cordage } from 'cordage/host'
+import { DevReloader } from '../core/host/dev.ts'
 import { handlers, HttpError, sendJson, statusOf, type ApiContext } from './api.ts'
 import { PluginFeed } from './feed.ts'
 
@@ -30,6 +33,11 @@ export interface PlaygroundOptions {
   port?: number
   /** Where errors of runs driven in the background and of plugins are reported. Default: stderr. */
   onError?: (error: unknown) => void
+  /**
+   * Hot reload, as `cordage dev` does it: watch the folders of the plugins the agents use and swap a
+   * rebuilt plugin in at the next step boundary. `true` uses the default debounce (50 ms). Default: off.
+   */
+  watch?: boolean | { debounceMs?: number }
 }
 
 export interface Playground {
@@ -38,6 +46,8 @@ export interface Playground {
   port: number
   app: Cordage
   feed: PluginFeed
+  /** The hot reloader, when started with `watch`. */
+  reloader?: DevReloader
   /** Stop serving (open streams are ended), then stop the app after its runs pause or end. */
   close(): Promise<void>
 }
@@ -54,23 +64,35 @@ export async function startPlayground(options: PlaygroundOptions): Promise<Playg
   const feed = new PluginFeed()
   feed.attach(root)
   const app = await Cordage.fromPreset(options.preset, { root, onError })
-  const api: ApiContext = { app, feed, onError }
+  let reloader: DevReloader | undefined
+  if (options.watch) {
+    const debounceMs = options.watch === true ? undefined : options.watch.debounceMs
+    reloader = await DevReloader.start(app, { debounceMs }).catch(async (error) => { await app.stop(); throw error })
+  }
+  const stopReloader = async () => {
+    reloader?.stop()
+    await reloader?.settled()
+  }
+  const api: ApiContext = { app, feed, reloader, onError }
   const server = createServer((req, res) => { void handle(api, req, res, server) })
   try {
     await listen(server, port)
   } catch (error) {
+    await stopReloader()
     await app.stop()
     const inUse = (error as NodeJS.ErrnoException).code === 'EADDRINUSE'
     throw new CordageError('invalid_input', inUse ? `port ${port} on 127.0.0.1 is in use; pass another with --port N (0 picks a free one)` : `cannot listen on 127.0.0.1:${port}: ${(error as Error).message}`, { cause: error })
   }
   const bound = (server.address() as { port: number }).port
   return {
-    url: `http://127.0.0.1:${bound}/`, port: bound, app, feed,
+    url: `http://127.0.0.1:${bound}/`, port: bound, app, feed, reloader,
     async close() {
       await new Promise<void>((done) => {
         server.close(() => done())
         server.closeAllConnections()
       })
+      // No reload starts once the watchers are closed; one under way finishes before the app stops.
+      await stopReloader()
       await app.stop()
     },
   }

@@ -1,9 +1,9 @@
 /**
  * What the playground tests share: a copy of presets/default.yml that keeps its runs in a temp folder,
- * and a small Server-Sent Events reader.
+ * one whose agent runs a project-local policy folder (for hot reload), and a small Server-Sent Events reader.
  */
 import assert from 'node:assert/strict'
-import { readFileSync, writeFileSync } from 'node:fs'
+import { cpSync, readFileSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { parse, stringify } from 'yaml'
 import { tempDir } from './helpers.ts'
@@ -23,6 +23,38 @@ export function defaultPresetCopy(delayMs = 0): string {
   const file = join(dir, 'preset.yml')
   writeFileSync(file, stringify(raw))
   return file
+}
+
+/**
+ * The followup agent of presets/default.yml alone, in a temp folder, with its policy replaced by a
+ * project-local copy of test/fixtures/plugins/reload-policy (`path: ./reload-policy`, the folder a test
+ * edits) and a script of three steps: record_followup (asks for approval), lookup_policy (allowed), the
+ * answer. `onDrift: accept` on the policy lets a run that waited across a reload go on (otherwise
+ * resuming it is refused with version_drift). Runs and the outbox stay in the folder.
+ */
+export function reloadPresetCopy(): { dir: string; preset: string; plugin: string } {
+  const dir = tempDir('cordage-playground-reload-')
+  const plugin = join(dir, 'reload-policy')
+  cpSync(join(root, 'test/fixtures/plugins/reload-policy'), plugin, { recursive: true })
+  // An ES module package of its own, outside the repository.
+  writeFileSync(join(plugin, 'package.json'), JSON.stringify({ type: 'module' }))
+  const raw = parse(readFileSync(join(root, 'presets/default.yml'), 'utf8'))
+  const followup = raw.agents.followup
+  followup.plugins = followup.plugins.map((p: string | { plugin?: string; config?: Record<string, unknown> }) => {
+    if (p === 'store-sqlite@^1.0.0') return { plugin: 'store-sqlite', version: '^1.0.0', config: { path: 'runs.db' } }
+    // onDrift: accept lets a run that waited across a reload continue on the version serving now.
+    if (typeof p === 'object' && p.plugin === 'policy-rules') return { path: './reload-policy', onDrift: 'accept' }
+    if (typeof p === 'object' && p.plugin === 'support-desk') return { ...p, config: { ...p.config, outbox: 'outbox.jsonl' } }
+    return p
+  })
+  followup.model.config.script = [
+    { tool: 'record_followup', args: { ticketId: 'T-1001', note: 'Refund approved; customer informed.' } },
+    { tool: 'lookup_policy', args: { topic: 'refunds' } },
+    { final: 'The follow-up is recorded on the ticket [source: T-1001].' },
+  ]
+  const preset = join(dir, 'preset.yml')
+  writeFileSync(preset, stringify({ ...raw, agents: { followup } }))
+  return { dir, preset, plugin }
 }
 
 export interface Frame { id?: string; event: string; data: any }

@@ -67,8 +67,12 @@ export const Commands: Command[] = [
     positionals: [], flags: { preset, json: jsonRows, set, 'no-lock': noLock } },
   { name: 'lock', usage: 'cordage lock [--preset FILE] [--json]', summary: "Write the preset's lock file: each agent's exact plugin versions and content hashes",
     positionals: [], flags: { preset, json: { type: 'boolean', help: 'One JSON object per agent: {"agent", "plugins": {name: {version, hash}}}, then {"lock": FILE}' } } },
-  { name: 'playground', usage: 'cordage playground [--preset FILE] [--port N]', summary: 'Serve the local web playground on 127.0.0.1 (agents, live runs, approvals, side-by-side replay)',
-    positionals: [], flags: { preset, port: { type: 'string', help: 'Port on 127.0.0.1 (default 4780; 0 picks a free one)' } } },
+  { name: 'playground', usage: 'cordage playground [--preset FILE] [--port N] [--watch] [--debounce MS]', summary: 'Serve the local web playground on 127.0.0.1 (agents, live runs, approvals, side-by-side replay, hot reload)',
+    positionals: [], flags: {
+      preset, port: { type: 'string', help: 'Port on 127.0.0.1 (default 4780; 0 picks a free one)' },
+      watch: { type: 'boolean', help: "Hot-reload the agents' plugins when their files change, as cordage dev does; the page shows each plugin/reloaded" },
+      debounce: { type: 'string', help: 'With --watch: quiet milliseconds after a file change before rebuilding (default 50)' },
+    } },
   { name: 'dev', usage: 'cordage dev [--preset FILE] [--agent NAME] [--task TEXT] [--debounce MS] [--json]', summary: 'Watch the plugins of a preset and hot-reload them into its live agents',
     positionals: [], flags: { preset, agent, task: { type: 'string', help: 'Run this task at start and again after each successful reload' }, debounce: { type: 'string', help: 'Quiet milliseconds after a file change before rebuilding (default 50)' }, json } },
 ]

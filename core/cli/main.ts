@@ -16,7 +16,7 @@ import { helpText, parse, type Parsed } from './args.ts'
 import { ExitCodes, exitCodeFor } from './exit-codes.ts'
 import { formatEvent, formatGrant, formatSummary } from './format.ts'
 import { lockPreset } from './lock.ts'
-import { dev } from './dev.ts'
+import { debounceOf, dev, printReload, printWatching } from './dev.ts'
 
 export interface Output {
   out(line: string): void
@@ -263,9 +263,16 @@ const commands: Record<string, Handler> = {
     const file = (flags.preset as string | undefined) ?? DefaultPreset
     if (!flags.preset && !existsSync(file)) throw new CordageError('preset_not_found', `no --preset given and ${DefaultPreset} does not exist here; pass --preset FILE`)
     // Loaded on demand: the other commands do not pay for the web server.
+    if (!flags.watch && flags.debounce !== undefined) throw new CordageError('invalid_input', '--debounce applies to --watch only; add --watch')
+    const watch = flags.watch ? { debounceMs: debounceOf(flags) } : undefined
     const { startPlayground } = await import('../../playground/server.ts')
-    const playground = await startPlayground({ preset: file, port, onError: (error) => io.err(`[playground] ${(error as Error)?.message ?? error}`) })
+    const playground = await startPlayground({ preset: file, port, watch, onError: (error) => io.err(`[playground] ${(error as Error)?.message ?? error}`) })
     io.err(`playground for ${playground.app.preset.shown} on ${playground.url} (Ctrl-C to stop)`)
+    if (playground.reloader) {
+      // The same lines as cordage dev: what is watched, then each reload as it happens.
+      playground.app.root.on('plugin/reloaded', (event) => printReload(event, io))
+      printWatching(playground.reloader, io)
+    }
     await new Promise<void>((done) => { process.once('SIGINT', () => done()); process.once('SIGTERM', () => done()) })
     await playground.close()
     return ExitCodes.ok

@@ -43,10 +43,15 @@ const time = (ms) => new Date(ms).toLocaleTimeString()
 
 let agents = []
 
+/** What hot reload watches (`--watch`), or null when it is off. */
+let watch = null
+
 async function loadAgents() {
-  const { preset, agents: list } = await api('/agents')
+  const { preset, agents: list, watch: watched } = await api('/agents')
   agents = list
+  watch = watched ?? null
   $('preset').textContent = preset
+  showWatch()
   const box = $('agent-list')
   box.replaceChildren(...list.map(agentCard))
   const start = $('start-agent')
@@ -57,12 +62,25 @@ async function loadAgents() {
   fillComparePlugins()
 }
 
+/** The hot-reload line: off, or the folders watched (each with the agents that run a plugin from it). */
+function showWatch() {
+  const node = $('watch')
+  node.hidden = false
+  node.className = watch ? 'tag ok' : 'tag'
+  node.textContent = watch ? `hot reload on: watching ${watch.folders.length} plugin folder(s)` : 'hot reload off (start with --watch)'
+  node.title = watch ? watch.folders.map((f) => `${f.dir}  ${f.users.map((u) => `${u.agent}:${u.name}`).join(', ')}`).join('\n') : ''
+}
+
+const shortHash = (hash) => hash ? String(hash).slice(0, 15) : 'unknown'
+
 function agentCard(agent) {
   const plugins = el('table', { 'data-testid': `plugins-${agent.name}` },
-    el('thead', {}, el('tr', {}, ['plugin', 'version', 'pinned', 'installed', 'provides', 'requires'].map((h) => el('th', {}, h)))),
+    el('thead', {}, el('tr', {}, ['plugin', 'version', ...(watch ? ['code'] : []), 'pinned', 'installed', 'provides', 'requires'].map((h) => el('th', {}, h)))),
     el('tbody', {}, agent.plugins.map((p) => el('tr', { 'data-plugin': p.name },
       el('td', {}, el('strong', {}, p.name), p.model ? el('span', { class: 'tag' }, 'model') : '', p.origin === 'path' ? el('span', { class: 'tag' }, 'folder') : ''),
       el('td', { 'data-testid': `version-${agent.name}-${p.name}` }, p.version),
+      // With hot reload on, the bundle hash serving now: it changes with every reload, even when the version does not.
+      watch ? el('td', { 'data-testid': `hash-${agent.name}-${p.name}`, class: 'muted' }, el('code', {}, shortHash(p.hash))) : undefined,
       el('td', {}, el('code', {}, p.range)),
       el('td', {}, p.installed.map((v) => el('span', { class: v === p.version ? 'tag ok' : 'tag' }, v))),
       el('td', {}, Object.entries(p.provides).map(([s, v]) => el('span', { class: 'tag' }, `${s} ${v}`))),
@@ -367,14 +385,27 @@ function pluginEvents() {
     if (entry.id <= last) return
     last = entry.id
     const d = entry.data
-    const what = entry.type === 'plugin/reloaded'
-      ? `${d.ok ? 'ok' : 'FAILED, old version serves'} ${d.from?.version ?? ''} → ${d.to?.version ?? '(no build)'}${d.to?.hash ? ` ${String(d.to.hash).slice(0, 15)}` : ''}${d.durationMs !== undefined ? ` ${d.durationMs}ms` : ''}${d.failClosed ? ' fail-closed' : ''}${d.message ? ` — ${d.message}` : ''}`
+    const what = entry.type === 'plugin/reloaded' ? reloaded(d)
       : entry.type === 'plugin/failed' ? `${d.code}: ${d.message}` : d.reason ?? ''
-    $('plugin-event-list').prepend(el('tr', { class: 'new', 'data-type': entry.type },
+    const reload = entry.type === 'plugin/reloaded'
+    $('plugin-event-list').prepend(el('tr', { class: `new${reload ? ` reload ${d.ok ? 'ok' : 'failed'}` : ''}`, 'data-type': entry.type, 'data-ok': reload ? String(!!d.ok) : undefined, 'data-fail-closed': d.failClosed ? 'true' : undefined },
       el('td', {}, entry.id), el('td', {}, time(entry.time)), el('td', {}, entry.type), el('td', {}, d.agent), el('td', {}, `${d.name}@${d.version}`), el('td', {}, what)))
     // A swap or a reload changes what an agent runs: show the versions loaded now.
     if (entry.type !== 'plugin/failed') scheduleAgents()
   })
+}
+
+/**
+ * One hot reload (`plugin/reloaded`): ok or failed, old → new version and bundle hash, how long from the
+ * file change, and for a failure the error and what serves now: the old version, or a refusing stand-in.
+ */
+function reloaded(d) {
+  const from = `${d.from?.version ?? '?'} (${shortHash(d.from?.hash)})`
+  const to = d.to ? `${d.to.version} (${shortHash(d.to.hash)})` : '(no build)'
+  const took = d.durationMs !== undefined ? ` in ${d.durationMs}ms` : ''
+  if (d.ok) return `reloaded ${from} → ${to}${took}`
+  const serving = d.failClosed ? `fail-closed: ${d.name}@${d.version} refuses everything until an edit builds and starts` : `${d.name}@${d.version} (${shortHash(d.from?.hash)}) keeps serving`
+  return `FAILED [${d.code}] ${from} → ${to}${took}: ${d.message} — ${serving}`
 }
 
 let agentsTimer

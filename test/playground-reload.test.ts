@@ -1,0 +1,189 @@
+/**
+ * Hot reload in the playground (`cordage playground --watch`): the playground runs the same reloader as
+ * `cordage dev` (core/host/dev.ts) on the plugin folders of its preset, and each `plugin/reloaded`
+ * reaches the page live through the plugin event stream.
+ *
+ * In headless Chromium (Debian's, driven by playwright-core), on a temp preset whose followup agent runs
+ * a project-local policy folder (a copy of test/fixtures/plugins/reload-policy): a run started in the
+ * page waits for approval under rules v1; the policy file is edited on disk (1.0.0 → 1.1.0, rules v2)
+ * and the page shows the reload with old → new version and hash; an edit that does not build shows a
+ * failed reload, and 1.1.0 keeps serving; approving in the page continues the run, whose decisions from
+ * then on come from reload-policy@1.1.0 (rules v2). The CLI part starts `cordage playground --watch`
+ * as a process and sees a reload printed. Screenshot: tmp/playground-screenshots/5-reload.png.
+ */
+import assert from 'node:assert/strict'
+import { spawn } from 'node:child_process'
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { join, resolve } from 'node:path'
+import { after, before, describe, it } from 'node:test'
+import type { Browser, Page } from 'playwright-core'
+import type { RunEvent } from 'cordage'
+import { startPlayground, type Playground } from '../playground/server.ts'
+import { reloadPresetCopy } from './playground-helpers.ts'
+
+const Chromium = '/usr/bin/chromium'
+const bin = resolve(import.meta.dirname, '../core/cli/bin.js')
+const shots = resolve(import.meta.dirname, '../tmp/playground-screenshots')
+/** The launch flags that work on these machines as root (../shared/design/browser-notes.md); playwright adds --headless and a fresh profile. */
+const Flags = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync']
+const skip = existsSync(Chromium) ? false : `${Chromium} is not installed (apt-get install -y chromium); .ci/run installs it`
+
+/** The fixture's manifest.ts with another version and rules label: one file, so one save changes both. */
+function edited(plugin: string, version: string, rules: string): void {
+  const file = join(plugin, 'manifest.ts')
+  writeFileSync(file, readFileSync(file, 'utf8').replace(/version: '[^']+'/, `version: '${version}'`).replace(/Rules = '[^']+'/, `Rules = '${rules}'`))
+}
+
+describe('playground --watch in headless Chromium: a plugin reload, live', { skip }, () => {
+  let copy: ReturnType<typeof reloadPresetCopy>
+  let playground: Playground
+  let browser: Browser
+  let page: Page
+  const errors: unknown[] = []
+  const pageErrors: string[] = []
+
+  before(async () => {
+    mkdirSync(shots, { recursive: true })
+    copy = reloadPresetCopy()
+    playground = await startPlayground({ preset: copy.preset, port: 0, watch: { debounceMs: 20 }, onError: (e) => errors.push(e) })
+    const { chromium } = await import('playwright-core')
+    browser = await chromium.launch({ executablePath: Chromium, headless: true, args: Flags })
+    page = await browser.newPage({ viewport: { width: 1280, height: 1000 } })
+    page.on('pageerror', (error) => pageErrors.push(error.message))
+    page.on('console', (message) => { if (message.type() === 'warning' || message.type() === 'error') pageErrors.push(message.text()) })
+  })
+
+  after(async () => {
+    await browser?.close()
+    await playground?.close()
+    if (copy) rmSync(copy.dir, { recursive: true, force: true })
+    assert.deepEqual(errors, [])
+  })
+
+  const reloads = (ok: boolean) => `[data-testid=plugin-events] tr[data-type="plugin/reloaded"][data-ok="${ok}"]`
+  const statusIs = (value: string) => page.waitForSelector(`[data-testid=run-status]:text-is("${value}")`)
+  let runId: string
+
+  it('shows that hot reload is on, and the policy folder with its version and bundle hash', async () => {
+    await page.goto(playground.url)
+    await page.waitForSelector('body[data-ready=true]')
+    assert.match((await page.textContent('[data-testid=watch]')) ?? '', /hot reload on: watching 7 plugin folder\(s\)/)
+    assert.equal(await page.textContent('[data-testid=version-followup-reload-policy]'), '1.0.0')
+    assert.equal(await page.textContent('[data-testid=hash-followup-reload-policy]'), playground.reloader!.hashOf('followup', copy.plugin)!.slice(0, 15))
+    assert.match((await page.textContent('[data-testid=plugins-followup] tr[data-plugin=reload-policy]')) ?? '', /folder/)
+  })
+
+  it('starts a run that waits for approval under rules v1', async () => {
+    await page.selectOption('[data-testid=start-agent]', 'followup')
+    await page.click('[data-testid=start-button]')
+    await statusIs('WAITING_APPROVAL')
+    await page.waitForSelector('[data-testid=pending]:not([hidden])')
+    runId = (await page.textContent('[data-testid=run-id]'))!
+    assert.match((await page.textContent('#pending-why')) ?? '', /\(rules v1\) \(rule v1\/needs-approval\)/)
+    assert.match((await page.textContent('[data-testid=events] tr[data-type="tool/decision"]')) ?? '', /reload-policy@1\.0\.0.*ask rule=v1\/needs-approval policy=reload-policy@1\.0\.0\+v1/)
+  })
+
+  it('an edit on disk arrives in the page as plugin/reloaded ok, with old → new version and hash, and the card follows', async () => {
+    const before = playground.reloader!.hashOf('followup', copy.plugin)!
+    edited(copy.plugin, '1.1.0', 'v2')
+    const row = await page.waitForSelector(reloads(true), { timeout: 15_000 })
+    const after = playground.reloader!.hashOf('followup', copy.plugin)!
+    assert.notEqual(after, before)
+    const text = (await row.textContent()) ?? ''
+    assert.match(text, /followup/)
+    assert.match(text, /reload-policy@1\.1\.0/)
+    assert.ok(text.includes(`reloaded 1.0.0 (${before.slice(0, 15)}) → 1.1.0 (${after.slice(0, 15)}) in `), text)
+    await page.waitForSelector('[data-testid=version-followup-reload-policy]:text-is("1.1.0")')
+    assert.equal(await page.textContent('[data-testid=hash-followup-reload-policy]'), after.slice(0, 15))
+  })
+
+  it('an edit that does not build shows a failed reload in the page, and 1.1.0 keeps serving', async () => {
+    const serving = playground.reloader!.hashOf('followup', copy.plugin)!
+    writeFileSync(join(copy.plugin, 'manifest.ts'), "export const Rules = 'v3\n")
+    const row = await page.waitForSelector(reloads(false), { timeout: 15_000 })
+    const text = (await row.textContent()) ?? ''
+    assert.match(text, /FAILED \[plugin_start_failed\] 1\.1\.0 \(.*\) → \(no build\)/)
+    assert.match(text, /manifest\.ts:1:\d+: Unterminated string literal/)
+    assert.ok(text.includes(`reload-policy@1.1.0 (${serving.slice(0, 15)}) keeps serving`), text)
+    assert.equal(await row.getAttribute('data-fail-closed'), null)
+    assert.equal(playground.reloader!.hashOf('followup', copy.plugin), serving)
+    assert.equal(playground.app.pluginsOf('followup')['reload-policy'], '1.1.0')
+    assert.equal(await page.textContent('[data-testid=version-followup-reload-policy]'), '1.1.0')
+  })
+
+  it('approved in the page, the run goes on under the new version: the approval is decided again by rules v2, then the next step too', async () => {
+    await page.fill('[data-testid=decide-by]', 'alice')
+    await page.click('[data-testid=approve]')
+    // The approval was given under policy reload-policy@1.0.0+v1; the policy serving now decides the call again.
+    await page.waitForSelector('#pending-why:has-text("rules v2")', { timeout: 15_000 })
+    await page.waitForSelector('[data-testid=pending]:not([hidden])')
+    await page.click('[data-testid=approve]')
+    await page.waitForSelector('[data-testid=events] tr[data-type="run/end"]', { timeout: 15_000 })
+    await statusIs('COMPLETED')
+    const producers = await page.$$eval('[data-testid=events] tr[data-type="tool/decision"]', (rows) => rows.map((r) => r.children[3].textContent))
+    assert.deepEqual(producers, ['reload-policy@1.0.0', 'reload-policy@1.1.0', 'reload-policy@1.1.0'])
+    assert.match((await page.textContent('[data-testid=events] tr[data-type="run/version-drift"]')) ?? '', /accepted: reload-policy 1\.0\.0 → 1\.1\.0/)
+
+    // The same in the store: step 1 was decided by v1, then (after the reload) by v2; step 2 by v2.
+    const events = await playground.app.agent('followup').store().load(runId)
+    const decisions = events.flatMap((e: RunEvent) => e.type === 'tool/decision' ? [[e.actionId, e.producer, e.data.verdict, e.data.ruleId, e.data.policyVersion]] : [])
+    assert.deepEqual(decisions, [
+      ['s1.a1', 'reload-policy@1.0.0', 'ask', 'v1/needs-approval', 'reload-policy@1.0.0+v1'],
+      ['s1.a1', 'reload-policy@1.1.0', 'ask', 'v2/needs-approval', 'reload-policy@1.1.0+v2'],
+      ['s2.a1', 'reload-policy@1.1.0', 'allow', 'v2/read-only', 'reload-policy@1.1.0+v2'],
+    ])
+    const end = events.at(-1)!
+    assert.ok(end.type === 'run/end' && end.data.status === 'COMPLETED')
+
+    // Both reloads, newest first, came through the live stream: the page was never reloaded.
+    const rows = await page.$$eval('[data-testid=plugin-events] tr[data-type="plugin/reloaded"]', (r) => r.map((row) => row.getAttribute('data-ok')))
+    assert.deepEqual(rows, ['false', 'true'])
+    await page.screenshot({ path: join(shots, '5-reload.png'), fullPage: true })
+    assert.deepEqual(pageErrors, [])
+  })
+})
+
+describe('cordage playground --watch (the CLI)', () => {
+  it('prints the watched folders and each reload, and stops on SIGINT', async () => {
+    const copy = reloadPresetCopy()
+    const child = spawn(process.execPath, [bin, 'playground', '--preset', copy.preset, '--port', '0', '--watch', '--debounce', '20'], { cwd: copy.dir, stdio: ['ignore', 'pipe', 'pipe'] })
+    let out = '', err = ''
+    child.stdout.on('data', (chunk) => { out += chunk })
+    child.stderr.on('data', (chunk) => { err += chunk })
+    const until = async (what: () => boolean, label: string) => {
+      const end = Date.now() + 30_000
+      while (!what()) {
+        if (child.exitCode !== null || Date.now() > end) assert.fail(`${label}; exit ${child.exitCode}\nstdout: ${out}\nstderr: ${err}`)
+        await new Promise((r) => setTimeout(r, 50))
+      }
+    }
+    try {
+      await until(() => /watching 7 plugin folder\(s\)/.test(err) && /reload-policy {2}followup:reload-policy/.test(err), 'the watched folders are listed')
+      const url = /on (http:\/\/127\.0\.0\.1:\d+\/)/.exec(err)?.[1]
+      assert.ok(url, err)
+      const agents = await (await fetch(`${url}api/agents`)).json() as { watch: { folders: { dir: string }[] } | null }
+      assert.equal(agents.watch?.folders.length, 7)
+      edited(join(copy.dir, 'reload-policy'), '1.0.1', 'v2')
+      await until(() => /reloaded reload-policy in followup: 1\.0\.0 → 1\.0\.1 {2}sha256:\w+ → sha256:\w+ {2}\d+ms/.test(out), 'the reload is printed')
+      const feed = await (await fetch(`${url}api/plugin-events`)).json() as { events: { type: string; data: { ok?: boolean; to?: { version: string } } }[] }
+      const reload = feed.events.find((e) => e.type === 'plugin/reloaded')
+      assert.equal(reload?.data.ok, true)
+      assert.equal(reload?.data.to?.version, '1.0.1')
+      child.kill('SIGINT')
+      const code = await new Promise((done) => child.once('exit', done))
+      assert.equal(code, 0, err)
+    } finally {
+      if (child.exitCode === null) child.kill('SIGKILL')
+      rmSync(copy.dir, { recursive: true, force: true })
+    }
+  })
+
+  it('refuses --debounce without --watch', async () => {
+    const child = spawn(process.execPath, [bin, 'playground', '--port', '0', '--debounce', '20'], { stdio: ['ignore', 'pipe', 'pipe'] })
+    let err = ''
+    child.stderr.on('data', (chunk) => { err += chunk })
+    const code = await new Promise((done) => child.once('exit', done))
+    assert.notEqual(code, 0)
+    assert.match(err, /--debounce applies to --watch only/)
+  })
+})

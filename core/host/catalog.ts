@@ -1,11 +1,12 @@
 /**
  * @module host/catalog
- * The plugins the host can load: every folder under the built-in plugins/ directory, plus folders
- * named by path in a preset. Only manifests are read here; plugin code is imported when an agent
- * actually uses the plugin.
+ * The plugins the host can load: every folder under the built-in plugins/ directory, the npm packages
+ * the project depends on that declare a plugin (a `"cordage"` field in their package.json, see
+ * docs/manifest.md), plus folders named by path in a preset. Only manifests are read here; plugin code
+ * is imported when an agent actually uses the plugin.
  */
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
-import { dirname, join, resolve } from 'node:path'
+import { existsSync, readdirSync, readFileSync, realpathSync, statSync } from 'node:fs'
+import { dirname, isAbsolute, join, relative, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import semver from 'semver'
 import { CordageError } from '../errors.ts'
@@ -20,7 +21,13 @@ export interface CatalogEntry {
   dir: string
   /** Module that default-exports the plugin (index.ts or index.js). */
   entry: string
+  /**
+   * How a preset names it: `builtin` by name from the catalogue (a folder of plugins/, or an npm package:
+   * then `package` is set), `path` by its folder.
+   */
   origin: 'builtin' | 'path'
+  /** For a plugin found in the project's node_modules: the dependency it was installed as, and its package.json name. */
+  package?: { dependency: string; name: string }
   /** The plugin, already evaluated (a hot-reload build, see host/reload-build.ts): used instead of importing `entry`. */
   module?: CordagePlugin
 }
@@ -31,19 +38,91 @@ const entryFiles = ['index.ts', 'index.js', 'index.mjs']
 /** The repository's own plugins/ folder. */
 export const BuiltinPluginsDir = resolve(import.meta.dirname, '../../plugins')
 
+/** A package that declares a plugin but could not be added, kept to explain why its plugin is missing. */
+export interface BrokenPackage {
+  /** The dependency name (the folder under node_modules). */
+  dependency: string
+  dir: string
+  error: CordageError
+  /** Set when the manifest was read but the plugin clashes with one already installed. */
+  plugin?: string
+  version?: string
+}
+
+export interface ScanOptions {
+  /**
+   * A folder of the project whose npm dependencies are searched for plugins: the nearest package.json
+   * at or above it is the project's. Default: the working directory. `false`: built-in plugins only.
+   */
+  project?: string | false
+}
+
 export class PluginCatalog {
   private byName = new Map<string, CatalogEntry[]>()
   private byDir = new Map<string, CatalogEntry>()
+  private broken: BrokenPackage[] = []
+  private missing: string[] = []
 
-  /** Read every plugin folder under `dir`. */
-  static async scan(dir = BuiltinPluginsDir): Promise<PluginCatalog> {
+  /** Read every plugin folder under `dir`, then the plugin packages among the project's dependencies. */
+  static async scan(dir = BuiltinPluginsDir, options: ScanOptions = {}): Promise<PluginCatalog> {
     const catalog = new PluginCatalog()
     for (const name of readdirSync(dir).sort()) {
       const folder = join(dir, name)
       if (!statSync(folder).isDirectory() || !manifestFiles.some((f) => existsSync(join(folder, f)))) continue
       catalog.add(await loadFolder(folder, 'builtin'))
     }
+    if (options.project !== false) await catalog.addProject(options.project ?? process.cwd())
     return catalog
+  }
+
+  /**
+   * Add the plugins of a project's npm dependencies: each package named in `dependencies`,
+   * `devDependencies` or `optionalDependencies` of the nearest package.json at or above `folder`, installed
+   * in that project's node_modules, whose own package.json has a `"cordage"` field. A package that has
+   * the field but cannot be read is not added; `find` reports it when a preset asks for its plugin.
+   */
+  async addProject(folder: string): Promise<void> {
+    const pkgFile = nearestPackageJson(folder)
+    if (!pkgFile) return
+    const project = dirname(pkgFile)
+    let pkg: Record<string, unknown>
+    try {
+      pkg = JSON.parse(readFileSync(pkgFile, 'utf8'))
+    } catch {
+      return // not ours to judge: npm reports a broken package.json of the project
+    }
+    const names = new Set<string>()
+    for (const field of ['dependencies', 'devDependencies', 'optionalDependencies']) {
+      const deps = pkg[field]
+      if (deps && typeof deps === 'object') for (const name of Object.keys(deps)) names.add(name)
+    }
+    for (const dependency of [...names].sort()) {
+      const dir = join(project, 'node_modules', ...dependency.split('/'))
+      if (!existsSync(join(dir, 'package.json'))) {
+        this.missing.push(dependency)
+        continue
+      }
+      let entry: CatalogEntry | undefined
+      try {
+        entry = await loadPackage(realpathSync(dir), dependency)
+      } catch (error) {
+        if (!CordageError.is(error)) throw error
+        this.broken.push({ dependency, dir, error })
+        continue
+      }
+      if (!entry || this.byDir.has(entry.dir)) continue
+      try {
+        this.add(entry)
+      } catch (error) {
+        if (!CordageError.is(error)) throw error
+        this.broken.push({ dependency, dir, error, plugin: entry.manifest.name, version: entry.manifest.version })
+      }
+    }
+  }
+
+  /** Packages that declare a plugin but could not be added (a bad manifest, a version installed twice). */
+  brokenPackages(): readonly BrokenPackage[] {
+    return this.broken
   }
 
   /** Load (once) a plugin folder given by path, and add it. */
@@ -72,14 +151,27 @@ export class PluginCatalog {
   find(name: string, range: string): CatalogEntry {
     const list = this.byName.get(name)
     if (!list) {
+      // A package installed under this name that declares a plugin but is broken: its own error says why.
+      const own = this.broken.find((b) => b.plugin === undefined && unscoped(b.dependency) === name)
+      if (own) throw new CordageError(own.error.code, `no plugin named "${name}" is installed: ${own.error.message}`, { cause: own.error })
       const hint = closest(name, [...this.byName.keys()])
-      throw new CordageError('plugin_not_found', `no plugin named "${name}" is installed${hint ? ` (did you mean "${hint}"?)` : ''}; installed: ${[...this.byName.keys()].join(', ')}`)
+      const missing = this.missing.filter((d) => unscoped(d) === name)
+      throw new CordageError('plugin_not_found', `no plugin named "${name}" is installed${hint ? ` (did you mean "${hint}"?)` : ''}; installed: ${[...this.byName.keys()].join(', ')}${missing.length ? `; the project depends on ${missing.join(', ')}, which is not in node_modules (run npm install)` : ''}${this.brokenNote()}`)
     }
     const match = list.find((e) => semver.satisfies(e.manifest.version, range))
     if (!match) {
-      throw new CordageError('plugin_version_unsatisfiable', `no installed version of "${name}" satisfies ${range} (installed: ${list.map((e) => e.manifest.version).join(', ')})`)
+      throw new CordageError('plugin_version_unsatisfiable', `no installed version of "${name}" satisfies ${range} (installed: ${list.map(describe).join(', ')})${this.brokenNote(name)}`)
     }
+    const twice = this.broken.find((b) => b.plugin === name && b.version === match.manifest.version)
+    if (twice) throw twice.error
     return match
+  }
+
+  /** `; packages that declare a plugin but cannot be used: ...`, for not-found messages. */
+  private brokenNote(name?: string): string {
+    const list = this.broken.filter((b) => name === undefined || b.plugin === undefined || b.plugin === name)
+    if (!list.length) return ''
+    return `; ${list.length === 1 ? 'a package declares' : 'packages declare'} a plugin but cannot be used: ${list.map((b) => `${b.dependency} (${b.error.message})`).join('; ')}`
   }
 
   /** Installed plugins that provide `service`. */
@@ -92,12 +184,79 @@ export class PluginCatalog {
   }
 }
 
-async function loadFolder(dir: string, origin: CatalogEntry['origin']): Promise<CatalogEntry> {
+/** `returns-desk@1.0.0`, with the npm package it came from. */
+function describe(e: CatalogEntry): string {
+  return e.package ? `${e.manifest.version} (npm ${e.package.dependency})` : e.manifest.version
+}
+
+function unscoped(dependency: string): string {
+  return dependency.startsWith('@') ? dependency.slice(dependency.indexOf('/') + 1) : dependency
+}
+
+/** What the `"cordage"` field of a plugin package's package.json holds. */
+interface PackageField {
+  plugin: string
+  manifest?: string
+}
+
+/**
+ * A package folder under node_modules: undefined when its package.json has no `"cordage"` field, else
+ * its plugin (manifest read and checked), or a `manifest_invalid` error naming the package and the field.
+ */
+async function loadPackage(dir: string, dependency: string): Promise<CatalogEntry | undefined> {
+  const pkgFile = join(dir, 'package.json')
+  let pkg: { name?: unknown; version?: unknown; type?: unknown; cordage?: unknown }
+  try {
+    pkg = JSON.parse(readFileSync(pkgFile, 'utf8'))
+  } catch {
+    return undefined // unreadable package.json: npm's problem, and not a package that declares a plugin
+  }
+  if (pkg.cordage === undefined) return undefined
+  const bad = (what: string) => new CordageError('manifest_invalid', `package ${dependency} (${pkgFile}) declares a Cordage plugin, but ${what}`)
+  const field = pkg.cordage as Partial<PackageField> | null
+  const example = '{"cordage": {"plugin": "./index.js", "manifest": "./manifest.js"}}'
+  if (!field || typeof field !== 'object' || Array.isArray(field)) throw bad(`its "cordage" field is ${JSON.stringify(pkg.cordage)}, expected an object such as ${example}`)
+  const unknown = Object.keys(field).filter((k) => k !== 'plugin' && k !== 'manifest')
+  if (unknown.length) throw bad(`its "cordage" field has unknown key(s) ${unknown.map((k) => `"${k}"`).join(', ')}; allowed: "plugin", "manifest"`)
+  if (typeof field.plugin !== 'string' || !field.plugin) throw bad(`"cordage.plugin" is ${JSON.stringify(field.plugin) ?? 'missing'}, expected the module that default-exports the plugin, such as "./index.js"`)
+  if (field.manifest !== undefined && (typeof field.manifest !== 'string' || !field.manifest)) throw bad(`"cordage.manifest" is ${JSON.stringify(field.manifest)}, expected a module path such as "./manifest.js"`)
+  const inside = (key: string, path: string): string => {
+    const file = resolve(dir, path)
+    const rel = relative(dir, file)
+    if (rel.startsWith('..') || isAbsolute(rel)) throw bad(`"cordage.${key}" (${path}) points outside the package`)
+    if (!existsSync(file) || !statSync(file).isFile()) throw bad(`"cordage.${key}" names ${path}, which does not exist in the package`)
+    return file
+  }
+  const entry = inside('plugin', field.plugin)
+  let manifestFile: string
+  if (field.manifest !== undefined) {
+    manifestFile = inside('manifest', field.manifest)
+  } else {
+    const beside = manifestFiles.map((f) => join(dirname(entry), f)).find((f) => existsSync(f))
+    if (!beside) throw bad(`it names no "cordage.manifest" and there is no ${manifestFiles.join(', ')} beside ${field.plugin}`)
+    manifestFile = beside
+  }
+  if (typeof pkg.version !== 'string') throw bad('its package.json has no "version"')
+  shareHostPackages()
+  let loaded: CatalogEntry
+  try {
+    loaded = await loadFolder(dir, 'builtin', { manifestFile, entry })
+  } catch (error) {
+    if (!CordageError.is(error)) throw error
+    throw new CordageError(error.code, `package ${dependency} (${pkgFile}) declares a Cordage plugin, but ${error.message}`, { cause: error, data: error.data })
+  }
+  if (loaded.manifest.version !== pkg.version) {
+    throw bad(`its manifest says version ${loaded.manifest.version} and its package.json ${pkg.version}; they must be the same (a version must always mean the same code)`)
+  }
+  return { ...loaded, package: { dependency, name: typeof pkg.name === 'string' ? pkg.name : dependency } }
+}
+
+async function loadFolder(dir: string, origin: CatalogEntry['origin'], files?: { manifestFile: string; entry: string }): Promise<CatalogEntry> {
   if (!existsSync(dir) || !statSync(dir).isDirectory()) {
     throw new CordageError('plugin_not_found', `plugin folder ${dir} does not exist`)
   }
-  const manifestFile = manifestFiles.map((f) => join(dir, f)).find((f) => existsSync(f))
-  const entry = entryFiles.map((f) => join(dir, f)).find((f) => existsSync(f))
+  const manifestFile = files?.manifestFile ?? manifestFiles.map((f) => join(dir, f)).find((f) => existsSync(f))
+  const entry = files?.entry ?? entryFiles.map((f) => join(dir, f)).find((f) => existsSync(f))
   if (!manifestFile) throw new CordageError('manifest_invalid', `plugin folder ${dir} has no manifest (expected one of ${manifestFiles.join(', ')})`)
   if (!entry) throw new CordageError('manifest_invalid', `plugin folder ${dir} has no entry module (expected one of ${entryFiles.join(', ')})`)
   if (![manifestFile, entry].every((f) => f.endsWith('.mjs'))) {

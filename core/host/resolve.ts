@@ -174,10 +174,19 @@ function checkRequires(preset: Preset, p: PlannedPlugin, requires: Record<string
     if (!semver.satisfies(version, range)) {
       problems.push({
         code: 'plugin_requirement_incompatible',
-        message: `${who} requires service "${service}" ${range} (${field}${field.endsWith('.') ? service : ''}), but ${provider.entry.manifest.name}@${provider.entry.manifest.version} (${provider.ref.at}) provides "${service}" ${version}`,
+        message: `${who} requires service "${service}" ${range} (${field}${field.endsWith('.') ? service : ''}), but ${provider.entry.manifest.name}@${provider.entry.manifest.version} (${provider.ref.at}) provides "${service}" ${version}${available(catalog, service, range)}`,
       })
     }
   }
+}
+
+/** What is installed that would fit: `; installed providers of "tools" ^2.0.0: x@2.1.0 (provides 2.0.0)`, or that none would. */
+function available(catalog: PluginCatalog, service: string, range: string): string {
+  const all = catalog.providersOf(service)
+  const fits = all.filter((e) => semver.satisfies(e.manifest.provides![service], range))
+  const show = (e: CatalogEntry) => `${e.manifest.name}@${e.manifest.version} (provides ${e.manifest.provides![service]})`
+  if (fits.length) return `; installed plugins that provide "${service}" ${range}: ${fits.map(show).join(', ')}`
+  return `; no installed plugin provides "${service}" ${range}${all.length ? ` (installed providers: ${all.map(show).join(', ')})` : ''}`
 }
 
 /** Providers first (Kahn's algorithm over requires/optional edges); a cycle is a conflict. */

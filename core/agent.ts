@@ -586,10 +586,7 @@ export class AgentRuntime {
    */
   async startedWith(runId: string): Promise<{ plugins: Record<string, string>; hashes?: Record<string, string> }> {
     const state = await this.load(runId)
-    const [first] = await this.store().read(runId, { limit: 1 })
-    const start = first?.type === 'run/start' ? first.data : undefined
-    const same = start && start.agent === state.agent && sameMap(start.plugins, state.plugins)
-    return { plugins: state.plugins, hashes: same ? start.hashes : undefined }
+    return { plugins: state.plugins, hashes: state.hashes }
   }
 
   /**

@@ -47,7 +47,7 @@ export type TranscriptEntry =
   | { kind: 'feedback'; text: string; seq: number }
 
 /** Version of the RunState shape; a snapshot of another version is ignored and the log replayed. */
-export const StateVersion = 3
+export const StateVersion = 4
 
 export interface RunState {
   runId: string
@@ -62,7 +62,10 @@ export interface RunState {
   updatedAt: number
   budgets: Budgets
   deadline?: number
+  /** The plugins the run runs on: those of run/start, then of run/handoff, updated by each accepted drift. */
   plugins: Record<string, string>
+  /** Content hashes of those plugins, when recorded (run/start `hashes`, accepted drifts). */
+  hashes?: Record<string, string>
   services: Record<string, string>
   /** Turns started so far; the current turn id is `t${turns}`. */
   turns: number
@@ -146,11 +149,26 @@ function applyPayload(state: RunState, event: RunEvent): void {
     case 'run/start': {
       const d = event.data
       moveTo(state, 'RUNNING')
-      Object.assign(state, { agent: d.agent, task: d.task, plugins: d.plugins, services: d.services, budgets: d.budgets, deadline: d.deadline, createdAt: event.time, parent: d.parent })
+      Object.assign(state, { agent: d.agent, task: d.task, plugins: d.plugins, hashes: d.hashes ? { ...d.hashes } : undefined, services: d.services, budgets: d.budgets, deadline: d.deadline, createdAt: event.time, parent: d.parent })
       return
     }
     case 'run/handoff':
-      Object.assign(state, { agent: event.data.to, plugins: event.data.plugins, services: event.data.services, handoff: undefined })
+      Object.assign(state, { agent: event.data.to, plugins: event.data.plugins, hashes: undefined, services: event.data.services, handoff: undefined })
+      return
+    case 'run/version-drift':
+      // What was accepted is what the run runs on from here: the next check compares with it.
+      if (event.data.decision === 'refused') return
+      for (const c of event.data.changes) {
+        if (c.decision !== 'accepted') continue
+        state.plugins = { ...state.plugins }
+        if (c.to === undefined) delete state.plugins[c.plugin]
+        else state.plugins[c.plugin] = c.to
+        if (state.hashes) {
+          state.hashes = { ...state.hashes }
+          if (c.toHash === undefined) delete state.hashes[c.plugin]
+          else state.hashes[c.plugin] = c.toHash
+        }
+      }
       return
     case 'run/checkpoint':
       return
@@ -169,7 +187,6 @@ function applyPayload(state: RunState, event: RunEvent): void {
       state.cancel = { by: event.data.by, at: event.data.requestedAt, reason: event.data.reason }
       return
     case 'run/recovered':
-    case 'run/version-drift':
       return
     case 'run/end':
       moveTo(state, event.data.status)

@@ -134,7 +134,7 @@ async function handle(api: ApiContext, req: IncomingMessage, res: ServerResponse
 async function route(api: ApiContext, req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
   const path = url.pathname.replace(/\/+$/, '')
   const method = req.method ?? 'GET'
-  const parts = path.split('/').slice(2).map(decodeURIComponent)
+  const parts = path.split('/').slice(2).map(decoded)
   const only = (allowed: string) => {
     if (method !== allowed) throw new HttpError(405, 'invalid_input', `${method} ${path} is not supported; use ${allowed}`)
   }
@@ -185,7 +185,7 @@ const Types: Record<string, string> = {
 
 async function serveStatic(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
   if (req.method !== 'GET' && req.method !== 'HEAD') throw new HttpError(405, 'invalid_input', `${req.method} is not supported for pages; use GET`)
-  const path = url.pathname === '/' ? '/index.html' : decodeURIComponent(url.pathname)
+  const path = url.pathname === '/' ? '/index.html' : decoded(url.pathname)
   const file = normalize(join(PublicDir, path))
   if (!file.startsWith(PublicDir + '/') || !Types[extname(file)]) throw new HttpError(404, 'invalid_input', `no page ${url.pathname}`)
   let content: Buffer
@@ -196,4 +196,13 @@ async function serveStatic(req: IncomingMessage, res: ServerResponse, url: URL):
   }
   res.writeHead(200, { 'content-type': Types[extname(file)], 'cache-control': 'no-cache', 'content-length': content.length, 'x-content-type-options': 'nosniff' })
   res.end(req.method === 'HEAD' ? undefined : content)
+}
+
+/** A URL part, decoded; a malformed escape is the client's mistake (400), not ours. */
+function decoded(part: string): string {
+  try {
+    return decodeURIComponent(part)
+  } catch {
+    throw new HttpError(400, 'invalid_input', `the URL has a malformed %-escape: ${JSON.stringify(part.slice(0, 80))}`)
+  }
 }

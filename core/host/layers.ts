@@ -162,6 +162,7 @@ function mergeMap(base: Record<string, unknown>, over: Record<string, unknown>, 
   const marks = origins.get(out)!
   for (const [key, value] of Object.entries(over)) {
     if (where === 'top' && key === 'extends') continue
+    if (Forbidden.has(key)) throw new CordageError('preset_invalid', `${layer.kind === 'file' ? layer.shown : `--set ${layer.text}`}: "${key}" is not a preset key (at ${[...path, key].join('.')})`)
     const here = [...path, key]
     const old = out[key]
     const inner: Where = where === 'top' && key === 'agents' ? 'agents' : where === 'agents' ? 'agent' : 'plain'
@@ -233,11 +234,17 @@ function mergeEntry(base: unknown, over: unknown, layer: Layer, path: Key[], bas
 }
 
 /** A deep copy of a layer's value whose every key remembers that layer. */
+/** Keys that would reach an object's prototype: never a preset key, in a file or a --set. */
+const Forbidden = new Set(['__proto__', 'constructor', 'prototype'])
+
 function adopt(value: unknown, layer: Layer, path: Key[]): unknown {
   if (Array.isArray(value)) return track(value.map((v, i) => adopt(v, layer, [...path, i])), new Map(value.map((_, i) => [i, { layer, path: [...path, i] }])))
   if (isMap(value)) {
     const out: Record<string, unknown> = {}
-    for (const [k, v] of Object.entries(value)) out[k] = adopt(v, layer, [...path, k])
+    for (const [k, v] of Object.entries(value)) {
+      if (Forbidden.has(k)) throw new CordageError('preset_invalid', `"${k}" is not a preset key (at ${[...path, k].join('.')})`)
+      out[k] = adopt(v, layer, [...path, k])
+    }
     return track(out, new Map(Object.keys(value).map((k) => [k, { layer, path: [...path, k] }])))
   }
   return value
@@ -261,6 +268,8 @@ function applySet(merged: unknown, layer: SetLayer): unknown {
   }
   const segments = splitKey(key)
   if (!segments.length || segments.some((s) => s === '')) throw new CordageError('preset_invalid', `--set ${layer.text}: "${key}" is not a key path such as agents.support.budgets.maxSteps`)
+  const forbidden = segments.find((s) => Forbidden.has(String(s)))
+  if (forbidden !== undefined) throw new CordageError('preset_invalid', `--set ${layer.text}: "${forbidden}" is not a preset key`)
   if (!isMap(merged)) throw new CordageError('preset_invalid', `--set ${layer.text}: the preset is not a map of keys`)
   let node: Record<string, unknown> | unknown[] = merged
   const walked: Key[] = []

@@ -1,5 +1,5 @@
 import { Schema } from 'cordis'
-import type { Manifest } from 'cordage'
+import { regexPattern, type Manifest } from 'cordage'
 
 export interface Config {
   windowTokens: number
@@ -15,16 +15,6 @@ export interface Config {
   cachedRuns: number
 }
 
-/** A string that must compile as a regular expression; the error names the key and what is wrong. */
-const pattern = (key: string, fallback: string) => Schema.transform(Schema.string(), (source: string) => {
-  try {
-    new RegExp(source)
-  } catch (error) {
-    throw new TypeError(`$.${key} is not a valid regular expression: ${(error as Error).message}`)
-  }
-  return source
-}).default(fallback)
-
 export default {
   name: 'compaction-summary',
   version: '1.0.0',
@@ -39,8 +29,8 @@ export default {
     summaryShare: Schema.number().min(0).max(1).default(0.25).description('Fraction of the limit the summary may take.'),
     summaryMaxTokens: Schema.natural().min(1).default(2000).description('The summary is never longer than this.'),
     useModel: Schema.boolean().default(true).description('Ask the model for the summary; false uses the extractive summary only.'),
-    citationPattern: pattern('citationPattern', '\\[source: ([^\\]]+)\\]').description('A citation in a tool result (regular expression; group 1 is the reference): a fact with a source.'),
-    commitmentPattern: pattern('commitmentPattern', '\\b(I will|I\'ll|I am going to|I still need to|next,? I|then I|TODO)\\b').description('Model text that states an open commitment (regular expression, case-insensitive).'),
+    citationPattern: regexPattern('citationPattern', '\\[source: ([^\\]]+)\\]').description('A citation in a tool result (regular expression; group 1 is the reference): a fact with a source.'),
+    commitmentPattern: regexPattern('commitmentPattern', '\\b(I will|I\'ll|I am going to|I still need to|next,? I|then I|TODO)\\b').description('Model text that states an open commitment (regular expression, case-insensitive).'),
     recall: Schema.boolean().default(true).description('Register the recall tool, which reads events of the caller\'s run by seq.'),
     recallMaxChars: Schema.natural().min(100).default(4000).description('Most characters recall returns per event.'),
     cachedRuns: Schema.natural().min(1).default(256).description('Runs whose last summary is kept for reuse.'),

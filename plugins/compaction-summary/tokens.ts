@@ -1,28 +1,10 @@
 /**
- * The token estimate of the compacted projection, the same documented estimate as context-default (see
- * its tokens.ts and docs/context.md): ASCII at four characters per token, any other character as one
- * token, four per message, tool calls counted as their JSON. Kept here so this plugin works with any
- * context provider.
+ * The token estimate of the compacted projection: the kernel's documented estimate (core/tokens.ts),
+ * the one context-default counts with too, so this plugin works with any context provider.
  */
-import type { ContextMessage } from 'cordage'
+import { messageTokens, type ContextMessage } from 'cordage'
 
-export const MessageOverhead = 4
-
-export function estimateTokens(text: string): number {
-  let ascii = 0
-  let other = 0
-  for (let i = 0; i < text.length; i++) {
-    const code = text.charCodeAt(i)
-    if (code < 128) ascii++
-    else if (code < 0xdc00 || code > 0xdfff) other++
-  }
-  return Math.ceil(ascii / 4) + other
-}
-
-export function messageTokens(message: ContextMessage): number {
-  const calls = message.calls?.length ? estimateTokens(JSON.stringify(message.calls)) : 0
-  return MessageOverhead + estimateTokens(message.text) + calls
-}
+export { estimateTokens, messageTokens, MessageOverhead } from 'cordage'
 
 export function sumTokens(messages: readonly ContextMessage[]): number {
   return messages.reduce((n, m) => n + messageTokens(m), 0)

@@ -1,5 +1,5 @@
 import { Schema } from 'cordis'
-import type { Manifest } from 'cordage'
+import { regexPattern, type Manifest } from 'cordage'
 
 /** One source: a file (relative to the preset folder) split into paragraphs, or an inline note. */
 export interface SourceConfig {
@@ -32,16 +32,6 @@ export interface Config {
   cachedRuns: number
 }
 
-/** A string that must compile as a regular expression; the error names the key and what is wrong. */
-const pattern = (key: string, fallback: string) => Schema.transform(Schema.string(), (source: string) => {
-  try {
-    new RegExp(source)
-  } catch (error) {
-    throw new TypeError(`$.${key} is not a valid regular expression: ${(error as Error).message}`)
-  }
-  return source
-}).default(fallback)
-
 const itemClass = (priority: number, description: string, share?: number) => Schema.object({
   priority: Schema.natural().default(priority).description('Higher is kept longer.'),
   share: share === undefined
@@ -73,7 +63,7 @@ export default {
     }).description('Priority and budget share of each item class.'),
     observationTokens: Schema.natural().min(16).default(2000).description('A tool result longer than this is clipped, with a note giving its seq.'),
     clippedTokens: Schema.natural().min(16).default(120).description('Under budget pressure, older tool results are clipped to this before anything is dropped.'),
-    citationPattern: pattern('citationPattern', '\\[source: [^\\]]+\\]').description('Citations that a clipped result keeps in its note (regular expression).'),
+    citationPattern: regexPattern('citationPattern', '\\[source: [^\\]]+\\]').description('Citations that a clipped result keeps in its note (regular expression).'),
     cachedRuns: Schema.natural().min(1).default(256).description('Runs whose rendered transcript is kept for incremental assembly.'),
   }),
 } satisfies Manifest

@@ -6,35 +6,24 @@
  * 1.x side by side. Screenshots go to tmp/playground-screenshots/ (git ignores tmp/).
  */
 import assert from 'node:assert/strict'
-import { existsSync, mkdirSync } from 'node:fs'
-import { join, resolve } from 'node:path'
+import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
 import type { Browser, Page } from 'playwright-core'
 import { startPlayground, type Playground } from '../playground/server.ts'
-import { defaultPresetCopy } from './playground-helpers.ts'
+import { browserSkip, defaultPresetCopy, openPage, shots } from './playground-helpers.ts'
 
-const Chromium = '/usr/bin/chromium'
-const shots = resolve(import.meta.dirname, '../tmp/playground-screenshots')
-/** The launch flags that work on these machines as root (../shared/design/browser-notes.md); playwright adds --headless and a fresh profile. */
-const Flags = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync']
-const skip = existsSync(Chromium) ? false : `${Chromium} is not installed (apt-get install -y chromium); .ci/run installs it`
 
-describe('playground in headless Chromium', { skip }, () => {
+describe('playground in headless Chromium', { skip: browserSkip }, () => {
   let playground: Playground
   let browser: Browser
   let page: Page
   const errors: unknown[] = []
-  const pageErrors: string[] = []
+  let pageErrors: string[] = []
 
   before(async () => {
-    mkdirSync(shots, { recursive: true })
     // The followup model takes 1.5 s per answer, so there is time to reload the page while the run works.
     playground = await startPlayground({ preset: defaultPresetCopy(1500), port: 0, onError: (e) => errors.push(e) })
-    const { chromium } = await import('playwright-core')
-    browser = await chromium.launch({ executablePath: Chromium, headless: true, args: Flags })
-    page = await browser.newPage({ viewport: { width: 1280, height: 1000 } })
-    page.on('pageerror', (error) => pageErrors.push(error.message))
-    page.on('console', (message) => { if (message.type() === 'warning' || message.type() === 'error') pageErrors.push(message.text()) })
+    ;({ browser, page, pageErrors } = await openPage())
   })
 
   after(async () => {

@@ -3,12 +3,33 @@
  * one whose agent runs a project-local policy folder (for hot reload), and a small Server-Sent Events reader.
  */
 import assert from 'node:assert/strict'
-import { cpSync, readFileSync, writeFileSync } from 'node:fs'
+import { cpSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import type { Browser, Page } from 'playwright-core'
 import { join, resolve } from 'node:path'
 import { parse, stringify } from 'yaml'
 import { tempDir } from './helpers.ts'
 
 const root = resolve(import.meta.dirname, '..')
+
+const Chromium = '/usr/bin/chromium'
+/** The launch flags that work on these machines as root (../shared/design/browser-notes.md); playwright adds --headless and a fresh profile. */
+const Flags = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync']
+/** Where the browser tests put their screenshots (git ignores tmp/). */
+export const shots = resolve(root, 'tmp/playground-screenshots')
+/** `skip` for a browser suite: only when Debian's chromium is missing here (.ci/run installs it). */
+export const browserSkip = existsSync(Chromium) ? false : `${Chromium} is not installed (apt-get install -y chromium); .ci/run installs it`
+
+/** Headless Chromium with one page; `pageErrors` collects the page's errors and console warnings. */
+export async function openPage(): Promise<{ browser: Browser; page: Page; pageErrors: string[] }> {
+  mkdirSync(shots, { recursive: true })
+  const { chromium } = await import('playwright-core')
+  const browser = await chromium.launch({ executablePath: Chromium, headless: true, args: Flags })
+  const page = await browser.newPage({ viewport: { width: 1280, height: 1000 } })
+  const pageErrors: string[] = []
+  page.on('pageerror', (error) => pageErrors.push(error.message))
+  page.on('console', (message) => { if (message.type() === 'warning' || message.type() === 'error') pageErrors.push(message.text()) })
+  return { browser, page, pageErrors }
+}
 
 /** presets/default.yml with its runs and outbox in a temp folder, and `delayMs` on the followup model. */
 export function defaultPresetCopy(delayMs = 0): string {

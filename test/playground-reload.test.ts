@@ -13,20 +13,15 @@
  */
 import assert from 'node:assert/strict'
 import { spawn } from 'node:child_process'
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { after, before, describe, it } from 'node:test'
 import type { Browser, Page } from 'playwright-core'
 import type { RunEvent } from 'cordage'
 import { startPlayground, type Playground } from '../playground/server.ts'
-import { reloadPresetCopy } from './playground-helpers.ts'
+import { browserSkip, openPage, reloadPresetCopy, shots } from './playground-helpers.ts'
 
-const Chromium = '/usr/bin/chromium'
 const bin = resolve(import.meta.dirname, '../core/cli/bin.js')
-const shots = resolve(import.meta.dirname, '../tmp/playground-screenshots')
-/** The launch flags that work on these machines as root (../shared/design/browser-notes.md); playwright adds --headless and a fresh profile. */
-const Flags = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync']
-const skip = existsSync(Chromium) ? false : `${Chromium} is not installed (apt-get install -y chromium); .ci/run installs it`
 
 /** The fixture's manifest.ts with another version and rules label: one file, so one save changes both. */
 function edited(plugin: string, version: string, rules: string): void {
@@ -34,23 +29,18 @@ function edited(plugin: string, version: string, rules: string): void {
   writeFileSync(file, readFileSync(file, 'utf8').replace(/version: '[^']+'/, `version: '${version}'`).replace(/Rules = '[^']+'/, `Rules = '${rules}'`))
 }
 
-describe('playground --watch in headless Chromium: a plugin reload, live', { skip }, () => {
+describe('playground --watch in headless Chromium: a plugin reload, live', { skip: browserSkip }, () => {
   let copy: ReturnType<typeof reloadPresetCopy>
   let playground: Playground
   let browser: Browser
   let page: Page
   const errors: unknown[] = []
-  const pageErrors: string[] = []
+  let pageErrors: string[] = []
 
   before(async () => {
-    mkdirSync(shots, { recursive: true })
     copy = reloadPresetCopy()
     playground = await startPlayground({ preset: copy.preset, port: 0, watch: { debounceMs: 20 }, onError: (e) => errors.push(e) })
-    const { chromium } = await import('playwright-core')
-    browser = await chromium.launch({ executablePath: Chromium, headless: true, args: Flags })
-    page = await browser.newPage({ viewport: { width: 1280, height: 1000 } })
-    page.on('pageerror', (error) => pageErrors.push(error.message))
-    page.on('console', (message) => { if (message.type() === 'warning' || message.type() === 'error') pageErrors.push(message.text()) })
+    ;({ browser, page, pageErrors } = await openPage())
   })
 
   after(async () => {

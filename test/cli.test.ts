@@ -95,6 +95,12 @@ describe('cordage CLI', () => {
     ['a negative --after', ['events', 'run_1', '--after=-3', '--preset', 'presets/default.yml'], /--after must be a whole number ≥ 0, got "-3"/],
     ['an unknown status', ['runs', '--status', 'DONE', '--preset', 'presets/default.yml'], /--status must be one of CREATED, RUNNING, .*got "DONE"/],
     ['a bad preset', ['check', '--preset', 'test/fixtures/presets/unknown-key.yml'], /unknown-key\.yml:5:7 agents\.support\.budgets\.maxStep: unknown key/],
+    ['an unknown approval scope', ['approve', 'run_1', 's1.a1', '--scope', 'forever'], /--scope must be once, run or grant, got "forever"/],
+    ['--args that are not JSON', ['approve', 'run_1', 's1.a1', '--scope', 'grant', '--args', '{amount: 5'], /--args is not JSON \(.*\); write it like '\{"amount":\{"lte":100\}\}'/],
+    ['--args that are not an object', ['approve', 'run_1', 's1.a1', '--scope', 'grant', '--args', '[1]'], /--args must be a JSON object: argument path → test/],
+    ['--args with --any-args', ['approve', 'run_1', 's1.a1', '--scope', 'run', '--args', '{}', '--any-args'], /give --args or --any-args, not both/],
+    ['--expires without a wide scope', ['approve', 'run_1', 's1.a1', '--expires', '7d'], /--args, --any-args and --expires go with --scope run or --scope grant/],
+    ['a bad --expires', ['approve', 'run_1', 's1.a1', '--scope', 'grant', '--expires', '7 days'], /--expires must be a duration like 30m, 12h or 7d, got "7 days"/],
   ]
   for (const [what, args, message] of usage) {
     it(`exits 2 with a clear message for ${what}`, () => {

@@ -114,6 +114,11 @@ export const Codes = {
   version_drift: { kind: 'environment_drift', text: 'the plugins differ from the versions the run started with' },
   lock_mismatch: { kind: 'environment_drift', text: 'the installed plugins or the preset differ from its lock file' },
   illegal_transition: { kind: 'internal', text: 'the run cannot move between these statuses' },
+  store_corrupt: { kind: 'internal', text: 'the stored record of a run is damaged or was edited after it was written' },
+  service_timeout: { kind: 'internal', text: 'a service the loop asked did not answer within its time limit' },
+  verdict_invalid: { kind: 'internal', text: 'a deciding service (policy, guardrail, verifier, progress, compactor) answered something that does not fit its contract' },
+  plugin_load_timeout: { kind: 'config', text: 'a plugin module did not finish loading within its time limit' },
+  unauthorized: { kind: 'authorization', text: 'the request did not carry the secret token this server was started with' },
   invalid_event: { kind: 'internal', text: 'an event does not fit the event catalogue' },
   internal_error: { kind: 'internal', text: 'a plugin or the kernel failed unexpectedly' },
 } as const satisfies Record<string, { kind: ErrorKind; text: string }>

@@ -20,11 +20,14 @@ import type { Effect, EffectWrite, StoreService } from './services/store.ts'
 import type { Reconciled, Tool, ToolResult } from './services/tools.ts'
 import type { ActionState, RunState } from './state.ts'
 import type { TerminalStatus, WaitingStatus } from './status.ts'
-import { issueTicket, type Ticket } from './ticket.ts'
+import { claimTicketIssuer, type Ticket } from './ticket.ts'
 import { ToolCall } from './tool-call.ts'
 import { KernelProducer } from './version.ts'
 
 export type Next = 'continue' | 'halt'
+
+/** The kernel's right to issue tickets: claimed here, as this module loads, and never handed on. */
+const issueTicket = claimTicketIssuer()
 
 /** Why a run records a checkpoint before it waits. */
 export type Checkpoint = 'approval' | 'user' | 'suspend' | 'reconciliation'
@@ -55,6 +58,13 @@ export interface DriverPort {
   /** Note a side effect that committed after cancellation was requested, or whose outcome is unknown. */
   noteEffect(kind: 'committed' | 'unknown', effect: { actionId: string; tool: string; receipt?: unknown; key?: string }): void
   reject(action: ActionState, code: Code, observation: string, causation?: number): Promise<Next>
+  /** The run's lease token (fencing token), when the run is owned under a lease. */
+  readonly fencingToken: number | undefined
+  /**
+   * Throw `lease_lost` unless the lease is still surely held by this process's clock: checked right
+   * before a side-effecting call starts and before its outcome is accepted.
+   */
+  checkLease(): void
   /** The agent has a guardrail: observations go through guardOutput. */
   readonly guarded: boolean
   /** The observation the model may see of a finished call: the guardrail's `tool_output` check (records a trip). */
@@ -131,6 +141,8 @@ export class EffectRunner {
         await this.run.lostKeyRace(1)
         return 'continue'
       }
+      // Frozen past the lease's expiry between the intent and the call, another worker may own the run now.
+      if (tool.sideEffect !== 'none') this.run.checkLease()
       let settled: PromiseSettledResult<ToolResult>
       try {
         settled = { status: 'fulfilled', value: await this.call(started) }
@@ -176,6 +188,7 @@ export class EffectRunner {
         await run.lostKeyRace(started.length)
         return 'continue'
       }
+      if (queue.some((job) => job.tool.sideEffect !== 'none')) run.checkLease()
       const results = await Promise.allSettled(started.map((s) => this.call(s)))
       const outcomes: Outcome[] = []
       for (const [i, s] of started.entries()) outcomes.push(await this.finish(s, results[i]))
@@ -214,7 +227,7 @@ export class EffectRunner {
     const run = this.run
     const { action, tool, key } = s.job
     s.t0 = performance.now()
-    const call = new ToolCall(tool, s.ticket, action.args, { runId: run.runId, actionId: action.id, idempotencyKey: key, attempt: s.attempt })
+    const call = new ToolCall(tool, s.ticket, action.args, { runId: run.runId, actionId: action.id, idempotencyKey: key, attempt: s.attempt, fencingToken: run.fencingToken })
     s.call = call
     run.track(call, true)
     if (run.cancelling) call.abort(run.signal.reason, tool.sideEffect !== 'none' ? run.options.cancelGraceMs : 0)

@@ -3,10 +3,22 @@
  * Deep freezing, for what must not change once it is on record: proposed arguments (bound to a hash)
  * and events handed to listeners (the store may keep the same objects).
  */
+
+/** Roots frozen all the way down by {@link deepFreeze}: only these may have a remembered hash. */
+const deep = new WeakSet<object>()
+
 export function deepFreeze<T>(value: T): T {
-  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
+  if (typeof value === 'object' && value !== null && !deep.has(value)) {
+    // Marked first, so a cycle ends here. An object frozen at the top only may still hold mutable
+    // members: walk it anyway.
+    deep.add(value)
     for (const key of Object.keys(value)) deepFreeze((value as Record<string, unknown>)[key])
     Object.freeze(value)
   }
   return value
+}
+
+/** True when {@link deepFreeze} froze this value and everything in it. */
+export function isDeepFrozen(value: object): boolean {
+  return deep.has(value)
 }

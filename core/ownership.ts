@@ -19,14 +19,30 @@ export interface OwnershipOptions {
 export class Ownership {
   private timers: ReturnType<typeof setInterval>[] = []
   private released = false
+  /** Until when, by this process's clock, the lease is surely ours: its expiry, moved on by each renewal. */
+  private heldUntil: number
 
-  constructor(readonly lease: Lease, private store: () => StoreService, private options: OwnershipOptions) {}
+  constructor(readonly lease: Lease, private store: () => StoreService, private options: OwnershipOptions) {
+    // The store may have stamped the expiry with another clock: trust whichever ends first.
+    this.heldUntil = Math.min(lease.expiresAt, Date.now() + options.ttlMs)
+  }
+
+  /**
+   * Whether the lease is still ours by this process's clock. False once it may have expired: after the
+   * process was frozen (SIGSTOP, a long GC pause, a suspended VM) past its expiry, another worker may
+   * own the run, even though no renewal has failed yet.
+   */
+  held(now = Date.now()): boolean {
+    return !this.released && now < this.heldUntil
+  }
 
   /** Start renewing, and watching for cancel requests when other processes share the store. */
   start(): void {
     const { ttlMs, watchMs } = this.options
     const renew = setInterval(() => {
+      const sent = Date.now()
       Promise.resolve(this.store().renew(this.lease, ttlMs)).then((held) => {
+        if (held) this.heldUntil = Math.max(this.heldUntil, sent + ttlMs)
         if (!held && !this.released) this.options.onLost(new CordageError('lease_lost', `run ${this.lease.runId}: worker ${this.lease.worker} lost its lease (${this.lease.token}); another worker owns the run`))
       }, () => { /* a failed renewal is retried at the next tick; the fencing token protects the log meanwhile */ })
     }, Math.max(10, Math.floor(ttlMs / 3)))

@@ -19,7 +19,7 @@ export class ToolCall {
   constructor(tool: Tool, ticket: Ticket, args: unknown, io: Omit<ToolIO, 'signal'>) {
     const call = this
     const toolIO: ToolIO = {
-      runId: io.runId, actionId: io.actionId, idempotencyKey: io.idempotencyKey, attempt: io.attempt,
+      runId: io.runId, actionId: io.actionId, idempotencyKey: io.idempotencyKey, attempt: io.attempt, fencingToken: io.fencingToken,
       get signal() { return call.signal() },
     }
     this.result = new Promise<ToolResult>((resolve, reject) => {

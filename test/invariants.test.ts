@@ -5,7 +5,8 @@
 import assert from 'node:assert/strict'
 import { resolve } from 'node:path'
 import { afterEach, describe, it } from 'node:test'
-import { CordageError, issueTicket, hashArgs, readService, replay, type RunEvent, type Tool, type ToolsService } from 'cordage'
+import { CordageError, hashArgs, readService, replay, type RunEvent, type Tool, type ToolsService } from 'cordage'
+import { claimTicketIssuer, TicketBook } from '../core/ticket.ts'
 import { indexOf, refundAnswer, supportDesk, type Harness } from './helpers.ts'
 
 let harness: Harness | undefined
@@ -15,25 +16,18 @@ const io = (runId: string, actionId: string) => ({ runId, actionId, idempotencyK
 const logProbe = { path: resolve(import.meta.dirname, 'fixtures/plugins/log-probe') }
 
 describe('invariant 1: the model proposes, the harness disposes', () => {
-  it('refuses a tool invoked without a valid ticket, whoever calls it', async () => {
+  it('refuses a tool invoked without a ticket the kernel issued, whoever calls it', async () => {
     harness = await supportDesk({ script: [] })
     const tool = readService<ToolsService>(harness.agent.ctx, 'tools')!.value.get('record_followup') as Tool
     const args = { ticketId: 'T-1', note: 'sneaky' }
     await assert.rejects(tool.invoke(undefined, args, io('run_x', 's1.a1')), { code: 'ticket_missing' })
-
+    // A book of one's own issues tickets nobody accepts: tools redeem against the kernel's book only.
     const grant = { runId: 'run_x', actionId: 's1.a1', tool: 'record_followup', argsHash: hashArgs(args), policyVersion: 'p1' }
-    const copy = { ...issueTicket(grant) }
-    await assert.rejects(tool.invoke(copy, args, io('run_x', 's1.a1')), { code: 'ticket_invalid' })
-    await assert.rejects(tool.invoke(issueTicket(grant), { ...args, note: 'other' }, io('run_x', 's1.a1')), { code: 'ticket_mismatch' })
-    await assert.rejects(tool.invoke(issueTicket(grant), args, io('run_x', 's2.a1')), { code: 'ticket_mismatch' })
-    await assert.rejects(tool.invoke(issueTicket({ ...grant, tool: 'lookup_policy' }), args, io('run_x', 's1.a1')), { code: 'ticket_mismatch' })
-    await assert.rejects(tool.invoke(issueTicket({ ...grant, ttlMs: -1 }), args, io('run_x', 's1.a1')), { code: 'ticket_expired' })
+    await assert.rejects(tool.invoke(new TicketBook().issue(grant), args, io('run_x', 's1.a1')), { code: 'ticket_invalid' })
+    const forged = { id: 'tk_abcdef_1', ...grant, expiresAt: Date.now() + 60_000 }
+    await assert.rejects(tool.invoke(forged, args, io('run_x', 's1.a1')), { code: 'ticket_invalid' })
+    assert.throws(() => claimTicketIssuer(), { code: 'ticket_invalid' }, 'the kernel claimed the issuer when it loaded')
     assert.equal(harness.followups().length, 0, 'no refused call had an effect')
-
-    const ticket = issueTicket(grant)
-    await tool.invoke(ticket, args, io('run_x', 's1.a1'))
-    await assert.rejects(tool.invoke(ticket, args, io('run_x', 's1.a1')), { code: 'ticket_reused' })
-    assert.equal(harness.followups().length, 1, 'only the valid ticket ran, once')
   })
 
   it('records the policy decision before every tool start, under the policy version the ticket names', async () => {

@@ -2,7 +2,8 @@ import assert from 'node:assert/strict'
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { after, describe, it } from 'node:test'
-import { conflict, CordageError, footprintOf, hashArgs, issueTicket, mayRunBeside, type Tool } from 'cordage'
+import { conflict, CordageError, footprintOf, mayRunBeside, type Tool } from 'cordage'
+import { invokeTool } from '../../test/tool-harness.ts'
 import { tempDir as makeTempDir } from '../../test/helpers.ts'
 import manifest, { type Config } from './manifest.ts'
 import { editFileTool } from './edit-file.ts'
@@ -45,9 +46,8 @@ function workspaces() {
 
 const config = (overrides: Partial<Config> = {}): Config => ({ ...(manifest.config({}) as Config), ...overrides })
 
-function call(tool: Tool, args: unknown, { runId = 'run_1', actionId = 's1.a1', signal = new AbortController().signal, key }: { runId?: string; actionId?: string; signal?: AbortSignal; key?: string } = {}) {
-  const ticket = issueTicket({ runId, actionId, tool: tool.name, argsHash: hashArgs(args), policyVersion: 'p' })
-  return tool.invoke(ticket, args, { runId, actionId, idempotencyKey: key ?? `${runId}/${actionId}`, attempt: 1, signal })
+function call(tool: Tool, args: unknown, { runId = 'run_1', actionId = 's1.a1', signal }: { runId?: string; actionId?: string; signal?: AbortSignal } = {}) {
+  return invokeTool(tool, args, { runId, actionId, signal })
 }
 
 async function refused(pending: Promise<unknown>, message: RegExp) {

@@ -5,7 +5,8 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { existsSync, readFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
-import { hashArgs, issueTicket, type Tool, type ToolResult } from 'cordage'
+import type { Tool, ToolResult } from 'cordage'
+import { invokeTool } from '../../test/tool-harness.ts'
 
 export const FixtureServer = resolve(import.meta.dirname, '../../test/fixtures/mcp/server.mjs')
 
@@ -88,11 +89,9 @@ export async function allExited(pids: number[], ms = 4000): Promise<void> {
   }
 }
 
-/** Run a tool the way the kernel does: with a ticket for exactly these arguments. */
-export function invoke(tool: Tool, args: unknown, options: { signal?: AbortSignal; actionId?: string; key?: string } = {}): Promise<ToolResult> {
-  const actionId = options.actionId ?? 's1.a1'
-  const ticket = issueTicket({ runId: 'r', actionId, tool: tool.name, argsHash: hashArgs(args), policyVersion: 'p' })
-  return tool.invoke(ticket, args, { runId: 'r', actionId, idempotencyKey: options.key ?? `r/${actionId}`, attempt: 1, signal: options.signal ?? new AbortController().signal })
+/** Run a tool the way the kernel does: in a run, after a recorded decision, with a ticket for exactly these arguments. */
+export function invoke(tool: Tool, args: unknown, options: { signal?: AbortSignal; actionId?: string; runId?: string } = {}): Promise<ToolResult> {
+  return invokeTool(tool, args, { runId: options.runId ?? 'r', actionId: options.actionId, signal: options.signal })
 }
 
 export interface HttpFixture {

@@ -195,7 +195,7 @@ describe('mcp-tools over stdio', () => {
     const started = Date.now()
     const pending = invoke(tool(h, 'fixture__slow'), { ms: 10_000 }, { signal: controller.signal })
     setTimeout(() => controller.abort(new Error('stop now')), 100)
-    await assert.rejects(pending, /stop now/)
+    await assert.rejects(pending, { code: 'cancelled' })
     assert.ok(Date.now() - started < 1000, 'rejected soon after the abort')
     // The SDK sent notifications/cancelled; the server stopped its work.
     for (let i = 0; i < 100 && !cancelledOnServer(files!); i++) await new Promise((r) => setTimeout(r, 20))
@@ -242,9 +242,9 @@ describe('mcp-tools over stdio', () => {
 
   it('passes the idempotency key in _meta on direct calls too', async () => {
     const h = await desk([])
-    await invoke(tool(h, 'fixture__append_note'), { note: 'x' }, { key: 'refund:order:O-7' })
-    assert.equal(effects(files!)[0].key, 'refund:order:O-7')
-    assert.equal(callsOf(files!, 'append_note')[0].key, 'refund:order:O-7')
+    await invoke(tool(h, 'fixture__append_note'), { note: 'x' }, { runId: 'run_o7', actionId: 's1.a2' })
+    assert.equal(effects(files!)[0].key, 'run_o7/s1.a2')
+    assert.equal(callsOf(files!, 'append_note')[0].key, 'run_o7/s1.a2')
   })
 })
 

@@ -21,6 +21,7 @@ import type { Lease, StoreService } from './services/store.ts'
 import type { ToolsService } from './services/tools.ts'
 import { emptyState, replay, replayFrom, type ActionState, type RunState } from './state.ts'
 import { isTerminal, type RunStatus } from './status.ts'
+import { asDefined } from './tool.ts'
 import { KernelProducer } from './version.ts'
 
 export interface AgentOptions {
@@ -284,7 +285,8 @@ export class AgentRuntime {
           // Resuming is safe when the action never started (it waited on another run's effect under its
           // key), or when its tool is idempotent (running it again under the same key is harmless).
           const action = state.waiting?.actionId ? state.actions[state.waiting.actionId] : undefined
-          const tool = action && readService<ToolsService>(this.ctx, 'tools')?.value.get(action.tool)
+          const found = action && readService<ToolsService>(this.ctx, 'tools')?.value.get(action.tool)
+          const tool = found && asDefined(found)
           if (action?.status === 'running' && !tool?.idempotent) {
             throw new CordageError('run_not_waiting', `run ${runId} waits for someone to settle whether action ${state.waiting?.actionId} took effect (unknown_effect): cordage reconcile ${runId} ${state.waiting?.actionId} --committed|--not-committed`)
           }

@@ -49,8 +49,17 @@ export function grantMismatch(grant: ApprovalGrant, call: { agent: string; tool:
   if (grant.policyVersion !== call.policyVersion) return `given under policy ${grant.policyVersion}, now ${call.policyVersion}`
   if (grant.toolVersion && call.toolVersion && grant.toolVersion !== call.toolVersion) return `given for ${grant.toolVersion}, now ${call.toolVersion}`
   if (grant.args === 'any') return undefined
+  if (typeof grant.args !== 'object' || grant.args === null) return 'its arguments are not recorded in a known form'
   if ('hash' in grant.args) return grant.args.hash === call.argsHash ? undefined : 'other arguments'
-  return compileArgs(grant.args.pattern)(call.args) ? undefined : 'arguments outside its pattern'
+  if (!('pattern' in grant.args)) return 'its arguments are not recorded in a known form'
+  // A stored pattern that no longer compiles (written by hand, or by an older version) covers nothing.
+  let test: (args: unknown) => boolean
+  try {
+    test = compileArgs(grant.args.pattern)
+  } catch (error) {
+    return `its argument pattern is not valid: ${(error as Error).message}`
+  }
+  return test(call.args) ? undefined : 'arguments outside its pattern'
 }
 
 /** Active means not revoked and not expired (policy and tool versions are checked per call). */

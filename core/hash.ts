@@ -46,3 +46,79 @@ export function hashArgs(value: unknown): string {
   if (cacheable) cache.set(value, digest)
   return digest
 }
+
+/** Arguments nested deeper than this are refused: no tool needs it, and deep values cost stack everywhere. */
+export const MaxJsonDepth = 64
+
+/**
+ * What keeps a value from being plain JSON that every reader sees alike, or undefined when it is fine.
+ * Refused: a key `__proto__` (JavaScript code downstream — a schema library copying keys, a tool, an
+ * SDK — may take it for the prototype and see other arguments than policy judged), a lone surrogate,
+ * NaN or an infinite number, anything JSON has no form for (undefined in an array, functions, symbols,
+ * bigints, cycles), and nesting deeper than {@link MaxJsonDepth}. `constructor` and `prototype` are
+ * ordinary keys and are kept.
+ */
+export function jsonProblem(value: unknown, path = '$', depth = 0, seen = new Set<object>()): string | undefined {
+  switch (typeof value) {
+    case 'string':
+      return wellFormed(value) ? undefined : `${path} holds a lone surrogate (not valid Unicode)`
+    case 'number':
+      return Number.isFinite(value) ? undefined : `${path} is ${value}, which JSON cannot carry`
+    case 'boolean':
+      return undefined
+    case 'object': {
+      if (value === null) return undefined
+      if (depth >= MaxJsonDepth) return `${path} is nested more than ${MaxJsonDepth} levels deep`
+      if (seen.has(value)) return `${path} refers back to itself (a cycle)`
+      seen.add(value)
+      try {
+        if (Array.isArray(value)) {
+          for (let i = 0; i < value.length; i++) {
+            const problem = value[i] === undefined ? `${path}[${i}] is undefined` : jsonProblem(value[i], `${path}[${i}]`, depth + 1, seen)
+            if (problem) return problem
+          }
+          return undefined
+        }
+        const proto = Object.getPrototypeOf(value)
+        if (proto !== Object.prototype && proto !== null) return `${path} is a ${proto?.constructor?.name ?? 'non-plain'} object, not plain JSON`
+        for (const key of Object.keys(value)) {
+          if (key === '__proto__') return `${path} has a key "__proto__", which is refused: JavaScript code may take it for the prototype and see other arguments than policy judged`
+          if (!wellFormed(key)) return `${path} has a key with a lone surrogate (not valid Unicode)`
+          const member = (value as Record<string, unknown>)[key]
+          if (member === undefined) continue
+          const problem = jsonProblem(member, `${path}.${key}`, depth + 1, seen)
+          if (problem) return problem
+        }
+        return undefined
+      } finally {
+        seen.delete(value)
+      }
+    }
+    default:
+      return `${path} is a ${typeof value}, which JSON cannot carry`
+  }
+}
+
+/**
+ * A hash for anything, for the record of arguments that will be refused ({@link jsonProblem}): the
+ * canonical hash when there is one, else a hash of a lossy rendering, marked so it never equals a
+ * canonical one.
+ */
+export function hashAnyway(value: unknown): string {
+  try {
+    return hashArgs(value)
+  } catch {
+    let text: string
+    try {
+      text = JSON.stringify(value) ?? String(value)
+    } catch {
+      text = String(value)
+    }
+    return 'sha256:' + hash('sha256', `unrepresentable:${text}`).slice(0, 32)
+  }
+}
+
+/** String.prototype.isWellFormed (Node 20), which TypeScript's ES2023 library does not declare yet. */
+function wellFormed(text: string): boolean {
+  return (text as unknown as { isWellFormed(): boolean }).isWellFormed()
+}

@@ -17,10 +17,11 @@ import { EffectRunner, type Authorized, type Checkpoint, type DriverPort, type N
 import { footprintOf, mayRunBeside, waves } from './parallel.ts'
 import { classify, CordageError, Codes, type Code } from './errors.ts'
 import { deepFreeze } from './freeze.ts'
-import { hashArgs } from './hash.ts'
+import { hashAnyway, hashArgs, jsonProblem } from './hash.ts'
 import { Ownership } from './ownership.ts'
 import { Recorder, type EventIds } from './recorder.ts'
 import { toView, type Tool, type ToolView } from './services/tools.ts'
+import { asDefined } from './tool.ts'
 import type { ContextMessage, ContextService } from './services/context.ts'
 import { checkCompacted, type CompactResult, type CompactorService } from './services/compactor.ts'
 import { checkResponse, type ModelDelta, type ModelResponse, type ModelService } from './services/model.ts'
@@ -401,7 +402,9 @@ export class RunDriver implements DriverPort {
       decision.calls.forEach((call, i) => {
         // Frozen from here on: the decision, the ticket and the call are about these exact arguments.
         const args = deepFreeze(call.args)
-        this.rec.record('tool/proposed', { tool: call.name, args, argsHash: hashArgs(args), callId: call.callId, argsError: call.argsError },
+        // Arguments that are not plain JSON are refused before anyone judges them (hash.ts, jsonProblem).
+        const argsError = call.argsError ?? jsonProblem(args)
+        this.rec.record('tool/proposed', { tool: call.name, args, argsHash: argsError === undefined ? hashArgs(args) : hashAnyway(args), callId: call.callId, argsError },
           KernelProducer, this.idsOf(`${ids.stepId}.a${i + 1}`, responded.seq))
       })
       return 'continue'
@@ -472,7 +475,7 @@ export class RunDriver implements DriverPort {
     if (visible === this.visibleSource) return
     this.visibleSource = visible
     this.visible.clear()
-    for (const tool of visible) this.visible.set(tool.name, tool)
+    for (const tool of visible) this.visible.set(tool.name, asDefined(tool))
     this.visibleViews = visible.map(toView)
     this.visibleNames = visible.map((t) => t.name)
   }
@@ -524,7 +527,7 @@ export class RunDriver implements DriverPort {
   private async admit(action: ActionState): Promise<Admitted> {
     await this.visibleTools()
     const tool = this.visible.get(action.tool)
-    if (action.argsError !== undefined) return { next: await this.reject(action, 'invalid_arguments', `The arguments for ${action.tool} are not valid JSON (${action.argsError}). Send them again as a JSON object.`) }
+    if (action.argsError !== undefined) return { next: await this.reject(action, 'invalid_arguments', `The arguments for ${action.tool} were refused: ${action.argsError}. Send them again as a plain JSON object.`) }
     if (!tool) return { next: await this.reject(action, 'unknown_tool', `Unknown tool "${action.tool}". Tools you can call: ${[...this.visible.keys()].join(', ') || 'none'}.`) }
     const parsed = tool.input.safeParse(action.args)
     if (!parsed.success) {
@@ -582,7 +585,8 @@ export class RunDriver implements DriverPort {
 
   private async installedTool(action: ActionState): Promise<Tool | undefined> {
     await this.visibleTools()
-    return this.visible.get(action.tool) ?? this.services.tools.value.get(action.tool)
+    const tool = this.visible.get(action.tool) ?? this.services.tools.value.get(action.tool)
+    return tool && asDefined(tool)
   }
 
   get guarded(): boolean {

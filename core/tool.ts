@@ -37,6 +37,11 @@ export interface ToolDefinition<A> {
 
 const NamePattern = /^[a-zA-Z][a-zA-Z0-9_-]{0,63}$/
 
+/** The fields policy, the ledger and the loop rely on, as each tool was defined: by its `invoke`. */
+type Defined = Readonly<Pick<Tool, 'name' | 'sideEffect' | 'idempotent' | 'timeoutMs' | 'needsApproval' | 'retries'>>
+const definitions = new WeakMap<Tool['invoke'], Defined>()
+const ContractKeys = ['name', 'sideEffect', 'idempotent', 'timeoutMs', 'needsApproval', 'retries'] as const
+
 /**
  * @example
  * const lookup = defineTool({
@@ -51,8 +56,11 @@ export function defineTool<A>(def: ToolDefinition<A>): Tool {
   }
   const inputSchema = def.inputSchema ?? def.input.toJSONSchema?.() ?? { type: 'object' }
   delete (inputSchema as { $schema?: unknown }).$schema
+  if (!['none', 'local', 'external'].includes(def.sideEffect)) {
+    throw new CordageError('invalid_input', `tool "${def.name}": sideEffect must be none, local or external, got ${JSON.stringify(def.sideEffect)}`)
+  }
   const body = def.run
-  return Object.freeze({
+  const tool = Object.freeze({
     name: def.name,
     description: def.description,
     input: def.input,
@@ -79,4 +87,19 @@ export function defineTool<A>(def: ToolDefinition<A>): Tool {
       return await body(parsed.data, io)
     },
   } satisfies Tool)
+  definitions.set(tool.invoke, Object.freeze({ name: tool.name, sideEffect: tool.sideEffect, idempotent: tool.idempotent, timeoutMs: tool.timeoutMs, needsApproval: tool.needsApproval, retries: tool.retries }))
+  return tool
+}
+
+/**
+ * The tool as it was defined. A registry hands tools around as copies (it adds `owner`), and a copy
+ * could also change what the tool claims to be (`sideEffect: 'none'` on a write, so policy allows it).
+ * For a tool built with {@link defineTool}, the loop decides, times and records calls on the contract
+ * the tool was defined with: this returns the tool itself when the copy says the same, else a copy with
+ * the defined contract. A tool built some other way is taken as it is (its own code is its contract).
+ */
+export function asDefined(tool: Tool): Tool {
+  const defined = definitions.get(tool.invoke)
+  if (!defined || ContractKeys.every((key) => tool[key] === defined[key])) return tool
+  return Object.freeze({ ...tool, ...defined })
 }

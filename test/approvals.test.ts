@@ -121,7 +121,7 @@ describe('approvals beyond one call', () => {
     const desk = await supportDesk({ script: [followup('T-1'), done], rules: rules(), verifier: { minCount: 0 } })
     try {
       const paused = await desk.agent.run()
-      await assert.rejects(desk.agent.approve(paused.runId, 's1.a1', { by: 'alice', scope: 'grant', args: { note: { regex: '(' } } }), { code: 'invalid_input', message: /note\.regex is not a valid regular expression/ })
+      await assert.rejects(desk.agent.approve(paused.runId, 's1.a1', { by: 'alice', scope: 'grant', args: { note: { regex: '(' } } }), { code: 'invalid_input', message: /argument test "note": regex: \/\(\/ is not a valid regular expression/ })
       const store = desk.agent.store() as { putGrant?: unknown }
       const put = store.putGrant
       store.putGrant = undefined

@@ -130,7 +130,23 @@ function checkConfig(preset: Preset, ref: PluginRef, entry: CatalogEntry, proble
 /** Keys in `value` that an object schema does not declare (schemastery keeps them silently). */
 function unknownKeys(schema: Schema, value: unknown, path: string): { path: string; key: string; allowed: string[] }[] {
   if (value === null || typeof value !== 'object') return []
-  const s = schema as unknown as { type: string; dict?: Record<string, Schema>; inner?: Schema }
+  const s = schema as unknown as { type: string; dict?: Record<string, Schema>; inner?: Schema; list?: Schema[] }
+  // A union is strict only if its object alternatives are: a value that is an object is checked against
+  // the closest of them (the one it leaves fewest keys unknown in), so `{ inn: [...] }` in a union of
+  // string | number | { in, ... } is reported instead of passing as an object with no tests.
+  if (s.type === 'union' && s.list) {
+    const candidates = s.list.filter((alt) => kindFits(alt, value))
+    if (!candidates.length) return []
+    const found = candidates.map((alt) => unknownKeys(alt, value, path))
+    return found.reduce((best, next) => (next.length < best.length ? next : best))
+  }
+  if (s.type === 'intersect' && s.list) {
+    // A key is unknown only if no part of the intersection declares it.
+    const declared = new Set(s.list.flatMap((part) => Object.keys((part as unknown as { dict?: object }).dict ?? {})))
+    return s.list.flatMap((part) => unknownKeys(part, value, path)).filter((u) => !declared.has(u.key))
+      .map((u) => ({ ...u, allowed: [...declared] }))
+  }
+  if ((s.type === 'transform' || s.type === 'default') && s.inner) return unknownKeys(s.inner, value, path)
   if (s.type === 'object' && s.dict && !Array.isArray(value)) {
     const out: { path: string; key: string; allowed: string[] }[] = []
     for (const [key, v] of Object.entries(value)) {
@@ -147,6 +163,14 @@ function unknownKeys(schema: Schema, value: unknown, path: string): { path: stri
     return Object.entries(value).flatMap(([k, v]) => unknownKeys(s.inner!, v, `${path}.${k}`))
   }
   return []
+}
+
+/** Whether a union alternative is about values of this kind (an object schema for a plain object, and so on). */
+function kindFits(schema: Schema, value: unknown): boolean {
+  const type = (schema as unknown as { type: string }).type
+  if (Array.isArray(value)) return type === 'array' || type === 'tuple' || type === 'transform' || type === 'any'
+  if (value !== null && typeof value === 'object') return type === 'object' || type === 'dict' || type === 'intersect' || type === 'transform' || type === 'any'
+  return false
 }
 
 function checkRequires(preset: Preset, p: PlannedPlugin, requires: Record<string, string>, providers: Record<string, PlannedPlugin>, problems: Problem[], required: boolean, catalog: PluginCatalog) {

@@ -5,7 +5,7 @@
  * redacting detector at once (where two detectors claim the same characters, the one listed first
  * keeps them). Reasons name the kinds and counts found, and where; never the matched text.
  */
-import { globPattern, hashArgs, type GuardInput, type GuardrailService, type GuardStage, type GuardVerdict } from 'cordage'
+import { globPattern, hashArgs, type Glob, type GuardInput, type GuardrailService, type GuardStage, type GuardVerdict } from 'cordage'
 import { Builtins, BuiltinNames, patternDetector, type Detector, type Span } from './detectors.ts'
 import { DetectorDefaults, type Config, type DetectorOptions, type GuardAction } from './manifest.ts'
 
@@ -20,7 +20,7 @@ export interface Guard {
 }
 
 interface Exempt {
-  tools: RegExp[]
+  tools: Glob[]
   detectors: Set<string>
   stages: Set<GuardStage>
 }

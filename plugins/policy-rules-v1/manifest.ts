@@ -1,5 +1,5 @@
 import { Schema } from 'cordis'
-import type { ArgMatcher, Manifest } from 'cordage'
+import { checkArgsPatterns, type ArgMatcher, type ArgsPattern, type Manifest } from 'cordage'
 
 export interface Match {
   tool?: string | string[]
@@ -37,7 +37,9 @@ export default {
   version: '1.0.0',
   description: 'Allow / ask / deny by tool name, side-effect class and argument patterns; first matching rule wins.',
   provides: { policy: '1.0.0' },
-  config: Schema.object({
+  // Each argument test is compiled here, so an unknown operator or a bad operand is a config error
+  // (naming its key path) and never a rule that matches everything.
+  config: Schema.transform(Schema.object({
     rules: Schema.array(Schema.object({
       id: Schema.string().pattern(/^[a-z0-9][a-z0-9-]*$/).required().description('Recorded with every decision the rule makes.'),
       verdict: Schema.union(['allow', 'ask', 'deny']).required(),
@@ -50,5 +52,8 @@ export default {
       reason: Schema.string().description('Why, in words a reviewer understands.'),
     })).default([]).description('Checked in order; the first match decides.'),
     default: Schema.union(['allow', 'ask', 'deny']).default('deny').description('Verdict when no rule matches (deny: fail closed).'),
+  }), (config: any) => {
+    checkArgsPatterns((config.rules ?? []).map((rule: Rule, i: number) => [`.rules[${i}].match.args`, rule.match?.args] as [string, ArgsPattern | undefined]))
+    return config
   }),
 } satisfies Manifest

@@ -1,5 +1,5 @@
 import { Schema } from 'cordis'
-import type { ArgMatcher, Manifest } from 'cordage'
+import { checkArgsPatterns, type ArgMatcher, type ArgsPattern, type Manifest } from 'cordage'
 
 type SideEffect = 'none' | 'local' | 'external'
 type OneOrMany<T> = T | T[]
@@ -53,7 +53,9 @@ export default {
   version: '2.0.0',
   description: 'Allow / ask / deny by tool, namespace, side effect, arguments, agent and environment, by explicit priority; asks name their approvers and fail closed without one.',
   provides: { policy: '1.1.0' },
-  config: Schema.object({
+  // Each argument test is compiled here, so an unknown operator or a bad operand is a config error
+  // (naming its key path) and never a rule that matches everything.
+  config: Schema.transform(Schema.object({
     rules: Schema.array(Schema.object({
       id: Schema.string().pattern(/^[a-z0-9][a-z0-9-]*$/).required().description('Recorded with every decision the rule makes.'),
       verdict: Schema.union(['allow', 'ask', 'deny']).required(),
@@ -73,5 +75,8 @@ export default {
     default: Schema.union(['allow', 'ask', 'deny']).default('deny').description('Verdict when no rule matches (deny: fail closed).'),
     approvers: Schema.array(Schema.string()).default([]).description('Who may approve an ask (names given with --by; * for anyone). With none, an ask is denied: fail closed.'),
     environment: Schema.string().description('The environment rules match on (match.environment). Default: $CORDAGE_ENV.'),
+  }), (config: any) => {
+    checkArgsPatterns((config.rules ?? []).map((rule: Rule, i: number) => [`.rules[${i}].match.args`, rule.match?.args] as [string, ArgsPattern | undefined]))
+    return config
   }),
 } satisfies Manifest

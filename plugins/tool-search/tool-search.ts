@@ -7,7 +7,7 @@
  * from the run's events, they stay visible after a compaction and after a resume in another process.
  */
 import { Service, type Context } from 'cordis'
-import { AgentKey, CordageError, globPattern, pluginOf, type RunState, type Tool, type ToolsService, type VisibleInput } from 'cordage'
+import { AgentKey, CordageError, globPattern, pluginOf, type RunState, type Tool, type ToolsService, type VisibleInput, type Glob } from 'cordage'
 import type { Config } from './manifest.ts'
 import { SearchIndex } from './search-index.ts'
 import { SearchToolName, searchTool, summaryOf, type Listing, type Searcher } from './search-tool.ts'
@@ -22,7 +22,7 @@ export class ToolSearch extends Service implements ToolsService {
   private tools = new Map<string, Tool>()
   private index: SearchIndex
   private visibility: Visibility
-  private pinned: RegExp[]
+  private pinned: Glob[]
   private pinnedTags: Set<string>
   private preload: number
   private agentName: string

@@ -5,7 +5,7 @@
  * permission: policy still decides every call. Hiding a tool keeps it out of the model's choices (and
  * its schema out of the prompt); a call to it is refused as `unknown_tool`.
  */
-import { globPattern, type SideEffect, type Tool } from 'cordage'
+import { globPattern, type SideEffect, type Tool, type Glob } from 'cordage'
 
 /** Tags of this form say which environments a tool belongs to: `env:dev`, `env:prod`. */
 export const EnvironmentTag = 'env:'
@@ -40,14 +40,14 @@ export interface Scope {
 interface CompiledPhase {
   until: number
   tags: Set<string>
-  tools: RegExp[]
+  tools: Glob[]
   sideEffects: Set<SideEffect>
 }
 
 export class Visibility {
   private readonly environment?: string
-  private readonly deny: RegExp[]
-  private readonly agents: Map<string, { allow: RegExp[]; deny: RegExp[] }>
+  private readonly deny: Glob[]
+  private readonly agents: Map<string, { allow: Glob[]; deny: Glob[] }>
   private readonly phases: CompiledPhase[]
 
   /** `exempt` (the search tool) ignores allow lists and phases: without it nothing else can be found. */

@@ -4,15 +4,15 @@
  * leave with it, so a reloaded plugin never leaves a stale tool behind.
  */
 import { Service, type Context } from 'cordis'
-import { CordageError, globPattern, pluginOf, type Tool, type ToolsService, type VisibleInput } from 'cordage'
+import { CordageError, globPattern, pluginOf, type Tool, type ToolsService, type VisibleInput, type Glob } from 'cordage'
 import type { Config } from './manifest.ts'
 
 export class ToolRegistry extends Service implements ToolsService {
   static reusable = true
   private tools = new Map<string, Tool>()
   private visibleCache: Tool[] | undefined
-  private include: RegExp[]
-  private exclude: RegExp[]
+  private include: Glob[]
+  private exclude: Glob[]
 
   constructor(ctx: Context, config: Config) {
     super(ctx, 'tools', true)

@@ -60,9 +60,26 @@ export interface AgentOptions {
   effectWaitMs?: number
   /** Run the independent calls of one step side by side (default true); false runs them one by one. */
   parallelTools?: boolean
+  /**
+   * How long the loop waits for each service's answer before it ends the run with `service_timeout`
+   * (milliseconds; the run's deadline bounds them too). Defaults: {@link DefaultServiceTimeouts}.
+   */
+  serviceTimeouts?: Partial<Record<TimedService, number>>
   /** Pass a run handed to another agent on (the host's: that agent accepts it and drives it). */
   handoff?: (runId: string, to: string) => Promise<RunState>
 }
+
+/** The services whose calls the loop bounds in time. */
+export const TimedServices = ['context', 'tools', 'policy', 'guardrail', 'progress', 'compactor', 'verifier'] as const
+export type TimedService = (typeof TimedServices)[number]
+
+/**
+ * Generous by default: a policy or guardrail answers in microseconds and a hung one should be noticed
+ * soon; a compactor may ask the model for a summary, a verifier may run a test suite.
+ */
+export const DefaultServiceTimeouts: Readonly<Record<TimedService, number>> = Object.freeze({
+  context: 30_000, tools: 30_000, policy: 10_000, guardrail: 10_000, progress: 10_000, compactor: 120_000, verifier: 600_000,
+})
 
 /** What a resumed run does when a plugin differs from the one it started with (preset `onDrift`). */
 export type DriftPolicy = 'refuse' | 'accept' | 'pin'
@@ -83,6 +100,7 @@ export interface ResolvedAgentOptions {
   handoff?: (runId: string, to: string) => Promise<RunState>
   contextTokens?: number
   parallelTools: boolean
+  serviceTimeouts: Readonly<Record<TimedService, number>>
   modelRetry: { attempts: number; backoffMs: number }
   ticketTtlMs: number
   observationChars: number
@@ -171,6 +189,7 @@ export class AgentRuntime {
       handoff: options.handoff,
       contextTokens: options.contextTokens,
       parallelTools: options.parallelTools ?? true,
+      serviceTimeouts: Object.freeze({ ...DefaultServiceTimeouts, ...options.serviceTimeouts }),
       modelRetry: options.modelRetry ?? { attempts: 3, backoffMs: 250 },
       ticketTtlMs: options.ticketTtlMs ?? 60_000,
       observationChars: options.observationChars ?? 4000,

@@ -37,6 +37,9 @@ import type { TerminalStatus, WaitingStatus } from './status.ts'
 import type { ToolCall } from './tool-call.ts'
 import type { AgentRuntime } from './agent.ts'
 import { KernelProducer } from './version.ts'
+import { checkGuardVerdict, checkPolicyDecision, checkProgressVerdict, checkProjection, checkVerifyResult } from './verdicts.ts'
+import type { VerifyResult } from './services/verifier.ts'
+import type { TimedService } from './agent.ts'
 
 /** Services of one step, read once at its start so a swap can only take effect between steps. */
 interface StepServices {
@@ -88,6 +91,8 @@ export class RunDriver implements DriverPort {
   /** Side effects that committed after cancellation was requested, and those left unknown. */
   private noted = { committed: [] as { actionId: string; tool: string; receipt?: unknown }[], unknown: [] as { actionId: string; tool: string; key: string }[] }
   private lastSnapshot = 0
+  /** A service that did not answer in time while an outcome was being recorded: the run ends at the next boundary. */
+  private deferred: unknown
 
   constructor(readonly agent: AgentRuntime, readonly state: RunState) {
     this.rec = new Recorder(state, () => this.store(), agent.dispatch)
@@ -250,6 +255,7 @@ export class RunDriver implements DriverPort {
   /** One pass from a boundary to the next. */
   private async pass(): Promise<Next> {
     if (this.lost) throw this.lost
+    if (this.deferred) throw this.deferred
     if (this.cancelRequest) return this.endCancelled()
     if (this.suspendRequest) return this.pause('SUSPENDED', this.suspendRequest.reason, 'suspend')
     const bound = overBudget(this.state.budgets, this.state, Date.now())
@@ -299,14 +305,49 @@ export class RunDriver implements DriverPort {
     return this.step()
   }
 
+  /**
+   * Call a service of the loop under its time limit (`serviceTimeouts`), the run's deadline and
+   * cancellation. An answer given synchronously costs nothing more (and a synchronous service cannot be
+   * interrupted anyway: core/regex.ts keeps patterns linear for that reason). A late answer rejects with
+   * `service_timeout`, or `deadline_exceeded` when the run's deadline comes first, or the cancellation;
+   * the loop ends the run with that code (see {@link crash}), and the answer, if it ever comes, is
+   * ignored.
+   */
+  private ask<T>(service: TimedService, provider: string, call: () => T | Promise<T>): T | Promise<T> {
+    const answer = call()
+    if (!isThenable(answer)) return answer
+    const limit = this.agent.options.serviceTimeouts[service]
+    const deadline = this.state.deadline
+    const byDeadline = deadline !== undefined && deadline - Date.now() < limit
+    const ms = Math.max(0, byDeadline ? deadline! - Date.now() : limit)
+    const signal = this.abort.signal
+    return new Promise<T>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        done()
+        reject(byDeadline
+          ? new CordageError('deadline_exceeded', `the deadline passed while the ${service} service (${provider}) was answering`)
+          : new CordageError('service_timeout', `the ${service} service (${provider}) did not answer within ${ms} ms (serviceTimeouts.${service})`))
+      }, ms)
+      const onAbort = () => { done(); reject(signal.reason) }
+      const done = () => { clearTimeout(timer); signal.removeEventListener('abort', onAbort) }
+      if (signal.aborted) return onAbort()
+      signal.addEventListener('abort', onAbort, { once: true })
+      answer.then((value) => { done(); resolve(value) }, (error) => { done(); reject(error) })
+    })
+  }
+
   /** Ask the progress service about the run before a new step; undefined means go on (with feedback, if it gave any). */
   private async checkProgress(progress: ServiceEntry<ProgressService>): Promise<Next | undefined> {
-    let verdict: ProgressVerdict
+    let answer: unknown
     try {
-      verdict = await progress.value.check({ state: this.state })
+      answer = await this.ask('progress', progress.provider, () => progress.value.check({ state: this.state }))
     } catch (error) {
+      if (isControl(error)) throw error
       return this.end('FAILED', 'internal_error', `progress service ${progress.provider} failed: ${(error as Error)?.message ?? error}`)
     }
+    const checked = checkProgressVerdict(answer)
+    if (!checked.ok) return this.end('FAILED', 'verdict_invalid', `progress service ${progress.provider} answered something that is not a verdict: ${checked.problem}`)
+    const verdict: ProgressVerdict = checked.value
     if (verdict.kind === 'continue') return undefined
     const { detector, reason, thresholds } = verdict
     const text = verdict.kind === 'feedback' ? verdict.text : undefined
@@ -367,7 +408,9 @@ export class RunDriver implements DriverPort {
     await this.visibleTools()
     const views = this.visibleViews
 
-    let projection = await context.value.assemble({ state: this.state, tools: views })
+    const assembled = checkProjection(await this.ask('context', context.provider, () => context.value.assemble({ state: this.state, tools: views })))
+    if (!assembled.ok) return this.end('FAILED', 'verdict_invalid', `context service ${context.provider} returned something that is not a projection: ${assembled.problem}`)
+    let projection = assembled.value
     const threshold = compactor?.value.threshold ?? this.agent.options.contextTokens
     if (compactor && threshold && projection.tokens > threshold) {
       // A compaction that breaks the projection's promises (or throws) is recorded and not used: the
@@ -377,10 +420,14 @@ export class RunDriver implements DriverPort {
       this.rec.record('compaction/start', { strategy, tokens: projection.tokens, limit }, compactor.provider, ids)
       let compacted: CompactResult | undefined
       let problem: string | undefined
+      let control: unknown
       try {
-        compacted = await compactor.value.compact({ state: this.state, projection, limit, signal: this.abort.signal })
-        problem = checkCompacted(projection, compacted, limit)
+        const answer = await this.ask('compactor', compactor.provider, () => compactor.value.compact({ state: this.state, projection, limit, signal: this.abort.signal }))
+        const shape = checkProjection(answer)
+        if (!shape.ok) problem = `the compactor answered something that is not a projection (verdict_invalid): ${shape.problem}`
+        else problem = checkCompacted(projection, compacted = answer as CompactResult, limit)
       } catch (error) {
+        if (isControl(error)) control = error
         problem = `the compactor failed: ${(error as Error)?.message ?? error}`
       }
       const used = !problem
@@ -388,6 +435,8 @@ export class RunDriver implements DriverPort {
         strategy, before: projection.tokens, after: used ? compacted!.tokens : projection.tokens, summarised: used ? compacted!.summarised : [],
         kept: used ? compacted!.messages.length : projection.messages.length, usage: compacted?.usage, rejected: problem,
       }, compactor.provider, ids)
+      // A compactor that hangs ends the run (after its compaction/end is on record), like any service.
+      if (control) throw control
       if (used) projection = compacted!
       if (this.cancelRequest) return this.endCancelled()
     }
@@ -470,7 +519,9 @@ export class RunDriver implements DriverPort {
   private async visibleTools(): Promise<void> {
     const stepId = `s${this.state.steps}`
     if (this.visibleFor === stepId) return
-    const visible = await this.services.tools.value.visible({ state: this.state })
+    const tools = this.services.tools
+    const visible = await this.ask('tools', tools.provider, () => tools.value.visible({ state: this.state }))
+    if (!Array.isArray(visible)) throw new CordageError('verdict_invalid', `tools service ${tools.provider} returned ${typeof visible} as the visible set, not a list of tools`)
     this.visibleFor = stepId
     if (visible === this.visibleSource) return
     this.visibleSource = visible
@@ -594,7 +645,16 @@ export class RunDriver implements DriverPort {
   }
 
   async guardOutput(action: ActionState, tool: Tool, observation: string, causation: number): Promise<string> {
-    const verdict = await this.guard({ stage: 'tool_output', tool, text: observation }, action.id, causation)
+    let verdict: GuardVerdict
+    try {
+      verdict = await this.guard({ stage: 'tool_output', tool, text: observation }, action.id, causation)
+    } catch (error) {
+      // The call's outcome must still be recorded (it may have committed): withhold the result now, and
+      // end the run at the next boundary.
+      if (!isControl(error)) throw error
+      this.deferred ??= error
+      return `The result of ${tool.name} was withheld: ${(error as Error).message}. The call itself ran.`
+    }
     if (verdict.action === 'redact') return verdict.text
     if (verdict.action === 'block') return `The result of ${tool.name} was withheld by guardrail ${verdict.guard}: ${verdict.reason}. The call itself ran.`
     return observation
@@ -616,10 +676,12 @@ export class RunDriver implements DriverPort {
     const policy = this.services.policy
     let decision: PolicyDecision
     try {
-      decision = await policy.value.decide({ runId: this.runId, agent: this.agent.name, actionId: action.id, tool, args, argsHash: action.argsHash, state: this.state })
-      if (!decision || !['allow', 'ask', 'deny'].includes(decision.verdict)) throw new Error(`policy returned ${JSON.stringify(decision)}`)
+      const answer = await this.ask('policy', policy.provider, () => policy.value.decide({ runId: this.runId, agent: this.agent.name, actionId: action.id, tool, args, argsHash: action.argsHash, state: this.state }))
+      const checked = checkPolicyDecision(answer)
+      decision = checked.ok ? checked.value : { verdict: 'deny', ruleId: 'policy-invalid', reason: `policy ${policy.provider} answered something that is not a decision (verdict_invalid: ${checked.problem}); denied to fail closed` }
     } catch (error) {
-      decision = { verdict: 'deny', ruleId: 'policy-error', reason: `policy failed, denied to fail closed: ${(error as Error).message}` }
+      if (isControl(error)) throw error
+      decision = { verdict: 'deny', ruleId: 'policy-error', reason: `policy failed, denied to fail closed: ${(error as Error)?.message ?? error}` }
     }
     // An `ask` nobody may answer would wait forever: deny it now, and say why.
     if (decision.verdict === 'ask' && decision.approvers?.length === 0) {
@@ -682,14 +744,18 @@ export class RunDriver implements DriverPort {
     }
     // A verifier may take minutes (a test suite): let a watcher see it started.
     if (this.agent.dispatch.watched(VerifyStartEvents)) await this.flush()
-    let verdict
+    let verdict: VerifyResult
     try {
-      verdict = await verifier.value.verify({ state: this.state, answer, signal: this.abort.signal })
+      const checked = checkVerifyResult(await this.ask('verifier', verifier.provider, () => verifier.value.verify({ state: this.state, answer, signal: this.abort.signal })))
+      if (!checked.ok) throw new CordageError('verdict_invalid', `verifier ${verifier.provider} answered something that is not a verdict: ${checked.problem}`)
+      verdict = checked.value
     } catch (error) {
       if (this.cancelRequest) return this.endCancelled()
-      const reason = `verifier ${verifier.provider} failed: ${(error as Error)?.message ?? error}`
-      this.rec.record('verify/end', { ok: false, code: 'internal_error', reason, evidence: [] }, verifier.provider, this.idsOf(undefined, started.seq))
-      return this.end('FAILED', 'internal_error', reason)
+      const { code, message } = classify(error, 'internal_error')
+      const reason = CordageError.is(error) && error.code !== 'internal_error' ? message : `verifier ${verifier.provider} failed: ${message}`
+      this.rec.record('verify/end', { ok: false, code, reason, evidence: [] }, verifier.provider, this.idsOf(undefined, started.seq))
+      if (isControl(error)) throw error
+      return this.end('FAILED', code, reason)
     }
     // Cancellation wins over a verdict that arrived after it: the run was told to stop.
     if (this.cancelRequest) return this.endCancelled()
@@ -713,9 +779,10 @@ export class RunDriver implements DriverPort {
     if (!guardrail) return Pass
     let verdict: GuardVerdict
     try {
-      verdict = await guardrail.value.check({ ...input, runId: this.runId, agent: this.agent.name, state: this.state })
-      if (!verdict || !['pass', 'block', 'redact'].includes(verdict.action)) throw new Error(`it returned ${JSON.stringify(verdict)}`)
+      const checked = checkGuardVerdict(await this.ask('guardrail', guardrail.provider, () => guardrail.value.check({ ...input, runId: this.runId, agent: this.agent.name, state: this.state })))
+      verdict = checked.ok ? checked.value : { action: 'block', guard: 'guardrail-invalid', reason: `guardrail ${guardrail.provider} answered something that is not a verdict (verdict_invalid: ${checked.problem}); blocked to fail closed` }
     } catch (error) {
+      if (isControl(error)) throw error
       verdict = { action: 'block', guard: 'guardrail-error', reason: `guardrail ${guardrail.provider} failed, blocked to fail closed: ${(error as Error)?.message ?? error}` }
     }
     if (verdict.action === 'redact' && (input.stage === 'tool_input' || typeof verdict.text !== 'string')) verdict = { action: 'block', guard: verdict.guard, reason: verdict.reason }
@@ -770,14 +837,19 @@ export class RunDriver implements DriverPort {
     return 'halt'
   }
 
-  /** Something broke outside the run's own rules (a plugin threw, the store refused). End FAILED if we still can. */
+  /**
+   * Something broke outside the run's own rules (a plugin threw, the store refused, a service did not
+   * answer in time). End the run if we still can: STOPPED for a deadline, CANCELLED when cancellation
+   * was asked for, else FAILED with the error's code (`service_timeout`, `verdict_invalid`, ...).
+   */
   private async crash(error: unknown): Promise<void> {
     // Another writer owns the log now: writing anything more would be wrong.
     if (CordageError.is(error, 'seq_conflict') || CordageError.is(error, 'lease_lost') || this.lost || this.state.status === 'FAILED') throw this.lost ?? error
-    const { code, message } = classify(error, 'internal_error')
+    const { code, kind, message } = classify(error, 'internal_error')
     try {
       if (this.state.status === 'RUNNING' || this.state.status === 'CANCELLING') {
-        await this.end(this.state.status === 'CANCELLING' ? 'CANCELLED' : 'FAILED', code, message)
+        if (this.cancelRequest) await this.endCancelled()
+        else await this.end(kind === 'budget_exhausted' ? 'STOPPED' : 'FAILED', code, message)
         return
       }
     } catch {
@@ -788,6 +860,15 @@ export class RunDriver implements DriverPort {
 }
 
 // ── helpers ─────────────────────────────────────────────────────────────────────────────────────────
+
+/** What a service call ends in that is not the service's own failure: the loop ends the run with it. */
+function isControl(error: unknown): boolean {
+  return CordageError.is(error) && (error.code === 'service_timeout' || error.code === 'deadline_exceeded' || error.code === 'cancelled' || error.code === 'lease_lost')
+}
+
+function isThenable<T>(value: T | Promise<T>): value is Promise<T> {
+  return typeof (value as { then?: unknown } | null)?.then === 'function'
+}
 
 function jitter(ms: number): number {
   return Math.round(ms * (0.5 + Math.random()))

@@ -38,6 +38,9 @@ export interface DeskOptions {
   policyPlugin?: unknown
   contextTokens?: number
   parallelTools?: boolean
+  /** Replace context-basic with this plugin entry. */
+  contextPlugin?: unknown
+  serviceTimeouts?: Record<string, number>
   retry?: { attempts: number; backoffMs: number }
 }
 
@@ -90,12 +93,13 @@ export function deskPreset(options: DeskOptions, outbox: string) {
         budgets: { maxSteps: 8, ...options.budgets },
         ...(options.contextTokens ? { contextTokens: options.contextTokens } : {}),
         ...(options.parallelTools !== undefined ? { parallelTools: options.parallelTools } : {}),
+        ...(options.serviceTimeouts ? { serviceTimeouts: options.serviceTimeouts } : {}),
         retry: options.retry ?? { attempts: 3, backoffMs: 1 },
         model: options.modelPlugin ?? { plugin: 'model-scripted', config: { script: options.script, ...options.model } },
         plugins: [
           'store-memory',
           'tools-registry',
-          'context-basic',
+          options.contextPlugin ?? 'context-basic',
           options.verifierPlugin ?? { plugin: 'verifier-basic', config: { ...options.verifier } },
           options.policyPlugin ?? { plugin: 'policy-rules', config: { default: 'deny', approvers: ['*'], rules: options.rules ?? DefaultRules } },
           { plugin: 'support-desk', config: { outbox, slowLookupDelayMs: 5000, slowLookupTimeoutMs: 50, ...options.desk } },

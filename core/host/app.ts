@@ -72,7 +72,7 @@ export class Cordage {
     const app = new Cordage(preset, catalog, options.root ?? new Context(), options.onError ?? ((error) => console.error('[cordage]', error)))
     const wanted = options.agents ?? Object.keys(preset.agents)
     for (const name of wanted) {
-      if (!preset.agents[name]) {
+      if (!Object.hasOwn(preset.agents, name)) {
         throw new CordageError('agent_not_found', `preset ${preset.shown} has no agent "${name}"; agents: ${Object.keys(preset.agents).join(', ')}`)
       }
     }
@@ -306,7 +306,7 @@ export class Cordage {
       throw error
     }
     const runtime = new AgentRuntime(ctx, {
-      name, defaultTask: plan.spec.task, budgets: plan.spec.budgets, contextTokens: plan.spec.contextTokens, parallelTools: plan.spec.parallelTools, modelRetry: plan.spec.retry,
+      name, defaultTask: plan.spec.task, budgets: plan.spec.budgets, contextTokens: plan.spec.contextTokens, parallelTools: plan.spec.parallelTools, modelRetry: plan.spec.retry, serviceTimeouts: plan.spec.serviceTimeouts,
       ...plan.spec.durability,
       handoff: async (runId, to) => (await (await this.ensureAgent(to)).acceptHandoff(runId)).done,
       plugins: Object.fromEntries(plugins.map((p) => [p.planned.entry.manifest.name, p.planned.entry.manifest.version])),

@@ -8,6 +8,7 @@ import { dirname, relative, resolve } from 'node:path'
 import semver from 'semver'
 import { z } from 'zod'
 import type { Budgets } from '../budget.ts'
+import { TimedServices, type TimedService } from '../agent.ts'
 import { CordageError } from '../errors.ts'
 import { expected } from './expected.ts'
 import { placeOf, readLayers } from './layers.ts'
@@ -42,6 +43,8 @@ export interface AgentSpec {
   retry?: { attempts: number; backoffMs: number }
   /** Lease and cancellation timings. */
   durability?: { leaseTtlMs?: number; cancelWatchMs?: number; cancelGraceMs?: number; effectWaitMs?: number }
+  /** How long the loop waits for each service's answer (milliseconds), by service. */
+  serviceTimeouts?: Partial<Record<TimedService, number>>
   model: PluginRef
   plugins: PluginRef[]
   at: string
@@ -100,6 +103,7 @@ const AgentShape = z.object({
     cancelGraceMs: z.number().int().min(0),
     effectWaitMs: z.number().int().min(0),
   }).partial().strict().optional(),
+  serviceTimeouts: z.object(Object.fromEntries(TimedServices.map((s) => [s, z.number().int().min(1)])) as Record<TimedService, z.ZodNumber>).partial().strict().optional(),
   model: Ref,
   plugins: z.array(Ref).default([]),
 }).strict()
@@ -118,6 +122,7 @@ const allowedKeys: Record<string, string[]> = {
   budgets: Object.keys(BudgetsShape.shape),
   retry: ['attempts', 'backoffMs'],
   durability: ['leaseTtlMs', 'cancelWatchMs', 'cancelGraceMs', 'effectWaitMs'],
+  serviceTimeouts: [...TimedServices],
 }
 
 /**
@@ -153,7 +158,8 @@ export function loadPreset(file: string, options: { sets?: readonly string[] } =
     throw new CordageError('preset_invalid', `preset ${shown} has ${problems.length} problem(s):\n  ${problems.join('\n  ')}`, { data: problems })
   }
   const dir = dirname(path)
-  const agents: Record<string, AgentSpec> = {}
+  // No prototype: a name from the command line (`--agent constructor`) finds nothing it should not.
+  const agents: Record<string, AgentSpec> = Object.create(null)
   for (const [name, agent] of Object.entries(result.data.agents)) {
     const base = `agents.${name}`
     // A `path` was made absolute against the file that named it (host/layers.ts); resolve keeps it so.
@@ -161,7 +167,7 @@ export function loadPreset(file: string, options: { sets?: readonly string[] } =
       plugin: r.plugin, path: r.path === undefined ? undefined : resolve(dir, r.path), version: r.version, config: r.config, onDrift: r.onDrift, at: where,
     })
     agents[name] = {
-      name, description: agent.description, task: agent.task, budgets: agent.budgets, contextTokens: agent.contextTokens, parallelTools: agent.parallelTools, retry: agent.retry, durability: agent.durability,
+      name, description: agent.description, task: agent.task, budgets: agent.budgets, contextTokens: agent.contextTokens, parallelTools: agent.parallelTools, retry: agent.retry, durability: agent.durability, serviceTimeouts: agent.serviceTimeouts,
       model: ref(agent.model, `${base}.model`),
       plugins: agent.plugins.map((p, i) => ref(p, `${base}.plugins[${i}]`)),
       at: base,
@@ -197,6 +203,7 @@ function objectKind(path: (string | number)[]): keyof typeof allowedKeys {
   if (path[path.length - 1] === 'budgets') return 'budgets'
   if (path[path.length - 1] === 'retry') return 'retry'
   if (path[path.length - 1] === 'durability') return 'durability'
+  if (path[path.length - 1] === 'serviceTimeouts') return 'serviceTimeouts'
   return 'ref'
 }
 

@@ -222,6 +222,9 @@ async function answerRecorded(runtime: ReturnType<Cordage['agent']>, state: RunS
 export function prune(schema: Schema | undefined, value: unknown, path: string, dropped: string[]): unknown {
   const s = schema as unknown as { type?: string; dict?: Record<string, Schema>; inner?: Schema; list?: Schema[] } | undefined
   if (!s || value === null || typeof value !== 'object') return value
+  // A config schema wrapped in a check (Schema.transform, as policy-rules checks its argument tests):
+  // the keys are those of the schema inside; the check itself runs when the side's preset is loaded.
+  if (s.type === 'transform' && s.inner) return prune(s.inner, value, path, dropped)
   if (s.type === 'object' && s.dict && !Array.isArray(value)) {
     const out: Record<string, unknown> = {}
     for (const [key, v] of Object.entries(value)) {

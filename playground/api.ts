@@ -21,6 +21,8 @@ export interface ApiContext {
   reloader?: DevReloader
   /** Report an error of a run driven in the background (the default prints it). */
   onError(error: unknown): void
+  /** Started with `readOnly`: the routes that change something answer 403 (checked in server.ts). */
+  readOnly?: boolean
 }
 
 /** An HTTP error with a Cordage code. */
@@ -44,7 +46,10 @@ const Bodies = {
     a: z.object({ version: name, config: z.record(z.string(), z.unknown()).optional() }).strict(),
     b: z.object({ version: name, config: z.record(z.string(), z.unknown()).optional() }).strict(),
   }).strict(),
-  swap: z.object({ plugin: name, version: name.optional(), config: z.record(z.string(), z.unknown()).optional() }).strict(),
+  swap: z.object({
+    plugin: name, version: name.optional(), config: z.record(z.string(), z.unknown()).optional(),
+    by: z.string().trim().min(1, 'by is a non-empty name (or leave it out: playground)').max(200).default('playground'),
+  }).strict(),
 }
 
 /** Check a request body; a 400 lists every problem with its path. */
@@ -73,7 +78,7 @@ export function statusOf(error: CordageError): number {
 
 export const handlers = {
   async agents(ctx: ApiContext, res: ServerResponse) {
-    sendJson(res, 200, { preset: ctx.app.preset.shown, agents: await describeAgents(ctx.app, ctx.reloader), watch: watching(ctx.reloader) })
+    sendJson(res, 200, { preset: ctx.app.preset.shown, agents: await describeAgents(ctx.app, ctx.reloader), watch: watching(ctx.reloader), readOnly: !!ctx.readOnly })
   },
 
   async runs(ctx: ApiContext, res: ServerResponse, url: URL) {
@@ -159,10 +164,30 @@ export const handlers = {
     sendJson(res, 200, await compare(ctx.app, { ...request, agent: agent.name }, recorded))
   },
 
+  /**
+   * Swap a plugin of a live agent. Each attempt that reaches the host, done or failed, goes into the
+   * plugin feed as `plugin/swapped` with who asked (`by`) and `via: 'playground'`, right after the
+   * `plugin/disposed` and `plugin/loaded` (or `plugin/failed`) of the swap itself: a policy, guardrail
+   * or verifier changed from the page is never changed silently.
+   */
   async swap(ctx: ApiContext, res: ServerResponse, agentName: string, body: unknown) {
-    const { plugin, version, config } = check(Bodies.swap, body)
+    const { plugin, version, config, by } = check(Bodies.swap, body)
     if (version === undefined && config === undefined) throw new HttpError(400, 'invalid_input', 'give the version to swap to, or a new config, or both')
-    sendJson(res, 200, await ctx.app.swap(agentName, plugin, { version, config }))
+    const asked = { ...(version !== undefined ? { requested: version } : {}), ...(config !== undefined ? { config } : {}) }
+    let result: { from: string; to: string }
+    try {
+      result = await ctx.app.swap(agentName, plugin, { version, config })
+    } catch (error) {
+      const serving = servingVersion(ctx.app, agentName, plugin)
+      // An agent or plugin that does not exist changed nothing: that is a bad request, not a swap.
+      if (serving !== undefined) {
+        const code = CordageError.is(error) ? error.code : 'internal_error'
+        ctx.feed.push('plugin/swapped', { agent: agentName, name: plugin, version: serving, ok: false, code, message: (error as Error)?.message ?? String(error), by, via: 'playground', ...asked })
+      }
+      throw error
+    }
+    ctx.feed.push('plugin/swapped', { agent: agentName, name: plugin, version: servingVersion(ctx.app, agentName, plugin), ok: true, from: result.from, to: result.to, by, via: 'playground', ...asked })
+    sendJson(res, 200, { ...result, by })
   },
 
   async pluginEvents(ctx: ApiContext, res: ServerResponse, url: URL, req: IncomingMessage) {
@@ -201,6 +226,15 @@ export async function locate(app: Cordage, runId: string): Promise<AgentRuntime>
     throw new CordageError('agent_not_found', `run ${runId} belongs to agent "${owner}", which is not in preset ${app.preset.shown}`)
   }
   throw new CordageError('run_not_found', `no run ${runId} in the stores of preset ${app.preset.shown}`)
+}
+
+/** The version of `plugin` an agent runs now; undefined when there is no such agent or plugin. */
+function servingVersion(app: Cordage, agent: string, plugin: string): string | undefined {
+  try {
+    return app.pluginsOf(agent)[plugin]
+  } catch {
+    return undefined
+  }
 }
 
 /** What hot reload watches: each plugin folder with the agents that run a plugin from it; null when it is off. */

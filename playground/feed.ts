@@ -1,8 +1,10 @@
 /**
  * @module playground/feed
  * The plugin events of this process (plugin/loaded, plugin/disposed, plugin/failed, and
- * plugin/reloaded where the host emits it), numbered in the order they arrived. Plugin events are not
- * stored anywhere, so the feed keeps the most recent ones in memory for the page to catch up on.
+ * plugin/reloaded where the host emits it), numbered in the order they arrived, and the playground's
+ * own `plugin/swapped` record of each swap asked for through its API, with who asked (api.ts). Plugin
+ * events are not stored anywhere, so the feed keeps the most recent ones in memory for the page to
+ * catch up on.
  */
 import type { Context } from 'cordis'
 import { PluginEventTypes } from 'cordage'

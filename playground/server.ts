@@ -2,14 +2,17 @@
  * @module playground/server
  * The playground: a node:http server on loopback that serves the page in playground/public and the
  * JSON API under /api, over one Cordage app loaded from a preset. Only 127.0.0.1 is bound, and
- * requests must name this host (no DNS rebinding); state-changing calls take JSON bodies only, which a
- * page on another origin cannot send without the browser asking first. With `watch`, the plugin folders
- * of the preset's agents are watched and hot-reloaded as under `cordage dev` (core/host/dev.ts), and
- * each `plugin/reloaded` reaches the page through the plugin event feed.
+ * requests must name this host (no DNS rebinding) and, when they say where they come from (`Origin`),
+ * come from this origin. Every /api request must carry the secret token of this process
+ * (playground/auth.ts), printed in the URL at start, so another local user can neither read runs nor
+ * change anything. State-changing calls take JSON bodies only; with `readOnly` they are refused. With
+ * `watch`, the plugin folders of the preset's agents are watched and hot-reloaded as under `cordage dev`
+ * (core/host/dev.ts), and each `plugin/reloaded` reaches the page through the plugin event feed.
  *
  * @example
  * const playground = await startPlayground({ preset: 'presets/default.yml', port: 0 })
- * console.log(playground.url) // http://127.0.0.1:41234/
+ * console.log(playground.url) // http://127.0.0.1:41234/?token=9rWq…
+ * await fetch(`${playground.origin}/api/agents`, { headers: { authorization: `Bearer ${playground.token}` } })
  * await playground.close()
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
@@ -20,6 +23,7 @@ import { CordageError } from 'cordage'
 import { Cordage } from 'cordage/host'
 import { DevReloader } from '../core/host/dev.ts'
 import { handlers, HttpError, sendJson, statusOf, type ApiContext } from './api.ts'
+import { checkGivenToken, newToken, sameToken, tokenOf } from './auth.ts'
 import { PluginFeed } from './feed.ts'
 
 export const DefaultPort = 4780
@@ -38,11 +42,24 @@ export interface PlaygroundOptions {
    * rebuilt plugin in at the next step boundary. `true` uses the default debounce (50 ms). Default: off.
    */
   watch?: boolean | { debounceMs?: number }
+  /**
+   * The secret every /api request must carry (at least 16 characters of letters, digits and `._~-`).
+   * Default: 24 random bytes, base64url, new at each start. `cordage playground` passes `--token` or
+   * $CORDAGE_PLAYGROUND_TOKEN here.
+   */
+  token?: string
+  /** Serve the page and the read routes only: start, approve, reject, compare and swap answer 403. Default: off. */
+  readOnly?: boolean
 }
 
 export interface Playground {
-  /** `http://127.0.0.1:PORT/` */
+  /** The address to open: `http://127.0.0.1:PORT/?token=TOKEN`. It carries the secret; print it only to whoever started the playground. */
   url: string
+  /** `http://127.0.0.1:PORT`, without the token. */
+  origin: string
+  /** The secret every /api request must carry (`Authorization: Bearer TOKEN`). */
+  token: string
+  readOnly: boolean
   port: number
   app: Cordage
   feed: PluginFeed
@@ -59,6 +76,8 @@ export interface Playground {
 export async function startPlayground(options: PlaygroundOptions): Promise<Playground> {
   const port = options.port ?? DefaultPort
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new CordageError('invalid_input', `the port must be a whole number from 0 to 65535, got ${port}`)
+  const token = options.token === undefined ? newToken() : checkGivenToken(options.token)
+  const readOnly = options.readOnly ?? false
   const onError = options.onError ?? ((error: unknown) => console.error('[playground]', error))
   const root = new Context()
   const feed = new PluginFeed()
@@ -73,8 +92,8 @@ export async function startPlayground(options: PlaygroundOptions): Promise<Playg
     reloader?.stop()
     await reloader?.settled()
   }
-  const api: ApiContext = { app, feed, reloader, onError }
-  const server = createServer((req, res) => { void handle(api, req, res, server) })
+  const api: ApiContext = { app, feed, reloader, onError, readOnly }
+  const server = createServer((req, res) => { void handle(api, token, req, res, server) })
   try {
     await listen(server, port)
   } catch (error) {
@@ -84,8 +103,9 @@ export async function startPlayground(options: PlaygroundOptions): Promise<Playg
     throw new CordageError('invalid_input', inUse ? `port ${port} on 127.0.0.1 is in use; pass another with --port N (0 picks a free one)` : `cannot listen on 127.0.0.1:${port}: ${(error as Error).message}`, { cause: error })
   }
   const bound = (server.address() as { port: number }).port
+  const origin = `http://127.0.0.1:${bound}`
   return {
-    url: `http://127.0.0.1:${bound}/`, port: bound, app, feed, reloader,
+    url: `${origin}/?token=${token}`, origin, token, readOnly, port: bound, app, feed, reloader,
     async close() {
       await new Promise<void>((done) => {
         server.close(() => done())
@@ -105,16 +125,30 @@ function listen(server: Server, port: number): Promise<void> {
   })
 }
 
-async function handle(api: ApiContext, req: IncomingMessage, res: ServerResponse, server: Server): Promise<void> {
+async function handle(api: ApiContext, token: string, req: IncomingMessage, res: ServerResponse, server: Server): Promise<void> {
   try {
     const port = (server.address() as { port: number }).port
     const host = req.headers.host ?? ''
+    // A page on another name that resolves to 127.0.0.1 (DNS rebinding) sends its own name as Host.
     if (host !== `127.0.0.1:${port}` && host !== `localhost:${port}`) {
       throw new HttpError(403, 'invalid_input', `the playground answers requests for 127.0.0.1:${port} or localhost:${port} only, not ${JSON.stringify(host)}`)
     }
+    // A browser says where a cross-origin request (and any POST) comes from: only this origin may call.
+    const origin = req.headers.origin
+    if (origin !== undefined && origin !== `http://127.0.0.1:${port}` && origin !== `http://localhost:${port}`) {
+      throw new HttpError(403, 'invalid_input', `the playground answers its own page only (http://127.0.0.1:${port}), not a request from ${JSON.stringify(origin.slice(0, 200))}`)
+    }
     const url = new URL(req.url ?? '/', `http://${host}`)
-    if (url.pathname === '/api' || url.pathname.startsWith('/api/')) await route(api, req, res, url)
-    else await serveStatic(req, res, url)
+    if (url.pathname === '/api' || url.pathname.startsWith('/api/')) {
+      // Every API route, reads too: events hold task text, tool outputs and approvals. EventSource
+      // cannot set headers, so the stream routes also take ?token=.
+      const stream = (req.method ?? 'GET') === 'GET' && /\/stream\/*$/.test(url.pathname)
+      if (!sameToken(tokenOf(req, url, stream), token)) {
+        res.setHeader('www-authenticate', 'Bearer realm="cordage-playground"')
+        throw new HttpError(401, 'unauthorized', `this API needs the token the playground printed when it started: open the URL it printed (http://127.0.0.1:${port}/?token=…), or send the header Authorization: Bearer TOKEN`)
+      }
+      await route(api, req, res, url)
+    } else await serveStatic(req, res, url)
   } catch (error) {
     if (res.headersSent) {
       res.end()
@@ -137,12 +171,13 @@ async function route(api: ApiContext, req: IncomingMessage, res: ServerResponse,
   const parts = path.split('/').slice(2).map(decoded)
   const only = (allowed: string) => {
     if (method !== allowed) throw new HttpError(405, 'invalid_input', `${method} ${path} is not supported; use ${allowed}`)
+    if (allowed === 'POST' && api.readOnly) throw new HttpError(403, 'invalid_input', `this playground is read-only (started with --read-only): ${method} ${path} changes something, so it is refused`)
   }
   const [first, id, action, extra] = parts
   if (first === 'agents' && !id) { only('GET'); return handlers.agents(api, res) }
   if (first === 'agents' && id && action === 'swap' && !extra) { only('POST'); return handlers.swap(api, res, id, await body(req)) }
   if (first === 'runs' && !id) {
-    if (method === 'POST') return handlers.start(api, res, await body(req))
+    if (method === 'POST') { only('POST'); return handlers.start(api, res, await body(req)) }
     only('GET')
     return handlers.runs(api, res, url)
   }
@@ -194,7 +229,13 @@ async function serveStatic(req: IncomingMessage, res: ServerResponse, url: URL):
   } catch {
     throw new HttpError(404, 'invalid_input', `no page ${url.pathname}`)
   }
-  res.writeHead(200, { 'content-type': Types[extname(file)], 'cache-control': 'no-cache', 'content-length': content.length, 'x-content-type-options': 'nosniff' })
+  res.writeHead(200, {
+    'content-type': Types[extname(file)], 'cache-control': 'no-cache', 'content-length': content.length, 'x-content-type-options': 'nosniff',
+    // The page loads only its own files and talks only to this server; no other site may frame it (no
+    // clickjacking of Approve); the first address carries the token, so it is never sent as a referrer.
+    'content-security-policy': "default-src 'self'; img-src 'self' data:; object-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+    'x-frame-options': 'DENY', 'referrer-policy': 'no-referrer',
+  })
   res.end(req.method === 'HEAD' ? undefined : content)
 }
 

@@ -8,24 +8,27 @@ import { request } from 'node:http'
 import { after, before, describe, it } from 'node:test'
 import type { RunEvent } from 'cordage'
 import { startPlayground, type Playground } from '../playground/server.ts'
-import { defaultPresetCopy, readSse, type Frame } from './playground-helpers.ts'
+import { bearer, defaultPresetCopy, readSse, type Frame } from './playground-helpers.ts'
 
 describe('playground API', () => {
   let playground: Playground
   let base: string
   const errors: unknown[] = []
 
+  /** Every call carries the token, as the page does (test/security/playground-auth.test.ts: calls without it). */
+  const auth = () => bearer(playground)
   const get = async (path: string, headers: Record<string, string> = {}) => {
-    const response = await fetch(base + path, { headers })
+    const response = await fetch(base + path, { headers: { ...auth(), ...headers } })
     return { status: response.status, body: await response.json() as any }
   }
   const post = async (path: string, body: unknown, headers: Record<string, string> = { 'content-type': 'application/json' }) => {
-    const response = await fetch(base + path, { method: 'POST', headers, body: typeof body === 'string' ? body : JSON.stringify(body) })
+    const response = await fetch(base + path, { method: 'POST', headers: { ...auth(), ...headers }, body: typeof body === 'string' ? body : JSON.stringify(body) })
     return { status: response.status, body: await response.json() as any }
   }
+  const sse = (path: string, until: (frame: Frame) => boolean, headers: Record<string, string> = {}) => readSse(base + path, { ...auth(), ...headers }, until)
   /** fetch sets Host itself; a DNS-rebinding page would send its own name, which node:http lets us do. */
   const withHost = (path: string, host: string) => new Promise<{ status: number; body: any }>((done, fail) => {
-    request(base + path, { headers: { host } }, (res) => {
+    request(base + path, { headers: { host, ...auth() } }, (res) => {
       let text = ''
       res.on('data', (chunk) => { text += chunk }).on('end', () => done({ status: res.statusCode ?? 0, body: JSON.parse(text) }))
     }).on('error', fail).end()
@@ -34,16 +37,19 @@ describe('playground API', () => {
 
   before(async () => {
     playground = await startPlayground({ preset: defaultPresetCopy(), port: 0, onError: (e) => errors.push(e) })
-    base = playground.url.replace(/\/$/, '')
+    base = playground.origin
   })
   after(async () => {
     await playground.close()
     assert.deepEqual(errors, [])
   })
 
-  it('binds 127.0.0.1 only, on the port it was given (0: a free one)', () => {
-    assert.match(playground.url, /^http:\/\/127\.0\.0\.1:\d+\/$/)
+  it('binds 127.0.0.1 only, on the port it was given (0: a free one); the URL to open carries a fresh token', () => {
+    assert.match(playground.origin, /^http:\/\/127\.0\.0\.1:\d+$/)
+    assert.equal(playground.url, `${playground.origin}/?token=${playground.token}`)
+    assert.match(playground.token, /^[A-Za-z0-9_-]{32}$/, '24 random bytes, base64url')
     assert.ok(playground.port > 0)
+    assert.equal(playground.readOnly, false)
   })
 
   it('serves the page and its script, and nothing outside playground/public', async () => {
@@ -83,7 +89,7 @@ describe('playground API', () => {
     const started = await post('/api/runs', { agent: 'followup' })
     assert.equal(started.status, 202)
     runId = started.body.runId
-    const first = await readSse(`${base}/api/runs/${runId}/stream`, {}, (f) => f.data?.type === 'run/paused')
+    const first = await sse(`/api/runs/${runId}/stream`, (f) => f.data?.type === 'run/paused')
     assert.deepEqual(events(first).map((e) => e.seq), Array.from({ length: 11 }, (_, i) => i + 1))
     assert.equal(first[first.length - 1].id, '11', 'the SSE id is the seq')
 
@@ -96,7 +102,7 @@ describe('playground API', () => {
     assert.equal((await get('/api/runs')).body.runs.find((r: any) => r.runId === runId).status, 'WAITING_APPROVAL')
 
     // The stream picks up after the last seq this client saw (Last-Event-ID, as an EventSource resends it).
-    const rest = readSse(`${base}/api/runs/${runId}/stream?after=0`, { 'last-event-id': '11' }, (f) => f.event === 'end')
+    const rest = sse(`/api/runs/${runId}/stream?after=0`, (f) => f.event === 'end', { 'last-event-id': '11' })
     const approved = await post(`/api/runs/${runId}/approve`, { by: 'alice', reason: 'checked' })
     assert.equal(approved.status, 202)
     assert.deepEqual(approved.body, { runId, actionId: 's1.a1', approved: true, by: 'alice' })
@@ -118,16 +124,16 @@ describe('playground API', () => {
     assert.deepEqual(later.body.events.map((e: RunEvent) => e.seq), [21, 22, 23, 24, 25])
     const byHeader = await get(`/api/runs/${runId}/events`, { 'last-event-id': '20' })
     assert.deepEqual(byHeader.body.events, later.body.events)
-    const ended = await readSse(`${base}/api/runs/${runId}/stream?after=25`, {}, (f) => f.event === 'end')
+    const ended = await sse(`/api/runs/${runId}/stream?after=25`, (f) => f.event === 'end')
     assert.deepEqual(ended.map((f) => f.event), ['end'], 'a finished run: nothing after the last seq, then end')
   })
 
   it('rejects a pending action: the rejection is recorded with who decided', async () => {
     const { body } = await post('/api/runs', { agent: 'followup', task: 'Note on T-1002 that the parcel was found.' })
-    await readSse(`${base}/api/runs/${body.runId}/stream`, {}, (f) => f.data?.type === 'run/paused')
+    await sse(`/api/runs/${body.runId}/stream`, (f) => f.data?.type === 'run/paused')
     const rejected = await post(`/api/runs/${body.runId}/reject`, { actionId: 's1.a1', by: 'bob' })
     assert.equal(rejected.status, 202)
-    const frames = await readSse(`${base}/api/runs/${body.runId}/stream?after=11`, {}, (f) => f.event === 'end')
+    const frames = await sse(`/api/runs/${body.runId}/stream?after=11`, (f) => f.event === 'end')
     const decided = events(frames).find((e) => e.type === 'tool/approval-decided')
     assert.ok(decided?.type === 'tool/approval-decided')
     assert.equal(decided.data.approved, false)
@@ -167,17 +173,27 @@ describe('playground API', () => {
     assert.equal(body.b.error.code, 'plugin_config_invalid')
   })
 
-  it('keeps the plugin events of this process, and a swap shows up in them and in the agents view', async () => {
+  it('keeps the plugin events of this process, and a swap shows up in them with who asked', async () => {
     const before = await get('/api/plugin-events')
     const loaded = before.body.events.filter((e: any) => e.type === 'plugin/loaded')
     assert.ok(loaded.some((e: any) => e.data.agent === 'followup' && e.data.name === 'policy-rules' && e.data.version === '2.0.0'))
     const last = before.body.events[before.body.events.length - 1].id
-    const live = readSse(`${base}/api/plugin-events/stream?after=${last}`, {}, (f) => f.data?.type === 'plugin/loaded')
+    const live = sse(`/api/plugin-events/stream?after=${last}`, (f) => f.data?.type === 'plugin/swapped')
     const swapped = await post('/api/agents/support/swap', { plugin: 'verifier-basic', config: {} })
     assert.equal(swapped.status, 200)
-    assert.deepEqual(swapped.body, { from: 'verifier-basic@1.0.0', to: 'verifier-basic@1.0.0' })
+    assert.deepEqual(swapped.body, { from: 'verifier-basic@1.0.0', to: 'verifier-basic@1.0.0', by: 'playground' })
     const frames = await live
-    assert.deepEqual(frames.map((f) => [f.data.type, f.data.data.name, f.data.data.reason]), [['plugin/disposed', 'verifier-basic', 'swap'], ['plugin/loaded', 'verifier-basic', undefined]])
+    assert.deepEqual(frames.map((f) => [f.data.type, f.data.data.name, f.data.data.reason]), [['plugin/disposed', 'verifier-basic', 'swap'], ['plugin/loaded', 'verifier-basic', undefined], ['plugin/swapped', 'verifier-basic', undefined]])
+    assert.deepEqual(frames[2].data.data, { agent: 'support', name: 'verifier-basic', version: '1.0.0', ok: true, from: 'verifier-basic@1.0.0', to: 'verifier-basic@1.0.0', by: 'playground', via: 'playground', config: {} })
+
+    // A swap that fails is recorded too, with who asked and why; a swap of a plugin the agent lacks changed nothing and is not.
+    const refused = await post('/api/agents/support/swap', { plugin: 'policy-rules', version: '9.0.0', by: 'mallory' })
+    assert.equal(refused.status, 400)
+    await post('/api/agents/support/swap', { plugin: 'nothing-like-it', version: '1.0.0', by: 'mallory' })
+    const kept = (await get('/api/plugin-events')).body.events.filter((e: any) => e.type === 'plugin/swapped')
+    assert.deepEqual(kept.map((e: any) => [e.data.name, e.data.ok, e.data.by, e.data.code]), [['verifier-basic', true, 'playground', undefined], ['policy-rules', false, 'mallory', 'plugin_version_unsatisfiable']])
+    assert.equal(kept[1].data.version, '1.0.0', 'the version still serving')
+    assert.equal(kept[1].data.requested, '9.0.0')
   })
 
   it('answers bad requests with a 4xx and a Cordage error code', async () => {
@@ -199,6 +215,7 @@ describe('playground API', () => {
       [post('/api/compare', { runId, plugin: 'nothing-like-it', a: { version: '1.0.0' }, b: { version: '1.0.0' } }), 404, 'plugin_not_found', /nothing-like-it/],
       [post('/api/compare', { runId, plugin: 'policy-rules', a: { version: '2.0.0' } }), 400, 'invalid_input', /b/],
       [post('/api/agents/support/swap', { plugin: 'policy-rules' }), 400, 'invalid_input', /version/],
+      [post('/api/agents/support/swap', { plugin: 'policy-rules', version: '1.0.0', by: ' ' }), 400, 'invalid_input', /by/],
       [post('/api/agents/support/swap', { plugin: 'policy-rules', version: '9.0.0' }), 400, 'plugin_version_unsatisfiable', /9\.0\.0/],
       [get('/api/nothing'), 404, 'invalid_input', /no API route/],
       [get('/api/compare'), 405, 'invalid_input', /POST/],

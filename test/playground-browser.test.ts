@@ -2,15 +2,17 @@
  * The playground end to end in real headless Chromium (Debian's, driven by playwright-core): the page
  * shows the preset's agents and plugins, starts a run of the followup agent that pauses for approval,
  * is reloaded while the run waits and again while it runs, approves it in the page, sees run/end
- * COMPLETED arrive live with every seq exactly once, and replays the run under policy-rules 2.x and
- * 1.x side by side. Screenshots go to tmp/playground-screenshots/ (git ignores tmp/).
+ * COMPLETED arrive live with every seq exactly once, replays the run under policy-rules 2.x and
+ * 1.x side by side, and shows a policy swap made through the API with who asked. The page is opened
+ * with the address the playground prints (with its token), as a user would. Screenshots go to
+ * tmp/playground-screenshots/ (git ignores tmp/).
  */
 import assert from 'node:assert/strict'
 import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
 import type { Browser, Page } from 'playwright-core'
 import { startPlayground, type Playground } from '../playground/server.ts'
-import { browserSkip, defaultPresetCopy, openPage, shots } from './playground-helpers.ts'
+import { bearer, browserSkip, defaultPresetCopy, openPage, shots } from './playground-helpers.ts'
 
 
 describe('playground in headless Chromium', { skip: browserSkip }, () => {
@@ -41,6 +43,7 @@ describe('playground in headless Chromium', { skip: browserSkip }, () => {
   it('shows the agents with their plugins, pinned versions and service graph', async () => {
     await page.goto(playground.url)
     await ready()
+    assert.equal(page.url(), `${playground.origin}/`, 'the token is taken out of the address bar')
     assert.match((await page.textContent('[data-testid=preset]')) ?? '', /preset\.yml$/)
     assert.equal(await page.textContent('[data-testid=version-support-policy-rules]'), '1.0.0')
     assert.equal(await page.textContent('[data-testid=version-followup-policy-rules]'), '2.0.0')
@@ -112,6 +115,18 @@ describe('playground in headless Chromium', { skip: browserSkip }, () => {
     assert.match(decision ?? '', /policy-rules@2\.0\.0.*policy-rules@1\.0\.0.*differs: producer, data\.policyVersion/)
     assert.match((await page.textContent('[data-testid=compare-summary]')) ?? '', /\d+ same, \d+ changed, 0 only in A, 0 only in B; outcome the same/)
     await page.locator('#compare').screenshot({ path: join(shots, '4-compare.png') })
+    assert.deepEqual(pageErrors, [])
+  })
+
+  it('shows a swap of the policy made through the API in the plugin events, with who asked, and the card follows', async () => {
+    const response = await fetch(`${playground.origin}/api/agents/followup/swap`, {
+      method: 'POST', headers: { ...bearer(playground), 'content-type': 'application/json' },
+      body: JSON.stringify({ plugin: 'policy-rules', version: '1.0.0', config: { default: 'deny' }, by: 'alice' }),
+    })
+    assert.equal(response.status, 200, await response.clone().text())
+    const row = await page.waitForSelector('[data-testid=plugin-events] tr[data-type="plugin/swapped"][data-by=alice]')
+    assert.match((await row.textContent()) ?? '', /followup.*policy-rules@1\.0\.0.*swapped policy-rules@2\.0\.0 → policy-rules@1\.0\.0 \(version 1\.0\.0, config \{"default":"deny"\}\) by alice via playground/)
+    await page.waitForSelector('[data-testid=version-followup-policy-rules]:text-is("1.0.0")')
     assert.deepEqual(pageErrors, [])
   })
 })

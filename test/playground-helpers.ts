@@ -1,6 +1,7 @@
 /**
  * What the playground tests share: a copy of presets/default.yml that keeps its runs in a temp folder,
- * one whose agent runs a project-local policy folder (for hot reload), and a small Server-Sent Events reader.
+ * one whose agent runs a project-local policy folder (for hot reload), the header that carries a
+ * playground's token, and a small Server-Sent Events reader.
  */
 import assert from 'node:assert/strict'
 import { cpSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
@@ -76,6 +77,11 @@ export function reloadPresetCopy(): { dir: string; preset: string; plugin: strin
   const preset = join(dir, 'preset.yml')
   writeFileSync(preset, stringify({ ...raw, agents: { followup } }))
   return { dir, preset, plugin }
+}
+
+/** The header every /api request needs: the playground's secret token (playground/auth.ts). */
+export function bearer(playground: { token: string }): Record<string, string> {
+  return { authorization: `Bearer ${playground.token}` }
 }
 
 export interface Frame { id?: string; event: string; data: any }

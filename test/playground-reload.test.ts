@@ -149,13 +149,16 @@ describe('cordage playground --watch (the CLI)', () => {
     }
     try {
       await until(() => /watching 7 plugin folder\(s\)/.test(err) && /reload-policy {2}followup:reload-policy/.test(err), 'the watched folders are listed')
-      const url = /on (http:\/\/127\.0\.0\.1:\d+\/)/.exec(err)?.[1]
-      assert.ok(url, err)
-      const agents = await (await fetch(`${url}api/agents`)).json() as { watch: { folders: { dir: string }[] } | null }
+      // The address printed carries the token; the API answers only with it.
+      const [, url, token] = /on (http:\/\/127\.0\.0\.1:\d+\/)\?token=([\w-]+) /.exec(err) ?? []
+      assert.ok(url && token, err)
+      const headers = { authorization: `Bearer ${token}` }
+      assert.equal((await fetch(`${url}api/agents`)).status, 401)
+      const agents = await (await fetch(`${url}api/agents`, { headers })).json() as { watch: { folders: { dir: string }[] } | null }
       assert.equal(agents.watch?.folders.length, 7)
       edited(join(copy.dir, 'reload-policy'), '1.0.1', 'v2')
       await until(() => /reloaded reload-policy in followup: 1\.0\.0 → 1\.0\.1 {2}sha256:\w+ → sha256:\w+ {2}\d+ms/.test(out), 'the reload is printed')
-      const feed = await (await fetch(`${url}api/plugin-events`)).json() as { events: { type: string; data: { ok?: boolean; to?: { version: string } } }[] }
+      const feed = await (await fetch(`${url}api/plugin-events`, { headers })).json() as { events: { type: string; data: { ok?: boolean; to?: { version: string } } }[] }
       const reload = feed.events.find((e) => e.type === 'plugin/reloaded')
       assert.equal(reload?.data.ok, true)
       assert.equal(reload?.data.to?.version, '1.0.1')

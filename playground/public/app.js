@@ -5,6 +5,39 @@
 
 const $ = (id) => document.getElementById(id)
 
+// ---- the token ----
+// Every /api call carries the secret the playground printed at start (`?token=…` in the URL it prints).
+// The page takes it from its address once, keeps it in this origin's localStorage (which no other port
+// or site can read) and takes it out of the address bar, so it is not left in history or in a
+// screenshot. No cookie: a cookie for 127.0.0.1 would go to every port of 127.0.0.1.
+const TokenKey = 'cordage-playground-token'
+
+function takeToken() {
+  const params = new URLSearchParams(location.search)
+  const given = params.get('token')
+  if (given === null) {
+    try { return localStorage.getItem(TokenKey) ?? '' } catch { return '' }
+  }
+  try { localStorage.setItem(TokenKey, given) } catch { /* storage off: this page still has it */ }
+  params.delete('token')
+  const rest = params.toString()
+  history.replaceState(null, '', `${location.pathname}${rest ? `?${rest}` : ''}${location.hash}`)
+  return given
+}
+
+const token = takeToken()
+/** Where EventSource (which cannot send headers) connects: the stream routes take ?token=. */
+const withToken = (path) => `${path}${path.includes('?') ? '&' : '?'}token=${encodeURIComponent(token)}`
+
+/** Without the right token the page can show nothing: say how to get in, once. */
+function locked() {
+  try { localStorage.removeItem(TokenKey) } catch { /* nothing kept */ }
+  if ($('locked')) return
+  document.body.prepend(el('p', { id: 'locked', class: 'error', role: 'alert', 'data-testid': 'locked' },
+    token ? 'This page has a token the playground does not accept (it makes a new one at each start). ' : 'This page has no token. ',
+    'Open the address `cordage playground` printed when it started: it ends in ?token=….'))
+}
+
 /** An element with attributes and children (strings become text, never HTML). */
 function el(tag, attrs = {}, ...children) {
   const node = document.createElement(tag)
@@ -19,8 +52,12 @@ function el(tag, attrs = {}, ...children) {
 }
 
 async function api(path, body) {
-  const response = await fetch(`/api${path}`, body === undefined ? {} : { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
+  const authorization = `Bearer ${token}`
+  const response = await fetch(`/api${path}`, body === undefined
+    ? { headers: { authorization } }
+    : { method: 'POST', headers: { authorization, 'content-type': 'application/json' }, body: JSON.stringify(body) })
   const json = await response.json().catch(() => ({}))
+  if (response.status === 401) locked()
   if (!response.ok) {
     const error = new Error(json.error?.message ?? `${response.status} ${response.statusText}`)
     error.code = json.error?.code
@@ -46,12 +83,17 @@ let agents = []
 /** What hot reload watches (`--watch`), or null when it is off. */
 let watch = null
 
+/** Started with --read-only: the page shows everything and changes nothing. */
+let readOnly = false
+
 async function loadAgents() {
-  const { preset, agents: list, watch: watched } = await api('/agents')
+  const { preset, agents: list, watch: watched, readOnly: viewOnly } = await api('/agents')
   agents = list
   watch = watched ?? null
+  readOnly = !!viewOnly
   $('preset').textContent = preset
   showWatch()
+  showReadOnly()
   const box = $('agent-list')
   box.replaceChildren(...list.map(agentCard))
   const start = $('start-agent')
@@ -69,6 +111,15 @@ function showWatch() {
   node.className = watch ? 'tag ok' : 'tag'
   node.textContent = watch ? `hot reload on: watching ${watch.folders.length} plugin folder(s)` : 'hot reload off (start with --watch)'
   node.title = watch ? watch.folders.map((f) => `${f.dir}  ${f.users.map((u) => `${u.agent}:${u.name}`).join(', ')}`).join('\n') : ''
+}
+
+/** In a read-only playground, the controls that would change something are off, and say why. */
+function showReadOnly() {
+  $('read-only').hidden = !readOnly
+  for (const id of ['start-button', 'approve', 'reject', 'compare-button']) {
+    $(id).disabled = readOnly
+    $(id).title = readOnly ? 'read-only playground (--read-only)' : ''
+  }
 }
 
 const shortHash = (hash) => hash ? String(hash).slice(0, 15) : 'unknown'
@@ -174,7 +225,7 @@ const lastSeq = () => current.events.length ? current.events[current.events.leng
 
 function stream() {
   const run = current
-  const source = new EventSource(`/api/runs/${encodeURIComponent(run.runId)}/stream?after=${lastSeq()}`)
+  const source = new EventSource(withToken(`/api/runs/${encodeURIComponent(run.runId)}/stream?after=${lastSeq()}`))
   run.source = source
   source.addEventListener('run-event', (message) => {
     if (current !== run) return
@@ -274,6 +325,7 @@ async function decide(approved) {
   if (!current?.info?.pending) return
   showError('decide-error')
   const reason = $('decide-reason').value.trim()
+  if (readOnly) return
   for (const id of ['approve', 'reject']) $(id).disabled = true
   try {
     await api(`/runs/${encodeURIComponent(current.runId)}/${approved ? 'approve' : 'reject'}`, { actionId: current.info.pending.actionId, by: $('decide-by').value.trim(), ...(reason ? { reason } : {}) })
@@ -283,7 +335,7 @@ async function decide(approved) {
   } catch (error) {
     showError('decide-error', error)
   } finally {
-    for (const id of ['approve', 'reject']) $(id).disabled = false
+    for (const id of ['approve', 'reject']) $(id).disabled = readOnly
   }
 }
 $('approve').addEventListener('click', () => decide(true))
@@ -339,7 +391,7 @@ $('compare-form').addEventListener('submit', async (event) => {
   } catch (error) {
     showError('compare-error', error)
   } finally {
-    button.disabled = false
+    button.disabled = readOnly
   }
 })
 
@@ -379,16 +431,17 @@ function showCompare(result) {
 
 function pluginEvents() {
   let last = 0
-  const source = new EventSource('/api/plugin-events/stream')
+  const source = new EventSource(withToken('/api/plugin-events/stream'))
   source.addEventListener('plugin-event', (message) => {
     const entry = JSON.parse(message.data)
     if (entry.id <= last) return
     last = entry.id
     const d = entry.data
     const what = entry.type === 'plugin/reloaded' ? reloaded(d)
+      : entry.type === 'plugin/swapped' ? swapped(d)
       : entry.type === 'plugin/failed' ? `${d.code}: ${d.message}` : d.reason ?? ''
-    const reload = entry.type === 'plugin/reloaded'
-    $('plugin-event-list').prepend(el('tr', { class: `new${reload ? ` reload ${d.ok ? 'ok' : 'failed'}` : ''}`, 'data-type': entry.type, 'data-ok': reload ? String(!!d.ok) : undefined, 'data-fail-closed': d.failClosed ? 'true' : undefined },
+    const outcome = entry.type === 'plugin/reloaded' || entry.type === 'plugin/swapped'
+    $('plugin-event-list').prepend(el('tr', { class: `new${outcome ? ` reload ${d.ok ? 'ok' : 'failed'}` : ''}`, 'data-type': entry.type, 'data-ok': outcome ? String(!!d.ok) : undefined, 'data-by': d.by, 'data-fail-closed': d.failClosed ? 'true' : undefined },
       el('td', {}, entry.id), el('td', {}, time(entry.time)), el('td', {}, entry.type), el('td', {}, d.agent), el('td', {}, `${d.name}@${d.version}`), el('td', {}, what)))
     // A swap or a reload changes what an agent runs: show the versions loaded now.
     if (entry.type !== 'plugin/failed') scheduleAgents()
@@ -408,6 +461,14 @@ function reloaded(d) {
   return `FAILED [${d.code}] ${from} → ${to}${took}: ${d.message} — ${serving}`
 }
 
+/** A swap asked for through the playground's API (`plugin/swapped`): what changed, and who asked. */
+function swapped(d) {
+  const asked = [d.requested !== undefined ? `version ${d.requested}` : '', d.config !== undefined ? `config ${short(d.config, 80)}` : ''].filter(Boolean).join(', ')
+  const who = `by ${d.by} via ${d.via}`
+  if (d.ok) return `swapped ${d.from} → ${d.to} (${asked}) ${who}`
+  return `swap FAILED [${d.code}] (${asked}) ${who}: ${d.message}`
+}
+
 let agentsTimer
 function scheduleAgents() {
   clearTimeout(agentsTimer)
@@ -417,6 +478,10 @@ function scheduleAgents() {
 // ---- start ----
 
 async function boot() {
+  if (!token) {
+    locked()
+    return
+  }
   await loadAgents()
   await loadRuns()
   pluginEvents()
@@ -427,5 +492,6 @@ async function boot() {
 }
 
 boot().catch((error) => {
+  if (error.code === 'unauthorized') return // locked() said how to get in
   document.body.prepend(el('p', { class: 'error', role: 'alert' }, `the playground could not load: ${error.message}`))
 })

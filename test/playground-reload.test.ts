@@ -9,7 +9,9 @@
  * and the page shows the reload with old → new version and hash; an edit that does not build shows a
  * failed reload, and 1.1.0 keeps serving; approving in the page continues the run, whose decisions from
  * then on come from reload-policy@1.1.0 (rules v2). The CLI part starts `cordage playground --watch`
- * as a process and sees a reload printed. Screenshot: tmp/playground-screenshots/5-reload.png.
+ * as a process and sees a reload printed; it also checks the address it prints carries the token
+ * (`--token`, $CORDAGE_PLAYGROUND_TOKEN), that a swap through the API is printed with who asked, and
+ * that `--read-only` refuses changes. Screenshot: tmp/playground-screenshots/5-reload.png.
  */
 import assert from 'node:assert/strict'
 import { spawn } from 'node:child_process'
@@ -19,7 +21,7 @@ import { after, before, describe, it } from 'node:test'
 import type { Browser, Page } from 'playwright-core'
 import type { RunEvent } from 'cordage'
 import { startPlayground, type Playground } from '../playground/server.ts'
-import { browserSkip, openPage, reloadPresetCopy, shots } from './playground-helpers.ts'
+import { browserSkip, defaultPresetCopy, openPage, reloadPresetCopy, shots } from './playground-helpers.ts'
 
 const bin = resolve(import.meta.dirname, '../core/cli/bin.js')
 
@@ -133,7 +135,7 @@ describe('playground --watch in headless Chromium: a plugin reload, live', { ski
   })
 })
 
-describe('cordage playground --watch (the CLI)', () => {
+describe('cordage playground (the CLI): --watch, the token, --read-only', () => {
   it('prints the watched folders and each reload, and stops on SIGINT', async () => {
     const copy = reloadPresetCopy()
     const child = spawn(process.execPath, [bin, 'playground', '--preset', copy.preset, '--port', '0', '--watch', '--debounce', '20'], { cwd: copy.dir, stdio: ['ignore', 'pipe', 'pipe'] })
@@ -169,6 +171,66 @@ describe('cordage playground --watch (the CLI)', () => {
       if (child.exitCode === null) child.kill('SIGKILL')
       rmSync(copy.dir, { recursive: true, force: true })
     }
+  })
+
+  /** Start `cordage playground` and wait for the address it prints; `stop` sends SIGINT and resolves with the exit code. */
+  async function cli(args: string[], env: Record<string, string> = {}) {
+    const preset = defaultPresetCopy()
+    const child = spawn(process.execPath, [bin, 'playground', '--preset', preset, '--port', '0', ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
+    const out = { err: '' }
+    child.stderr.on('data', (chunk) => { out.err += chunk })
+    const end = Date.now() + 30_000
+    let match: RegExpExecArray | null = null
+    while (!(match = /on (http:\/\/127\.0\.0\.1:\d+)\/\?token=([\w.~-]+) /.exec(out.err))) {
+      if (child.exitCode !== null || Date.now() > end) { child.kill('SIGKILL'); assert.fail(`no address printed; exit ${child.exitCode}\n${out.err}`) }
+      await new Promise((r) => setTimeout(r, 50))
+    }
+    const stop = async () => {
+      child.kill('SIGINT')
+      return child.exitCode ?? await new Promise<number | null>((done) => child.once('exit', done))
+    }
+    return { origin: match[1], token: match[2], out, stop }
+  }
+
+  it('prints the address with the token (--token), and prints each swap made through the API with who asked', async () => {
+    const given = 'cli-given-token-0123456789'
+    const { origin, token, out, stop } = await cli(['--token', given])
+    try {
+      assert.equal(token, given)
+      const swap = await fetch(`${origin}/api/agents/followup/swap`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ plugin: 'policy-rules', config: { default: 'ask', approvers: ['*'] }, by: 'alice' }) })
+      assert.equal(swap.status, 200)
+      const end = Date.now() + 10_000
+      while (!out.err.includes('swapped policy-rules in followup')) {
+        if (Date.now() > end) assert.fail(out.err)
+        await new Promise((r) => setTimeout(r, 50))
+      }
+      assert.match(out.err, /swapped policy-rules in followup: policy-rules@2\.0\.0 → policy-rules@2\.0\.0 by "alice" \(playground\)/)
+    } finally {
+      assert.equal(await stop(), 0, out.err)
+    }
+  })
+
+  it('takes the token from $CORDAGE_PLAYGROUND_TOKEN, and --read-only refuses changes', async () => {
+    const { origin, token, out, stop } = await cli(['--read-only'], { CORDAGE_PLAYGROUND_TOKEN: 'env-given-token-0123456789' })
+    try {
+      assert.equal(token, 'env-given-token-0123456789')
+      assert.match(out.err, /\(read-only\) \(Ctrl-C to stop\)/)
+      const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' }
+      assert.equal((await fetch(`${origin}/api/runs`, { headers })).status, 200)
+      assert.equal((await fetch(`${origin}/api/runs`, { method: 'POST', headers, body: JSON.stringify({ agent: 'followup' }) })).status, 403)
+    } finally {
+      assert.equal(await stop(), 0, out.err)
+    }
+  })
+
+  it('refuses a --token that is too short, without echoing it', async () => {
+    const child = spawn(process.execPath, [bin, 'playground', '--preset', defaultPresetCopy(), '--port', '0', '--token', 'tooshort'], { stdio: ['ignore', 'pipe', 'pipe'] })
+    let err = ''
+    child.stderr.on('data', (chunk) => { err += chunk })
+    const code = await new Promise((done) => child.once('exit', done))
+    assert.equal(code, 2)
+    assert.match(err, /at least 16 characters/)
+    assert.ok(!err.includes('tooshort'))
   })
 
   it('refuses --debounce without --watch', async () => {

@@ -266,8 +266,12 @@ const commands: Record<string, Handler> = {
     if (!flags.watch && flags.debounce !== undefined) throw new CordageError('invalid_input', '--debounce applies to --watch only; add --watch')
     const watch = flags.watch ? { debounceMs: debounceOf(flags) } : undefined
     const { startPlayground } = await import('../../playground/server.ts')
-    const playground = await startPlayground({ preset: file, port, watch, onError: (error) => io.err(`[playground] ${(error as Error)?.message ?? error}`) })
-    io.err(`playground for ${playground.app.preset.shown} on ${playground.url} (Ctrl-C to stop)`)
+    const token = (flags.token as string | undefined) ?? (process.env.CORDAGE_PLAYGROUND_TOKEN || undefined)
+    const playground = await startPlayground({ preset: file, port, watch, token, readOnly: !!flags['read-only'], onError: (error) => io.err(`[playground] ${(error as Error)?.message ?? error}`) })
+    // The address carries the secret token (printed to whoever started it, as notebook servers do).
+    io.err(`playground for ${playground.app.preset.shown} on ${playground.url} ${playground.readOnly ? '(read-only) ' : ''}(Ctrl-C to stop)`)
+    // Who swapped what through the page's API, in the terminal too.
+    playground.feed.subscribe(({ type, data: d }) => { if (type === 'plugin/swapped') io.err(`${d.ok ? 'swapped' : 'swap FAILED:'} ${d.name} in ${d.agent}${d.ok ? `: ${d.from} → ${d.to}` : ` [${d.code}]`} by ${JSON.stringify(d.by)} (${d.via})`) })
     if (playground.reloader) {
       // The same lines as cordage dev: what is watched, then each reload as it happens.
       playground.app.root.on('plugin/reloaded', (event) => printReload(event, io))

@@ -23,6 +23,7 @@ import toolsRegistry from '../plugins/tools-registry/index.ts'
 import policyRules from '../plugins/policy-rules/index.ts'
 import verifierBasic from '../plugins/verifier-basic/index.ts'
 import { PostgresStore } from '../plugins/store-postgres/postgres-store.ts'
+import { KernelWriter } from '../core/store-writer.ts'
 
 const quick = process.argv.includes('--quick')
 const seconds = quick ? 0.6 : 2.5
@@ -135,7 +136,7 @@ async function postgresRates(): Promise<string> {
     : { type: 'step/start', seq: from + i, time: Date.now(), runId, stepId: 's', schema: 1, producer: 'bench', data: { index: from + i } })
   const writer = async (runId: string, until: number) => {
     let appends = 0
-    for (let seq = 0; performance.now() < until; seq += 10, appends++) await store.append(runId, batch(runId, seq + 1), seq)
+    for (let seq = 0; performance.now() < until; seq += 10, appends++) await store.append(runId, batch(runId, seq + 1), seq, { writer: KernelWriter })
     return appends
   }
   const one = await (async () => { const t = performance.now(); const n = await writer(`one_${Date.now()}`, t + seconds * 1000); return n / ((performance.now() - t) / 1000) })()

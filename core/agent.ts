@@ -22,6 +22,7 @@ import type { ToolsService } from './services/tools.ts'
 import { emptyState, replay, replayFrom, type ActionState, type RunState } from './state.ts'
 import { isTerminal, type RunStatus } from './status.ts'
 import { asDefined } from './tool.ts'
+import { KernelWriter } from './store-writer.ts'
 import { KernelProducer } from './version.ts'
 
 export interface AgentOptions {
@@ -243,7 +244,7 @@ export class AgentRuntime {
   async revokeGrant(id: string, options: Actor = {}): Promise<ApprovalGrant> {
     const store = this.store()
     if (!store.revokeGrant) throw new CordageError('invalid_input', `the store of agent "${this.name}" keeps no standing grants`)
-    const grant = await store.revokeGrant(id, options.by ?? 'api', Date.now(), options.reason)
+    const grant = await store.revokeGrant(id, options.by ?? 'api', Date.now(), options.reason, KernelWriter)
     if (!grant) throw new CordageError('invalid_input', `no grant ${id} in the store of agent "${this.name}"`)
     return grant
   }
@@ -365,16 +366,16 @@ export class AgentRuntime {
     }
     const store = this.store()
     const at = Date.now()
-    const lease = await store.claim(runId, this.options.worker, this.options.leaseTtlMs)
+    const lease = await store.claim(runId, this.options.worker, this.options.leaseTtlMs, KernelWriter)
     if (!lease) {
-      await store.requestCancel(runId, { by, reason: options.reason, at })
+      await store.requestCancel(runId, { by, reason: options.reason, at }, KernelWriter)
       return this.waitForEnd(runId, options.waitMs ?? 30_000)
     }
     const state = await this.load(runId)
     const driver = new RunDriver(this, state)
     driver.own(lease)
     if (isTerminal(state.status)) {
-      await store.release(lease)
+      await store.release(lease, KernelWriter)
       throw notWaiting(state)
     }
     driver.cancel(by, options.reason, at)
@@ -386,7 +387,7 @@ export class AgentRuntime {
    * it. Resolves undefined when there is none.
    */
   async driveNext(): Promise<RunHandle | undefined> {
-    const lease = await this.store().claimNext(this.options.worker, this.options.leaseTtlMs, { agents: [this.name] })
+    const lease = await this.store().claimNext(this.options.worker, this.options.leaseTtlMs, { agents: [this.name] }, KernelWriter)
     if (!lease) return undefined
     const { driver, state } = await this.prepare(lease)
     return this.guard(driver, () => this.takeOver(driver, state, lease, {}))
@@ -504,7 +505,7 @@ export class AgentRuntime {
       if (grant?.scope === 'grant' && !this.store().putGrant) throw new CordageError('invalid_input', `the store of agent "${this.name}" keeps no standing grants; approve with --scope once or run`)
       driver.rec.record('tool/approval-decided', { approved, by, reason: options.reason, scope, grant }, KernelProducer, { ...turn(state), stepId: action.stepId, actionId, causation: action.requestedSeq })
       // Recorded first: a grant without the approval it came from would be an approval nobody can trace.
-      if (grant?.scope === 'grant') { await driver.flush(); await this.store().putGrant!(grant) }
+      if (grant?.scope === 'grant') { await driver.flush(); await this.store().putGrant!(grant, KernelWriter) }
       if (options.resume === false) { await driver.flush(); return undefined }
       await this.drift(driver, state, options)
       driver.rec.record('run/resumed', { from: 'WAITING_APPROVAL', by }, KernelProducer, turn(state))
@@ -533,7 +534,7 @@ export class AgentRuntime {
   private async take(runId: string): Promise<{ driver: RunDriver; state: RunState; lease: Lease }> {
     if (this.active.has(runId)) throw new CordageError('run_busy', `run ${runId} is being driven in this process; wait for it to pause or end`)
     const store = this.store()
-    const lease = await store.claim(runId, this.options.worker, this.options.leaseTtlMs)
+    const lease = await store.claim(runId, this.options.worker, this.options.leaseTtlMs, KernelWriter)
     if (!lease) {
       const owner = (await store.list({ limit: 1000 })).find((r) => r.runId === runId)?.owner
       throw new CordageError('run_busy', `run ${runId} is being driven by worker ${owner ?? 'another process'}; wait for it to pause or end`)
@@ -558,7 +559,7 @@ export class AgentRuntime {
       if (request && !isTerminal(state.status)) driver.cancel(request.by, request.reason, request.at)
       return { driver, state, lease }
     } catch (error) {
-      await this.store().release(lease)
+      await this.store().release(lease, KernelWriter)
       throw error
     }
   }

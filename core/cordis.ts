@@ -32,35 +32,43 @@ export interface ServiceEntry<T = unknown> {
   value: T
   /** name@version of the plugin that set the service, or `unknown` when it was set outside a Cordage plugin. */
   provider: string
+  /** The provider's manifest lists this service under `provides`. The loop uses no service that is not declared. */
+  declared: boolean
 }
 
 /** The service as set by its provider (untraced), with who provided it; undefined when not provided. */
 export function readService<T>(ctx: Context, name: string): ServiceEntry<T> | undefined {
   const item = (ctx as any)[symbols.store][(ctx as any)[symbols.isolate][name]] as { value: T; source: Context } | undefined
   if (!item || item.value === undefined || item.value === null) return undefined
-  return { value: item.value, provider: providerOf(item.source) }
+  const owner = ownerOf(item.source)
+  return { value: item.value, provider: owner.label, declared: owner.provides !== undefined && Object.hasOwn(owner.provides, name) }
 }
 
-const providers = new WeakMap<object, string>()
+interface Owner {
+  label: string
+  provides?: Record<string, string>
+}
+
+const owners = new WeakMap<object, Owner>()
 
 /** Walk up from the context that set a service to the Cordage plugin that owns it. */
-function providerOf(source: Context): string {
-  const cached = providers.get(source)
+function ownerOf(source: Context): Owner {
+  const cached = owners.get(source)
   if (cached) return cached
   let ctx: any = source
-  let found = 'unknown'
+  let found: Owner = { label: 'unknown' }
   for (let hops = 0; ctx && hops < 16; hops++) {
     const manifest = ctx.runtime?.plugin?.manifest
-    if (manifest?.name) { found = `${manifest.name}@${manifest.version}`; break }
+    if (manifest?.name) { found = { label: `${manifest.name}@${manifest.version}`, provides: manifest.provides ?? {} }; break }
     ctx = ctx.runtime?.parent
   }
-  providers.set(source, found)
+  owners.set(source, found)
   return found
 }
 
 /** Name and version of the plugin that owns a context (for tools registered from it), or undefined. */
 export function pluginOf(ctx: Context): string | undefined {
-  const found = providerOf(ctx)
+  const found = ownerOf(ctx).label
   return found === 'unknown' ? undefined : found
 }
 

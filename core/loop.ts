@@ -266,7 +266,7 @@ export class RunDriver implements DriverPort {
       if (wait) await wait
       this.inStep = true
       const missing = this.servicesVersion === this.agent.servicesVersion ? undefined : this.resolveServices()
-      if (missing) return this.pause('SUSPENDED', `service "${missing}" is not provided; resume the run once a plugin provides it`, 'suspend', { code: 'service_missing' })
+      if (missing) return this.pause('SUSPENDED', missing, 'suspend', { code: 'service_missing' })
     }
 
     const next = this.state.pending[0]
@@ -379,18 +379,34 @@ export class RunDriver implements DriverPort {
     this.agent.gate.leave()
   }
 
+  /**
+   * Read the step's services. A service counts only when the plugin that set it declares it in its
+   * manifest: a plugin that sets `policy` (or any kernel service) without saying so, for example after
+   * the real provider was disposed during a swap, is refused, and the run suspends until it is fixed.
+   * Returns why the run cannot go on, or undefined.
+   */
   private resolveServices(): string | undefined {
     const ctx = this.agent.ctx
     const found: Partial<StepServices> = {}
-    for (const name of required) {
-      const entry = readService(ctx, name)
-      if (!entry) return name
-      ;(found as Record<string, unknown>)[name] = entry
+    const read = <T>(name: string) => {
+      const entry = readService<T>(ctx, name)
+      if (entry && !entry.declared) throw new Undeclared(name, entry.provider)
+      return entry
     }
-    found.compactor = readService<CompactorService>(ctx, 'compactor')
-    found.progress = readService<ProgressService>(ctx, 'progress')
-    found.guardrail = readService<GuardrailService>(ctx, 'guardrail')
-    this.storeEntry = readService<StoreService>(ctx, 'store')
+    try {
+      for (const name of required) {
+        const entry = read(name)
+        if (!entry) return `service "${name}" is not provided; resume the run once a plugin provides it`
+        ;(found as Record<string, unknown>)[name] = entry
+      }
+      found.compactor = read<CompactorService>('compactor')
+      found.progress = read<ProgressService>('progress')
+      found.guardrail = read<GuardrailService>('guardrail')
+      this.storeEntry = read<StoreService>('store')
+    } catch (error) {
+      if (!(error instanceof Undeclared)) throw error
+      return `service "${error.service}" is set by ${error.provider}, whose manifest does not declare that it provides it; the run does not use it`
+    }
     this.services = found as StepServices
     this.servicesVersion = this.agent.servicesVersion
     return undefined
@@ -860,6 +876,12 @@ export class RunDriver implements DriverPort {
 }
 
 // ── helpers ─────────────────────────────────────────────────────────────────────────────────────────
+
+class Undeclared extends Error {
+  constructor(readonly service: string, readonly provider: string) {
+    super(`${service} set by ${provider} without declaring it`)
+  }
+}
 
 /** What a service call ends in that is not the service's own failure: the loop ends the run with it. */
 function isControl(error: unknown): boolean {

@@ -7,6 +7,7 @@
  */
 import { CordageError } from './errors.ts'
 import type { CancelRequest, Lease, StoreService } from './services/store.ts'
+import { KernelWriter } from './store-writer.ts'
 
 export interface OwnershipOptions {
   ttlMs: number
@@ -41,7 +42,7 @@ export class Ownership {
     const { ttlMs, watchMs } = this.options
     const renew = setInterval(() => {
       const sent = Date.now()
-      Promise.resolve(this.store().renew(this.lease, ttlMs)).then((held) => {
+      Promise.resolve(this.store().renew(this.lease, ttlMs, KernelWriter)).then((held) => {
         if (held) this.heldUntil = Math.max(this.heldUntil, sent + ttlMs)
         if (!held && !this.released) this.options.onLost(new CordageError('lease_lost', `run ${this.lease.runId}: worker ${this.lease.worker} lost its lease (${this.lease.token}); another worker owns the run`))
       }, () => { /* a failed renewal is retried at the next tick; the fencing token protects the log meanwhile */ })
@@ -63,6 +64,6 @@ export class Ownership {
     this.released = true
     for (const timer of this.timers) clearInterval(timer)
     this.timers = []
-    await this.store().release(this.lease)
+    await this.store().release(this.lease, KernelWriter)
   }
 }

@@ -9,6 +9,10 @@ import { EventSchemaVersion, type RunEvent, type RunEventMap, type RunEventType 
 import { apply, type RunState } from './state.ts'
 import type { EffectWrite, Lease, StoreService } from './services/store.ts'
 import type { Dispatch } from './cordis.ts'
+import { KernelWriter } from './store-writer.ts'
+
+/** The options of an append that has nothing but the writer to say: one object, not one per flush. */
+const WriterOnly = Object.freeze({ writer: KernelWriter })
 
 export interface EventIds {
   turnId?: string
@@ -56,7 +60,7 @@ export class Recorder {
     }
     const batch = this.buffer
     this.buffer = []
-    const options = this.lease || effects?.length || snapshot ? { lease: this.lease, effects, snapshot } : undefined
+    const options = this.lease || effects?.length || snapshot ? { lease: this.lease, effects, snapshot, writer: KernelWriter } : WriterOnly
     let written
     try {
       written = this.store().append(this.state.runId, batch, this.durable, options)

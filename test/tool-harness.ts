@@ -41,7 +41,7 @@ export async function invokeTool(tool: Tool, args: unknown, options: InvokeOptio
   // Services count only when a plugin (something with a manifest) provides them: run/start records who did.
   const harness = {
     name: 'harness',
-    manifest: { name: 'harness', version: '1.0.0' },
+    manifest: { name: 'harness', version: '1.0.0', provides: { store: '1.0.0', tools: '1.0.0', context: '1.0.0', policy: '1.0.0', verifier: '1.0.0', model: '1.0.0' } },
     apply(c: Context) {
       c.set('store', store)
       c.set('tools', { register: () => () => {}, get: (name: string) => tools.find((t) => t.name === name), list: () => tools, visible: () => tools })

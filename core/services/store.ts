@@ -10,12 +10,14 @@ import type { RunEvent } from '../events.ts'
 import type { RunStatus } from '../status.ts'
 import type { Code } from '../errors.ts'
 import type { ApprovalGrant, ApprovalGrantQuery } from '../grants.ts'
+import { CordageError } from '../errors.ts'
+import { KernelWriter } from '../store-writer.ts'
 
 /**
  * 2.0.0: ledger, leases, cancel requests and snapshots joined the log (1.0.0 was the log alone).
  * 2.1.0: standing grants (optional methods: a store without them cannot keep approvals across runs).
  */
-export const StoreContract = '2.1.0'
+export const StoreContract = '2.2.0'
 
 /** One line of `cordage runs`. */
 export interface RunSummary {
@@ -83,6 +85,25 @@ export interface AppendOptions {
   effects?: EffectWrite[]
   /** Run state as of the batch's last event; a store may keep it to load long runs faster. */
   snapshot?: { version: number; state: unknown }
+  /** The kernel's writer (see {@link StoreWriter}). Since 2.2.0. */
+  writer?: StoreWriter
+}
+
+/**
+ * Proof that a store write comes from the kernel. Every write method of the contract takes it (since
+ * 2.2.0); a store checks it with {@link assertKernelWriter} before it writes anything, so a plugin that
+ * can see the `store` service can read runs but not forge an event, a lease or a standing grant.
+ */
+export interface StoreWriter {
+  readonly writer: 'cordage-kernel'
+}
+
+/**
+ * Throw `store_write_refused` unless `writer` is the kernel's. What every store calls first in each
+ * write method.
+ */
+export function assertKernelWriter(writer: unknown, what: string): void {
+  if (writer !== KernelWriter) throw new CordageError('store_write_refused', `${what} refused: run stores take writes from the kernel only (a plugin may read runs, never write them); steer runs with the kernel's commands: approve, reject, resume, cancel`)
 }
 
 export interface StoredRun {
@@ -106,7 +127,8 @@ export interface StoreService {
   /**
    * Append a batch of events to a run, with its ledger writes and optional snapshot, atomically.
    *
-   * Contract: `expectedSeq` is the seq of the last event the writer has seen (0 for a new run). The
+   * Contract: refused with `store_write_refused` unless `options.writer` is the kernel's (2.2.0).
+   * `expectedSeq` is the seq of the last event the writer has seen (0 for a new run). The
    * batch must continue it without gaps (`expectedSeq + 1`, `+ 2`, ...). If the run's last seq is not
    * `expectedSeq`, nothing is written and the append fails with `seq_conflict`; if `options.lease` is
    * given and is not the run's current lease (expired and taken, or released), with `lease_lost`, which
@@ -138,20 +160,20 @@ export interface StoreService {
    * before it for this run) when the run has no lease, its lease expired, or `worker` holds it already;
    * resolves undefined while another worker's lease is live. `run_not_found` for an unknown run.
    */
-  claim(runId: string, worker: string, ttlMs: number): Promise<Lease | undefined>
+  claim(runId: string, worker: string, ttlMs: number, writer: StoreWriter): Promise<Lease | undefined>
   /** Extend a lease. Resolves false when it is no longer the run's current lease. */
-  renew(lease: Lease, ttlMs: number): Promise<boolean>
+  renew(lease: Lease, ttlMs: number, writer: StoreWriter): Promise<boolean>
   /** Give a lease up (a no-op when it is no longer current). */
-  release(lease: Lease): Promise<void>
+  release(lease: Lease, writer: StoreWriter): Promise<void>
   /**
    * Claim the oldest run that needs a driver: RUNNING or CANCELLING with no live lease (its worker
    * died, or it was submitted to be driven by a worker), of one of `agents` when given. Each such run
    * goes to one worker only, even when several ask at once.
    */
-  claimNext(worker: string, ttlMs: number, filter?: { agents?: string[] }): Promise<Lease | undefined>
+  claimNext(worker: string, ttlMs: number, filter: { agents?: string[] } | undefined, writer: StoreWriter): Promise<Lease | undefined>
 
   /** Ask whoever drives a run to cancel it. Kept until the run ends. */
-  requestCancel(runId: string, request: CancelRequest): Promise<void>
+  requestCancel(runId: string, request: CancelRequest, writer: StoreWriter): Promise<void>
   /** The pending cancel request of a run, if any. */
   cancelRequest(runId: string): Promise<CancelRequest | undefined>
 
@@ -159,11 +181,11 @@ export interface StoreService {
    * Keep a standing grant (an approval that holds across runs). Since 2.1.0, optional. Contract: a
    * grant with an id that exists already fails with `invalid_input`.
    */
-  putGrant?(grant: ApprovalGrant): Promise<void>
+  putGrant?(grant: ApprovalGrant, writer: StoreWriter): Promise<void>
   /** Grants of an agent (and tool), oldest first; revoked and expired ones only with `inactive`. Since 2.1.0. */
   grants?(query: ApprovalGrantQuery): Promise<ApprovalGrant[]>
   /** Revoke a grant; resolves with it, or undefined when there is no such grant. Revoking twice keeps the first. Since 2.1.0. */
-  revokeGrant?(id: string, by: string, at: number, reason?: string): Promise<ApprovalGrant | undefined>
+  revokeGrant?(id: string, by: string, at: number, reason: string | undefined, writer: StoreWriter): Promise<ApprovalGrant | undefined>
 }
 
 declare module 'cordis' {

@@ -5,8 +5,7 @@
 import {
   CordageError, summarize,
   type ApprovalGrant, type ApprovalGrantQuery, type AppendOptions, type CancelRequest, type Effect, type EffectWrite, type Lease, type ListFilter,
-  type RunEvent, type RunSummary, type StoredRun, type StoreService,
-} from 'cordage'
+  type RunEvent, type RunSummary, type StoredRun, type StoreService, assertKernelWriter, type StoreWriter } from 'cordage'
 import { MemoryGrants } from './grants.ts'
 
 export class MemoryStore implements StoreService {
@@ -21,6 +20,7 @@ export class MemoryStore implements StoreService {
 
   /** Synchronous: memory is as durable as it gets, and the loop skips an await when nothing is returned. */
   append(runId: string, events: readonly RunEvent[], expectedSeq: number, options: AppendOptions = {}): void {
+    assertKernelWriter(options.writer, `append to run ${runId}`)
     const log = this.logs.get(runId)
     const last = log ? log.length : 0
     // The lease first: "another worker owns the run" says more than "you are behind".
@@ -94,7 +94,8 @@ export class MemoryStore implements StoreService {
     return effect && { ...effect }
   }
 
-  async claim(runId: string, worker: string, ttlMs: number): Promise<Lease | undefined> {
+  async claim(runId: string, worker: string, ttlMs: number, writer?: StoreWriter): Promise<Lease | undefined> {
+    assertKernelWriter(writer, `claim of run ${runId}`)
     this.log(runId)
     const now = Date.now()
     const current = this.leases.get(runId)
@@ -107,28 +108,32 @@ export class MemoryStore implements StoreService {
     return { runId, worker, token, expiresAt: lease.expiresAt, previous }
   }
 
-  async renew(lease: Lease, ttlMs: number): Promise<boolean> {
+  async renew(lease: Lease, ttlMs: number, writer?: StoreWriter): Promise<boolean> {
+    assertKernelWriter(writer, `renewal of the lease of run ${lease.runId}`)
     const current = this.leases.get(lease.runId)
     if (!current || current.released || current.token !== lease.token) return false
     current.expiresAt = Date.now() + ttlMs
     return true
   }
 
-  async release(lease: Lease): Promise<void> {
+  async release(lease: Lease, writer?: StoreWriter): Promise<void> {
+    assertKernelWriter(writer, `release of the lease of run ${lease.runId}`)
     const current = this.leases.get(lease.runId)
     if (current && current.token === lease.token) current.released = true
   }
 
-  async claimNext(worker: string, ttlMs: number, filter: { agents?: string[] } = {}): Promise<Lease | undefined> {
+  async claimNext(worker: string, ttlMs: number, filter: { agents?: string[] } = {}, writer?: StoreWriter): Promise<Lease | undefined> {
+    assertKernelWriter(writer, 'claim of the next run')
     const now = Date.now()
     const candidates = [...this.summaries.values()]
       .filter((s) => (s.status === 'RUNNING' || s.status === 'CANCELLING') && (!filter.agents || filter.agents.includes(s.agent)))
       .filter((s) => { const l = this.leases.get(s.runId); return !l || l.released || l.expiresAt <= now })
       .sort((a, b) => a.createdAt - b.createdAt)
-    return candidates.length ? this.claim(candidates[0].runId, worker, ttlMs) : undefined
+    return candidates.length ? this.claim(candidates[0].runId, worker, ttlMs, writer) : undefined
   }
 
-  async requestCancel(runId: string, request: CancelRequest): Promise<void> {
+  async requestCancel(runId: string, request: CancelRequest, writer?: StoreWriter): Promise<void> {
+    assertKernelWriter(writer, `cancel request for run ${runId}`)
     this.log(runId)
     if (!this.cancels.has(runId)) this.cancels.set(runId, { ...request })
   }
@@ -175,7 +180,8 @@ export class MemoryStore implements StoreService {
     return log
   }
 
-  putGrant(grant: ApprovalGrant): Promise<void> {
+  async putGrant(grant: ApprovalGrant, writer?: StoreWriter): Promise<void> {
+    assertKernelWriter(writer, `standing grant ${grant.id}`)
     return this.grantList.put(grant)
   }
 
@@ -183,7 +189,8 @@ export class MemoryStore implements StoreService {
     return this.grantList.list(query)
   }
 
-  revokeGrant(id: string, by: string, at: number, reason?: string): Promise<ApprovalGrant | undefined> {
+  async revokeGrant(id: string, by: string, at: number, reason: string | undefined, writer?: StoreWriter): Promise<ApprovalGrant | undefined> {
+    assertKernelWriter(writer, `revocation of grant ${id}`)
     return this.grantList.revoke(id, by, at, reason)
   }
 }

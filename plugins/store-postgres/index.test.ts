@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict'
+import { KernelWriter } from '../../core/store-writer.ts'
 import { after, describe, it } from 'node:test'
 import { runEvents, runStoreContract } from '../../test/contracts/store.ts'
 import { PostgresStore } from './postgres-store.ts'
@@ -25,8 +26,8 @@ describe('store-postgres', { skip }, () => {
 
   it('loads from the newest snapshot and the events after it', async () => {
     const store = await open()
-    await store.append('r1', runEvents('r1', 1, 10), 0, { snapshot: { version: 1, state: { at: 10 } } })
-    await store.append('r1', runEvents('r1', 11, 2), 10)
+    await store.append('r1', runEvents('r1', 1, 10), 0, { snapshot: { version: 1, state: { at: 10 } }, writer: KernelWriter })
+    await store.append('r1', runEvents('r1', 11, 2), 10, { writer: KernelWriter })
     const run = await store.loadRun('r1')
     assert.deepEqual(run.snapshot, { seq: 10, version: 1, state: { at: 10 } })
     assert.deepEqual(run.events.map((e) => e.seq), [11, 12])

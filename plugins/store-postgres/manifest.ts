@@ -10,9 +10,9 @@ export interface Config {
 
 export default {
   name: 'store-postgres',
-  version: '1.1.0',
+  version: '1.2.0',
   description: 'Runs, the side-effect ledger and leases in PostgreSQL, for many workers on many machines.',
-  provides: { store: '2.1.0' },
+  provides: { store: '2.2.0' },
   config: Schema.object({
     url: Schema.string().description('Connection URL, e.g. postgres://user:password@host:5432/db. Default: the CORDAGE_PG_URL environment variable, else the standard PG* variables.'),
     schema: Schema.string().pattern(/^[a-z_][a-z0-9_]{0,62}$/).default('cordage').description('PostgreSQL schema that holds the tables (created when missing).'),

@@ -9,8 +9,7 @@ import pg from 'pg'
 import {
   CordageError, summarize,
   type ApprovalGrant, type ApprovalGrantQuery, type AppendOptions, type CancelRequest, type Effect, type EffectWrite, type Lease, type ListFilter,
-  type RunEvent, type RunStatus, type RunSummary, type StoredRun, type StoreService,
-} from 'cordage'
+  type RunEvent, type RunStatus, type RunSummary, type StoredRun, type StoreService, assertKernelWriter, type StoreWriter } from 'cordage'
 import { PostgresGrants } from './grants.ts'
 import { migrate } from './schema.ts'
 
@@ -50,6 +49,7 @@ export class PostgresStore implements StoreService {
   }
 
   async append(runId: string, events: readonly RunEvent[], expectedSeq: number, options: AppendOptions = {}): Promise<void> {
+    assertKernelWriter(options.writer, `append to run ${runId}`)
     await this.tx(async (c) => {
       const row = (await c.query<RunRow>('SELECT * FROM runs WHERE run_id = $1 FOR UPDATE', [runId])).rows[0]
       const last = row?.last_seq ?? 0
@@ -154,7 +154,8 @@ export class PostgresStore implements StoreService {
     return row && effectOf(row)
   }
 
-  async claim(runId: string, worker: string, ttlMs: number): Promise<Lease | undefined> {
+  async claim(runId: string, worker: string, ttlMs: number, writer?: StoreWriter): Promise<Lease | undefined> {
+    assertKernelWriter(writer, `claim of run ${runId}`)
     return this.tx(async (c) => {
       const row = (await c.query<RunRow & { now: string }>(`SELECT *, ${nowMs} AS now FROM runs WHERE run_id = $1 FOR UPDATE`, [runId])).rows[0]
       if (!row) throw new CordageError('run_not_found', `no run ${runId} in PostgreSQL schema ${this.schema}`)
@@ -166,16 +167,19 @@ export class PostgresStore implements StoreService {
     })
   }
 
-  async renew(lease: Lease, ttlMs: number): Promise<boolean> {
+  async renew(lease: Lease, ttlMs: number, writer?: StoreWriter): Promise<boolean> {
+    assertKernelWriter(writer, `renewal of the lease of run ${lease.runId}`)
     const result = await this.query(`UPDATE runs SET lease_expires = ${nowMs} + $3 WHERE run_id = $1 AND lease_token = $2 AND NOT lease_released`, [lease.runId, lease.token, ttlMs])
     return result.rowCount === 1
   }
 
-  async release(lease: Lease): Promise<void> {
+  async release(lease: Lease, writer?: StoreWriter): Promise<void> {
+    assertKernelWriter(writer, `release of the lease of run ${lease.runId}`)
     await this.query('UPDATE runs SET lease_released = TRUE WHERE run_id = $1 AND lease_token = $2', [lease.runId, lease.token])
   }
 
-  async claimNext(worker: string, ttlMs: number, filter: { agents?: string[] } = {}): Promise<Lease | undefined> {
+  async claimNext(worker: string, ttlMs: number, filter: { agents?: string[] } = {}, writer?: StoreWriter): Promise<Lease | undefined> {
+    assertKernelWriter(writer, 'claim of the next run')
     const row = (await this.query<{ run_id: string; lease_token: number; lease_expires: string; previous: string | null }>(
       `WITH candidate AS (
          SELECT run_id, CASE WHEN lease_released THEN NULL ELSE lease_worker END AS previous FROM runs
@@ -190,7 +194,8 @@ export class PostgresStore implements StoreService {
     return { runId: row.run_id, worker, token: row.lease_token, expiresAt: Number(row.lease_expires), previous: row.previous && row.previous !== worker ? row.previous : undefined }
   }
 
-  async requestCancel(runId: string, request: CancelRequest): Promise<void> {
+  async requestCancel(runId: string, request: CancelRequest, writer?: StoreWriter): Promise<void> {
+    assertKernelWriter(writer, `cancel request for run ${runId}`)
     await this.need(runId)
     await this.query('UPDATE runs SET cancel_by = $2, cancel_reason = $3, cancel_at = $4 WHERE run_id = $1 AND cancel_at IS NULL', [runId, request.by, request.reason ?? null, request.at])
   }
@@ -200,7 +205,8 @@ export class PostgresStore implements StoreService {
     return row?.cancel_at ? { by: row.cancel_by!, reason: row.cancel_reason ?? undefined, at: Number(row.cancel_at) } : undefined
   }
 
-  async putGrant(grant: ApprovalGrant): Promise<void> {
+  async putGrant(grant: ApprovalGrant, writer?: StoreWriter): Promise<void> {
+    assertKernelWriter(writer, `standing grant ${grant.id}`)
     await this.grantRows.put(grant)
   }
 
@@ -208,7 +214,8 @@ export class PostgresStore implements StoreService {
     return this.grantRows.list(query)
   }
 
-  revokeGrant(id: string, by: string, at: number, reason?: string): Promise<ApprovalGrant | undefined> {
+  async revokeGrant(id: string, by: string, at: number, reason: string | undefined, writer?: StoreWriter): Promise<ApprovalGrant | undefined> {
+    assertKernelWriter(writer, `revocation of grant ${id}`)
     return this.grantRows.revoke(id, by, at, reason)
   }
 

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict'
+import { KernelWriter } from '../../core/store-writer.ts'
 import { join } from 'node:path'
 import { describe, it } from 'node:test'
 import Database from 'better-sqlite3'
@@ -15,7 +16,7 @@ describe('store-sqlite', () => {
   it('keeps everything across a close and a reopen (another process would see the same)', async () => {
     const file = join(tempDir(), 'runs.db')
     const first = open(file)
-    await first.append('r1', runEvents('r1', 1, 3), 0)
+    await first.append('r1', runEvents('r1', 1, 3), 0, { writer: KernelWriter })
     first.close()
     const second = open(file)
     assert.deepEqual((await second.load('r1')).map((e) => e.seq), [1, 2, 3])
@@ -25,9 +26,9 @@ describe('store-sqlite', () => {
 
   it('loads a long run from its newest snapshot and the events after it', async () => {
     const store = open()
-    await store.append('r1', runEvents('r1', 1, 10), 0)
-    await store.append('r1', runEvents('r1', 11, 5), 10, { snapshot: { version: 1, state: { at: 15 } } })
-    await store.append('r1', runEvents('r1', 16, 3), 15)
+    await store.append('r1', runEvents('r1', 1, 10), 0, { writer: KernelWriter })
+    await store.append('r1', runEvents('r1', 11, 5), 10, { snapshot: { version: 1, state: { at: 15 } }, writer: KernelWriter })
+    await store.append('r1', runEvents('r1', 16, 3), 15, { writer: KernelWriter })
     const run = await store.loadRun('r1')
     assert.deepEqual(run.snapshot, { seq: 15, version: 1, state: { at: 15 } })
     assert.deepEqual(run.events.map((e) => e.seq), [16, 17, 18])
@@ -46,8 +47,8 @@ describe('store-sqlite', () => {
 
   it('grows with the events, not with a copy of the state per step', async () => {
     const store = open()
-    await store.append('r1', runEvents('r1', 1, 1), 0)
-    for (let seq = 2; seq <= 2000; seq++) await store.append('r1', runEvents('r1', seq, 1), seq - 1, seq % 500 === 0 ? { snapshot: { version: 1, state: { seq } } } : undefined)
+    await store.append('r1', runEvents('r1', 1, 1), 0, { writer: KernelWriter })
+    for (let seq = 2; seq <= 2000; seq++) await store.append('r1', runEvents('r1', seq, 1), seq - 1, seq % 500 === 0 ? { snapshot: { version: 1, state: { seq } }, writer: KernelWriter } : { writer: KernelWriter })
     const db = new Database(store.file, { readonly: true })
     assert.equal((db.prepare('SELECT count(*) AS n FROM snapshots').get() as { n: number }).n, 1, 'one snapshot per run, replaced')
     db.close()

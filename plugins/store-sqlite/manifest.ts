@@ -10,9 +10,9 @@ export interface Config {
 
 export default {
   name: 'store-sqlite',
-  version: '1.1.0',
+  version: '1.2.0',
   description: 'Runs, the side-effect ledger and leases in an embedded SQLite database (better-sqlite3). The default store.',
-  provides: { store: '2.1.0' },
+  provides: { store: '2.2.0' },
   config: Schema.object({
     path: Schema.string().description('Database file. Relative paths are resolved against the preset\'s folder. Default: .cordage/cordage.db in the working directory.'),
     synchronous: Schema.union(['full', 'normal']).default('full').description('full: every commit reaches the disk before the append returns (survives power loss); normal: survives a process crash only.'),

@@ -10,8 +10,7 @@ import Database from 'better-sqlite3'
 import {
   CordageError, summarize,
   type ApprovalGrant, type ApprovalGrantQuery, type AppendOptions, type CancelRequest, type Effect, type EffectWrite, type Lease, type ListFilter,
-  type RunEvent, type RunStatus, type RunSummary, type StoredRun, type StoreService,
-} from 'cordage'
+  type RunEvent, type RunStatus, type RunSummary, type StoredRun, type StoreService, assertKernelWriter, type StoreWriter } from 'cordage'
 import { SqliteGrants } from './grants.ts'
 import { migrate } from './schema.ts'
 
@@ -65,6 +64,7 @@ export class SqliteStore implements StoreService {
   }
 
   append(runId: string, events: readonly RunEvent[], expectedSeq: number, options: AppendOptions = {}): void {
+    assertKernelWriter(options.writer, `append to run ${runId}`)
     this.tx.append.immediate(runId, events, expectedSeq, options)
   }
 
@@ -152,7 +152,8 @@ export class SqliteStore implements StoreService {
     return row && effectOf(row)
   }
 
-  async claim(runId: string, worker: string, ttlMs: number): Promise<Lease | undefined> {
+  async claim(runId: string, worker: string, ttlMs: number, writer?: StoreWriter): Promise<Lease | undefined> {
+    assertKernelWriter(writer, `claim of run ${runId}`)
     return this.tx.claim.immediate(runId, worker, ttlMs)
   }
 
@@ -165,15 +166,18 @@ export class SqliteStore implements StoreService {
     return { runId, worker, token, expiresAt, previous: row.lease_worker && !row.lease_released && row.lease_worker !== worker ? row.lease_worker : undefined }
   }
 
-  async renew(lease: Lease, ttlMs: number): Promise<boolean> {
+  async renew(lease: Lease, ttlMs: number, writer?: StoreWriter): Promise<boolean> {
+    assertKernelWriter(writer, `renewal of the lease of run ${lease.runId}`)
     return this.sql.renew.run({ runId: lease.runId, token: lease.token, expires: Date.now() + ttlMs }).changes === 1
   }
 
-  async release(lease: Lease): Promise<void> {
+  async release(lease: Lease, writer?: StoreWriter): Promise<void> {
+    assertKernelWriter(writer, `release of the lease of run ${lease.runId}`)
     this.sql.release.run({ runId: lease.runId, token: lease.token })
   }
 
-  async claimNext(worker: string, ttlMs: number, filter: { agents?: string[] } = {}): Promise<Lease | undefined> {
+  async claimNext(worker: string, ttlMs: number, filter: { agents?: string[] } = {}, writer?: StoreWriter): Promise<Lease | undefined> {
+    assertKernelWriter(writer, 'claim of the next run')
     return this.tx.claimNext.immediate(worker, ttlMs, filter.agents)
   }
 
@@ -182,7 +186,8 @@ export class SqliteStore implements StoreService {
     return candidate ? this.claimInTx(candidate.run_id, worker, ttlMs) : undefined
   }
 
-  async requestCancel(runId: string, request: CancelRequest): Promise<void> {
+  async requestCancel(runId: string, request: CancelRequest, writer?: StoreWriter): Promise<void> {
+    assertKernelWriter(writer, `cancel request for run ${runId}`)
     this.need(runId)
     this.sql.requestCancel.run({ runId, by: request.by, reason: request.reason ?? null, at: request.at })
   }
@@ -202,7 +207,8 @@ export class SqliteStore implements StoreService {
     return row
   }
 
-  async putGrant(grant: ApprovalGrant): Promise<void> {
+  async putGrant(grant: ApprovalGrant, writer?: StoreWriter): Promise<void> {
+    assertKernelWriter(writer, `standing grant ${grant.id}`)
     this.grantRows.put(grant)
   }
 
@@ -210,7 +216,8 @@ export class SqliteStore implements StoreService {
     return this.grantRows.list(query)
   }
 
-  async revokeGrant(id: string, by: string, at: number, reason?: string): Promise<ApprovalGrant | undefined> {
+  async revokeGrant(id: string, by: string, at: number, reason: string | undefined, writer?: StoreWriter): Promise<ApprovalGrant | undefined> {
+    assertKernelWriter(writer, `revocation of grant ${id}`)
     return this.grantRows.revoke(id, by, at, reason)
   }
 }

@@ -4,7 +4,8 @@
  */
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import type { ApprovalGrant, EffectWrite, RunEvent, StoreService } from 'cordage'
+import type { AppendOptions, ApprovalGrant, CancelRequest, EffectWrite, Lease, RunEvent, StoreService } from 'cordage'
+import { KernelWriter } from '../../core/store-writer.ts'
 
 const usage = { inputTokens: 0, outputTokens: 0, costUsd: 0 }
 
@@ -22,8 +23,64 @@ const endEvent = (runId: string, seq: number, time = 5000): RunEvent => ({
   type: 'run/end', seq, time, runId, schema: 1, producer: 'kernel@test', data: { status: 'FAILED', failureCode: 'tool_timeout', usage, steps: 0 },
 })
 
-export function runStoreContract(name: string, makeStore: () => Promise<StoreService> | StoreService) {
+/** A store's methods as the kernel calls them, with the kernel's writer added to every write. */
+export interface KernelStore extends Omit<StoreService, 'append' | 'claim' | 'renew' | 'release' | 'claimNext' | 'requestCancel' | 'putGrant' | 'revokeGrant'> {
+  append(runId: string, events: readonly RunEvent[], expectedSeq: number, options?: AppendOptions): Promise<void> | void
+  claim(runId: string, worker: string, ttlMs: number): Promise<Lease | undefined>
+  renew(lease: Lease, ttlMs: number): Promise<boolean>
+  release(lease: Lease): Promise<void>
+  claimNext(worker: string, ttlMs: number, filter?: { agents?: string[] }): Promise<Lease | undefined>
+  requestCancel(runId: string, request: CancelRequest): Promise<void>
+  putGrant?(grant: ApprovalGrant): Promise<void>
+  revokeGrant?(id: string, by: string, at: number, reason?: string): Promise<ApprovalGrant | undefined>
+  /** The store itself, for calls without the writer. */
+  raw: StoreService
+}
+
+/** Write as the kernel does: the project's own tests may import the kernel's writer (core/store-writer.ts). */
+export function asKernel(store: StoreService): KernelStore {
+  const w = KernelWriter
+  return Object.assign(Object.create(store) as StoreService, {
+    raw: store,
+    append: (runId: string, events: readonly RunEvent[], expectedSeq: number, options: AppendOptions = {}) => store.append(runId, events, expectedSeq, { ...options, writer: w }),
+    claim: (runId: string, worker: string, ttlMs: number) => store.claim(runId, worker, ttlMs, w),
+    renew: (lease: Lease, ttlMs: number) => store.renew(lease, ttlMs, w),
+    release: (lease: Lease) => store.release(lease, w),
+    claimNext: (worker: string, ttlMs: number, filter?: { agents?: string[] }) => store.claimNext(worker, ttlMs, filter, w),
+    requestCancel: (runId: string, request: CancelRequest) => store.requestCancel(runId, request, w),
+    putGrant: store.putGrant && ((grant: ApprovalGrant) => store.putGrant!(grant, w)),
+    revokeGrant: store.revokeGrant && ((id: string, by: string, at: number, reason?: string) => store.revokeGrant!(id, by, at, reason, w)),
+  }) as unknown as KernelStore
+}
+
+export function runStoreContract(name: string, makeRawStore: () => Promise<StoreService> | StoreService) {
+  const makeStore = async () => asKernel(await makeRawStore())
   describe(`store contract: ${name}`, () => {
+    it('refuses every write that does not carry the kernel\'s writer, and writes nothing', async () => {
+      const store = await makeStore()
+      await store.append('r1', runEvents('r1', 1, 2), 0)
+      const raw = store.raw as unknown as Record<string, (...args: unknown[]) => unknown>
+      const lease = { runId: 'r1', worker: 'w', token: 1, expiresAt: Date.now() + 1000 }
+      const forged = { writer: 'cordage-kernel' }
+      const writes: [string, unknown[]][] = [
+        ['append', ['r1', runEvents('r1', 3, 1), 2]],
+        ['append', ['r1', runEvents('r1', 3, 1), 2, { writer: forged }]],
+        ['claim', ['r1', 'w', 1000]],
+        ['claim', ['r1', 'w', 1000, forged]],
+        ['renew', [lease, 1000]],
+        ['release', [lease]],
+        ['claimNext', ['w', 1000, undefined]],
+        ['requestCancel', ['r1', { by: 'plugin', at: 1 }]],
+        ...(raw.putGrant ? [['putGrant', [grant('g1', 'a', 'tool', 1)]], ['revokeGrant', ['g1', 'plugin', 1, 'x']]] as [string, unknown[]][] : []),
+      ]
+      for (const [method, args] of writes) {
+        await assert.rejects(async () => raw[method].apply(store.raw, args), { code: 'store_write_refused' }, `${method} without the writer`)
+      }
+      assert.equal((await store.load('r1')).length, 2)
+      assert.equal(await store.cancelRequest('r1'), undefined)
+      if (store.grants) assert.deepEqual(await store.grants({ inactive: true }), [])
+    })
+
     it('appends a batch and loads it back in seq order', async () => {
       const store = await makeStore()
       await store.append('r1', runEvents('r1', 1, 3), 0)

@@ -7,6 +7,7 @@ import assert from 'node:assert/strict'
 import { resolve } from 'node:path'
 import { afterEach, describe, it } from 'node:test'
 import type { RunEvent } from 'cordage'
+import { asKernel } from '../contracts/store.ts'
 import { refundAnswer, supportDesk, type DeskOptions, type Harness } from '../helpers.ts'
 
 let harness: Harness | undefined
@@ -27,9 +28,10 @@ async function run(options: Partial<DeskOptions>) {
 
 /** The lease is free again: another worker could claim the run at once. */
 async function leaseReleased(runId: string) {
-  const lease = await harness!.agent.store().claim(runId, 'other-worker', 1000)
+  const store = asKernel(harness!.agent.store())
+  const lease = await store.claim(runId, 'other-worker', 1000)
   assert.ok(lease, 'the lease was released')
-  await harness!.agent.store().release(lease!)
+  await store.release(lease!)
 }
 
 describe('verifier verdicts are checked, not tested for truthiness', () => {
@@ -130,7 +132,7 @@ describe('every service call is bounded in time', () => {
     ['guardrail', { plugins: [rogue('guardrail', 'hang')] }],
     ['progress', { plugins: [rogue('progress', 'hang')] }],
     ['context', { contextPlugin: rogue('context', 'hang') }],
-  ] as const) {
+  ] as [string, Partial<DeskOptions>][]) {
     it(`ends FAILED service_timeout when the ${service} never answers, with run/end and the lease released`, async () => {
       const { state, end, events } = await run({ ...options, serviceTimeouts: { [service]: 150 } })
       assert.deepEqual([state.status, state.failureCode], ['FAILED', 'service_timeout'])

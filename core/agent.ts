@@ -72,6 +72,7 @@ export interface AgentOptions {
 
 /** The services whose calls the loop bounds in time. */
 export const TimedServices = ['context', 'tools', 'policy', 'guardrail', 'progress', 'compactor', 'verifier'] as const
+Object.freeze(TimedServices)
 export type TimedService = (typeof TimedServices)[number]
 
 /**
@@ -698,6 +699,7 @@ export class AgentRuntime {
   }
 }
 
+Object.freeze(AgentRuntime.prototype)
 function sameMap(a: Record<string, string>, b: Record<string, string>): boolean {
   const keys = Object.keys(a)
   return keys.length === Object.keys(b).length && keys.every((k) => a[k] === b[k])

@@ -20,6 +20,7 @@ export interface Budgets {
 }
 
 export const DefaultBudgets: Budgets = { maxSteps: 20, maxRepairs: 0 }
+Object.freeze(DefaultBudgets)
 
 export interface BudgetState {
   steps: number

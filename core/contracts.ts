@@ -28,12 +28,16 @@ export const Contracts = {
   workspace: WorkspaceContract,
   agents: AgentsContract,
 } as const
+Object.freeze(Contracts)
 
 /** Services the host provides to every agent itself (no plugin does): a plugin may require them. */
 export const HostProvided: Record<string, string> = { agents: AgentsContract }
+Object.freeze(HostProvided)
 
 /** What the loop itself requires of an agent: every service but the compactor, at a compatible major. */
 export const KernelRequires: Record<string, string> = {
   model: '^1.0.0', context: '^1.0.0', tools: '^1.0.0', policy: '^1.0.0', verifier: '^1.0.0', store: '^2.2.0',
 }
+Object.freeze(KernelRequires)
 export const KernelOptional: Record<string, string> = { compactor: '^1.0.0', progress: '^1.0.0', guardrail: '^1.0.0' }
+Object.freeze(KernelOptional)

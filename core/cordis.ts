@@ -19,6 +19,7 @@ export const AgentKey: unique symbol = Symbol.for('cordage.agent')
 
 /** The kernel's service names. Each agent gets its own provider of each (isolated contexts). */
 export const ServiceNames = ['model', 'context', 'tools', 'policy', 'verifier', 'compactor', 'progress', 'guardrail', 'store', 'workspace', 'agents'] as const
+Object.freeze(ServiceNames)
 export type ServiceName = (typeof ServiceNames)[number]
 
 /** A context whose kernel services are private to one agent. */

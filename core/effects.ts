@@ -351,6 +351,7 @@ export class EffectRunner {
   }
 }
 
+Object.freeze(EffectRunner.prototype)
 function conflict(run: DriverPort, action: ActionState, key: string, effect: Effect): Promise<Next> {
   return run.reject(action, 'idempotency_conflict', `Refused: idempotency key ${key} was already used by ${effect.runId} ${effect.actionId} with other arguments. Nothing was done.`)
 }

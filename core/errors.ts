@@ -41,6 +41,7 @@ export const Kinds: Record<ErrorKind, Strategy> = {
   conflict: 'raise',
   internal: 'stop',
 }
+Object.freeze(Kinds)
 
 export const Codes = {
   // budgets and bounds (run ends STOPPED)
@@ -123,11 +124,13 @@ export const Codes = {
   invalid_event: { kind: 'internal', text: 'an event does not fit the event catalogue' },
   internal_error: { kind: 'internal', text: 'a plugin or the kernel failed unexpectedly' },
 } as const satisfies Record<string, { kind: ErrorKind; text: string }>
+for (const entry of Object.values(Codes)) Object.freeze(entry)
+Object.freeze(Codes)
 
 export type Code = keyof typeof Codes
 
 /** Codes that were used once and must never be reused with a different meaning. */
-export const RetiredCodes: readonly string[] = []
+export const RetiredCodes: readonly string[] = Object.freeze([])
 
 export class CordageError extends Error {
   override name = 'CordageError'
@@ -157,6 +160,9 @@ export class CordageError extends Error {
     return value instanceof CordageError && (code === undefined || value.code === code)
   }
 }
+// Kernel tables and classes are sealed: a plugin sharing this module cannot rewrite how errors are
+// classified, how statuses move, or what a kernel method does.
+Object.freeze(CordageError.prototype)
 
 /** The default strategy for a code, looked up through its kind. */
 export function strategyOf(code: Code): Strategy {

@@ -178,6 +178,7 @@ export const RunEventTypes: readonly RunEventType[] = [
   'verify/start', 'verify/end',
 ]
 
+Object.freeze(RunEventTypes)
 /** Payload of plugin events (not stored in any run). */
 export interface PluginEvent {
   agent: string

@@ -48,3 +48,5 @@ export class StepGate {
     }
   }
 }
+
+Object.freeze(StepGate.prototype)

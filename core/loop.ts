@@ -875,6 +875,7 @@ export class RunDriver implements DriverPort {
   }
 }
 
+Object.freeze(RunDriver.prototype)
 // ── helpers ─────────────────────────────────────────────────────────────────────────────────────────
 
 class Undeclared extends Error {

@@ -31,6 +31,7 @@ export type ArgsPattern = Record<string, ArgMatcher>
 
 /** The operators an object test may use, and what each takes. */
 export const ArgOperators = ['equals', 'regex', 'in', 'gt', 'gte', 'lt', 'lte', 'exists'] as const
+Object.freeze(ArgOperators)
 
 type Test = (value: unknown) => boolean
 

@@ -67,3 +67,5 @@ export class Ownership {
     await this.store().release(this.lease, KernelWriter)
   }
 }
+
+Object.freeze(Ownership.prototype)

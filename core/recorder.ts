@@ -94,3 +94,5 @@ export class Recorder {
     return this.durable
   }
 }
+
+Object.freeze(Recorder.prototype)

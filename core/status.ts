@@ -5,6 +5,7 @@
  * and on load alike.
  */
 import { CordageError } from './errors.ts'
+import { deepFreeze } from './freeze.ts'
 
 export type RunStatus =
   | 'CREATED' | 'RUNNING'
@@ -33,6 +34,7 @@ export const Transitions: Record<RunStatus, readonly RunStatus[]> = {
   CANCELLED: [],
 }
 
+deepFreeze(Transitions)
 export function isTerminal(status: RunStatus): status is TerminalStatus {
   return (terminal as RunStatus[]).includes(status)
 }

@@ -61,3 +61,5 @@ export class ToolCall {
     return true
   }
 }
+
+Object.freeze(ToolCall.prototype)

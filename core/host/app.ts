@@ -320,3 +320,7 @@ export class Cordage {
     return loaded
   }
 }
+
+// Sealed: a plugin importing cordage/host must not be able to patch the running host (say, to capture an
+// agent runtime and approve its own calls).
+Object.freeze(Cordage.prototype)

@@ -2,10 +2,11 @@
  * The `cordage` binary, run as a real child process: what it prints and the exit code for each outcome.
  */
 import assert from 'node:assert/strict'
-import { spawnSync } from 'node:child_process'
-import { writeFileSync } from 'node:fs'
+import { execFile, spawnSync } from 'node:child_process'
+import { chmodSync, statSync, truncateSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { describe, it } from 'node:test'
+import Database from 'better-sqlite3'
 import { stringify } from 'yaml'
 import type { RunEvent } from 'cordage'
 import { main } from '../core/cli/main.ts'
@@ -136,5 +137,53 @@ describe('cordage CLI', () => {
       agent: 'support',
       plugins: { 'model-scripted': '1.1.0', 'store-memory': '2.1.0', 'tools-registry': '1.0.0', 'context-basic': '1.0.0', 'verifier-basic': '1.0.0', 'policy-rules': '2.0.0', 'support-desk': '1.0.0' },
     })
+  })
+})
+
+/**
+ * Issue 10: every input path answers bad input with `error [code]: ...` naming where and how to fix it,
+ * and exit 2 — never a stack trace, a hang, or a silent exit. Each case runs the real binary.
+ */
+describe('cordage CLI on bad input (issue 10)', { concurrency: 6 }, () => {
+  const fixtures = resolve(root, 'test/fixtures/plugins')
+  const run = (args: string[], env: Record<string, string> = {}, cwd = root) => new Promise<{ code: number | null; stdout: string; stderr: string }>((done) => {
+    execFile(process.execPath, [bin, ...args], { cwd, encoding: 'utf8', timeout: 60_000, env: { ...process.env, NO_COLOR: '1', ...env } }, (error, stdout, stderr) => {
+      done({ code: error ? (typeof error.code === 'number' ? error.code : null) : 0, stdout, stderr })
+    })
+  })
+  /** A small valid agent on store-memory, with `extra` plugin entries (YAML list items). */
+  const agentYaml = (extra: string[] = [], store = 'store-memory') => [
+    'agents:',
+    '  a:',
+    '    task: Say hello.',
+    '    model: { plugin: model-scripted, config: { script: [ { final: Hello. } ] } }',
+    '    plugins:',
+    `      - ${store}`,
+    '      - tools-registry',
+    '      - context-basic',
+    '      - { plugin: policy-rules, config: { default: deny } }',
+    '      - { plugin: verifier-basic, config: { minCount: 0 } }',
+    ...extra.map((e) => `      - ${e}`),
+    '',
+  ].join('\n')
+  const write = (name: string, text: string | Buffer) => {
+    const file = join(tempDir(), name)
+    writeFileSync(file, text)
+    return file
+  }
+  /** Exit 2, `error [code]:` on stderr naming `where`, nothing on stdout, no stack trace. */
+  const refuses = (result: { code: number | null; stdout: string; stderr: string }, code: string, ...where: (string | RegExp)[]) => {
+    assert.equal(result.code, 2, result.stderr)
+    assert.match(result.stderr, new RegExp(`^error \\[${code}\\]: `, 'm'))
+    for (const w of where) assert.match(result.stderr, typeof w === 'string' ? new RegExp(w.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')) : w)
+    assert.doesNotMatch(result.stderr, /^\s+at /m, 'no stack trace')
+    assert.equal(result.stdout, '')
+  }
+
+  // Lock files (JSON) that are not a Cordage lock
+  it('refuses a lock file of the wrong shape, naming each wrong key', async () => {
+    const file = write('desk.yml', agentYaml())
+    writeFileSync(file.replace(/\.yml$/, '.lock.json'), JSON.stringify({ cordage: 1, agents: { a: { 'policy-rules': { version: 2, hash: null } } } }))
+    refuses(await run(['check', '--preset', file]), 'preset_invalid', 'desk.lock.json is not a Cordage lock', 'agents.a.policy-rules.version: expected a version such as 1.0.0, found 2', 'agents.a.policy-rules.hash', 'pass --no-lock')
   })
 })

@@ -12,7 +12,7 @@
  *   "agents": { "support": { "policy-rules": { "version": "1.0.0", "hash": "sha256:…" } } } }
  * ```
  */
-import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
+import { existsSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs'
 import { basename, dirname, join, relative } from 'node:path'
 import semver from 'semver'
 import { CordageError } from '../errors.ts'
@@ -46,17 +46,40 @@ export function readLock(presetFile: string): { file: string; lock: LockFile } |
   const file = lockFileOf(presetFile)
   if (!existsSync(file)) return undefined
   const shown = relative(process.cwd(), file) || file
+  const again = 'write it again with cordage lock, or pass --no-lock'
+  if (!statSync(file).isFile()) throw new CordageError('preset_invalid', `lock file ${shown} is not a file; move it away and ${again}`)
   let lock: LockFile
   try {
     lock = JSON.parse(readFileSync(file, 'utf8'))
   } catch (error) {
-    throw new CordageError('preset_invalid', `lock file ${shown} is not valid JSON (${(error as Error).message}); write it again with cordage lock, or pass --no-lock`, { cause: error })
+    throw new CordageError('preset_invalid', `lock file ${shown} is not valid JSON (${(error as Error).message}); ${again}`, { cause: error })
   }
-  const plugins = (a: unknown) => a && typeof a === 'object' && Object.values(a).every((p) => p && typeof p.version === 'string' && typeof p.hash === 'string')
-  if (lock?.cordage !== 1 || !lock.agents || typeof lock.agents !== 'object' || !Object.values(lock.agents).every(plugins)) {
-    throw new CordageError('preset_invalid', `lock file ${shown} is not a Cordage lock (expected {"cordage": 1, "agents": {agent: {plugin: {version, hash}}}}); write it again with cordage lock, or pass --no-lock`)
+  const problems = lockProblems(lock)
+  if (problems.length) {
+    throw new CordageError('preset_invalid', `lock file ${shown} is not a Cordage lock (expected {"cordage": 1, "agents": {agent: {plugin: {version, hash}}}}):\n  ${problems.slice(0, 10).join('\n  ')}${problems.length > 10 ? `\n  ... and ${problems.length - 10} more` : ''}\n${again}`, { data: problems })
   }
   return { file, lock }
+}
+
+/** What does not fit the lock's shape, each with its key path. */
+function lockProblems(lock: unknown): string[] {
+  const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v)
+  const found = (v: unknown) => (v === undefined ? 'nothing' : Array.isArray(v) ? 'a list' : JSON.stringify(v)?.slice(0, 40) ?? String(v))
+  if (!isObject(lock)) return [`(top level): expected an object, found ${found(lock)}`]
+  const problems: string[] = []
+  if (lock.cordage !== 1) problems.push(`cordage: expected 1, found ${found(lock.cordage)}`)
+  if (!isObject(lock.agents)) return [...problems, `agents: expected an object (agent → plugins), found ${found(lock.agents)}`]
+  for (const [agent, plugins] of Object.entries(lock.agents)) {
+    if (!isObject(plugins)) { problems.push(`agents.${agent}: expected an object (plugin → {version, hash}), found ${found(plugins)}`); continue }
+    for (const [name, p] of Object.entries(plugins)) {
+      const at = `agents.${agent}.${name}`
+      if (!isObject(p)) { problems.push(`${at}: expected {version, hash}, found ${found(p)}`); continue }
+      if (typeof p.version !== 'string' || semver.valid(p.version) === null) problems.push(`${at}.version: expected a version such as 1.0.0, found ${found(p.version)}`)
+      if (typeof p.hash !== 'string') problems.push(`${at}.hash: expected a string such as sha256:..., found ${found(p.hash)}`)
+      if (p.path !== undefined && typeof p.path !== 'string') problems.push(`${at}.path: expected a folder path, found ${found(p.path)}`)
+    }
+  }
+  return problems
 }
 
 /** The lock of resolved plans: each planned plugin's exact version and content hash. */

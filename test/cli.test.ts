@@ -180,6 +180,54 @@ describe('cordage CLI on bad input (issue 10)', { concurrency: 6 }, () => {
     assert.equal(result.stdout, '')
   }
 
+  // 9a: YAML aliases
+  it('refuses an alias that names no anchor, with its line', async () => {
+    const file = write('undefined-alias.yml', 'agents:\n  a:\n    model: *nope\n')
+    refuses(await run(['check', '--preset', file]), 'preset_invalid', 'undefined-alias.yml:3:12', 'alias *nope names no anchor')
+  })
+  it('refuses an alias inside the value it names', async () => {
+    const file = write('self-alias.yml', 'agents: &x\n  a: *x\n')
+    refuses(await run(['check', '--preset', file]), 'preset_invalid', 'self-alias.yml:2:6', 'alias *x is inside the value it names')
+  })
+  it('refuses an alias bomb without expanding it', async () => {
+    const levels = ['x0: &a0 [lol, lol, lol, lol, lol, lol, lol, lol, lol]']
+    for (let i = 1; i < 9; i++) levels.push(`x${i}: &a${i} [${Array(9).fill(`*a${i - 1}`).join(', ')}]`)
+    const file = write('alias-bomb.yml', `${levels.join('\n')}\nagents: *a8\n`)
+    refuses(await run(['check', '--preset', file]), 'preset_invalid', /alias-bomb\.yml:2:\d+ uses YAML aliases that expand too far/)
+  })
+  it('takes aliases that stay small: two agents sharing one plugin list', async () => {
+    const text = agentYaml().replace('    plugins:\n', '    plugins: &common\n') + '  b:\n    model: { plugin: model-scripted, config: { script: [ { final: Bye. } ] } }\n    plugins: *common\n'
+    const result = await run(['check', '--preset', write('shared.yml', text)])
+    assert.equal(result.code, 0, result.stderr)
+    assert.match(result.stdout, /^agent b: /m)
+  })
+  it('refuses an alias in a --set value', async () => {
+    const file = write('p.yml', agentYaml())
+    refuses(await run(['check', '--preset', file, '--set', 'agents.a.task=&t [*t]']), 'preset_invalid', '--set agents.a.task=&t [*t]', 'cannot use aliases')
+  })
+
+  // 9c: --preset that is not a preset file
+  const notPresets: [string, () => string, string, string | RegExp][] = [
+    ['a folder', () => tempDir(), 'preset_not_found', 'is a folder, not a preset file'],
+    ['an empty file', () => write('empty.yml', ''), 'preset_invalid', /empty\.yml is empty; a preset is a map/],
+    ['a file of comments only', () => write('comments.yml', '# nothing here\n'), 'preset_invalid', /comments\.yml is empty/],
+    ['a YAML list', () => write('list.yml', '- a\n- b\n'), 'preset_invalid', /list\.yml:1:1 \(top level\): expected a map of keys .* found a list/],
+    ['a YAML scalar', () => write('scalar.yml', 'hello\n'), 'preset_invalid', /scalar\.yml:1:1 \(top level\): expected a map of keys .* found a single value \("hello"\)/],
+    ['a binary file', () => write('binary.yml', Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0x00, 0xff])), 'preset_invalid', /binary\.yml is not a text file \(it has a NUL byte/],
+    ['a file that is not UTF-8', () => write('latin1.yml', Buffer.from('agents:\n  caf\xe9: {}\n', 'latin1')), 'preset_invalid', /latin1\.yml is not a text file \(it is not UTF-8\)/],
+    ['two YAML documents', () => write('two-docs.yml', 'agents: {}\n---\nagents: {}\n'), 'preset_invalid', /two-docs\.yml:\d+:\d+ .*multiple documents/i],
+  ]
+  for (const [what, make, code, where] of notPresets) {
+    it(`answers --preset naming ${what} with ${code}`, async () => {
+      refuses(await run(['check', '--preset', make()]), code, where)
+    })
+  }
+  it('answers a preset that cannot be read with preset_invalid (not as root, who reads everything)', { skip: process.getuid?.() === 0 ? 'running as root' : false }, async () => {
+    const file = write('secret.yml', agentYaml())
+    chmodSync(file, 0o000)
+    refuses(await run(['check', '--preset', file]), 'preset_invalid', 'cannot be read (permission denied')
+  })
+
   // Lock files (JSON) that are not a Cordage lock
   it('refuses a lock file of the wrong shape, naming each wrong key', async () => {
     const file = write('desk.yml', agentYaml())

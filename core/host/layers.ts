@@ -13,9 +13,9 @@
  *   the base's entry; an entry for a new plugin is appended. `model` merges the same way when it names
  *   the same plugin, and is replaced when it names another.
  */
-import { existsSync, readFileSync } from 'node:fs'
-import { dirname, relative, resolve } from 'node:path'
-import { LineCounter, parse as parseYaml, parseDocument, type Document } from 'yaml'
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
+import { basename, dirname, join, relative, resolve } from 'node:path'
+import { isAlias, isMap as isYamlMap, isSeq, LineCounter, parseDocument, visit, type Document, type Node as YamlNode } from 'yaml'
 import { CordageError } from '../errors.ts'
 
 type Key = string | number
@@ -118,6 +118,9 @@ function readChain(first: string): FileLayer[] {
       throw new CordageError('preset_not_found', `${placeOf({ layer: from.layer, path: ['extends'] })} extends: the base preset ${JSON.stringify(from.text)} (${shown}) does not exist`)
     }
     const layer = readFile(current, shown)
+    if (from && statSync(current).isDirectory()) {
+      throw new CordageError('preset_not_found', `${placeOf({ layer: from.layer, path: ['extends'] })} extends: the base preset ${JSON.stringify(from.text)} (${shown}) is a folder; name a preset file`)
+    }
     chain.push(layer)
     const base = isMap(layer.raw) ? layer.raw.extends : undefined
     if (base === undefined) break
@@ -131,17 +134,120 @@ function readChain(first: string): FileLayer[] {
 }
 
 function readFile(file: string, shown: string): FileLayer {
-  const text = readFileSync(file, 'utf8')
+/** A preset is written by hand: far below this. A larger file is refused before it is read. */
+export const MaxPresetBytes = 8 * 1024 * 1024
+
+/**
+ * How far YAML aliases may expand (the yaml package's `maxAliasCount`): enough to share a rules list
+ * between agents, far too little for an alias bomb ("billion laughs").
+ */
+export const MaxAliasCount = 100
+
+  const text = readText(file, shown)
   const lines = new LineCounter()
-  const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true })
+  const where = (offset: number | undefined) => {
+    if (offset === undefined) return shown
+    const { line, col } = lines.linePos(offset)
+    return `${shown}:${line}:${col}`
+  }
+  let doc: Document
+  try {
+    doc = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true })
+  } catch (error) {
+    throw new CordageError('preset_invalid', `preset ${shown} is not valid YAML: ${firstLine(error)}`, { cause: error })
+  }
   if (doc.errors.length) {
-    const problems = doc.errors.map((e) => {
-      const { line, col } = lines.linePos(e.pos[0])
-      return `${shown}:${line}:${col} ${e.message.split('\n')[0]}`
-    })
+    const problems = doc.errors.map((e) => `${where(e.pos[0])} ${e.message.split('\n')[0]}`)
     throw new CordageError('preset_invalid', `preset ${shown} is not valid YAML:\n  ${problems.join('\n  ')}`, { data: problems })
   }
-  return { kind: 'file', file, shown, dir: dirname(file), doc, lines, raw: doc.toJS() }
+  if (doc.contents === null || doc.contents === undefined) {
+    throw new CordageError('preset_invalid', `preset ${shown} is empty; a preset is a map whose "agents" key lists the agents (see docs/presets.md)`)
+  }
+  if (!isYamlMap(doc.contents)) {
+    const what = isSeq(doc.contents) ? 'a list' : isAlias(doc.contents) ? 'an alias' : `a single value (${describe(doc.contents.toJSON())})`
+    throw new CordageError('preset_invalid', `preset ${where(doc.contents.range?.[0])} (top level): expected a map of keys (cordage, extends, agents), found ${what}; a preset starts with "agents:" (see docs/presets.md)`)
+  }
+  const aliasProblems = checkAliases(doc, where)
+  if (aliasProblems.length) {
+    throw new CordageError('preset_invalid', `preset ${shown} has ${aliasProblems.length} problem(s) with YAML aliases:\n  ${aliasProblems.join('\n  ')}`, { data: aliasProblems })
+  }
+  let raw: unknown
+  try {
+    raw = doc.toJS({ maxAliasCount: MaxAliasCount })
+  } catch (error) {
+    const message = firstLine(error)
+    const bomb = /excessive alias count/i.test(message)
+    let first: number | undefined
+    visit(doc, { Alias(_key, node) { first = node.range?.[0]; return visit.BREAK } })
+    throw new CordageError('preset_invalid', bomb
+      ? `preset ${where(first)} uses YAML aliases that expand too far (more than ${MaxAliasCount} copies of an anchor's contents, counting nested aliases): write the values out, or share them through extends (docs/presets.md#layers)`
+      : `preset ${shown} cannot be read as data: ${message}`, { cause: error })
+  }
+  return { kind: 'file', file, shown, dir: dirname(file), doc, lines, raw }
+}
+
+/**
+ * The file's text: a file (not a folder), readable, not too large, UTF-8 text without NUL bytes.
+ * @throws CordageError `preset_not_found` for a folder, `preset_invalid` for the rest, naming the file
+ */
+function readText(file: string, shown: string): string {
+  let size: number
+  try {
+    const stat = statSync(file)
+    if (stat.isDirectory()) {
+      let inside: string[] = []
+      try { inside = readdirSync(file).filter((f) => /\.ya?ml$/i.test(f)).sort() } catch { /* listed only as a hint */ }
+      const hint = inside.length ? `; it holds ${inside.slice(0, 5).map((f) => join(shown, f)).join(', ')}${inside.length > 5 ? ', ...' : ''}` : ''
+      throw new CordageError('preset_not_found', `preset ${shown} is a folder, not a preset file: pass the YAML file itself${hint}`)
+    }
+    if (!stat.isFile()) throw new CordageError('preset_invalid', `preset ${shown} is not a regular file (a device, socket or pipe); pass a YAML file`)
+    size = stat.size
+  } catch (error) {
+    if (CordageError.is(error)) throw error
+    throw new CordageError('preset_not_found', `preset ${shown} cannot be opened (${firstLine(error)})`, { cause: error })
+  }
+  if (size > MaxPresetBytes) throw new CordageError('preset_invalid', `preset ${shown} is ${(size / 1024 / 1024).toFixed(1)} MB; a preset is at most ${MaxPresetBytes / 1024 / 1024} MB (is it the file you meant?)`)
+  let bytes: Buffer
+  try {
+    bytes = readFileSync(file)
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException)?.code
+    const why = code === 'EACCES' || code === 'EPERM' ? 'permission denied: make it readable for this user' : firstLine(error)
+    throw new CordageError('preset_invalid', `preset ${shown} cannot be read (${why})`, { cause: error })
+  }
+  const nul = bytes.indexOf(0)
+  let text: string
+  try {
+    if (nul >= 0) throw new Error(`a NUL byte at offset ${nul}`)
+    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes)
+  } catch (error) {
+    throw new CordageError('preset_invalid', `preset ${shown} is not a text file (${nul >= 0 ? `it has a NUL byte at offset ${nul}` : 'it is not UTF-8'}); a preset is a YAML file (see docs/presets.md)`, { cause: error })
+  }
+  return text
+}
+
+/**
+ * Aliases (`*name`) must name an anchor (`&name`) set before them, and must not sit inside the node
+ * they name (a value that contains itself has no end). Each problem names the alias's line.
+ */
+function checkAliases(doc: Document, where: (offset: number | undefined) => string): string[] {
+  const problems: string[] = []
+  visit(doc, {
+    Alias(_key, node, path) {
+      const target = node.resolve(doc)
+      if (!target) {
+        problems.push(`${where(node.range?.[0])} alias *${node.source} names no anchor: write &${node.source} on a value before it, or write the value out`)
+      } else if ((path as readonly unknown[]).includes(target)) {
+        problems.push(`${where(node.range?.[0])} alias *${node.source} is inside the value it names (&${node.source} at ${where((target as YamlNode).range?.[0]).split(' ')[0]}): a value cannot contain itself`)
+      }
+      return undefined
+    },
+  })
+  return problems
+}
+
+function firstLine(error: unknown): string {
+  return String((error as Error)?.message ?? error).split('\n')[0]
 }
 
 /** A plugin folder named by `path` is relative to the file that names it, whichever layer that is. */
@@ -162,7 +268,7 @@ function mergeMap(base: Record<string, unknown>, over: Record<string, unknown>, 
   const marks = origins.get(out)!
   for (const [key, value] of Object.entries(over)) {
     if (where === 'top' && key === 'extends') continue
-    if (Forbidden.has(key)) throw new CordageError('preset_invalid', `${layer.kind === 'file' ? layer.shown : `--set ${layer.text}`}: "${key}" is not a preset key (at ${[...path, key].join('.')})`)
+    if (Forbidden.has(key)) throw forbiddenKey(layer, [...path, key])
     const here = [...path, key]
     const old = out[key]
     const inner: Where = where === 'top' && key === 'agents' ? 'agents' : where === 'agents' ? 'agent' : 'plain'
@@ -242,7 +348,7 @@ function adopt(value: unknown, layer: Layer, path: Key[]): unknown {
   if (isMap(value)) {
     const out: Record<string, unknown> = {}
     for (const [k, v] of Object.entries(value)) {
-      if (Forbidden.has(k)) throw new CordageError('preset_invalid', `"${k}" is not a preset key (at ${[...path, k].join('.')})`)
+      if (Forbidden.has(k)) throw forbiddenKey(layer, [...path, k])
       out[k] = adopt(v, layer, [...path, k])
     }
     return track(out, new Map(Object.keys(value).map((k) => [k, { layer, path: [...path, k] }])))
@@ -251,6 +357,11 @@ function adopt(value: unknown, layer: Layer, path: Key[]): unknown {
 }
 
 function track<T extends object>(value: T, marks: Map<Key, Origin>): T {
+function forbiddenKey(layer: Layer, path: Key[]): CordageError {
+  const key = String(path[path.length - 1])
+  return new CordageError('preset_invalid', `${placeOf({ layer, path })} ${shownPath(path)}: "${key}" is not a preset key (it would reach JavaScript's object prototype); rename or remove it`)
+}
+
   origins.set(value, marks)
   return value
 }
@@ -262,9 +373,15 @@ function applySet(merged: unknown, layer: SetLayer): unknown {
   const key = layer.text.slice(0, eq)
   let value: unknown
   try {
-    value = parseYaml(layer.text.slice(eq + 1))
+    const doc = parseDocument(layer.text.slice(eq + 1), { prettyErrors: false, uniqueKeys: true })
+    if (doc.errors.length) throw doc.errors[0]
+    let alias: string | undefined
+    visit(doc, { Alias(_key, node) { alias ??= node.source; return visit.BREAK } })
+    if (alias !== undefined) throw new CordageError('preset_invalid', `--set ${layer.text}: the value uses the YAML alias *${alias}; a --set value cannot use aliases (write the value out)`)
+    value = doc.toJS({ maxAliasCount: 0 })
   } catch (error) {
-    throw new CordageError('preset_invalid', `--set ${layer.text}: the value is not valid YAML or JSON: ${(error as Error).message.split('\n')[0]}`, { cause: error })
+    if (CordageError.is(error)) throw error
+    throw new CordageError('preset_invalid', `--set ${layer.text}: the value is not valid YAML or JSON: ${firstLine(error)}`, { cause: error })
   }
   const segments = splitKey(key)
   if (!segments.length || segments.some((s) => s === '')) throw new CordageError('preset_invalid', `--set ${layer.text}: "${key}" is not a key path such as agents.support.budgets.maxSteps`)

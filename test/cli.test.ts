@@ -206,6 +206,26 @@ describe('cordage CLI on bad input (issue 10)', { concurrency: 6 }, () => {
     refuses(await run(['check', '--preset', file, '--set', 'agents.a.task=&t [*t]']), 'preset_invalid', '--set agents.a.task=&t [*t]', 'cannot use aliases')
   })
 
+  // 9b: names from the command line never reach Object.prototype
+  for (const name of ['__proto__', 'constructor', 'toString', 'hasOwnProperty']) {
+    it(`answers --agent ${name} with agent_not_found and the agents that exist`, async () => {
+      const file = write('p.yml', agentYaml())
+      refuses(await run(['run', '--preset', file, '--agent', name]), 'agent_not_found', `has no agent "${name}"; agents: a`)
+    })
+  }
+  it('answers runs --agent and --status with names the preset does not have, instead of listing nothing', async () => {
+    const file = write('p.yml', agentYaml())
+    refuses(await run(['runs', '--preset', file, '--agent', 'constructor']), 'agent_not_found', 'agents: a')
+    refuses(await run(['runs', '--preset', file, '--status', '__proto__']), 'invalid_input', '--status must be one of')
+  })
+
+  it('refuses toString and valueOf as plugin config keys instead of taking them for known keys', async () => {
+    for (const key of ['toString', 'valueOf']) {
+      const file = write('p.yml', agentYaml().replace('config: { minCount: 0 }', `config: { minCount: 0, ${key}: 1 }`))
+      refuses(await run(['check', '--preset', file]), 'plugin_config_invalid', 'agents.a.plugins[4].config', `"${key}"`)
+    }
+  })
+
   // 9c: --preset that is not a preset file
   const notPresets: [string, () => string, string, string | RegExp][] = [
     ['a folder', () => tempDir(), 'preset_not_found', 'is a folder, not a preset file'],

@@ -115,10 +115,11 @@ const commands: Record<string, Handler> = {
     const app = await open(flags, undefined, true)
     try {
       const status = flags.status as RunStatus | undefined
-      if (status !== undefined && !(status in Transitions)) {
+      if (status !== undefined && !Object.hasOwn(Transitions, status)) {
         throw new CordageError('invalid_input', `--status must be one of ${Object.keys(Transitions).join(', ')}, got ${JSON.stringify(status)}`)
       }
       const seen = new Map<string, ReturnType<typeof formatSummary>>()
+      knownAgent(app, flags.agent as string | undefined)
       const rows = []
       for (const name of app.agentNames()) {
         if (flags.agent && name !== flags.agent) continue
@@ -205,6 +206,7 @@ const commands: Record<string, Handler> = {
         if (flags.agent && name !== flags.agent) continue
         for (const grant of await app.agent(name).grants({ inactive: !!flags.all })) {
           listed++
+      knownAgent(app, flags.agent as string | undefined)
           io.out(flags.json ? JSON.stringify(grant) : formatGrant(grant))
         }
       }
@@ -223,6 +225,7 @@ const commands: Record<string, Handler> = {
         const found = (await app.agent(name).grants({ inactive: true })).find((g) => g.id === id)
         if (!found) continue
         const grant = await app.agent(name).revokeGrant(id, { by: (flags.by as string | undefined) ?? 'cli', reason: flags.reason as string | undefined })
+      knownAgent(app, flags.agent as string | undefined)
         io.out(flags.json ? JSON.stringify(grant) : `revoked ${formatGrant(grant)}`)
         return ExitCodes.ok
       }
@@ -292,6 +295,13 @@ async function open(flags: Parsed['flags'], agents?: string[], storeOnly = false
 /** The agent named, or else the first one the preset lists. */
 function pickAgent(app: Cordage, name?: string): AgentRuntime {
   return app.agent(name ?? app.agentNames()[0])
+}
+
+/** `--agent NAME` of a command that only filters by agent: a name the preset does not have is an error, not an empty list. */
+function knownAgent(app: Cordage, name: string | undefined): void {
+  if (name !== undefined && !app.agentNames().includes(name)) {
+    throw new CordageError('agent_not_found', `preset ${app.preset.shown} has no agent ${JSON.stringify(name)}; agents: ${app.agentNames().join(', ')}`)
+  }
 }
 
 /**

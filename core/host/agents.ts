@@ -25,7 +25,7 @@ export function childRunId(parentRunId: string, actionId: string): string {
 
 export function agentDirectory(host: AgentsHost, self: string): AgentDirectory {
   const known = async (name: string) => {
-    if (name === self || !host.preset.agents[name]) {
+    if (name === self || !Object.hasOwn(host.preset.agents, name)) {
       const others = Object.keys(host.preset.agents).filter((n) => n !== self)
       throw new CordageError('agent_not_found', `agent "${self}" cannot reach agent "${name}": ${name === self ? 'it is itself' : 'the preset has no such agent'}; others: ${others.join(', ') || 'none'}`)
     }

@@ -118,7 +118,7 @@ export async function applyLock(preset: Preset, locked: { file: string; lock: Lo
   const problems: string[] = []
   const out: Record<string, AgentSpec> = {}
   for (const spec of Object.values(preset.agents)) {
-    const agentLock = locked.lock.agents[spec.name]
+    const agentLock = Object.hasOwn(locked.lock.agents, spec.name) ? locked.lock.agents[spec.name] : undefined
     if (!agentLock) {
       problems.push(`agent "${spec.name}" is in the preset but not in the lock`)
       continue
@@ -138,7 +138,7 @@ export async function applyLock(preset: Preset, locked: { file: string; lock: Lo
         }
       }
       seen.add(name!)
-      const want = agentLock[name!]
+      const want = Object.hasOwn(agentLock, name!) ? agentLock[name!] : undefined
       if (!want) {
         problems.push(`${spec.name}: plugin ${name} (${ref.at}) is in the preset but not in the lock`)
         return ref
@@ -169,7 +169,7 @@ export async function applyLock(preset: Preset, locked: { file: string; lock: Lo
     for (const name of Object.keys(agentLock)) if (!seen.has(name)) problems.push(`${spec.name}: plugin ${name} is in the lock but not in the preset`)
     out[spec.name] = { ...spec, model, plugins }
   }
-  for (const name of Object.keys(locked.lock.agents)) if (!preset.agents[name]) problems.push(`agent "${name}" is in the lock but not in the preset`)
+  for (const name of Object.keys(locked.lock.agents)) if (!Object.hasOwn(preset.agents, name)) problems.push(`agent "${name}" is in the lock but not in the preset`)
   if (problems.length) {
     const shown = relative(process.cwd(), locked.file) || locked.file
     throw new CordageError('lock_mismatch', `preset ${preset.shown} does not match its lock ${shown}:\n  ${problems.join('\n  ')}\nrun cordage lock --preset ${preset.shown} to lock what is installed now, or pass --no-lock to ignore the lock`, { data: problems })

@@ -150,7 +150,8 @@ function unknownKeys(schema: Schema, value: unknown, path: string): { path: stri
   if (s.type === 'object' && s.dict && !Array.isArray(value)) {
     const out: { path: string; key: string; allowed: string[] }[] = []
     for (const [key, v] of Object.entries(value)) {
-      const child = s.dict[key]
+      // Own keys only: `toString` or `constructor` in a config is unknown, not Object.prototype's.
+      const child = Object.hasOwn(s.dict, key) ? s.dict[key] : undefined
       if (!child) out.push({ path, key, allowed: Object.keys(s.dict) })
       else out.push(...unknownKeys(child, v, `${path}.${key}`))
     }

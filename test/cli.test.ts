@@ -248,6 +248,30 @@ describe('cordage CLI on bad input (issue 10)', { concurrency: 6 }, () => {
     refuses(await run(['check', '--preset', file]), 'preset_invalid', 'cannot be read (permission denied')
   })
 
+  // 9d: a broken package.json in a plugin folder
+  const packages: [string, RegExp][] = [
+    ['package-json-invalid', /package-json-invalid\/package\.json is not valid JSON/],
+    ['package-json-not-object', /package-json-not-object\/package\.json holds a list, not an object/],
+    ['package-json-type-wrong', /package-json-type-wrong\/package\.json says "type": 5, not "module"/],
+  ]
+  for (const [folder, message] of packages) {
+    it(`answers a plugin folder whose package.json is broken (${folder}) with manifest_invalid naming the file`, async () => {
+      const file = write('p.yml', agentYaml([`{ path: ${join(fixtures, folder)} }`]))
+      refuses(await run(['check', '--preset', file]), 'manifest_invalid', /p\.yml:\d+:\d+ agents\.a\.plugins\[5\]/, message)
+    })
+  }
+
+  // 9e: plugin modules that never finish loading
+  for (const [folder, what] of [['manifest-never-settles', 'manifest'], ['entry-never-settles', 'entry module']]) {
+    it(`answers a plugin whose ${what} never settles with plugin_load_timeout naming the folder`, async () => {
+      const file = write('p.yml', agentYaml([`{ path: ${join(fixtures, folder)} }`]))
+      refuses(await run(['check', '--preset', file], { CORDAGE_PLUGIN_LOAD_TIMEOUT_MS: '2500' }), 'plugin_load_timeout', `plugin folder ${join(fixtures, folder)}: its ${what}`, 'did not finish loading within 2500 ms')
+    })
+  }
+  it('refuses a CORDAGE_PLUGIN_LOAD_TIMEOUT_MS that is not a number of milliseconds', async () => {
+    refuses(await run(['check', '--preset', write('p.yml', agentYaml())], { CORDAGE_PLUGIN_LOAD_TIMEOUT_MS: 'soon' }), 'invalid_input', 'CORDAGE_PLUGIN_LOAD_TIMEOUT_MS must be a whole number of milliseconds')
+  })
+
   // Lock files (JSON) that are not a Cordage lock
   it('refuses a lock file of the wrong shape, naming each wrong key', async () => {
     const file = write('desk.yml', agentYaml())

@@ -7,10 +7,10 @@
  */
 import { existsSync, readdirSync, readFileSync, realpathSync, statSync } from 'node:fs'
 import { dirname, isAbsolute, join, relative, resolve } from 'node:path'
-import { pathToFileURL } from 'node:url'
 import semver from 'semver'
 import { CordageError } from '../errors.ts'
 import type { CordagePlugin, Manifest } from '../manifest.ts'
+import { importPluginModule } from './bounded-import.ts'
 import { checkManifest } from './manifest-check.ts'
 import { shareHostPackages } from './shared-modules.ts'
 import { closest } from './closest.ts'
@@ -205,12 +205,21 @@ interface PackageField {
  */
 async function loadPackage(dir: string, dependency: string): Promise<CatalogEntry | undefined> {
   const pkgFile = join(dir, 'package.json')
+  let text: string
+  try {
+    text = readFileSync(pkgFile, 'utf8')
+  } catch {
+    return undefined // unreadable package.json: npm's problem
+  }
   let pkg: { name?: unknown; version?: unknown; type?: unknown; cordage?: unknown }
   try {
-    pkg = JSON.parse(readFileSync(pkgFile, 'utf8'))
-  } catch {
-    return undefined // unreadable package.json: npm's problem, and not a package that declares a plugin
+    pkg = JSON.parse(text)
+  } catch (error) {
+    // Not ours to judge, unless it looks like it means to declare a plugin: then say why it is not one.
+    if (!text.includes('"cordage"')) return undefined
+    throw new CordageError('manifest_invalid', `package ${dependency} (${pkgFile}) seems to declare a Cordage plugin, but its package.json is not valid JSON (${(error as Error).message}); fix the file, or reinstall the package`, { cause: error })
   }
+  if (!pkg || typeof pkg !== 'object' || Array.isArray(pkg)) return undefined
   if (pkg.cordage === undefined) return undefined
   const bad = (what: string) => new CordageError('manifest_invalid', `package ${dependency} (${pkgFile}) declares a Cordage plugin, but ${what}`)
   const field = pkg.cordage as Partial<PackageField> | null
@@ -252,9 +261,8 @@ async function loadPackage(dir: string, dependency: string): Promise<CatalogEntr
 }
 
 async function loadFolder(dir: string, origin: CatalogEntry['origin'], files?: { manifestFile: string; entry: string }): Promise<CatalogEntry> {
-  if (!existsSync(dir) || !statSync(dir).isDirectory()) {
-    throw new CordageError('plugin_not_found', `plugin folder ${dir} does not exist`)
-  }
+  if (!existsSync(dir)) throw new CordageError('plugin_not_found', `plugin folder ${dir} does not exist`)
+  if (!statSync(dir).isDirectory()) throw new CordageError('plugin_not_found', `${dir} is a file, not a plugin folder: name the folder that holds its manifest.ts and index.ts`)
   const manifestFile = files?.manifestFile ?? manifestFiles.map((f) => join(dir, f)).find((f) => existsSync(f))
   const entry = files?.entry ?? entryFiles.map((f) => join(dir, f)).find((f) => existsSync(f))
   if (!manifestFile) throw new CordageError('manifest_invalid', `plugin folder ${dir} has no manifest (expected one of ${manifestFiles.join(', ')})`)
@@ -263,18 +271,38 @@ async function loadFolder(dir: string, origin: CatalogEntry['origin'], files?: {
     // .ts and .js files are ES modules only inside a package marked so; otherwise Node (and tsx) load
     // them as CommonJS, and the first `import` fails with an error that does not point here.
     const pkg = nearestPackageJson(dir)
-    const type = pkg ? (JSON.parse(readFileSync(pkg, 'utf8')) as { type?: string }).type : undefined
+    const type = pkg ? readPackageJson(pkg, dir).type : undefined
     if (type !== 'module') {
-      throw new CordageError('manifest_invalid', `plugin folder ${dir} is not an ES module package: ${pkg ? `${pkg} does not say "type": "module"` : 'no package.json above it says "type": "module"'}; add a package.json with {"type": "module"} to the plugin folder`)
+      const says = type === undefined ? 'does not say "type": "module"' : `says "type": ${JSON.stringify(type)?.slice(0, 40)}, not "module"`
+      throw new CordageError('manifest_invalid', `plugin folder ${dir} is not an ES module package: ${pkg ? `${pkg} ${says}` : 'no package.json above it says "type": "module"'}; add a package.json with {"type": "module"} to the plugin folder`)
     }
   }
   let module: { default?: unknown }
   try {
-    module = await import(pathToFileURL(manifestFile).href)
+    module = await importPluginModule(manifestFile, dir, 'manifest')
   } catch (error) {
-    throw new CordageError('manifest_invalid', `cannot load ${manifestFile}: ${(error as Error).message}`, { cause: error })
+    if (CordageError.is(error)) throw error
+    throw new CordageError('manifest_invalid', `cannot load ${manifestFile}: ${(error as Error)?.message ?? error}`, { cause: error })
   }
   return { manifest: checkManifest(module.default, manifestFile), dir, entry, origin }
+}
+
+/**
+ * A plugin folder's package.json (or the nearest one above it), as an object.
+ * @throws CordageError `manifest_invalid` naming the file when it cannot be read, is not JSON, or is not an object
+ */
+function readPackageJson(file: string, dir: string): Record<string, unknown> {
+  let value: unknown
+  try {
+    value = JSON.parse(readFileSync(file, 'utf8'))
+  } catch (error) {
+    const what = error instanceof SyntaxError ? `is not valid JSON (${error.message})` : `cannot be read (${(error as Error)?.message ?? error})`
+    throw new CordageError('manifest_invalid', `plugin folder ${dir}: its package.json ${file} ${what}; it must be a JSON object such as {"type": "module"}`, { cause: error })
+  }
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    throw new CordageError('manifest_invalid', `plugin folder ${dir}: its package.json ${file} holds ${Array.isArray(value) ? 'a list' : JSON.stringify(value)?.slice(0, 40)}, not an object; it must be a JSON object such as {"type": "module"}`)
+  }
+  return value as Record<string, unknown>
 }
 
 function nearestPackageJson(dir: string): string | undefined {

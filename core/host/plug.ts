@@ -5,11 +5,11 @@
  * declares. cordis itself does not throw on a failed plugin (it logs and marks the fork), so each of
  * these is checked here and turned into a `plugin_start_failed` that names the plugin.
  */
-import { pathToFileURL } from 'node:url'
 import { symbols, type Context, type ForkScope } from 'cordis'
 import { agentFilter, readService, ServiceNames, type ServiceName } from '../cordis.ts'
 import { CordageError } from '../errors.ts'
 import type { CordagePlugin } from '../manifest.ts'
+import { importPluginModule } from './bounded-import.ts'
 import type { PlannedPlugin } from './resolve.ts'
 
 /** Errors cordis reported while a plugin started, which plugOne turns into a thrown CordageError instead. */
@@ -27,8 +27,9 @@ export async function plugOne(ctx: Context, agent: string, planned: PlannedPlugi
   const label = `${manifest.name}@${manifest.version}`
   let plugin: CordagePlugin
   try {
-    plugin = planned.entry.module ?? (await import(pathToFileURL(planned.entry.entry).href)).default
+    plugin = (planned.entry.module ?? (await importPluginModule(planned.entry.entry, planned.entry.dir, 'entry module')).default) as CordagePlugin
   } catch (error) {
+    if (CordageError.is(error, 'plugin_load_timeout')) throw failed(ctx, agent, planned, new CordageError('plugin_load_timeout', `plugin ${label} (${planned.where}): ${error.message}`, { cause: error }))
     throw failed(ctx, agent, planned, new CordageError('plugin_start_failed', `plugin ${label} (${planned.where}): cannot load ${planned.entry.entry}: ${(error as Error).message}`, { cause: error }))
   }
   if (!plugin || typeof plugin.apply !== 'function' || !plugin.manifest) {

@@ -272,6 +272,52 @@ describe('cordage CLI on bad input (issue 10)', { concurrency: 6 }, () => {
     refuses(await run(['check', '--preset', write('p.yml', agentYaml())], { CORDAGE_PLUGIN_LOAD_TIMEOUT_MS: 'soon' }), 'invalid_input', 'CORDAGE_PLUGIN_LOAD_TIMEOUT_MS must be a whole number of milliseconds')
   })
 
+  // 9f: a store-sqlite database that is not Cordage's, or is damaged
+  const databases: [string, (file: string) => void, string][] = [
+    ['a file that is not a database', (file) => writeFileSync(file, 'these are notes, not a database\n'.repeat(200)), 'is not a SQLite database'],
+    ['a truncated database', (file) => {
+      const db = new Database(file)
+      db.exec('CREATE TABLE filler (x TEXT)')
+      const insert = db.prepare('INSERT INTO filler VALUES (?)')
+      for (let i = 0; i < 200; i++) insert.run('x'.repeat(500))
+      db.close()
+      truncateSync(file, Math.floor(statSync(file).size / 2))
+    }, 'is damaged (SQLite says: database disk image is malformed)'],
+    ['a database of another application', (file) => {
+      const db = new Database(file)
+      db.exec('CREATE TABLE runs (x INTEGER)')
+      db.close()
+    }, "is a SQLite database, but not Cordage's: it has the table(s) runs and no Cordage schema version"],
+    ['a Cordage database whose tables were changed', (file) => {
+      const db = new Database(file)
+      db.exec("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL); INSERT INTO meta VALUES ('schema_version', '2'); CREATE TABLE runs (run_id TEXT)")
+      db.close()
+    }, 'table runs lacks the column(s) agent, task'],
+  ]
+  for (const [what, make, message] of databases) {
+    it(`answers store-sqlite on ${what} with a message naming the file`, async () => {
+      const db = join(tempDir(), 'runs.db')
+      make(db)
+      const file = write('p.yml', agentYaml([], `{ plugin: store-sqlite, config: { path: ${db} } }`))
+      refuses(await run(['run', '--preset', file]), 'plugin_start_failed', `${db} `, message)
+    })
+  }
+  it('answers store-postgres on a schema of another application with a message naming the schema', { skip: process.env.CORDAGE_PG_URL ? false : 'no PostgreSQL: set CORDAGE_PG_URL' }, async () => {
+    const schema = `foreign_${process.pid}`
+    const { default: pg } = await import('pg')
+    const client = new pg.Client(process.env.CORDAGE_PG_URL)
+    await client.connect()
+    try {
+      await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE; CREATE SCHEMA ${schema}; CREATE TABLE ${schema}.runs (x INTEGER)`)
+      const file = write('p.yml', agentYaml([], `{ plugin: store-postgres, config: { schema: ${schema} } }`))
+      refuses(await run(['run', '--preset', file]), 'plugin_start_failed', `PostgreSQL schema ${schema} is not Cordage's: it has the table(s) runs`)
+      assert.deepEqual((await client.query(`SELECT table_name FROM information_schema.tables WHERE table_schema = $1 ORDER BY 1`, [schema])).rows.map((r) => r.table_name), ['runs'], 'nothing was written into it')
+    } finally {
+      await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`)
+      await client.end()
+    }
+  })
+
   // Lock files (JSON) that are not a Cordage lock
   it('refuses a lock file of the wrong shape, naming each wrong key', async () => {
     const file = write('desk.yml', agentYaml())

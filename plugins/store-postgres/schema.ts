@@ -77,6 +77,7 @@ export async function migrate(client: pg.PoolClient, schema: string): Promise<vo
     await client.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`)
     await client.query(`CREATE TABLE IF NOT EXISTS ${schema}.meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)`)
     const row = (await client.query(`SELECT value FROM ${schema}.meta WHERE key = 'schema_version'`)).rows[0]
+    await checkOwner(client, schema, row?.value)
     const current = Number(row?.value ?? 0)
     if (current > SchemaVersion) {
       throw new CordageError('plugin_start_failed', `PostgreSQL schema ${schema} has version ${current}; this store-postgres knows up to ${SchemaVersion}: use a newer store-postgres`)
@@ -88,5 +89,21 @@ export async function migrate(client: pg.PoolClient, schema: string): Promise<vo
   } catch (error) {
     await client.query('ROLLBACK')
     throw error
+  }
+}
+
+/**
+ * Before migrating: the schema is empty (but for our meta table), or says it is Cordage's, at a whole
+ * version. PostgreSQL's own words for a schema of another application ("relation runs already exists")
+ * name neither the schema nor the way out, and its tables must never be written to.
+ */
+async function checkOwner(client: pg.PoolClient, schema: string, version: string | undefined): Promise<void> {
+  if (version === undefined) {
+    const tables = (await client.query<{ name: string }>(`SELECT table_name AS name FROM information_schema.tables WHERE table_schema = $1 AND table_name <> 'meta' ORDER BY table_name`, [schema])).rows.map((r) => r.name)
+    if (!tables.length) return
+    throw new CordageError('store_corrupt', `PostgreSQL schema ${schema} is not Cordage's: it has the table(s) ${tables.slice(0, 8).join(', ')}${tables.length > 8 ? ', ...' : ''} and no Cordage schema version. store-postgres never writes into another application's tables: set the store's "schema" to a new name (it is created), or move those tables away`)
+  }
+  if (!/^\d+$/.test(version)) {
+    throw new CordageError('store_corrupt', `PostgreSQL schema ${schema}: its Cordage schema version is ${JSON.stringify(version)}, not a whole number: the meta table was edited. Restore the schema from a backup, or set the store's "schema" to a new name`)
   }
 }

@@ -4,15 +4,13 @@
  * at all. WAL mode lets other processes read while one writes; `busy_timeout` makes concurrent writers
  * wait their turn instead of failing. Synchronous like better-sqlite3 itself: the loop skips an await.
  */
-import { mkdirSync } from 'node:fs'
-import { dirname } from 'node:path'
 import Database from 'better-sqlite3'
 import {
   CordageError, summarize,
   type ApprovalGrant, type ApprovalGrantQuery, type AppendOptions, type CancelRequest, type Effect, type EffectWrite, type Lease, type ListFilter,
   type RunEvent, type RunStatus, type RunSummary, type StoredRun, type StoreService, assertKernelWriter, type StoreWriter } from 'cordage'
 import { SqliteGrants } from './grants.ts'
-import { migrate } from './schema.ts'
+import { openDatabase } from './open.ts'
 
 interface RunRow {
   run_id: string; agent: string; task: string; status: string; failure_code: string | null
@@ -45,13 +43,9 @@ export class SqliteStore implements StoreService {
   }
 
   constructor(readonly file: string, options: SqliteOptions) {
-    if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true })
-    this.db = new Database(file)
-    this.db.pragma('journal_mode = WAL')
-    this.db.pragma(`synchronous = ${options.synchronous.toUpperCase()}`)
-    this.db.pragma(`busy_timeout = ${options.busyTimeoutMs}`)
+    // Opened, migrated and checked (open.ts): a file that is not Cordage's database is refused, by name.
+    this.db = openDatabase(file, options)
     this.snapshotEvery = options.snapshotEvery
-    migrate(this.db, file)
     this.sql = statements(this.db)
     this.grantRows = new SqliteGrants(this.db)
     // BEGIN IMMEDIATE takes the write lock at once, so a check and the write that depends on it (seq,

@@ -114,12 +114,12 @@ const commands: Record<string, Handler> = {
     // Reading runs starts only the stores: no tool servers, no model keys needed.
     const app = await open(flags, undefined, true)
     try {
+      knownAgent(app, flags.agent as string | undefined)
       const status = flags.status as RunStatus | undefined
       if (status !== undefined && !Object.hasOwn(Transitions, status)) {
         throw new CordageError('invalid_input', `--status must be one of ${Object.keys(Transitions).join(', ')}, got ${JSON.stringify(status)}`)
       }
       const seen = new Map<string, ReturnType<typeof formatSummary>>()
-      knownAgent(app, flags.agent as string | undefined)
       const rows = []
       for (const name of app.agentNames()) {
         if (flags.agent && name !== flags.agent) continue
@@ -201,12 +201,12 @@ const commands: Record<string, Handler> = {
   async grants({ flags }, io) {
     const app = await open(flags, undefined, true)
     try {
+      knownAgent(app, flags.agent as string | undefined)
       let listed = 0
       for (const name of app.agentNames()) {
         if (flags.agent && name !== flags.agent) continue
         for (const grant of await app.agent(name).grants({ inactive: !!flags.all })) {
           listed++
-      knownAgent(app, flags.agent as string | undefined)
           io.out(flags.json ? JSON.stringify(grant) : formatGrant(grant))
         }
       }
@@ -220,12 +220,12 @@ const commands: Record<string, Handler> = {
   async revoke({ flags, positionals: [id] }, io) {
     const app = await open(flags, undefined, true)
     try {
+      knownAgent(app, flags.agent as string | undefined)
       const agents = app.agentNames().filter((n) => !flags.agent || n === flags.agent)
       for (const name of agents) {
         const found = (await app.agent(name).grants({ inactive: true })).find((g) => g.id === id)
         if (!found) continue
         const grant = await app.agent(name).revokeGrant(id, { by: (flags.by as string | undefined) ?? 'cli', reason: flags.reason as string | undefined })
-      knownAgent(app, flags.agent as string | undefined)
         io.out(flags.json ? JSON.stringify(grant) : `revoked ${formatGrant(grant)}`)
         return ExitCodes.ok
       }
@@ -292,16 +292,16 @@ async function open(flags: Parsed['flags'], agents?: string[], storeOnly = false
   return Cordage.fromPreset(file, { agents, storeOnly, sets: flags.set as string[] | undefined, lock: !flags['no-lock'] })
 }
 
-/** The agent named, or else the first one the preset lists. */
-function pickAgent(app: Cordage, name?: string): AgentRuntime {
-  return app.agent(name ?? app.agentNames()[0])
-}
-
 /** `--agent NAME` of a command that only filters by agent: a name the preset does not have is an error, not an empty list. */
 function knownAgent(app: Cordage, name: string | undefined): void {
   if (name !== undefined && !app.agentNames().includes(name)) {
     throw new CordageError('agent_not_found', `preset ${app.preset.shown} has no agent ${JSON.stringify(name)}; agents: ${app.agentNames().join(', ')}`)
   }
+}
+
+/** The agent named, or else the first one the preset lists. */
+function pickAgent(app: Cordage, name?: string): AgentRuntime {
+  return app.agent(name ?? app.agentNames()[0])
 }
 
 /**

@@ -117,10 +117,10 @@ function readChain(first: string): FileLayer[] {
       if (!from) throw new CordageError('preset_not_found', `preset file ${shown} does not exist`)
       throw new CordageError('preset_not_found', `${placeOf({ layer: from.layer, path: ['extends'] })} extends: the base preset ${JSON.stringify(from.text)} (${shown}) does not exist`)
     }
-    const layer = readFile(current, shown)
     if (from && statSync(current).isDirectory()) {
       throw new CordageError('preset_not_found', `${placeOf({ layer: from.layer, path: ['extends'] })} extends: the base preset ${JSON.stringify(from.text)} (${shown}) is a folder; name a preset file`)
     }
+    const layer = readFile(current, shown)
     chain.push(layer)
     const base = isMap(layer.raw) ? layer.raw.extends : undefined
     if (base === undefined) break
@@ -133,7 +133,6 @@ function readChain(first: string): FileLayer[] {
   return chain.reverse()
 }
 
-function readFile(file: string, shown: string): FileLayer {
 /** A preset is written by hand: far below this. A larger file is refused before it is read. */
 export const MaxPresetBytes = 8 * 1024 * 1024
 
@@ -143,6 +142,7 @@ export const MaxPresetBytes = 8 * 1024 * 1024
  */
 export const MaxAliasCount = 100
 
+function readFile(file: string, shown: string): FileLayer {
   const text = readText(file, shown)
   const lines = new LineCounter()
   const where = (offset: number | undefined) => {
@@ -356,12 +356,12 @@ function adopt(value: unknown, layer: Layer, path: Key[]): unknown {
   return value
 }
 
-function track<T extends object>(value: T, marks: Map<Key, Origin>): T {
 function forbiddenKey(layer: Layer, path: Key[]): CordageError {
   const key = String(path[path.length - 1])
   return new CordageError('preset_invalid', `${placeOf({ layer, path })} ${shownPath(path)}: "${key}" is not a preset key (it would reach JavaScript's object prototype); rename or remove it`)
 }
 
+function track<T extends object>(value: T, marks: Map<Key, Origin>): T {
   origins.set(value, marks)
   return value
 }

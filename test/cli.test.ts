@@ -318,6 +318,25 @@ describe('cordage CLI on bad input (issue 10)', { concurrency: 6 }, () => {
     }
   })
 
+  // 9g: no command
+  it('exits 2 with the usage on stderr when no command is given', async () => {
+    const result = await run([])
+    assert.equal(result.code, 2)
+    assert.equal(result.stdout, '')
+    assert.match(result.stderr, /usage: cordage <command> \[options\]/)
+    assert.match(result.stderr, /^error \[invalid_input\]: no command given/m)
+  })
+  it('suggests the command a misspelt one is near to, and says a flag is not a command', async () => {
+    refuses(await run(['chekc']), 'invalid_input', 'unknown command "chekc" (did you mean "check"?)')
+    refuses(await run(['--preset', 'x.yml']), 'invalid_input', 'unknown command "--preset" (a command comes first')
+  })
+
+  it('refuses an empty --agent or --preset instead of taking it for the default', async () => {
+    const file = write('p.yml', agentYaml())
+    refuses(await run(['worker', '--preset', file, '--agent', '']), 'invalid_input', '--agent is empty')
+    refuses(await run(['check', '--preset', '']), 'invalid_input', '--preset is empty')
+  })
+
   // Lock files (JSON) that are not a Cordage lock
   it('refuses a lock file of the wrong shape, naming each wrong key', async () => {
     const file = write('desk.yml', agentYaml())

@@ -79,18 +79,32 @@ export const Commands: Command[] = [
     positionals: [], flags: { preset, agent, task: { type: 'string', help: 'Run this task at start and again after each successful reload' }, debounce: { type: 'string', help: 'Quiet milliseconds after a file change before rebuilding (default 50)' }, json } },
 ]
 
+/** Flags whose empty value (`--agent ""`) is a mistake, never "the default": refused rather than ignored. */
+const NonEmpty = ['preset', 'agent', 'by', 'status', 'scope', 'args', 'expires', 'after', 'poll', 'port', 'debounce', 'set']
+
 export interface Parsed {
   command: Command
   positionals: string[]
   flags: Record<string, string | boolean | string[] | undefined>
 }
 
-export function parse(argv: string[]): Parsed | 'help' | 'version' {
+/**
+ * @returns the command and its flags; `help` or `version` for those requests; `usage` when no command
+ * was given (the caller prints the usage on stderr and exits 2: a script that forgot its command fails)
+ */
+export function parse(argv: string[]): Parsed | 'help' | 'version' | 'usage' {
   const [name, ...rest] = argv
-  if (!name || name === '--help' || name === '-h' || name === 'help') return 'help'
+  if (name === undefined) return 'usage'
+  if (name === '--help' || name === '-h' || name === 'help') return 'help'
   if (name === '--version' || name === '-v') return 'version'
   const command = Commands.find((c) => c.name === name)
-  if (!command) throw new CordageError('invalid_input', `unknown command "${name}"; commands: ${Commands.map((c) => c.name).join(', ')} (cordage --help)`)
+  if (!command) {
+    const names = Commands.map((c) => c.name)
+    // A near name that starts like it: "chekc" → check, but "fly" is not "run".
+    const near = name.trim() ? closest(name, names) : undefined
+    const hint = name.startsWith('-') ? ' (a command comes first: cordage <command> [options])' : near && near[0] === name[0].toLowerCase() ? ` (did you mean "${near}"?)` : ''
+    throw new CordageError('invalid_input', `unknown command "${name}"${hint}; commands: ${names.join(', ')} (cordage --help)`)
+  }
   if (rest.includes('--help') || rest.includes('-h')) return { command, positionals: [], flags: { help: true } }
   let parsed
   try {
@@ -100,6 +114,11 @@ export function parse(argv: string[]): Parsed | 'help' | 'version' {
     const unknown = /Unknown option '(--?[^']+)'/.exec((error as Error).message)?.[1]
     const hint = unknown ? closest(unknown, flags) : undefined
     throw new CordageError('invalid_input', `${(error as Error).message.split(/\.\s|\n/)[0]}${hint ? ` (did you mean ${hint}?)` : ''}; "${name}" takes: ${flags.join(', ')}`)
+  }
+  for (const flag of NonEmpty) {
+    const value = (parsed.values as Record<string, unknown>)[flag]
+    const empty = Array.isArray(value) ? value.some((v) => !String(v).trim()) : typeof value === 'string' && !value.trim()
+    if (empty) throw new CordageError('invalid_input', `--${flag} is empty; give it a value (cordage ${name} --help), or leave it out`)
   }
   if (parsed.positionals.length !== command.positionals.length) {
     throw new CordageError('invalid_input', `"${name}" takes ${command.positionals.length ? command.positionals.join(' ') : 'no positional arguments'}, got ${parsed.positionals.length ? parsed.positionals.map((p) => JSON.stringify(p)).join(' ') : 'none'}; usage: ${command.usage}`)
@@ -117,7 +136,7 @@ export function helpText(command?: Command): string {
     '',
     'usage: cordage <command> [options]     (cordage <command> --help for its options)',
     '',
-    ...Commands.map((c) => `  ${c.name.padEnd(9)}${c.summary}`),
+    ...Commands.map((c) => `  ${c.name.padEnd(Math.max(...Commands.map((d) => d.name.length)) + 2)}${c.summary}`),
     '',
     'exit codes: 0 completed · 1 failed · 2 usage or config error · 3 failed verification · 4 stopped (budget) · 5 waiting · 6 cancelled · 7 busy (another process drives the run)',
     'the default preset keeps runs in .cordage/cordage.db (SQLite) in the working directory',

@@ -30,6 +30,11 @@ export async function main(argv: string[], io: Output): Promise<number> {
   try {
     const parsed = parse(argv)
     if (parsed === 'help') { io.out(helpText()); return ExitCodes.ok }
+    if (parsed === 'usage') {
+      io.err(helpText())
+      io.err('error [invalid_input]: no command given; run cordage <command> (the list above), or cordage --help')
+      return ExitCodes.usage
+    }
     if (parsed === 'version') { io.out(`cordage ${KernelVersion}`); return ExitCodes.ok }
     if (parsed.flags.help) { io.out(helpText(parsed.command)); return ExitCodes.ok }
     return await commands[parsed.command.name](parsed, io)

@@ -337,6 +337,14 @@ describe('cordage CLI on bad input (issue 10)', { concurrency: 6 }, () => {
     refuses(await run(['check', '--preset', '']), 'invalid_input', '--preset is empty')
   })
 
+  // 11: --json keeps the status line on stderr
+  it('prints the final status line on stderr with run --json, stdout holding only JSON', async () => {
+    const result = await run(['run', '--preset', write('p.yml', agentYaml()), '--json'])
+    assert.equal(result.code, 0, result.stderr)
+    assert.match(result.stderr, /^run run_\S+ COMPLETED$/m)
+    for (const line of result.stdout.trim().split('\n')) JSON.parse(line)
+  })
+
   // Lock files (JSON) that are not a Cordage lock
   it('refuses a lock file of the wrong shape, naming each wrong key', async () => {
     const file = write('desk.yml', agentYaml())

@@ -65,7 +65,7 @@ const commands: Record<string, Handler> = {
       runId = handle.runId
       const stopOnSignal = cancelOnSignal(agent, handle.runId, io)
       try {
-        return finish(await handle.done, io, !!flags.json, flags, volatileStore(app, agent.name))
+        return finish(await handle.done, io, flags, volatileStore(app, agent.name))
       } finally {
         stopOnSignal()
       }
@@ -342,7 +342,7 @@ async function steer(args: Parsed, io: Output, command: (agent: AgentRuntime, po
     if (args.command.name !== 'cancel' && !args.flags['no-resume']) agent = await app.forRun(agent.name, runId)
     follow(app, io, !!args.flags.json, () => runId)
     const handle = await command(agent, args.positionals)
-    return finish(await handle.done, io, !!args.flags.json, args.flags)
+    return finish(await handle.done, io, args.flags)
   } finally {
     await app.stop()
   }
@@ -394,29 +394,31 @@ function print(io: Output, event: RunEvent, json: boolean) {
   io.out(json ? JSON.stringify(event) : formatEvent(event, io.color))
 }
 
-function finish(state: RunState, io: Output, json: boolean, flags: Parsed['flags'], volatile = false): number {
-  if (!json) {
-    const preset = flags.preset ? ` --preset ${flags.preset}` : ''
-    const code = state.failureCode ? ` (${state.failureCode})` : ''
-    io.err(`run ${state.runId} ${state.status}${code}`)
-    if (state.status === 'WAITING_RECONCILIATION' && state.waiting?.actionId) {
-      io.err(`  settle:  cordage reconcile ${state.runId} ${state.waiting.actionId} --committed|--not-committed${preset}`)
-    }
-    const decided = state.waiting?.actionId ? state.actions[state.waiting.actionId]?.status : undefined
-    if (state.status === 'WAITING_APPROVAL' && (decided === 'approved' || decided === 'rejected')) {
-      io.err(`  ${decided}; continue: cordage resume ${state.runId}${preset}`)
-    } else if (state.status === 'WAITING_APPROVAL' && state.waiting?.actionId) {
-      // When the policy names who may decide, say so: the default --by (cli) would be refused.
-      const approvers = state.actions[state.waiting.actionId]?.decision?.approvers
-      const by = approvers && !approvers.includes('*') ? ` --by ${approvers.length === 1 ? approvers[0] : `<${approvers.join('|')}>`}` : ''
-      io.err(`  approve: cordage approve ${state.runId} ${state.waiting.actionId}${preset}${by}`)
-      io.err(`  reject:  cordage reject ${state.runId} ${state.waiting.actionId}${preset}${by}`)
-    } else if (state.status === 'WAITING_USER') {
-      io.err(`  answer:  cordage resume ${state.runId} --input "..."${preset}`)
-    }
-    if (volatile && isWaiting(state.status)) {
-      io.err('  note: this agent uses store-memory, which keeps the run only while this process lives; the commands above need a durable store')
-    }
+/**
+ * The status line and the hints, on stderr in both output modes: with --json, stdout holds only the
+ * events, and stderr still says how the run ended and what to do next.
+ */
+function finish(state: RunState, io: Output, flags: Parsed['flags'], volatile = false): number {
+  const preset = flags.preset ? ` --preset ${flags.preset}` : ''
+  const code = state.failureCode ? ` (${state.failureCode})` : ''
+  io.err(`run ${state.runId} ${state.status}${code}`)
+  if (state.status === 'WAITING_RECONCILIATION' && state.waiting?.actionId) {
+    io.err(`  settle:  cordage reconcile ${state.runId} ${state.waiting.actionId} --committed|--not-committed${preset}`)
+  }
+  const decided = state.waiting?.actionId ? state.actions[state.waiting.actionId]?.status : undefined
+  if (state.status === 'WAITING_APPROVAL' && (decided === 'approved' || decided === 'rejected')) {
+    io.err(`  ${decided}; continue: cordage resume ${state.runId}${preset}`)
+  } else if (state.status === 'WAITING_APPROVAL' && state.waiting?.actionId) {
+    // When the policy names who may decide, say so: the default --by (cli) would be refused.
+    const approvers = state.actions[state.waiting.actionId]?.decision?.approvers
+    const by = approvers && !approvers.includes('*') ? ` --by ${approvers.length === 1 ? approvers[0] : `<${approvers.join('|')}>`}` : ''
+    io.err(`  approve: cordage approve ${state.runId} ${state.waiting.actionId}${preset}${by}`)
+    io.err(`  reject:  cordage reject ${state.runId} ${state.waiting.actionId}${preset}${by}`)
+  } else if (state.status === 'WAITING_USER') {
+    io.err(`  answer:  cordage resume ${state.runId} --input "..."${preset}`)
+  }
+  if (volatile && isWaiting(state.status)) {
+    io.err('  note: this agent uses store-memory, which keeps the run only while this process lives; the commands above need a durable store')
   }
   return exitCodeFor(state.status)
 }

@@ -345,6 +345,19 @@ describe('cordage CLI on bad input (issue 10)', { concurrency: 6 }, () => {
     for (const line of result.stdout.trim().split('\n')) JSON.parse(line)
   })
 
+  // 12: --set picks a path entry by its folder name
+  it('lets --set pick a path entry by the name of its folder', async () => {
+    const file = write('p.yml', agentYaml([`{ path: ${join(fixtures, 'greeter')}, config: { greeting: Hi } }`]))
+    const ok = await run(['check', '--preset', file, '--json', '--set', 'agents.a.plugins.greeter.config.greeting=Howdy'])
+    assert.equal(ok.code, 0, ok.stderr)
+    refuses(await run(['check', '--preset', file, '--set', 'agents.a.plugins.greeter.config.greting=Howdy']), 'plugin_config_invalid', '--set agents.a.plugins.greeter.config.greting=Howdy', 'agents.a.plugins[5].config.greting')
+  })
+  it('refuses --set naming a path entry that is absent, or a name two entries answer to, saying which exist', async () => {
+    const file = write('p.yml', agentYaml([`{ path: ${join(fixtures, 'greeter')} }`, `{ path: ${join(fixtures, 'greeter')}, version: '*' }`]))
+    refuses(await run(['check', '--preset', file, '--set', 'agents.a.plugins.greeter.config.greeting=x']), 'preset_invalid', 'agents.a.plugins has 2 entries named "greeter": [5] greeter (path ', 'pick one by index, such as agents.a.plugins[6]')
+    refuses(await run(['check', '--preset', file, '--set', 'agents.a.plugins.gretter.config.greeting=x']), 'preset_invalid', 'has no entry "gretter"', 'greeter (path ', 'did you mean "greeter"?')
+  })
+
   // Lock files (JSON) that are not a Cordage lock
   it('refuses a lock file of the wrong shape, naming each wrong key', async () => {
     const file = write('desk.yml', agentYaml())

@@ -17,6 +17,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
 import { basename, dirname, join, relative, resolve } from 'node:path'
 import { isAlias, isMap as isYamlMap, isSeq, LineCounter, parseDocument, visit, type Document, type Node as YamlNode } from 'yaml'
 import { CordageError } from '../errors.ts'
+import { closest } from './closest.ts'
 
 type Key = string | number
 
@@ -394,13 +395,7 @@ function applySet(merged: unknown, layer: SetLayer): unknown {
     const last = i === segments.length - 1
     let segment: Key = segments[i]
     if (Array.isArray(node)) {
-      const list: unknown[] = node
-      const index: number = /^\d+$/.test(String(segment)) ? Number(segment) : list.findIndex((entry) => identity(entry) === segment)
-      if (index < 0 || index >= list.length) {
-        const names = list.map(identity).filter(Boolean).join(', ')
-        throw new CordageError('preset_invalid', `--set ${layer.text}: ${shownPath(walked)} has no entry ${JSON.stringify(segment)}; it has ${names || 'none'} (by name or by index)`)
-      }
-      segment = index
+      segment = pickEntry(node, String(segment), layer, walked)
     }
     if (!origins.has(node)) origins.set(node, new Map())
     const marks = origins.get(node)!
@@ -426,6 +421,36 @@ function applySet(merged: unknown, layer: SetLayer): unknown {
     node = next as Record<string, unknown>
   }
   return merged
+}
+
+/**
+ * The index of the list entry a `--set` segment names: an index (`4`), a plugin name (`policy-rules`),
+ * or for a `path` entry the name of its folder (`greeter` for `path: ../acme/greeter`), the last part
+ * of the path. A name two entries answer to is refused: the index says which.
+ */
+function pickEntry(list: unknown[], segment: string, layer: SetLayer, walked: readonly Key[]): number {
+  const label = (entry: unknown) => {
+    const id = identity(entry)
+    return id?.startsWith('path:') ? `${basename(id.slice(5))} (path ${id.slice(5)})` : id
+  }
+  if (/^\d+$/.test(segment)) {
+    const index = Number(segment)
+    if (index < list.length) return index
+    throw new CordageError('preset_invalid', `--set ${layer.text}: ${shownPath(walked)} has no entry [${index}]; it has ${list.length} (${list.map((e, i) => `[${i}] ${label(e) ?? '?'}`).join(', ') || 'none'})`)
+  }
+  const matches: number[] = []
+  list.forEach((entry, i) => {
+    const id = identity(entry)
+    if (id === segment || (id?.startsWith('path:') && basename(id.slice(5)) === segment)) matches.push(i)
+  })
+  if (matches.length === 1) return matches[0]
+  if (matches.length > 1) {
+    throw new CordageError('preset_invalid', `--set ${layer.text}: ${shownPath(walked)} has ${matches.length} entries named ${JSON.stringify(segment)}: ${matches.map((i) => `[${i}] ${label(list[i])}`).join(', ')}; pick one by index, such as ${shownPath([...walked, matches[matches.length - 1]])}`)
+  }
+  const names = list.map(label).filter(Boolean).join(', ')
+  const known = list.map(identity).filter((id): id is string => !!id).map((id) => (id.startsWith('path:') ? basename(id.slice(5)) : id))
+  const hint = closest(segment, known)
+  throw new CordageError('preset_invalid', `--set ${layer.text}: ${shownPath(walked)} has no entry ${JSON.stringify(segment)}; it has ${names || 'none'} (by plugin name, by the folder name of a path entry, or by index)${hint ? `; did you mean "${hint}"?` : ''}`)
 }
 
 function splitKey(key: string): Key[] {

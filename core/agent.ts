@@ -504,11 +504,13 @@ export class AgentRuntime {
       const scope = approved ? options.scope ?? 'once' : undefined
       const grant = scope === 'run' || scope === 'grant' ? this.grantOf(state, action, scope, by, options) : undefined
       if (grant?.scope === 'grant' && !this.store().putGrant) throw new CordageError('invalid_input', `the store of agent "${this.name}" keeps no standing grants; approve with --scope once or run`)
+      // Drift first: a refused approval must leave the action waiting, so that the same command with
+      // --accept-drift (or an onDrift change) can be given again.
+      if (options.resume !== false) await this.drift(driver, state, options)
       driver.rec.record('tool/approval-decided', { approved, by, reason: options.reason, scope, grant }, KernelProducer, { ...turn(state), stepId: action.stepId, actionId, causation: action.requestedSeq })
       // Recorded first: a grant without the approval it came from would be an approval nobody can trace.
       if (grant?.scope === 'grant') { await driver.flush(); await this.store().putGrant!(grant, KernelWriter) }
       if (options.resume === false) { await driver.flush(); return undefined }
-      await this.drift(driver, state, options)
       driver.rec.record('run/resumed', { from: 'WAITING_APPROVAL', by }, KernelProducer, turn(state))
       await driver.flush()
       return () => driver.drive()

@@ -135,14 +135,25 @@ describe('resume under drift', () => {
     assert.ok(start.type === 'run/start' && start.data.plugins['policy-rules'] === '2.0.0')
   })
 
-  it('--accept-drift overrides onDrift: refuse', () => {
+  it('--accept-drift overrides onDrift: refuse, given to the same approve the refusal named', () => {
     const dir = tempDir()
     const runId = pausedRun(dir)
     writePreset(dir, { version: '^2.0.0', onDrift: 'refuse' })
-    assert.equal(cordage(['approve', runId, 's1.a1', '--preset', 'desk.yml'], dir).code, 2)
-    const accepted = cordage(['resume', runId, '--preset', 'desk.yml', '--accept-drift'], dir)
+    const refused = cordage(['approve', runId, 's1.a1', '--preset', 'desk.yml'], dir)
+    assert.equal(refused.code, 2)
+    assert.match(refused.stderr, /continue with --accept-drift/)
+    assert.ok(!storedEvents(dir, runId).some((e) => e.type === 'tool/approval-decided'), 'the refused approve recorded no approval')
+    // The policy's version changed with the drift: the approval was given under 1.0.0, so the action
+    // is decided again under 2.0.0 (docs/durability.md). That preset names no approvers, and 2.x denies
+    // an ask nobody may answer: the approval is void and the write never runs.
+    const accepted = cordage(['approve', runId, 's1.a1', '--preset', 'desk.yml', '--accept-drift'], dir)
     assert.equal(accepted.code, 0, accepted.stderr)
-    assert.deepEqual(driftOf(storedEvents(dir, runId)).map((d) => d.decision), ['refused', 'accepted'])
+    const events = storedEvents(dir, runId)
+    assert.deepEqual(driftOf(events).map((d) => d.decision), ['refused', 'accepted'])
+    assert.equal(events.filter((e) => e.type === 'tool/approval-decided').length, 1)
+    const decisions = events.filter((e): e is RunEvent<'tool/decision'> => e.type === 'tool/decision' && e.actionId === 's1.a1')
+    assert.deepEqual(decisions.map((d) => [d.producer, d.data.verdict]), [['policy-rules@1.0.0', 'ask'], ['policy-rules@2.0.0', 'deny']])
+    assert.equal(events.filter((e) => e.type === 'tool/start' && e.data.tool === 'record_followup').length, 0)
   })
 
   it('counts changed files at the same version as drift, with both hashes, and cannot pin them', () => {
@@ -166,7 +177,8 @@ describe('resume under drift', () => {
     const [drift] = driftOf(storedEvents(dir, runId))
     assert.deepEqual(drift.changes, [{ plugin: 'greeter', from: '0.3.0', to: '0.3.0', fromHash: before, toHash: after, decision: 'refused', note: `cannot pin: greeter@0.3.0 with content ${before} is not installed here` }])
 
-    const accepted = cordage(['resume', runId, '--preset', 'desk.yml', '--accept-drift'], dir)
+    // The refusal recorded no approval: the same approve, with --accept-drift, goes through.
+    const accepted = cordage(['approve', runId, 's1.a1', '--preset', 'desk.yml', '--accept-drift'], dir)
     assert.equal(accepted.code, 0, accepted.stderr)
     assert.equal(JSON.parse(readFileSync(join(dir, 'outbox.jsonl'), 'utf8').trim().split('\n')[0]).ticketId, 'T-1001')
   })

@@ -23,6 +23,7 @@ import { emptyState, replay, replayFrom, type ActionState, type RunState } from 
 import { isTerminal, type RunStatus } from './status.ts'
 import { asDefined } from './tool.ts'
 import { KernelWriter } from './store-writer.ts'
+import { Scrubber, type Secret } from './secrets.ts'
 import { KernelProducer } from './version.ts'
 
 export interface AgentOptions {
@@ -66,6 +67,8 @@ export interface AgentOptions {
    * (milliseconds; the run's deadline bounds them too). Defaults: {@link DefaultServiceTimeouts}.
    */
   serviceTimeouts?: Partial<Record<TimedService, number>>
+  /** Values to keep out of everything the agent's runs record (core/secrets.ts): API keys, tokens. */
+  secrets?: readonly Secret[]
   /** Pass a run handed to another agent on (the host's: that agent accepts it and drives it). */
   handoff?: (runId: string, to: string) => Promise<RunState>
 }
@@ -164,6 +167,8 @@ export class AgentRuntime {
   readonly driftPolicies: Record<string, DriftPolicy>
   readonly pinned: Record<string, { version: string; hash?: string }>
   readonly defaultTask: string | undefined
+  /** What the agent's runs scrub from every event and ledger write before it is stored. */
+  readonly scrubber: Scrubber
   /** Bumped whenever cordis sets or removes any service, so runs re-read theirs only after a change. */
   servicesVersion = 0
   private active = new Map<string, { driver: RunDriver; done: Promise<RunState> }>()
@@ -180,6 +185,7 @@ export class AgentRuntime {
     this.driftPolicies = options.drift ?? {}
     this.pinned = options.pinned ?? {}
     this.defaultTask = options.defaultTask
+    this.scrubber = new Scrubber(options.secrets ?? [])
     const dispatch = createDispatch(ctx, options.name)
     this.dispatch = Object.assign((event: RunEvent) => {
       dispatch(event)

@@ -95,7 +95,7 @@ export class RunDriver implements DriverPort {
   private deferred: unknown
 
   constructor(readonly agent: AgentRuntime, readonly state: RunState) {
-    this.rec = new Recorder(state, () => this.store(), agent.dispatch)
+    this.rec = new Recorder(state, () => this.store(), agent.dispatch, agent.scrubber)
     this.lastSnapshot = state.lastSeq
   }
 
@@ -466,7 +466,8 @@ export class RunDriver implements DriverPort {
     if (decision.kind === 'tool_calls') {
       decision.calls.forEach((call, i) => {
         // Frozen from here on: the decision, the ticket and the call are about these exact arguments.
-        const args = deepFreeze(call.args)
+        // Scrubbed before they are hashed: the record, the decision and the call see the same arguments.
+        const args = deepFreeze(this.rec.scrub(call.args))
         // Arguments that are not plain JSON are refused before anyone judges them (hash.ts, jsonProblem).
         const argsError = call.argsError ?? jsonProblem(args)
         this.rec.record('tool/proposed', { tool: call.name, args, argsHash: argsError === undefined ? hashArgs(args) : hashAnyway(args), callId: call.callId, argsError },
@@ -594,7 +595,7 @@ export class RunDriver implements DriverPort {
   private async admit(action: ActionState): Promise<Admitted> {
     await this.visibleTools()
     const tool = this.visible.get(action.tool)
-    if (action.argsError !== undefined) return { next: await this.reject(action, 'invalid_arguments', `The arguments for ${action.tool} were refused: ${action.argsError}. Send them again as a plain JSON object.`) }
+    if (action.argsError !== undefined) return { next: await this.reject(action, 'invalid_arguments', `The arguments for ${action.tool} are not valid JSON, or not plain JSON (${action.argsError}). Send them again as a plain JSON object.`) }
     if (!tool) return { next: await this.reject(action, 'unknown_tool', `Unknown tool "${action.tool}". Tools you can call: ${[...this.visible.keys()].join(', ') || 'none'}.`) }
     const parsed = tool.input.safeParse(action.args)
     if (!parsed.success) {

@@ -20,6 +20,12 @@ export interface Manifest {
   optional?: Record<string, string>
   /** schemastery schema of the plugin's config; the host validates config against it before plugging. */
   config?: Schema
+  /**
+   * Config keys whose value names an environment variable that holds a secret (`['apiKeyEnv']`). The
+   * host reads those variables and every run of the agent scrubs their values from what it records
+   * (core/secrets.ts).
+   */
+  secrets?: string[]
 }
 
 export interface CordagePlugin<C = any> {

@@ -10,6 +10,7 @@ import { apply, type RunState } from './state.ts'
 import type { EffectWrite, Lease, StoreService } from './services/store.ts'
 import type { Dispatch } from './cordis.ts'
 import { KernelWriter } from './store-writer.ts'
+import type { Scrubber } from './secrets.ts'
 
 /** The options of an append that has nothing but the writer to say: one object, not one per flush. */
 const WriterOnly = Object.freeze({ writer: KernelWriter })
@@ -32,8 +33,15 @@ export class Recorder {
     readonly state: RunState,
     private store: () => StoreService,
     private dispatch: Dispatch,
+    /** Secrets to keep out of the record (core/secrets.ts); applied before anything else sees an event. */
+    private readonly scrubber?: Scrubber,
   ) {
     this.durable = state.lastSeq
+  }
+
+  /** `value` with the agent's secrets scrubbed out (itself when there is nothing to scrub). */
+  scrub<T>(value: T): T {
+    return this.scrubber?.active ? this.scrubber.scrub(value) : value
   }
 
   /** Record an event: stamp the envelope, apply it to state, buffer it until the next flush. */
@@ -42,7 +50,7 @@ export class Recorder {
     const event = {
       type, seq: this.state.lastSeq + 1, time: Date.now(), runId: this.state.runId,
       turnId: ids.turnId, stepId: ids.stepId, actionId: ids.actionId, causation: ids.causation,
-      schema: EventSchemaVersion, producer, data,
+      schema: EventSchemaVersion, producer, data: this.scrubber?.active ? this.scrubber.scrub(data) : data,
     } as RunEvent<K>
     apply(this.state, event as RunEvent)
     this.buffer.push(event as RunEvent)
@@ -60,6 +68,7 @@ export class Recorder {
     }
     const batch = this.buffer
     this.buffer = []
+    if (effects && this.scrubber?.active) effects = effects.map((e) => this.scrubber!.scrub(e))
     const options = this.lease || effects?.length || snapshot ? { lease: this.lease, effects, snapshot, writer: KernelWriter } : WriterOnly
     let written
     try {

@@ -40,6 +40,10 @@ export interface DeskOptions {
   parallelTools?: boolean
   /** Replace context-basic with this plugin entry. */
   contextPlugin?: unknown
+  /** Replace store-memory with this plugin entry. */
+  storePlugin?: unknown
+  /** The preset's top-level `secrets`. */
+  secrets?: string[]
   serviceTimeouts?: Record<string, number>
   retry?: { attempts: number; backoffMs: number }
 }
@@ -87,6 +91,7 @@ export async function supportDesk(options: DeskOptions): Promise<Harness> {
 export function deskPreset(options: DeskOptions, outbox: string) {
   return {
     cordage: 1,
+    ...(options.secrets ? { secrets: options.secrets } : {}),
     agents: {
       support: {
         task: 'What is the refund window for damaged items?',
@@ -97,7 +102,7 @@ export function deskPreset(options: DeskOptions, outbox: string) {
         retry: options.retry ?? { attempts: 3, backoffMs: 1 },
         model: options.modelPlugin ?? { plugin: 'model-scripted', config: { script: options.script, ...options.model } },
         plugins: [
-          'store-memory',
+          options.storePlugin ?? 'store-memory',
           'tools-registry',
           options.contextPlugin ?? 'context-basic',
           options.verifierPlugin ?? { plugin: 'verifier-basic', config: { ...options.verifier } },

@@ -17,6 +17,8 @@ import { loadPreset, type AgentSpec, type PluginRef, type Preset } from './prese
 import { planAgent, type AgentPlan } from './resolve.ts'
 import { applyLock, readLock } from './lock.ts'
 import { pluginHash } from './plugin-hash.ts'
+import { secretsOf } from './secrets.ts'
+import { MinSecretLength } from '../secrets.ts'
 
 export interface CordageOptions {
   /** Plugins to choose from; the built-in plugins/ folder by default. */
@@ -50,7 +52,7 @@ export class Cordage {
   private plans = new Map<string, AgentPlan>()
   private storeOnly = false
 
-  private constructor(readonly preset: Preset, readonly catalog: PluginCatalog, readonly root: Context, onError: (error: unknown) => void) {
+  private constructor(readonly preset: Preset, readonly catalog: PluginCatalog, readonly root: Context, private readonly onError: (error: unknown) => void) {
     // cordis logs plugin failures to stdout under the "app" logger; the host reports them itself
     // (as CordageErrors naming the plugin), so that logger is silenced and errors go to onError.
     Logger.levels.app = Logger.SILENT
@@ -305,8 +307,10 @@ export class Cordage {
       for (const p of plugins.reverse()) unplug(ctx, name, p, 'rollback')
       throw error
     }
+    const found = secretsOf(plan.preset.secrets ?? [], plan.plugins)
+    if (found.tooShort.length) this.onError(new CordageError('invalid_input', `secrets ${found.tooShort.join(', ')} of agent "${name}" are shorter than ${MinSecretLength} characters and are not scrubbed from the record: they would match ordinary text`))
     const runtime = new AgentRuntime(ctx, {
-      name, defaultTask: plan.spec.task, budgets: plan.spec.budgets, contextTokens: plan.spec.contextTokens, parallelTools: plan.spec.parallelTools, modelRetry: plan.spec.retry, serviceTimeouts: plan.spec.serviceTimeouts,
+      name, defaultTask: plan.spec.task, secrets: found.secrets, budgets: plan.spec.budgets, contextTokens: plan.spec.contextTokens, parallelTools: plan.spec.parallelTools, modelRetry: plan.spec.retry, serviceTimeouts: plan.spec.serviceTimeouts,
       ...plan.spec.durability,
       handoff: async (runId, to) => (await (await this.ensureAgent(to)).acceptHandoff(runId)).done,
       plugins: Object.fromEntries(plugins.map((p) => [p.planned.entry.manifest.name, p.planned.entry.manifest.version])),

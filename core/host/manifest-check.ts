@@ -28,6 +28,7 @@ const ManifestShape = z.object({
   requires: z.record(serviceName, range).optional(),
   optional: z.record(serviceName, range).optional(),
   config: z.any().refine((s) => s === undefined || typeof s === 'function', 'a schemastery schema (Schema.object({...}))').optional(),
+  secrets: z.array(z.string().min(1)).optional(),
 }).strict()
 
 /**

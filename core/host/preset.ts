@@ -63,6 +63,8 @@ export interface Preset {
   /** Its folder: relative paths in the preset and in plugin config resolve against it. */
   dir: string
   agents: Record<string, AgentSpec>
+  /** Environment variables whose values every run of every agent scrubs from what it records. */
+  secrets: string[]
   /** The files merged, base first (the named file last), as shown in messages. */
   layers: string[]
   /** The `--set KEY=VALUE` overrides applied after the files, in order. */
@@ -110,13 +112,14 @@ const AgentShape = z.object({
 
 const PresetShape = z.object({
   cordage: z.literal(1).default(1),
+  secrets: z.array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'the name of an environment variable')).default([]),
   agents: z.record(z.string().regex(/^[a-z][a-z0-9-]*$/, 'an agent name (lower-case letters, digits, "-")'), AgentShape)
     .refine((agents) => Object.keys(agents).length > 0, 'at least one agent'),
 }).strict()
 
 /** Keys each object accepts, for "unknown key" messages. */
 const allowedKeys: Record<string, string[]> = {
-  preset: ['cordage', 'extends', 'agents'],
+  preset: ['cordage', 'extends', 'secrets', 'agents'],
   agent: Object.keys(AgentShape.shape),
   ref: ['plugin', 'path', 'version', 'config', 'onDrift'],
   budgets: Object.keys(BudgetsShape.shape),
@@ -177,7 +180,7 @@ export function loadPreset(file: string, options: { sets?: readonly string[] } =
     const { origin } = layers.origin(parseKeyPath(keyPath))
     return origin ? placeOf(origin) : shown
   }
-  return { file: path, shown, dir, agents, locate, layers: layers.files.map((l) => l.shown), sets: layers.sets.map((l) => l.text) }
+  return { file: path, shown, dir, agents, secrets: result.data.secrets, locate, layers: layers.files.map((l) => l.shown), sets: layers.sets.map((l) => l.text) }
 }
 
 /** `agents.support.plugins[2].version` */

@@ -24,6 +24,8 @@ export default {
   version: '1.0.0',
   description: 'Anthropic Messages API: streaming, tool_use blocks, usage and cost.',
   provides: { model: '1.1.0' },
+  // The variable apiKeyEnv names holds the key: every run scrubs its value from what it records.
+  secrets: ['apiKeyEnv'],
   config: Schema.object({
     model: Schema.string().required().description('Model name, for example claude-sonnet-4-5.'),
     baseUrl: Schema.string().description(`API base URL, without /v1. Default: $ANTHROPIC_BASE_URL, else ${DefaultBaseUrl}.`),

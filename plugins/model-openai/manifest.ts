@@ -24,6 +24,8 @@ export default {
   version: '1.0.0',
   description: 'OpenAI Chat Completions and compatible servers (DeepSeek, vLLM, Ollama, llama.cpp): streaming, tool calls, usage and cost.',
   provides: { model: '1.1.0' },
+  // The variable apiKeyEnv names holds the key: every run scrubs its value from what it records.
+  secrets: ['apiKeyEnv'],
   config: Schema.object({
     model: Schema.string().required().description('Model name, for example gpt-4.1-mini (or what your compatible server calls it).'),
     baseUrl: Schema.string().description(`API base URL, up to and including /v1. Default: $OPENAI_BASE_URL, else ${DefaultBaseUrl}.`),

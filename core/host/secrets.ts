@@ -1,0 +1,35 @@
+/**
+ * @module host/secrets
+ * Which values an agent's runs keep out of their record (core/secrets.ts): the environment variables a
+ * preset lists under `secrets`, and those its plugins name in config keys their manifests mark as
+ * secret (`secrets: ['apiKeyEnv']` in model-openai's manifest: the variable named by `apiKeyEnv`).
+ */
+import { MinSecretLength, type Secret } from '../secrets.ts'
+import type { PlannedPlugin } from './resolve.ts'
+
+export interface SecretsFound {
+  secrets: Secret[]
+  /** Variables that are set but too short to scrub safely, for a warning. */
+  tooShort: string[]
+}
+
+/** The secrets of one agent, read from `env` now. Unset or empty variables are skipped. */
+export function secretsOf(presetSecrets: readonly string[], plugins: readonly PlannedPlugin[], env: NodeJS.ProcessEnv = process.env): SecretsFound {
+  const names = new Set(presetSecrets)
+  for (const planned of plugins) {
+    const config = planned.config as Record<string, unknown> | undefined
+    for (const key of planned.entry.manifest.secrets ?? []) {
+      const name = config && Object.hasOwn(config, key) ? config[key] : undefined
+      if (typeof name === 'string' && name) names.add(name)
+    }
+  }
+  const secrets: Secret[] = []
+  const tooShort: string[] = []
+  for (const name of [...names].sort()) {
+    const value = Object.hasOwn(env, name) ? env[name] : undefined
+    if (!value) continue
+    if (value.trim().length < MinSecretLength) tooShort.push(name)
+    else secrets.push({ name, value: value.trim() })
+  }
+  return { secrets, tooShort }
+}

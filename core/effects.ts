@@ -253,7 +253,7 @@ export class EffectRunner {
       }, producer, run.idsOf(action.id, startedSeq))
       if (effectful) {
         if (run.cancelling) run.noteEffect('committed', { actionId: action.id, tool: tool.name, receipt: result.receipt })
-        await run.flush([{ op: 'outcome', key, status: 'committed', receipt: result.receipt, output: result.output ?? null, at: Date.now() }])
+        await run.flush([{ op: 'outcome', key, status: 'committed', receipt: result.receipt, output: result.output ?? null, observation, at: Date.now() }])
       }
       return 'done'
     }
@@ -358,7 +358,10 @@ function conflict(run: DriverPort, action: ActionState, key: string, effect: Eff
 
 /** The effect already happened under this key: close the action with its recorded result. */
 async function deduplicate(run: DriverPort, action: ActionState, tool: Tool, effect: Effect): Promise<Next> {
-  const observation = await run.guardOutput(action, tool, `${observe(effect.output ?? null, run.options.observationChars)} (already done under this idempotency key by ${effect.runId} ${effect.actionId}; not done again)`, action.decision?.seq ?? action.proposedSeq)
+  // The tool's own observation of the effect when the ledger kept it (a citation the verifier looks for
+  // is in it), else the raw output rendered; then a line that says it was not done again.
+  const seen = typeof effect.observation === 'string' ? effect.observation : observe(effect.output ?? null, run.options.observationChars)
+  const observation = await run.guardOutput(action, tool, `${seen}\n(Already done under this idempotency key by ${effect.runId} ${effect.actionId}; not done again.)`, action.decision?.seq ?? action.proposedSeq)
   run.rec.record('tool/end', {
     tool: tool.name, attempt: action.attempts, output: effect.output ?? null, observation, receipt: effect.receipt, durationMs: 0,
     deduplicated: { runId: effect.runId, actionId: effect.actionId },

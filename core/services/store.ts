@@ -65,6 +65,11 @@ export interface Effect {
   attempts: number
   receipt?: unknown
   output?: unknown
+  /**
+   * What the model was told of the outcome (`tool/end.observation`), so that a call deduplicated under
+   * this key later gives its run the same observation, not a rendering of the raw output. Since 2.2.0.
+   */
+  observation?: string
   startedAt: number
   endedAt?: number
 }
@@ -76,7 +81,7 @@ export type EffectWrite =
       /** Take the key over from another run whose effect is still pending (only for idempotent tools: the target deduplicates). */
       takeover?: boolean
     }
-  | { op: 'outcome'; key: string; status: Exclude<EffectStatus, 'pending'>; receipt?: unknown; output?: unknown; at: number }
+  | { op: 'outcome'; key: string; status: Exclude<EffectStatus, 'pending'>; receipt?: unknown; output?: unknown; observation?: string; at: number }
 
 export interface AppendOptions {
   /** The writer's lease. The append is refused with `lease_lost` unless it is still the run's current lease. */
@@ -111,6 +116,23 @@ export interface StoredRun {
   snapshot?: { seq: number; version: number; state: unknown }
   /** Events after the snapshot (all events when there is none), in seq order. */
   events: RunEvent[]
+}
+
+/** What a store found when it checked a run's stored history (`verify`). */
+export interface HistoryCheck {
+  runId: string
+  /** Events stored. */
+  events: number
+  /** Whether the store chains events (each to the hash of the one before) at all. */
+  chained: boolean
+  /** Whether the chain is keyed (HMAC): edits cannot be hidden without the key. */
+  keyed: boolean
+  /** The last event's chain hash, to keep elsewhere as an anchor. */
+  head?: string
+  /** Events recorded before the store chained (seq 1..unchainedUpTo carry no chain). */
+  unchainedUpTo?: number
+  /** The first event that does not hold together, and why; absent when the history is intact. */
+  firstBad?: { seq: number; problem: string }
 }
 
 export interface CancelRequest {
@@ -184,6 +206,14 @@ export interface StoreService {
   putGrant?(grant: ApprovalGrant, writer: StoreWriter): Promise<void>
   /** Grants of an agent (and tool), oldest first; revoked and expired ones only with `inactive`. Since 2.1.0. */
   grants?(query: ApprovalGrantQuery): Promise<ApprovalGrant[]>
+  /**
+   * Check a run's stored history: every event parses, is numbered 1..n without gaps, belongs to the
+   * run and, when the store chains events, matches its chain. Optional, since 2.2.0. Contract: reads
+   * only; rejects with `run_not_found` for an unknown run; a damaged history is a result, not an error.
+   */
+  verify?(runId: string): Promise<HistoryCheck>
+  /** The ledger entries a run wrote (for `cordage scan`). Optional, since 2.2.0. */
+  effectsOf?(runId: string): Promise<Effect[]>
   /** Revoke a grant; resolves with it, or undefined when there is no such grant. Revoking twice keeps the first. Since 2.1.0. */
   revokeGrant?(id: string, by: string, at: number, reason: string | undefined, writer: StoreWriter): Promise<ApprovalGrant | undefined>
 }

@@ -155,7 +155,7 @@ export class MemoryStore implements StoreService {
     const existing = this.ledger.get(write.key)
     if (write.op === 'outcome') {
       if (!existing) throw new CordageError('invalid_event', `outcome for idempotency key ${write.key}, which has no intent`)
-      return () => { Object.assign(existing, { status: write.status, receipt: write.receipt, output: write.output, endedAt: write.at }) }
+      return () => { Object.assign(existing, { status: write.status, receipt: write.receipt, output: write.output, observation: write.observation, endedAt: write.at }) }
     }
     if (existing) {
       const ours = existing.runId === write.runId && existing.actionId === write.actionId

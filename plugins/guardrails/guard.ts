@@ -5,7 +5,7 @@
  * redacting detector at once (where two detectors claim the same characters, the one listed first
  * keeps them). Reasons name the kinds and counts found, and where; never the matched text.
  */
-import { globPattern, hashArgs, type Glob, type GuardInput, type GuardrailService, type GuardStage, type GuardVerdict } from 'cordage'
+import { globPattern, hashArgs, safeRegex, type Glob, type SafeRegex, type GuardInput, type GuardrailService, type GuardStage, type GuardVerdict } from 'cordage'
 import { Builtins, BuiltinNames, patternDetector, type Detector, type Span } from './detectors.ts'
 import { DetectorDefaults, type Config, type DetectorOptions, type GuardAction } from './manifest.ts'
 
@@ -86,7 +86,7 @@ export class Guardrails implements GuardrailService {
 }
 
 /** The enabled detectors in their order of precedence: built-ins as listed, then the custom patterns. */
-export function compileGuards(config: Config, patterns: ReadonlyMap<string, RegExp> = new Map()): Guard[] {
+export function compileGuards(config: Config, patterns: ReadonlyMap<string, SafeRegex> = new Map()): Guard[] {
   const guards: Guard[] = []
   for (const name of BuiltinNames) {
     const setting = config.detectors[name]
@@ -97,7 +97,8 @@ export function compileGuards(config: Config, patterns: ReadonlyMap<string, RegE
     guards.push({ detector, stages: new Set(options.stages), action: options.action, replacement: options.replacement ?? `[redacted:${detector.kind}]`, rank: guards.length })
   }
   for (const p of config.patterns) {
-    const regex = patterns.get(p.name) ?? new RegExp(p.pattern, `g${p.flags ?? ''}`)
+    // On the linear-time engine: a custom pattern runs on text the model and the tools control.
+    const regex = patterns.get(p.name) ?? safeRegex(p.pattern, p.flags ?? '')
     guards.push({ detector: patternDetector(p.name, regex), stages: new Set(p.stages), action: p.action, replacement: p.replacement ?? `[redacted:${p.name}]`, rank: guards.length })
   }
   return guards

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict'
 import { readFileSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { describe, it } from 'node:test'
+import fc from 'fast-check'
 import { parse } from 'yaml'
 import { readService, type CordageError, type GuardInput, type GuardrailService, type GuardStage, type RunEvent, type Tool } from 'cordage'
 import { plug } from '../../test/plug.ts'
@@ -104,6 +105,48 @@ describe('guardrails detectors', () => {
     assert.deepEqual(found('iban', 'pay to DE89 3704 0044 0532 0130 00 or GB82WEST12345698765432'), ['DE89 3704 0044 0532 0130 00', 'GB82WEST12345698765432'])
     assert.deepEqual(found('iban', 'not DE89 3704 0044 0532 0130 01, not AB12'), [])
   })
+  it('phone: finds what the single pattern it replaced found, span for span', () => {
+    // The international form used to be this one pattern; it now walks the same choices without
+    // repeating the ones that failed (detectors.ts, phoneEnd).
+    const before = /(?<![\w+])\+[1-9]\d{0,2}(?:[ .-]?\(?\d{1,4}\)?){2,6}(?![\w])/g
+    const northAmerican = /(?<![\w+(-])(?:\(\d{3}\) ?|\d{3}[-.])\d{3}[-.]\d{4}(?![\w-])/g
+    const digits = (m: string) => m.replace(/\D/g, '').length
+    const reference = (text: string) => [
+      ...[...text.matchAll(before)].filter((m) => digits(m[0]) >= 8 && digits(m[0]) <= 15),
+      ...text.matchAll(northAmerican),
+    ].map((m) => [m.index!, m.index! + m[0].length]).sort((a, b) => a[0] - b[0] || b[1] - a[1])
+    for (const text of ['+123 4 5 6 7 8 9', '+1 2 3 4 5 6 7 8 9', '+44 20 7946 0958abc', '+1 555 010 0199)x', '+1 (555) 010-0199+44 20 7946 0958', '+12345678901234567890']) {
+      assert.deepEqual(Builtins.phone.find(text).map((s) => [s.start, s.end]), reference(text), text)
+    }
+    const pieces = ['+', '+1', '+44 ', '1', '0', '9', ' 5', '55', '1234', ' ', '.', '-', '(', ')', 'a', '_', '\n', '\u{1F600}']
+    fc.assert(fc.property(fc.array(fc.constantFrom(...pieces), { maxLength: 40 }), (parts) => {
+      const text = parts.join('')
+      assert.deepEqual(Builtins.phone.find(text).map((s) => [s.start, s.end]), reference(text), JSON.stringify(text))
+    }), { numRuns: 20_000 })
+  })
+
+  it('every detector reads a long crafted text in time linear in its length', { timeout: 20_000 }, () => {
+    // Each is a worst case for one pattern on a backtracking engine. The bearer token's accept was
+    // quadratic (minutes for this one), the international phone pattern ~10 s per megabyte.
+    const megabyte = (unit: string) => unit.repeat(Math.ceil(1_000_000 / unit.length)).slice(0, 1_000_000)
+    const texts = [
+      'Authorization: Bearer ' + 'A'.repeat(1_000_000),
+      megabyte('+1' + '2'.repeat(30) + ' '),
+      megabyte('+123a '),
+      '-----BEGIN RSA PRIVATE KEY-----\n' + 'A'.repeat(1_000_000),
+      megabyte('-----BEGIN A B PRIVATE KEY-----' + '-----END A B PRIVATE KEX-----'),
+      ' eyJ' + 'a'.repeat(1_000_000),
+      megabyte('.eyJaaaaaaaa'),
+      megabyte(' ghp_' + 'a'.repeat(300) + '_'),
+      'a@' + 'b.'.repeat(500_000) + 'b',
+      megabyte('x'.repeat(60) + '@' + 'b-'.repeat(30) + 'c '),
+      megabyte('1 '),
+      megabyte('DE89 ' + 'AAAA '.repeat(10)),
+    ]
+    for (const text of texts) for (const detector of Object.values(Builtins)) detector.find(text)
+    assert.deepEqual(found('secrets', 'Bearer ' + 'A'.repeat(20) + 'b'), ['A'.repeat(20) + 'b'])
+    assert.deepEqual(found('secrets', 'Bearer ' + 'A'.repeat(20)), [], 'one case only: a word, not a token')
+  })
 })
 
 describe('guardrails verdicts', () => {
@@ -190,8 +233,6 @@ describe('guardrails verdicts', () => {
 
   it('refuses a bad config at start, naming the guard', async () => {
     for (const [config, message] of [
-      [{ patterns: [{ name: 'ticket', pattern: 'T-(\\d+' }] }, /pattern "ticket" is not a valid regular expression: .*Unterminated group/],
-      [{ patterns: [{ name: 'maybe', pattern: 'x*' }] }, /pattern "maybe" matches the empty string/],
       [{ patterns: [{ name: 'a', pattern: 'a' }, { name: 'a', pattern: 'b' }] }, /pattern name "a" is used twice/],
       [{ patterns: [{ name: 'email', pattern: 'b' }] }, /pattern "email" has the name of a built-in detector/],
       [{ exempt: [{ tool: 'vault_*', detectors: ['secret'] }] }, /exempt\[0\] names "secret", which is neither a detector nor a pattern/],
@@ -205,10 +246,36 @@ describe('guardrails verdicts', () => {
     assert.throws(() => manifest.config({ detectors: { card: { stages: ['output'] } } } as never))
   })
 
-  it('is refused through the host with plugin_config_invalid, before any run', async () => {
+  it('refuses a pattern the linear-time engine cannot run, or that matches the empty string, in the schema, naming its path', () => {
+    const NoBacktracking = /\(lookahead, lookbehind and backreferences are not supported: patterns run on a linear-time engine, so that no input can stall the process\)/
+    for (const [pattern, message] of [
+      ['T-(\\d+', /\/T-\(\\d\+\/ is not a valid regular expression: missing closing \)/],
+      ['(?=x)y', NoBacktracking],
+      ['(?<!x)y', NoBacktracking],
+      ['(a)\\1', NoBacktracking],
+      ['x*', /\/x\*\/ matches the empty string, so it would match everywhere/],
+    ] as [string, RegExp][]) {
+      assert.throws(() => manifest.config({ patterns: [{ name: 'ticket', pattern }] }), (error: Error) => {
+        assert.ok(error.message.startsWith('$.patterns[0].pattern pattern "ticket": '), error.message)
+        assert.match(error.message, message)
+        return true
+      })
+      // A config that did not come through the schema is checked when the plugin starts.
+      const unchecked = { ...manifest.config({}), patterns: [{ name: 'ticket', pattern, stages: ['answer'], action: 'redact' }] } as Config
+      assert.throws(() => checkConfig(unchecked), (error: CordageError) => error.code === 'plugin_config_invalid' && error.message.startsWith('guardrails: pattern "ticket": ') && message.test(error.message))
+    }
+    assert.throws(() => manifest.config({ patterns: [{ name: 'ticket', pattern: 'T-\\d+', flags: 'g' }] }), /\$\.patterns\[0\]\.flags/)
+  })
+
+  it('is refused through the host with plugin_config_invalid, before any run, at the line of the key', async () => {
     await assert.rejects(supportDesk({ script: [], plugins: [entry({ patterns: [{ name: 'ticket', pattern: '(' }] })] }), (error: CordageError) => {
       assert.equal(error.code, 'plugin_config_invalid')
-      assert.match(error.message, /pattern "ticket" is not a valid regular expression/)
+      assert.match(error.message, /preset\.yml:\d+:\d+ agents\.support\.plugins\[6\]\.config\.patterns\[0\]\.pattern: plugin guardrails@1\.0\.0: pattern "ticket": \/\(\/ is not a valid regular expression/)
+      return true
+    })
+    await assert.rejects(supportDesk({ script: [], plugins: [entry({ patterns: [{ name: 'ok', pattern: 'x' }, { name: 'ahead', pattern: 'secret(?=:)' }] })] }), (error: CordageError) => {
+      assert.equal(error.code, 'plugin_config_invalid')
+      assert.match(error.message, /config\.patterns\[1\]\.pattern: plugin guardrails@1\.0\.0: pattern "ahead": .*lookahead, lookbehind and backreferences are not supported/)
       return true
     })
     await assert.rejects(supportDesk({ script: [], plugins: [entry({ detectors: { emial: true } })] }), (error: CordageError) => {
@@ -216,6 +283,28 @@ describe('guardrails verdicts', () => {
       assert.match(error.message, /no config key "emial"/)
       return true
     })
+  })
+
+  it('runs a custom pattern in time linear in the text, however the pattern is written', { timeout: 20_000 }, () => {
+    // On a backtracking engine each of these takes longer than the universe has left.
+    const g = guardrails({
+      patterns: [
+        { name: 'nested', pattern: '^(a+)+$', stages: ['tool_output', 'answer'] },
+        { name: 'overlapping', pattern: '(x+x+)+y', stages: ['tool_output', 'answer'] },
+      ],
+    })
+    assert.deepEqual(g.check(input('tool_output', 'a'.repeat(50_000) + 'b')), { action: 'pass' })
+    assert.deepEqual(g.check(input('tool_output', 'x'.repeat(50_000))), { action: 'pass' })
+    assert.deepEqual(g.check(input('tool_input', { note: 'a'.repeat(50_000) + 'b', other: 'x'.repeat(50_000) })), { action: 'pass' })
+    // And they still match what they match.
+    assert.deepEqual(g.check(input('answer', 'a'.repeat(50_000))), { action: 'redact', guard: 'nested', reason: 'redacted 1 nested in the answer', text: '[redacted:nested]' })
+    assert.deepEqual(g.check(input('answer', `ok ${'x'.repeat(50_000)}y`)), { action: 'redact', guard: 'overlapping', reason: 'redacted 1 overlapping in the answer', text: 'ok [redacted:overlapping]' })
+  })
+
+  it('keeps the flags of a custom pattern', () => {
+    const g = guardrails({ patterns: [{ name: 'order-id', pattern: 'ord-\\d{6}$', flags: 'im', stages: ['answer'] }] })
+    assert.deepEqual(g.check(input('answer', 'Your ORD-123456\nthanks')), { action: 'redact', guard: 'order-id', reason: 'redacted 1 order-id in the answer', text: 'Your [redacted:order-id]\nthanks' })
+    assert.deepEqual(guardrails({ patterns: [{ name: 'order-id', pattern: 'ord-\\d{6}$', stages: ['answer'] }] }).check(input('answer', 'Your ORD-123456\nthanks')), { action: 'pass' })
   })
 })
 

@@ -1,38 +1,36 @@
-import { CordageError, definePlugin } from 'cordage'
+import { CordageError, definePlugin, safeRegex, type SafeRegex } from 'cordage'
 import { BuiltinNames } from './detectors.ts'
 import { compileGuards, Guardrails } from './guard.ts'
-import manifest, { type Config } from './manifest.ts'
+import manifest, { patternProblem, type Config } from './manifest.ts'
 
 export { Guardrails, compileGuards, stringsOf } from './guard.ts'
 export { Builtins, cardBrand, isCardNumber, isIban, luhn } from './detectors.ts'
+export { patternProblem } from './manifest.ts'
 
 const DetectorKeys = ['enabled', 'stages', 'action', 'replacement']
 
 /**
  * The checks the schema cannot make, each naming the guard it is about: a pattern that does not
- * compile or matches the empty string, a name used twice, an exemption naming no detector.
+ * compile on the linear-time engine or matches the empty string (the schema refuses those already;
+ * checked again for callers that skip it), a name used twice, an exemption naming no detector.
  * Returns the compiled patterns by name.
  */
-export function checkConfig(config: Config): Map<string, RegExp> {
+export function checkConfig(config: Config): Map<string, SafeRegex> {
   const invalid = (message: string) => new CordageError('plugin_config_invalid', `guardrails: ${message}`)
   for (const name of BuiltinNames) {
     const setting = config.detectors[name]
-    // The host's unknown-key check does not look inside a union (true | { ... }).
+    // The host reports these too (its unknown-key check looks inside unions); a config that did not
+    // come through the host has not been checked for them.
     const unknown = typeof setting === 'object' ? Object.keys(setting).filter((k) => !DetectorKeys.includes(k)) : []
     if (unknown.length) throw invalid(`detector "${name}" has no option ${unknown.map((k) => `"${k}"`).join(', ')}; allowed: ${DetectorKeys.join(', ')}`)
   }
-  const compiled = new Map<string, RegExp>()
+  const compiled = new Map<string, SafeRegex>()
   for (const p of config.patterns) {
     if ((BuiltinNames as string[]).includes(p.name)) throw invalid(`pattern "${p.name}" has the name of a built-in detector; choose another name`)
     if (compiled.has(p.name)) throw invalid(`pattern name "${p.name}" is used twice; names identify guards in guard/tripped and must be unique`)
-    let regex: RegExp
-    try {
-      regex = new RegExp(p.pattern, `g${p.flags ?? ''}`)
-    } catch (error) {
-      throw invalid(`pattern "${p.name}" is not a valid regular expression: ${(error as Error).message}`)
-    }
-    if (new RegExp(regex.source, regex.flags.replace('g', '')).test('')) throw invalid(`pattern "${p.name}" matches the empty string, so it would match everywhere`)
-    compiled.set(p.name, regex)
+    const problem = patternProblem(p)
+    if (problem) throw invalid(`pattern "${p.name}": ${problem}`)
+    compiled.set(p.name, safeRegex(p.pattern, p.flags ?? ''))
   }
   const names = new Set<string>([...BuiltinNames, ...compiled.keys()])
   for (const [i, e] of config.exempt.entries()) {

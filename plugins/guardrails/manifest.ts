@@ -1,5 +1,5 @@
 import { Schema } from 'cordis'
-import type { GuardStage, Manifest } from 'cordage'
+import { safeRegex, type GuardStage, type Manifest } from 'cordage'
 
 export type GuardAction = 'block' | 'redact'
 
@@ -19,6 +19,7 @@ export type DetectorSetting = boolean | DetectorOptions
 
 export interface Pattern {
   name: string
+  /** A regular expression in RE2 syntax: no lookaround, no backreferences (see {@link patternProblem}). */
   pattern: string
   /** Regular expression flags besides `g` (always on): `i`, `m`, `s`, `u`. */
   flags?: string
@@ -63,6 +64,22 @@ export const DetectorDefaults: Record<keyof Config['detectors'], { on: boolean; 
   iban: { on: false, stages: TextStages, action: 'redact', what: 'IBANs that pass the mod-97 check' },
 }
 
+/**
+ * What is wrong with a custom pattern, or undefined. Patterns run on every tool result and answer, text
+ * the model and the tools control, so they are compiled for the linear-time engine (safeRegex): a
+ * pattern that needs backtracking (lookaround, backreferences) is refused rather than left to stall the
+ * process on a crafted input. A pattern that matches the empty string would match everywhere.
+ */
+export function patternProblem(p: Pick<Pattern, 'pattern' | 'flags'>): string | undefined {
+  let regex
+  try {
+    regex = safeRegex(p.pattern, p.flags ?? '')
+  } catch (error) {
+    return (error as Error).message
+  }
+  return regex.test('') ? `/${p.pattern}/ matches the empty string, so it would match everywhere` : undefined
+}
+
 const detector = (name: keyof Config['detectors']) => {
   const d = DetectorDefaults[name]
   return Schema.union([
@@ -89,14 +106,21 @@ export default {
       phone: detector('phone'),
       iban: detector('iban'),
     }).default({} as never).description('The built-in detectors, by name: true, false, or { enabled, stages, action, replacement }.'),
-    patterns: Schema.array(Schema.object({
+    patterns: Schema.transform(Schema.array(Schema.object({
       name: Schema.string().pattern(/^[a-z0-9][a-z0-9-]*$/).required().description('Names the guard in guard/tripped and the default replacement.'),
-      pattern: Schema.string().required().description('A JavaScript regular expression.'),
+      pattern: Schema.string().required().description('A regular expression in RE2 syntax (no lookaround, no backreferences).'),
       flags: Schema.string().pattern(/^[imsu]*$/).description('Flags besides g (always on): i, m, s, u.'),
       stages: Schema.array(stage).default(AllStages).description('The stages it checks.'),
       action: action.default('redact').description('block or redact, at tool_output and answer; at tool_input a hit always blocks.'),
       replacement: Schema.string().description('What a match becomes. Default [redacted:<name>].'),
-    })).default([]).description('Custom patterns, checked after the built-in detectors.'),
+    })), (patterns) => {
+      // Here, so that cordage check names the pattern's line; the plugin checks again when it starts.
+      patterns.forEach((p, i) => {
+        const problem = patternProblem(p as Pattern)
+        if (problem) throw new TypeError(`$.patterns[${i}].pattern pattern "${p.name}": ${problem}`)
+      })
+      return patterns
+    }).default([]).description('Custom patterns, checked after the built-in detectors.'),
     exempt: Schema.array(Schema.object({
       tool: Schema.union([Schema.string(), Schema.array(Schema.string())]).required().description('Tool name pattern(s); * matches any run of characters.'),
       detectors: Schema.array(Schema.string()).default(['*']).description('Detector or pattern names it exempts from; * for all.'),

@@ -2,18 +2,20 @@
  * Citation checking. An answer passes when it cites enough references and, if required, each one was
  * returned by a tool in this run: a citation the run never saw is not evidence.
  */
-import type { Evidence, RunState, VerifierService, VerifyRequest, VerifyResult } from 'cordage'
+import { safeRegex, type Evidence, type RunState, type SafeRegex, type VerifierService, type VerifyRequest, type VerifyResult } from 'cordage'
 import type { Config } from './manifest.ts'
 
 export class CitationVerifier implements VerifierService {
-  private pattern: RegExp
+  /** On the linear-time engine: the answer is the model's text, so no pattern may stall on it. */
+  private pattern: SafeRegex
 
+  /** @throws CordageError `invalid_input` when the pattern does not compile for the linear-time engine */
   constructor(private config: Config) {
-    this.pattern = new RegExp(config.pattern, 'g')
+    this.pattern = safeRegex(config.pattern)
   }
 
   verify({ state, answer }: VerifyRequest): VerifyResult {
-    const refs = [...answer.matchAll(this.pattern)].map((m) => (m[1] ?? m[0]).trim())
+    const refs = [...this.pattern.matchAll(answer)].map((m) => (m[1] ?? m[0]).trim())
     if (refs.length < this.config.minCount) {
       return {
         ok: false, code: 'missing_evidence', repairable: this.config.repairable,

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { emptyState, type RunState } from 'cordage'
+import { emptyState, type CordageError, type RunState } from 'cordage'
+import { supportDesk } from '../../test/helpers.ts'
 import { CitationVerifier } from './evidence.ts'
 import manifest, { type Config } from './manifest.ts'
 
@@ -40,5 +41,32 @@ describe('verifier-basic', () => {
     assert.equal(v.verify({ state: stateWith([]), answer: 'REF-1 and REF-2', signal }).ok, true)
     const one = v.verify({ state: stateWith([]), answer: 'REF-1', signal })
     assert.ok(!one.ok && one.repairable === false)
+  })
+
+  it('runs the pattern in time linear in the answer, however the pattern is written', { timeout: 20_000 }, () => {
+    // On a backtracking engine each of these takes longer than the universe has left.
+    const nested = verifier({ pattern: '^(a+)+$', mustBeObserved: false })
+    assert.equal(nested.verify({ state: stateWith([]), answer: 'a'.repeat(50_000) + 'b', signal }).ok, false)
+    assert.equal(nested.verify({ state: stateWith([]), answer: 'a'.repeat(50_000), signal }).ok, true)
+    const overlapping = verifier({ pattern: '(x+x+)+y', mustBeObserved: false })
+    assert.equal(overlapping.verify({ state: stateWith([]), answer: 'x'.repeat(50_000), signal }).ok, false)
+  })
+
+  it('refuses, in the schema, a pattern that needs backtracking, saying why', () => {
+    for (const pattern of ['\\[source: (?=policy)([^\\]]+)\\]', '\\[(source): ([^\\]]+)\\] \\1']) {
+      assert.throws(() => manifest.config({ pattern }), (error: Error) => {
+        assert.ok(error.message.startsWith(`$.pattern /${pattern}/ is not a valid regular expression: `), error.message)
+        assert.match(error.message, /lookahead, lookbehind and backreferences are not supported: patterns run on a linear-time engine/)
+        return true
+      })
+    }
+  })
+
+  it('is refused through the host with plugin_config_invalid, at the line of the pattern', async () => {
+    await assert.rejects(supportDesk({ script: [], verifier: { pattern: '(?<=\\[)source' } }), (error: CordageError) => {
+      assert.equal(error.code, 'plugin_config_invalid')
+      assert.match(error.message, /preset\.yml:\d+:\d+ agents\.support\.plugins\[3\]\.config\.pattern: plugin verifier-basic@1\.0\.0: \/\(\?<=\\\[\)source\/ is not a valid regular expression: .*lookahead, lookbehind and backreferences are not supported/)
+      return true
+    })
   })
 })

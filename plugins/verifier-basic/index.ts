@@ -5,10 +5,12 @@ import { CitationVerifier } from './evidence.ts'
 export { CitationVerifier } from './evidence.ts'
 
 export default definePlugin<Config>(manifest, (ctx, config) => {
+  let verifier: CitationVerifier
   try {
-    new RegExp(config.pattern)
+    verifier = new CitationVerifier(config)
   } catch (error) {
-    throw new CordageError('plugin_config_invalid', `verifier-basic: pattern is not a valid regular expression: ${(error as Error).message}`)
+    // The schema refuses such a pattern first; this is for a config that did not come through it.
+    throw new CordageError('plugin_config_invalid', `verifier-basic: pattern ${(error as Error).message}`)
   }
-  ctx.set('verifier', new CitationVerifier(config))
+  ctx.set('verifier', verifier)
 })

@@ -1,13 +1,14 @@
 /**
- * Reading the check tree from the plugin's config. The tree is recursive, so the host's schema only
- * sees its top level; here every node is checked, with defaults filled in, and each problem names its
- * path (`all[2].command.run`) so a preset author can find it.
+ * Reading the check tree from the plugin's config. The tree is recursive, so schemastery cannot
+ * describe it; here every node is checked, with defaults filled in, and each problem names its path
+ * (`all[2].command.run`) so a preset author can find it. The manifest's schema runs the same check
+ * ({@link checkKind}), so `cordage check` reports a problem at the line of its key.
  */
 import { z } from 'zod'
-import { CordageError } from 'cordage'
+import { CordageError, regexProblem } from 'cordage'
 
 const Kinds = ['all', 'any', 'evidence', 'output', 'command'] as const
-type Kind = (typeof Kinds)[number]
+export type Kind = (typeof Kinds)[number]
 
 const leaf = {
   sealed: z.boolean().default(false),
@@ -17,6 +18,16 @@ const leaf = {
 
 const regexFlags = z.string().regex(/^[imsu]*$/, 'flags may hold i, m, s and u').default('')
 
+/**
+ * A pattern runs on the answer, the model's text: it must compile for the linear-time engine
+ * (safeRegex), which refuses lookaround and backreferences rather than let a crafted answer stall
+ * the process.
+ */
+const compiles = (o: { pattern?: string; flags: string }, ctx: z.RefinementCtx) => {
+  const problem = o.pattern === undefined ? undefined : regexProblem(o.pattern, o.flags)
+  if (problem) ctx.addIssue({ code: 'custom', path: ['pattern'], message: problem })
+}
+
 const EvidenceSpec = z.object({
   pattern: z.string().min(1).default('\\[source: ([^\\]]+)\\]'),
   flags: regexFlags,
@@ -24,7 +35,7 @@ const EvidenceSpec = z.object({
   mustBeObserved: z.boolean().default(true),
   kind: z.string().min(1).default('citation'),
   ...leaf,
-}).strict()
+}).strict().superRefine(compiles)
 
 const OutputSpec = z.object({
   format: z.enum(['json', 'text']),
@@ -37,6 +48,7 @@ const OutputSpec = z.object({
 }).strict()
   .refine((o) => o.format === 'json' || o.schema === undefined, { message: 'schema is for format: json; use pattern for text', path: ['schema'] })
   .refine((o) => o.format === 'text' || (o.pattern === undefined && o.minLength === undefined && o.maxLength === undefined), { message: 'pattern, minLength and maxLength are for format: text', path: ['format'] })
+  .superRefine(compiles)
 
 const CommandSpec = z.object({
   run: z.union([z.array(z.string().min(1)).min(1), z.string().min(1)]),
@@ -70,6 +82,21 @@ export function parseCheckTree(config: unknown): CheckSpec {
   return parseNode(config, '')
 }
 
+/**
+ * Check the subtree under one top-level key of the config (`all`, `evidence`, ...), for the manifest's
+ * schema: throws a TypeError whose message starts with the problem's key path (`$.all[2].command.run`),
+ * which is how the host finds the line to report.
+ */
+export function checkKind(kind: Kind, value: unknown): void {
+  try {
+    parseNode({ [kind]: value }, '')
+  } catch (error) {
+    const at = (error as CordageError).data as { path: string; problem: string } | undefined
+    if (!at) throw error
+    throw new TypeError(`$.${at.path} ${at.problem}`)
+  }
+}
+
 function parseNode(value: unknown, path: string): CheckSpec {
   const at = path || 'config'
   if (value === null || typeof value !== 'object' || Array.isArray(value)) invalid(at, `expected a check (an object with one of ${Kinds.join(', ')})`)
@@ -93,7 +120,12 @@ function parseNode(value: unknown, path: string): CheckSpec {
   const parsed = schema.safeParse(node[kind] ?? {})
   if (!parsed.success) {
     const issue = parsed.error.issues[0]
-    invalid([here, ...issue.path.map(String)].join('.'), issue.message)
+    const at = [here, ...issue.path.map(String)].join('.')
+    if (issue.code === 'unrecognized_keys') {
+      const keys = issue.keys
+      invalid(`${at}.${keys[0]}`, `unknown key${keys.length > 1 ? 's' : ''} ${keys.map((k) => `"${k}"`).join(', ')}; a${kind === 'evidence' ? 'n' : ''} ${kind} check has ${Object.keys(schema.shape).join(', ')}`)
+    }
+    invalid(at, issue.message)
   }
   return { ...base, kind, options: parsed.data } as CheckSpec
 }
@@ -102,6 +134,6 @@ function join(path: string, key: string): string {
   return path ? `${path}.${key}` : key
 }
 
-function invalid(path: string, message: string): never {
-  throw new CordageError('plugin_config_invalid', `verifier-suite: ${path}: ${message}`)
+function invalid(path: string, problem: string): never {
+  throw new CordageError('plugin_config_invalid', `verifier-suite: ${path}: ${problem}`, { data: { path, problem } })
 }

@@ -2,22 +2,23 @@
  * The evidence check: the answer cites references (matches of a pattern), enough of them, and each was
  * returned by a successful tool call of this run. A reference the run never saw is not evidence.
  */
-import type { Evidence, RunState } from 'cordage'
+import { safeRegex, type Evidence, type RunState, type SafeRegex } from 'cordage'
 import { leafFailure, type Check, type CheckInput, type CheckResult, type LeafTraits } from './check.ts'
 import type { EvidenceSpec } from './config.ts'
 
 export class EvidenceCheck implements Check {
-  private pattern: RegExp
+  /** On the linear-time engine: the answer is the model's text, so no pattern may stall on it. */
+  private pattern: SafeRegex
 
   constructor(private leaf: LeafTraits, private options: EvidenceSpec) {
-    this.pattern = new RegExp(options.pattern, `${options.flags}g`)
+    this.pattern = safeRegex(options.pattern, options.flags)
   }
 
   get label() { return this.leaf.label }
 
   run({ state, answer }: CheckInput): CheckResult {
     const { minCount, mustBeObserved, kind } = this.options
-    const refs = [...new Set([...answer.matchAll(this.pattern)].map((m) => (m[1] ?? m[0]).trim()))]
+    const refs = [...new Set([...this.pattern.matchAll(answer)].map((m) => (m[1] ?? m[0]).trim()))]
     if (refs.length < minCount) {
       return leafFailure(this.leaf, 'missing_evidence',
         `the answer cites ${refs.length} reference(s) matching /${this.pattern.source}/, ${minCount} required`,

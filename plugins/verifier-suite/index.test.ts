@@ -67,7 +67,12 @@ describe('verifier-suite config', () => {
     ['two kinds in one node', { evidence: {}, output: { format: 'text' } }, /found evidence, output/],
     ['an unknown key', { all: [{ evidence: {}, sealed: true }] }, /all\[0\]: unknown key sealed/],
     ['a command string without shell', { all: [{ evidence: {} }, { command: { run: 'node --test' } }] }, /all\[1\]\.command\.run: give run as an argument list/],
-    ['an unknown command option', { command: { run: ['true'], timeout: 5 } }, /command: Unrecognized key: "timeout"/],
+    ['an unknown command option', { command: { run: ['true'], timeout: 5 } }, /command\.timeout: unknown key "timeout"; a command check has run, shell, cwd, timeoutMs, /],
+    ['unknown evidence options', { any: [{ evidence: {} }, { evidence: { patern: 'x', min: 1 } }] }, /any\[1\]\.evidence\.patern: unknown keys "patern", "min"; an evidence check has pattern, flags, minCount, mustBeObserved, kind, sealed, feedback, repairable$/],
+    ['an option of the wrong type', { all: [{ evidence: { minCount: 'two' } }] }, /all\[0\]\.evidence\.minCount: Invalid input: expected number, received string/],
+    ['a lookahead in an evidence pattern', { all: [{ evidence: { pattern: '\\[source: (?!draft)([^\\]]+)\\]' } }] }, /all\[0\]\.evidence\.pattern: .* is not a valid regular expression: .*\(lookahead, lookbehind and backreferences are not supported: patterns run on a linear-time engine/],
+    ['a backreference in an output pattern', { output: { format: 'text', pattern: '^(\\w+) \\1$' } }, /output\.pattern: .*lookahead, lookbehind and backreferences are not supported/],
+    ['a pattern that does not compile', { evidence: { pattern: 'REF-(\\d+' } }, /evidence\.pattern: \/REF-\(\\d\+\/ is not a valid regular expression: missing closing \)/],
     ['an empty composite', { any: [] }, /any: expected a non-empty list of checks/],
     ['a schema for text output', { output: { format: 'text', schema: { type: 'object' } } }, /output\.schema: schema is for format: json/],
   ]
@@ -80,6 +85,30 @@ describe('verifier-suite config', () => {
       })
     })
   }
+
+  it('refuses the same problems in the manifest\'s schema, naming the key path, so the host reports its line', async () => {
+    for (const [config, message] of [
+      [{ all: [{ evidence: {} }, { output: { format: 'text', pattern: '(?<=a)b' } }] }, /^\$\.all\[1\]\.output\.pattern \/\(\?<=a\)b\/ is not a valid regular expression: .*lookahead, lookbehind and backreferences are not supported/],
+      [{ evidence: { pattern: 'x', bogus: true } }, /^\$\.evidence\.bogus unknown key "bogus"; an evidence check has pattern, /],
+      [{ any: [{ evidnce: {} }] }, /^\$\.any\[0\] unknown key evidnce; a check has name and one of all, any, evidence, output, command$/],
+    ] as [Record<string, unknown>, RegExp][]) {
+      assert.throws(() => manifest.config(config as Parameters<typeof manifest.config>[0]), (error: Error) => message.test(error.message))
+    }
+    const refused = async (config: unknown, message: RegExp) => {
+      const file = join(tempDir(), 'preset.yml')
+      writeFileSync(file, stringify(deskPreset({ script: [], verifierPlugin: { plugin: 'verifier-suite', config } }, 'outbox.jsonl')))
+      await assert.rejects(Cordage.fromPreset(file), (error: CordageError) => {
+        assert.equal(error.code, 'plugin_config_invalid')
+        assert.match(error.message, message)
+        return true
+      })
+    }
+    const evidence = { pattern: '\\[source: ([^\\]]+)\\]', flags: 'i', kind: 'citation' }
+    await refused({ all: [{ evidence: { ...evidence, bogus: 1 } }, { output: { format: 'text' } }] },
+      /preset\.yml:\d+:\d+ agents\.support\.plugins\[3\]\.config\.all\[0\]\.evidence\.bogus: plugin verifier-suite@1\.0\.0: unknown key "bogus"; an evidence check has pattern, flags, minCount, /)
+    await refused({ all: [{ evidence }, { output: { format: 'text', pattern: '(a)\\1' } }] },
+      /preset\.yml:\d+:\d+ agents\.support\.plugins\[3\]\.config\.all\[1\]\.output\.pattern: plugin verifier-suite@1\.0\.0: \/\(a\)\\1\/ is not a valid regular expression: .*backreferences are not supported/)
+  })
 
   it('refuses, at start, a command check that needs a workspace when no plugin provides one', async () => {
     const file = join(tempDir(), 'preset.yml')
@@ -133,6 +162,16 @@ describe('verifier-suite checks', () => {
     assert.equal(wrong.code, 'verification_failed')
     assert.match(wrong.reason, /^check "status": the JSON answer does not match the output contract: status: Invalid input: expected "done"\. Change the answer/)
     assert.match(failed(await verify(v, 'done!')).reason, /the answer is not JSON/)
+  })
+
+  it('runs evidence and output patterns in time linear in the answer, however they are written', { timeout: 20_000 }, async () => {
+    // On a backtracking engine each of these takes longer than the universe has left.
+    const evidence = suite({ evidence: { pattern: '^(a+)+$', mustBeObserved: false } })
+    assert.equal(failed(await verify(evidence, 'a'.repeat(50_000) + 'b')).code, 'missing_evidence')
+    assert.equal((await verify(evidence, 'a'.repeat(50_000))).ok, true)
+    const output = suite({ output: { format: 'text', pattern: '(x+x+)+y' } })
+    assert.equal(failed(await verify(output, 'x'.repeat(50_000))).code, 'verification_failed')
+    assert.equal((await verify(output, 'x'.repeat(50_000) + 'y')).ok, true)
   })
 
   it('output text: pattern and length', async () => {

@@ -1,5 +1,6 @@
 import { Schema } from 'cordis'
 import type { Manifest } from 'cordage'
+import { checkKind, type Kind } from './config.ts'
 
 /** Options every leaf check takes. */
 export interface LeafOptions {
@@ -52,20 +53,29 @@ export type CheckNode = { name?: string } & (
 /** The plugin's config is the root of the check tree. */
 export type Config = CheckNode
 
+/** Any value, checked as the subtree of one kind of check (config.ts). */
+function checked(kind: Kind) {
+  return Schema.transform(Schema.any(), (value: unknown) => {
+    if (value !== undefined) checkKind(kind, value)
+    return value
+  })
+}
+
 export default {
   name: 'verifier-suite',
   version: '1.0.0',
   description: 'A completion contract composed of checks: cited evidence, the shape of the answer, commands run in the workspace (sealed or not), all / any.',
   provides: { verifier: '1.1.0' },
   optional: { workspace: '^1.0.0' },
-  // The tree is recursive, which schemastery does not describe; the host checks the top-level keys and
-  // the plugin checks the whole tree when it starts (config.ts), naming the path of each problem.
+  // The tree is recursive, which schemastery does not describe; the host checks the top-level keys, and
+  // each key's subtree is checked by config.ts (unknown keys, types, patterns), naming the path of the
+  // problem so the host reports its line. The plugin checks the whole tree again when it starts.
   config: Schema.object({
     name: Schema.string().description('A name for the root check, used in reasons.'),
-    all: Schema.any().description('Checks that must all pass, in order; the first failure decides.'),
-    any: Schema.any().description('Checks of which one must pass, tried in order.'),
-    evidence: Schema.any().description('The answer cites references a tool returned in this run.'),
-    output: Schema.any().description('The answer has a shape: JSON matching a JSON Schema, or text matching a pattern.'),
-    command: Schema.any().description('A command run in the run\'s workspace must exit as expected.'),
+    all: checked('all').description('Checks that must all pass, in order; the first failure decides.'),
+    any: checked('any').description('Checks of which one must pass, tried in order.'),
+    evidence: checked('evidence').description('The answer cites references a tool returned in this run.'),
+    output: checked('output').description('The answer has a shape: JSON matching a JSON Schema, or text matching a pattern.'),
+    command: checked('command').description('A command run in the run\'s workspace must exit as expected.'),
   }),
 } satisfies Manifest

@@ -4,7 +4,7 @@
  * `text`: the answer matches a pattern and fits length bounds.
  */
 import { z } from 'zod'
-import { CordageError, type Evidence } from 'cordage'
+import { CordageError, safeRegex, type Evidence, type SafeRegex } from 'cordage'
 import { answerSeq, leafFailure, type Check, type CheckInput, type CheckResult, type LeafTraits } from './check.ts'
 import type { OutputSpec } from './config.ts'
 
@@ -13,7 +13,8 @@ const MaxIssues = 8
 
 export class OutputCheck implements Check {
   private schema?: z.ZodType
-  private pattern?: RegExp
+  /** On the linear-time engine: the answer is the model's text, so no pattern may stall on it. */
+  private pattern?: SafeRegex
 
   constructor(private leaf: LeafTraits, private options: OutputSpec, path: string) {
     if (options.schema) {
@@ -23,7 +24,7 @@ export class OutputCheck implements Check {
         throw new CordageError('plugin_config_invalid', `verifier-suite: ${path ? `${path}.` : ''}output.schema is not a JSON Schema zod can read: ${(error as Error).message}`, { cause: error })
       }
     }
-    if (options.pattern) this.pattern = new RegExp(options.pattern, options.flags)
+    if (options.pattern) this.pattern = safeRegex(options.pattern, options.flags)
   }
 
   get label() { return this.leaf.label }

@@ -6,7 +6,7 @@
  * by priority (see budget.ts), and a note after the goal says what was left out. Run state is only read:
  * whatever the projection leaves out is still in the state and the store.
  */
-import type { AssembleInput, ContextMessage, ContextService, Projection, RunState } from 'cordage'
+import { safeRegex, type AssembleInput, type ContextMessage, type ContextService, type Projection, type RunState, type SafeRegex } from 'cordage'
 import { fit, type Candidate, type Fate } from './budget.ts'
 import { ItemClasses, type Config, type ItemClass } from './manifest.ts'
 import type { SourceItem } from './sources.ts'
@@ -22,13 +22,14 @@ export class DefaultContext implements ContextService {
   private runs = new Map<string, TranscriptUnits>()
   private system: ContextMessage
   private sources: ContextMessage[]
-  private citation: RegExp
+  /** On the linear-time engine: the pattern comes from the preset and runs over tool results. */
+  private citation: SafeRegex
   private shares: Partial<Record<ItemClass, number>> = {}
 
   constructor(private options: ContextOptions, sources: SourceItem[]) {
     this.system = { role: 'system', text: options.system, source: 0 }
     this.sources = sources.map((s) => ({ role: 'system', text: s.text, source: 0, ref: s.ref }))
-    this.citation = new RegExp(options.citationPattern)
+    this.citation = safeRegex(options.citationPattern)
     for (const cls of ItemClasses) if (options.classes[cls].share !== undefined) this.shares[cls] = options.classes[cls].share
   }
 

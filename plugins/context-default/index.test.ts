@@ -70,6 +70,21 @@ describe('context-default: sections and provenance', () => {
     assert.match(messages.find((m) => m.source === 31)!.text, /^Error: result 3/, 'a failure stays marked however much is cut')
     assert.equal(state.transcript[2].kind === 'observation' && state.transcript[2].text.length, 2000 + ' [source: policy/p1]'.length, 'state keeps the whole result')
   })
+
+  it('clips a long result in time linear in its length, however the citation pattern is written', { timeout: 20_000 }, () => {
+    // On a backtracking engine each of these takes longer than the universe has left.
+    for (const [citationPattern, text, kept] of [
+      ['(a+)+$', 'a'.repeat(50_000) + 'b', ''],
+      ['(x+x+)+y', 'x'.repeat(50_000), ''],
+      ['\\[source: [^\\]]+\\]', 'x'.repeat(50_000) + ' [source: policy/p9]', '; cut citations: [source: policy/p9]'],
+    ]) {
+      const state = emptyState('r')
+      state.transcript.push({ kind: 'user', text: 'go', seq: 2 })
+      state.transcript.push({ kind: 'observation', actionId: 's1.a1', tool: 'lookup', text, ok: true, seq: 11 })
+      const clipped = context({ observationTokens: 100, citationPattern }).assemble({ state, tools: [] }).messages.find((m) => m.source === 11)!
+      assert.ok(clipped.text.endsWith(`full result: seq 11${kept}]`), clipped.text.slice(-120))
+    }
+  })
 })
 
 describe('context-default: the token budget', () => {
@@ -199,7 +214,9 @@ describe('context-default: config', () => {
       [{ maxTokens: -1 }, /plugins\[2\]\.config\.maxTokens: plugin context-default@1\.0\.0: expected number >= 0 but got -1/],
       [{ maxTokns: 300 }, /config\.maxTokns: plugin context-default@1\.0\.0 has no config key "maxTokns"; allowed: system, sources, maxTokens/],
       [{ classes: { sources: { share: 2 } } }, /config\.classes\.sources\.share: plugin context-default@1\.0\.0: expected number <= 1 but got 2/],
-      [{ citationPattern: '([' }, /config\.citationPattern: plugin context-default@1\.0\.0: is not a valid regular expression: .*Unterminated character class/],
+      [{ citationPattern: '([' }, /preset\.yml:\d+:\d+ agents\.support\.plugins\[2\]\.config\.citationPattern: plugin context-default@1\.0\.0: \/\(\[\/ is not a valid regular expression: missing closing \]/],
+      [{ citationPattern: '\\[source: (?!draft)[^\\]]+\\]' }, /config\.citationPattern: plugin context-default@1\.0\.0: .* is not a valid regular expression: .*\(lookahead, lookbehind and backreferences are not supported: patterns run on a linear-time engine, so that no input can stall the process\)/],
+      [{ citationPattern: '\\[(source)\\] \\1' }, /config\.citationPattern: .*backreferences are not supported/],
       [{ observationTokens: 4 }, /config\.observationTokens: .*expected number >= 16 but got 4/],
     ]
     for (const [config, message] of cases) {

@@ -63,7 +63,7 @@ export default {
     }).description('Priority and budget share of each item class.'),
     observationTokens: Schema.natural().min(16).default(2000).description('A tool result longer than this is clipped, with a note giving its seq.'),
     clippedTokens: Schema.natural().min(16).default(120).description('Under budget pressure, older tool results are clipped to this before anything is dropped.'),
-    citationPattern: regexPattern('citationPattern', '\\[source: [^\\]]+\\]').description('Citations that a clipped result keeps in its note (regular expression).'),
+    citationPattern: regexPattern('citationPattern', '\\[source: [^\\]]+\\]').description('Citations that a clipped result keeps in its note (regular expression, RE2 syntax: no lookaround, no backreferences).'),
     cachedRuns: Schema.natural().min(1).default(256).description('Runs whose rendered transcript is kept for incremental assembly.'),
   }),
 } satisfies Manifest

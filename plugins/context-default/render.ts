@@ -3,14 +3,14 @@
  * clipped here, once, with a note that gives the seq of the full result and keeps the citations the cut
  * removed, so a clipped fact still says where it came from.
  */
-import type { ContextMessage, TranscriptEntry } from 'cordage'
+import type { ContextMessage, SafeRegex, TranscriptEntry } from 'cordage'
 import { estimateTokens, prefixWithin } from './tokens.ts'
 
 export interface RenderOptions {
   /** Tool results longer than this are clipped. */
   observationTokens: number
-  /** Citations a clip keeps in its note. */
-  citation: RegExp
+  /** Citations a clip keeps in its note. On the linear-time engine: it runs over tool results. */
+  citation: SafeRegex
 }
 
 export function toMessage(entry: TranscriptEntry, options: RenderOptions): ContextMessage {
@@ -36,13 +36,13 @@ export function toMessage(entry: TranscriptEntry, options: RenderOptions): Conte
 export type Observation = Extract<TranscriptEntry, { kind: 'observation' }>
 
 /** A tool result as the model reads it, clipped to `tokens`; a failure stays marked as one however much is cut. */
-export function resultText(entry: Observation, tokens: number, citation: RegExp): string {
+export function resultText(entry: Observation, tokens: number, citation: SafeRegex): string {
   const mark = entry.ok ? '' : 'Error: '
   return mark + clip(entry.text, entry.seq, tokens - estimateTokens(mark), citation)
 }
 
 /** `text` cut to at most `tokens` (note included), or `text` itself when it fits. */
-export function clip(text: string, seq: number, tokens: number, citation: RegExp): string {
+export function clip(text: string, seq: number, tokens: number, citation: SafeRegex): string {
   if (estimateTokens(text) <= tokens) return text
   // The note's length depends on what is cut: size it for cutting everything, then settle once more
   // in the rare case the citations it keeps came out longer.
@@ -58,10 +58,9 @@ export function clip(text: string, seq: number, tokens: number, citation: RegExp
   return out
 }
 
-function note(text: string, kept: string, seq: number, citation: RegExp): string {
+function note(text: string, kept: string, seq: number, citation: SafeRegex): string {
   const cut = text.slice(kept.length)
-  const global = new RegExp(citation.source, citation.flags.includes('g') ? citation.flags : `${citation.flags}g`)
-  const cites = [...new Set(cut.match(global) ?? [])].filter((c) => !kept.includes(c)).slice(0, 8)
+  const cites = [...new Set(Array.from(citation.matchAll(cut), (m) => m[0]))].filter((c) => !kept.includes(c)).slice(0, 8)
   const keeps = cites.length ? `; cut citations: ${cites.join(' ')}` : ''
   return ` … [clipped ${cut.length} of ${text.length} characters; full result: seq ${seq}${keeps}]`
 }

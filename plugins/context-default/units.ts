@@ -4,7 +4,7 @@
  * calls. Units are built incrementally (the transcript only grows) and stay contiguous: if a result
  * ever arrives after other entries, the units in between are merged into its call's unit.
  */
-import type { ContextMessage, TranscriptEntry } from 'cordage'
+import type { ContextMessage, SafeRegex, TranscriptEntry } from 'cordage'
 import type { ItemClass } from './manifest.ts'
 import { resultText, toMessage, type Observation, type RenderOptions } from './render.ts'
 import { messageTokens } from './tokens.ts'
@@ -109,7 +109,7 @@ export function classOf(unit: Unit, priority: (c: ItemClass) => number): ItemCla
 }
 
 /** The unit with each tool result clipped to `tokens`, or null when that would not make it smaller. */
-export function shortened(unit: Unit, tokens: number, citation: RegExp): Unit['short'] {
+export function shortened(unit: Unit, tokens: number, citation: SafeRegex): Unit['short'] {
   if (unit.short !== undefined) return unit.short
   let changed = false
   const messages = unit.messages.map((m) => {

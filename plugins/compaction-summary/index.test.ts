@@ -1,16 +1,17 @@
 import assert from 'node:assert/strict'
 import { afterEach, describe, it } from 'node:test'
-import { emptyState, type ContextMessage, type ModelService, type RunEvent, type RunState } from 'cordage'
+import { emptyState, safeRegex, type ContextMessage, type ModelService, type RunEvent, type RunState } from 'cordage'
 import { refundAnswer } from '../../test/helpers.ts'
 import { SummaryCompactor, SummaryRef, type SummaryOptions } from './compactor.ts'
 import { namedSeqs, uncovered } from './coverage.ts'
 import { extractiveSummary } from './extractive.ts'
-import { needsOf } from './needs.ts'
+import manifest, { type Config } from './manifest.ts'
+import { citationsIn, needsOf } from './needs.ts'
 import { describe as describeEvent } from './recall.ts'
 import { deskWith, type Desk } from './test-desk.ts'
 import { messageTokens, sumTokens } from './tokens.ts'
 
-const patterns = { citation: /\[source: ([^\]]+)\]/, commitment: /\b(I will|I'll)\b/i }
+const patterns = { citation: safeRegex('\\[source: ([^\\]]+)\\]'), commitment: safeRegex('\\b(I will|I\'ll)\\b', 'i') }
 
 // ── unit: what must survive, and the check ──────────────────────────────────────────────────────────
 
@@ -62,6 +63,22 @@ describe('compaction-summary: what must survive', () => {
     const needs = needsOf(messages, state, patterns)
     const summary = 'Refunds: 30 days [source: policy/refunds#2]. Pets failed (seq 18). Denied (seq 23), user revised (seq 30), feedback seq 35. Promised a follow-up (seq 20).'
     assert.deepEqual(uncovered(summary, needs).map((n) => n.seq), [44], 'the shipping fact is neither cited nor named')
+  })
+
+  it('reads citations and commitments in time linear in the text, however the patterns are written', { timeout: 20_000 }, () => {
+    // The patterns come from the config as the plugin compiles them (index.ts); on a backtracking
+    // engine each of these takes longer than the universe has left.
+    const config = (manifest.config as unknown as (c: unknown) => Config)({ citationPattern: '(x+x+)+y', commitmentPattern: '^(a+)+$' })
+    const crafted = { citation: safeRegex(config.citationPattern), commitment: safeRegex(config.commitmentPattern, 'i') }
+    const state = emptyState('r')
+    state.transcript.push({ kind: 'user', text: 'go', seq: 2 })
+    state.transcript.push({ kind: 'observation', actionId: 's1.a1', tool: 'lookup', text: 'x'.repeat(50_000), ok: true, seq: 11 })
+    state.transcript.push({ kind: 'assistant', decision: { kind: 'final', text: 'a'.repeat(50_000) + 'b' }, actionIds: [], seq: 12 })
+    const messages: ContextMessage[] = [{ role: 'tool', text: '', actionId: 's1.a1', source: 11 }, { role: 'assistant', text: '', source: 12 }]
+    assert.deepEqual(needsOf(messages, state, crafted), [])
+    assert.equal(citationsIn('x'.repeat(50_000) + 'y', crafted.citation).length, 1, 'and it matches where it should')
+    // The check of the summary reads the model's text with a fixed pattern of ours: linear too.
+    assert.deepEqual([...namedSeqs(`seq${' '.repeat(200_000)}x seq #  12`)], [12])
   })
 
   it('writes an extractive summary that covers every item, shrinking to bare references to fit, or says it cannot', () => {

@@ -1,4 +1,4 @@
-import { definePlugin, CordageError, readService, type ModelService, type StoreService } from 'cordage'
+import { definePlugin, CordageError, readService, safeRegex, type ModelService, type StoreService } from 'cordage'
 import { SummaryCompactor } from './compactor.ts'
 import manifest, { type Config } from './manifest.ts'
 import { recallTool } from './recall.ts'
@@ -15,7 +15,9 @@ export default definePlugin<Config>(manifest, (ctx, config) => {
   }
   const compactor = new SummaryCompactor({
     ...config,
-    patterns: { citation: new RegExp(config.citationPattern), commitment: new RegExp(config.commitmentPattern, 'i') },
+    // The schema has checked that both compile for the linear-time engine: they run on text the model
+    // and the tools control.
+    patterns: { citation: safeRegex(config.citationPattern), commitment: safeRegex(config.commitmentPattern, 'i') },
   }, () => readService<ModelService>(ctx, 'model')?.value)
   ctx.set('compactor', compactor)
   // The tool is this plugin's: it leaves with the plugin on a swap or a stop.

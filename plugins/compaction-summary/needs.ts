@@ -4,7 +4,7 @@
  * it (its seq named, so the recall tool can fetch it). Items are read from run state, by the seq each
  * older message came from, not from the message text: a context provider may have clipped that text.
  */
-import type { ActionState, ContextMessage, RunState, TranscriptEntry } from 'cordage'
+import type { ActionState, ContextMessage, RunState, SafeRegex, TranscriptEntry } from 'cordage'
 import { shorten } from './tokens.ts'
 
 export type NeedKind = 'revision' | 'constraint' | 'permission' | 'fact' | 'failure' | 'commitment'
@@ -20,9 +20,10 @@ export interface Need {
   citations: string[]
 }
 
+/** From the preset, run over tool results and the model's text: on the linear-time engine (safeRegex). */
 export interface NeedPatterns {
-  citation: RegExp
-  commitment: RegExp
+  citation: SafeRegex
+  commitment: SafeRegex
 }
 
 export function needsOf(older: readonly ContextMessage[], state: Readonly<RunState>, patterns: NeedPatterns): Need[] {
@@ -77,7 +78,6 @@ function callOf(action: ActionState | undefined, tool?: string): string {
 }
 
 /** The references a text cites, in order, once each (group 1 of the pattern, else the whole match). */
-export function citationsIn(text: string, citation: RegExp): string[] {
-  const global = new RegExp(citation.source, citation.flags.includes('g') ? citation.flags : `${citation.flags}g`)
-  return [...new Set([...text.matchAll(global)].map((m) => (m[1] ?? m[0]).trim()))]
+export function citationsIn(text: string, citation: SafeRegex): string[] {
+  return [...new Set(Array.from(citation.matchAll(text), (m) => (m[1] ?? m[0]).trim()))]
 }

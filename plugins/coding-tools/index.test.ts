@@ -91,6 +91,31 @@ describe('coding-tools: reading', () => {
     assert.equal((bounded.output as { truncated: boolean }).truncated, true)
     await refused(call(searchTool(ws.dirOf, config()), { query: '(', regex: true }), /not a valid regular expression/)
   })
+
+  it('search runs the model\'s regular expression in time linear in the file, however it is written', { timeout: 20_000 }, async () => {
+    const ws = workspaces()
+    const dir = await ws.dirOf('run_1')
+    writeFileSync(join(dir, 'long.txt'), 'a'.repeat(50_000) + 'b\n' + 'x'.repeat(50_000) + '\n')
+    // On a backtracking engine each of these takes longer than the universe has left, and a tool's
+    // time limit cannot interrupt a regular expression: it runs on the process's only thread.
+    const nested = await call(searchTool(ws.dirOf, config()), { query: '(a+)+$', regex: true })
+    assert.deepEqual(nested.output, { matches: [], truncated: false })
+    const overlapping = await call(searchTool(ws.dirOf, config()), { query: '(x+x+)+y', regex: true })
+    assert.deepEqual(overlapping.output, { matches: [], truncated: false })
+    // It still matches, and keeps its case-insensitive option.
+    const found = await call(searchTool(ws.dirOf, config()), { query: '^(A+)+B$', regex: true, caseSensitive: false })
+    assert.deepEqual((found.output as { matches: { path: string; line: number }[] }).matches.map((m) => [m.path, m.line]), [['long.txt', 1]])
+    const cased = await call(searchTool(ws.dirOf, config()), { query: '^(A+)+B$', regex: true })
+    assert.deepEqual(cased.output, { matches: [], truncated: false })
+  })
+
+  it('search refuses a regular expression that needs backtracking, saying why', async () => {
+    const ws = workspaces()
+    for (const query of ['discount(?=Percent)', '(?<!sub)total', '(\\w+) \\1']) {
+      await refused(call(searchTool(ws.dirOf, config()), { query, regex: true }),
+        /^query \/.*\/ is not a valid regular expression: .*\(lookahead, lookbehind and backreferences are not supported: patterns run on a linear-time engine, so that no input can stall the process\)$/)
+    }
+  })
 })
 
 describe('coding-tools: paths stay inside the workspace', () => {

@@ -7,7 +7,7 @@ import { readFile, stat } from 'node:fs/promises'
 import { join } from 'node:path'
 import { z } from 'zod'
 import { reads } from './footprint.ts'
-import { CordageError, defineTool, type Tool } from 'cordage'
+import { CordageError, defineTool, safeRegex, type SafeRegex, type Tool } from 'cordage'
 import type { Config } from './manifest.ts'
 import type { DirOf } from './read-files.ts'
 import { walkFiles } from './walk.ts'
@@ -26,7 +26,7 @@ export function searchTool(dirOf: DirOf, config: Config): Tool {
     description: 'Find lines in the workspace\'s text files that contain a string (or match a regular expression). Answers path:line: text.',
     input: z.object({
       query: z.string().min(1),
-      regex: z.boolean().default(false).describe('Treat query as a JavaScript regular expression.'),
+      regex: z.boolean().default(false).describe('Treat query as a regular expression, in RE2 syntax: no lookahead, lookbehind or backreferences.'),
       caseSensitive: z.boolean().default(true),
       path: z.string().min(1).default('.').describe('Folder to search, relative to the workspace root.'),
     }).strict(),
@@ -65,11 +65,13 @@ function matcher(query: string, regex: boolean, caseSensitive: boolean): (line: 
     const needle = caseSensitive ? query : query.toLowerCase()
     return (line) => (caseSensitive ? line : line.toLowerCase()).includes(needle)
   }
-  let re: RegExp
+  // The model writes the query and the workspace holds the text: on a backtracking engine one query
+  // such as (a+)+$ could stall the whole process on one long line. The linear-time engine cannot stall.
+  let re: SafeRegex
   try {
-    re = new RegExp(query, caseSensitive ? '' : 'i')
+    re = safeRegex(query, caseSensitive ? '' : 'i')
   } catch (error) {
-    throw new CordageError('tool_failed', `query is not a valid regular expression: ${(error as Error).message}`)
+    throw new CordageError('tool_failed', `query ${(error as Error).message}`)
   }
   return (line) => re.test(line)
 }

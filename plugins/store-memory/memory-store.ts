@@ -5,7 +5,7 @@
 import {
   CordageError, summarize,
   type ApprovalGrant, type ApprovalGrantQuery, type AppendOptions, type CancelRequest, type Effect, type EffectWrite, type Lease, type ListFilter,
-  type RunEvent, type RunSummary, type StoredRun, type StoreService, assertKernelWriter, type StoreWriter } from 'cordage'
+  type HistoryCheck, type RunEvent, type RunSummary, type StoredRun, type StoreService, assertKernelWriter, type StoreWriter } from 'cordage'
 import { MemoryGrants } from './grants.ts'
 
 export class MemoryStore implements StoreService {
@@ -74,6 +74,20 @@ export class MemoryStore implements StoreService {
   async read(runId: string, options: { after?: number; limit?: number } = {}): Promise<RunEvent[]> {
     const after = options.after ?? 0
     return this.log(runId).slice(after, options.limit === undefined ? undefined : after + options.limit)
+  }
+
+  /**
+   * store-memory keeps event objects, not text: there is no stored body to chain or to damage, so it
+   * answers `chained: false`. Its log is numbered 1..n by construction (append checks every batch).
+   */
+  async verify(runId: string): Promise<HistoryCheck> {
+    return { runId, events: this.log(runId).length, chained: false, keyed: false }
+  }
+
+  /** The ledger entries a run holds (for `cordage scan`), oldest first. */
+  async effectsOf(runId: string): Promise<Effect[]> {
+    this.log(runId)
+    return [...this.ledger.values()].filter((e) => e.runId === runId).sort((a, b) => a.startedAt - b.startedAt || (a.key < b.key ? -1 : 1)).map((e) => ({ ...e }))
   }
 
   async list(filter: ListFilter = {}): Promise<RunSummary[]> {

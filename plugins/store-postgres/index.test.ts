@@ -2,7 +2,10 @@ import assert from 'node:assert/strict'
 import { KernelWriter } from '../../core/store-writer.ts'
 import { after, describe, it } from 'node:test'
 import { runEvents, runStoreContract } from '../../test/contracts/store.ts'
+import pg from 'pg'
+import type { StoreService } from 'cordage'
 import { PostgresStore } from './postgres-store.ts'
+import { migrations } from './schema.ts'
 
 /**
  * Needs a PostgreSQL server: CORDAGE_PG_URL (`.ci/run` starts one and sets it). Without it the tests
@@ -12,17 +15,24 @@ const url = process.env.CORDAGE_PG_URL
 const skip = !url && !process.env.CI ? 'no PostgreSQL: set CORDAGE_PG_URL (bash .ci/run starts a server and sets it)' : false
 const opened: PostgresStore[] = []
 let n = 0
-const open = async () => {
+const open = async (options: { chainKey?: string } = {}) => {
   if (!url) throw new Error('CORDAGE_PG_URL is not set; CI must provide a PostgreSQL server')
-  const store = new PostgresStore(url, `t${process.pid}_${Date.now().toString(36)}_${n++}`, 4, 500)
+  const store = new PostgresStore(url, `t${process.pid}_${Date.now().toString(36)}_${n++}`, 4, 500, { chainKey: options.chainKey })
   await store.start()
   opened.push(store)
   return store
 }
-after(async () => { for (const s of opened) await s.close() })
+after(async () => { for (const s of opened) { await s.dropSchema().catch(() => {}); await s.close() } })
+
+/** SQL run in a store's schema by another connection: damage, or an edit made behind the store's back. */
+async function damage(store: StoreService, sql: string) {
+  const client = new pg.Client({ connectionString: url, options: `-c search_path=${(store as PostgresStore).schema}` })
+  await client.connect()
+  try { await client.query(sql) } finally { await client.end() }
+}
 
 describe('store-postgres', { skip }, () => {
-  runStoreContract('store-postgres', open)
+  runStoreContract('store-postgres', (options) => open(options), { damage })
 
   it('loads from the newest snapshot and the events after it', async () => {
     const store = await open()
@@ -31,6 +41,42 @@ describe('store-postgres', { skip }, () => {
     const run = await store.loadRun('r1')
     assert.deepEqual(run.snapshot, { seq: 10, version: 1, state: { at: 10 } })
     assert.deepEqual(run.events.map((e) => e.seq), [11, 12])
+  })
+
+  it('migrates a schema of store-postgres 1.2.0: its runs read, verify as not chained, and chain from where they continue', async () => {
+    const schema = `t${process.pid}_${Date.now().toString(36)}_old`
+    const client = new pg.Client({ connectionString: url })
+    await client.connect()
+    try {
+      await client.query(`CREATE SCHEMA ${schema}; SET search_path TO ${schema}; CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)`)
+      await client.query(migrations[0])
+      await client.query(migrations[1])
+      await client.query("INSERT INTO meta (key, value) VALUES ('schema_version', '2')")
+      await client.query("INSERT INTO runs (run_id, agent, task, status, last_seq, created_at, updated_at) VALUES ('r1', 'a', 'task of r1', 'RUNNING', 3, 1000, 1003)")
+      for (const event of runEvents('r1', 1, 3)) await client.query('INSERT INTO events (run_id, seq, type, body) VALUES ($1, $2, $3, $4)', ['r1', event.seq, event.type, JSON.stringify(event)])
+      await client.query(`INSERT INTO effects (key, run_id, action_id, tool, args_hash, policy_version, status, attempts, output, started_at) VALUES ('k', 'r1', 's2.a1', 't', 'h', 'p', 'committed', 1, '{"ok":true}', 2)`)
+    } finally {
+      await client.end()
+    }
+    const store = new PostgresStore(url, schema, 2, 500)
+    opened.push(store)
+    await store.start()
+    assert.deepEqual(await store.load('r1'), runEvents('r1', 1, 3))
+    assert.deepEqual([(await store.effect('k'))?.output, (await store.effect('k'))?.observation], [{ ok: true }, undefined])
+    assert.deepEqual(await store.verify('r1'), { runId: 'r1', events: 3, chained: true, keyed: false, unchainedUpTo: 3 })
+    await store.append('r1', runEvents('r1', 4, 2), 3, { writer: KernelWriter })
+    const check = await store.verify('r1')
+    assert.deepEqual([check.events, check.unchainedUpTo, check.firstBad], [5, 3, undefined])
+    assert.match(check.head ?? '', /^[0-9a-f]{64}$/)
+  })
+
+  it('verifies a long run page by page', async () => {
+    const store = await open()
+    for (let from = 1; from <= 4500; from += 500) await store.append('r1', runEvents('r1', from, 500), from - 1, { writer: KernelWriter })
+    const check = await store.verify('r1')
+    assert.deepEqual([check.events, check.firstBad], [4500, undefined])
+    await damage(store, `UPDATE events SET body = replace(body, '"index":4321', '"index":1') WHERE run_id = 'r1' AND seq = 4321`)
+    assert.equal((await store.verify('r1')).firstBad?.seq, 4321)
   })
 
   it('says which schema a run is missing from', async () => {

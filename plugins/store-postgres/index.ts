@@ -1,11 +1,11 @@
-import { definePlugin } from 'cordage'
+import { chainKeyOf, definePlugin } from 'cordage'
 import manifest, { type Config } from './manifest.ts'
 import { PostgresStore } from './postgres-store.ts'
 
 export { PostgresStore } from './postgres-store.ts'
 
 export default definePlugin<Config>(manifest, async (ctx, config) => {
-  const store = new PostgresStore(config.url ?? process.env.CORDAGE_PG_URL, config.schema, config.poolSize, config.snapshotEvery)
+  const store = new PostgresStore(config.url ?? process.env.CORDAGE_PG_URL, config.schema, config.poolSize, config.snapshotEvery, { chainKey: chainKeyOf(config.chainKeyEnv, 'store-postgres') })
   // Connect and migrate before the store is offered: a wrong URL fails the plugin's start, with the reason.
   try {
     await store.start()

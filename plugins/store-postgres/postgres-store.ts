@@ -7,7 +7,7 @@
  */
 import pg from 'pg'
 import {
-  CordageError, summarize,
+  CordageError, summarize, chainHash, eventsFromRows, snapshotFromRow, HistoryChecker, type HistoryCheck,
   type ApprovalGrant, type ApprovalGrantQuery, type AppendOptions, type CancelRequest, type Effect, type EffectWrite, type Lease, type ListFilter,
   type RunEvent, type RunStatus, type RunSummary, type StoredRun, type StoreService, assertKernelWriter, type StoreWriter } from 'cordage'
 import { PostgresGrants } from './grants.ts'
@@ -24,8 +24,21 @@ interface RunRow {
 
 interface EffectRow {
   key: string; run_id: string; action_id: string; tool: string; args_hash: string; policy_version: string
-  status: string; attempts: number; receipt: string | null; output: string | null; started_at: string; ended_at: string | null
+  status: string; attempts: number; receipt: string | null; output: string | null; observation: string | null; started_at: string; ended_at: string | null
 }
+
+export interface PostgresOptions {
+  /** The key of the hash chain (HMAC-SHA-256); without it the chain is plain SHA-256. */
+  chainKey?: string
+  /**
+   * `false` stores events without their chain hash. Only to measure what chaining costs
+   * (bench/chain.ts): the plugin always chains, and `verify` then reports such events as not chained.
+   */
+  chain?: boolean
+}
+
+/** Rows a verify reads at a time: a long run is checked page by page, not held in memory whole. */
+const VerifyPage = 2000
 
 export class PostgresStore implements StoreService {
   readonly shared = true
@@ -33,7 +46,12 @@ export class PostgresStore implements StoreService {
   private ready: Promise<void>
   private grantRows = new PostgresGrants((sql, params) => this.query(sql, params), (body) => this.tx(body))
 
-  constructor(url: string | undefined, readonly schema: string, poolSize: number, readonly snapshotEvery: number) {
+  private readonly chainKey: string | undefined
+  private readonly chain: boolean
+
+  constructor(url: string | undefined, readonly schema: string, poolSize: number, readonly snapshotEvery: number, options: PostgresOptions = {}) {
+    this.chainKey = options.chainKey
+    this.chain = options.chain !== false
     if (!/^[a-z_][a-z0-9_]{0,62}$/.test(schema)) throw new CordageError('plugin_config_invalid', `store-postgres: schema "${schema}" must be a plain lower-case identifier`)
     this.pool = new pg.Pool({ connectionString: url, max: poolSize, options: `-c search_path=${schema}` })
     // An idle connection that dies (server restart) must not take the process down with it.
@@ -51,7 +69,9 @@ export class PostgresStore implements StoreService {
   async append(runId: string, events: readonly RunEvent[], expectedSeq: number, options: AppendOptions = {}): Promise<void> {
     assertKernelWriter(options.writer, `append to run ${runId}`)
     await this.tx(async (c) => {
-      const row = (await c.query<RunRow>('SELECT * FROM runs WHERE run_id = $1 FOR UPDATE', [runId])).rows[0]
+      // With the run's row, the chain hash of its last event: the link the batch continues.
+      const row = (await c.query<RunRow & { head: string | null }>(
+        'SELECT runs.*, (SELECT chain FROM events WHERE events.run_id = runs.run_id AND events.seq = runs.last_seq) AS head FROM runs WHERE run_id = $1 FOR UPDATE', [runId])).rows[0]
       const last = row?.last_seq ?? 0
       // The lease first: "another worker owns the run" says more than "you are behind".
       if (options.lease && !row && options.lease.token !== 1) throw new CordageError('lease_lost', `run ${runId} is new: its first lease has token 1, not ${options.lease.token}`)
@@ -82,12 +102,17 @@ export class PostgresStore implements StoreService {
       }
       for (const write of options.effects ?? []) await this.writeEffect(c, write)
 
+      // Each event is chained to the one before over the exact text stored (core/store-kit.ts): one hash
+      // per event, nothing serialised again. A run stored before chaining continues from the empty link.
+      let link = this.chain ? row?.head ?? '' : ''
       const values: unknown[] = []
       const rows = events.map((event, i) => {
-        values.push(runId, event.seq, event.type, JSON.stringify(event))
-        return `($${i * 4 + 1}, $${i * 4 + 2}, $${i * 4 + 3}, $${i * 4 + 4})`
+        const body = JSON.stringify(event)
+        if (this.chain) link = chainHash(link, body, this.chainKey)
+        values.push(runId, event.seq, event.type, body, this.chain ? link : null)
+        return `($${i * 5 + 1}, $${i * 5 + 2}, $${i * 5 + 3}, $${i * 5 + 4}, $${i * 5 + 5})`
       })
-      await c.query(`INSERT INTO events (run_id, seq, type, body) VALUES ${rows.join(', ')}`, values)
+      await c.query(`INSERT INTO events (run_id, seq, type, body, chain) VALUES ${rows.join(', ')}`, values)
       if (events.some((e) => e.type === 'run/end')) await c.query('UPDATE runs SET cancel_by = NULL, cancel_reason = NULL, cancel_at = NULL WHERE run_id = $1', [runId])
       if (options.snapshot) {
         await c.query(`INSERT INTO snapshots (run_id, seq, version, state) VALUES ($1, $2, $3, $4)
@@ -99,7 +124,8 @@ export class PostgresStore implements StoreService {
 
   private async writeEffect(c: pg.PoolClient, write: EffectWrite) {
     if (write.op === 'outcome') {
-      const updated = await c.query('UPDATE effects SET status = $2, receipt = $3, output = $4, ended_at = $5 WHERE key = $1', [write.key, write.status, json(write.receipt), json(write.output), write.at])
+      const updated = await c.query('UPDATE effects SET status = $2, receipt = $3, output = $4, observation = $5, ended_at = $6 WHERE key = $1',
+        [write.key, write.status, json(write.receipt), json(write.output), typeof write.observation === 'string' ? write.observation : null, write.at])
       if (updated.rowCount === 0) throw new CordageError('invalid_event', `outcome for idempotency key ${write.key}, which has no intent`)
       return
     }
@@ -121,21 +147,47 @@ export class PostgresStore implements StoreService {
       [write.key, write.runId, write.actionId, write.policyVersion])
   }
 
+  // Reads check what they return (core/store-kit.ts): a body that does not parse, an event under
+  // another seq or of another run, or a gap up to the run's last seq is store_corrupt, by seq. The run's
+  // last seq is read before its events, so a concurrent append can only add rows, never fake a gap.
   async load(runId: string): Promise<RunEvent[]> {
-    await this.need(runId)
-    return this.eventsAfter(runId, 0)
+    const lastSeq = await this.need(runId)
+    return this.eventsAfter(runId, 0, lastSeq)
   }
 
   async loadRun(runId: string): Promise<StoredRun> {
-    await this.need(runId)
+    const lastSeq = await this.need(runId)
     const snap = (await this.query<{ seq: number; version: number; state: string }>('SELECT seq, version, state FROM snapshots WHERE run_id = $1', [runId])).rows[0]
-    const events = await this.eventsAfter(runId, snap?.seq ?? 0)
-    return snap ? { snapshot: { seq: snap.seq, version: snap.version, state: JSON.parse(snap.state) }, events } : { events }
+    const events = await this.eventsAfter(runId, snap?.seq ?? 0, lastSeq)
+    return snap ? { snapshot: { seq: snap.seq, version: snap.version, state: snapshotFromRow(runId, snap.seq, snap.state) }, events } : { events }
   }
 
   async read(runId: string, options: { after?: number; limit?: number } = {}): Promise<RunEvent[]> {
+    const lastSeq = await this.need(runId)
+    return this.eventsAfter(runId, options.after ?? 0, lastSeq, options.limit)
+  }
+
+  /**
+   * Check a run's stored history: numbering, parsing, run ids, and each event's chain hash recomputed
+   * from its stored body (core/store-kit.ts), page by page. A damaged history is a result, not an error.
+   */
+  async verify(runId: string): Promise<HistoryCheck> {
+    const lastSeq = await this.need(runId)
+    const check = new HistoryChecker(runId, this.chainKey)
+    for (let after = 0; ;) {
+      const rows = (await this.query<{ seq: number; body: string; chain: string | null }>(
+        'SELECT seq, body, chain FROM events WHERE run_id = $1 AND seq > $2 ORDER BY seq LIMIT $3', [runId, after, VerifyPage])).rows
+      for (const row of rows) check.add(row)
+      if (rows.length < VerifyPage) break
+      after = rows[rows.length - 1].seq
+    }
+    return check.finish(lastSeq)
+  }
+
+  /** The ledger entries a run holds (for `cordage scan`), oldest first. */
+  async effectsOf(runId: string): Promise<Effect[]> {
     await this.need(runId)
-    return this.eventsAfter(runId, options.after ?? 0, options.limit)
+    return (await this.query<EffectRow>('SELECT * FROM effects WHERE run_id = $1 ORDER BY started_at, key', [runId])).rows.map(effectOf)
   }
 
   async list(filter: ListFilter = {}): Promise<RunSummary[]> {
@@ -229,17 +281,19 @@ export class PostgresStore implements StoreService {
     await this.pool.end()
   }
 
-  private async eventsAfter(runId: string, after: number, limit?: number): Promise<RunEvent[]> {
+  private async eventsAfter(runId: string, after: number, lastSeq: number, limit?: number): Promise<RunEvent[]> {
     const rows = limit === undefined
-      ? (await this.query<{ body: string }>('SELECT body FROM events WHERE run_id = $1 AND seq > $2 ORDER BY seq', [runId, after])).rows
-      : (await this.query<{ body: string }>('SELECT body FROM events WHERE run_id = $1 AND seq > $2 ORDER BY seq LIMIT $3', [runId, after, limit])).rows
-    return rows.map((r) => JSON.parse(r.body))
+      ? (await this.query<{ seq: number; body: string }>('SELECT seq, body FROM events WHERE run_id = $1 AND seq > $2 ORDER BY seq', [runId, after])).rows
+      : (await this.query<{ seq: number; body: string }>('SELECT seq, body FROM events WHERE run_id = $1 AND seq > $2 ORDER BY seq LIMIT $3', [runId, after, limit])).rows
+    // A page that stops at its limit need not reach the last seq.
+    return eventsFromRows(runId, rows, after, limit !== undefined && rows.length >= limit ? undefined : lastSeq)
   }
 
-  private async need(runId: string): Promise<void> {
-    if ((await this.query('SELECT 1 FROM runs WHERE run_id = $1', [runId])).rowCount === 0) {
-      throw new CordageError('run_not_found', `no run ${runId} in PostgreSQL schema ${this.schema}`)
-    }
+  /** The run's last seq; `run_not_found` when there is no such run. */
+  private async need(runId: string): Promise<number> {
+    const row = (await this.query<{ last_seq: number }>('SELECT last_seq FROM runs WHERE run_id = $1', [runId])).rows[0]
+    if (!row) throw new CordageError('run_not_found', `no run ${runId} in PostgreSQL schema ${this.schema}`)
+    return row.last_seq
   }
 
   private async query<R extends pg.QueryResultRow = pg.QueryResultRow>(sql: string, params: unknown[]): Promise<pg.QueryResult<R>> {
@@ -276,9 +330,20 @@ function effectOf(row: EffectRow): Effect {
   return {
     key: row.key, runId: row.run_id, actionId: row.action_id, tool: row.tool, argsHash: row.args_hash,
     policyVersion: row.policy_version, status: row.status as Effect['status'], attempts: row.attempts,
-    receipt: row.receipt === null ? undefined : JSON.parse(row.receipt),
-    output: row.output === null ? undefined : JSON.parse(row.output),
+    receipt: parsed(row, 'receipt'), output: parsed(row, 'output'),
+    ...(row.observation === null ? {} : { observation: row.observation }),
     startedAt: Number(row.started_at), endedAt: row.ended_at === null ? undefined : Number(row.ended_at),
+  }
+}
+
+/** A JSON column of a ledger entry; one that does not parse is store_corrupt, naming the key. */
+function parsed(row: EffectRow, column: 'receipt' | 'output'): unknown {
+  const text = row[column]
+  if (text === null) return undefined
+  try {
+    return JSON.parse(text)
+  } catch {
+    throw new CordageError('store_corrupt', `the ledger entry for idempotency key ${row.key} (run ${row.run_id} ${row.action_id}): its ${column} is not valid JSON; the store was damaged or edited after it was written`, { data: { key: row.key, runId: row.run_id, problem: `${column} is not valid JSON` } })
   }
 }
 

@@ -6,11 +6,18 @@ import Database from 'better-sqlite3'
 import { runEvents, runStoreContract } from '../../test/contracts/store.ts'
 import { tempDir } from '../../test/helpers.ts'
 import { SqliteStore } from './sqlite-store.ts'
-import { SchemaVersion } from './schema.ts'
+import { migrations, SchemaVersion } from './schema.ts'
+import type { StoreService } from 'cordage'
 
-const open = (file = join(tempDir(), 'runs.db')) => new SqliteStore(file, { synchronous: 'full', snapshotEvery: 500, busyTimeoutMs: 2000 })
+const open = (file = join(tempDir(), 'runs.db'), chainKey?: string) => new SqliteStore(file, { synchronous: 'full', snapshotEvery: 500, busyTimeoutMs: 2000, chainKey })
 
-runStoreContract('store-sqlite', () => open())
+/** SQL run on a store's file by another connection: damage, or an edit made behind the store's back. */
+function damage(store: StoreService, sql: string) {
+  const db = new Database((store as SqliteStore).file)
+  try { db.exec(sql) } finally { db.close() }
+}
+
+runStoreContract('store-sqlite', (options) => open(undefined, options?.chainKey), { damage })
 
 describe('store-sqlite', () => {
   it('keeps everything across a close and a reopen (another process would see the same)', async () => {
@@ -42,7 +49,31 @@ describe('store-sqlite', () => {
     assert.equal((db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get() as { value: string }).value, String(SchemaVersion))
     db.prepare("UPDATE meta SET value = '99' WHERE key = 'schema_version'").run()
     db.close()
-    assert.throws(() => open(file), { code: 'plugin_start_failed', message: /schema version 99; this store-sqlite knows up to 2/ })
+    assert.throws(() => open(file), { code: 'plugin_start_failed', message: new RegExp(`schema version 99; this store-sqlite knows up to ${SchemaVersion}`) })
+  })
+
+  it('migrates a database of store-sqlite 1.2.0: its runs read, verify as not chained, and chain from where they continue', async () => {
+    const file = join(tempDir(), 'runs.db')
+    const old = new Database(file)
+    old.exec('CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)')
+    migrations[0](old)
+    migrations[1](old)
+    old.prepare("INSERT INTO meta (key, value) VALUES ('schema_version', '2')").run()
+    old.prepare("INSERT INTO runs (run_id, agent, task, status, last_seq, created_at, updated_at) VALUES ('r1', 'a', 'task of r1', 'RUNNING', 3, 1000, 1003)").run()
+    for (const event of runEvents('r1', 1, 3)) old.prepare('INSERT INTO events (run_id, seq, type, body) VALUES (?, ?, ?, ?)').run('r1', event.seq, event.type, JSON.stringify(event))
+    old.prepare("INSERT INTO effects (key, run_id, action_id, tool, args_hash, policy_version, status, attempts, output, started_at) VALUES ('k', 'r1', 's2.a1', 't', 'h', 'p', 'committed', 1, '{\"ok\":true}', 2)").run()
+    old.close()
+
+    const store = open(file)
+    assert.deepEqual(await store.load('r1'), runEvents('r1', 1, 3))
+    assert.deepEqual((await store.effect('k'))?.output, { ok: true })
+    assert.equal((await store.effect('k'))?.observation, undefined)
+    assert.deepEqual(await store.verify('r1'), { runId: 'r1', events: 3, chained: true, keyed: false, unchainedUpTo: 3 })
+    await store.append('r1', runEvents('r1', 4, 2), 3, { writer: KernelWriter })
+    const check = await store.verify('r1')
+    assert.deepEqual([check.events, check.unchainedUpTo, check.firstBad], [5, 3, undefined])
+    assert.match(check.head ?? '', /^[0-9a-f]{64}$/)
+    store.close()
   })
 
   it('grows with the events, not with a copy of the state per step', async () => {

@@ -66,6 +66,12 @@ export const migrations: ((db: Database.Database) => void)[] = [
     );
     CREATE INDEX grants_agent_tool ON grants (agent, tool);
   `),
+  // 3: each event's link in the run's hash chain (NULL for events stored before: "not chained up to
+  // seq N"), and the observation the model was told of an effect, kept with its outcome
+  (db) => db.exec(`
+    ALTER TABLE events ADD COLUMN chain TEXT;
+    ALTER TABLE effects ADD COLUMN observation TEXT;
+  `),
 ]
 
 export const SchemaVersion = migrations.length

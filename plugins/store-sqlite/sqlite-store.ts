@@ -6,7 +6,7 @@
  */
 import Database from 'better-sqlite3'
 import {
-  CordageError, summarize,
+  CordageError, summarize, chainHash, eventsFromRows, snapshotFromRow, HistoryChecker, type HistoryCheck,
   type ApprovalGrant, type ApprovalGrantQuery, type AppendOptions, type CancelRequest, type Effect, type EffectWrite, type Lease, type ListFilter,
   type RunEvent, type RunStatus, type RunSummary, type StoredRun, type StoreService, assertKernelWriter, type StoreWriter } from 'cordage'
 import { SqliteGrants } from './grants.ts'
@@ -21,18 +21,27 @@ interface RunRow {
 
 interface EffectRow {
   key: string; run_id: string; action_id: string; tool: string; args_hash: string; policy_version: string
-  status: string; attempts: number; receipt: string | null; output: string | null; started_at: number; ended_at: number | null
+  status: string; attempts: number; receipt: string | null; output: string | null; observation: string | null; started_at: number; ended_at: number | null
 }
 
 export interface SqliteOptions {
   synchronous: 'full' | 'normal'
   snapshotEvery: number
   busyTimeoutMs: number
+  /** The key of the hash chain (HMAC-SHA-256); without it the chain is plain SHA-256. */
+  chainKey?: string
+  /**
+   * `false` stores events without their chain hash. Only to measure what chaining costs
+   * (bench/chain.ts): the plugin always chains, and `verify` then reports such events as not chained.
+   */
+  chain?: boolean
 }
 
 export class SqliteStore implements StoreService {
   readonly shared = true
   readonly snapshotEvery: number
+  private readonly chainKey: string | undefined
+  private readonly chain: boolean
   private db: Database.Database
   private sql: Statements
   private grantRows: SqliteGrants
@@ -46,6 +55,8 @@ export class SqliteStore implements StoreService {
     // Opened, migrated and checked (open.ts): a file that is not Cordage's database is refused, by name.
     this.db = openDatabase(file, options)
     this.snapshotEvery = options.snapshotEvery
+    this.chainKey = options.chainKey
+    this.chain = options.chain !== false
     this.sql = statements(this.db)
     this.grantRows = new SqliteGrants(this.db)
     // BEGIN IMMEDIATE takes the write lock at once, so a check and the write that depends on it (seq,
@@ -78,7 +89,14 @@ export class SqliteStore implements StoreService {
     })
     if (!row && events[0]?.type !== 'run/start') throw new CordageError('invalid_event', `run ${runId}: the first event must be run/start, got ${events[0]?.type}`)
     for (const write of options.effects ?? []) this.writeEffect(write)
-    for (const event of events) this.sql.insertEvent.run(runId, event.seq, event.type, JSON.stringify(event))
+    // Each event is chained to the one before over the exact text stored (core/store-kit.ts): one hash
+    // per event, nothing serialised again. A run stored before chaining continues from the empty link.
+    let link = this.chain && expectedSeq > 0 ? this.sql.chainAt.get(runId, expectedSeq)?.chain ?? '' : ''
+    for (const event of events) {
+      const body = JSON.stringify(event)
+      if (this.chain) link = chainHash(link, body, this.chainKey)
+      this.sql.insertEvent.run(runId, event.seq, event.type, body, this.chain ? link : null)
+    }
 
     let summary = row ? summaryOf(row) : undefined
     for (const event of events) summary = summarize(summary, event)
@@ -94,7 +112,7 @@ export class SqliteStore implements StoreService {
     const existing = this.sql.effect.get(write.key)
     if (write.op === 'outcome') {
       if (!existing) throw new CordageError('invalid_event', `outcome for idempotency key ${write.key}, which has no intent`)
-      this.sql.effectOutcome.run({ key: write.key, status: write.status, receipt: json(write.receipt), output: json(write.output), at: write.at })
+      this.sql.effectOutcome.run({ key: write.key, status: write.status, receipt: json(write.receipt), output: json(write.output), observation: typeof write.observation === 'string' ? write.observation : null, at: write.at })
       return
     }
     if (!existing) {
@@ -111,23 +129,44 @@ export class SqliteStore implements StoreService {
     this.sql.retryEffect.run(write)
   }
 
+  // Reads check what they return (core/store-kit.ts): a body that does not parse, an event under
+  // another seq or of another run, or a gap up to the run's last seq is store_corrupt, by seq. The run's
+  // last seq is read before its events, so a concurrent append can only add rows, never fake a gap.
   async load(runId: string): Promise<RunEvent[]> {
-    this.need(runId)
-    return this.sql.events.all(runId, 0).map((r) => JSON.parse(r.body))
+    const { last_seq } = this.need(runId)
+    return eventsFromRows(runId, this.sql.events.all(runId, 0), 0, last_seq)
   }
 
   async loadRun(runId: string): Promise<StoredRun> {
-    this.need(runId)
+    const { last_seq } = this.need(runId)
     const snap = this.sql.snapshot.get(runId)
-    const events = this.sql.events.all(runId, snap?.seq ?? 0).map((r) => JSON.parse(r.body))
-    return snap ? { snapshot: { seq: snap.seq, version: snap.version, state: JSON.parse(snap.state) }, events } : { events }
+    const events = eventsFromRows(runId, this.sql.events.all(runId, snap?.seq ?? 0), snap?.seq ?? 0, last_seq)
+    return snap ? { snapshot: { seq: snap.seq, version: snap.version, state: snapshotFromRow(runId, snap.seq, snap.state) }, events } : { events }
   }
 
   async read(runId: string, options: { after?: number; limit?: number } = {}): Promise<RunEvent[]> {
-    this.need(runId)
+    const { last_seq } = this.need(runId)
     const after = options.after ?? 0
     const rows = options.limit === undefined ? this.sql.events.all(runId, after) : this.sql.eventsLimit.all(runId, after, options.limit)
-    return rows.map((r) => JSON.parse(r.body))
+    // A page that stops at its limit need not reach the last seq.
+    return eventsFromRows(runId, rows, after, options.limit !== undefined && rows.length >= options.limit ? undefined : last_seq)
+  }
+
+  /**
+   * Check a run's stored history: numbering, parsing, run ids, and each event's chain hash recomputed
+   * from its stored body (core/store-kit.ts). A damaged history is a result (`firstBad`), not an error.
+   */
+  async verify(runId: string): Promise<HistoryCheck> {
+    const { last_seq } = this.need(runId)
+    const check = new HistoryChecker(runId, this.chainKey)
+    for (const row of this.sql.chainRows.iterate(runId)) check.add(row)
+    return check.finish(last_seq)
+  }
+
+  /** The ledger entries a run holds (for `cordage scan`), oldest first. */
+  async effectsOf(runId: string): Promise<Effect[]> {
+    this.need(runId)
+    return this.sql.effectsOf.all(runId).map(effectOf)
   }
 
   async list(filter: ListFilter = {}): Promise<RunSummary[]> {
@@ -224,15 +263,18 @@ function statements(db: Database.Database) {
       insertRun: db.prepare('INSERT INTO runs (run_id, agent, task, status, failure_code, last_seq, created_at, updated_at) VALUES (@runId, @agent, @task, @status, @failureCode, @lastSeq, @createdAt, @updatedAt)'),
       updateRun: db.prepare('UPDATE runs SET status = @status, failure_code = @failureCode, last_seq = @lastSeq, updated_at = @updatedAt, agent = @agent WHERE run_id = @runId'),
       clearCancel: db.prepare('UPDATE runs SET cancel_by = NULL, cancel_reason = NULL, cancel_at = NULL WHERE run_id = ?'),
-      insertEvent: db.prepare('INSERT INTO events (run_id, seq, type, body) VALUES (?, ?, ?, ?)'),
-      events: db.prepare<[string, number], { body: string }>('SELECT body FROM events WHERE run_id = ? AND seq > ? ORDER BY seq'),
-      eventsLimit: db.prepare<[string, number, number], { body: string }>('SELECT body FROM events WHERE run_id = ? AND seq > ? ORDER BY seq LIMIT ?'),
+      insertEvent: db.prepare('INSERT INTO events (run_id, seq, type, body, chain) VALUES (?, ?, ?, ?, ?)'),
+      chainAt: db.prepare<[string, number], { chain: string | null }>('SELECT chain FROM events WHERE run_id = ? AND seq = ?'),
+      chainRows: db.prepare<[string], { seq: number; body: string; chain: string | null }>('SELECT seq, body, chain FROM events WHERE run_id = ? AND seq > 0 ORDER BY seq'),
+      events: db.prepare<[string, number], { seq: number; body: string }>('SELECT seq, body FROM events WHERE run_id = ? AND seq > ? ORDER BY seq'),
+      eventsLimit: db.prepare<[string, number, number], { seq: number; body: string }>('SELECT seq, body FROM events WHERE run_id = ? AND seq > ? ORDER BY seq LIMIT ?'),
       snapshot: db.prepare<[string], { seq: number; version: number; state: string }>('SELECT seq, version, state FROM snapshots WHERE run_id = ?'),
       upsertSnapshot: db.prepare('INSERT INTO snapshots (run_id, seq, version, state) VALUES (?, ?, ?, ?) ON CONFLICT (run_id) DO UPDATE SET seq = excluded.seq, version = excluded.version, state = excluded.state'),
       effect: db.prepare<[string], EffectRow>('SELECT * FROM effects WHERE key = ?'),
+      effectsOf: db.prepare<[string], EffectRow>('SELECT * FROM effects WHERE run_id = ? ORDER BY started_at, key'),
       insertEffect: db.prepare('INSERT INTO effects (key, run_id, action_id, tool, args_hash, policy_version, status, attempts, started_at) VALUES (@key, @runId, @actionId, @tool, @argsHash, @policyVersion, \'pending\', 1, @at)'),
       retryEffect: db.prepare('UPDATE effects SET run_id = @runId, action_id = @actionId, policy_version = @policyVersion, status = \'pending\', attempts = attempts + 1, ended_at = NULL WHERE key = @key'),
-      effectOutcome: db.prepare('UPDATE effects SET status = @status, receipt = @receipt, output = @output, ended_at = @at WHERE key = @key'),
+      effectOutcome: db.prepare('UPDATE effects SET status = @status, receipt = @receipt, output = @output, observation = @observation, ended_at = @at WHERE key = @key'),
       lease: db.prepare('UPDATE runs SET lease_worker = @worker, lease_token = lease_token + 1, lease_expires = @expires, lease_released = 0 WHERE run_id = @runId RETURNING lease_token AS token'),
       renew: db.prepare('UPDATE runs SET lease_expires = @expires WHERE run_id = @runId AND lease_token = @token AND lease_released = 0'),
       release: db.prepare('UPDATE runs SET lease_released = 1 WHERE run_id = @runId AND lease_token = @token'),
@@ -254,9 +296,20 @@ function effectOf(row: EffectRow): Effect {
   return {
     key: row.key, runId: row.run_id, actionId: row.action_id, tool: row.tool, argsHash: row.args_hash,
     policyVersion: row.policy_version, status: row.status as Effect['status'], attempts: row.attempts,
-    receipt: row.receipt === null ? undefined : JSON.parse(row.receipt),
-    output: row.output === null ? undefined : JSON.parse(row.output),
+    receipt: parsed(row, 'receipt'), output: parsed(row, 'output'),
+    ...(row.observation === null ? {} : { observation: row.observation }),
     startedAt: row.started_at, endedAt: row.ended_at ?? undefined,
+  }
+}
+
+/** A JSON column of a ledger entry; one that does not parse is store_corrupt, naming the key. */
+function parsed(row: EffectRow, column: 'receipt' | 'output'): unknown {
+  const text = row[column]
+  if (text === null) return undefined
+  try {
+    return JSON.parse(text)
+  } catch {
+    throw new CordageError('store_corrupt', `the ledger entry for idempotency key ${row.key} (run ${row.run_id} ${row.action_id}): its ${column} is not valid JSON; the store was damaged or edited after it was written`, { data: { key: row.key, runId: row.run_id, problem: `${column} is not valid JSON` } })
   }
 }
 

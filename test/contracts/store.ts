@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import type { AppendOptions, ApprovalGrant, CancelRequest, EffectWrite, Lease, RunEvent, StoreService } from 'cordage'
+import { chainHash, type AppendOptions, type ApprovalGrant, type CancelRequest, type CordageError, type EffectWrite, type Lease, type RunEvent, type StoreService } from 'cordage'
 import { KernelWriter } from '../../core/store-writer.ts'
 
 const usage = { inputTokens: 0, outputTokens: 0, costUsd: 0 }
@@ -53,8 +53,23 @@ export function asKernel(store: StoreService): KernelStore {
   }) as unknown as KernelStore
 }
 
-export function runStoreContract(name: string, makeRawStore: () => Promise<StoreService> | StoreService) {
-  const makeStore = async () => asKernel(await makeRawStore())
+/** What a store plugin's test gives the suite besides a way to make stores. */
+export interface ContractOptions {
+  /**
+   * Run SQL on the database of `store` from outside it, as damage or an edit would (a store that keeps
+   * events as text: store-sqlite, store-postgres). With it the suite checks that reads refuse a history
+   * that does not hold together, and that `verify` finds edits.
+   */
+  damage?: (store: StoreService, sql: string) => Promise<void> | void
+}
+
+/** The factory's options: `chainKey` for a store that chains events under a key (HMAC). */
+export interface MakeOptions {
+  chainKey?: string
+}
+
+export function runStoreContract(name: string, makeRawStore: (options?: MakeOptions) => Promise<StoreService> | StoreService, contract: ContractOptions = {}) {
+  const makeStore = async (options?: MakeOptions) => asKernel(await makeRawStore(options))
   describe(`store contract: ${name}`, () => {
     it('refuses every write that does not carry the kernel\'s writer, and writes nothing', async () => {
       const store = await makeStore()
@@ -183,6 +198,28 @@ export function runStoreContract(name: string, makeRawStore: () => Promise<Store
       assert.equal((await store.effect('k'))?.attempts, 2)
     })
 
+    it('keeps the observation of an outcome with it, and reads it back (since 2.2.0)', async () => {
+      const store = await makeStore()
+      await store.append('r1', runEvents('r1', 1, 1), 0, { effects: [intent('k1', 'r1', 's1.a1', 'h1'), intent('k2', 'r1', 's1.a2', 'h2')] })
+      await store.append('r1', runEvents('r1', 2, 1), 1, { effects: [
+        { op: 'outcome', key: 'k1', status: 'committed', receipt: 'FU-1', output: { receipt: 'FU-1' }, observation: 'Follow-up FU-1 recorded [source: ticket/T-1#FU-1]', at: 2 },
+        { op: 'outcome', key: 'k2', status: 'committed', output: null, at: 2 },
+      ] })
+      const kept = await store.effect('k1')
+      assert.deepEqual([kept?.status, kept?.output, kept?.observation], ['committed', { receipt: 'FU-1' }, 'Follow-up FU-1 recorded [source: ticket/T-1#FU-1]'])
+      assert.equal((await store.effect('k2'))?.observation, undefined, 'an outcome without one has none')
+      // A retry that fails leaves no stale observation behind.
+      await store.append('r1', runEvents('r1', 3, 1), 2, { effects: [intent('k1', 'r1', 's1.a1', 'h1')] })
+      await store.append('r1', runEvents('r1', 4, 1), 3, { effects: [{ op: 'outcome', key: 'k1', status: 'failed', at: 4 }] })
+      assert.equal((await store.effect('k1'))?.observation, undefined)
+      if (store.effectsOf) {
+        assert.deepEqual((await store.effectsOf('r1')).map((e) => e.key), ['k1', 'k2'])
+        await store.append('r2', runEvents('r2', 1, 1), 0)
+        assert.deepEqual(await store.effectsOf('r2'), [])
+        await assert.rejects(store.effectsOf('nope'), { code: 'run_not_found' })
+      }
+    })
+
     it('lets another run take over a key whose effect did not happen', async () => {
       const store = await makeStore()
       await store.append('r1', runEvents('r1', 1, 1), 0, { effects: [intent('k', 'r1', 's1.a1', 'h')] })
@@ -273,7 +310,181 @@ export function runStoreContract(name: string, makeRawStore: () => Promise<Store
       assert.equal(await store.revokeGrant('nope', 'bob', now), undefined)
       assert.deepEqual((await store.grants({ agent: 'support', now })).map((g) => g.id), [])
     })
+
+    it('checks a run\'s stored history on request (verify, optional since 2.2.0)', async (t) => {
+      const store = await makeStore()
+      if (!store.verify) return t.skip('this store has no verify')
+      await store.append('r1', runEvents('r1', 1, 3), 0)
+      await store.append('r1', runEvents('r1', 4, 2), 3)
+      const check = await store.verify('r1')
+      assert.equal(check.runId, 'r1')
+      assert.equal(check.events, 5)
+      assert.equal(check.firstBad, undefined)
+      assert.equal(check.keyed, false)
+      if (check.chained) assert.match(check.head ?? '', /^[0-9a-f]{64}$/)
+      else assert.equal(check.head, undefined)
+      await assert.rejects(store.verify('nope'), { code: 'run_not_found' })
+    })
+
+    const damage = contract.damage
+    describe('integrity of the stored log', { skip: damage ? false : 'this store keeps no text that could be damaged' }, () => {
+      /** r1 with 5 events and r2 with 3, as the store wrote them; `hurt` runs SQL on its database. */
+      async function damaged(options?: MakeOptions) {
+        const store = await makeStore(options)
+        await store.append('r1', runEvents('r1', 1, 3), 0)
+        await store.append('r1', runEvents('r1', 4, 2), 3)
+        await store.append('r2', runEvents('r2', 1, 3), 0)
+        return { store, hurt: (sql: string) => damage!(store.raw, sql) }
+      }
+
+      /** Every read of r1 that reaches `seq` refuses with store_corrupt naming it; so does verify. */
+      async function refused(store: KernelStore, seq: number, problem: RegExp) {
+        const named = (error: CordageError) => {
+          assert.equal(error.code, 'store_corrupt', error.message)
+          assert.deepEqual([(error.data as { runId: string }).runId, (error.data as { seq: number }).seq], ['r1', seq], error.message)
+          assert.match((error.data as { problem: string }).problem, problem)
+          assert.match(error.message, new RegExp(`run r1, seq ${seq}: `))
+          return true
+        }
+        await assert.rejects(store.load('r1'), named, 'load')
+        await assert.rejects(store.loadRun('r1'), named, 'loadRun')
+        await assert.rejects(store.read('r1'), named, 'read')
+        await assert.rejects(store.read('r1', { after: seq - 1, limit: 1 }), named, 'read of that one seq')
+        const check = await store.verify!('r1')
+        assert.equal(check.firstBad?.seq, seq, 'verify')
+        assert.match(check.firstBad!.problem, problem)
+        assert.equal(check.head, undefined, 'no head for a damaged history')
+        // The other run is untouched.
+        assert.equal((await store.load('r2')).length, 3)
+        assert.equal((await store.verify!('r2')).firstBad, undefined)
+      }
+
+      it('refuses a stored body that is not JSON', async () => {
+        const { store, hurt } = await damaged()
+        await hurt(`UPDATE events SET body = '{"type": "step/start", "seq": 2, ' WHERE run_id = 'r1' AND seq = 2`)
+        await refused(store, 2, /not valid JSON/)
+      })
+
+      it('refuses a body that is JSON but not an event', async () => {
+        const { store, hurt } = await damaged()
+        await hurt(`UPDATE events SET body = '[1, 2]' WHERE run_id = 'r1' AND seq = 3`)
+        await refused(store, 3, /not an event object/)
+        await hurt(`UPDATE events SET body = '{"seq": 3, "runId": "r1"}' WHERE run_id = 'r1' AND seq = 3`)
+        await refused(store, 3, /no event type/)
+      })
+
+      it('refuses a renumbered row: the seq it left is missing', async () => {
+        const { store, hurt } = await damaged()
+        await hurt(`UPDATE events SET seq = seq + 10 WHERE run_id = 'r1' AND seq = 2`)
+        await refused(store, 2, /seq 2 is missing: the next stored event is seq 3/)
+      })
+
+      it('refuses two swapped bodies', async () => {
+        const { store, hurt } = await damaged()
+        await hurt(`UPDATE events SET seq = 99 WHERE run_id = 'r1' AND seq = 2`)
+        await hurt(`UPDATE events SET seq = 2 WHERE run_id = 'r1' AND seq = 3`)
+        await hurt(`UPDATE events SET seq = 3 WHERE run_id = 'r1' AND seq = 99`)
+        await refused(store, 2, /stored at seq 2 says it is seq 3/)
+      })
+
+      it('refuses the body of another run', async () => {
+        const { store, hurt } = await damaged()
+        await hurt(`UPDATE events SET body = (SELECT body FROM events WHERE run_id = 'r2' AND seq = 2) WHERE run_id = 'r1' AND seq = 2`)
+        await refused(store, 2, /belongs to run "r2"/)
+      })
+
+      it('refuses a run whose last event was deleted', async () => {
+        const { store, hurt } = await damaged()
+        await hurt(`DELETE FROM events WHERE run_id = 'r1' AND seq = 5`)
+        await refused(store, 5, /the run's last seq is 5, but its stored events end at 4/)
+        assert.deepEqual((await store.read('r1', { limit: 2 })).map((e) => e.seq), [1, 2], 'a page that stops before the damage reads')
+      })
+
+      it('refuses a snapshot that is not JSON, naming the seq it was taken at', async () => {
+        const { store, hurt } = await damaged()
+        await store.append('r1', runEvents('r1', 6, 2), 5, { snapshot: { version: 1, state: { at: 7 } } })
+        const kept = await store.loadRun('r1')
+        if (!kept.snapshot) return // a store that keeps no snapshots
+        await hurt(`UPDATE snapshots SET state = '{"at": ' WHERE run_id = 'r1'`)
+        await assert.rejects(store.loadRun('r1'), (error: CordageError) => error.code === 'store_corrupt' && (error.data as { seq: number }).seq === 7 && /snapshot/.test(error.message))
+      })
+
+      it('verify finds an edit that is still a valid event (the chain), which reads cannot', async () => {
+        const { store, hurt } = await damaged()
+        const before = await store.verify!('r1')
+        assert.ok(before.chained, 'a store that keeps text chains its events')
+        await hurt(`UPDATE events SET body = replace(body, '"index":3', '"index":30') WHERE run_id = 'r1' AND seq = 3`)
+        assert.equal((await store.load('r1'))[2].type, 'step/start', 'the edited event still reads')
+        const check = await store.verify!('r1')
+        assert.equal(check.firstBad?.seq, 3)
+        assert.match(check.firstBad!.problem, /chain hash does not match/)
+      })
+
+      it('verify finds a deleted event in the middle, and a removed chain hash', async () => {
+        const { store, hurt } = await damaged()
+        await hurt(`DELETE FROM events WHERE run_id = 'r1' AND seq = 3`)
+        assert.deepEqual((await store.verify!('r1')).firstBad, { seq: 3, problem: 'the event at seq 3 is missing: the next stored event is seq 4' })
+        await hurt(`UPDATE events SET chain = NULL WHERE run_id = 'r2' AND seq = 2`)
+        assert.deepEqual((await store.verify!('r2')).firstBad, { seq: 2, problem: 'it has no chain hash, but seq 1 before it was chained: its chain was removed' })
+      })
+
+      it('verify finds an edit whose chain was recomputed: chained from a blanked prefix, or without the key', async () => {
+        const { store, hurt } = await damaged()
+        // Blanking the first links does not pass for a run stored before chaining: the next link no longer matches.
+        await hurt(`UPDATE events SET chain = NULL WHERE run_id = 'r1' AND seq <= 2`)
+        assert.equal((await store.verify!('r1')).firstBad?.seq, 3)
+
+        const key = 'k'.repeat(12) + '-log-key-for-tests'
+        const keyed = await damaged({ chainKey: key })
+        const intact = await keyed.store.verify!('r1')
+        assert.deepEqual([intact.keyed, intact.firstBad], [true, undefined])
+        assert.match(intact.head ?? '', /^[0-9a-f]{64}$/)
+        // Someone who can write the database but has no key edits seq 2 and chains everything again with SHA-256.
+        const events = await keyed.store.load('r1')
+        let link = ''
+        for (const event of events) {
+          const body = JSON.stringify(event.seq === 2 ? { ...event, data: { index: 200 } } : event)
+          link = chainHash(link, body)
+          await keyed.hurt(`UPDATE events SET body = ${quote(body)}, chain = '${link}' WHERE run_id = 'r1' AND seq = ${event.seq}`)
+        }
+        assert.equal((await keyed.store.load('r1'))[1].type, 'step/start')
+        const check = await keyed.store.verify!('r1')
+        assert.equal(check.firstBad?.seq, 1, 'not one link holds under the key')
+        assert.match(check.firstBad!.problem, /under the key/)
+        // Without a key the same edit passes (anyone who can write the database can chain again), but the
+        // head changes: a head kept elsewhere (an anchor) shows it. This is what the key is for.
+        const unkeyed = await damaged()
+        const anchor = (await unkeyed.store.verify!('r1')).head
+        let relink = ''
+        for (const event of events) {
+          const body = JSON.stringify(event.seq === 2 ? { ...event, data: { index: 200 } } : event)
+          relink = chainHash(relink, body)
+          await unkeyed.hurt(`UPDATE events SET body = ${quote(body)}, chain = '${relink}' WHERE run_id = 'r1' AND seq = ${event.seq}`)
+        }
+        const edited = await unkeyed.store.verify!('r1')
+        assert.equal(edited.firstBad, undefined)
+        assert.notEqual(edited.head, anchor)
+      })
+
+      it('verify reports a run stored before the store chained as not chained up to its last unchained seq, and chains what comes after', async () => {
+        const { store, hurt } = await damaged()
+        await hurt(`UPDATE events SET chain = NULL WHERE run_id = 'r1'`)
+        const old = await store.verify!('r1')
+        assert.deepEqual([old.unchainedUpTo, old.firstBad, old.head], [5, undefined, undefined])
+        await store.append('r1', runEvents('r1', 6, 2), 5)
+        const continued = await store.verify!('r1')
+        assert.deepEqual([continued.events, continued.unchainedUpTo, continued.firstBad], [7, 5, undefined])
+        assert.match(continued.head ?? '', /^[0-9a-f]{64}$/)
+        await hurt(`UPDATE events SET body = replace(body, '"index":7', '"index":8') WHERE run_id = 'r1' AND seq = 7`)
+        assert.equal((await store.verify!('r1')).firstBad?.seq, 7)
+      })
+    })
   })
+}
+
+/** A text as an SQL string literal (SQLite and PostgreSQL both double the quote). */
+function quote(text: string): string {
+  return `'${text.replaceAll("'", "''")}'`
 }
 
 function grant(id: string, agent: string, tool: string, createdAt: number, extra: Partial<ApprovalGrant> = {}): ApprovalGrant {

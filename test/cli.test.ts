@@ -135,7 +135,7 @@ describe('cordage CLI', () => {
     assert.equal(await main(['check', '--preset', file, '--json'], { out: (l) => out.push(l), err: () => {} }), 0)
     assert.deepEqual(JSON.parse(out[0]), {
       agent: 'support',
-      plugins: { 'model-scripted': '1.1.0', 'store-memory': '2.1.0', 'tools-registry': '1.0.0', 'context-basic': '1.0.0', 'verifier-basic': '1.0.0', 'policy-rules': '2.0.0', 'support-desk': '1.0.0' },
+      plugins: { 'model-scripted': '1.1.0', 'store-memory': '2.2.0', 'tools-registry': '1.0.0', 'context-basic': '1.0.0', 'verifier-basic': '1.0.0', 'policy-rules': '2.0.0', 'support-desk': '1.0.0' },
     })
   })
 })
@@ -268,6 +268,10 @@ describe('cordage CLI on bad input (issue 10)', { concurrency: 6 }, () => {
       refuses(await run(['check', '--preset', file], { CORDAGE_PLUGIN_LOAD_TIMEOUT_MS: '2500' }), 'plugin_load_timeout', `plugin folder ${join(fixtures, folder)}: its ${what}`, 'did not finish loading within 2500 ms')
     })
   }
+  it('answers a plugin whose start (an async apply) never settles with plugin_load_timeout naming it', async () => {
+    const file = write('p.yml', agentYaml([`{ path: ${join(fixtures, 'start-never-settles')} }`]))
+    refuses(await run(['check', '--preset', file], { CORDAGE_PLUGIN_START_TIMEOUT_MS: '2500' }), 'plugin_load_timeout', 'plugin start-never-settles@1.0.0', 'did not finish starting within 2500 ms')
+  })
   it('refuses a CORDAGE_PLUGIN_LOAD_TIMEOUT_MS that is not a number of milliseconds', async () => {
     refuses(await run(['check', '--preset', write('p.yml', agentYaml())], { CORDAGE_PLUGIN_LOAD_TIMEOUT_MS: 'soon' }), 'invalid_input', 'CORDAGE_PLUGIN_LOAD_TIMEOUT_MS must be a whole number of milliseconds')
   })

@@ -122,7 +122,7 @@ describe('review issue 5: playground security', () => {
   const errors: unknown[] = []
   before(async () => {
     playground = await startPlayground({ preset: defaultPresetCopy(), port: 0, onError: (e) => errors.push(e) })
-    base = playground.url.replace(/\/$/, '')
+    base = playground.origin.replace(/\/$/, '')
   })
   after(async () => { await playground.close() })
 
@@ -140,13 +140,15 @@ describe('review issue 5: playground security', () => {
     const preflight = await raw('/api/runs', { method: 'OPTIONS', headers: { host, origin: 'http://evil.example', 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type' } })
     assert.ok(preflight.status >= 400, String(preflight.status))
     assert.equal(preflight.headers['access-control-allow-origin'], undefined)
-    const simple = await raw('/api/runs', { method: 'POST', headers: { host, origin: 'http://evil.example', 'content-type': 'text/plain' }, body: JSON.stringify({ agent: 'support' }) })
-    assert.equal(simple.status, 415)
-    const form = await raw('/api/runs', { method: 'POST', headers: { host, 'content-type': 'application/x-www-form-urlencoded' }, body: 'agent=support' })
+    // Even with the token (which a page on another origin does not have): a foreign Origin is refused.
+    const auth = { authorization: `Bearer ${playground.token}` }
+    const simple = await raw('/api/runs', { method: 'POST', headers: { host, ...auth, origin: 'http://evil.example', 'content-type': 'text/plain' }, body: JSON.stringify({ agent: 'support' }) })
+    assert.equal(simple.status, 403)
+    const form = await raw('/api/runs', { method: 'POST', headers: { host, ...auth, 'content-type': 'application/x-www-form-urlencoded' }, body: 'agent=support' })
     assert.equal(form.status, 415)
-    const rebound = await raw('/api/runs', { method: 'POST', headers: { host: `evil.example:${playground.port}`, 'content-type': 'application/json' }, body: JSON.stringify({ agent: 'support' }) })
+    const rebound = await raw('/api/runs', { method: 'POST', headers: { host: `evil.example:${playground.port}`, ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ agent: 'support' }) })
     assert.equal(rebound.status, 403)
-    const runs = JSON.parse((await raw('/api/runs', { headers: { host } })).text)
+    const runs = JSON.parse((await raw('/api/runs', { headers: { host, ...auth } })).text)
     assert.deepEqual(runs.runs, [])
   })
 
@@ -162,7 +164,7 @@ describe('review issue 5: playground security', () => {
     const host = new URL(base).host
     const before = errors.length
     const page = await raw('/%E0%A4%A', { headers: { host } })
-    const api = await raw('/api/runs/%E0%A4%A', { headers: { host } })
+    const api = await raw('/api/runs/%E0%A4%A', { headers: { host, authorization: `Bearer ${playground.token}` } })
     assert.ok(page.status === 400 || page.status === 404, `page: ${page.status} ${page.text}`)
     assert.ok(api.status === 400 || api.status === 404, `api: ${api.status} ${api.text}`)
     assert.equal(errors.length, before, 'a bad URL from a client was reported as an internal error')

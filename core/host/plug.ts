@@ -52,7 +52,14 @@ export async function plugOne(ctx: Context, agent: string, planned: PlannedPlugi
     if (name && ServiceNames.includes(name as ServiceName)) undeclared.add(name)
   })
   const fork = ctx.plugin(plugin, planned.config)
-  await settle(ctx)
+  try {
+    await settle(ctx, label, planned.where)
+  } catch (error) {
+    stopErrors()
+    stopWarnings()
+    fork.dispose()
+    throw failed(ctx, agent, planned, error as CordageError)
+  }
   stopErrors()
   stopWarnings()
 
@@ -94,9 +101,32 @@ function missingServices(ctx: Context, planned: PlannedPlugin, label: string): s
 }
 
 /** Wait for every async plugin start cordis is tracking. */
-async function settle(ctx: Context): Promise<void> {
+/** How long a plugin's start (an async apply) may take, unless `CORDAGE_PLUGIN_START_TIMEOUT_MS` says otherwise. */
+export const DefaultPluginStartTimeoutMs = 60_000
+
+/**
+ * Wait until cordis has applied the plugin, within a limit: an `apply` that never settles would
+ * otherwise hang the host, or end the process with exit code 13 and no word. Generous by default: a
+ * plugin may connect to a database or start MCP servers while it starts. The timer is ref'd on
+ * purpose: it keeps the process alive until the answer is an error.
+ */
+async function settle(ctx: Context, label: string, where: string): Promise<void> {
   const lifecycle = (ctx.root as any).lifecycle
-  await (lifecycle[symbols.original] ?? lifecycle).flush()
+  const raw = process.env.CORDAGE_PLUGIN_START_TIMEOUT_MS
+  const ms = raw === undefined || raw.trim() === '' ? DefaultPluginStartTimeoutMs : Number(raw)
+  if (!Number.isInteger(ms) || ms < 1 || ms > 2_147_483_647) {
+    throw new CordageError('invalid_input', `CORDAGE_PLUGIN_START_TIMEOUT_MS must be a whole number of milliseconds from 1 to 2147483647, got ${JSON.stringify(raw)}; unset it for the default (${DefaultPluginStartTimeoutMs} ms)`)
+  }
+  let timer: NodeJS.Timeout | undefined
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new CordageError('plugin_load_timeout',
+      `plugin ${label} (${where}) did not finish starting within ${ms} ms (an apply that never settles?); fix the plugin, or raise CORDAGE_PLUGIN_START_TIMEOUT_MS if it is only slow`)), ms)
+  })
+  try {
+    await Promise.race([(lifecycle[symbols.original] ?? lifecycle).flush(), timeout])
+  } finally {
+    clearTimeout(timer)
+  }
 }
 
 function failed(ctx: Context, agent: string, planned: PlannedPlugin, error: CordageError): CordageError {

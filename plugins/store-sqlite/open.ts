@@ -8,7 +8,7 @@ import { existsSync, mkdirSync, statSync } from 'node:fs'
 import { dirname } from 'node:path'
 import Database from 'better-sqlite3'
 import { CordageError } from 'cordage'
-import { migrate, SchemaVersion } from './schema.ts'
+import { migrate, migrations, SchemaVersion } from './schema.ts'
 
 export interface OpenOptions {
   synchronous: 'full' | 'normal'
@@ -38,9 +38,12 @@ export function openDatabase(file: string, options: OpenOptions): Database.Datab
     db.pragma('journal_mode = WAL')
     db.pragma(`synchronous = ${options.synchronous.toUpperCase()}`)
     db.pragma(`busy_timeout = ${options.busyTimeoutMs}`)
-    checkOwner(db, file)
+    const version = checkOwner(db, file)
+    // The tables a database says it has are checked before a migration alters them, so a changed
+    // table is named as such rather than failing inside the migration.
+    if (version > 0 && version <= SchemaVersion) checkTables(db, file, version)
     migrate(db, file)
-    checkTables(db, file)
+    checkTables(db, file, SchemaVersion)
     return db
   } catch (error) {
     try { db?.close() } catch { /* closing a database that failed to open */ }
@@ -48,8 +51,11 @@ export function openDatabase(file: string, options: OpenOptions): Database.Datab
   }
 }
 
-/** Before migrating: an empty database, or one that says it is Cordage's, at a schema version we can read. */
-function checkOwner(db: Database.Database, file: string): void {
+/**
+ * Before migrating: an empty database, or one that says it is Cordage's, at a schema version we can
+ * read. Returns that version (0 for a new database).
+ */
+function checkOwner(db: Database.Database, file: string): number {
   const tables = (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name").all() as { name: string }[]).map((t) => t.name)
   const others = tables.filter((t) => t !== 'meta')
   const version = tables.includes('meta')
@@ -57,29 +63,36 @@ function checkOwner(db: Database.Database, file: string): void {
     : undefined
   if (version === undefined) {
     // Empty, or only the meta table of a first migration that did not commit: a new database.
-    if (!others.length) return
+    if (!others.length) return 0
     throw new CordageError('store_corrupt', `${file} is a SQLite database, but not Cordage's: it has the table(s) ${others.slice(0, 8).join(', ')}${others.length > 8 ? ', ...' : ''} and no Cordage schema version. store-sqlite never writes into another application's database: point the store's "path" at a new file (it is created), or move this one away`)
   }
   const number = Number(version)
   if (typeof version !== 'string' || !Number.isInteger(number) || number < 0) {
     throw new CordageError('store_corrupt', `${file}: its Cordage schema version is ${JSON.stringify(version)}, not a whole number: the database was edited or damaged. Restore it from a backup, or move it away to start an empty store (its runs would be lost)`)
   }
+  return number
 }
 
-let expected: Map<string, string[]> | undefined
+const expected = new Map<number, Map<string, string[]>>()
 
-/** The tables and columns a database migrated by this code has: learnt once, from an empty database in memory. */
-function expectedTables(): Map<string, string[]> {
-  if (!expected) {
+/**
+ * The tables and columns a database at schema `version` has: learnt once per version, from an empty
+ * database in memory migrated that far.
+ */
+function expectedTables(version: number): Map<string, string[]> {
+  let tables = expected.get(version)
+  if (!tables) {
     const memory = new Database(':memory:')
     try {
-      migrate(memory, ':memory:')
-      expected = tablesOf(memory)
+      memory.exec('CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)')
+      for (const step of migrations.slice(0, version)) step(memory)
+      tables = tablesOf(memory)
+      expected.set(version, tables)
     } finally {
       memory.close()
     }
   }
-  return expected
+  return tables
 }
 
 function tablesOf(db: Database.Database): Map<string, string[]> {
@@ -87,18 +100,18 @@ function tablesOf(db: Database.Database): Map<string, string[]> {
   return new Map(names.map((name) => [name, (db.prepare('SELECT name FROM pragma_table_info(?)').all(name) as { name: string }[]).map((c) => c.name)]))
 }
 
-/** After migrating: every table and column this store uses is there (extra ones are left alone). */
-function checkTables(db: Database.Database, file: string): void {
+/** Every table and column of schema `version` is there (extra ones are left alone). */
+function checkTables(db: Database.Database, file: string, version: number): void {
   const actual = tablesOf(db)
   const problems: string[] = []
-  for (const [table, columns] of expectedTables()) {
+  for (const [table, columns] of expectedTables(version)) {
     const have = actual.get(table)
     if (!have) { problems.push(`table ${table} is missing`); continue }
     const missing = columns.filter((c) => !have.includes(c))
     if (missing.length) problems.push(`table ${table} lacks the column(s) ${missing.join(', ')}`)
   }
   if (problems.length) {
-    throw new CordageError('store_corrupt', `${file} says it has Cordage schema version ${SchemaVersion}, but ${problems.join('; ')}: it was changed by something else. Restore it from a backup, or move it away to start an empty store (its runs would be lost)`)
+    throw new CordageError('store_corrupt', `${file} says it has Cordage schema version ${version}, but ${problems.join('; ')}: it was changed by something else. Restore it from a backup, or move it away to start an empty store (its runs would be lost)`)
   }
 }
 

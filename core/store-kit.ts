@@ -137,7 +137,11 @@ export class HistoryChecker {
     this.chainedFrom ??= row.seq
     const link = chainHash(this.previous, row.body, this.key)
     if (row.chain !== link) {
-      this.bad = { seq: row.seq, problem: `its chain hash does not match its body and the chain before it${this.key === undefined ? '' : ' under the key'}: the event was changed, or events before it were removed, inserted or re-chained${this.key === undefined ? '' : ' without the key'}` }
+      // At the first link, another key (or a key where none is set now) fails the same way as an edit.
+      const first = this.chainedFrom === row.seq
+        ? this.key === undefined ? '; or the run was chained under a key, and this store has none set to check it with' : '; or the run was chained without a key, or under another one'
+        : ''
+      this.bad = { seq: row.seq, problem: `its chain hash does not match its body and the chain before it${this.key === undefined ? '' : ' under the key'}: the event was changed, or events before it were removed, inserted or re-chained${this.key === undefined ? '' : ' without the key'}${first}` }
       return
     }
     this.previous = link

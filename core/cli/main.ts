@@ -17,6 +17,8 @@ import { ExitCodes, exitCodeFor } from './exit-codes.ts'
 import { formatEvent, formatGrant, formatSummary } from './format.ts'
 import { lockPreset } from './lock.ts'
 import { debounceOf, dev, printReload, printWatching } from './dev.ts'
+import { verify } from './verify.ts'
+import { scan } from './scan.ts'
 
 export interface Output {
   out(line: string): void
@@ -255,6 +257,10 @@ const commands: Record<string, Handler> = {
       await app.stop()
     }
   },
+
+  // Reading runs starts only the stores: no tool servers, no model keys needed.
+  verify: (args, io) => verify(args, io, (flags) => open(flags, undefined, true)),
+  scan: (args, io) => scan(args, io, (flags) => open(flags, undefined, true)),
 
   dev: (args, io) => dev(args, io, (flags, agents) => open(flags, agents)),
 

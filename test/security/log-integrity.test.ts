@@ -1,0 +1,174 @@
+/**
+ * Integrity of the log, through the CLI on store-sqlite: `cordage verify RUN` proves a run's history
+ * was not edited after it was written (the hash chain), and the commands that read a run refuse a
+ * damaged one with `error [store_corrupt]`, never a stack trace. Every edit below is made with SQL on
+ * the database file, behind the store's back, as someone who can write the file would.
+ */
+import assert from 'node:assert/strict'
+import { writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { after, describe, it } from 'node:test'
+import Database from 'better-sqlite3'
+import { stringify } from 'yaml'
+import { chainHash, type RunEvent } from 'cordage'
+import { main } from '../../core/cli/main.ts'
+import { deskPreset, refundAnswer, tempDir, type DeskOptions } from '../helpers.ts'
+
+const savedKey = process.env.CORDAGE_LOG_KEY
+after(() => { if (savedKey === undefined) delete process.env.CORDAGE_LOG_KEY; else process.env.CORDAGE_LOG_KEY = savedKey })
+
+async function cli(args: string[]) {
+  const out: string[] = []
+  const err: string[] = []
+  const code = await main(args, { out: (l) => out.push(l), err: (l) => err.push(l) })
+  return { code, out: out.join('\n'), err: err.join('\n') }
+}
+
+/** A support desk on store-sqlite in a temp folder: its preset file and database file. */
+function desk(options: Partial<DeskOptions> = {}) {
+  const dir = tempDir()
+  const file = join(dir, 'preset.yml')
+  writeFileSync(file, stringify(deskPreset({
+    script: [{ tool: 'lookup_policy', args: { topic: 'refunds' } }, { final: refundAnswer }],
+    storePlugin: { plugin: 'store-sqlite', config: { path: 'runs.db' } },
+    ...options,
+  }, 'outbox.jsonl')))
+  return { file, db: join(dir, 'runs.db') }
+}
+
+/** Run the desk's task; the run's id and exit code. */
+async function run(file: string) {
+  const result = await cli(['run', '--preset', file, '--json'])
+  const events = result.out.split('\n').map((l) => JSON.parse(l) as RunEvent)
+  return { code: result.code, runId: events[0].runId, events }
+}
+
+/** SQL on the database file, behind the store's back. */
+function sql(db: string, text: string, ...params: unknown[]) {
+  const conn = new Database(db)
+  try { return conn.prepare(text).run(...params) } finally { conn.close() }
+}
+
+function rows(db: string, runId: string): { seq: number; body: string; chain: string | null }[] {
+  const conn = new Database(db, { readonly: true })
+  try { return conn.prepare('SELECT seq, body, chain FROM events WHERE run_id = ? ORDER BY seq').all(runId) as never } finally { conn.close() }
+}
+
+describe('cordage verify', () => {
+  it('passes a fresh run: every event chained, with the head to keep elsewhere', async () => {
+    delete process.env.CORDAGE_LOG_KEY
+    const { file, db } = desk()
+    const { code, runId, events } = await run(file)
+    assert.equal(code, 0)
+    const readable = await cli(['verify', runId, '--preset', file])
+    assert.equal(readable.code, 0, readable.err)
+    assert.match(readable.out, new RegExp(`^run ${runId}: intact: ${events.length} event\\(s\\), numbered 1\\.\\.${events.length}`))
+    assert.match(readable.out, /each chained to the one before \(SHA-256, no key/)
+    const head = rows(db, runId).at(-1)!.chain!
+    assert.match(readable.out, new RegExp(`head ${head}$`))
+    const json = await cli(['verify', runId, '--preset', file, '--json'])
+    assert.deepEqual(JSON.parse(json.out), { runId, events: events.length, chained: true, keyed: false, head, agent: 'support', intact: true })
+  })
+
+  it('fails after an edit that is still valid JSON: who approved a follow-up', async () => {
+    delete process.env.CORDAGE_LOG_KEY
+    const { file, db } = desk({ script: [{ tool: 'record_followup', args: { ticketId: 'T-1', note: 'refund sent' } }, { final: 'Done.' }], verifier: { minCount: 0 } })
+    const { code, runId } = await run(file)
+    assert.equal(code, 5, 'waits for approval')
+    assert.equal((await cli(['approve', runId, 's1.a1', '--preset', file, '--by', 'alice'])).code, 0)
+    assert.equal((await cli(['verify', runId, '--preset', file])).code, 0)
+    const decided = rows(db, runId).find((r) => JSON.parse(r.body).type === 'tool/approval-decided')!
+    assert.match(decided.body, /"by":"alice"/)
+    sql(db, `UPDATE events SET body = replace(body, '"by":"alice"', '"by":"mallory"') WHERE run_id = ? AND seq = ?`, runId, decided.seq)
+    // Reading still works: the edit is a valid event at its seq. Only the chain tells.
+    assert.equal((await cli(['events', runId, '--preset', file])).code, 0)
+    const result = await cli(['verify', runId, '--preset', file])
+    assert.equal(result.code, 1)
+    assert.match(result.out, new RegExp(`NOT INTACT at seq ${decided.seq}: its chain hash does not match`))
+    assert.match(result.err, new RegExp(`^error \\[store_corrupt\\]: run ${runId}, seq ${decided.seq}: `))
+    const json = await cli(['verify', runId, '--preset', file, '--json'])
+    assert.equal(json.code, 1)
+    assert.deepEqual([JSON.parse(json.out).intact, JSON.parse(json.out).firstBad.seq], [false, decided.seq])
+  })
+
+  it('fails after a deleted row and after a renumbered row, naming the seq', async () => {
+    delete process.env.CORDAGE_LOG_KEY
+    const { file, db } = desk()
+    const deleted = (await run(file)).runId
+    const renumbered = (await run(file)).runId
+    sql(db, 'DELETE FROM events WHERE run_id = ? AND seq = 7', deleted)
+    sql(db, 'UPDATE events SET seq = seq + 100 WHERE run_id = ? AND seq = 9', renumbered)
+    const one = await cli(['verify', deleted, '--preset', file])
+    assert.equal(one.code, 1)
+    assert.match(one.out, /NOT INTACT at seq 7: the event at seq 7 is missing: the next stored event is seq 8/)
+    const two = await cli(['verify', renumbered, '--preset', file])
+    assert.equal(two.code, 1)
+    assert.match(two.out, /NOT INTACT at seq 9: the event at seq 9 is missing: the next stored event is seq 10/)
+  })
+
+  it('with a key, fails after an edit whose chain was recomputed without the key; without one, such an edit only changes the head', async () => {
+    process.env.CORDAGE_LOG_KEY = 'a-log-key-kept-outside-the-database'
+    try {
+      const keyed = desk()
+      const { runId } = await run(keyed.file)
+      const intact = await cli(['verify', runId, '--preset', keyed.file])
+      assert.equal(intact.code, 0, intact.err)
+      assert.match(intact.out, /under the key \(HMAC-SHA-256\)/)
+      rechainWithoutKey(keyed.db, runId)
+      const result = await cli(['verify', runId, '--preset', keyed.file])
+      assert.equal(result.code, 1)
+      assert.match(result.out, /NOT INTACT at seq 1: its chain hash does not match its body and the chain before it under the key/)
+      assert.match(result.err, /error \[store_corrupt\]/)
+    } finally {
+      delete process.env.CORDAGE_LOG_KEY
+    }
+    // The same edit on a store without a key passes: anyone who can write the database can chain
+    // again. What is left is the head, which changed (an anchor kept elsewhere shows it).
+    const plain = desk()
+    const { runId } = await run(plain.file)
+    const before = JSON.parse((await cli(['verify', runId, '--preset', plain.file, '--json'])).out).head
+    rechainWithoutKey(plain.db, runId)
+    const after = await cli(['verify', runId, '--preset', plain.file, '--json'])
+    assert.equal(after.code, 0)
+    assert.notEqual(JSON.parse(after.out).head, before)
+  })
+
+  it('is a usage error without a run, or for a run the stores do not have', async () => {
+    const { file } = desk()
+    assert.equal((await cli(['verify', '--preset', file])).code, 2)
+    const missing = await cli(['verify', 'run_nope', '--preset', file])
+    assert.equal(missing.code, 2)
+    assert.match(missing.err, /^error \[run_not_found\]: no run run_nope/)
+  })
+})
+
+describe('a damaged run read by the CLI', () => {
+  it('events and resume say error [store_corrupt] with the run and seq, exit 1, and print no stack trace', async () => {
+    delete process.env.CORDAGE_LOG_KEY
+    const { file, db } = desk({ script: [{ tool: 'record_followup', args: { ticketId: 'T-1', note: 'x' } }, { final: 'Done.' }], verifier: { minCount: 0 } })
+    const { code, runId } = await run(file)
+    assert.equal(code, 5)
+    sql(db, `UPDATE events SET body = '{"type": "tool/decision", ' WHERE run_id = ? AND seq = 4`, runId)
+    for (const args of [['events', runId], ['events', runId, '--after', '2'], ['resume', runId], ['approve', runId, 's1.a1']]) {
+      const result = await cli([...args, '--preset', file])
+      assert.equal(result.code, 1, `${args.join(' ')}: ${result.err}`)
+      assert.match(result.err, new RegExp(`^error \\[store_corrupt\\]: run ${runId}, seq 4: its stored body is not valid JSON`), args.join(' '))
+      assert.doesNotMatch(result.err, /internal error|\n\s+at /, args.join(' '))
+    }
+  })
+})
+
+/** Edit seq 2's body and chain every event again with plain SHA-256, as someone without the key would. */
+function rechainWithoutKey(db: string, runId: string) {
+  const conn = new Database(db)
+  try {
+    let link = ''
+    for (const row of conn.prepare('SELECT seq, body FROM events WHERE run_id = ? ORDER BY seq').all(runId) as { seq: number; body: string }[]) {
+      const body = row.seq === 2 ? row.body.replace('"turn/start"', '"turn/start","edited":true') : row.body
+      link = chainHash(link, body)
+      conn.prepare('UPDATE events SET body = ?, chain = ? WHERE run_id = ? AND seq = ?').run(body, link, runId, row.seq)
+    }
+  } finally {
+    conn.close()
+  }
+}

@@ -166,7 +166,10 @@ async function handle(api: ApiContext, token: string, req: IncomingMessage, res:
 }
 
 async function route(api: ApiContext, req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
-  const path = url.pathname.replace(/\/+$/, '')
+  // Trailing slashes cut by hand: /\/+$/ backtracks quadratically on a path of many slashes.
+  let end = url.pathname.length
+  while (end > 0 && url.pathname.charCodeAt(end - 1) === 47) end--
+  const path = url.pathname.slice(0, end)
   const method = req.method ?? 'GET'
   const parts = path.split('/').slice(2).map(decoded)
   const only = (allowed: string) => {

@@ -32,7 +32,7 @@ async function damage(store: StoreService, sql: string) {
 }
 
 describe('store-postgres', { skip }, () => {
-  runStoreContract('store-postgres', (options) => open(options), { damage })
+  runStoreContract('store-postgres', (options) => open(options), { damage, link: (hex) => `decode('${hex}', 'hex')` })
 
   it('loads from the newest snapshot and the events after it', async () => {
     const store = await open()

@@ -71,7 +71,7 @@ export class PostgresStore implements StoreService {
     await this.tx(async (c) => {
       // With the run's row, the chain hash of its last event: the link the batch continues.
       const row = (await c.query<RunRow & { head: string | null }>(
-        'SELECT runs.*, (SELECT chain FROM events WHERE events.run_id = runs.run_id AND events.seq = runs.last_seq) AS head FROM runs WHERE run_id = $1 FOR UPDATE', [runId])).rows[0]
+        `SELECT runs.*, (SELECT encode(chain, 'hex') FROM events WHERE events.run_id = runs.run_id AND events.seq = runs.last_seq) AS head FROM runs WHERE run_id = $1 FOR UPDATE`, [runId])).rows[0]
       const last = row?.last_seq ?? 0
       // The lease first: "another worker owns the run" says more than "you are behind".
       if (options.lease && !row && options.lease.token !== 1) throw new CordageError('lease_lost', `run ${runId} is new: its first lease has token 1, not ${options.lease.token}`)
@@ -110,7 +110,8 @@ export class PostgresStore implements StoreService {
         const body = JSON.stringify(event)
         if (this.chain) link = chainHash(link, body, this.chainKey)
         values.push(runId, event.seq, event.type, body, this.chain ? link : null)
-        return `($${i * 5 + 1}, $${i * 5 + 2}, $${i * 5 + 3}, $${i * 5 + 4}, $${i * 5 + 5})`
+        // The link is kept as the digest's 32 bytes (half the hex text).
+        return `($${i * 5 + 1}, $${i * 5 + 2}, $${i * 5 + 3}, $${i * 5 + 4}, decode($${i * 5 + 5}, 'hex'))`
       })
       await c.query(`INSERT INTO events (run_id, seq, type, body, chain) VALUES ${rows.join(', ')}`, values)
       if (events.some((e) => e.type === 'run/end')) await c.query('UPDATE runs SET cancel_by = NULL, cancel_reason = NULL, cancel_at = NULL WHERE run_id = $1', [runId])
@@ -176,7 +177,7 @@ export class PostgresStore implements StoreService {
     const check = new HistoryChecker(runId, this.chainKey)
     for (let after = 0; ;) {
       const rows = (await this.query<{ seq: number; body: string; chain: string | null }>(
-        'SELECT seq, body, chain FROM events WHERE run_id = $1 AND seq > $2 ORDER BY seq LIMIT $3', [runId, after, VerifyPage])).rows
+        `SELECT seq, body, encode(chain, 'hex') AS chain FROM events WHERE run_id = $1 AND seq > $2 ORDER BY seq LIMIT $3`, [runId, after, VerifyPage])).rows
       for (const row of rows) check.add(row)
       if (rows.length < VerifyPage) break
       after = rows[rows.length - 1].seq

@@ -66,10 +66,10 @@ export const migrations: string[] = [
   );
   CREATE INDEX grants_agent_tool ON grants (agent, tool);
   `,
-  // 3: each event's link in the run's hash chain (NULL for events stored before: "not chained up to
-  // seq N"), and the observation the model was told of an effect, kept with its outcome
+  // 3: each event's link in the run's hash chain, the 32 bytes of the digest (NULL for events stored
+  // before: "not chained up to seq N"), and the observation the model was told of an effect
   `
-  ALTER TABLE events ADD COLUMN chain TEXT;
+  ALTER TABLE events ADD COLUMN chain BYTEA;
   ALTER TABLE effects ADD COLUMN observation TEXT;
   `,
 ]

@@ -17,7 +17,7 @@ function damage(store: StoreService, sql: string) {
   try { db.exec(sql) } finally { db.close() }
 }
 
-runStoreContract('store-sqlite', (options) => open(undefined, options?.chainKey), { damage })
+runStoreContract('store-sqlite', (options) => open(undefined, options?.chainKey), { damage, link: (hex) => `X'${hex}'` })
 
 describe('store-sqlite', () => {
   it('keeps everything across a close and a reopen (another process would see the same)', async () => {

@@ -91,11 +91,12 @@ export class SqliteStore implements StoreService {
     for (const write of options.effects ?? []) this.writeEffect(write)
     // Each event is chained to the one before over the exact text stored (core/store-kit.ts): one hash
     // per event, nothing serialised again. A run stored before chaining continues from the empty link.
-    let link = this.chain && expectedSeq > 0 ? this.sql.chainAt.get(runId, expectedSeq)?.chain ?? '' : ''
+    // The link is kept as the digest's 32 bytes (half the hex text: the chain adds ~35 bytes an event).
+    let link = this.chain && expectedSeq > 0 ? hex(this.sql.chainAt.get(runId, expectedSeq)?.chain) ?? '' : ''
     for (const event of events) {
       const body = JSON.stringify(event)
       if (this.chain) link = chainHash(link, body, this.chainKey)
-      this.sql.insertEvent.run(runId, event.seq, event.type, body, this.chain ? link : null)
+      this.sql.insertEvent.run(runId, event.seq, event.type, body, this.chain ? Buffer.from(link, 'hex') : null)
     }
 
     let summary = row ? summaryOf(row) : undefined
@@ -159,7 +160,7 @@ export class SqliteStore implements StoreService {
   async verify(runId: string): Promise<HistoryCheck> {
     const { last_seq } = this.need(runId)
     const check = new HistoryChecker(runId, this.chainKey)
-    for (const row of this.sql.chainRows.iterate(runId)) check.add(row)
+    for (const row of this.sql.chainRows.iterate(runId)) check.add({ seq: row.seq, body: row.body, chain: hex(row.chain) ?? null })
     return check.finish(last_seq)
   }
 
@@ -264,8 +265,8 @@ function statements(db: Database.Database) {
       updateRun: db.prepare('UPDATE runs SET status = @status, failure_code = @failureCode, last_seq = @lastSeq, updated_at = @updatedAt, agent = @agent WHERE run_id = @runId'),
       clearCancel: db.prepare('UPDATE runs SET cancel_by = NULL, cancel_reason = NULL, cancel_at = NULL WHERE run_id = ?'),
       insertEvent: db.prepare('INSERT INTO events (run_id, seq, type, body, chain) VALUES (?, ?, ?, ?, ?)'),
-      chainAt: db.prepare<[string, number], { chain: string | null }>('SELECT chain FROM events WHERE run_id = ? AND seq = ?'),
-      chainRows: db.prepare<[string], { seq: number; body: string; chain: string | null }>('SELECT seq, body, chain FROM events WHERE run_id = ? AND seq > 0 ORDER BY seq'),
+      chainAt: db.prepare<[string, number], { chain: Buffer | string | null }>('SELECT chain FROM events WHERE run_id = ? AND seq = ?'),
+      chainRows: db.prepare<[string], { seq: number; body: string; chain: Buffer | string | null }>('SELECT seq, body, chain FROM events WHERE run_id = ? AND seq > 0 ORDER BY seq'),
       events: db.prepare<[string, number], { seq: number; body: string }>('SELECT seq, body FROM events WHERE run_id = ? AND seq > ? ORDER BY seq'),
       eventsLimit: db.prepare<[string, number, number], { seq: number; body: string }>('SELECT seq, body FROM events WHERE run_id = ? AND seq > ? ORDER BY seq LIMIT ?'),
       snapshot: db.prepare<[string], { seq: number; version: number; state: string }>('SELECT seq, version, state FROM snapshots WHERE run_id = ?'),
@@ -311,6 +312,11 @@ function parsed(row: EffectRow, column: 'receipt' | 'output'): unknown {
   } catch {
     throw new CordageError('store_corrupt', `the ledger entry for idempotency key ${row.key} (run ${row.run_id} ${row.action_id}): its ${column} is not valid JSON; the store was damaged or edited after it was written`, { data: { key: row.key, runId: row.run_id, problem: `${column} is not valid JSON` } })
   }
+}
+
+/** A stored link as hex: the store writes the digest's bytes; a link stored as text is taken as it is. */
+function hex(chain: Buffer | string | null | undefined): string | undefined {
+  return chain === null || chain === undefined ? undefined : typeof chain === 'string' ? chain : chain.toString('hex')
 }
 
 function json(value: unknown): string | null {

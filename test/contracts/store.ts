@@ -61,6 +61,8 @@ export interface ContractOptions {
    * that does not hold together, and that `verify` finds edits.
    */
   damage?: (store: StoreService, sql: string) => Promise<void> | void
+  /** The SQL literal of a chain link (the digest's bytes) given as hex, in the store's dialect; with `damage`. */
+  link?: (hex: string) => string
 }
 
 /** The factory's options: `chainKey` for a store that chains events under a key (HMAC). */
@@ -445,7 +447,7 @@ export function runStoreContract(name: string, makeRawStore: (options?: MakeOpti
         for (const event of events) {
           const body = JSON.stringify(event.seq === 2 ? { ...event, data: { index: 200 } } : event)
           link = chainHash(link, body)
-          await keyed.hurt(`UPDATE events SET body = ${quote(body)}, chain = '${link}' WHERE run_id = 'r1' AND seq = ${event.seq}`)
+          await keyed.hurt(`UPDATE events SET body = ${quote(body)}, chain = ${contract.link!(link)} WHERE run_id = 'r1' AND seq = ${event.seq}`)
         }
         assert.equal((await keyed.store.load('r1'))[1].type, 'step/start')
         const check = await keyed.store.verify!('r1')
@@ -459,7 +461,7 @@ export function runStoreContract(name: string, makeRawStore: (options?: MakeOpti
         for (const event of events) {
           const body = JSON.stringify(event.seq === 2 ? { ...event, data: { index: 200 } } : event)
           relink = chainHash(relink, body)
-          await unkeyed.hurt(`UPDATE events SET body = ${quote(body)}, chain = '${relink}' WHERE run_id = 'r1' AND seq = ${event.seq}`)
+          await unkeyed.hurt(`UPDATE events SET body = ${quote(body)}, chain = ${contract.link!(relink)} WHERE run_id = 'r1' AND seq = ${event.seq}`)
         }
         const edited = await unkeyed.store.verify!('r1')
         assert.equal(edited.firstBad, undefined)

@@ -51,7 +51,7 @@ function sql(db: string, text: string, ...params: unknown[]) {
 
 function rows(db: string, runId: string): { seq: number; body: string; chain: string | null }[] {
   const conn = new Database(db, { readonly: true })
-  try { return conn.prepare('SELECT seq, body, chain FROM events WHERE run_id = ? ORDER BY seq').all(runId) as never } finally { conn.close() }
+  try { return conn.prepare("SELECT seq, body, hex(chain) AS chain FROM events WHERE run_id = ? ORDER BY seq").all(runId).map((r) => ({ ...(r as object), chain: (r as { chain: string | null }).chain?.toLowerCase() ?? null })) as never } finally { conn.close() }
 }
 
 describe('cordage verify', () => {
@@ -166,7 +166,7 @@ function rechainWithoutKey(db: string, runId: string) {
     for (const row of conn.prepare('SELECT seq, body FROM events WHERE run_id = ? ORDER BY seq').all(runId) as { seq: number; body: string }[]) {
       const body = row.seq === 2 ? row.body.replace('"turn/start"', '"turn/start","edited":true') : row.body
       link = chainHash(link, body)
-      conn.prepare('UPDATE events SET body = ?, chain = ? WHERE run_id = ? AND seq = ?').run(body, link, runId, row.seq)
+      conn.prepare('UPDATE events SET body = ?, chain = ? WHERE run_id = ? AND seq = ?').run(body, Buffer.from(link, 'hex'), runId, row.seq)
     }
   } finally {
     conn.close()

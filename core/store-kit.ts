@@ -15,7 +15,7 @@
  *
  * What the chain proves, and what not, is in docs/durability.md#integrity-of-the-log.
  */
-import { createHash, createHmac } from 'node:crypto'
+import * as crypto from 'node:crypto'
 import { CordageError } from './errors.ts'
 import type { RunEvent } from './events.ts'
 import type { HistoryCheck } from './services/store.ts'
@@ -92,9 +92,15 @@ export function chainKeyOf(variable: string, store: string, env: NodeJS.ProcessE
   return value
 }
 
-/** The next link: `H(previous + "\n" + body)`, hex; HMAC-SHA-256 under `key`, else SHA-256. */
+/** Node's one-shot hash (20.12 and later): about half the cost of a Hash object for a short text. */
+const oneShot = (crypto as { hash?: (algorithm: string, data: string, encoding: 'hex') => string }).hash
+
+/** The next link: `H(previous + "\n" + body)`, hex; HMAC-SHA-256 under `key`, else SHA-256 (of the UTF-8 text). */
 export function chainHash(previous: string, body: string, key?: string): string {
-  return (key === undefined ? createHash('sha256') : createHmac('sha256', key)).update(previous).update('\n').update(body).digest('hex')
+  // The joined text in one call: each call into native code costs more than the copy.
+  const text = `${previous}\n${body}`
+  if (key !== undefined) return crypto.createHmac('sha256', key).update(text).digest('hex')
+  return oneShot ? oneShot('sha256', text, 'hex') : crypto.createHash('sha256').update(text).digest('hex')
 }
 
 /**

@@ -1,0 +1,79 @@
+/**
+ * core/regex.ts: patterns from presets and from the model on the linear-time engine, with JavaScript's
+ * flags and a clear error for what the engine cannot do.
+ */
+import assert from 'node:assert/strict'
+import { describe, it } from 'node:test'
+import { regexProblem, safeRegex } from '../../core/regex.ts'
+
+const Unsupported = ' (lookahead, lookbehind and backreferences are not supported: patterns run on a linear-time engine, so that no input can stall the process)'
+
+describe('safeRegex', () => {
+  it('tests, finds and replaces like a RegExp', () => {
+    const re = safeRegex('\\[source: ([^\\]]+)\\]')
+    assert.equal(re.source, '\\[source: ([^\\]]+)\\]')
+    assert.equal(re.test('see [source: policy/refunds#2]'), true)
+    assert.equal(re.test('see source: policy'), false)
+    const m = re.exec('a [source: x] b [source: y]')!
+    assert.equal(m[0], '[source: x]')
+    assert.equal(m[1], 'x')
+    assert.equal(m.index, 2)
+    assert.equal(re.exec('nothing'), null)
+    assert.deepEqual([...re.matchAll('[source: x][source: y]')].map((x) => [x[1], x.index]), [['x', 0], ['y', 11]])
+    assert.equal(re.replace('a [source: x] b [source: y] c', (x) => `<${x[1]}>`), 'a <x> b <y> c')
+    assert.equal(re.replace('no match here', () => 'X'), 'no match here')
+    assert.ok(Object.isFrozen(re))
+  })
+
+  it('honours i, m and s, accepts g and u, and shows the flags it honours, sorted, once', () => {
+    assert.equal(safeRegex('abc').test('ABC'), false)
+    assert.equal(safeRegex('abc', 'i').test('ABC'), true)
+    assert.equal(safeRegex('^b$').test('a\nb'), false)
+    assert.equal(safeRegex('^b$', 'm').test('a\nb'), true)
+    assert.equal(safeRegex('a.b').test('a\nb'), false)
+    assert.equal(safeRegex('a.b', 's').test('a\nb'), true)
+    assert.equal(safeRegex('a', 'gu').flags, '')
+    assert.equal(safeRegex('a', 'smigsi').flags, 'ims')
+    assert.equal(safeRegex('a', 'ug').test('a'), true)
+    assert.equal(safeRegex('A', 'mi').test('a'), true, 'several flags combine')
+    assert.equal(safeRegex('^A.B$', 'ms').test('x\na\nB'), false)
+    assert.equal(safeRegex('^A.B$', 'msi').test('x\na\nb'), true)
+  })
+
+  it('refuses an unknown flag', () => {
+    assert.throws(() => safeRegex('a', 'y'), { code: 'invalid_input', message: 'regular expression flag "y" is not supported; use i, m or s' })
+    assert.throws(() => safeRegex('a', 'ix'), { message: /flag "x"/ })
+  })
+
+  it('refuses a pattern that is not a string', () => {
+    assert.throws(() => safeRegex(5 as unknown as string), { code: 'invalid_input', message: 'a regular expression must be a string, got number' })
+    assert.throws(() => safeRegex(null as unknown as string), { message: 'a regular expression must be a string, got null' })
+  })
+
+  it('says what is wrong with a pattern that does not compile, without the engine\'s prefix', () => {
+    assert.throws(() => safeRegex('(a'), { code: 'invalid_input', message: '/(a/ is not a valid regular expression: missing closing ): `(a`' })
+    assert.throws(() => safeRegex('a{2,1}'), { message: '/a{2,1}/ is not a valid regular expression: invalid repeat count: `{2,1}`' })
+  })
+
+  it('says why lookaround and backreferences are refused', () => {
+    for (const p of ['(?=a)', '(?!a)', '(?<=a)b', '(?<!a)b', '(a)\\1', '(a)(b)\\2']) {
+      assert.throws(() => safeRegex(p), (e: Error) => e.message.startsWith(`/${p}/ is not a valid regular expression: `) && e.message.endsWith(Unsupported), p)
+    }
+    assert.ok(!regexProblem('[z-a]')!.endsWith(Unsupported))
+  })
+
+  it('runs a catastrophic pattern in linear time', () => {
+    const started = performance.now()
+    assert.equal(safeRegex('^(a+)+$').test('a'.repeat(5_000) + 'b'), false)
+    assert.ok(performance.now() - started < 2_000)
+  })
+})
+
+describe('regexProblem', () => {
+  it('is undefined for a good pattern and the message otherwise', () => {
+    assert.equal(regexProblem('a+'), undefined)
+    assert.equal(regexProblem('a', 'i'), undefined)
+    assert.equal(regexProblem('a', 'q'), 'regular expression flag "q" is not supported; use i, m or s')
+    assert.equal(regexProblem(['a']), 'a regular expression must be a string, got object')
+  })
+})

@@ -1,0 +1,190 @@
+/**
+ * `npm run test:mutation [-- FILE...] [--force] [--log info]`: mutation testing of the trust boundary.
+ *
+ * For each target of test/mutation/targets.ts (or those named: `core/ticket.ts`, or a part such as
+ * `plugins/store-memory/memory-store.ts#ledger`), StrykerJS mutates that file only and runs, for each
+ * mutant, only the tests that exercise it, through the `command` test runner (node:test has no Stryker
+ * runner). Results are kept per target in reports/mutation/<target>.incremental.json, so a second run
+ * tests only the mutants whose code changed.
+ *
+ * The command runner reports no per-test coverage, so Stryker's incremental mode cannot see that a
+ * test was added. This script keeps a digest of each target's test files beside its incremental file:
+ * when the tests changed, the mutants that were not killed are tested again (killed ones are kept).
+ * `--force` tests every mutant again.
+ *
+ * Equivalent mutants (test/mutation/equivalent.md) are survivors no test can kill: they are listed
+ * apart and left out of the score, never counted as killed.
+ *
+ * Exit code: 0 when every target scored at least the threshold (90%, or `--threshold N`), else 1.
+ */
+import { createHash } from 'node:crypto'
+import { relative } from 'node:path'
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { Stryker } from '@stryker-mutator/core'
+import type { MutantResult, PartialStrykerOptions } from '@stryker-mutator/api/core'
+import { Targets, type Target } from './targets.ts'
+
+const ReportDir = 'reports/mutation'
+
+interface Row {
+  target: string
+  mutants: number
+  killed: number
+  survived: number
+  timeout: number
+  noCoverage: number
+  errors: number
+  equivalent: number
+  score: number
+  seconds: number
+}
+
+interface Equivalent {
+  file: string
+  line: number
+  mutator: string
+  replacement: string
+  reason: string
+}
+
+function parseArgs(argv: string[]) {
+  const names: string[] = []
+  let force = false
+  let logLevel = 'warn' as PartialStrykerOptions['logLevel']
+  let threshold = 90
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]
+    if (arg === '--force') force = true
+    else if (arg === '--log') logLevel = argv[++i] as PartialStrykerOptions['logLevel']
+    else if (arg === '--threshold') threshold = Number(argv[++i])
+    else if (arg.startsWith('--')) throw new Error(`unknown option ${arg}; options: --force, --log LEVEL, --threshold N`)
+    else names.push(arg)
+  }
+  return { names, force, logLevel, threshold }
+}
+
+function pick(names: string[]): Target[] {
+  if (!names.length) return Targets
+  return names.map((name) => {
+    const exact = Targets.find((t) => t.name === name)
+    if (exact) return exact
+    const parts = Targets.filter((t) => t.name.split('#')[0] === name)
+    if (parts.length === 1) return parts[0]
+    throw new Error(`no target ${name}; targets: ${Targets.map((t) => t.name).join(', ')}`)
+  })
+}
+
+/** The equivalent mutants listed in equivalent.md: `| file | line | mutator | replacement | reason |`. */
+function readEquivalents(): Equivalent[] {
+  const text = readFileSync(new URL('./equivalent.md', import.meta.url), 'utf8')
+  const out: Equivalent[] = []
+  for (const line of text.split('\n')) {
+    const cells = line.split(/(?<!\\)\|/).slice(1, -1).map((c) => c.trim())
+    if (cells.length !== 5 || !/^\d+$/.test(cells[1])) continue
+    const unquote = (s: string) => s.replace(/^`|`$/g, '').replaceAll('\\|', '|')
+    out.push({ file: unquote(cells[0]), line: Number(cells[1]), mutator: cells[2], replacement: unquote(cells[3]), reason: cells[4] })
+  }
+  return out
+}
+
+function oneLine(text: string | undefined): string {
+  return (text ?? '').replace(/\s+/g, ' ').trim()
+}
+
+function digestOf(files: string[]): string {
+  const h = createHash('sha256')
+  for (const file of files) h.update(file).update('\0').update(readFileSync(file)).update('\0')
+  return h.digest('hex')
+}
+
+/** Keep killed results only, so the others are tested again against the changed tests. */
+function dropUnkilled(incrementalFile: string): void {
+  if (!existsSync(incrementalFile)) return
+  const report = JSON.parse(readFileSync(incrementalFile, 'utf8')) as { files: Record<string, { mutants: { status: string }[] }> }
+  for (const file of Object.values(report.files)) file.mutants = file.mutants.filter((m) => m.status === 'Killed')
+  writeFileSync(incrementalFile, JSON.stringify(report))
+}
+
+async function runTarget(target: Target, options: { force: boolean; logLevel: PartialStrykerOptions['logLevel'] }, equivalents: Equivalent[]): Promise<Row> {
+  const started = Date.now()
+  const slug = target.name.replace(/[^A-Za-z0-9.-]+/g, '_')
+  const incrementalFile = `${ReportDir}/${slug}.incremental.json`
+  const digestFile = `${ReportDir}/${slug}.tests.sha256`
+  const tests = target.tests.filter((t) => existsSync(t))
+  if (!tests.length) throw new Error(`${target.name}: none of its test files exist (${target.tests.join(', ')})`)
+  const digest = digestOf(tests)
+  const previous = existsSync(digestFile) ? readFileSync(digestFile, 'utf8').trim() : undefined
+  if (previous !== undefined && previous !== digest) dropUnkilled(incrementalFile)
+
+  const command = `node --import tsx --test --test-reporter=dot --test-timeout=60000 ${tests.join(' ')}`
+  console.log(`\n▶ ${target.name}: ${command}`)
+  const stryker = new Stryker({
+    configFile: 'stryker.config.json',
+    mutate: target.mutate(),
+    commandRunner: { command },
+    incremental: true,
+    incrementalFile,
+    force: options.force,
+    jsonReporter: { fileName: `${ReportDir}/${slug}.json` },
+    logLevel: options.logLevel,
+  })
+  const results: MutantResult[] = await stryker.runMutationTest()
+  writeFileSync(digestFile, digest + '\n')
+
+  const row: Row = { target: target.name, mutants: 0, killed: 0, survived: 0, timeout: 0, noCoverage: 0, errors: 0, equivalent: 0, score: 0, seconds: 0 }
+  const unexplained: MutantResult[] = []
+  for (const m of results) {
+    const file = relative(process.cwd(), m.fileName)
+    if (m.status === 'Ignored' || m.status === 'Pending') continue
+    row.mutants++
+    if (m.status === 'Killed') row.killed++
+    else if (m.status === 'Timeout') row.timeout++
+    else if (m.status === 'NoCoverage') row.noCoverage++
+    else if (m.status === 'CompileError' || m.status === 'RuntimeError') row.errors++
+    else if (m.status === 'Survived') {
+      const eq = equivalents.find((e) => e.file === file && e.line === m.location.start.line && e.mutator === m.mutatorName && oneLine(e.replacement) === oneLine(m.replacement))
+      if (eq) row.equivalent++
+      else {
+        row.survived++
+        unexplained.push(m)
+      }
+    }
+  }
+  // Detected (killed, timed out, or crashing the code under test) over everything that is not equivalent.
+  const detected = row.killed + row.timeout + row.errors
+  const valid = row.mutants - row.equivalent
+  row.score = valid ? (100 * detected) / valid : 100
+  row.seconds = (Date.now() - started) / 1000
+  for (const m of unexplained) {
+    console.log(`  survived: ${relative(process.cwd(), m.fileName)}:${m.location.start.line}:${m.location.start.column} ${m.mutatorName} → ${oneLine(m.replacement).slice(0, 100)}`)
+  }
+  return row
+}
+
+function printTable(rows: Row[], threshold: number): void {
+  const header = ['file', 'mutants', 'killed', 'survived', 'timeout', 'no cov', 'errors', 'equiv', 'score', 'time']
+  const total = rows.reduce((t, r) => ({
+    ...t, mutants: t.mutants + r.mutants, killed: t.killed + r.killed, survived: t.survived + r.survived, timeout: t.timeout + r.timeout,
+    noCoverage: t.noCoverage + r.noCoverage, errors: t.errors + r.errors, equivalent: t.equivalent + r.equivalent, seconds: t.seconds + r.seconds,
+  }), { target: 'total', mutants: 0, killed: 0, survived: 0, timeout: 0, noCoverage: 0, errors: 0, equivalent: 0, score: 0, seconds: 0 } as Row)
+  total.score = total.mutants - total.equivalent ? (100 * (total.killed + total.timeout + total.errors)) / (total.mutants - total.equivalent) : 100
+  const cells = (r: Row) => [r.target, r.mutants, r.killed, r.survived, r.timeout, r.noCoverage, r.errors, r.equivalent, `${r.score.toFixed(1)}%${r.score < threshold && r !== total ? ' ✗' : ''}`, `${Math.round(r.seconds)}s`].map(String)
+  const lines = [header, ...rows.map(cells), cells(total)]
+  const widths = header.map((_, i) => Math.max(...lines.map((l) => l[i].length)))
+  const fmt = (l: string[]) => l.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ')
+  console.log('\n' + fmt(header))
+  console.log(widths.map((w) => '-'.repeat(w)).join('  '))
+  for (const l of lines.slice(1, -1)) console.log(fmt(l))
+  console.log(widths.map((w) => '-'.repeat(w)).join('  '))
+  console.log(fmt(lines[lines.length - 1]))
+  console.log(`\nscore = (killed + timeout + errors) / (mutants - equivalent); equivalent mutants: test/mutation/equivalent.md; threshold ${threshold}%`)
+}
+
+const args = parseArgs(process.argv.slice(2))
+const targets = pick(args.names)
+mkdirSync(ReportDir, { recursive: true })
+const equivalents = readEquivalents()
+const rows: Row[] = []
+for (const target of targets) rows.push(await runTarget(target, args, equivalents))
+printTable(rows, args.threshold)
+process.exitCode = rows.every((r) => r.score >= args.threshold) ? 0 : 1

@@ -173,7 +173,7 @@ export const handlers = {
   async swap(ctx: ApiContext, res: ServerResponse, agentName: string, body: unknown) {
     const { plugin, version, config, by } = check(Bodies.swap, body)
     if (version === undefined && config === undefined) throw new HttpError(400, 'invalid_input', 'give the version to swap to, or a new config, or both')
-    const asked = { ...(version !== undefined ? { requested: version } : {}), ...(config !== undefined ? { config } : {}) }
+    const asked = { ...(version !== undefined ? { requested: version } : {}), ...(config !== undefined ? { config: structuredClone(config) } : {}) }
     let result: { from: string; to: string }
     try {
       result = await ctx.app.swap(agentName, plugin, { version, config })

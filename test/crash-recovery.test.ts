@@ -288,7 +288,8 @@ describe('crash recovery', () => {
     const drift = (await lab.events(runId)).filter((e) => e.type === 'run/version-drift')
     assert.deepEqual(drift.map((e) => e.type === 'run/version-drift' && e.data.decision), ['refused'])
 
-    const accepted = await lab.run(['resume', runId, '--accept-drift'])
+    // The refused approve recorded nothing: the same command with --accept-drift goes through.
+    const accepted = await lab.run(['approve', runId, 's1.a1', '--accept-drift'])
     assert.equal(accepted.code, 0, accepted.stderr)
     assert.equal(lab.payments().length, 1)
     const decisions = (await lab.events(runId)).filter((e) => e.type === 'tool/decision')

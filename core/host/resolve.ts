@@ -117,7 +117,8 @@ function checkConfig(preset: Preset, ref: PluginRef, entry: CatalogEntry, proble
     return undefined
   }
   try {
-    return schema(ref.config)
+    // On a copy: schemastery fills defaults into the object it is given, and the caller keeps its own.
+    return schema(structuredClone(ref.config))
   } catch (error) {
     const message = (error as Error).message.replace(/^\$/, '')
     const [path, ...rest] = message.split(' ')

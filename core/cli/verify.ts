@@ -67,13 +67,11 @@ function describe(check: HistoryCheck): string[] {
   const how = check.keyed
     ? 'under the key (HMAC-SHA-256): an edit cannot be chained again without it'
     : '(SHA-256, no key: this detects damage and edits that did not recompute the chain; anyone who can write the store can recompute it, so compare the head with a copy kept elsewhere, or set a key)'
-  const lines = [`run ${runId}: intact: ${numbered}`]
   const unchained = check.unchainedUpTo ?? 0
-  if (unchained >= events) {
-    lines.push(`  not chained up to seq ${unchained}: stored before this store chained events; these are checked for numbering and parsing only`)
-    return lines
-  }
-  if (unchained > 0) lines.push(`  not chained up to seq ${unchained}: stored before this store chained events; these are checked for numbering and parsing only`)
+  const why = 'stored before this store chained events, or their links were removed; checked for numbering and parsing only'
+  if (unchained >= events) return [`run ${runId}: NOT CHAINED: ${numbered}`, `  not chained up to seq ${unchained}: ${why}; nothing proves they were not edited`]
+  const lines = [`run ${runId}: intact: ${numbered}`]
+  if (unchained > 0) lines.push(`  not chained up to seq ${unchained}: ${why}`)
   lines.push(`  seq ${unchained + 1}..${events} each chained to the one before ${how}`)
   lines.push(`  head ${check.head}`)
   return lines

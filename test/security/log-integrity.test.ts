@@ -133,6 +133,19 @@ describe('cordage verify', () => {
     assert.notEqual(JSON.parse(after.out).head, before)
   })
 
+  it('says NOT CHAINED for a run without links (stored before chaining, or blanked), never intact and chained', async () => {
+    delete process.env.CORDAGE_LOG_KEY
+    const { file, db } = desk()
+    const { runId, events } = await run(file)
+    sql(db, 'UPDATE events SET chain = NULL WHERE run_id = ?', runId)
+    const result = await cli(['verify', runId, '--preset', file])
+    assert.equal(result.code, 0, 'nothing is damaged')
+    assert.match(result.out, new RegExp(`^run ${runId}: NOT CHAINED: .*\n  not chained up to seq ${events.length}: .*nothing proves they were not edited`))
+    assert.doesNotMatch(result.out, /intact|head/)
+    const json = JSON.parse((await cli(['verify', runId, '--preset', file, '--json'])).out)
+    assert.deepEqual([json.chained, json.unchainedUpTo, json.head, json.firstBad], [true, events.length, undefined, undefined])
+  })
+
   it('is a usage error without a run, or for a run the stores do not have', async () => {
     const { file } = desk()
     assert.equal((await cli(['verify', '--preset', file])).code, 2)

@@ -53,7 +53,8 @@ export const MaxJsonDepth = 64
 /**
  * What keeps a value from being plain JSON that every reader sees alike, or undefined when it is fine.
  * Refused: a key `__proto__` (JavaScript code downstream — a schema library copying keys, a tool, an
- * SDK — may take it for the prototype and see other arguments than policy judged), a lone surrogate,
+ * SDK — may take it for the prototype and see other arguments than policy judged), a getter (each
+ * reader could see another value, and the hash of a frozen value is remembered), a lone surrogate,
  * NaN or an infinite number, anything JSON has no form for (undefined in an array, functions, symbols,
  * bigints, cycles), and nesting deeper than {@link MaxJsonDepth}. `constructor` and `prototype` are
  * ordinary keys and are kept.
@@ -74,6 +75,7 @@ export function jsonProblem(value: unknown, path = '$', depth = 0, seen = new Se
       try {
         if (Array.isArray(value)) {
           for (let i = 0; i < value.length; i++) {
+            if (isAccessor(value, i)) return `${path}[${i}] is a getter, not a value: arguments are plain data, read once`
             const problem = value[i] === undefined ? `${path}[${i}] is undefined` : jsonProblem(value[i], `${path}[${i}]`, depth + 1, seen)
             if (problem) return problem
           }
@@ -84,6 +86,7 @@ export function jsonProblem(value: unknown, path = '$', depth = 0, seen = new Se
         for (const key of Object.keys(value)) {
           if (key === '__proto__') return `${path} has a key "__proto__", which is refused: JavaScript code may take it for the prototype and see other arguments than policy judged`
           if (!wellFormed(key)) return `${path} has a key with a lone surrogate (not valid Unicode)`
+          if (isAccessor(value, key)) return `${path}.${key} is a getter, not a value: arguments are plain data, read once`
           const member = (value as Record<string, unknown>)[key]
           if (member === undefined) continue
           const problem = jsonProblem(member, `${path}.${key}`, depth + 1, seen)
@@ -116,6 +119,15 @@ export function hashAnyway(value: unknown): string {
     }
     return 'sha256:' + hash('sha256', `unrepresentable:${text}`).slice(0, 32)
   }
+}
+
+/**
+ * A property computed on each read. Refused: policy, the ticket's hash and the tool would each read it
+ * and could each see another value, and the hash of a frozen value is remembered ({@link hashArgs}).
+ */
+function isAccessor(value: object, key: string | number): boolean {
+  const descriptor = Object.getOwnPropertyDescriptor(value, key)
+  return descriptor !== undefined && !('value' in descriptor)
 }
 
 /** String.prototype.isWellFormed (Node 20), which TypeScript's ES2023 library does not declare yet. */

@@ -143,6 +143,22 @@ describe('jsonProblem', () => {
     assert.match(jsonProblem(nest(65, (v) => ({ k: v }))) ?? '', /^\$(\.k){64} is nested more than 64 levels deep$/)
   })
 
+  it('refuses a getter, in an object or an array: a value read twice must be the same value', () => {
+    let reads = 0
+    const args = { path: '/tmp/a', get cmd() { return reads++ < 3 ? 'ls' : 'rm -rf /' } }
+    assert.equal(jsonProblem(args), '$.cmd is a getter, not a value: arguments are plain data, read once')
+    const list = ['ls']
+    Object.defineProperty(list, 0, { get: () => 'ls', enumerable: true })
+    assert.equal(jsonProblem({ a: list }), '$.a[0] is a getter, not a value: arguments are plain data, read once')
+    assert.equal(reads, 0, 'checking does not call the getter')
+  })
+
+  it('lets no getter keep a stale remembered hash: deeply frozen arguments with a getter are refused', () => {
+    let reads = 0
+    const args = deepFreeze({ get cmd() { return reads++ < 2 ? 'ls' : 'rm -rf /' } })
+    assert.notEqual(jsonProblem(args), undefined)
+  })
+
   it('reports the first problem in order', () => {
     assert.equal(jsonProblem({ a: 1, b: NaN, c: () => 1 }), '$.b is NaN, which JSON cannot carry')
     assert.equal(jsonProblem([NaN, 10n]), '$[0] is NaN, which JSON cannot carry')

@@ -172,6 +172,8 @@ export class AgentRuntime {
   /** Bumped whenever cordis sets or removes any service, so runs re-read theirs only after a change. */
   servicesVersion = 0
   private active = new Map<string, { driver: RunDriver; done: Promise<RunState> }>()
+  /** Runs whose stored log this runtime found damaged: driveNext passes them over. */
+  private damaged = new Set<string>()
   private waiters = new Map<string, Set<() => void>>()
 
   /** Listeners as they are, without the followers counted in `dispatch.watched`. */
@@ -394,9 +396,19 @@ export class AgentRuntime {
    * it. Resolves undefined when there is none.
    */
   async driveNext(): Promise<RunHandle | undefined> {
-    const lease = await this.store().claimNext(this.options.worker, this.options.leaseTtlMs, { agents: [this.name] }, KernelWriter)
+    const exclude = this.damaged.size ? [...this.damaged] : undefined
+    const lease = await this.store().claimNext(this.options.worker, this.options.leaseTtlMs, { agents: [this.name], exclude }, KernelWriter)
     if (!lease) return undefined
-    const { driver, state } = await this.prepare(lease)
+    let prepared
+    try {
+      prepared = await this.prepare(lease)
+    } catch (error) {
+      // A damaged log is never replayed, and must not stop the runs queued behind it: this runtime
+      // passes it over from now on (prepare released its lease), and says so to the caller.
+      if (CordageError.is(error, 'store_corrupt')) this.damaged.add(lease.runId)
+      throw error
+    }
+    const { driver, state } = prepared
     return this.guard(driver, () => this.takeOver(driver, state, lease, {}))
   }
 

@@ -186,7 +186,16 @@ const commands: Record<string, Handler> = {
       while (!stop.signal.aborted) {
         let found = false
         for (const agent of agents) {
-          const handle = await agent.driveNext()
+          let handle
+          try {
+            handle = await agent.driveNext()
+          } catch (error) {
+            // A run whose stored log is damaged is reported and passed over; the others go on.
+            if (!CordageError.is(error, 'store_corrupt')) throw error
+            io.err(`error [store_corrupt]: ${error.message}`)
+            found = true
+            continue
+          }
           if (!handle) continue
           found = true
           driven++

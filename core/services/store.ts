@@ -135,6 +135,14 @@ export interface HistoryCheck {
   firstBad?: { seq: number; problem: string }
 }
 
+/** Which runs `claimNext` may hand out. */
+export interface ClaimFilter {
+  /** Only runs of these agents. */
+  agents?: string[]
+  /** Never these runs (the worker found them damaged). Since 2.2.0. */
+  exclude?: string[]
+}
+
 export interface CancelRequest {
   by: string
   reason?: string
@@ -192,7 +200,7 @@ export interface StoreService {
    * died, or it was submitted to be driven by a worker), of one of `agents` when given. Each such run
    * goes to one worker only, even when several ask at once.
    */
-  claimNext(worker: string, ttlMs: number, filter: { agents?: string[] } | undefined, writer: StoreWriter): Promise<Lease | undefined>
+  claimNext(worker: string, ttlMs: number, filter: ClaimFilter | undefined, writer: StoreWriter): Promise<Lease | undefined>
 
   /** Ask whoever drives a run to cancel it. Kept until the run ends. */
   requestCancel(runId: string, request: CancelRequest, writer: StoreWriter): Promise<void>

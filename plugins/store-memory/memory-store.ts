@@ -5,7 +5,7 @@
 import {
   CordageError, summarize,
   type ApprovalGrant, type ApprovalGrantQuery, type AppendOptions, type CancelRequest, type Effect, type EffectWrite, type Lease, type ListFilter,
-  type HistoryCheck, type RunEvent, type RunSummary, type StoredRun, type StoreService, assertKernelWriter, type StoreWriter } from 'cordage'
+  type HistoryCheck, type RunEvent, type RunSummary, type StoredRun, type StoreService, type ClaimFilter, assertKernelWriter, type StoreWriter } from 'cordage'
 import { MemoryGrants } from './grants.ts'
 
 export class MemoryStore implements StoreService {
@@ -136,11 +136,11 @@ export class MemoryStore implements StoreService {
     if (current && current.token === lease.token) current.released = true
   }
 
-  async claimNext(worker: string, ttlMs: number, filter: { agents?: string[] } = {}, writer?: StoreWriter): Promise<Lease | undefined> {
+  async claimNext(worker: string, ttlMs: number, filter: ClaimFilter = {}, writer?: StoreWriter): Promise<Lease | undefined> {
     assertKernelWriter(writer, 'claim of the next run')
     const now = Date.now()
     const candidates = [...this.summaries.values()]
-      .filter((s) => (s.status === 'RUNNING' || s.status === 'CANCELLING') && (!filter.agents || filter.agents.includes(s.agent)))
+      .filter((s) => (s.status === 'RUNNING' || s.status === 'CANCELLING') && (!filter.agents || filter.agents.includes(s.agent)) && !filter.exclude?.includes(s.runId))
       .filter((s) => { const l = this.leases.get(s.runId); return !l || l.released || l.expiresAt <= now })
       .sort((a, b) => a.createdAt - b.createdAt)
     return candidates.length ? this.claim(candidates[0].runId, worker, ttlMs, writer) : undefined

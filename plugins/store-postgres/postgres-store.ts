@@ -9,7 +9,7 @@ import pg from 'pg'
 import {
   CordageError, summarize, chainHash, eventsFromRows, snapshotFromRow, HistoryChecker, type HistoryCheck,
   type ApprovalGrant, type ApprovalGrantQuery, type AppendOptions, type CancelRequest, type Effect, type EffectWrite, type Lease, type ListFilter,
-  type RunEvent, type RunStatus, type RunSummary, type StoredRun, type StoreService, assertKernelWriter, type StoreWriter } from 'cordage'
+  type RunEvent, type RunStatus, type RunSummary, type StoredRun, type StoreService, type ClaimFilter, assertKernelWriter, storeCorrupt, type StoreWriter } from 'cordage'
 import { PostgresGrants } from './grants.ts'
 import { migrate } from './schema.ts'
 
@@ -113,7 +113,11 @@ export class PostgresStore implements StoreService {
         // The link is kept as the digest's 32 bytes (half the hex text).
         return `($${i * 5 + 1}, $${i * 5 + 2}, $${i * 5 + 3}, $${i * 5 + 4}, decode($${i * 5 + 5}, 'hex'))`
       })
-      await c.query(`INSERT INTO events (run_id, seq, type, body, chain) VALUES ${rows.join(', ')}`, values)
+      await c.query(`INSERT INTO events (run_id, seq, type, body, chain) VALUES ${rows.join(', ')}`, values).catch((error: { code?: string; constraint?: string }) => {
+        // The run's last seq said these seqs were free: a row was put there behind the store's back.
+        if (error.code === '23505' && error.constraint === 'events_pkey') throw storeCorrupt(runId, expectedSeq + 1, `a row exists beyond the run's last seq (${expectedSeq}): it was written behind the store's back`)
+        throw error
+      })
       if (events.some((e) => e.type === 'run/end')) await c.query('UPDATE runs SET cancel_by = NULL, cancel_reason = NULL, cancel_at = NULL WHERE run_id = $1', [runId])
       if (options.snapshot) {
         await c.query(`INSERT INTO snapshots (run_id, seq, version, state) VALUES ($1, $2, $3, $4)
@@ -231,18 +235,19 @@ export class PostgresStore implements StoreService {
     await this.query('UPDATE runs SET lease_released = TRUE WHERE run_id = $1 AND lease_token = $2', [lease.runId, lease.token])
   }
 
-  async claimNext(worker: string, ttlMs: number, filter: { agents?: string[] } = {}, writer?: StoreWriter): Promise<Lease | undefined> {
+  async claimNext(worker: string, ttlMs: number, filter: ClaimFilter = {}, writer?: StoreWriter): Promise<Lease | undefined> {
     assertKernelWriter(writer, 'claim of the next run')
     const row = (await this.query<{ run_id: string; lease_token: number; lease_expires: string; previous: string | null }>(
       `WITH candidate AS (
          SELECT run_id, CASE WHEN lease_released THEN NULL ELSE lease_worker END AS previous FROM runs
          WHERE status IN ('RUNNING', 'CANCELLING') AND (lease_released OR lease_expires <= ${nowMs})
            AND ($3::text[] IS NULL OR agent = ANY($3::text[]))
+           AND NOT (run_id = ANY($4::text[]))
          ORDER BY created_at, run_id LIMIT 1 FOR UPDATE SKIP LOCKED)
        UPDATE runs SET lease_worker = $1, lease_token = runs.lease_token + 1, lease_expires = ${nowMs} + $2, lease_released = FALSE
        FROM candidate WHERE runs.run_id = candidate.run_id
        RETURNING runs.run_id, runs.lease_token, runs.lease_expires, candidate.previous`,
-      [worker, ttlMs, filter.agents ?? null])).rows[0]
+      [worker, ttlMs, filter.agents ?? null, filter.exclude ?? []])).rows[0]
     if (!row) return undefined
     return { runId: row.run_id, worker, token: row.lease_token, expiresAt: Number(row.lease_expires), previous: row.previous && row.previous !== worker ? row.previous : undefined }
   }

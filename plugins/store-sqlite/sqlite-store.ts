@@ -8,7 +8,7 @@ import Database from 'better-sqlite3'
 import {
   CordageError, summarize, chainHash, eventsFromRows, snapshotFromRow, HistoryChecker, type HistoryCheck,
   type ApprovalGrant, type ApprovalGrantQuery, type AppendOptions, type CancelRequest, type Effect, type EffectWrite, type Lease, type ListFilter,
-  type RunEvent, type RunStatus, type RunSummary, type StoredRun, type StoreService, assertKernelWriter, type StoreWriter } from 'cordage'
+  type RunEvent, type RunStatus, type RunSummary, type StoredRun, type StoreService, type ClaimFilter, assertKernelWriter, storeCorrupt, type StoreWriter } from 'cordage'
 import { SqliteGrants } from './grants.ts'
 import { openDatabase } from './open.ts'
 
@@ -96,7 +96,13 @@ export class SqliteStore implements StoreService {
     for (const event of events) {
       const body = JSON.stringify(event)
       if (this.chain) link = chainHash(link, body, this.chainKey)
-      this.sql.insertEvent.run(runId, event.seq, event.type, body, this.chain ? Buffer.from(link, 'hex') : null)
+      try {
+        this.sql.insertEvent.run(runId, event.seq, event.type, body, this.chain ? Buffer.from(link, 'hex') : null)
+      } catch (error) {
+        // The run's last seq said this seq was free: a row was put there behind the store's back.
+        if ((error as { code?: string }).code === 'SQLITE_CONSTRAINT_PRIMARYKEY') throw storeCorrupt(runId, event.seq, `a row for seq ${event.seq} exists beyond the run's last seq (${expectedSeq}): it was written behind the store's back`)
+        throw error
+      }
     }
 
     let summary = row ? summaryOf(row) : undefined
@@ -210,13 +216,13 @@ export class SqliteStore implements StoreService {
     this.sql.release.run({ runId: lease.runId, token: lease.token })
   }
 
-  async claimNext(worker: string, ttlMs: number, filter: { agents?: string[] } = {}, writer?: StoreWriter): Promise<Lease | undefined> {
+  async claimNext(worker: string, ttlMs: number, filter: ClaimFilter = {}, writer?: StoreWriter): Promise<Lease | undefined> {
     assertKernelWriter(writer, 'claim of the next run')
-    return this.tx.claimNext.immediate(worker, ttlMs, filter.agents)
+    return this.tx.claimNext.immediate(worker, ttlMs, filter)
   }
 
-  private claimNextInTx(worker: string, ttlMs: number, agents: string[] | undefined): Lease | undefined {
-    const candidate = this.sql.claimable.all(Date.now()).find((r) => !agents || agents.includes(r.agent))
+  private claimNextInTx(worker: string, ttlMs: number, { agents, exclude }: ClaimFilter): Lease | undefined {
+    const candidate = this.sql.claimable.all(Date.now()).find((r) => (!agents || agents.includes(r.agent)) && !exclude?.includes(r.run_id))
     return candidate ? this.claimInTx(candidate.run_id, worker, ttlMs) : undefined
   }
 

@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { chainHash, type AppendOptions, type ApprovalGrant, type CancelRequest, type CordageError, type EffectWrite, type Lease, type RunEvent, type StoreService } from 'cordage'
+import { chainHash, type AppendOptions, type ApprovalGrant, type CancelRequest, type ClaimFilter, type CordageError, type EffectWrite, type Lease, type RunEvent, type StoreService } from 'cordage'
 import { KernelWriter } from '../../core/store-writer.ts'
 
 const usage = { inputTokens: 0, outputTokens: 0, costUsd: 0 }
@@ -29,7 +29,7 @@ export interface KernelStore extends Omit<StoreService, 'append' | 'claim' | 're
   claim(runId: string, worker: string, ttlMs: number): Promise<Lease | undefined>
   renew(lease: Lease, ttlMs: number): Promise<boolean>
   release(lease: Lease): Promise<void>
-  claimNext(worker: string, ttlMs: number, filter?: { agents?: string[] }): Promise<Lease | undefined>
+  claimNext(worker: string, ttlMs: number, filter?: ClaimFilter): Promise<Lease | undefined>
   requestCancel(runId: string, request: CancelRequest): Promise<void>
   putGrant?(grant: ApprovalGrant): Promise<void>
   revokeGrant?(id: string, by: string, at: number, reason?: string): Promise<ApprovalGrant | undefined>
@@ -46,7 +46,7 @@ export function asKernel(store: StoreService): KernelStore {
     claim: (runId: string, worker: string, ttlMs: number) => store.claim(runId, worker, ttlMs, w),
     renew: (lease: Lease, ttlMs: number) => store.renew(lease, ttlMs, w),
     release: (lease: Lease) => store.release(lease, w),
-    claimNext: (worker: string, ttlMs: number, filter?: { agents?: string[] }) => store.claimNext(worker, ttlMs, filter, w),
+    claimNext: (worker: string, ttlMs: number, filter?: ClaimFilter) => store.claimNext(worker, ttlMs, filter, w),
     requestCancel: (runId: string, request: CancelRequest) => store.requestCancel(runId, request, w),
     putGrant: store.putGrant && ((grant: ApprovalGrant) => store.putGrant!(grant, w)),
     revokeGrant: store.revokeGrant && ((id: string, by: string, at: number, reason?: string) => store.revokeGrant!(id, by, at, reason, w)),
@@ -283,6 +283,15 @@ export function runStoreContract(name: string, makeRawStore: (options?: MakeOpti
       assert.equal(await store.claimNext('w4', 60_000, { agents: ['a'] }), undefined)
     })
 
+    it('never hands out a run the worker excludes (one it found damaged)', async () => {
+      const store = await makeStore()
+      await store.append('bad', runEvents('bad', 1, 1, 'a', 1000), 0)
+      await store.append('good', runEvents('good', 1, 1, 'a', 2000), 0)
+      assert.equal((await store.claimNext('w1', 60_000, { exclude: ['bad'] }))?.runId, 'good')
+      assert.equal(await store.claimNext('w2', 60_000, { exclude: ['bad'] }), undefined)
+      assert.equal((await store.claimNext('w3', 60_000))?.runId, 'bad')
+    })
+
     it('keeps a cancel request until the run ends', async () => {
       const store = await makeStore()
       await store.append('r1', runEvents('r1', 1, 1), 0)
@@ -393,6 +402,15 @@ export function runStoreContract(name: string, makeRawStore: (options?: MakeOpti
         const { store, hurt } = await damaged()
         await hurt(`UPDATE events SET body = (SELECT body FROM events WHERE run_id = 'r2' AND seq = 2) WHERE run_id = 'r1' AND seq = 2`)
         await refused(store, 2, /belongs to run "r2"/)
+      })
+
+      it('refuses an append over a row written beyond the run\'s last seq, with store_corrupt and nothing written', async () => {
+        const { store, hurt } = await damaged()
+        await hurt(`INSERT INTO events (run_id, seq, type, body) VALUES ('r1', 6, 'step/start', 'planted')`)
+        await assert.rejects(async () => store.append('r1', runEvents('r1', 6, 1), 5), (error: CordageError) => error.code === 'store_corrupt' && /behind the store's back/.test(error.message))
+        // Nothing of the refused append was written; the planted row is still there, and reads name it.
+        await assert.rejects(store.load('r1'), (error: CordageError) => error.code === 'store_corrupt' && (error.data as { seq: number }).seq === 6)
+        assert.deepEqual((await store.read('r1', { limit: 5 })).map((e) => e.seq), [1, 2, 3, 4, 5])
       })
 
       it('refuses a run whose last event was deleted', async () => {

@@ -171,6 +171,23 @@ describe('a damaged run read by the CLI', () => {
   })
 })
 
+describe('cordage worker and a damaged run', () => {
+  it('reports the damaged run, passes it over, and drives the runs queued behind it', async () => {
+    delete process.env.CORDAGE_LOG_KEY
+    const { file, db } = desk()
+    const first = await cli(['submit', '--preset', file, '--json'])
+    const second = await cli(['submit', '--preset', file, '--json'])
+    assert.equal(first.code, 0, first.err)
+    const [damaged, healthy] = [first, second].map((r) => JSON.parse(r.out.split('\n')[0]).runId as string)
+    sql(db, "UPDATE events SET body = 'not json' WHERE run_id = ? AND seq = 1", damaged)
+    const worker = await cli(['worker', '--once', '--preset', file])
+    assert.equal(worker.code, 0, worker.err)
+    assert.match(worker.err, new RegExp(`error \\[store_corrupt\\]: run ${damaged}, seq 1`))
+    assert.match(worker.err, new RegExp(`run ${healthy} COMPLETED`))
+    assert.doesNotMatch(worker.err, /\n\s+at /)
+  })
+})
+
 /** Edit seq 2's body and chain every event again with plain SHA-256, as someone without the key would. */
 function rechainWithoutKey(db: string, runId: string) {
   const conn = new Database(db)

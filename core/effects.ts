@@ -61,10 +61,10 @@ export interface DriverPort {
   /** The run's lease token (fencing token), when the run is owned under a lease. */
   readonly fencingToken: number | undefined
   /**
-   * Throw `lease_lost` unless the lease is still surely held by this process's clock: checked right
-   * before a side-effecting call starts and before its outcome is accepted.
+   * Reject with `lease_lost` unless the lease is still this worker's (by its clock, or else asked of the
+   * store): checked right before a side-effecting call starts.
    */
-  checkLease(): void
+  checkLease(): Promise<void>
   /** The agent has a guardrail: observations go through guardOutput. */
   readonly guarded: boolean
   /** The observation the model may see of a finished call: the guardrail's `tool_output` check (records a trip). */
@@ -142,7 +142,7 @@ export class EffectRunner {
         return 'continue'
       }
       // Frozen past the lease's expiry between the intent and the call, another worker may own the run now.
-      if (tool.sideEffect !== 'none') this.run.checkLease()
+      if (tool.sideEffect !== 'none') await this.run.checkLease()
       let settled: PromiseSettledResult<ToolResult>
       try {
         settled = { status: 'fulfilled', value: await this.call(started) }
@@ -188,7 +188,7 @@ export class EffectRunner {
         await run.lostKeyRace(started.length)
         return 'continue'
       }
-      if (queue.some((job) => job.tool.sideEffect !== 'none')) run.checkLease()
+      if (queue.some((job) => job.tool.sideEffect !== 'none')) await run.checkLease()
       const results = await Promise.allSettled(started.map((s) => this.call(s)))
       const outcomes: Outcome[] = []
       for (const [i, s] of started.entries()) outcomes.push(await this.finish(s, results[i]))

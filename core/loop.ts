@@ -158,14 +158,10 @@ export class RunDriver implements DriverPort {
     return this.rec.lease?.token
   }
 
-  checkLease(): void {
+  async checkLease(): Promise<void> {
     if (this.lost) throw this.lost
-    if (this.ownership && !this.ownership.held()) {
-      const error = new CordageError('lease_lost', `run ${this.runId}: the lease of worker ${this.ownership.lease.worker} (token ${this.ownership.lease.token}) may have expired (this process was stalled); another worker may own the run, so nothing more is done here`)
-      this.lost ??= error
-      this.abortAll(error, 0)
-      throw error
-    }
+    await this.ownership?.ensure()
+    if (this.lost) throw this.lost
   }
 
   /** Pause SUSPENDED right away (a run taken over under changed plugins), then stop. */

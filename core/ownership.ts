@@ -37,6 +37,27 @@ export class Ownership {
     return !this.released && now < this.heldUntil
   }
 
+  /**
+   * Make sure the lease is still ours before something that must not be done twice: by this process's
+   * clock when it can tell, else by renewing it at the store now. A process that was only slow (its
+   * renewals late, nobody took the run over) keeps its lease; one whose run another worker took over
+   * learns it here. Rejects with `lease_lost`.
+   */
+  async ensure(): Promise<void> {
+    if (this.held()) return
+    if (!this.released) {
+      const sent = Date.now()
+      const renewed = await Promise.resolve(this.store().renew(this.lease, this.options.ttlMs, KernelWriter)).catch(() => false)
+      if (renewed) {
+        this.heldUntil = Math.max(this.heldUntil, sent + this.options.ttlMs)
+        return
+      }
+    }
+    const error = new CordageError('lease_lost', `run ${this.lease.runId}: worker ${this.lease.worker} no longer holds its lease (token ${this.lease.token}): another worker owns the run, so nothing more is done here`)
+    this.options.onLost(error)
+    throw error
+  }
+
   /** Start renewing, and watching for cancel requests when other processes share the store. */
   start(): void {
     const { ttlMs, watchMs } = this.options

@@ -116,7 +116,8 @@ async function runTarget(target: Target, options: { force: boolean; logLevel: Pa
   const previous = existsSync(digestFile) ? readFileSync(digestFile, 'utf8').trim() : undefined
   if (previous !== undefined && previous !== digest) dropUnkilled(incrementalFile)
 
-  const command = `node --import tsx --test --test-reporter=dot --test-timeout=60000 ${tests.join(' ')}`
+  // One file runs in this process (node:test sets the exit code); several run each in its own, as npm test does.
+  const command = tests.length === 1 ? `node --import tsx ${tests[0]}` : `node --import tsx --test --test-reporter=dot --test-timeout=60000 ${tests.join(' ')}`
   console.log(`\n▶ ${target.name}: ${command}`)
   const stryker = new Stryker({
     configFile: 'stryker.config.json',

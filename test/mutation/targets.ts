@@ -1,7 +1,9 @@
 /**
  * The trust boundary, file by file, for `npm run test:mutation` (test/mutation/run.ts): what Stryker
  * mutates, and the tests that must notice. Each list is kept short so one mutant costs a few seconds:
- * the unit tests of the file (test/unit/) and the few existing tests that exercise it most directly.
+ * the unit tests of the file (test/unit/), and for a few files one fast existing test that reaches
+ * the file through the route a plugin would take. The wider suite exercises these files too; it is
+ * left out here for time, so a score is what the listed tests pin down.
  */
 import { readFileSync } from 'node:fs'
 
@@ -28,24 +30,24 @@ const whole = (file: string) => () => [file]
 
 export const Targets: Target[] = [
   { name: 'core/ticket.ts', mutate: whole('core/ticket.ts'), tests: ['test/unit/ticket.test.ts', 'test/security/adversarial-plugins.test.ts'] },
-  { name: 'core/hash.ts', mutate: whole('core/hash.ts'), tests: ['test/unit/hash.test.ts', 'test/unit/hash.property.test.ts', 'plugins/policy-rules/index.test.ts'] },
+  { name: 'core/hash.ts', mutate: whole('core/hash.ts'), tests: ['test/unit/hash.test.ts', 'test/unit/hash.property.test.ts'] },
   { name: 'core/freeze.ts', mutate: whole('core/freeze.ts'), tests: ['test/unit/freeze.test.ts', 'test/unit/hash.test.ts'] },
-  { name: 'core/match.ts', mutate: whole('core/match.ts'), tests: ['test/unit/match.test.ts', 'test/unit/match.property.test.ts', 'plugins/policy-rules/index.test.ts', 'test/approvals.test.ts'] },
-  { name: 'core/glob.ts', mutate: whole('core/glob.ts'), tests: ['test/unit/glob.test.ts', 'test/unit/match.property.test.ts', 'plugins/policy-rules/index.test.ts'] },
-  { name: 'core/regex.ts', mutate: whole('core/regex.ts'), tests: ['test/unit/regex.test.ts', 'plugins/policy-rules/index.test.ts', 'plugins/compaction-summary/index.test.ts'] },
-  { name: 'core/tool.ts', mutate: whole('core/tool.ts'), tests: ['test/unit/tool.test.ts', 'plugins/tools-registry/index.test.ts'] },
-  { name: 'core/grants.ts', mutate: whole('core/grants.ts'), tests: ['test/unit/grants.test.ts', 'test/approvals.test.ts'] },
+  { name: 'core/match.ts', mutate: whole('core/match.ts'), tests: ['test/unit/match.test.ts', 'test/unit/match.property.test.ts'] },
+  { name: 'core/glob.ts', mutate: whole('core/glob.ts'), tests: ['test/unit/glob.test.ts', 'test/unit/match.property.test.ts'] },
+  { name: 'core/regex.ts', mutate: whole('core/regex.ts'), tests: ['test/unit/regex.test.ts'] },
+  { name: 'core/tool.ts', mutate: whole('core/tool.ts'), tests: ['test/unit/tool.test.ts'] },
+  { name: 'core/grants.ts', mutate: whole('core/grants.ts'), tests: ['test/unit/grants.test.ts'] },
   { name: 'core/status.ts', mutate: whole('core/status.ts'), tests: ['test/unit/status.test.ts', 'test/state.test.ts'] },
   { name: 'core/budget.ts', mutate: whole('core/budget.ts'), tests: ['test/unit/budget.test.ts'] },
-  { name: 'core/verdicts.ts', mutate: whole('core/verdicts.ts'), tests: ['test/unit/verdicts.test.ts', 'test/security/fail-closed.test.ts'] },
-  { name: 'core/secrets.ts', mutate: whole('core/secrets.ts'), tests: ['test/unit/secrets.test.ts', 'test/security/secrets.test.ts'] },
-  { name: 'core/store-writer.ts', mutate: whole('core/store-writer.ts'), tests: ['test/unit/store-writer.test.ts', 'plugins/store-memory/index.test.ts'] },
+  { name: 'core/verdicts.ts', mutate: whole('core/verdicts.ts'), tests: ['test/unit/verdicts.test.ts'] },
+  { name: 'core/secrets.ts', mutate: whole('core/secrets.ts'), tests: ['test/unit/secrets.test.ts'] },
+  { name: 'core/store-writer.ts', mutate: whole('core/store-writer.ts'), tests: ['test/unit/store-writer.test.ts', 'test/security/adversarial-plugins.test.ts'] },
   {
     name: 'core/services/store.ts#assertKernelWriter',
     mutate: () => [range('core/services/store.ts', /^export function assertKernelWriter\(/, /^}/)],
-    tests: ['test/unit/store-writer.test.ts', 'plugins/store-memory/index.test.ts'],
+    tests: ['test/unit/store-writer.test.ts'],
   },
-  { name: 'core/store-kit.ts', mutate: whole('core/store-kit.ts'), tests: ['test/unit/store-kit.test.ts', 'test/security/log-integrity.test.ts'] },
+  { name: 'core/store-kit.ts', mutate: whole('core/store-kit.ts'), tests: ['test/unit/store-kit.test.ts'] },
   {
     // The ledger rules: an intent or outcome checked against the ledger and against the batch it comes in.
     name: 'plugins/store-memory/memory-store.ts#ledger',
@@ -53,6 +55,6 @@ export const Targets: Target[] = [
       range('plugins/store-memory/memory-store.ts', /const inBatch = new Map/, /^ {4}\}\)$/),
       range('plugins/store-memory/memory-store.ts', /^ {2}private prepare\(/, /^ {2}\}$/),
     ],
-    tests: ['test/unit/ledger.test.ts', 'test/unit/ledger.property.test.ts', 'plugins/store-memory/index.test.ts', 'test/ledger.test.ts'],
+    tests: ['test/unit/ledger.test.ts', 'plugins/store-memory/index.test.ts'],
   },
 ]

@@ -65,6 +65,7 @@ describe('Scrubber: which secrets', () => {
     assert.equal(s.scrubText('abcdefgh'), '[redacted:OK]')
     assert.equal(new Scrubber([{ name: 'X', value: 'abcdefg' }]).active, false)
     assert.equal(new Scrubber([{ name: 'X', value: 42 as unknown as string }]).active, false)
+    assert.equal(new Scrubber([{ name: 'X', value: Array(8).fill('a') as unknown as string }]).active, false, 'a list of 8 is not a secret of 8 characters')
   })
 
   it('is inactive without secrets, and then changes nothing', () => {
@@ -116,6 +117,18 @@ describe('Scrubber.scrub', () => {
     assert.deepEqual(out, { [R]: 1, [`${R}#${key.length}`]: 2 })
   })
 
+  it('walks past null, undefined, numbers and booleans', () => {
+    const value = { a: null, b: undefined, c: 1, d: false, e: [null, undefined, 2], f: key }
+    assert.deepEqual(scrubber.scrub(value), { a: null, b: undefined, c: 1, d: false, e: [null, undefined, 2], f: R })
+    const clean = { a: null, b: undefined, c: [undefined] }
+    assert.equal(scrubber.scrub(clean), clean)
+  })
+
+  it('makes the members of its copy ordinary properties', () => {
+    const out = scrubber.scrub({ [key]: 1 }) as Record<string, unknown>
+    assert.deepEqual(Object.getOwnPropertyDescriptor(out, R), { value: 1, enumerable: true, writable: true, configurable: true })
+  })
+
   it('scrubs a key alone, and a nested value alone', () => {
     assert.deepEqual(scrubber.scrub({ [key]: 1 }), { [R]: 1 })
     assert.deepEqual(scrubber.scrub({ a: { b: [key] } }), { a: { b: [R] } })
@@ -146,6 +159,12 @@ describe('Scrubber.find', () => {
     assert.deepEqual(forms(Buffer.from('key>>>???>>>key').toString('base64url')), ['base64url'])
     assert.deepEqual(forms(Buffer.from('akey>>>???>>>key').toString('base64')), ['base64 (offset 1)'])
     assert.deepEqual(forms(Buffer.from('abkey>>>???>>>key').toString('base64url')), ['base64url (offset 2)'])
+  })
+
+  it('walks past null, undefined, numbers and booleans', () => {
+    assert.deepEqual(scrubber.find({ a: null, b: undefined, c: [1, true, null, undefined], d: { e: key } }), [{ path: '$.d.e', name: 'API_KEY', form: 'as written' }])
+    assert.deepEqual(scrubber.find(null), [])
+    assert.deepEqual(scrubber.find(undefined), [])
   })
 
   it('is stateless between calls', () => {

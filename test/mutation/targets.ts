@@ -47,7 +47,7 @@ export const Targets: Target[] = [
     mutate: () => [range('core/services/store.ts', /^export function assertKernelWriter\(/, /^}/)],
     tests: ['test/unit/store-writer.test.ts'],
   },
-  { name: 'core/store-kit.ts', mutate: whole('core/store-kit.ts'), tests: ['test/unit/store-kit.test.ts'] },
+  { name: 'core/store-kit.ts', mutate: whole('core/store-kit.ts'), tests: ['test/unit/store-kit.test.ts', 'test/store-kit.test.ts'] },
   {
     // The ledger rules: an intent or outcome checked against the ledger and against the batch it comes in.
     name: 'plugins/store-memory/memory-store.ts#ledger',

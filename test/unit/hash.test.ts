@@ -110,6 +110,7 @@ describe('jsonProblem', () => {
 
   it('refuses undefined in an array, functions, symbols and bigints', () => {
     assert.equal(jsonProblem([1, undefined]), '$[1] is undefined')
+    assert.equal(jsonProblem([, 1]), '$[0] is undefined', 'a hole is no value either')
     assert.equal(jsonProblem({ f: () => 1 }), '$.f is a function, which JSON cannot carry')
     assert.equal(jsonProblem(Symbol('s')), '$ is a symbol, which JSON cannot carry')
     assert.equal(jsonProblem([[10n]]), '$[0][0] is a bigint, which JSON cannot carry')

@@ -116,6 +116,17 @@ describe('the ledger: two intents under one key in one batch', () => {
   })
 })
 
+describe('the ledger: batches without ledger writes', () => {
+  it('writes no ledger row for a batch that brings none', async () => {
+    const raw = new MemoryStore(1_000)
+    const store = asKernel(raw)
+    await store.append('r1', runEvents('r1', 1, 2), 0)
+    await store.append('r1', runEvents('r1', 3, 1), 2, { effects: [] })
+    assert.equal((raw as unknown as { ledger: Map<unknown, unknown> }).ledger.size, 0)
+    assert.deepEqual(await store.effectsOf!('r1'), [])
+  })
+})
+
 describe('the ledger: outcomes', () => {
   it('records status, receipt, output, observation and end', async () => {
     const { store, write } = await twoRuns()

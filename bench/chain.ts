@@ -20,14 +20,15 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Context } from 'cordis'
 import { z } from 'zod'
-import { AgentRuntime, chainHash, createAgentContext, definePlugin, defineTool, type CordagePlugin, type RunEvent } from 'cordage'
+import { chainHash, createAgentContext, definePlugin, defineTool, type CordagePlugin, type RunEvent } from 'cordage'
+import { AgentRuntime } from '../core/agent.ts'
+import { KernelWriter } from '../core/store-writer.ts'
 import contextBasic from '../plugins/context-basic/index.ts'
 import toolsRegistry from '../plugins/tools-registry/index.ts'
 import policyRules from '../plugins/policy-rules/index.ts'
 import verifierBasic from '../plugins/verifier-basic/index.ts'
 import { SqliteStore } from '../plugins/store-sqlite/sqlite-store.ts'
 import { PostgresStore } from '../plugins/store-postgres/postgres-store.ts'
-import { KernelWriter } from '../core/store-writer.ts'
 
 const quick = process.argv.includes('--quick')
 const roundMs = quick ? 100 : 200
@@ -98,7 +99,7 @@ async function agent(options: { chain: boolean; synchronous: 'full' | 'normal'; 
   await new Promise((r) => setImmediate(r))
   for (const f of forks) if (f.error || !f.isActive) throw new Error(`a bench plugin did not start: ${f.error}`)
   return {
-    runtime: new AgentRuntime(ctx, { name: 'bench', budgets: { maxSteps: 1_000_000 } }), model, store,
+    runtime: new AgentRuntime(ctx, { writer: KernelWriter, name: 'bench', budgets: { maxSteps: 1_000_000 } }), model, store,
     close: () => { for (const f of forks) f.dispose(); store.close() },
   }
 }

@@ -9,7 +9,9 @@
  */
 import { Context, type ForkScope } from 'cordis'
 import { z } from 'zod'
-import { AgentRuntime, createAgentContext, defineTool, definePlugin, type CordagePlugin, type ModelRequest, type ModelResponse, type ModelService } from 'cordage'
+import { createAgentContext, defineTool, definePlugin, type CordagePlugin, type ModelRequest, type ModelResponse, type ModelService } from 'cordage'
+import { AgentRuntime } from '../core/agent.ts'
+import { KernelWriter } from '../core/store-writer.ts'
 import storeMemory from '../plugins/store-memory/index.ts'
 import contextBasic from '../plugins/context-basic/index.ts'
 import toolsRegistry from '../plugins/tools-registry/index.ts'
@@ -72,7 +74,7 @@ export async function buildHarness(): Promise<Harness> {
   // Every plugin here starts synchronously; one turn of the event loop lets cordis finish applying them.
   await new Promise((resolve) => setImmediate(resolve))
   for (const fork of forks) if (fork.error || !fork.isActive) throw new Error(`cordage: a bench plugin did not start: ${fork.error ?? 'inactive'}`)
-  return { agent: new AgentRuntime(ctx, { name: 'bench', budgets: { maxSteps: 1_000_000 } }), model, forks }
+  return { agent: new AgentRuntime(ctx, { writer: KernelWriter, name: 'bench', budgets: { maxSteps: 1_000_000 } }), model, forks }
 }
 
 export async function runOnce(h: Harness, steps: number): Promise<void> {

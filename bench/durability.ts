@@ -16,14 +16,15 @@ import { tmpdir } from 'node:os'
 import Database from 'better-sqlite3'
 import { Context } from 'cordis'
 import { z } from 'zod'
-import { AgentRuntime, createAgentContext, definePlugin, defineTool, replay, type CordagePlugin, type RunEvent } from 'cordage'
+import { createAgentContext, definePlugin, defineTool, replay, type CordagePlugin, type RunEvent } from 'cordage'
+import { AgentRuntime } from '../core/agent.ts'
+import { KernelWriter } from '../core/store-writer.ts'
 import storeSqlite from '../plugins/store-sqlite/index.ts'
 import contextBasic from '../plugins/context-basic/index.ts'
 import toolsRegistry from '../plugins/tools-registry/index.ts'
 import policyRules from '../plugins/policy-rules/index.ts'
 import verifierBasic from '../plugins/verifier-basic/index.ts'
 import { PostgresStore } from '../plugins/store-postgres/postgres-store.ts'
-import { KernelWriter } from '../core/store-writer.ts'
 
 const quick = process.argv.includes('--quick')
 const seconds = quick ? 0.6 : 2.5
@@ -58,7 +59,7 @@ async function agent(file: string) {
   await new Promise((r) => setImmediate(r))
   for (const f of forks) if (f.error || !f.isActive) throw new Error(`a bench plugin did not start: ${f.error}`)
   ;(ctx.baseDir as string) = dir
-  return { runtime: new AgentRuntime(ctx, { name: 'bench', budgets: { maxSteps: 1_000_000 } }), model, forks }
+  return { runtime: new AgentRuntime(ctx, { writer: KernelWriter, name: 'bench', budgets: { maxSteps: 1_000_000 } }), model, forks }
 }
 
 /** Steps per second of Cordage runs of `steps` steps calling `tool`. */

@@ -17,12 +17,12 @@ import { StepGate } from './gate.ts'
 import type { ApprovalGrant, ApprovalScope, GrantArgs } from './grants.ts'
 import { checkArgsPattern, type ArgsPattern } from './match.ts'
 import { RunDriver } from './loop.ts'
-import type { Lease, StoreService } from './services/store.ts'
+import type { Lease, StoreService, StoreWriter } from './services/store.ts'
 import type { ToolsService } from './services/tools.ts'
 import { emptyState, replay, replayFrom, type ActionState, type RunState } from './state.ts'
 import { isTerminal, type RunStatus } from './status.ts'
 import { asDefined } from './tool.ts'
-import { KernelWriter } from './store-writer.ts'
+import { guardStore } from './store-writer.ts'
 import { Scrubber, type Secret } from './secrets.ts'
 import { KernelProducer } from './version.ts'
 
@@ -69,8 +69,15 @@ export interface AgentOptions {
   serviceTimeouts?: Partial<Record<TimedService, number>>
   /** Values to keep out of everything the agent's runs record (core/secrets.ts): API keys, tokens. */
   secrets?: readonly Secret[]
+  /**
+   * The kernel's store writer, which the host hands to each runtime it builds (core/store-writer.ts).
+   * Without it the runtime reads runs, and every write it tries is refused (`store_write_refused`).
+   */
+  writer?: StoreWriter
   /** Pass a run handed to another agent on (the host's: that agent accepts it and drives it). */
   handoff?: (runId: string, to: string) => Promise<RunState>
+  /** Agents this one may hand runs to (the preset's `handoffs`); a tool's handoff to another is dropped. Default none. */
+  handoffs?: readonly string[]
 }
 
 /** The services whose calls the loop bounds in time. */
@@ -103,6 +110,7 @@ export interface DriftChange {
 
 export interface ResolvedAgentOptions {
   handoff?: (runId: string, to: string) => Promise<RunState>
+  handoffs: readonly string[]
   contextTokens?: number
   parallelTools: boolean
   serviceTimeouts: Readonly<Record<TimedService, number>>
@@ -172,6 +180,8 @@ export class AgentRuntime {
   /** Bumped whenever cordis sets or removes any service, so runs re-read theirs only after a change. */
   servicesVersion = 0
   private active = new Map<string, { driver: RunDriver; done: Promise<RunState> }>()
+  /** The kernel's writer, when the host gave it: private, so no holder of the runtime can take it. */
+  readonly #writer: StoreWriter | undefined
   /** Runs whose stored log this runtime found damaged: driveNext passes them over. */
   private damaged = new Set<string>()
   private waiters = new Map<string, Set<() => void>>()
@@ -188,6 +198,7 @@ export class AgentRuntime {
     this.pinned = options.pinned ?? {}
     this.defaultTask = options.defaultTask
     this.scrubber = new Scrubber(options.secrets ?? [])
+    this.#writer = options.writer
     const dispatch = createDispatch(ctx, options.name)
     this.dispatch = Object.assign((event: RunEvent) => {
       dispatch(event)
@@ -197,6 +208,7 @@ export class AgentRuntime {
     ctx.on('internal/service', () => { this.servicesVersion++ })
     this.options = {
       handoff: options.handoff,
+      handoffs: Object.freeze([...(options.handoffs ?? [])]),
       contextTokens: options.contextTokens,
       parallelTools: options.parallelTools ?? true,
       serviceTimeouts: Object.freeze({ ...DefaultServiceTimeouts, ...options.serviceTimeouts }),
@@ -214,7 +226,7 @@ export class AgentRuntime {
   /** Start a run for `task` (default: the agent's default task) and drive it here. The handle has the run id at once. */
   start(task: string | undefined = this.defaultTask, options: StartOptions = {}): RunHandle {
     const runId = options.runId ?? newRunId()
-    const driver = new RunDriver(this, emptyState(runId))
+    const driver = new RunDriver(this, emptyState(runId), this.#writer)
     // A new run is this worker's from its first event: no other worker can claim it before it is driven.
     driver.own({ runId, worker: this.options.worker, token: 1, expiresAt: Date.now() + this.options.leaseTtlMs })
     this.recordStart(driver, this.taskOf(task), options)
@@ -229,7 +241,7 @@ export class AgentRuntime {
   /** Record a run without driving it: a worker (`cordage worker`, {@link driveNext}) will. Returns its id. */
   async submit(task: string | undefined = this.defaultTask, options: StartOptions = {}): Promise<string> {
     const runId = options.runId ?? newRunId()
-    const driver = new RunDriver(this, emptyState(runId))
+    const driver = new RunDriver(this, emptyState(runId), this.#writer)
     this.recordStart(driver, this.taskOf(task), options)
     await driver.flush()
     return runId
@@ -253,7 +265,7 @@ export class AgentRuntime {
   async revokeGrant(id: string, options: Actor = {}): Promise<ApprovalGrant> {
     const store = this.store()
     if (!store.revokeGrant) throw new CordageError('invalid_input', `the store of agent "${this.name}" keeps no standing grants`)
-    const grant = await store.revokeGrant(id, options.by ?? 'api', Date.now(), options.reason, KernelWriter)
+    const grant = await guardStore(store).revokeGrant!(id, options.by ?? 'api', Date.now(), options.reason, this.#writer!)
     if (!grant) throw new CordageError('invalid_input', `no grant ${id} in the store of agent "${this.name}"`)
     return grant
   }
@@ -375,16 +387,16 @@ export class AgentRuntime {
     }
     const store = this.store()
     const at = Date.now()
-    const lease = await store.claim(runId, this.options.worker, this.options.leaseTtlMs, KernelWriter)
+    const lease = await guardStore(store).claim(runId, this.options.worker, this.options.leaseTtlMs, this.#writer!)
     if (!lease) {
-      await store.requestCancel(runId, { by, reason: options.reason, at }, KernelWriter)
+      await guardStore(store).requestCancel(runId, { by, reason: options.reason, at }, this.#writer!)
       return this.waitForEnd(runId, options.waitMs ?? 30_000)
     }
     const state = await this.load(runId)
-    const driver = new RunDriver(this, state)
+    const driver = new RunDriver(this, state, this.#writer)
     driver.own(lease)
     if (isTerminal(state.status)) {
-      await store.release(lease, KernelWriter)
+      await guardStore(store).release(lease, this.#writer!)
       throw notWaiting(state)
     }
     driver.cancel(by, options.reason, at)
@@ -397,7 +409,7 @@ export class AgentRuntime {
    */
   async driveNext(): Promise<RunHandle | undefined> {
     const exclude = this.damaged.size ? [...this.damaged] : undefined
-    const lease = await this.store().claimNext(this.options.worker, this.options.leaseTtlMs, { agents: [this.name], exclude }, KernelWriter)
+    const lease = await guardStore(this.store()).claimNext(this.options.worker, this.options.leaseTtlMs, { agents: [this.name], exclude }, this.#writer!)
     if (!lease) return undefined
     let prepared
     try {
@@ -453,7 +465,8 @@ export class AgentRuntime {
 
   /** Hand a streamed piece to listeners (under this agent's context and at the root); a throwing listener is only reported. */
   streamDelta(event: ModelDeltaEvent): void {
-    this.previews.preview('model/delta', event)
+    // The loop scrubs the pieces it streams (RunDriver.previews); anything else passing a preview here is scrubbed piece by piece.
+    this.previews.preview('model/delta', this.scrubber.active ? this.scrubber.scrub(event) : event)
   }
 
   /** Ids of runs this process is driving now. */
@@ -527,7 +540,8 @@ export class AgentRuntime {
       if (options.resume !== false) await this.drift(driver, state, options)
       driver.rec.record('tool/approval-decided', { approved, by, reason: options.reason, scope, grant }, KernelProducer, { ...turn(state), stepId: action.stepId, actionId, causation: action.requestedSeq })
       // Recorded first: a grant without the approval it came from would be an approval nobody can trace.
-      if (grant?.scope === 'grant') { await driver.flush(); await this.store().putGrant!(grant, KernelWriter) }
+      // Stored as recorded: scrubbed of the agent's secrets like every other row.
+      if (grant?.scope === 'grant') { await driver.flush(); await guardStore(this.store()).putGrant!(this.scrubber.scrub(grant), this.#writer!) }
       if (options.resume === false) { await driver.flush(); return undefined }
       driver.rec.record('run/resumed', { from: 'WAITING_APPROVAL', by }, KernelProducer, turn(state))
       await driver.flush()
@@ -538,6 +552,9 @@ export class AgentRuntime {
   /** The grant an approval with a wider scope creates: for this tool, these arguments, this policy and tool version. */
   private grantOf(state: RunState, action: ActionState, scope: 'run' | 'grant', by: string, options: ApprovalOptions): ApprovalGrant {
     if (options.args && options.args !== 'any') {
+      if (typeof options.args === 'object' && Object.keys(options.args).length === 0) {
+        throw new CordageError('invalid_input', `the approval's argument pattern is empty, which would cover any arguments; say so with --any-args (args: 'any'), or name the arguments it covers`)
+      }
       const problem = checkArgsPattern(options.args)
       if (problem) throw new CordageError('invalid_input', `the approval's argument pattern: ${problem}`)
     }
@@ -555,7 +572,7 @@ export class AgentRuntime {
   private async take(runId: string): Promise<{ driver: RunDriver; state: RunState; lease: Lease }> {
     if (this.active.has(runId)) throw new CordageError('run_busy', `run ${runId} is being driven in this process; wait for it to pause or end`)
     const store = this.store()
-    const lease = await store.claim(runId, this.options.worker, this.options.leaseTtlMs, KernelWriter)
+    const lease = await guardStore(store).claim(runId, this.options.worker, this.options.leaseTtlMs, this.#writer!)
     if (!lease) {
       const owner = (await store.list({ limit: 1000 })).find((r) => r.runId === runId)?.owner
       throw new CordageError('run_busy', `run ${runId} is being driven by worker ${owner ?? 'another process'}; wait for it to pause or end`)
@@ -573,14 +590,14 @@ export class AgentRuntime {
   private async prepare(lease: Lease): Promise<{ driver: RunDriver; state: RunState; lease: Lease }> {
     try {
       const state = await this.load(lease.runId)
-      const driver = new RunDriver(this, state)
+      const driver = new RunDriver(this, state, this.#writer)
       driver.own(lease)
       // A cancel asked for while nobody drove the run: the driver acts on it at its first boundary.
       const request = state.cancel ?? await this.store().cancelRequest(lease.runId)
       if (request && !isTerminal(state.status)) driver.cancel(request.by, request.reason, request.at)
       return { driver, state, lease }
     } catch (error) {
-      await this.store().release(lease, KernelWriter)
+      await guardStore(this.store()).release(lease, this.#writer!)
       throw error
     }
   }

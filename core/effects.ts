@@ -22,6 +22,7 @@ import type { ActionState, RunState } from './state.ts'
 import type { TerminalStatus, WaitingStatus } from './status.ts'
 import { claimTicketIssuer, type Ticket } from './ticket.ts'
 import { ToolCall } from './tool-call.ts'
+import { targetOf } from './tool.ts'
 import { KernelProducer } from './version.ts'
 
 export type Next = 'continue' | 'halt'
@@ -47,7 +48,7 @@ export interface DriverPort {
   readonly state: RunState
   readonly rec: Recorder
   readonly signal: AbortSignal
-  readonly options: { ticketTtlMs: number; observationChars: number; cancelGraceMs: number; effectWaitMs: number }
+  readonly options: { ticketTtlMs: number; observationChars: number; cancelGraceMs: number; effectWaitMs: number; handoffs: readonly string[] }
   readonly cancelling: boolean
   idsOf(actionId: string | undefined, causation?: number): EventIds
   store(): StoreService
@@ -214,7 +215,7 @@ export class EffectRunner {
     const run = this.run
     const { action, tool, policyVersion, causation, key } = job
     const attempt = action.attempts + 1
-    const ticket = issueTicket({ runId: run.runId, actionId: action.id, tool: tool.name, argsHash: action.argsHash, policyVersion, ttlMs: run.options.ticketTtlMs })
+    const ticket = issueTicket({ runId: run.runId, actionId: action.id, tool: tool.name, argsHash: action.argsHash, policyVersion, ttlMs: run.options.ticketTtlMs, target: targetOf(tool) })
     const started = run.rec.record('tool/start', { tool: tool.name, attempt, ticket: ticket.id, idempotencyKey: key, argsHash: action.argsHash, policyVersion, timeoutMs: tool.timeoutMs }, KernelProducer, run.idsOf(action.id, causation))
     const intent: EffectWrite[] = tool.sideEffect !== 'none'
       ? [{ op: 'intent', key, runId: run.runId, actionId: action.id, tool: tool.name, argsHash: action.argsHash, policyVersion, attempt, at: Date.now(), takeover: job.takeover || undefined }]
@@ -245,11 +246,16 @@ export class EffectRunner {
     if (s.call) run.track(s.call, false)
     if (settled.status === 'fulfilled') {
       const result = settled.value
-      const raw = result.observation ?? observe(result.output, run.options.observationChars)
+      const asked = validHandoff(result.handoff)
+      // A handoff moves the run under another agent's policy: only to agents the preset lets this one
+      // hand runs to, whichever tool asks. Another is dropped, and the model is told.
+      const handoff = asked && run.options.handoffs.includes(asked.agent) ? asked : undefined
+      const refused = asked && !handoff ? `\n(The handoff to agent "${asked.agent}" was refused: this agent may hand runs to ${run.options.handoffs.length ? run.options.handoffs.join(', ') : 'no agent'}.)` : ''
+      const raw = (result.observation ?? observe(result.output, run.options.observationChars)) + refused
       const observation = run.guarded ? await run.guardOutput(action, tool, raw, startedSeq) : raw
       run.rec.record('tool/end', {
         tool: tool.name, attempt, output: result.output ?? null, observation, receipt: result.receipt, durationMs, reveals: validReveals(result.reveals),
-        usage: validUsage(result.usage), handoff: validHandoff(result.handoff),
+        usage: validUsage(result.usage), handoff,
       }, producer, run.idsOf(action.id, startedSeq))
       if (effectful) {
         if (run.cancelling) run.noteEffect('committed', { actionId: action.id, tool: tool.name, receipt: result.receipt })

@@ -17,6 +17,8 @@ import { EffectRunner, type Authorized, type Checkpoint, type DriverPort, type N
 import { footprintOf, mayRunBeside, waves } from './parallel.ts'
 import { classify, CordageError, Codes, type Code } from './errors.ts'
 import { deepFreeze } from './freeze.ts'
+import { readonlyView } from './readonly.ts'
+import { StreamScrubber } from './secrets.ts'
 import { hashAnyway, hashArgs, jsonProblem } from './hash.ts'
 import { Ownership } from './ownership.ts'
 import { Recorder, type EventIds } from './recorder.ts'
@@ -29,7 +31,7 @@ import type { PolicyDecision, PolicyService } from './services/policy.ts'
 import type { ProgressService, ProgressVerdict } from './services/progress.ts'
 import type { GuardInput, GuardrailService, GuardVerdict } from './services/guardrail.ts'
 import { grantMismatch, type ApprovalGrant } from './grants.ts'
-import type { CancelRequest, EffectWrite, Lease, StoreService } from './services/store.ts'
+import type { CancelRequest, EffectWrite, Lease, StoreService, StoreWriter } from './services/store.ts'
 import type { ToolsService } from './services/tools.ts'
 import type { VerifierService } from './services/verifier.ts'
 import { replay, replayFrom, StateVersion, type ActionState, type RunState } from './state.ts'
@@ -37,7 +39,7 @@ import type { TerminalStatus, WaitingStatus } from './status.ts'
 import type { ToolCall } from './tool-call.ts'
 import type { AgentRuntime } from './agent.ts'
 import { KernelProducer } from './version.ts'
-import { checkGuardVerdict, checkPolicyDecision, checkProgressVerdict, checkProjection, checkVerifyResult } from './verdicts.ts'
+import { checkGuardVerdict, checkPolicyDecision, checkProgressVerdict, checkProjection, checkVerifyResult, plainResponse } from './verdicts.ts'
 import type { VerifyResult } from './services/verifier.ts'
 import type { TimedService } from './agent.ts'
 
@@ -94,13 +96,22 @@ export class RunDriver implements DriverPort {
   /** A service that did not answer in time while an outcome was being recorded: the run ends at the next boundary. */
   private deferred: unknown
 
-  constructor(readonly agent: AgentRuntime, readonly state: RunState) {
-    this.rec = new Recorder(state, () => this.store(), agent.dispatch, agent.scrubber)
+  /** The kernel's store writer, from the runtime (undefined: this driver can read, not write). */
+  readonly #writer: StoreWriter | undefined
+
+  constructor(readonly agent: AgentRuntime, readonly state: RunState, writer: StoreWriter | undefined) {
+    this.#writer = writer
+    this.rec = new Recorder(state, () => this.store(), agent.dispatch, agent.scrubber, writer)
     this.lastSnapshot = state.lastSeq
   }
 
   get runId(): string {
     return this.state.runId
+  }
+
+  /** What services see of the run's state: a read-only view (core/readonly.ts). */
+  get view(): Readonly<RunState> {
+    return readonlyView(this.state)
   }
 
   get options() {
@@ -145,7 +156,7 @@ export class RunDriver implements DriverPort {
    */
   own(lease: Lease): void {
     this.rec.lease = lease
-    this.ownership = new Ownership(lease, () => this.store(), {
+    this.ownership = new Ownership(lease, () => this.store(), this.#writer, {
       ttlMs: this.agent.options.leaseTtlMs,
       watchMs: this.agent.options.cancelWatchMs,
       onLost: (error) => { this.lost ??= error; this.abortAll(error, 0) },
@@ -336,7 +347,7 @@ export class RunDriver implements DriverPort {
   private async checkProgress(progress: ServiceEntry<ProgressService>): Promise<Next | undefined> {
     let answer: unknown
     try {
-      answer = await this.ask('progress', progress.provider, () => progress.value.check({ state: this.state }))
+      answer = await this.ask('progress', progress.provider, () => progress.value.check({ state: this.view }))
     } catch (error) {
       if (isControl(error)) throw error
       return this.end('FAILED', 'internal_error', `progress service ${progress.provider} failed: ${(error as Error)?.message ?? error}`)
@@ -420,7 +431,7 @@ export class RunDriver implements DriverPort {
     await this.visibleTools()
     const views = this.visibleViews
 
-    const assembled = checkProjection(await this.ask('context', context.provider, () => context.value.assemble({ state: this.state, tools: views })))
+    const assembled = checkProjection(await this.ask('context', context.provider, () => context.value.assemble({ state: this.view, tools: views })))
     if (!assembled.ok) return this.end('FAILED', 'verdict_invalid', `context service ${context.provider} returned something that is not a projection: ${assembled.problem}`)
     let projection = assembled.value
     const threshold = compactor?.value.threshold ?? this.agent.options.contextTokens
@@ -434,7 +445,7 @@ export class RunDriver implements DriverPort {
       let problem: string | undefined
       let control: unknown
       try {
-        const answer = await this.ask('compactor', compactor.provider, () => compactor.value.compact({ state: this.state, projection, limit, signal: this.abort.signal }))
+        const answer = await this.ask('compactor', compactor.provider, () => compactor.value.compact({ state: this.view, projection, limit, signal: this.abort.signal }))
         const shape = checkProjection(answer)
         if (!shape.ok) problem = `the compactor answered something that is not a projection (verdict_invalid): ${shape.problem}`
         else problem = checkCompacted(projection, compacted = answer as CompactResult, limit)
@@ -485,12 +496,13 @@ export class RunDriver implements DriverPort {
       if (this.agent.dispatch.watched(StepStartEvents)) await this.flush()
       const signal = this.modelSignal()
       // Streamed pieces go to listeners as previews, only if someone listens: nothing here is durable.
-      const onDelta = this.agent.streaming() ? (delta: ModelDelta) => this.agent.streamDelta({ runId: this.runId, stepId: ids.stepId!, attempt, producer: model.provider, ...delta }) : undefined
+      const onDelta = this.agent.streaming() ? this.previews(model.provider, ids.stepId!, attempt) : undefined
       try {
-        const response = await model.value.respond({ runId: this.runId, stepId: ids.stepId!, stepIndex: index, messages, tools, signal: signal.signal, onDelta })
+        const response = await model.value.respond({ runId: this.runId, stepId: ids.stepId!, stepIndex: index, messages, tools, signal: signal.signal, onDelta }).finally(() => onDelta?.end())
         const problem = checkResponse(response)
         if (problem) throw new CordageError('model_invalid_response', problem)
-        return response
+        // Plain data from here on: the record, the hash, policy and the tool see one value.
+        return plainResponse(response)
       } catch (error) {
         if (this.lost) throw this.lost
         if (this.cancelRequest) { await this.endCancelled(); return undefined }
@@ -514,6 +526,43 @@ export class RunDriver implements DriverPort {
   }
 
   /**
+   * Where a model call's streamed pieces go: to listeners as previews, scrubbed of the agent's secrets
+   * like the record. Text (and each call's argument text) passes through a StreamScrubber, which holds
+   * back the end of what arrived until it knows no secret is split there; `end` gives out the rest.
+   */
+  private previews(producer: string, stepId: string, attempt: number): ((delta: ModelDelta) => void) & { end(): void } {
+    const base = { runId: this.runId, stepId, attempt, producer }
+    const scrubber = this.agent.scrubber
+    if (!scrubber.active) return Object.assign((delta: ModelDelta) => this.agent.streamDelta({ ...base, ...delta }), { end() {} })
+    const text = new StreamScrubber(scrubber)
+    const args = new Map<number, StreamScrubber>()
+    const emit = (delta: ModelDelta) => this.agent.streamDelta({ ...base, ...delta })
+    const send = Object.assign((delta: ModelDelta) => {
+      if (delta.text !== undefined) {
+        const ready = text.push(delta.text)
+        if (ready) emit({ text: ready })
+      }
+      if (delta.toolCall) {
+        const { index, name, argsDelta } = delta.toolCall
+        let stream = args.get(index)
+        if (!stream) args.set(index, stream = new StreamScrubber(scrubber))
+        const ready = argsDelta === undefined ? undefined : stream.push(argsDelta)
+        if (name !== undefined || ready) emit({ toolCall: { index, ...(name === undefined ? {} : { name: scrubber.scrubText(name) }), ...(ready ? { argsDelta: ready } : {}) } })
+      }
+    }, {
+      end: () => {
+        const rest = text.end()
+        if (rest) emit({ text: rest })
+        for (const [index, stream] of args) {
+          const tail = stream.end()
+          if (tail) emit({ toolCall: { index, argsDelta: tail } })
+        }
+      },
+    })
+    return send
+  }
+
+  /**
    * The abort signal for one model call: the run's own signal (cancellation), plus the deadline when the
    * run has one. Without a deadline nothing is allocated: signals and listeners cost microseconds a step.
    */
@@ -533,7 +582,7 @@ export class RunDriver implements DriverPort {
     const stepId = `s${this.state.steps}`
     if (this.visibleFor === stepId) return
     const tools = this.services.tools
-    const visible = await this.ask('tools', tools.provider, () => tools.value.visible({ state: this.state }))
+    const visible = await this.ask('tools', tools.provider, () => tools.value.visible({ state: this.view }))
     if (!Array.isArray(visible)) throw new CordageError('verdict_invalid', `tools service ${tools.provider} returned ${typeof visible} as the visible set, not a list of tools`)
     this.visibleFor = stepId
     if (visible === this.visibleSource) return
@@ -689,7 +738,7 @@ export class RunDriver implements DriverPort {
     const policy = this.services.policy
     let decision: PolicyDecision
     try {
-      const answer = await this.ask('policy', policy.provider, () => policy.value.decide({ runId: this.runId, agent: this.agent.name, actionId: action.id, tool, args, argsHash: action.argsHash, state: this.state }))
+      const answer = await this.ask('policy', policy.provider, () => policy.value.decide({ runId: this.runId, agent: this.agent.name, actionId: action.id, tool, args, argsHash: action.argsHash, state: this.view }))
       const checked = checkPolicyDecision(answer)
       decision = checked.ok ? checked.value : { verdict: 'deny', ruleId: 'policy-invalid', reason: `policy ${policy.provider} answered something that is not a decision (verdict_invalid: ${checked.problem}); denied to fail closed` }
     } catch (error) {
@@ -759,7 +808,7 @@ export class RunDriver implements DriverPort {
     if (this.agent.dispatch.watched(VerifyStartEvents)) await this.flush()
     let verdict: VerifyResult
     try {
-      const checked = checkVerifyResult(await this.ask('verifier', verifier.provider, () => verifier.value.verify({ state: this.state, answer, signal: this.abort.signal })))
+      const checked = checkVerifyResult(await this.ask('verifier', verifier.provider, () => verifier.value.verify({ state: this.view, answer, signal: this.abort.signal })))
       if (!checked.ok) throw new CordageError('verdict_invalid', `verifier ${verifier.provider} answered something that is not a verdict: ${checked.problem}`)
       verdict = checked.value
     } catch (error) {
@@ -792,7 +841,7 @@ export class RunDriver implements DriverPort {
     if (!guardrail) return Pass
     let verdict: GuardVerdict
     try {
-      const checked = checkGuardVerdict(await this.ask('guardrail', guardrail.provider, () => guardrail.value.check({ ...input, runId: this.runId, agent: this.agent.name, state: this.state })))
+      const checked = checkGuardVerdict(await this.ask('guardrail', guardrail.provider, () => guardrail.value.check({ ...input, runId: this.runId, agent: this.agent.name, state: this.view })))
       verdict = checked.ok ? checked.value : { action: 'block', guard: 'guardrail-invalid', reason: `guardrail ${guardrail.provider} answered something that is not a verdict (verdict_invalid: ${checked.problem}); blocked to fail closed` }
     } catch (error) {
       if (isControl(error)) throw error

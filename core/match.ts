@@ -85,6 +85,7 @@ export function compileArg(matcher: ArgMatcher, where = '(argument)'): Test {
   }
   if ('in' in m) {
     if (!Array.isArray(m.in)) throw invalid(where, `in takes a list of values, got ${describe(m.in)}`)
+    if (m.in.length === 0) throw invalid(where, 'in: [] matches no value at all (a deny rule with it never fires); list the values, or remove the test')
     const wanted = new Set(m.in.map((x, i) => hashOf(x, where, `in[${i}]`)))
     tests.push((v) => v !== undefined && wanted.has(hashOrUndefined(v) ?? ''))
   }

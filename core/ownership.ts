@@ -6,8 +6,8 @@
  * stalled past the expiry and another took over) cannot write another event.
  */
 import { CordageError } from './errors.ts'
-import type { CancelRequest, Lease, StoreService } from './services/store.ts'
-import { KernelWriter } from './store-writer.ts'
+import type { CancelRequest, Lease, StoreService, StoreWriter } from './services/store.ts'
+import { guardStore } from './store-writer.ts'
 
 export interface OwnershipOptions {
   ttlMs: number
@@ -23,7 +23,7 @@ export class Ownership {
   /** Until when, by this process's clock, the lease is surely ours: its expiry, moved on by each renewal. */
   private heldUntil: number
 
-  constructor(readonly lease: Lease, private store: () => StoreService, private options: OwnershipOptions) {
+  constructor(readonly lease: Lease, private store: () => StoreService, private readonly writer: StoreWriter | undefined, private options: OwnershipOptions) {
     // The store may have stamped the expiry with another clock: trust whichever ends first.
     this.heldUntil = Math.min(lease.expiresAt, Date.now() + options.ttlMs)
   }
@@ -47,7 +47,7 @@ export class Ownership {
     if (this.held()) return
     if (!this.released) {
       const sent = Date.now()
-      const renewed = await Promise.resolve(this.store().renew(this.lease, this.options.ttlMs, KernelWriter)).catch(() => false)
+      const renewed = await Promise.resolve(guardStore(this.store()).renew(this.lease, this.options.ttlMs, this.writer!)).catch(() => false)
       if (renewed) {
         this.heldUntil = Math.max(this.heldUntil, sent + this.options.ttlMs)
         return
@@ -63,7 +63,7 @@ export class Ownership {
     const { ttlMs, watchMs } = this.options
     const renew = setInterval(() => {
       const sent = Date.now()
-      Promise.resolve(this.store().renew(this.lease, ttlMs, KernelWriter)).then((held) => {
+      Promise.resolve().then(() => guardStore(this.store()).renew(this.lease, ttlMs, this.writer!)).then((held) => {
         if (held) this.heldUntil = Math.max(this.heldUntil, sent + ttlMs)
         if (!held && !this.released) this.options.onLost(new CordageError('lease_lost', `run ${this.lease.runId}: worker ${this.lease.worker} lost its lease (${this.lease.token}); another worker owns the run`))
       }, () => { /* a failed renewal is retried at the next tick; the fencing token protects the log meanwhile */ })
@@ -85,7 +85,7 @@ export class Ownership {
     this.released = true
     for (const timer of this.timers) clearInterval(timer)
     this.timers = []
-    await this.store().release(this.lease, KernelWriter)
+    await guardStore(this.store()).release(this.lease, this.writer!)
   }
 }
 

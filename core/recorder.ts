@@ -7,13 +7,11 @@
  */
 import { EventSchemaVersion, type RunEvent, type RunEventMap, type RunEventType } from './events.ts'
 import { apply, type RunState } from './state.ts'
-import type { EffectWrite, Lease, StoreService } from './services/store.ts'
+import type { EffectWrite, Lease, StoreService, StoreWriter } from './services/store.ts'
 import type { Dispatch } from './cordis.ts'
-import { KernelWriter } from './store-writer.ts'
+import { guardStore } from './store-writer.ts'
 import type { Scrubber } from './secrets.ts'
 
-/** The options of an append that has nothing but the writer to say: one object, not one per flush. */
-const WriterOnly = Object.freeze({ writer: KernelWriter })
 
 export interface EventIds {
   turnId?: string
@@ -35,9 +33,17 @@ export class Recorder {
     private dispatch: Dispatch,
     /** Secrets to keep out of the record (core/secrets.ts); applied before anything else sees an event. */
     private readonly scrubber?: Scrubber,
+    writer?: StoreWriter,
   ) {
     this.durable = state.lastSeq
+    this.#writer = writer
+    this.#writerOnly = Object.freeze({ writer })
   }
+
+  /** The kernel's store writer (private: nothing that holds the recorder can take it). */
+  readonly #writer: StoreWriter | undefined
+  /** The options of an append that has nothing but the writer to say: one object, not one per flush. */
+  readonly #writerOnly: { writer: StoreWriter | undefined }
 
   /** `value` with the agent's secrets scrubbed out (itself when there is nothing to scrub). */
   scrub<T>(value: T): T {
@@ -69,10 +75,10 @@ export class Recorder {
     const batch = this.buffer
     this.buffer = []
     if (effects && this.scrubber?.active) effects = effects.map((e) => this.scrubber!.scrub(e))
-    const options = this.lease || effects?.length || snapshot ? { lease: this.lease, effects, snapshot, writer: KernelWriter } : WriterOnly
+    const options = this.lease || effects?.length || snapshot ? { lease: this.lease, effects, snapshot, writer: this.#writer } : this.#writerOnly
     let written
     try {
-      written = this.store().append(this.state.runId, batch, this.durable, options)
+      written = guardStore(this.store()).append(this.state.runId, batch, this.durable, options)
     } catch (error) {
       this.buffer = batch
       throw error

@@ -99,6 +99,13 @@ export class Scrubber {
     return found
   }
 
+  /** The longest form of any secret, in characters: how much of a stream must be held back. */
+  get longest(): number {
+    let n = 0
+    for (const key of this.#byVariant.keys()) n = Math.max(n, key.length)
+    return n
+  }
+
   #walk(value: unknown): unknown {
     if (typeof value === 'string') return this.scrubText(value)
     if (Array.isArray(value)) {
@@ -123,6 +130,33 @@ export class Scrubber {
       return changed ? out : value
     }
     return value
+  }
+}
+
+/**
+ * Scrubbing a text that arrives in pieces (a model's streamed answer): a secret may be split across two
+ * pieces, so the last `longest - 1` characters are held back until the next piece (or the end) shows
+ * whether they begin one. Each piece given out is scrubbed.
+ */
+export class StreamScrubber {
+  #held = ''
+  constructor(private readonly scrubber: Scrubber) {}
+
+  /** What may be shown now of the text so far. */
+  push(piece: string): string {
+    // A secret not complete yet starts within the last `longest - 1` characters: hold those back, and
+    // scrub them again with what comes next.
+    const text = this.scrubber.scrubText(this.#held + piece)
+    const keep = Math.min(text.length, this.scrubber.longest - 1)
+    this.#held = text.slice(text.length - keep)
+    return text.slice(0, text.length - keep)
+  }
+
+  /** The rest, once the stream ended. */
+  end(): string {
+    const rest = this.scrubber.scrubText(this.#held)
+    this.#held = ''
+    return rest
   }
 }
 

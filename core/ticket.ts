@@ -26,6 +26,12 @@ export interface Ticket {
   readonly policyVersion: string
   /** Epoch milliseconds after which the ticket is refused. */
   readonly expiresAt: number
+  /**
+   * The identity of the tool definition the loop resolved and judged (core/tool.ts), when the tool was
+   * built with defineTool: only that definition's invoke accepts the ticket, not another object that
+   * forwards to it under the same name.
+   */
+  readonly target?: object
 }
 
 export interface Grant {
@@ -36,6 +42,8 @@ export interface Grant {
   policyVersion: string
   /** Lifetime in milliseconds; default 60 s, long enough for retries of one attempt, short enough to be useless later. */
   ttlMs?: number
+  /** See {@link Ticket.target}. */
+  target?: object
 }
 
 export interface CallBinding {
@@ -43,6 +51,8 @@ export interface CallBinding {
   actionId: string
   tool: string
   args: unknown
+  /** The identity of the definition redeeming the ticket (defineTool passes its own); undefined otherwise. */
+  target?: object
 }
 
 /** Issued tickets not yet redeemed are kept to this many; beyond it, expired ones are dropped first. */
@@ -69,6 +79,7 @@ export class TicketBook {
       argsHash: grant.argsHash,
       policyVersion: grant.policyVersion,
       expiresAt: now + (grant.ttlMs ?? 60_000),
+      target: grant.target,
     })
     this.#issued.set(ticket.id, ticket)
     return ticket
@@ -96,6 +107,7 @@ export class TicketBook {
       ticket.runId !== call.runId ? `run ${ticket.runId}, not ${call.runId}`
       : ticket.actionId !== call.actionId ? `action ${ticket.actionId}, not ${call.actionId}`
       : ticket.tool !== call.tool ? `tool "${ticket.tool}", not "${call.tool}"`
+      : ticket.target !== call.target ? `the tool "${ticket.tool}" the loop judged, not another object that calls it`
       : ticket.argsHash !== argsHash ? `arguments ${ticket.argsHash}, not ${argsHash}`
       : undefined
     if (mismatch) throw new CordageError('ticket_mismatch', `ticket ${ticket.id} is for ${mismatch}`)

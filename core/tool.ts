@@ -38,7 +38,7 @@ export interface ToolDefinition<A> {
 const NamePattern = /^[a-zA-Z][a-zA-Z0-9_-]{0,63}$/
 
 /** The fields policy, the ledger and the loop rely on, as each tool was defined: by its `invoke`. */
-type Defined = Readonly<Pick<Tool, 'name' | 'sideEffect' | 'idempotent' | 'timeoutMs' | 'needsApproval' | 'retries'>>
+type Defined = Readonly<Pick<Tool, 'name' | 'sideEffect' | 'idempotent' | 'timeoutMs' | 'needsApproval' | 'retries'>> & { readonly identity: object }
 const definitions = new WeakMap<Tool['invoke'], Defined>()
 const ContractKeys = ['name', 'sideEffect', 'idempotent', 'timeoutMs', 'needsApproval', 'retries'] as const
 
@@ -60,6 +60,9 @@ export function defineTool<A>(def: ToolDefinition<A>): Tool {
     throw new CordageError('invalid_input', `tool "${def.name}": sideEffect must be none, local or external, got ${JSON.stringify(def.sideEffect)}`)
   }
   const body = def.run
+  // Tickets for this tool are bound to this object: a copy of the tool keeps it (same invoke), a
+  // wrapper that forwards to invoke does not, so its ticket is refused here.
+  const identity = Object.freeze({ tool: def.name })
   const tool = Object.freeze({
     name: def.name,
     description: def.description,
@@ -81,13 +84,13 @@ export function defineTool<A>(def: ToolDefinition<A>): Tool {
       return parsed.success ? def.footprint!(parsed.data) : {}
     }),
     async invoke(ticket, args, io) {
-      redeemTicket(ticket, { runId: io.runId, actionId: io.actionId, tool: def.name, args })
+      redeemTicket(ticket, { runId: io.runId, actionId: io.actionId, tool: def.name, args, target: identity })
       const parsed = def.input.safeParse(args)
       if (!parsed.success) throw new CordageError('invalid_arguments', `arguments for ${def.name} do not match its schema`)
       return await body(parsed.data, io)
     },
   } satisfies Tool)
-  definitions.set(tool.invoke, Object.freeze({ name: tool.name, sideEffect: tool.sideEffect, idempotent: tool.idempotent, timeoutMs: tool.timeoutMs, needsApproval: tool.needsApproval, retries: tool.retries }))
+  definitions.set(tool.invoke, Object.freeze({ name: tool.name, sideEffect: tool.sideEffect, idempotent: tool.idempotent, timeoutMs: tool.timeoutMs, needsApproval: tool.needsApproval, retries: tool.retries, identity }))
   return tool
 }
 
@@ -101,5 +104,14 @@ export function defineTool<A>(def: ToolDefinition<A>): Tool {
 export function asDefined(tool: Tool): Tool {
   const defined = definitions.get(tool.invoke)
   if (!defined || ContractKeys.every((key) => tool[key] === defined[key])) return tool
-  return Object.freeze({ ...tool, ...defined })
+  const { identity: _, ...contract } = defined
+  return Object.freeze({ ...tool, ...contract })
+}
+
+/**
+ * The identity tickets for this tool are bound to: its definition's, when it was built with defineTool
+ * (a registry's copy has the same), else undefined (a tool written by hand redeems without one).
+ */
+export function targetOf(tool: Tool): object | undefined {
+  return definitions.get(tool.invoke)?.identity
 }

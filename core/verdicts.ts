@@ -15,6 +15,7 @@ import type { GuardVerdict } from './services/guardrail.ts'
 import type { Evidence, VerifyResult } from './services/verifier.ts'
 import type { ProgressVerdict, Stall } from './services/progress.ts'
 import type { Projection } from './services/context.ts'
+import type { Decision, ModelResponse, ProposedCall } from './services/model.ts'
 
 export type Checked<T> = { ok: true; value: T } | { ok: false; problem: string }
 
@@ -125,4 +126,37 @@ function describe(value: unknown): string {
 
 function bad<T>(problem: string): Checked<T> {
   return { ok: false, problem }
+}
+
+/**
+ * The model's answer as plain data, made once, right after it passed `checkResponse`: every field read
+ * once and copied, each call's arguments copied through JSON. A model plugin's objects can carry
+ * `toJSON`, getters, non-enumerable keys or be Proxies, and so look different to the record (which
+ * serialises), to the hash, to policy and to the tool. From the copy on, they all see the same data. A
+ * call whose arguments cannot be copied (a cycle, a BigInt, a trap that throws) gets an `argsError`.
+ */
+export function plainResponse(response: ModelResponse): ModelResponse {
+  const d = response.decision
+  const usage = { inputTokens: Number(response.usage.inputTokens), outputTokens: Number(response.usage.outputTokens), costUsd: Number(response.usage.costUsd) }
+  const model = response.model === undefined ? undefined : String(response.model)
+  let decision: Decision
+  if (d.kind === 'final') decision = { kind: 'final', text: String(d.text) }
+  else if (d.kind === 'ask_user') decision = { kind: 'ask_user', question: String(d.question) }
+  else {
+    const calls = [...d.calls].map((c): ProposedCall => {
+      const name = String(c.name)
+      const callId = c.callId === undefined ? undefined : String(c.callId)
+      const argsError = c.argsError === undefined ? undefined : String(c.argsError)
+      // Absent fields stay absent (not `undefined` keys): the record reads like what the model said.
+      const call = (args: unknown, problem: string | undefined): ProposedCall => ({ name, args, ...(callId === undefined ? {} : { callId }), ...(problem === undefined ? {} : { argsError: problem }) })
+      try {
+        const text = JSON.stringify(c.args)
+        return call(text === undefined ? undefined : JSON.parse(text), argsError)
+      } catch (error) {
+        return call(null, argsError ?? `the arguments cannot be read as JSON: ${(error as Error)?.message ?? error}`)
+      }
+    })
+    decision = { kind: 'tool_calls', calls, ...(d.text === undefined ? {} : { text: String(d.text) }) }
+  }
+  return { decision, usage, ...(model === undefined ? {} : { model }) }
 }

@@ -4,6 +4,7 @@
  * approvers the policy names. Through the real support desk and its store.
  */
 import assert from 'node:assert/strict'
+import { resolve } from 'node:path'
 import { describe, it } from 'node:test'
 import { grantMismatch, type ApprovalGrant, type RunEvent } from 'cordage'
 import { supportDesk, type Harness } from './helpers.ts'
@@ -122,17 +123,18 @@ describe('approvals beyond one call', () => {
     try {
       const paused = await desk.agent.run()
       await assert.rejects(desk.agent.approve(paused.runId, 's1.a1', { by: 'alice', scope: 'grant', args: { note: { regex: '(' } } }), { code: 'invalid_input', message: /argument test "note": regex: \/\(\/ is not a valid regular expression/ })
-      const store = desk.agent.store() as { putGrant?: unknown }
-      const put = store.putGrant
-      store.putGrant = undefined
-      try {
-        await assert.rejects(desk.agent.approve(paused.runId, 's1.a1', { by: 'alice', scope: 'grant' }), { code: 'invalid_input', message: /keeps no standing grants/ })
-      } finally {
-        store.putGrant = put
-      }
       assert.equal((await desk.agent.load(paused.runId)).status, 'WAITING_APPROVAL', 'nothing was recorded')
     } finally {
       await desk.stop()
+    }
+    // A store that keeps no standing grants.
+    const plain = await supportDesk({ script: [followup('T-1'), done], rules: rules(), verifier: { minCount: 0 }, storePlugin: { path: resolve(import.meta.dirname, 'fixtures/plugins/store-without-grants') } })
+    try {
+      const paused = await plain.agent.run()
+      await assert.rejects(plain.agent.approve(paused.runId, 's1.a1', { by: 'alice', scope: 'grant' }), { code: 'invalid_input', message: /keeps no standing grants/ })
+      assert.equal((await plain.agent.load(paused.runId)).status, 'WAITING_APPROVAL', 'nothing was recorded')
+    } finally {
+      await plain.stop()
     }
   })
 })

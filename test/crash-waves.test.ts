@@ -187,6 +187,7 @@ describe('a crash while a child run is running', () => {
   const options = () => ({
     script: [{ tool: 'spawn_agent', args: { agent: 'helper', task: 'post the two entries' } }, { final: `The helper says: ${childAnswer}` }],
     plugins: [{ plugin: 'subagents', config: { agents: ['helper'] } }],
+    spawns: ['helper'],
     agents: {
       helper: {
         description: 'posts ledger entries',

@@ -28,6 +28,8 @@ export interface LabOptions {
   store?: 'sqlite' | 'postgres'
   /** More plugin entries for the `pay` agent, after fault-desk (a fixture, subagents). */
   plugins?: unknown[]
+  /** Agents the `pay` agent may start as children (the preset's `spawns`). */
+  spawns?: string[]
   /** More agents in the preset, after `pay` (which stays the default agent); given whole, as in a preset. */
   agents?: Record<string, unknown>
 }
@@ -62,6 +64,7 @@ export class FaultLab {
         pay: {
           task: 'pay the invoice',
           budgets: { maxSteps: 20, ...options.budgets },
+          ...(options.spawns ? { spawns: options.spawns } : {}),
           retry: { attempts: 2, backoffMs: 1 },
           durability: { leaseTtlMs: 300, cancelWatchMs: 25, cancelGraceMs: 1500, effectWaitMs: 3000, ...options.durability },
           model: { plugin: 'model-scripted', config: { script: options.script, ...options.model } },

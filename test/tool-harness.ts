@@ -8,7 +8,9 @@
  * that accepts. What the call came to is read back from the run's events.
  */
 import { Context } from 'cordis'
-import { AgentRuntime, createAgentContext, CordageError, defineTool, type Code, type ModelRequest, type ModelResponse, type RunEvent, type Tool, type ToolResult } from 'cordage'
+import { createAgentContext, CordageError, defineTool, type Code, type ModelRequest, type ModelResponse, type RunEvent, type Tool, type ToolResult } from 'cordage'
+import { AgentRuntime } from '../core/agent.ts'
+import { KernelWriter } from '../core/store-writer.ts'
 import { z } from 'zod'
 import { MemoryStore } from '../plugins/store-memory/memory-store.ts'
 
@@ -62,7 +64,7 @@ export async function invokeTool(tool: Tool, args: unknown, options: InvokeOptio
     },
   }
   ctx.plugin(harness)
-  const agent = new AgentRuntime(ctx, { name: 'harness', budgets: { maxSteps: step + 2 }, parallelTools: false, modelRetry: { attempts: 1, backoffMs: 1 } })
+  const agent = new AgentRuntime(ctx, { writer: KernelWriter, name: 'harness', budgets: { maxSteps: step + 2 }, parallelTools: false, modelRetry: { attempts: 1, backoffMs: 1 } })
   const handle = agent.start('run the tool', { runId })
   const onAbort = () => { agent.cancel(runId, { by: 'test' }).catch(() => {}) }
   options.signal?.addEventListener('abort', onAbort, { once: true })

@@ -31,17 +31,33 @@ export function agentDirectory(host: AgentsHost, self: string): AgentDirectory {
     }
     return host.ensureAgent(name)
   }
+  const spec = () => host.preset.agents[self]
+  /** The preset says whom this agent may reach: `spawns` and `handoffs` of its entry; nobody else. */
+  const allowed = (key: 'spawns' | 'handoffs', name: string) => {
+    const list = spec()[key]
+    if (!list.includes(name)) {
+      throw new CordageError('invalid_input', `agent "${self}" may not ${key === 'spawns' ? 'start' : 'hand a run to'} agent "${name}": the preset's agents.${self}.${key} lists ${list.length ? list.join(', ') : 'none'}; add "${name}" there if it should`)
+    }
+  }
   return {
     self,
     list: () => Object.values(host.preset.agents).filter((a) => a.name !== self).map((a) => ({ name: a.name, description: a.description })),
+    reach: () => ({ spawns: [...spec().spawns], handoffs: [...spec().handoffs] }),
 
     async spawn(request: SpawnRequest): Promise<ChildOutcome> {
       if (request.parent.agent !== self) throw new CordageError('invalid_input', `agent "${self}" cannot start a child for agent "${request.parent.agent}"`)
+      allowed('spawns', request.agent)
       const target = await known(request.agent)
       const parent = await host.agent(self).load(request.parent.runId)
       const depth = (parent.parent?.depth ?? 0) + 1
       if (depth > request.maxDepth) {
         throw new CordageError('invalid_input', `a child of run ${request.parent.runId} would be ${depth} levels deep; at most ${request.maxDepth} are allowed (maxDepth)`)
+      }
+      // A child belongs to the tool call that asks for it: that call must be running in the parent now
+      // (a resumed parent's call runs again, and re-attaches to its child below).
+      const asking = Object.hasOwn(parent.actions, request.parent.actionId) ? parent.actions[request.parent.actionId] : undefined
+      if (asking?.status !== 'running') {
+        throw new CordageError('invalid_input', `run ${request.parent.runId} has no call ${request.parent.actionId} running now; a child run is started by the call that asks for it`)
       }
       const runId = childRunId(request.parent.runId, request.parent.actionId)
       let state = await existing(target, runId)
@@ -70,6 +86,7 @@ export function agentDirectory(host: AgentsHost, self: string): AgentDirectory {
     },
 
     async checkHandoff(agent: string, runId: string): Promise<void> {
+      allowed('handoffs', agent)
       const target = await known(agent)
       if (!(await existing(target, runId))) {
         throw new CordageError('invalid_input', `agent "${agent}" does not see run ${runId} in its store; a handoff needs both agents on one store (for example the same store-sqlite file)`)

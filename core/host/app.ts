@@ -18,6 +18,7 @@ import { planAgent, type AgentPlan } from './resolve.ts'
 import { applyLock, readLock } from './lock.ts'
 import { pluginHash } from './plugin-hash.ts'
 import { secretsOf } from './secrets.ts'
+import { KernelWriter } from '../store-writer.ts'
 import { MinSecretLength } from '../secrets.ts'
 
 export interface CordageOptions {
@@ -310,9 +311,10 @@ export class Cordage {
     const found = secretsOf(plan.preset.secrets ?? [], plan.plugins)
     if (found.tooShort.length) this.onError(new CordageError('invalid_input', `secrets ${found.tooShort.join(', ')} of agent "${name}" are shorter than ${MinSecretLength} characters and are not scrubbed from the record: they would match ordinary text`))
     const runtime = new AgentRuntime(ctx, {
-      name, defaultTask: plan.spec.task, secrets: found.secrets, budgets: plan.spec.budgets, contextTokens: plan.spec.contextTokens, parallelTools: plan.spec.parallelTools, modelRetry: plan.spec.retry, serviceTimeouts: plan.spec.serviceTimeouts,
+      name, defaultTask: plan.spec.task, secrets: found.secrets, writer: KernelWriter, budgets: plan.spec.budgets, contextTokens: plan.spec.contextTokens, parallelTools: plan.spec.parallelTools, modelRetry: plan.spec.retry, serviceTimeouts: plan.spec.serviceTimeouts,
       ...plan.spec.durability,
       handoff: async (runId, to) => (await (await this.ensureAgent(to)).acceptHandoff(runId)).done,
+      handoffs: plan.spec.handoffs,
       plugins: Object.fromEntries(plugins.map((p) => [p.planned.entry.manifest.name, p.planned.entry.manifest.version])),
       hashes: Object.fromEntries(plugins.map((p) => [p.planned.entry.manifest.name, this.hashOf(p.planned.entry.dir)])),
       drift: Object.fromEntries(plan.plugins.filter((p) => p.ref.onDrift).map((p) => [p.entry.manifest.name, p.ref.onDrift!])),

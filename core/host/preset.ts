@@ -45,6 +45,10 @@ export interface AgentSpec {
   durability?: { leaseTtlMs?: number; cancelWatchMs?: number; cancelGraceMs?: number; effectWaitMs?: number }
   /** How long the loop waits for each service's answer (milliseconds), by service. */
   serviceTimeouts?: Partial<Record<TimedService, number>>
+  /** Agents of the preset this one may start as children (subagents); none unless listed. */
+  spawns: string[]
+  /** Agents of the preset this one may hand a run to; none unless listed. */
+  handoffs: string[]
   model: PluginRef
   plugins: PluginRef[]
   at: string
@@ -84,9 +88,13 @@ const Ref = z.preprocess((value) => {
   onDrift: z.enum(['refuse', 'accept', 'pin']).optional(),
 }).strict().refine((r) => (r.plugin === undefined) !== (r.path === undefined), 'exactly one of "plugin" (a name) or "path" (a folder)'))
 
+/** Node runs a timer of more than 2^31-1 ms (about 24.8 days) at once: a longer time limit would fire at once. */
+const MaxTimerMs = 2_147_483_647
+const TimerMessage = 'at most 2147483647 ms (about 24.8 days), the longest a timer can wait'
+
 const BudgetsShape = z.object({
   maxSteps: z.number().int().min(1),
-  deadlineMs: z.number().int().min(1),
+  deadlineMs: z.number().int().min(1).max(MaxTimerMs, TimerMessage),
   maxTokens: z.number().int().min(1),
   maxCostUsd: z.number().positive(),
   maxRepairs: z.number().int().min(0),
@@ -100,12 +108,14 @@ const AgentShape = z.object({
   parallelTools: z.boolean().optional(),
   retry: z.object({ attempts: z.number().int().min(1), backoffMs: z.number().int().min(0) }).strict().optional(),
   durability: z.object({
-    leaseTtlMs: z.number().int().min(50),
-    cancelWatchMs: z.number().int().min(10),
-    cancelGraceMs: z.number().int().min(0),
-    effectWaitMs: z.number().int().min(0),
+    leaseTtlMs: z.number().int().min(50).max(MaxTimerMs, TimerMessage),
+    cancelWatchMs: z.number().int().min(10).max(MaxTimerMs, TimerMessage),
+    cancelGraceMs: z.number().int().min(0).max(MaxTimerMs, TimerMessage),
+    effectWaitMs: z.number().int().min(0).max(MaxTimerMs, TimerMessage),
   }).partial().strict().optional(),
-  serviceTimeouts: z.object(Object.fromEntries(TimedServices.map((s) => [s, z.number().int().min(1)])) as Record<TimedService, z.ZodNumber>).partial().strict().optional(),
+  spawns: z.array(z.string().min(1)).default([]),
+  handoffs: z.array(z.string().min(1)).default([]),
+  serviceTimeouts: z.object(Object.fromEntries(TimedServices.map((s) => [s, z.number().int().min(1).max(MaxTimerMs, TimerMessage)])) as Record<TimedService, z.ZodNumber>).partial().strict().optional(),
   model: Ref,
   plugins: z.array(Ref).default([]),
 }).strict()
@@ -170,7 +180,7 @@ export function loadPreset(file: string, options: { sets?: readonly string[] } =
       plugin: r.plugin, path: r.path === undefined ? undefined : resolve(dir, r.path), version: r.version, config: r.config, onDrift: r.onDrift, at: where,
     })
     agents[name] = {
-      name, description: agent.description, task: agent.task, budgets: agent.budgets, contextTokens: agent.contextTokens, parallelTools: agent.parallelTools, retry: agent.retry, durability: agent.durability, serviceTimeouts: agent.serviceTimeouts,
+      name, description: agent.description, task: agent.task, budgets: agent.budgets, contextTokens: agent.contextTokens, parallelTools: agent.parallelTools, retry: agent.retry, durability: agent.durability, serviceTimeouts: agent.serviceTimeouts, spawns: agent.spawns, handoffs: agent.handoffs,
       model: ref(agent.model, `${base}.model`),
       plugins: agent.plugins.map((p, i) => ref(p, `${base}.plugins[${i}]`)),
       at: base,
@@ -180,6 +190,17 @@ export function loadPreset(file: string, options: { sets?: readonly string[] } =
     const { origin } = layers.origin(parseKeyPath(keyPath))
     return origin ? placeOf(origin) : shown
   }
+  // Whom an agent may start or hand a run to: other agents of this preset, by name.
+  const reach: string[] = []
+  for (const spec of Object.values(agents)) {
+    for (const key of ['spawns', 'handoffs'] as const) {
+      spec[key].forEach((other, i) => {
+        const problem = other === spec.name ? 'is the agent itself' : !Object.hasOwn(agents, other) ? `is not an agent of this preset (agents: ${Object.keys(agents).join(', ')})` : undefined
+        if (problem) reach.push(`${locate(`${spec.at}.${key}[${i}]`)} ${spec.at}.${key}[${i}]: "${other}" ${problem}`)
+      })
+    }
+  }
+  if (reach.length) throw new CordageError('preset_invalid', `preset ${shown} has ${reach.length} problem(s):\n  ${reach.join('\n  ')}`, { data: reach })
   return { file: path, shown, dir, agents, secrets: result.data.secrets, locate, layers: layers.files.map((l) => l.shown), sets: layers.sets.map((l) => l.text) }
 }
 

@@ -13,7 +13,7 @@ import type { Code } from '../errors.ts'
 import type { Usage } from './model.ts'
 import type { RunStatus } from '../status.ts'
 
-export const AgentsContract = '1.0.0'
+export const AgentsContract = '1.1.0'
 
 /** Who started a child run. `depth` is 1 for a child of a top-level run. */
 export interface ParentLink {
@@ -56,12 +56,19 @@ export interface AgentDirectory {
   /** The agents of the preset, other than the caller, with their descriptions. */
   list(): { name: string; description?: string }[]
   /**
+   * Whom the preset lets this agent reach (its `spawns` and `handoffs`): `spawn` and `checkHandoff`
+   * refuse anyone else, and the kernel drops a handoff to anyone else. Since 1.1.0.
+   */
+  reach(): { spawns: string[]; handoffs: string[] }
+  /**
    * Run `task` on another agent as a child of the calling run, and wait until it ends or waits.
    *
    * Contract: the child's budgets are its own, capped by what the parent has left (steps, tokens,
    * cost, deadline). The child's id is a function of the parent run and action: a second call for the
    * same action (after a crash) finds the child and re-attaches to it instead of starting another.
-   * Throws `agent_not_found` for an unknown agent and `invalid_input` past `maxDepth`.
+   * Throws `agent_not_found` for an unknown agent, `invalid_input` for one the preset does not list in
+   * this agent's `spawns`, past `maxDepth`, or when `parent.actionId` is not a call running in the
+   * parent run now (a child belongs to the call that asks for it).
    */
   spawn(request: SpawnRequest): Promise<ChildOutcome>
   /**

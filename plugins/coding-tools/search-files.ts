@@ -20,6 +20,11 @@ const LineChars = 300
 
 export interface Match { path: string; line: number; text: string }
 
+/** A line longer than this is matched on its beginning only (a minified file has megabyte lines). */
+const MatchChars = 10_000
+/** How long the search runs before it lets the event loop (timers, cancellation) in. */
+const YieldEveryMs = 20
+
 export function searchTool(dirOf: DirOf, config: Config): Tool {
   return defineTool({
     name: 'search',
@@ -41,13 +46,22 @@ export function searchTool(dirOf: DirOf, config: Config): Tool {
       const { files } = await walkFiles(root, folder.real, config.ignore, MaxFiles)
       const matches: Match[] = []
       let truncated = false
+      let lastYield = performance.now()
       for (const file of files) {
         io.signal.throwIfAborted()
         const text = await readText(join(root, file), config.maxSearchFileBytes)
         if (text === undefined) continue
         const lines = text.split('\n')
         for (let i = 0; i < lines.length; i++) {
-          if (!test(lines[i])) continue
+          // Linear time is not short time: a pattern the model made large costs per character. Lines
+          // are matched on their first MatchChars characters, and the search yields every so often,
+          // so the tool's time limit and cancellation can stop it.
+          if (performance.now() - lastYield > YieldEveryMs) {
+            await new Promise((resolve) => setImmediate(resolve))
+            io.signal.throwIfAborted()
+            lastYield = performance.now()
+          }
+          if (!test(lines[i].length > MatchChars ? lines[i].slice(0, MatchChars) : lines[i])) continue
           if (matches.length >= config.maxSearchMatches) { truncated = true; break }
           matches.push({ path: file, line: i + 1, text: lines[i].trim().slice(0, LineChars) })
         }

@@ -1,5 +1,5 @@
 import { Schema } from 'cordis'
-import { checkArgsPatterns, type ArgMatcher, type ArgsPattern, type Manifest } from 'cordage'
+import { checkArgsPatterns, checkLists, type ArgMatcher, type ArgsPattern, type Manifest } from 'cordage'
 
 export interface Match {
   tool?: string | string[]
@@ -54,6 +54,9 @@ export default {
     default: Schema.union(['allow', 'ask', 'deny']).default('deny').description('Verdict when no rule matches (deny: fail closed).'),
   }), (config: any) => {
     checkArgsPatterns((config.rules ?? []).map((rule: Rule, i: number) => [`.rules[${i}].match.args`, rule.match?.args] as [string, ArgsPattern | undefined]))
+    checkLists((config.rules ?? []).flatMap((rule: Rule, i: number) => [
+      ...['tool', 'sideEffect'].map((key) => [`.rules[${i}].match.${key}`, (rule.match as Record<string, unknown> | undefined)?.[key]] as [string, unknown]),
+    ]))
     return config
   }),
 } satisfies Manifest

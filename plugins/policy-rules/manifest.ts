@@ -1,5 +1,5 @@
 import { Schema } from 'cordis'
-import { checkArgsPatterns, type ArgMatcher, type ArgsPattern, type Manifest } from 'cordage'
+import { checkArgsPatterns, checkLists, type ArgMatcher, type ArgsPattern, type Manifest } from 'cordage'
 
 type SideEffect = 'none' | 'local' | 'external'
 type OneOrMany<T> = T | T[]
@@ -77,6 +77,12 @@ export default {
     environment: Schema.string().description('The environment rules match on (match.environment). Default: $CORDAGE_ENV.'),
   }), (config: any) => {
     checkArgsPatterns((config.rules ?? []).map((rule: Rule, i: number) => [`.rules[${i}].match.args`, rule.match?.args] as [string, ArgsPattern | undefined]))
+    checkLists((config.rules ?? []).flatMap((rule: Rule, i: number) => [
+      ...['tool', 'namespace', 'sideEffect', 'agent', 'environment'].map((key) => [`.rules[${i}].match.${key}`, (rule.match as Record<string, unknown> | undefined)?.[key]] as [string, unknown]),
+      // An empty approvers list is allowed (nobody may approve: the ask is denied); a blank name is not.
+      ...(Array.isArray((rule as { approvers?: unknown }).approvers) && (rule as { approvers: unknown[] }).approvers.length ? [[`.rules[${i}].approvers`, (rule as { approvers?: unknown }).approvers] as [string, unknown]] : []),
+    ]))
+    if (Array.isArray(config.approvers) && config.approvers.length) checkLists([['.approvers', config.approvers]])
     return config
   }),
 } satisfies Manifest

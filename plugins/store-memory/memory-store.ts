@@ -208,3 +208,7 @@ export class MemoryStore implements StoreService {
     return this.grantList.revoke(id, by, at, reason)
   }
 }
+
+// The kernel writes only through a frozen class (core/store-writer.ts guardStore): nobody holding the
+// store can replace a write method to catch the kernel's writer.
+Object.freeze(MemoryStore.prototype)

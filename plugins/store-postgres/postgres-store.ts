@@ -324,6 +324,10 @@ export class PostgresStore implements StoreService {
   }
 }
 
+// The kernel writes only through a frozen class (core/store-writer.ts guardStore): nobody holding the
+// store can replace a write method to catch the kernel's writer.
+Object.freeze(PostgresStore.prototype)
+
 function summaryOf(row: RunRow): RunSummary {
   return {
     runId: row.run_id, agent: row.agent, task: row.task, status: row.status as RunStatus,

@@ -262,6 +262,10 @@ export class SqliteStore implements StoreService {
   }
 }
 
+// The kernel writes only through a frozen class (core/store-writer.ts guardStore): nobody holding the
+// store can replace a write method to catch the kernel's writer.
+Object.freeze(SqliteStore.prototype)
+
 type Statements = ReturnType<typeof statements>
 
 function statements(db: Database.Database) {

@@ -21,8 +21,13 @@ interface AgentSketch {
   desk?: Record<string, unknown>
 }
 
-/** A preset of several agents on one SQLite file (a handoff needs a shared store). */
-async function load(agents: Record<string, AgentSketch>): Promise<Cordage> {
+/** A preset of several agents on one SQLite file (a handoff needs a shared store), each allowed to reach what its subagents config offers. */
+function load(agents: Record<string, AgentSketch>): Promise<Cordage> {
+  return loadRaw(agents, true)
+}
+
+/** The same, with the preset's spawns and handoffs only when `reach` says so. */
+async function loadRaw(agents: Record<string, AgentSketch>, reach = false): Promise<Cordage> {
   const dir = mkdtempSync(join(tmpdir(), 'cordage-subagents-'))
   dirs.push(dir)
   const preset = {
@@ -30,6 +35,8 @@ async function load(agents: Record<string, AgentSketch>): Promise<Cordage> {
     agents: Object.fromEntries(Object.entries(agents).map(([name, a]) => [name, {
       description: `the ${name} agent`,
       budgets: { maxSteps: 8, ...a.budgets },
+      // Whom the preset lets the agent reach: what its subagents tools offer.
+      ...(a.subagents && reach ? { spawns: (a.subagents as { agents?: string[] }).agents ?? [], handoffs: (a.subagents as { handoffs?: string[] }).handoffs ?? [] } : {}),
       model: { plugin: 'model-scripted', config: { script: a.script } },
       plugins: [
         { plugin: 'store-sqlite', config: { path: 'runs.db' } },
@@ -122,18 +129,20 @@ describe('subagents', () => {
     assert.match(child.reason ?? '', /the parent run was cancelled/)
   })
 
-  it('re-attaches to the child of an action instead of starting a second one, and refuses to nest deeper than maxDepth', async () => {
+  it('starts a child only for a call running in the parent, and refuses to nest deeper than maxDepth', async () => {
     app = await load({ lead: lead(), researcher: { ...researcher, subagents: { agents: ['lead'], maxDepth: 1 } } })
     const parent = await app.agent('lead').run('refund window?')
     const agents = readService<AgentDirectory>(app.agent('lead').ctx, 'agents')!.value
+    // The call s1.a1 has ended: nobody may start (or re-attach to, and so read) a child in its name now.
+    // (A resumed parent's call runs again and re-attaches: test/crash-waves.test.ts.)
     const request = { agent: 'researcher', task: 'again', parent: { runId: parent.runId, actionId: 's1.a1', agent: 'lead' }, maxDepth: 2, signal: new AbortController().signal }
-    const again = await agents.spawn(request)
-    assert.equal(again.runId, `${parent.runId}.s1.a1`)
-    assert.equal(again.answer, answer, 'the first child\'s answer, not a new run')
+    await assert.rejects(agents.spawn(request), { code: 'invalid_input', message: /has no call s1\.a1 running now/ })
+    await assert.rejects(agents.spawn({ ...request, parent: { ...request.parent, actionId: 's9.a9' } }), { code: 'invalid_input', message: /has no call s9\.a9 running now/ })
     assert.equal((await app.agent('researcher').store().list({ limit: 100 })).filter((r) => r.runId.startsWith(`${parent.runId}.`)).length, 1)
 
     const nested = readService<AgentDirectory>(app.agent('researcher').ctx, 'agents')!.value
-    await assert.rejects(nested.spawn({ ...request, agent: 'lead', parent: { runId: again.runId, actionId: 's1.a1', agent: 'researcher' }, maxDepth: 1 }), { code: 'invalid_input', message: /would be 2 levels deep; at most 1/ })
+    await assert.rejects(nested.spawn({ ...request, agent: 'lead', parent: { runId: `${parent.runId}.s1.a1`, actionId: 's1.a1', agent: 'researcher' }, maxDepth: 1 }), { code: 'invalid_input', message: /would be 2 levels deep; at most 1/ })
+    await assert.rejects(agents.spawn({ ...request, agent: 'nobody' }), { code: 'invalid_input', message: /may not start agent "nobody": the preset's agents\.lead\.spawns lists researcher/ })
   })
 
   it('hands the run to another agent: one run, recorded as run/handoff, finished by the other agent with its plugins', async () => {
@@ -174,7 +183,9 @@ describe('subagents', () => {
     assert.deepEqual(child.parent, { runId: state.runId, actionId: 's2.a1', agent: 'billing', depth: 1 })
   })
 
-  it('refuses a config that names an agent the preset does not have', async () => {
-    await assert.rejects(load({ lead: { ...lead(), subagents: { agents: ['reseacher'] } }, researcher }), { code: 'plugin_config_invalid', message: /subagents: agents names "reseacher", which is not another agent of this preset; agents: researcher/ })
+  it('refuses a config that names an agent the preset does not have, or does not let the agent reach', async () => {
+    await assert.rejects(load({ lead: { ...lead(), subagents: { agents: ['reseacher'] } }, researcher }), { code: 'preset_invalid', message: /agents\.lead\.spawns\[0\]: "reseacher" is not an agent of this preset/ })
+    // The plugin offers spawn_agent for researcher, but the preset does not list it in lead's spawns.
+    await assert.rejects(loadRaw({ lead: { ...lead(), subagents: { agents: ['researcher'] } }, researcher }), { code: 'plugin_config_invalid', message: /subagents: agents names "researcher", but the preset does not let agent "lead" start it: add "researcher" to agents\.lead\.spawns/ })
   })
 })

@@ -40,7 +40,7 @@ export interface KernelStore extends Omit<StoreService, 'append' | 'claim' | 're
 /** Write as the kernel does: the project's own tests may import the kernel's writer (core/store-writer.ts). */
 export function asKernel(store: StoreService): KernelStore {
   const w = KernelWriter
-  return Object.assign(Object.create(store) as StoreService, {
+  const writes = {
     raw: store,
     append: (runId: string, events: readonly RunEvent[], expectedSeq: number, options: AppendOptions = {}) => store.append(runId, events, expectedSeq, { ...options, writer: w }),
     claim: (runId: string, worker: string, ttlMs: number) => store.claim(runId, worker, ttlMs, w),
@@ -50,7 +50,12 @@ export function asKernel(store: StoreService): KernelStore {
     requestCancel: (runId: string, request: CancelRequest) => store.requestCancel(runId, request, w),
     putGrant: store.putGrant && ((grant: ApprovalGrant) => store.putGrant!(grant, w)),
     revokeGrant: store.revokeGrant && ((id: string, by: string, at: number, reason?: string) => store.revokeGrant!(id, by, at, reason, w)),
-  }) as unknown as KernelStore
+  }
+  // Defined, not assigned: the store's class is frozen, so its inherited write methods cannot be
+  // shadowed by assignment on an object made from it.
+  const view = Object.create(store) as StoreService
+  for (const [key, value] of Object.entries(writes)) Object.defineProperty(view, key, { value, enumerable: true })
+  return view as unknown as KernelStore
 }
 
 /** What a store plugin's test gives the suite besides a way to make stores. */

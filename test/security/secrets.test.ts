@@ -60,3 +60,32 @@ describe('secrets are scrubbed from everything a run records', () => {
     delete process.env.CRM_TOKEN
   })
 })
+
+describe('secrets in what is not stored', () => {
+  it('previews of a streamed answer are scrubbed too, a key split across pieces included', async () => {
+    desk = await adapterDesk(Adapters[0], [{ text: `Your key is ${TestKey} and that is all.`, chunkChars: 5 }])
+    const state = await desk.agent.run()
+    assert.equal(state.status, 'COMPLETED')
+    const shown = desk.deltas.map((d) => d.text ?? '').join('')
+    assert.equal(shown.includes(TestKey), false, 'no preview piece, nor their concatenation, holds the key')
+    assert.match(shown, /Your key is \[redacted:CORDAGE_TEST_PROVIDER_KEY\] and that is all\./, 'the previews still say everything else, in order')
+  })
+
+  it('a standing grant is stored as it was recorded: scrubbed', async () => {
+    const token = 'crm-token-4f7d9a2b1c'
+    process.env.CRM_TOKEN = token
+    try {
+      desk = await adapterDesk(Adapters[0], [{ toolCalls: [{ name: 'record_followup', args: { ticketId: 'T-9', note: 'x' } }] }, { text: 'Recorded.' }], {}, {
+        secrets: ['CRM_TOKEN'], rules: [{ id: 'ask', verdict: 'ask', match: { tool: 'record_followup' } }],
+      })
+      const paused = await desk.agent.run()
+      await desk.agent.approve(paused.runId, 's1.a1', { by: 'alice', scope: 'grant', reason: `checked with ${token}`, args: { note: { equals: token } } })
+      const grants = await desk.agent.grants({ inactive: true })
+      assert.equal(grants.length, 1)
+      assert.equal(JSON.stringify(grants).includes(token), false)
+      assert.match(grants[0].reason!, /checked with \[redacted:CRM_TOKEN\]/)
+    } finally {
+      delete process.env.CRM_TOKEN
+    }
+  })
+})

@@ -37,6 +37,8 @@ interface Row {
   equivalent: number
   score: number
   seconds: number
+  /** Why the target could not be scored (its tests fail without any mutant, for example). */
+  failed?: string
 }
 
 interface Equivalent {
@@ -169,7 +171,7 @@ function printTable(rows: Row[], threshold: number): void {
     noCoverage: t.noCoverage + r.noCoverage, errors: t.errors + r.errors, equivalent: t.equivalent + r.equivalent, seconds: t.seconds + r.seconds,
   }), { target: 'total', mutants: 0, killed: 0, survived: 0, timeout: 0, noCoverage: 0, errors: 0, equivalent: 0, score: 0, seconds: 0 } as Row)
   total.score = total.mutants - total.equivalent ? (100 * (total.killed + total.timeout + total.errors)) / (total.mutants - total.equivalent) : 100
-  const cells = (r: Row) => [r.target, r.mutants, r.killed, r.survived, r.timeout, r.noCoverage, r.errors, r.equivalent, `${r.score.toFixed(1)}%${r.score < threshold && r !== total ? ' ✗' : ''}`, `${Math.round(r.seconds)}s`].map(String)
+  const cells = (r: Row) => [r.target, r.mutants, r.killed, r.survived, r.timeout, r.noCoverage, r.errors, r.equivalent, r.failed ? 'failed' : `${r.score.toFixed(1)}%${r.score < threshold && r !== total ? ' ✗' : ''}`, `${Math.round(r.seconds)}s`].map(String)
   const lines = [header, ...rows.map(cells), cells(total)]
   const widths = header.map((_, i) => Math.max(...lines.map((l) => l[i].length)))
   const fmt = (l: string[]) => l.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ')
@@ -186,6 +188,17 @@ const targets = pick(args.names)
 mkdirSync(ReportDir, { recursive: true })
 const equivalents = readEquivalents()
 const rows: Row[] = []
-for (const target of targets) rows.push(await runTarget(target, args, equivalents))
+for (const target of targets) {
+  const started = Date.now()
+  try {
+    rows.push(await runTarget(target, args, equivalents))
+  } catch (error) {
+    // Most often: the target's tests fail on the code as it is, before any mutant (Stryker's dry run).
+    const failed = (error as Error).message.split('\n')[0]
+    console.error(`✗ ${target.name}: ${failed}`)
+    rows.push({ target: target.name, mutants: 0, killed: 0, survived: 0, timeout: 0, noCoverage: 0, errors: 0, equivalent: 0, score: 0, seconds: (Date.now() - started) / 1000, failed })
+  }
+}
 printTable(rows, args.threshold)
-process.exitCode = rows.every((r) => r.score >= args.threshold) ? 0 : 1
+for (const r of rows.filter((r) => r.failed)) console.log(`${r.target}: not scored: ${r.failed}`)
+process.exitCode = rows.every((r) => !r.failed && r.score >= args.threshold) ? 0 : 1

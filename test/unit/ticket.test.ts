@@ -9,7 +9,9 @@ import { describe, it } from 'node:test'
 import { z } from 'zod'
 import { hashArgs } from '../../core/hash.ts'
 import { claimTicketIssuer, redeemTicket, TicketBook, type Grant, type Ticket } from '../../core/ticket.ts'
+import * as toolModule from '../../core/tool.ts'
 import { defineTool } from '../../core/tool.ts'
+import type { Tool } from '../../core/services/tools.ts'
 
 const args = { ticketId: 'T-1', note: 'call back' }
 const grant = (over: Partial<Grant> = {}): Grant => ({ runId: 'run_a', actionId: 's1.a1', tool: 'record_followup', argsHash: hashArgs(args), policyVersion: 'p@1', ...over })
@@ -24,7 +26,10 @@ describe('TicketBook.issue', () => {
     assert.match(t1.id, /^tk_[a-z0-9]+_1$/)
     assert.match(t2.id, /^tk_[a-z0-9]+_2$/)
     assert.equal(t1.id.split('_')[1], t2.id.split('_')[1], 'one prefix per book')
-    assert.deepEqual({ ...t1 }, { id: t1.id, runId: 'run_a', actionId: 's1.a1', tool: 'record_followup', argsHash: hashArgs(args), policyVersion: 'p@1', expiresAt: 61_000 })
+    const { id: _, ...bound } = t1
+    assert.deepEqual(
+      [bound.runId, bound.actionId, bound.tool, bound.argsHash, bound.policyVersion, bound.expiresAt],
+      ['run_a', 's1.a1', 'record_followup', hashArgs(args), 'p@1', 61_000])
     assert.equal(t2.expiresAt, 2_005)
     assert.equal(book.outstanding, 2)
   })
@@ -164,10 +169,13 @@ describe('the kernel book', () => {
     let ran = 0
     const tool = defineTool({ name: 'record_followup', description: 'd', input: z.object({ ticketId: z.string(), note: z.string() }), sideEffect: 'external', run: () => ({ output: ++ran }) })
     const io = { runId: 'run_a', actionId: 's1.a1', idempotencyKey: 'k', attempt: 1, signal: new AbortController().signal }
-    await assert.rejects(tool.invoke(new TicketBook().issue(grant()), args, io), { code: 'ticket_invalid' })
-    await assert.rejects(tool.invoke(issue(grant({ runId: 'run_b' })), args, io), { code: 'ticket_mismatch' })
+    // Where tickets are also bound to the tool definition the loop judged (`targetOf`), the grant names it as the loop does.
+    const targetOf = (toolModule as { targetOf?: (tool: Tool) => object | undefined }).targetOf
+    const forTool = (over: Partial<Grant> = {}) => ({ ...grant(over), ...(targetOf ? { target: targetOf(tool) } : {}) }) as Grant
+    await assert.rejects(tool.invoke(new TicketBook().issue(forTool()), args, io), { code: 'ticket_invalid' })
+    await assert.rejects(tool.invoke(issue(forTool({ runId: 'run_b' })), args, io), { code: 'ticket_mismatch' })
     assert.equal(ran, 0)
-    assert.deepEqual(await tool.invoke(issue(grant()), args, io), { output: 1 })
+    assert.deepEqual(await tool.invoke(issue(forTool()), args, io), { output: 1 })
     // The issuer passes its clock through, and redeemTicket its own.
     const old = issue(grant({ ttlMs: 10 }), 0)
     assert.throws(() => redeemTicket(old, call(), 11), { code: 'ticket_expired' })

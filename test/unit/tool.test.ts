@@ -7,7 +7,8 @@ import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { z } from 'zod'
 import { hashArgs } from '../../core/hash.ts'
-import { claimTicketIssuer, TicketBook } from '../../core/ticket.ts'
+import { claimTicketIssuer, TicketBook, type Grant } from '../../core/ticket.ts'
+import * as toolModule from '../../core/tool.ts'
 import { asDefined, defineTool, type ToolDefinition } from '../../core/tool.ts'
 import type { Tool } from '../../core/services/tools.ts'
 
@@ -16,7 +17,10 @@ const input = z.object({ id: z.string(), note: z.string().default('none') })
 type Args = z.infer<typeof input>
 const def = (over: Partial<ToolDefinition<Args>> = {}): ToolDefinition<Args> => ({ name: 'crm_note', description: 'Add a note', input, sideEffect: 'external', run: (args) => ({ output: args }), ...over })
 const io = (over: Partial<{ runId: string; actionId: string }> = {}) => ({ runId: 'run_t', actionId: 's1.a1', idempotencyKey: 'k', attempt: 1, signal: new AbortController().signal, ...over })
-const ticketFor = (tool: string, args: unknown, runId = 'run_t', actionId = 's1.a1') => issue({ runId, actionId, tool, argsHash: hashArgs(args), policyVersion: 'p' })
+/** Where tickets are also bound to the tool definition the loop judged (`targetOf`), the grant names it as the loop does. */
+const targetOf = (toolModule as { targetOf?: (tool: Tool) => object | undefined }).targetOf
+const ticketFor = (tool: string, args: unknown, runId = 'run_t', actionId = 's1.a1', defined?: Tool) =>
+  issue({ runId, actionId, tool, argsHash: hashArgs(args), policyVersion: 'p', ...(defined && targetOf ? { target: targetOf(defined) } : {}) } as Grant)
 
 describe('defineTool: names', () => {
   it('accepts letters, digits, _ and -, starting with a letter, up to 64 characters', () => {
@@ -94,7 +98,7 @@ describe('defineTool: invoke', () => {
     let seen: unknown
     const tool = defineTool(def({ run: (args, io) => { seen = { args, run: io.runId }; return { output: 'ok' } } }))
     const args = { id: 'c1' }
-    assert.deepEqual(await tool.invoke(ticketFor('crm_note', args), args, io()), { output: 'ok' })
+    assert.deepEqual(await tool.invoke(ticketFor('crm_note', args, 'run_t', 's1.a1', tool), args, io()), { output: 'ok' })
     assert.deepEqual(seen, { args: { id: 'c1', note: 'none' }, run: 'run_t' })
   })
 
@@ -104,9 +108,9 @@ describe('defineTool: invoke', () => {
     const args = { id: 'c1' }
     await assert.rejects(tool.invoke(undefined, args, io()), { code: 'ticket_missing' })
     await assert.rejects(tool.invoke(new TicketBook().issue({ runId: 'run_t', actionId: 's1.a1', tool: 'crm_note', argsHash: hashArgs(args), policyVersion: 'p' }), args, io()), { code: 'ticket_invalid' })
-    await assert.rejects(tool.invoke(ticketFor('crm_read', args), args, io()), { code: 'ticket_mismatch' })
-    await assert.rejects(tool.invoke(ticketFor('crm_note', args, 'run_other'), args, io()), { code: 'ticket_mismatch' })
-    await assert.rejects(tool.invoke(ticketFor('crm_note', args, 'run_t', 's1.a2'), args, io()), { code: 'ticket_mismatch' })
+    await assert.rejects(tool.invoke(ticketFor('crm_read', args, 'run_t', 's1.a1', tool), args, io()), { code: 'ticket_mismatch' })
+    await assert.rejects(tool.invoke(ticketFor('crm_note', args, 'run_other', 's1.a1', tool), args, io()), { code: 'ticket_mismatch' })
+    await assert.rejects(tool.invoke(ticketFor('crm_note', args, 'run_t', 's1.a2', tool), args, io()), { code: 'ticket_mismatch' })
     assert.equal(ran, 0)
   })
 
@@ -114,7 +118,7 @@ describe('defineTool: invoke', () => {
     let ran = 0
     const tool = defineTool(def({ run: () => ({ output: ++ran }) }))
     const bad = { id: 7 }
-    const ticket = ticketFor('crm_note', bad)
+    const ticket = ticketFor('crm_note', bad, 'run_t', 's1.a1', tool)
     await assert.rejects(tool.invoke(ticket, bad, io()), { code: 'invalid_arguments', message: 'arguments for crm_note do not match its schema' })
     await assert.rejects(tool.invoke(ticket, bad, io()), { code: 'ticket_reused' })
     assert.equal(ran, 0)
@@ -123,7 +127,7 @@ describe('defineTool: invoke', () => {
   it('passes the body\'s failure through', async () => {
     const tool = defineTool(def({ run: async () => { throw new Error('crm down') } }))
     const args = { id: 'c1' }
-    await assert.rejects(tool.invoke(ticketFor('crm_note', args), args, io()), /crm down/)
+    await assert.rejects(tool.invoke(ticketFor('crm_note', args, 'run_t', 's1.a1', tool), args, io()), /crm down/)
   })
 })
 

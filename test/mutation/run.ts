@@ -1,5 +1,5 @@
 /**
- * `npm run test:mutation [-- FILE...] [--force] [--log info]`: mutation testing of the trust boundary.
+ * `npm run test:mutation [-- FILE...] [--force] [--head] [--log info]`: mutation testing of the trust boundary.
  *
  * For each target of test/mutation/targets.ts (or those named: `core/ticket.ts`, or a part such as
  * `plugins/store-memory/memory-store.ts#ledger`), StrykerJS mutates that file only and runs, for each
@@ -15,16 +15,20 @@
  * Equivalent mutants (test/mutation/equivalent.md) are survivors no test can kill: they are listed
  * apart and left out of the score, never counted as killed.
  *
+ * `--head` scores the last commit rather than the work tree: a clean copy of HEAD is made under
+ * .stryker-tmp/ and mutated there (results still go to reports/mutation/).
+ *
  * Exit code: 0 when every target scored at least the threshold (90%, or `--threshold N`), else 1.
  */
 import { createHash } from 'node:crypto'
-import { relative } from 'node:path'
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { execSync } from 'node:child_process'
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { join, relative, resolve } from 'node:path'
 import { Stryker } from '@stryker-mutator/core'
 import type { MutantResult, PartialStrykerOptions } from '@stryker-mutator/api/core'
 import { Targets, type Target } from './targets.ts'
 
-const ReportDir = 'reports/mutation'
+const ReportDir = resolve('reports/mutation')
 
 interface Row {
   target: string
@@ -43,7 +47,8 @@ interface Row {
 
 interface Equivalent {
   file: string
-  line: number
+  /** The code the mutant replaces, white space collapsed: a place that survives edits elsewhere in the file. */
+  original: string
   mutator: string
   replacement: string
   reason: string
@@ -52,17 +57,19 @@ interface Equivalent {
 function parseArgs(argv: string[]) {
   const names: string[] = []
   let force = false
+  let head = false
   let logLevel = 'warn' as PartialStrykerOptions['logLevel']
   let threshold = 90
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]
     if (arg === '--force') force = true
+    else if (arg === '--head') head = true
     else if (arg === '--log') logLevel = argv[++i] as PartialStrykerOptions['logLevel']
     else if (arg === '--threshold') threshold = Number(argv[++i])
-    else if (arg.startsWith('--')) throw new Error(`unknown option ${arg}; options: --force, --log LEVEL, --threshold N`)
+    else if (arg.startsWith('--')) throw new Error(`unknown option ${arg}; options: --force, --head, --log LEVEL, --threshold N`)
     else names.push(arg)
   }
-  return { names, force, logLevel, threshold }
+  return { names, force, head, logLevel, threshold }
 }
 
 function pick(names: string[]): Target[] {
@@ -76,17 +83,24 @@ function pick(names: string[]): Target[] {
   })
 }
 
-/** The equivalent mutants listed in equivalent.md: `| file | line | mutator | replacement | reason |`. */
+/** The equivalent mutants listed in equivalent.md: `| file | original | mutator | replacement | reason |`. */
 function readEquivalents(): Equivalent[] {
   const text = readFileSync(new URL('./equivalent.md', import.meta.url), 'utf8')
   const out: Equivalent[] = []
   for (const line of text.split('\n')) {
     const cells = line.split(/(?<!\\)\|/).slice(1, -1).map((c) => c.trim())
-    if (cells.length !== 5 || !/^\d+$/.test(cells[1])) continue
-    const unquote = (s: string) => s.replace(/^`|`$/g, '').replaceAll('\\|', '|')
-    out.push({ file: unquote(cells[0]), line: Number(cells[1]), mutator: cells[2], replacement: unquote(cells[3]), reason: cells[4] })
+    if (cells.length !== 5 || !cells[0].startsWith('`')) continue
+    const unquote = (s: string) => s.replace(/^``? ?|`? ?`$/g, '').replaceAll('\\|', '|')
+    out.push({ file: unquote(cells[0]), original: oneLine(unquote(cells[1])), mutator: cells[2], replacement: oneLine(unquote(cells[3])), reason: cells[4] })
   }
   return out
+}
+
+/** The code a mutant replaces (report positions are 1-based). */
+function originalOf(source: string[], m: MutantResult): string {
+  const { start, end } = m.location
+  if (start.line === end.line) return source[start.line - 1].slice(start.column - 1, end.column - 1)
+  return [source[start.line - 1].slice(start.column - 1), ...source.slice(start.line, end.line - 1), source[end.line - 1].slice(0, end.column - 1)].join('\n')
 }
 
 function oneLine(text: string | undefined): string {
@@ -115,6 +129,12 @@ async function runTarget(target: Target, options: { force: boolean; logLevel: Pa
   const tests = target.tests.filter((t) => existsSync(t))
   if (!tests.length) throw new Error(`${target.name}: none of its test files exist (${target.tests.join(', ')})`)
   const digest = digestOf(tests)
+  // The mutated files as Stryker copies them now (others may edit them while it runs).
+  const sources = new Map<string, string[]>()
+  for (const entry of target.mutate()) {
+    const file = entry.replace(/:\d+(:\d+)?-\d+(:\d+)?$/, '')
+    sources.set(file, readFileSync(file, 'utf8').split('\n'))
+  }
   const previous = existsSync(digestFile) ? readFileSync(digestFile, 'utf8').trim() : undefined
   if (previous !== undefined && previous !== digest) dropUnkilled(incrementalFile)
 
@@ -138,6 +158,7 @@ async function runTarget(target: Target, options: { force: boolean; logLevel: Pa
   const unexplained: MutantResult[] = []
   for (const m of results) {
     const file = relative(process.cwd(), m.fileName)
+    const original = oneLine(originalOf(sources.get(file) ?? [], m))
     if (m.status === 'Ignored' || m.status === 'Pending') continue
     row.mutants++
     if (m.status === 'Killed') row.killed++
@@ -145,11 +166,11 @@ async function runTarget(target: Target, options: { force: boolean; logLevel: Pa
     else if (m.status === 'NoCoverage') row.noCoverage++
     else if (m.status === 'CompileError' || m.status === 'RuntimeError') row.errors++
     else if (m.status === 'Survived') {
-      const eq = equivalents.find((e) => e.file === file && e.line === m.location.start.line && e.mutator === m.mutatorName && oneLine(e.replacement) === oneLine(m.replacement))
+      const eq = equivalents.find((e) => e.file === file && e.original === original && e.mutator === m.mutatorName && e.replacement === oneLine(m.replacement))
       if (eq) row.equivalent++
       else {
         row.survived++
-        unexplained.push(m)
+        unexplained.push({ ...m, statusReason: original })
       }
     }
   }
@@ -159,7 +180,7 @@ async function runTarget(target: Target, options: { force: boolean; logLevel: Pa
   row.score = valid ? (100 * detected) / valid : 100
   row.seconds = (Date.now() - started) / 1000
   for (const m of unexplained) {
-    console.log(`  survived: ${relative(process.cwd(), m.fileName)}:${m.location.start.line}:${m.location.start.column} ${m.mutatorName} → ${oneLine(m.replacement).slice(0, 100)}`)
+    console.log(`  survived: ${relative(process.cwd(), m.fileName)}:${m.location.start.line}:${m.location.start.column} ${m.mutatorName}: \`${m.statusReason!.slice(0, 100)}\` → \`${oneLine(m.replacement).slice(0, 100)}\``)
   }
   return row
 }
@@ -187,6 +208,15 @@ const args = parseArgs(process.argv.slice(2))
 const targets = pick(args.names)
 mkdirSync(ReportDir, { recursive: true })
 const equivalents = readEquivalents()
+let headCopy: string | undefined
+if (args.head) {
+  mkdirSync('.stryker-tmp', { recursive: true })
+  headCopy = mkdtempSync(resolve('.stryker-tmp', 'head-'))
+  execSync(`git archive HEAD | tar -x -C ${JSON.stringify(headCopy)}`)
+  symlinkSync(resolve('node_modules'), join(headCopy, 'node_modules'))
+  console.log(`scoring HEAD (${execSync('git rev-parse --short HEAD').toString().trim()}) in ${relative('.', headCopy)}`)
+  process.chdir(headCopy)
+}
 const rows: Row[] = []
 for (const target of targets) {
   const started = Date.now()
@@ -200,5 +230,6 @@ for (const target of targets) {
   }
 }
 printTable(rows, args.threshold)
+if (headCopy) rmSync(headCopy, { recursive: true, force: true })
 for (const r of rows.filter((r) => r.failed)) console.log(`${r.target}: not scored: ${r.failed}`)
 process.exitCode = rows.every((r) => !r.failed && r.score >= args.threshold) ? 0 : 1

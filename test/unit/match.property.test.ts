@@ -48,8 +48,7 @@ describe('argument matching, on random inputs', () => {
   })
 
   it('equals holds exactly for a present value with the same JSON; in for one equal to an item', () => {
-    fc.assert(fc.property(value, value, fc.array(value, { maxLength: 4 }), (wanted, v, list) => {
-      const items = list.filter((x) => x !== undefined)
+    fc.assert(fc.property(value, value, fc.array(value.filter((x) => x !== undefined), { minLength: 1, maxLength: 4 }), (wanted, v, items) => {
       if (wanted !== undefined) assert.equal(compileArg({ equals: wanted })(v), v !== undefined && sameJson(wanted, v))
       assert.equal(compileArg({ in: items })(v), v !== undefined && items.some((x) => sameJson(x, v)))
       if (wanted !== undefined) assert.equal(compileArg({ equals: wanted })(wanted), true)

@@ -4,7 +4,8 @@
  */
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { regexProblem, safeRegex } from '../../core/regex.ts'
+import { RE2JS } from 're2js'
+import { MaxRegexProgram, regexProblem, safeRegex } from '../../core/regex.ts'
 
 const Unsupported = ' (lookahead, lookbehind and backreferences are not supported: patterns run on a linear-time engine, so that no input can stall the process)'
 
@@ -76,5 +77,27 @@ describe('regexProblem', () => {
     assert.equal(regexProblem('a', 'i'), undefined)
     assert.equal(regexProblem('a', 'q'), 'regular expression flag "q" is not supported; use i, m or s')
     assert.equal(regexProblem(['a']), 'a regular expression must be a string, got object')
+  })
+})
+
+describe('the size of a pattern', () => {
+  it(`refuses a pattern that compiles to more than ${MaxRegexProgram} instructions, saying how many`, () => {
+    assert.equal(MaxRegexProgram, 2000)
+    assert.throws(() => safeRegex('a{1000}b{1000}'), (e: Error & { code?: string }) =>
+      e.code === 'invalid_input' && /^\/a\{1000\}b\{1000\}\/ is too large a pattern: it compiles to \d+ instructions, more than 2000 \(large repetition counts such as \{1000\} multiply it\); matching costs time per character in proportion$/.test(e.message))
+  })
+
+  it('shortens a long pattern in the message', () => {
+    const long = 'x'.repeat(70) + 'a{1000}b{1000}'
+    assert.throws(() => safeRegex(long), (e: Error) => e.message.startsWith(`/${long.slice(0, 80)}…/ is too large a pattern`))
+    const eighty = 'x'.repeat(66) + 'a{1000}b{1000}'
+    assert.equal(eighty.length, 80)
+    assert.throws(() => safeRegex(eighty), (e: Error) => e.message.startsWith(`/${eighty}/ is too large a pattern`))
+  })
+
+  it('accepts a pattern of exactly the limit, and refuses one instruction more', () => {
+    assert.equal(RE2JS.compile('a{1000}b{998}').programSize(), 2000)
+    assert.equal(regexProblem('a{1000}b{998}'), undefined)
+    assert.match(regexProblem('a{1000}b{999}')!, /it compiles to 2001 instructions, more than 2000/)
   })
 })

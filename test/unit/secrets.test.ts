@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { MinSecretLength, Scrubber } from '../../core/secrets.ts'
+import { MinSecretLength, Scrubber, StreamScrubber } from '../../core/secrets.ts'
 
 const key = 'sk-Test_Key/42+xyz'
 const scrubber = new Scrubber([{ name: 'API_KEY', value: key }])
@@ -170,5 +170,46 @@ describe('Scrubber.find', () => {
   it('is stateless between calls', () => {
     assert.equal(scrubber.find([key]).length, 1)
     assert.equal(scrubber.find([key]).length, 1)
+  })
+})
+
+describe('StreamScrubber', () => {
+  const stream = (pieces: string[]) => {
+    const s = new StreamScrubber(scrubber)
+    const shown = pieces.map((p) => s.push(p))
+    return { shown, rest: s.end() }
+  }
+
+  it('knows the longest form of any secret, and 0 without secrets', () => {
+    assert.equal(scrubber.longest, Buffer.from(key).toString('hex').length)
+    assert.equal(new Scrubber([]).longest, 0)
+  })
+
+  it('never shows a secret split across pieces, and shows everything else once, in order', () => {
+    for (let cut = 1; cut < key.length; cut++) {
+      const { shown, rest } = stream([`before ${key.slice(0, cut)}`, `${key.slice(cut)} after`])
+      const all = shown.join('') + rest
+      assert.equal(all, `before ${R} after`, `cut at ${cut}`)
+      assert.ok(!shown.some((piece) => piece.includes(key.slice(0, Math.max(cut, 4)))), `cut at ${cut}`)
+    }
+  })
+
+  it('holds back only the last longest - 1 characters, and gives them out at the end', () => {
+    const hold = scrubber.longest - 1
+    const text = 'x'.repeat(100)
+    const s = new StreamScrubber(scrubber)
+    assert.equal(s.push(text), 'x'.repeat(100 - hold))
+    assert.equal(s.push(''), '')
+    assert.equal(s.end(), 'x'.repeat(hold))
+    assert.equal(s.end(), '', 'the end empties it')
+    const short = new StreamScrubber(scrubber)
+    assert.equal(short.push('abc'), '', 'a piece shorter than what is held back waits')
+    assert.equal(short.end(), 'abc')
+  })
+
+  it('passes pieces through as they come without secrets to look for', () => {
+    const s = new StreamScrubber(new Scrubber([]))
+    assert.equal(s.push('abc'), 'abc')
+    assert.equal(s.end(), '')
   })
 })

@@ -33,6 +33,7 @@ export class Scrubber {
   readonly names: readonly string[]
   readonly #pattern: RegExp | undefined
   readonly #byVariant = new Map<string, { name: string; form: string }>()
+  #longest = 0
 
   constructor(secrets: readonly Secret[]) {
     const usable = secrets.filter((s) => typeof s.value === 'string' && s.value.length >= MinSecretLength)
@@ -40,7 +41,10 @@ export class Scrubber {
       if (!/^[A-Za-z0-9_.-]+$/.test(s.name)) throw new CordageError('invalid_input', `a secret's name must be letters, digits, "_", "." or "-", got ${JSON.stringify(s.name)}`)
       for (const [form, variant] of variants(s.value)) {
         const key = variant.toLowerCase()
-        if (variant.length >= MinSecretLength && !this.#byVariant.has(key)) this.#byVariant.set(key, { name: s.name, form })
+        if (variant.length >= MinSecretLength && !this.#byVariant.has(key)) {
+          this.#byVariant.set(key, { name: s.name, form })
+          this.#longest = Math.max(this.#longest, key.length)
+        }
       }
     }
     this.names = [...new Set(usable.map((s) => s.name))]
@@ -99,11 +103,19 @@ export class Scrubber {
     return found
   }
 
-  /** The longest form of any secret, in characters: how much of a stream must be held back. */
-  get longest(): number {
-    let n = 0
-    for (const key of this.#byVariant.keys()) n = Math.max(n, key.length)
-    return n
+  /**
+   * How many characters at the end of `text` could be the beginning of a secret (in any form): what a
+   * stream must hold back until more arrives. Usually none: ordinary text rarely ends like a key.
+   */
+  pending(text: string): number {
+    const tail = text.slice(-this.#longest).toLowerCase()
+    let most = 0
+    for (const variant of this.#byVariant.keys()) {
+      for (let k = Math.min(variant.length - 1, tail.length); k > most; k--) {
+        if (variant.startsWith(tail.slice(tail.length - k))) { most = k; break }
+      }
+    }
+    return most
   }
 
   #walk(value: unknown): unknown {
@@ -144,10 +156,10 @@ export class StreamScrubber {
 
   /** What may be shown now of the text so far. */
   push(piece: string): string {
-    // A secret not complete yet starts within the last `longest - 1` characters: hold those back, and
-    // scrub them again with what comes next.
+    // A secret not complete yet is a tail of the text that begins one of its forms: hold that back,
+    // and scrub it again with what comes next.
     const text = this.scrubber.scrubText(this.#held + piece)
-    const keep = Math.min(text.length, this.scrubber.longest - 1)
+    const keep = this.scrubber.pending(text)
     this.#held = text.slice(text.length - keep)
     return text.slice(0, text.length - keep)
   }

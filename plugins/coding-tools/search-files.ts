@@ -20,8 +20,8 @@ const LineChars = 300
 
 export interface Match { path: string; line: number; text: string }
 
-/** A line longer than this is matched on its beginning only (a minified file has megabyte lines). */
-const MatchChars = 10_000
+/** A line longer than this is not searched (a minified file has megabyte lines). */
+const MatchChars = 100_000
 /** How long the search runs before it lets the event loop (timers, cancellation) in. */
 const YieldEveryMs = 20
 
@@ -47,6 +47,7 @@ export function searchTool(dirOf: DirOf, config: Config): Tool {
       const matches: Match[] = []
       let truncated = false
       let lastYield = performance.now()
+      let skipped = 0
       for (const file of files) {
         io.signal.throwIfAborted()
         const text = await readText(join(root, file), config.maxSearchFileBytes)
@@ -54,21 +55,23 @@ export function searchTool(dirOf: DirOf, config: Config): Tool {
         const lines = text.split('\n')
         for (let i = 0; i < lines.length; i++) {
           // Linear time is not short time: a pattern the model made large costs per character. Lines
-          // are matched on their first MatchChars characters, and the search yields every so often,
-          // so the tool's time limit and cancellation can stop it.
+          // longer than MatchChars are not searched (said in the answer), and the search yields every
+          // so often, so the tool's time limit and cancellation can stop it.
           if (performance.now() - lastYield > YieldEveryMs) {
             await new Promise((resolve) => setImmediate(resolve))
             io.signal.throwIfAborted()
             lastYield = performance.now()
           }
-          if (!test(lines[i].length > MatchChars ? lines[i].slice(0, MatchChars) : lines[i])) continue
+          if (lines[i].length > MatchChars) { skipped++; continue }
+          if (!test(lines[i])) continue
           if (matches.length >= config.maxSearchMatches) { truncated = true; break }
           matches.push({ path: file, line: i + 1, text: lines[i].trim().slice(0, LineChars) })
         }
         if (truncated) break
       }
       const shown = matches.map((m) => `${m.path}:${m.line}: ${m.text}`).join('\n')
-      const note = truncated ? `\n… more matches; narrow the query or the folder (at most ${config.maxSearchMatches} are shown)` : ''
+      const note = (truncated ? `\n… more matches; narrow the query or the folder (at most ${config.maxSearchMatches} are shown)` : '')
+        + (skipped ? `\n(${skipped} line(s) longer than ${MatchChars} characters were not searched)` : '')
       return { output: { matches, truncated }, observation: matches.length ? `${matches.length} match(es):\n${shown}${note}` : `no line under ${folder.shown} matches ${JSON.stringify(query)}` }
     },
   })

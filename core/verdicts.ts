@@ -84,7 +84,8 @@ export function checkProgressVerdict(answer: unknown): Checked<ProgressVerdict> 
 export function checkProjection(answer: unknown): Checked<Projection> {
   const o = own(answer)
   if (!o) return bad(`a projection is an object, got ${describe(answer)}`)
-  if (!Array.isArray(o.messages) || !o.messages.every((m) => own(m) && typeof (m as { role?: unknown }).role === 'string')) return bad('messages must be a list of messages, each with a role')
+  // Checked in place, not copied: the list grows with the run, and this runs at every step.
+  if (!Array.isArray(o.messages) || !o.messages.every(isMessage)) return bad('messages must be a list of messages, each with a role')
   if (typeof o.tokens !== 'number' || !Number.isFinite(o.tokens) || o.tokens < 0) return bad(`tokens must be a non-negative number, got ${describe(o.tokens)}`)
   return { ok: true, value: answer as Projection }
 }
@@ -108,6 +109,10 @@ function own(value: unknown): Record<string, unknown> | undefined {
   const out: Record<string, unknown> = Object.create(null)
   for (const key of Object.keys(value)) out[key] = (value as Record<string, unknown>)[key]
   return out
+}
+
+function isMessage(m: unknown): boolean {
+  return m !== null && typeof m === 'object' && !Array.isArray(m) && typeof (m as { role?: unknown }).role === 'string'
 }
 
 function nonEmpty(value: unknown): value is string {

@@ -125,6 +125,22 @@ describe('parallel tool calls', () => {
     ])
   })
 
+  it('runs writes that name no footprint one after another, each decided only when its turn comes (docs/architecture.md)', async () => {
+    const { state, events } = await runStep([
+      { tool: 'write_anywhere', args: { text: 'a' } },
+      { tool: 'write_anywhere', args: { text: 'b' } },
+      { tool: 'write_anywhere', args: { text: 'c' } },
+    ])
+    assert.equal(state.status, 'COMPLETED', state.reason)
+    const trace = events.filter((e) => ['tool/decision', 'tool/start', 'tool/end'].includes(e.type)).map((e) => `${e.type} ${e.actionId}`)
+    assert.deepEqual(trace, [
+      'tool/decision s1.a1', 'tool/start s1.a1', 'tool/end s1.a1',
+      'tool/decision s1.a2', 'tool/start s1.a2', 'tool/end s1.a2',
+      'tool/decision s1.a3', 'tool/start s1.a3', 'tool/end s1.a3',
+    ])
+    assert.deepEqual(workbenchLog, ['anywhere a', 'anywhere b', 'anywhere c'])
+  })
+
   it('decides the calls before running them, and puts one that needs approval to a person once the others ran', async () => {
     const { state, events } = await runStep([
       { tool: 'read_slowly', args: { label: 'x', ms: 0 } },

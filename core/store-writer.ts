@@ -24,9 +24,6 @@ export const KernelWriter: StoreWriter = Object.freeze({ writer: 'cordage-kernel
 
 const WriteMethods = ['append', 'claim', 'renew', 'release', 'claimNext', 'requestCancel', 'putGrant', 'revokeGrant'] as const
 
-/** Stores already found sound: a frozen object, or an instance of a frozen class that overrides nothing. */
-const checked = new WeakSet<object>()
-
 /**
  * The store, once it is sure that what the kernel calls on it is the store's own code: the object is
  * frozen, or its write methods come from a frozen prototype and none is an own property of the object
@@ -34,8 +31,8 @@ const checked = new WeakSet<object>()
  * @throws CordageError `store_write_refused` naming what is wrong
  */
 export function guardStore<S extends StoreService>(store: S): S {
+  // Cheap enough to ask before every write: a frozen store needs no more, another a lookup per method.
   const frozen = Object.isFrozen(store)
-  if (frozen && checked.has(store)) return store
   const proto = Object.getPrototypeOf(store) as object | null
   const replaced = frozen ? undefined : WriteMethods.find((m) => Object.hasOwn(store, m))
   if (replaced) {
@@ -44,6 +41,5 @@ export function guardStore<S extends StoreService>(store: S): S {
   if (!frozen && (proto === null || !Object.isFrozen(proto))) {
     throw new CordageError('store_write_refused', `the store's class prototype is not frozen, so anyone holding the store could replace its write methods: a store plugin freezes its class (Object.freeze(MyStore.prototype)) or provides a frozen object`)
   }
-  if (frozen) checked.add(store)
   return store
 }

@@ -188,6 +188,7 @@ describe('StreamScrubber', () => {
     const hex = Buffer.from(key).toString('hex')
     assert.equal(scrubber.pending(`0x ${hex.slice(0, 20)}`), 20, 'the hex form too')
     assert.equal(new Scrubber([]).pending('sk-Test'), 0)
+    assert.ok(scrubber.pending(`before ${key}`) < key.length, 'a whole secret is not the beginning of one: it is scrubbed, never held back whole')
   })
 
   it('never shows a secret split across pieces, and shows everything else once, in order', () => {

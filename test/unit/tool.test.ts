@@ -160,3 +160,15 @@ describe('asDefined', () => {
     assert.equal(asDefined(handmade), handmade)
   })
 })
+
+describe('targetOf', () => {
+  it('is the definition\'s identity for a defined tool and its copies, and nothing for a tool written by hand', () => {
+    assert.ok(targetOf, 'core/tool.ts exports targetOf')
+    const tool = defineTool({ name: 'lookup', description: 'reads', input: z.object({}), sideEffect: 'none', run: () => ({ output: null, observation: 'ok' }) })
+    const identity = targetOf!(tool)
+    assert.equal(typeof identity, 'object')
+    assert.equal(targetOf!({ ...tool }), identity, 'a registry copy keeps the same invoke, so the same identity')
+    const handWritten = { ...tool, invoke: async () => ({ ok: true, output: null, observation: 'ok' }) } as unknown as Tool
+    assert.equal(targetOf!(handWritten), undefined)
+  })
+})

@@ -4,7 +4,8 @@
  */
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { checkGuardVerdict, checkPolicyDecision, checkProgressVerdict, checkProjection, checkVerifyResult, type Checked } from '../../core/verdicts.ts'
+import { checkGuardVerdict, checkPolicyDecision, checkProgressVerdict, checkProjection, checkVerifyResult, plainResponse, type Checked } from '../../core/verdicts.ts'
+import type { ModelResponse } from '../../core/services/model.ts'
 
 const problem = <T>(c: Checked<T>) => (c.ok ? undefined : c.problem)
 const value = <T>(c: Checked<T>) => {
@@ -162,6 +163,7 @@ describe('checkProjection', () => {
     assert.equal(problem(checkProjection({ messages: [null], tokens: 1 })), 'messages must be a list of messages, each with a role')
     assert.equal(problem(checkProjection({ messages: [Object.assign(['user'], { role: 'user' })], tokens: 1 })), 'messages must be a list of messages, each with a role')
     assert.equal(problem(checkProjection({ messages: ['user'], tokens: 1 })), 'messages must be a list of messages, each with a role')
+    assert.equal(problem(checkProjection({ messages: [Object.assign(() => 'user', { role: 'user' })], tokens: 1 })), 'messages must be a list of messages, each with a role')
     assert.equal(problem(checkProjection({ messages: [{ role: 1 }], tokens: 1 })), 'messages must be a list of messages, each with a role')
     assert.equal(problem(checkProjection({ messages: [], tokens: -1 })), 'tokens must be a non-negative number, got -1')
     assert.equal(problem(checkProjection({ messages: [], tokens: NaN })), 'tokens must be a non-negative number, got null')
@@ -181,5 +183,81 @@ describe('how problems show a value', () => {
     cycle.self = cycle
     assert.equal(problem(checkPolicyDecision({ verdict: cycle })), 'verdict must be allow, ask or deny, got [object Object]')
     assert.equal(problem(checkPolicyDecision({ verdict: 10n })), 'verdict must be allow, ask or deny, got 10')
+  })
+})
+
+describe('plainResponse', () => {
+  const usage = { inputTokens: 3, outputTokens: 4, costUsd: 0.5 }
+  const plain = (response: unknown) => plainResponse(response as ModelResponse)
+
+  it('copies a final answer and a question field by field, as strings, with the usage as numbers', () => {
+    assert.deepEqual(plain({ decision: { kind: 'final', text: 'done', extra: 1 }, usage }), { decision: { kind: 'final', text: 'done' }, usage })
+    assert.deepEqual(plain({ decision: { kind: 'ask_user', question: 'which?' }, usage, model: 'm-1' }), { decision: { kind: 'ask_user', question: 'which?' }, usage, model: 'm-1' })
+    const odd = plain({ decision: { kind: 'final', text: 7 }, usage: { inputTokens: '3', outputTokens: '4', costUsd: '0.5' }, model: 9 })
+    assert.deepEqual(odd, { decision: { kind: 'final', text: '7' }, usage, model: '9' })
+    assert.equal(Object.hasOwn(plain({ decision: { kind: 'final', text: '' }, usage }), 'model'), false, 'no model key when the model said none')
+  })
+
+  it('copies tool calls: names and ids as strings, arguments through JSON, absent fields absent', () => {
+    const args = { q: 'x', n: [1, { deep: true }] }
+    const out = plain({ decision: { kind: 'tool_calls', text: 'calling', calls: [{ name: 'search', args, callId: 'c1' }, { name: 'noop', args: {} }] }, usage })
+    assert.deepEqual(out.decision, { kind: 'tool_calls', text: 'calling', calls: [{ name: 'search', args, callId: 'c1' }, { name: 'noop', args: {} }] })
+    if (out.decision.kind !== 'tool_calls') return assert.fail('tool calls')
+    assert.notEqual(out.decision.calls[0].args, args, 'a copy, not the model plugin\'s object')
+    args.q = 'changed'
+    assert.deepEqual(out.decision.calls[0].args, { q: 'x', n: [1, { deep: true }] })
+    assert.deepEqual(Object.keys(out.decision.calls[1]), ['name', 'args'])
+    const bare = plain({ decision: { kind: 'tool_calls', calls: [{ name: 5, args: { a: 1 }, callId: 6 }] }, usage })
+    assert.deepEqual(bare.decision, { kind: 'tool_calls', calls: [{ name: '5', args: { a: 1 }, callId: '6' }] })
+    assert.equal(Object.hasOwn(bare.decision, 'text'), false)
+    const numbered = plain({ decision: { kind: 'tool_calls', text: 1, calls: [] }, usage })
+    assert.deepEqual(numbered.decision, { kind: 'tool_calls', text: '1', calls: [] })
+  })
+
+  it('reads arguments once, through toJSON and getters, and drops what JSON does not keep', () => {
+    let reads = 0
+    const args = { get amount() { reads++; return reads === 1 ? 10 : 1_000_000 }, hidden: undefined, toString: () => 'x' }
+    const out = plain({ decision: { kind: 'tool_calls', calls: [{ name: 'pay', args }] }, usage })
+    if (out.decision.kind !== 'tool_calls') return assert.fail('tool calls')
+    assert.deepEqual(out.decision.calls[0].args, { amount: 10 })
+    const viaToJSON = plain({ decision: { kind: 'tool_calls', calls: [{ name: 'pay', args: { toJSON: () => ({ amount: 1 }) } }] }, usage })
+    if (viaToJSON.decision.kind !== 'tool_calls') return assert.fail('tool calls')
+    assert.deepEqual(viaToJSON.decision.calls[0].args, { amount: 1 })
+    const none = plain({ decision: { kind: 'tool_calls', calls: [{ name: 'pay', args: undefined }] }, usage })
+    if (none.decision.kind !== 'tool_calls') return assert.fail('tool calls')
+    assert.equal(none.decision.calls[0].args, undefined)
+    assert.equal(none.decision.calls[0].argsError, undefined)
+  })
+
+  it('marks arguments that cannot be copied with an argsError, and keeps the model\'s own argsError first', () => {
+    const cycle: Record<string, unknown> = {}
+    cycle.self = cycle
+    const out = plain({ decision: { kind: 'tool_calls', calls: [{ name: 'a', args: cycle }, { name: 'b', args: { n: 1n } }, { name: 'c', args: cycle, argsError: 'not JSON' }, { name: 'd', args: {}, argsError: 42 }] }, usage })
+    if (out.decision.kind !== 'tool_calls') return assert.fail('tool calls')
+    const [a, b, c, d] = out.decision.calls
+    assert.equal(a.args, null)
+    assert.match(a.argsError ?? '', /^the arguments cannot be read as JSON: .*circular/i)
+    assert.equal(b.args, null)
+    assert.match(b.argsError ?? '', /^the arguments cannot be read as JSON: .*BigInt/)
+    assert.deepEqual([c.args, c.argsError], [null, 'not JSON'])
+    assert.deepEqual([d.args, d.argsError], [{}, '42'])
+    const thrower = new Proxy({}, { ownKeys() { throw new Error('trap') } })
+    const trapped = plain({ decision: { kind: 'tool_calls', calls: [{ name: 'e', args: thrower }] }, usage })
+    if (trapped.decision.kind !== 'tool_calls') return assert.fail('tool calls')
+    assert.equal(trapped.decision.calls[0].argsError, 'the arguments cannot be read as JSON: trap')
+    const odd = plain({ decision: { kind: 'tool_calls', calls: [{ name: 'f', args: { toJSON() { throw 'plain' } } }] }, usage })
+    if (odd.decision.kind !== 'tool_calls') return assert.fail('tool calls')
+    assert.equal(odd.decision.calls[0].argsError, 'the arguments cannot be read as JSON: plain')
+    const nothing = plain({ decision: { kind: 'tool_calls', calls: [{ name: 'g', args: { toJSON() { throw null } } }] }, usage })
+    if (nothing.decision.kind !== 'tool_calls') return assert.fail('tool calls')
+    assert.equal(nothing.decision.calls[0].argsError, 'the arguments cannot be read as JSON: null')
+  })
+
+  it('copies the list of calls, so the model plugin cannot change it afterwards', () => {
+    const calls = [{ name: 'a', args: {} }]
+    const out = plain({ decision: { kind: 'tool_calls', calls }, usage })
+    calls.push({ name: 'b', args: {} })
+    if (out.decision.kind !== 'tool_calls') return assert.fail('tool calls')
+    assert.equal(out.decision.calls.length, 1)
   })
 })

@@ -70,13 +70,69 @@ describe('store-postgres', { skip }, () => {
     assert.match(check.head ?? '', /^[0-9a-f]{64}$/)
   })
 
+  it('reads while another worker appends: the link a read starts from is read in the same statement as its rows, so no read is refused', async () => {
+    const store = await open()
+    // Another worker: a second pool on the same schema.
+    const other = new PostgresStore(url, store.schema, 2, 500)
+    try {
+      await other.start()
+      await store.append('r1', runEvents('r1', 1, 1), 0, { writer: KernelWriter })
+      let last = 1
+      let done = false
+      const writing = (async () => {
+        for (; last < 200; last++) await other.append('r1', runEvents('r1', last + 1, 1), last, { writer: KernelWriter })
+        done = true
+      })()
+      let reads = 0
+      const reader = async () => {
+        while (!done) {
+          // Just beyond the head: the event a read starts after is often appended while it reads.
+          const after = last + 1
+          for (const events of await Promise.all([store.read('r1', { after }), store.read('r1', { after, limit: 1 })])) events.forEach((e, i) => assert.equal(e.seq, after + i + 1))
+          reads++
+        }
+      }
+      await Promise.all([writing, reader(), reader()])
+      assert.ok(reads > 10, `${reads} reads while it appended`)
+      assert.equal((await store.load('r1')).length, 200)
+    } finally {
+      await other.close()
+    }
+  })
+
+  it('drops the snapshots of a schema of store-postgres 1.3.0 (they have no link): its runs load from their events', async () => {
+    const schema = `t${process.pid}_${Date.now().toString(36)}_v3`
+    const client = new pg.Client({ connectionString: url })
+    await client.connect()
+    try {
+      await client.query(`CREATE SCHEMA ${schema}; SET search_path TO ${schema}; CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)`)
+      for (const migration of migrations.slice(0, 3)) await client.query(migration)
+      await client.query("INSERT INTO meta (key, value) VALUES ('schema_version', '3')")
+      await client.query("INSERT INTO runs (run_id, agent, task, status, last_seq, created_at, updated_at) VALUES ('r1', 'a', 'task of r1', 'RUNNING', 3, 1000, 1003)")
+      for (const event of runEvents('r1', 1, 3)) await client.query('INSERT INTO events (run_id, seq, type, body) VALUES ($1, $2, $3, $4)', ['r1', event.seq, event.type, JSON.stringify(event)])
+      await client.query(`INSERT INTO snapshots (run_id, seq, version, state) VALUES ('r1', 3, 1, '{"at":3}')`)
+    } finally {
+      await client.end()
+    }
+    const store = new PostgresStore(url, schema, 2, 500)
+    opened.push(store)
+    await store.start()
+    assert.deepEqual(await store.loadRun('r1'), { events: runEvents('r1', 1, 3) })
+    await store.append('r1', runEvents('r1', 4, 1), 3, { snapshot: { version: 1, state: { at: 4 } }, writer: KernelWriter })
+    assert.deepEqual((await store.loadRun('r1')).snapshot, { seq: 4, version: 1, state: { at: 4 } })
+    assert.equal((await store.verify('r1')).firstBad, undefined)
+  })
+
   it('verifies a long run page by page', async () => {
     const store = await open()
-    for (let from = 1; from <= 4500; from += 500) await store.append('r1', runEvents('r1', from, 500), from - 1, { writer: KernelWriter })
+    // With a snapshot at seq 2500, checked when its page comes.
+    for (let from = 1; from <= 4500; from += 500) await store.append('r1', runEvents('r1', from, 500), from - 1, from === 2001 ? { snapshot: { version: 1, state: { at: 2500 } }, writer: KernelWriter } : { writer: KernelWriter })
     const check = await store.verify('r1')
     assert.deepEqual([check.events, check.firstBad], [4500, undefined])
     await damage(store, `UPDATE events SET body = replace(body, '"index":4321', '"index":1') WHERE run_id = 'r1' AND seq = 4321`)
     assert.equal((await store.verify('r1')).firstBad?.seq, 4321)
+    await damage(store, `UPDATE snapshots SET state = '{"at":2501}' WHERE run_id = 'r1'`)
+    assert.equal((await store.verify('r1')).firstBad?.seq, 2500)
   })
 
   it('says which schema a run is missing from', async () => {

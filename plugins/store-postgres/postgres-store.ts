@@ -7,7 +7,7 @@
  */
 import pg from 'pg'
 import {
-  CordageError, summarize, chainHash, eventsFromRows, snapshotFromRow, HistoryChecker, type HistoryCheck,
+  CordageError, summarize, chainHash, eventsFromRows, chainedEventsFromRows, snapshotFromRow, checkedSnapshot, snapshotLink, HistoryChecker, type HistoryCheck, type ChainStart, type ChainedEventRow,
   type ApprovalGrant, type ApprovalGrantQuery, type AppendOptions, type CancelRequest, type Effect, type EffectWrite, type Lease, type ListFilter,
   type RunEvent, type RunStatus, type RunSummary, type StoredRun, type StoreService, type ClaimFilter, assertKernelWriter, storeCorrupt, type StoreWriter } from 'cordage'
 import { PostgresGrants } from './grants.ts'
@@ -120,9 +120,11 @@ export class PostgresStore implements StoreService {
       })
       if (events.some((e) => e.type === 'run/end')) await c.query('UPDATE runs SET cancel_by = NULL, cancel_reason = NULL, cancel_at = NULL WHERE run_id = $1', [runId])
       if (options.snapshot) {
-        await c.query(`INSERT INTO snapshots (run_id, seq, version, state) VALUES ($1, $2, $3, $4)
-          ON CONFLICT (run_id) DO UPDATE SET seq = excluded.seq, version = excluded.version, state = excluded.state`,
-          [runId, events[events.length - 1].seq, options.snapshot.version, JSON.stringify(options.snapshot.state)])
+        // Linked to the chain at its seq (core/store-kit.ts), so a resume can tell it is the state written.
+        const state = JSON.stringify(options.snapshot.state)
+        await c.query(`INSERT INTO snapshots (run_id, seq, version, state, chain) VALUES ($1, $2, $3, $4, decode($5, 'hex'))
+          ON CONFLICT (run_id) DO UPDATE SET seq = excluded.seq, version = excluded.version, state = excluded.state, chain = excluded.chain`,
+          [runId, events[events.length - 1].seq, options.snapshot.version, state, this.chain ? snapshotLink(link, state, this.chainKey) : null])
       }
     })
   }
@@ -155,6 +157,8 @@ export class PostgresStore implements StoreService {
   // Reads check what they return (core/store-kit.ts): a body that does not parse, an event under
   // another seq or of another run, or a gap up to the run's last seq is store_corrupt, by seq. The run's
   // last seq is read before its events, so a concurrent append can only add rows, never fake a gap.
+  // Each row's link is recomputed from its body, on from the link of the event the read starts after,
+  // and a snapshot is checked against its link: an edit `verify` finds is never resumed from.
   async load(runId: string): Promise<RunEvent[]> {
     const lastSeq = await this.need(runId)
     return this.eventsAfter(runId, 0, lastSeq)
@@ -162,9 +166,20 @@ export class PostgresStore implements StoreService {
 
   async loadRun(runId: string): Promise<StoredRun> {
     const lastSeq = await this.need(runId)
-    const snap = (await this.query<{ seq: number; version: number; state: string }>('SELECT seq, version, state FROM snapshots WHERE run_id = $1', [runId])).rows[0]
-    const events = await this.eventsAfter(runId, snap?.seq ?? 0, lastSeq)
-    return snap ? { snapshot: { seq: snap.seq, version: snap.version, state: snapshotFromRow(runId, snap.seq, snap.state) }, events } : { events }
+    const snap = await this.snapshotOf(runId)
+    if (!snap) return { events: await this.eventsAfter(runId, 0, lastSeq) }
+    if (!this.chain) return { snapshot: { seq: snap.seq, version: snap.version, state: snapshotFromRow(runId, snap.seq, snap.state) }, events: await this.eventsAfter(runId, snap.seq, lastSeq) }
+    const eventLink = snap.event_seq === null ? undefined : snap.event_chain
+    const snapshot = checkedSnapshot(runId, snap, eventLink, this.chainKey)
+    // checkedSnapshot passed: the event at the snapshot's seq is chained, and its link is where the rows go on.
+    return { snapshot, events: await this.eventsAfter(runId, snap.seq, lastSeq, undefined, eventLink as string) }
+  }
+
+  /** The run's snapshot with the link of the event at its seq (event_seq null: there is no such event), in one statement. */
+  private async snapshotOf(runId: string) {
+    return (await this.query<{ seq: number; version: number; state: string; chain: string | null; event_seq: number | null; event_chain: string | null }>(
+      `SELECT s.seq, s.version, s.state, encode(s.chain, 'hex') AS chain, e.seq AS event_seq, encode(e.chain, 'hex') AS event_chain
+       FROM snapshots s LEFT JOIN events e ON e.run_id = s.run_id AND e.seq = s.seq WHERE s.run_id = $1`, [runId])).rows[0]
   }
 
   async read(runId: string, options: { after?: number; limit?: number } = {}): Promise<RunEvent[]> {
@@ -179,6 +194,9 @@ export class PostgresStore implements StoreService {
   async verify(runId: string): Promise<HistoryCheck> {
     const lastSeq = await this.need(runId)
     const check = new HistoryChecker(runId, this.chainKey)
+    // The snapshot first: one read after the rows could be newer than them.
+    const snap = await this.snapshotOf(runId)
+    if (snap) check.snapshot({ seq: snap.seq, version: snap.version, state: snap.state, chain: snap.chain })
     for (let after = 0; ;) {
       const rows = (await this.query<{ seq: number; body: string; chain: string | null }>(
         `SELECT seq, body, encode(chain, 'hex') AS chain FROM events WHERE run_id = $1 AND seq > $2 ORDER BY seq LIMIT $3`, [runId, after, VerifyPage])).rows
@@ -287,12 +305,38 @@ export class PostgresStore implements StoreService {
     await this.pool.end()
   }
 
-  private async eventsAfter(runId: string, after: number, lastSeq: number, limit?: number): Promise<RunEvent[]> {
-    const rows = limit === undefined
-      ? (await this.query<{ seq: number; body: string }>('SELECT seq, body FROM events WHERE run_id = $1 AND seq > $2 ORDER BY seq', [runId, after])).rows
-      : (await this.query<{ seq: number; body: string }>('SELECT seq, body FROM events WHERE run_id = $1 AND seq > $2 ORDER BY seq LIMIT $3', [runId, after, limit])).rows
+  /**
+   * The events after `after`, checked. Chained on from `startLink` (the link of the event at `after`)
+   * when the caller read it already; else the event at `after` is read in the same statement as the
+   * rows (its link, not its body), so both are of one moment: an append cannot come in between.
+   */
+  private async eventsAfter(runId: string, after: number, lastSeq: number, limit?: number, startLink?: string): Promise<RunEvent[]> {
+    if (!this.chain) {
+      const rows = limit === undefined
+        ? (await this.query<{ seq: number; body: string }>('SELECT seq, body FROM events WHERE run_id = $1 AND seq > $2 ORDER BY seq', [runId, after])).rows
+        : (await this.query<{ seq: number; body: string }>('SELECT seq, body FROM events WHERE run_id = $1 AND seq > $2 ORDER BY seq LIMIT $3', [runId, after, limit])).rows
+      // A page that stops at its limit need not reach the last seq.
+      return eventsFromRows(runId, rows, after, limit !== undefined && rows.length >= limit ? undefined : lastSeq)
+    }
+    const withStart = after > 0 && startLink === undefined
+    const read = (await this.query<{ seq: number; body: string | null; chain: string | null }>(
+      `SELECT seq, CASE WHEN seq > $2 THEN body END AS body, encode(chain, 'hex') AS chain FROM events
+       WHERE run_id = $1 AND seq ${withStart ? '>=' : '>'} $2 ORDER BY seq${limit === undefined ? '' : ' LIMIT $3'}`,
+      limit === undefined ? [runId, after] : [runId, after, withStart ? limit + 1 : limit])).rows
+    let start: ChainStart = after <= 0 ? { link: '' } : { link: startLink }
+    if (withStart) {
+      const at = read[0]?.seq === after ? read.shift()! : undefined
+      start = !at ? { link: undefined } : at.chain !== null ? { link: at.chain } : await this.unlinkedStart(runId, after)
+    }
+    const rows = read as ChainedEventRow[]
     // A page that stops at its limit need not reach the last seq.
-    return eventsFromRows(runId, rows, after, limit !== undefined && rows.length >= limit ? undefined : lastSeq)
+    return chainedEventsFromRows(runId, rows, after, limit !== undefined && rows.length >= limit ? undefined : lastSeq, start, this.chainKey)
+  }
+
+  /** The start of a read after an event without a link (rare: a run stored before chaining): was one before it chained? */
+  private async unlinkedStart(runId: string, after: number): Promise<ChainStart> {
+    const before = (await this.query<{ seq: number | null }>('SELECT max(seq) AS seq FROM events WHERE run_id = $1 AND seq < $2 AND chain IS NOT NULL', [runId, after])).rows[0]?.seq
+    return typeof before === 'number' ? { link: null, chainedBefore: before } : { link: null }
   }
 
   /** The run's last seq; `run_not_found` when there is no such run. */

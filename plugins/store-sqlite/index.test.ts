@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict'
 import { KernelWriter } from '../../core/store-writer.ts'
 import { join } from 'node:path'
+import { spawn } from 'node:child_process'
 import { describe, it } from 'node:test'
 import Database from 'better-sqlite3'
 import { runEvents, runStoreContract } from '../../test/contracts/store.ts'
@@ -73,6 +74,57 @@ describe('store-sqlite', () => {
     const check = await store.verify('r1')
     assert.deepEqual([check.events, check.unchainedUpTo, check.firstBad], [5, 3, undefined])
     assert.match(check.head ?? '', /^[0-9a-f]{64}$/)
+    store.close()
+  })
+
+  it('reads while another process appends: the link a read starts from is read after its rows, so no read is refused', async () => {
+    const file = join(tempDir(), 'runs.db')
+    const store = open(file)
+    await store.append('r1', runEvents('r1', 1, 1), 0, { writer: KernelWriter })
+    const writer = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', `
+      import { SqliteStore } from './plugins/store-sqlite/sqlite-store.ts'
+      import { KernelWriter } from './core/store-writer.ts'
+      import { runEvents } from './test/contracts/store.ts'
+      const store = new SqliteStore(${JSON.stringify(file)}, { synchronous: 'normal', snapshotEvery: 500, busyTimeoutMs: 5000 })
+      for (let seq = 2; seq <= 1500; seq++) store.append('r1', runEvents('r1', seq, 1), seq - 1, { writer: KernelWriter })
+      store.close()
+    `], { stdio: 'inherit' })
+    let done = false
+    const exited = new Promise((resolve) => writer.on('exit', (code) => { done = true; resolve(code) }))
+    let reads = 0
+    while (!done) {
+      // Just beyond the head: the event a read starts after is often appended while it reads.
+      const after = (await store.list())[0].lastSeq + 1
+      for (const events of [await store.read('r1', { after }), await store.read('r1', { after, limit: 1 })]) events.forEach((e, i) => assert.equal(e.seq, after + i + 1))
+      reads++
+      await new Promise((resolve) => setImmediate(resolve))
+    }
+    assert.equal(await exited, 0)
+    assert.ok(reads > 10, `${reads} reads while it appended`)
+    assert.equal((await store.load('r1')).length, 1500)
+    store.close()
+  })
+
+  it('drops the snapshots of a database of store-sqlite 1.3.0 (they have no link): its runs load from their events', async () => {
+    const file = join(tempDir(), 'runs.db')
+    const old = new Database(file)
+    old.exec('CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)')
+    for (const migration of migrations.slice(0, 3)) migration(old)
+    old.prepare("INSERT INTO meta (key, value) VALUES ('schema_version', '3')").run()
+    old.close()
+    const first = open(file)
+    await first.append('r1', runEvents('r1', 1, 3), 0, { writer: KernelWriter })
+    first.close()
+    // As 1.3.0 kept it: a snapshot without a link.
+    const db = new Database(file)
+    db.exec("DELETE FROM snapshots; UPDATE meta SET value = '3' WHERE key = 'schema_version'; ALTER TABLE snapshots DROP COLUMN chain")
+    db.prepare('INSERT INTO snapshots (run_id, seq, version, state) VALUES (?, ?, ?, ?)').run('r1', 3, 1, '{"at":3}')
+    db.close()
+    const store = open(file)
+    assert.deepEqual(await store.loadRun('r1'), { events: runEvents('r1', 1, 3) })
+    assert.equal((await store.verify('r1')).firstBad, undefined)
+    await store.append('r1', runEvents('r1', 4, 1), 3, { snapshot: { version: 1, state: { at: 4 } }, writer: KernelWriter })
+    assert.deepEqual((await store.loadRun('r1')).snapshot, { seq: 4, version: 1, state: { at: 4 } })
     store.close()
   })
 

@@ -72,6 +72,13 @@ export const migrations: ((db: Database.Database) => void)[] = [
     ALTER TABLE events ADD COLUMN chain BLOB;
     ALTER TABLE effects ADD COLUMN observation TEXT;
   `),
+  // 4: each snapshot's link to the chain at its seq, H(link + "\nsnapshot\n" + state), 32 bytes. A
+  // snapshot kept before has none and would not be trusted: they are dropped (a snapshot is a cache;
+  // those runs are replayed from their events until they have gone on another snapshotEvery events).
+  (db) => db.exec(`
+    ALTER TABLE snapshots ADD COLUMN chain BLOB;
+    DELETE FROM snapshots;
+  `),
 ]
 
 export const SchemaVersion = migrations.length

@@ -6,7 +6,7 @@
  */
 import Database from 'better-sqlite3'
 import {
-  CordageError, summarize, chainHash, eventsFromRows, snapshotFromRow, HistoryChecker, type HistoryCheck,
+  CordageError, summarize, chainHash, eventsFromRows, chainedEventsFromRows, snapshotFromRow, checkedSnapshot, snapshotLink, HistoryChecker, type HistoryCheck, type ChainStart, type ChainedEventRow,
   type ApprovalGrant, type ApprovalGrantQuery, type AppendOptions, type CancelRequest, type Effect, type EffectWrite, type Lease, type ListFilter,
   type RunEvent, type RunStatus, type RunSummary, type StoredRun, type StoreService, type ClaimFilter, assertKernelWriter, storeCorrupt, type StoreWriter } from 'cordage'
 import { SqliteGrants } from './grants.ts'
@@ -112,7 +112,11 @@ export class SqliteStore implements StoreService {
     else this.sql.insertRun.run(values)
     if (!row && options.lease) this.sql.firstLease.run({ runId, worker: options.lease.worker, expires: options.lease.expiresAt })
     if (events.some((e) => e.type === 'run/end')) this.sql.clearCancel.run(runId)
-    if (options.snapshot) this.sql.upsertSnapshot.run(runId, events[events.length - 1].seq, options.snapshot.version, JSON.stringify(options.snapshot.state))
+    if (options.snapshot) {
+      // Linked to the chain at its seq (core/store-kit.ts), so a resume can tell it is the state written.
+      const state = JSON.stringify(options.snapshot.state)
+      this.sql.upsertSnapshot.run(runId, events[events.length - 1].seq, options.snapshot.version, state, this.chain ? Buffer.from(snapshotLink(link, state, this.chainKey), 'hex') : null)
+    }
   }
 
   private writeEffect(write: EffectWrite) {
@@ -139,24 +143,54 @@ export class SqliteStore implements StoreService {
   // Reads check what they return (core/store-kit.ts): a body that does not parse, an event under
   // another seq or of another run, or a gap up to the run's last seq is store_corrupt, by seq. The run's
   // last seq is read before its events, so a concurrent append can only add rows, never fake a gap.
+  // Each row's link is recomputed from its body, on from the link of the event the read starts after,
+  // and a snapshot is checked against its link: an edit `verify` finds is never resumed from.
   async load(runId: string): Promise<RunEvent[]> {
     const { last_seq } = this.need(runId)
-    return eventsFromRows(runId, this.sql.events.all(runId, 0), 0, last_seq)
+    return this.eventsAfter(runId, 0, last_seq)
   }
 
   async loadRun(runId: string): Promise<StoredRun> {
     const { last_seq } = this.need(runId)
+    // The snapshot with the link of the event at its seq, in one statement.
     const snap = this.sql.snapshot.get(runId)
-    const events = eventsFromRows(runId, this.sql.events.all(runId, snap?.seq ?? 0), snap?.seq ?? 0, last_seq)
-    return snap ? { snapshot: { seq: snap.seq, version: snap.version, state: snapshotFromRow(runId, snap.seq, snap.state) }, events } : { events }
+    if (!snap) return { events: this.eventsAfter(runId, 0, last_seq) }
+    if (!this.chain) return { snapshot: { seq: snap.seq, version: snap.version, state: snapshotFromRow(runId, snap.seq, snap.state) }, events: this.eventsAfter(runId, snap.seq, last_seq) }
+    const eventLink = snap.event_seq === null ? undefined : hex(snap.event_chain) ?? null
+    const snapshot = checkedSnapshot(runId, { seq: snap.seq, version: snap.version, state: snap.state, chain: hex(snap.chain) ?? null }, eventLink, this.chainKey)
+    // checkedSnapshot passed: the event at the snapshot's seq is chained, and its link is where the rows go on.
+    return { snapshot, events: this.eventsAfter(runId, snap.seq, last_seq, undefined, eventLink as string) }
   }
 
   async read(runId: string, options: { after?: number; limit?: number } = {}): Promise<RunEvent[]> {
     const { last_seq } = this.need(runId)
-    const after = options.after ?? 0
-    const rows = options.limit === undefined ? this.sql.events.all(runId, after) : this.sql.eventsLimit.all(runId, after, options.limit)
+    return this.eventsAfter(runId, options.after ?? 0, last_seq, options.limit)
+  }
+
+  /**
+   * The events after `after`, checked. Chained on from `startLink` (the link of the event at `after`)
+   * when the caller read it already, else from the link read here, after the rows: an append adds the
+   * rows after an event only once that event is there, so rows read first never outrun their start.
+   */
+  private eventsAfter(runId: string, after: number, lastSeq: number, limit?: number, startLink?: string): RunEvent[] {
+    const rows = limit === undefined ? this.sql.events.all(runId, after) : this.sql.eventsLimit.all(runId, after, limit)
     // A page that stops at its limit need not reach the last seq.
-    return eventsFromRows(runId, rows, after, options.limit !== undefined && rows.length >= options.limit ? undefined : last_seq)
+    const last = limit !== undefined && rows.length >= limit ? undefined : lastSeq
+    if (!this.chain) return eventsFromRows(runId, rows, after, last)
+    for (const row of rows) row.chain = hex(row.chain) ?? null
+    const start: ChainStart = after <= 0 ? { link: '' } : startLink !== undefined ? { link: startLink } : this.chainStart(runId, after)
+    return chainedEventsFromRows(runId, rows as ChainedEventRow[], after, last, start, this.chainKey)
+  }
+
+  /** Where a read after `after` picks up the chain: the link of the event there (core/store-kit.ts ChainStart). */
+  private chainStart(runId: string, after: number): ChainStart {
+    const at = this.sql.chainAt.get(runId, after)
+    if (!at) return { link: undefined }
+    const link = hex(at.chain)
+    if (link !== undefined) return { link }
+    // An event without a link (rare: a run stored before the store chained): was one before it chained?
+    const before = this.sql.chainedBefore.get(runId, after)?.seq
+    return typeof before === 'number' ? { link: null, chainedBefore: before } : { link: null }
   }
 
   /**
@@ -166,6 +200,9 @@ export class SqliteStore implements StoreService {
   async verify(runId: string): Promise<HistoryCheck> {
     const { last_seq } = this.need(runId)
     const check = new HistoryChecker(runId, this.chainKey)
+    // The snapshot first: one read after the rows could be newer than them.
+    const snap = this.sql.snapshot.get(runId)
+    if (snap) check.snapshot({ seq: snap.seq, version: snap.version, state: snap.state, chain: hex(snap.chain) ?? null })
     for (const row of this.sql.chainRows.iterate(runId)) check.add({ seq: row.seq, body: row.body, chain: hex(row.chain) ?? null })
     return check.finish(last_seq)
   }
@@ -277,10 +314,12 @@ function statements(db: Database.Database) {
       insertEvent: db.prepare('INSERT INTO events (run_id, seq, type, body, chain) VALUES (?, ?, ?, ?, ?)'),
       chainAt: db.prepare<[string, number], { chain: Buffer | string | null }>('SELECT chain FROM events WHERE run_id = ? AND seq = ?'),
       chainRows: db.prepare<[string], { seq: number; body: string; chain: Buffer | string | null }>('SELECT seq, body, chain FROM events WHERE run_id = ? AND seq > 0 ORDER BY seq'),
-      events: db.prepare<[string, number], { seq: number; body: string }>('SELECT seq, body FROM events WHERE run_id = ? AND seq > ? ORDER BY seq'),
-      eventsLimit: db.prepare<[string, number, number], { seq: number; body: string }>('SELECT seq, body FROM events WHERE run_id = ? AND seq > ? ORDER BY seq LIMIT ?'),
-      snapshot: db.prepare<[string], { seq: number; version: number; state: string }>('SELECT seq, version, state FROM snapshots WHERE run_id = ?'),
-      upsertSnapshot: db.prepare('INSERT INTO snapshots (run_id, seq, version, state) VALUES (?, ?, ?, ?) ON CONFLICT (run_id) DO UPDATE SET seq = excluded.seq, version = excluded.version, state = excluded.state'),
+      chainedBefore: db.prepare<[string, number], { seq: number | null }>('SELECT max(seq) AS seq FROM events WHERE run_id = ? AND seq < ? AND chain IS NOT NULL'),
+      events: db.prepare<[string, number], { seq: number; body: string; chain: Buffer | string | null }>('SELECT seq, body, chain FROM events WHERE run_id = ? AND seq > ? ORDER BY seq'),
+      eventsLimit: db.prepare<[string, number, number], { seq: number; body: string; chain: Buffer | string | null }>('SELECT seq, body, chain FROM events WHERE run_id = ? AND seq > ? ORDER BY seq LIMIT ?'),
+      snapshot: db.prepare<[string], { seq: number; version: number; state: string; chain: Buffer | string | null; event_seq: number | null; event_chain: Buffer | string | null }>(
+        'SELECT s.seq, s.version, s.state, s.chain, e.seq AS event_seq, e.chain AS event_chain FROM snapshots s LEFT JOIN events e ON e.run_id = s.run_id AND e.seq = s.seq WHERE s.run_id = ?'),
+      upsertSnapshot: db.prepare('INSERT INTO snapshots (run_id, seq, version, state, chain) VALUES (?, ?, ?, ?, ?) ON CONFLICT (run_id) DO UPDATE SET seq = excluded.seq, version = excluded.version, state = excluded.state, chain = excluded.chain'),
       effect: db.prepare<[string], EffectRow>('SELECT * FROM effects WHERE key = ?'),
       effectsOf: db.prepare<[string], EffectRow>('SELECT * FROM effects WHERE run_id = ? ORDER BY started_at, key'),
       insertEffect: db.prepare('INSERT INTO effects (key, run_id, action_id, tool, args_hash, policy_version, status, attempts, started_at) VALUES (@key, @runId, @actionId, @tool, @argsHash, @policyVersion, \'pending\', 1, @at)'),

@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { chainHash, type AppendOptions, type ApprovalGrant, type CancelRequest, type ClaimFilter, type CordageError, type EffectWrite, type Lease, type RunEvent, type StoreService } from 'cordage'
+import { chainHash, snapshotLink, type AppendOptions, type ApprovalGrant, type CancelRequest, type ClaimFilter, type CordageError, type EffectWrite, type Lease, type RunEvent, type StoreService } from 'cordage'
 import { KernelWriter } from '../../core/store-writer.ts'
 
 const usage = { inputTokens: 0, outputTokens: 0, costUsd: 0 }
@@ -150,6 +150,29 @@ export function runStoreContract(name: string, makeRawStore: (options?: MakeOpti
       assert.deepEqual((await store.read('r1', { after: 2 })).map((e) => e.seq), [3, 4, 5, 6])
       assert.deepEqual((await store.read('r1', { after: 2, limit: 2 })).map((e) => e.seq), [3, 4])
       assert.deepEqual(await store.read('r1', { after: 6 }), [])
+    })
+
+    it('reads while another writer appends: every read holds together, none is refused', async () => {
+      const store = await makeStore()
+      await store.append('r1', runEvents('r1', 1, 1), 0)
+      let last = 1
+      const writer = (async () => {
+        for (let i = 0; i < 30; i++) {
+          await store.append('r1', runEvents('r1', last + 1, 2), last, i % 10 === 9 ? { snapshot: { version: 1, state: { at: last + 2 } } } : {})
+          last += 2
+        }
+      })()
+      const reads: Promise<{ after: number; events: RunEvent[] }>[] = []
+      const read = async (after: number, events: Promise<RunEvent[]>) => ({ after, events: await events })
+      for (let i = 0; i < 30; i++) {
+        // At the head, just before it and just beyond it: where an append in between would show.
+        for (const after of [last, last - 1, last + 1]) reads.push(read(after, store.read('r1', { after })), read(after, store.read('r1', { after, limit: 1 })))
+        reads.push(read(0, store.load('r1')), store.loadRun('r1').then((run) => ({ after: run.snapshot?.seq ?? 0, events: run.events })))
+        await new Promise((resolve) => setImmediate(resolve))
+      }
+      await writer
+      for (const { after, events } of await Promise.all(reads)) events.forEach((event, i) => assert.equal(event.seq, after + i + 1))
+      assert.deepEqual(await store.load('r1'), runEvents('r1', 1, 61))
     })
 
     it('says run_not_found for a run it does not have', async () => {
@@ -353,15 +376,18 @@ export function runStoreContract(name: string, makeRawStore: (options?: MakeOpti
         return { store, hurt: (sql: string) => damage!(store.raw, sql) }
       }
 
+      /** store_corrupt of run r1 at `seq`, for `problem`. */
+      const corruptAt = (seq: number, problem: RegExp) => (error: CordageError) => {
+        assert.equal(error.code, 'store_corrupt', error.message)
+        assert.deepEqual([(error.data as { runId: string }).runId, (error.data as { seq: number }).seq], ['r1', seq], error.message)
+        assert.match((error.data as { problem: string }).problem, problem)
+        assert.match(error.message, new RegExp(`run r1, seq ${seq}: `))
+        return true
+      }
+
       /** Every read of r1 that reaches `seq` refuses with store_corrupt naming it; so does verify. */
       async function refused(store: KernelStore, seq: number, problem: RegExp) {
-        const named = (error: CordageError) => {
-          assert.equal(error.code, 'store_corrupt', error.message)
-          assert.deepEqual([(error.data as { runId: string }).runId, (error.data as { seq: number }).seq], ['r1', seq], error.message)
-          assert.match((error.data as { problem: string }).problem, problem)
-          assert.match(error.message, new RegExp(`run r1, seq ${seq}: `))
-          return true
-        }
+        const named = corruptAt(seq, problem)
         await assert.rejects(store.load('r1'), named, 'load')
         await assert.rejects(store.loadRun('r1'), named, 'loadRun')
         await assert.rejects(store.read('r1'), named, 'read')
@@ -425,30 +451,40 @@ export function runStoreContract(name: string, makeRawStore: (options?: MakeOpti
         assert.deepEqual((await store.read('r1', { limit: 2 })).map((e) => e.seq), [1, 2], 'a page that stops before the damage reads')
       })
 
-      it('refuses a snapshot that is not JSON, naming the seq it was taken at', async () => {
-        const { store, hurt } = await damaged()
-        await store.append('r1', runEvents('r1', 6, 2), 5, { snapshot: { version: 1, state: { at: 7 } } })
-        const kept = await store.loadRun('r1')
-        if (!kept.snapshot) return // a store that keeps no snapshots
-        await hurt(`UPDATE snapshots SET state = '{"at": ' WHERE run_id = 'r1'`)
-        await assert.rejects(store.loadRun('r1'), (error: CordageError) => error.code === 'store_corrupt' && (error.data as { seq: number }).seq === 7 && /snapshot/.test(error.message))
-      })
-
-      it('verify finds an edit that is still a valid event (the chain), which reads cannot', async () => {
+      it('refuses an edit that is still a valid event on every read, at its seq (the chain), as verify does', async () => {
         const { store, hurt } = await damaged()
         const before = await store.verify!('r1')
         assert.ok(before.chained, 'a store that keeps text chains its events')
         await hurt(`UPDATE events SET body = replace(body, '"index":3', '"index":30') WHERE run_id = 'r1' AND seq = 3`)
-        assert.equal((await store.load('r1'))[2].type, 'step/start', 'the edited event still reads')
-        const check = await store.verify!('r1')
-        assert.equal(check.firstBad?.seq, 3)
-        assert.match(check.firstBad!.problem, /chain hash does not match/)
+        await refused(store, 3, /^its chain hash does not match its body and the chain before it: the event was changed/)
+        // A read after the edit checks what it returns, on from the link stored at seq 3.
+        assert.deepEqual((await store.read('r1', { after: 3 })).map((e) => e.seq), [4, 5])
+      })
+
+      it('refuses a read after a seq whose link was changed, at the first seq it returns; load and verify name the seq itself', async () => {
+        const { store, hurt } = await damaged()
+        // A well-formed link, of another run's event.
+        await hurt(`UPDATE events SET chain = (SELECT chain FROM events WHERE run_id = 'r2' AND seq = 3) WHERE run_id = 'r1' AND seq = 3`)
+        await assert.rejects(store.read('r1', { after: 3 }), corruptAt(4, /^its chain hash does not match its body and the chain before it: /))
+        await assert.rejects(store.read('r1', { after: 3, limit: 1 }), corruptAt(4, /chain hash does not match/))
+        await refused(store, 3, /chain hash does not match/)
+      })
+
+      it('refuses a removed link on every read, and a read that starts after it, at the first unlinked seq', async () => {
+        const { store, hurt } = await damaged()
+        await hurt(`UPDATE events SET chain = NULL WHERE run_id = 'r1' AND seq = 4`)
+        await refused(store, 4, /^it has no chain hash, but seq 3 before it was chained: its chain was removed$/)
+        await assert.rejects(store.read('r1', { after: 4 }), corruptAt(4, /^it has no chain hash, but seq 3 before it was chained: its chain was removed$/))
+        await hurt(`UPDATE events SET chain = NULL WHERE run_id = 'r1' AND seq = 3`)
+        await assert.rejects(store.read('r1', { after: 4, limit: 1 }), corruptAt(3, /but seq 2 before it was chained/))
+        assert.deepEqual((await store.read('r1', { limit: 2 })).map((e) => e.seq), [1, 2], 'a page that stops before the damage reads')
       })
 
       it('verify finds a deleted event in the middle, and a removed chain hash', async () => {
         const { store, hurt } = await damaged()
         await hurt(`DELETE FROM events WHERE run_id = 'r1' AND seq = 3`)
         assert.deepEqual((await store.verify!('r1')).firstBad, { seq: 3, problem: 'the event at seq 3 is missing: the next stored event is seq 4' })
+        await assert.rejects(store.read('r1', { after: 3 }), corruptAt(3, /^the event at seq 3 is missing: the events after it cannot be checked against the chain$/))
         await hurt(`UPDATE events SET chain = NULL WHERE run_id = 'r2' AND seq = 2`)
         assert.deepEqual((await store.verify!('r2')).firstBad, { seq: 2, problem: 'it has no chain hash, but seq 1 before it was chained: its chain was removed' })
       })
@@ -457,7 +493,7 @@ export function runStoreContract(name: string, makeRawStore: (options?: MakeOpti
         const { store, hurt } = await damaged()
         // Blanking the first links does not pass for a run stored before chaining: the next link no longer matches.
         await hurt(`UPDATE events SET chain = NULL WHERE run_id = 'r1' AND seq <= 2`)
-        assert.equal((await store.verify!('r1')).firstBad?.seq, 3)
+        await refused(store, 3, /^its chain hash does not match its body and the chain before it: .*; or the run was chained under a key/)
 
         const key = 'k'.repeat(12) + '-log-key-for-tests'
         const keyed = await damaged({ chainKey: key })
@@ -472,7 +508,10 @@ export function runStoreContract(name: string, makeRawStore: (options?: MakeOpti
           link = chainHash(link, body)
           await keyed.hurt(`UPDATE events SET body = ${quote(body)}, chain = ${contract.link!(link)} WHERE run_id = 'r1' AND seq = ${event.seq}`)
         }
-        assert.equal((await keyed.store.load('r1'))[1].type, 'step/start')
+        // Every event still reads as valid, but not one link holds under the key: every read refuses it.
+        await assert.rejects(keyed.store.load('r1'), corruptAt(1, /^its chain hash does not match its body and the chain before it under the key: .*re-chained without the key; or the run was chained without a key, or under another one$/))
+        await assert.rejects(keyed.store.loadRun('r1'), corruptAt(1, /under the key/))
+        await assert.rejects(keyed.store.read('r1', { after: 2 }), corruptAt(3, /under the key/))
         const check = await keyed.store.verify!('r1')
         assert.equal(check.firstBad?.seq, 1, 'not one link holds under the key')
         assert.match(check.firstBad!.problem, /under the key/)
@@ -489,19 +528,130 @@ export function runStoreContract(name: string, makeRawStore: (options?: MakeOpti
         const edited = await unkeyed.store.verify!('r1')
         assert.equal(edited.firstBad, undefined)
         assert.notEqual(edited.head, anchor)
+        assert.deepEqual((await unkeyed.store.load('r1'))[1].data, { index: 200 }, 'and reads pass it: the chain holds')
       })
 
-      it('verify reports a run stored before the store chained as not chained up to its last unchained seq, and chains what comes after', async () => {
+      it('reads and verifies a run stored before the store chained (no link at all), and chains what comes after', async () => {
         const { store, hurt } = await damaged()
         await hurt(`UPDATE events SET chain = NULL WHERE run_id = 'r1'`)
         const old = await store.verify!('r1')
         assert.deepEqual([old.unchainedUpTo, old.firstBad, old.head], [5, undefined, undefined])
-        await store.append('r1', runEvents('r1', 6, 2), 5)
+        assert.deepEqual(await store.load('r1'), runEvents('r1', 1, 5), 'it loads')
+        assert.deepEqual((await store.loadRun('r1')).events, runEvents('r1', 1, 5))
+        assert.deepEqual((await store.read('r1', { after: 2 })).map((e) => e.seq), [3, 4, 5])
+        assert.deepEqual((await store.read('r1', { after: 2, limit: 1 })).map((e) => e.seq), [3])
+        // It goes on, chained from its next event (linked to the empty string), with a snapshot there.
+        await store.append('r1', runEvents('r1', 6, 2), 5, { snapshot: { version: 1, state: { at: 7 } } })
         const continued = await store.verify!('r1')
         assert.deepEqual([continued.events, continued.unchainedUpTo, continued.firstBad], [7, 5, undefined])
         assert.match(continued.head ?? '', /^[0-9a-f]{64}$/)
-        await hurt(`UPDATE events SET body = replace(body, '"index":7', '"index":8') WHERE run_id = 'r1' AND seq = 7`)
-        assert.equal((await store.verify!('r1')).firstBad?.seq, 7)
+        assert.deepEqual(await store.load('r1'), runEvents('r1', 1, 7))
+        assert.deepEqual((await store.read('r1', { after: 5 })).map((e) => e.seq), [6, 7], 'from the last unlinked event')
+        assert.deepEqual((await store.read('r1', { after: 6 })).map((e) => e.seq), [7])
+        await store.append('r1', runEvents('r1', 8, 1), 7)
+        const run = await store.loadRun('r1')
+        if (run.snapshot) assert.deepEqual([run.snapshot.seq, run.events], [7, runEvents('r1', 8, 1)])
+        await hurt(`UPDATE events SET body = replace(body, '"index":8', '"index":9') WHERE run_id = 'r1' AND seq = 8`)
+        await refused(store, 8, /chain hash does not match/)
+        // Unlinking the edited event does not make it pass: an unlinked event is allowed only before the first linked one.
+        await hurt(`UPDATE events SET chain = NULL WHERE run_id = 'r1' AND seq = 8`)
+        await refused(store, 8, /^it has no chain hash, but seq 7 before it was chained: its chain was removed$/)
+      })
+
+      describe('snapshots, linked to the chain at their seq', () => {
+        const key = 'k'.repeat(12) + '-log-key-for-tests'
+
+        /** r1 with a snapshot at seq 7 and one event after it; skipped for a store that keeps no snapshots. */
+        async function snapshotted(t: { skip(message: string): void }, options?: MakeOptions) {
+          const d = await damaged(options)
+          await d.store.append('r1', runEvents('r1', 6, 2), 5, { snapshot: { version: 1, state: { at: 7 } } })
+          await d.store.append('r1', runEvents('r1', 8, 1), 7)
+          const kept = await d.store.loadRun('r1')
+          if (!kept.snapshot) {
+            t.skip('this store keeps no snapshots')
+            return undefined
+          }
+          assert.deepEqual(kept, { snapshot: { seq: 7, version: 1, state: { at: 7 } }, events: runEvents('r1', 8, 1) })
+          return d
+        }
+
+        /** loadRun refuses r1's snapshot at `seq`, and verify names it; the events still load. */
+        async function snapshotRefused(store: KernelStore, seq: number, problem: RegExp, verifyProblem = problem) {
+          await assert.rejects(store.loadRun('r1'), corruptAt(seq, problem), 'loadRun')
+          const check = await store.verify!('r1')
+          assert.deepEqual(check.firstBad?.seq, seq, 'verify')
+          assert.match(check.firstBad!.problem, verifyProblem)
+          assert.equal(check.head, undefined)
+          assert.equal((await store.loadRun('r2')).events.length, 3, 'the other run is untouched')
+        }
+
+        /** The links of r1's events 1..n, as the store wrote them (its bodies are the events' JSON). */
+        function linksOfR1(n: number, chainKey?: string): string[] {
+          let link = ''
+          return runEvents('r1', 1, n).map((event) => (link = chainHash(link, JSON.stringify(event), chainKey)))
+        }
+
+        it('refuses a snapshot whose state was edited, still valid JSON', async (t) => {
+          const d = await snapshotted(t)
+          if (!d) return
+          await d.hurt(`UPDATE snapshots SET state = '{"at":70}' WHERE run_id = 'r1'`)
+          await snapshotRefused(d.store, 7, /^the snapshot of run state taken at seq 7 does not match its link: it was changed after it was written; do not resume from it$/)
+          assert.equal((await d.store.load('r1')).length, 8, 'the events themselves are intact')
+        })
+
+        it('refuses a snapshot that is not JSON, naming the seq it was taken at', async (t) => {
+          const d = await snapshotted(t)
+          if (!d) return
+          await d.hurt(`UPDATE snapshots SET state = '{"at": ' WHERE run_id = 'r1'`)
+          await snapshotRefused(d.store, 7, /^the snapshot of run state taken at seq 7 does not match its link/)
+        })
+
+        it('refuses a snapshot whose link was removed', async (t) => {
+          const d = await snapshotted(t)
+          if (!d) return
+          await d.hurt(`UPDATE snapshots SET chain = NULL WHERE run_id = 'r1'`)
+          await snapshotRefused(d.store, 7, /^the snapshot of run state taken at seq 7 has no link, but the event at its seq is chained: its link was removed/)
+        })
+
+        it('refuses a snapshot moved to another seq, or beyond the events', async (t) => {
+          const d = await snapshotted(t)
+          if (!d) return
+          await d.hurt(`UPDATE snapshots SET seq = 6 WHERE run_id = 'r1'`)
+          await snapshotRefused(d.store, 6, /^the snapshot of run state taken at seq 6 does not match its link/)
+          await d.hurt(`UPDATE snapshots SET seq = 99 WHERE run_id = 'r1'`)
+          await snapshotRefused(d.store, 99, /^the snapshot of run state taken at seq 99 is of an event the run does not have$/)
+        })
+
+        it('refuses a snapshot at an event whose link was removed', async (t) => {
+          const d = await snapshotted(t)
+          if (!d) return
+          await d.hurt(`UPDATE events SET chain = NULL WHERE run_id = 'r1' AND seq = 7`)
+          await snapshotRefused(d.store, 7, /^the snapshot of run state taken at seq 7 is of an event that has no chain hash: the event's chain was removed/, /^it has no chain hash, but seq 6 before it was chained: its chain was removed$/)
+          // Every link of the run removed, the snapshot's too: still not a run stored before chaining, which has no snapshot at an unlinked event.
+          await d.hurt(`UPDATE events SET chain = NULL WHERE run_id = 'r1'`)
+          await d.hurt(`UPDATE snapshots SET chain = NULL WHERE run_id = 'r1'`)
+          await snapshotRefused(d.store, 7, /is of an event that has no chain hash/)
+        })
+
+        it('refuses the events after a snapshot when one was edited', async (t) => {
+          const d = await snapshotted(t)
+          if (!d) return
+          await d.hurt(`UPDATE events SET body = replace(body, '"index":8', '"index":80') WHERE run_id = 'r1' AND seq = 8`)
+          await assert.rejects(d.store.loadRun('r1'), corruptAt(8, /^its chain hash does not match its body and the chain before it: /))
+        })
+
+        it('links a snapshot as H(link of its event + "\\nsnapshot\\n" + state) under the key: relinked without the key, it is refused', async (t) => {
+          const d = await snapshotted(t, { chainKey: key })
+          if (!d) return
+          const eventLink = linksOfR1(7, key)[6]
+          // With the key, a new state linked by the formula is taken: the formula is the store's.
+          await d.hurt(`UPDATE snapshots SET state = '{"at":70}', chain = ${contract.link!(snapshotLink(eventLink, '{"at":70}', key))} WHERE run_id = 'r1'`)
+          assert.deepEqual((await d.store.loadRun('r1')).snapshot, { seq: 7, version: 1, state: { at: 70 } })
+          assert.equal((await d.store.verify!('r1')).firstBad, undefined)
+          // Without it (plain SHA-256 on the stored link), it is not.
+          await d.hurt(`UPDATE snapshots SET state = '{"at":71}', chain = ${contract.link!(snapshotLink(eventLink, '{"at":71}'))} WHERE run_id = 'r1'`)
+          await snapshotRefused(d.store, 7, /^the snapshot of run state taken at seq 7 does not match its link under the key: it was changed after it was written, or linked without the key/)
+        })
       })
     })
   })

@@ -1,10 +1,10 @@
 /**
  * Issue 10, "Proof", stored rows: generated damage to a run's rows in a real SQLite file, made from
- * outside the store as a disk fault or a hand edit would be. Every damage must be caught: a read of the
- * run (load, loadRun, read) ends in `store_corrupt` naming the first bad seq, or, for an edit that still
- * reads as a well-formed log (valid JSON, right seq and run), `verify` reports the first bad seq from
- * the hash chain. Never another error, never a stack trace from a parse, never a silent read of a
- * changed history. Generated deterministically (a fixed seed).
+ * outside the store as a disk fault or a hand edit would be. Every damage must be caught by every read
+ * that returns what was damaged, and by `verify`, at the same seq: damage to an event by `load` and
+ * `read` (each recomputes the links of what it reads, so an edit that still reads as a well-formed log
+ * is caught too), damage to the snapshot by `loadRun`. Never another error, never a stack trace from a
+ * parse, never a silent read of a changed history. Generated deterministically (a fixed seed).
  */
 import assert from 'node:assert/strict'
 import { join } from 'node:path'
@@ -31,11 +31,16 @@ function fresh(): { store: SqliteStore; sql: (text: string, ...params: unknown[]
   return { store, sql, bodies: [] }
 }
 
-/** A damage: what it does to the rows of run r1 (seq 1..Events). */
+/** A damage: what it does to the rows of run r1 (seq 1..Events, with a snapshot at SnapshotSeq). */
 interface Damage {
   label: string
+  /** What it damages: an event, or the snapshot (which only loadRun reads). */
+  of?: 'snapshot'
   apply(sql: (text: string, ...params: unknown[]) => void, bodies: string[]): void
 }
+
+const SnapshotSeq = 6
+const SnapshotState = JSON.stringify({ runId: 'r1', lastSeq: SnapshotSeq, steps: 3, note: 'state as the loop keeps it' })
 
 function bodyOf(seq: number): string {
   return JSON.stringify(runEvents('r1', seq, 1)[0])
@@ -76,6 +81,21 @@ function damages(): Damage[] {
   for (const seq of [2, 5, Events]) {
     out.push({ label: `seq ${seq}: a value changed, JSON still valid`, apply: (sql) => sql('UPDATE events SET body = ? WHERE run_id = ? AND seq = ?', bodyOf(seq).replace('"time":', '"time":1'), 'r1', seq) })
     out.push({ label: `seq ${seq}: its chain link replaced`, apply: (sql) => sql("UPDATE events SET chain = X'00' WHERE run_id = ? AND seq = ?", 'r1', seq) })
+    out.push({ label: `seq ${seq}: its chain link removed`, apply: (sql) => sql('UPDATE events SET chain = NULL WHERE run_id = ? AND seq = ?', 'r1', seq) })
+  }
+  // The snapshot: its text (valid JSON or not), its link, its seq.
+  for (const [at, char] of fc.sample(fc.tuple(fc.nat(), fc.string({ minLength: 1, maxLength: 1 })), { seed: 32, numRuns: 12 })) {
+    out.push({ label: `snapshot byte ${at} set to ${JSON.stringify(char)}`, of: 'snapshot', apply: (sql) => {
+      const i = at % SnapshotState.length
+      const changed = SnapshotState.slice(0, i) + char + SnapshotState.slice(i + 1)
+      sql('UPDATE snapshots SET state = ? WHERE run_id = ?', changed === SnapshotState ? SnapshotState.slice(0, i) + 'Z' + SnapshotState.slice(i + 1) : changed, 'r1')
+    } })
+  }
+  out.push({ label: 'snapshot: a value changed, JSON still valid', of: 'snapshot', apply: (sql) => sql('UPDATE snapshots SET state = ? WHERE run_id = ?', SnapshotState.replace('"steps":3', '"steps":4'), 'r1') })
+  out.push({ label: 'snapshot: its link removed', of: 'snapshot', apply: (sql) => sql('UPDATE snapshots SET chain = NULL WHERE run_id = ?', 'r1') })
+  out.push({ label: 'snapshot: its link replaced', of: 'snapshot', apply: (sql) => sql("UPDATE snapshots SET chain = X'00' WHERE run_id = ?", 'r1') })
+  for (const seq of [SnapshotSeq - 1, SnapshotSeq + 1, Events + 1, 0]) {
+    out.push({ label: `snapshot moved to seq ${seq}`, of: 'snapshot', apply: (sql) => sql('UPDATE snapshots SET seq = ? WHERE run_id = ?', seq, 'r1') })
   }
   return out
 }
@@ -83,37 +103,39 @@ function damages(): Damage[] {
 describe('fuzz: damaged rows of a stored run', () => {
   const cases = damages()
 
-  it(`catches each of ${cases.length} damages: a read refuses with store_corrupt, or verify names the first bad seq`, async () => {
-    let byRead = 0
-    let byChain = 0
+  it(`catches each of ${cases.length} damages: every read of what was damaged refuses with store_corrupt at the seq verify names`, async () => {
+    const counts = { events: 0, snapshot: 0, byChainOnly: 0 }
     for (const damage of cases) {
       const { store, sql } = fresh()
       const kernel = asKernel(store as StoreService)
-      await kernel.append('r1', runEvents('r1', 1, Events), 0)
+      await kernel.append('r1', runEvents('r1', 1, SnapshotSeq), 0, { snapshot: { version: 1, state: JSON.parse(SnapshotState) } })
+      await kernel.append('r1', runEvents('r1', SnapshotSeq + 1, Events - SnapshotSeq), SnapshotSeq)
+      assert.deepEqual((await store.loadRun('r1')).snapshot?.seq, SnapshotSeq)
       damage.apply(sql, [])
-      let refused: CordageError | undefined
-      for (const read of [() => store.load('r1'), () => store.loadRun('r1'), () => store.read('r1', { after: 0 })]) {
+      const check = await store.verify('r1')
+      assert.ok(check.firstBad, `${damage.label}: verify passed a damaged history`)
+      const refusal = async (label: string, read: () => Promise<unknown>): Promise<CordageError> => {
         try {
           await read()
         } catch (error) {
-          assert.ok(CordageError.is(error), `${damage.label}: not a CordageError: ${(error as Error)?.stack}`)
-          assert.ok(error.code === 'store_corrupt' || error.code === 'run_not_found', `${damage.label}: ${error.code} ${error.message}`)
-          if (error.code === 'store_corrupt') assert.ok(Number.isInteger((error.data as { seq: number }).seq), `${damage.label}: no seq in data`)
-          refused = error
+          assert.ok(CordageError.is(error), `${damage.label}: ${label}: not a CordageError: ${(error as Error)?.stack}`)
+          assert.equal(error.code, 'store_corrupt', `${damage.label}: ${label}: ${error.code} ${error.message}`)
+          return error
         }
+        assert.fail(`${damage.label}: ${label} read a damaged history`)
       }
-      const check = await store.verify('r1').catch((error: unknown) => {
-        assert.ok(CordageError.is(error, 'run_not_found') || CordageError.is(error, 'store_corrupt'), `${damage.label}: verify threw ${(error as Error)?.message}`)
-        return undefined
-      })
-      if (refused) byRead++
-      else {
-        assert.ok(check?.firstBad, `${damage.label}: read as intact, and verify found nothing`)
-        byChain++
+      const reads: [string, () => Promise<unknown>][] = damage.of === 'snapshot'
+        ? [['loadRun', () => store.loadRun('r1')]]
+        : [['load', () => store.load('r1')], ['read', () => store.read('r1', { after: 0 })]]
+      for (const [label, read] of reads) {
+        const error = await refusal(label, read)
+        assert.equal((error.data as { seq: number }).seq, check.firstBad.seq, `${damage.label}: ${label} and verify name the same seq: ${error.message} / ${check.firstBad.problem}`)
       }
-      if (check) assert.ok(check.firstBad || refused, `${damage.label}: verify passed a damaged history`)
+      if (damage.of === 'snapshot') counts.snapshot++
+      else counts.events++
+      if (/chain hash does not match|chain was removed|link/.test(check.firstBad.problem)) counts.byChainOnly++
     }
-    console.log(`fuzz-store: ${cases.length} damages; ${byRead} refused on read, ${byChain} caught by the chain only`)
-    assert.ok(byChain >= 3, 'the edits that keep the log well-formed were caught by the chain')
+    console.log(`fuzz-store: ${cases.length} damages (${counts.events} to events, ${counts.snapshot} to the snapshot), every one refused on read; ${counts.byChainOnly} of them caught by the chain`)
+    assert.ok(counts.byChainOnly >= 10, 'the edits that keep the log well-formed were caught by the chain')
   })
 })

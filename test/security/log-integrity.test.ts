@@ -1,11 +1,13 @@
 /**
  * Integrity of the log, through the CLI on store-sqlite: `cordage verify RUN` proves a run's history
  * was not edited after it was written (the hash chain), and the commands that read a run refuse a
- * damaged one with `error [store_corrupt]`, never a stack trace. Every edit below is made with SQL on
- * the database file, behind the store's back, as someone who can write the file would.
+ * damaged or edited one with `error [store_corrupt]`, never a stack trace: every load recomputes the
+ * links of what it reads, and a snapshot is linked to the chain, so a resume never starts from an
+ * edit. Every edit below is made with SQL on the database file, behind the store's back, as someone
+ * who can write the file would.
  */
 import assert from 'node:assert/strict'
-import { writeFileSync } from 'node:fs'
+import { existsSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { after, describe, it } from 'node:test'
 import Database from 'better-sqlite3'
@@ -24,16 +26,34 @@ async function cli(args: string[]) {
   return { code, out: out.join('\n'), err: err.join('\n') }
 }
 
-/** A support desk on store-sqlite in a temp folder: its preset file and database file. */
-function desk(options: Partial<DeskOptions> = {}) {
+/** A support desk on store-sqlite in a temp folder: its preset file, database file and outbox. */
+function desk(options: Partial<DeskOptions> = {}, store: Record<string, unknown> = {}) {
   const dir = tempDir()
   const file = join(dir, 'preset.yml')
   writeFileSync(file, stringify(deskPreset({
     script: [{ tool: 'lookup_policy', args: { topic: 'refunds' } }, { final: refundAnswer }],
-    storePlugin: { plugin: 'store-sqlite', config: { path: 'runs.db' } },
+    storePlugin: { plugin: 'store-sqlite', config: { path: 'runs.db', ...store } },
     ...options,
   }, 'outbox.jsonl')))
-  return { file, db: join(dir, 'runs.db') }
+  return { file, db: join(dir, 'runs.db'), outbox: join(dir, 'outbox.jsonl') }
+}
+
+/** A desk whose run waits for the approval of a follow-up (exit 5). */
+async function waiting(store: Record<string, unknown> = {}) {
+  const d = desk({ script: [{ tool: 'record_followup', args: { ticketId: 'T-1', note: 'refund sent' } }, { final: 'Done.' }], verifier: { minCount: 0 } }, store)
+  const { code, runId } = await run(d.file)
+  assert.equal(code, 5, 'waits for approval')
+  return { ...d, runId }
+}
+
+/** Each command exits 1 with error [store_corrupt] at `seq` for `problem`, and no stack trace. */
+async function refusedByCli(commands: string[][], runId: string, seq: number, problem: RegExp) {
+  for (const args of commands) {
+    const result = await cli(args)
+    assert.equal(result.code, 1, `${args.join(' ')}: ${result.err}`)
+    assert.match(result.err, new RegExp(`^error \\[store_corrupt\\]: run ${runId}, seq ${seq}: ${problem.source}`), args.join(' '))
+    assert.doesNotMatch(result.err, /internal error|\n\s+at /, args.join(' '))
+  }
 }
 
 /** Run the desk's task; the run's id and exit code. */
@@ -80,8 +100,8 @@ describe('cordage verify', () => {
     const decided = rows(db, runId).find((r) => JSON.parse(r.body).type === 'tool/approval-decided')!
     assert.match(decided.body, /"by":"alice"/)
     sql(db, `UPDATE events SET body = replace(body, '"by":"alice"', '"by":"mallory"') WHERE run_id = ? AND seq = ?`, runId, decided.seq)
-    // Reading still works: the edit is a valid event at its seq. Only the chain tells.
-    assert.equal((await cli(['events', runId, '--preset', file])).code, 0)
+    // The edit is a valid event at its seq: only the chain tells, and every read recomputes it.
+    await refusedByCli([['events', runId, '--preset', file], ['events', runId, '--after', String(decided.seq - 1), '--preset', file]], runId, decided.seq, /its chain hash does not match its body/)
     const result = await cli(['verify', runId, '--preset', file])
     assert.equal(result.code, 1)
     assert.match(result.out, new RegExp(`NOT INTACT at seq ${decided.seq}: its chain hash does not match`))
@@ -119,6 +139,7 @@ describe('cordage verify', () => {
       assert.equal(result.code, 1)
       assert.match(result.out, /NOT INTACT at seq 1: its chain hash does not match its body and the chain before it under the key/)
       assert.match(result.err, /error \[store_corrupt\]/)
+      await refusedByCli([['events', runId, '--preset', keyed.file]], runId, 1, /its chain hash does not match its body and the chain before it under the key/)
     } finally {
       delete process.env.CORDAGE_LOG_KEY
     }
@@ -131,6 +152,7 @@ describe('cordage verify', () => {
     const after = await cli(['verify', runId, '--preset', plain.file, '--json'])
     assert.equal(after.code, 0)
     assert.notEqual(JSON.parse(after.out).head, before)
+    assert.equal((await cli(['events', runId, '--preset', plain.file])).code, 0, 'and it reads: without a key, only the head shows it')
   })
 
   it('says NOT CHAINED for a run without links (stored before chaining, or blanked), never intact and chained', async () => {
@@ -168,6 +190,40 @@ describe('a damaged run read by the CLI', () => {
       assert.match(result.err, new RegExp(`^error \\[store_corrupt\\]: run ${runId}, seq 4: its stored body is not valid JSON`), args.join(' '))
       assert.doesNotMatch(result.err, /internal error|\n\s+at /, args.join(' '))
     }
+  })
+})
+
+describe('a resume of an edited run', () => {
+  it('approve and resume refuse a run whose events were edited (still valid JSON), and do nothing', async () => {
+    delete process.env.CORDAGE_LOG_KEY
+    const { file, db, outbox, runId } = await waiting()
+    const requested = rows(db, runId).find((r) => JSON.parse(r.body).type === 'tool/approval-requested')!
+    assert.match(requested.body, /"note":"refund sent"/)
+    // The follow-up waiting for approval now says something else.
+    sql(db, `UPDATE events SET body = replace(body, '"note":"refund sent"', '"note":"refund sent twice"') WHERE run_id = ? AND seq = ?`, runId, requested.seq)
+    await refusedByCli([['approve', runId, 's1.a1', '--preset', file, '--by', 'alice'], ['resume', runId, '--preset', file]], runId, requested.seq, /its chain hash does not match its body/)
+    assert.equal(existsSync(outbox), false, 'no follow-up was written')
+    const status = await cli(['events', runId, '--preset', file])
+    assert.equal(status.code, 1, 'the run is left as it was, for a restore')
+  })
+
+  it('resume refuses a run whose snapshot of state was edited, or lost its link', async () => {
+    delete process.env.CORDAGE_LOG_KEY
+    const { file, db, outbox, runId } = await waiting({ snapshotEvery: 1 })
+    const snap = new Database(db, { readonly: true })
+    const kept = snap.prepare('SELECT seq, state FROM snapshots WHERE run_id = ?').get(runId) as { seq: number; state: string }
+    snap.close()
+    assert.ok(kept, 'a snapshot was kept')
+    const state = JSON.parse(kept.state) as { steps: number }
+    sql(db, 'UPDATE snapshots SET state = ? WHERE run_id = ?', JSON.stringify({ ...state, steps: state.steps + 1 }), runId)
+    // events too: it finds the run's agent from its state.
+    await refusedByCli([['resume', runId, '--preset', file], ['approve', runId, 's1.a1', '--preset', file, '--by', 'alice'], ['events', runId, '--preset', file]], runId, kept.seq, /the snapshot of run state taken at seq \d+ does not match its link/)
+    assert.equal(existsSync(outbox), false, 'no follow-up was written')
+    const verify = await cli(['verify', runId, '--preset', file])
+    assert.equal(verify.code, 1)
+    assert.match(verify.out, new RegExp(`NOT INTACT at seq ${kept.seq}: the snapshot of run state taken at seq ${kept.seq} does not match its link`))
+    sql(db, 'UPDATE snapshots SET state = ?, chain = NULL WHERE run_id = ?', kept.state, runId)
+    await refusedByCli([['resume', runId, '--preset', file]], runId, kept.seq, /the snapshot of run state taken at seq \d+ has no link/)
   })
 })
 

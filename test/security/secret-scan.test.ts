@@ -1,8 +1,9 @@
 /**
  * `cordage scan` searches a preset's stores for its agents' secrets. Runs scrub secrets before they
  * are recorded, so the secrets here are written into the SQLite file with SQL, as a store written
- * before scrubbing (or by something else) would hold them. A finding names where it is and the
- * secret's name and form, never the value.
+ * before scrubbing (or by something else) would hold them: chained again, as the store would have
+ * chained what it wrote (a read refuses an edit the chain does not hold). A finding names where it is
+ * and the secret's name and form, never the value.
  */
 import assert from 'node:assert/strict'
 import { writeFileSync } from 'node:fs'
@@ -10,7 +11,7 @@ import { join } from 'node:path'
 import { after, describe, it } from 'node:test'
 import Database from 'better-sqlite3'
 import { stringify } from 'yaml'
-import type { RunEvent } from 'cordage'
+import { chainHash, type RunEvent } from 'cordage'
 import { main } from '../../core/cli/main.ts'
 import { deskPreset, tempDir } from '../helpers.ts'
 
@@ -51,6 +52,20 @@ function sql(db: string, text: string, ...params: unknown[]) {
   try { conn.prepare(text).run(...params) } finally { conn.close() }
 }
 
+/** Every link of the run computed again from its bodies (SHA-256: these tests set no chain key), as the store would have written them. */
+function rechain(db: string, runId: string) {
+  const conn = new Database(db)
+  try {
+    let link = ''
+    for (const row of conn.prepare('SELECT seq, body FROM events WHERE run_id = ? ORDER BY seq').all(runId) as { seq: number; body: string }[]) {
+      link = chainHash(link, row.body)
+      conn.prepare('UPDATE events SET chain = ? WHERE run_id = ? AND seq = ?').run(Buffer.from(link, 'hex'), runId, row.seq)
+    }
+  } finally {
+    conn.close()
+  }
+}
+
 describe('cordage scan', () => {
   it('finds nothing in runs that scrubbed their secrets as they were recorded (exit 0)', async () => {
     const { file, events } = await deskWithRun()
@@ -70,6 +85,7 @@ describe('cordage scan', () => {
     sql(db, 'UPDATE events SET body = ? WHERE run_id = ? AND seq = ?', JSON.stringify({ ...end, data: { ...end.data, observation: `Follow-up FU-1 recorded; token ${token}` } }), runId, end.seq)
     sql(db, 'UPDATE events SET body = ? WHERE run_id = ? AND seq = ?', JSON.stringify({ ...start, data: { ...start.data, task: `Authorization: Basic ${Buffer.from(`desk:${token}`).toString('base64')}` } }), runId, start.seq)
     sql(db, 'UPDATE effects SET output = ? WHERE run_id = ?', JSON.stringify({ receipt: 'FU-1', echoed: { [token]: true } }), runId)
+    rechain(db, runId)
 
     const result = await cli(['scan', '--preset', file])
     assert.equal(result.code, 1, result.err)

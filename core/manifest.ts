@@ -28,6 +28,22 @@ export interface Manifest {
   secrets?: string[]
 }
 
+/**
+ * The context a Cordage plugin's `apply` receives: the agent's cordis context (its services are that
+ * agent's own), with what the host adds to it.
+ */
+export interface PluginContext extends Context {
+  /**
+   * The absolute folder of the preset file the agent was loaded from (the file named, when it
+   * `extends` others). Resolve relative paths of your config against it
+   * (`resolve(ctx.baseDir, config.file)`), never against `process.cwd()`, so that a preset means the
+   * same wherever the command runs. Outside the host (a bare cordis `Context` in a test) it is cordis's
+   * default, the working directory. Read-only: a plugin that changed it would move every other
+   * plugin's files.
+   */
+  readonly baseDir: string
+}
+
 export interface CordagePlugin<C = any> {
   readonly manifest: Manifest
   /** cordis plugin name, `name@version`. */
@@ -35,7 +51,7 @@ export interface CordagePlugin<C = any> {
   /** Every Cordage plugin may be used by several agents (cordis would otherwise apply it once per root). */
   readonly reusable: true
   readonly inject: Record<string, { required: boolean }>
-  apply(ctx: Context, config: C): void | Promise<void>
+  apply(ctx: PluginContext, config: C): void | Promise<void>
 }
 
 /**
@@ -44,7 +60,7 @@ export interface CordagePlugin<C = any> {
  *   ctx.set('policy', new RulePolicy(config.rules))
  * })
  */
-export function definePlugin<C = any>(manifest: Manifest, apply: (ctx: Context, config: C) => void | Promise<void>): CordagePlugin<C> {
+export function definePlugin<C = any>(manifest: Manifest, apply: (ctx: PluginContext, config: C) => void | Promise<void>): CordagePlugin<C> {
   const inject: Record<string, { required: boolean }> = {}
   for (const name of Object.keys(manifest.requires ?? {})) inject[name] = { required: true }
   for (const name of Object.keys(manifest.optional ?? {})) inject[name] = { required: false }

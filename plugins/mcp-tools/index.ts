@@ -7,7 +7,7 @@ import { ServerTools } from './server-tools.ts'
 export { IdempotencyKeyMeta } from './connection.ts'
 
 export default definePlugin<Config>(manifest, async (ctx, config) => {
-  const specs = resolveServers(config, ctx.baseDir ?? process.cwd(), process.env)
+  const specs = resolveServers(config, ctx.baseDir, process.env)
   const connections: ServerConnection[] = []
   // cordis ignores a disposer returned from apply; this also runs when the start below fails.
   ctx.on('dispose', () => { for (const connection of connections) connection.close() })

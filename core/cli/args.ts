@@ -57,6 +57,8 @@ export const Commands: Command[] = [
     positionals: [], flags: { preset, agent, status: { type: 'string', help: 'Only runs with this status (COMPLETED, WAITING_APPROVAL, ...)' }, json: jsonRows } },
   { name: 'events', usage: 'cordage events RUN [--preset FILE] [--agent NAME] [--after SEQ] [--follow] [--json]', summary: "Print a run's events from the store",
     positionals: ['RUN'], flags: { preset, agent, after: { type: 'string', help: 'Only events with a seq above this' }, follow: { type: 'boolean', help: 'Keep printing new events until the run ends' }, json } },
+  { name: 'effects', usage: 'cordage effects RUN [--preset FILE] [--json]', summary: "List a run's side effects: its entries in the ledger, with status, attempts and times",
+    positionals: ['RUN'], flags: { preset, json: { type: 'boolean', help: 'One JSON object per ledger entry on stdout, as the store holds it' } } },
   { name: 'verify', usage: 'cordage verify RUN [--preset FILE] [--json]', summary: "Check a run's stored history: numbered, parsed, of this run, and unedited (its hash chain)",
     positionals: ['RUN'], flags: { preset, json: { type: 'boolean', help: 'One JSON object on stdout: the check, with "intact"' } } },
   { name: 'scan', usage: 'cordage scan [--preset FILE] [--json]', summary: "Search the stores of a preset for its agents' secrets",

@@ -18,6 +18,7 @@ import { formatEvent, formatGrant, formatSummary } from './format.ts'
 import { lockPreset } from './lock.ts'
 import { debounceOf, dev, printReload, printWatching } from './dev.ts'
 import { verify } from './verify.ts'
+import { effects } from './effects.ts'
 import { scan } from './scan.ts'
 
 export interface Output {
@@ -269,6 +270,7 @@ const commands: Record<string, Handler> = {
 
   // Reading runs starts only the stores: no tool servers, no model keys needed.
   verify: (args, io) => verify(args, io, (flags) => open(flags, undefined, true)),
+  effects: (args, io) => effects(args, io, (flags) => open(flags, undefined, true)),
   scan: (args, io) => scan(args, io, (flags) => open(flags, undefined, true)),
 
   dev: (args, io) => dev(args, io, (flags, agents) => open(flags, agents)),

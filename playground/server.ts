@@ -22,6 +22,7 @@ import { Context } from 'cordis'
 import { CordageError } from 'cordage'
 import { Cordage } from 'cordage/host'
 import { DevReloader } from '../core/host/dev.ts'
+import type { LogLevel } from '../core/host/logging.ts'
 import { handlers, HttpError, sendJson, statusOf, type ApiContext } from './api.ts'
 import { checkGivenToken, newToken, sameToken, tokenOf } from './auth.ts'
 import { PluginFeed } from './feed.ts'
@@ -50,6 +51,9 @@ export interface PlaygroundOptions {
   token?: string
   /** Serve the page and the read routes only: start, approve, reject, compare and swap answer 403. Default: off. */
   readOnly?: boolean
+  /** Which plugin log lines are shown, and where they go (CordageOptions.logLevel and .log; docs/logging.md). */
+  logLevel?: LogLevel
+  log?: (line: string) => void
 }
 
 export interface Playground {
@@ -82,7 +86,7 @@ export async function startPlayground(options: PlaygroundOptions): Promise<Playg
   const root = new Context()
   const feed = new PluginFeed()
   feed.attach(root)
-  const app = await Cordage.fromPreset(options.preset, { root, onError })
+  const app = await Cordage.fromPreset(options.preset, { root, onError, logLevel: options.logLevel, log: options.log })
   let reloader: DevReloader | undefined
   if (options.watch) {
     const debounceMs = options.watch === true ? undefined : options.watch.debounceMs

@@ -25,6 +25,7 @@ const by: Flag = { type: 'string', help: 'Who gives the command, recorded in the
 const reason: Flag = { type: 'string', help: 'Why, recorded in the event' }
 const set: Flag = { type: 'string', multiple: true, help: 'Override one preset key after its layers: KEY=VALUE, a dotted path (agents.support.budgets.maxSteps=4) and a YAML or JSON value; repeatable' }
 const noLock: Flag = { type: 'boolean', help: "Ignore the preset's lock file (resolve the preset's ranges as if there were none)" }
+const logLevel: Flag = { type: 'string', help: "Which plugin log lines go to stderr: error, warn (default), info or debug; overrides $CORDAGE_LOG_LEVEL and the preset's logLevel" }
 const acceptDrift: Flag = { type: 'boolean', help: 'Continue even if the plugin versions differ from those the run started with (recorded)' }
 
 export const Commands: Command[] = [
@@ -85,8 +86,12 @@ export const Commands: Command[] = [
     positionals: [], flags: { preset, agent, task: { type: 'string', help: 'Run this task at start and again after each successful reload' }, debounce: { type: 'string', help: 'Quiet milliseconds after a file change before rebuilding (default 50)' }, json } },
 ]
 
+// Every command that plugs a preset's plugins takes --log-level (host/logging.ts; not in the usage
+// lines, as --help lists it). lock only reads plugin folders: nothing of it logs.
+for (const command of Commands) if (command.flags.preset && command.name !== 'lock') command.flags['log-level'] = logLevel
+
 /** Flags whose empty value (`--agent ""`) is a mistake, never "the default": refused rather than ignored. */
-const NonEmpty = ['preset', 'agent', 'by', 'status', 'scope', 'args', 'expires', 'after', 'poll', 'port', 'debounce', 'set']
+const NonEmpty = ['preset', 'agent', 'by', 'status', 'scope', 'args', 'expires', 'after', 'poll', 'port', 'debounce', 'set', 'log-level']
 
 export interface Parsed {
   command: Command

@@ -8,6 +8,7 @@ import { relative } from 'node:path'
 import { CordageError } from '../errors.ts'
 import { RunEventTypes, type RunEvent } from '../events.ts'
 import { Cordage } from '../host/app.ts'
+import { parseLogLevel, type LogLevel } from '../host/logging.ts'
 import type { RunState } from '../state.ts'
 import { isTerminal, isWaiting, Transitions, type RunStatus } from '../status.ts'
 import { KernelVersion } from '../version.ts'
@@ -56,7 +57,7 @@ type Handler = (args: Parsed, io: Output) => Promise<number>
 
 const commands: Record<string, Handler> = {
   async run({ flags }, io) {
-    const app = await open(flags, flags.agent ? [String(flags.agent)] : undefined)
+    const app = await open(io, flags, flags.agent ? [String(flags.agent)] : undefined)
     try {
       const agent = pickAgent(app, flags.agent as string | undefined)
       const task = flags.task as string | undefined
@@ -78,7 +79,7 @@ const commands: Record<string, Handler> = {
   },
 
   async submit({ flags }, io) {
-    const app = await open(flags, flags.agent ? [String(flags.agent)] : undefined)
+    const app = await open(io, flags, flags.agent ? [String(flags.agent)] : undefined)
     try {
       const agent = pickAgent(app, flags.agent as string | undefined)
       const task = flags.task as string | undefined
@@ -120,7 +121,7 @@ const commands: Record<string, Handler> = {
 
   async runs({ flags }, io) {
     // Reading runs starts only the stores: no tool servers, no model keys needed.
-    const app = await open(flags, undefined, true)
+    const app = await open(io, flags, undefined, true)
     try {
       knownAgent(app, flags.agent as string | undefined)
       const status = flags.status as RunStatus | undefined
@@ -150,7 +151,7 @@ const commands: Record<string, Handler> = {
   async events({ flags, positionals: [runId] }, io) {
     const after = flags.after === undefined ? 0 : Number(flags.after)
     if (!Number.isInteger(after) || after < 0) throw new CordageError('invalid_input', `--after must be a whole number ≥ 0, got ${JSON.stringify(flags.after)}`)
-    const app = await open(flags, undefined, true)
+    const app = await open(io, flags, undefined, true)
     try {
       const agent = await locate(app, runId, flags.agent as string | undefined)
       if (!flags.follow) {
@@ -175,7 +176,7 @@ const commands: Record<string, Handler> = {
   async worker({ flags }, io) {
     const poll = flags.poll === undefined ? 500 : Number(flags.poll)
     if (!Number.isInteger(poll) || poll < 10) throw new CordageError('invalid_input', `--poll must be a whole number of milliseconds ≥ 10, got ${JSON.stringify(flags.poll)}`)
-    const app = await open(flags, flags.agent ? [String(flags.agent)] : undefined)
+    const app = await open(io, flags, flags.agent ? [String(flags.agent)] : undefined)
     const agents = app.agentNames().map((n) => app.agent(n))
     follow(app, io, !!flags.json, () => undefined, true)
     const stop = new AbortController()
@@ -216,7 +217,7 @@ const commands: Record<string, Handler> = {
   },
 
   async grants({ flags }, io) {
-    const app = await open(flags, undefined, true)
+    const app = await open(io, flags, undefined, true)
     try {
       knownAgent(app, flags.agent as string | undefined)
       let listed = 0
@@ -235,7 +236,7 @@ const commands: Record<string, Handler> = {
   },
 
   async revoke({ flags, positionals: [id] }, io) {
-    const app = await open(flags, undefined, true)
+    const app = await open(io, flags, undefined, true)
     try {
       knownAgent(app, flags.agent as string | undefined)
       const agents = app.agentNames().filter((n) => !flags.agent || n === flags.agent)
@@ -253,7 +254,7 @@ const commands: Record<string, Handler> = {
   },
 
   async check({ flags }, io) {
-    const app = await open(flags)
+    const app = await open(io, flags)
     try {
       for (const name of app.agentNames()) {
         const plugins = app.pluginsOf(name)
@@ -269,11 +270,11 @@ const commands: Record<string, Handler> = {
   },
 
   // Reading runs starts only the stores: no tool servers, no model keys needed.
-  verify: (args, io) => verify(args, io, (flags) => open(flags, undefined, true)),
-  effects: (args, io) => effects(args, io, (flags) => open(flags, undefined, true)),
-  scan: (args, io) => scan(args, io, (flags) => open(flags, undefined, true)),
+  verify: (args, io) => verify(args, io, (flags) => open(io, flags, undefined, true)),
+  effects: (args, io) => effects(args, io, (flags) => open(io, flags, undefined, true)),
+  scan: (args, io) => scan(args, io, (flags) => open(io, flags, undefined, true)),
 
-  dev: (args, io) => dev(args, io, (flags, agents) => open(flags, agents)),
+  dev: (args, io) => dev(args, io, (flags, agents) => open(io, flags, agents)),
 
   async lock({ flags }, io) {
     const file = (flags.preset as string | undefined) ?? DefaultPreset
@@ -292,7 +293,7 @@ const commands: Record<string, Handler> = {
     const watch = flags.watch ? { debounceMs: debounceOf(flags) } : undefined
     const { startPlayground } = await import('../../playground/server.ts')
     const token = (flags.token as string | undefined) ?? (process.env.CORDAGE_PLAYGROUND_TOKEN || undefined)
-    const playground = await startPlayground({ preset: file, port, watch, token, readOnly: !!flags['read-only'], onError: (error) => io.err(`[playground] ${(error as Error)?.message ?? error}`) })
+    const playground = await startPlayground({ preset: file, port, watch, token, readOnly: !!flags['read-only'], logLevel: logLevelOf(flags), log: (line) => io.err(line), onError: (error) => io.err(`[playground] ${(error as Error)?.message ?? error}`) })
     // The address carries the secret token (printed to whoever started it, as notebook servers do).
     io.err(`playground for ${playground.app.preset.shown} on ${playground.url} ${playground.readOnly ? '(read-only) ' : ''}(Ctrl-C to stop)`)
     // Who swapped what through the page's API, in the terminal too.
@@ -308,10 +309,16 @@ const commands: Record<string, Handler> = {
   },
 }
 
-async function open(flags: Parsed['flags'], agents?: string[], storeOnly = false): Promise<Cordage> {
+async function open(io: Output, flags: Parsed['flags'], agents?: string[], storeOnly = false): Promise<Cordage> {
+  const logLevel = logLevelOf(flags)
   const file = (flags.preset as string | undefined) ?? DefaultPreset
   if (!flags.preset && !existsSync(file)) throw new CordageError('preset_not_found', `no --preset given and ${DefaultPreset} does not exist here; pass --preset FILE`)
-  return Cordage.fromPreset(file, { agents, storeOnly, sets: flags.set as string[] | undefined, lock: !flags['no-lock'] })
+  return Cordage.fromPreset(file, { agents, storeOnly, sets: flags.set as string[] | undefined, lock: !flags['no-lock'], logLevel, log: (line) => io.err(line) })
+}
+
+/** `--log-level LEVEL`, checked; undefined when not given ($CORDAGE_LOG_LEVEL or the preset decide). */
+function logLevelOf(flags: Parsed['flags']): LogLevel | undefined {
+  return flags['log-level'] === undefined ? undefined : parseLogLevel(String(flags['log-level']), '--log-level')
 }
 
 /** `--agent NAME` of a command that only filters by agent: a name the preset does not have is an error, not an empty list. */
@@ -352,7 +359,7 @@ async function locate(app: Cordage, runId: string, name?: string): Promise<Agent
 
 async function steer(args: Parsed, io: Output, command: (agent: AgentRuntime, positionals: string[]) => Promise<RunHandle>): Promise<number> {
   const [runId] = args.positionals
-  const app = await open(args.flags)
+  const app = await open(io, args.flags)
   try {
     let agent = await locate(app, runId, args.flags.agent as string | undefined)
     // A run that goes on may need plugins pinned to its recorded versions (onDrift: pin).

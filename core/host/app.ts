@@ -3,7 +3,7 @@
  * A Cordage application: one cordis root, and the agents of a preset, each in its own isolated
  * context with its own plugin versions. This is what the CLI (and later the playground) drives.
  */
-import { Context, Logger } from 'cordis'
+import { Context } from 'cordis'
 import { AgentRuntime } from '../agent.ts'
 import { createAgentContext } from '../cordis.ts'
 import { agentDirectory } from './agents.ts'
@@ -19,7 +19,8 @@ import { applyLock, readLock } from './lock.ts'
 import { pluginHash } from './plugin-hash.ts'
 import { secretsOf } from './secrets.ts'
 import { KernelWriter } from '../store-writer.ts'
-import { MinSecretLength } from '../secrets.ts'
+import { MinSecretLength, Scrubber } from '../secrets.ts'
+import { attachLogSink, effectiveLogLevel, type LogLevel, type LogSink } from './logging.ts'
 
 export interface CordageOptions {
   /** Plugins to choose from; the built-in plugins/ folder by default. */
@@ -39,6 +40,13 @@ export interface CordageOptions {
   sets?: readonly string[]
   /** Use the preset's lock file when there is one (host/lock.ts). Default true. */
   lock?: boolean
+  /**
+   * Which plugin log lines this app shows (host/logging.ts). Default: $CORDAGE_LOG_LEVEL, else the
+   * preset's `logLevel`, else `warn`.
+   */
+  logLevel?: LogLevel
+  /** Where this app's log lines go, one line per call, secrets scrubbed. Default: stderr. */
+  log?: (line: string) => void
 }
 
 interface LoadedAgent {
@@ -53,13 +61,18 @@ export class Cordage {
   private plans = new Map<string, AgentPlan>()
   private storeOnly = false
 
-  private constructor(readonly preset: Preset, readonly catalog: PluginCatalog, readonly root: Context, private readonly onError: (error: unknown) => void) {
-    // cordis logs plugin failures to stdout under the "app" logger; the host reports them itself
-    // (as CordageErrors naming the plugin), so that logger is silenced and errors go to onError.
-    Logger.levels.app = Logger.SILENT
+  private readonly onError: (error: unknown) => void
+
+  private constructor(readonly preset: Preset, readonly catalog: PluginCatalog, readonly root: Context, onError: ((error: unknown) => void) | undefined, logSink: LogSink) {
+    // Every log of a context under this root (plugins, and cordis's own "app" logger, which reports
+    // plugin failures the host reports itself as CordageErrors) goes to this app's sink, at its level,
+    // scrubbed; other cordis roots in the process are not affected (host/logging.ts).
+    attachLogSink(root, logSink)
+    const log = root.logger('cordage')
+    this.onError = onError ?? ((error) => log.error(error))
     this.root.on('internal/error', (error: unknown) => {
       // Deferred: a failure while a plugin starts is thrown by plugOne as a CordageError and not reported twice.
-      setImmediate(() => { if (!(error && typeof error === 'object' && handledErrors.has(error))) onError(error) })
+      setImmediate(() => { if (!(error && typeof error === 'object' && handledErrors.has(error))) this.onError(error) })
     })
   }
 
@@ -72,7 +85,7 @@ export class Cordage {
     const catalog = options.catalog ?? (await PluginCatalog.scan())
     const locked = options.lock === false ? undefined : readLock(preset.file)
     const specs = locked ? await applyLock(preset, locked, catalog) : preset.agents
-    const app = new Cordage(preset, catalog, options.root ?? new Context(), options.onError ?? ((error) => console.error('[cordage]', error)))
+    const level = effectiveLogLevel(options.logLevel, preset.logLevel)
     const wanted = options.agents ?? Object.keys(preset.agents)
     for (const name of wanted) {
       if (!Object.hasOwn(preset.agents, name)) {
@@ -81,6 +94,10 @@ export class Cordage {
     }
     const plans = new Map<string, AgentPlan>()
     for (const spec of Object.values(specs)) plans.set(spec.name, await planAgent(preset, spec, catalog))
+    // Log lines are scrubbed of every agent's secrets: a plugin cannot log an API key.
+    const secrets = [...plans.values()].flatMap((plan) => secretsOf(preset.secrets ?? [], plan.plugins).secrets)
+    const write = options.log ?? ((line: string) => { process.stderr.write(`${line}\n`) })
+    const app = new Cordage(preset, catalog, options.root ?? new Context(), options.onError, { level, write, scrubber: new Scrubber(secrets) })
     app.plans = plans
     app.lockFile = locked?.file
     app.storeOnly = options.storeOnly ?? false
@@ -293,6 +310,8 @@ export class Cordage {
       for (const p of [...agent.plugins].reverse()) unplug(agent.ctx, name, p, 'stop')
     }
     this.loaded.clear()
+    // The log sink stays attached: a late line (a server closing) must not fall through to cordis's own
+    // printer on stdout. It goes when the root does (a WeakMap).
   }
 
   private async plugAgent(plan: AgentPlan, storeOnly: boolean, pinned?: Record<string, { version: string; hash?: string }>): Promise<LoadedAgent> {

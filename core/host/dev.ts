@@ -112,7 +112,7 @@ export class DevReloader {
       if (name && (!SourceFile.test(name) || /(^|\/)(node_modules|\.[^/]+)(\/|$)/.test(name))) return
       this.changed(folder.dir)
     })
-    watcher.on('error', (error) => this.app.root.emit('internal/error', new CordageError('plugin_start_failed', `cannot watch ${folder.dir}: ${error.message}`, { cause: error })))
+    watcher.on('error', (error) => this.app.root.emit(this.app.root, 'internal/error', new CordageError('plugin_start_failed', `cannot watch ${folder.dir}: ${error.message}`, { cause: error })))
     this.watchers.push(watcher)
   }
 

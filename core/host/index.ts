@@ -8,3 +8,4 @@ export { loadPreset, type Preset, type AgentSpec, type PluginRef } from './prese
 export { planAgent, type AgentPlan, type PlannedPlugin } from './resolve.ts'
 export { checkManifest } from './manifest-check.ts'
 export { closest } from './closest.ts'
+export { LogLevels, DefaultLogLevel, attachLogSink, type LogLevel, type LogSink } from './logging.ts'

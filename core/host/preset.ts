@@ -12,6 +12,7 @@ import { TimedServices, type TimedService } from '../agent.ts'
 import { CordageError } from '../errors.ts'
 import { expected } from './expected.ts'
 import { placeOf, readLayers } from './layers.ts'
+import { LogLevels, type LogLevel } from './logging.ts'
 
 /** `refuse` (default): the command fails; `accept`: go on with the current plugin; `pin`: go on with the recorded one. */
 export type DriftPolicy = 'refuse' | 'accept' | 'pin'
@@ -69,6 +70,8 @@ export interface Preset {
   agents: Record<string, AgentSpec>
   /** Environment variables whose values every run of every agent scrubs from what it records. */
   secrets: string[]
+  /** Which plugin log lines are shown (host/logging.ts); `--log-level` and $CORDAGE_LOG_LEVEL win over it. */
+  logLevel?: LogLevel
   /** The files merged, base first (the named file last), as shown in messages. */
   layers: string[]
   /** The `--set KEY=VALUE` overrides applied after the files, in order. */
@@ -123,13 +126,14 @@ const AgentShape = z.object({
 const PresetShape = z.object({
   cordage: z.literal(1).default(1),
   secrets: z.array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'the name of an environment variable')).default([]),
+  logLevel: z.enum(LogLevels, { error: `a log level: one of ${LogLevels.join(', ')}` }).optional(),
   agents: z.record(z.string().regex(/^[a-z][a-z0-9-]*$/, 'an agent name (lower-case letters, digits, "-")'), AgentShape)
     .refine((agents) => Object.keys(agents).length > 0, 'at least one agent'),
 }).strict()
 
 /** Keys each object accepts, for "unknown key" messages. */
 const allowedKeys: Record<string, string[]> = {
-  preset: ['cordage', 'extends', 'secrets', 'agents'],
+  preset: ['cordage', 'extends', 'secrets', 'logLevel', 'agents'],
   agent: Object.keys(AgentShape.shape),
   ref: ['plugin', 'path', 'version', 'config', 'onDrift'],
   budgets: Object.keys(BudgetsShape.shape),
@@ -201,7 +205,7 @@ export function loadPreset(file: string, options: { sets?: readonly string[] } =
     }
   }
   if (reach.length) throw new CordageError('preset_invalid', `preset ${shown} has ${reach.length} problem(s):\n  ${reach.join('\n  ')}`, { data: reach })
-  return { file: path, shown, dir, agents, secrets: result.data.secrets, locate, layers: layers.files.map((l) => l.shown), sets: layers.sets.map((l) => l.text) }
+  return { file: path, shown, dir, agents, secrets: result.data.secrets, logLevel: result.data.logLevel, locate, layers: layers.files.map((l) => l.shown), sets: layers.sets.map((l) => l.text) }
 }
 
 /** `agents.support.plugins[2].version` */

@@ -27,8 +27,8 @@ export interface ReconnectOptions {
 
 export interface ConnectionOptions {
   reconnect: ReconnectOptions
-  /** Report a change or a problem (the caller prefixes the server and removes secrets). */
-  log: (message: string) => void
+  /** Report a problem (`warn`, the default) or a change (`info`); the caller prefixes the server and removes secrets. */
+  log: (message: string, level?: 'info' | 'warn') => void
   /** The server's tools, after each reconnect and each tools/list_changed. */
   onTools: (tools: McpTool[]) => void
 }
@@ -131,7 +131,7 @@ export class ServerConnection {
     if (!this.connecting) {
       const attempt = this.open().then((opened) => {
         if (again) {
-          this.options.log(`reconnected; ${opened.tools.length} tool(s)`)
+          this.options.log(`reconnected; ${opened.tools.length} tool(s)`, 'info')
           this.publish(opened.tools)
         }
         return opened

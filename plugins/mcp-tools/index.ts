@@ -12,9 +12,12 @@ export default definePlugin<Config>(manifest, async (ctx, config) => {
   // cordis ignores a disposer returned from apply; this also runs when the start below fails.
   ctx.on('dispose', () => { for (const connection of connections) connection.close() })
 
+  // cordis's logger: the host shows warnings by default, `info` (tools added or removed, reconnected)
+  // with --log-level info, and scrubs the agent's secrets too (docs/logging.md).
+  const logger = ctx.logger('mcp-tools')
   const started = await Promise.allSettled(specs.map(async (spec) => {
-    const log = (message: string) => {
-      if (config.log) process.stderr.write(`[mcp-tools] ${spec.name}: ${spec.secrets.redact(message)}\n`)
+    const log = (message: string, level: 'info' | 'warn' = 'warn') => {
+      if (config.log) logger[level](`${spec.name}: ${spec.secrets.redact(message)}`)
     }
     const tools: ServerTools = new ServerTools(spec, {
       register: (tool) => ctx.tools.register(tool),

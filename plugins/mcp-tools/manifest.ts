@@ -80,6 +80,6 @@ export default {
       initialDelayMs: Schema.natural().default(200).description('Wait before the first background attempt; doubled after each failure.'),
       maxDelayMs: Schema.natural().default(5000).description('The longest wait between two attempts.'),
     }).default({ attempts: 5, initialDelayMs: 200, maxDelayMs: 5000 }).description('Reconnecting to a server that went away (exited, restarted, network).'),
-    log: Schema.boolean().default(true).description('Write connection changes (lost, reconnected, tools added or removed) and warnings to stderr, secrets removed.'),
+    log: Schema.boolean().default(true).description('Log problems (connection lost, a failed reconnect, a tool skipped) at warn and changes (reconnected, tools added or removed) at info, through the host\'s plugin logger (docs/logging.md), secrets removed.'),
   }),
 } satisfies Manifest

@@ -15,7 +15,8 @@ import { isValidName, registryName } from './naming.ts'
 export interface ServerToolsOptions {
   register(tool: Tool): () => void
   call: McpToolOptions['call']
-  log(message: string): void
+  /** A problem (`warn`, the default) or a change (`info`). */
+  log(message: string, level?: 'info' | 'warn'): void
 }
 
 interface Registered {
@@ -118,7 +119,7 @@ export class ServerTools {
       }
     }
     if (!strict && (added.length || removed.length)) {
-      this.options.log(`tools now: ${this.names().join(', ') || 'none'}${added.length ? `; added ${added.join(', ')}` : ''}${removed.length ? `; removed ${removed.join(', ')}` : ''}`)
+      this.options.log(`tools now: ${this.names().join(', ') || 'none'}${added.length ? `; added ${added.join(', ')}` : ''}${removed.length ? `; removed ${removed.join(', ')}` : ''}`, 'info')
     }
   }
 }

@@ -6,11 +6,13 @@
  */
 import assert from 'node:assert/strict'
 import { execFile } from 'node:child_process'
-import { writeFileSync } from 'node:fs'
+import { readFileSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { describe, it } from 'node:test'
 import { Context, Logger } from 'cordis'
 import { Cordage } from '../core/host/app.ts'
+import { loadPreset } from '../core/host/preset.ts'
+import type { CordageError } from '../core/errors.ts'
 import { tempDir } from './helpers.ts'
 
 const root = resolve(import.meta.dirname, '..')
@@ -96,6 +98,16 @@ describe('plugin logs in a real cordage run (child process)', { concurrency: 4 }
     for (const r of [inPreset, flag, env]) assert.doesNotMatch(r.stderr, /chatty-|\n\s+at /)
   })
 
+  it('docs/logging.md shows the example plugin as it is, and the lines it prints at --log-level debug', async () => {
+    const doc = readFileSync(join(root, 'docs/logging.md'), 'utf8')
+    const code = /```ts\n\/\/ file: (\S+)\n([\s\S]*?)```/.exec(doc)!
+    assert.equal(code[2], readFileSync(join(root, code[1]), 'utf8'))
+    const shownLines = /```text\n([\s\S]*?)```/.exec(doc)![1].trim().split('\n')
+    const r = await cordage(['run', '--preset', preset([], '{ tokenEnv: CHATTY_TOKEN }'), '--log-level', 'debug'], { CHATTY_TOKEN: Secret })
+    assert.equal(r.code, 0, r.stderr)
+    assert.deepEqual(r.stderr.split('\n').filter((l) => l.includes('[a/chatty]')), shownLines)
+  })
+
   it('a secret in a log line is scrubbed', async () => {
     const r = await cordage(['run', '--preset', preset([], '{ tokenEnv: CHATTY_TOKEN }')], { CHATTY_TOKEN: Secret })
     assert.equal(r.code, 0, r.stderr)
@@ -105,6 +117,16 @@ describe('plugin logs in a real cordage run (child process)', { concurrency: 4 }
 })
 
 describe('plugin logs are scoped to each app (one process)', () => {
+  it('logLevel is a preset key like any other: --set changes it, and checks it', () => {
+    assert.equal(loadPreset(preset(['logLevel: error']), { sets: ['logLevel=debug'] }).logLevel, 'debug')
+    assert.throws(() => loadPreset(preset(), { sets: ['logLevel=loud'] }), (error: CordageError) => {
+      assert.equal(error.code, 'preset_invalid')
+      assert.match(error.message, /--set logLevel=loud logLevel: expected a log level: one of error, warn, info, debug, found "loud"/)
+      return true
+    })
+  })
+
+
   it("two apps at different levels each get their own lines; another cordis root's logs are neither taken nor silenced", async () => {
     // A target of someone else's (another cordis application in the process), there before any app.
     const foreign: Logger.Record[] = []

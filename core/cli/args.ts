@@ -86,8 +86,11 @@ export const Commands: Command[] = [
     positionals: [], flags: { preset, agent, task: { type: 'string', help: 'Run this task at start and again after each successful reload' }, debounce: { type: 'string', help: 'Quiet milliseconds after a file change before rebuilding (default 50)' }, json } },
 ]
 
-// Every command that plugs a preset's plugins takes --log-level (host/logging.ts; not in the usage
-// lines, as --help lists it). lock only reads plugin folders: nothing of it logs.
+/**
+ * Flags every command that plugs a preset's plugins takes, named once in the tool's help rather than in
+ * each usage line (each command's --help lists them). lock only reads plugin folders: nothing of it logs.
+ */
+export const GlobalFlags = ['log-level'] as const
 for (const command of Commands) if (command.flags.preset && command.name !== 'lock') command.flags['log-level'] = logLevel
 
 /** Flags whose empty value (`--agent ""`) is a mistake, never "the default": refused rather than ignored. */
@@ -149,6 +152,7 @@ export function helpText(command?: Command): string {
     '',
     ...Commands.map((c) => `  ${c.name.padEnd(Math.max(...Commands.map((d) => d.name.length)) + 2)}${c.summary}`),
     '',
+    'plugin logs: --log-level error|warn|info|debug on every command that loads a preset (default warn, or $CORDAGE_LOG_LEVEL, or the preset\'s logLevel; docs/logging.md)',
     'exit codes: 0 completed · 1 failed · 2 usage or config error · 3 failed verification · 4 stopped (budget) · 5 waiting · 6 cancelled · 7 busy (another process drives the run)',
     'the default preset keeps runs in .cordage/cordage.db (SQLite) in the working directory',
   ].join('\n')

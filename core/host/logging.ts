@@ -133,7 +133,11 @@ function route(record: Logger.Record): void {
   if (Rank[level] > Rank[sink.level]) return
   const text = `${level} [${cordis ? 'cordis' : label(record)}] ${oneLine(record.content)}`
   const scrubbed = sink.scrubber?.active ? sink.scrubber.scrubText(text) : text
-  sink.write(scrubbed.length > MaxLine ? `${scrubbed.slice(0, MaxLine)}… (${scrubbed.length - MaxLine} more characters)` : scrubbed)
+  try {
+    sink.write(scrubbed.length > MaxLine ? `${scrubbed.slice(0, MaxLine)}… (${scrubbed.length - MaxLine} more characters)` : scrubbed)
+  } catch {
+    // A log line that cannot be written (a closed pipe) must not fail the plugin that logged it.
+  }
 }
 
 /** `agent/plugin`, and the logger's name after a colon when it is not the plugin's. */

@@ -25,6 +25,8 @@ import { asDefined } from './tool.ts'
 import { guardStore } from './store-writer.ts'
 import { Scrubber, type Secret } from './secrets.ts'
 import { KernelProducer } from './version.ts'
+import { TimedServices, type LoopHost, type ResolvedAgentOptions, type TimedService } from './loop-host.ts'
+export { TimedServices, type ResolvedAgentOptions, type TimedService } from './loop-host.ts'
 
 export interface AgentOptions {
   name: string
@@ -80,10 +82,6 @@ export interface AgentOptions {
   handoffs?: readonly string[]
 }
 
-/** The services whose calls the loop bounds in time. */
-export const TimedServices = ['context', 'tools', 'policy', 'guardrail', 'progress', 'compactor', 'verifier'] as const
-Object.freeze(TimedServices)
-export type TimedService = (typeof TimedServices)[number]
 
 /**
  * Generous by default: a policy or guardrail answers in microseconds and a hung one should be noticed
@@ -108,21 +106,6 @@ export interface DriftChange {
   note?: string
 }
 
-export interface ResolvedAgentOptions {
-  handoff?: (runId: string, to: string) => Promise<RunState>
-  handoffs: readonly string[]
-  contextTokens?: number
-  parallelTools: boolean
-  serviceTimeouts: Readonly<Record<TimedService, number>>
-  modelRetry: { attempts: number; backoffMs: number }
-  ticketTtlMs: number
-  observationChars: number
-  worker: string
-  leaseTtlMs: number
-  cancelWatchMs: number
-  cancelGraceMs: number
-  effectWaitMs: number
-}
 
 /** A run being driven: its id at once, its final (or paused) state when `done` resolves. */
 export interface RunHandle {
@@ -164,7 +147,7 @@ export interface ApprovalOptions extends ContinueOptions {
   expiresInMs?: number
 }
 
-export class AgentRuntime {
+export class AgentRuntime implements LoopHost {
   readonly name: string
   readonly budgets: Budgets
   readonly gate = new StepGate()

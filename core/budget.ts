@@ -5,30 +5,11 @@
  */
 import type { Code } from './errors.ts'
 import type { Usage } from './services/model.ts'
-
-export interface Budgets {
-  /** Model calls per run. The run stops with `max_steps` before call maxSteps + 1. */
-  maxSteps: number
-  /** Wall-clock milliseconds from run start (waiting for approval counts). */
-  deadlineMs?: number
-  /** Input plus output tokens over the whole run. */
-  maxTokens?: number
-  /** US dollars over the whole run, from the model adapter's cost figures. */
-  maxCostUsd?: number
-  /** Times a repairable verification failure is fed back to the model before the run fails. */
-  maxRepairs: number
-}
+import type { Budgets, BudgetState } from './contracts/data.ts'
+export type { Budgets, BudgetState } from './contracts/data.ts'
 
 export const DefaultBudgets: Budgets = { maxSteps: 20, maxRepairs: 0 }
 Object.freeze(DefaultBudgets)
-
-export interface BudgetState {
-  steps: number
-  /** Steps of child runs (subagents). */
-  nestedSteps?: number
-  usage: Usage
-  deadline?: number
-}
 
 /** The budget code that ends the run now, or undefined when every bound still holds. */
 export function overBudget(budgets: Budgets, state: BudgetState, now: number): { code: Code; reason: string } | undefined {

@@ -5,14 +5,7 @@
  * docs/events.md has one section per event; test/docs.test.ts keeps the two in step.
  */
 import type { Code, ErrorKind } from './errors.ts'
-import type { Decision, Usage } from './services/model.ts'
-import type { Verdict as PolicyVerdict } from './services/policy.ts'
-import type { Evidence } from './services/verifier.ts'
-import type { TerminalStatus, WaitingStatus } from './status.ts'
-import type { Budgets } from './budget.ts'
-import type { ParentLink } from './services/agents.ts'
-import type { GuardStage } from './services/guardrail.ts'
-import type { ApprovalGrant, ApprovalScope } from './grants.ts'
+import type { ApprovalGrant, ApprovalScope, Budgets, Decision, Evidence, GuardStage, ParentLink, TerminalStatus, Usage, Verdict as PolicyVerdict, WaitingStatus } from './contracts/data.ts'
 
 /** Version of the envelope and payload shapes below. Bump on any incompatible change. */
 export const EventSchemaVersion = 1

@@ -7,39 +7,8 @@
  * and the policy asks again.
  */
 import { compileArgs, type ArgsPattern } from './match.ts'
-
-export type ApprovalScope = 'once' | 'run' | 'grant'
-
-/** Which arguments a grant covers: exactly these (by hash), those matching a pattern, or any. */
-export type GrantArgs = { hash: string } | { pattern: ArgsPattern } | 'any'
-
-export interface ApprovalGrant {
-  id: string
-  scope: 'run' | 'grant'
-  agent: string
-  tool: string
-  args: GrantArgs
-  policyVersion: string
-  /** name@version of the plugin that registered the tool, when known. */
-  toolVersion?: string
-  by: string
-  reason?: string
-  createdAt: number
-  expiresAt?: number
-  revokedAt?: number
-  revokedBy?: string
-  revokeReason?: string
-  /** The approval it was given with. */
-  source: { runId: string; actionId: string }
-}
-
-export interface ApprovalGrantQuery {
-  agent?: string
-  tool?: string
-  /** Include revoked and expired grants. */
-  inactive?: boolean
-  now?: number
-}
+import type { ApprovalGrant, ApprovalGrantQuery } from './contracts/data.ts'
+export type { ApprovalScope, GrantArgs, ApprovalGrant, ApprovalGrantQuery } from './contracts/data.ts'
 
 /** Why a grant does not cover this call now, or undefined when it does. */
 export function grantMismatch(grant: ApprovalGrant, call: { agent: string; tool: string; args: unknown; argsHash: string; policyVersion: string; toolVersion?: string }, now: number): string | undefined {

@@ -37,11 +37,10 @@ import type { VerifierService } from './services/verifier.ts'
 import { replay, replayFrom, StateVersion, type ActionState, type RunState } from './state.ts'
 import type { TerminalStatus, WaitingStatus } from './status.ts'
 import type { ToolCall } from './tool-call.ts'
-import type { AgentRuntime } from './agent.ts'
+import type { LoopHost, TimedService } from './loop-host.ts'
 import { KernelProducer } from './version.ts'
 import { checkGuardVerdict, checkPolicyDecision, checkProgressVerdict, checkProjection, checkVerifyResult, plainResponse } from './verdicts.ts'
 import type { VerifyResult } from './services/verifier.ts'
-import type { TimedService } from './agent.ts'
 
 /** Services of one step, read once at its start so a swap can only take effect between steps. */
 interface StepServices {
@@ -99,7 +98,7 @@ export class RunDriver implements DriverPort {
   /** The kernel's store writer, from the runtime (undefined: this driver can read, not write). */
   readonly #writer: StoreWriter | undefined
 
-  constructor(readonly agent: AgentRuntime, readonly state: RunState, writer: StoreWriter | undefined) {
+  constructor(readonly agent: LoopHost, readonly state: RunState, writer: StoreWriter | undefined) {
     this.#writer = writer
     this.rec = new Recorder(state, () => this.store(), agent.dispatch, agent.scrubber, writer)
     this.lastSnapshot = state.lastSeq

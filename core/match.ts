@@ -13,21 +13,8 @@ import { CordageError } from './errors.ts'
 import { globPattern } from './glob.ts'
 import { hashArgs } from './hash.ts'
 import { safeRegex } from './regex.ts'
-
-/** A test on one argument: a glob string, an exact number/boolean, or an object of comparisons. */
-export type ArgMatcher = string | number | boolean | {
-  equals?: unknown
-  regex?: string
-  in?: unknown[]
-  gt?: number
-  gte?: number
-  lt?: number
-  lte?: number
-  exists?: boolean
-}
-
-/** Argument path (dots for nesting) → test; every test must pass. */
-export type ArgsPattern = Record<string, ArgMatcher>
+import type { ArgMatcher, ArgsPattern } from './contracts/data.ts'
+export type { ArgMatcher, ArgsPattern } from './contracts/data.ts'
 
 /** The operators an object test may use, and what each takes. */
 export const ArgOperators = ['equals', 'regex', 'in', 'gt', 'gte', 'lt', 'lte', 'exists'] as const

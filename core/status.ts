@@ -6,15 +6,8 @@
  */
 import { CordageError } from './errors.ts'
 import { deepFreeze } from './freeze.ts'
-
-export type RunStatus =
-  | 'CREATED' | 'RUNNING'
-  | 'WAITING_APPROVAL' | 'WAITING_USER' | 'WAITING_RECONCILIATION' | 'SUSPENDED'
-  | 'CANCELLING'
-  | 'COMPLETED' | 'FAILED' | 'FAILED_VERIFICATION' | 'STOPPED' | 'CANCELLED'
-
-export type WaitingStatus = 'WAITING_APPROVAL' | 'WAITING_USER' | 'WAITING_RECONCILIATION' | 'SUSPENDED'
-export type TerminalStatus = 'COMPLETED' | 'FAILED' | 'FAILED_VERIFICATION' | 'STOPPED' | 'CANCELLED'
+import type { RunStatus, WaitingStatus, TerminalStatus } from './contracts/data.ts'
+export type { RunStatus, WaitingStatus, TerminalStatus } from './contracts/data.ts'
 
 const waiting: WaitingStatus[] = ['WAITING_APPROVAL', 'WAITING_USER', 'WAITING_RECONCILIATION', 'SUSPENDED']
 const terminal: TerminalStatus[] = ['COMPLETED', 'FAILED', 'FAILED_VERIFICATION', 'STOPPED', 'CANCELLED']

@@ -43,3 +43,11 @@ export function guardStore<S extends StoreService>(store: S): S {
   }
   return store
 }
+
+/**
+ * Throw `store_write_refused` unless `writer` is the kernel's. What every store calls first in each
+ * write method.
+ */
+export function assertKernelWriter(writer: unknown, what: string): void {
+  if (writer !== KernelWriter) throw new CordageError('store_write_refused', `${what} refused: run stores take writes from the kernel only (a plugin may read runs, never write them); steer runs with the kernel's commands: approve, reject, resume, cancel`)
+}

@@ -16,44 +16,8 @@
  */
 import { CordageError } from './errors.ts'
 import { hashArgs } from './hash.ts'
-
-export interface Ticket {
-  readonly id: string
-  readonly runId: string
-  readonly actionId: string
-  readonly tool: string
-  readonly argsHash: string
-  readonly policyVersion: string
-  /** Epoch milliseconds after which the ticket is refused. */
-  readonly expiresAt: number
-  /**
-   * The identity of the tool definition the loop resolved and judged (core/tool.ts), when the tool was
-   * built with defineTool: only that definition's invoke accepts the ticket, not another object that
-   * forwards to it under the same name.
-   */
-  readonly target?: object
-}
-
-export interface Grant {
-  runId: string
-  actionId: string
-  tool: string
-  argsHash: string
-  policyVersion: string
-  /** Lifetime in milliseconds; default 60 s, long enough for retries of one attempt, short enough to be useless later. */
-  ttlMs?: number
-  /** See {@link Ticket.target}. */
-  target?: object
-}
-
-export interface CallBinding {
-  runId: string
-  actionId: string
-  tool: string
-  args: unknown
-  /** The identity of the definition redeeming the ticket (defineTool passes its own); undefined otherwise. */
-  target?: object
-}
+import type { Ticket, Grant, CallBinding } from './contracts/data.ts'
+export type { Ticket, Grant, CallBinding } from './contracts/data.ts'
 
 /** Issued tickets not yet redeemed are kept to this many; beyond it, expired ones are dropped first. */
 const PruneAbove = 1024

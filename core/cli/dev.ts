@@ -15,7 +15,7 @@ import { DevReloader } from '../host/dev.ts'
 import type { Parsed } from './args.ts'
 import { ExitCodes } from './exit-codes.ts'
 import { formatEvent } from './format.ts'
-import type { Output } from './main.ts'
+import type { Output } from './output.ts'
 
 /**
  * The `dev` command. `open` loads the preset the way every other command does (main.ts owns preset

@@ -12,7 +12,7 @@ import type { Cordage } from '../host/app.ts'
 import type { Effect, EffectStatus } from '../services/store.ts'
 import type { Parsed } from './args.ts'
 import { ExitCodes } from './exit-codes.ts'
-import type { Output } from './main.ts'
+import type { Output } from './output.ts'
 
 const Statuses: EffectStatus[] = ['committed', 'pending', 'failed', 'not_committed']
 

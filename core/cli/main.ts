@@ -21,12 +21,9 @@ import { debounceOf, dev, printReload, printWatching } from './dev.ts'
 import { verify } from './verify.ts'
 import { effects } from './effects.ts'
 import { scan } from './scan.ts'
+import type { Output } from './output.ts'
+export type { Output } from './output.ts'
 
-export interface Output {
-  out(line: string): void
-  err(line: string): void
-  color?: boolean
-}
 
 const DefaultPreset = 'presets/default.yml'
 

@@ -19,7 +19,7 @@ import type { SecretFinding } from '../secrets.ts'
 import type { StoreService } from '../services/store.ts'
 import type { Parsed } from './args.ts'
 import { ExitCodes } from './exit-codes.ts'
-import type { Output } from './main.ts'
+import type { Output } from './output.ts'
 
 /** One finding, as printed with --json. */
 export interface ScanFinding {

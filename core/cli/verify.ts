@@ -11,7 +11,7 @@ import type { HistoryCheck } from '../services/store.ts'
 import { storeCorrupt } from '../store-kit.ts'
 import type { Parsed } from './args.ts'
 import { ExitCodes } from './exit-codes.ts'
-import type { Output } from './main.ts'
+import type { Output } from './output.ts'
 
 export async function verify({ flags, positionals: [runId] }: Parsed, io: Output, open: (flags: Parsed['flags']) => Promise<Cordage>): Promise<number> {
   const app = await open(flags)

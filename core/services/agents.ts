@@ -8,20 +8,11 @@
  * its own events, with `parent` in its run/start. What it may spend is what its parent has left, and
  * what it spent is added to the parent (through the tool result's `usage`).
  */
-import type { Budgets } from '../budget.ts'
 import type { Code } from '../errors.ts'
-import type { Usage } from './model.ts'
-import type { RunStatus } from '../status.ts'
+import type { Budgets, RunStatus, Usage } from '../contracts/data.ts'
+export type { ParentLink } from '../contracts/data.ts'
 
 export const AgentsContract = '1.1.0'
-
-/** Who started a child run. `depth` is 1 for a child of a top-level run. */
-export interface ParentLink {
-  runId: string
-  actionId: string
-  agent: string
-  depth: number
-}
 
 export interface SpawnRequest {
   /** The agent to run, by its name in the preset. */

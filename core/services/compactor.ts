@@ -5,8 +5,8 @@
  * is used and falls back to the uncompacted projection if the check fails.
  */
 import type { Projection } from './context.ts'
-import type { Usage } from './model.ts'
-import type { RunState } from '../state.ts'
+import type { Usage } from '../contracts/data.ts'
+import type { RunState } from '../contracts/state.ts'
 
 export const CompactorContract = '1.1.0'
 

@@ -4,8 +4,8 @@
  * State is not context (invariant 5): the projection may shrink, reorder or summarise, but it is
  * rebuilt from state every step and never written back into it.
  */
-import type { RunState } from '../state.ts'
 import type { ToolView } from './tools.ts'
+import type { RunState } from '../contracts/state.ts'
 
 export const ContextContract = '1.1.0'
 

@@ -15,12 +15,12 @@
  *
  * Every trip is recorded as `guard/tripped` with the stage, the guard's name, what it did and why.
  */
-import type { RunState } from '../state.ts'
 import type { Tool } from './tools.ts'
+import type { GuardStage } from '../contracts/data.ts'
+import type { RunState } from '../contracts/state.ts'
+export type { GuardStage } from '../contracts/data.ts'
 
 export const GuardrailContract = '1.0.0'
-
-export type GuardStage = 'tool_input' | 'tool_output' | 'answer'
 
 export type GuardVerdict =
   | { action: 'pass' }

@@ -6,32 +6,11 @@
  */
 import type { ContextMessage } from './context.ts'
 import type { ToolView } from './tools.ts'
+import type { Decision, Usage } from '../contracts/data.ts'
+export type { ProposedCall, Decision, Usage } from '../contracts/data.ts'
 
 /** Contract version of `model`. Providers declare it in `provides`, dependents match it with a range. */
 export const ModelContract = '1.1.0'
-
-/** One tool call proposed by the model. The kernel gives it a stable action id; `callId` is the provider's. */
-export interface ProposedCall {
-  name: string
-  args: unknown
-  /** The provider's own id for the call, kept so an adapter can pair results with calls. */
-  callId?: string
-  /** Set by an adapter when the arguments did not parse (for example truncated JSON); `args` is then the raw text. */
-  argsError?: string
-}
-
-/** What the model decided for this step. */
-export type Decision =
-  | { kind: 'tool_calls'; calls: ProposedCall[]; text?: string }
-  | { kind: 'final'; text: string }
-  | { kind: 'ask_user'; question: string }
-
-export interface Usage {
-  inputTokens: number
-  outputTokens: number
-  /** Cost in US dollars, as computed by the adapter from its price table; 0 when unknown. */
-  costUsd: number
-}
 
 /**
  * A piece of a streamed answer, as it arrives: preview only. It is not a run event (no seq, not stored,

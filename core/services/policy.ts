@@ -5,12 +5,12 @@
  * authorization ticket to `version`, so a decision made under one policy never authorizes a call under
  * another.
  */
-import type { RunState } from '../state.ts'
 import type { Tool } from './tools.ts'
+import type { Verdict } from '../contracts/data.ts'
+import type { RunState } from '../contracts/state.ts'
+export type { Verdict } from '../contracts/data.ts'
 
 export const PolicyContract = '1.1.0'
-
-export type Verdict = 'allow' | 'ask' | 'deny'
 
 export interface PolicyRequest {
   runId: string

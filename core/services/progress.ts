@@ -5,7 +5,7 @@
  * stops producing new evidence burns tokens without moving: the service can have the model re-plan,
  * ask the user, or stop the run with `no_progress`.
  */
-import type { RunState } from '../state.ts'
+import type { RunState } from '../contracts/state.ts'
 
 export const ProgressContract = '1.0.0'
 

@@ -7,11 +7,8 @@
  * that is behind or no longer owns the run.
  */
 import type { RunEvent } from '../events.ts'
-import type { RunStatus } from '../status.ts'
 import type { Code } from '../errors.ts'
-import type { ApprovalGrant, ApprovalGrantQuery } from '../grants.ts'
-import { CordageError } from '../errors.ts'
-import { KernelWriter } from '../store-writer.ts'
+import type { ApprovalGrant, ApprovalGrantQuery, RunStatus } from '../contracts/data.ts'
 
 /**
  * 2.0.0: ledger, leases, cancel requests and snapshots joined the log (1.0.0 was the log alone).
@@ -96,20 +93,13 @@ export interface AppendOptions {
 
 /**
  * Proof that a store write comes from the kernel. Every write method of the contract takes it (since
- * 2.2.0); a store checks it with {@link assertKernelWriter} before it writes anything, so a plugin that
+ * 2.2.0); a store checks it with {@link assertKernelWriter} (core/store-writer.ts) before it writes anything, so a plugin that
  * can see the `store` service can read runs but not forge an event, a lease or a standing grant.
  */
 export interface StoreWriter {
   readonly writer: 'cordage-kernel'
 }
 
-/**
- * Throw `store_write_refused` unless `writer` is the kernel's. What every store calls first in each
- * write method.
- */
-export function assertKernelWriter(writer: unknown, what: string): void {
-  if (writer !== KernelWriter) throw new CordageError('store_write_refused', `${what} refused: run stores take writes from the kernel only (a plugin may read runs, never write them); steer runs with the kernel's commands: approve, reject, resume, cancel`)
-}
 
 export interface StoredRun {
   /** The newest snapshot, when the store keeps them. */

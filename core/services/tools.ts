@@ -5,8 +5,8 @@
  * execution with an authorization ticket, so a registry can hand tools around without handing out the
  * power to run them.
  */
-import type { RunState } from '../state.ts'
-import type { Ticket } from '../ticket.ts'
+import type { Ticket } from '../contracts/data.ts'
+import type { RunState } from '../contracts/state.ts'
 
 export const ToolsContract = '1.0.0'
 

@@ -4,19 +4,11 @@
  * answer only completes the run when the verifier returns evidence.
  */
 import type { Code } from '../errors.ts'
-import type { RunState } from '../state.ts'
+import type { Evidence } from '../contracts/data.ts'
+import type { RunState } from '../contracts/state.ts'
+export type { Evidence } from '../contracts/data.ts'
 
 export const VerifierContract = '1.1.0'
-
-/** A piece of evidence: what supports the answer and where it came from. */
-export interface Evidence {
-  /** For example `citation`, `test`, `receipt`. */
-  kind: string
-  /** What it points at, for example `policy/refunds#2`. */
-  ref: string
-  /** Seq of the event that produced it, when it comes from the run log. */
-  seq?: number
-}
 
 export type VerifyResult =
   | { ok: true; evidence: Evidence[] }

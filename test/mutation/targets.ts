@@ -42,11 +42,6 @@ export const Targets: Target[] = [
   { name: 'core/verdicts.ts', mutate: whole('core/verdicts.ts'), tests: ['test/unit/verdicts.test.ts'] },
   { name: 'core/secrets.ts', mutate: whole('core/secrets.ts'), tests: ['test/unit/secrets.test.ts'] },
   { name: 'core/store-writer.ts', mutate: whole('core/store-writer.ts'), tests: ['test/unit/store-writer.test.ts', 'test/security/adversarial-plugins.test.ts'] },
-  {
-    name: 'core/services/store.ts#assertKernelWriter',
-    mutate: () => [range('core/services/store.ts', /^export function assertKernelWriter\(/, /^}/)],
-    tests: ['test/unit/store-writer.test.ts'],
-  },
   { name: 'core/store-kit.ts', mutate: whole('core/store-kit.ts'), tests: ['test/unit/store-kit.test.ts', 'test/store-kit.test.ts'] },
   {
     // The ledger rules: an intent or outcome checked against the ledger and against the batch it comes in.

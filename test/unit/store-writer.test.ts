@@ -7,7 +7,7 @@ import { describe, it } from 'node:test'
 import * as writerModule from '../../core/store-writer.ts'
 import { KernelWriter } from '../../core/store-writer.ts'
 import type { StoreService } from '../../core/services/store.ts'
-import { assertKernelWriter } from '../../core/services/store.ts'
+import { assertKernelWriter } from '../../core/store-writer.ts'
 
 describe('the kernel writer', () => {
   it('is frozen, and names itself', () => {

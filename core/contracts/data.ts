@@ -1,0 +1,168 @@
+/**
+ * @module contracts/data
+ * The plain data the kernel, the event log and the service contracts share: what a model decided, what
+ * a run used, statuses, budgets, approvals and tickets. Types only, and a leaf: it imports nothing, so
+ * every contract can name these without importing another contract (no cycle of types).
+ */
+
+/** One tool call proposed by the model. The kernel gives it a stable action id; `callId` is the provider's. */
+export interface ProposedCall {
+  name: string
+  args: unknown
+  /** The provider's own id for the call, kept so an adapter can pair results with calls. */
+  callId?: string
+  /** Set by an adapter when the arguments did not parse (for example truncated JSON); `args` is then the raw text. */
+  argsError?: string
+}
+
+/** What the model decided for this step. */
+export type Decision =
+  | { kind: 'tool_calls'; calls: ProposedCall[]; text?: string }
+  | { kind: 'final'; text: string }
+  | { kind: 'ask_user'; question: string }
+
+export interface Usage {
+  inputTokens: number
+  outputTokens: number
+  /** Cost in US dollars, as computed by the adapter from its price table; 0 when unknown. */
+  costUsd: number
+}
+
+export type Verdict = 'allow' | 'ask' | 'deny'
+
+/** A piece of evidence: what supports the answer and where it came from. */
+export interface Evidence {
+  /** For example `citation`, `test`, `receipt`. */
+  kind: string
+  /** What it points at, for example `policy/refunds#2`. */
+  ref: string
+  /** Seq of the event that produced it, when it comes from the run log. */
+  seq?: number
+}
+
+/** Who started a child run. `depth` is 1 for a child of a top-level run. */
+export interface ParentLink {
+  runId: string
+  actionId: string
+  agent: string
+  depth: number
+}
+
+export type GuardStage = 'tool_input' | 'tool_output' | 'answer'
+
+export type RunStatus =
+  | 'CREATED' | 'RUNNING'
+  | 'WAITING_APPROVAL' | 'WAITING_USER' | 'WAITING_RECONCILIATION' | 'SUSPENDED'
+  | 'CANCELLING'
+  | 'COMPLETED' | 'FAILED' | 'FAILED_VERIFICATION' | 'STOPPED' | 'CANCELLED'
+
+export type WaitingStatus = 'WAITING_APPROVAL' | 'WAITING_USER' | 'WAITING_RECONCILIATION' | 'SUSPENDED'
+
+export type TerminalStatus = 'COMPLETED' | 'FAILED' | 'FAILED_VERIFICATION' | 'STOPPED' | 'CANCELLED'
+
+export interface Budgets {
+  /** Model calls per run. The run stops with `max_steps` before call maxSteps + 1. */
+  maxSteps: number
+  /** Wall-clock milliseconds from run start (waiting for approval counts). */
+  deadlineMs?: number
+  /** Input plus output tokens over the whole run. */
+  maxTokens?: number
+  /** US dollars over the whole run, from the model adapter's cost figures. */
+  maxCostUsd?: number
+  /** Times a repairable verification failure is fed back to the model before the run fails. */
+  maxRepairs: number
+}
+
+export interface BudgetState {
+  steps: number
+  /** Steps of child runs (subagents). */
+  nestedSteps?: number
+  usage: Usage
+  deadline?: number
+}
+
+/** A test on one argument: a glob string, an exact number/boolean, or an object of comparisons. */
+export type ArgMatcher = string | number | boolean | {
+  equals?: unknown
+  regex?: string
+  in?: unknown[]
+  gt?: number
+  gte?: number
+  lt?: number
+  lte?: number
+  exists?: boolean
+}
+
+/** Argument path (dots for nesting) → test; every test must pass. */
+export type ArgsPattern = Record<string, ArgMatcher>
+
+export type ApprovalScope = 'once' | 'run' | 'grant'
+
+/** Which arguments a grant covers: exactly these (by hash), those matching a pattern, or any. */
+export type GrantArgs = { hash: string } | { pattern: ArgsPattern } | 'any'
+
+export interface ApprovalGrant {
+  id: string
+  scope: 'run' | 'grant'
+  agent: string
+  tool: string
+  args: GrantArgs
+  policyVersion: string
+  /** name@version of the plugin that registered the tool, when known. */
+  toolVersion?: string
+  by: string
+  reason?: string
+  createdAt: number
+  expiresAt?: number
+  revokedAt?: number
+  revokedBy?: string
+  revokeReason?: string
+  /** The approval it was given with. */
+  source: { runId: string; actionId: string }
+}
+
+export interface ApprovalGrantQuery {
+  agent?: string
+  tool?: string
+  /** Include revoked and expired grants. */
+  inactive?: boolean
+  now?: number
+}
+
+export interface Ticket {
+  readonly id: string
+  readonly runId: string
+  readonly actionId: string
+  readonly tool: string
+  readonly argsHash: string
+  readonly policyVersion: string
+  /** Epoch milliseconds after which the ticket is refused. */
+  readonly expiresAt: number
+  /**
+   * The identity of the tool definition the loop resolved and judged (core/tool.ts), when the tool was
+   * built with defineTool: only that definition's invoke accepts the ticket, not another object that
+   * forwards to it under the same name.
+   */
+  readonly target?: object
+}
+
+export interface Grant {
+  runId: string
+  actionId: string
+  tool: string
+  argsHash: string
+  policyVersion: string
+  /** Lifetime in milliseconds; default 60 s, long enough for retries of one attempt, short enough to be useless later. */
+  ttlMs?: number
+  /** See {@link Ticket.target}. */
+  target?: object
+}
+
+export interface CallBinding {
+  runId: string
+  actionId: string
+  tool: string
+  args: unknown
+  /** The identity of the definition redeeming the ticket (defineTool passes its own); undefined otherwise. */
+  target?: object
+}

@@ -1,0 +1,94 @@
+/**
+ * @module contracts/state
+ * The shape of run state, as every service reads it (read-only): a reduction of the run's events that
+ * the kernel alone computes (core/state.ts). Types only; it names the shared data of
+ * {@link module:contracts/data} and the error codes, and no service contract.
+ */
+import type { Code } from '../errors.ts'
+import type { ApprovalGrant, ApprovalScope, Budgets, Decision, ParentLink, RunStatus, Usage, Verdict } from './data.ts'
+
+export type ActionStatus =
+  | 'proposed' | 'allowed' | 'denied' | 'awaiting_approval' | 'approved' | 'rejected'
+  | 'running' | 'succeeded' | 'failed'
+
+export interface ActionState {
+  id: string
+  stepId: string
+  tool: string
+  args: unknown
+  argsHash: string
+  callId?: string
+  argsError?: string
+  /** Seq of the tool/proposed event. */
+  proposedSeq: number
+  status: ActionStatus
+  decision?: { verdict: Verdict; ruleId: string; policyVersion: string; reason: string; approvers?: string[]; toolVersion?: string; seq: number }
+  approval?: { approved: boolean; by: string; reason?: string; scope?: ApprovalScope; grantId?: string; seq: number }
+  /** Seq of tool/approval-requested, when approval was asked. */
+  requestedSeq?: number
+  /** The idempotency key of its calls (from tool/start). */
+  key?: string
+  attempts: number
+  result?: { observation: string; seq: number }
+  error?: { code: Code; message: string; seq: number }
+}
+
+/** The conversation as the run lived it, with the seq each entry came from. Context plugins project it. */
+export type TranscriptEntry =
+  | { kind: 'user'; text: string; seq: number }
+  | { kind: 'assistant'; decision: Decision; actionIds: string[]; seq: number }
+  | { kind: 'observation'; actionId: string; tool: string; text: string; ok: boolean; seq: number }
+  | { kind: 'feedback'; text: string; seq: number }
+
+export interface RunState {
+  runId: string
+  agent: string
+  task: string
+  status: RunStatus
+  failureCode?: Code
+  reason?: string
+  answer?: string
+  lastSeq: number
+  createdAt: number
+  updatedAt: number
+  budgets: Budgets
+  deadline?: number
+  /** The plugins the run runs on: those of run/start, then of run/handoff, updated by each accepted drift. */
+  plugins: Record<string, string>
+  /** Content hashes of those plugins, when recorded (run/start `hashes`, accepted drifts). */
+  hashes?: Record<string, string>
+  services: Record<string, string>
+  /** Turns started so far; the current turn id is `t${turns}`. */
+  turns: number
+  /** Steps started so far (the step budget counts these); the current step id is `s${steps}`. */
+  steps: number
+  /** A step was started and not yet ended. */
+  stepOpen: boolean
+  /** Actions the model proposed in the current (or last) step. */
+  stepActions: number
+  /** What the model decided in the open step; unset until its answer is on record. */
+  stepDecision?: 'tool_calls' | 'final' | 'ask_user'
+  /** The open step's final answer was verified, or its question was put to the user. */
+  stepSettled: boolean
+  usage: Usage
+  /** What the progress service decided so far (step/no-progress), oldest first: detectors escalate from it. */
+  interventions: { detector: string; response: 'feedback' | 'ask' | 'stop'; afterStep: number; seq: number }[]
+  /** Approvals given for the rest of this run (scope `run`), oldest first. */
+  grants: ApprovalGrant[]
+  /** Tools that tools made visible (`ToolResult.reveals`), in order of first mention: a tools service may show them from then on. */
+  revealed: string[]
+  repairs: number
+  /** Steps of child runs (subagents), counted against this run's step budget. */
+  nestedSteps: number
+  /** Set on a child run: who started it. */
+  parent?: ParentLink
+  /** A tool asked to hand the run to another agent; cleared by run/handoff. */
+  handoff?: { to: string; reason?: string; seq: number }
+  transcript: TranscriptEntry[]
+  actions: Record<string, ActionState>
+  /** Actions of the current step that have not been settled yet, in the order the model proposed them. */
+  pending: string[]
+  /** What the run waits for while paused. */
+  waiting?: { status: RunStatus; actionId?: string; reason: string; code?: Code }
+  cancel?: { by: string; at: number; reason?: string }
+}

@@ -1,7 +1,7 @@
 /**
  * node --import tsx bench/chain.ts [--quick] — what the hash chain of the log costs.
  *
- * The stores chain each event to the one before (core/store-kit.ts): chain_n = H(chain_{n-1} + "\n" +
+ * The stores chain each event to the one before (core/kit/store-kit.ts): chain_n = H(chain_{n-1} + "\n" +
  * body_n), inside the append transaction, over the body text they write anyway. So the cost is one
  * hash per event, and one primary-key read per append (the link of the run's last event). Measured,
  * always against the same store with the chain off (SqliteStore / PostgresStore `chain: false`, a
@@ -14,7 +14,7 @@
  * 3. Whole Cordage steps per second on store-sqlite (synchronous=FULL, and NORMAL), kernel and all.
  * 4. PostgreSQL appends of a step's events on loopback, when CORDAGE_PG_URL is set.
  * 5. The check on load: every load recomputes the links of the rows it returns, and a snapshot's link
- *    (core/store-kit.ts chainedEventsFromRows, checkedSnapshot). The check alone against the row
+ *    (core/kit/store-kit.ts chainedEventsFromRows, checkedSnapshot). The check alone against the row
  *    checks without it, per event and per KB of snapshot; a whole load of a long run on store-sqlite,
  *    and on PostgreSQL when CORDAGE_PG_URL is set, against the same store with the chain off.
  *
@@ -27,8 +27,8 @@ import { join } from 'node:path'
 import { Context } from 'cordis'
 import { z } from 'zod'
 import { chainedEventsFromRows, chainHash, checkedSnapshot, createAgentContext, definePlugin, defineTool, eventsFromRows, snapshotFromRow, snapshotLink, type CordagePlugin, type RunEvent } from 'cordage'
-import { AgentRuntime } from '../core/agent.ts'
-import { KernelWriter } from '../core/store-writer.ts'
+import { AgentRuntime } from '../core/kernel/agent.ts'
+import { KernelWriter } from '../core/kernel/store-writer.ts'
 import contextBasic from '../plugins/context-basic/index.ts'
 import toolsRegistry from '../plugins/tools-registry/index.ts'
 import policyRules from '../plugins/policy-rules/index.ts'

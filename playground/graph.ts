@@ -9,7 +9,7 @@
 import semver from 'semver'
 import { HostProvided, KernelOptional, KernelRequires } from 'cordage'
 import { planAgent, type Cordage } from 'cordage/host'
-import type { DevReloader } from '../core/host/dev.ts'
+import type { DevReloader } from 'cordage/host'
 
 /** One plugin of an agent, as the page shows it. */
 export interface PluginView {

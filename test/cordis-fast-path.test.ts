@@ -1,5 +1,5 @@
 /**
- * core/cordis.ts reads services and dispatches events around cordis's traced accessors (for speed). These
+ * core/kernel/cordis.ts reads services and dispatches events around cordis's traced accessors (for speed). These
  * tests pin it to the public API on the installed cordis: same service objects, same listeners reached,
  * and one agent's events never reach another agent's plugins.
  */
@@ -7,7 +7,7 @@ import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { Context, symbols } from 'cordis'
 import { createAgentContext, definePlugin, readService, type RunEvent } from 'cordage'
-import { agentFilter, createDispatch } from '../core/cordis.ts'
+import { agentFilter, createDispatch } from '../core/kernel/cordis.ts'
 
 const event = (runId: string): RunEvent<'step/end'> => ({ type: 'step/end', seq: 1, time: 0, runId, schema: 1, producer: 'kernel@test', data: { actions: 0 } })
 

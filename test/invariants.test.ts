@@ -6,7 +6,7 @@ import assert from 'node:assert/strict'
 import { resolve } from 'node:path'
 import { afterEach, describe, it } from 'node:test'
 import { CordageError, hashArgs, readService, replay, type RunEvent, type Tool, type ToolsService } from 'cordage'
-import { claimTicketIssuer, TicketBook } from '../core/ticket.ts'
+import { claimTicketIssuer, TicketBook } from '../core/kernel/ticket.ts'
 import { indexOf, refundAnswer, supportDesk, type Harness } from './helpers.ts'
 
 let harness: Harness | undefined

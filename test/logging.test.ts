@@ -12,7 +12,7 @@ import { describe, it } from 'node:test'
 import { Context, Logger } from 'cordis'
 import { Cordage } from '../core/host/app.ts'
 import { loadPreset } from '../core/host/preset.ts'
-import type { CordageError } from '../core/errors.ts'
+import type { CordageError } from '../core/contracts/errors.ts'
 import { tempDir } from './helpers.ts'
 
 const root = resolve(import.meta.dirname, '..')

@@ -8,7 +8,7 @@ import { cpSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:f
 import { join, resolve } from 'node:path'
 import { describe, it } from 'node:test'
 import { stringify } from 'yaml'
-import { CordageError } from '../core/errors.ts'
+import { CordageError } from '../core/contracts/errors.ts'
 import { main } from '../core/cli/main.ts'
 import { PluginCatalog } from '../core/host/catalog.ts'
 import { loadPreset } from '../core/host/preset.ts'

@@ -102,7 +102,7 @@ async function desk(script: unknown[], options: { rules?: unknown[]; plugins?: u
 
 const of = (events: RunEvent[], actionId: string) => events.filter((e) => e.actionId === actionId)
 
-describe('review: parallel tool calls (core/effects.ts executeTogether, core/loop.ts actTogether)', () => {
+describe('review: parallel tool calls (core/kernel/effects.ts executeTogether, core/kernel/loop.ts actTogether)', () => {
   it('refuses a second call of one wave that reuses an idempotency key with other arguments (as one by one does)', async () => {
     // Two charges under one order number, to different accounts: their footprints do not overlap, so they share a wave.
     const calls: Call[] = [
@@ -246,7 +246,7 @@ async function open(file: string, options: { agents?: string[] } = {}): Promise<
   return app
 }
 
-describe('review: handoff (core/loop.ts pass, core/agent.ts track/acceptHandoff)', () => {
+describe('review: handoff (core/kernel/loop.ts pass, core/kernel/agent.ts track/acceptHandoff)', () => {
   it('a cancel asked for while the run stops to be handed over is not lost: the run ends CANCELLED', async () => {
     const app = await open(presetFile({
       triage: { script: [{ tool: 'handoff', args: { agent: 'billing', reason: 'a refund question' } }], subagents: { handoffs: ['billing'] } },
@@ -314,7 +314,7 @@ describe('review: the agents directory when not every agent of the preset is loa
   })
 })
 
-describe('review: the agent check in take() (core/agent.ts)', () => {
+describe('review: the agent check in take() (core/kernel/agent.ts)', () => {
   it('a command refused because the run belongs to another agent leaves no lease renewal running behind', async () => {
     const app = await open(presetFile({
       triage: { script: [{ tool: 'handoff', args: { agent: 'billing', reason: 'a refund question' } }], subagents: { handoffs: ['billing'] }, durability: { leaseTtlMs: 60 } },

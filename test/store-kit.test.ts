@@ -1,5 +1,5 @@
 /**
- * core/store-kit.ts on its own: the checks both text stores run on every read, the chain's formula,
+ * core/kit/store-kit.ts on its own: the checks both text stores run on every read, the chain's formula,
  * and the checker `verify` uses. The stores themselves are held to it by test/contracts/store.ts.
  */
 import assert from 'node:assert/strict'

@@ -1,7 +1,7 @@
 /**
  * Running one tool in a test the way the kernel runs it: inside a real run of a real AgentRuntime, so
  * the call gets a ticket only after a recorded policy decision, like any call in production. There is
- * no shortcut: tickets are the kernel's alone (core/ticket.ts), and tests use the same door as users.
+ * no shortcut: tickets are the kernel's alone (core/kernel/ticket.ts), and tests use the same door as users.
  *
  * The agent is minimal: an in-memory store, a model that proposes the call (after harmless calls to a
  * no-op tool, when the test wants another action id than `s1.a1`), a policy that allows, and a verifier
@@ -9,8 +9,8 @@
  */
 import { Context } from 'cordis'
 import { createAgentContext, CordageError, defineTool, type Code, type ModelRequest, type ModelResponse, type RunEvent, type Tool, type ToolResult } from 'cordage'
-import { AgentRuntime } from '../core/agent.ts'
-import { KernelWriter } from '../core/store-writer.ts'
+import { AgentRuntime } from '../core/kernel/agent.ts'
+import { KernelWriter } from '../core/kernel/store-writer.ts'
 import { z } from 'zod'
 import { MemoryStore } from '../plugins/store-memory/memory-store.ts'
 

@@ -4,8 +4,8 @@
  * a flag is an error that says which flags exist, never silently ignored.
  */
 import { parseArgs } from 'node:util'
-import { CordageError } from '../errors.ts'
-import { closest } from '../host/closest.ts'
+import { CordageError } from '../contracts/errors.ts'
+import { closest } from '../kit/closest.ts'
 
 type Flag = { type: 'string' | 'boolean'; help: string; short?: string; multiple?: boolean }
 

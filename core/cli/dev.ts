@@ -8,8 +8,8 @@
  * {@link printWatching} and {@link printReload} are shared with it, so both commands print the same lines.
  */
 import { relative } from 'node:path'
-import { CordageError } from '../errors.ts'
-import { RunEventTypes, type PluginEvent, type RunEvent } from '../events.ts'
+import { CordageError } from '../contracts/errors.ts'
+import { RunEventTypes, type PluginEvent, type RunEvent } from '../contracts/events.ts'
 import type { Cordage } from '../host/app.ts'
 import { DevReloader } from '../host/dev.ts'
 import type { Parsed } from './args.ts'

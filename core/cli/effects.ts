@@ -7,9 +7,9 @@
  * without that optional method, `effect(key)` for each key the run's actions used); the values were
  * scrubbed of the agents' secrets before they were stored. Exit 0, 2 for usage (`run_not_found`).
  */
-import { CordageError } from '../errors.ts'
+import { CordageError } from '../contracts/errors.ts'
 import type { Cordage } from '../host/app.ts'
-import type { Effect, EffectStatus } from '../services/store.ts'
+import type { Effect, EffectStatus } from '../contracts/services/store.ts'
 import type { Parsed } from './args.ts'
 import { ExitCodes } from './exit-codes.ts'
 import type { Output } from './output.ts'

@@ -3,9 +3,9 @@
  * One readable line per run event: seq, type, the ids that apply, and the few fields a person reading
  * a run wants. `--json` prints the events themselves instead.
  */
-import type { RunEvent } from '../events.ts'
-import type { RunSummary } from '../services/store.ts'
-import type { ApprovalGrant } from '../grants.ts'
+import type { RunEvent } from '../contracts/events.ts'
+import type { RunSummary } from '../contracts/services/store.ts'
+import type { ApprovalGrant } from '../kernel/grants.ts'
 
 export function formatEvent(event: RunEvent, color = false): string {
   const id = event.actionId ?? event.stepId ?? event.turnId ?? ''

@@ -5,14 +5,14 @@
  */
 import { existsSync } from 'node:fs'
 import { relative } from 'node:path'
-import { CordageError } from '../errors.ts'
-import { RunEventTypes, type RunEvent } from '../events.ts'
+import { CordageError } from '../contracts/errors.ts'
+import { RunEventTypes, type RunEvent } from '../contracts/events.ts'
 import { Cordage } from '../host/app.ts'
 import { parseLogLevel, type LogLevel } from '../host/logging.ts'
-import type { RunState } from '../state.ts'
-import { isTerminal, isWaiting, Transitions, type RunStatus } from '../status.ts'
-import { KernelVersion } from '../version.ts'
-import type { AgentRuntime, ApprovalOptions, RunHandle } from '../agent.ts'
+import type { RunState } from '../kernel/state.ts'
+import { isTerminal, isWaiting, Transitions, type RunStatus } from '../kernel/status.ts'
+import { KernelVersion } from '../kernel/version.ts'
+import type { AgentRuntime, ApprovalOptions, RunHandle } from '../kernel/agent.ts'
 import { helpText, parse, type Parsed } from './args.ts'
 import { ExitCodes, exitCodeFor } from './exit-codes.ts'
 import { formatEvent, formatGrant, formatSummary } from './format.ts'
@@ -288,7 +288,7 @@ const commands: Record<string, Handler> = {
     // Loaded on demand: the other commands do not pay for the web server.
     if (!flags.watch && flags.debounce !== undefined) throw new CordageError('invalid_input', '--debounce applies to --watch only; add --watch')
     const watch = flags.watch ? { debounceMs: debounceOf(flags) } : undefined
-    const { startPlayground } = await import('../../playground/server.ts')
+    const { startPlayground } = await import('cordage/playground')
     const token = (flags.token as string | undefined) ?? (process.env.CORDAGE_PLAYGROUND_TOKEN || undefined)
     const playground = await startPlayground({ preset: file, port, watch, token, readOnly: !!flags['read-only'], logLevel: logLevelOf(flags), log: (line) => io.err(line), onError: (error) => io.err(`[playground] ${(error as Error)?.message ?? error}`) })
     // The address carries the secret token (printed to whoever started it, as notebook servers do).

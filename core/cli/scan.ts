@@ -1,7 +1,7 @@
 /**
  * @module cli/scan
  * `cordage scan`: searches the stores of a preset's agents for the agents' secrets. Runs scrub their
- * secrets before anything is recorded (core/secrets.ts), so a finding means the record was written
+ * secrets before anything is recorded (core/kit/secrets.ts), so a finding means the record was written
  * before scrubbing (an older Cordage, a secret added to the preset later), or by something else. Each
  * agent's secrets are the ones its runs scrub (host/secrets.ts: the preset's `secrets` and the key
  * variables its plugins' manifests mark secret), read from this environment; every run of every
@@ -13,10 +13,10 @@
  * percent-encoded), never the value. Exit 0 clean, 1 something found (or a run could not be read),
  * 2 usage (nothing to look for included).
  */
-import { CordageError } from '../errors.ts'
+import { CordageError } from '../contracts/errors.ts'
 import type { Cordage } from '../host/app.ts'
-import type { SecretFinding } from '../secrets.ts'
-import type { StoreService } from '../services/store.ts'
+import type { SecretFinding } from '../kit/secrets.ts'
+import type { StoreService } from '../contracts/services/store.ts'
 import type { Parsed } from './args.ts'
 import { ExitCodes } from './exit-codes.ts'
 import type { Output } from './output.ts'

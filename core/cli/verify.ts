@@ -1,14 +1,14 @@
 /**
  * @module cli/verify
  * `cordage verify RUN`: asks the store that holds a run to check its stored history (the store's
- * optional `verify`, core/store-kit.ts): every event parses, is numbered 1..n, belongs to the run, and
+ * optional `verify`, core/kit/store-kit.ts): every event parses, is numbered 1..n, belongs to the run, and
  * matches its link in the hash chain. Prints what was checked and the head hash (to keep elsewhere as
  * an anchor), or the first bad seq and why. Exit 0 intact, 1 damaged (`store_corrupt`), 2 usage.
  */
-import { CordageError } from '../errors.ts'
+import { CordageError } from '../contracts/errors.ts'
 import type { Cordage } from '../host/app.ts'
-import type { HistoryCheck } from '../services/store.ts'
-import { storeCorrupt } from '../store-kit.ts'
+import type { HistoryCheck } from '../contracts/services/store.ts'
+import { storeCorrupt } from '../kit/store-kit.ts'
 import type { Parsed } from './args.ts'
 import { ExitCodes } from './exit-codes.ts'
 import type { Output } from './output.ts'

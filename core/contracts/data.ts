@@ -139,7 +139,7 @@ export interface Ticket {
   /** Epoch milliseconds after which the ticket is refused. */
   readonly expiresAt: number
   /**
-   * The identity of the tool definition the loop resolved and judged (core/tool.ts), when the tool was
+   * The identity of the tool definition the loop resolved and judged (core/kernel/tool.ts), when the tool was
    * built with defineTool: only that definition's invoke accepts the ticket, not another object that
    * forwards to it under the same name.
    */

@@ -1,10 +1,10 @@
 /**
  * @module contracts/state
  * The shape of run state, as every service reads it (read-only): a reduction of the run's events that
- * the kernel alone computes (core/state.ts). Types only; it names the shared data of
+ * the kernel alone computes (core/kernel/state.ts). Types only; it names the shared data of
  * {@link module:contracts/data} and the error codes, and no service contract.
  */
-import type { Code } from '../errors.ts'
+import type { Code } from './errors.ts'
 import type { ApprovalGrant, ApprovalScope, Budgets, Decision, ParentLink, RunStatus, Usage, Verdict } from './data.ts'
 
 export type ActionStatus =

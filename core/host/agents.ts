@@ -1,13 +1,13 @@
 /**
  * @module host/agents
- * The `agents` service the host gives each agent (core/services/agents.ts): the preset's other agents,
+ * The `agents` service the host gives each agent (core/contracts/services/agents.ts): the preset's other agents,
  * child runs (subagents) and handoffs. One directory per agent, so it knows who is asking.
  */
-import { childBudgets, type AgentDirectory, type ChildOutcome, type SpawnRequest } from '../services/agents.ts'
-import type { AgentRuntime } from '../agent.ts'
-import { CordageError } from '../errors.ts'
-import type { RunState } from '../state.ts'
-import { isTerminal } from '../status.ts'
+import { childBudgets, type AgentDirectory, type ChildOutcome, type SpawnRequest } from '../contracts/services/agents.ts'
+import type { AgentRuntime } from '../kernel/agent.ts'
+import { CordageError } from '../contracts/errors.ts'
+import type { RunState } from '../kernel/state.ts'
+import { isTerminal } from '../kernel/status.ts'
 import type { Preset } from './preset.ts'
 
 export interface AgentsHost {

@@ -4,13 +4,13 @@
  * context with its own plugin versions. This is what the CLI (and later the playground) drives.
  */
 import { Context } from 'cordis'
-import { AgentRuntime } from '../agent.ts'
-import { createAgentContext } from '../cordis.ts'
+import { AgentRuntime } from '../kernel/agent.ts'
+import { createAgentContext } from '../kernel/cordis.ts'
 import { agentDirectory } from './agents.ts'
-import { CordageError } from '../errors.ts'
+import { CordageError } from '../contracts/errors.ts'
 import { PluginCatalog, type CatalogEntry } from './catalog.ts'
 import { handledErrors, plugOne, unplug, type LoadedPlugin } from './plug.ts'
-import { offerState, takeSnapshot } from '../handover.ts'
+import { offerState, takeSnapshot } from '../kernel/handover.ts'
 import { failClosedPlugin, guardedServices, isFailClosed } from './fail-closed.ts'
 import { RebuiltCatalog } from './reload-catalog.ts'
 import { loadPreset, type AgentSpec, type PluginRef, type Preset } from './preset.ts'
@@ -18,8 +18,8 @@ import { planAgent, type AgentPlan } from './resolve.ts'
 import { applyLock, readLock } from './lock.ts'
 import { pluginHash } from './plugin-hash.ts'
 import { secretsOf } from './secrets.ts'
-import { KernelWriter } from '../store-writer.ts'
-import { MinSecretLength, Scrubber } from '../secrets.ts'
+import { KernelWriter } from '../kernel/store-writer.ts'
+import { MinSecretLength, Scrubber } from '../kit/secrets.ts'
 import { attachLogSink, effectiveLogLevel, type LogLevel, type LogSink } from './logging.ts'
 
 export interface CordageOptions {

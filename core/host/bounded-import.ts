@@ -6,7 +6,7 @@
  * is a normal (ref'd) one on purpose: it keeps the process alive until the answer is an error.
  */
 import { pathToFileURL } from 'node:url'
-import { CordageError } from '../errors.ts'
+import { CordageError } from '../contracts/errors.ts'
 
 /** How long one plugin module may take to load, unless `CORDAGE_PLUGIN_LOAD_TIMEOUT_MS` says otherwise. */
 export const DefaultPluginLoadTimeoutMs = 10_000

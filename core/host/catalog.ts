@@ -8,12 +8,12 @@
 import { existsSync, readdirSync, readFileSync, realpathSync, statSync } from 'node:fs'
 import { dirname, isAbsolute, join, relative, resolve } from 'node:path'
 import semver from 'semver'
-import { CordageError } from '../errors.ts'
-import type { CordagePlugin, Manifest } from '../manifest.ts'
+import { CordageError } from '../contracts/errors.ts'
+import type { CordagePlugin, Manifest } from '../contracts/manifest.ts'
 import { importPluginModule } from './bounded-import.ts'
 import { checkManifest } from './manifest-check.ts'
 import { shareHostPackages } from './shared-modules.ts'
-import { closest } from './closest.ts'
+import { closest } from '../kit/closest.ts'
 
 export interface CatalogEntry {
   manifest: Manifest

@@ -15,9 +15,9 @@
  * dev.stop()
  */
 import { watch, type FSWatcher } from 'node:fs'
-import { agentFilter } from '../cordis.ts'
-import { CordageError } from '../errors.ts'
-import type { PluginEvent } from '../events.ts'
+import { agentFilter } from '../kernel/cordis.ts'
+import { CordageError } from '../contracts/errors.ts'
+import type { PluginEvent } from '../contracts/events.ts'
 import type { Cordage } from './app.ts'
 import type { CatalogEntry } from './catalog.ts'
 import { buildPlugin, hashPlugin, type PluginBuild } from './reload-build.ts'

@@ -6,10 +6,10 @@
  * safety plugin into nothing. The stand-in serves until a version of the plugin starts again.
  */
 import type { Context } from 'cordis'
-import { definePlugin, type CordagePlugin, type Manifest } from '../manifest.ts'
-import type { PolicyService } from '../services/policy.ts'
-import type { GuardrailService } from '../services/guardrail.ts'
-import type { VerifierService } from '../services/verifier.ts'
+import { definePlugin, type CordagePlugin, type Manifest } from '../contracts/manifest.ts'
+import type { PolicyService } from '../contracts/services/policy.ts'
+import type { GuardrailService } from '../contracts/services/guardrail.ts'
+import type { VerifierService } from '../contracts/services/verifier.ts'
 
 /** Services that must never be left unprovided by a failed swap. */
 export const FailClosedServices = ['policy', 'guardrail', 'verifier'] as const

@@ -16,8 +16,8 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
 import { basename, dirname, join, relative, resolve } from 'node:path'
 import { isAlias, isMap as isYamlMap, isSeq, LineCounter, parseDocument, visit, type Document, type Node as YamlNode } from 'yaml'
-import { CordageError } from '../errors.ts'
-import { closest } from './closest.ts'
+import { CordageError } from '../contracts/errors.ts'
+import { closest } from '../kit/closest.ts'
 
 type Key = string | number
 

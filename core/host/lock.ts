@@ -15,7 +15,7 @@
 import { existsSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs'
 import { basename, dirname, join, relative } from 'node:path'
 import semver from 'semver'
-import { CordageError } from '../errors.ts'
+import { CordageError } from '../contracts/errors.ts'
 import type { CatalogEntry, PluginCatalog } from './catalog.ts'
 import { pluginHash } from './plugin-hash.ts'
 import type { AgentSpec, PluginRef, Preset } from './preset.ts'

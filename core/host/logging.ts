@@ -13,9 +13,9 @@
  * for a cordis root that is not a Cordage app, and each app has its own level.
  */
 import { Logger, type Context } from 'cordis'
-import { AgentKey, pluginOf } from '../cordis.ts'
-import { CordageError } from '../errors.ts'
-import type { Scrubber } from '../secrets.ts'
+import { AgentKey, pluginOf } from '../kernel/cordis.ts'
+import { CordageError } from '../contracts/errors.ts'
+import type { Scrubber } from '../kit/secrets.ts'
 
 /** The levels, most severe first: a level shows itself and every level before it. */
 export const LogLevels = ['error', 'warn', 'info', 'debug'] as const

@@ -5,8 +5,8 @@
  */
 import semver from 'semver'
 import { z } from 'zod'
-import { CordageError } from '../errors.ts'
-import type { Manifest } from '../manifest.ts'
+import { CordageError } from '../contracts/errors.ts'
+import type { Manifest } from '../contracts/manifest.ts'
 import { expected } from './expected.ts'
 
 const name = z.string().regex(/^[a-z][a-z0-9-]*$/, 'lower-case letters, digits and "-", starting with a letter')

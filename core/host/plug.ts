@@ -6,9 +6,9 @@
  * these is checked here and turned into a `plugin_start_failed` that names the plugin.
  */
 import { symbols, type Context, type ForkScope } from 'cordis'
-import { agentFilter, readService, ServiceNames, type ServiceName } from '../cordis.ts'
-import { CordageError } from '../errors.ts'
-import type { CordagePlugin } from '../manifest.ts'
+import { agentFilter, readService, ServiceNames, type ServiceName } from '../kernel/cordis.ts'
+import { CordageError } from '../contracts/errors.ts'
+import type { CordagePlugin } from '../contracts/manifest.ts'
 import { importPluginModule } from './bounded-import.ts'
 import type { PlannedPlugin } from './resolve.ts'
 

@@ -5,7 +5,7 @@
  * checked exactly as a preset entry is (version range, config, requirements in both directions).
  */
 import semver from 'semver'
-import { CordageError } from '../errors.ts'
+import { CordageError } from '../contracts/errors.ts'
 import { PluginCatalog, type CatalogEntry } from './catalog.ts'
 
 export class RebuiltCatalog extends PluginCatalog {

@@ -6,8 +6,8 @@
  */
 import semver from 'semver'
 import type { Schema } from 'cordis'
-import { HostProvided, KernelOptional, KernelRequires } from '../contracts.ts'
-import { CordageError, type Code } from '../errors.ts'
+import { HostProvided, KernelOptional, KernelRequires } from '../contracts/versions.ts'
+import { CordageError, type Code } from '../contracts/errors.ts'
 import type { CatalogEntry, PluginCatalog } from './catalog.ts'
 import type { AgentSpec, PluginRef, Preset } from './preset.ts'
 

@@ -1,10 +1,10 @@
 /**
  * @module host/secrets
- * Which values an agent's runs keep out of their record (core/secrets.ts): the environment variables a
+ * Which values an agent's runs keep out of their record (core/kit/secrets.ts): the environment variables a
  * preset lists under `secrets`, and those its plugins name in config keys their manifests mark as
  * secret (`secrets: ['apiKeyEnv']` in model-openai's manifest: the variable named by `apiKeyEnv`).
  */
-import { MinSecretLength, type Secret } from '../secrets.ts'
+import { MinSecretLength, type Secret } from '../kit/secrets.ts'
 import type { PlannedPlugin } from './resolve.ts'
 
 export interface SecretsFound {

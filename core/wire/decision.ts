@@ -4,8 +4,8 @@
  * {@link Decision}. Shared so every adapter turns answers into decisions the same way: arguments are
  * parsed only once complete, and `ask_user` is a tool the adapter offers, not a tool that runs.
  */
-import type { Decision } from '../services/model.ts'
-import type { ToolView } from '../services/tools.ts'
+import type { Decision } from '../contracts/services/model.ts'
+import type { ToolView } from '../contracts/services/tools.ts'
 import { parseArgs } from './args.ts'
 
 /** A tool call as received: the provider's id, the name, the complete argument text. */

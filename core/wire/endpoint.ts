@@ -3,7 +3,7 @@
  * Where an adapter sends its requests and with which key, checked when the plugin starts so a wrong
  * preset fails at once with the fix, not at the first model call.
  */
-import { CordageError } from '../errors.ts'
+import { CordageError } from '../contracts/errors.ts'
 
 export interface EndpointOptions {
   /** The plugin name, for messages. */

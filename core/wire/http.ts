@@ -4,7 +4,7 @@
  * signal aborts it, silence for `timeoutMs` (before the headers or between two stream chunks) ends it,
  * and every failure comes out as a classified CordageError with secrets redacted.
  */
-import { CordageError } from '../errors.ts'
+import { CordageError } from '../contracts/errors.ts'
 import type { Redactor } from './redact.ts'
 import { retryAfterMs } from './retry-after.ts'
 import { readSse, type SseMessage } from './sse.ts'

@@ -3,7 +3,7 @@
  * Secrets (API keys) must not reach events, logs or error messages, even when a provider echoes them
  * back in an error body. Every text an adapter lets out goes through {@link Redactor.text}.
  */
-import { CordageError } from '../errors.ts'
+import { CordageError } from '../contracts/errors.ts'
 
 export class Redactor {
   private secrets: string[]

@@ -1,5 +1,5 @@
 /**
- * The token estimate of the compacted projection: the kernel's documented estimate (core/tokens.ts),
+ * The token estimate of the compacted projection: the kernel's documented estimate (core/kit/tokens.ts),
  * the one context-default counts with too, so this plugin works with any context provider.
  */
 import { messageTokens, type ContextMessage } from 'cordage'

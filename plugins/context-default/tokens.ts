@@ -1,5 +1,5 @@
 /**
- * The token estimate is the kernel's documented one (core/tokens.ts, shared with compaction-summary);
+ * The token estimate is the kernel's documented one (core/kit/tokens.ts, shared with compaction-summary);
  * this file adds what assembling under a budget needs on top of it.
  */
 export { estimateTokens, messageTokens, MessageOverhead } from 'cordage'

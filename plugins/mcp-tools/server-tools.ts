@@ -9,7 +9,7 @@ import type { Tool as McpTool } from '@modelcontextprotocol/sdk/types.js'
 import type { ServerSpec } from './config.ts'
 import { contractOf } from './contract.ts'
 import { mcpTool, type McpToolOptions } from './mcp-tool.ts'
-import { closest } from 'cordage/host'
+import { closest } from 'cordage/kit'
 import { isValidName, registryName } from './naming.ts'
 
 export interface ServerToolsOptions {

@@ -209,6 +209,6 @@ export class MemoryStore implements StoreService {
   }
 }
 
-// The kernel writes only through a frozen class (core/store-writer.ts guardStore): nobody holding the
+// The kernel writes only through a frozen class (core/kernel/store-writer.ts guardStore): nobody holding the
 // store can replace a write method to catch the kernel's writer.
 Object.freeze(MemoryStore.prototype)

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict'
-import { KernelWriter } from '../../core/store-writer.ts'
+import { KernelWriter } from '../../core/kernel/store-writer.ts'
 import { after, describe, it } from 'node:test'
 import { runEvents, runStoreContract } from '../../test/contracts/store.ts'
 import pg from 'pg'

@@ -102,7 +102,7 @@ export class PostgresStore implements StoreService {
       }
       for (const write of options.effects ?? []) await this.writeEffect(c, write)
 
-      // Each event is chained to the one before over the exact text stored (core/store-kit.ts): one hash
+      // Each event is chained to the one before over the exact text stored (core/kit/store-kit.ts): one hash
       // per event, nothing serialised again. A run stored before chaining continues from the empty link.
       let link = this.chain ? row?.head ?? '' : ''
       const values: unknown[] = []
@@ -120,7 +120,7 @@ export class PostgresStore implements StoreService {
       })
       if (events.some((e) => e.type === 'run/end')) await c.query('UPDATE runs SET cancel_by = NULL, cancel_reason = NULL, cancel_at = NULL WHERE run_id = $1', [runId])
       if (options.snapshot) {
-        // Linked to the chain at its seq (core/store-kit.ts), so a resume can tell it is the state written.
+        // Linked to the chain at its seq (core/kit/store-kit.ts), so a resume can tell it is the state written.
         const state = JSON.stringify(options.snapshot.state)
         await c.query(`INSERT INTO snapshots (run_id, seq, version, state, chain) VALUES ($1, $2, $3, $4, decode($5, 'hex'))
           ON CONFLICT (run_id) DO UPDATE SET seq = excluded.seq, version = excluded.version, state = excluded.state, chain = excluded.chain`,
@@ -154,7 +154,7 @@ export class PostgresStore implements StoreService {
       [write.key, write.runId, write.actionId, write.policyVersion])
   }
 
-  // Reads check what they return (core/store-kit.ts): a body that does not parse, an event under
+  // Reads check what they return (core/kit/store-kit.ts): a body that does not parse, an event under
   // another seq or of another run, or a gap up to the run's last seq is store_corrupt, by seq. The run's
   // last seq is read before its events, so a concurrent append can only add rows, never fake a gap.
   // Each row's link is recomputed from its body, on from the link of the event the read starts after,
@@ -189,7 +189,7 @@ export class PostgresStore implements StoreService {
 
   /**
    * Check a run's stored history: numbering, parsing, run ids, and each event's chain hash recomputed
-   * from its stored body (core/store-kit.ts), page by page. A damaged history is a result, not an error.
+   * from its stored body (core/kit/store-kit.ts), page by page. A damaged history is a result, not an error.
    */
   async verify(runId: string): Promise<HistoryCheck> {
     const lastSeq = await this.need(runId)
@@ -368,7 +368,7 @@ export class PostgresStore implements StoreService {
   }
 }
 
-// The kernel writes only through a frozen class (core/store-writer.ts guardStore): nobody holding the
+// The kernel writes only through a frozen class (core/kernel/store-writer.ts guardStore): nobody holding the
 // store can replace a write method to catch the kernel's writer.
 Object.freeze(PostgresStore.prototype)
 

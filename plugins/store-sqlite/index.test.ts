@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict'
-import { KernelWriter } from '../../core/store-writer.ts'
+import { KernelWriter } from '../../core/kernel/store-writer.ts'
 import { join } from 'node:path'
 import { spawn } from 'node:child_process'
 import { describe, it } from 'node:test'

@@ -89,7 +89,7 @@ export class SqliteStore implements StoreService {
     })
     if (!row && events[0]?.type !== 'run/start') throw new CordageError('invalid_event', `run ${runId}: the first event must be run/start, got ${events[0]?.type}`)
     for (const write of options.effects ?? []) this.writeEffect(write)
-    // Each event is chained to the one before over the exact text stored (core/store-kit.ts): one hash
+    // Each event is chained to the one before over the exact text stored (core/kit/store-kit.ts): one hash
     // per event, nothing serialised again. A run stored before chaining continues from the empty link.
     // The link is kept as the digest's 32 bytes (half the hex text: the chain adds ~35 bytes an event).
     let link = this.chain && expectedSeq > 0 ? hex(this.sql.chainAt.get(runId, expectedSeq)?.chain) ?? '' : ''
@@ -113,7 +113,7 @@ export class SqliteStore implements StoreService {
     if (!row && options.lease) this.sql.firstLease.run({ runId, worker: options.lease.worker, expires: options.lease.expiresAt })
     if (events.some((e) => e.type === 'run/end')) this.sql.clearCancel.run(runId)
     if (options.snapshot) {
-      // Linked to the chain at its seq (core/store-kit.ts), so a resume can tell it is the state written.
+      // Linked to the chain at its seq (core/kit/store-kit.ts), so a resume can tell it is the state written.
       const state = JSON.stringify(options.snapshot.state)
       this.sql.upsertSnapshot.run(runId, events[events.length - 1].seq, options.snapshot.version, state, this.chain ? Buffer.from(snapshotLink(link, state, this.chainKey), 'hex') : null)
     }
@@ -140,7 +140,7 @@ export class SqliteStore implements StoreService {
     this.sql.retryEffect.run(write)
   }
 
-  // Reads check what they return (core/store-kit.ts): a body that does not parse, an event under
+  // Reads check what they return (core/kit/store-kit.ts): a body that does not parse, an event under
   // another seq or of another run, or a gap up to the run's last seq is store_corrupt, by seq. The run's
   // last seq is read before its events, so a concurrent append can only add rows, never fake a gap.
   // Each row's link is recomputed from its body, on from the link of the event the read starts after,
@@ -182,7 +182,7 @@ export class SqliteStore implements StoreService {
     return chainedEventsFromRows(runId, rows as ChainedEventRow[], after, last, start, this.chainKey)
   }
 
-  /** Where a read after `after` picks up the chain: the link of the event there (core/store-kit.ts ChainStart). */
+  /** Where a read after `after` picks up the chain: the link of the event there (core/kit/store-kit.ts ChainStart). */
   private chainStart(runId: string, after: number): ChainStart {
     const at = this.sql.chainAt.get(runId, after)
     if (!at) return { link: undefined }
@@ -195,7 +195,7 @@ export class SqliteStore implements StoreService {
 
   /**
    * Check a run's stored history: numbering, parsing, run ids, and each event's chain hash recomputed
-   * from its stored body (core/store-kit.ts). A damaged history is a result (`firstBad`), not an error.
+   * from its stored body (core/kit/store-kit.ts). A damaged history is a result (`firstBad`), not an error.
    */
   async verify(runId: string): Promise<HistoryCheck> {
     const { last_seq } = this.need(runId)
@@ -299,7 +299,7 @@ export class SqliteStore implements StoreService {
   }
 }
 
-// The kernel writes only through a frozen class (core/store-writer.ts guardStore): nobody holding the
+// The kernel writes only through a frozen class (core/kernel/store-writer.ts guardStore): nobody holding the
 // store can replace a write method to catch the kernel's writer.
 Object.freeze(SqliteStore.prototype)
 

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { chainHash, snapshotLink, type AppendOptions, type ApprovalGrant, type CancelRequest, type ClaimFilter, type CordageError, type EffectWrite, type Lease, type RunEvent, type StoreService } from 'cordage'
-import { KernelWriter } from '../../core/store-writer.ts'
+import { KernelWriter } from '../../core/kernel/store-writer.ts'
 
 const usage = { inputTokens: 0, outputTokens: 0, costUsd: 0 }
 
@@ -37,7 +37,7 @@ export interface KernelStore extends Omit<StoreService, 'append' | 'claim' | 're
   raw: StoreService
 }
 
-/** Write as the kernel does: the project's own tests may import the kernel's writer (core/store-writer.ts). */
+/** Write as the kernel does: the project's own tests may import the kernel's writer (core/kernel/store-writer.ts). */
 export function asKernel(store: StoreService): KernelStore {
   const w = KernelWriter
   const writes = {

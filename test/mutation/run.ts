@@ -1,7 +1,7 @@
 /**
  * `npm run test:mutation [-- FILE...] [--force] [--head] [--log info]`: mutation testing of the trust boundary.
  *
- * For each target of test/mutation/targets.ts (or those named: `core/ticket.ts`, or a part such as
+ * For each target of test/mutation/targets.ts (or those named: `core/kernel/ticket.ts`, or a part such as
  * `plugins/store-memory/memory-store.ts#ledger`), StrykerJS mutates that file only and runs, for each
  * mutant, only the tests that exercise it, through the `command` test runner (node:test has no Stryker
  * runner). Results are kept per target in reports/mutation/<target>.incremental.json, so a second run

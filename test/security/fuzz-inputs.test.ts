@@ -1,7 +1,7 @@
 /**
  * Issue 10, "Proof": generated malformed inputs over every input path a user controls — preset files,
  * plugin folders and npm packages, plugin config, command-line flags, lock files — must each end in a
- * clear error: `error [code]:` with a code of core/errors.ts, naming where the problem is, exit code 2
+ * clear error: `error [code]:` with a code of core/contracts/errors.ts, naming where the problem is, exit code 2
  * (a configuration or usage error, docs/cli.md), never a stack trace, never a hang, never exit 0.
  *
  * The inputs are generated deterministically (fixed seeds, fast-check's `sample` for the random parts),
@@ -21,7 +21,7 @@ import { after, before, describe, it } from 'node:test'
 import fc from 'fast-check'
 import { Document, parseDocument, stringify } from 'yaml'
 import { main } from '../../core/cli/main.ts'
-import { Codes, CordageError } from '../../core/errors.ts'
+import { Codes, CordageError } from '../../core/contracts/errors.ts'
 import { Cordage } from '../../core/host/app.ts'
 import { BuiltinPluginsDir, PluginCatalog } from '../../core/host/catalog.ts'
 
@@ -43,7 +43,7 @@ interface FuzzCase {
   input: Input
   /** Text the message must contain (or match): the file, the key, the flag. */
   where: string | RegExp | (string | RegExp)[]
-  /** The codes that fit, when the category knows them; any code of core/errors.ts otherwise. */
+  /** The codes that fit, when the category knows them; any code of core/contracts/errors.ts otherwise. */
   codes?: string[]
 }
 
@@ -135,7 +135,7 @@ function judge(c: FuzzCase, o: Outcome): string | undefined {
   if (/^internal error/m.test(o.text)) return 'an internal error'
   const code = /^error \[([a-z_]+)\]: /m.exec(o.text)?.[1]
   if (!code) return 'no "error [code]: ..." line'
-  if (!Object.hasOwn(Codes, code) || code === 'internal_error') return `code ${code} is not a code of core/errors.ts`
+  if (!Object.hasOwn(Codes, code) || code === 'internal_error') return `code ${code} is not a code of core/contracts/errors.ts`
   if (c.codes && !c.codes.includes(code)) return `code ${code}, expected ${c.codes.join(' or ')}`
   if (o.exit !== 2) return `exit ${o.exit}, expected 2 (a configuration or usage error)`
   for (const w of [c.where].flat()) {

@@ -4,7 +4,7 @@
  * - tool arguments: the call runs (the arguments were fine) or ends in `tool/error` with
  *   `invalid_arguments` or the tool's own `tool_failed`, before any effect; never another code, never
  *   a crash of the run, never a hang;
- * - HTTP bodies: a 4xx with `{ error: { code, message } }` whose code is in core/errors.ts; never a
+ * - HTTP bodies: a 4xx with `{ error: { code, message } }` whose code is in core/contracts/errors.ts; never a
  *   500, never a hang, and nothing started when the body was wrong.
  * Generated deterministically (fixed seeds), so a failing case fails again the same way. Store rows
  * are fuzzed in test/security/fuzz-store.test.ts.

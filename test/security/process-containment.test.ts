@@ -1,5 +1,5 @@
 /**
- * Nothing a tool's child process starts outlives the call (core/process.ts), with real processes.
+ * Nothing a tool's child process starts outlives the call (core/kit/process.ts), with real processes.
  * Each process to watch gets a unique argument (`sleep 300.<n>`) and is found by it in /proc. A command
  * that must not end before its children run waits for a file the test writes once it has seen them.
  */
@@ -14,7 +14,7 @@ const never = new AbortController().signal
 const here = (await runProcess('true', [], { signal: never })).containment
 const noCgroup = here === 'cgroup' ? false : `no cgroup can be made here (containment is ${here}); docs/security-processes.md says what escapes then`
 
-/** The cgroup v2 folder of this process, when cgroup v2 is mounted writable (found apart from core/process.ts). */
+/** The cgroup v2 folder of this process, when cgroup v2 is mounted writable (found apart from core/kit/process.ts). */
 function ownCgroupFolder(): string | undefined {
   if (process.platform !== 'linux') return undefined
   const own = readFileSync('/proc/self/cgroup', 'utf8').match(/^0::(\/.*)$/m)?.[1]

@@ -2,7 +2,7 @@
  * Regular expressions from presets (policy rules, approvals, guardrail and verifier patterns, citation
  * patterns) and from the model (a code search) run on text the model controls. On a backtracking engine
  * one catastrophic pattern stalls the whole process, synchronously, where no deadline can interrupt
- * it; so they run on the linear-time engine (core/regex.ts), and a pattern that needs backtracking is
+ * it; so they run on the linear-time engine (core/kit/regex.ts), and a pattern that needs backtracking is
  * refused when the preset is checked. Each plugin's tests cover its own patterns; this file covers a
  * whole run and `cordage check`.
  *

@@ -1,11 +1,11 @@
 /**
- * core/budget.ts: the bounds the loop checks at every boundary, each at its edge, and a deadline that
+ * core/kernel/budget.ts: the bounds the loop checks at every boundary, each at its edge, and a deadline that
  * passes between steps (a slow tool, a long wait for approval) through a real run.
  */
 import assert from 'node:assert/strict'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { afterEach, describe, it } from 'node:test'
-import { DefaultBudgets, outOfSteps, overBudget, type Budgets, type BudgetState } from '../../core/budget.ts'
+import { DefaultBudgets, outOfSteps, overBudget, type Budgets, type BudgetState } from '../../core/kernel/budget.ts'
 import { supportDesk, type Harness } from '../helpers.ts'
 
 const usage = (inputTokens = 0, outputTokens = 0, costUsd = 0) => ({ inputTokens, outputTokens, costUsd })

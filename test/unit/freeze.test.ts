@@ -1,10 +1,10 @@
 /**
- * core/freeze.ts: what is on record cannot change, and only what deepFreeze froze all the way down
+ * core/kit/freeze.ts: what is on record cannot change, and only what deepFreeze froze all the way down
  * counts as deeply frozen (the hash cache relies on it).
  */
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { deepFreeze, isDeepFrozen } from '../../core/freeze.ts'
+import { deepFreeze, isDeepFrozen } from '../../core/kit/freeze.ts'
 
 describe('deepFreeze', () => {
   it('freezes every object and array inside, and returns the value itself', () => {

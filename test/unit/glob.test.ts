@@ -1,9 +1,9 @@
 /**
- * core/glob.ts: `*` matches any run of characters, everything else matches itself, in linear time.
+ * core/kit/glob.ts: `*` matches any run of characters, everything else matches itself, in linear time.
  */
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { globPattern } from '../../core/glob.ts'
+import { globPattern } from '../../core/kit/glob.ts'
 
 const matches = (glob: string, text: unknown) => globPattern(glob).test(text as string)
 

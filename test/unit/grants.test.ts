@@ -1,11 +1,11 @@
 /**
- * core/grants.ts: an approval that reaches beyond one call covers exactly the agent, tool, arguments,
+ * core/kernel/grants.ts: an approval that reaches beyond one call covers exactly the agent, tool, arguments,
  * policy version and tool version it was given for, until it expires or is revoked.
  */
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { hashArgs } from '../../core/hash.ts'
-import { grantMismatch, isActive, matchesQuery, type ApprovalGrant } from '../../core/grants.ts'
+import { hashArgs } from '../../core/kit/hash.ts'
+import { grantMismatch, isActive, matchesQuery, type ApprovalGrant } from '../../core/kernel/grants.ts'
 
 const args = { orderId: 'O-1', amount: 40 }
 const grant = (over: Partial<ApprovalGrant> = {}): ApprovalGrant => ({

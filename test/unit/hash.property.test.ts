@@ -7,8 +7,8 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import fc from 'fast-check'
-import { deepFreeze } from '../../core/freeze.ts'
-import { canonicalJson, hashArgs, jsonProblem } from '../../core/hash.ts'
+import { deepFreeze } from '../../core/kit/freeze.ts'
+import { canonicalJson, hashArgs, jsonProblem } from '../../core/kit/hash.ts'
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json }
 

@@ -1,12 +1,12 @@
 /**
- * core/hash.ts: the canonical JSON that approvals, grants, tickets and idempotency keys are bound to,
+ * core/kit/hash.ts: the canonical JSON that approvals, grants, tickets and idempotency keys are bound to,
  * its hash and the cache of hashes, and what keeps a value from being plain JSON.
  */
 import assert from 'node:assert/strict'
 import { hash } from 'node:crypto'
 import { describe, it } from 'node:test'
-import { deepFreeze } from '../../core/freeze.ts'
-import { canonicalJson, hashAnyway, hashArgs, jsonProblem, MaxJsonDepth } from '../../core/hash.ts'
+import { deepFreeze } from '../../core/kit/freeze.ts'
+import { canonicalJson, hashAnyway, hashArgs, jsonProblem, MaxJsonDepth } from '../../core/kit/hash.ts'
 
 const sha = (text: string) => 'sha256:' + hash('sha256', text).slice(0, 32)
 

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import type { EffectWrite } from '../../core/services/store.ts'
+import type { EffectWrite } from '../../core/contracts/services/store.ts'
 import { asKernel, runEvents } from '../contracts/store.ts'
 import { MemoryStore } from '../../plugins/store-memory/memory-store.ts'
 

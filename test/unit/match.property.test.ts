@@ -5,9 +5,9 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import fc from 'fast-check'
-import { globPattern } from '../../core/glob.ts'
-import { canonicalJson } from '../../core/hash.ts'
-import { ArgOperators, checkArgsPattern, compileArg, compileArgs, type ArgMatcher } from '../../core/match.ts'
+import { globPattern } from '../../core/kit/glob.ts'
+import { canonicalJson } from '../../core/kit/hash.ts'
+import { ArgOperators, checkArgsPattern, compileArg, compileArgs, type ArgMatcher } from '../../core/kit/match.ts'
 
 const runs = { numRuns: 300 }
 

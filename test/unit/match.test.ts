@@ -1,11 +1,11 @@
 /**
- * core/match.ts: tests on tool arguments (policy rule conditions, approval patterns). Each matcher is
+ * core/kit/match.ts: tests on tool arguments (policy rule conditions, approval patterns). Each matcher is
  * tried with values that must pass it and values that must fail it: a test that matches by mistake
  * widens permissions.
  */
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { ArgOperators, checkArgsPattern, compileArg, compileArgs, type ArgMatcher } from '../../core/match.ts'
+import { ArgOperators, checkArgsPattern, compileArg, compileArgs, type ArgMatcher } from '../../core/kit/match.ts'
 
 const holds = (matcher: ArgMatcher, value: unknown) => compileArg(matcher)(value)
 

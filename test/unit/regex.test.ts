@@ -1,11 +1,11 @@
 /**
- * core/regex.ts: patterns from presets and from the model on the linear-time engine, with JavaScript's
+ * core/kit/regex.ts: patterns from presets and from the model on the linear-time engine, with JavaScript's
  * flags and a clear error for what the engine cannot do.
  */
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { RE2JS } from 're2js'
-import { MaxRegexProgram, regexProblem, safeRegex } from '../../core/regex.ts'
+import { MaxRegexProgram, regexProblem, safeRegex } from '../../core/kit/regex.ts'
 
 const Unsupported = ' (lookahead, lookbehind and backreferences are not supported: patterns run on a linear-time engine, so that no input can stall the process)'
 

@@ -1,11 +1,11 @@
 /**
- * core/secrets.ts: every configured secret is replaced in every string and key of what a run records,
+ * core/kit/secrets.ts: every configured secret is replaced in every string and key of what a run records,
  * as written, in any letter case, base64 (standard and URL-safe, at each alignment), percent-encoded
  * and hex; and `find` says where it was, for `cordage scan`.
  */
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { MinSecretLength, Scrubber, StreamScrubber } from '../../core/secrets.ts'
+import { MinSecretLength, Scrubber, StreamScrubber } from '../../core/kit/secrets.ts'
 
 const key = 'sk-Test_Key/42+xyz'
 const scrubber = new Scrubber([{ name: 'API_KEY', value: key }])

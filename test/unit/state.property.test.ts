@@ -1,5 +1,5 @@
 /**
- * The run-state reducer (core/state.ts) on random legal histories (fast-check). Legal histories are
+ * The run-state reducer (core/kernel/state.ts) on random legal histories (fast-check). Legal histories are
  * made the honest way: a real agent (the support desk preset) driven by a random script of model
  * answers (tool calls that pass, fail, need approval or do not exist, questions, answers with and
  * without a citation, transient model errors), with random approvals, rejections, answers to

@@ -1,10 +1,10 @@
 /**
- * core/status.ts: the run statuses and every transition allowed between them, written out here
+ * core/kernel/status.ts: the run statuses and every transition allowed between them, written out here
  * independently of the table, so a change to the table is a change to this test.
  */
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { assertTransition, isTerminal, isWaiting, Transitions, type RunStatus } from '../../core/status.ts'
+import { assertTransition, isTerminal, isWaiting, Transitions, type RunStatus } from '../../core/kernel/status.ts'
 
 const All: RunStatus[] = ['CREATED', 'RUNNING', 'WAITING_APPROVAL', 'WAITING_USER', 'WAITING_RECONCILIATION', 'SUSPENDED', 'CANCELLING', 'COMPLETED', 'FAILED', 'FAILED_VERIFICATION', 'STOPPED', 'CANCELLED']
 const Waiting = ['WAITING_APPROVAL', 'WAITING_USER', 'WAITING_RECONCILIATION', 'SUSPENDED']

@@ -1,11 +1,11 @@
 /**
- * core/store-kit.ts: stored rows back into events, refusing a history that does not hold together,
+ * core/kit/store-kit.ts: stored rows back into events, refusing a history that does not hold together,
  * and the hash chain that `verify` recomputes.
  */
 import assert from 'node:assert/strict'
 import { createHash, createHmac } from 'node:crypto'
 import { describe, it } from 'node:test'
-import { chainedEventsFromRows, chainHash, chainKeyOf, checkedSnapshot, eventsFromRows, HistoryChecker, MinChainKeyLength, snapshotFromRow, snapshotLink, storeCorrupt, type ChainedEventRow, type ChainStart, type StoredSnapshotRow } from '../../core/store-kit.ts'
+import { chainedEventsFromRows, chainHash, chainKeyOf, checkedSnapshot, eventsFromRows, HistoryChecker, MinChainKeyLength, snapshotFromRow, snapshotLink, storeCorrupt, type ChainedEventRow, type ChainStart, type StoredSnapshotRow } from '../../core/kit/store-kit.ts'
 
 const body = (seq: number, runId = 'r1', type = seq === 1 ? 'run/start' : 'step/start') => JSON.stringify({ type, seq, runId, time: seq })
 const rows = (n: number, from = 1) => Array.from({ length: n }, (_, i) => ({ seq: from + i, body: body(from + i) }))

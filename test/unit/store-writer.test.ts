@@ -1,13 +1,13 @@
 /**
- * core/store-writer.ts and assertKernelWriter (core/services/store.ts): run stores take writes from the
+ * core/kernel/store-writer.ts and assertKernelWriter (core/contracts/services/store.ts): run stores take writes from the
  * kernel's writer only, compared by identity.
  */
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import * as writerModule from '../../core/store-writer.ts'
-import { KernelWriter } from '../../core/store-writer.ts'
-import type { StoreService } from '../../core/services/store.ts'
-import { assertKernelWriter } from '../../core/store-writer.ts'
+import * as writerModule from '../../core/kernel/store-writer.ts'
+import { KernelWriter } from '../../core/kernel/store-writer.ts'
+import type { StoreService } from '../../core/contracts/services/store.ts'
+import { assertKernelWriter } from '../../core/kernel/store-writer.ts'
 
 describe('the kernel writer', () => {
   it('is frozen, and names itself', () => {
@@ -31,7 +31,7 @@ describe('the kernel writer', () => {
 
 /** guardStore (since the red-team fixes): the kernel writes only through a store's own, frozen code. */
 const guardStore = (writerModule as { guardStore?: <S extends StoreService>(store: S) => S }).guardStore
-describe('guardStore', { skip: guardStore === undefined ? 'guardStore is not in core/store-writer.ts' : false }, () => {
+describe('guardStore', { skip: guardStore === undefined ? 'guardStore is not in core/kernel/store-writer.ts' : false }, () => {
   const Methods = ['append', 'claim', 'renew', 'release', 'claimNext', 'requestCancel', 'putGrant', 'revokeGrant']
   class Sealed { append() {} claim() {} renew() {} release() {} claimNext() {} requestCancel() {} }
   Object.freeze(Sealed.prototype)

@@ -1,17 +1,17 @@
 /**
- * core/ticket.ts: a ticket is bound to run, action, tool and arguments, used once, refused after its
+ * core/kernel/ticket.ts: a ticket is bound to run, action, tool and arguments, used once, refused after its
  * expiry, and only the exact object a book issued is accepted. This file imports the ticket module
  * without the kernel's effect runner, so it may claim the kernel's issuer itself (the kernel does so
- * when core/effects.ts loads; here nothing else has).
+ * when core/kernel/effects.ts loads; here nothing else has).
  */
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { z } from 'zod'
-import { hashArgs } from '../../core/hash.ts'
-import { claimTicketIssuer, redeemTicket, TicketBook, type Grant, type Ticket } from '../../core/ticket.ts'
-import * as toolModule from '../../core/tool.ts'
-import { defineTool } from '../../core/tool.ts'
-import type { Tool } from '../../core/services/tools.ts'
+import { hashArgs } from '../../core/kit/hash.ts'
+import { claimTicketIssuer, redeemTicket, TicketBook, type Grant, type Ticket } from '../../core/kernel/ticket.ts'
+import * as toolModule from '../../core/kernel/tool.ts'
+import { defineTool } from '../../core/kernel/tool.ts'
+import type { Tool } from '../../core/contracts/services/tools.ts'
 
 const args = { ticketId: 'T-1', note: 'call back' }
 const grant = (over: Partial<Grant> = {}): Grant => ({ runId: 'run_a', actionId: 's1.a1', tool: 'record_followup', argsHash: hashArgs(args), policyVersion: 'p@1', ...over })

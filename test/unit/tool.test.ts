@@ -1,16 +1,16 @@
 /**
- * core/tool.ts: defineTool checks what a tool claims, fills in safe defaults, and closes the body
+ * core/kernel/tool.ts: defineTool checks what a tool claims, fills in safe defaults, and closes the body
  * behind a ticket; asDefined gives the loop the contract a tool was defined with, whatever a registry
- * copy says. This file claims the kernel's ticket issuer itself (core/effects.ts is not loaded here).
+ * copy says. This file claims the kernel's ticket issuer itself (core/kernel/effects.ts is not loaded here).
  */
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { z } from 'zod'
-import { hashArgs } from '../../core/hash.ts'
-import { claimTicketIssuer, TicketBook, type Grant } from '../../core/ticket.ts'
-import * as toolModule from '../../core/tool.ts'
-import { asDefined, defineTool, type ToolDefinition } from '../../core/tool.ts'
-import type { Tool } from '../../core/services/tools.ts'
+import { hashArgs } from '../../core/kit/hash.ts'
+import { claimTicketIssuer, TicketBook, type Grant } from '../../core/kernel/ticket.ts'
+import * as toolModule from '../../core/kernel/tool.ts'
+import { asDefined, defineTool, type ToolDefinition } from '../../core/kernel/tool.ts'
+import type { Tool } from '../../core/contracts/services/tools.ts'
 
 const issue = claimTicketIssuer()
 const input = z.object({ id: z.string(), note: z.string().default('none') })
@@ -163,7 +163,7 @@ describe('asDefined', () => {
 
 describe('targetOf', () => {
   it('is the definition\'s identity for a defined tool and its copies, and nothing for a tool written by hand', () => {
-    assert.ok(targetOf, 'core/tool.ts exports targetOf')
+    assert.ok(targetOf, 'core/kernel/tool.ts exports targetOf')
     const tool = defineTool({ name: 'lookup', description: 'reads', input: z.object({}), sideEffect: 'none', run: () => ({ output: null, observation: 'ok' }) })
     const identity = targetOf!(tool)
     assert.equal(typeof identity, 'object')

@@ -1,11 +1,11 @@
 /**
- * core/verdicts.ts: what deciding services answer is checked strictly, field by field, and the loop acts
+ * core/kernel/verdicts.ts: what deciding services answer is checked strictly, field by field, and the loop acts
  * on a clean copy built from the answer's own properties.
  */
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { checkGuardVerdict, checkPolicyDecision, checkProgressVerdict, checkProjection, checkVerifyResult, plainResponse, type Checked } from '../../core/verdicts.ts'
-import type { ModelResponse } from '../../core/services/model.ts'
+import { checkGuardVerdict, checkPolicyDecision, checkProgressVerdict, checkProjection, checkVerifyResult, plainResponse, type Checked } from '../../core/kernel/verdicts.ts'
+import type { ModelResponse } from '../../core/contracts/services/model.ts'
 
 const problem = <T>(c: Checked<T>) => (c.ok ? undefined : c.problem)
 const value = <T>(c: Checked<T>) => {

@@ -1,0 +1,230 @@
+/**
+ * @module events
+ * The event catalogue. Run events are the durable record of a run (appended to the store, then
+ * dispatched to listeners); plugin events describe the plugin runtime and are not stored.
+ * docs/events.md has one section per event; test/docs.test.ts keeps the two in step.
+ */
+import type { Code, ErrorKind } from './errors.ts'
+import type { ApprovalGrant, ApprovalScope, Budgets, Decision, Evidence, GuardStage, ParentLink, TerminalStatus, Usage, Verdict as PolicyVerdict, WaitingStatus } from './data.ts'
+
+/** Version of the envelope and payload shapes below. Bump on any incompatible change. */
+export const EventSchemaVersion = 1
+
+/** Fields every run event carries. */
+export interface Envelope {
+  /** Per run, starting at 1, without gaps. */
+  seq: number
+  /** Milliseconds since the epoch, when the event was recorded. */
+  time: number
+  runId: string
+  turnId?: string
+  stepId?: string
+  actionId?: string
+  /** Seq of the event that led to this one. */
+  causation?: number
+  /** {@link EventSchemaVersion} at the time of writing. */
+  schema: number
+  /** name@version of the plugin that produced the event (`kernel@x.y.z` for the loop itself). */
+  producer: string
+}
+
+/** Payloads of run events, by type. */
+export interface RunEventMap {
+  /** Fired once, first, when a run is created. */
+  'run/start': {
+    agent: string
+    task: string
+    /** Every plugin of the agent: name → version. */
+    plugins: Record<string, string>
+    /** Content hash of each plugin's folder (host/plugin-hash.ts): name → `sha256:…`. Absent in runs recorded before hashes were. */
+    hashes?: Record<string, string>
+    /** Which plugin provides each service: service → name@version. */
+    services: Record<string, string>
+    budgets: Budgets
+    /** Absolute deadline in epoch milliseconds, when the agent has one. */
+    deadline?: number
+    /** Set on a child run (a subagent): the run and action that started it. */
+    parent?: ParentLink
+  }
+  /** A durable resume point, recorded before the run waits for anything outside it. */
+  'run/checkpoint': { reason: 'approval' | 'user' | 'suspend' | 'reconciliation'; pending: string[]; steps: number; usage: Usage }
+  /** The run stopped driving and waits (for approval, the user, reconciliation, or a resume). `code` says why, where a code applies. */
+  'run/paused': { status: WaitingStatus; reason: string; actionId?: string; code?: Code }
+  /** The run drives again after a wait. */
+  'run/resumed': { from: WaitingStatus; by: string; input?: string }
+  /** Cancellation was requested (at `requestedAt`, possibly in another process); the run is CANCELLING until run/end. */
+  'run/cancel-requested': { by: string; reason?: string; requestedAt: number }
+  /** A worker took over a run whose previous owner stopped (its lease expired) and drives it from the log. */
+  'run/recovered': { worker: string; token: number; previous?: string }
+  /**
+   * Another agent drives the run from here on: a tool of the step before asked for it (ToolResult.handoff).
+   * `plugins` and `services` are the new agent's, so later drift checks compare with them.
+   */
+  'run/handoff': { from: string; to: string; reason?: string; plugins: Record<string, string>; services: Record<string, string> }
+  /**
+   * The agent's plugins differ (in version, or in content at one version) from those the run started
+   * with; `decision` says what was done about it, and each change says what was decided for that plugin.
+   */
+  'run/version-drift': {
+    changes: { plugin: string; from?: string; to?: string; fromHash?: string; toHash?: string; decision?: 'refused' | 'accepted' | 'pinned'; note?: string }[]
+    /** `refused` when any change was refused; `pinned` when every changed plugin runs at its recorded version; else `accepted`. */
+    decision: 'refused' | 'accepted' | 'pinned'
+    by: string
+  }
+  /**
+   * Fired once, last. For a CANCELLED run, `effects` lists side effects that committed after the cancel
+   * was requested, and those whose outcome is unknown: cancelling is not "nothing happened".
+   */
+  'run/end': {
+    /** Steps of child runs (subagents), when there were any; `steps` counts this run's own. */
+    nestedSteps?: number
+    status: TerminalStatus; failureCode?: Code; reason?: string; answer?: string; usage: Usage; steps: number
+    effects?: { committed: { actionId: string; tool: string; receipt?: unknown }[]; unknown: { actionId: string; tool: string; key: string }[] }
+  }
+  'turn/start': { input: string }
+  'turn/end': { answer?: string }
+  'step/start': { index: number }
+  /**
+   * The projection for this step was assembled. A summary: the projection itself is rebuilt from state
+   * (each message carries the seq it came from), so the log grows with events, not with copies of context.
+   */
+  'step/context': { messages: number; tokens: number; tools: string[] }
+  'step/model-request': { model: string; messages: number; tools: string[]; attempt: number }
+  /** A model request failed; `retryInMs` is set when the kernel will retry. */
+  'step/model-error': { errorClass: ErrorKind; code: Code; message: string; attempt: number; retryInMs?: number }
+  /** The model's decision, persisted before the kernel acts on it. */
+  'step/model-response': { decision: Decision; usage: Usage; model?: string }
+  'step/end': { actions: number }
+  /** The progress service judged the run stalled, before a new step; `response` says what happens now. */
+  'step/no-progress': { detector: string; response: 'feedback' | 'ask' | 'stop'; reason: string; thresholds: Record<string, number>; text?: string }
+  /** The projection was over the compactor's threshold: the compactor is asked to shrink it. */
+  'compaction/start': { strategy: string; tokens: number; limit: number }
+  /**
+   * The compactor answered. `rejected` says why its result was not used (the step then sees the whole
+   * projection); otherwise `after` is what the model sees, `summarised` the seqs now only summarised.
+   */
+  'compaction/end': { strategy: string; before: number; after: number; summarised: number[]; kept: number; usage?: Usage; rejected?: string }
+  /** `argsError` is set when the model's arguments did not parse; the call then ends with invalid_arguments. */
+  'tool/proposed': { tool: string; args: unknown; argsHash: string; callId?: string; argsError?: string }
+  /** `toolVersion` is the plugin that registered the tool; a decision holds only for that version. */
+  'tool/decision': { verdict: PolicyVerdict; ruleId: string; policyVersion: string; reason: string; approvers?: string[]; toolVersion?: string }
+  'tool/approval-requested': { tool: string; args: unknown; argsHash: string; policyVersion: string; ruleId: string; reason: string; approvers?: string[]; toolVersion?: string }
+  /**
+   * `scope` says how far the approval reaches: this call (`once`), the rest of the run (`run`), or a
+   * standing grant across runs (`grant`); `grant` is the grant it created. When a grant approved the
+   * call without asking anyone, `by` is `grant:<id>` and `grantId` names it.
+   */
+  'tool/approval-decided': { approved: boolean; by: string; reason?: string; scope?: ApprovalScope; grant?: ApprovalGrant; grantId?: string }
+  'tool/start': { tool: string; attempt: number; ticket: string; idempotencyKey: string; argsHash: string; policyVersion: string; timeoutMs: number }
+  /** `deduplicated` when the effect was already done under the same idempotency key (by that run and action): the tool did not run again. */
+  'tool/end': {
+    tool: string; attempt: number; output: unknown; observation: string; receipt?: unknown; durationMs: number; deduplicated?: { runId: string; actionId: string }; reveals?: string[]
+    /** Spent in a nested run on the run's behalf (counted in the run's budgets). */
+    usage?: { inputTokens: number; outputTokens: number; costUsd: number; steps?: number }
+    /** The run goes to this agent once the step is over. */
+    handoff?: { agent: string; reason?: string }
+  }
+  /**
+   * An action whose effect was unknown (its call started and no outcome was recorded) was settled: by
+   * the tool's `reconcile`, or by a person. Committed closes the action with a result; not committed
+   * sends it back to be run again under the same idempotency key.
+   */
+  'tool/reconciled': { tool: string; key: string; committed: boolean; by: string; receipt?: unknown; output?: unknown }
+  /**
+   * The action ended without a result. After tool/start it closes the call; without one, the call never
+   * started (unknown tool, invalid arguments, denied, rejected, or the run ended first). Every
+   * tool/proposed is closed by exactly one tool/end, tool/error or committed tool/reconciled, not
+   * counting a tool/error with `willRetry` (another attempt follows) or `unknown` (a side-effecting call
+   * ended without an outcome: the action stays open until it is settled).
+   * `stack` (the first lines) is set when the tool threw something other than a CordageError: a bug,
+   * for the developer; the model sees only `observation`.
+   */
+  'tool/error': { tool: string; attempt?: number; errorClass: ErrorKind; code: Code; message: string; observation: string; durationMs?: number; willRetry?: boolean; unknown?: boolean; stack?: string }
+  /**
+   * A guardrail stopped or cleaned content (core/contracts/services/guardrail.ts). At `tool_input` and
+   * `tool_output` it carries the action's ids; what follows says what became of the content: a
+   * tool/error `guardrail_blocked` (input), the tool/end with the cleaned observation (output), or a
+   * verify/end `guardrail_blocked` / the verified cleaned answer (answer).
+   */
+  'guard/tripped': { stage: GuardStage; guard: string; action: 'block' | 'redact'; reason: string; guardVersion: string }
+  'verify/start': { answer: string }
+  /** `repair` is true when the kernel feeds the reason back to the model for another try. */
+  /** `feedback` is what the model is told when it may repair (`reason` stays in the record only, for a sealed check). */
+  'verify/end': { ok: boolean; code?: Code; reason?: string; feedback?: string; repair?: boolean; evidence: Evidence[] }
+}
+
+export type RunEventType = keyof RunEventMap
+
+/** A run event: the envelope plus `type` and its payload in `data`. */
+export type RunEvent<K extends RunEventType = RunEventType> = {
+  [P in K]: Envelope & { type: P; data: RunEventMap[P] }
+}[K]
+
+/** Every run event type, in catalogue order (used by docs checks and the CLI). */
+export const RunEventTypes: readonly RunEventType[] = [
+  'run/start', 'run/checkpoint', 'run/paused', 'run/resumed', 'run/cancel-requested', 'run/recovered', 'run/version-drift', 'run/handoff', 'run/end',
+  'turn/start', 'turn/end',
+  'step/start', 'step/context', 'step/model-request', 'step/model-error', 'step/model-response', 'step/end', 'step/no-progress',
+  'compaction/start', 'compaction/end',
+  'tool/proposed', 'tool/decision', 'tool/approval-requested', 'tool/approval-decided', 'tool/start', 'tool/end', 'tool/error', 'tool/reconciled',
+  'guard/tripped',
+  'verify/start', 'verify/end',
+]
+
+Object.freeze(RunEventTypes)
+/** Payload of plugin events (not stored in any run). */
+export interface PluginEvent {
+  agent: string
+  name: string
+  version: string
+  /** plugin/failed: why. */
+  code?: Code
+  message?: string
+  /** plugin/disposed: why it went away. */
+  reason?: 'swap' | 'stop' | 'rollback'
+  /** plugin/reloaded: whether the rebuilt version now serves (`version` is the one serving either way). */
+  ok?: boolean
+  /** plugin/reloaded: the version and bundle hash that served before the reload. */
+  from?: { version: string; hash?: string }
+  /** plugin/reloaded: the version and bundle hash that was built (absent when the build itself failed). */
+  to?: { version: string; hash: string }
+  /** plugin/reloaded: the plugin folder that changed. */
+  dir?: string
+  /** plugin/reloaded: milliseconds from the first file change seen to the new version serving (or the failure). */
+  durationMs?: number
+  /** plugin/reloaded: a failed reload of a policy, guardrail or verifier left a refusing stand-in (the old version could not be restored). */
+  failClosed?: boolean
+}
+
+export const PluginEventTypes = ['plugin/loaded', 'plugin/disposed', 'plugin/failed', 'plugin/reloaded'] as const
+
+/** Events that preview work in progress: not stored, no envelope, never replayed. */
+export const PreviewEventTypes = ['model/delta'] as const
+
+/** A streamed piece of a model answer (preview only: not stored, no seq). */
+export interface ModelDeltaEvent {
+  runId: string
+  stepId: string
+  attempt: number
+  /** name@version of the model adapter. */
+  producer: string
+  text?: string
+  toolCall?: { index: number; name?: string; argsDelta?: string }
+}
+
+type RunEventHandlers = { [K in RunEventType]: (event: RunEvent<K>) => void }
+
+declare module 'cordis' {
+  interface Events<C> extends RunEventHandlers {
+    /** A plugin was plugged into an agent and is active. */
+    'plugin/loaded'(event: PluginEvent): void
+    /** A plugin left an agent (swap, stop, or rollback of a failed load). */
+    'plugin/disposed'(event: PluginEvent): void
+    /** A plugin could not be loaded or crashed while starting. */
+    'plugin/failed'(event: PluginEvent): void
+    /** `cordage dev` rebuilt a plugin folder and tried to swap it into an agent: ok, or why the old version still serves. */
+    'plugin/reloaded'(event: PluginEvent): void
+    /** A streamed piece of a model answer as it arrives; preview only (not stored, no seq, never acted on). */
+    'model/delta'(event: ModelDeltaEvent): void
+  }
+}

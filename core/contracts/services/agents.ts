@@ -1,0 +1,97 @@
+/**
+ * @module services/agents
+ * The `agents` contract: the other agents of the preset, as a plugin may reach them. The host provides
+ * it to every agent (no plugin does), so a plugin such as `subagents` can start a nested run of another
+ * agent or hand the current run over to one, without importing the host.
+ *
+ * A child run is an ordinary run of the other agent: its own plugins, its own policy and approvals,
+ * its own events, with `parent` in its run/start. What it may spend is what its parent has left, and
+ * what it spent is added to the parent (through the tool result's `usage`).
+ */
+import type { Code } from '../errors.ts'
+import type { Budgets, RunStatus, Usage } from '../data.ts'
+export type { ParentLink } from '../data.ts'
+
+export const AgentsContract = '1.1.0'
+
+export interface SpawnRequest {
+  /** The agent to run, by its name in the preset. */
+  agent: string
+  task: string
+  /** The run and action asking; the child's id is derived from them, so asking again re-attaches. */
+  parent: { runId: string; actionId: string; agent: string }
+  /** Refuse when the child would be deeper than this (1: children, but no grandchildren). */
+  maxDepth: number
+  /** Aborting it cancels the child run. */
+  signal: AbortSignal
+}
+
+/** What became of a child run: ended, or waiting (for approval, the user or a person to reconcile). */
+export interface ChildOutcome {
+  runId: string
+  agent: string
+  status: RunStatus
+  answer?: string
+  failureCode?: Code
+  reason?: string
+  /** What it waits for, when it waits. */
+  waiting?: { actionId?: string; reason: string }
+  /** Steps and usage of the child (its own children included), to be counted against the parent. */
+  steps: number
+  usage: Usage
+}
+
+export interface AgentDirectory {
+  /** The agent this directory belongs to (the one asking). */
+  readonly self: string
+  /** The agents of the preset, other than the caller, with their descriptions. */
+  list(): { name: string; description?: string }[]
+  /**
+   * Whom the preset lets this agent reach (its `spawns` and `handoffs`): `spawn` and `checkHandoff`
+   * refuse anyone else, and the kernel drops a handoff to anyone else. Since 1.1.0.
+   */
+  reach(): { spawns: string[]; handoffs: string[] }
+  /**
+   * Run `task` on another agent as a child of the calling run, and wait until it ends or waits.
+   *
+   * Contract: the child's budgets are its own, capped by what the parent has left (steps, tokens,
+   * cost, deadline). The child's id is a function of the parent run and action: a second call for the
+   * same action (after a crash) finds the child and re-attaches to it instead of starting another.
+   * Throws `agent_not_found` for an unknown agent, `invalid_input` for one the preset does not list in
+   * this agent's `spawns`, past `maxDepth`, or when `parent.actionId` is not a call running in the
+   * parent run now (a child belongs to the call that asks for it).
+   */
+  spawn(request: SpawnRequest): Promise<ChildOutcome>
+  /**
+   * Check that run `runId` can be handed to `agent` (a tool then returns `handoff`; once the step is
+   * over the run is driven by that agent, recorded as run/handoff). Contract: the target must see the
+   * run in its store. Throws `agent_not_found`, or `invalid_input` when its store does not have the run.
+   */
+  checkHandoff(agent: string, runId: string): Promise<void>
+}
+
+declare module 'cordis' {
+  interface Context {
+    agents: AgentDirectory
+  }
+}
+
+/** Budgets of a child: its own, but never more than its parent has left. */
+export function childBudgets(own: Partial<Budgets>, parent: { budgets: Budgets; steps: number; nestedSteps?: number; usage: Usage; deadline?: number }, now: number): Partial<Budgets> {
+  const out: Partial<Budgets> = { ...own }
+  const stepsLeft = Math.max(0, parent.budgets.maxSteps - parent.steps - (parent.nestedSteps ?? 0))
+  out.maxSteps = Math.min(own.maxSteps ?? stepsLeft, stepsLeft)
+  if (parent.budgets.maxTokens !== undefined) {
+    const left = Math.max(0, parent.budgets.maxTokens - parent.usage.inputTokens - parent.usage.outputTokens)
+    out.maxTokens = Math.min(own.maxTokens ?? left, left)
+  }
+  if (parent.budgets.maxCostUsd !== undefined) {
+    const left = Math.max(0, parent.budgets.maxCostUsd - parent.usage.costUsd)
+    out.maxCostUsd = Math.min(own.maxCostUsd ?? left, left)
+  }
+  if (parent.deadline !== undefined) {
+    const left = Math.max(1, parent.deadline - now)
+    out.deadlineMs = Math.min(own.deadlineMs ?? left, left)
+  }
+  return out
+}

@@ -1,0 +1,87 @@
+/**
+ * @module services/model
+ * The `model` contract: a narrow decision protocol. An adapter turns a provider (OpenAI, Anthropic, a
+ * script) into exactly one {@link Decision} per request, plus usage. The kernel never sees a provider's
+ * wire format.
+ */
+import type { ContextMessage } from './context.ts'
+import type { ToolView } from './tools.ts'
+import type { Decision, Usage } from '../data.ts'
+export type { ProposedCall, Decision, Usage } from '../data.ts'
+
+/** Contract version of `model`. Providers declare it in `provides`, dependents match it with a range. */
+export const ModelContract = '1.1.0'
+
+/**
+ * A piece of a streamed answer, as it arrives: preview only. It is not a run event (no seq, not stored,
+ * not replayed by cursor); the durable record is `step/model-response`. A tool call in a delta is never
+ * acted on: only the complete, parsed decision is.
+ */
+export interface ModelDelta {
+  text?: string
+  toolCall?: { index: number; name?: string; argsDelta?: string }
+}
+
+export interface ModelRequest {
+  runId: string
+  stepId: string
+  /** 1 for the first model call of the run, 2 for the second, ... Derived from run state, so it survives resume. */
+  stepIndex: number
+  messages: ContextMessage[]
+  tools: ToolView[]
+  /** Aborted on cancellation and at the deadline. */
+  signal: AbortSignal
+  /** Set when someone listens for `model/delta`: a streaming adapter calls it as pieces arrive. */
+  onDelta?: (delta: ModelDelta) => void
+  /**
+   * Why the model is asked: `step` (the default) for the loop's next decision, `summary` when a plugin
+   * (a compactor) asks it to summarise; a summary request offers no tools and wants a final answer.
+   * Since 1.1.0.
+   */
+  purpose?: 'step' | 'summary'
+}
+
+export interface ModelResponse {
+  decision: Decision
+  usage: Usage
+  /** The model name the adapter used, for the record (for example "gpt-4.1-mini" or "scripted"). */
+  model?: string
+}
+
+export interface ModelService {
+  /**
+   * Ask the model for the next decision.
+   *
+   * Contract: resolves with exactly one decision. Rejects with a CordageError coded `model_transient`
+   * (the kernel may retry with backoff; `data.retryAfterMs` asks it to wait at least that long, as an
+   * HTTP Retry-After does), `model_permanent` or `model_invalid_response` (the run fails), or with
+   * `signal.reason` when `signal` aborts. Any other rejection is treated as `model_permanent`.
+   * Must stop work promptly when `signal` aborts. Must not mutate `messages` or `tools`.
+   */
+  respond(request: ModelRequest): Promise<ModelResponse>
+}
+
+declare module 'cordis' {
+  interface Context {
+    model: ModelService
+  }
+}
+
+export const zeroUsage = (): Usage => ({ inputTokens: 0, outputTokens: 0, costUsd: 0 })
+
+/**
+ * What is wrong with a model response, or undefined when it fits the contract. The loop fails the run
+ * with `model_invalid_response` rather than act on a malformed decision.
+ */
+export function checkResponse(response: ModelResponse | undefined): string | undefined {
+  const d = response?.decision as Decision | undefined
+  if (!d || typeof d !== 'object') return 'no decision'
+  if (!response!.usage || typeof response!.usage.inputTokens !== 'number') return 'no usage'
+  if (d.kind === 'final') return typeof d.text === 'string' ? undefined : 'final decision without text'
+  if (d.kind === 'ask_user') return typeof d.question === 'string' ? undefined : 'ask_user decision without a question'
+  if (d.kind === 'tool_calls') {
+    if (!Array.isArray(d.calls) || d.calls.length === 0) return 'tool_calls decision without calls'
+    return d.calls.every((c) => typeof c?.name === 'string') ? undefined : 'a tool call without a name'
+  }
+  return `unknown decision kind ${JSON.stringify((d as { kind?: unknown }).kind)}`
+}

@@ -1,0 +1,48 @@
+/**
+ * @module services/progress
+ * The `progress` contract (optional service): loop control beyond the budgets. Before each new step the
+ * kernel asks whether the run is still getting somewhere. A run that repeats itself, oscillates, or
+ * stops producing new evidence burns tokens without moving: the service can have the model re-plan,
+ * ask the user, or stop the run with `no_progress`.
+ */
+import type { RunState } from '../state.ts'
+
+export const ProgressContract = '1.0.0'
+
+/** What a detector found: its name, why, and the thresholds it used (recorded with the decision). */
+export interface Stall {
+  detector: string
+  reason: string
+  thresholds: Record<string, number>
+}
+
+export type ProgressVerdict =
+  | { kind: 'continue' }
+  /** Tell the model (the text becomes harness feedback in its context) and go on. */
+  | (Stall & { kind: 'feedback'; text: string })
+  /** Pause WAITING_USER with this question. */
+  | (Stall & { kind: 'ask'; question: string })
+  /** End the run STOPPED with `no_progress`. */
+  | (Stall & { kind: 'stop' })
+
+export interface ProgressCheck {
+  state: Readonly<RunState>
+}
+
+export interface ProgressService {
+  /**
+   * Judge the run between two steps.
+   *
+   * Contract: reads run state, changes nothing; deterministic for the same state (a resumed run gets
+   * the same answer). Past decisions are in `state.interventions`, so a detector can escalate (feedback
+   * first, then stop) and ignore what came before its last intervention. A throw fails the run with
+   * `internal_error`.
+   */
+  check(input: ProgressCheck): ProgressVerdict | Promise<ProgressVerdict>
+}
+
+declare module 'cordis' {
+  interface Context {
+    progress: ProgressService
+  }
+}

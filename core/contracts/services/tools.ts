@@ -1,0 +1,162 @@
+/**
+ * @module services/tools
+ * The `tools` contract: the registry (every installed tool) and the visible set (what the model sees
+ * this step). Tools themselves are built with {@link defineTool} in core/kernel/tool.ts, which guards their
+ * execution with an authorization ticket, so a registry can hand tools around without handing out the
+ * power to run them.
+ */
+import type { Ticket } from '../data.ts'
+import type { RunState } from '../state.ts'
+
+export const ToolsContract = '1.0.0'
+
+/** What running the tool may change outside the run. */
+export type SideEffect = 'none' | 'local' | 'external'
+
+/** The execution contract of a tool: what policy, the ledger and the loop rely on. */
+export interface ToolContract {
+  sideEffect: SideEffect
+  /** Running it twice with the same idempotency key has the effect of running it once. */
+  idempotent: boolean
+  /** The kernel aborts the call and records `tool_timeout` after this many milliseconds. */
+  timeoutMs: number
+  /** A hint for policy: this tool wants a human to approve each call. Policy decides. */
+  needsApproval: boolean
+  /** Extra attempts after a transient failure; used only when the tool is idempotent or has no side effect. */
+  retries: number
+}
+
+/** A zod-compatible argument schema. The kernel only needs `safeParse`; zod schemas fit as they are. */
+export interface ArgSchema<T = unknown> {
+  safeParse(input: unknown): { success: true; data: T } | { success: false; error: { issues: ReadonlyArray<{ path: ReadonlyArray<PropertyKey>; message: string }> } }
+}
+
+/** What a tool gets besides its arguments. */
+export interface ToolIO {
+  runId: string
+  actionId: string
+  /** Stable across retries of the same action: pass it to the system you call so it can deduplicate. */
+  idempotencyKey: string
+  /** 1 for the first try, 2 for the first retry, ... */
+  attempt: number
+  /**
+   * The run's lease token: it only grows, each time another worker takes the run over. Pass it to the
+   * system you write to, with the idempotency key, when that system can keep the highest token it saw
+   * per key and refuse writes with a lower one: then a worker that was frozen mid-call (and whose run
+   * another worker took over) cannot land a second effect when it thaws. docs/durability.md, "Fencing".
+   * Undefined when the run is not driven under a lease.
+   */
+  fencingToken?: number
+  /** Aborted on timeout and on cancellation. */
+  signal: AbortSignal
+}
+
+export interface ToolResult {
+  /** The raw result, kept in the store. Must be JSON-serialisable. */
+  output: unknown
+  /** Text for the model. Defaults to the JSON of `output`, shortened. */
+  observation?: string
+  /** Proof from the target system that an effect committed (an id, a row, a receipt). */
+  receipt?: unknown
+  /**
+   * Names of tools this call made visible (a tool search that loaded them). Recorded in `tool/end` and
+   * kept in run state (`revealed`), so a tools service can keep showing them after compaction.
+   */
+  reveals?: string[]
+  /**
+   * What the call spent on the run's behalf in a nested run (a subagent): added to the run's usage,
+   * and `steps` to its nested steps, so the run's budgets hold across its children.
+   */
+  usage?: { inputTokens: number; outputTokens: number; costUsd: number; steps?: number }
+  /** Hand the run to another agent once this step is over (recorded as run/handoff). */
+  handoff?: { agent: string; reason?: string }
+}
+
+export interface Footprint {
+  reads?: string[]
+  writes?: string[]
+}
+
+/** What the model sees of a tool. */
+export interface ToolView {
+  name: string
+  description: string
+  inputSchema: Record<string, unknown>
+}
+
+/** What a tool's reconcile found out about an effect whose outcome was not recorded. */
+export type Reconciled =
+  | { committed: true; receipt?: unknown; output?: unknown }
+  | { committed: false }
+  /** Cannot tell: a person has to settle it. */
+  | undefined
+
+export interface Tool extends ToolView, ToolContract {
+  /** Runtime check of the arguments, run by the kernel before policy sees them. */
+  readonly input: ArgSchema
+  /** name@version of the plugin that registered the tool; filled in by the registry. */
+  owner?: string
+  tags?: string[]
+  /**
+   * The idempotency key for these (validated) arguments, when the tool knows better than the default
+   * (`<runId>/<actionId>`): for example `refund:<orderId>`, so two runs refunding one order make one
+   * effect. The kernel prefixes it with the tool name.
+   */
+  idempotencyKey?(args: unknown): string
+  /**
+   * Ask the system the tool talks to whether the effect under `key` happened, after a call whose outcome
+   * was never recorded (the process died, or the call timed out). Contract: read-only; may throw (taken
+   * as "cannot tell").
+   */
+  reconcile?(key: string, signal: AbortSignal): Promise<Reconciled> | Reconciled
+  /**
+   * What a call with these (validated) arguments reads and writes, as resource names (file paths, row
+   * ids, `crm:customer/42`), for running calls of one step side by side. Two calls may overlap in
+   * time unless one writes something the other reads or writes (equal names, or one a `/`-prefix of
+   * the other). Without it, a read-only tool is taken to read everything (it runs beside other reads
+   * but not beside writes), and a tool with side effects runs alone.
+   */
+  footprint?(args: unknown): Footprint
+  /**
+   * Run the tool.
+   *
+   * Contract: refuses (throws CordageError `ticket_*`) unless `ticket` is a valid, unused ticket for
+   * exactly this run, action, tool and arguments. Rejections from the tool body are CordageErrors coded
+   * `tool_failed` (feed back to the model), `tool_unavailable` (transient, nothing was sent),
+   * `tool_connection_lost` (transient, the effect may have happened) or anything else (treated as
+   * `tool_failed`). Must stop promptly when `io.signal` aborts.
+   */
+  invoke(ticket: Ticket | undefined, args: unknown, io: ToolIO): Promise<ToolResult>
+}
+
+export interface VisibleInput {
+  state: Readonly<RunState>
+}
+
+export interface ToolsService {
+  /**
+   * Add a tool to the registry for as long as the calling plugin is loaded.
+   * Contract: throws if a tool of that name is already registered. Returns a function that removes it.
+   */
+  register(tool: Tool): () => void
+  /** A registered tool by name. */
+  get(name: string): Tool | undefined
+  /** Every registered tool. */
+  list(): Tool[]
+  /**
+   * The tools the model may call in the next step, a subset of the registry.
+   * Contract: synchronous or async, side-effect free; a tool not in this set is `unknown_tool` for the step.
+   */
+  visible(input: VisibleInput): Tool[] | Promise<Tool[]>
+}
+
+declare module 'cordis' {
+  interface Context {
+    tools: ToolsService
+  }
+}
+
+/** What the model sees of a tool, and nothing more. */
+export function toView(tool: ToolView): ToolView {
+  return { name: tool.name, description: tool.description, inputSchema: tool.inputSchema }
+}

@@ -1,0 +1,744 @@
+/**
+ * @module agent
+ * An agent at run time: its isolated context (where its plugins provide services), its budgets, and
+ * the commands that start and steer runs: start, submit, approve, reject, reconcile, resume, suspend,
+ * cancel, and driveNext for workers. Every command that drives a run first takes the run's lease, so
+ * one worker drives a run at a time across processes and machines; the state is then rebuilt from the
+ * store, so a command works the same on a run started by another process.
+ */
+import type { ParentLink } from '../contracts/services/agents.ts'
+import { randomBytes } from 'node:crypto'
+import { hostname } from 'node:os'
+import { DefaultBudgets, type Budgets } from './budget.ts'
+import { createDispatch, readService, ServiceNames, type Context, type Dispatch } from './cordis.ts'
+import { CordageError } from '../contracts/errors.ts'
+import type { ModelDeltaEvent, RunEvent } from '../contracts/events.ts'
+import { StepGate } from './gate.ts'
+import type { ApprovalGrant, ApprovalScope, GrantArgs } from './grants.ts'
+import { checkArgsPattern, type ArgsPattern } from '../kit/match.ts'
+import { RunDriver } from './loop.ts'
+import type { Lease, StoreService, StoreWriter } from '../contracts/services/store.ts'
+import type { ToolsService } from '../contracts/services/tools.ts'
+import { emptyState, replay, replayFrom, type ActionState, type RunState } from './state.ts'
+import { isTerminal, type RunStatus } from './status.ts'
+import { asDefined } from './tool.ts'
+import { guardStore } from './store-writer.ts'
+import { Scrubber, type Secret } from '../kit/secrets.ts'
+import { KernelProducer } from './version.ts'
+import { TimedServices, type LoopHost, type ResolvedAgentOptions, type TimedService } from './loop-host.ts'
+export { TimedServices, type ResolvedAgentOptions, type TimedService } from './loop-host.ts'
+
+export interface AgentOptions {
+  name: string
+  /** The task a run gets when started without one (the preset's `task`). */
+  defaultTask?: string
+  budgets?: Partial<Budgets>
+  /** Every plugin of the agent, name → version, recorded in run/start. */
+  plugins?: Record<string, string>
+  /** Content hash of each plugin's folder (host/plugin-hash.ts), name → hash, recorded in run/start. */
+  hashes?: Record<string, string>
+  /** Per plugin, what a resumed run does when that plugin drifted (the preset's `onDrift`); default refuse. */
+  drift?: Record<string, DriftPolicy>
+  /**
+   * Plugins this runtime runs at a run's recorded version instead of the preset's (`onDrift: pin`):
+   * name → what the preset would load now. The host builds such a runtime for one run.
+   */
+  pinned?: Record<string, { version: string; hash?: string }>
+  /** Token limit of a projection before the compactor (if any) is asked to shrink it. */
+  contextTokens?: number
+  /** Attempts for a transient model failure, and the first backoff (doubled per attempt, jittered). */
+  modelRetry?: { attempts: number; backoffMs: number }
+  /** Lifetime of an authorization ticket. */
+  ticketTtlMs?: number
+  /** Observations longer than this are shortened for the model (the full output stays in the store). */
+  observationChars?: number
+  /** Who this process is, as the owner of the runs it drives (default: host name and process id). */
+  worker?: string
+  /** How long a run's lease lasts without renewal: how soon another worker may take over a run whose process died. */
+  leaseTtlMs?: number
+  /** How often a driver looks for a cancel request made in another process (shared stores only). */
+  cancelWatchMs?: number
+  /** How long a side-effecting tool call may go on finishing after cancellation, to learn whether it committed. */
+  cancelGraceMs?: number
+  /** How long to wait for another run's pending effect under the same idempotency key. */
+  effectWaitMs?: number
+  /** Run the independent calls of one step side by side (default true); false runs them one by one. */
+  parallelTools?: boolean
+  /**
+   * How long the loop waits for each service's answer before it ends the run with `service_timeout`
+   * (milliseconds; the run's deadline bounds them too). Defaults: {@link DefaultServiceTimeouts}.
+   */
+  serviceTimeouts?: Partial<Record<TimedService, number>>
+  /** Values to keep out of everything the agent's runs record (core/kit/secrets.ts): API keys, tokens. */
+  secrets?: readonly Secret[]
+  /**
+   * The kernel's store writer, which the host hands to each runtime it builds (core/kernel/store-writer.ts).
+   * Without it the runtime reads runs, and every write it tries is refused (`store_write_refused`).
+   */
+  writer?: StoreWriter
+  /** Pass a run handed to another agent on (the host's: that agent accepts it and drives it). */
+  handoff?: (runId: string, to: string) => Promise<RunState>
+  /** Agents this one may hand runs to (the preset's `handoffs`); a tool's handoff to another is dropped. Default none. */
+  handoffs?: readonly string[]
+}
+
+
+/**
+ * Generous by default: a policy or guardrail answers in microseconds and a hung one should be noticed
+ * soon; a compactor may ask the model for a summary, a verifier may run a test suite.
+ */
+export const DefaultServiceTimeouts: Readonly<Record<TimedService, number>> = Object.freeze({
+  context: 30_000, tools: 30_000, policy: 10_000, guardrail: 10_000, progress: 10_000, compactor: 120_000, verifier: 600_000,
+})
+
+/** What a resumed run does when a plugin differs from the one it started with (preset `onDrift`). */
+export type DriftPolicy = 'refuse' | 'accept' | 'pin'
+
+/** One plugin that differs from what the run started with, and what was decided for it. */
+export interface DriftChange {
+  plugin: string
+  from?: string
+  to?: string
+  fromHash?: string
+  toHash?: string
+  decision: 'refused' | 'accepted' | 'pinned'
+  /** Why a `pin` could not be honoured. */
+  note?: string
+}
+
+
+/** A run being driven: its id at once, its final (or paused) state when `done` resolves. */
+export interface RunHandle {
+  runId: string
+  done: Promise<RunState>
+}
+
+export interface StartOptions {
+  /** Use this id instead of a generated one (must be unique in the store). */
+  runId?: string
+  /** Override budgets for this run only. */
+  budgets?: Partial<Budgets>
+  /** Start it as a child of another run (a subagent), recorded in run/start. */
+  parent?: ParentLink
+}
+
+export interface Actor {
+  /** Who gives the command, recorded in the event (a user name, `cli`, `api`). */
+  by?: string
+  reason?: string
+}
+
+export interface ContinueOptions extends Actor {
+  /** Continue even though the agent's plugins differ from those the run started with (recorded). */
+  acceptDrift?: boolean
+}
+
+/** How far an approval reaches, and for which arguments (see core/kernel/grants.ts). */
+export interface ApprovalOptions extends ContinueOptions {
+  resume?: boolean
+  /** `once` (default): this call. `run`: the tool for the rest of the run. `grant`: a standing grant across runs. */
+  scope?: ApprovalScope
+  /**
+   * Which arguments a `run` or `grant` approval covers: a pattern (`{ amount: { lte: 100 } }`), `any`,
+   * or, when unset, for `run` any arguments and for `grant` exactly this call's.
+   */
+  args?: ArgsPattern | 'any'
+  /** A `run` or `grant` approval lapses this long after it is given. */
+  expiresInMs?: number
+}
+
+export class AgentRuntime implements LoopHost {
+  readonly name: string
+  readonly budgets: Budgets
+  readonly gate = new StepGate()
+  readonly dispatch: Dispatch
+  readonly options: ResolvedAgentOptions
+  readonly plugins: Record<string, string>
+  readonly hashes: Record<string, string>
+  readonly driftPolicies: Record<string, DriftPolicy>
+  readonly pinned: Record<string, { version: string; hash?: string }>
+  readonly defaultTask: string | undefined
+  /** What the agent's runs scrub from every event and ledger write before it is stored. */
+  readonly scrubber: Scrubber
+  /** Bumped whenever cordis sets or removes any service, so runs re-read theirs only after a change. */
+  servicesVersion = 0
+  private active = new Map<string, { driver: RunDriver; done: Promise<RunState> }>()
+  /** The kernel's writer, when the host gave it: private, so no holder of the runtime can take it. */
+  readonly #writer: StoreWriter | undefined
+  /** Runs whose stored log this runtime found damaged: driveNext passes them over. */
+  private damaged = new Set<string>()
+  private waiters = new Map<string, Set<() => void>>()
+
+  /** Listeners as they are, without the followers counted in `dispatch.watched`. */
+  private readonly previews: Dispatch
+
+  constructor(readonly ctx: Context, options: AgentOptions) {
+    this.name = options.name
+    this.budgets = { ...DefaultBudgets, ...options.budgets }
+    this.plugins = options.plugins ?? {}
+    this.hashes = options.hashes ?? {}
+    this.driftPolicies = options.drift ?? {}
+    this.pinned = options.pinned ?? {}
+    this.defaultTask = options.defaultTask
+    this.scrubber = new Scrubber(options.secrets ?? [])
+    this.#writer = options.writer
+    const dispatch = createDispatch(ctx, options.name)
+    this.dispatch = Object.assign((event: RunEvent) => {
+      dispatch(event)
+      if (this.waiters.size) this.wake(event.runId)
+    }, { watched: (types: readonly string[]) => this.waiters.size > 0 || dispatch.watched(types), preview: dispatch.preview })
+    this.previews = dispatch
+    ctx.on('internal/service', () => { this.servicesVersion++ })
+    this.options = {
+      handoff: options.handoff,
+      handoffs: Object.freeze([...(options.handoffs ?? [])]),
+      contextTokens: options.contextTokens,
+      parallelTools: options.parallelTools ?? true,
+      serviceTimeouts: Object.freeze({ ...DefaultServiceTimeouts, ...options.serviceTimeouts }),
+      modelRetry: options.modelRetry ?? { attempts: 3, backoffMs: 250 },
+      ticketTtlMs: options.ticketTtlMs ?? 60_000,
+      observationChars: options.observationChars ?? 4000,
+      worker: options.worker ?? `${hostname()}:${process.pid}`,
+      leaseTtlMs: options.leaseTtlMs ?? 30_000,
+      cancelWatchMs: options.cancelWatchMs ?? 250,
+      cancelGraceMs: options.cancelGraceMs ?? 2000,
+      effectWaitMs: options.effectWaitMs ?? 10_000,
+    }
+  }
+
+  /** Start a run for `task` (default: the agent's default task) and drive it here. The handle has the run id at once. */
+  start(task: string | undefined = this.defaultTask, options: StartOptions = {}): RunHandle {
+    const runId = options.runId ?? newRunId()
+    const driver = new RunDriver(this, emptyState(runId), this.#writer)
+    // A new run is this worker's from its first event: no other worker can claim it before it is driven.
+    driver.own({ runId, worker: this.options.worker, token: 1, expiresAt: Date.now() + this.options.leaseTtlMs })
+    this.recordStart(driver, this.taskOf(task), options)
+    return this.track(driver, async () => { await driver.flush(); return driver.drive() })
+  }
+
+  /** Start a run and wait for it to pause or end. */
+  async run(task?: string, options?: StartOptions): Promise<RunState> {
+    return this.start(task, options).done
+  }
+
+  /** Record a run without driving it: a worker (`cordage worker`, {@link driveNext}) will. Returns its id. */
+  async submit(task: string | undefined = this.defaultTask, options: StartOptions = {}): Promise<string> {
+    const runId = options.runId ?? newRunId()
+    const driver = new RunDriver(this, emptyState(runId), this.#writer)
+    this.recordStart(driver, this.taskOf(task), options)
+    await driver.flush()
+    return runId
+  }
+
+  /**
+   * Approve the pending action and (by default) continue the run. The approval is bound to the action's
+   * arguments hash; if the policy version changed since the request, the action is decided again.
+   */
+  async approve(runId: string, actionId: string, options: ApprovalOptions = {}): Promise<RunHandle> {
+    return this.decide(runId, actionId, true, options)
+  }
+
+  /** Standing grants of this agent (active ones, or all with `inactive`). Empty when the store keeps none. */
+  async grants(query: { tool?: string; inactive?: boolean } = {}): Promise<ApprovalGrant[]> {
+    const store = this.store()
+    return store.grants ? store.grants({ ...query, agent: this.name }) : []
+  }
+
+  /** Revoke a standing grant: from now on the calls it covered are asked about again. */
+  async revokeGrant(id: string, options: Actor = {}): Promise<ApprovalGrant> {
+    const store = this.store()
+    if (!store.revokeGrant) throw new CordageError('invalid_input', `the store of agent "${this.name}" keeps no standing grants`)
+    const grant = await guardStore(store).revokeGrant!(id, options.by ?? 'api', Date.now(), options.reason, this.#writer!)
+    if (!grant) throw new CordageError('invalid_input', `no grant ${id} in the store of agent "${this.name}"`)
+    return grant
+  }
+
+  /** Reject the pending action; the rejection becomes an observation for the model and the run goes on. */
+  async reject(runId: string, actionId: string, options: ContinueOptions & { resume?: boolean } = {}): Promise<RunHandle> {
+    return this.decide(runId, actionId, false, options)
+  }
+
+  /**
+   * Settle an unknown effect (a run in WAITING_RECONCILIATION): `committed` when the action took effect
+   * (it closes with that result), not committed when it did not (it runs again under the same
+   * idempotency key). Then (by default) continue the run.
+   */
+  async reconcile(runId: string, actionId: string, committed: boolean, options: ContinueOptions & { resume?: boolean; receipt?: unknown } = {}): Promise<RunHandle> {
+    const { driver, state } = await this.take(runId)
+    return this.guard(driver, async () => {
+      const action = state.actions[actionId]
+      if (state.status !== 'WAITING_RECONCILIATION' || state.waiting?.actionId !== actionId || action?.status !== 'running') {
+        throw new CordageError('reconcile_not_possible', `run ${runId} is ${state.status}${state.waiting?.actionId ? ` (waiting on ${state.waiting.actionId})` : ''}; action ${actionId} has no unknown effect to settle`)
+      }
+      // Drift first: a refused command must leave the run as it found it.
+      if (options.resume !== false) await this.drift(driver, state, options)
+      const key = action.key ?? `${runId}/${actionId}`
+      const by = `operator:${options.by ?? 'api'}`
+      driver.rec.record('tool/reconciled', { tool: action.tool, key, committed, by, receipt: options.receipt }, KernelProducer, { ...turn(state), stepId: action.stepId, actionId, causation: state.lastSeq })
+      await driver.flush([committed
+        ? { op: 'outcome', key, status: 'committed', receipt: options.receipt, at: Date.now() }
+        : { op: 'outcome', key, status: 'not_committed', at: Date.now() }])
+      if (options.resume === false) return undefined
+      driver.rec.record('run/resumed', { from: 'WAITING_RECONCILIATION', by: options.by ?? 'api' }, KernelProducer, turn(state))
+      await driver.flush()
+      return () => driver.drive()
+    })
+  }
+
+  /**
+   * Continue a run: WAITING_USER needs `input`; SUSPENDED continues as it was; WAITING_APPROVAL once
+   * its action has been approved or rejected; RUNNING or CANCELLING when no worker owns it any more
+   * (its process died and its lease expired): this worker recovers it from the log.
+   */
+  async resume(runId: string, options: ContinueOptions & { input?: string } = {}): Promise<RunHandle> {
+    const { driver, state, lease } = await this.take(runId)
+    return this.guard(driver, async () => {
+      const by = options.by ?? 'api'
+      switch (state.status) {
+        case 'RUNNING':
+        case 'CANCELLING':
+          return this.takeOver(driver, state, lease, options)
+        case 'WAITING_USER':
+          if (typeof options.input !== 'string' || !options.input.trim()) {
+            throw new CordageError('invalid_input', `run ${runId} waits for the user's answer to: "${state.waiting?.reason}"; resume it with an input`)
+          }
+          break
+        case 'SUSPENDED':
+          break
+        case 'WAITING_RECONCILIATION': {
+          // Resuming is safe when the action never started (it waited on another run's effect under its
+          // key), or when its tool is idempotent (running it again under the same key is harmless).
+          const action = state.waiting?.actionId ? state.actions[state.waiting.actionId] : undefined
+          const found = action && readService<ToolsService>(this.ctx, 'tools')?.value.get(action.tool)
+          const tool = found && asDefined(found)
+          if (action?.status === 'running' && !tool?.idempotent) {
+            throw new CordageError('run_not_waiting', `run ${runId} waits for someone to settle whether action ${state.waiting?.actionId} took effect (unknown_effect): cordage reconcile ${runId} ${state.waiting?.actionId} --committed|--not-committed`)
+          }
+          break
+        }
+        case 'WAITING_APPROVAL': {
+          const action = state.waiting?.actionId ? state.actions[state.waiting.actionId] : undefined
+          if (action?.status === 'awaiting_approval') {
+            throw new CordageError('run_not_waiting', `run ${runId} still waits for approval of ${action.id} (${action.tool}): approve or reject it first`)
+          }
+          break
+        }
+        default:
+          throw notWaiting(state)
+      }
+      await this.drift(driver, state, options)
+      driver.rec.record('run/resumed', { from: state.status as 'WAITING_USER', by, input: options.input }, KernelProducer, turn(state))
+      await driver.flush()
+      return () => driver.drive()
+    })
+  }
+
+  /**
+   * Take a run that another agent handed to this one (a tool's `handoff`) and drive it: records
+   * run/handoff with this agent's plugins and services. The agents must share a store.
+   */
+  async acceptHandoff(runId: string): Promise<RunHandle> {
+    const { driver, state } = await this.take(runId)
+    return this.guard(driver, async () => {
+      if (state.status !== 'RUNNING' || state.handoff?.to !== this.name) {
+        throw new CordageError('run_not_waiting', `run ${runId} is ${state.status} and was not handed to agent "${this.name}"`)
+      }
+      driver.rec.record('run/handoff', { from: state.agent, to: this.name, reason: state.handoff.reason, plugins: { ...this.plugins }, services: this.servicesNow() }, KernelProducer, { ...turn(state), causation: state.handoff.seq })
+      await driver.flush()
+      return () => driver.drive()
+    })
+  }
+
+  /** Ask a run to pause SUSPENDED at its next step boundary. Only for runs driven in this process. */
+  suspend(runId: string, actor: Actor = {}): boolean {
+    const active = this.active.get(runId)
+    active?.driver.suspend(actor.by ?? 'api', actor.reason)
+    return !!active
+  }
+
+  /**
+   * Cancel a run. Driven here: aborted at once (model call and tool in flight get the abort). Waiting,
+   * or owned by nobody: ends CANCELLED at once, and its pending approval is void. Driven by another
+   * process: that process is asked (through the store) and this waits up to `waitMs` for the run to end.
+   */
+  async cancel(runId: string, options: Actor & { waitMs?: number } = {}): Promise<RunState> {
+    const by = options.by ?? 'api'
+    const active = this.active.get(runId)
+    if (active) {
+      active.driver.cancel(by, options.reason)
+      return active.done
+    }
+    const store = this.store()
+    const at = Date.now()
+    const lease = await guardStore(store).claim(runId, this.options.worker, this.options.leaseTtlMs, this.#writer!)
+    if (!lease) {
+      await guardStore(store).requestCancel(runId, { by, reason: options.reason, at }, this.#writer!)
+      return this.waitForEnd(runId, options.waitMs ?? 30_000)
+    }
+    const state = await this.load(runId)
+    const driver = new RunDriver(this, state, this.#writer)
+    driver.own(lease)
+    if (isTerminal(state.status)) {
+      await guardStore(store).release(lease, this.#writer!)
+      throw notWaiting(state)
+    }
+    driver.cancel(by, options.reason, at)
+    return this.track(driver, () => driver.drive()).done
+  }
+
+  /**
+   * Claim the oldest run of this agent that needs a driver (submitted, or whose worker died) and drive
+   * it. Resolves undefined when there is none.
+   */
+  async driveNext(): Promise<RunHandle | undefined> {
+    const exclude = this.damaged.size ? [...this.damaged] : undefined
+    const lease = await guardStore(this.store()).claimNext(this.options.worker, this.options.leaseTtlMs, { agents: [this.name], exclude }, this.#writer!)
+    if (!lease) return undefined
+    let prepared
+    try {
+      prepared = await this.prepare(lease)
+    } catch (error) {
+      // A damaged log is never replayed, and must not stop the runs queued behind it: this runtime
+      // passes it over from now on (prepare released its lease), and says so to the caller.
+      if (CordageError.is(error, 'store_corrupt')) this.damaged.add(lease.runId)
+      throw error
+    }
+    const { driver, state } = prepared
+    return this.guard(driver, () => this.takeOver(driver, state, lease, {}))
+  }
+
+  /** Current state of a run, rebuilt from the store (from its newest snapshot and the events after it). */
+  async load(runId: string): Promise<RunState> {
+    const active = this.active.get(runId)
+    if (active) return active.driver.state
+    const stored = await this.store().loadRun(runId)
+    return replayFrom(runId, stored.snapshot, stored.events) ?? replay(runId, await this.store().load(runId))
+  }
+
+  /**
+   * The events of a run after `after`, then each new one as it becomes durable, until the run ends (or
+   * `signal` aborts). A client that reconnects with the last seq it saw misses nothing and sees nothing twice.
+   */
+  async *follow(runId: string, options: { after?: number; signal?: AbortSignal; pollMs?: number } = {}): AsyncGenerator<RunEvent> {
+    let cursor = options.after ?? 0
+    for (;;) {
+      if (options.signal?.aborted) return
+      let events: RunEvent[]
+      try {
+        events = await this.store().read(runId, { after: cursor })
+      } catch (error) {
+        // Started here a moment ago: its first events are about to be written.
+        if (!CordageError.is(error, 'run_not_found') || !this.active.has(runId)) throw error
+        events = []
+      }
+      for (const event of events) {
+        yield event
+        cursor = event.seq
+        if (event.type === 'run/end') return
+      }
+      if (!events.length && !this.active.has(runId) && isTerminal((await this.load(runId)).status)) return
+      await this.nextEvent(runId, options.pollMs ?? 200, options.signal)
+    }
+  }
+
+  /** Someone listens for streamed model pieces (`model/delta`). */
+  streaming(): boolean {
+    return this.previews.watched(['model/delta'])
+  }
+
+  /** Hand a streamed piece to listeners (under this agent's context and at the root); a throwing listener is only reported. */
+  streamDelta(event: ModelDeltaEvent): void {
+    // The loop scrubs the pieces it streams (RunDriver.previews); anything else passing a preview here is scrubbed piece by piece.
+    this.previews.preview('model/delta', this.scrubber.active ? this.scrubber.scrub(event) : event)
+  }
+
+  /** Ids of runs this process is driving now. */
+  running(): string[] {
+    return [...this.active.keys()]
+  }
+
+  /** Resolves when every run driven here has paused or ended. */
+  async idle(): Promise<void> {
+    await Promise.allSettled([...this.active.values()].map((a) => a.done))
+  }
+
+  store(): StoreService {
+    const entry = readService<StoreService>(this.ctx, 'store')
+    if (!entry) throw new CordageError('service_missing', `agent "${this.name}" has no store`)
+    return entry.value
+  }
+
+  private taskOf(task: string | undefined): string {
+    if (typeof task !== 'string' || task.trim() === '') {
+      throw new CordageError('invalid_input', `a run needs a task: a non-empty string${this.defaultTask ? '' : ` (agent "${this.name}" has no default task)`}`)
+    }
+    return task
+  }
+
+  /** Which plugin provides each service now: service → name@version. */
+  private servicesNow(): Record<string, string> {
+    const services: Record<string, string> = {}
+    for (const name of ServiceNames) {
+      const entry = readService(this.ctx, name)
+      if (entry && entry.provider !== 'unknown') services[name] = entry.provider
+    }
+    return services
+  }
+
+  private recordStart(driver: RunDriver, task: string, options: StartOptions) {
+    const services = this.servicesNow()
+    if (!services.store) throw new CordageError('service_missing', `agent "${this.name}" has no store: add a plugin that provides "store" (for example store-sqlite)`)
+    const budgets = { ...this.budgets, ...options.budgets }
+    const now = Date.now()
+    driver.rec.record('run/start', {
+      agent: this.name, task, plugins: { ...this.plugins }, hashes: Object.keys(this.hashes).length ? { ...this.hashes } : undefined, services, budgets,
+      deadline: budgets.deadlineMs !== undefined ? now + budgets.deadlineMs : undefined, parent: options.parent,
+    }, KernelProducer)
+    driver.rec.record('turn/start', { input: task }, KernelProducer, { turnId: 't1' })
+  }
+
+  private async decide(runId: string, actionId: string, approved: boolean, options: ApprovalOptions): Promise<RunHandle> {
+    const { driver, state } = await this.take(runId)
+    return this.guard(driver, async () => {
+      if (state.status !== 'WAITING_APPROVAL') throw notWaiting(state)
+      const action = state.actions[actionId]
+      if (!action || action.status !== 'awaiting_approval') {
+        const waiting = state.waiting?.actionId
+        const phrase: Record<string, string> = {
+          proposed: 'not decided yet', allowed: 'already allowed by policy', denied: 'denied by policy', approved: 'already approved',
+          rejected: 'already rejected', running: 'running', succeeded: 'done', failed: 'failed',
+        }
+        throw new CordageError('action_not_pending', `action ${actionId} of run ${runId} ${action ? `is ${phrase[action.status] ?? action.status}` : 'does not exist'}${waiting ? `; the run waits for ${waiting}` : ''}`)
+      }
+      const by = options.by ?? 'api'
+      const approvers = action.decision?.approvers
+      if (approvers && !approvers.includes('*') && !approvers.includes(by)) {
+        throw new CordageError('approver_not_allowed', `${by} may not decide action ${actionId} of run ${runId}: rule ${action.decision!.ruleId} names its approvers: ${approvers.join(', ')}; decide as one of them (--by NAME)`)
+      }
+      const scope = approved ? options.scope ?? 'once' : undefined
+      const grant = scope === 'run' || scope === 'grant' ? this.grantOf(state, action, scope, by, options) : undefined
+      if (grant?.scope === 'grant' && !this.store().putGrant) throw new CordageError('invalid_input', `the store of agent "${this.name}" keeps no standing grants; approve with --scope once or run`)
+      // Drift first: a refused approval must leave the action waiting, so that the same command with
+      // --accept-drift (or an onDrift change) can be given again.
+      if (options.resume !== false) await this.drift(driver, state, options)
+      driver.rec.record('tool/approval-decided', { approved, by, reason: options.reason, scope, grant }, KernelProducer, { ...turn(state), stepId: action.stepId, actionId, causation: action.requestedSeq })
+      // Recorded first: a grant without the approval it came from would be an approval nobody can trace.
+      // Stored as recorded: scrubbed of the agent's secrets like every other row.
+      if (grant?.scope === 'grant') { await driver.flush(); await guardStore(this.store()).putGrant!(this.scrubber.scrub(grant), this.#writer!) }
+      if (options.resume === false) { await driver.flush(); return undefined }
+      driver.rec.record('run/resumed', { from: 'WAITING_APPROVAL', by }, KernelProducer, turn(state))
+      await driver.flush()
+      return () => driver.drive()
+    })
+  }
+
+  /** The grant an approval with a wider scope creates: for this tool, these arguments, this policy and tool version. */
+  private grantOf(state: RunState, action: ActionState, scope: 'run' | 'grant', by: string, options: ApprovalOptions): ApprovalGrant {
+    if (options.args && options.args !== 'any') {
+      if (typeof options.args === 'object' && Object.keys(options.args).length === 0) {
+        throw new CordageError('invalid_input', `the approval's argument pattern is empty, which would cover any arguments; say so with --any-args (args: 'any'), or name the arguments it covers`)
+      }
+      const problem = checkArgsPattern(options.args)
+      if (problem) throw new CordageError('invalid_input', `the approval's argument pattern: ${problem}`)
+    }
+    if (options.expiresInMs !== undefined && !(options.expiresInMs > 0)) throw new CordageError('invalid_input', `expiresInMs must be a positive number of milliseconds, got ${options.expiresInMs}`)
+    const args: GrantArgs = options.args === 'any' ? 'any' : options.args ? { pattern: options.args } : scope === 'run' ? 'any' : { hash: action.argsHash }
+    const now = Date.now()
+    return {
+      id: `gr_${now.toString(36)}_${randomBytes(4).toString('hex')}`, scope, agent: this.name, tool: action.tool, args,
+      policyVersion: action.decision!.policyVersion, toolVersion: action.decision?.toolVersion, by, reason: options.reason, createdAt: now,
+      expiresAt: options.expiresInMs !== undefined ? now + options.expiresInMs : undefined, source: { runId: state.runId, actionId: action.id },
+    }
+  }
+
+  /** Take a run's lease (or refuse: another worker drives it), then rebuild its state from the store. */
+  private async take(runId: string): Promise<{ driver: RunDriver; state: RunState; lease: Lease }> {
+    if (this.active.has(runId)) throw new CordageError('run_busy', `run ${runId} is being driven in this process; wait for it to pause or end`)
+    const store = this.store()
+    const lease = await guardStore(store).claim(runId, this.options.worker, this.options.leaseTtlMs, this.#writer!)
+    if (!lease) {
+      const owner = (await store.list({ limit: 1000 })).find((r) => r.runId === runId)?.owner
+      throw new CordageError('run_busy', `run ${runId} is being driven by worker ${owner ?? 'another process'}; wait for it to pause or end`)
+    }
+    const taken = await this.prepare(lease)
+    const { state } = taken
+    // Several agents may share a store: a run is steered only by the agent that drives it (or the one it was handed to).
+    if (state.agent && state.agent !== this.name && state.handoff?.to !== this.name) {
+      await taken.driver.releaseLease()
+      throw new CordageError('agent_not_found', `run ${runId} belongs to agent "${state.agent}", not "${this.name}"`)
+    }
+    return taken
+  }
+
+  private async prepare(lease: Lease): Promise<{ driver: RunDriver; state: RunState; lease: Lease }> {
+    try {
+      const state = await this.load(lease.runId)
+      const driver = new RunDriver(this, state, this.#writer)
+      driver.own(lease)
+      // A cancel asked for while nobody drove the run: the driver acts on it at its first boundary.
+      const request = state.cancel ?? await this.store().cancelRequest(lease.runId)
+      if (request && !isTerminal(state.status)) driver.cancel(request.by, request.reason, request.at)
+      return { driver, state, lease }
+    } catch (error) {
+      await guardStore(this.store()).release(lease, this.#writer!)
+      throw error
+    }
+  }
+
+  /**
+   * Run a command's body holding the run's lease. The body returns how to go on driving, or nothing
+   * (the command only recorded something); either way the lease is given back when it is done or fails.
+   */
+  private async guard(driver: RunDriver, body: () => Promise<(() => Promise<RunState>) | undefined>): Promise<RunHandle> {
+    let next: (() => Promise<RunState>) | undefined
+    try {
+      next = await body()
+    } catch (error) {
+      await driver.releaseLease()
+      throw error
+    }
+    if (!next) {
+      await driver.releaseLease()
+      return { runId: driver.runId, done: Promise.resolve(driver.state) }
+    }
+    return this.track(driver, next)
+  }
+
+  /**
+   * Drive a RUNNING run nobody owns: a submitted run's first drive (lease token 1), or a run whose
+   * worker died (recorded as run/recovered). Under other plugin versions than it started with, and not
+   * accepted, it is suspended instead (recorded), so no worker picks it up again until someone decides.
+   */
+  private async takeOver(driver: RunDriver, state: RunState, lease: Lease, options: ContinueOptions): Promise<() => Promise<RunState>> {
+    try {
+      await this.drift(driver, state, options)
+    } catch (error) {
+      if (!CordageError.is(error, 'version_drift')) throw error
+      return () => driver.suspendNow(error.message, 'version_drift')
+    }
+    if (lease.token > 1) {
+      driver.rec.record('run/recovered', { worker: lease.worker, token: lease.token, previous: lease.previous }, KernelProducer, turn(state))
+      await driver.flush()
+    }
+    return () => driver.drive()
+  }
+
+  /**
+   * The plugins (name → version) and, when recorded, their content hashes that a run is bound to: those
+   * of its run/start, or of its last run/handoff (which records versions only, so hashes are then unknown).
+   */
+  async startedWith(runId: string): Promise<{ plugins: Record<string, string>; hashes?: Record<string, string> }> {
+    const state = await this.load(runId)
+    return { plugins: state.plugins, hashes: state.hashes }
+  }
+
+  /**
+   * Which plugins differ (in version, or in content at the same version) from those the run started
+   * with, and the decision for each: `--accept-drift` accepts all; otherwise each plugin's `onDrift`
+   * (default refuse); a plugin this runtime pins runs at the recorded version. Recorded as
+   * run/version-drift; thrown as `version_drift` when any change is refused.
+   */
+  private async drift(driver: RunDriver, state: RunState, options: ContinueOptions): Promise<void> {
+    const recorded = await this.startedWith(state.runId)
+    const names = new Set([...Object.keys(recorded.plugins), ...Object.keys(this.plugins)])
+    const changes: DriftChange[] = []
+    for (const plugin of [...names].sort()) {
+      const from = recorded.plugins[plugin], to = this.plugins[plugin]
+      const fromHash = recorded.hashes?.[plugin], toHash = this.hashes[plugin]
+      const pin = this.pinned[plugin]
+      if (pin) {
+        changes.push({ plugin, from, to: pin.version, fromHash, toHash: pin.hash, decision: 'pinned' })
+        continue
+      }
+      const hashDrift = from === to && fromHash !== undefined && toHash !== undefined && fromHash !== toHash
+      if (from === to && !hashDrift) continue
+      const policy = options.acceptDrift ? 'accept' : this.driftPolicies[plugin] ?? 'refuse'
+      changes.push({
+        plugin, from, to, ...(fromHash || toHash ? { fromHash, toHash } : {}),
+        decision: policy === 'accept' ? 'accepted' : 'refused',
+        // The host pins when it can (host/app.ts forRun); here it could not.
+        note: policy === 'pin' ? `cannot pin: ${from === undefined ? 'the run did not have this plugin' : `${plugin}@${from}${hashDrift ? ` with content ${fromHash}` : ''} is not installed here`}` : undefined,
+      })
+    }
+    if (!changes.length) return
+    const refused = changes.filter((c) => c.decision === 'refused')
+    const decision = refused.length ? 'refused' : changes.every((c) => c.decision === 'pinned') ? 'pinned' : 'accepted'
+    driver.rec.record('run/version-drift', { changes, decision, by: options.by ?? 'api' }, KernelProducer, turn(state))
+    if (decision === 'refused') {
+      await driver.flush()
+      // Hashes are shown only when they are the difference (same version, other files).
+      const show = (c: DriftChange, version?: string, hash?: string) => `${version ?? '(none)'}${c.from === c.to && hash ? ` (${hash.slice(0, 19)})` : ''}`
+      const list = refused.map((c) => `${c.plugin} ${show(c, c.from, c.fromHash)} → ${show(c, c.to, c.toHash)}${c.note ? ` [${c.note}]` : ''}`).join(', ')
+      throw new CordageError('version_drift', `run ${state.runId} started with other plugin versions (${list}); continue with --accept-drift (acceptDrift) to run it on the current ones, give the plugin onDrift: accept or pin in the preset, or run it where the recorded versions are installed`, { data: changes })
+    }
+  }
+
+  private async waitForEnd(runId: string, waitMs: number): Promise<RunState> {
+    const until = Date.now() + waitMs
+    for (;;) {
+      const state = await this.load(runId)
+      if (isTerminal(state.status) || Date.now() >= until) return state
+      await new Promise((r) => setTimeout(r, 100))
+    }
+  }
+
+  private nextEvent(runId: string, pollMs: number, signal?: AbortSignal): Promise<void> {
+    return new Promise((resolve) => {
+      let set = this.waiters.get(runId)
+      if (!set) this.waiters.set(runId, (set = new Set()))
+      const done = () => {
+        clearTimeout(timer)
+        signal?.removeEventListener('abort', done)
+        set!.delete(done)
+        if (!set!.size) this.waiters.delete(runId)
+        resolve()
+      }
+      const timer = setTimeout(done, pollMs)
+      signal?.addEventListener('abort', done, { once: true })
+      set.add(done)
+    })
+  }
+
+  private wake(runId: string) {
+    const set = this.waiters.get(runId)
+    if (set) for (const done of [...set]) done()
+  }
+
+  /**
+   * Drive `body` for a run. It starts on the next microtask: the caller has the handle (and the run id)
+   * before any event of the run is dispatched, even with a store that writes synchronously.
+   */
+  private track(driver: RunDriver, body: () => Promise<RunState>): RunHandle {
+    const runId = driver.runId
+    const handoff = this.options.handoff
+    const done = Promise.resolve().then(body).finally(() => { if (this.active.get(runId)?.driver === driver) this.active.delete(runId) })
+      // Handed to another agent: the handle follows the run there, so `done` is still the run's outcome.
+      .then((state) => (state.status === 'RUNNING' && state.handoff && handoff ? handoff(runId, state.handoff.to) : state))
+    this.active.set(runId, { driver, done })
+    return { runId, done }
+  }
+}
+
+Object.freeze(AgentRuntime.prototype)
+function sameMap(a: Record<string, string>, b: Record<string, string>): boolean {
+  const keys = Object.keys(a)
+  return keys.length === Object.keys(b).length && keys.every((k) => a[k] === b[k])
+}
+
+/** Ids for a command's event: the current turn, and the step when the run paused inside one. */
+function turn(state: RunState) {
+  return { turnId: state.turns ? `t${state.turns}` : undefined, stepId: state.stepOpen ? `s${state.steps}` : undefined }
+}
+
+function notWaiting(state: RunState): CordageError {
+  const what: Partial<Record<RunStatus, string>> = {
+    COMPLETED: 'it has completed', FAILED: 'it has failed', FAILED_VERIFICATION: 'it failed verification',
+    STOPPED: 'it was stopped', CANCELLED: 'it was cancelled', RUNNING: 'it is running',
+  }
+  return new CordageError('run_not_waiting', `run ${state.runId} is ${state.status}: ${what[state.status] ?? 'it is not waiting for this command'}`)
+}
+
+/** Time-ordered, unique enough for one store: `run_` + base-36 milliseconds + 6 random characters. */
+export function newRunId(): string {
+  return `run_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8).padEnd(6, '0')}`
+}

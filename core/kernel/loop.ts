@@ -1,0 +1,951 @@
+/**
+ * @module loop
+ * The agent loop for one run, as an explicit state machine over the statuses in core/kernel/status.ts.
+ * Each pass of {@link RunDriver.drive} starts at a boundary: it checks cancellation and budgets,
+ * settles the next pending action of the current step if there is one, and otherwise starts a step
+ * (assemble context → call model → record the decision). Running an authorized action is
+ * core/kernel/effects.ts; holding the run's lease is core/kernel/ownership.ts.
+ *
+ * Durability points: events are recorded into a buffer (and applied to state) as they happen, and
+ * flushed to the store, in one transaction, before anything that must not be lost or repeated: before a
+ * tool runs (the model's decision, the policy decision and the intent together), after a tool with side
+ * effects (its outcome), and before the run pauses or ends. Listeners see events as they become durable.
+ */
+import { overBudget, outOfSteps } from './budget.ts'
+import { readService, type ServiceEntry } from './cordis.ts'
+import { EffectRunner, type Authorized, type Checkpoint, type DriverPort, type Next, type PauseDetail } from './effects.ts'
+import { footprintOf, mayRunBeside, waves } from './parallel.ts'
+import { classify, CordageError, Codes, type Code } from '../contracts/errors.ts'
+import { deepFreeze } from '../kit/freeze.ts'
+import { readonlyView } from './readonly.ts'
+import { StreamScrubber } from '../kit/secrets.ts'
+import { hashAnyway, hashArgs, jsonProblem } from '../kit/hash.ts'
+import { Ownership } from './ownership.ts'
+import { Recorder, type EventIds } from './recorder.ts'
+import { toView, type Tool, type ToolView } from '../contracts/services/tools.ts'
+import { asDefined } from './tool.ts'
+import type { ContextMessage, ContextService } from '../contracts/services/context.ts'
+import { checkCompacted, type CompactResult, type CompactorService } from '../contracts/services/compactor.ts'
+import { checkResponse, type ModelDelta, type ModelResponse, type ModelService } from '../contracts/services/model.ts'
+import type { PolicyDecision, PolicyService } from '../contracts/services/policy.ts'
+import type { ProgressService, ProgressVerdict } from '../contracts/services/progress.ts'
+import type { GuardInput, GuardrailService, GuardVerdict } from '../contracts/services/guardrail.ts'
+import { grantMismatch, type ApprovalGrant } from './grants.ts'
+import type { CancelRequest, EffectWrite, Lease, StoreService, StoreWriter } from '../contracts/services/store.ts'
+import type { ToolsService } from '../contracts/services/tools.ts'
+import type { VerifierService } from '../contracts/services/verifier.ts'
+import { replay, replayFrom, StateVersion, type ActionState, type RunState } from './state.ts'
+import type { TerminalStatus, WaitingStatus } from './status.ts'
+import type { ToolCall } from './tool-call.ts'
+import type { LoopHost, TimedService } from './loop-host.ts'
+import { KernelProducer } from './version.ts'
+import { checkGuardVerdict, checkPolicyDecision, checkProgressVerdict, checkProjection, checkVerifyResult, plainResponse } from './verdicts.ts'
+import type { VerifyResult } from '../contracts/services/verifier.ts'
+
+/** Services of one step, read once at its start so a swap can only take effect between steps. */
+interface StepServices {
+  model: ServiceEntry<ModelService>
+  context: ServiceEntry<ContextService>
+  tools: ServiceEntry<ToolsService>
+  policy: ServiceEntry<PolicyService>
+  verifier: ServiceEntry<VerifierService>
+  compactor?: ServiceEntry<CompactorService>
+  progress?: ServiceEntry<ProgressService>
+  guardrail?: ServiceEntry<GuardrailService>
+}
+
+const required = ['model', 'context', 'tools', 'policy', 'verifier'] as const
+
+/** Events that an early flush makes timely: only their listeners make the loop flush outside durability points. */
+const StepStartEvents = ['step/start', 'step/context', 'step/model-request'] as const
+const VerifyStartEvents = ['verify/start'] as const
+
+/** What admitting an action leads to: run it, wait for a person (later, once the rest of the step ran), or nothing more (settled). */
+type Admitted = { run: Authorized } | { later: () => Promise<Next> } | { next: Next }
+
+const Pass: GuardVerdict = { action: 'pass' }
+
+export class RunDriver implements DriverPort {
+  readonly rec: Recorder
+  private abort = new AbortController()
+  private cancelRequest: CancelRequest | undefined
+  private suspendRequest: { by: string; reason: string } | undefined
+  private services!: StepServices
+  private storeEntry: ServiceEntry<StoreService> | undefined
+  /** The agent's services version {@link services} was read at; -1 forces a read at the first step. */
+  private servicesVersion = -1
+  /** The visible set of the current step, by name, and what the model is shown of it. */
+  private visible = new Map<string, Tool>()
+  private visibleViews: ToolView[] = []
+  private visibleNames: string[] = []
+  /** The list the tools service returned last; views are rebuilt only when it returns a different one. */
+  private visibleSource: Tool[] | undefined
+  private visibleFor = ''
+  private inStep = false
+  private at = { turns: -1, steps: -1, open: false, ids: {} as EventIds }
+  private toolCalls = new Set<ToolCall>()
+  /** State was rebuilt from the store (a lost key race): what a batch decided before is stale. */
+  private reloaded = false
+  private effects = new EffectRunner(this)
+  private ownership: Ownership | undefined
+  private lost: CordageError | undefined
+  /** Side effects that committed after cancellation was requested, and those left unknown. */
+  private noted = { committed: [] as { actionId: string; tool: string; receipt?: unknown }[], unknown: [] as { actionId: string; tool: string; key: string }[] }
+  private lastSnapshot = 0
+  /** A service that did not answer in time while an outcome was being recorded: the run ends at the next boundary. */
+  private deferred: unknown
+
+  /** The kernel's store writer, from the runtime (undefined: this driver can read, not write). */
+  readonly #writer: StoreWriter | undefined
+
+  constructor(readonly agent: LoopHost, readonly state: RunState, writer: StoreWriter | undefined) {
+    this.#writer = writer
+    this.rec = new Recorder(state, () => this.store(), agent.dispatch, agent.scrubber, writer)
+    this.lastSnapshot = state.lastSeq
+  }
+
+  get runId(): string {
+    return this.state.runId
+  }
+
+  /** What services see of the run's state: a read-only view (core/kernel/readonly.ts). */
+  get view(): Readonly<RunState> {
+    return readonlyView(this.state)
+  }
+
+  get options() {
+    return this.agent.options
+  }
+
+  get signal(): AbortSignal {
+    return this.abort.signal
+  }
+
+  get cancelling(): boolean {
+    return this.cancelRequest !== undefined
+  }
+
+  /** Turn and step ids of where the run is now, rebuilt only when the run moves (this is read for every event). */
+  private get ids(): EventIds {
+    const { turns, steps, stepOpen } = this.state
+    const at = this.at
+    if (at.turns !== turns || at.steps !== steps || at.open !== stepOpen) {
+      this.at = { turns, steps, open: stepOpen, ids: { turnId: turns ? `t${turns}` : undefined, stepId: stepOpen ? `s${steps}` : undefined } }
+    }
+    return this.at.ids
+  }
+
+  /** The current ids plus an action and a cause. */
+  idsOf(actionId: string | undefined, causation?: number): EventIds {
+    const { turnId, stepId } = this.ids
+    return { turnId, stepId, actionId, causation }
+  }
+
+  /** The store: the one read with the step's services while they are current, else read now. */
+  store(): StoreService {
+    if (this.servicesVersion === this.agent.servicesVersion && this.storeEntry) return this.storeEntry.value
+    const entry = readService<StoreService>(this.agent.ctx, 'store')
+    if (!entry) throw new CordageError('service_missing', `agent "${this.agent.name}" has no store`)
+    return entry.value
+  }
+
+  /**
+   * Own the run under `lease` while driving it: renew it, watch for cancel requests from other
+   * processes, and fence every append with it.
+   */
+  own(lease: Lease): void {
+    this.rec.lease = lease
+    this.ownership = new Ownership(lease, () => this.store(), this.#writer, {
+      ttlMs: this.agent.options.leaseTtlMs,
+      watchMs: this.agent.options.cancelWatchMs,
+      onLost: (error) => { this.lost ??= error; this.abortAll(error, 0) },
+      onCancel: (request) => this.cancel(request.by, request.reason, request.at),
+    })
+    this.ownership.start()
+  }
+
+  get fencingToken(): number | undefined {
+    return this.rec.lease?.token
+  }
+
+  async checkLease(): Promise<void> {
+    if (this.lost) throw this.lost
+    await this.ownership?.ensure()
+    if (this.lost) throw this.lost
+  }
+
+  /** Pause SUSPENDED right away (a run taken over under changed plugins), then stop. */
+  async suspendNow(reason: string, code: Code): Promise<RunState> {
+    try {
+      await this.pause('SUSPENDED', reason, 'suspend', { code })
+    } finally {
+      if (this.inStep) this.leaveStep()
+      await this.ownership?.release().catch(() => {})
+    }
+    return this.state
+  }
+
+  /** Give the lease up without driving (a command that only recorded something, or failed). */
+  async releaseLease(): Promise<void> {
+    await this.ownership?.release()
+  }
+
+  /** Ask the run to stop; it ends CANCELLED at its next boundary, aborting the model call or tool in flight. */
+  cancel(by: string, reason?: string, requestedAt = Date.now()): void {
+    if (this.cancelRequest) return
+    this.cancelRequest = { by, reason, at: requestedAt }
+    this.abortAll(new CordageError('cancelled', reason ?? `cancelled by ${by}`), this.agent.options.cancelGraceMs)
+  }
+
+  private abortAll(error: CordageError, graceMs: number) {
+    this.abort.abort(error)
+    for (const call of this.toolCalls) call.abort(error, graceMs)
+  }
+
+  /** Ask the run to pause SUSPENDED at its next boundary. */
+  suspend(by: string, reason = 'suspended on request'): void {
+    this.suspendRequest ??= { by, reason }
+  }
+
+  track(call: ToolCall, on: boolean): void {
+    if (on) this.toolCalls.add(call)
+    else this.toolCalls.delete(call)
+  }
+
+  noteEffect(kind: 'committed' | 'unknown', effect: { actionId: string; tool: string; receipt?: unknown; key?: string }): void {
+    if (kind === 'committed') this.noted.committed.push({ actionId: effect.actionId, tool: effect.tool, receipt: effect.receipt })
+    else this.noted.unknown.push({ actionId: effect.actionId, tool: effect.tool, key: effect.key! })
+  }
+
+  /** Flush under the lease, with a snapshot of state when the store asks for one every so many events. */
+  async flush(effects?: EffectWrite[]): Promise<void> {
+    if (this.lost) throw this.lost
+    const every = this.store().snapshotEvery
+    const snapshot = every && this.state.lastSeq - this.lastSnapshot >= every ? { version: StateVersion, state: this.state } : undefined
+    await this.rec.flush(effects, snapshot)
+    if (snapshot) this.lastSnapshot = this.state.lastSeq
+  }
+
+  async lostKeyRace(starts: number): Promise<void> {
+    for (let i = 0; i < starts; i++) {
+      const dropped = this.rec.dropLast()
+      if (dropped?.type !== 'tool/start') throw new CordageError('internal_error', `expected the refused tool/start at the end of the batch, found ${dropped?.type}`)
+    }
+    await this.flush()
+    await this.reload()
+  }
+
+  /** Rebuild state from the store, which is the truth. */
+  private async reload(): Promise<void> {
+    this.reloaded = true
+    const stored = await this.store().loadRun(this.runId)
+    const fresh = replayFrom(this.runId, stored.snapshot, stored.events) ?? replay(this.runId, await this.store().load(this.runId))
+    for (const key of Object.keys(this.state) as (keyof RunState)[]) delete this.state[key]
+    Object.assign(this.state, fresh)
+    this.rec.reset()
+  }
+
+  /** Drive until the run pauses or ends. Resolves with the state it stopped in. */
+  async drive(): Promise<RunState> {
+    try {
+      while ((await this.pass()) === 'continue');
+    } catch (error) {
+      await this.crash(error)
+    } finally {
+      if (this.inStep) this.leaveStep()
+      await this.ownership?.release().catch(() => {})
+    }
+    return this.state
+  }
+
+  /** One pass from a boundary to the next. */
+  private async pass(): Promise<Next> {
+    if (this.lost) throw this.lost
+    if (this.deferred) throw this.deferred
+    if (this.cancelRequest) return this.endCancelled()
+    if (this.suspendRequest) return this.pause('SUSPENDED', this.suspendRequest.reason, 'suspend')
+    const bound = overBudget(this.state.budgets, this.state, Date.now())
+    if (bound) return this.end('STOPPED', bound.code, bound.reason)
+
+    if (!this.inStep) {
+      const wait = this.agent.gate.enter()
+      if (wait) await wait
+      this.inStep = true
+      const missing = this.servicesVersion === this.agent.servicesVersion ? undefined : this.resolveServices()
+      if (missing) return this.pause('SUSPENDED', missing, 'suspend', { code: 'service_missing' })
+    }
+
+    const next = this.state.pending[0]
+    if (next) {
+      const together = this.agent.options.parallelTools && this.state.pending.length > 1 ? await this.actTogether() : undefined
+      const after = together ?? await this.act(this.state.actions[next])
+      // The step's last action settled: close the step in this pass rather than another trip round.
+      if (after === 'halt' || this.state.pending.length || !this.state.stepOpen || this.cancelRequest) return after
+    }
+
+    if (this.state.stepOpen) {
+      // A run taken over from the log may stop inside a step whose decision was not yet acted on.
+      const unfinished = this.unfinishedStep()
+      if (unfinished) return unfinished()
+      this.rec.record('step/end', { actions: this.state.stepActions }, KernelProducer, this.ids)
+      // A plugin swap waits at this boundary: what happened under the old version is on record first.
+      if (this.agent.gate.swapWaiting) await this.flush()
+      this.leaveStep()
+      return 'continue'
+    }
+
+    // A tool of the step that just ended handed the run to another agent: stop driving here; the
+    // runtime passes the run on (AgentRuntime.acceptHandoff records run/handoff and drives it).
+    if (this.state.handoff) {
+      await this.flush()
+      // A cancel that came meanwhile wins: the run ends here instead of going on elsewhere.
+      if (this.cancelRequest) return this.endCancelled()
+      return 'halt'
+    }
+    const steps = outOfSteps(this.state.budgets, this.state)
+    if (steps) return this.end('STOPPED', steps.code, steps.reason)
+    if (this.services.progress) {
+      const stalled = await this.checkProgress(this.services.progress)
+      if (stalled) return stalled
+    }
+    return this.step()
+  }
+
+  /**
+   * Call a service of the loop under its time limit (`serviceTimeouts`), the run's deadline and
+   * cancellation. An answer given synchronously costs nothing more (and a synchronous service cannot be
+   * interrupted anyway: core/kit/regex.ts keeps patterns linear for that reason). A late answer rejects with
+   * `service_timeout`, or `deadline_exceeded` when the run's deadline comes first, or the cancellation;
+   * the loop ends the run with that code (see {@link crash}), and the answer, if it ever comes, is
+   * ignored.
+   */
+  private ask<T>(service: TimedService, provider: string, call: () => T | Promise<T>): T | Promise<T> {
+    const answer = call()
+    if (!isThenable(answer)) return answer
+    const limit = this.agent.options.serviceTimeouts[service]
+    const deadline = this.state.deadline
+    const byDeadline = deadline !== undefined && deadline - Date.now() < limit
+    const ms = Math.max(0, byDeadline ? deadline! - Date.now() : limit)
+    const signal = this.abort.signal
+    return new Promise<T>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        done()
+        reject(byDeadline
+          ? new CordageError('deadline_exceeded', `the deadline passed while the ${service} service (${provider}) was answering`)
+          : new CordageError('service_timeout', `the ${service} service (${provider}) did not answer within ${ms} ms (serviceTimeouts.${service})`))
+      }, ms)
+      const onAbort = () => { done(); reject(signal.reason) }
+      const done = () => { clearTimeout(timer); signal.removeEventListener('abort', onAbort) }
+      if (signal.aborted) return onAbort()
+      signal.addEventListener('abort', onAbort, { once: true })
+      answer.then((value) => { done(); resolve(value) }, (error) => { done(); reject(error) })
+    })
+  }
+
+  /** Ask the progress service about the run before a new step; undefined means go on (with feedback, if it gave any). */
+  private async checkProgress(progress: ServiceEntry<ProgressService>): Promise<Next | undefined> {
+    let answer: unknown
+    try {
+      answer = await this.ask('progress', progress.provider, () => progress.value.check({ state: this.view }))
+    } catch (error) {
+      if (isControl(error)) throw error
+      return this.end('FAILED', 'internal_error', `progress service ${progress.provider} failed: ${(error as Error)?.message ?? error}`)
+    }
+    const checked = checkProgressVerdict(answer)
+    if (!checked.ok) return this.end('FAILED', 'verdict_invalid', `progress service ${progress.provider} answered something that is not a verdict: ${checked.problem}`)
+    const verdict: ProgressVerdict = checked.value
+    if (verdict.kind === 'continue') return undefined
+    const { detector, reason, thresholds } = verdict
+    const text = verdict.kind === 'feedback' ? verdict.text : undefined
+    this.rec.record('step/no-progress', { detector, response: verdict.kind, reason, thresholds, text }, progress.provider, { turnId: this.ids.turnId })
+    if (verdict.kind === 'ask') return this.pause('WAITING_USER', verdict.question, 'user', { code: 'no_progress' })
+    if (verdict.kind === 'stop') return this.end('STOPPED', 'no_progress', `${detector}: ${reason}`)
+    return undefined
+  }
+
+  /**
+   * What the open step still owes, when a run is taken over from the log: the model never answered it
+   * on record (ask again, as the same step), or its final answer was not verified yet, or its question
+   * was not put to the user yet. A step whose answer is on record is never asked again.
+   */
+  private unfinishedStep(): (() => Promise<Next>) | undefined {
+    const { stepDecision, stepSettled } = this.state
+    if (!stepDecision) return () => this.step(false)
+    if (stepSettled || stepDecision === 'tool_calls') return undefined
+    const last = this.state.transcript.findLast((t) => t.kind === 'assistant')
+    if (last?.kind !== 'assistant') return undefined
+    const { decision, seq } = last
+    if (decision.kind === 'final') return () => this.verify(decision.text, seq)
+    if (decision.kind === 'ask_user') return () => this.pause('WAITING_USER', decision.question, 'user')
+    return undefined
+  }
+
+  private leaveStep() {
+    this.inStep = false
+    this.agent.gate.leave()
+  }
+
+  /**
+   * Read the step's services. A service counts only when the plugin that set it declares it in its
+   * manifest: a plugin that sets `policy` (or any kernel service) without saying so, for example after
+   * the real provider was disposed during a swap, is refused, and the run suspends until it is fixed.
+   * Returns why the run cannot go on, or undefined.
+   */
+  private resolveServices(): string | undefined {
+    const ctx = this.agent.ctx
+    const found: Partial<StepServices> = {}
+    const read = <T>(name: string) => {
+      const entry = readService<T>(ctx, name)
+      if (entry && !entry.declared) throw new Undeclared(name, entry.provider)
+      return entry
+    }
+    try {
+      for (const name of required) {
+        const entry = read(name)
+        if (!entry) return `service "${name}" is not provided; resume the run once a plugin provides it`
+        ;(found as Record<string, unknown>)[name] = entry
+      }
+      found.compactor = read<CompactorService>('compactor')
+      found.progress = read<ProgressService>('progress')
+      found.guardrail = read<GuardrailService>('guardrail')
+      this.storeEntry = read<StoreService>('store')
+    } catch (error) {
+      if (!(error instanceof Undeclared)) throw error
+      return `service "${error.service}" is set by ${error.provider}, whose manifest does not declare that it provides it; the run does not use it`
+    }
+    this.services = found as StepServices
+    this.servicesVersion = this.agent.servicesVersion
+    return undefined
+  }
+
+  // ── step: context → model → decision ────────────────────────────────────────────────────────────
+
+  /** Run a step: a new one, or (`fresh` false) the open one again, when its model call never got an answer on record. */
+  private async step(fresh = true): Promise<Next> {
+    const { model, context, compactor } = this.services
+    const index = fresh ? this.state.steps + 1 : this.state.steps
+    if (fresh) this.rec.record('step/start', { index }, KernelProducer, { turnId: this.ids.turnId, stepId: `s${index}` })
+    const ids = this.ids
+
+    await this.visibleTools()
+    const views = this.visibleViews
+
+    const assembled = checkProjection(await this.ask('context', context.provider, () => context.value.assemble({ state: this.view, tools: views })))
+    if (!assembled.ok) return this.end('FAILED', 'verdict_invalid', `context service ${context.provider} returned something that is not a projection: ${assembled.problem}`)
+    let projection = assembled.value
+    const threshold = compactor?.value.threshold ?? this.agent.options.contextTokens
+    if (compactor && threshold && projection.tokens > threshold) {
+      // A compaction that breaks the projection's promises (or throws) is recorded and not used: the
+      // model then sees the whole projection, which is over the limit but complete.
+      const limit = Math.min(threshold, this.agent.options.contextTokens ?? threshold)
+      const strategy = compactor.value.strategy ?? compactor.provider
+      this.rec.record('compaction/start', { strategy, tokens: projection.tokens, limit }, compactor.provider, ids)
+      let compacted: CompactResult | undefined
+      let problem: string | undefined
+      let control: unknown
+      try {
+        const answer = await this.ask('compactor', compactor.provider, () => compactor.value.compact({ state: this.view, projection, limit, signal: this.abort.signal }))
+        const shape = checkProjection(answer)
+        if (!shape.ok) problem = `the compactor answered something that is not a projection (verdict_invalid): ${shape.problem}`
+        else problem = checkCompacted(projection, compacted = answer as CompactResult, limit)
+      } catch (error) {
+        if (isControl(error)) control = error
+        problem = `the compactor failed: ${(error as Error)?.message ?? error}`
+      }
+      const used = !problem
+      this.rec.record('compaction/end', {
+        strategy, before: projection.tokens, after: used ? compacted!.tokens : projection.tokens, summarised: used ? compacted!.summarised : [],
+        kept: used ? compacted!.messages.length : projection.messages.length, usage: compacted?.usage, rejected: problem,
+      }, compactor.provider, ids)
+      // A compactor that hangs ends the run (after its compaction/end is on record), like any service.
+      if (control) throw control
+      if (used) projection = compacted!
+      if (this.cancelRequest) return this.endCancelled()
+    }
+    this.rec.record('step/context', { messages: projection.messages.length, tokens: projection.tokens, tools: this.visibleNames }, context.provider, ids)
+
+    const response = await this.callModel(model, projection.messages, views, index)
+    if (!response) return 'halt'
+    const decision = response.decision
+    const responded = this.rec.record('step/model-response', { decision, usage: response.usage, model: response.model }, model.provider, this.idsOf(undefined, this.state.lastSeq))
+
+    if (decision.kind === 'tool_calls') {
+      decision.calls.forEach((call, i) => {
+        // Frozen from here on: the decision, the ticket and the call are about these exact arguments.
+        // Scrubbed before they are hashed: the record, the decision and the call see the same arguments.
+        const args = deepFreeze(this.rec.scrub(call.args))
+        // Arguments that are not plain JSON are refused before anyone judges them (hash.ts, jsonProblem).
+        const argsError = call.argsError ?? jsonProblem(args)
+        this.rec.record('tool/proposed', { tool: call.name, args, argsHash: argsError === undefined ? hashArgs(args) : hashAnyway(args), callId: call.callId, argsError },
+          KernelProducer, this.idsOf(`${ids.stepId}.a${i + 1}`, responded.seq))
+      })
+      return 'continue'
+    }
+    if (decision.kind === 'ask_user') return this.pause('WAITING_USER', decision.question, 'user')
+    return this.verify(decision.text, responded.seq)
+  }
+
+  private async callModel(model: ServiceEntry<ModelService>, messages: ContextMessage[], tools: ToolView[], index: number): Promise<ModelResponse | undefined> {
+    const ids = this.ids
+    const { attempts, backoffMs } = this.agent.options.modelRetry
+    for (let attempt = 1; ; attempt++) {
+      const request = this.rec.record('step/model-request', { model: model.provider, messages: messages.length, tools: this.visibleNames, attempt }, KernelProducer, ids)
+      // Not a durability point (a model call has no effect to protect), but whoever watches steps begin
+      // should see them begin, not only once the model has answered.
+      if (this.agent.dispatch.watched(StepStartEvents)) await this.flush()
+      const signal = this.modelSignal()
+      // Streamed pieces go to listeners as previews, only if someone listens: nothing here is durable.
+      const onDelta = this.agent.streaming() ? this.previews(model.provider, ids.stepId!, attempt) : undefined
+      try {
+        const response = await model.value.respond({ runId: this.runId, stepId: ids.stepId!, stepIndex: index, messages, tools, signal: signal.signal, onDelta }).finally(() => onDelta?.end())
+        const problem = checkResponse(response)
+        if (problem) throw new CordageError('model_invalid_response', problem)
+        // Plain data from here on: the record, the hash, policy and the tool see one value.
+        return plainResponse(response)
+      } catch (error) {
+        if (this.lost) throw this.lost
+        if (this.cancelRequest) { await this.endCancelled(); return undefined }
+        if (signal.deadlineHit) { await this.end('STOPPED', 'deadline_exceeded', `deadline passed during the model call of step ${index}`); return undefined }
+        const { code, kind, message } = classify(error, 'model_permanent')
+        const retry = code === 'model_transient' && attempt < attempts
+        // The provider's own hint (Retry-After) wins over our backoff when it asks for longer, up to a minute.
+        const hint = CordageError.is(error) ? Number((error.data as { retryAfterMs?: number } | undefined)?.retryAfterMs) : NaN
+        let retryInMs = retry ? Math.max(jitter(backoffMs * 2 ** (attempt - 1)), Number.isFinite(hint) ? Math.min(hint, 60_000) : 0) : undefined
+        // A wait that would outlast the deadline is no retry: stop now rather than sleep past it.
+        const pastDeadline = retryInMs !== undefined && this.state.deadline !== undefined && Date.now() + retryInMs >= this.state.deadline
+        if (pastDeadline) retryInMs = undefined
+        this.rec.record('step/model-error', { errorClass: kind, code, message, attempt, retryInMs }, model.provider, this.idsOf(undefined, request.seq))
+        if (pastDeadline) { await this.end('STOPPED', 'deadline_exceeded', `the deadline passes before the model can be asked again (${message})`); return undefined }
+        if (!retry) { await this.end('FAILED', code, message); return undefined }
+        await sleep(retryInMs!, this.abort.signal)
+      } finally {
+        signal.dispose()
+      }
+    }
+  }
+
+  /**
+   * Where a model call's streamed pieces go: to listeners as previews, scrubbed of the agent's secrets
+   * like the record. Text (and each call's argument text) passes through a StreamScrubber, which holds
+   * back the end of what arrived until it knows no secret is split there; `end` gives out the rest.
+   */
+  private previews(producer: string, stepId: string, attempt: number): ((delta: ModelDelta) => void) & { end(): void } {
+    const base = { runId: this.runId, stepId, attempt, producer }
+    const scrubber = this.agent.scrubber
+    if (!scrubber.active) return Object.assign((delta: ModelDelta) => this.agent.streamDelta({ ...base, ...delta }), { end() {} })
+    const text = new StreamScrubber(scrubber)
+    const args = new Map<number, StreamScrubber>()
+    const emit = (delta: ModelDelta) => this.agent.streamDelta({ ...base, ...delta })
+    const send = Object.assign((delta: ModelDelta) => {
+      if (delta.text !== undefined) {
+        const ready = text.push(delta.text)
+        if (ready) emit({ text: ready })
+      }
+      if (delta.toolCall) {
+        const { index, name, argsDelta } = delta.toolCall
+        let stream = args.get(index)
+        if (!stream) args.set(index, stream = new StreamScrubber(scrubber))
+        const ready = argsDelta === undefined ? undefined : stream.push(argsDelta)
+        if (name !== undefined || ready) emit({ toolCall: { index, ...(name === undefined ? {} : { name: scrubber.scrubText(name) }), ...(ready ? { argsDelta: ready } : {}) } })
+      }
+    }, {
+      end: () => {
+        const rest = text.end()
+        if (rest) emit({ text: rest })
+        for (const [index, stream] of args) {
+          const tail = stream.end()
+          if (tail) emit({ toolCall: { index, argsDelta: tail } })
+        }
+      },
+    })
+    return send
+  }
+
+  /**
+   * The abort signal for one model call: the run's own signal (cancellation), plus the deadline when the
+   * run has one. Without a deadline nothing is allocated: signals and listeners cost microseconds a step.
+   */
+  private modelSignal(): { signal: AbortSignal; deadlineHit: boolean; dispose(): void } {
+    if (this.state.deadline === undefined) return { signal: this.abort.signal, deadlineHit: false, dispose() {} }
+    const controller = new AbortController()
+    const state = { signal: controller.signal, deadlineHit: false, dispose: () => {} }
+    const onCancel = () => controller.abort(this.abort.signal.reason)
+    this.abort.signal.addEventListener('abort', onCancel, { once: true })
+    const timer = setTimeout(() => { state.deadlineHit = true; controller.abort(new CordageError('deadline_exceeded')) }, Math.max(0, this.state.deadline - Date.now()))
+    state.dispose = () => { clearTimeout(timer); this.abort.signal.removeEventListener('abort', onCancel) }
+    return state
+  }
+
+  /** The step's visible tools, asked of the tools service once per step (also for a step resumed in a new process). */
+  private async visibleTools(): Promise<void> {
+    const stepId = `s${this.state.steps}`
+    if (this.visibleFor === stepId) return
+    const tools = this.services.tools
+    const visible = await this.ask('tools', tools.provider, () => tools.value.visible({ state: this.view }))
+    if (!Array.isArray(visible)) throw new CordageError('verdict_invalid', `tools service ${tools.provider} returned ${typeof visible} as the visible set, not a list of tools`)
+    this.visibleFor = stepId
+    if (visible === this.visibleSource) return
+    this.visibleSource = visible
+    this.visible.clear()
+    for (const tool of visible) this.visible.set(tool.name, asDefined(tool))
+    this.visibleViews = visible.map(toView)
+    this.visibleNames = visible.map((t) => t.name)
+  }
+
+  // ── actions: validate → policy → (approval) → run (core/kernel/effects.ts) ─────────────────────────────
+
+  private async act(action: ActionState): Promise<Next> {
+    switch (action.status) {
+      case 'proposed':
+        return this.follow(await this.admit(action))
+      case 'denied':
+        return this.reject(action, 'policy_denied', `Denied by policy (rule ${action.decision!.ruleId}): ${action.decision!.reason}`, action.decision!.seq)
+      case 'rejected':
+        return this.reject(action, 'approval_rejected', `Rejected by ${action.approval!.by}${action.approval!.reason ? `: ${action.approval!.reason}` : ''}`, action.approval!.seq)
+      case 'allowed':
+      case 'approved':
+      case 'running': {
+        // Resumed: the decision is durable. It still holds only under the policy version it was made with.
+        const tool = await this.installedTool(action)
+        if (!tool) return this.reject(action, 'unknown_tool', `Tool "${action.tool}" is no longer installed.`)
+        if (action.status === 'running') {
+          // The call started and no outcome was recorded: the process stopped while the tool ran.
+          const settled = await this.effects.settleUnknown(action, tool, this.effects.keyOf(action, tool), 'resume')
+          if (settled !== 'retry') return settled
+        }
+        // A decision (and an approval) holds only under the policy and the tool version it was made for.
+        const toolChanged = action.decision?.toolVersion !== undefined && tool.owner !== undefined && action.decision.toolVersion !== tool.owner
+        if (action.decision?.policyVersion !== this.services.policy.value.version || toolChanged) {
+          const parsed = tool.input.safeParse(action.args)
+          if (!parsed.success) return this.reject(action, 'invalid_arguments', `The arguments for ${tool.name} no longer match its schema.`)
+          return this.authorize(action, tool, parsed.data)
+        }
+        return this.effects.execute(action, tool, action.decision.policyVersion, action.approval?.seq ?? action.decision.seq)
+      }
+      case 'awaiting_approval': {
+        // Asked, but the request was never put on record (the rest of its step ran first and paused, or the process stopped): put it now.
+        const d = action.decision
+        const approval = action.requestedSeq === undefined && d
+          ? { tool: action.tool, args: action.args, argsHash: action.argsHash, policyVersion: d.policyVersion, ruleId: d.ruleId, reason: d.reason, approvers: d.approvers, toolVersion: d.toolVersion }
+          : undefined
+        return this.pause('WAITING_APPROVAL', `action ${action.id} (${action.tool}) waits for approval`, 'approval', { actionId: action.id, approval })
+      }
+      default:
+        throw new CordageError('internal_error', `action ${action.id} is ${action.status} but still pending`)
+    }
+  }
+
+  /** A freshly proposed action: check it is a visible tool with valid arguments, pass it by the guardrail, ask policy. */
+  private async admit(action: ActionState): Promise<Admitted> {
+    await this.visibleTools()
+    const tool = this.visible.get(action.tool)
+    if (action.argsError !== undefined) return { next: await this.reject(action, 'invalid_arguments', `The arguments for ${action.tool} are not valid JSON, or not plain JSON (${action.argsError}). Send them again as a plain JSON object.`) }
+    if (!tool) return { next: await this.reject(action, 'unknown_tool', `Unknown tool "${action.tool}". Tools you can call: ${[...this.visible.keys()].join(', ') || 'none'}.`) }
+    const parsed = tool.input.safeParse(action.args)
+    if (!parsed.success) {
+      const issues = parsed.error.issues.map((i) => `${i.path.length ? i.path.join('.') : '(arguments)'}: ${i.message}`).join('; ')
+      return { next: await this.reject(action, 'invalid_arguments', `Invalid arguments for ${tool.name}: ${issues}. Fix the arguments and call it again.`) }
+    }
+    const guarded = this.services.guardrail ? await this.guard({ stage: 'tool_input', tool, args: parsed.data }, action.id, action.proposedSeq) : Pass
+    if (guarded.action !== 'pass') return { next: await this.reject(action, 'guardrail_blocked', `Blocked by guardrail ${guarded.guard}: ${guarded.reason}. Nothing was run.`, this.state.lastSeq) }
+    return this.decide(action, tool, parsed.data)
+  }
+
+  private follow(admitted: Admitted): Promise<Next> {
+    if ('run' in admitted) return this.effects.execute(admitted.run.action, admitted.run.tool, admitted.run.policyVersion, admitted.run.causation)
+    if ('later' in admitted) return admitted.later()
+    return Promise.resolve(admitted.next)
+  }
+
+  /**
+   * The proposed actions at the head of the step that may run side by side (core/kernel/parallel.ts): each
+   * is admitted in proposal order (validation, guardrail, policy), then those allowed run in waves.
+   * An action that must wait for a person ends the batch; it is put to them once the others ran.
+   */
+  private async actTogether(): Promise<Next | undefined> {
+    await this.visibleTools()
+    const batch: ActionState[] = []
+    for (const id of this.state.pending) {
+      const action = this.state.actions[id]
+      const tool = this.visible.get(action.tool)
+      if (action.status !== 'proposed' || (tool && !mayRunBeside(tool))) break
+      batch.push(action)
+    }
+    if (batch.length < 2) return undefined
+    const jobs: Authorized[] = []
+    let later: (() => Promise<Next>) | undefined
+    for (const action of batch) {
+      const admitted = await this.admit(action)
+      if ('run' in admitted) jobs.push(admitted.run)
+      else if ('later' in admitted) { later = admitted.later; break }
+      else if (admitted.next === 'halt') return 'halt'
+    }
+    this.reloaded = false
+    // Two calls under one idempotency key never share a wave: the ledger must see the first before the second.
+    const footprint = (job: Authorized) => {
+      const print = footprintOf(job.tool, job.action.args)
+      return job.tool.sideEffect === 'none' ? print : { reads: print.reads, writes: [...print.writes, `key:${this.effects.keyOf(job.action, job.tool)}`] }
+    }
+    for (const wave of waves(jobs, footprint)) {
+      // Cancelled, or state rebuilt after a lost key race: back to pass(), which starts from what is on record.
+      if (this.cancelRequest || this.reloaded) return 'continue'
+      const next = wave.length === 1 ? await this.effects.execute(wave[0].action, wave[0].tool, wave[0].policyVersion, wave[0].causation) : await this.effects.executeTogether(wave)
+      if (next === 'halt') return 'halt'
+    }
+    return later && !this.cancelRequest ? later() : 'continue'
+  }
+
+  private async installedTool(action: ActionState): Promise<Tool | undefined> {
+    await this.visibleTools()
+    const tool = this.visible.get(action.tool) ?? this.services.tools.value.get(action.tool)
+    return tool && asDefined(tool)
+  }
+
+  get guarded(): boolean {
+    return this.services.guardrail !== undefined
+  }
+
+  async guardOutput(action: ActionState, tool: Tool, observation: string, causation: number): Promise<string> {
+    let verdict: GuardVerdict
+    try {
+      verdict = await this.guard({ stage: 'tool_output', tool, text: observation }, action.id, causation)
+    } catch (error) {
+      // The call's outcome must still be recorded (it may have committed): withhold the result now, and
+      // end the run at the next boundary.
+      if (!isControl(error)) throw error
+      this.deferred ??= error
+      return `The result of ${tool.name} was withheld: ${(error as Error).message}. The call itself ran.`
+    }
+    if (verdict.action === 'redact') return verdict.text
+    if (verdict.action === 'block') return `The result of ${tool.name} was withheld by guardrail ${verdict.guard}: ${verdict.reason}. The call itself ran.`
+    return observation
+  }
+
+  /** Close an action that never starts: the reason becomes an observation for the model. */
+  async reject(action: ActionState, code: Code, observation: string, causation = action.proposedSeq): Promise<Next> {
+    this.rec.record('tool/error', { tool: action.tool, errorClass: Codes[code].kind, code, message: observation, observation }, KernelProducer, this.idsOf(action.id, causation))
+    return 'continue'
+  }
+
+  /** Ask policy about an action whose arguments passed the tool's schema (`args` is the parsed form), and act on the answer. */
+  private async authorize(action: ActionState, tool: Tool, args: unknown): Promise<Next> {
+    return this.follow(await this.decide(action, tool, args))
+  }
+
+  /** Ask policy, record its decision, and say what comes next: run the call, wait for a person, or nothing (denied). */
+  private async decide(action: ActionState, tool: Tool, args: unknown): Promise<Admitted> {
+    const policy = this.services.policy
+    let decision: PolicyDecision
+    try {
+      const answer = await this.ask('policy', policy.provider, () => policy.value.decide({ runId: this.runId, agent: this.agent.name, actionId: action.id, tool, args, argsHash: action.argsHash, state: this.view }))
+      const checked = checkPolicyDecision(answer)
+      decision = checked.ok ? checked.value : { verdict: 'deny', ruleId: 'policy-invalid', reason: `policy ${policy.provider} answered something that is not a decision (verdict_invalid: ${checked.problem}); denied to fail closed` }
+    } catch (error) {
+      if (isControl(error)) throw error
+      decision = { verdict: 'deny', ruleId: 'policy-error', reason: `policy failed, denied to fail closed: ${(error as Error)?.message ?? error}` }
+    }
+    // An `ask` nobody may answer would wait forever: deny it now, and say why.
+    if (decision.verdict === 'ask' && decision.approvers?.length === 0) {
+      decision = { verdict: 'deny', ruleId: decision.ruleId, reason: `${decision.reason}; it needs approval and no approver is configured, so it is denied (fail closed)` }
+    }
+    const policyVersion = policy.value.version
+    const ids = this.idsOf(action.id, action.approval?.seq ?? action.proposedSeq)
+    const recorded = this.rec.record('tool/decision', {
+      verdict: decision.verdict, ruleId: decision.ruleId, policyVersion, reason: decision.reason, approvers: decision.approvers, toolVersion: tool.owner,
+    }, policy.provider, ids)
+    if (decision.verdict === 'deny') return { next: await this.reject(action, 'policy_denied', `Denied by policy (rule ${decision.ruleId}): ${decision.reason}`, recorded.seq) }
+    if (decision.verdict === 'ask') {
+      const grant = await this.grantFor(action, tool, args, policyVersion, decision.approvers)
+      if (grant) {
+        // A person approved calls like this one before, for the run or standing: no one is asked again.
+        const approved = this.rec.record('tool/approval-decided', { approved: true, by: `grant:${grant.id}`, scope: grant.scope, grantId: grant.id }, KernelProducer, this.idsOf(action.id, recorded.seq))
+        return { run: { action, tool, policyVersion, causation: approved.seq } }
+      }
+      const { ruleId, reason, approvers } = decision
+      return {
+        later: () => this.pause('WAITING_APPROVAL', `action ${action.id} (${action.tool}) waits for approval: ${reason}`, 'approval', {
+          actionId: action.id,
+          approval: { tool: action.tool, args: action.args, argsHash: action.argsHash, policyVersion, ruleId, reason, approvers, toolVersion: tool.owner },
+        }),
+      }
+    }
+    return { run: { action, tool, policyVersion, causation: recorded.seq } }
+  }
+
+  /**
+   * A grant that covers this call: given for the rest of this run, or standing (kept by the store). It
+   * must be active, for this agent, tool and arguments, under this policy and tool version, and given
+   * by someone the policy lets approve it.
+   */
+  private async grantFor(action: ActionState, tool: Tool, args: unknown, policyVersion: string, approvers?: string[]): Promise<ApprovalGrant | undefined> {
+    const now = Date.now()
+    const call = { agent: this.agent.name, tool: action.tool, args, argsHash: action.argsHash, policyVersion, toolVersion: tool.owner }
+    const allowed = (g: ApprovalGrant) => !approvers || approvers.includes('*') || approvers.includes(g.by)
+    const fits = (g: ApprovalGrant) => grantMismatch(g, call, now) === undefined && allowed(g)
+    const inRun = this.state.grants.find(fits)
+    if (inRun) return inRun
+    const store = this.store()
+    if (!store.grants) return undefined
+    return (await store.grants({ agent: this.agent.name, tool: action.tool, now })).find(fits)
+  }
+
+  // ── verification ────────────────────────────────────────────────────────────────────────────────
+
+  private async verify(answer: string, causation: number): Promise<Next> {
+    const verifier = this.services.verifier
+    const guarded = this.services.guardrail ? await this.guard({ stage: 'answer', text: answer }, undefined, causation) : Pass
+    if (guarded.action === 'redact') answer = guarded.text
+    const started = this.rec.record('verify/start', { answer }, KernelProducer, this.idsOf(undefined, causation))
+    if (guarded.action === 'block') {
+      // Not the verifier's call: the answer never reaches it. The model may answer again within the repair budget.
+      const repair = this.state.repairs < this.state.budgets.maxRepairs
+      const feedback = `Your answer was blocked by guardrail ${guarded.guard}: ${guarded.reason}. Answer again without that content.`
+      this.rec.record('verify/end', { ok: false, code: 'guardrail_blocked', reason: guarded.reason, feedback, repair, evidence: [] }, this.services.guardrail!.provider, this.idsOf(undefined, started.seq))
+      return repair ? 'continue' : this.end('FAILED_VERIFICATION', 'guardrail_blocked', `guardrail ${guarded.guard}: ${guarded.reason}`)
+    }
+    // A verifier may take minutes (a test suite): let a watcher see it started.
+    if (this.agent.dispatch.watched(VerifyStartEvents)) await this.flush()
+    let verdict: VerifyResult
+    try {
+      const checked = checkVerifyResult(await this.ask('verifier', verifier.provider, () => verifier.value.verify({ state: this.view, answer, signal: this.abort.signal })))
+      if (!checked.ok) throw new CordageError('verdict_invalid', `verifier ${verifier.provider} answered something that is not a verdict: ${checked.problem}`)
+      verdict = checked.value
+    } catch (error) {
+      if (this.cancelRequest) return this.endCancelled()
+      const { code, message } = classify(error, 'internal_error')
+      const reason = CordageError.is(error) && error.code !== 'internal_error' ? message : `verifier ${verifier.provider} failed: ${message}`
+      this.rec.record('verify/end', { ok: false, code, reason, evidence: [] }, verifier.provider, this.idsOf(undefined, started.seq))
+      if (isControl(error)) throw error
+      return this.end('FAILED', code, reason)
+    }
+    // Cancellation wins over a verdict that arrived after it: the run was told to stop.
+    if (this.cancelRequest) return this.endCancelled()
+    if (verdict.ok) {
+      this.rec.record('verify/end', { ok: true, evidence: verdict.evidence }, verifier.provider, this.idsOf(undefined, started.seq))
+      return this.end('COMPLETED', undefined, undefined, answer)
+    }
+    const repair = verdict.repairable && this.state.repairs < this.state.budgets.maxRepairs
+    this.rec.record('verify/end', { ok: false, code: verdict.code, reason: verdict.reason, feedback: verdict.feedback, repair, evidence: verdict.evidence ?? [] }, verifier.provider, this.idsOf(undefined, started.seq))
+    if (repair) return 'continue'
+    return this.end('FAILED_VERIFICATION', verdict.code, verdict.reason, answer)
+  }
+
+  /**
+   * Ask the guardrail, when the agent has one, about content at one stage, and record a trip. A guard
+   * that throws or answers nonsense blocks (fail closed); a redact of arguments is a block, since the
+   * call that runs must be the one the model proposed and policy judged.
+   */
+  async guard(input: Pick<GuardInput, 'stage' | 'tool' | 'args' | 'text'>, actionId: string | undefined, causation: number): Promise<GuardVerdict> {
+    const guardrail = this.services.guardrail
+    if (!guardrail) return Pass
+    let verdict: GuardVerdict
+    try {
+      const checked = checkGuardVerdict(await this.ask('guardrail', guardrail.provider, () => guardrail.value.check({ ...input, runId: this.runId, agent: this.agent.name, state: this.view })))
+      verdict = checked.ok ? checked.value : { action: 'block', guard: 'guardrail-invalid', reason: `guardrail ${guardrail.provider} answered something that is not a verdict (verdict_invalid: ${checked.problem}); blocked to fail closed` }
+    } catch (error) {
+      if (isControl(error)) throw error
+      verdict = { action: 'block', guard: 'guardrail-error', reason: `guardrail ${guardrail.provider} failed, blocked to fail closed: ${(error as Error)?.message ?? error}` }
+    }
+    if (verdict.action === 'redact' && (input.stage === 'tool_input' || typeof verdict.text !== 'string')) verdict = { action: 'block', guard: verdict.guard, reason: verdict.reason }
+    if (verdict.action === 'pass') return verdict
+    this.rec.record('guard/tripped', { stage: input.stage, guard: String(verdict.guard), action: verdict.action, reason: String(verdict.reason), guardVersion: guardrail.value.version }, guardrail.provider, this.idsOf(actionId, causation))
+    return verdict
+  }
+
+  // ── pausing and ending ──────────────────────────────────────────────────────────────────────────
+
+  async pause(status: WaitingStatus, reason: string, checkpoint: Checkpoint, { actionId, approval, code }: PauseDetail = {}): Promise<Next> {
+    const ids = this.ids
+    this.rec.record('run/checkpoint', { reason: checkpoint, pending: [...this.state.pending], steps: this.state.steps, usage: { ...this.state.usage } }, KernelProducer, ids)
+    // The checkpoint is durable before anyone is asked anything.
+    await this.flush()
+    if (approval) this.rec.record('tool/approval-requested', approval, KernelProducer, this.idsOf(actionId, this.state.lastSeq))
+    this.rec.record('run/paused', { status, reason, actionId, code }, KernelProducer, ids)
+    await this.flush()
+    return 'halt'
+  }
+
+  private async endCancelled(): Promise<Next> {
+    const request = this.cancelRequest!
+    if (this.state.status !== 'CANCELLING') {
+      this.rec.record('run/cancel-requested', { by: request.by, reason: request.reason, requestedAt: request.at }, KernelProducer, this.ids)
+    }
+    return this.end('CANCELLED', 'cancelled', request.reason ?? `cancelled by ${request.by}`)
+  }
+
+  async end(status: TerminalStatus, failureCode: Code | undefined, reason?: string, answer?: string): Promise<Next> {
+    const ids = this.ids
+    // Every proposed action is closed: those the run never got to end with the run's own code.
+    for (const id of [...this.state.pending]) {
+      const action = this.state.actions[id]
+      if (action.status === 'running') {
+        // It started and its outcome is unknown (a neighbour in its wave ended the run first): say so, in
+        // run/end too, rather than pretend it never ran. Its ledger intent stays pending.
+        const observation = `Outcome unknown: the run ended ${status}${failureCode ? ` (${failureCode})` : ''} before it was settled (idempotency key ${action.key}).`
+        this.noteEffect('unknown', { actionId: id, tool: action.tool, key: action.key ?? `${this.runId}/${id}` })
+        this.rec.record('tool/error', { tool: action.tool, errorClass: Codes.unknown_effect.kind, code: 'unknown_effect', message: observation, observation }, KernelProducer, this.idsOf(id, action.error?.seq ?? action.proposedSeq))
+        continue
+      }
+      const code: Code = failureCode ?? 'cancelled'
+      const observation = `Not run: the run ended ${status}${failureCode ? ` (${failureCode})` : ''} first.`
+      this.rec.record('tool/error', { tool: action.tool, errorClass: Codes[code].kind, code, message: observation, observation }, KernelProducer, this.idsOf(id, action.requestedSeq ?? action.proposedSeq))
+    }
+    if (this.state.stepOpen) this.rec.record('step/end', { actions: this.state.stepActions }, KernelProducer, ids)
+    if (this.state.turns) this.rec.record('turn/end', { answer }, KernelProducer, { turnId: ids.turnId })
+    const effects = this.noted.committed.length || this.noted.unknown.length ? this.noted : undefined
+    this.rec.record('run/end', { status, failureCode, reason, answer, usage: { ...this.state.usage }, steps: this.state.steps, nestedSteps: this.state.nestedSteps || undefined, effects }, KernelProducer, { turnId: ids.turnId })
+    await this.flush()
+    return 'halt'
+  }
+
+  /**
+   * Something broke outside the run's own rules (a plugin threw, the store refused, a service did not
+   * answer in time). End the run if we still can: STOPPED for a deadline, CANCELLED when cancellation
+   * was asked for, else FAILED with the error's code (`service_timeout`, `verdict_invalid`, ...).
+   */
+  private async crash(error: unknown): Promise<void> {
+    // Another writer owns the log now: writing anything more would be wrong.
+    if (CordageError.is(error, 'seq_conflict') || CordageError.is(error, 'lease_lost') || this.lost || this.state.status === 'FAILED') throw this.lost ?? error
+    const { code, kind, message } = classify(error, 'internal_error')
+    try {
+      if (this.state.status === 'RUNNING' || this.state.status === 'CANCELLING') {
+        if (this.cancelRequest) await this.endCancelled()
+        else await this.end(kind === 'budget_exhausted' ? 'STOPPED' : 'FAILED', code, message)
+        return
+      }
+    } catch {
+      // the store itself failed: nothing more can be recorded; the caller gets the original error
+    }
+    throw error
+  }
+}
+
+Object.freeze(RunDriver.prototype)
+// ── helpers ─────────────────────────────────────────────────────────────────────────────────────────
+
+class Undeclared extends Error {
+  constructor(readonly service: string, readonly provider: string) {
+    super(`${service} set by ${provider} without declaring it`)
+  }
+}
+
+/** What a service call ends in that is not the service's own failure: the loop ends the run with it. */
+function isControl(error: unknown): boolean {
+  return CordageError.is(error) && (error.code === 'service_timeout' || error.code === 'deadline_exceeded' || error.code === 'cancelled' || error.code === 'lease_lost')
+}
+
+function isThenable<T>(value: T | Promise<T>): value is Promise<T> {
+  return typeof (value as { then?: unknown } | null)?.then === 'function'
+}
+
+function jitter(ms: number): number {
+  return Math.round(ms * (0.5 + Math.random()))
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, ms)
+    signal.addEventListener('abort', done, { once: true })
+    function done() { clearTimeout(timer); signal.removeEventListener('abort', done); resolve() }
+  })
+}

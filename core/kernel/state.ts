@@ -1,0 +1,275 @@
+/**
+ * @module state
+ * Run state is a reduction of the run's events (invariant 5: state is not context). The loop applies
+ * each event as it records it, and a resumed run rebuilds the same state from the store with
+ * {@link replay}, so what a resumed run knows is exactly what was persisted, nothing more.
+ */
+import type { Budgets } from './budget.ts'
+import { CordageError, type Code } from '../contracts/errors.ts'
+import { EventSchemaVersion, type RunEvent } from '../contracts/events.ts'
+import { zeroUsage, type Decision, type Usage } from '../contracts/services/model.ts'
+import type { Verdict } from '../contracts/services/policy.ts'
+import type { ApprovalGrant, ApprovalScope } from './grants.ts'
+import { assertTransition, type RunStatus } from './status.ts'
+import type { ParentLink } from '../contracts/services/agents.ts'
+import type { ActionState, RunState } from '../contracts/state.ts'
+export type { ActionStatus, ActionState, TranscriptEntry, RunState } from '../contracts/state.ts'
+
+/** Version of the RunState shape; a snapshot of another version is ignored and the log replayed. */
+export const StateVersion = 4
+
+export function emptyState(runId: string): RunState {
+  return {
+    runId, agent: '', task: '', status: 'CREATED', lastSeq: 0, createdAt: 0, updatedAt: 0,
+    budgets: { maxSteps: 0, maxRepairs: 0 }, plugins: {}, services: {},
+    turns: 0, steps: 0, stepOpen: false, stepActions: 0, stepSettled: false, usage: zeroUsage(), interventions: [], grants: [], revealed: [], repairs: 0, nestedSteps: 0, transcript: [], actions: {}, pending: [],
+  }
+}
+
+/** Rebuild state from a run's events. Throws `invalid_event` on a gap, a foreign event or an illegal transition. */
+export function replay(runId: string, events: readonly RunEvent[]): RunState {
+  const state = emptyState(runId)
+  for (const event of events) apply(state, event)
+  return state
+}
+
+/** State from a snapshot plus the events after it; the whole log is needed when the snapshot is of another version. */
+export function replayFrom(runId: string, snapshot: { seq: number; version: number; state: unknown } | undefined, events: readonly RunEvent[]): RunState | undefined {
+  if (!snapshot) return replay(runId, events)
+  if (snapshot.version !== StateVersion) return undefined
+  const state = snapshot.state as RunState
+  if (state.runId !== runId || state.lastSeq !== snapshot.seq) return undefined
+  for (const event of events) apply(state, event)
+  return state
+}
+
+/** Apply one event to state, in place. */
+export function apply(state: RunState, event: RunEvent): void {
+  if (event.seq !== state.lastSeq + 1) {
+    throw new CordageError('invalid_event', `run ${state.runId}: expected seq ${state.lastSeq + 1}, got ${event.seq} (${event.type})`)
+  }
+  if (event.runId !== state.runId) {
+    throw new CordageError('invalid_event', `event seq ${event.seq} belongs to run ${event.runId}, not ${state.runId}`)
+  }
+  if (event.schema > EventSchemaVersion) {
+    throw new CordageError('invalid_event', `event seq ${event.seq} has schema ${event.schema}; this kernel reads up to ${EventSchemaVersion}`)
+  }
+  applyPayload(state, event)
+  state.lastSeq = event.seq
+  state.updatedAt = event.time
+}
+
+function applyPayload(state: RunState, event: RunEvent): void {
+  const action = event.actionId ? state.actions[event.actionId] : undefined
+  switch (event.type) {
+    case 'run/start': {
+      const d = event.data
+      moveTo(state, 'RUNNING')
+      Object.assign(state, { agent: d.agent, task: d.task, plugins: d.plugins, hashes: d.hashes ? { ...d.hashes } : undefined, services: d.services, budgets: d.budgets, deadline: d.deadline, createdAt: event.time, parent: d.parent })
+      return
+    }
+    case 'run/handoff':
+      Object.assign(state, { agent: event.data.to, plugins: event.data.plugins, hashes: undefined, services: event.data.services, handoff: undefined })
+      return
+    case 'run/version-drift':
+      // What was accepted is what the run runs on from here: the next check compares with it.
+      if (event.data.decision === 'refused') return
+      for (const c of event.data.changes) {
+        if (c.decision !== 'accepted') continue
+        state.plugins = { ...state.plugins }
+        if (c.to === undefined) delete state.plugins[c.plugin]
+        else state.plugins[c.plugin] = c.to
+        if (state.hashes) {
+          state.hashes = { ...state.hashes }
+          if (c.toHash === undefined) delete state.hashes[c.plugin]
+          else state.hashes[c.plugin] = c.toHash
+        }
+      }
+      return
+    case 'run/checkpoint':
+      return
+    case 'run/paused':
+      moveTo(state, event.data.status)
+      if (event.data.status === 'WAITING_USER') state.stepSettled = true
+      state.waiting = { status: event.data.status, actionId: event.data.actionId, reason: event.data.reason, code: event.data.code }
+      return
+    case 'run/resumed':
+      moveTo(state, 'RUNNING')
+      state.waiting = undefined
+      if (event.data.input !== undefined) state.transcript.push({ kind: 'user', text: event.data.input, seq: event.seq })
+      return
+    case 'run/cancel-requested':
+      moveTo(state, 'CANCELLING')
+      state.cancel = { by: event.data.by, at: event.data.requestedAt, reason: event.data.reason }
+      return
+    case 'run/recovered':
+      return
+    case 'run/end':
+      moveTo(state, event.data.status)
+      state.failureCode = event.data.failureCode
+      state.reason = event.data.reason
+      state.answer = event.data.answer
+      state.waiting = undefined
+      state.pending = []
+      return
+    case 'turn/start':
+      state.turns++
+      state.transcript.push({ kind: 'user', text: event.data.input, seq: event.seq })
+      return
+    case 'turn/end':
+      return
+    case 'step/start':
+      state.steps++
+      state.stepOpen = true
+      state.stepActions = 0
+      state.stepDecision = undefined
+      state.stepSettled = false
+      return
+    case 'step/end':
+      state.stepOpen = false
+      return
+    case 'step/no-progress':
+      state.interventions.push({ detector: event.data.detector, response: event.data.response, afterStep: state.steps, seq: event.seq })
+      if (event.data.response === 'feedback' && event.data.text) state.transcript.push({ kind: 'feedback', text: event.data.text, seq: event.seq })
+      return
+    case 'step/context':
+    case 'compaction/start':
+    case 'step/model-request':
+    case 'step/model-error':
+      return
+    case 'compaction/end':
+      if (event.data.usage) addUsage(state, event.data.usage)
+      return
+    case 'step/model-response': {
+      addUsage(state, event.data.usage)
+      state.transcript.push({ kind: 'assistant', decision: event.data.decision, actionIds: [], seq: event.seq })
+      state.stepDecision = event.data.decision.kind
+      return
+    }
+    case 'tool/proposed': {
+      const id = need(event, event.actionId)
+      state.actions[id] = { id, stepId: need(event, event.stepId), tool: event.data.tool, args: event.data.args, argsHash: event.data.argsHash, callId: event.data.callId, argsError: event.data.argsError, proposedSeq: event.seq, status: 'proposed', attempts: 0 }
+      state.pending.push(id)
+      state.stepActions++
+      const last = state.transcript[state.transcript.length - 1]
+      if (last?.kind === 'assistant') last.actionIds.push(id)
+      return
+    }
+    case 'tool/decision': {
+      const a = needAction(event, action)
+      a.decision = { ...event.data, seq: event.seq }
+      a.status = event.data.verdict === 'allow' ? 'allowed' : event.data.verdict === 'deny' ? 'denied' : 'awaiting_approval'
+      return
+    }
+    case 'tool/approval-requested': {
+      const a = needAction(event, action)
+      a.status = 'awaiting_approval'
+      a.requestedSeq = event.seq
+      return
+    }
+    case 'tool/approval-decided': {
+      const a = needAction(event, action)
+      const { grant, ...approval } = event.data
+      a.approval = { ...approval, seq: event.seq }
+      if (grant?.scope === 'run') state.grants.push(grant)
+      a.status = event.data.approved ? 'approved' : 'rejected'
+      return
+    }
+    case 'tool/start': {
+      const a = needAction(event, action)
+      a.status = 'running'
+      a.attempts = event.data.attempt
+      a.key = event.data.idempotencyKey
+      return
+    }
+    case 'tool/end': {
+      const a = needAction(event, action)
+      for (const name of event.data.reveals ?? []) if (!state.revealed.includes(name)) state.revealed.push(name)
+      if (event.data.usage) {
+        addUsage(state, event.data.usage)
+        state.nestedSteps += event.data.usage.steps ?? 0
+      }
+      if (event.data.handoff) state.handoff = { to: event.data.handoff.agent, reason: event.data.handoff.reason, seq: event.seq }
+      a.status = 'succeeded'
+      a.result = { observation: event.data.observation, seq: event.seq }
+      settle(state, a, event.data.observation, true, event.seq)
+      return
+    }
+    case 'tool/error': {
+      const a = needAction(event, action)
+      a.error = { code: event.data.code, message: event.data.message, seq: event.seq }
+      // Another attempt follows, or the effect is unknown: the action is not settled yet.
+      if (event.data.willRetry || event.data.unknown) return
+      // A denied or rejected action keeps that status; its tool/error only closes it.
+      if (a.status !== 'denied' && a.status !== 'rejected') a.status = 'failed'
+      settle(state, a, event.data.observation, false, event.seq)
+      return
+    }
+    case 'tool/reconciled': {
+      const a = needAction(event, action)
+      if (event.data.committed) {
+        a.status = 'succeeded'
+        const observation = `${event.data.tool} took effect (settled by ${event.data.by})${event.data.receipt !== undefined ? `: ${JSON.stringify(event.data.receipt)}` : '.'}`
+        a.result = { observation, seq: event.seq }
+        settle(state, a, observation, true, event.seq)
+      } else {
+        // It did not happen: the decision still stands, so the action runs again (same key).
+        a.status = a.approval?.approved ? 'approved' : 'allowed'
+      }
+      return
+    }
+    case 'verify/start':
+    case 'guard/tripped':
+      return
+    case 'verify/end':
+      state.stepSettled = true
+      if (!event.data.ok && event.data.repair) {
+        state.repairs++
+        state.transcript.push({ kind: 'feedback', text: `The answer was not accepted (${event.data.code}): ${event.data.feedback ?? event.data.reason}`, seq: event.seq })
+      }
+      return
+    default: {
+      const unknown: never = event
+      throw new CordageError('invalid_event', `unknown event type ${(unknown as RunEvent).type}`)
+    }
+  }
+}
+
+function addUsage(state: RunState, u: Usage) {
+  state.usage = { inputTokens: state.usage.inputTokens + u.inputTokens, outputTokens: state.usage.outputTokens + u.outputTokens, costUsd: state.usage.costUsd + u.costUsd }
+}
+
+function moveTo(state: RunState, status: RunStatus) {
+  assertTransition(state.status, status)
+  state.status = status
+}
+
+function settle(state: RunState, action: ActionState, text: string, ok: boolean, seq: number) {
+  state.pending = state.pending.filter((id) => id !== action.id)
+  // The observations of one step stay in the order the model proposed the calls, whatever order they
+  // settled in (a denied call settles before an allowed one that runs). Only the open step's tail
+  // moves: what a context plugin saw before this step never changes.
+  const t = state.transcript
+  let at = t.length
+  while (at > 0) {
+    const prev = t[at - 1]
+    if (prev.kind !== 'observation' || state.actions[prev.actionId]?.stepId !== action.stepId || actionIndex(prev.actionId) < actionIndex(action.id)) break
+    at--
+  }
+  t.splice(at, 0, { kind: 'observation', actionId: action.id, tool: action.tool, text, ok, seq })
+}
+
+/** The position of an action in its step: 2 for `s4.a2`. */
+function actionIndex(actionId: string): number {
+  return Number(actionId.slice(actionId.lastIndexOf('.a') + 2))
+}
+
+function need(event: RunEvent, value: string | undefined): string {
+  if (!value) throw new CordageError('invalid_event', `${event.type} (seq ${event.seq}) lacks its action or step id`)
+  return value
+}
+
+function needAction(event: RunEvent, action: ActionState | undefined): ActionState {
+  if (!action) throw new CordageError('invalid_event', `${event.type} (seq ${event.seq}) refers to unknown action ${event.actionId}`)
+  return action
+}

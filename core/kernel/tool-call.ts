@@ -1,0 +1,65 @@
+/**
+ * @module tool-call
+ * One tool call in flight: its time limit, the abort signal the tool sees, and cancellation from
+ * outside. The signal is created only if the tool asks for it: an AbortController costs more than a
+ * whole no-op tool call (measured ~1.5 us on Node 20), and most quick tools never look at it.
+ */
+import { CordageError } from '../contracts/errors.ts'
+import type { Ticket } from './ticket.ts'
+import type { Tool, ToolIO, ToolResult } from '../contracts/services/tools.ts'
+
+export class ToolCall {
+  readonly result: Promise<ToolResult>
+  private controller: AbortController | undefined
+  private reason: unknown
+  private done = false
+  private timer: ReturnType<typeof setTimeout> | undefined
+  private fail!: (reason: unknown) => void
+
+  constructor(tool: Tool, ticket: Ticket, args: unknown, io: Omit<ToolIO, 'signal'>) {
+    const call = this
+    const toolIO: ToolIO = {
+      runId: io.runId, actionId: io.actionId, idempotencyKey: io.idempotencyKey, attempt: io.attempt, fencingToken: io.fencingToken,
+      get signal() { return call.signal() },
+    }
+    this.result = new Promise<ToolResult>((resolve, reject) => {
+      this.fail = reject
+      this.timer = setTimeout(() => this.abort(new CordageError('tool_timeout', `${tool.name} did not finish within ${tool.timeoutMs} ms`)), tool.timeoutMs)
+      tool.invoke(ticket, args, toolIO).then(
+        (result) => { if (this.settle()) resolve(result) },
+        (error) => { if (this.settle()) reject(error) },
+      )
+    })
+  }
+
+  /**
+   * Tell the tool to stop (its signal aborts with `reason`). Without `graceMs` the result rejects with
+   * `reason` at once. With it, the call gets that long to finish on its own first: a call with side
+   * effects may commit despite the abort, and then it must be reported as committed, not as cancelled.
+   */
+  abort(reason: unknown, graceMs = 0): void {
+    this.reason = reason
+    this.controller?.abort(reason)
+    if (graceMs <= 0) { if (this.settle()) this.fail(reason); return }
+    clearTimeout(this.timer)
+    this.timer = setTimeout(() => { if (this.settle()) this.fail(reason) }, graceMs)
+  }
+
+  private signal(): AbortSignal {
+    if (!this.controller) {
+      this.controller = new AbortController()
+      if (this.reason !== undefined) this.controller.abort(this.reason)
+    }
+    return this.controller.signal
+  }
+
+  /** True the first time: the call is over (result, error, timeout or abort), whichever came first. */
+  private settle(): boolean {
+    if (this.done) return false
+    this.done = true
+    clearTimeout(this.timer)
+    return true
+  }
+}
+
+Object.freeze(ToolCall.prototype)

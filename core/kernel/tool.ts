@@ -1,0 +1,117 @@
+/**
+ * @module tool
+ * {@link defineTool} builds a tool whose body can only be reached through a valid ticket. The body is
+ * closed over, never exposed: a registry, a plugin or a test holding the tool can list it and show it
+ * to a model, but running it takes a ticket that only the loop issues after a recorded policy decision.
+ */
+import { CordageError } from '../contracts/errors.ts'
+import { redeemTicket } from './ticket.ts'
+import type { ArgSchema, Footprint, SideEffect, Tool, ToolIO, ToolResult } from '../contracts/services/tools.ts'
+
+export interface ToolDefinition<A> {
+  /** Letters, digits, `_` and `-`, starting with a letter, at most 64 characters (what providers accept). */
+  name: string
+  description: string
+  /** zod schema (or anything with `safeParse`) for the arguments. */
+  input: ArgSchema<A> & { toJSONSchema?(): Record<string, unknown> }
+  /** JSON Schema shown to the model; derived from `input` when it is a zod 4 schema. */
+  inputSchema?: Record<string, unknown>
+  sideEffect: SideEffect
+  idempotent?: boolean
+  timeoutMs?: number
+  needsApproval?: boolean
+  retries?: number
+  tags?: string[]
+  /**
+   * The tool body. Receives validated arguments. Throw CordageError `tool_failed` with a message the
+   * model can act on for bad input, `tool_unavailable` when what it calls is down.
+   */
+  run(args: A, io: ToolIO): Promise<ToolResult> | ToolResult
+  /** Derive the idempotency key from the arguments (see Tool.idempotencyKey). */
+  idempotencyKey?(args: A): string
+  /** Find out whether an unrecorded effect happened (see Tool.reconcile). */
+  reconcile?: Tool['reconcile']
+  /** What a call reads and writes, so calls of one step can run side by side (see Tool.footprint). */
+  footprint?(args: A): Footprint
+}
+
+const NamePattern = /^[a-zA-Z][a-zA-Z0-9_-]{0,63}$/
+
+/** The fields policy, the ledger and the loop rely on, as each tool was defined: by its `invoke`. */
+type Defined = Readonly<Pick<Tool, 'name' | 'sideEffect' | 'idempotent' | 'timeoutMs' | 'needsApproval' | 'retries'>> & { readonly identity: object }
+const definitions = new WeakMap<Tool['invoke'], Defined>()
+const ContractKeys = ['name', 'sideEffect', 'idempotent', 'timeoutMs', 'needsApproval', 'retries'] as const
+
+/**
+ * @example
+ * const lookup = defineTool({
+ *   name: 'lookup_policy', description: 'Find the support policy for a topic',
+ *   input: z.object({ topic: z.string() }), sideEffect: 'none', idempotent: true,
+ *   run: ({ topic }) => ({ output: kb[topic] }),
+ * })
+ */
+export function defineTool<A>(def: ToolDefinition<A>): Tool {
+  if (!NamePattern.test(def.name)) {
+    throw new CordageError('invalid_input', `tool name "${def.name}" must match ${NamePattern} (letters, digits, _ and -, starting with a letter)`)
+  }
+  const inputSchema = def.inputSchema ?? def.input.toJSONSchema?.() ?? { type: 'object' }
+  delete (inputSchema as { $schema?: unknown }).$schema
+  if (!['none', 'local', 'external'].includes(def.sideEffect)) {
+    throw new CordageError('invalid_input', `tool "${def.name}": sideEffect must be none, local or external, got ${JSON.stringify(def.sideEffect)}`)
+  }
+  const body = def.run
+  // Tickets for this tool are bound to this object: a copy of the tool keeps it (same invoke), a
+  // wrapper that forwards to invoke does not, so its ticket is refused here.
+  const identity = Object.freeze({ tool: def.name })
+  const tool = Object.freeze({
+    name: def.name,
+    description: def.description,
+    input: def.input,
+    inputSchema,
+    sideEffect: def.sideEffect,
+    idempotent: def.idempotent ?? def.sideEffect === 'none',
+    timeoutMs: def.timeoutMs ?? 30_000,
+    needsApproval: def.needsApproval ?? false,
+    retries: def.retries ?? 0,
+    tags: def.tags ?? [],
+    idempotencyKey: def.idempotencyKey && ((args: unknown) => {
+      const parsed = def.input.safeParse(args)
+      return parsed.success ? def.idempotencyKey!(parsed.data) : ''
+    }),
+    reconcile: def.reconcile,
+    footprint: def.footprint && ((args: unknown) => {
+      const parsed = def.input.safeParse(args)
+      return parsed.success ? def.footprint!(parsed.data) : {}
+    }),
+    async invoke(ticket, args, io) {
+      redeemTicket(ticket, { runId: io.runId, actionId: io.actionId, tool: def.name, args, target: identity })
+      const parsed = def.input.safeParse(args)
+      if (!parsed.success) throw new CordageError('invalid_arguments', `arguments for ${def.name} do not match its schema`)
+      return await body(parsed.data, io)
+    },
+  } satisfies Tool)
+  definitions.set(tool.invoke, Object.freeze({ name: tool.name, sideEffect: tool.sideEffect, idempotent: tool.idempotent, timeoutMs: tool.timeoutMs, needsApproval: tool.needsApproval, retries: tool.retries, identity }))
+  return tool
+}
+
+/**
+ * The tool as it was defined. A registry hands tools around as copies (it adds `owner`), and a copy
+ * could also change what the tool claims to be (`sideEffect: 'none'` on a write, so policy allows it).
+ * For a tool built with {@link defineTool}, the loop decides, times and records calls on the contract
+ * the tool was defined with: this returns the tool itself when the copy says the same, else a copy with
+ * the defined contract. A tool built some other way is taken as it is (its own code is its contract).
+ */
+export function asDefined(tool: Tool): Tool {
+  const defined = definitions.get(tool.invoke)
+  if (!defined || ContractKeys.every((key) => tool[key] === defined[key])) return tool
+  const { identity: _, ...contract } = defined
+  return Object.freeze({ ...tool, ...contract })
+}
+
+/**
+ * The identity tickets for this tool are bound to: its definition's, when it was built with defineTool
+ * (a registry's copy has the same), else undefined (a tool written by hand redeems without one).
+ */
+export function targetOf(tool: Tool): object | undefined {
+  return definitions.get(tool.invoke)?.identity
+}

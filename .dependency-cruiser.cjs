@@ -31,7 +31,7 @@ module.exports = {
       name: 'plugins-public-only',
       comment: 'a plugin imports the public entry points (cordage, cordage/kit, cordage/wire), its own folder and packages; never another plugin, the host or kernel files',
       severity: 'error',
-      from: { path: '^plugins/([^/]+)/', pathNot: '\\.test\\.ts$|/test/|/fixtures?/|test-desk\\.ts$|fixture-server\\.ts$' },
+      from: { path: '^plugins/([^/]+)/', pathNot: '^plugins/[^/]+/test/' },
       to: { path: '^(core|plugins|playground)/', pathNot: ['^core/index\\.ts$', '^core/kit/index\\.ts$', '^core/wire/index\\.ts$', '^plugins/$1/'] },
     },
     {

@@ -4,13 +4,13 @@
  * is missing or its files changed, and ignore the lock with --no-lock. Runs record the hashes.
  */
 import assert from 'node:assert/strict'
-import { appendFileSync, cpSync, existsSync, readFileSync, writeFileSync } from 'node:fs'
-import { join, resolve } from 'node:path'
+import { appendFileSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { dirname, join, relative, resolve } from 'node:path'
 import { describe, it } from 'node:test'
 import { stringify } from 'yaml'
 import { main } from '../core/cli/main.ts'
 import { lockFileOf, type LockFile } from '../core/host/lock.ts'
-import { pluginFiles, pluginHash } from '../core/host/plugin-hash.ts'
+import { pluginFiles, pluginHash, shipsInPlugin } from '../core/host/plugin-hash.ts'
 import { tempDir } from './helpers.ts'
 
 const plugins = resolve(import.meta.dirname, '../plugins')
@@ -62,6 +62,54 @@ describe('plugin content hash', () => {
     assert.equal(pluginHash(folder), before)
     appendFileSync(join(folder, 'manifest.ts'), '\n')
     assert.notEqual(pluginHash(folder), before)
+  })
+
+  it('leaves out the plugin\'s test/ folder: tests, helpers and fixtures there never change it; a shipped file does', () => {
+    const folder = greeterIn(tempDir())
+    mkdirSync(join(folder, 'test', 'fixtures', 'desk'), { recursive: true })
+    writeFileSync(join(folder, 'test', 'index.test.ts'), '// a test\n')
+    writeFileSync(join(folder, 'test', 'test-desk.ts'), 'export const desk = 1\n')
+    writeFileSync(join(folder, 'test', 'fixtures', 'desk', 'index.ts'), 'export default 1\n')
+    const before = pluginHash(folder)
+    assert.deepEqual(pluginFiles(folder), ['index.ts', 'manifest.ts', 'package.json'])
+    appendFileSync(join(folder, 'test', 'index.test.ts'), '// edited\n')
+    appendFileSync(join(folder, 'test', 'test-desk.ts'), 'export const more = 2\n')
+    writeFileSync(join(folder, 'test', 'fixtures', 'desk', 'index.ts'), 'export default 2\n')
+    writeFileSync(join(folder, 'test', 'new-helper.ts'), 'export {}\n')
+    assert.equal(pluginHash(folder), before, 'files under test/ do not count')
+    appendFileSync(join(folder, 'index.ts'), '\n')
+    const edited = pluginHash(folder)
+    assert.notEqual(edited, before, 'an edited shipped file does')
+    writeFileSync(join(folder, 'test-desk.ts'), 'export const desk = 1\n')
+    assert.notEqual(pluginHash(folder), edited, 'a helper beside the code ships, so it counts')
+  })
+
+  it('says which paths ship (what cordage dev watches): not test/, node_modules, dot files, tests or Markdown', () => {
+    for (const path of ['index.ts', 'manifest.ts', 'package.json', 'lib/rules.ts', 'data/table.json', 'test-command.ts']) assert.equal(shipsInPlugin(path), true, path)
+    for (const path of ['test/index.test.ts', 'test/test-desk.ts', 'test/fixtures/desk/index.ts', 'tests/a.ts', 'lib/fixtures/x.ts', 'node_modules/zod/index.js', '.git/HEAD', '.env', 'rules.test.ts', 'rules.spec.js', 'README.md', 'lib/test/x.ts']) assert.equal(shipsInPlugin(path), false, path)
+    const folder = greeterIn(tempDir())
+    mkdirSync(join(folder, 'test'))
+    writeFileSync(join(folder, 'test', 'helper.ts'), 'export {}\n')
+    assert.deepEqual(pluginFiles(folder), pluginFiles(folder).filter(shipsInPlugin))
+  })
+
+  it('covers only shipped code in every built-in plugin: each hashed module is reachable from its index.ts or manifest.ts', () => {
+    for (const name of readdirSync(plugins)) {
+      const dir = join(plugins, name)
+      const files = pluginFiles(dir)
+      const modules = files.filter((f) => /\.[cm]?[jt]s$/.test(f))
+      const reached = new Set<string>()
+      const visit = (file: string) => {
+        if (reached.has(file) || !modules.includes(file)) return
+        reached.add(file)
+        for (const [, spec] of readFileSync(join(dir, file), 'utf8').matchAll(/(?:from|import)\s*\(?\s*'(\.{1,2}\/[^']+)'/g)) {
+          visit(relative(dir, resolve(dirname(join(dir, file)), spec)).split('\\').join('/'))
+        }
+      }
+      visit('index.ts')
+      visit('manifest.ts')
+      assert.deepEqual(modules.filter((f) => !reached.has(f)), [], `${name}: hashed modules that nothing shipped imports (tests and their helpers belong in plugins/${name}/test/)`)
+    }
   })
 })
 

@@ -61,7 +61,7 @@ describe('docs/tutorial.md', () => {
     const dir = project()
     // Run as a user would: not as a child of this test runner (NODE_TEST_CONTEXT would make it report to us).
     const { NODE_TEST_CONTEXT: _, ...env } = process.env
-    const test = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-reporter=tap', 'plugins/library-desk/index.test.ts'], { cwd: dir, encoding: 'utf8', env })
+    const test = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-reporter=tap', 'plugins/library-desk/test/index.test.ts'], { cwd: dir, encoding: 'utf8', env })
     assert.equal(test.status, 0, test.stdout + test.stderr)
     assert.match(test.stdout, /# pass 3/)
     const check = cli(dir, 'check', '--preset', 'library.yml')

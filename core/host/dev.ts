@@ -15,12 +15,14 @@
  * dev.stop()
  */
 import { watch, type FSWatcher } from 'node:fs'
+import { sep } from 'node:path'
 import { agentFilter } from '../kernel/cordis.ts'
 import { CordageError } from '../contracts/errors.ts'
 import type { PluginEvent } from '../contracts/events.ts'
 import type { Cordage } from './app.ts'
 import type { CatalogEntry } from './catalog.ts'
 import { buildPlugin, hashPlugin, type PluginBuild } from './reload-build.ts'
+import { shipsInPlugin } from './plugin-hash.ts'
 
 export interface DevOptions {
   /** Quiet time after the last file change before a folder is rebuilt (default 50 ms): an editor's save is several writes. */
@@ -109,7 +111,8 @@ export class DevReloader {
   private watchFolder(folder: WatchedFolder): void {
     const watcher = watch(folder.dir, { recursive: true }, (_event, file) => {
       const name = String(file ?? '')
-      if (name && (!SourceFile.test(name) || /(^|\/)(node_modules|\.[^/]+)(\/|$)/.test(name))) return
+      // What the plugin's hash leaves out (its test/ folder, node_modules, dot files, tests) is not watched either.
+      if (name && (!SourceFile.test(name) || !shipsInPlugin(name.split(sep).join('/')))) return
       this.changed(folder.dir)
     })
     watcher.on('error', (error) => this.app.root.emit(this.app.root, 'internal/error', new CordageError('plugin_start_failed', `cannot watch ${folder.dir}: ${error.message}`, { cause: error })))

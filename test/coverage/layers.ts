@@ -4,7 +4,7 @@
  *
  * Layers (docs/architecture.md): kernel (core/kernel/, core/index.ts), kit (core/kit/), contracts
  * (core/contracts/), host (core/host/), cli (core/cli/),
- * wire (core/wire/), plugins (plugins/, their tests aside), playground (playground/).
+ * wire (core/wire/), plugins (plugins/, their test/ folders aside), playground (playground/).
  *
  * `node --import tsx test/coverage/layers.ts [summary.json] [--floor N]`; the floor is KernelFloor
  * below, or CORDAGE_KERNEL_COVERAGE_FLOOR. docs/testing.md says how it was set.
@@ -29,7 +29,7 @@ const Layers: [string, (path: string) => boolean][] = [
   ['host', (p) => p.startsWith('core/host/')],
   ['cli', (p) => p.startsWith('core/cli/')],
   ['wire', (p) => p.startsWith('core/wire/')],
-  ['plugins', (p) => p.startsWith('plugins/') && !/\.test\.ts$/.test(p)],
+  ['plugins', (p) => p.startsWith('plugins/') && !/^plugins\/[^/]+\/test\//.test(p) && !/\.test\.ts$/.test(p)],
   ['playground', (p) => p.startsWith('playground/')],
 ]
 

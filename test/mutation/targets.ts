@@ -50,6 +50,6 @@ export const Targets: Target[] = [
       range('plugins/store-memory/memory-store.ts', /const inBatch = new Map/, /^ {4}\}\)$/),
       range('plugins/store-memory/memory-store.ts', /^ {2}private prepare\(/, /^ {2}\}$/),
     ],
-    tests: ['test/unit/ledger.test.ts', 'plugins/store-memory/index.test.ts'],
+    tests: ['test/unit/ledger.test.ts', 'plugins/store-memory/test/index.test.ts'],
   },
 ]

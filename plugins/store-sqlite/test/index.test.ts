@@ -83,7 +83,7 @@ describe('store-sqlite', () => {
     await store.append('r1', runEvents('r1', 1, 1), 0, { writer: KernelWriter })
     const writer = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', `
       import { SqliteStore } from './plugins/store-sqlite/sqlite-store.ts'
-      import { KernelWriter } from './core/store-writer.ts'
+      import { KernelWriter } from './core/kernel/store-writer.ts'
       import { runEvents } from './test/contracts/store.ts'
       const store = new SqliteStore(${JSON.stringify(file)}, { synchronous: 'normal', snapshotEvery: 500, busyTimeoutMs: 5000 })
       for (let seq = 2; seq <= 1500; seq++) store.append('r1', runEvents('r1', seq, 1), seq - 1, { writer: KernelWriter })

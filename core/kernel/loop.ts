@@ -39,8 +39,10 @@ import type { TerminalStatus, WaitingStatus } from './status.ts'
 import type { ToolCall } from './tool-call.ts'
 import type { LoopHost, TimedService } from './loop-host.ts'
 import { KernelProducer } from './version.ts'
-import { checkGuardVerdict, checkPolicyDecision, checkProgressVerdict, checkProjection, checkVerifyResult, plainResponse } from './verdicts.ts'
-import type { VerifyResult } from '../contracts/services/verifier.ts'
+import { isControl } from './control.ts'
+import { askGuardrail, Pass, verifyAnswer } from './verification.ts'
+import { crash, endCancelled, endRun, pauseRun } from './ending.ts'
+import { checkPolicyDecision, checkProgressVerdict, checkProjection, plainResponse } from './verdicts.ts'
 
 /** Services of one step, read once at its start so a swap can only take effect between steps. */
 interface StepServices {
@@ -58,19 +60,17 @@ const required = ['model', 'context', 'tools', 'policy', 'verifier'] as const
 
 /** Events that an early flush makes timely: only their listeners make the loop flush outside durability points. */
 const StepStartEvents = ['step/start', 'step/context', 'step/model-request'] as const
-const VerifyStartEvents = ['verify/start'] as const
 
 /** What admitting an action leads to: run it, wait for a person (later, once the rest of the step ran), or nothing more (settled). */
 type Admitted = { run: Authorized } | { later: () => Promise<Next> } | { next: Next }
 
-const Pass: GuardVerdict = { action: 'pass' }
 
 export class RunDriver implements DriverPort {
   readonly rec: Recorder
   private abort = new AbortController()
-  private cancelRequest: CancelRequest | undefined
+  cancelRequest: CancelRequest | undefined
   private suspendRequest: { by: string; reason: string } | undefined
-  private services!: StepServices
+  services!: StepServices
   private storeEntry: ServiceEntry<StoreService> | undefined
   /** The agent's services version {@link services} was read at; -1 forces a read at the first step. */
   private servicesVersion = -1
@@ -88,9 +88,9 @@ export class RunDriver implements DriverPort {
   private reloaded = false
   private effects = new EffectRunner(this)
   private ownership: Ownership | undefined
-  private lost: CordageError | undefined
+  lost: CordageError | undefined
   /** Side effects that committed after cancellation was requested, and those left unknown. */
-  private noted = { committed: [] as { actionId: string; tool: string; receipt?: unknown }[], unknown: [] as { actionId: string; tool: string; key: string }[] }
+  readonly noted = { committed: [] as { actionId: string; tool: string; receipt?: unknown }[], unknown: [] as { actionId: string; tool: string; key: string }[] }
   private lastSnapshot = 0
   /** A service that did not answer in time while an outcome was being recorded: the run ends at the next boundary. */
   private deferred: unknown
@@ -126,7 +126,7 @@ export class RunDriver implements DriverPort {
   }
 
   /** Turn and step ids of where the run is now, rebuilt only when the run moves (this is read for every event). */
-  private get ids(): EventIds {
+  get ids(): EventIds {
     const { turns, steps, stepOpen } = this.state
     const at = this.at
     if (at.turns !== turns || at.steps !== steps || at.open !== stepOpen) {
@@ -319,7 +319,7 @@ export class RunDriver implements DriverPort {
    * the loop ends the run with that code (see {@link crash}), and the answer, if it ever comes, is
    * ignored.
    */
-  private ask<T>(service: TimedService, provider: string, call: () => T | Promise<T>): T | Promise<T> {
+  ask<T>(service: TimedService, provider: string, call: () => T | Promise<T>): T | Promise<T> {
     const answer = call()
     if (!isThenable(answer)) return answer
     const limit = this.agent.options.serviceTimeouts[service]
@@ -791,132 +791,31 @@ export class RunDriver implements DriverPort {
 
   // ── verification ────────────────────────────────────────────────────────────────────────────────
 
-  private async verify(answer: string, causation: number): Promise<Next> {
-    const verifier = this.services.verifier
-    const guarded = this.services.guardrail ? await this.guard({ stage: 'answer', text: answer }, undefined, causation) : Pass
-    if (guarded.action === 'redact') answer = guarded.text
-    const started = this.rec.record('verify/start', { answer }, KernelProducer, this.idsOf(undefined, causation))
-    if (guarded.action === 'block') {
-      // Not the verifier's call: the answer never reaches it. The model may answer again within the repair budget.
-      const repair = this.state.repairs < this.state.budgets.maxRepairs
-      const feedback = `Your answer was blocked by guardrail ${guarded.guard}: ${guarded.reason}. Answer again without that content.`
-      this.rec.record('verify/end', { ok: false, code: 'guardrail_blocked', reason: guarded.reason, feedback, repair, evidence: [] }, this.services.guardrail!.provider, this.idsOf(undefined, started.seq))
-      return repair ? 'continue' : this.end('FAILED_VERIFICATION', 'guardrail_blocked', `guardrail ${guarded.guard}: ${guarded.reason}`)
-    }
-    // A verifier may take minutes (a test suite): let a watcher see it started.
-    if (this.agent.dispatch.watched(VerifyStartEvents)) await this.flush()
-    let verdict: VerifyResult
-    try {
-      const checked = checkVerifyResult(await this.ask('verifier', verifier.provider, () => verifier.value.verify({ state: this.view, answer, signal: this.abort.signal })))
-      if (!checked.ok) throw new CordageError('verdict_invalid', `verifier ${verifier.provider} answered something that is not a verdict: ${checked.problem}`)
-      verdict = checked.value
-    } catch (error) {
-      if (this.cancelRequest) return this.endCancelled()
-      const { code, message } = classify(error, 'internal_error')
-      const reason = CordageError.is(error) && error.code !== 'internal_error' ? message : `verifier ${verifier.provider} failed: ${message}`
-      this.rec.record('verify/end', { ok: false, code, reason, evidence: [] }, verifier.provider, this.idsOf(undefined, started.seq))
-      if (isControl(error)) throw error
-      return this.end('FAILED', code, reason)
-    }
-    // Cancellation wins over a verdict that arrived after it: the run was told to stop.
-    if (this.cancelRequest) return this.endCancelled()
-    if (verdict.ok) {
-      this.rec.record('verify/end', { ok: true, evidence: verdict.evidence }, verifier.provider, this.idsOf(undefined, started.seq))
-      return this.end('COMPLETED', undefined, undefined, answer)
-    }
-    const repair = verdict.repairable && this.state.repairs < this.state.budgets.maxRepairs
-    this.rec.record('verify/end', { ok: false, code: verdict.code, reason: verdict.reason, feedback: verdict.feedback, repair, evidence: verdict.evidence ?? [] }, verifier.provider, this.idsOf(undefined, started.seq))
-    if (repair) return 'continue'
-    return this.end('FAILED_VERIFICATION', verdict.code, verdict.reason, answer)
+  private verify(answer: string, causation: number): Promise<Next> {
+    return verifyAnswer(this, answer, causation)
   }
 
-  /**
-   * Ask the guardrail, when the agent has one, about content at one stage, and record a trip. A guard
-   * that throws or answers nonsense blocks (fail closed); a redact of arguments is a block, since the
-   * call that runs must be the one the model proposed and policy judged.
-   */
-  async guard(input: Pick<GuardInput, 'stage' | 'tool' | 'args' | 'text'>, actionId: string | undefined, causation: number): Promise<GuardVerdict> {
-    const guardrail = this.services.guardrail
-    if (!guardrail) return Pass
-    let verdict: GuardVerdict
-    try {
-      const checked = checkGuardVerdict(await this.ask('guardrail', guardrail.provider, () => guardrail.value.check({ ...input, runId: this.runId, agent: this.agent.name, state: this.view })))
-      verdict = checked.ok ? checked.value : { action: 'block', guard: 'guardrail-invalid', reason: `guardrail ${guardrail.provider} answered something that is not a verdict (verdict_invalid: ${checked.problem}); blocked to fail closed` }
-    } catch (error) {
-      if (isControl(error)) throw error
-      verdict = { action: 'block', guard: 'guardrail-error', reason: `guardrail ${guardrail.provider} failed, blocked to fail closed: ${(error as Error)?.message ?? error}` }
-    }
-    if (verdict.action === 'redact' && (input.stage === 'tool_input' || typeof verdict.text !== 'string')) verdict = { action: 'block', guard: verdict.guard, reason: verdict.reason }
-    if (verdict.action === 'pass') return verdict
-    this.rec.record('guard/tripped', { stage: input.stage, guard: String(verdict.guard), action: verdict.action, reason: String(verdict.reason), guardVersion: guardrail.value.version }, guardrail.provider, this.idsOf(actionId, causation))
-    return verdict
+  /** Ask the guardrail about content at one stage (core/kernel/verification.ts). */
+  guard(input: Pick<GuardInput, 'stage' | 'tool' | 'args' | 'text'>, actionId: string | undefined, causation: number): Promise<GuardVerdict> {
+    return askGuardrail(this, input, actionId, causation)
   }
 
   // ── pausing and ending ──────────────────────────────────────────────────────────────────────────
 
-  async pause(status: WaitingStatus, reason: string, checkpoint: Checkpoint, { actionId, approval, code }: PauseDetail = {}): Promise<Next> {
-    const ids = this.ids
-    this.rec.record('run/checkpoint', { reason: checkpoint, pending: [...this.state.pending], steps: this.state.steps, usage: { ...this.state.usage } }, KernelProducer, ids)
-    // The checkpoint is durable before anyone is asked anything.
-    await this.flush()
-    if (approval) this.rec.record('tool/approval-requested', approval, KernelProducer, this.idsOf(actionId, this.state.lastSeq))
-    this.rec.record('run/paused', { status, reason, actionId, code }, KernelProducer, ids)
-    await this.flush()
-    return 'halt'
+  pause(status: WaitingStatus, reason: string, checkpoint: Checkpoint, detail: PauseDetail = {}): Promise<Next> {
+    return pauseRun(this, status, reason, checkpoint, detail)
   }
 
-  private async endCancelled(): Promise<Next> {
-    const request = this.cancelRequest!
-    if (this.state.status !== 'CANCELLING') {
-      this.rec.record('run/cancel-requested', { by: request.by, reason: request.reason, requestedAt: request.at }, KernelProducer, this.ids)
-    }
-    return this.end('CANCELLED', 'cancelled', request.reason ?? `cancelled by ${request.by}`)
+  endCancelled(): Promise<Next> {
+    return endCancelled(this)
   }
 
-  async end(status: TerminalStatus, failureCode: Code | undefined, reason?: string, answer?: string): Promise<Next> {
-    const ids = this.ids
-    // Every proposed action is closed: those the run never got to end with the run's own code.
-    for (const id of [...this.state.pending]) {
-      const action = this.state.actions[id]
-      if (action.status === 'running') {
-        // It started and its outcome is unknown (a neighbour in its wave ended the run first): say so, in
-        // run/end too, rather than pretend it never ran. Its ledger intent stays pending.
-        const observation = `Outcome unknown: the run ended ${status}${failureCode ? ` (${failureCode})` : ''} before it was settled (idempotency key ${action.key}).`
-        this.noteEffect('unknown', { actionId: id, tool: action.tool, key: action.key ?? `${this.runId}/${id}` })
-        this.rec.record('tool/error', { tool: action.tool, errorClass: Codes.unknown_effect.kind, code: 'unknown_effect', message: observation, observation }, KernelProducer, this.idsOf(id, action.error?.seq ?? action.proposedSeq))
-        continue
-      }
-      const code: Code = failureCode ?? 'cancelled'
-      const observation = `Not run: the run ended ${status}${failureCode ? ` (${failureCode})` : ''} first.`
-      this.rec.record('tool/error', { tool: action.tool, errorClass: Codes[code].kind, code, message: observation, observation }, KernelProducer, this.idsOf(id, action.requestedSeq ?? action.proposedSeq))
-    }
-    if (this.state.stepOpen) this.rec.record('step/end', { actions: this.state.stepActions }, KernelProducer, ids)
-    if (this.state.turns) this.rec.record('turn/end', { answer }, KernelProducer, { turnId: ids.turnId })
-    const effects = this.noted.committed.length || this.noted.unknown.length ? this.noted : undefined
-    this.rec.record('run/end', { status, failureCode, reason, answer, usage: { ...this.state.usage }, steps: this.state.steps, nestedSteps: this.state.nestedSteps || undefined, effects }, KernelProducer, { turnId: ids.turnId })
-    await this.flush()
-    return 'halt'
+  end(status: TerminalStatus, failureCode: Code | undefined, reason?: string, answer?: string): Promise<Next> {
+    return endRun(this, status, failureCode, reason, answer)
   }
 
-  /**
-   * Something broke outside the run's own rules (a plugin threw, the store refused, a service did not
-   * answer in time). End the run if we still can: STOPPED for a deadline, CANCELLED when cancellation
-   * was asked for, else FAILED with the error's code (`service_timeout`, `verdict_invalid`, ...).
-   */
-  private async crash(error: unknown): Promise<void> {
-    // Another writer owns the log now: writing anything more would be wrong.
-    if (CordageError.is(error, 'seq_conflict') || CordageError.is(error, 'lease_lost') || this.lost || this.state.status === 'FAILED') throw this.lost ?? error
-    const { code, kind, message } = classify(error, 'internal_error')
-    try {
-      if (this.state.status === 'RUNNING' || this.state.status === 'CANCELLING') {
-        if (this.cancelRequest) await this.endCancelled()
-        else await this.end(kind === 'budget_exhausted' ? 'STOPPED' : 'FAILED', code, message)
-        return
-      }
-    } catch {
-      // the store itself failed: nothing more can be recorded; the caller gets the original error
-    }
-    throw error
+  private crash(error: unknown): Promise<void> {
+    return crash(this, error)
   }
 }
 
@@ -929,10 +828,6 @@ class Undeclared extends Error {
   }
 }
 
-/** What a service call ends in that is not the service's own failure: the loop ends the run with it. */
-function isControl(error: unknown): boolean {
-  return CordageError.is(error) && (error.code === 'service_timeout' || error.code === 'deadline_exceeded' || error.code === 'cancelled' || error.code === 'lease_lost')
-}
 
 function isThenable<T>(value: T | Promise<T>): value is Promise<T> {
   return typeof (value as { then?: unknown } | null)?.then === 'function'

@@ -1,0 +1,95 @@
+/**
+ * @module ending
+ * Pausing and ending a run: the checkpoint made durable before anyone is asked anything, every open
+ * action closed with the run's code when it ends (an action that started is reported as an unknown
+ * effect, never as not run), and the last events flushed. Free functions over a narrow port, so the run
+ * driver (core/kernel/loop.ts) keeps only the state machine.
+ */
+import { classify, CordageError, Codes, type Code } from '../contracts/errors.ts'
+import type { CancelRequest } from '../contracts/services/store.ts'
+import type { RunState } from '../contracts/state.ts'
+import type { TerminalStatus, WaitingStatus } from '../contracts/data.ts'
+import type { Checkpoint, Next, PauseDetail } from './effects.ts'
+import type { EventIds, Recorder } from './recorder.ts'
+import { KernelProducer } from './version.ts'
+
+/** What pausing and ending need of the run. */
+export interface EndPort {
+  readonly runId: string
+  readonly state: RunState
+  readonly rec: Recorder
+  readonly ids: EventIds
+  readonly cancelRequest: CancelRequest | undefined
+  /** Set when another worker took the run over: nothing more may be written. */
+  readonly lost: CordageError | undefined
+  /** Side effects that committed after cancellation was requested, and those left unknown. */
+  readonly noted: { committed: { actionId: string; tool: string; receipt?: unknown }[]; unknown: { actionId: string; tool: string; key: string }[] }
+  idsOf(actionId: string | undefined, causation?: number): EventIds
+  noteEffect(kind: 'committed' | 'unknown', effect: { actionId: string; tool: string; receipt?: unknown; key?: string }): void
+  flush(): Promise<void>
+}
+
+export async function pauseRun(run: EndPort, status: WaitingStatus, reason: string, checkpoint: Checkpoint, { actionId, approval, code }: PauseDetail = {}): Promise<Next> {
+  const ids = run.ids
+  run.rec.record('run/checkpoint', { reason: checkpoint, pending: [...run.state.pending], steps: run.state.steps, usage: { ...run.state.usage } }, KernelProducer, ids)
+  // The checkpoint is durable before anyone is asked anything.
+  await run.flush()
+  if (approval) run.rec.record('tool/approval-requested', approval, KernelProducer, run.idsOf(actionId, run.state.lastSeq))
+  run.rec.record('run/paused', { status, reason, actionId, code }, KernelProducer, ids)
+  await run.flush()
+  return 'halt'
+}
+
+export async function endCancelled(run: EndPort): Promise<Next> {
+  const request = run.cancelRequest!
+  if (run.state.status !== 'CANCELLING') {
+    run.rec.record('run/cancel-requested', { by: request.by, reason: request.reason, requestedAt: request.at }, KernelProducer, run.ids)
+  }
+  return endRun(run, 'CANCELLED', 'cancelled', request.reason ?? `cancelled by ${request.by}`)
+}
+
+export async function endRun(run: EndPort, status: TerminalStatus, failureCode: Code | undefined, reason?: string, answer?: string): Promise<Next> {
+  const ids = run.ids
+  // Every proposed action is closed: those the run never got to end with the run's own code.
+  for (const id of [...run.state.pending]) {
+    const action = run.state.actions[id]
+    if (action.status === 'running') {
+      // It started and its outcome is unknown (a neighbour in its wave ended the run first): say so, in
+      // run/end too, rather than pretend it never ran. Its ledger intent stays pending.
+      const observation = `Outcome unknown: the run ended ${status}${failureCode ? ` (${failureCode})` : ''} before it was settled (idempotency key ${action.key}).`
+      run.noteEffect('unknown', { actionId: id, tool: action.tool, key: action.key ?? `${run.runId}/${id}` })
+      run.rec.record('tool/error', { tool: action.tool, errorClass: Codes.unknown_effect.kind, code: 'unknown_effect', message: observation, observation }, KernelProducer, run.idsOf(id, action.error?.seq ?? action.proposedSeq))
+      continue
+    }
+    const code: Code = failureCode ?? 'cancelled'
+    const observation = `Not run: the run ended ${status}${failureCode ? ` (${failureCode})` : ''} first.`
+    run.rec.record('tool/error', { tool: action.tool, errorClass: Codes[code].kind, code, message: observation, observation }, KernelProducer, run.idsOf(id, action.requestedSeq ?? action.proposedSeq))
+  }
+  if (run.state.stepOpen) run.rec.record('step/end', { actions: run.state.stepActions }, KernelProducer, ids)
+  if (run.state.turns) run.rec.record('turn/end', { answer }, KernelProducer, { turnId: ids.turnId })
+  const effects = run.noted.committed.length || run.noted.unknown.length ? run.noted : undefined
+  run.rec.record('run/end', { status, failureCode, reason, answer, usage: { ...run.state.usage }, steps: run.state.steps, nestedSteps: run.state.nestedSteps || undefined, effects }, KernelProducer, { turnId: ids.turnId })
+  await run.flush()
+  return 'halt'
+}
+
+/**
+ * Something broke outside the run's own rules (a plugin threw, the store refused, a service did not
+ * answer in time). End the run if we still can: STOPPED for a deadline, CANCELLED when cancellation
+ * was asked for, else FAILED with the error's code (`service_timeout`, `verdict_invalid`, ...).
+ */
+export async function crash(run: EndPort, error: unknown): Promise<void> {
+  // Another writer owns the log now: writing anything more would be wrong.
+  if (CordageError.is(error, 'seq_conflict') || CordageError.is(error, 'lease_lost') || run.lost || run.state.status === 'FAILED') throw run.lost ?? error
+  const { code, kind, message } = classify(error, 'internal_error')
+  try {
+    if (run.state.status === 'RUNNING' || run.state.status === 'CANCELLING') {
+      if (run.cancelRequest) await endCancelled(run)
+      else await endRun(run, kind === 'budget_exhausted' ? 'STOPPED' : 'FAILED', code, message)
+      return
+    }
+  } catch {
+    // the store itself failed: nothing more can be recorded; the caller gets the original error
+  }
+  throw error
+}

@@ -1,0 +1,108 @@
+/**
+ * @module verification
+ * Deciding "done": the guardrail's look at the answer, then the verifier's verdict, checked strictly and
+ * recorded (invariant 2: a run completes only on a verifier's recorded pass). Also the guardrail asked at
+ * any stage, which blocks when it fails or answers nonsense (fail closed). Free functions over a narrow
+ * port, so the run driver (core/kernel/loop.ts) keeps only the state machine.
+ */
+import { classify, CordageError } from '../contracts/errors.ts'
+import type { GuardInput, GuardrailService, GuardVerdict } from '../contracts/services/guardrail.ts'
+import type { VerifierService, VerifyResult } from '../contracts/services/verifier.ts'
+import type { CancelRequest } from '../contracts/services/store.ts'
+import type { RunState } from '../contracts/state.ts'
+import type { TerminalStatus } from '../contracts/data.ts'
+import type { Code } from '../contracts/errors.ts'
+import type { ServiceEntry } from './cordis.ts'
+import type { Next } from './effects.ts'
+import type { LoopHost, TimedService } from './loop-host.ts'
+import type { EventIds, Recorder } from './recorder.ts'
+import { KernelProducer } from './version.ts'
+import { checkGuardVerdict, checkVerifyResult } from './verdicts.ts'
+import { isControl } from './control.ts'
+
+export const Pass: GuardVerdict = { action: 'pass' }
+const VerifyStartEvents = ['verify/start'] as const
+
+/** What asking the guardrail needs of the run. */
+export interface GuardPort {
+  readonly runId: string
+  readonly agent: Pick<LoopHost, 'name'>
+  readonly view: Readonly<RunState>
+  readonly rec: Recorder
+  readonly services: { readonly guardrail?: ServiceEntry<GuardrailService> }
+  idsOf(actionId: string | undefined, causation?: number): EventIds
+  ask<T>(service: TimedService, provider: string, call: () => T | Promise<T>): T | Promise<T>
+}
+
+/** What verifying an answer needs of the run, beyond {@link GuardPort}. */
+export interface VerifyPort extends GuardPort {
+  readonly agent: Pick<LoopHost, 'name' | 'dispatch'>
+  readonly state: RunState
+  readonly signal: AbortSignal
+  readonly cancelRequest: CancelRequest | undefined
+  readonly services: { readonly verifier: ServiceEntry<VerifierService>; readonly guardrail?: ServiceEntry<GuardrailService> }
+  flush(): Promise<void>
+  end(status: TerminalStatus, failureCode: Code | undefined, reason?: string, answer?: string): Promise<Next>
+  endCancelled(): Promise<Next>
+}
+
+export async function verifyAnswer(run: VerifyPort, answer: string, causation: number): Promise<Next> {
+  const verifier = run.services.verifier
+  const guarded = run.services.guardrail ? await askGuardrail(run, { stage: 'answer', text: answer }, undefined, causation) : Pass
+  if (guarded.action === 'redact') answer = guarded.text
+  const started = run.rec.record('verify/start', { answer }, KernelProducer, run.idsOf(undefined, causation))
+  if (guarded.action === 'block') {
+    // Not the verifier's call: the answer never reaches it. The model may answer again within the repair budget.
+    const repair = run.state.repairs < run.state.budgets.maxRepairs
+    const feedback = `Your answer was blocked by guardrail ${guarded.guard}: ${guarded.reason}. Answer again without that content.`
+    run.rec.record('verify/end', { ok: false, code: 'guardrail_blocked', reason: guarded.reason, feedback, repair, evidence: [] }, run.services.guardrail!.provider, run.idsOf(undefined, started.seq))
+    return repair ? 'continue' : run.end('FAILED_VERIFICATION', 'guardrail_blocked', `guardrail ${guarded.guard}: ${guarded.reason}`)
+  }
+  // A verifier may take minutes (a test suite): let a watcher see it started.
+  if (run.agent.dispatch.watched(VerifyStartEvents)) await run.flush()
+  let verdict: VerifyResult
+  try {
+    const checked = checkVerifyResult(await run.ask('verifier', verifier.provider, () => verifier.value.verify({ state: run.view, answer, signal: run.signal })))
+    if (!checked.ok) throw new CordageError('verdict_invalid', `verifier ${verifier.provider} answered something that is not a verdict: ${checked.problem}`)
+    verdict = checked.value
+  } catch (error) {
+    if (run.cancelRequest) return run.endCancelled()
+    const { code, message } = classify(error, 'internal_error')
+    const reason = CordageError.is(error) && error.code !== 'internal_error' ? message : `verifier ${verifier.provider} failed: ${message}`
+    run.rec.record('verify/end', { ok: false, code, reason, evidence: [] }, verifier.provider, run.idsOf(undefined, started.seq))
+    if (isControl(error)) throw error
+    return run.end('FAILED', code, reason)
+  }
+  // Cancellation wins over a verdict that arrived after it: the run was told to stop.
+  if (run.cancelRequest) return run.endCancelled()
+  if (verdict.ok) {
+    run.rec.record('verify/end', { ok: true, evidence: verdict.evidence }, verifier.provider, run.idsOf(undefined, started.seq))
+    return run.end('COMPLETED', undefined, undefined, answer)
+  }
+  const repair = verdict.repairable && run.state.repairs < run.state.budgets.maxRepairs
+  run.rec.record('verify/end', { ok: false, code: verdict.code, reason: verdict.reason, feedback: verdict.feedback, repair, evidence: verdict.evidence ?? [] }, verifier.provider, run.idsOf(undefined, started.seq))
+  if (repair) return 'continue'
+  return run.end('FAILED_VERIFICATION', verdict.code, verdict.reason, answer)
+}
+
+/**
+ * Ask the guardrail, when the agent has one, about content at one stage, and record a trip. A guard
+ * that throws or answers nonsense blocks (fail closed); a redact of arguments is a block, since the
+ * call that runs must be the one the model proposed and policy judged.
+ */
+export async function askGuardrail(run: GuardPort, input: Pick<GuardInput, 'stage' | 'tool' | 'args' | 'text'>, actionId: string | undefined, causation: number): Promise<GuardVerdict> {
+  const guardrail = run.services.guardrail
+  if (!guardrail) return Pass
+  let verdict: GuardVerdict
+  try {
+    const checked = checkGuardVerdict(await run.ask('guardrail', guardrail.provider, () => guardrail.value.check({ ...input, runId: run.runId, agent: run.agent.name, state: run.view })))
+    verdict = checked.ok ? checked.value : { action: 'block', guard: 'guardrail-invalid', reason: `guardrail ${guardrail.provider} answered something that is not a verdict (verdict_invalid: ${checked.problem}); blocked to fail closed` }
+  } catch (error) {
+    if (isControl(error)) throw error
+    verdict = { action: 'block', guard: 'guardrail-error', reason: `guardrail ${guardrail.provider} failed, blocked to fail closed: ${(error as Error)?.message ?? error}` }
+  }
+  if (verdict.action === 'redact' && (input.stage === 'tool_input' || typeof verdict.text !== 'string')) verdict = { action: 'block', guard: verdict.guard, reason: verdict.reason }
+  if (verdict.action === 'pass') return verdict
+  run.rec.record('guard/tripped', { stage: input.stage, guard: String(verdict.guard), action: verdict.action, reason: String(verdict.reason), guardVersion: guardrail.value.version }, guardrail.provider, run.idsOf(actionId, causation))
+  return verdict
+}

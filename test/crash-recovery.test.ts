@@ -164,8 +164,9 @@ describe('crash recovery', () => {
   })
 
   it('ends CANCELLED listing the payment that committed while the cancel raced it', async () => {
-    // The payment takes longer than a second process needs to start, and the grace covers the rest.
-    lab = new FaultLab({ script: [{ tool: 'slow_pay', args: { amount: 9, ms: 2000 } }, { final: 'done' }], durability: { cancelGraceMs: 4000 } })
+    // The payment waits (up to 8 s, under its 10 s limit) and commits as soon as the cancel reaches it,
+    // within the grace: a commit racing the cancel, however long the second process takes to start.
+    lab = new FaultLab({ script: [{ tool: 'slow_pay', args: { amount: 9, ms: 8000 } }, { final: 'done' }], durability: { cancelGraceMs: 4000 } })
     const running = lab.spawn(['run', '--json'])
     const [start] = await running.lines(1)
     while (!(await lab.events(start.runId)).some((e) => e.type === 'tool/start')) await new Promise((r) => setTimeout(r, 20))

@@ -34,6 +34,13 @@ describe('run state', () => {
     assert.throws(() => replay('r', [{ ...start, schema: 99 }]), { code: 'invalid_event', message: /schema 99/ })
   })
 
+  it('refuses an event of a type it does not know, names inherited from Object included', () => {
+    for (const type of ['tool/teleport', 'constructor', 'toString', '__proto__', 'hasOwnProperty']) {
+      const odd = { ...end(2, 'COMPLETED'), type } as unknown as RunEvent
+      assert.throws(() => replay('r', [start, odd]), { code: 'invalid_event', message: `unknown event type ${type}` }, type)
+    }
+  })
+
   it('refuses an illegal status change', () => {
     assert.throws(() => replay('r', [start, end(2, 'COMPLETED'), end(3, 'FAILED')]), { code: 'illegal_transition', message: /from COMPLETED to FAILED/ })
   })

@@ -4,14 +4,11 @@
  * each event as it records it, and a resumed run rebuilds the same state from the store with
  * {@link replay}, so what a resumed run knows is exactly what was persisted, nothing more.
  */
-import type { Budgets } from './budget.ts'
-import { CordageError, type Code } from '../contracts/errors.ts'
-import { EventSchemaVersion, type RunEvent } from '../contracts/events.ts'
-import { zeroUsage, type Decision, type Usage } from '../contracts/services/model.ts'
-import type { Verdict } from '../contracts/services/policy.ts'
-import type { ApprovalGrant, ApprovalScope } from './grants.ts'
+import { CordageError } from '../contracts/errors.ts'
+import { EventSchemaVersion, type RunEvent, type RunEventType } from '../contracts/events.ts'
+import { zeroUsage } from '../contracts/services/model.ts'
+import type { Usage } from '../contracts/data.ts'
 import { assertTransition, type RunStatus } from './status.ts'
-import type { ParentLink } from '../contracts/services/agents.ts'
 import type { ActionState, RunState } from '../contracts/state.ts'
 export type { ActionStatus, ActionState, TranscriptEntry, RunState } from '../contracts/state.ts'
 
@@ -59,180 +56,172 @@ export function apply(state: RunState, event: RunEvent): void {
   state.updatedAt = event.time
 }
 
-function applyPayload(state: RunState, event: RunEvent): void {
-  const action = event.actionId ? state.actions[event.actionId] : undefined
-  switch (event.type) {
-    case 'run/start': {
-      const d = event.data
-      moveTo(state, 'RUNNING')
-      Object.assign(state, { agent: d.agent, task: d.task, plugins: d.plugins, hashes: d.hashes ? { ...d.hashes } : undefined, services: d.services, budgets: d.budgets, deadline: d.deadline, createdAt: event.time, parent: d.parent })
-      return
-    }
-    case 'run/handoff':
-      Object.assign(state, { agent: event.data.to, plugins: event.data.plugins, hashes: undefined, services: event.data.services, handoff: undefined })
-      return
-    case 'run/version-drift':
-      // What was accepted is what the run runs on from here: the next check compares with it.
-      if (event.data.decision === 'refused') return
-      for (const c of event.data.changes) {
-        if (c.decision !== 'accepted') continue
-        state.plugins = { ...state.plugins }
-        if (c.to === undefined) delete state.plugins[c.plugin]
-        else state.plugins[c.plugin] = c.to
-        if (state.hashes) {
-          state.hashes = { ...state.hashes }
-          if (c.toHash === undefined) delete state.hashes[c.plugin]
-          else state.hashes[c.plugin] = c.toHash
-        }
+/** One small handler per event type: what the event changes in state. The type makes it exhaustive. */
+type Reducer<K extends RunEventType> = (state: RunState, event: RunEvent<K>) => void
+const nothing = (): void => {}
+
+const Reducers: { readonly [K in RunEventType]: Reducer<K> } = Object.freeze({
+  'run/start': (state, event) => {
+    const d = event.data
+    moveTo(state, 'RUNNING')
+    Object.assign(state, { agent: d.agent, task: d.task, plugins: d.plugins, hashes: d.hashes ? { ...d.hashes } : undefined, services: d.services, budgets: d.budgets, deadline: d.deadline, createdAt: event.time, parent: d.parent })
+  },
+  'run/handoff': (state, event) => {
+    Object.assign(state, { agent: event.data.to, plugins: event.data.plugins, hashes: undefined, services: event.data.services, handoff: undefined })
+  },
+  'run/version-drift': (state, event) => {
+    // What was accepted is what the run runs on from here: the next check compares with it.
+    if (event.data.decision === 'refused') return
+    for (const c of event.data.changes) {
+      if (c.decision !== 'accepted') continue
+      state.plugins = { ...state.plugins }
+      if (c.to === undefined) delete state.plugins[c.plugin]
+      else state.plugins[c.plugin] = c.to
+      if (state.hashes) {
+        state.hashes = { ...state.hashes }
+        if (c.toHash === undefined) delete state.hashes[c.plugin]
+        else state.hashes[c.plugin] = c.toHash
       }
-      return
-    case 'run/checkpoint':
-      return
-    case 'run/paused':
-      moveTo(state, event.data.status)
-      if (event.data.status === 'WAITING_USER') state.stepSettled = true
-      state.waiting = { status: event.data.status, actionId: event.data.actionId, reason: event.data.reason, code: event.data.code }
-      return
-    case 'run/resumed':
-      moveTo(state, 'RUNNING')
-      state.waiting = undefined
-      if (event.data.input !== undefined) state.transcript.push({ kind: 'user', text: event.data.input, seq: event.seq })
-      return
-    case 'run/cancel-requested':
-      moveTo(state, 'CANCELLING')
-      state.cancel = { by: event.data.by, at: event.data.requestedAt, reason: event.data.reason }
-      return
-    case 'run/recovered':
-      return
-    case 'run/end':
-      moveTo(state, event.data.status)
-      state.failureCode = event.data.failureCode
-      state.reason = event.data.reason
-      state.answer = event.data.answer
-      state.waiting = undefined
-      state.pending = []
-      return
-    case 'turn/start':
-      state.turns++
-      state.transcript.push({ kind: 'user', text: event.data.input, seq: event.seq })
-      return
-    case 'turn/end':
-      return
-    case 'step/start':
-      state.steps++
-      state.stepOpen = true
-      state.stepActions = 0
-      state.stepDecision = undefined
-      state.stepSettled = false
-      return
-    case 'step/end':
-      state.stepOpen = false
-      return
-    case 'step/no-progress':
-      state.interventions.push({ detector: event.data.detector, response: event.data.response, afterStep: state.steps, seq: event.seq })
-      if (event.data.response === 'feedback' && event.data.text) state.transcript.push({ kind: 'feedback', text: event.data.text, seq: event.seq })
-      return
-    case 'step/context':
-    case 'compaction/start':
-    case 'step/model-request':
-    case 'step/model-error':
-      return
-    case 'compaction/end':
-      if (event.data.usage) addUsage(state, event.data.usage)
-      return
-    case 'step/model-response': {
+    }
+  },
+  'run/checkpoint': nothing,
+  'run/paused': (state, event) => {
+    moveTo(state, event.data.status)
+    if (event.data.status === 'WAITING_USER') state.stepSettled = true
+    state.waiting = { status: event.data.status, actionId: event.data.actionId, reason: event.data.reason, code: event.data.code }
+  },
+  'run/resumed': (state, event) => {
+    moveTo(state, 'RUNNING')
+    state.waiting = undefined
+    if (event.data.input !== undefined) state.transcript.push({ kind: 'user', text: event.data.input, seq: event.seq })
+  },
+  'run/cancel-requested': (state, event) => {
+    moveTo(state, 'CANCELLING')
+    state.cancel = { by: event.data.by, at: event.data.requestedAt, reason: event.data.reason }
+  },
+  'run/recovered': nothing,
+  'run/end': (state, event) => {
+    moveTo(state, event.data.status)
+    state.failureCode = event.data.failureCode
+    state.reason = event.data.reason
+    state.answer = event.data.answer
+    state.waiting = undefined
+    state.pending = []
+  },
+  'turn/start': (state, event) => {
+    state.turns++
+    state.transcript.push({ kind: 'user', text: event.data.input, seq: event.seq })
+  },
+  'turn/end': nothing,
+  'step/start': (state, event) => {
+    state.steps++
+    state.stepOpen = true
+    state.stepActions = 0
+    state.stepDecision = undefined
+    state.stepSettled = false
+  },
+  'step/end': (state, event) => {
+    state.stepOpen = false
+  },
+  'step/no-progress': (state, event) => {
+    state.interventions.push({ detector: event.data.detector, response: event.data.response, afterStep: state.steps, seq: event.seq })
+    if (event.data.response === 'feedback' && event.data.text) state.transcript.push({ kind: 'feedback', text: event.data.text, seq: event.seq })
+  },
+  'step/context': nothing,
+  'compaction/start': nothing,
+  'step/model-request': nothing,
+  'step/model-error': nothing,
+  'compaction/end': (state, event) => {
+    if (event.data.usage) addUsage(state, event.data.usage)
+  },
+  'step/model-response': (state, event) => {
+    addUsage(state, event.data.usage)
+    state.transcript.push({ kind: 'assistant', decision: event.data.decision, actionIds: [], seq: event.seq })
+    state.stepDecision = event.data.decision.kind
+  },
+  'tool/proposed': (state, event) => {
+    const id = need(event, event.actionId)
+    state.actions[id] = { id, stepId: need(event, event.stepId), tool: event.data.tool, args: event.data.args, argsHash: event.data.argsHash, callId: event.data.callId, argsError: event.data.argsError, proposedSeq: event.seq, status: 'proposed', attempts: 0 }
+    state.pending.push(id)
+    state.stepActions++
+    const last = state.transcript[state.transcript.length - 1]
+    if (last?.kind === 'assistant') last.actionIds.push(id)
+  },
+  'tool/decision': (state, event) => {
+    const a = needAction(event, actionOf(state, event))
+    a.decision = { ...event.data, seq: event.seq }
+    a.status = event.data.verdict === 'allow' ? 'allowed' : event.data.verdict === 'deny' ? 'denied' : 'awaiting_approval'
+  },
+  'tool/approval-requested': (state, event) => {
+    const a = needAction(event, actionOf(state, event))
+    a.status = 'awaiting_approval'
+    a.requestedSeq = event.seq
+  },
+  'tool/approval-decided': (state, event) => {
+    const a = needAction(event, actionOf(state, event))
+    const { grant, ...approval } = event.data
+    a.approval = { ...approval, seq: event.seq }
+    if (grant?.scope === 'run') state.grants.push(grant)
+    a.status = event.data.approved ? 'approved' : 'rejected'
+  },
+  'tool/start': (state, event) => {
+    const a = needAction(event, actionOf(state, event))
+    a.status = 'running'
+    a.attempts = event.data.attempt
+    a.key = event.data.idempotencyKey
+  },
+  'tool/end': (state, event) => {
+    const a = needAction(event, actionOf(state, event))
+    for (const name of event.data.reveals ?? []) if (!state.revealed.includes(name)) state.revealed.push(name)
+    if (event.data.usage) {
       addUsage(state, event.data.usage)
-      state.transcript.push({ kind: 'assistant', decision: event.data.decision, actionIds: [], seq: event.seq })
-      state.stepDecision = event.data.decision.kind
-      return
+      state.nestedSteps += event.data.usage.steps ?? 0
     }
-    case 'tool/proposed': {
-      const id = need(event, event.actionId)
-      state.actions[id] = { id, stepId: need(event, event.stepId), tool: event.data.tool, args: event.data.args, argsHash: event.data.argsHash, callId: event.data.callId, argsError: event.data.argsError, proposedSeq: event.seq, status: 'proposed', attempts: 0 }
-      state.pending.push(id)
-      state.stepActions++
-      const last = state.transcript[state.transcript.length - 1]
-      if (last?.kind === 'assistant') last.actionIds.push(id)
-      return
-    }
-    case 'tool/decision': {
-      const a = needAction(event, action)
-      a.decision = { ...event.data, seq: event.seq }
-      a.status = event.data.verdict === 'allow' ? 'allowed' : event.data.verdict === 'deny' ? 'denied' : 'awaiting_approval'
-      return
-    }
-    case 'tool/approval-requested': {
-      const a = needAction(event, action)
-      a.status = 'awaiting_approval'
-      a.requestedSeq = event.seq
-      return
-    }
-    case 'tool/approval-decided': {
-      const a = needAction(event, action)
-      const { grant, ...approval } = event.data
-      a.approval = { ...approval, seq: event.seq }
-      if (grant?.scope === 'run') state.grants.push(grant)
-      a.status = event.data.approved ? 'approved' : 'rejected'
-      return
-    }
-    case 'tool/start': {
-      const a = needAction(event, action)
-      a.status = 'running'
-      a.attempts = event.data.attempt
-      a.key = event.data.idempotencyKey
-      return
-    }
-    case 'tool/end': {
-      const a = needAction(event, action)
-      for (const name of event.data.reveals ?? []) if (!state.revealed.includes(name)) state.revealed.push(name)
-      if (event.data.usage) {
-        addUsage(state, event.data.usage)
-        state.nestedSteps += event.data.usage.steps ?? 0
-      }
-      if (event.data.handoff) state.handoff = { to: event.data.handoff.agent, reason: event.data.handoff.reason, seq: event.seq }
+    if (event.data.handoff) state.handoff = { to: event.data.handoff.agent, reason: event.data.handoff.reason, seq: event.seq }
+    a.status = 'succeeded'
+    a.result = { observation: event.data.observation, seq: event.seq }
+    settle(state, a, event.data.observation, true, event.seq)
+  },
+  'tool/error': (state, event) => {
+    const a = needAction(event, actionOf(state, event))
+    a.error = { code: event.data.code, message: event.data.message, seq: event.seq }
+    // Another attempt follows, or the effect is unknown: the action is not settled yet.
+    if (event.data.willRetry || event.data.unknown) return
+    // A denied or rejected action keeps that status; its tool/error only closes it.
+    if (a.status !== 'denied' && a.status !== 'rejected') a.status = 'failed'
+    settle(state, a, event.data.observation, false, event.seq)
+  },
+  'tool/reconciled': (state, event) => {
+    const a = needAction(event, actionOf(state, event))
+    if (event.data.committed) {
       a.status = 'succeeded'
-      a.result = { observation: event.data.observation, seq: event.seq }
-      settle(state, a, event.data.observation, true, event.seq)
-      return
+      const observation = `${event.data.tool} took effect (settled by ${event.data.by})${event.data.receipt !== undefined ? `: ${JSON.stringify(event.data.receipt)}` : '.'}`
+      a.result = { observation, seq: event.seq }
+      settle(state, a, observation, true, event.seq)
+    } else {
+      // It did not happen: the decision still stands, so the action runs again (same key).
+      a.status = a.approval?.approved ? 'approved' : 'allowed'
     }
-    case 'tool/error': {
-      const a = needAction(event, action)
-      a.error = { code: event.data.code, message: event.data.message, seq: event.seq }
-      // Another attempt follows, or the effect is unknown: the action is not settled yet.
-      if (event.data.willRetry || event.data.unknown) return
-      // A denied or rejected action keeps that status; its tool/error only closes it.
-      if (a.status !== 'denied' && a.status !== 'rejected') a.status = 'failed'
-      settle(state, a, event.data.observation, false, event.seq)
-      return
+  },
+  'verify/start': nothing,
+  'guard/tripped': nothing,
+  'verify/end': (state, event) => {
+    state.stepSettled = true
+    if (!event.data.ok && event.data.repair) {
+      state.repairs++
+      state.transcript.push({ kind: 'feedback', text: `The answer was not accepted (${event.data.code}): ${event.data.feedback ?? event.data.reason}`, seq: event.seq })
     }
-    case 'tool/reconciled': {
-      const a = needAction(event, action)
-      if (event.data.committed) {
-        a.status = 'succeeded'
-        const observation = `${event.data.tool} took effect (settled by ${event.data.by})${event.data.receipt !== undefined ? `: ${JSON.stringify(event.data.receipt)}` : '.'}`
-        a.result = { observation, seq: event.seq }
-        settle(state, a, observation, true, event.seq)
-      } else {
-        // It did not happen: the decision still stands, so the action runs again (same key).
-        a.status = a.approval?.approved ? 'approved' : 'allowed'
-      }
-      return
-    }
-    case 'verify/start':
-    case 'guard/tripped':
-      return
-    case 'verify/end':
-      state.stepSettled = true
-      if (!event.data.ok && event.data.repair) {
-        state.repairs++
-        state.transcript.push({ kind: 'feedback', text: `The answer was not accepted (${event.data.code}): ${event.data.feedback ?? event.data.reason}`, seq: event.seq })
-      }
-      return
-    default: {
-      const unknown: never = event
-      throw new CordageError('invalid_event', `unknown event type ${(unknown as RunEvent).type}`)
-    }
-  }
+  },
+})
+
+function applyPayload(state: RunState, event: RunEvent): void {
+  // Own keys only: a stored type such as "constructor" must not find Object's.
+  if (!Object.hasOwn(Reducers, event.type)) throw new CordageError('invalid_event', `unknown event type ${event.type}`)
+  ;(Reducers[event.type] as Reducer<RunEventType>)(state, event)
+}
+
+function actionOf(state: RunState, event: RunEvent): ActionState | undefined {
+  return event.actionId ? state.actions[event.actionId] : undefined
 }
 
 function addUsage(state: RunState, u: Usage) {

@@ -26,6 +26,8 @@ import { guardStore } from './store-writer.ts'
 import { Scrubber, type Secret } from '../kit/secrets.ts'
 import { KernelProducer } from './version.ts'
 import { TimedServices, type LoopHost, type ResolvedAgentOptions, type TimedService } from './loop-host.ts'
+import { driftChanges, recordDrift, type DriftChange, type DriftPolicy } from './drift.ts'
+export type { DriftChange, DriftPolicy } from './drift.ts'
 export { TimedServices, type ResolvedAgentOptions, type TimedService } from './loop-host.ts'
 
 export interface AgentOptions {
@@ -90,22 +92,6 @@ export interface AgentOptions {
 export const DefaultServiceTimeouts: Readonly<Record<TimedService, number>> = Object.freeze({
   context: 30_000, tools: 30_000, policy: 10_000, guardrail: 10_000, progress: 10_000, compactor: 120_000, verifier: 600_000,
 })
-
-/** What a resumed run does when a plugin differs from the one it started with (preset `onDrift`). */
-export type DriftPolicy = 'refuse' | 'accept' | 'pin'
-
-/** One plugin that differs from what the run started with, and what was decided for it. */
-export interface DriftChange {
-  plugin: string
-  from?: string
-  to?: string
-  fromHash?: string
-  toHash?: string
-  decision: 'refused' | 'accepted' | 'pinned'
-  /** Why a `pin` could not be honoured. */
-  note?: string
-}
-
 
 /** A run being driven: its id at once, its final (or paused) state when `done` resolves. */
 export interface RunHandle {
@@ -265,7 +251,7 @@ export class AgentRuntime implements LoopHost {
    */
   async reconcile(runId: string, actionId: string, committed: boolean, options: ContinueOptions & { resume?: boolean; receipt?: unknown } = {}): Promise<RunHandle> {
     const { driver, state } = await this.take(runId)
-    return this.guard(driver, async () => {
+    return this.withLease(driver, async () => {
       const action = state.actions[actionId]
       if (state.status !== 'WAITING_RECONCILIATION' || state.waiting?.actionId !== actionId || action?.status !== 'running') {
         throw new CordageError('reconcile_not_possible', `run ${runId} is ${state.status}${state.waiting?.actionId ? ` (waiting on ${state.waiting.actionId})` : ''}; action ${actionId} has no unknown effect to settle`)
@@ -292,7 +278,7 @@ export class AgentRuntime implements LoopHost {
    */
   async resume(runId: string, options: ContinueOptions & { input?: string } = {}): Promise<RunHandle> {
     const { driver, state, lease } = await this.take(runId)
-    return this.guard(driver, async () => {
+    return this.withLease(driver, async () => {
       const by = options.by ?? 'api'
       switch (state.status) {
         case 'RUNNING':
@@ -339,7 +325,7 @@ export class AgentRuntime implements LoopHost {
    */
   async acceptHandoff(runId: string): Promise<RunHandle> {
     const { driver, state } = await this.take(runId)
-    return this.guard(driver, async () => {
+    return this.withLease(driver, async () => {
       if (state.status !== 'RUNNING' || state.handoff?.to !== this.name) {
         throw new CordageError('run_not_waiting', `run ${runId} is ${state.status} and was not handed to agent "${this.name}"`)
       }
@@ -404,7 +390,7 @@ export class AgentRuntime implements LoopHost {
       throw error
     }
     const { driver, state } = prepared
-    return this.guard(driver, () => this.takeOver(driver, state, lease, {}))
+    return this.withLease(driver, () => this.takeOver(driver, state, lease, {}))
   }
 
   /** Current state of a run, rebuilt from the store (from its newest snapshot and the events after it). */
@@ -499,7 +485,7 @@ export class AgentRuntime implements LoopHost {
 
   private async decide(runId: string, actionId: string, approved: boolean, options: ApprovalOptions): Promise<RunHandle> {
     const { driver, state } = await this.take(runId)
-    return this.guard(driver, async () => {
+    return this.withLease(driver, async () => {
       if (state.status !== 'WAITING_APPROVAL') throw notWaiting(state)
       const action = state.actions[actionId]
       if (!action || action.status !== 'awaiting_approval') {
@@ -589,7 +575,7 @@ export class AgentRuntime implements LoopHost {
    * Run a command's body holding the run's lease. The body returns how to go on driving, or nothing
    * (the command only recorded something); either way the lease is given back when it is done or fails.
    */
-  private async guard(driver: RunDriver, body: () => Promise<(() => Promise<RunState>) | undefined>): Promise<RunHandle> {
+  private async withLease(driver: RunDriver, body: () => Promise<(() => Promise<RunState>) | undefined>): Promise<RunHandle> {
     let next: (() => Promise<RunState>) | undefined
     try {
       next = await body()
@@ -632,45 +618,10 @@ export class AgentRuntime implements LoopHost {
     return { plugins: state.plugins, hashes: state.hashes }
   }
 
-  /**
-   * Which plugins differ (in version, or in content at the same version) from those the run started
-   * with, and the decision for each: `--accept-drift` accepts all; otherwise each plugin's `onDrift`
-   * (default refuse); a plugin this runtime pins runs at the recorded version. Recorded as
-   * run/version-drift; thrown as `version_drift` when any change is refused.
-   */
+  /** Decide drift for a run about to go on, record it, and refuse when a change is refused (core/kernel/drift.ts). */
   private async drift(driver: RunDriver, state: RunState, options: ContinueOptions): Promise<void> {
-    const recorded = await this.startedWith(state.runId)
-    const names = new Set([...Object.keys(recorded.plugins), ...Object.keys(this.plugins)])
-    const changes: DriftChange[] = []
-    for (const plugin of [...names].sort()) {
-      const from = recorded.plugins[plugin], to = this.plugins[plugin]
-      const fromHash = recorded.hashes?.[plugin], toHash = this.hashes[plugin]
-      const pin = this.pinned[plugin]
-      if (pin) {
-        changes.push({ plugin, from, to: pin.version, fromHash, toHash: pin.hash, decision: 'pinned' })
-        continue
-      }
-      const hashDrift = from === to && fromHash !== undefined && toHash !== undefined && fromHash !== toHash
-      if (from === to && !hashDrift) continue
-      const policy = options.acceptDrift ? 'accept' : this.driftPolicies[plugin] ?? 'refuse'
-      changes.push({
-        plugin, from, to, ...(fromHash || toHash ? { fromHash, toHash } : {}),
-        decision: policy === 'accept' ? 'accepted' : 'refused',
-        // The host pins when it can (host/app.ts forRun); here it could not.
-        note: policy === 'pin' ? `cannot pin: ${from === undefined ? 'the run did not have this plugin' : `${plugin}@${from}${hashDrift ? ` with content ${fromHash}` : ''} is not installed here`}` : undefined,
-      })
-    }
-    if (!changes.length) return
-    const refused = changes.filter((c) => c.decision === 'refused')
-    const decision = refused.length ? 'refused' : changes.every((c) => c.decision === 'pinned') ? 'pinned' : 'accepted'
-    driver.rec.record('run/version-drift', { changes, decision, by: options.by ?? 'api' }, KernelProducer, turn(state))
-    if (decision === 'refused') {
-      await driver.flush()
-      // Hashes are shown only when they are the difference (same version, other files).
-      const show = (c: DriftChange, version?: string, hash?: string) => `${version ?? '(none)'}${c.from === c.to && hash ? ` (${hash.slice(0, 19)})` : ''}`
-      const list = refused.map((c) => `${c.plugin} ${show(c, c.from, c.fromHash)} → ${show(c, c.to, c.toHash)}${c.note ? ` [${c.note}]` : ''}`).join(', ')
-      throw new CordageError('version_drift', `run ${state.runId} started with other plugin versions (${list}); continue with --accept-drift (acceptDrift) to run it on the current ones, give the plugin onDrift: accept or pin in the preset, or run it where the recorded versions are installed`, { data: changes })
-    }
+    const changes = driftChanges(await this.startedWith(state.runId), this, options.acceptDrift === true)
+    await recordDrift(driver, state, changes, options.by ?? 'api')
   }
 
   private async waitForEnd(runId: string, waitMs: number): Promise<RunState> {

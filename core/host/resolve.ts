@@ -83,11 +83,11 @@ export async function planAgent(preset: Preset, spec: AgentSpec, catalog: Plugin
     problems.push({ code: 'plugin_requirement_missing', message: `${where(preset, spec.model)}: "${modelProvider.entry.manifest.name}" is named as the model but does not provide "model"` })
   }
 
-  for (const p of planned) checkRequires(preset, p, p.entry.manifest.requires ?? {}, providers, problems, true, catalog)
-  for (const p of planned) checkRequires(preset, p, p.entry.manifest.optional ?? {}, providers, problems, false, catalog)
+  for (const p of planned) checkRequires(p, p.entry.manifest.requires ?? {}, providers, problems, true, catalog)
+  for (const p of planned) checkRequires(p, p.entry.manifest.optional ?? {}, providers, problems, false, catalog)
   const kernel = { ref: { at: spec.at } as PluginRef, where: `${preset.locate(spec.at)} ${spec.at}`, entry: { manifest: { name: 'kernel' } } as CatalogEntry, config: undefined }
-  checkRequires(preset, kernel, KernelRequires, providers, problems, true, catalog)
-  checkRequires(preset, kernel, KernelOptional, providers, problems, false, catalog)
+  checkRequires(kernel, KernelRequires, providers, problems, true, catalog)
+  checkRequires(kernel, KernelOptional, providers, problems, false, catalog)
   if (problems.length) throw combined(problems, `agent "${spec.name}" in ${preset.shown}`)
 
   return { spec, preset, plugins: order(planned, providers), providers }
@@ -175,7 +175,7 @@ function kindFits(schema: Schema, value: unknown): boolean {
   return false
 }
 
-function checkRequires(preset: Preset, p: PlannedPlugin, requires: Record<string, string>, providers: Record<string, PlannedPlugin>, problems: Problem[], required: boolean, catalog: PluginCatalog) {
+function checkRequires(p: PlannedPlugin, requires: Record<string, string>, providers: Record<string, PlannedPlugin>, problems: Problem[], required: boolean, catalog: PluginCatalog) {
   const kernel = p.entry.manifest.name === 'kernel'
   const who = kernel ? `${p.where}: the kernel` : `plugin "${p.entry.manifest.name}@${p.entry.manifest.version}" (${p.where})`
   const field = kernel ? 'kernel requirement' : `manifest field ${required ? 'requires' : 'optional'}.`

@@ -25,8 +25,8 @@ import { asDefined } from './tool.ts'
 import { guardStore } from './store-writer.ts'
 import { Scrubber, type Secret } from '../kit/secrets.ts'
 import { KernelProducer } from './version.ts'
-import { TimedServices, type LoopHost, type ResolvedAgentOptions, type TimedService } from './loop-host.ts'
-import { driftChanges, recordDrift, type DriftChange, type DriftPolicy } from './drift.ts'
+import type { LoopHost, ResolvedAgentOptions, TimedService } from './loop-host.ts'
+import { driftChanges, recordDrift, type DriftPolicy } from './drift.ts'
 export type { DriftChange, DriftPolicy } from './drift.ts'
 export { TimedServices, type ResolvedAgentOptions, type TimedService } from './loop-host.ts'
 
@@ -671,11 +671,6 @@ export class AgentRuntime implements LoopHost {
 }
 
 Object.freeze(AgentRuntime.prototype)
-function sameMap(a: Record<string, string>, b: Record<string, string>): boolean {
-  const keys = Object.keys(a)
-  return keys.length === Object.keys(b).length && keys.every((k) => a[k] === b[k])
-}
-
 /** Ids for a command's event: the current turn, and the step when the run paused inside one. */
 function turn(state: RunState) {
   return { turnId: state.turns ? `t${state.turns}` : undefined, stepId: state.stepOpen ? `s${state.steps}` : undefined }

@@ -4,7 +4,6 @@
  * boundary: before each model call and before each action.
  */
 import type { Code } from '../contracts/errors.ts'
-import type { Usage } from '../contracts/services/model.ts'
 import type { Budgets, BudgetState } from '../contracts/data.ts'
 export type { Budgets, BudgetState } from '../contracts/data.ts'
 

@@ -6,7 +6,7 @@
  * policy version and the tool version it was given under: when either changes, it no longer applies
  * and the policy asks again.
  */
-import { compileArgs, type ArgsPattern } from '../kit/match.ts'
+import { compileArgs } from '../kit/match.ts'
 import type { ApprovalGrant, ApprovalGrantQuery } from '../contracts/data.ts'
 export type { ApprovalScope, GrantArgs, ApprovalGrant, ApprovalGrantQuery } from '../contracts/data.ts'
 

@@ -113,14 +113,14 @@ const Reducers: { readonly [K in RunEventType]: Reducer<K> } = Object.freeze({
     state.transcript.push({ kind: 'user', text: event.data.input, seq: event.seq })
   },
   'turn/end': nothing,
-  'step/start': (state, event) => {
+  'step/start': (state) => {
     state.steps++
     state.stepOpen = true
     state.stepActions = 0
     state.stepDecision = undefined
     state.stepSettled = false
   },
-  'step/end': (state, event) => {
+  'step/end': (state) => {
     state.stepOpen = false
   },
   'step/no-progress': (state, event) => {

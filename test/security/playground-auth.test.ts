@@ -336,7 +336,7 @@ describe('playground in headless Chromium: the token in the page, and a page on 
           try { results.storage = localStorage.getItem('cordage-playground-token') } catch (e) { results.storage = 'error' }
         }
       </script></body></html>`
-    attacker = createServer((req, res) => { res.writeHead(200, { 'content-type': 'text/html' }); res.end(html) })
+    attacker = createServer((_req, res) => { res.writeHead(200, { 'content-type': 'text/html' }); res.end(html) })
     await new Promise<void>((done) => attacker.listen(0, '127.0.0.1', done))
     attackerOrigin = `http://127.0.0.1:${(attacker.address() as { port: number }).port}`
   })

@@ -45,7 +45,7 @@ describe('the ledger: intents', () => {
   })
 
   it('refuses the key with other arguments, whoever holds it, and says who', async () => {
-    const { store, write } = await twoRuns()
+    const { write } = await twoRuns()
     await write('r1', [intent('k', 'r1', 's1.a1', 'h1')])
     await assert.rejects(write('r2', [intent('k', 'r2', 's1.a1', 'h2')]), (e: Error & { code: string; data: { runId: string } }) =>
       e.code === 'idempotency_conflict' && e.data.runId === 'r1' && e.message === 'idempotency key k was used by r1 s1.a1 with arguments h1, not h2')

@@ -9,7 +9,7 @@
  */
 import { Context } from 'cordis'
 import { createAgentContext, definePlugin, emptyState, readService, type RunState, type ToolView } from 'cordage'
-import plugin, { SearchIndex, ToolSearch, type Ranking } from '../plugins/tool-search/index.ts'
+import plugin, { SearchIndex, type ToolSearch, type Ranking } from '../plugins/tool-search/index.ts'
 import { runSearch, searchTool, type Searcher } from '../plugins/tool-search/search-tool.ts'
 import { loadQueries, loadRegistry, score, type LabeledQuery, type RegistryTool } from './tool-search/eval.ts'
 import { originalOf, scaleRegistry } from './tool-search/scale.ts'

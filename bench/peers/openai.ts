@@ -26,6 +26,7 @@ class ScriptModel implements Model {
     return { usage: new Usage(), output }
   }
 
+  // biome-ignore lint/correctness/useYield: the interface wants a generator; the bench never streams
   async *getStreamedResponse(_request: ModelRequest): AsyncIterable<StreamEvent> {
     throw new Error('the bench runs the SDK non-streamed')
   }

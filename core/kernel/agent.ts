@@ -488,7 +488,7 @@ export class AgentRuntime implements LoopHost {
     return this.withLease(driver, async () => {
       if (state.status !== 'WAITING_APPROVAL') throw notWaiting(state)
       const action = state.actions[actionId]
-      if (!action || action.status !== 'awaiting_approval') {
+      if (action?.status !== 'awaiting_approval') {
         const waiting = state.waiting?.actionId
         const phrase: Record<string, string> = {
           proposed: 'not decided yet', allowed: 'already allowed by policy', denied: 'denied by policy', approved: 'already approved',

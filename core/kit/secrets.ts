@@ -50,7 +50,7 @@ export class Scrubber {
     this.names = [...new Set(usable.map((s) => s.name))]
     // Longest first, so a variant that contains another is replaced whole. Literal alternatives only:
     // the pattern cannot backtrack beyond the length of the longest variant.
-    const alternatives = [...this.#byVariant.keys()].sort((a, b) => b.length - a.length).map(escape)
+    const alternatives = [...this.#byVariant.keys()].sort((a, b) => b.length - a.length).map(escapeRegex)
     this.#pattern = alternatives.length ? new RegExp(alternatives.join('|'), 'gi') : undefined
   }
 
@@ -188,6 +188,6 @@ function variants(value: string): [string, string][] {
   return out
 }
 
-function escape(text: string): string {
+function escapeRegex(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
 }

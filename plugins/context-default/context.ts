@@ -70,7 +70,7 @@ export class DefaultContext implements ContextService {
 
   private unitsOf(state: Readonly<RunState>): TranscriptUnits {
     let units = this.runs.get(state.runId)
-    if (!units || !units.fits(state.transcript)) {
+    if (!units?.fits(state.transcript)) {
       units = new TranscriptUnits({ observationTokens: this.options.observationTokens, citation: this.citation })
       this.runs.delete(state.runId)
       this.runs.set(state.runId, units)

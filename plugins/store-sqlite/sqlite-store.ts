@@ -4,7 +4,7 @@
  * at all. WAL mode lets other processes read while one writes; `busy_timeout` makes concurrent writers
  * wait their turn instead of failing. Synchronous like better-sqlite3 itself: the loop skips an await.
  */
-import Database from 'better-sqlite3'
+import type Database from 'better-sqlite3'
 import {
   CordageError, summarize, chainHash, eventsFromRows, chainedEventsFromRows, snapshotFromRow, checkedSnapshot, snapshotLink, HistoryChecker, type HistoryCheck, type ChainStart, type ChainedEventRow,
   type ApprovalGrant, type ApprovalGrantQuery, type AppendOptions, type CancelRequest, type Effect, type EffectWrite, type Lease, type ListFilter,

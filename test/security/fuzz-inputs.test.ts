@@ -121,7 +121,7 @@ function asProcess(input: Input): Promise<Outcome> {
   const cwd = 'preset' in input && input.project ? input.project : work
   return new Promise((done) => {
     execFile(process.execPath, [bin, ...argv], { cwd, encoding: 'utf8', timeout: ProcessTimeoutMs, killSignal: 'SIGKILL', env: { ...process.env, NO_COLOR: '1', ...input.env } }, (error, stdout, stderr) => {
-      if (error && error.killed) return done({ exit: 'hang', text: stderr, stdout })
+      if (error?.killed) return done({ exit: 'hang', text: stderr, stdout })
       done({ exit: error ? (typeof error.code === 'number' ? error.code : 1) : 0, text: stderr, stdout })
     })
   })
@@ -374,7 +374,9 @@ const categories: Category[] = [
         cases.push({ label, input: { preset: f }, where: basename(f), codes })
       }
       const steps = ['agents', 'support', 'budgets', 'maxSteps']
+      // biome-ignore lint/correctness/noPrecisionLoss: values past what a double holds, on purpose
       for (const [label, v] of [['1e400', 1e400], ['-1e400', -1e400], ['NaN', NaN], ['2^53 + 2', 2 ** 53 + 2], ['-2^63', -(2 ** 63)], ['0.5', 0.5], ['0', 0]] as [string, number][]) at(`maxSteps ${label}`, steps, v)
+      // biome-ignore lint/correctness/noPrecisionLoss: a value below what a double holds, on purpose
       at('maxCostUsd 1e-400', ['agents', 'support', 'budgets', 'maxCostUsd'], 1e-400)
       at('an agent name of 10000 capitals', ['agents', 'A'.repeat(10000)], { model: 'model-scripted' })
       at('a key of 100000 characters', ['agents', 'support', 'budgets', 'k'.repeat(100_000)], 1)

@@ -270,6 +270,7 @@ describe('compaction-summary: through the kernel', () => {
     const ends = ofType(events, 'compaction/end')
     assert.ok(ends.length >= 1 && ends.every((e) => e.data.rejected === undefined && e.data.usage === undefined))
     assert.ok(requests.some((r) => r.purpose === 'summary'), 'the model was asked')
+    // biome-ignore lint/correctness/noEmptyCharacterClassInRegex: [^] is any character, newlines included
     assert.match(requests.find((r) => r.messages.some((m) => m.ref === SummaryRef))!.messages.find((m) => m.ref === SummaryRef)!.text, /extracted from the run log[^]*\[source: policy\/shipping#4\]/)
   })
 

@@ -8,7 +8,7 @@ import { definePlugin, emptyState, readService, type CordageError, type RunEvent
 import { plug } from '../../../test/plug.ts'
 import { loadQueries, loadRegistry, score } from '../../../bench/tool-search/eval.ts'
 import { toolOf } from '../../../bench/tool-search/tools.ts'
-import plugin, { DefaultRanking, SearchToolName, ToolSearch } from '../index.ts'
+import plugin, { DefaultRanking, SearchToolName, type ToolSearch } from '../index.ts'
 import manifest from '../manifest.ts'
 import opsCatalog, { OpsTools } from './fixtures/ops-catalog/index.ts'
 import { deskCatalog, fixture, RefundAnswer, searchDesk, toolsByStep, writeDeskPreset } from './test-desk.ts'

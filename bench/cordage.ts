@@ -9,7 +9,15 @@
  */
 import { Context, type ForkScope } from 'cordis'
 import { z } from 'zod'
-import { createAgentContext, defineTool, definePlugin, type CordagePlugin, type ModelRequest, type ModelResponse, type ModelService } from 'cordage'
+import {
+  createAgentContext,
+  defineTool,
+  definePlugin,
+  type CordagePlugin,
+  type ModelRequest,
+  type ModelResponse,
+  type ModelService,
+} from 'cordage'
 import { AgentRuntime } from '../core/kernel/agent.ts'
 import { KernelWriter } from '../core/kernel/store-writer.ts'
 import storeMemory from '../plugins/store-memory/index.ts'
@@ -37,10 +45,18 @@ const modelPlugin = definePlugin({ name: 'bench-model', version: '1.0.0', provid
 let toolRuns = 0
 
 const noopPlugin = definePlugin({ name: 'bench-noop', version: '1.0.0', requires: { tools: '^1.0.0' } }, (ctx) => {
-  ctx.tools.register(defineTool({
-    name: 'noop', description: 'does nothing', input: z.object({}), sideEffect: 'none',
-    run: () => { toolRuns++; return { output: null, observation: 'ok' } },
-  }))
+  ctx.tools.register(
+    defineTool({
+      name: 'noop',
+      description: 'does nothing',
+      input: z.object({}),
+      sideEffect: 'none',
+      run: () => {
+        toolRuns++
+        return { output: null, observation: 'ok' }
+      },
+    }),
+  )
 })
 
 /**
@@ -73,7 +89,8 @@ export async function buildHarness(): Promise<Harness> {
   const forks = plugins.map(([plugin, config]) => ctx.plugin(plugin, config))
   // Every plugin here starts synchronously; one turn of the event loop lets cordis finish applying them.
   await new Promise((resolve) => setImmediate(resolve))
-  for (const fork of forks) if (fork.error || !fork.isActive) throw new Error(`cordage: a bench plugin did not start: ${fork.error ?? 'inactive'}`)
+  for (const fork of forks)
+    if (fork.error || !fork.isActive) throw new Error(`cordage: a bench plugin did not start: ${fork.error ?? 'inactive'}`)
   return { agent: new AgentRuntime(ctx, { writer: KernelWriter, name: 'bench', budgets: { maxSteps: 1_000_000 } }), model, forks }
 }
 
@@ -82,7 +99,9 @@ export async function runOnce(h: Harness, steps: number): Promise<void> {
   const before = toolRuns
   const state = await h.agent.run('task', { budgets: { maxSteps: steps + 1 } })
   if (state.status !== 'COMPLETED' || state.steps !== steps || toolRuns - before !== steps - 1) {
-    throw new Error(`cordage: run ended ${state.status} after ${state.steps} of ${steps} steps, ${toolRuns - before} tool calls (${state.failureCode ?? ''} ${state.reason ?? ''})`)
+    throw new Error(
+      `cordage: run ended ${state.status} after ${state.steps} of ${steps} steps, ${toolRuns - before} tool calls (${state.failureCode ?? ''} ${state.reason ?? ''})`,
+    )
   }
 }
 

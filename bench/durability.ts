@@ -46,14 +46,34 @@ async function agent(file: string) {
   const configured = (p: CordagePlugin, c: unknown = {}): [CordagePlugin, unknown] => [p, p.manifest.config ? p.manifest.config(c) : c]
   const plugins: [CordagePlugin, unknown][] = [
     configured(storeSqlite, { path: file, synchronous: 'full' }),
-    configured(contextBasic), configured(toolsRegistry),
+    configured(contextBasic),
+    configured(toolsRegistry),
     configured(policyRules, { rules: [{ id: 'all', verdict: 'allow', match: {} }] }),
     configured(verifierBasic, { minCount: 0, mustBeObserved: false }),
-    [definePlugin({ name: 'bench-model', version: '1.0.0', provides: { model: '1.0.0' } }, (c) => { c.set('model', { respond: async (r: { stepIndex: number }) => model.respond(r) }) }), {}],
-    [definePlugin({ name: 'bench-tools', version: '1.0.0', requires: { tools: '^1.0.0' } }, (c) => {
-      c.tools.register(defineTool({ name: 'noop', description: 'nothing', input: z.object({}), sideEffect: 'none', run: () => ({ output: null }) }))
-      c.tools.register(defineTool({ name: 'write', description: 'an external write', input: z.object({}), sideEffect: 'external', idempotent: true, run: () => ({ output: null, receipt: 'r' }) }))
-    }), {}],
+    [
+      definePlugin({ name: 'bench-model', version: '1.0.0', provides: { model: '1.0.0' } }, (c) => {
+        c.set('model', { respond: async (r: { stepIndex: number }) => model.respond(r) })
+      }),
+      {},
+    ],
+    [
+      definePlugin({ name: 'bench-tools', version: '1.0.0', requires: { tools: '^1.0.0' } }, (c) => {
+        c.tools.register(
+          defineTool({ name: 'noop', description: 'nothing', input: z.object({}), sideEffect: 'none', run: () => ({ output: null }) }),
+        )
+        c.tools.register(
+          defineTool({
+            name: 'write',
+            description: 'an external write',
+            input: z.object({}),
+            sideEffect: 'external',
+            idempotent: true,
+            run: () => ({ output: null, receipt: 'r' }),
+          }),
+        )
+      }),
+      {},
+    ],
   ]
   const forks = plugins.map(([p, c]) => ctx.plugin(p, c))
   await new Promise((r) => setImmediate(r))
@@ -85,7 +105,9 @@ function rawRate(rowsPerStep: number, bytesPerRow: number): number {
   const db = new Database(join(dir, 'raw.db'))
   db.pragma('journal_mode = WAL')
   db.pragma('synchronous = FULL')
-  db.exec('CREATE TABLE events (run_id TEXT, seq INTEGER, body TEXT, PRIMARY KEY (run_id, seq)) WITHOUT ROWID; CREATE TABLE runs (run_id TEXT PRIMARY KEY, last_seq INTEGER)')
+  db.exec(
+    'CREATE TABLE events (run_id TEXT, seq INTEGER, body TEXT, PRIMARY KEY (run_id, seq)) WITHOUT ROWID; CREATE TABLE runs (run_id TEXT PRIMARY KEY, last_seq INTEGER)',
+  )
   db.prepare('INSERT INTO runs VALUES (?, 0)').run('r')
   const insert = db.prepare('INSERT INTO events VALUES (?, ?, ?)')
   const update = db.prepare('UPDATE runs SET last_seq = ? WHERE run_id = ?')
@@ -98,7 +120,10 @@ function rawRate(rowsPerStep: number, bytesPerRow: number): number {
   for (let i = 0; i < 20; i++) step()
   let steps = 0
   const t0 = performance.now()
-  while (performance.now() - t0 < seconds * 1000) { step(); steps++ }
+  while (performance.now() - t0 < seconds * 1000) {
+    step()
+    steps++
+  }
   db.close()
   return steps / ((performance.now() - t0) / 1000)
 }
@@ -120,7 +145,12 @@ async function loadTimes(): Promise<{ events: number; snapshotMs: number; replay
   const state = await a.runtime.run('long')
   const store = a.runtime.store()
   const all = await store.load(state.runId)
-  const time = async (fn: () => Promise<unknown>) => { for (let i = 0; i < 3; i++) await fn(); const t = performance.now(); for (let i = 0; i < 10; i++) await fn(); return (performance.now() - t) / 10 }
+  const time = async (fn: () => Promise<unknown>) => {
+    for (let i = 0; i < 3; i++) await fn()
+    const t = performance.now()
+    for (let i = 0; i < 10; i++) await fn()
+    return (performance.now() - t) / 10
+  }
   const snapshotMs = await time(() => a.runtime.load(state.runId))
   const replayMs = await time(async () => replay(state.runId, await store.load(state.runId)))
   for (const f of a.forks) f.dispose()
@@ -132,15 +162,40 @@ async function postgresRates(): Promise<string> {
   if (!url) return 'skipped: set CORDAGE_PG_URL to measure PostgreSQL appends'
   const store = new PostgresStore(url, `bench_${process.pid}`, 8, 500)
   await store.start()
-  const batch = (runId: string, from: number): RunEvent[] => Array.from({ length: 10 }, (_, i) => from + i === 1
-    ? { type: 'run/start', seq: 1, time: Date.now(), runId, schema: 1, producer: 'bench', data: { agent: 'b', task: 't', plugins: {}, services: {}, budgets: { maxSteps: 1, maxRepairs: 0 } } }
-    : { type: 'step/start', seq: from + i, time: Date.now(), runId, stepId: 's', schema: 1, producer: 'bench', data: { index: from + i } })
+  const batch = (runId: string, from: number): RunEvent[] =>
+    Array.from({ length: 10 }, (_, i) =>
+      from + i === 1
+        ? {
+            type: 'run/start',
+            seq: 1,
+            time: Date.now(),
+            runId,
+            schema: 1,
+            producer: 'bench',
+            data: { agent: 'b', task: 't', plugins: {}, services: {}, budgets: { maxSteps: 1, maxRepairs: 0 } },
+          }
+        : {
+            type: 'step/start',
+            seq: from + i,
+            time: Date.now(),
+            runId,
+            stepId: 's',
+            schema: 1,
+            producer: 'bench',
+            data: { index: from + i },
+          },
+    )
   const writer = async (runId: string, until: number) => {
     let appends = 0
-    for (let seq = 0; performance.now() < until; seq += 10, appends++) await store.append(runId, batch(runId, seq + 1), seq, { writer: KernelWriter })
+    for (let seq = 0; performance.now() < until; seq += 10, appends++)
+      await store.append(runId, batch(runId, seq + 1), seq, { writer: KernelWriter })
     return appends
   }
-  const one = await (async () => { const t = performance.now(); const n = await writer(`one_${Date.now()}`, t + seconds * 1000); return n / ((performance.now() - t) / 1000) })()
+  const one = await (async () => {
+    const t = performance.now()
+    const n = await writer(`one_${Date.now()}`, t + seconds * 1000)
+    return n / ((performance.now() - t) / 1000)
+  })()
   const four = await (async () => {
     const t = performance.now()
     const counts = await Promise.all([0, 1, 2, 3].map((i) => writer(`four_${i}_${Date.now()}`, t + seconds * 1000)))
@@ -159,9 +214,15 @@ const readOnly = await cordageRate('noop')
 const effectful = await cordageRate('write')
 console.log('durable steps per second')
 console.log(`  raw better-sqlite3, 1 transaction per step (${shape.rows} rows)   ${raw.toFixed(0).padStart(7)}`)
-console.log(`  Cordage, read-only tool step (1 durability point)        ${readOnly.toFixed(0).padStart(7)}   ${(readOnly / raw).toFixed(2)}x raw  (target ≥ 0.50x)`)
-console.log(`  Cordage, side-effecting tool step (intent + outcome)     ${effectful.toFixed(0).padStart(7)}   ${(effectful / raw).toFixed(2)}x raw`)
+console.log(
+  `  Cordage, read-only tool step (1 durability point)        ${readOnly.toFixed(0).padStart(7)}   ${(readOnly / raw).toFixed(2)}x raw  (target ≥ 0.50x)`,
+)
+console.log(
+  `  Cordage, side-effecting tool step (intent + outcome)     ${effectful.toFixed(0).padStart(7)}   ${(effectful / raw).toFixed(2)}x raw`,
+)
 const load = await loadTimes()
-console.log(`\nloading a run of ${load.events} events: ${load.snapshotMs.toFixed(1)} ms from its snapshot and tail, ${load.replayMs.toFixed(1)} ms replaying every event`)
+console.log(
+  `\nloading a run of ${load.events} events: ${load.snapshotMs.toFixed(1)} ms from its snapshot and tail, ${load.replayMs.toFixed(1)} ms replaying every event`,
+)
 console.log(`\nPostgreSQL appends of 10 events on loopback: ${await postgresRates()}`)
 rmSync(dir, { recursive: true, force: true })

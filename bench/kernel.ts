@@ -23,8 +23,12 @@ function version(pkg: string): string {
   return JSON.parse(readFileSync(new URL(`../node_modules/${pkg}/package.json`, import.meta.url), 'utf8')).version
 }
 
-console.log(`Cordage kernel overhead per step — node ${process.version}, ${process.platform} ${process.arch}, ${cpus()[0]?.model ?? 'unknown cpu'} (${cpus().length} cores)`)
-console.log(`peers: @openai/agents ${version('@openai/agents')} (tracing off), @mariozechner/pi-agent-core ${version('@mariozechner/pi-agent-core')}`)
+console.log(
+  `Cordage kernel overhead per step — node ${process.version}, ${process.platform} ${process.arch}, ${cpus()[0]?.model ?? 'unknown cpu'} (${cpus().length} cores)`,
+)
+console.log(
+  `peers: @openai/agents ${version('@openai/agents')} (tracing off), @mariozechner/pi-agent-core ${version('@mariozechner/pi-agent-core')}`,
+)
 console.log('workload: scripted model, no-op tool; a run of N steps = N model calls, N-1 tool calls\n')
 
 const bare = bareSubject()
@@ -60,22 +64,33 @@ const median = (name: string, n: number) => results.get(`${name}/${n}`)!.median
 header('us/step')
 console.log('  median / p95 across runs (runs timed)')
 for (const subject of [bare, cordage, pi, openai]) {
-  console.log(subject.name.padEnd(20) + STEPS.map((n) => {
-    const s = results.get(`${subject.name}/${n}`)!
-    return col(`${us(s.median)} / ${us(s.p95)} (${s.runs})`)
-  }).join(''))
+  console.log(
+    subject.name.padEnd(20) +
+      STEPS.map((n) => {
+        const s = results.get(`${subject.name}/${n}`)!
+        return col(`${us(s.median)} / ${us(s.p95)} (${s.runs})`)
+      }).join(''),
+  )
 }
 
 console.log('')
 header('ratio of medians')
-for (const [label, peer] of [['Cordage / Pi', pi], ['Cordage / OpenAI', openai], ['Cordage / bare', bare]] as const) {
+for (const [label, peer] of [
+  ['Cordage / Pi', pi],
+  ['Cordage / OpenAI', openai],
+  ['Cordage / bare', bare],
+] as const) {
   console.log(label.padEnd(20) + STEPS.map((n) => col(times(median(cordage.name, n) / median(peer.name, n)))).join(''))
 }
 
 console.log('\nafter the OpenAI SDK has run in this process (AsyncLocalStorage on), 50 steps, median us/step:')
-console.log(`  Cordage ${us(after.cordage.median)} (was ${us(median(cordage.name, 50))}), Pi ${us(after.pi.median)} (was ${us(median(pi.name, 50))}), Cordage / Pi ${times(after.cordage.median / after.pi.median)}`)
+console.log(
+  `  Cordage ${us(after.cordage.median)} (was ${us(median(cordage.name, 50))}), Pi ${us(after.pi.median)} (was ${us(median(pi.name, 50))}), Cordage / Pi ${times(after.cordage.median / after.pi.median)}`,
+)
 
 console.log(`\nCordage heap retained per finished run (store-memory keeps every event; ${retainedRuns} runs each, after full GC):`)
 for (const { steps, bytesPerRun } of retained) {
-  console.log(`${String(steps).padStart(6)} steps: ${(bytesPerRun / 1024).toFixed(1).padStart(7)} KiB per run, ${(bytesPerRun / steps / 1024).toFixed(2)} KiB per step`)
+  console.log(
+    `${String(steps).padStart(6)} steps: ${(bytesPerRun / 1024).toFixed(1).padStart(7)} KiB per run, ${(bytesPerRun / steps / 1024).toFixed(2)} KiB per step`,
+  )
 }

@@ -38,8 +38,11 @@ export async function measure(subject: Subject, steps: number, budget: Budget): 
   const times = await loop(subject, steps, budget.measureMs, budget.minRuns, budget.maxRuns)
   const perStep = times.map((ns) => ns / 1000 / steps).sort((a, b) => a - b)
   return {
-    subject: subject.name, steps, runs: perStep.length,
-    median: quantile(perStep, 0.5), p95: quantile(perStep, 0.95),
+    subject: subject.name,
+    steps,
+    runs: perStep.length,
+    median: quantile(perStep, 0.5),
+    p95: quantile(perStep, 0.95),
     mean: perStep.reduce((a, b) => a + b, 0) / perStep.length,
   }
 }

@@ -23,13 +23,25 @@ const arg = (name: string, fallback: number) => {
 }
 const reloads = arg('reloads', 500)
 const debounceMs = arg('debounce', 20)
-const gc = globalThis.gc ?? (() => { throw new Error('run with node --expose-gc --import tsx bench/reload.ts') })()
+const gc =
+  globalThis.gc ??
+  (() => {
+    throw new Error('run with node --expose-gc --import tsx bench/reload.ts')
+  })()
 
 const dir = tempDir('cordage-reload-bench-')
 const plugin = join(dir, 'dev-policy')
 cpSync(resolve(import.meta.dirname, '../test/fixtures/plugins/dev-policy'), plugin, { recursive: true })
 writeFileSync(join(plugin, 'package.json'), JSON.stringify({ type: 'module' }))
-writeFileSync(join(dir, 'preset.yml'), stringify(deskPreset({ script: [{ tool: 'lookup_policy', args: { topic: 'refunds' } }, { final: refundAnswer }], policyPlugin: { path: './dev-policy' } }, 'outbox.jsonl')))
+writeFileSync(
+  join(dir, 'preset.yml'),
+  stringify(
+    deskPreset(
+      { script: [{ tool: 'lookup_policy', args: { topic: 'refunds' } }, { final: refundAnswer }], policyPlugin: { path: './dev-policy' } },
+      'outbox.jsonl',
+    ),
+  ),
+)
 
 const app = await Cordage.fromPreset(join(dir, 'preset.yml'))
 const agent = app.agent('support')
@@ -37,17 +49,28 @@ const dev = await DevReloader.start(app, { debounceMs })
 let waiting: ((event: PluginEvent) => void) | undefined
 app.root.on('plugin/reloaded', (event: PluginEvent) => waiting?.(event))
 
-const heap = () => { gc(); gc(); return process.memoryUsage().heapUsed / 2 ** 20 }
+const heap = () => {
+  gc()
+  gc()
+  return process.memoryUsage().heapUsed / 2 ** 20
+}
 const quantile = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)]
 
 async function checkRun(label: string) {
   const state = await agent.run('refund window?')
   const decision = (await agent.store().load(state.runId)).find((e) => e.type === 'tool/decision')
-  if (state.status !== 'COMPLETED' || decision?.type !== 'tool/decision' || decision.data.ruleId !== label) throw new Error(`run after reload: ${state.status}, decided by ${decision?.type === 'tool/decision' ? decision.data.ruleId : 'nobody'}, expected ${label}`)
+  if (state.status !== 'COMPLETED' || decision?.type !== 'tool/decision' || decision.data.ruleId !== label)
+    throw new Error(
+      `run after reload: ${state.status}, decided by ${decision?.type === 'tool/decision' ? decision.data.ruleId : 'nobody'}, expected ${label}`,
+    )
 }
 
-console.log(`Cordage hot reload — node ${process.version}, ${process.platform} ${process.arch}, ${cpus()[0]?.model ?? 'unknown cpu'} (${cpus().length} cores)`)
-console.log(`${reloads} edits of a policy plugin in a live agent; debounce ${debounceMs} ms; latency = file written → new version serving\n`)
+console.log(
+  `Cordage hot reload — node ${process.version}, ${process.platform} ${process.arch}, ${cpus()[0]?.model ?? 'unknown cpu'} (${cpus().length} cores)`,
+)
+console.log(
+  `${reloads} edits of a policy plugin in a live agent; debounce ${debounceMs} ms; latency = file written → new version serving\n`,
+)
 await checkRun('v1')
 const baseline = heap()
 console.log('reloads | p50 ms | p95 ms | max ms | heap after GC (MB) | vs start')
@@ -58,7 +81,9 @@ const all: number[] = []
 let window: number[] = []
 for (let i = 1; i <= reloads; i++) {
   const label = `r${i}`
-  const reloaded = new Promise<PluginEvent>((done) => { waiting = done })
+  const reloaded = new Promise<PluginEvent>((done) => {
+    waiting = done
+  })
   const t0 = performance.now()
   writeFileSync(join(plugin, 'label.ts'), `export const Label = '${label}'\n`)
   const event = await reloaded
@@ -74,12 +99,16 @@ for (let i = 1; i <= reloads; i++) {
     await checkRun(label)
     const sorted = window.sort((a, b) => a - b)
     const mb = heap()
-    console.log(`${String(i).padStart(7)} | ${quantile(sorted, 0.5).toFixed(1).padStart(6)} | ${quantile(sorted, 0.95).toFixed(1).padStart(6)} | ${sorted.at(-1)!.toFixed(1).padStart(6)} | ${mb.toFixed(1).padStart(18)} | ${(mb - baseline >= 0 ? '+' : '') + (mb - baseline).toFixed(1)}`)
+    console.log(
+      `${String(i).padStart(7)} | ${quantile(sorted, 0.5).toFixed(1).padStart(6)} | ${quantile(sorted, 0.95).toFixed(1).padStart(6)} | ${sorted.at(-1)!.toFixed(1).padStart(6)} | ${mb.toFixed(1).padStart(18)} | ${(mb - baseline >= 0 ? '+' : '') + (mb - baseline).toFixed(1)}`,
+    )
     window = []
   }
 }
 const sorted = all.sort((a, b) => a - b)
-console.log(`\nall ${reloads}: p50 ${quantile(sorted, 0.5).toFixed(1)} ms, p95 ${quantile(sorted, 0.95).toFixed(1)} ms (of which ${debounceMs} ms debounce); heap ${baseline.toFixed(1)} → ${heap().toFixed(1)} MB`)
+console.log(
+  `\nall ${reloads}: p50 ${quantile(sorted, 0.5).toFixed(1)} ms, p95 ${quantile(sorted, 0.95).toFixed(1)} ms (of which ${debounceMs} ms debounce); heap ${baseline.toFixed(1)} → ${heap().toFixed(1)} MB`,
+)
 dev.stop()
 await dev.settled()
 await app.stop()

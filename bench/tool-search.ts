@@ -24,7 +24,9 @@ async function main() {
   const spaces = new Set(registry.map((t) => t.name.split('__')[0])).size
   const dev = queries.filter((q) => q.split === 'dev').length
   console.log(`tool-search bench${quick ? ' (--quick: fewer timing passes)' : ''}`)
-  console.log(`evaluation set: ${fmt(registry.length)} tools in ${spaces} namespaces; ${queries.length} labelled queries (${dev} dev, ${queries.length - dev} test)\n`)
+  console.log(
+    `evaluation set: ${fmt(registry.length)} tools in ${spaces} namespaces; ${queries.length} labelled queries (${dev} dev, ${queries.length - dev} test)\n`,
+  )
   quality()
   const scales = [await scale(registry.length), await scale(10_000)]
   latencyTable(scales)
@@ -45,7 +47,12 @@ function quality() {
     index.addAll(registry)
     const rank = (q: string) => index.search(q, { limit: 20 }).map((h) => h.name)
     const all = score(queries, rank, K)
-    const split = (s: LabeledQuery['split']) => score(queries.filter((q) => q.split === s), rank, K)
+    const split = (s: LabeledQuery['split']) =>
+      score(
+        queries.filter((q) => q.split === s),
+        rank,
+        K,
+      )
     return [name, f3(all.recall), `${f3(split('dev').recall)} / ${f3(split('test').recall)}`, f3(all.success), f3(all.mrr)]
   })
   console.log(`Ranking quality on ${fmt(registry.length)} tools (top ${K})`)
@@ -73,14 +80,16 @@ async function scale(size: number): Promise<Scale> {
   ctx.plugin(plugin, plugin.manifest.config!({}))
   let buildMs = 0
   // Registration is what builds the index: one register() per tool, as plugins do when they start.
-  ctx.plugin(definePlugin({ name: 'bench-catalog', version: '1.0.0', requires: { tools: '^1.0.0' } }, (c) => {
-    const t0 = performance.now()
-    // Held once, as a plugin registering a catalogue would: each `c.tools` goes through cordis's
-    // context proxy.
-    const service = c.tools
-    for (const tool of built) service.register(tool)
-    buildMs = performance.now() - t0
-  }))
+  ctx.plugin(
+    definePlugin({ name: 'bench-catalog', version: '1.0.0', requires: { tools: '^1.0.0' } }, (c) => {
+      const t0 = performance.now()
+      // Held once, as a plugin registering a catalogue would: each `c.tools` goes through cordis's
+      // context proxy.
+      const service = c.tools
+      for (const tool of built) service.register(tool)
+      buildMs = performance.now() - t0
+    }),
+  )
   await new Promise((r) => setImmediate(r))
   const service = readService<ToolSearch>(ctx, 'tools')!.value
   if (service.list().length !== size + 1) throw new Error(`expected ${size} tools and search_tools, found ${service.list().length}`)
@@ -104,7 +113,15 @@ async function scale(size: number): Promise<Scale> {
   // A step's visible set: search_tools plus five revealed tools. A new state each time, so no cache helps.
   const visible: number[] = []
   for (let i = 0; i < (quick ? 200 : 2000); i++) {
-    const state: RunState = { ...emptyState(`run-${i}`), agent: 'bench', steps: 2, revealed: tools.slice(i % 100, i % 100 + 5).map((t) => t.name).concat(`x${i}`) }
+    const state: RunState = {
+      ...emptyState(`run-${i}`),
+      agent: 'bench',
+      steps: 2,
+      revealed: tools
+        .slice(i % 100, (i % 100) + 5)
+        .map((t) => t.name)
+        .concat(`x${i}`),
+    }
     const s = performance.now()
     service.visible({ state })
     visible.push(performance.now() - s)
@@ -118,19 +135,38 @@ async function scale(size: number): Promise<Scale> {
 
 function latencyTable(scales: Scale[]) {
   console.log('Scale: the tool-search service with every tool registered (each query run through rank(), as search_tools does)')
-  table(['tools', 'index build', 'bulk build', 'query p50', 'query p95', 'query p99', 'visible() p50', `recall@${K}`], scales.map((s) => [
-    fmt(s.tools.length), ms(s.buildMs), ms(s.bulkBuildMs), ms(q(s.query, 0.5)), ms(q(s.query, 0.95)), ms(q(s.query, 0.99)), ms(q(s.visible, 0.5)), f3(s.recall),
-  ]))
-  console.log(`index build: ${fmt(scales.at(-1)!.tools.length)} register() calls through the service, as plugins make them; bulk build: the SearchIndex alone,\nwithout the service or cordis, for comparison.`)
-  console.log(`Above ${fmt(registry.length)} tools the registry holds tenant copies of the evaluation tools (github_eu__create_issue); recall@${K}`)
-  console.log(`there counts a copy as its original. ${queries.length} queries × ${quick ? 2 : 10} passes after one warm-up pass; Node ${process.version}.\n`)
+  table(
+    ['tools', 'index build', 'bulk build', 'query p50', 'query p95', 'query p99', 'visible() p50', `recall@${K}`],
+    scales.map((s) => [
+      fmt(s.tools.length),
+      ms(s.buildMs),
+      ms(s.bulkBuildMs),
+      ms(q(s.query, 0.5)),
+      ms(q(s.query, 0.95)),
+      ms(q(s.query, 0.99)),
+      ms(q(s.visible, 0.5)),
+      f3(s.recall),
+    ]),
+  )
+  console.log(
+    `index build: ${fmt(scales.at(-1)!.tools.length)} register() calls through the service, as plugins make them; bulk build: the SearchIndex alone,\nwithout the service or cordis, for comparison.`,
+  )
+  console.log(
+    `Above ${fmt(registry.length)} tools the registry holds tenant copies of the evaluation tools (github_eu__create_issue); recall@${K}`,
+  )
+  console.log(
+    `there counts a copy as its original. ${queries.length} queries × ${quick ? 2 : 10} passes after one warm-up pass; Node ${process.version}.\n`,
+  )
 }
 
 // ── tokens of what the model is shown ────────────────────────────────────────────────────────────
 
 /** The documented estimate: characters / 4 of the JSON of what the model sees of a tool. */
 function tokensOf(tools: ToolView[]): number {
-  return tools.reduce((n, t) => n + Math.ceil(JSON.stringify({ name: t.name, description: t.description, inputSchema: t.inputSchema }).length / 4), 0)
+  return tools.reduce(
+    (n, t) => n + Math.ceil(JSON.stringify({ name: t.name, description: t.description, inputSchema: t.inputSchema }).length / 4),
+    0,
+  )
 }
 
 function tokens(big: Scale) {
@@ -145,7 +181,18 @@ function tokens(big: Scale) {
   let revealed = 0
   let observation = 0
   for (const q of queries) {
-    const searcher: Searcher = { ...dummy, search: (_run, query, limit) => small.search(query, { limit }).map((h) => ({ name: h.name, namespace: h.name.split('__')[0], summary: byName.get(h.name)!.description.split(/(?<=\.)\s/)[0], score: h.score })) }
+    const searcher: Searcher = {
+      ...dummy,
+      search: (_run, query, limit) =>
+        small
+          .search(query, { limit })
+          .map((h) => ({
+            name: h.name,
+            namespace: h.name.split('__')[0],
+            summary: byName.get(h.name)!.description.split(/(?<=\.)\s/)[0],
+            score: h.score,
+          })),
+    }
     const result = runSearch(searcher, '', { query: q.query }, K)
     revealed += tokensOf(result.reveals!.map((n) => byName.get(n)!))
     observation += Math.ceil(result.observation!.length / 4)
@@ -156,12 +203,15 @@ function tokens(big: Scale) {
   const all10k = tokensOf(big.tools)
   const after = metaTokens + revealed
   console.log('Tokens of tool schemas per model request (chars / 4 of the JSON of name, description and inputSchema)')
-  table(['what the model is shown', 'tokens', 'vs all 1,010', 'vs all 10,000'], [
-    [`every tool, ${fmt(registry.length)}`, fmt(all), '1.000', ''],
-    [`every tool, ${fmt(big.tools.length)}`, fmt(all10k), '', '1.000'],
-    ['deferred, before any search: search_tools', fmt(metaTokens), ratio(metaTokens, all), ratio(metaTokens, all10k)],
-    [`deferred, after one search: search_tools + ${K} revealed (mean)`, fmt(Math.round(after)), ratio(after, all), ratio(after, all10k)],
-  ])
+  table(
+    ['what the model is shown', 'tokens', 'vs all 1,010', 'vs all 10,000'],
+    [
+      [`every tool, ${fmt(registry.length)}`, fmt(all), '1.000', ''],
+      [`every tool, ${fmt(big.tools.length)}`, fmt(all10k), '', '1.000'],
+      ['deferred, before any search: search_tools', fmt(metaTokens), ratio(metaTokens, all), ratio(metaTokens, all10k)],
+      [`deferred, after one search: search_tools + ${K} revealed (mean)`, fmt(Math.round(after)), ratio(after, all), ratio(after, all10k)],
+    ],
+  )
   console.log(`The search result itself (the listing, read once as an observation) adds ${Math.round(observation)} tokens on average.`)
   console.log(`Every further search adds up to ${K} schemas (~${Math.round(revealed)} tokens); revealed tools stay visible for the run.\n`)
 }
@@ -190,4 +240,7 @@ const f3 = (n: number) => n.toFixed(3)
 const ms = (n: number) => (n >= 100 ? `${n.toFixed(0)} ms` : n >= 1 ? `${n.toFixed(1)} ms` : `${(n * 1000).toFixed(0)} µs`)
 const ratio = (a: number, b: number) => (a / b).toFixed(4)
 
-main().catch((error) => { console.error(error); process.exit(1) })
+main().catch((error) => {
+  console.error(error)
+  process.exit(1)
+})

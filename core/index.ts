@@ -20,7 +20,22 @@ export * from './contracts/manifest.ts'
 export { handover, type Handover } from './kernel/handover.ts'
 export * from './contracts/versions.ts'
 // The runtime's class is the host's to build (it hands it the store writer): plugins get its type only.
-export { DefaultServiceTimeouts, TimedServices, newRunId, type AgentRuntime, type AgentOptions, type ResolvedAgentOptions, type RunHandle, type StartOptions, type Actor, type ContinueOptions, type ApprovalOptions, type DriftPolicy, type DriftChange, type TimedService } from './kernel/agent.ts'
+export {
+  DefaultServiceTimeouts,
+  TimedServices,
+  newRunId,
+  type AgentRuntime,
+  type AgentOptions,
+  type ResolvedAgentOptions,
+  type RunHandle,
+  type StartOptions,
+  type Actor,
+  type ContinueOptions,
+  type ApprovalOptions,
+  type DriftPolicy,
+  type DriftChange,
+  type TimedService,
+} from './kernel/agent.ts'
 export * from './kernel/version.ts'
 export { AgentKey, ServiceNames, createAgentContext, readService, pluginOf, type ServiceName } from './kernel/cordis.ts'
 export * from './contracts/services/model.ts'

@@ -27,7 +27,12 @@ export interface ApiContext {
 
 /** An HTTP error with a Cordage code. */
 export class HttpError extends Error {
-  constructor(readonly status: number, readonly code: string, message: string, readonly issues?: unknown) {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly issues?: unknown,
+  ) {
     super(message)
   }
 }
@@ -35,21 +40,29 @@ export class HttpError extends Error {
 const name = z.string().min(1).max(200)
 const Bodies = {
   start: z.object({ agent: name, task: z.string().trim().min(1, 'a task is a non-empty string').max(10_000).optional() }).strict(),
-  decide: z.object({
-    actionId: name.optional(),
-    by: z.string().trim().min(1, 'say who decides: by is a non-empty name').max(200),
-    reason: z.string().max(2000).optional(),
-  }).strict(),
-  compare: z.object({
-    runId: name,
-    plugin: name,
-    a: z.object({ version: name, config: z.record(z.string(), z.unknown()).optional() }).strict(),
-    b: z.object({ version: name, config: z.record(z.string(), z.unknown()).optional() }).strict(),
-  }).strict(),
-  swap: z.object({
-    plugin: name, version: name.optional(), config: z.record(z.string(), z.unknown()).optional(),
-    by: z.string().trim().min(1, 'by is a non-empty name (or leave it out: playground)').max(200).default('playground'),
-  }).strict(),
+  decide: z
+    .object({
+      actionId: name.optional(),
+      by: z.string().trim().min(1, 'say who decides: by is a non-empty name').max(200),
+      reason: z.string().max(2000).optional(),
+    })
+    .strict(),
+  compare: z
+    .object({
+      runId: name,
+      plugin: name,
+      a: z.object({ version: name, config: z.record(z.string(), z.unknown()).optional() }).strict(),
+      b: z.object({ version: name, config: z.record(z.string(), z.unknown()).optional() }).strict(),
+    })
+    .strict(),
+  swap: z
+    .object({
+      plugin: name,
+      version: name.optional(),
+      config: z.record(z.string(), z.unknown()).optional(),
+      by: z.string().trim().min(1, 'by is a non-empty name (or leave it out: playground)').max(200).default('playground'),
+    })
+    .strict(),
 }
 
 /** Check a request body; a 400 lists every problem with its path. */
@@ -57,12 +70,21 @@ export function check<T extends z.ZodType>(schema: T, body: unknown): z.infer<T>
   const result = schema.safeParse(body)
   if (result.success) return result.data
   const issues = result.error.issues.map((i) => ({ path: i.path.join('.') || '(body)', message: i.message }))
-  throw new HttpError(400, 'invalid_input', `the request body is not valid: ${issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`, issues)
+  throw new HttpError(
+    400,
+    'invalid_input',
+    `the request body is not valid: ${issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`,
+    issues,
+  )
 }
 
 export function sendJson(res: ServerResponse, status: number, body: unknown): void {
   const text = JSON.stringify(body)
-  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', 'content-length': Buffer.byteLength(text) })
+  res.writeHead(status, {
+    'content-type': 'application/json; charset=utf-8',
+    'cache-control': 'no-store',
+    'content-length': Buffer.byteLength(text),
+  })
   res.end(text)
 }
 
@@ -78,7 +100,12 @@ export function statusOf(error: CordageError): number {
 
 export const handlers = {
   async agents(ctx: ApiContext, res: ServerResponse) {
-    sendJson(res, 200, { preset: ctx.app.preset.shown, agents: await describeAgents(ctx.app, ctx.reloader), watch: watching(ctx.reloader), readOnly: !!ctx.readOnly })
+    sendJson(res, 200, {
+      preset: ctx.app.preset.shown,
+      agents: await describeAgents(ctx.app, ctx.reloader),
+      watch: watching(ctx.reloader),
+      readOnly: !!ctx.readOnly,
+    })
   },
 
   async runs(ctx: ApiContext, res: ServerResponse, url: URL) {
@@ -103,12 +130,30 @@ export const handlers = {
     const state = await agent.load(runId)
     const actionId = state.status === 'WAITING_APPROVAL' ? state.waiting?.actionId : undefined
     const action = actionId ? state.actions[actionId] : undefined
-    const pending = action?.status === 'awaiting_approval'
-      ? { actionId: action.id, tool: action.tool, args: action.args, reason: action.decision?.reason, ruleId: action.decision?.ruleId, approvers: action.decision?.approvers }
-      : undefined
+    const pending =
+      action?.status === 'awaiting_approval'
+        ? {
+            actionId: action.id,
+            tool: action.tool,
+            args: action.args,
+            reason: action.decision?.reason,
+            ruleId: action.decision?.ruleId,
+            approvers: action.decision?.approvers,
+          }
+        : undefined
     sendJson(res, 200, {
-      runId, agent: agent.name, status: state.status, failureCode: state.failureCode, reason: state.reason, answer: state.answer,
-      steps: state.steps, usage: state.usage, lastSeq: state.lastSeq, plugins: state.plugins, waiting: state.waiting, pending,
+      runId,
+      agent: agent.name,
+      status: state.status,
+      failureCode: state.failureCode,
+      reason: state.reason,
+      answer: state.answer,
+      steps: state.steps,
+      usage: state.usage,
+      lastSeq: state.lastSeq,
+      plugins: state.plugins,
+      waiting: state.waiting,
+      pending,
       drivenHere: agent.running().includes(runId),
     })
   },
@@ -137,7 +182,8 @@ export const handlers = {
   async start(ctx: ApiContext, res: ServerResponse, body: unknown) {
     const { agent: agentName, task } = check(Bodies.start, body)
     const agent = ctx.app.agent(agentName)
-    if (task === undefined && !agent.defaultTask) throw new HttpError(400, 'invalid_input', `agent "${agentName}" has no task in the preset; give a task`)
+    if (task === undefined && !agent.defaultTask)
+      throw new HttpError(400, 'invalid_input', `agent "${agentName}" has no task in the preset; give a task`)
     const handle = agent.start(task)
     background(ctx, handle.done)
     sendJson(res, 202, { runId: handle.runId, agent: agent.name })
@@ -150,7 +196,12 @@ export const handlers = {
     if (!actionId) {
       const state = await agent.load(runId)
       actionId = state.status === 'WAITING_APPROVAL' ? state.waiting?.actionId : undefined
-      if (!actionId) throw new HttpError(409, 'run_not_waiting', `run ${runId} is ${state.status} and waits for no approval; nothing to ${approved ? 'approve' : 'reject'}`)
+      if (!actionId)
+        throw new HttpError(
+          409,
+          'run_not_waiting',
+          `run ${runId} is ${state.status} and waits for no approval; nothing to ${approved ? 'approve' : 'reject'}`,
+        )
     }
     const handle = approved ? await agent.approve(runId, actionId, { by, reason }) : await agent.reject(runId, actionId, { by, reason })
     background(ctx, handle.done)
@@ -172,8 +223,12 @@ export const handlers = {
    */
   async swap(ctx: ApiContext, res: ServerResponse, agentName: string, body: unknown) {
     const { plugin, version, config, by } = check(Bodies.swap, body)
-    if (version === undefined && config === undefined) throw new HttpError(400, 'invalid_input', 'give the version to swap to, or a new config, or both')
-    const asked = { ...(version !== undefined ? { requested: version } : {}), ...(config !== undefined ? { config: structuredClone(config) } : {}) }
+    if (version === undefined && config === undefined)
+      throw new HttpError(400, 'invalid_input', 'give the version to swap to, or a new config, or both')
+    const asked = {
+      ...(version !== undefined ? { requested: version } : {}),
+      ...(config !== undefined ? { config: structuredClone(config) } : {}),
+    }
     let result: { from: string; to: string }
     try {
       result = await ctx.app.swap(agentName, plugin, { version, config })
@@ -182,11 +237,31 @@ export const handlers = {
       // An agent or plugin that does not exist changed nothing: that is a bad request, not a swap.
       if (serving !== undefined) {
         const code = CordageError.is(error) ? error.code : 'internal_error'
-        ctx.feed.push('plugin/swapped', { agent: agentName, name: plugin, version: serving, ok: false, code, message: (error as Error)?.message ?? String(error), by, via: 'playground', ...asked })
+        ctx.feed.push('plugin/swapped', {
+          agent: agentName,
+          name: plugin,
+          version: serving,
+          ok: false,
+          code,
+          message: (error as Error)?.message ?? String(error),
+          by,
+          via: 'playground',
+          ...asked,
+        })
       }
       throw error
     }
-    ctx.feed.push('plugin/swapped', { agent: agentName, name: plugin, version: servingVersion(ctx.app, agentName, plugin), ok: true, from: result.from, to: result.to, by, via: 'playground', ...asked })
+    ctx.feed.push('plugin/swapped', {
+      agent: agentName,
+      name: plugin,
+      version: servingVersion(ctx.app, agentName, plugin),
+      ok: true,
+      from: result.from,
+      to: result.to,
+      by,
+      via: 'playground',
+      ...asked,
+    })
     sendJson(res, 200, { ...result, by })
   },
 

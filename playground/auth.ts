@@ -32,8 +32,16 @@ export function newToken(): string {
  * @throws CordageError `invalid_input` naming what is wrong (never the token itself)
  */
 export function checkGivenToken(token: string): string {
-  if (token.length < MinTokenLength) throw new CordageError('invalid_input', `the playground token must be at least ${MinTokenLength} characters (it has ${token.length}); leave it out and one is made for you`)
-  if (!/^[A-Za-z0-9._~-]+$/.test(token)) throw new CordageError('invalid_input', 'the playground token may contain only letters, digits and . _ ~ - (it goes into a URL and a header unchanged)')
+  if (token.length < MinTokenLength)
+    throw new CordageError(
+      'invalid_input',
+      `the playground token must be at least ${MinTokenLength} characters (it has ${token.length}); leave it out and one is made for you`,
+    )
+  if (!/^[A-Za-z0-9._~-]+$/.test(token))
+    throw new CordageError(
+      'invalid_input',
+      'the playground token may contain only letters, digits and . _ ~ - (it goes into a URL and a header unchanged)',
+    )
   return token
 }
 
@@ -47,7 +55,7 @@ export function tokenOf(req: IncomingMessage, url: URL, query: boolean): string 
     const match = /^Bearer +(\S+) *$/i.exec(header)
     return match?.[1] ?? ''
   }
-  return query ? url.searchParams.get('token') ?? undefined : undefined
+  return query ? (url.searchParams.get('token') ?? undefined) : undefined
 }
 
 /**

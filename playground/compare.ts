@@ -116,7 +116,8 @@ export async function compare(app: Cordage, request: CompareRequest, recorded: R
   const spec = app.preset.agents[request.agent]
   if (!spec) throw new CordageError('agent_not_found', `preset ${app.preset.shown} has no agent "${request.agent}"`)
   const script = scriptOf(recorded)
-  if (!script.length) throw new CordageError('invalid_input', `run ${request.runId} has no recorded model decision (step/model-response) to replay`)
+  if (!script.length)
+    throw new CordageError('invalid_input', `run ${request.runId} has no recorded model decision (step/model-response) to replay`)
   const target = refOf(app, spec, request.plugin)
   const task = recorded.find((e) => e.type === 'run/start')
   if (task?.type !== 'run/start') throw new CordageError('invalid_input', `run ${request.runId} has no run/start event`)
@@ -125,7 +126,16 @@ export async function compare(app: Cordage, request: CompareRequest, recorded: R
   try {
     const a = await replaySide(app, spec, target, request.a, 'a', script, task.data.task, recorded, scratch, request.runId)
     const b = await replaySide(app, spec, target, request.b, 'b', script, task.data.task, recorded, scratch, request.runId)
-    return { runId: request.runId, agent: request.agent, plugin: request.plugin, script, a, b, rows: align(a.events, b.events), outcome: outcomeDiff(a, b) }
+    return {
+      runId: request.runId,
+      agent: request.agent,
+      plugin: request.plugin,
+      script,
+      a,
+      b,
+      rows: align(a.events, b.events),
+      outcome: outcomeDiff(a, b),
+    }
   } finally {
     rmSync(scratch, { recursive: true, force: true })
   }
@@ -133,10 +143,19 @@ export async function compare(app: Cordage, request: CompareRequest, recorded: R
 
 function refOf(app: Cordage, spec: AgentSpec, plugin: string): PluginRef {
   const names = (ref: PluginRef) => ref.plugin ?? app.catalog.entries().find((e) => e.dir === ref.path)?.manifest.name
-  if (names(spec.model) === plugin) throw new CordageError('invalid_input', `"${plugin}" is the model of agent "${spec.name}"; a replay feeds the recorded decisions through model-scripted, so compare another plugin`)
+  if (names(spec.model) === plugin)
+    throw new CordageError(
+      'invalid_input',
+      `"${plugin}" is the model of agent "${spec.name}"; a replay feeds the recorded decisions through model-scripted, so compare another plugin`,
+    )
   const ref = spec.plugins.find((p) => names(p) === plugin)
-  if (!ref) throw new CordageError('plugin_not_found', `agent "${spec.name}" has no plugin "${plugin}"; it has ${spec.plugins.map(names).join(', ')}`)
-  if (providesStore(app, ref)) throw new CordageError('invalid_input', `"${plugin}" is the store; a replay always runs on store-memory, so compare another plugin`)
+  if (!ref)
+    throw new CordageError(
+      'plugin_not_found',
+      `agent "${spec.name}" has no plugin "${plugin}"; it has ${spec.plugins.map(names).join(', ')}`,
+    )
+  if (providesStore(app, ref))
+    throw new CordageError('invalid_input', `"${plugin}" is the store; a replay always runs on store-memory, so compare another plugin`)
   return ref
 }
 
@@ -153,7 +172,18 @@ function safeFind(app: Cordage, name: string, range: string) {
   }
 }
 
-async function replaySide(app: Cordage, spec: AgentSpec, target: PluginRef, side: SideRequest, label: 'a' | 'b', script: unknown[], task: string, recorded: RunEvent[], scratch: string, runId: string): Promise<SideResult> {
+async function replaySide(
+  app: Cordage,
+  spec: AgentSpec,
+  target: PluginRef,
+  side: SideRequest,
+  label: 'a' | 'b',
+  script: unknown[],
+  task: string,
+  recorded: RunEvent[],
+  scratch: string,
+  runId: string,
+): Promise<SideResult> {
   const result: SideResult = { label, dropped: [], replayed: [], events: [] }
   let replay: Cordage | undefined
   try {
@@ -164,10 +194,17 @@ async function replaySide(app: Cordage, spec: AgentSpec, target: PluginRef, side
     const ref = (r: PluginRef) => {
       if (r === target) return { plugin: entry.manifest.name, version: entry.manifest.version, config }
       if (providesStore(app, r)) return { plugin: 'store-memory' }
-      return r.path !== undefined ? { path: r.path, version: r.version, config: r.config } : { plugin: r.plugin, version: r.version, config: r.config }
+      return r.path !== undefined
+        ? { path: r.path, version: r.version, config: r.config }
+        : { plugin: r.plugin, version: r.version, config: r.config }
     }
     const agent = {
-      description: spec.description, task, budgets: spec.budgets, contextTokens: spec.contextTokens, parallelTools: spec.parallelTools, retry: spec.retry,
+      description: spec.description,
+      task,
+      budgets: spec.budgets,
+      contextTokens: spec.contextTokens,
+      parallelTools: spec.parallelTools,
+      retry: spec.retry,
       model: { plugin: 'model-scripted', version: '^1.0.0', config: { script } },
       plugins: spec.plugins.map(ref),
     }
@@ -180,7 +217,9 @@ async function replaySide(app: Cordage, spec: AgentSpec, target: PluginRef, side
     const runtime = replay.agent(spec.name)
     let state = await runtime.run(task)
     const decisions = recorded.filter((e) => e.type === 'tool/approval-decided')
-    const inputs = recorded.flatMap((e) => (e.type === 'run/resumed' && e.data.from === 'WAITING_USER' && e.data.input ? [e.data.input] : []))
+    const inputs = recorded.flatMap((e) =>
+      e.type === 'run/resumed' && e.data.from === 'WAITING_USER' && e.data.input ? [e.data.input] : [],
+    )
     for (let i = 0; i < 50 && !isTerminal(state.status); i++) {
       const next = await answerRecorded(runtime, state, decisions, inputs, result)
       if (!next) break
@@ -189,7 +228,10 @@ async function replaySide(app: Cordage, spec: AgentSpec, target: PluginRef, side
     result.events = (await runtime.store().read(state.runId)).map((e) => reduce(e, state.runId))
     result.outcome = outcomeOf(state)
   } catch (error) {
-    result.error = { code: CordageError.is(error) ? error.code : 'internal_error', message: (error as Error).message.replaceAll(scratch, `<replay of ${runId}>`) }
+    result.error = {
+      code: CordageError.is(error) ? error.code : 'internal_error',
+      message: (error as Error).message.replaceAll(scratch, `<replay of ${runId}>`),
+    }
   } finally {
     await replay?.stop()
   }
@@ -197,14 +239,22 @@ async function replaySide(app: Cordage, spec: AgentSpec, target: PluginRef, side
 }
 
 /** Give the recorded answer to the pause the replay reached, if the record has one. */
-async function answerRecorded(runtime: ReturnType<Cordage['agent']>, state: RunState, decisions: RunEvent[], inputs: string[], result: SideResult): Promise<RunState | undefined> {
+async function answerRecorded(
+  runtime: ReturnType<Cordage['agent']>,
+  state: RunState,
+  decisions: RunEvent[],
+  inputs: string[],
+  result: SideResult,
+): Promise<RunState | undefined> {
   const actionId = state.waiting?.actionId
   if (state.status === 'WAITING_APPROVAL' && actionId) {
     const recorded = decisions.find((e) => e.actionId === actionId)
     if (recorded?.type !== 'tool/approval-decided') return undefined
     const { approved, by, reason } = recorded.data
     result.replayed.push(`${approved ? 'approved' : 'rejected'} ${actionId} as ${by}`)
-    const handle = approved ? await runtime.approve(state.runId, actionId, { by, reason }) : await runtime.reject(state.runId, actionId, { by, reason })
+    const handle = approved
+      ? await runtime.approve(state.runId, actionId, { by, reason })
+      : await runtime.reject(state.runId, actionId, { by, reason })
     return handle.done
   }
   if (state.status === 'WAITING_USER' && inputs.length) {
@@ -242,32 +292,61 @@ export function prune(schema: Schema | undefined, value: unknown, path: string, 
 
 /** Values that differ in every replay (times, ids made from the run id, tickets, durations) are replaced. */
 function reduce(event: RunEvent, runId: string): ReplayedEvent {
-  const data = JSON.parse(JSON.stringify(event.data, (key, value) => {
-    if (['ticket', 'durationMs', 'deadline', 'at', 'expiresAt', 'createdAt'].includes(key)) return undefined
-    return typeof value === 'string' && value.includes(runId) ? value.replaceAll(runId, 'RUN') : value
-  }))
-  return { seq: event.seq, type: event.type, stepId: event.stepId, actionId: event.actionId, producer: event.producer, detail: detailOf(event), data }
+  const data = JSON.parse(
+    JSON.stringify(event.data, (key, value) => {
+      if (['ticket', 'durationMs', 'deadline', 'at', 'expiresAt', 'createdAt'].includes(key)) return undefined
+      return typeof value === 'string' && value.includes(runId) ? value.replaceAll(runId, 'RUN') : value
+    }),
+  )
+  return {
+    seq: event.seq,
+    type: event.type,
+    stepId: event.stepId,
+    actionId: event.actionId,
+    producer: event.producer,
+    detail: detailOf(event),
+    data,
+  }
 }
 
 function detailOf(event: RunEvent): string {
   const d = event.data as Record<string, any>
   switch (event.type) {
-    case 'tool/proposed': return `${d.tool}(${JSON.stringify(d.args)})`
-    case 'tool/decision': return `${d.verdict} rule=${d.ruleId ?? '-'} ${d.policyVersion ?? ''}${d.reason ? ` — ${d.reason}` : ''}`
-    case 'tool/approval-decided': return `${d.approved ? 'approved' : 'rejected'} by ${d.by}`
-    case 'tool/end': return `${d.tool} ${typeof d.observation === 'string' ? d.observation.slice(0, 80) : ''}`
-    case 'tool/error': return `${d.tool} ${d.code}`
-    case 'step/model-response': return d.decision.kind === 'final' ? `final "${String(d.decision.text).slice(0, 60)}"` : d.decision.kind === 'ask_user' ? 'asks the user' : `calls ${d.decision.calls.map((c: { name: string }) => c.name).join(', ')}`
-    case 'verify/end': return d.ok ? 'ok' : `failed ${d.code ?? ''}`
-    case 'run/paused': return d.status
-    case 'run/end': return `${d.status}${d.code ? ` ${d.code}` : ''}`
-    default: return ''
+    case 'tool/proposed':
+      return `${d.tool}(${JSON.stringify(d.args)})`
+    case 'tool/decision':
+      return `${d.verdict} rule=${d.ruleId ?? '-'} ${d.policyVersion ?? ''}${d.reason ? ` — ${d.reason}` : ''}`
+    case 'tool/approval-decided':
+      return `${d.approved ? 'approved' : 'rejected'} by ${d.by}`
+    case 'tool/end':
+      return `${d.tool} ${typeof d.observation === 'string' ? d.observation.slice(0, 80) : ''}`
+    case 'tool/error':
+      return `${d.tool} ${d.code}`
+    case 'step/model-response':
+      return d.decision.kind === 'final'
+        ? `final "${String(d.decision.text).slice(0, 60)}"`
+        : d.decision.kind === 'ask_user'
+          ? 'asks the user'
+          : `calls ${d.decision.calls.map((c: { name: string }) => c.name).join(', ')}`
+    case 'verify/end':
+      return d.ok ? 'ok' : `failed ${d.code ?? ''}`
+    case 'run/paused':
+      return d.status
+    case 'run/end':
+      return `${d.status}${d.code ? ` ${d.code}` : ''}`
+    default:
+      return ''
   }
 }
 
 function outcomeOf(state: RunState): Outcome {
   return {
-    status: state.status, failureCode: state.failureCode, reason: state.reason, answer: state.answer, steps: state.steps, usage: { ...state.usage },
+    status: state.status,
+    failureCode: state.failureCode,
+    reason: state.reason,
+    answer: state.answer,
+    steps: state.steps,
+    usage: { ...state.usage },
     actions: Object.values(state.actions).map((a) => `${a.id} ${a.tool} ${a.status}`),
   }
 }
@@ -281,18 +360,21 @@ function outcomeDiff(a: SideResult, b: SideResult): string[] {
 /** Align the two event lists on (type, step, action) by longest common subsequence, then compare what matched. */
 export function align(a: ReplayedEvent[], b: ReplayedEvent[]): DiffRow[] {
   const key = (e: ReplayedEvent) => `${e.type} ${e.stepId ?? ''} ${e.actionId ?? ''}`
-  const n = a.length, m = b.length
+  const n = a.length,
+    m = b.length
   const lcs: number[][] = Array.from({ length: n + 1 }, () => new Array<number>(m + 1).fill(0))
   for (let i = n - 1; i >= 0; i--) {
     for (let j = m - 1; j >= 0; j--) lcs[i][j] = key(a[i]) === key(b[j]) ? lcs[i + 1][j + 1] + 1 : Math.max(lcs[i + 1][j], lcs[i][j + 1])
   }
   const rows: DiffRow[] = []
-  let i = 0, j = 0
+  let i = 0,
+    j = 0
   while (i < n || j < m) {
     if (i < n && j < m && key(a[i]) === key(b[j])) {
       const fields = differing(a[i], b[j])
       rows.push(fields.length ? { kind: 'changed', a: i, b: j, fields } : { kind: 'same', a: i, b: j })
-      i++; j++
+      i++
+      j++
     } else if (j < m && (i >= n || lcs[i][j + 1] >= lcs[i + 1][j])) {
       rows.push({ kind: 'only-b', b: j++ })
     } else {
@@ -305,7 +387,8 @@ export function align(a: ReplayedEvent[], b: ReplayedEvent[]): DiffRow[] {
 function differing(a: ReplayedEvent, b: ReplayedEvent): string[] {
   const fields: string[] = []
   if (a.producer !== b.producer) fields.push('producer')
-  const da = (a.data ?? {}) as Record<string, unknown>, db = (b.data ?? {}) as Record<string, unknown>
+  const da = (a.data ?? {}) as Record<string, unknown>,
+    db = (b.data ?? {}) as Record<string, unknown>
   for (const k of new Set([...Object.keys(da), ...Object.keys(db)])) {
     if (JSON.stringify(da[k]) !== JSON.stringify(db[k])) fields.push(`data.${k}`)
   }

@@ -77,18 +77,36 @@ async function describeAgent(app: Cordage, name: string, reloader?: DevReloader)
   try {
     plan = await planAgent(app.preset, spec, app.catalog)
   } catch (error) {
-    const plugins = Object.entries(loaded).map(([plugin, version]) => ({ name: plugin, version, range: '*', origin: 'builtin' as const, provides: {}, requires: {}, optional: {}, installed: installed(app, plugin), model: false }))
+    const plugins = Object.entries(loaded).map(([plugin, version]) => ({
+      name: plugin,
+      version,
+      range: '*',
+      origin: 'builtin' as const,
+      provides: {},
+      requires: {},
+      optional: {},
+      installed: installed(app, plugin),
+      model: false,
+    }))
     return { ...base, plugins, services: [], problem: (error as Error).message }
   }
   const plugins: PluginView[] = plan.plugins.map((p) => {
     const pluginName = p.entry.manifest.name
     const version = loaded[pluginName] ?? p.entry.manifest.version
     // After a swap the loaded version may differ from the planned one: show that version's manifest.
-    const manifest = app.catalog.entries().find((e) => e.manifest.name === pluginName && e.manifest.version === version)?.manifest ?? p.entry.manifest
+    const manifest =
+      app.catalog.entries().find((e) => e.manifest.name === pluginName && e.manifest.version === version)?.manifest ?? p.entry.manifest
     return {
-      name: pluginName, version, range: p.ref.version, origin: p.entry.origin, description: manifest.description,
-      provides: { ...manifest.provides }, requires: { ...manifest.requires }, optional: { ...manifest.optional },
-      installed: installed(app, pluginName), model: p.ref === spec.model,
+      name: pluginName,
+      version,
+      range: p.ref.version,
+      origin: p.entry.origin,
+      description: manifest.description,
+      provides: { ...manifest.provides },
+      requires: { ...manifest.requires },
+      optional: { ...manifest.optional },
+      installed: installed(app, pluginName),
+      model: p.ref === spec.model,
       ...(reloader ? { hash: reloader.hashOf(name, p.entry.dir) } : {}),
     }
   })
@@ -96,7 +114,11 @@ async function describeAgent(app: Cordage, name: string, reloader?: DevReloader)
 }
 
 function installed(app: Cordage, plugin: string): string[] {
-  return app.catalog.entries().filter((e) => e.manifest.name === plugin).map((e) => e.manifest.version).sort(semver.rcompare)
+  return app.catalog
+    .entries()
+    .filter((e) => e.manifest.name === plugin)
+    .map((e) => e.manifest.version)
+    .sort(semver.rcompare)
 }
 
 /** Providers and the requirement edges into them, services in a stable order (kernel services first). */
@@ -109,7 +131,8 @@ export function serviceGraph(plugins: PluginView[]): ServiceView[] {
   }
   for (const name of [...Object.keys(KernelRequires), ...Object.keys(KernelOptional)]) service(name)
   for (const p of plugins) {
-    for (const [name, contract] of Object.entries(p.provides)) Object.assign(service(name), { provider: `${p.name}@${p.version}`, contract })
+    for (const [name, contract] of Object.entries(p.provides))
+      Object.assign(service(name), { provider: `${p.name}@${p.version}`, contract })
   }
   const need = (from: string, name: string, range: string, required: boolean) => {
     const view = service(name)

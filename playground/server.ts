@@ -79,7 +79,8 @@ export interface Playground {
  */
 export async function startPlayground(options: PlaygroundOptions): Promise<Playground> {
   const port = options.port ?? DefaultPort
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new CordageError('invalid_input', `the port must be a whole number from 0 to 65535, got ${port}`)
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    throw new CordageError('invalid_input', `the port must be a whole number from 0 to 65535, got ${port}`)
   const token = options.token === undefined ? newToken() : checkGivenToken(options.token)
   const readOnly = options.readOnly ?? false
   const onError = options.onError ?? ((error: unknown) => console.error('[playground]', error))
@@ -90,26 +91,44 @@ export async function startPlayground(options: PlaygroundOptions): Promise<Playg
   let reloader: DevReloader | undefined
   if (options.watch) {
     const debounceMs = options.watch === true ? undefined : options.watch.debounceMs
-    reloader = await DevReloader.start(app, { debounceMs }).catch(async (error) => { await app.stop(); throw error })
+    reloader = await DevReloader.start(app, { debounceMs }).catch(async (error) => {
+      await app.stop()
+      throw error
+    })
   }
   const stopReloader = async () => {
     reloader?.stop()
     await reloader?.settled()
   }
   const api: ApiContext = { app, feed, reloader, onError, readOnly }
-  const server = createServer((req, res) => { void handle(api, token, req, res, server) })
+  const server = createServer((req, res) => {
+    void handle(api, token, req, res, server)
+  })
   try {
     await listen(server, port)
   } catch (error) {
     await stopReloader()
     await app.stop()
     const inUse = (error as NodeJS.ErrnoException).code === 'EADDRINUSE'
-    throw new CordageError('invalid_input', inUse ? `port ${port} on 127.0.0.1 is in use; pass another with --port N (0 picks a free one)` : `cannot listen on 127.0.0.1:${port}: ${(error as Error).message}`, { cause: error })
+    throw new CordageError(
+      'invalid_input',
+      inUse
+        ? `port ${port} on 127.0.0.1 is in use; pass another with --port N (0 picks a free one)`
+        : `cannot listen on 127.0.0.1:${port}: ${(error as Error).message}`,
+      { cause: error },
+    )
   }
   const bound = (server.address() as { port: number }).port
   const origin = `http://127.0.0.1:${bound}`
   return {
-    url: `${origin}/?token=${token}`, origin, token, readOnly, port: bound, app, feed, reloader,
+    url: `${origin}/?token=${token}`,
+    origin,
+    token,
+    readOnly,
+    port: bound,
+    app,
+    feed,
+    reloader,
     async close() {
       await new Promise<void>((done) => {
         server.close(() => done())
@@ -125,7 +144,10 @@ export async function startPlayground(options: PlaygroundOptions): Promise<Playg
 function listen(server: Server, port: number): Promise<void> {
   return new Promise((done, fail) => {
     server.once('error', fail)
-    server.listen(port, '127.0.0.1', () => { server.off('error', fail); done() })
+    server.listen(port, '127.0.0.1', () => {
+      server.off('error', fail)
+      done()
+    })
   })
 }
 
@@ -135,12 +157,20 @@ async function handle(api: ApiContext, token: string, req: IncomingMessage, res:
     const host = req.headers.host ?? ''
     // A page on another name that resolves to 127.0.0.1 (DNS rebinding) sends its own name as Host.
     if (host !== `127.0.0.1:${port}` && host !== `localhost:${port}`) {
-      throw new HttpError(403, 'invalid_input', `the playground answers requests for 127.0.0.1:${port} or localhost:${port} only, not ${JSON.stringify(host)}`)
+      throw new HttpError(
+        403,
+        'invalid_input',
+        `the playground answers requests for 127.0.0.1:${port} or localhost:${port} only, not ${JSON.stringify(host)}`,
+      )
     }
     // A browser says where a cross-origin request (and any POST) comes from: only this origin may call.
     const origin = req.headers.origin
     if (origin !== undefined && origin !== `http://127.0.0.1:${port}` && origin !== `http://localhost:${port}`) {
-      throw new HttpError(403, 'invalid_input', `the playground answers its own page only (http://127.0.0.1:${port}), not a request from ${JSON.stringify(origin.slice(0, 200))}`)
+      throw new HttpError(
+        403,
+        'invalid_input',
+        `the playground answers its own page only (http://127.0.0.1:${port}), not a request from ${JSON.stringify(origin.slice(0, 200))}`,
+      )
     }
     const url = new URL(req.url ?? '/', `http://${host}`)
     if (url.pathname === '/api' || url.pathname.startsWith('/api/')) {
@@ -149,7 +179,11 @@ async function handle(api: ApiContext, token: string, req: IncomingMessage, res:
       const stream = (req.method ?? 'GET') === 'GET' && /\/stream\/*$/.test(url.pathname)
       if (!sameToken(tokenOf(req, url, stream), token)) {
         res.setHeader('www-authenticate', 'Bearer realm="cordage-playground"')
-        throw new HttpError(401, 'unauthorized', `this API needs the token the playground printed when it started: open the URL it printed (http://127.0.0.1:${port}/?token=…), or send the header Authorization: Bearer TOKEN`)
+        throw new HttpError(
+          401,
+          'unauthorized',
+          `this API needs the token the playground printed when it started: open the URL it printed (http://127.0.0.1:${port}/?token=…), or send the header Authorization: Bearer TOKEN`,
+        )
       }
       await route(api, req, res, url)
     } else await serveStatic(req, res, url)
@@ -178,32 +212,72 @@ async function route(api: ApiContext, req: IncomingMessage, res: ServerResponse,
   const parts = path.split('/').slice(2).map(decoded)
   const only = (allowed: string) => {
     if (method !== allowed) throw new HttpError(405, 'invalid_input', `${method} ${path} is not supported; use ${allowed}`)
-    if (allowed === 'POST' && api.readOnly) throw new HttpError(403, 'invalid_input', `this playground is read-only (started with --read-only): ${method} ${path} changes something, so it is refused`)
+    if (allowed === 'POST' && api.readOnly)
+      throw new HttpError(
+        403,
+        'invalid_input',
+        `this playground is read-only (started with --read-only): ${method} ${path} changes something, so it is refused`,
+      )
   }
   const [first, id, action, extra] = parts
-  if (first === 'agents' && !id) { only('GET'); return handlers.agents(api, res) }
-  if (first === 'agents' && id && action === 'swap' && !extra) { only('POST'); return handlers.swap(api, res, id, await body(req)) }
+  if (first === 'agents' && !id) {
+    only('GET')
+    return handlers.agents(api, res)
+  }
+  if (first === 'agents' && id && action === 'swap' && !extra) {
+    only('POST')
+    return handlers.swap(api, res, id, await body(req))
+  }
   if (first === 'runs' && !id) {
-    if (method === 'POST') { only('POST'); return handlers.start(api, res, await body(req)) }
+    if (method === 'POST') {
+      only('POST')
+      return handlers.start(api, res, await body(req))
+    }
     only('GET')
     return handlers.runs(api, res, url)
   }
   if (first === 'runs' && id && !extra) {
-    if (!action) { only('GET'); return handlers.run(api, res, id) }
-    if (action === 'events') { only('GET'); return handlers.events(api, res, url, id, req) }
-    if (action === 'stream') { only('GET'); return handlers.stream(api, res, url, id, req) }
-    if (action === 'approve' || action === 'reject') { only('POST'); return handlers.decide(api, res, id, action === 'approve', await body(req)) }
+    if (!action) {
+      only('GET')
+      return handlers.run(api, res, id)
+    }
+    if (action === 'events') {
+      only('GET')
+      return handlers.events(api, res, url, id, req)
+    }
+    if (action === 'stream') {
+      only('GET')
+      return handlers.stream(api, res, url, id, req)
+    }
+    if (action === 'approve' || action === 'reject') {
+      only('POST')
+      return handlers.decide(api, res, id, action === 'approve', await body(req))
+    }
   }
-  if (first === 'compare' && !id) { only('POST'); return handlers.compare(api, res, await body(req)) }
-  if (first === 'plugin-events' && !id) { only('GET'); return handlers.pluginEvents(api, res, url, req) }
-  if (first === 'plugin-events' && id === 'stream' && !action) { only('GET'); return handlers.pluginStream(api, res, url, req) }
+  if (first === 'compare' && !id) {
+    only('POST')
+    return handlers.compare(api, res, await body(req))
+  }
+  if (first === 'plugin-events' && !id) {
+    only('GET')
+    return handlers.pluginEvents(api, res, url, req)
+  }
+  if (first === 'plugin-events' && id === 'stream' && !action) {
+    only('GET')
+    return handlers.pluginStream(api, res, url, req)
+  }
   throw new HttpError(404, 'invalid_input', `no API route ${method} ${path}; see docs/playground.md`)
 }
 
 /** A JSON request body (at most 1 MiB). */
 async function body(req: IncomingMessage): Promise<unknown> {
   const type = req.headers['content-type'] ?? ''
-  if (!/^application\/json\b/i.test(type)) throw new HttpError(415, 'invalid_input', `send the body as JSON (content-type: application/json), not ${JSON.stringify(type || 'nothing')}`)
+  if (!/^application\/json\b/i.test(type))
+    throw new HttpError(
+      415,
+      'invalid_input',
+      `send the body as JSON (content-type: application/json), not ${JSON.stringify(type || 'nothing')}`,
+    )
   const chunks: Buffer[] = []
   let size = 0
   for await (const chunk of req) {
@@ -221,12 +295,17 @@ async function body(req: IncomingMessage): Promise<unknown> {
 }
 
 const Types: Record<string, string> = {
-  '.html': 'text/html; charset=utf-8', '.js': 'text/javascript; charset=utf-8', '.css': 'text/css; charset=utf-8',
-  '.svg': 'image/svg+xml', '.png': 'image/png', '.ico': 'image/x-icon',
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.ico': 'image/x-icon',
 }
 
 async function serveStatic(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
-  if (req.method !== 'GET' && req.method !== 'HEAD') throw new HttpError(405, 'invalid_input', `${req.method} is not supported for pages; use GET`)
+  if (req.method !== 'GET' && req.method !== 'HEAD')
+    throw new HttpError(405, 'invalid_input', `${req.method} is not supported for pages; use GET`)
   const path = url.pathname === '/' ? '/index.html' : decoded(url.pathname)
   const file = normalize(join(PublicDir, path))
   if (!file.startsWith(PublicDir + '/') || !Types[extname(file)]) throw new HttpError(404, 'invalid_input', `no page ${url.pathname}`)
@@ -237,11 +316,16 @@ async function serveStatic(req: IncomingMessage, res: ServerResponse, url: URL):
     throw new HttpError(404, 'invalid_input', `no page ${url.pathname}`)
   }
   res.writeHead(200, {
-    'content-type': Types[extname(file)], 'cache-control': 'no-cache', 'content-length': content.length, 'x-content-type-options': 'nosniff',
+    'content-type': Types[extname(file)],
+    'cache-control': 'no-cache',
+    'content-length': content.length,
+    'x-content-type-options': 'nosniff',
     // The page loads only its own files and talks only to this server; no other site may frame it (no
     // clickjacking of Approve); the first address carries the token, so it is never sent as a referrer.
-    'content-security-policy': "default-src 'self'; img-src 'self' data:; object-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
-    'x-frame-options': 'DENY', 'referrer-policy': 'no-referrer',
+    'content-security-policy':
+      "default-src 'self'; img-src 'self' data:; object-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+    'x-frame-options': 'DENY',
+    'referrer-policy': 'no-referrer',
   })
   res.end(req.method === 'HEAD' ? undefined : content)
 }

@@ -48,7 +48,9 @@ export function openSse(req: IncomingMessage, res: ServerResponse, heartbeatMs =
   req.on('close', closed)
   res.on('close', closed)
   return {
-    get open() { return !controller.signal.aborted && !res.writableEnded },
+    get open() {
+      return !controller.signal.aborted && !res.writableEnded
+    },
     signal: controller.signal,
     send(event, data, id) {
       if (res.writableEnded) return

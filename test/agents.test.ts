@@ -21,7 +21,10 @@ describe('agents of one preset', () => {
 
     await assert.rejects(app.agent('strict').store().load(lenient.runId), { code: 'run_not_found' })
     await assert.rejects(app.agent('lenient').store().load(strict.runId), { code: 'run_not_found' })
-    for (const [name, state] of [['lenient', lenient], ['strict', strict]] as const) {
+    for (const [name, state] of [
+      ['lenient', lenient],
+      ['strict', strict],
+    ] as const) {
       const start = (await app.agent(name).store().load(state.runId))[0]
       assert.ok(start.type === 'run/start' && start.data.agent === name)
     }

@@ -56,7 +56,10 @@ describe('approvals beyond one call', () => {
       const paused = await desk.agent.run()
       await (await desk.agent.approve(paused.runId, 's1.a1', { by: 'alice', scope: 'grant', reason: 'routine note' })).done
       const [grant] = await desk.agent.grants()
-      assert.deepEqual([grant.scope, grant.tool, grant.by, grant.reason, grant.source], ['grant', 'record_followup', 'alice', 'routine note', { runId: paused.runId, actionId: 's1.a1' }])
+      assert.deepEqual(
+        [grant.scope, grant.tool, grant.by, grant.reason, grant.source],
+        ['grant', 'record_followup', 'alice', 'routine note', { runId: paused.runId, actionId: 's1.a1' }],
+      )
       assert.ok(typeof grant.args === 'object' && 'hash' in grant.args)
 
       const again = await desk.agent.run()
@@ -77,15 +80,28 @@ describe('approvals beyond one call', () => {
   })
 
   it('a grant for an argument pattern covers matching calls only, and lapses when it expires', async () => {
-    const desk = await supportDesk({ script: [followup('T-100'), followup('T-101'), followup('T-200'), done], rules: rules(), verifier: { minCount: 0 } })
+    const desk = await supportDesk({
+      script: [followup('T-100'), followup('T-101'), followup('T-200'), done],
+      rules: rules(),
+      verifier: { minCount: 0 },
+    })
     try {
       const paused = await desk.agent.run()
-      const next = await (await desk.agent.approve(paused.runId, 's1.a1', { by: 'alice', scope: 'grant', args: { ticketId: 'T-1*' }, expiresInMs: 60_000 })).done
+      const next = await (
+        await desk.agent.approve(paused.runId, 's1.a1', { by: 'alice', scope: 'grant', args: { ticketId: 'T-1*' }, expiresInMs: 60_000 })
+      ).done
       assert.equal(next.status, 'WAITING_APPROVAL')
       assert.equal(next.waiting?.actionId, 's3.a1', 'T-101 went through on the grant, T-200 asks')
       const [grant] = await desk.agent.grants()
       assert.ok(grant.expiresAt! > Date.now())
-      assert.equal(grantMismatch(grant, { agent: 'support', tool: 'record_followup', args: { ticketId: 'T-150' }, argsHash: 'x', policyVersion: grant.policyVersion }, grant.expiresAt!), 'expired')
+      assert.equal(
+        grantMismatch(
+          grant,
+          { agent: 'support', tool: 'record_followup', args: { ticketId: 'T-150' }, argsHash: 'x', policyVersion: grant.policyVersion },
+          grant.expiresAt!,
+        ),
+        'expired',
+      )
     } finally {
       await desk.stop()
     }
@@ -96,7 +112,9 @@ describe('approvals beyond one call', () => {
     try {
       const paused = await desk.agent.run()
       await (await desk.agent.approve(paused.runId, 's1.a1', { by: 'alice', scope: 'grant' })).done
-      await desk.app.swap('support', 'policy-rules', { config: { default: 'deny', approvers: ['*'], rules: [...rules(), { id: 'extra', verdict: 'deny', match: { tool: 'nothing_*' } }] } })
+      await desk.app.swap('support', 'policy-rules', {
+        config: { default: 'deny', approvers: ['*'], rules: [...rules(), { id: 'extra', verdict: 'deny', match: { tool: 'nothing_*' } }] },
+      })
       assert.equal((await desk.agent.run()).status, 'WAITING_APPROVAL')
     } finally {
       await desk.stop()
@@ -107,9 +125,14 @@ describe('approvals beyond one call', () => {
     const desk = await supportDesk({ script: [followup('T-1'), done], rules: rules(['alice']), verifier: { minCount: 0 } })
     try {
       const paused = await desk.agent.run()
-      const requested = (await desk.events(paused.runId)).find((e) => e.type === 'tool/approval-requested') as RunEvent<'tool/approval-requested'>
+      const requested = (await desk.events(paused.runId)).find(
+        (e) => e.type === 'tool/approval-requested',
+      ) as RunEvent<'tool/approval-requested'>
       assert.deepEqual(requested.data.approvers, ['alice'])
-      await assert.rejects(desk.agent.approve(paused.runId, 's1.a1', { by: 'mallory' }), { code: 'approver_not_allowed', message: /mallory may not decide action s1\.a1.*rule followups names its approvers: alice/ })
+      await assert.rejects(desk.agent.approve(paused.runId, 's1.a1', { by: 'mallory' }), {
+        code: 'approver_not_allowed',
+        message: /mallory may not decide action s1\.a1.*rule followups names its approvers: alice/,
+      })
       await assert.rejects(desk.agent.reject(paused.runId, 's1.a1', { by: 'mallory' }), { code: 'approver_not_allowed' })
       const finished = await (await desk.agent.approve(paused.runId, 's1.a1', { by: 'alice' })).done
       assert.equal(finished.status, 'COMPLETED', finished.reason)
@@ -122,16 +145,27 @@ describe('approvals beyond one call', () => {
     const desk = await supportDesk({ script: [followup('T-1'), done], rules: rules(), verifier: { minCount: 0 } })
     try {
       const paused = await desk.agent.run()
-      await assert.rejects(desk.agent.approve(paused.runId, 's1.a1', { by: 'alice', scope: 'grant', args: { note: { regex: '(' } } }), { code: 'invalid_input', message: /argument test "note": regex: \/\(\/ is not a valid regular expression/ })
+      await assert.rejects(desk.agent.approve(paused.runId, 's1.a1', { by: 'alice', scope: 'grant', args: { note: { regex: '(' } } }), {
+        code: 'invalid_input',
+        message: /argument test "note": regex: \/\(\/ is not a valid regular expression/,
+      })
       assert.equal((await desk.agent.load(paused.runId)).status, 'WAITING_APPROVAL', 'nothing was recorded')
     } finally {
       await desk.stop()
     }
     // A store that keeps no standing grants.
-    const plain = await supportDesk({ script: [followup('T-1'), done], rules: rules(), verifier: { minCount: 0 }, storePlugin: { path: resolve(import.meta.dirname, 'fixtures/plugins/store-without-grants') } })
+    const plain = await supportDesk({
+      script: [followup('T-1'), done],
+      rules: rules(),
+      verifier: { minCount: 0 },
+      storePlugin: { path: resolve(import.meta.dirname, 'fixtures/plugins/store-without-grants') },
+    })
     try {
       const paused = await plain.agent.run()
-      await assert.rejects(plain.agent.approve(paused.runId, 's1.a1', { by: 'alice', scope: 'grant' }), { code: 'invalid_input', message: /keeps no standing grants/ })
+      await assert.rejects(plain.agent.approve(paused.runId, 's1.a1', { by: 'alice', scope: 'grant' }), {
+        code: 'invalid_input',
+        message: /keeps no standing grants/,
+      })
       assert.equal((await plain.agent.load(paused.runId)).status, 'WAITING_APPROVAL', 'nothing was recorded')
     } finally {
       await plain.stop()
@@ -140,7 +174,18 @@ describe('approvals beyond one call', () => {
 })
 
 describe('grantMismatch', () => {
-  const grant: ApprovalGrant = { id: 'g', scope: 'grant', agent: 'a', tool: 't', args: 'any', policyVersion: 'p1', toolVersion: 'desk@1.0.0', by: 'alice', createdAt: 0, source: { runId: 'r', actionId: 's1.a1' } }
+  const grant: ApprovalGrant = {
+    id: 'g',
+    scope: 'grant',
+    agent: 'a',
+    tool: 't',
+    args: 'any',
+    policyVersion: 'p1',
+    toolVersion: 'desk@1.0.0',
+    by: 'alice',
+    createdAt: 0,
+    source: { runId: 'r', actionId: 's1.a1' },
+  }
   const call = { agent: 'a', tool: 't', args: {}, argsHash: 'h', policyVersion: 'p1', toolVersion: 'desk@1.0.0' }
   it('says why a grant does not apply: tool version, policy version, revoked', () => {
     assert.equal(grantMismatch(grant, call, 1), undefined)

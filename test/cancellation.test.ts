@@ -11,12 +11,20 @@ import { FaultLab } from './fault-lab.ts'
 
 /** Running: it exists and is not a zombie (a killed process whose parent died waits for pid 1 to reap it). */
 function alive(pid: number): boolean {
-  try { process.kill(pid, 0) } catch { return false }
-  try { return readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.[0] !== 'Z' } catch { return false }
+  try {
+    process.kill(pid, 0)
+  } catch {
+    return false
+  }
+  try {
+    return readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.[0] !== 'Z'
+  } catch {
+    return false
+  }
 }
 
 describe('cancellation', () => {
-  it('kills a tool\'s child process and the processes it started', async () => {
+  it("kills a tool's child process and the processes it started", async () => {
     const lab = new FaultLab({ script: [{ tool: 'long_job', args: { seconds: 30 } }, { final: 'done' }] })
     const app = await Cordage.fromPreset(lab.presetFile)
     const agent = app.agent('pay')

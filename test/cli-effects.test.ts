@@ -21,23 +21,38 @@ function cordage(args: string[], cwd: string) {
 describe('cordage effects', () => {
   const dir = tempDir('cordage-effects-')
   const preset = join(dir, 'desk.yml')
-  let writer = '', reader = ''
+  let writer = '',
+    reader = ''
 
   before(() => {
-    writeFileSync(preset, stringify(deskPreset({
-      script: [
-        { tool: 'lookup_policy', args: { topic: 'refunds' } },
-        { tool: 'record_followup', args: { ticketId: 'T-1001', note: 'Call the customer back.' } },
-        { final: 'Recorded the follow-up.' },
-      ],
-      rules: [{ id: 'read-only', verdict: 'allow', match: { sideEffect: 'none' } }, { id: 'followups', verdict: 'allow', match: { tool: 'record_followup' } }],
-      verifier: { minCount: 0 },
-      storePlugin: { plugin: 'store-sqlite', config: { path: 'runs.db' } },
-    }, join(dir, 'outbox.jsonl'))))
+    writeFileSync(
+      preset,
+      stringify(
+        deskPreset(
+          {
+            script: [
+              { tool: 'lookup_policy', args: { topic: 'refunds' } },
+              { tool: 'record_followup', args: { ticketId: 'T-1001', note: 'Call the customer back.' } },
+              { final: 'Recorded the follow-up.' },
+            ],
+            rules: [
+              { id: 'read-only', verdict: 'allow', match: { sideEffect: 'none' } },
+              { id: 'followups', verdict: 'allow', match: { tool: 'record_followup' } },
+            ],
+            verifier: { minCount: 0 },
+            storePlugin: { plugin: 'store-sqlite', config: { path: 'runs.db' } },
+          },
+          join(dir, 'outbox.jsonl'),
+        ),
+      ),
+    )
     const run = cordage(['run', '--preset', preset, '--json'], dir)
     assert.equal(run.code, 0, run.stderr)
     writer = JSON.parse(run.stdout.split('\n')[0]).runId
-    const read = cordage(['run', '--preset', preset, '--json', '--set', 'agents.support.model.config.script=[{final: "Nothing to do."}]'], dir)
+    const read = cordage(
+      ['run', '--preset', preset, '--json', '--set', 'agents.support.model.config.script=[{final: "Nothing to do."}]'],
+      dir,
+    )
     assert.equal(read.code, 0, read.stderr)
     reader = JSON.parse(read.stdout.split('\n')[0]).runId
   })
@@ -47,17 +62,28 @@ describe('cordage effects', () => {
     assert.equal(code, 0, stderr)
     const lines = stdout.trim().split('\n')
     assert.equal(lines.length, 1, stdout)
-    assert.match(lines[0], new RegExp(`^${writer}/s2\\.a1  committed +s2\\.a1  record_followup  attempts 1  started \\S+Z  ended \\S+Z \\(\\d+ ms\\)  receipt \\S+  "Follow-up \\S+ recorded on T-1001\\."$`))
+    assert.match(
+      lines[0],
+      new RegExp(
+        `^${writer}/s2\\.a1  committed +s2\\.a1  record_followup  attempts 1  started \\S+Z  ended \\S+Z \\(\\d+ ms\\)  receipt \\S+  "Follow-up \\S+ recorded on T-1001\\."$`,
+      ),
+    )
     assert.equal(stderr.trim(), `run ${writer}: 1 ledger entry: 1 committed`)
   })
 
   it('prints one JSON object per entry with --json, as the store holds it', () => {
     const { code, stdout, stderr } = cordage(['effects', writer, '--preset', preset, '--json'], dir)
     assert.equal(code, 0, stderr)
-    const entries = stdout.trim().split('\n').map((line) => JSON.parse(line) as Effect)
+    const entries = stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Effect)
     assert.equal(entries.length, 1)
     const [entry] = entries
-    assert.deepEqual([entry.key, entry.runId, entry.actionId, entry.tool, entry.status, entry.attempts], [`${writer}/s2.a1`, writer, 's2.a1', 'record_followup', 'committed', 1])
+    assert.deepEqual(
+      [entry.key, entry.runId, entry.actionId, entry.tool, entry.status, entry.attempts],
+      [`${writer}/s2.a1`, writer, 's2.a1', 'record_followup', 'committed', 1],
+    )
     assert.ok(typeof entry.receipt === 'string' && entry.observation?.includes(entry.receipt), entry.observation)
     assert.ok(entry.endedAt! >= entry.startedAt)
     assert.match(entry.argsHash, /^sha256:/)
@@ -81,6 +107,9 @@ describe('cordage effects', () => {
   it('answers a missing RUN with invalid_input, exit 2', () => {
     const { code, stderr } = cordage(['effects', '--preset', preset], dir)
     assert.equal(code, 2)
-    assert.match(stderr, /^error \[invalid_input\]: "effects" takes RUN, got none; usage: cordage effects RUN \[--preset FILE\] \[--json\]/m)
+    assert.match(
+      stderr,
+      /^error \[invalid_input\]: "effects" takes RUN, got none; usage: cordage effects RUN \[--preset FILE\] \[--json\]/m,
+    )
   })
 })

@@ -29,7 +29,10 @@ function presetFile(options: DeskOptions): string {
 }
 
 function jsonEvents(stdout: string): RunEvent[] {
-  return stdout.trim().split('\n').map((line) => JSON.parse(line))
+  return stdout
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line))
 }
 
 describe('cordage CLI', () => {
@@ -56,7 +59,13 @@ describe('cordage CLI', () => {
   const outcomes: [string, DeskOptions, number, string, string | undefined][] = [
     ['FAILED (tool_timeout)', { script: [{ tool: 'slow_lookup', args: { query: 'q' } }] }, 1, 'FAILED', 'tool_timeout'],
     ['FAILED_VERIFICATION', { script: [{ final: 'no sources' }] }, 3, 'FAILED_VERIFICATION', 'missing_evidence'],
-    ['STOPPED', { script: [{ tool: 'lookup_policy', args: { topic: 'refunds' } }], model: { onExhausted: 'repeat-last' }, budgets: { maxSteps: 2 } }, 4, 'STOPPED', 'max_steps'],
+    [
+      'STOPPED',
+      { script: [{ tool: 'lookup_policy', args: { topic: 'refunds' } }], model: { onExhausted: 'repeat-last' }, budgets: { maxSteps: 2 } },
+      4,
+      'STOPPED',
+      'max_steps',
+    ],
   ]
   for (const [what, options, exit, status, failureCode] of outcomes) {
     it(`exits ${exit} for ${what}`, () => {
@@ -80,7 +89,16 @@ describe('cordage CLI', () => {
   })
 
   it('takes the task from --task and the agent from --agent', () => {
-    const { code, stdout } = cordage(['run', '--preset', 'presets/minimal.yml', '--agent', 'echo', '--task', 'Say something nice', '--json'])
+    const { code, stdout } = cordage([
+      'run',
+      '--preset',
+      'presets/minimal.yml',
+      '--agent',
+      'echo',
+      '--task',
+      'Say something nice',
+      '--json',
+    ])
     assert.equal(code, 0)
     const start = jsonEvents(stdout)[0]
     assert.ok(start.type === 'run/start' && start.data.task === 'Say something nice' && start.data.agent === 'echo')
@@ -88,20 +106,64 @@ describe('cordage CLI', () => {
 
   const usage: [string, string[], RegExp][] = [
     ['an unknown command', ['fly'], /error \[invalid_input\]: unknown command "fly"; commands: run, submit, approve/],
-    ['an unknown flag', ['run', '--presets', 'x'], /Unknown option '--presets' \(did you mean --preset\?\); "run" takes: --preset, --agent, --task, --json/],
+    [
+      'an unknown flag',
+      ['run', '--presets', 'x'],
+      /Unknown option '--presets' \(did you mean --preset\?\); "run" takes: --preset, --agent, --task, --json/,
+    ],
     ['a missing positional', ['approve', 'run_1'], /"approve" takes RUN ACTION, got "run_1"/],
     ['a preset that does not exist', ['run', '--preset', 'nope.yml'], /error \[preset_not_found\]: preset file nope\.yml does not exist/],
-    ['an unknown agent', ['run', '--preset', 'presets/default.yml', '--agent', 'sales'], /error \[agent_not_found\]: preset presets\/default\.yml has no agent "sales"; agents: support/],
-    ['a run the store does not have', ['approve', 'run_nope', 's1.a1', '--preset', 'presets/default.yml'], /error \[run_not_found\]: no run run_nope in .*\.cordage\/cordage\.db/],
-    ['a negative --after', ['events', 'run_1', '--after=-3', '--preset', 'presets/default.yml'], /--after must be a whole number ≥ 0, got "-3"/],
-    ['an unknown status', ['runs', '--status', 'DONE', '--preset', 'presets/default.yml'], /--status must be one of CREATED, RUNNING, .*got "DONE"/],
-    ['a bad preset', ['check', '--preset', 'test/fixtures/presets/unknown-key.yml'], /unknown-key\.yml:5:7 agents\.support\.budgets\.maxStep: unknown key/],
+    [
+      'an unknown agent',
+      ['run', '--preset', 'presets/default.yml', '--agent', 'sales'],
+      /error \[agent_not_found\]: preset presets\/default\.yml has no agent "sales"; agents: support/,
+    ],
+    [
+      'a run the store does not have',
+      ['approve', 'run_nope', 's1.a1', '--preset', 'presets/default.yml'],
+      /error \[run_not_found\]: no run run_nope in .*\.cordage\/cordage\.db/,
+    ],
+    [
+      'a negative --after',
+      ['events', 'run_1', '--after=-3', '--preset', 'presets/default.yml'],
+      /--after must be a whole number ≥ 0, got "-3"/,
+    ],
+    [
+      'an unknown status',
+      ['runs', '--status', 'DONE', '--preset', 'presets/default.yml'],
+      /--status must be one of CREATED, RUNNING, .*got "DONE"/,
+    ],
+    [
+      'a bad preset',
+      ['check', '--preset', 'test/fixtures/presets/unknown-key.yml'],
+      /unknown-key\.yml:5:7 agents\.support\.budgets\.maxStep: unknown key/,
+    ],
     ['an unknown approval scope', ['approve', 'run_1', 's1.a1', '--scope', 'forever'], /--scope must be once, run or grant, got "forever"/],
-    ['--args that are not JSON', ['approve', 'run_1', 's1.a1', '--scope', 'grant', '--args', '{amount: 5'], /--args is not JSON \(.*\); write it like '\{"amount":\{"lte":100\}\}'/],
-    ['--args that are not an object', ['approve', 'run_1', 's1.a1', '--scope', 'grant', '--args', '[1]'], /--args must be a JSON object: argument path → test/],
-    ['--args with --any-args', ['approve', 'run_1', 's1.a1', '--scope', 'run', '--args', '{}', '--any-args'], /give --args or --any-args, not both/],
-    ['--expires without a wide scope', ['approve', 'run_1', 's1.a1', '--expires', '7d'], /--args, --any-args and --expires go with --scope run or --scope grant/],
-    ['a bad --expires', ['approve', 'run_1', 's1.a1', '--scope', 'grant', '--expires', '7 days'], /--expires must be a duration like 30m, 12h or 7d, got "7 days"/],
+    [
+      '--args that are not JSON',
+      ['approve', 'run_1', 's1.a1', '--scope', 'grant', '--args', '{amount: 5'],
+      /--args is not JSON \(.*\); write it like '\{"amount":\{"lte":100\}\}'/,
+    ],
+    [
+      '--args that are not an object',
+      ['approve', 'run_1', 's1.a1', '--scope', 'grant', '--args', '[1]'],
+      /--args must be a JSON object: argument path → test/,
+    ],
+    [
+      '--args with --any-args',
+      ['approve', 'run_1', 's1.a1', '--scope', 'run', '--args', '{}', '--any-args'],
+      /give --args or --any-args, not both/,
+    ],
+    [
+      '--expires without a wide scope',
+      ['approve', 'run_1', 's1.a1', '--expires', '7d'],
+      /--args, --any-args and --expires go with --scope run or --scope grant/,
+    ],
+    [
+      'a bad --expires',
+      ['approve', 'run_1', 's1.a1', '--scope', 'grant', '--expires', '7 days'],
+      /--expires must be a duration like 30m, 12h or 7d, got "7 days"/,
+    ],
   ]
   for (const [what, args, message] of usage) {
     it(`exits 2 with a clear message for ${what}`, () => {
@@ -116,7 +178,10 @@ describe('cordage CLI', () => {
     const lines: string[] = []
     const io = { out: (l: string) => lines.push(l), err: (l: string) => lines.push(l) }
     assert.equal(await main(['--help'], io), 0)
-    assert.match(lines.join('\n'), /exit codes: 0 completed · 1 failed · 2 usage or config error · 3 failed verification · 4 stopped \(budget\) · 5 waiting · 6 cancelled/)
+    assert.match(
+      lines.join('\n'),
+      /exit codes: 0 completed · 1 failed · 2 usage or config error · 3 failed verification · 4 stopped \(budget\) · 5 waiting · 6 cancelled/,
+    )
     const toolHelp = lines.join('\n')
     for (const command of Commands) {
       lines.length = 0
@@ -125,7 +190,8 @@ describe('cordage CLI', () => {
       assert.ok(help.includes(`usage: ${command.usage}`))
       for (const flag of Object.keys(command.flags)) {
         // A global flag (--log-level) is named once in the tool's help, not in each usage line.
-        if ((GlobalFlags as readonly string[]).includes(flag)) assert.match(toolHelp, new RegExp(`--${flag} `), `the tool's help names --${flag}`)
+        if ((GlobalFlags as readonly string[]).includes(flag))
+          assert.match(toolHelp, new RegExp(`--${flag} `), `the tool's help names --${flag}`)
         else assert.ok(command.usage.includes(`--${flag}`), `the usage of ${command.name} names --${flag}`)
         assert.match(help, new RegExp(`^  --${flag} `, 'm'))
       }
@@ -138,7 +204,15 @@ describe('cordage CLI', () => {
     assert.equal(await main(['check', '--preset', file, '--json'], { out: (l) => out.push(l), err: () => {} }), 0)
     assert.deepEqual(JSON.parse(out[0]), {
       agent: 'support',
-      plugins: { 'model-scripted': '1.1.0', 'store-memory': '2.2.0', 'tools-registry': '1.0.0', 'context-basic': '1.0.0', 'verifier-basic': '1.0.0', 'policy-rules': '2.0.0', 'support-desk': '1.0.0' },
+      plugins: {
+        'model-scripted': '1.1.0',
+        'store-memory': '2.2.0',
+        'tools-registry': '1.0.0',
+        'context-basic': '1.0.0',
+        'verifier-basic': '1.0.0',
+        'policy-rules': '2.0.0',
+        'support-desk': '1.0.0',
+      },
     })
   })
 })
@@ -149,26 +223,33 @@ describe('cordage CLI', () => {
  */
 describe('cordage CLI on bad input (issue 10)', { concurrency: 6 }, () => {
   const fixtures = resolve(root, 'test/fixtures/plugins')
-  const run = (args: string[], env: Record<string, string> = {}, cwd = root) => new Promise<{ code: number | null; stdout: string; stderr: string }>((done) => {
-    execFile(process.execPath, [bin, ...args], { cwd, encoding: 'utf8', timeout: 60_000, env: { ...process.env, NO_COLOR: '1', ...env } }, (error, stdout, stderr) => {
-      done({ code: error ? (typeof error.code === 'number' ? error.code : null) : 0, stdout, stderr })
+  const run = (args: string[], env: Record<string, string> = {}, cwd = root) =>
+    new Promise<{ code: number | null; stdout: string; stderr: string }>((done) => {
+      execFile(
+        process.execPath,
+        [bin, ...args],
+        { cwd, encoding: 'utf8', timeout: 60_000, env: { ...process.env, NO_COLOR: '1', ...env } },
+        (error, stdout, stderr) => {
+          done({ code: error ? (typeof error.code === 'number' ? error.code : null) : 0, stdout, stderr })
+        },
+      )
     })
-  })
   /** A small valid agent on store-memory, with `extra` plugin entries (YAML list items). */
-  const agentYaml = (extra: string[] = [], store = 'store-memory') => [
-    'agents:',
-    '  a:',
-    '    task: Say hello.',
-    '    model: { plugin: model-scripted, config: { script: [ { final: Hello. } ] } }',
-    '    plugins:',
-    `      - ${store}`,
-    '      - tools-registry',
-    '      - context-basic',
-    '      - { plugin: policy-rules, config: { default: deny } }',
-    '      - { plugin: verifier-basic, config: { minCount: 0 } }',
-    ...extra.map((e) => `      - ${e}`),
-    '',
-  ].join('\n')
+  const agentYaml = (extra: string[] = [], store = 'store-memory') =>
+    [
+      'agents:',
+      '  a:',
+      '    task: Say hello.',
+      '    model: { plugin: model-scripted, config: { script: [ { final: Hello. } ] } }',
+      '    plugins:',
+      `      - ${store}`,
+      '      - tools-registry',
+      '      - context-basic',
+      '      - { plugin: policy-rules, config: { default: deny } }',
+      '      - { plugin: verifier-basic, config: { minCount: 0 } }',
+      ...extra.map((e) => `      - ${e}`),
+      '',
+    ].join('\n')
   const write = (name: string, text: string | Buffer) => {
     const file = join(tempDir(), name)
     writeFileSync(file, text)
@@ -194,19 +275,31 @@ describe('cordage CLI on bad input (issue 10)', { concurrency: 6 }, () => {
   })
   it('refuses an alias bomb without expanding it', async () => {
     const levels = ['x0: &a0 [lol, lol, lol, lol, lol, lol, lol, lol, lol]']
-    for (let i = 1; i < 9; i++) levels.push(`x${i}: &a${i} [${Array(9).fill(`*a${i - 1}`).join(', ')}]`)
+    for (let i = 1; i < 9; i++)
+      levels.push(
+        `x${i}: &a${i} [${Array(9)
+          .fill(`*a${i - 1}`)
+          .join(', ')}]`,
+      )
     const file = write('alias-bomb.yml', `${levels.join('\n')}\nagents: *a8\n`)
     refuses(await run(['check', '--preset', file]), 'preset_invalid', /alias-bomb\.yml:2:\d+ uses YAML aliases that expand too far/)
   })
   it('takes aliases that stay small: two agents sharing one plugin list', async () => {
-    const text = agentYaml().replace('    plugins:\n', '    plugins: &common\n') + '  b:\n    model: { plugin: model-scripted, config: { script: [ { final: Bye. } ] } }\n    plugins: *common\n'
+    const text =
+      agentYaml().replace('    plugins:\n', '    plugins: &common\n') +
+      '  b:\n    model: { plugin: model-scripted, config: { script: [ { final: Bye. } ] } }\n    plugins: *common\n'
     const result = await run(['check', '--preset', write('shared.yml', text)])
     assert.equal(result.code, 0, result.stderr)
     assert.match(result.stdout, /^agent b: /m)
   })
   it('refuses an alias in a --set value', async () => {
     const file = write('p.yml', agentYaml())
-    refuses(await run(['check', '--preset', file, '--set', 'agents.a.task=&t [*t]']), 'preset_invalid', '--set agents.a.task=&t [*t]', 'cannot use aliases')
+    refuses(
+      await run(['check', '--preset', file, '--set', 'agents.a.task=&t [*t]']),
+      'preset_invalid',
+      '--set agents.a.task=&t [*t]',
+      'cannot use aliases',
+    )
   })
 
   // 9b: names from the command line never reach Object.prototype
@@ -234,18 +327,45 @@ describe('cordage CLI on bad input (issue 10)', { concurrency: 6 }, () => {
     ['a folder', () => tempDir(), 'preset_not_found', 'is a folder, not a preset file'],
     ['an empty file', () => write('empty.yml', ''), 'preset_invalid', /empty\.yml is empty; a preset is a map/],
     ['a file of comments only', () => write('comments.yml', '# nothing here\n'), 'preset_invalid', /comments\.yml is empty/],
-    ['a YAML list', () => write('list.yml', '- a\n- b\n'), 'preset_invalid', /list\.yml:1:1 \(top level\): expected a map of keys .* found a list/],
-    ['a YAML scalar', () => write('scalar.yml', 'hello\n'), 'preset_invalid', /scalar\.yml:1:1 \(top level\): expected a map of keys .* found a single value \("hello"\)/],
-    ['a binary file', () => write('binary.yml', Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0x00, 0xff])), 'preset_invalid', /binary\.yml is not a text file \(it has a NUL byte/],
-    ['a file that is not UTF-8', () => write('latin1.yml', Buffer.from('agents:\n  caf\xe9: {}\n', 'latin1')), 'preset_invalid', /latin1\.yml is not a text file \(it is not UTF-8\)/],
-    ['two YAML documents', () => write('two-docs.yml', 'agents: {}\n---\nagents: {}\n'), 'preset_invalid', /two-docs\.yml:\d+:\d+ .*multiple documents/i],
+    [
+      'a YAML list',
+      () => write('list.yml', '- a\n- b\n'),
+      'preset_invalid',
+      /list\.yml:1:1 \(top level\): expected a map of keys .* found a list/,
+    ],
+    [
+      'a YAML scalar',
+      () => write('scalar.yml', 'hello\n'),
+      'preset_invalid',
+      /scalar\.yml:1:1 \(top level\): expected a map of keys .* found a single value \("hello"\)/,
+    ],
+    [
+      'a binary file',
+      () => write('binary.yml', Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0x00, 0xff])),
+      'preset_invalid',
+      /binary\.yml is not a text file \(it has a NUL byte/,
+    ],
+    [
+      'a file that is not UTF-8',
+      () => write('latin1.yml', Buffer.from('agents:\n  caf\xe9: {}\n', 'latin1')),
+      'preset_invalid',
+      /latin1\.yml is not a text file \(it is not UTF-8\)/,
+    ],
+    [
+      'two YAML documents',
+      () => write('two-docs.yml', 'agents: {}\n---\nagents: {}\n'),
+      'preset_invalid',
+      /two-docs\.yml:\d+:\d+ .*multiple documents/i,
+    ],
   ]
   for (const [what, make, code, where] of notPresets) {
     it(`answers --preset naming ${what} with ${code}`, async () => {
       refuses(await run(['check', '--preset', make()]), code, where)
     })
   }
-  it('answers a preset that cannot be read with preset_invalid (not as root, who reads everything)', { skip: process.getuid?.() === 0 ? 'running as root' : false }, async () => {
+  it('answers a preset that cannot be read with preset_invalid (not as root, who reads everything)', {
+    skip: process.getuid?.() === 0 ? 'running as root' : false,
+  }, async () => {
     const file = write('secret.yml', agentYaml())
     chmodSync(file, 0o000)
     refuses(await run(['check', '--preset', file]), 'preset_invalid', 'cannot be read (permission denied')
@@ -265,41 +385,76 @@ describe('cordage CLI on bad input (issue 10)', { concurrency: 6 }, () => {
   }
 
   // 9e: plugin modules that never finish loading
-  for (const [folder, what] of [['manifest-never-settles', 'manifest'], ['entry-never-settles', 'entry module']]) {
+  for (const [folder, what] of [
+    ['manifest-never-settles', 'manifest'],
+    ['entry-never-settles', 'entry module'],
+  ]) {
     it(`answers a plugin whose ${what} never settles with plugin_load_timeout naming the folder`, async () => {
       const file = write('p.yml', agentYaml([`{ path: ${join(fixtures, folder)} }`]))
-      refuses(await run(['check', '--preset', file], { CORDAGE_PLUGIN_LOAD_TIMEOUT_MS: '2500' }), 'plugin_load_timeout', `plugin folder ${join(fixtures, folder)}: its ${what}`, 'did not finish loading within 2500 ms')
+      refuses(
+        await run(['check', '--preset', file], { CORDAGE_PLUGIN_LOAD_TIMEOUT_MS: '2500' }),
+        'plugin_load_timeout',
+        `plugin folder ${join(fixtures, folder)}: its ${what}`,
+        'did not finish loading within 2500 ms',
+      )
     })
   }
   it('answers a plugin whose start (an async apply) never settles with plugin_load_timeout naming it', async () => {
     const file = write('p.yml', agentYaml([`{ path: ${join(fixtures, 'start-never-settles')} }`]))
-    refuses(await run(['check', '--preset', file], { CORDAGE_PLUGIN_START_TIMEOUT_MS: '2500' }), 'plugin_load_timeout', 'plugin start-never-settles@1.0.0', 'did not finish starting within 2500 ms')
+    refuses(
+      await run(['check', '--preset', file], { CORDAGE_PLUGIN_START_TIMEOUT_MS: '2500' }),
+      'plugin_load_timeout',
+      'plugin start-never-settles@1.0.0',
+      'did not finish starting within 2500 ms',
+    )
   })
   it('refuses a CORDAGE_PLUGIN_LOAD_TIMEOUT_MS that is not a number of milliseconds', async () => {
-    refuses(await run(['check', '--preset', write('p.yml', agentYaml())], { CORDAGE_PLUGIN_LOAD_TIMEOUT_MS: 'soon' }), 'invalid_input', 'CORDAGE_PLUGIN_LOAD_TIMEOUT_MS must be a whole number of milliseconds')
+    refuses(
+      await run(['check', '--preset', write('p.yml', agentYaml())], { CORDAGE_PLUGIN_LOAD_TIMEOUT_MS: 'soon' }),
+      'invalid_input',
+      'CORDAGE_PLUGIN_LOAD_TIMEOUT_MS must be a whole number of milliseconds',
+    )
   })
 
   // 9f: a store-sqlite database that is not Cordage's, or is damaged
   const databases: [string, (file: string) => void, string][] = [
-    ['a file that is not a database', (file) => writeFileSync(file, 'these are notes, not a database\n'.repeat(200)), 'is not a SQLite database'],
-    ['a truncated database', (file) => {
-      const db = new Database(file)
-      db.exec('CREATE TABLE filler (x TEXT)')
-      const insert = db.prepare('INSERT INTO filler VALUES (?)')
-      for (let i = 0; i < 200; i++) insert.run('x'.repeat(500))
-      db.close()
-      truncateSync(file, Math.floor(statSync(file).size / 2))
-    }, 'is damaged (SQLite says: database disk image is malformed)'],
-    ['a database of another application', (file) => {
-      const db = new Database(file)
-      db.exec('CREATE TABLE runs (x INTEGER)')
-      db.close()
-    }, "is a SQLite database, but not Cordage's: it has the table(s) runs and no Cordage schema version"],
-    ['a Cordage database whose tables were changed', (file) => {
-      const db = new Database(file)
-      db.exec("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL); INSERT INTO meta VALUES ('schema_version', '2'); CREATE TABLE runs (run_id TEXT)")
-      db.close()
-    }, 'table runs lacks the column(s) agent, task'],
+    [
+      'a file that is not a database',
+      (file) => writeFileSync(file, 'these are notes, not a database\n'.repeat(200)),
+      'is not a SQLite database',
+    ],
+    [
+      'a truncated database',
+      (file) => {
+        const db = new Database(file)
+        db.exec('CREATE TABLE filler (x TEXT)')
+        const insert = db.prepare('INSERT INTO filler VALUES (?)')
+        for (let i = 0; i < 200; i++) insert.run('x'.repeat(500))
+        db.close()
+        truncateSync(file, Math.floor(statSync(file).size / 2))
+      },
+      'is damaged (SQLite says: database disk image is malformed)',
+    ],
+    [
+      'a database of another application',
+      (file) => {
+        const db = new Database(file)
+        db.exec('CREATE TABLE runs (x INTEGER)')
+        db.close()
+      },
+      "is a SQLite database, but not Cordage's: it has the table(s) runs and no Cordage schema version",
+    ],
+    [
+      'a Cordage database whose tables were changed',
+      (file) => {
+        const db = new Database(file)
+        db.exec(
+          "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL); INSERT INTO meta VALUES ('schema_version', '2'); CREATE TABLE runs (run_id TEXT)",
+        )
+        db.close()
+      },
+      'table runs lacks the column(s) agent, task',
+    ],
   ]
   for (const [what, make, message] of databases) {
     it(`answers store-sqlite on ${what} with a message naming the file`, async () => {
@@ -309,7 +464,9 @@ describe('cordage CLI on bad input (issue 10)', { concurrency: 6 }, () => {
       refuses(await run(['run', '--preset', file]), 'plugin_start_failed', `${db} `, message)
     })
   }
-  it('answers store-postgres on a schema of another application with a message naming the schema', { skip: process.env.CORDAGE_PG_URL ? false : 'no PostgreSQL: set CORDAGE_PG_URL' }, async () => {
+  it('answers store-postgres on a schema of another application with a message naming the schema', {
+    skip: process.env.CORDAGE_PG_URL ? false : 'no PostgreSQL: set CORDAGE_PG_URL',
+  }, async () => {
     const schema = `foreign_${process.pid}`
     const { default: pg } = await import('pg')
     const client = new pg.Client(process.env.CORDAGE_PG_URL)
@@ -317,8 +474,18 @@ describe('cordage CLI on bad input (issue 10)', { concurrency: 6 }, () => {
     try {
       await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE; CREATE SCHEMA ${schema}; CREATE TABLE ${schema}.runs (x INTEGER)`)
       const file = write('p.yml', agentYaml([], `{ plugin: store-postgres, config: { schema: ${schema} } }`))
-      refuses(await run(['run', '--preset', file]), 'plugin_start_failed', `PostgreSQL schema ${schema} is not Cordage's: it has the table(s) runs`)
-      assert.deepEqual((await client.query(`SELECT table_name FROM information_schema.tables WHERE table_schema = $1 ORDER BY 1`, [schema])).rows.map((r) => r.table_name), ['runs'], 'nothing was written into it')
+      refuses(
+        await run(['run', '--preset', file]),
+        'plugin_start_failed',
+        `PostgreSQL schema ${schema} is not Cordage's: it has the table(s) runs`,
+      )
+      assert.deepEqual(
+        (await client.query(`SELECT table_name FROM information_schema.tables WHERE table_schema = $1 ORDER BY 1`, [schema])).rows.map(
+          (r) => r.table_name,
+        ),
+        ['runs'],
+        'nothing was written into it',
+      )
     } finally {
       await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`)
       await client.end()
@@ -357,18 +524,47 @@ describe('cordage CLI on bad input (issue 10)', { concurrency: 6 }, () => {
     const file = write('p.yml', agentYaml([`{ path: ${join(fixtures, 'greeter')}, config: { greeting: Hi } }`]))
     const ok = await run(['check', '--preset', file, '--json', '--set', 'agents.a.plugins.greeter.config.greeting=Howdy'])
     assert.equal(ok.code, 0, ok.stderr)
-    refuses(await run(['check', '--preset', file, '--set', 'agents.a.plugins.greeter.config.greting=Howdy']), 'plugin_config_invalid', '--set agents.a.plugins.greeter.config.greting=Howdy', 'agents.a.plugins[5].config.greting')
+    refuses(
+      await run(['check', '--preset', file, '--set', 'agents.a.plugins.greeter.config.greting=Howdy']),
+      'plugin_config_invalid',
+      '--set agents.a.plugins.greeter.config.greting=Howdy',
+      'agents.a.plugins[5].config.greting',
+    )
   })
   it('refuses --set naming a path entry that is absent, or a name two entries answer to, saying which exist', async () => {
-    const file = write('p.yml', agentYaml([`{ path: ${join(fixtures, 'greeter')} }`, `{ path: ${join(fixtures, 'greeter')}, version: '*' }`]))
-    refuses(await run(['check', '--preset', file, '--set', 'agents.a.plugins.greeter.config.greeting=x']), 'preset_invalid', 'agents.a.plugins has 2 entries named "greeter": [5] greeter (path ', 'pick one by index, such as agents.a.plugins[6]')
-    refuses(await run(['check', '--preset', file, '--set', 'agents.a.plugins.gretter.config.greeting=x']), 'preset_invalid', 'has no entry "gretter"', 'greeter (path ', 'did you mean "greeter"?')
+    const file = write(
+      'p.yml',
+      agentYaml([`{ path: ${join(fixtures, 'greeter')} }`, `{ path: ${join(fixtures, 'greeter')}, version: '*' }`]),
+    )
+    refuses(
+      await run(['check', '--preset', file, '--set', 'agents.a.plugins.greeter.config.greeting=x']),
+      'preset_invalid',
+      'agents.a.plugins has 2 entries named "greeter": [5] greeter (path ',
+      'pick one by index, such as agents.a.plugins[6]',
+    )
+    refuses(
+      await run(['check', '--preset', file, '--set', 'agents.a.plugins.gretter.config.greeting=x']),
+      'preset_invalid',
+      'has no entry "gretter"',
+      'greeter (path ',
+      'did you mean "greeter"?',
+    )
   })
 
   // Lock files (JSON) that are not a Cordage lock
   it('refuses a lock file of the wrong shape, naming each wrong key', async () => {
     const file = write('desk.yml', agentYaml())
-    writeFileSync(file.replace(/\.yml$/, '.lock.json'), JSON.stringify({ cordage: 1, agents: { a: { 'policy-rules': { version: 2, hash: null } } } }))
-    refuses(await run(['check', '--preset', file]), 'preset_invalid', 'desk.lock.json is not a Cordage lock', 'agents.a.policy-rules.version: expected a version such as 1.0.0, found 2', 'agents.a.policy-rules.hash', 'pass --no-lock')
+    writeFileSync(
+      file.replace(/\.yml$/, '.lock.json'),
+      JSON.stringify({ cordage: 1, agents: { a: { 'policy-rules': { version: 2, hash: null } } } }),
+    )
+    refuses(
+      await run(['check', '--preset', file]),
+      'preset_invalid',
+      'desk.lock.json is not a Cordage lock',
+      'agents.a.policy-rules.version: expected a version such as 1.0.0, found 2',
+      'agents.a.policy-rules.hash',
+      'pass --no-lock',
+    )
   })
 })

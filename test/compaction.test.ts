@@ -8,7 +8,10 @@ import { afterEach, describe, it } from 'node:test'
 import { refundAnswer, supportDesk, type Harness } from './helpers.ts'
 
 let harness: Harness | undefined
-afterEach(async () => { await harness?.stop(); harness = undefined })
+afterEach(async () => {
+  await harness?.stop()
+  harness = undefined
+})
 
 const fixture = (name: string) => ({ path: resolve(import.meta.dirname, 'fixtures/plugins', name) })
 const script = [
@@ -27,10 +30,19 @@ describe('compaction', () => {
     const events = await harness.events(state.runId)
     const compacted = events.filter((e) => e.type === 'compaction/end')
     assert.ok(compacted.length >= 2)
-    for (const e of compacted) assert.ok(e.type === 'compaction/end' && e.data.after < e.data.before && e.data.strategy === 'compactor-keep-recent@1.0.0' && e.producer === 'compactor-keep-recent@1.0.0')
+    for (const e of compacted)
+      assert.ok(
+        e.type === 'compaction/end' &&
+          e.data.after < e.data.before &&
+          e.data.strategy === 'compactor-keep-recent@1.0.0' &&
+          e.producer === 'compactor-keep-recent@1.0.0',
+      )
     // Each compaction is announced before it happens, and ends before the step's context is recorded.
     const starts = events.filter((e) => e.type === 'compaction/start').map((e) => e.seq)
-    assert.deepEqual(starts.map((seq) => events.find((e) => e.seq === seq + 1)?.type), starts.map(() => 'compaction/end'))
+    assert.deepEqual(
+      starts.map((seq) => events.find((e) => e.seq === seq + 1)?.type),
+      starts.map(() => 'compaction/end'),
+    )
     assert.ok(starts.every((seq) => events.find((e) => e.seq === seq + 2)?.type === 'step/context'))
     const last = harness.model().requests.at(-1)!
     assert.equal(last.messages[1].text, 'refund window?', 'the goal is still there')
@@ -44,7 +56,8 @@ describe('compaction', () => {
     assert.equal(state.status, 'COMPLETED')
     const compacted = (await harness.events(state.runId)).filter((e) => e.type === 'compaction/end')
     assert.ok(compacted.length >= 1, 'each attempt is on record')
-    for (const e of compacted) assert.ok(e.type === 'compaction/end' && /lost its result|the last message is gone/.test(e.data.rejected ?? ''))
+    for (const e of compacted)
+      assert.ok(e.type === 'compaction/end' && /lost its result|the last message is gone/.test(e.data.rejected ?? ''))
     const last = harness.model().requests.at(-1)!
     assert.equal(last.messages.filter((m) => m.role === 'tool').length, 4, 'the model saw every result')
   })

@@ -23,7 +23,10 @@ function project(withProvider: boolean): string {
   if (withProvider) {
     const pkg = join(dir, 'node_modules/tools-next')
     mkdirSync(pkg, { recursive: true })
-    writeFileSync(join(pkg, 'package.json'), JSON.stringify({ name: 'tools-next', version: '2.0.0', type: 'module', cordage: { plugin: './index.js' } }))
+    writeFileSync(
+      join(pkg, 'package.json'),
+      JSON.stringify({ name: 'tools-next', version: '2.0.0', type: 'module', cordage: { plugin: './index.js' } }),
+    )
     writeFileSync(join(pkg, 'manifest.js'), "export default { name: 'tools-next', version: '2.0.0', provides: { tools: '2.0.0' } }\n")
     writeFileSync(join(pkg, 'index.js'), 'export default {}\n')
   }
@@ -44,9 +47,21 @@ describe('conflict messages', () => {
   it('say who wants what, what the agent has, and that nothing installed would fit', async () => {
     const error = await refusal(project(false))
     assert.equal(error.code, 'plugin_requirement_incompatible')
-    assert.match(error.message, /x\.yml:\d+:\d+ agents\.support\.plugins\[5\]\) requires service "tools" \^2\.0\.0 \(manifest field requires\.tools\)/, 'who wants what, and where')
-    assert.match(error.message, /but tools-registry@1\.0\.0 \(agents\.support\.plugins\[1\]\) provides "tools" 1\.0\.0/, 'what the agent has')
-    assert.match(error.message, /; no installed plugin provides "tools" \^2\.0\.0 \(installed providers: tool-search@1\.0\.0 \(provides 1\.0\.0\), tools-registry@1\.0\.0 \(provides 1\.0\.0\)\)$/, 'what is available')
+    assert.match(
+      error.message,
+      /x\.yml:\d+:\d+ agents\.support\.plugins\[5\]\) requires service "tools" \^2\.0\.0 \(manifest field requires\.tools\)/,
+      'who wants what, and where',
+    )
+    assert.match(
+      error.message,
+      /but tools-registry@1\.0\.0 \(agents\.support\.plugins\[1\]\) provides "tools" 1\.0\.0/,
+      'what the agent has',
+    )
+    assert.match(
+      error.message,
+      /; no installed plugin provides "tools" \^2\.0\.0 \(installed providers: tool-search@1\.0\.0 \(provides 1\.0\.0\), tools-registry@1\.0\.0 \(provides 1\.0\.0\)\)$/,
+      'what is available',
+    )
   })
 
   it('name the installed plugin that would fit', async () => {
@@ -58,25 +73,43 @@ describe('conflict messages', () => {
   it('name the other provider when two plugins provide one service, and the installed versions when a range admits none', async () => {
     const dir = project(true)
     const file = join(dir, 'presets/two.yml')
-    writeFileSync(file, `agents:
+    writeFileSync(
+      file,
+      `agents:
   support:
     model: { plugin: model-scripted, config: { script: [ { final: hi } ] } }
     plugins: [store-memory, tools-registry, context-basic, verifier-basic, policy-rules@^7.0.0, tools-next]
-`)
-    await assert.rejects(Cordage.fromPreset(file, { catalog: await PluginCatalog.scan(undefined, { project: dir }) }), (error: CordageError) => {
-      assert.equal(error.code, 'plugin_version_unsatisfiable')
-      assert.match(error.message, /agents\.support\.plugins\[4\]: no installed version of "policy-rules" satisfies \^7\.0\.0 \(installed: 2\.0\.0, 1\.0\.0\)/)
-      return true
-    })
-    writeFileSync(file, `agents:
+`,
+    )
+    await assert.rejects(
+      Cordage.fromPreset(file, { catalog: await PluginCatalog.scan(undefined, { project: dir }) }),
+      (error: CordageError) => {
+        assert.equal(error.code, 'plugin_version_unsatisfiable')
+        assert.match(
+          error.message,
+          /agents\.support\.plugins\[4\]: no installed version of "policy-rules" satisfies \^7\.0\.0 \(installed: 2\.0\.0, 1\.0\.0\)/,
+        )
+        return true
+      },
+    )
+    writeFileSync(
+      file,
+      `agents:
   support:
     model: { plugin: model-scripted, config: { script: [ { final: hi } ] } }
     plugins: [store-memory, tools-registry, context-basic, verifier-basic, policy-rules, tools-next]
-`)
-    await assert.rejects(Cordage.fromPreset(file, { catalog: await PluginCatalog.scan(undefined, { project: dir }) }), (error: CordageError) => {
-      assert.equal(error.code, 'plugin_conflict')
-      assert.match(error.message, /agents\.support\.plugins\[5\]: "tools-next" and "tools-registry" \(agents\.support\.plugins\[1\]\) both provide "tools"; an agent has one provider per service/)
-      return true
-    })
+`,
+    )
+    await assert.rejects(
+      Cordage.fromPreset(file, { catalog: await PluginCatalog.scan(undefined, { project: dir }) }),
+      (error: CordageError) => {
+        assert.equal(error.code, 'plugin_conflict')
+        assert.match(
+          error.message,
+          /agents\.support\.plugins\[5\]: "tools-next" and "tools-registry" \(agents\.support\.plugins\[1\]\) both provide "tools"; an agent has one provider per service/,
+        )
+        return true
+      },
+    )
   })
 })

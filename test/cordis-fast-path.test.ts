@@ -9,14 +9,26 @@ import { Context, symbols } from 'cordis'
 import { createAgentContext, definePlugin, readService, type RunEvent } from 'cordage'
 import { agentFilter, createDispatch } from '../core/kernel/cordis.ts'
 
-const event = (runId: string): RunEvent<'step/end'> => ({ type: 'step/end', seq: 1, time: 0, runId, schema: 1, producer: 'kernel@test', data: { actions: 0 } })
+const event = (runId: string): RunEvent<'step/end'> => ({
+  type: 'step/end',
+  seq: 1,
+  time: 0,
+  runId,
+  schema: 1,
+  producer: 'kernel@test',
+  data: { actions: 0 },
+})
 
 describe('cordis fast path', () => {
   it('reads the same service object ctx.get gives, and names the plugin that provided it', async () => {
     const root = new Context()
     const agent = createAgentContext(root, 'a')
     const policy = { version: 'v', decide: () => ({ verdict: 'allow' as const, ruleId: 'r', reason: '' }) }
-    agent.plugin(definePlugin({ name: 'fake-policy', version: '2.3.4', provides: { policy: '1.0.0' } }, (ctx) => { ctx.set('policy', policy) }))
+    agent.plugin(
+      definePlugin({ name: 'fake-policy', version: '2.3.4', provides: { policy: '1.0.0' } }, (ctx) => {
+        ctx.set('policy', policy)
+      }),
+    )
     await new Promise((r) => setImmediate(r))
     const entry = readService(agent, 'policy')
     assert.equal(entry?.value, policy)
@@ -31,8 +43,16 @@ describe('cordis fast path', () => {
     const a = createAgentContext(root, 'a')
     const b = createAgentContext(root, 'b')
     const got: string[] = []
-    a.plugin(definePlugin({ name: 'listen-a', version: '1.0.0' }, (ctx) => { ctx.on('step/end', (e) => got.push(`a:${e.runId}`)) }))
-    b.plugin(definePlugin({ name: 'listen-b', version: '1.0.0' }, (ctx) => { ctx.on('step/end', (e) => got.push(`b:${e.runId}`)) }))
+    a.plugin(
+      definePlugin({ name: 'listen-a', version: '1.0.0' }, (ctx) => {
+        ctx.on('step/end', (e) => got.push(`a:${e.runId}`))
+      }),
+    )
+    b.plugin(
+      definePlugin({ name: 'listen-b', version: '1.0.0' }, (ctx) => {
+        ctx.on('step/end', (e) => got.push(`b:${e.runId}`))
+      }),
+    )
     root.on('step/end', (e) => got.push(`root:${e.runId}`))
     await new Promise((r) => setImmediate(r))
     createDispatch(a, 'a')(event('run_a'))
@@ -69,7 +89,9 @@ describe('cordis fast path', () => {
     const errors: unknown[] = []
     root.on('internal/error', (e: unknown) => errors.push(e))
     const seen: string[] = []
-    root.on('step/end', () => { throw new Error('listener bug') })
+    root.on('step/end', () => {
+      throw new Error('listener bug')
+    })
     root.on('step/end', () => seen.push('after'))
     createDispatch(root, 'a')(event('x'))
     assert.deepEqual(seen, ['after'])

@@ -33,7 +33,13 @@ function script(rand: () => number, lane: number) {
     if (pick < 0.3) steps.push({ tool: 'lookup', args: {} })
     else if (pick < 0.65) steps.push({ tool: 'pay_idempotent', args: { amount: i + 1 } })
     else if (pick < 0.85) steps.push({ tool: 'refund', args: { order: `L${lane}-${i}`, amount: i + 1 } })
-    else steps.push({ calls: [{ tool: 'pay_idempotent', args: { amount: 100 + i } }, { tool: 'lookup', args: {} }] })
+    else
+      steps.push({
+        calls: [
+          { tool: 'pay_idempotent', args: { amount: 100 + i } },
+          { tool: 'lookup', args: {} },
+        ],
+      })
   }
   steps.push({ final: 'done' })
   return steps
@@ -45,46 +51,50 @@ describe('randomized crashes', () => {
     const stats = { runs: 0, kills: 0, resumes: 0, effects: 0, deduplicated: 0 }
     const killPoint = () => (rand() < 0.75 ? `kill-after-any=${1 + Math.floor(rand() * 30)}` : undefined)
 
-    await Promise.all(Array.from({ length: lanes }, async (_, lane) => {
-      const lab = new FaultLab({ script: script(rand, lane), durability: { leaseTtlMs: 250 } })
-      try {
-        for (let r = 0; r < runsPerLane; r++) {
-          const known = new Set((await lab.db().list({ limit: 1000 })).map((r) => r.runId))
-          let exit = await lab.run(['run', '--json'], killPoint())
-          // A process killed early may not have printed the run id: the store has the run.
-          const runId = (await lab.db().list({ limit: 1000 })).map((r) => r.runId).find((id) => !known.has(id))!
-          assert.ok(runId, `the run was not even recorded (exit ${exit.code} ${exit.signal}): ${exit.stderr}`)
-          stats.runs++
-          for (let attempt = 0; exit.signal === 'SIGKILL'; attempt++) {
-            assert.ok(attempt < 12, `run ${runId} did not finish after ${attempt} resumes (seed ${seed})`)
-            stats.kills++
-            await lab.leaseExpiry()
-            exit = await lab.run(['resume', runId, '--json'], killPoint())
-            stats.resumes++
+    await Promise.all(
+      Array.from({ length: lanes }, async (_, lane) => {
+        const lab = new FaultLab({ script: script(rand, lane), durability: { leaseTtlMs: 250 } })
+        try {
+          for (let r = 0; r < runsPerLane; r++) {
+            const known = new Set((await lab.db().list({ limit: 1000 })).map((r) => r.runId))
+            let exit = await lab.run(['run', '--json'], killPoint())
+            // A process killed early may not have printed the run id: the store has the run.
+            const runId = (await lab.db().list({ limit: 1000 })).map((r) => r.runId).find((id) => !known.has(id))!
+            assert.ok(runId, `the run was not even recorded (exit ${exit.code} ${exit.signal}): ${exit.stderr}`)
+            stats.runs++
+            for (let attempt = 0; exit.signal === 'SIGKILL'; attempt++) {
+              assert.ok(attempt < 12, `run ${runId} did not finish after ${attempt} resumes (seed ${seed})`)
+              stats.kills++
+              await lab.leaseExpiry()
+              exit = await lab.run(['resume', runId, '--json'], killPoint())
+              stats.resumes++
+            }
+            const events = await lab.events(runId)
+            assertRun(events, runId, exit.code, exit.stderr)
+            stats.effects += events.filter((e) => e.type === 'tool/end' && e.data.tool !== 'lookup').length
+            stats.deduplicated += events.filter((e) => e.type === 'tool/end' && e.data.deduplicated).length
           }
-          const events = await lab.events(runId)
-          assertRun(events, runId, exit.code, exit.stderr)
-          stats.effects += events.filter((e) => e.type === 'tool/end' && e.data.tool !== 'lookup').length
-          stats.deduplicated += events.filter((e) => e.type === 'tool/end' && e.data.deduplicated).length
-        }
-        // The payment system saw each key at most once, and every committed effect is there.
-        const payments = lab.payments()
-        const keys = payments.map((p) => p.key)
-        assert.equal(new Set(keys).size, keys.length, `a key was paid twice (seed ${seed}): ${keys.join(' ')}`)
-        for (const id of (await lab.db().list({ limit: 1000 })).map((r) => r.runId)) {
-          for (const e of await lab.events(id)) {
-            if (e.type === 'tool/start' && e.data.tool !== 'lookup' && !keys.includes(e.data.idempotencyKey)) {
-              // A call that started may have been killed before it paid; then a later attempt must have.
-              const later = (await lab.events(id)).some((x) => x.type === 'tool/end' && x.actionId === e.actionId)
-              assert.ok(!later, `run ${id} ${e.actionId} ended without its payment being in the payment system`)
+          // The payment system saw each key at most once, and every committed effect is there.
+          const payments = lab.payments()
+          const keys = payments.map((p) => p.key)
+          assert.equal(new Set(keys).size, keys.length, `a key was paid twice (seed ${seed}): ${keys.join(' ')}`)
+          for (const id of (await lab.db().list({ limit: 1000 })).map((r) => r.runId)) {
+            for (const e of await lab.events(id)) {
+              if (e.type === 'tool/start' && e.data.tool !== 'lookup' && !keys.includes(e.data.idempotencyKey)) {
+                // A call that started may have been killed before it paid; then a later attempt must have.
+                const later = (await lab.events(id)).some((x) => x.type === 'tool/end' && x.actionId === e.actionId)
+                assert.ok(!later, `run ${id} ${e.actionId} ended without its payment being in the payment system`)
+              }
             }
           }
+        } finally {
+          lab.close()
         }
-      } finally {
-        lab.close()
-      }
-    }))
-    console.log(`randomized crashes (seed ${seed}): ${stats.runs} runs, ${stats.kills} SIGKILLs, ${stats.resumes} resumes, ${stats.effects} effects recorded (${stats.deduplicated} deduplicated), 0 duplicates`)
+      }),
+    )
+    console.log(
+      `randomized crashes (seed ${seed}): ${stats.runs} runs, ${stats.kills} SIGKILLs, ${stats.resumes} resumes, ${stats.effects} effects recorded (${stats.deduplicated} deduplicated), 0 duplicates`,
+    )
     assert.ok(stats.kills > stats.runs / 2, 'the test killed processes often enough to mean something')
   })
 })
@@ -93,9 +103,16 @@ function assertRun(events: RunEvent[], runId: string, code: number | null, stder
   assert.equal(wellFormed(events), undefined, `run ${runId}: ${wellFormed(events)}`)
   const end = events.at(-1)!
   assert.ok(end.type === 'run/end', `run ${runId} did not end (exit ${code}): ${stderr}`)
-  assert.equal(end.data.status, 'COMPLETED', `run ${runId} ended ${end.data.status} ${end.data.failureCode ?? ''}: ${end.data.reason ?? ''}\n${events.map((e) => `${e.seq}:${e.type}:${e.stepId ?? ''}:${e.actionId ?? ''}`).join(' ')}`)
+  assert.equal(
+    end.data.status,
+    'COMPLETED',
+    `run ${runId} ended ${end.data.status} ${end.data.failureCode ?? ''}: ${end.data.reason ?? ''}\n${events.map((e) => `${e.seq}:${e.type}:${e.stepId ?? ''}:${e.actionId ?? ''}`).join(' ')}`,
+  )
   for (const proposed of events.filter((e) => e.type === 'tool/proposed')) {
-    const closing = events.filter((e) => e.actionId === proposed.actionId && (e.type === 'tool/end' || (e.type === 'tool/error' && !e.data.willRetry && !e.data.unknown)))
+    const closing = events.filter(
+      (e) =>
+        e.actionId === proposed.actionId && (e.type === 'tool/end' || (e.type === 'tool/error' && !e.data.willRetry && !e.data.unknown)),
+    )
     assert.equal(closing.length, 1, `run ${runId} action ${proposed.actionId} closed ${closing.length} times`)
   }
 }

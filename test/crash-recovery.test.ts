@@ -9,9 +9,13 @@ import type { RunEvent } from 'cordage'
 import { FaultLab, sharedStores, wellFormed } from './fault-lab.ts'
 
 let lab: FaultLab | undefined
-afterEach(() => { lab?.close(); lab = undefined })
+afterEach(() => {
+  lab?.close()
+  lab = undefined
+})
 
-const count = (events: RunEvent[], type: string, actionId?: string) => events.filter((e) => e.type === type && (!actionId || e.actionId === actionId)).length
+const count = (events: RunEvent[], type: string, actionId?: string) =>
+  events.filter((e) => e.type === type && (!actionId || e.actionId === actionId)).length
 const runIdOf = (exit: { events: RunEvent[] }) => exit.events[0].runId
 
 describe('crash recovery', () => {
@@ -23,7 +27,7 @@ describe('crash recovery', () => {
     const runId = runIdOf(crashed)
 
     const busy = await lab.run(['resume', runId])
-    assert.equal(busy.code, 7, 'while the dead worker\'s lease lasts, the run is still owned')
+    assert.equal(busy.code, 7, "while the dead worker's lease lasts, the run is still owned")
     assert.match(busy.stderr, /run_busy/)
 
     await lab.leaseExpiry()
@@ -40,15 +44,27 @@ describe('crash recovery', () => {
   })
 
   it('asks the model again, for the same step, when the process died before its answer was on record', async () => {
-    lab = new FaultLab({ script: [{ tool: 'lookup', args: {} }, { final: 'done', delayMs: 300 }] })
+    lab = new FaultLab({
+      script: [
+        { tool: 'lookup', args: {} },
+        { final: 'done', delayMs: 300 },
+      ],
+    })
     const crashed = await lab.run(['run', '--json'], 'kill-after=step/model-request#2')
     assert.equal(crashed.signal, 'SIGKILL')
     await lab.leaseExpiry()
     const resumed = await lab.run(['resume', runIdOf(crashed)])
     assert.equal(resumed.code, 0, resumed.stderr)
     const events = await lab.events(runIdOf(crashed))
-    assert.deepEqual(events.filter((e) => e.type === 'step/start').map((e) => e.stepId), ['s1', 's2'], 'no step was skipped or added')
-    assert.deepEqual(events.filter((e) => e.type === 'step/model-request').map((e) => e.stepId), ['s1', 's2', 's2'])
+    assert.deepEqual(
+      events.filter((e) => e.type === 'step/start').map((e) => e.stepId),
+      ['s1', 's2'],
+      'no step was skipped or added',
+    )
+    assert.deepEqual(
+      events.filter((e) => e.type === 'step/model-request').map((e) => e.stepId),
+      ['s1', 's2', 's2'],
+    )
     assert.equal(events.filter((e) => e.type === 'step/model-response').length, 2)
   })
 
@@ -60,7 +76,10 @@ describe('crash recovery', () => {
     assert.equal((await lab.run(['resume', runIdOf(crashed)])).code, 0)
     const events = await lab.events(runIdOf(crashed))
     assert.equal(events.filter((e) => e.type === 'step/model-request').length, 1)
-    assert.deepEqual(events.slice(-5).map((e) => e.type), ['verify/start', 'verify/end', 'step/end', 'turn/end', 'run/end'])
+    assert.deepEqual(
+      events.slice(-5).map((e) => e.type),
+      ['verify/start', 'verify/end', 'step/end', 'turn/end', 'run/end'],
+    )
   })
 
   it('pays once when the process died after an idempotent payment committed', async () => {
@@ -73,7 +92,13 @@ describe('crash recovery', () => {
     assert.equal(resumed.code, 0, resumed.stderr)
     assert.equal(lab.payments().length, 1, 'retried under the same key: the payment system deduplicated it')
     const starts = (await lab.events(runIdOf(crashed))).filter((e) => e.type === 'tool/start')
-    assert.deepEqual(starts.map((e) => e.type === 'tool/start' && [e.data.attempt, e.data.idempotencyKey]), [[1, `${runIdOf(crashed)}/s1.a1`], [2, `${runIdOf(crashed)}/s1.a1`]])
+    assert.deepEqual(
+      starts.map((e) => e.type === 'tool/start' && [e.data.attempt, e.data.idempotencyKey]),
+      [
+        [1, `${runIdOf(crashed)}/s1.a1`],
+        [2, `${runIdOf(crashed)}/s1.a1`],
+      ],
+    )
   })
 
   it('waits for a person when a non-idempotent payment was lost, and completes with one payment once told it committed', async () => {
@@ -95,7 +120,12 @@ describe('crash recovery', () => {
     assert.equal(settled.code, 0, settled.stderr)
     assert.equal(lab.payments().length, 1)
     const reconciled = (await lab.events(runId)).find((e) => e.type === 'tool/reconciled')
-    assert.ok(reconciled?.type === 'tool/reconciled' && reconciled.data.committed && reconciled.data.by === 'operator:alice' && reconciled.data.receipt === 'PAY-1')
+    assert.ok(
+      reconciled?.type === 'tool/reconciled' &&
+        reconciled.data.committed &&
+        reconciled.data.by === 'operator:alice' &&
+        reconciled.data.receipt === 'PAY-1',
+    )
     assert.equal((await lab.db().effect(`${runId}/s1.a1`))?.status, 'committed')
   })
 
@@ -107,11 +137,16 @@ describe('crash recovery', () => {
     assert.equal((await lab.run(['resume', runIdOf(crashed)])).code, 5)
     const settled = await lab.run(['reconcile', runIdOf(crashed), 's1.a1', '--not-committed'])
     assert.equal(settled.code, 0, settled.stderr)
-    assert.deepEqual(lab.payments().map((p) => p.key), [`${runIdOf(crashed)}/s1.a1`])
+    assert.deepEqual(
+      lab.payments().map((p) => p.key),
+      [`${runIdOf(crashed)}/s1.a1`],
+    )
   })
 
   it('asks a tool that can reconcile, and neither pays twice nor waits for a person', async () => {
-    lab = new FaultLab({ script: [{ tool: 'pay_checked', args: { amount: 10 } }, { tool: 'pay_checked', args: { amount: 20 } }, { final: 'paid' }] })
+    lab = new FaultLab({
+      script: [{ tool: 'pay_checked', args: { amount: 10 } }, { tool: 'pay_checked', args: { amount: 20 } }, { final: 'paid' }],
+    })
     const first = await lab.run(['run', '--json'], 'kill-in=pay_checked')
     const runId = runIdOf(first)
     await lab.leaseExpiry()
@@ -121,16 +156,25 @@ describe('crash recovery', () => {
     await lab.leaseExpiry()
     const done = await lab.run(['resume', runId])
     assert.equal(done.code, 0, done.stderr)
-    assert.deepEqual(lab.payments().map((p) => p.amount), [10, 20])
+    assert.deepEqual(
+      lab.payments().map((p) => p.amount),
+      [10, 20],
+    )
     const reconciled = (await lab.events(runId)).filter((e) => e.type === 'tool/reconciled')
-    assert.deepEqual(reconciled.map((e) => e.type === 'tool/reconciled' && [e.actionId, e.data.committed, e.data.by]), [
-      ['s1.a1', true, 'fault-desk@1.0.0:reconcile'],
-      ['s2.a1', false, 'fault-desk@1.0.0:reconcile'],
-    ])
+    assert.deepEqual(
+      reconciled.map((e) => e.type === 'tool/reconciled' && [e.actionId, e.data.committed, e.data.by]),
+      [
+        ['s1.a1', true, 'fault-desk@1.0.0:reconcile'],
+        ['s2.a1', false, 'fault-desk@1.0.0:reconcile'],
+      ],
+    )
   })
 
   it('survives a restart while waiting for approval: a new process approves and the payment happens once', async () => {
-    lab = new FaultLab({ script: [{ tool: 'pay_once', args: { amount: 10 } }, { final: 'paid' }], rules: [{ id: 'payments-ask', verdict: 'ask', match: { tool: 'pay_*' } }] })
+    lab = new FaultLab({
+      script: [{ tool: 'pay_once', args: { amount: 10 } }, { final: 'paid' }],
+      rules: [{ id: 'payments-ask', verdict: 'ask', match: { tool: 'pay_*' } }],
+    })
     const crashed = await lab.run(['run', '--json'], 'kill-after=run/paused#1')
     assert.equal(crashed.signal, 'SIGKILL')
     const runId = runIdOf(crashed)
@@ -145,7 +189,15 @@ describe('crash recovery', () => {
 
   it('keeps the result of one of two calls when the other times out, and asks whether the slow one took effect', async () => {
     lab = new FaultLab({
-      script: [{ calls: [{ tool: 'pay_idempotent', args: { amount: 5 } }, { tool: 'slow_pay', args: { amount: 7, ms: 600 } }] }, { final: 'done' }],
+      script: [
+        {
+          calls: [
+            { tool: 'pay_idempotent', args: { amount: 5 } },
+            { tool: 'slow_pay', args: { amount: 7, ms: 600 } },
+          ],
+        },
+        { final: 'done' },
+      ],
       desk: { slowPayTimeoutMs: 150 },
     })
     const exit = await lab.run(['run', '--json'])
@@ -158,7 +210,13 @@ describe('crash recovery', () => {
     const paused = events.at(-1)!
     assert.ok(paused.type === 'run/paused' && paused.data.status === 'WAITING_RECONCILIATION' && paused.data.actionId === 's1.a2')
     // The slow call went on and committed after its time limit; a person who checks says so.
-    assert.deepEqual(lab.payments().map((p) => p.amount).sort(), [5, 7])
+    assert.deepEqual(
+      lab
+        .payments()
+        .map((p) => p.amount)
+        .sort(),
+      [5, 7],
+    )
     assert.equal((await lab.run(['reconcile', runId, 's1.a2', '--committed'])).code, 0)
     assert.equal(lab.payments().length, 2)
   })
@@ -166,7 +224,10 @@ describe('crash recovery', () => {
   it('ends CANCELLED listing the payment that committed while the cancel raced it', async () => {
     // The payment waits (up to 8 s, under its 10 s limit) and commits as soon as the cancel reaches it,
     // within the grace: a commit racing the cancel, however long the second process takes to start.
-    lab = new FaultLab({ script: [{ tool: 'slow_pay', args: { amount: 9, ms: 8000 } }, { final: 'done' }], durability: { cancelGraceMs: 4000 } })
+    lab = new FaultLab({
+      script: [{ tool: 'slow_pay', args: { amount: 9, ms: 8000 } }, { final: 'done' }],
+      durability: { cancelGraceMs: 4000 },
+    })
     const running = lab.spawn(['run', '--json'])
     const [start] = await running.lines(1)
     while (!(await lab.events(start.runId)).some((e) => e.type === 'tool/start')) await new Promise((r) => setTimeout(r, 20))
@@ -177,63 +238,86 @@ describe('crash recovery', () => {
     const events = await lab.events(start.runId)
     const end = events.at(-1)!
     assert.ok(end.type === 'run/end' && end.data.status === 'CANCELLED')
-    assert.deepEqual(end.data.effects?.committed.map((e) => [e.actionId, e.tool, e.receipt]), [['s1.a1', 'slow_pay', 'PAY-1']])
+    assert.deepEqual(
+      end.data.effects?.committed.map((e) => [e.actionId, e.tool, e.receipt]),
+      [['s1.a1', 'slow_pay', 'PAY-1']],
+    )
     const requested = events.find((e) => e.type === 'run/cancel-requested')
     const paid = events.find((e) => e.type === 'tool/end')
-    assert.ok(requested?.type === 'run/cancel-requested' && requested.data.by === 'carol' && paid && requested.data.requestedAt <= paid.time)
+    assert.ok(
+      requested?.type === 'run/cancel-requested' && requested.data.by === 'carol' && paid && requested.data.requestedAt <= paid.time,
+    )
     assert.equal(lab.payments().length, 1)
   })
 
-  for (const store of sharedStores) it(`fences a stale worker: after its lease expired and another took over, it cannot write (${store})`, async () => {
-    lab = new FaultLab({ store, script: [{ tool: 'slow_pay', args: { amount: 4, ms: 400 } }, { final: 'done' }] })
-    const stale = lab.spawn(['run', '--json'])
-    const [start] = await stale.lines(1)
-    while (!(await lab.events(start.runId)).some((e) => e.type === 'tool/start')) await new Promise((r) => setTimeout(r, 10))
-    stale.child.kill('SIGSTOP')
-    await lab.leaseExpiry()
-    const fresh = await lab.run(['resume', start.runId])
-    assert.equal(fresh.code, 0, fresh.stderr)
-    const before = await lab.events(start.runId)
-    stale.child.kill('SIGCONT')
-    const staleExit = await stale.exit
-    assert.notEqual(staleExit.code, 0)
-    assert.match(staleExit.stderr, /lease_lost/)
-    const after = await lab.events(start.runId)
-    assert.deepEqual(after, before, 'the stale worker wrote nothing')
-    assert.equal(wellFormed(after), undefined)
-    assert.equal(count(after, 'run/recovered'), 1)
-    assert.equal(lab.payments().length, 1, 'both processes ran the payment under one key: one payment')
-  })
+  for (const store of sharedStores)
+    it(`fences a stale worker: after its lease expired and another took over, it cannot write (${store})`, async () => {
+      lab = new FaultLab({ store, script: [{ tool: 'slow_pay', args: { amount: 4, ms: 400 } }, { final: 'done' }] })
+      const stale = lab.spawn(['run', '--json'])
+      const [start] = await stale.lines(1)
+      while (!(await lab.events(start.runId)).some((e) => e.type === 'tool/start')) await new Promise((r) => setTimeout(r, 10))
+      stale.child.kill('SIGSTOP')
+      await lab.leaseExpiry()
+      const fresh = await lab.run(['resume', start.runId])
+      assert.equal(fresh.code, 0, fresh.stderr)
+      const before = await lab.events(start.runId)
+      stale.child.kill('SIGCONT')
+      const staleExit = await stale.exit
+      assert.notEqual(staleExit.code, 0)
+      assert.match(staleExit.stderr, /lease_lost/)
+      const after = await lab.events(start.runId)
+      assert.deepEqual(after, before, 'the stale worker wrote nothing')
+      assert.equal(wellFormed(after), undefined)
+      assert.equal(count(after, 'run/recovered'), 1)
+      assert.equal(lab.payments().length, 1, 'both processes ran the payment under one key: one payment')
+    })
 
-  for (const store of sharedStores) it(`makes one refund when two processes submit the same idempotency key at once (${store})`, async () => {
-    lab = new FaultLab({ store, script: [{ tool: 'refund', args: { order: 'O-7', amount: 20 } }, { final: 'refunded' }] })
-    const [a, b] = await Promise.all([lab.run(['run', '--json']), lab.run(['run', '--json'])])
-    assert.equal(a.code, 0, a.stderr)
-    assert.equal(b.code, 0, b.stderr)
-    assert.equal(lab.payments().length, 1)
-    const ends = [...a.events, ...b.events].filter((e) => e.type === 'tool/end')
-    assert.equal(ends.length, 2)
-    assert.equal(ends.filter((e) => e.type === 'tool/end' && e.data.deduplicated).length, 1, 'the second run used the first one\'s result')
-    assert.equal((await lab.db().effect('refund:order:O-7'))?.status, 'committed')
-  })
+  for (const store of sharedStores)
+    it(`makes one refund when two processes submit the same idempotency key at once (${store})`, async () => {
+      lab = new FaultLab({ store, script: [{ tool: 'refund', args: { order: 'O-7', amount: 20 } }, { final: 'refunded' }] })
+      const [a, b] = await Promise.all([lab.run(['run', '--json']), lab.run(['run', '--json'])])
+      assert.equal(a.code, 0, a.stderr)
+      assert.equal(b.code, 0, b.stderr)
+      assert.equal(lab.payments().length, 1)
+      const ends = [...a.events, ...b.events].filter((e) => e.type === 'tool/end')
+      assert.equal(ends.length, 2)
+      assert.equal(ends.filter((e) => e.type === 'tool/end' && e.data.deduplicated).length, 1, "the second run used the first one's result")
+      assert.equal((await lab.db().effect('refund:order:O-7'))?.status, 'committed')
+    })
 
   it('refuses an idempotency key reused with other arguments, and the run goes on', async () => {
-    lab = new FaultLab({ script: [{ tool: 'refund', args: { order: 'O-8', amount: 20 } }, { tool: 'refund', args: { order: 'O-8', amount: 99 } }, { final: 'ok' }] })
+    lab = new FaultLab({
+      script: [
+        { tool: 'refund', args: { order: 'O-8', amount: 20 } },
+        { tool: 'refund', args: { order: 'O-8', amount: 99 } },
+        { final: 'ok' },
+      ],
+    })
     const exit = await lab.run(['run', '--json'])
     assert.equal(exit.code, 0, exit.stderr)
     const error = exit.events.find((e) => e.type === 'tool/error')
     assert.ok(error?.type === 'tool/error' && error.data.code === 'idempotency_conflict' && error.actionId === 's2.a1')
-    assert.deepEqual(lab.payments().map((p) => p.amount), [20])
+    assert.deepEqual(
+      lab.payments().map((p) => p.amount),
+      [20],
+    )
   })
 
-  it('lets a run blocked behind another run\'s unknown effect go on once that effect is settled', async () => {
-    lab = new FaultLab({ script: [{ tool: 'charge', args: { invoice: 'INV-1', amount: 50 } }, { final: 'charged' }], durability: { effectWaitMs: 200 } })
+  it("lets a run blocked behind another run's unknown effect go on once that effect is settled", async () => {
+    lab = new FaultLab({
+      script: [{ tool: 'charge', args: { invoice: 'INV-1', amount: 50 } }, { final: 'charged' }],
+      durability: { effectWaitMs: 200 },
+    })
     const first = await lab.run(['run', '--json'], 'kill-in=charge')
     assert.equal(first.signal, 'SIGKILL')
     const second = await lab.run(['run', '--json'])
     assert.equal(second.code, 5)
     const blocked = second.events.at(-1)!
-    assert.ok(blocked.type === 'run/paused' && blocked.data.status === 'WAITING_RECONCILIATION' && /belongs to .* whose effect is unknown/.test(blocked.data.reason))
+    assert.ok(
+      blocked.type === 'run/paused' &&
+        blocked.data.status === 'WAITING_RECONCILIATION' &&
+        /belongs to .* whose effect is unknown/.test(blocked.data.reason),
+    )
     await lab.leaseExpiry()
     assert.equal((await lab.run(['resume', runIdOf(first)])).code, 5, 'the first run waits for a person')
     assert.equal((await lab.run(['reconcile', runIdOf(first), 's1.a1', '--committed'])).code, 0)
@@ -250,7 +334,10 @@ describe('crash recovery', () => {
     const runId = runIdOf(crashed)
     await lab.leaseExpiry()
     assert.equal((await lab.run(['resume', runId])).code, 5)
-    lab.write({ ...lab.options, policy: { path: new URL('fixtures/plugins/policy-rules-1.1', import.meta.url).pathname, config: { default: 'allow' } } })
+    lab.write({
+      ...lab.options,
+      policy: { path: new URL('fixtures/plugins/policy-rules-1.1', import.meta.url).pathname, config: { default: 'allow' } },
+    })
     const refused = await lab.run(['reconcile', runId, 's1.a1', '--committed'])
     assert.equal(refused.code, 2)
     assert.equal((await lab.events(runId)).filter((e) => e.type === 'tool/reconciled').length, 0, 'nothing settled')
@@ -262,7 +349,10 @@ describe('crash recovery', () => {
   it('suspends, rather than drives, a run a worker picks up under changed plugin versions', async () => {
     lab = new FaultLab({ script: [{ tool: 'lookup', args: {} }, { final: 'done' }] })
     const runId = (await lab.run(['submit'])).stdout.trim()
-    lab.write({ ...lab.options, policy: { path: new URL('fixtures/plugins/policy-rules-1.1', import.meta.url).pathname, config: { default: 'allow' } } })
+    lab.write({
+      ...lab.options,
+      policy: { path: new URL('fixtures/plugins/policy-rules-1.1', import.meta.url).pathname, config: { default: 'allow' } },
+    })
     const worker = await lab.run(['worker', '--once', '--json'])
     assert.equal(worker.code, 0, worker.stderr)
     const events = await lab.events(runId)
@@ -280,20 +370,30 @@ describe('crash recovery', () => {
     const paused = await lab.run(['run', '--json'])
     assert.equal(paused.code, 5)
     const runId = runIdOf(paused)
-    lab.write({ ...lab.options, policy: { path: new URL('fixtures/plugins/policy-rules-1.1', import.meta.url).pathname, config: { allow: ['pay_once'] } } })
+    lab.write({
+      ...lab.options,
+      policy: { path: new URL('fixtures/plugins/policy-rules-1.1', import.meta.url).pathname, config: { allow: ['pay_once'] } },
+    })
 
     const refused = await lab.run(['approve', runId, 's1.a1'])
     assert.equal(refused.code, 2)
     assert.match(refused.stderr, /error \[version_drift\]: run \S+ started with other plugin versions \(policy-rules 1\.0\.0 → 1\.1\.0\)/)
     assert.equal(lab.payments().length, 0)
     const drift = (await lab.events(runId)).filter((e) => e.type === 'run/version-drift')
-    assert.deepEqual(drift.map((e) => e.type === 'run/version-drift' && e.data.decision), ['refused'])
+    assert.deepEqual(
+      drift.map((e) => e.type === 'run/version-drift' && e.data.decision),
+      ['refused'],
+    )
 
     // The refused approve recorded nothing: the same command with --accept-drift goes through.
     const accepted = await lab.run(['approve', runId, 's1.a1', '--accept-drift'])
     assert.equal(accepted.code, 0, accepted.stderr)
     assert.equal(lab.payments().length, 1)
     const decisions = (await lab.events(runId)).filter((e) => e.type === 'tool/decision')
-    assert.deepEqual(decisions.map((e) => e.producer), ['policy-rules@1.0.0', 'policy-rules@1.1.0'], 'decided again under the new policy')
+    assert.deepEqual(
+      decisions.map((e) => e.producer),
+      ['policy-rules@1.0.0', 'policy-rules@1.1.0'],
+      'decided again under the new policy',
+    )
   })
 })

@@ -43,7 +43,10 @@ afterEach(async () => {
 
 async function setup(options: { script?: object[]; startOnce?: boolean; watch?: boolean } = {}) {
   const plugin = pluginCopy()
-  harness = await supportDesk({ script: (options.script ?? twoLookups) as never, policyPlugin: { path: plugin, config: { startOnce: !!options.startOnce } } })
+  harness = await supportDesk({
+    script: (options.script ?? twoLookups) as never,
+    policyPlugin: { path: plugin, config: { startOnce: !!options.startOnce } },
+  })
   dev = await DevReloader.start(harness.app, { debounceMs: 20, watch: options.watch })
   return { plugin, h: harness, dev }
 }
@@ -60,7 +63,11 @@ function nextReload(h: Harness, name = 'dev-policy'): Promise<PluginEvent> {
 }
 
 async function decisions(h: Harness, runId: string) {
-  return (await h.events(runId)).flatMap((e) => e.type === 'tool/decision' ? [{ step: e.stepId, producer: e.producer, verdict: e.data.verdict, rule: e.data.ruleId, reason: e.data.reason }] : [])
+  return (await h.events(runId)).flatMap((e) =>
+    e.type === 'tool/decision'
+      ? [{ step: e.stepId, producer: e.producer, verdict: e.data.verdict, rule: e.data.ruleId, reason: e.data.reason }]
+      : [],
+  )
 }
 
 describe('cordage dev: hot reload', () => {
@@ -73,7 +80,9 @@ describe('cordage dev: hot reload', () => {
     h.app.root.on('plugin/loaded', (e: PluginEvent) => log.push(`loaded ${e.name}`))
     const reloaded = nextReload(h)
     // Edited while step 1 waits for the model, so the swap has to wait for that step to end.
-    h.app.root.on('step/model-request', (e: RunEvent) => { if (e.stepId === 's1') writeFileSync(join(plugin, 'label.ts'), "export const Label = 'v2'\n") })
+    h.app.root.on('step/model-request', (e: RunEvent) => {
+      if (e.stepId === 's1') writeFileSync(join(plugin, 'label.ts'), "export const Label = 'v2'\n")
+    })
 
     const state = await h.agent.run('refund window?')
     const event = await reloaded
@@ -87,10 +96,13 @@ describe('cordage dev: hot reload', () => {
     assert.notEqual(event.to?.hash, event.from?.hash)
     // The tool call of step 1 got its result before the old version went away.
     assert.deepEqual(log.slice(0, 4), ['tool/end s1.a1', 'step/end s1', 'disposed dev-policy', 'loaded dev-policy'])
-    assert.deepEqual((await decisions(h, state.runId)).map((d) => [d.step, d.rule, d.reason]), [
-      ['s1', 'v1', 'decision #1 by v1'],
-      ['s2', 'v2', 'decision #2 by v2'],
-    ])
+    assert.deepEqual(
+      (await decisions(h, state.runId)).map((d) => [d.step, d.rule, d.reason]),
+      [
+        ['s1', 'v1', 'decision #1 by v1'],
+        ['s2', 'v2', 'decision #2 by v2'],
+      ],
+    )
     assert.equal(dev!.hashOf('support', plugin), event.to?.hash)
   })
 
@@ -106,23 +118,35 @@ describe('cordage dev: hot reload', () => {
     assert.equal(event.version, '1.0.0')
     const state = await h.agent.run('refund window?')
     assert.equal(state.status, 'COMPLETED')
-    assert.deepEqual((await decisions(h, state.runId)).map((d) => d.rule), ['v1', 'v1'])
+    assert.deepEqual(
+      (await decisions(h, state.runId)).map((d) => d.rule),
+      ['v1', 'v1'],
+    )
 
     // Fixed: the next save goes through.
     const fixed = nextReload(h)
     writeFileSync(join(plugin, 'label.ts'), "export const Label = 'v3'\n")
     assert.equal((await fixed).ok, true)
     const after = await h.agent.run('refund window?')
-    assert.deepEqual((await decisions(h, after.runId)).map((d) => d.rule), ['v3', 'v3'])
+    assert.deepEqual(
+      (await decisions(h, after.runId)).map((d) => d.rule),
+      ['v3', 'v3'],
+    )
   })
 
   it('keeps the old policy when the new version throws on start (fail closed: never none), with its state', async () => {
     const { plugin, h } = await setup()
     const first = await h.agent.run('refund window?')
-    assert.deepEqual((await decisions(h, first.runId)).map((d) => d.reason), ['decision #1 by v1', 'decision #2 by v1'])
+    assert.deepEqual(
+      (await decisions(h, first.runId)).map((d) => d.reason),
+      ['decision #1 by v1', 'decision #2 by v1'],
+    )
     const failed = nextReload(h)
     const source = readFileSync(join(plugin, 'index.ts'), 'utf8')
-    writeFileSync(join(plugin, 'index.ts'), source.replace('let decided = 0', "throw new Error('rules file is corrupt')\n  let decided = 0"))
+    writeFileSync(
+      join(plugin, 'index.ts'),
+      source.replace('let decided = 0', "throw new Error('rules file is corrupt')\n  let decided = 0"),
+    )
     const event = await failed
     assert.equal(event.ok, false)
     assert.equal(event.code, 'plugin_start_failed')
@@ -132,23 +156,35 @@ describe('cordage dev: hot reload', () => {
     const after = await h.agent.run('refund window?')
     assert.equal(after.status, 'COMPLETED')
     // The old version decides again, and got its own state back.
-    assert.deepEqual((await decisions(h, after.runId)).map((d) => [d.producer, d.verdict, d.reason]), [
-      ['dev-policy@1.0.0', 'allow', 'decision #3 by v1'],
-      ['dev-policy@1.0.0', 'allow', 'decision #4 by v1'],
-    ])
+    assert.deepEqual(
+      (await decisions(h, after.runId)).map((d) => [d.producer, d.verdict, d.reason]),
+      [
+        ['dev-policy@1.0.0', 'allow', 'decision #3 by v1'],
+        ['dev-policy@1.0.0', 'allow', 'decision #4 by v1'],
+      ],
+    )
   })
 
   it('puts a refusing stand-in in place when neither the new nor the old policy version can start', async () => {
     const { plugin, h } = await setup({ startOnce: true, script: [twoLookups[0], { final: refundAnswer }] })
     const failed = nextReload(h)
     const source = readFileSync(join(plugin, 'index.ts'), 'utf8')
-    writeFileSync(join(plugin, 'index.ts'), source.replace('let decided = 0', "throw new Error('rules file is corrupt')\n  let decided = 0"))
+    writeFileSync(
+      join(plugin, 'index.ts'),
+      source.replace('let decided = 0', "throw new Error('rules file is corrupt')\n  let decided = 0"),
+    )
     const event = await failed
     assert.equal(event.ok, false)
     assert.equal(event.failClosed, true)
-    assert.match(event.message ?? '', /rules file is corrupt.*could not be plugged back either.*policy now refuse(s)? everything.*fail closed/)
+    assert.match(
+      event.message ?? '',
+      /rules file is corrupt.*could not be plugged back either.*policy now refuse(s)? everything.*fail closed/,
+    )
     const denied = await h.agent.run('refund window?')
-    assert.deepEqual((await decisions(h, denied.runId)).map((d) => [d.producer, d.verdict, d.rule]), [['dev-policy-fail-closed@1.0.0', 'deny', 'fail-closed']])
+    assert.deepEqual(
+      (await decisions(h, denied.runId)).map((d) => [d.producer, d.verdict, d.rule]),
+      [['dev-policy-fail-closed@1.0.0', 'deny', 'fail-closed']],
+    )
     assert.notEqual(denied.status, 'COMPLETED')
 
     // A version that starts replaces the stand-in.
@@ -158,7 +194,10 @@ describe('cordage dev: hot reload', () => {
     assert.equal(ok.ok, true, ok.message)
     const after = await h.agent.run('refund window?')
     assert.equal(after.status, 'COMPLETED')
-    assert.deepEqual((await decisions(h, after.runId)).map((d) => [d.producer, d.verdict, d.rule]), [['dev-policy@1.0.0', 'allow', 'v1']])
+    assert.deepEqual(
+      (await decisions(h, after.runId)).map((d) => [d.producer, d.verdict, d.rule]),
+      [['dev-policy@1.0.0', 'allow', 'v1']],
+    )
   })
 
   it('hands state over on every reload, and refuses a swap whose snapshot cannot be copied (old version keeps serving)', async () => {
@@ -176,7 +215,10 @@ describe('cordage dev: hot reload', () => {
 
     // A snapshot holding a function cannot be handed over: the swap is refused before anything changes.
     const source = readFileSync(join(plugin, 'index.ts'), 'utf8')
-    writeFileSync(join(plugin, 'index.ts'), source.replace('snapshot: () => ({ decided })', 'snapshot: () => ({ decided, f: () => decided })'))
+    writeFileSync(
+      join(plugin, 'index.ts'),
+      source.replace('snapshot: () => ({ decided })', 'snapshot: () => ({ decided, f: () => decided })'),
+    )
     assert.equal((await dev.reload(plugin))[0].ok, true)
     writeFileSync(join(plugin, 'label.ts'), "export const Label = 'v4'\n")
     const [refused] = await dev.reload(plugin)
@@ -191,7 +233,11 @@ describe('cordage dev (the command)', () => {
     const plugin = pluginCopy(dir)
     const preset = deskPreset({ script: [twoLookups[0], { final: refundAnswer }], policyPlugin: { path: './dev-policy' } }, 'outbox.jsonl')
     writeFileSync(join(dir, 'preset.yml'), stringify(preset))
-    const child = spawn(process.execPath, [bin, 'dev', '--preset', 'preset.yml', '--task', 'refund window?', '--debounce', '20', '--json'], { cwd: dir, env: { ...process.env, NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'] })
+    const child = spawn(
+      process.execPath,
+      [bin, 'dev', '--preset', 'preset.yml', '--task', 'refund window?', '--debounce', '20', '--json'],
+      { cwd: dir, env: { ...process.env, NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'] },
+    )
     const lines: Record<string, unknown>[] = []
     let stderr = ''
     let waiting: { test: (line: Record<string, unknown>) => boolean; done: (line: Record<string, unknown>) => void } | undefined
@@ -202,20 +248,28 @@ describe('cordage dev (the command)', () => {
         const line = JSON.parse(buffer.slice(0, at)) as Record<string, unknown>
         buffer = buffer.slice(at + 1)
         lines.push(line)
-        if (waiting?.test(line)) { waiting.done(line); waiting = undefined }
+        if (waiting?.test(line)) {
+          waiting.done(line)
+          waiting = undefined
+        }
       }
     })
-    child.stderr.on('data', (chunk) => { stderr += chunk })
+    child.stderr.on('data', (chunk) => {
+      stderr += chunk
+    })
     const exited = new Promise<number | null>((done) => child.on('exit', (code) => done(code)))
     const expect = (test: (line: Record<string, unknown>) => boolean) => {
       const seen = lines.find(test)
       if (seen) return Promise.resolve(seen)
       return Promise.race([
-        new Promise<Record<string, unknown>>((done) => { waiting = { test, done } }),
+        new Promise<Record<string, unknown>>((done) => {
+          waiting = { test, done }
+        }),
         new Promise<never>((_, fail) => setTimeout(() => fail(new Error(`timed out; stderr:\n${stderr}`)), 30_000).unref()),
       ])
     }
-    const decision = (rule: string) => (l: Record<string, unknown>) => l.type === 'tool/decision' && (l.data as { ruleId: string }).ruleId === rule
+    const decision = (rule: string) => (l: Record<string, unknown>) =>
+      l.type === 'tool/decision' && (l.data as { ruleId: string }).ruleId === rule
     try {
       // The run at start decides with v1.
       await expect(decision('v1'))

@@ -54,7 +54,10 @@ describe('docs/writing-a-plugin.md', () => {
       const [first, ...rest] = block.split('\n')
       assert.equal(rest.join('\n'), doc(first.replace('// file: ', '')), `${first} differs from the doc`)
     }
-    assert.ok(blocks(text, 'yaml').includes(doc('docs/examples/returns-desk.yml')), 'the preset block differs from docs/examples/returns-desk.yml')
+    assert.ok(
+      blocks(text, 'yaml').includes(doc('docs/examples/returns-desk.yml')),
+      'the preset block differs from docs/examples/returns-desk.yml',
+    )
   })
 
   it('runs: a refund waits for approval, then completes with the refund id as evidence', async () => {
@@ -67,16 +70,18 @@ describe('docs/writing-a-plugin.md', () => {
     assert.equal(done.status, 'COMPLETED')
     const verified = (await agent.store().load(done.runId)).find((e) => e.type === 'verify/end')
     assert.ok(verified?.type === 'verify/end')
-    assert.deepEqual(verified.data.evidence.map((e) => [e.kind, e.ref]), [['receipt', 'RF-1']])
+    assert.deepEqual(
+      verified.data.evidence.map((e) => [e.kind, e.ref]),
+      [['receipt', 'RF-1']],
+    )
     await app.stop()
   })
 
   it('runs: a refund over 100 is denied by the preset rule, and an answer naming a refund it did not make fails', async () => {
     const app = await Cordage.fromPreset(join(root, 'docs/examples/returns-desk.yml'))
-    await app.swap('returns', 'model-scripted', { config: { script: [
-      { tool: 'issue_refund', args: { orderId: 'O-8', amount: 250 } },
-      { final: 'Refunded in full (RF-1).' },
-    ] } })
+    await app.swap('returns', 'model-scripted', {
+      config: { script: [{ tool: 'issue_refund', args: { orderId: 'O-8', amount: 250 } }, { final: 'Refunded in full (RF-1).' }] },
+    })
     const state = await app.agent('returns').run('Refund O-8')
     assert.equal(state.actions['s1.a1'].status, 'denied')
     assert.equal(state.actions['s1.a1'].decision?.ruleId, 'large-refunds')
@@ -97,7 +102,12 @@ describe('README', () => {
   })
 
   it('states the same exit codes as the CLI', () => {
-    assert.match(readme, new RegExp(`exits ${ExitCodes.ok} only when the run completed: ${ExitCodes.failed} failed, ${ExitCodes.usage} usage or configuration error,\\s+${ExitCodes.failedVerification} failed verification, ${ExitCodes.stopped} stopped by a budget, ${ExitCodes.waiting} waiting \\(for approval or the user\\), ${ExitCodes.cancelled} cancelled,\\s+${ExitCodes.busy} busy`))
+    assert.match(
+      readme,
+      new RegExp(
+        `exits ${ExitCodes.ok} only when the run completed: ${ExitCodes.failed} failed, ${ExitCodes.usage} usage or configuration error,\\s+${ExitCodes.failedVerification} failed verification, ${ExitCodes.stopped} stopped by a budget, ${ExitCodes.waiting} waiting \\(for approval or the user\\), ${ExitCodes.cancelled} cancelled,\\s+${ExitCodes.busy} busy`,
+      ),
+    )
   })
 })
 
@@ -108,13 +118,17 @@ describe('docs/events.md', () => {
   })
 
   it('says, in each event section, whether a listener can change anything', () => {
-    const sections = doc('docs/events.md').split(/^## (?=\S+\/)/m).slice(1)
+    const sections = doc('docs/events.md')
+      .split(/^## (?=\S+\/)/m)
+      .slice(1)
     for (const section of sections) assert.match(section, /\*\*Notification only\.\*\*/, section.split('\n')[0])
   })
 })
 
 describe('docs/errors.md', () => {
-  const rows = doc('docs/errors.md').split('\n').filter((l) => /^\| `[a-z_]+` \|/.test(l))
+  const rows = doc('docs/errors.md')
+    .split('\n')
+    .filter((l) => /^\| `[a-z_]+` \|/.test(l))
 
   it('has one row per error code, and no row for a code that does not exist', () => {
     assert.deepEqual(rows.map((r) => r.split('|')[1].trim().replace(/`/g, '')).sort(), Object.keys(Codes).sort())
@@ -135,7 +149,10 @@ describe('docs/cli.md', () => {
 
   it('documents every command, and no command that does not exist', () => {
     const headings = [...text.matchAll(/^### (\w+)$/gm)].map((m) => m[1]).filter((h) => !['Readable', 'json'].includes(h))
-    assert.deepEqual(headings, Commands.map((c) => c.name))
+    assert.deepEqual(
+      headings,
+      Commands.map((c) => c.name),
+    )
     for (const command of Commands) assert.ok(text.includes(command.usage), `docs/cli.md shows the usage line of ${command.name}`)
   })
 

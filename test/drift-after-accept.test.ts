@@ -19,7 +19,12 @@ function cordage(args: string[], cwd: string) {
   const result = spawnSync(process.execPath, [bin, ...args], { cwd, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } })
   return { code: result.status, stdout: result.stdout, stderr: result.stderr }
 }
-const jsonEvents = (stdout: string): RunEvent[] => stdout.trim().split('\n').filter(Boolean).map((l) => JSON.parse(l))
+const jsonEvents = (stdout: string): RunEvent[] =>
+  stdout
+    .trim()
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l))
 
 describe('resume after an accepted drift of plugin files', () => {
   const rules = [
@@ -27,26 +32,36 @@ describe('resume after an accepted drift of plugin files', () => {
     { id: 'followups', verdict: 'ask', match: { tool: 'record_followup' } },
   ]
   function writePreset(dir: string, policy: Record<string, unknown>, extra: unknown[] = []): void {
-    writeFileSync(join(dir, 'desk.yml'), stringify({
-      agents: {
-        support: {
-          task: 'Refund T-1001 and tell me the window',
-          model: { plugin: 'model-scripted', config: { script: [
-            { tool: 'record_followup', args: { ticketId: 'T-1001', note: 'first' } },
-            { tool: 'record_followup', args: { ticketId: 'T-1001', note: 'second' } },
-            { tool: 'lookup_policy', args: { topic: 'refunds' } },
-            { final: refundAnswer },
-          ] } },
-          plugins: [
-            { plugin: 'store-sqlite', config: { path: 'runs.db' } },
-            'tools-registry', 'context-basic', 'verifier-basic',
-            { plugin: 'policy-rules', config: { default: 'deny', rules }, ...policy },
-            { plugin: 'support-desk', config: { outbox: 'outbox.jsonl' } },
-            ...extra,
-          ],
+    writeFileSync(
+      join(dir, 'desk.yml'),
+      stringify({
+        agents: {
+          support: {
+            task: 'Refund T-1001 and tell me the window',
+            model: {
+              plugin: 'model-scripted',
+              config: {
+                script: [
+                  { tool: 'record_followup', args: { ticketId: 'T-1001', note: 'first' } },
+                  { tool: 'record_followup', args: { ticketId: 'T-1001', note: 'second' } },
+                  { tool: 'lookup_policy', args: { topic: 'refunds' } },
+                  { final: refundAnswer },
+                ],
+              },
+            },
+            plugins: [
+              { plugin: 'store-sqlite', config: { path: 'runs.db' } },
+              'tools-registry',
+              'context-basic',
+              'verifier-basic',
+              { plugin: 'policy-rules', config: { default: 'deny', rules }, ...policy },
+              { plugin: 'support-desk', config: { outbox: 'outbox.jsonl' } },
+              ...extra,
+            ],
+          },
         },
-      },
-    }))
+      }),
+    )
   }
 
   it('a run that accepted changed plugin files, resumed again on the files it started with, records a drift decision (it last ran the edited ones)', () => {
@@ -67,8 +82,14 @@ describe('resume after an accepted drift of plugin files', () => {
     writeFileSync(join(greeter, 'index.ts'), original)
     const back = cordage(['approve', runId, 's2.a1', '--preset', 'desk.yml'], dir)
     const read = cordage(['events', runId, '--preset', 'desk.yml', '--json'], dir)
-    const drifts = jsonEvents(read.stdout).filter((e) => e.type === 'run/version-drift').map((e) => (e.data as any))
-    assert.equal(drifts.length, 2, `the switch back to the original greeter files went unrecorded (approve exit ${back.code}); drift events: ${JSON.stringify(drifts)}`)
+    const drifts = jsonEvents(read.stdout)
+      .filter((e) => e.type === 'run/version-drift')
+      .map((e) => e.data as any)
+    assert.equal(
+      drifts.length,
+      2,
+      `the switch back to the original greeter files went unrecorded (approve exit ${back.code}); drift events: ${JSON.stringify(drifts)}`,
+    )
   })
 
   it('a run that accepted changed plugin files is not refused again for the same, already accepted, files', () => {

@@ -29,25 +29,35 @@ const rules = [
 /** Step 1 asks (a follow-up), step 2 is decided by policy after the resume, step 3 answers. */
 function writePreset(dir: string, policy: Record<string, unknown>, extra: unknown[] = []): string {
   const file = join(dir, 'desk.yml')
-  writeFileSync(file, stringify({
-    agents: {
-      support: {
-        task: 'Refund T-1001 and tell me the window',
-        model: { plugin: 'model-scripted', config: { script: [
-          { tool: 'record_followup', args: { ticketId: 'T-1001', note: 'Refund approved.' } },
-          { tool: 'lookup_policy', args: { topic: 'refunds' } },
-          { final: refundAnswer },
-        ] } },
-        plugins: [
-          { plugin: 'store-sqlite', config: { path: 'runs.db' } },
-          'tools-registry', 'context-basic', 'verifier-basic',
-          { plugin: 'policy-rules', config: { default: 'deny', rules }, ...policy },
-          { plugin: 'support-desk', config: { outbox: 'outbox.jsonl' } },
-          ...extra,
-        ],
+  writeFileSync(
+    file,
+    stringify({
+      agents: {
+        support: {
+          task: 'Refund T-1001 and tell me the window',
+          model: {
+            plugin: 'model-scripted',
+            config: {
+              script: [
+                { tool: 'record_followup', args: { ticketId: 'T-1001', note: 'Refund approved.' } },
+                { tool: 'lookup_policy', args: { topic: 'refunds' } },
+                { final: refundAnswer },
+              ],
+            },
+          },
+          plugins: [
+            { plugin: 'store-sqlite', config: { path: 'runs.db' } },
+            'tools-registry',
+            'context-basic',
+            'verifier-basic',
+            { plugin: 'policy-rules', config: { default: 'deny', rules }, ...policy },
+            { plugin: 'support-desk', config: { outbox: 'outbox.jsonl' } },
+            ...extra,
+          ],
+        },
       },
-    },
-  }))
+    }),
+  )
   return file
 }
 
@@ -63,7 +73,11 @@ function pausedRun(dir: string, extra: unknown[] = []): string {
 }
 
 function jsonEvents(stdout: string): RunEvent[] {
-  return stdout.trim().split('\n').filter(Boolean).map((line) => JSON.parse(line))
+  return stdout
+    .trim()
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line))
 }
 
 function storedEvents(dir: string, runId: string): RunEvent[] {
@@ -92,7 +106,10 @@ describe('resume under drift', () => {
     const events = storedEvents(dir, runId)
     const [drift] = driftOf(events)
     assert.equal(drift.decision, 'refused')
-    assert.deepEqual(drift.changes.map((c) => [c.plugin, c.from, c.to, c.decision]), [['policy-rules', '1.0.0', '2.0.0', 'refused']])
+    assert.deepEqual(
+      drift.changes.map((c) => [c.plugin, c.from, c.to, c.decision]),
+      [['policy-rules', '1.0.0', '2.0.0', 'refused']],
+    )
     assert.equal(events.at(-1)!.type, 'run/version-drift')
   })
 
@@ -120,7 +137,10 @@ describe('resume under drift', () => {
     const events = storedEvents(dir, runId)
     const [drift] = driftOf(events)
     assert.equal(drift.decision, 'pinned')
-    assert.deepEqual(drift.changes.map((c) => [c.plugin, c.from, c.to, c.decision]), [['policy-rules', '1.0.0', '2.0.0', 'pinned']])
+    assert.deepEqual(
+      drift.changes.map((c) => [c.plugin, c.from, c.to, c.decision]),
+      [['policy-rules', '1.0.0', '2.0.0', 'pinned']],
+    )
     assert.equal(drift.changes[0].fromHash, pluginHash(resolve(import.meta.dirname, '../plugins/policy-rules-v1')))
     assert.equal(drift.changes[0].toHash, pluginHash(resolve(import.meta.dirname, '../plugins/policy-rules')))
     // Every policy decision of the run, before and after the resume, came from 1.0.0.
@@ -149,10 +169,19 @@ describe('resume under drift', () => {
     const accepted = cordage(['approve', runId, 's1.a1', '--preset', 'desk.yml', '--accept-drift'], dir)
     assert.equal(accepted.code, 0, accepted.stderr)
     const events = storedEvents(dir, runId)
-    assert.deepEqual(driftOf(events).map((d) => d.decision), ['refused', 'accepted'])
+    assert.deepEqual(
+      driftOf(events).map((d) => d.decision),
+      ['refused', 'accepted'],
+    )
     assert.equal(events.filter((e) => e.type === 'tool/approval-decided').length, 1)
     const decisions = events.filter((e): e is RunEvent<'tool/decision'> => e.type === 'tool/decision' && e.actionId === 's1.a1')
-    assert.deepEqual(decisions.map((d) => [d.producer, d.data.verdict]), [['policy-rules@1.0.0', 'ask'], ['policy-rules@2.0.0', 'deny']])
+    assert.deepEqual(
+      decisions.map((d) => [d.producer, d.data.verdict]),
+      [
+        ['policy-rules@1.0.0', 'ask'],
+        ['policy-rules@2.0.0', 'deny'],
+      ],
+    )
     assert.equal(events.filter((e) => e.type === 'tool/start' && e.data.tool === 'record_followup').length, 0)
   })
 
@@ -173,9 +202,22 @@ describe('resume under drift', () => {
     assert.notEqual(after, before)
     const refused = cordage(['approve', runId, 's1.a1', '--preset', 'desk.yml'], dir)
     assert.equal(refused.code, 2, refused.stderr)
-    assert.match(refused.stderr, /greeter 0\.3\.0 \(sha256:[0-9a-f]{12}\) → 0\.3\.0 \(sha256:[0-9a-f]{12}\) \[cannot pin: greeter@0\.3\.0 with content sha256:[0-9a-f]+ is not installed here\]/)
+    assert.match(
+      refused.stderr,
+      /greeter 0\.3\.0 \(sha256:[0-9a-f]{12}\) → 0\.3\.0 \(sha256:[0-9a-f]{12}\) \[cannot pin: greeter@0\.3\.0 with content sha256:[0-9a-f]+ is not installed here\]/,
+    )
     const [drift] = driftOf(storedEvents(dir, runId))
-    assert.deepEqual(drift.changes, [{ plugin: 'greeter', from: '0.3.0', to: '0.3.0', fromHash: before, toHash: after, decision: 'refused', note: `cannot pin: greeter@0.3.0 with content ${before} is not installed here` }])
+    assert.deepEqual(drift.changes, [
+      {
+        plugin: 'greeter',
+        from: '0.3.0',
+        to: '0.3.0',
+        fromHash: before,
+        toHash: after,
+        decision: 'refused',
+        note: `cannot pin: greeter@0.3.0 with content ${before} is not installed here`,
+      },
+    ])
 
     // The refusal recorded no approval: the same approve, with --accept-drift, goes through.
     const accepted = cordage(['approve', runId, 's1.a1', '--preset', 'desk.yml', '--accept-drift'], dir)

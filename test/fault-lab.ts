@@ -58,49 +58,65 @@ export class FaultLab {
   }
 
   write(options: LabOptions): void {
-    writeFileSync(this.presetFile, stringify({
-      cordage: 1,
-      agents: {
-        pay: {
-          task: 'pay the invoice',
-          budgets: { maxSteps: 20, ...options.budgets },
-          ...(options.spawns ? { spawns: options.spawns } : {}),
-          retry: { attempts: 2, backoffMs: 1 },
-          durability: { leaseTtlMs: 300, cancelWatchMs: 25, cancelGraceMs: 1500, effectWaitMs: 3000, ...options.durability },
-          model: { plugin: 'model-scripted', config: { script: options.script, ...options.model } },
-          plugins: [
-            options.store === 'postgres'
-              ? { plugin: 'store-postgres', config: { url: pgUrl(), schema: this.schema } }
-              : { plugin: 'store-sqlite', config: { path: 'runs.db' } },
-            'tools-registry',
-            'context-basic',
-            { plugin: 'verifier-basic', config: { minCount: 0 } },
-            options.policy ?? { plugin: 'policy-rules', version: '^1.0.0', config: { default: 'allow', rules: options.rules ?? [] } },
-            { path: resolve(import.meta.dirname, 'fixtures/plugins/fault-desk'), config: { payments: 'payments.jsonl', ...options.desk } },
-            ...(options.plugins ?? []),
-          ],
+    writeFileSync(
+      this.presetFile,
+      stringify({
+        cordage: 1,
+        agents: {
+          pay: {
+            task: 'pay the invoice',
+            budgets: { maxSteps: 20, ...options.budgets },
+            ...(options.spawns ? { spawns: options.spawns } : {}),
+            retry: { attempts: 2, backoffMs: 1 },
+            durability: { leaseTtlMs: 300, cancelWatchMs: 25, cancelGraceMs: 1500, effectWaitMs: 3000, ...options.durability },
+            model: { plugin: 'model-scripted', config: { script: options.script, ...options.model } },
+            plugins: [
+              options.store === 'postgres'
+                ? { plugin: 'store-postgres', config: { url: pgUrl(), schema: this.schema } }
+                : { plugin: 'store-sqlite', config: { path: 'runs.db' } },
+              'tools-registry',
+              'context-basic',
+              { plugin: 'verifier-basic', config: { minCount: 0 } },
+              options.policy ?? { plugin: 'policy-rules', version: '^1.0.0', config: { default: 'allow', rules: options.rules ?? [] } },
+              {
+                path: resolve(import.meta.dirname, 'fixtures/plugins/fault-desk'),
+                config: { payments: 'payments.jsonl', ...options.desk },
+              },
+              ...(options.plugins ?? []),
+            ],
+          },
+          ...options.agents,
         },
-        ...options.agents,
-      },
-    }))
+      }),
+    )
   }
 
   /** Start `cordage <args> --preset <lab preset>`; `fault` sets CORDAGE_FAULT. */
   spawn(args: string[], fault?: string): { child: ChildProcess; exit: Promise<Exit>; lines: (n: number) => Promise<RunEvent[]> } {
     const child = spawn(process.execPath, [bin, ...args, '--preset', this.presetFile], {
-      env: { ...process.env, NO_COLOR: '1', CORDAGE_FAULT: fault ?? '' }, stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, NO_COLOR: '1', CORDAGE_FAULT: fault ?? '' },
+      stdio: ['ignore', 'pipe', 'pipe'],
     })
     let stdout = ''
     let stderr = ''
     const waiters: (() => void)[] = []
-    child.stdout!.on('data', (d) => { stdout += d; for (const w of waiters.splice(0)) w() })
-    child.stderr!.on('data', (d) => { stderr += d })
-    const exit = new Promise<Exit>((done) => child.on('close', (code, signal) => {
+    child.stdout!.on('data', (d) => {
+      stdout += d
       for (const w of waiters.splice(0)) w()
-      done({ code, signal, stdout, stderr, events: parseLines(stdout) })
-    }))
+    })
+    child.stderr!.on('data', (d) => {
+      stderr += d
+    })
+    const exit = new Promise<Exit>((done) =>
+      child.on('close', (code, signal) => {
+        for (const w of waiters.splice(0)) w()
+        done({ code, signal, stdout, stderr, events: parseLines(stdout) })
+      }),
+    )
     let closed = false
-    void exit.then(() => { closed = true })
+    void exit.then(() => {
+      closed = true
+    })
     const lines = async (n: number) => {
       while (parseLines(stdout).length < n && !closed) await new Promise<void>((r) => waiters.push(r))
       return parseLines(stdout)
@@ -114,9 +130,10 @@ export class FaultLab {
   }
 
   db(): SqliteStore | PostgresStore {
-    return this.store ??= this.options.store === 'postgres'
-      ? new PostgresStore(pgUrl(), this.schema, 2, 500)
-      : new SqliteStore(join(this.dir, 'runs.db'), { synchronous: 'normal', snapshotEvery: 500, busyTimeoutMs: 5000 })
+    return (this.store ??=
+      this.options.store === 'postgres'
+        ? new PostgresStore(pgUrl(), this.schema, 2, 500)
+        : new SqliteStore(join(this.dir, 'runs.db'), { synchronous: 'normal', snapshotEvery: 500, busyTimeoutMs: 5000 }))
   }
 
   events(runId: string): Promise<RunEvent[]> {
@@ -146,7 +163,10 @@ function pgUrl(): string {
 }
 
 function parseLines(text: string): RunEvent[] {
-  return text.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l))
+  return text
+    .split('\n')
+    .filter((l) => l.startsWith('{'))
+    .map((l) => JSON.parse(l))
 }
 
 /** seq 1..n without gaps, one run/end at most and last. */

@@ -75,7 +75,12 @@ export async function supportDesk(options: DeskOptions): Promise<Harness> {
   const app = await Cordage.fromPreset(presetFile, { onError: (error) => errors.push(error) })
   const agent = app.agent('support')
   return {
-    app, agent, dir, presetFile, outboxFile, errors,
+    app,
+    agent,
+    dir,
+    presetFile,
+    outboxFile,
+    errors,
     events: (runId) => agent.store().load(runId),
     types: async (runId) => (await agent.store().load(runId)).map((e) => e.type),
     followups: () => new Outbox(outboxFile).entries(),
@@ -106,7 +111,10 @@ export function deskPreset(options: DeskOptions, outbox: string) {
           'tools-registry',
           options.contextPlugin ?? 'context-basic',
           options.verifierPlugin ?? { plugin: 'verifier-basic', config: { ...options.verifier } },
-          options.policyPlugin ?? { plugin: 'policy-rules', config: { default: 'deny', approvers: ['*'], rules: options.rules ?? DefaultRules } },
+          options.policyPlugin ?? {
+            plugin: 'policy-rules',
+            config: { default: 'deny', approvers: ['*'], rules: options.rules ?? DefaultRules },
+          },
           { plugin: 'support-desk', config: { outbox, slowLookupDelayMs: 5000, slowLookupTimeoutMs: 50, ...options.desk } },
           ...(options.plugins ?? []),
         ],

@@ -10,9 +10,18 @@ import { claimTicketIssuer, TicketBook } from '../core/kernel/ticket.ts'
 import { indexOf, refundAnswer, supportDesk, type Harness } from './helpers.ts'
 
 let harness: Harness | undefined
-afterEach(async () => { await harness?.stop(); harness = undefined })
+afterEach(async () => {
+  await harness?.stop()
+  harness = undefined
+})
 
-const io = (runId: string, actionId: string) => ({ runId, actionId, idempotencyKey: `${runId}/${actionId}`, attempt: 1, signal: new AbortController().signal })
+const io = (runId: string, actionId: string) => ({
+  runId,
+  actionId,
+  idempotencyKey: `${runId}/${actionId}`,
+  attempt: 1,
+  signal: new AbortController().signal,
+})
 const logProbe = { path: resolve(import.meta.dirname, 'fixtures/plugins/log-probe') }
 
 describe('invariant 1: the model proposes, the harness disposes', () => {
@@ -33,7 +42,12 @@ describe('invariant 1: the model proposes, the harness disposes', () => {
   it('records the policy decision before every tool start, under the policy version the ticket names', async () => {
     harness = await supportDesk({
       script: [
-        { calls: [{ tool: 'lookup_policy', args: { topic: 'refunds' } }, { tool: 'lookup_policy', args: { topic: 'shipping' } }] },
+        {
+          calls: [
+            { tool: 'lookup_policy', args: { topic: 'refunds' } },
+            { tool: 'lookup_policy', args: { topic: 'shipping' } },
+          ],
+        },
         { final: refundAnswer },
       ],
     })
@@ -56,7 +70,9 @@ describe('invariant 1: the model proposes, the harness disposes', () => {
     })
     const paused = await harness.agent.run('note it')
     assert.equal(paused.status, 'WAITING_APPROVAL')
-    await harness.app.swap('support', 'policy-rules', { config: { default: 'deny', rules: [{ id: 'no-writes', verdict: 'deny', match: { sideEffect: 'external' } }] } })
+    await harness.app.swap('support', 'policy-rules', {
+      config: { default: 'deny', rules: [{ id: 'no-writes', verdict: 'deny', match: { sideEffect: 'external' } }] },
+    })
     const state = await (await harness.agent.approve(paused.runId, 's1.a1', { by: 'bob' })).done
     assert.equal(harness.followups().length, 0, 'the approval does not outlive the policy it was asked under')
     const decisions = (await harness.events(paused.runId)).filter((e) => e.type === 'tool/decision')
@@ -80,7 +96,13 @@ describe('invariant 1: the model proposes, the harness disposes', () => {
     const state = await harness.agent.run('go')
     assert.equal(state.status, 'COMPLETED')
     const errors = (await harness.events(state.runId)).filter((e) => e.type === 'tool/error')
-    assert.deepEqual(errors.map((e) => e.type === 'tool/error' && [e.data.code, e.data.errorClass]), [['unknown_tool', 'model_semantic'], ['invalid_arguments', 'model_semantic']])
+    assert.deepEqual(
+      errors.map((e) => e.type === 'tool/error' && [e.data.code, e.data.errorClass]),
+      [
+        ['unknown_tool', 'model_semantic'],
+        ['invalid_arguments', 'model_semantic'],
+      ],
+    )
     const requests = harness.model().requests
     assert.match(requests[1].messages.at(-1)!.text, /Unknown tool "delete_everything"\. Tools you can call: lookup_policy/)
     assert.match(requests[2].messages.at(-1)!.text, /Invalid arguments for lookup_policy: topic: .*expected string/)
@@ -88,8 +110,15 @@ describe('invariant 1: the model proposes, the harness disposes', () => {
 
   it('makes a denial an observation the model can react to', async () => {
     harness = await supportDesk({
-      script: [{ tool: 'slow_lookup', args: { query: 'x' } }, { tool: 'lookup_policy', args: { topic: 'refunds' } }, { final: refundAnswer }],
-      rules: [{ id: 'no-archive', verdict: 'deny', match: { tool: 'slow_lookup' }, reason: 'the archive is closed' }, { id: 'read', verdict: 'allow', match: { sideEffect: 'none' } }],
+      script: [
+        { tool: 'slow_lookup', args: { query: 'x' } },
+        { tool: 'lookup_policy', args: { topic: 'refunds' } },
+        { final: refundAnswer },
+      ],
+      rules: [
+        { id: 'no-archive', verdict: 'deny', match: { tool: 'slow_lookup' }, reason: 'the archive is closed' },
+        { id: 'read', verdict: 'allow', match: { sideEffect: 'none' } },
+      ],
     })
     const state = await harness.agent.run('go')
     assert.equal(state.status, 'COMPLETED')
@@ -97,11 +126,21 @@ describe('invariant 1: the model proposes, the harness disposes', () => {
     assert.match(harness.model().requests[1].messages.at(-1)!.text, /Denied by policy \(rule no-archive\): the archive is closed/)
     const events = await harness.events(state.runId)
     const closing = events[indexOf(events, 'tool/decision', 's1.a1') + 1]
-    assert.ok(closing.type === 'tool/error' && closing.data.code === 'policy_denied' && closing.causation === events[indexOf(events, 'tool/decision', 's1.a1')].seq)
+    assert.ok(
+      closing.type === 'tool/error' &&
+        closing.data.code === 'policy_denied' &&
+        closing.causation === events[indexOf(events, 'tool/decision', 's1.a1')].seq,
+    )
   })
 
   it('closes a rejected action with approval_rejected and tells the model who rejected it', async () => {
-    harness = await supportDesk({ script: [{ tool: 'record_followup', args: { ticketId: 'T-1', note: 'n' } }, { tool: 'lookup_policy', args: { topic: 'refunds' } }, { final: refundAnswer }] })
+    harness = await supportDesk({
+      script: [
+        { tool: 'record_followup', args: { ticketId: 'T-1', note: 'n' } },
+        { tool: 'lookup_policy', args: { topic: 'refunds' } },
+        { final: refundAnswer },
+      ],
+    })
     const paused = await harness.agent.run('note')
     const state = await (await harness.agent.reject(paused.runId, 's1.a1', { by: 'carol', reason: 'wrong ticket' })).done
     assert.equal(state.status, 'COMPLETED')
@@ -113,14 +152,27 @@ describe('invariant 1: the model proposes, the harness disposes', () => {
 
   it('closes the actions a run never got to with the code it ended with', async () => {
     harness = await supportDesk({
-      script: [{ calls: [{ tool: 'lookup_policy', args: { topic: 'refunds' } }, { tool: 'lookup_policy', args: { topic: 'returns' } }] }],
+      script: [
+        {
+          calls: [
+            { tool: 'lookup_policy', args: { topic: 'refunds' } },
+            { tool: 'lookup_policy', args: { topic: 'returns' } },
+          ],
+        },
+      ],
       model: { usage: { inputTokens: 500, outputTokens: 0, costUsd: 0 } },
       budgets: { maxTokens: 100 },
     })
     const state = await harness.agent.run('go')
     assert.equal(state.failureCode, 'token_budget_exceeded')
     const errors = (await harness.events(state.runId)).filter((e) => e.type === 'tool/error')
-    assert.deepEqual(errors.map((e) => [e.actionId, e.type === 'tool/error' && e.data.code]), [['s1.a1', 'token_budget_exceeded'], ['s1.a2', 'token_budget_exceeded']])
+    assert.deepEqual(
+      errors.map((e) => [e.actionId, e.type === 'tool/error' && e.data.code]),
+      [
+        ['s1.a1', 'token_budget_exceeded'],
+        ['s1.a2', 'token_budget_exceeded'],
+      ],
+    )
   })
 })
 
@@ -133,7 +185,13 @@ describe('invariant 2: stopping is not succeeding', () => {
     const state = await harness.agent.run('refund window?')
     assert.equal(state.status, 'COMPLETED')
     const verdicts = (await harness.events(state.runId)).filter((e) => e.type === 'verify/end')
-    assert.deepEqual(verdicts.map((e) => e.type === 'verify/end' && [e.data.ok, e.data.repair ?? false]), [[false, true], [true, false]])
+    assert.deepEqual(
+      verdicts.map((e) => e.type === 'verify/end' && [e.data.ok, e.data.repair ?? false]),
+      [
+        [false, true],
+        [true, false],
+      ],
+    )
     assert.match(harness.model().requests[2].messages.at(-1)!.text, /^\[harness\] The answer was not accepted \(missing_evidence\)/)
   })
 
@@ -146,7 +204,9 @@ describe('invariant 2: stopping is not succeeding', () => {
   })
 
   it('pauses WAITING_USER on a question and continues with the answer', async () => {
-    harness = await supportDesk({ script: [{ ask: 'Which ticket?' }, { tool: 'lookup_policy', args: { topic: 'refunds' } }, { final: refundAnswer }] })
+    harness = await supportDesk({
+      script: [{ ask: 'Which ticket?' }, { tool: 'lookup_policy', args: { topic: 'refunds' } }, { final: refundAnswer }],
+    })
     const paused = await harness.agent.run('note it')
     assert.equal(paused.status, 'WAITING_USER')
     await assert.rejects(harness.agent.resume(paused.runId, {}), { code: 'invalid_input' })
@@ -172,7 +232,9 @@ describe('invariant 2: verification cannot be skipped by a broken or late verifi
   it('ends CANCELLED when cancelled during verification, whatever the verifier says afterwards', async () => {
     harness = await supportDesk({ script: [{ final: refundAnswer }], verifierPlugin: fixture('slow-verifier') })
     const handle = harness.agent.start('go')
-    harness.app.root.on('verify/start', () => { void harness!.agent.cancel(handle.runId) })
+    harness.app.root.on('verify/start', () => {
+      void harness!.agent.cancel(handle.runId)
+    })
     const state = await handle.done
     assert.equal(state.status, 'CANCELLED')
   })
@@ -180,7 +242,11 @@ describe('invariant 2: verification cannot be skipped by a broken or late verifi
 
 describe('invariant 3: persist before you act', () => {
   it('has the decision and the tool start durable in the store before the tool body runs', async () => {
-    harness = await supportDesk({ script: [{ tool: 'inspect_log', args: {} }, { final: 'done' }], plugins: [logProbe], verifier: { minCount: 0 } })
+    harness = await supportDesk({
+      script: [{ tool: 'inspect_log', args: {} }, { final: 'done' }],
+      plugins: [logProbe],
+      verifier: { minCount: 0 },
+    })
     const state = await harness.agent.run('look')
     assert.equal(state.status, 'COMPLETED')
     const end = (await harness.events(state.runId)).find((e) => e.type === 'tool/end')
@@ -189,7 +255,11 @@ describe('invariant 3: persist before you act', () => {
   })
 
   it('has the model decision durable before its first action is decided', async () => {
-    harness = await supportDesk({ script: [{ tool: 'inspect_log', args: {} }, { final: 'done' }], plugins: [logProbe], verifier: { minCount: 0 } })
+    harness = await supportDesk({
+      script: [{ tool: 'inspect_log', args: {} }, { final: 'done' }],
+      plugins: [logProbe],
+      verifier: { minCount: 0 },
+    })
     const state = await harness.agent.run('look')
     const events = await harness.events(state.runId)
     const response = indexOf(events, 'step/model-response')
@@ -208,7 +278,8 @@ describe('invariant 4: hard bounds live outside the model', () => {
 
   it('stops when the token budget is spent, before the next model call', async () => {
     harness = await supportDesk({
-      script: [{ tool: 'lookup_policy', args: { topic: 'refunds' } }], model: { onExhausted: 'repeat-last', usage: { inputTokens: 100, outputTokens: 20, costUsd: 0 } },
+      script: [{ tool: 'lookup_policy', args: { topic: 'refunds' } }],
+      model: { onExhausted: 'repeat-last', usage: { inputTokens: 100, outputTokens: 20, costUsd: 0 } },
       budgets: { maxTokens: 300 },
     })
     const state = await harness.agent.run('spend')
@@ -219,7 +290,8 @@ describe('invariant 4: hard bounds live outside the model', () => {
 
   it('stops when the cost budget is spent', async () => {
     harness = await supportDesk({
-      script: [{ tool: 'lookup_policy', args: { topic: 'refunds' } }], model: { onExhausted: 'repeat-last', usage: { inputTokens: 1, outputTokens: 1, costUsd: 0.4 } },
+      script: [{ tool: 'lookup_policy', args: { topic: 'refunds' } }],
+      model: { onExhausted: 'repeat-last', usage: { inputTokens: 1, outputTokens: 1, costUsd: 0.4 } },
       budgets: { maxCostUsd: 1 },
     })
     const state = await harness.agent.run('spend')
@@ -257,7 +329,13 @@ describe('invariant 4: hard bounds live outside the model', () => {
     const state = await harness.agent.cancel(paused.runId, { by: 'erin' })
     assert.equal(state.status, 'CANCELLED')
     assert.equal(state.actions['s1.a1'].error?.code, 'cancelled', 'the pending action is closed with the run')
-    assert.deepEqual((await harness.types(paused.runId)).slice(-5), ['run/cancel-requested', 'tool/error', 'step/end', 'turn/end', 'run/end'])
+    assert.deepEqual((await harness.types(paused.runId)).slice(-5), [
+      'run/cancel-requested',
+      'tool/error',
+      'step/end',
+      'turn/end',
+      'run/end',
+    ])
     await assert.rejects(harness.agent.approve(paused.runId, 's1.a1'), { code: 'run_not_waiting' })
     assert.equal(harness.followups().length, 0)
   })
@@ -277,7 +355,9 @@ describe('invariant 4: hard bounds live outside the model', () => {
 
 describe('invariant 6: evidence is ordered', () => {
   it('numbers events from 1 without gaps, pairs every start with one end, and ends with run/end', async () => {
-    harness = await supportDesk({ script: [{ tool: 'lookup_policy', args: { topic: 'refunds' } }, { tool: 'bogus', args: {} }, { final: refundAnswer }] })
+    harness = await supportDesk({
+      script: [{ tool: 'lookup_policy', args: { topic: 'refunds' } }, { tool: 'bogus', args: {} }, { final: refundAnswer }],
+    })
     const state = await harness.agent.run('go')
     const events = await harness.events(state.runId)
     events.forEach((e, i) => assert.equal(e.seq, i + 1))
@@ -287,14 +367,18 @@ describe('invariant 6: evidence is ordered', () => {
     assertPaired(events, 'tool/start', ['tool/end', 'tool/error'], (e) => e.actionId)
     assertPaired(events, 'verify/start', ['verify/end'], (e) => e.stepId)
     for (const proposed of events.filter((e) => e.type === 'tool/proposed')) {
-      const closing = events.filter((e) => e.actionId === proposed.actionId && (e.type === 'tool/end' || (e.type === 'tool/error' && !e.data.willRetry)))
+      const closing = events.filter(
+        (e) => e.actionId === proposed.actionId && (e.type === 'tool/end' || (e.type === 'tool/error' && !e.data.willRetry)),
+      )
       assert.equal(closing.length, 1, `action ${proposed.actionId} is closed exactly once`)
     }
   })
 
   it('hands listeners frozen events, so no listener can change the record', async () => {
     harness = await supportDesk({ script: [{ tool: 'lookup_policy', args: { topic: 'refunds' } }, { final: refundAnswer }] })
-    harness.app.root.on('tool/decision', (e) => { (e.data as { verdict: string }).verdict = 'deny' })
+    harness.app.root.on('tool/decision', (e) => {
+      ;(e.data as { verdict: string }).verdict = 'deny'
+    })
     const state = await harness.agent.run('go')
     await new Promise((r) => setImmediate(r))
     assert.equal(state.status, 'COMPLETED')
@@ -350,16 +434,23 @@ describe('invariant 7: errors are classified by code', () => {
   it('turns an error with a code that does not exist into internal_error that says so', () => {
     const error = new CordageError('book_not_found' as never, 'no such book')
     assert.equal(error.code, 'internal_error')
-    assert.match(error.message, /unknown error code "book_not_found": CordageError takes a code from docs\/errors\.md \(a tool's own failures use tool_failed\); the error said: no such book/)
+    assert.match(
+      error.message,
+      /unknown error code "book_not_found": CordageError takes a code from docs\/errors\.md \(a tool's own failures use tool_failed\); the error said: no such book/,
+    )
   })
 
   it('retries a transient model failure with backoff, recording each attempt', async () => {
-    harness = await supportDesk({ script: [{ final: 'no evidence needed', failFirst: { code: 'model_transient', times: 2 } }], verifier: { minCount: 0 } })
+    harness = await supportDesk({
+      script: [{ final: 'no evidence needed', failFirst: { code: 'model_transient', times: 2 } }],
+      verifier: { minCount: 0 },
+    })
     const state = await harness.agent.run('go')
     assert.equal(state.status, 'COMPLETED')
     const errors = (await harness.events(state.runId)).filter((e) => e.type === 'step/model-error')
     assert.equal(errors.length, 2)
-    for (const e of errors) assert.ok(e.type === 'step/model-error' && e.data.code === 'model_transient' && typeof e.data.retryInMs === 'number')
+    for (const e of errors)
+      assert.ok(e.type === 'step/model-error' && e.data.code === 'model_transient' && typeof e.data.retryInMs === 'number')
   })
 
   it('does not retry a permanent model failure', async () => {
@@ -371,7 +462,13 @@ describe('invariant 7: errors are classified by code', () => {
   })
 
   it('feeds a deterministic tool failure back to the model', async () => {
-    harness = await supportDesk({ script: [{ tool: 'lookup_policy', args: { topic: 'pets' } }, { tool: 'lookup_policy', args: { topic: 'refunds' } }, { final: refundAnswer }] })
+    harness = await supportDesk({
+      script: [
+        { tool: 'lookup_policy', args: { topic: 'pets' } },
+        { tool: 'lookup_policy', args: { topic: 'refunds' } },
+        { final: refundAnswer },
+      ],
+    })
     const state = await harness.agent.run('go')
     assert.equal(state.status, 'COMPLETED')
     assert.match(harness.model().requests[1].messages.at(-1)!.text, /no policy on "pets"; known topics: refunds/)

@@ -17,16 +17,28 @@ describe('ledger', () => {
   it('keeps the model answer when another run takes the key between look-up and intent', async () => {
     const dir = tempDir()
     const file = join(dir, 'preset.yml')
-    writeFileSync(file, stringify({ agents: { pay: {
-      task: 'refund',
-      model: { plugin: 'model-scripted', config: { script: [{ tool: 'refund', args: { order: 'O-1', amount: 5 } }, { final: 'ok' }] } },
-      plugins: [
-        { path: resolve(import.meta.dirname, 'fixtures/plugins/stale-ledger') },
-        'tools-registry', 'context-basic', { plugin: 'verifier-basic', config: { minCount: 0 } },
-        { plugin: 'policy-rules', config: { default: 'allow' } },
-        { path: resolve(import.meta.dirname, 'fixtures/plugins/fault-desk'), config: { payments: 'payments.jsonl' } },
-      ],
-    } } }))
+    writeFileSync(
+      file,
+      stringify({
+        agents: {
+          pay: {
+            task: 'refund',
+            model: {
+              plugin: 'model-scripted',
+              config: { script: [{ tool: 'refund', args: { order: 'O-1', amount: 5 } }, { final: 'ok' }] },
+            },
+            plugins: [
+              { path: resolve(import.meta.dirname, 'fixtures/plugins/stale-ledger') },
+              'tools-registry',
+              'context-basic',
+              { plugin: 'verifier-basic', config: { minCount: 0 } },
+              { plugin: 'policy-rules', config: { default: 'allow' } },
+              { path: resolve(import.meta.dirname, 'fixtures/plugins/fault-desk'), config: { payments: 'payments.jsonl' } },
+            ],
+          },
+        },
+      }),
+    )
     const { staleReads } = await import('./fixtures/plugins/stale-ledger/index.ts')
     const app = await Cordage.fromPreset(file)
     const agent = app.agent('pay')
@@ -38,7 +50,11 @@ describe('ledger', () => {
     const events = await agent.store().load(second.runId)
     // What the model received, not only what the log shows: a lost race used to ask it again, unrecorded.
     const model = readService<ScriptedModel>(agent.ctx, 'model')!.value
-    assert.equal(model.requests.filter((r) => r.runId === second.runId && r.stepIndex === 1).length, 1, 'the model was asked once for step 1')
+    assert.equal(
+      model.requests.filter((r) => r.runId === second.runId && r.stepIndex === 1).length,
+      1,
+      'the model was asked once for step 1',
+    )
     assert.equal(events.filter((e) => e.type === 'step/model-request' && e.stepId === 's1').length, 1)
     assert.equal(events.filter((e) => e.type === 'step/model-response' && e.stepId === 's1').length, 1)
     const end = events.find((e) => e.type === 'tool/end')

@@ -23,16 +23,25 @@ function capture() {
 
 function desk(dir: string, policyRange: string, extra: unknown[] = []): string {
   const file = join(dir, 'desk.yml')
-  writeFileSync(file, stringify({
-    agents: {
-      support: {
-        task: 'Say hello',
-        model: { plugin: 'model-scripted', config: { script: [{ final: 'Hello.' }] } },
-        plugins: ['store-memory', 'tools-registry', 'context-basic', { plugin: 'verifier-basic', config: { minCount: 0 } },
-          { plugin: 'policy-rules', version: policyRange, config: { default: 'deny' } }, ...extra],
+  writeFileSync(
+    file,
+    stringify({
+      agents: {
+        support: {
+          task: 'Say hello',
+          model: { plugin: 'model-scripted', config: { script: [{ final: 'Hello.' }] } },
+          plugins: [
+            'store-memory',
+            'tools-registry',
+            'context-basic',
+            { plugin: 'verifier-basic', config: { minCount: 0 } },
+            { plugin: 'policy-rules', version: policyRange, config: { default: 'deny' } },
+            ...extra,
+          ],
+        },
       },
-    },
-  }))
+    }),
+  )
   return file
 }
 
@@ -64,7 +73,7 @@ describe('plugin content hash', () => {
     assert.notEqual(pluginHash(folder), before)
   })
 
-  it('leaves out the plugin\'s test/ folder: tests, helpers and fixtures there never change it; a shipped file does', () => {
+  it("leaves out the plugin's test/ folder: tests, helpers and fixtures there never change it; a shipped file does", () => {
     const folder = greeterIn(tempDir())
     mkdirSync(join(folder, 'test', 'fixtures', 'desk'), { recursive: true })
     writeFileSync(join(folder, 'test', 'index.test.ts'), '// a test\n')
@@ -85,8 +94,23 @@ describe('plugin content hash', () => {
   })
 
   it('says which paths ship (what cordage dev watches): not test/, node_modules, dot files, tests or Markdown', () => {
-    for (const path of ['index.ts', 'manifest.ts', 'package.json', 'lib/rules.ts', 'data/table.json', 'test-command.ts']) assert.equal(shipsInPlugin(path), true, path)
-    for (const path of ['test/index.test.ts', 'test/test-desk.ts', 'test/fixtures/desk/index.ts', 'tests/a.ts', 'lib/fixtures/x.ts', 'node_modules/zod/index.js', '.git/HEAD', '.env', 'rules.test.ts', 'rules.spec.js', 'README.md', 'lib/test/x.ts']) assert.equal(shipsInPlugin(path), false, path)
+    for (const path of ['index.ts', 'manifest.ts', 'package.json', 'lib/rules.ts', 'data/table.json', 'test-command.ts'])
+      assert.equal(shipsInPlugin(path), true, path)
+    for (const path of [
+      'test/index.test.ts',
+      'test/test-desk.ts',
+      'test/fixtures/desk/index.ts',
+      'tests/a.ts',
+      'lib/fixtures/x.ts',
+      'node_modules/zod/index.js',
+      '.git/HEAD',
+      '.env',
+      'rules.test.ts',
+      'rules.spec.js',
+      'README.md',
+      'lib/test/x.ts',
+    ])
+      assert.equal(shipsInPlugin(path), false, path)
     const folder = greeterIn(tempDir())
     mkdirSync(join(folder, 'test'))
     writeFileSync(join(folder, 'test', 'helper.ts'), 'export {}\n')
@@ -103,18 +127,26 @@ describe('plugin content hash', () => {
         if (reached.has(file) || !modules.includes(file)) return
         reached.add(file)
         for (const [, spec] of readFileSync(join(dir, file), 'utf8').matchAll(/(?:from|import)\s*\(?\s*'(\.{1,2}\/[^']+)'/g)) {
-          visit(relative(dir, resolve(dirname(join(dir, file)), spec)).split('\\').join('/'))
+          visit(
+            relative(dir, resolve(dirname(join(dir, file)), spec))
+              .split('\\')
+              .join('/'),
+          )
         }
       }
       visit('index.ts')
       visit('manifest.ts')
-      assert.deepEqual(modules.filter((f) => !reached.has(f)), [], `${name}: hashed modules that nothing shipped imports (tests and their helpers belong in plugins/${name}/test/)`)
+      assert.deepEqual(
+        modules.filter((f) => !reached.has(f)),
+        [],
+        `${name}: hashed modules that nothing shipped imports (tests and their helpers belong in plugins/${name}/test/)`,
+      )
     }
   })
 })
 
 describe('cordage lock', () => {
-  it('writes each plugin\'s exact version and hash beside the preset; check then says it is locked', async () => {
+  it("writes each plugin's exact version and hash beside the preset; check then says it is locked", async () => {
     const dir = tempDir()
     const file = desk(dir, '*')
     const c = capture()
@@ -123,7 +155,14 @@ describe('cordage lock', () => {
     assert.equal(lockFile, join(dir, 'desk.lock.json'))
     const lock = JSON.parse(readFileSync(lockFile, 'utf8')) as LockFile
     assert.equal(lock.preset, 'desk.yml')
-    assert.deepEqual(Object.keys(lock.agents.support).sort(), ['context-basic', 'model-scripted', 'policy-rules', 'store-memory', 'tools-registry', 'verifier-basic'])
+    assert.deepEqual(Object.keys(lock.agents.support).sort(), [
+      'context-basic',
+      'model-scripted',
+      'policy-rules',
+      'store-memory',
+      'tools-registry',
+      'verifier-basic',
+    ])
     assert.deepEqual(lock.agents.support['policy-rules'], { version: '2.0.0', hash: pluginHash(join(plugins, 'policy-rules')) })
     assert.match(c.out.join('\n'), /policy-rules@2\.0\.0 +sha256:[0-9a-f]{32}/)
     assert.match(c.out.at(-1)!, /^wrote \S*desk\.lock\.json$/)
@@ -153,7 +192,7 @@ describe('cordage lock', () => {
     assert.equal((await run(file)).events[0].data.plugins['policy-rules'], '2.0.0')
   })
 
-  it('refuses when a locked plugin\'s files changed, listing what differs, until locked again', async () => {
+  it("refuses when a locked plugin's files changed, listing what differs, until locked again", async () => {
     const dir = tempDir()
     const folder = greeterIn(dir)
     const file = desk(dir, '^2.0.0', [{ path: 'greeter' }])
@@ -166,7 +205,12 @@ describe('cordage lock', () => {
     for (const command of ['check', 'run']) {
       const c = capture()
       assert.equal(await main([command, '--preset', file], c.io), 2)
-      assert.match(c.err.join('\n'), new RegExp(`error \\[lock_mismatch\\]: preset \\S+ does not match its lock \\S*desk\\.lock\\.json:\\n  support: greeter@0\\.3\\.0: its files differ from the lock \\(locked ${locked}, installed ${pluginHash(folder)} in \\S*greeter\\)\\nrun cordage lock --preset \\S+ to lock what is installed now, or pass --no-lock to ignore the lock`))
+      assert.match(
+        c.err.join('\n'),
+        new RegExp(
+          `error \\[lock_mismatch\\]: preset \\S+ does not match its lock \\S*desk\\.lock\\.json:\\n  support: greeter@0\\.3\\.0: its files differ from the lock \\(locked ${locked}, installed ${pluginHash(folder)} in \\S*greeter\\)\\nrun cordage lock --preset \\S+ to lock what is installed now, or pass --no-lock to ignore the lock`,
+        ),
+      )
     }
     assert.equal(await main(['check', '--preset', file, '--no-lock'], capture().io), 0)
     assert.equal(await main(['lock', '--preset', file], capture().io), 0)
@@ -188,7 +232,10 @@ describe('cordage lock', () => {
     const message = c.err.join('\n')
     assert.match(message, /support: model-scripted: locked at 9\.9\.9, which is not installed \(installed: 1\.1\.0\)/)
     assert.match(message, /support: plugin tools-registry \(agents\.support\.plugins\[1\]\) is in the preset but not in the lock/)
-    assert.match(message, /support: policy-rules: the lock has 2\.0\.0, which the preset's range \^1\.0\.0 \(agents\.support\.plugins\[4\]\) does not admit/)
+    assert.match(
+      message,
+      /support: policy-rules: the lock has 2\.0\.0, which the preset's range \^1\.0\.0 \(agents\.support\.plugins\[4\]\) does not admit/,
+    )
     assert.match(message, /support: plugin loop-guard is in the lock but not in the preset/)
   })
 

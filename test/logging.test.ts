@@ -22,21 +22,24 @@ const Secret = 'sk-live-9f8e7d6c5b4a39281706'
 
 function preset(top: string[] = [], chattyConfig = '{}'): string {
   const file = join(tempDir(), 'preset.yml')
-  writeFileSync(file, [
-    ...top,
-    'agents:',
-    '  a:',
-    '    task: Say hello.',
-    '    model: { plugin: model-scripted, config: { script: [ { final: Hello. } ] } }',
-    '    plugins:',
-    '      - store-memory',
-    '      - tools-registry',
-    '      - context-basic',
-    '      - { plugin: policy-rules, config: { default: deny } }',
-    '      - { plugin: verifier-basic, config: { minCount: 0 } }',
-    `      - { path: ${JSON.stringify(chatty)}, config: ${chattyConfig} }`,
-    '',
-  ].join('\n'))
+  writeFileSync(
+    file,
+    [
+      ...top,
+      'agents:',
+      '  a:',
+      '    task: Say hello.',
+      '    model: { plugin: model-scripted, config: { script: [ { final: Hello. } ] } }',
+      '    plugins:',
+      '      - store-memory',
+      '      - tools-registry',
+      '      - context-basic',
+      '      - { plugin: policy-rules, config: { default: deny } }',
+      '      - { plugin: verifier-basic, config: { minCount: 0 } }',
+      `      - { path: ${JSON.stringify(chatty)}, config: ${chattyConfig} }`,
+      '',
+    ].join('\n'),
+  )
   return file
 }
 
@@ -44,15 +47,23 @@ function cordage(args: string[], env: Record<string, string> = {}) {
   return new Promise<{ code: number | null; stdout: string; stderr: string }>((done) => {
     const base: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1' }
     delete base.CORDAGE_LOG_LEVEL
-    execFile(process.execPath, [bin, ...args], { cwd: root, encoding: 'utf8', timeout: 60_000, env: { ...base, ...env } }, (error, stdout, stderr) => {
-      done({ code: error ? (typeof error.code === 'number' ? error.code : null) : 0, stdout, stderr })
-    })
+    execFile(
+      process.execPath,
+      [bin, ...args],
+      { cwd: root, encoding: 'utf8', timeout: 60_000, env: { ...base, ...env } },
+      (error, stdout, stderr) => {
+        done({ code: error ? (typeof error.code === 'number' ? error.code : null) : 0, stdout, stderr })
+      },
+    )
   })
 }
 
 /** The levels of chatty's lines on stderr, in order. */
 function shown(stderr: string): string[] {
-  return [...stderr.matchAll(/^(\w+) \[a\/chatty\] chatty-(\w+) line/gm)].map((m) => { assert.equal(m[1], m[2]); return m[1] })
+  return [...stderr.matchAll(/^(\w+) \[a\/chatty\] chatty-(\w+) line/gm)].map((m) => {
+    assert.equal(m[1], m[2])
+    return m[1]
+  })
 }
 
 describe('plugin logs in a real cordage run (child process)', { concurrency: 4 }, () => {
@@ -105,7 +116,10 @@ describe('plugin logs in a real cordage run (child process)', { concurrency: 4 }
     const shownLines = /```text\n([\s\S]*?)```/.exec(doc)![1].trim().split('\n')
     const r = await cordage(['run', '--preset', preset([], '{ tokenEnv: CHATTY_TOKEN }'), '--log-level', 'debug'], { CHATTY_TOKEN: Secret })
     assert.equal(r.code, 0, r.stderr)
-    assert.deepEqual(r.stderr.split('\n').filter((l) => l.includes('[a/chatty]')), shownLines)
+    assert.deepEqual(
+      r.stderr.split('\n').filter((l) => l.includes('[a/chatty]')),
+      shownLines,
+    )
   })
 
   it('a secret in a log line is scrubbed', async () => {
@@ -119,31 +133,49 @@ describe('plugin logs in a real cordage run (child process)', { concurrency: 4 }
 describe('plugin logs are scoped to each app (one process)', () => {
   it('logLevel is a preset key like any other: --set changes it, and checks it', () => {
     assert.equal(loadPreset(preset(['logLevel: error']), { sets: ['logLevel=debug'] }).logLevel, 'debug')
-    assert.throws(() => loadPreset(preset(), { sets: ['logLevel=loud'] }), (error: CordageError) => {
-      assert.equal(error.code, 'preset_invalid')
-      assert.match(error.message, /--set logLevel=loud logLevel: expected a log level: one of error, warn, info, debug, found "loud"/)
-      return true
-    })
+    assert.throws(
+      () => loadPreset(preset(), { sets: ['logLevel=loud'] }),
+      (error: CordageError) => {
+        assert.equal(error.code, 'preset_invalid')
+        assert.match(error.message, /--set logLevel=loud logLevel: expected a log level: one of error, warn, info, debug, found "loud"/)
+        return true
+      },
+    )
   })
-
 
   it("two apps at different levels each get their own lines; another cordis root's logs are neither taken nor silenced", async () => {
     // A target of someone else's (another cordis application in the process), there before any app.
     const foreign: Logger.Record[] = []
-    Logger.targets.push({ levels: { base: Logger.DEBUG }, record: (r) => { foreign.push(r) } })
+    Logger.targets.push({
+      levels: { base: Logger.DEBUG },
+      record: (r) => {
+        foreign.push(r)
+      },
+    })
     const loud: string[] = []
     const quiet: string[] = []
     const a = await Cordage.fromPreset(preset([], '{ tokenEnv: CHATTY_TOKEN_A }'), { logLevel: 'debug', log: (line) => loud.push(line) })
     const b = await Cordage.fromPreset(preset(), { logLevel: 'warn', log: (line) => quiet.push(line) })
     try {
-      assert.deepEqual(loud.filter((l) => l.includes('chatty-')).map((l) => l.split(' ')[0]), ['error', 'warn', 'info', 'debug'])
-      assert.deepEqual(quiet.filter((l) => l.includes('chatty-')).map((l) => l.split(' ')[0]), ['error', 'warn'])
-      assert.ok(!foreign.some((r) => r.content.includes('chatty-')), 'a Cordage app\'s lines do not reach other targets')
+      assert.deepEqual(
+        loud.filter((l) => l.includes('chatty-')).map((l) => l.split(' ')[0]),
+        ['error', 'warn', 'info', 'debug'],
+      )
+      assert.deepEqual(
+        quiet.filter((l) => l.includes('chatty-')).map((l) => l.split(' ')[0]),
+        ['error', 'warn'],
+      )
+      assert.ok(!foreign.some((r) => r.content.includes('chatty-')), "a Cordage app's lines do not reach other targets")
 
       // cordis's own "app" logger is not silenced process-wide (as it was): for another root it still prints.
       assert.equal(Logger.levels.app, undefined)
       const other = new Context()
-      other.plugin({ name: 'breaks', apply() { throw new Error('other app failed') } })
+      other.plugin({
+        name: 'breaks',
+        apply() {
+          throw new Error('other app failed')
+        },
+      })
       other.logger('other').debug('other debug')
       await new Promise((done) => setTimeout(done, 20))
       assert.ok(foreign.some((r) => r.name === 'app' && r.content.includes('other app failed')))

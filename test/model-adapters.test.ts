@@ -10,7 +10,11 @@ import { indexOf, refundAnswer } from './helpers.ts'
 import { Adapters, adapterDesk, TestKey } from './servers/adapter-desk.ts'
 import type { ScriptedReply } from './servers/provider-server.ts'
 
-const lookup: ScriptedReply = { text: 'Let me check the policy.', toolCalls: [{ name: 'lookup_policy', args: { topic: 'refunds' } }], usage: { input: 1200, output: 40 } }
+const lookup: ScriptedReply = {
+  text: 'Let me check the policy.',
+  toolCalls: [{ name: 'lookup_policy', args: { topic: 'refunds' } }],
+  usage: { input: 1200, output: 40 },
+}
 const answer: ScriptedReply = { text: refundAnswer, usage: { input: 1500, output: 60 } }
 /** An answer that needs no tool before it (it cites nothing). */
 const plain: ScriptedReply = { text: 'Damaged items can be refunded within 30 days.' }
@@ -30,8 +34,18 @@ for (const adapter of Adapters) {
         const responses = ofType(events, 'step/model-response')
         // The provider's own call id is kept (the server names them call_<n>_<i> and toolu_<n><i>).
         const callId = adapter.protocol === 'openai' ? 'call_1_0' : 'toolu_00010'
-        assert.deepEqual(responses[0].data.decision, { kind: 'tool_calls', text: 'Let me check the policy.', calls: [{ name: 'lookup_policy', args: { topic: 'refunds' }, callId }] })
-        assert.deepEqual(responses.map((r) => [r.data.usage.inputTokens, r.data.usage.outputTokens]), [[1200, 40], [1500, 60]])
+        assert.deepEqual(responses[0].data.decision, {
+          kind: 'tool_calls',
+          text: 'Let me check the policy.',
+          calls: [{ name: 'lookup_policy', args: { topic: 'refunds' }, callId }],
+        })
+        assert.deepEqual(
+          responses.map((r) => [r.data.usage.inputTokens, r.data.usage.outputTokens]),
+          [
+            [1200, 40],
+            [1500, 60],
+          ],
+        )
         // 1200 in at $2/M and 40 out at $8/M.
         assert.equal(responses[0].data.usage.costUsd, 0.00272)
         assert.equal(state.usage.costUsd, 0.00272 + 0.00348)
@@ -46,7 +60,13 @@ for (const adapter of Adapters) {
         assert.equal(step1.map((d) => d.text ?? '').join(''), 'Let me check the policy.')
         assert.equal(step1.map((d) => d.toolCall?.argsDelta ?? '').join(''), JSON.stringify({ topic: 'refunds' }))
         assert.ok(step1.length > 4, `expected the answer in several pieces, got ${step1.length}`)
-        assert.equal(desk.deltas.filter((d) => d.stepId === 's2').map((d) => d.text ?? '').join(''), refundAnswer)
+        assert.equal(
+          desk.deltas
+            .filter((d) => d.stepId === 's2')
+            .map((d) => d.text ?? '')
+            .join(''),
+          refundAnswer,
+        )
         assert.equal(desk.deltas[0].producer, `${adapter.plugin}@1.0.0`)
       } finally {
         await desk.close()
@@ -102,7 +122,9 @@ for (const adapter of Adapters) {
 
     it('is not disturbed by a model/delta listener that throws', async () => {
       const desk = await adapterDesk(adapter, [lookup, plain])
-      const stop = desk.agent.ctx.on('model/delta', () => { throw new Error('listener broke') })
+      const stop = desk.agent.ctx.on('model/delta', () => {
+        throw new Error('listener broke')
+      })
       try {
         const state = await desk.agent.run()
         assert.equal(state.status, 'COMPLETED', state.reason)
@@ -116,7 +138,10 @@ for (const adapter of Adapters) {
     })
 
     it('skips what a newer API version adds (unknown events and fields)', async () => {
-      const desk = await adapterDesk(adapter, [{ ...lookup, quirks: { unknownEvent: true } }, { ...plain, quirks: { unknownEvent: true } }])
+      const desk = await adapterDesk(adapter, [
+        { ...lookup, quirks: { unknownEvent: true } },
+        { ...plain, quirks: { unknownEvent: true } },
+      ])
       try {
         const state = await desk.agent.run()
         assert.equal(state.status, 'COMPLETED', state.reason)
@@ -131,7 +156,10 @@ for (const adapter of Adapters) {
         const state = await desk.agent.run()
         assert.equal(state.status, 'COMPLETED', state.reason)
         const events = await desk.events(state.runId)
-        assert.deepEqual(ofType(events, 'step/model-request').map((e) => e.data.attempt), [1, 2])
+        assert.deepEqual(
+          ofType(events, 'step/model-request').map((e) => e.data.attempt),
+          [1, 2],
+        )
         const [error] = ofType(events, 'step/model-error')
         assert.equal(error.data.code, 'model_transient')
         assert.match(error.data.message, /429.*Rate limit reached/)
@@ -149,7 +177,14 @@ for (const adapter of Adapters) {
         assert.equal(state.status, 'FAILED')
         assert.equal(state.failureCode, 'model_transient')
         const errors = ofType(await desk.events(state.runId), 'step/model-error')
-        assert.deepEqual(errors.map((e) => [e.data.attempt, e.data.code, e.data.retryInMs === undefined]), [[1, 'model_transient', false], [2, 'model_transient', false], [3, 'model_transient', true]])
+        assert.deepEqual(
+          errors.map((e) => [e.data.attempt, e.data.code, e.data.retryInMs === undefined]),
+          [
+            [1, 'model_transient', false],
+            [2, 'model_transient', false],
+            [3, 'model_transient', true],
+          ],
+        )
         assert.equal(desk.server.pending, 1, 'the fourth answer was never asked for')
       } finally {
         await desk.close()
@@ -167,7 +202,10 @@ for (const adapter of Adapters) {
         assert.match(error.data.message, /connection failed|stream ended/)
         // The half-streamed call was never acted on: one lookup ran, from the complete answer.
         assert.equal(ofType(events, 'tool/start').length, 1)
-        assert.ok(desk.deltas.some((d) => d.attempt === 1) && desk.deltas.some((d) => d.attempt === 2), 'previews say which attempt they belong to')
+        assert.ok(
+          desk.deltas.some((d) => d.attempt === 1) && desk.deltas.some((d) => d.attempt === 2),
+          'previews say which attempt they belong to',
+        )
       } finally {
         await desk.close()
       }
@@ -233,7 +271,9 @@ for (const adapter of Adapters) {
     it('fails on 401 without retrying, and the key never reaches the message or the store', async () => {
       const desk = await adapterDesk(adapter, [plain])
       process.env.CORDAGE_TEST_WRONG_KEY = 'sk-wrong-5e0c8a4d2b7f41c3'
-      await desk.app.swap('support', adapter.plugin, { config: { model: 'test-model', baseUrl: desk.server.baseUrl, apiKeyEnv: 'CORDAGE_TEST_WRONG_KEY' } })
+      await desk.app.swap('support', adapter.plugin, {
+        config: { model: 'test-model', baseUrl: desk.server.baseUrl, apiKeyEnv: 'CORDAGE_TEST_WRONG_KEY' },
+      })
       try {
         const state = await desk.agent.run()
         assert.equal(state.status, 'FAILED')
@@ -247,7 +287,7 @@ for (const adapter of Adapters) {
       }
     })
 
-    it('fails on a 400 without retrying, with the provider\'s reason', async () => {
+    it("fails on a 400 without retrying, with the provider's reason", async () => {
       const desk = await adapterDesk(adapter, [{ fault: { status: 400, message: 'max_tokens is too large for this model' } }])
       try {
         const state = await desk.agent.run()

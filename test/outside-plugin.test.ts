@@ -18,12 +18,27 @@ function outside(packageJson: object | undefined) {
   cpSync(resolve(import.meta.dirname, 'fixtures/plugins/greeter'), plugin, { recursive: true })
   if (packageJson) writeFileSync(join(plugin, 'package.json'), JSON.stringify(packageJson))
   const preset = join(dir, 'presets', 'hello.yml')
-  writeFileSync(preset, stringify({ agents: { hello: {
-    model: { plugin: 'model-scripted', config: { script: [{ tool: 'greet', args: { name: 'Ada' } }, { final: 'Hi Ada [source: greeter]' }] } },
-    plugins: ['store-memory', 'tools-registry', 'context-basic', 'verifier-basic',
-      { plugin: 'policy-rules', config: { rules: [{ id: 'all', verdict: 'allow' }] } },
-      { path: '../my-plugins/greeter', version: '^0.3.0', config: { greeting: 'Howdy' } }],
-  } } }))
+  writeFileSync(
+    preset,
+    stringify({
+      agents: {
+        hello: {
+          model: {
+            plugin: 'model-scripted',
+            config: { script: [{ tool: 'greet', args: { name: 'Ada' } }, { final: 'Hi Ada [source: greeter]' }] },
+          },
+          plugins: [
+            'store-memory',
+            'tools-registry',
+            'context-basic',
+            'verifier-basic',
+            { plugin: 'policy-rules', config: { rules: [{ id: 'all', verdict: 'allow' }] } },
+            { path: '../my-plugins/greeter', version: '^0.3.0', config: { greeting: 'Howdy' } },
+          ],
+        },
+      },
+    }),
+  )
   return preset
 }
 
@@ -34,7 +49,7 @@ describe('a plugin outside the repository', () => {
     const state = await agent.run('greet Ada')
     assert.equal(state.status, 'COMPLETED')
     const end = (await agent.store().load(state.runId)).find((e) => e.type === 'tool/end')
-    assert.ok(end?.type === 'tool/end', 'a second copy of cordage would refuse the kernel\'s ticket')
+    assert.ok(end?.type === 'tool/end', "a second copy of cordage would refuse the kernel's ticket")
     assert.equal(end.data.output, 'Howdy, Ada! [source: greeter]')
     assert.equal(end.producer, 'greeter@0.3.0')
     await app.stop()
@@ -43,7 +58,8 @@ describe('a plugin outside the repository', () => {
   it('is refused, with what to add, when its folder is not an ES module package', async () => {
     await assert.rejects(Cordage.fromPreset(outside({})), {
       code: 'manifest_invalid',
-      message: /my-plugins\/greeter is not an ES module package: .*package\.json does not say "type": "module"; add a package\.json with \{"type": "module"\}/,
+      message:
+        /my-plugins\/greeter is not an ES module package: .*package\.json does not say "type": "module"; add a package\.json with \{"type": "module"\}/,
     })
   })
 })

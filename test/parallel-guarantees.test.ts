@@ -28,11 +28,16 @@ const probeLog: string[] = ((globalThis as Record<string, unknown>).__probeLog ?
 function probePlugin(): string {
   const dir = scratchDir('cordage-probe-')
   writeFileSync(join(dir, 'package.json'), JSON.stringify({ type: 'module' }))
-  writeFileSync(join(dir, 'manifest.ts'), `
+  writeFileSync(
+    join(dir, 'manifest.ts'),
+    `
 import { Schema } from 'cordis'
 export default { name: 'probe', version: '1.0.0', requires: { tools: '^1.0.0' }, config: Schema.object({}) }
-`)
-  writeFileSync(join(dir, 'index.ts'), `
+`,
+  )
+  writeFileSync(
+    join(dir, 'index.ts'),
+    `
 import { z } from 'zod'
 import { definePlugin, defineTool } from 'cordage'
 import manifest from './manifest.ts'
@@ -72,7 +77,8 @@ export default definePlugin(manifest, (ctx) => {
     async run({ name }, io) { log.push('hang_read ' + name); return hang(io.signal) },
   }))
 })
-`)
+`,
+  )
   return dir
 }
 
@@ -119,11 +125,19 @@ describe('a wave keeps the idempotency rules of one by one (core/kernel/effects.
 
   it('one by one (parallelTools off) the same step refuses the second charge: the rule the wave breaks', async () => {
     harness = await supportDesk({
-      script: [{ calls: [
-        { tool: 'charge', args: { order: 'O-1', account: 'A', amount: 10 } },
-        { tool: 'charge', args: { order: 'O-1', account: 'B', amount: 20 } },
-      ] }, { final: 'Done.' }] as never,
-      rules: allowAll, verifier: { minCount: 0 }, plugins: [{ path: probePlugin() }], parallelTools: false,
+      script: [
+        {
+          calls: [
+            { tool: 'charge', args: { order: 'O-1', account: 'A', amount: 10 } },
+            { tool: 'charge', args: { order: 'O-1', account: 'B', amount: 20 } },
+          ],
+        },
+        { final: 'Done.' },
+      ] as never,
+      rules: allowAll,
+      verifier: { minCount: 0 },
+      plugins: [{ path: probePlugin() }],
+      parallelTools: false,
     })
     const state = await harness.agent.run('charge')
     assert.equal(state.status, 'COMPLETED', state.reason)
@@ -136,11 +150,16 @@ describe('a wave keeps the idempotency rules of one by one (core/kernel/effects.
 describe('a key race lost in the middle of a batch (lostKeyRace)', () => {
   it('does not run the later waves of the batch before the action whose intent was refused is settled', async () => {
     // Three writes to one file: three waves, which must run in proposal order.
-    const h = await desk([{ calls: [
-      { tool: 'put', args: { key: 'k1', file: 'f', text: '1' } },
-      { tool: 'put', args: { key: 'K', file: 'f', text: '2' } },
-      { tool: 'put', args: { key: 'k3', file: 'f', text: '3' } },
-    ] }, { final: 'Done.' }])
+    const h = await desk([
+      {
+        calls: [
+          { tool: 'put', args: { key: 'k1', file: 'f', text: '1' } },
+          { tool: 'put', args: { key: 'K', file: 'f', text: '2' } },
+          { tool: 'put', args: { key: 'k3', file: 'f', text: '3' } },
+        ],
+      },
+      { final: 'Done.' },
+    ])
     // Another run takes key K between a2's ledger look-up and its intent: the look-up saw nothing, the append is refused.
     const store = h.agent.store() as unknown as { effect(key: string): Promise<unknown>; ledger: Map<string, unknown> }
     const lookUp = store.effect.bind(store)
@@ -150,7 +169,19 @@ describe('a key race lost in the middle of a batch (lostKeyRace)', () => {
     store.effect = async (key: string) => {
       if (key === 'put:K' && !raced) {
         raced = true
-        store.ledger.set(key, { key, runId: 'run_other', actionId: 's1.a1', tool: 'put', argsHash: 'other-args', policyVersion: 'x', status: 'committed', attempts: 1, startedAt: Date.now(), endedAt: Date.now(), output: 'theirs' })
+        store.ledger.set(key, {
+          key,
+          runId: 'run_other',
+          actionId: 's1.a1',
+          tool: 'put',
+          argsHash: 'other-args',
+          policyVersion: 'x',
+          status: 'committed',
+          attempts: 1,
+          startedAt: Date.now(),
+          endedAt: Date.now(),
+          output: 'theirs',
+        })
         return undefined
       }
       return lookUp(key)
@@ -163,34 +194,63 @@ describe('a key race lost in the middle of a batch (lostKeyRace)', () => {
     const startA3 = events.findIndex((e) => e.actionId === 's1.a3' && e.type === 'tool/start')
     // Before the fix: lostKeyRace rebuilt state and execute returned 'continue', and actTogether went on to a3's wave;
     // a2 was settled only at a later pass, after a3 (which writes the same file) had run.
-    assert.ok(settledA2 < startA3, `a3 started (seq ${events[startA3]?.seq}) before a2, proposed before it and writing the same file, was settled (seq ${events[settledA2]?.seq})`)
+    assert.ok(
+      settledA2 < startA3,
+      `a3 started (seq ${events[startA3]?.seq}) before a2, proposed before it and writing the same file, was settled (seq ${events[settledA2]?.seq})`,
+    )
   })
 })
 
 describe('what the outcomes of one wave lead to', () => {
   it('a read that timed out does not hide a neighbour whose effect is unknown: it is never closed as "Not run"', async () => {
     // a1 times out (tool_timeout ends the run FAILED); a2, a write beside it, timed out too: its effect is unknown.
-    const h = await desk([{ calls: [{ tool: 'hang_read', args: { name: 'x' } }, { tool: 'hang_write', args: { name: 'y' } }] }, { final: 'Done.' }])
+    const h = await desk([
+      {
+        calls: [
+          { tool: 'hang_read', args: { name: 'x' } },
+          { tool: 'hang_write', args: { name: 'y' } },
+        ],
+      },
+      { final: 'Done.' },
+    ])
     const state = await h.agent.run('work')
     assert.deepEqual(probeLog.sort(), ['hang_read x', 'hang_write y'], 'both calls started, side by side')
     const events = await h.events(state.runId)
     const a2 = of(events, 's1.a2')
-    assert.ok(a2.some((e) => e.type === 'tool/start'), 'a2 ran')
+    assert.ok(
+      a2.some((e) => e.type === 'tool/start'),
+      'a2 ran',
+    )
     const closing = a2.filter((e): e is RunEvent<'tool/error'> => e.type === 'tool/error').at(-1)!
     // Before the fix: tool/error { unknown: true } and then, from end(), "Not run: the run ended FAILED (tool_timeout) first."
-    assert.doesNotMatch(closing.data.message, /^Not run/, `a2 started and its effect is unknown, yet the run closed it as: ${closing.data.message}`)
+    assert.doesNotMatch(
+      closing.data.message,
+      /^Not run/,
+      `a2 started and its effect is unknown, yet the run closed it as: ${closing.data.message}`,
+    )
   })
 
   it("acts on every outcome of a wave: a read's timeout still fails the run after its neighbour's unknown effect is settled", async () => {
     // a1's effect is unknown (the run waits for a person); a2 timed out, which fails a run (tool_timeout).
-    const h = await desk([{ calls: [{ tool: 'hang_write', args: { name: 'y' } }, { tool: 'hang_read', args: { name: 'x' } }] }, { final: 'Done, all fine.' }])
+    const h = await desk([
+      {
+        calls: [
+          { tool: 'hang_write', args: { name: 'y' } },
+          { tool: 'hang_read', args: { name: 'x' } },
+        ],
+      },
+      { final: 'Done, all fine.' },
+    ])
     // The run-ending outcome wins (the run does not go on after a tool timed out), and a1, whose effect is
     // unknown, is reported as such in run/end rather than forgotten or closed as "Not run".
     const state = await h.agent.run('work')
     assert.equal(state.status, 'FAILED', `the run went on to ${state.status} after a tool timed out`)
     assert.equal(state.failureCode, 'tool_timeout')
     const end = (await h.events(state.runId)).find((e): e is RunEvent<'run/end'> => e.type === 'run/end')!
-    assert.deepEqual(end.data.effects?.unknown.map((u) => u.actionId), ['s1.a1'])
+    assert.deepEqual(
+      end.data.effects?.unknown.map((u) => u.actionId),
+      ['s1.a1'],
+    )
   })
 })
 
@@ -198,12 +258,17 @@ describe('a batch paused for approval', () => {
   it('an ask in the middle of a batch, approved by another process: each call runs once, every action closed once, decisions before starts', async () => {
     const file = presetFile({
       desk: {
-        script: [{ calls: [
-          { tool: 'read_slowly', args: { label: 'x', ms: 0 } },
-          { tool: 'read_slowly', args: { label: 'y', ms: 0 } },
-          { tool: 'read_slowly', args: { label: 'secret', ms: 0 } },
-          { tool: 'read_slowly', args: { label: 'later', ms: 0 } },
-        ] }, { final: 'Done.' }],
+        script: [
+          {
+            calls: [
+              { tool: 'read_slowly', args: { label: 'x', ms: 0 } },
+              { tool: 'read_slowly', args: { label: 'y', ms: 0 } },
+              { tool: 'read_slowly', args: { label: 'secret', ms: 0 } },
+              { tool: 'read_slowly', args: { label: 'later', ms: 0 } },
+            ],
+          },
+          { final: 'Done.' },
+        ],
         rules: [
           { id: 'secrets', verdict: 'ask', priority: 1, match: { tool: 'read_slowly', args: { label: 'secret' } } },
           { id: 'all', verdict: 'allow', match: {} },
@@ -220,7 +285,11 @@ describe('a batch paused for approval', () => {
     assert.equal(done.status, 'COMPLETED', done.reason)
     assert.deepEqual(workbenchLog, ['read x', 'read y', 'read secret', 'read later'])
     const events = await second.agent('desk').store().load(paused.runId)
-    assert.deepEqual(events.map((e) => e.seq), events.map((_, i) => i + 1), 'seq gap-free')
+    assert.deepEqual(
+      events.map((e) => e.seq),
+      events.map((_, i) => i + 1),
+      'seq gap-free',
+    )
     for (const id of ['s1.a1', 's1.a2', 's1.a3', 's1.a4']) {
       const mine = of(events, id)
       const closes = mine.filter((e) => e.type === 'tool/end' || (e.type === 'tool/error' && !e.data.willRetry && !e.data.unknown))
@@ -230,6 +299,9 @@ describe('a batch paused for approval', () => {
       assert.ok(decision >= 0 && decision < start, `${id}: decision before start`)
       assert.equal(mine.filter((e) => e.type === 'tool/start').length, 1, `${id} started once`)
     }
-    assert.ok(events.findIndex((e) => e.type === 'run/checkpoint') < events.findIndex((e) => e.type === 'tool/approval-requested'), 'checkpoint before the approval request')
+    assert.ok(
+      events.findIndex((e) => e.type === 'run/checkpoint') < events.findIndex((e) => e.type === 'tool/approval-requested'),
+      'checkpoint before the approval request',
+    )
   })
 })

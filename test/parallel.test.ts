@@ -19,7 +19,11 @@ const rules = [
 ]
 
 let harness: Harness | undefined
-afterEach(async () => { await harness?.stop(); harness = undefined; workbenchLog.length = 0 })
+afterEach(async () => {
+  await harness?.stop()
+  harness = undefined
+  workbenchLog.length = 0
+})
 
 type Call = { tool: string; args: Record<string, unknown> }
 async function runStep(calls: Call[], options: { parallel?: boolean } = {}) {
@@ -51,10 +55,13 @@ describe('parallel tool calls', () => {
   })
 
   it('one by one (parallelTools: false) the same step times out: the test above can fail', async () => {
-    const { state, events } = await runStep([
-      { tool: 'meet', args: { name: 'a', waitFor: 'b' } },
-      { tool: 'meet', args: { name: 'b', waitFor: 'a' } },
-    ], { parallel: false })
+    const { state, events } = await runStep(
+      [
+        { tool: 'meet', args: { name: 'a', waitFor: 'b' } },
+        { tool: 'meet', args: { name: 'b', waitFor: 'a' } },
+      ],
+      { parallel: false },
+    )
     assert.equal(state.status, 'FAILED')
     assert.equal(state.failureCode, 'tool_timeout')
     // a1 never returns; the run ends FAILED and a2, which never started, is closed with it.
@@ -71,9 +78,22 @@ describe('parallel tool calls', () => {
     // The fast one really finished first...
     assert.deepEqual(workbenchLog, ['read fast', 'read slow'])
     // ...and the record, the state and so the model's next context still follow the proposal.
-    assert.deepEqual(toolTrace(events), ['tool/start s1.a1', 'tool/start s1.a2', 'tool/start s1.a3', 'tool/end s1.a1', 'tool/end s1.a2', 'tool/error s1.a3'])
-    const observations = state.transcript.filter((t) => t.kind === 'observation').map((t) => t.kind === 'observation' && [t.actionId, t.text])
-    assert.deepEqual(observations, [['s1.a1', 'slow'], ['s1.a2', 'fast'], ['s1.a3', 'fail_fast failed (tool_failed): it always fails']])
+    assert.deepEqual(toolTrace(events), [
+      'tool/start s1.a1',
+      'tool/start s1.a2',
+      'tool/start s1.a3',
+      'tool/end s1.a1',
+      'tool/end s1.a2',
+      'tool/error s1.a3',
+    ])
+    const observations = state.transcript
+      .filter((t) => t.kind === 'observation')
+      .map((t) => t.kind === 'observation' && [t.actionId, t.text])
+    assert.deepEqual(observations, [
+      ['s1.a1', 'slow'],
+      ['s1.a2', 'fast'],
+      ['s1.a3', 'fail_fast failed (tool_failed): it always fails'],
+    ])
   })
 
   it('keeps the observations of a step in proposal order when a denied call settles before the calls around it ran', async () => {
@@ -84,7 +104,10 @@ describe('parallel tool calls', () => {
     ])
     assert.equal(state.status, 'COMPLETED', state.reason)
     // The denial is on record first (it is decided before anything runs)...
-    assert.deepEqual(events.filter((e) => e.type === 'tool/error' || e.type === 'tool/end').map((e) => e.actionId), ['s1.a2', 's1.a1', 's1.a3'])
+    assert.deepEqual(
+      events.filter((e) => e.type === 'tool/error' || e.type === 'tool/end').map((e) => e.actionId),
+      ['s1.a2', 's1.a1', 's1.a3'],
+    )
     // ...but the model reads the results in the order it asked for them.
     const observations = state.transcript.filter((t) => t.kind === 'observation').map((t) => t.kind === 'observation' && t.actionId)
     assert.deepEqual(observations, ['s1.a1', 's1.a2', 's1.a3'])
@@ -98,8 +121,22 @@ describe('parallel tool calls', () => {
     ])
     assert.equal(state.status, 'COMPLETED', state.reason)
     // a1 and a2 share a wave; a3 overlaps a1 (same file) and starts only once that wave is over.
-    assert.deepEqual(toolTrace(events), ['tool/start s1.a1', 'tool/start s1.a2', 'tool/end s1.a1', 'tool/end s1.a2', 'tool/start s1.a3', 'tool/end s1.a3'])
-    assert.deepEqual(workbenchLog, ['start notes/a.md 1', 'start notes/b.md 2', 'end notes/b.md 2', 'end notes/a.md 1', 'start notes/a.md 3', 'end notes/a.md 3'])
+    assert.deepEqual(toolTrace(events), [
+      'tool/start s1.a1',
+      'tool/start s1.a2',
+      'tool/end s1.a1',
+      'tool/end s1.a2',
+      'tool/start s1.a3',
+      'tool/end s1.a3',
+    ])
+    assert.deepEqual(workbenchLog, [
+      'start notes/a.md 1',
+      'start notes/b.md 2',
+      'end notes/b.md 2',
+      'end notes/a.md 1',
+      'start notes/a.md 3',
+      'end notes/a.md 3',
+    ])
   })
 
   it('keeps a write under a folder apart from a write of the folder, and a read apart from writes', async () => {
@@ -108,7 +145,14 @@ describe('parallel tool calls', () => {
       { tool: 'write_note', args: { file: 'notes/a.md', text: '2' } },
       { tool: 'read_slowly', args: { label: 'x', ms: 0 } },
     ])
-    assert.deepEqual(toolTrace(events), ['tool/start s1.a1', 'tool/end s1.a1', 'tool/start s1.a2', 'tool/end s1.a2', 'tool/start s1.a3', 'tool/end s1.a3'])
+    assert.deepEqual(toolTrace(events), [
+      'tool/start s1.a1',
+      'tool/end s1.a1',
+      'tool/start s1.a2',
+      'tool/end s1.a2',
+      'tool/start s1.a3',
+      'tool/end s1.a3',
+    ])
   })
 
   it('runs a write that names no footprint alone, after the calls before it', async () => {
@@ -120,8 +164,14 @@ describe('parallel tool calls', () => {
     ])
     assert.equal(state.status, 'COMPLETED', state.reason)
     assert.deepEqual(toolTrace(events), [
-      'tool/start s1.a1', 'tool/start s1.a2', 'tool/end s1.a1', 'tool/end s1.a2',
-      'tool/start s1.a3', 'tool/end s1.a3', 'tool/start s1.a4', 'tool/end s1.a4',
+      'tool/start s1.a1',
+      'tool/start s1.a2',
+      'tool/end s1.a1',
+      'tool/end s1.a2',
+      'tool/start s1.a3',
+      'tool/end s1.a3',
+      'tool/start s1.a4',
+      'tool/end s1.a4',
     ])
   })
 
@@ -134,9 +184,15 @@ describe('parallel tool calls', () => {
     assert.equal(state.status, 'COMPLETED', state.reason)
     const trace = events.filter((e) => ['tool/decision', 'tool/start', 'tool/end'].includes(e.type)).map((e) => `${e.type} ${e.actionId}`)
     assert.deepEqual(trace, [
-      'tool/decision s1.a1', 'tool/start s1.a1', 'tool/end s1.a1',
-      'tool/decision s1.a2', 'tool/start s1.a2', 'tool/end s1.a2',
-      'tool/decision s1.a3', 'tool/start s1.a3', 'tool/end s1.a3',
+      'tool/decision s1.a1',
+      'tool/start s1.a1',
+      'tool/end s1.a1',
+      'tool/decision s1.a2',
+      'tool/start s1.a2',
+      'tool/end s1.a2',
+      'tool/decision s1.a3',
+      'tool/start s1.a3',
+      'tool/end s1.a3',
     ])
     assert.deepEqual(workbenchLog, ['anywhere a', 'anywhere b', 'anywhere c'])
   })
@@ -150,10 +206,18 @@ describe('parallel tool calls', () => {
     ])
     assert.equal(state.status, 'WAITING_APPROVAL')
     assert.equal(state.waiting?.actionId, 's1.a3')
-    const trace = events.filter((e) => e.actionId).map((e) => `${e.type} ${e.actionId}`).filter((t) => !t.startsWith('tool/proposed'))
+    const trace = events
+      .filter((e) => e.actionId)
+      .map((e) => `${e.type} ${e.actionId}`)
+      .filter((t) => !t.startsWith('tool/proposed'))
     assert.deepEqual(trace, [
-      'tool/decision s1.a1', 'tool/decision s1.a2', 'tool/decision s1.a3',
-      'tool/start s1.a1', 'tool/start s1.a2', 'tool/end s1.a1', 'tool/end s1.a2',
+      'tool/decision s1.a1',
+      'tool/decision s1.a2',
+      'tool/decision s1.a3',
+      'tool/start s1.a1',
+      'tool/start s1.a2',
+      'tool/end s1.a1',
+      'tool/end s1.a2',
       'tool/approval-requested s1.a3',
     ])
     // The call after the one waiting is decided and run only once the person answered.
@@ -165,14 +229,32 @@ describe('parallel tool calls', () => {
 
   it('cancels every call of a wave', async () => {
     harness = await supportDesk({
-      script: [{ calls: [{ tool: 'read_slowly', args: { label: 'a', ms: 5000 } }, { tool: 'read_slowly', args: { label: 'b', ms: 5000 } }] }, { final: 'Done.' }],
-      rules, verifier: { minCount: 0 }, plugins: [{ ...workbench, config: { timeoutMs: 10_000 } }],
+      script: [
+        {
+          calls: [
+            { tool: 'read_slowly', args: { label: 'a', ms: 5000 } },
+            { tool: 'read_slowly', args: { label: 'b', ms: 5000 } },
+          ],
+        },
+        { final: 'Done.' },
+      ],
+      rules,
+      verifier: { minCount: 0 },
+      plugins: [{ ...workbench, config: { timeoutMs: 10_000 } }],
     })
-    harness.app.root.on('tool/start', (e: RunEvent) => { if (e.actionId === 's1.a2') setTimeout(() => harness!.agent.cancel(e.runId, { by: 'test' }), 20) })
+    harness.app.root.on('tool/start', (e: RunEvent) => {
+      if (e.actionId === 's1.a2') setTimeout(() => harness!.agent.cancel(e.runId, { by: 'test' }), 20)
+    })
     const state = await harness.agent.run('work')
     assert.equal(state.status, 'CANCELLED')
     const errors = (await harness.events(state.runId)).filter((e) => e.type === 'tool/error')
-    assert.deepEqual(errors.map((e) => e.type === 'tool/error' && [e.actionId, e.data.code]), [['s1.a1', 'cancelled'], ['s1.a2', 'cancelled']])
+    assert.deepEqual(
+      errors.map((e) => e.type === 'tool/error' && [e.actionId, e.data.code]),
+      [
+        ['s1.a1', 'cancelled'],
+        ['s1.a2', 'cancelled'],
+      ],
+    )
     assert.deepEqual(workbenchLog, [])
   })
 })

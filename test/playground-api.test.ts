@@ -19,20 +19,32 @@ describe('playground API', () => {
   const auth = () => bearer(playground)
   const get = async (path: string, headers: Record<string, string> = {}) => {
     const response = await fetch(base + path, { headers: { ...auth(), ...headers } })
-    return { status: response.status, body: await response.json() as any }
+    return { status: response.status, body: (await response.json()) as any }
   }
   const post = async (path: string, body: unknown, headers: Record<string, string> = { 'content-type': 'application/json' }) => {
-    const response = await fetch(base + path, { method: 'POST', headers: { ...auth(), ...headers }, body: typeof body === 'string' ? body : JSON.stringify(body) })
-    return { status: response.status, body: await response.json() as any }
+    const response = await fetch(base + path, {
+      method: 'POST',
+      headers: { ...auth(), ...headers },
+      body: typeof body === 'string' ? body : JSON.stringify(body),
+    })
+    return { status: response.status, body: (await response.json()) as any }
   }
-  const sse = (path: string, until: (frame: Frame) => boolean, headers: Record<string, string> = {}) => readSse(base + path, { ...auth(), ...headers }, until)
+  const sse = (path: string, until: (frame: Frame) => boolean, headers: Record<string, string> = {}) =>
+    readSse(base + path, { ...auth(), ...headers }, until)
   /** fetch sets Host itself; a DNS-rebinding page would send its own name, which node:http lets us do. */
-  const withHost = (path: string, host: string) => new Promise<{ status: number; body: any }>((done, fail) => {
-    request(base + path, { headers: { host, ...auth() } }, (res) => {
-      let text = ''
-      res.on('data', (chunk) => { text += chunk }).on('end', () => done({ status: res.statusCode ?? 0, body: JSON.parse(text) }))
-    }).on('error', fail).end()
-  })
+  const withHost = (path: string, host: string) =>
+    new Promise<{ status: number; body: any }>((done, fail) => {
+      request(base + path, { headers: { host, ...auth() } }, (res) => {
+        let text = ''
+        res
+          .on('data', (chunk) => {
+            text += chunk
+          })
+          .on('end', () => done({ status: res.statusCode ?? 0, body: JSON.parse(text) }))
+      })
+        .on('error', fail)
+        .end()
+    })
   const events = (frames: Frame[]) => frames.filter((f) => f.event === 'run-event').map((f) => f.data as RunEvent)
 
   before(async () => {
@@ -67,7 +79,10 @@ describe('playground API', () => {
   it('lists the agents with their plugins, the versions installed side by side, and the service graph', async () => {
     const { status, body } = await get('/api/agents')
     assert.equal(status, 200)
-    assert.deepEqual(body.agents.map((a: any) => a.name), ['support', 'followup'])
+    assert.deepEqual(
+      body.agents.map((a: any) => a.name),
+      ['support', 'followup'],
+    )
     const [support, followup] = body.agents
     const policy = (agent: any) => agent.plugins.find((p: any) => p.name === 'policy-rules')
     assert.equal(policy(support).version, '1.0.0')
@@ -80,7 +95,10 @@ describe('playground API', () => {
     assert.equal(service.provider, 'policy-rules@2.0.0')
     assert.deepEqual(service.neededBy, [{ from: 'kernel', range: '^1.0.0', required: true, ok: true }])
     const tools = followup.services.find((s: any) => s.service === 'tools')
-    assert.ok(tools.neededBy.some((n: any) => n.from === 'support-desk' && n.ok), JSON.stringify(tools))
+    assert.ok(
+      tools.neededBy.some((n: any) => n.from === 'support-desk' && n.ok),
+      JSON.stringify(tools),
+    )
   })
 
   let runId: string
@@ -90,14 +108,21 @@ describe('playground API', () => {
     assert.equal(started.status, 202)
     runId = started.body.runId
     const first = await sse(`/api/runs/${runId}/stream`, (f) => f.data?.type === 'run/paused')
-    assert.deepEqual(events(first).map((e) => e.seq), Array.from({ length: 11 }, (_, i) => i + 1))
+    assert.deepEqual(
+      events(first).map((e) => e.seq),
+      Array.from({ length: 11 }, (_, i) => i + 1),
+    )
     assert.equal(first[first.length - 1].id, '11', 'the SSE id is the seq')
 
     const state = await get(`/api/runs/${runId}`)
     assert.equal(state.body.status, 'WAITING_APPROVAL')
     assert.deepEqual(state.body.pending, {
-      actionId: 's1.a1', tool: 'record_followup', args: { ticketId: 'T-1001', note: 'Refund approved; customer informed.' },
-      reason: 'a follow-up is visible to the customer; a person signs it off', ruleId: 'followups-need-approval', approvers: ['*'],
+      actionId: 's1.a1',
+      tool: 'record_followup',
+      args: { ticketId: 'T-1001', note: 'Refund approved; customer informed.' },
+      reason: 'a follow-up is visible to the customer; a person signs it off',
+      ruleId: 'followups-need-approval',
+      approvers: ['*'],
     })
     assert.equal((await get('/api/runs')).body.runs.find((r: any) => r.runId === runId).status, 'WAITING_APPROVAL')
 
@@ -109,7 +134,11 @@ describe('playground API', () => {
     const frames = await rest
     const tail = events(frames)
     assert.equal(tail[0].seq, 12)
-    assert.deepEqual(tail.map((e) => e.seq), Array.from({ length: tail.length }, (_, i) => i + 12), 'no gap, nothing twice')
+    assert.deepEqual(
+      tail.map((e) => e.seq),
+      Array.from({ length: tail.length }, (_, i) => i + 12),
+      'no gap, nothing twice',
+    )
     assert.equal(tail[0].type, 'tool/approval-decided')
     assert.deepEqual(tail[0].data, { approved: true, by: 'alice', reason: 'checked', scope: 'once' })
     const end = tail[tail.length - 1]
@@ -121,11 +150,18 @@ describe('playground API', () => {
     const all = await get(`/api/runs/${runId}/events`)
     assert.equal(all.body.events.length, 25)
     const later = await get(`/api/runs/${runId}/events?after=20`)
-    assert.deepEqual(later.body.events.map((e: RunEvent) => e.seq), [21, 22, 23, 24, 25])
+    assert.deepEqual(
+      later.body.events.map((e: RunEvent) => e.seq),
+      [21, 22, 23, 24, 25],
+    )
     const byHeader = await get(`/api/runs/${runId}/events`, { 'last-event-id': '20' })
     assert.deepEqual(byHeader.body.events, later.body.events)
     const ended = await sse(`/api/runs/${runId}/stream?after=25`, (f) => f.event === 'end')
-    assert.deepEqual(ended.map((f) => f.event), ['end'], 'a finished run: nothing after the last seq, then end')
+    assert.deepEqual(
+      ended.map((f) => f.event),
+      ['end'],
+      'a finished run: nothing after the last seq, then end',
+    )
   })
 
   it('rejects a pending action: the rejection is recorded with who decided', async () => {
@@ -141,11 +177,19 @@ describe('playground API', () => {
   })
 
   it('replays a recorded run against policy-rules 2.x and 1.x side by side, and shows what differs', async () => {
-    const { status, body } = await post('/api/compare', { runId, plugin: 'policy-rules', a: { version: '2.0.0' }, b: { version: '^1.0.0' } })
+    const { status, body } = await post('/api/compare', {
+      runId,
+      plugin: 'policy-rules',
+      a: { version: '2.0.0' },
+      b: { version: '^1.0.0' },
+    })
     assert.equal(status, 200, JSON.stringify(body))
     assert.equal(body.a.plugin, 'policy-rules@2.0.0')
     assert.equal(body.b.plugin, 'policy-rules@1.0.0')
-    assert.deepEqual(body.script.map((s: any) => Object.keys(s)[0]), ['tool', 'final'])
+    assert.deepEqual(
+      body.script.map((s: any) => Object.keys(s)[0]),
+      ['tool', 'final'],
+    )
     assert.deepEqual(body.b.dropped, ['approvers'], '1.x does not know approvers')
     assert.deepEqual(body.a.replayed, ['approved s1.a1 as alice'])
     assert.equal(body.a.outcome.status, 'COMPLETED')
@@ -156,18 +200,37 @@ describe('playground API', () => {
     assert.ok(decision.fields.includes('producer'))
 
     // 2.x with nobody allowed to approve fails closed: the follow-up is denied, the answer lacks its evidence.
-    const closed = { default: 'deny', rules: [{ id: 'read-only', verdict: 'allow', match: { sideEffect: 'none' } }, { id: 'followups-need-approval', verdict: 'ask', match: { tool: 'record_followup' } }] }
-    const strict = await post('/api/compare', { runId, plugin: 'policy-rules', a: { version: '1.0.0' }, b: { version: '2.0.0', config: closed } })
+    const closed = {
+      default: 'deny',
+      rules: [
+        { id: 'read-only', verdict: 'allow', match: { sideEffect: 'none' } },
+        { id: 'followups-need-approval', verdict: 'ask', match: { tool: 'record_followup' } },
+      ],
+    }
+    const strict = await post('/api/compare', {
+      runId,
+      plugin: 'policy-rules',
+      a: { version: '1.0.0' },
+      b: { version: '2.0.0', config: closed },
+    })
     assert.equal(strict.status, 200)
     assert.equal(strict.body.a.outcome.status, 'COMPLETED')
     assert.equal(strict.body.b.outcome.status, 'FAILED_VERIFICATION')
     assert.ok(strict.body.outcome.includes('status'))
     assert.ok(strict.body.b.outcome.actions.includes('s1.a1 record_followup denied'))
-    assert.ok(strict.body.rows.some((r: any) => r.kind === 'only-a'), 'the approval and the tool call happen only under 1.x')
+    assert.ok(
+      strict.body.rows.some((r: any) => r.kind === 'only-a'),
+      'the approval and the tool call happen only under 1.x',
+    )
   })
 
   it('reports a side whose config the version refuses, without failing the other', async () => {
-    const { status, body } = await post('/api/compare', { runId, plugin: 'policy-rules', a: { version: '2.0.0' }, b: { version: '1.0.0', config: { default: 'sometimes' } } })
+    const { status, body } = await post('/api/compare', {
+      runId,
+      plugin: 'policy-rules',
+      a: { version: '2.0.0' },
+      b: { version: '1.0.0', config: { default: 'sometimes' } },
+    })
     assert.equal(status, 200)
     assert.equal(body.a.outcome.status, 'COMPLETED')
     assert.equal(body.b.error.code, 'plugin_config_invalid')
@@ -183,15 +246,38 @@ describe('playground API', () => {
     assert.equal(swapped.status, 200)
     assert.deepEqual(swapped.body, { from: 'verifier-basic@1.0.0', to: 'verifier-basic@1.0.0', by: 'playground' })
     const frames = await live
-    assert.deepEqual(frames.map((f) => [f.data.type, f.data.data.name, f.data.data.reason]), [['plugin/disposed', 'verifier-basic', 'swap'], ['plugin/loaded', 'verifier-basic', undefined], ['plugin/swapped', 'verifier-basic', undefined]])
-    assert.deepEqual(frames[2].data.data, { agent: 'support', name: 'verifier-basic', version: '1.0.0', ok: true, from: 'verifier-basic@1.0.0', to: 'verifier-basic@1.0.0', by: 'playground', via: 'playground', config: {} })
+    assert.deepEqual(
+      frames.map((f) => [f.data.type, f.data.data.name, f.data.data.reason]),
+      [
+        ['plugin/disposed', 'verifier-basic', 'swap'],
+        ['plugin/loaded', 'verifier-basic', undefined],
+        ['plugin/swapped', 'verifier-basic', undefined],
+      ],
+    )
+    assert.deepEqual(frames[2].data.data, {
+      agent: 'support',
+      name: 'verifier-basic',
+      version: '1.0.0',
+      ok: true,
+      from: 'verifier-basic@1.0.0',
+      to: 'verifier-basic@1.0.0',
+      by: 'playground',
+      via: 'playground',
+      config: {},
+    })
 
     // A swap that fails is recorded too, with who asked and why; a swap of a plugin the agent lacks changed nothing and is not.
     const refused = await post('/api/agents/support/swap', { plugin: 'policy-rules', version: '9.0.0', by: 'mallory' })
     assert.equal(refused.status, 400)
     await post('/api/agents/support/swap', { plugin: 'nothing-like-it', version: '1.0.0', by: 'mallory' })
     const kept = (await get('/api/plugin-events')).body.events.filter((e: any) => e.type === 'plugin/swapped')
-    assert.deepEqual(kept.map((e: any) => [e.data.name, e.data.ok, e.data.by, e.data.code]), [['verifier-basic', true, 'playground', undefined], ['policy-rules', false, 'mallory', 'plugin_version_unsatisfiable']])
+    assert.deepEqual(
+      kept.map((e: any) => [e.data.name, e.data.ok, e.data.by, e.data.code]),
+      [
+        ['verifier-basic', true, 'playground', undefined],
+        ['policy-rules', false, 'mallory', 'plugin_version_unsatisfiable'],
+      ],
+    )
     assert.equal(kept[1].data.version, '1.0.0', 'the version still serving')
     assert.equal(kept[1].data.requested, '9.0.0')
   })
@@ -210,9 +296,24 @@ describe('playground API', () => {
       [get('/api/runs/run_nope'), 404, 'run_not_found', /run_nope/],
       [get(`/api/runs/${runId}/events?after=-1`), 400, 'invalid_input', /whole number/],
       [get(`/api/runs/${runId}/stream?after=x`), 400, 'invalid_input', /whole number/],
-      [post('/api/compare', { runId, plugin: 'model-scripted', a: { version: '1.1.0' }, b: { version: '1.1.0' } }), 400, 'invalid_input', /model/],
-      [post('/api/compare', { runId, plugin: 'store-sqlite', a: { version: '1.1.0' }, b: { version: '1.1.0' } }), 400, 'invalid_input', /store/],
-      [post('/api/compare', { runId, plugin: 'nothing-like-it', a: { version: '1.0.0' }, b: { version: '1.0.0' } }), 404, 'plugin_not_found', /nothing-like-it/],
+      [
+        post('/api/compare', { runId, plugin: 'model-scripted', a: { version: '1.1.0' }, b: { version: '1.1.0' } }),
+        400,
+        'invalid_input',
+        /model/,
+      ],
+      [
+        post('/api/compare', { runId, plugin: 'store-sqlite', a: { version: '1.1.0' }, b: { version: '1.1.0' } }),
+        400,
+        'invalid_input',
+        /store/,
+      ],
+      [
+        post('/api/compare', { runId, plugin: 'nothing-like-it', a: { version: '1.0.0' }, b: { version: '1.0.0' } }),
+        404,
+        'plugin_not_found',
+        /nothing-like-it/,
+      ],
       [post('/api/compare', { runId, plugin: 'policy-rules', a: { version: '2.0.0' } }), 400, 'invalid_input', /b/],
       [post('/api/agents/support/swap', { plugin: 'policy-rules' }), 400, 'invalid_input', /version/],
       [post('/api/agents/support/swap', { plugin: 'policy-rules', version: '1.0.0', by: ' ' }), 400, 'invalid_input', /by/],

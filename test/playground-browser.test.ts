@@ -14,7 +14,6 @@ import type { Browser, Page } from 'playwright-core'
 import { startPlayground, type Playground } from '../playground/server.ts'
 import { bearer, browserSkip, defaultPresetCopy, openPage, shots } from './playground-helpers.ts'
 
-
 describe('playground in headless Chromium', { skip: browserSkip }, () => {
   let playground: Playground
   let browser: Browser
@@ -64,14 +63,20 @@ describe('playground in headless Chromium', { skip: browserSkip }, () => {
     runId = (await page.textContent('[data-testid=run-id]'))!
     assert.match(runId, /^run_/)
     assert.match((await page.textContent('[data-testid=pending-what]')) ?? '', /s1\.a1 record_followup/)
-    assert.deepEqual(await seqs(), Array.from({ length: 11 }, (_, i) => i + 1))
+    assert.deepEqual(
+      await seqs(),
+      Array.from({ length: 11 }, (_, i) => i + 1),
+    )
 
     await page.reload()
     await ready()
     await page.waitForSelector('[data-testid=pending]:not([hidden])')
     assert.equal(await page.textContent('[data-testid=run-id]'), runId, 'the reloaded page opens the same run')
     assert.match((await page.textContent('[data-testid=run-stream]')) ?? '', /restored 11 event\(s\), streaming after seq 11/)
-    assert.deepEqual(await seqs(), Array.from({ length: 11 }, (_, i) => i + 1))
+    assert.deepEqual(
+      await seqs(),
+      Array.from({ length: 11 }, (_, i) => i + 1),
+    )
     await page.screenshot({ path: join(shots, '2-waiting-approval.png'), fullPage: true })
   })
 
@@ -86,7 +91,11 @@ describe('playground in headless Chromium', { skip: browserSkip }, () => {
     await ready()
     await page.waitForSelector('[data-testid=events] tr[data-type="run/end"]', { timeout: 15_000 })
     await statusIs('COMPLETED')
-    assert.deepEqual(await seqs(), Array.from({ length: 25 }, (_, i) => i + 1), 'every seq exactly once, in order')
+    assert.deepEqual(
+      await seqs(),
+      Array.from({ length: 25 }, (_, i) => i + 1),
+      'every seq exactly once, in order',
+    )
     const end = await page.textContent('[data-testid=events] tr[data-type="run/end"]')
     assert.match(end ?? '', /COMPLETED steps=2/)
     const decided = await page.textContent('[data-testid=events] tr[data-type="tool/approval-decided"]')
@@ -113,19 +122,26 @@ describe('playground in headless Chromium', { skip: browserSkip }, () => {
     assert.equal(await page.getAttribute('[data-testid=compare-events] tr[data-type="tool/decision"]', 'data-kind'), 'changed')
     const decision = await page.textContent('[data-testid=compare-events] tr[data-type="tool/decision"]')
     assert.match(decision ?? '', /policy-rules@2\.0\.0.*policy-rules@1\.0\.0.*differs: producer, data\.policyVersion/)
-    assert.match((await page.textContent('[data-testid=compare-summary]')) ?? '', /\d+ same, \d+ changed, 0 only in A, 0 only in B; outcome the same/)
+    assert.match(
+      (await page.textContent('[data-testid=compare-summary]')) ?? '',
+      /\d+ same, \d+ changed, 0 only in A, 0 only in B; outcome the same/,
+    )
     await page.locator('#compare').screenshot({ path: join(shots, '4-compare.png') })
     assert.deepEqual(pageErrors, [])
   })
 
   it('shows a swap of the policy made through the API in the plugin events, with who asked, and the card follows', async () => {
     const response = await fetch(`${playground.origin}/api/agents/followup/swap`, {
-      method: 'POST', headers: { ...bearer(playground), 'content-type': 'application/json' },
+      method: 'POST',
+      headers: { ...bearer(playground), 'content-type': 'application/json' },
       body: JSON.stringify({ plugin: 'policy-rules', version: '1.0.0', config: { default: 'deny' }, by: 'alice' }),
     })
     assert.equal(response.status, 200, await response.clone().text())
     const row = await page.waitForSelector('[data-testid=plugin-events] tr[data-type="plugin/swapped"][data-by=alice]')
-    assert.match((await row.textContent()) ?? '', /followup.*policy-rules@1\.0\.0.*swapped policy-rules@2\.0\.0 → policy-rules@1\.0\.0 \(version 1\.0\.0, config \{"default":"deny"\}\) by alice via playground/)
+    assert.match(
+      (await row.textContent()) ?? '',
+      /followup.*policy-rules@1\.0\.0.*swapped policy-rules@2\.0\.0 → policy-rules@1\.0\.0 \(version 1\.0\.0, config \{"default":"deny"\}\) by alice via playground/,
+    )
     await page.waitForSelector('[data-testid=version-followup-policy-rules]:text-is("1.0.0")')
     assert.deepEqual(pageErrors, [])
   })

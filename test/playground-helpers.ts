@@ -14,7 +14,15 @@ const root = resolve(import.meta.dirname, '..')
 
 const Chromium = '/usr/bin/chromium'
 /** The launch flags that work on these machines as root (../shared/design/browser-notes.md); playwright adds --headless and a fresh profile. */
-const Flags = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync']
+const Flags = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+]
 /** Where the browser tests put their screenshots (git ignores tmp/). */
 export const shots = resolve(root, 'tmp/playground-screenshots')
 /** `skip` for a browser suite: only when Debian's chromium is missing here (.ci/run installs it). */
@@ -28,7 +36,9 @@ export async function openPage(): Promise<{ browser: Browser; page: Page; pageEr
   const page = await browser.newPage({ viewport: { width: 1280, height: 1000 } })
   const pageErrors: string[] = []
   page.on('pageerror', (error) => pageErrors.push(error.message))
-  page.on('console', (message) => { if (message.type() === 'warning' || message.type() === 'error') pageErrors.push(message.text()) })
+  page.on('console', (message) => {
+    if (message.type() === 'warning' || message.type() === 'error') pageErrors.push(message.text())
+  })
   return { browser, page, pageErrors }
 }
 
@@ -37,7 +47,9 @@ export function defaultPresetCopy(delayMs = 0): string {
   const dir = tempDir('cordage-playground-')
   const raw = parse(readFileSync(join(root, 'presets/default.yml'), 'utf8'))
   for (const agent of Object.values<{ plugins: unknown[] }>(raw.agents)) {
-    agent.plugins = agent.plugins.map((p) => (p === 'store-sqlite@^1.0.0' ? { plugin: 'store-sqlite', version: '^1.0.0', config: { path: 'runs.db' } } : p))
+    agent.plugins = agent.plugins.map((p) =>
+      p === 'store-sqlite@^1.0.0' ? { plugin: 'store-sqlite', version: '^1.0.0', config: { path: 'runs.db' } } : p,
+    )
   }
   const followup = raw.agents.followup
   followup.plugins.find((p: { plugin?: string }) => p.plugin === 'support-desk').config.outbox = 'outbox.jsonl'
@@ -84,7 +96,11 @@ export function bearer(playground: { token: string }): Record<string, string> {
   return { authorization: `Bearer ${playground.token}` }
 }
 
-export interface Frame { id?: string; event: string; data: any }
+export interface Frame {
+  id?: string
+  event: string
+  data: any
+}
 
 /** Read a Server-Sent Events response frame by frame until `until` says stop (or the server ends it). */
 export async function readSse(url: string, headers: Record<string, string>, until: (frame: Frame) => boolean): Promise<Frame[]> {
@@ -119,4 +135,3 @@ export async function readSse(url: string, headers: Record<string, string>, unti
     abort.abort()
   }
 }
-

@@ -28,7 +28,12 @@ const bin = resolve(import.meta.dirname, '../core/cli/bin.js')
 /** The fixture's manifest.ts with another version and rules label: one file, so one save changes both. */
 function edited(plugin: string, version: string, rules: string): void {
   const file = join(plugin, 'manifest.ts')
-  writeFileSync(file, readFileSync(file, 'utf8').replace(/version: '[^']+'/, `version: '${version}'`).replace(/Rules = '[^']+'/, `Rules = '${rules}'`))
+  writeFileSync(
+    file,
+    readFileSync(file, 'utf8')
+      .replace(/version: '[^']+'/, `version: '${version}'`)
+      .replace(/Rules = '[^']+'/, `Rules = '${rules}'`),
+  )
 }
 
 describe('playground --watch in headless Chromium: a plugin reload, live', { skip: browserSkip }, () => {
@@ -61,7 +66,10 @@ describe('playground --watch in headless Chromium: a plugin reload, live', { ski
     await page.waitForSelector('body[data-ready=true]')
     assert.match((await page.textContent('[data-testid=watch]')) ?? '', /hot reload on: watching 7 plugin folder\(s\)/)
     assert.equal(await page.textContent('[data-testid=version-followup-reload-policy]'), '1.0.0')
-    assert.equal(await page.textContent('[data-testid=hash-followup-reload-policy]'), playground.reloader!.hashOf('followup', copy.plugin)!.slice(0, 15))
+    assert.equal(
+      await page.textContent('[data-testid=hash-followup-reload-policy]'),
+      playground.reloader!.hashOf('followup', copy.plugin)!.slice(0, 15),
+    )
     assert.match((await page.textContent('[data-testid=plugins-followup] tr[data-plugin=reload-policy]')) ?? '', /folder/)
   })
 
@@ -72,7 +80,10 @@ describe('playground --watch in headless Chromium: a plugin reload, live', { ski
     await page.waitForSelector('[data-testid=pending]:not([hidden])')
     runId = (await page.textContent('[data-testid=run-id]'))!
     assert.match((await page.textContent('#pending-why')) ?? '', /\(rules v1\) \(rule v1\/needs-approval\)/)
-    assert.match((await page.textContent('[data-testid=events] tr[data-type="tool/decision"]')) ?? '', /reload-policy@1\.0\.0.*ask rule=v1\/needs-approval policy=reload-policy@1\.0\.0\+v1/)
+    assert.match(
+      (await page.textContent('[data-testid=events] tr[data-type="tool/decision"]')) ?? '',
+      /reload-policy@1\.0\.0.*ask rule=v1\/needs-approval policy=reload-policy@1\.0\.0\+v1/,
+    )
   })
 
   it('an edit on disk arrives in the page as plugin/reloaded ok, with old → new version and hash, and the card follows', async () => {
@@ -112,13 +123,20 @@ describe('playground --watch in headless Chromium: a plugin reload, live', { ski
     await page.click('[data-testid=approve]')
     await page.waitForSelector('[data-testid=events] tr[data-type="run/end"]', { timeout: 15_000 })
     await statusIs('COMPLETED')
-    const producers = await page.$$eval('[data-testid=events] tr[data-type="tool/decision"]', (rows) => rows.map((r) => r.children[3].textContent))
+    const producers = await page.$$eval('[data-testid=events] tr[data-type="tool/decision"]', (rows) =>
+      rows.map((r) => r.children[3].textContent),
+    )
     assert.deepEqual(producers, ['reload-policy@1.0.0', 'reload-policy@1.1.0', 'reload-policy@1.1.0'])
-    assert.match((await page.textContent('[data-testid=events] tr[data-type="run/version-drift"]')) ?? '', /accepted: reload-policy 1\.0\.0 → 1\.1\.0/)
+    assert.match(
+      (await page.textContent('[data-testid=events] tr[data-type="run/version-drift"]')) ?? '',
+      /accepted: reload-policy 1\.0\.0 → 1\.1\.0/,
+    )
 
     // The same in the store: step 1 was decided by v1, then (after the reload) by v2; step 2 by v2.
     const events = await playground.app.agent('followup').store().load(runId)
-    const decisions = events.flatMap((e: RunEvent) => e.type === 'tool/decision' ? [[e.actionId, e.producer, e.data.verdict, e.data.ruleId, e.data.policyVersion]] : [])
+    const decisions = events.flatMap((e: RunEvent) =>
+      e.type === 'tool/decision' ? [[e.actionId, e.producer, e.data.verdict, e.data.ruleId, e.data.policyVersion]] : [],
+    )
     assert.deepEqual(decisions, [
       ['s1.a1', 'reload-policy@1.0.0', 'ask', 'v1/needs-approval', 'reload-policy@1.0.0+v1'],
       ['s1.a1', 'reload-policy@1.1.0', 'ask', 'v2/needs-approval', 'reload-policy@1.1.0+v2'],
@@ -128,7 +146,9 @@ describe('playground --watch in headless Chromium: a plugin reload, live', { ski
     assert.ok(end.type === 'run/end' && end.data.status === 'COMPLETED')
 
     // Both reloads, newest first, came through the live stream: the page was never reloaded.
-    const rows = await page.$$eval('[data-testid=plugin-events] tr[data-type="plugin/reloaded"]', (r) => r.map((row) => row.getAttribute('data-ok')))
+    const rows = await page.$$eval('[data-testid=plugin-events] tr[data-type="plugin/reloaded"]', (r) =>
+      r.map((row) => row.getAttribute('data-ok')),
+    )
     assert.deepEqual(rows, ['false', 'true'])
     await page.screenshot({ path: join(shots, '5-reload.png'), fullPage: true })
     assert.deepEqual(pageErrors, [])
@@ -138,10 +158,18 @@ describe('playground --watch in headless Chromium: a plugin reload, live', { ski
 describe('cordage playground (the CLI): --watch, the token, --read-only', () => {
   it('prints the watched folders and each reload, and stops on SIGINT', async () => {
     const copy = reloadPresetCopy()
-    const child = spawn(process.execPath, [bin, 'playground', '--preset', copy.preset, '--port', '0', '--watch', '--debounce', '20'], { cwd: copy.dir, stdio: ['ignore', 'pipe', 'pipe'] })
-    let out = '', err = ''
-    child.stdout.on('data', (chunk) => { out += chunk })
-    child.stderr.on('data', (chunk) => { err += chunk })
+    const child = spawn(process.execPath, [bin, 'playground', '--preset', copy.preset, '--port', '0', '--watch', '--debounce', '20'], {
+      cwd: copy.dir,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
+    let out = '',
+      err = ''
+    child.stdout.on('data', (chunk) => {
+      out += chunk
+    })
+    child.stderr.on('data', (chunk) => {
+      err += chunk
+    })
     const until = async (what: () => boolean, label: string) => {
       const end = Date.now() + 30_000
       while (!what()) {
@@ -150,17 +178,25 @@ describe('cordage playground (the CLI): --watch, the token, --read-only', () => 
       }
     }
     try {
-      await until(() => /watching 7 plugin folder\(s\)/.test(err) && /reload-policy {2}followup:reload-policy/.test(err), 'the watched folders are listed')
+      await until(
+        () => /watching 7 plugin folder\(s\)/.test(err) && /reload-policy {2}followup:reload-policy/.test(err),
+        'the watched folders are listed',
+      )
       // The address printed carries the token; the API answers only with it.
       const [, url, token] = /on (http:\/\/127\.0\.0\.1:\d+\/)\?token=([\w-]+) /.exec(err) ?? []
       assert.ok(url && token, err)
       const headers = { authorization: `Bearer ${token}` }
       assert.equal((await fetch(`${url}api/agents`)).status, 401)
-      const agents = await (await fetch(`${url}api/agents`, { headers })).json() as { watch: { folders: { dir: string }[] } | null }
+      const agents = (await (await fetch(`${url}api/agents`, { headers })).json()) as { watch: { folders: { dir: string }[] } | null }
       assert.equal(agents.watch?.folders.length, 7)
       edited(join(copy.dir, 'reload-policy'), '1.0.1', 'v2')
-      await until(() => /reloaded reload-policy in followup: 1\.0\.0 → 1\.0\.1 {2}sha256:\w+ → sha256:\w+ {2}\d+ms/.test(out), 'the reload is printed')
-      const feed = await (await fetch(`${url}api/plugin-events`, { headers })).json() as { events: { type: string; data: { ok?: boolean; to?: { version: string } } }[] }
+      await until(
+        () => /reloaded reload-policy in followup: 1\.0\.0 → 1\.0\.1 {2}sha256:\w+ → sha256:\w+ {2}\d+ms/.test(out),
+        'the reload is printed',
+      )
+      const feed = (await (await fetch(`${url}api/plugin-events`, { headers })).json()) as {
+        events: { type: string; data: { ok?: boolean; to?: { version: string } } }[]
+      }
       const reload = feed.events.find((e) => e.type === 'plugin/reloaded')
       assert.equal(reload?.data.ok, true)
       assert.equal(reload?.data.to?.version, '1.0.1')
@@ -176,18 +212,26 @@ describe('cordage playground (the CLI): --watch, the token, --read-only', () => 
   /** Start `cordage playground` and wait for the address it prints; `stop` sends SIGINT and resolves with the exit code. */
   async function cli(args: string[], env: Record<string, string> = {}) {
     const preset = defaultPresetCopy()
-    const child = spawn(process.execPath, [bin, 'playground', '--preset', preset, '--port', '0', ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
+    const child = spawn(process.execPath, [bin, 'playground', '--preset', preset, '--port', '0', ...args], {
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
     const out = { err: '' }
-    child.stderr.on('data', (chunk) => { out.err += chunk })
+    child.stderr.on('data', (chunk) => {
+      out.err += chunk
+    })
     const end = Date.now() + 30_000
     let match: RegExpExecArray | null = null
     while (!(match = /on (http:\/\/127\.0\.0\.1:\d+)\/\?token=([\w.~-]+) /.exec(out.err))) {
-      if (child.exitCode !== null || Date.now() > end) { child.kill('SIGKILL'); assert.fail(`no address printed; exit ${child.exitCode}\n${out.err}`) }
+      if (child.exitCode !== null || Date.now() > end) {
+        child.kill('SIGKILL')
+        assert.fail(`no address printed; exit ${child.exitCode}\n${out.err}`)
+      }
       await new Promise((r) => setTimeout(r, 50))
     }
     const stop = async () => {
       child.kill('SIGINT')
-      return child.exitCode ?? await new Promise<number | null>((done) => child.once('exit', done))
+      return child.exitCode ?? (await new Promise<number | null>((done) => child.once('exit', done)))
     }
     return { origin: match[1], token: match[2], out, stop }
   }
@@ -197,7 +241,11 @@ describe('cordage playground (the CLI): --watch, the token, --read-only', () => 
     const { origin, token, out, stop } = await cli(['--token', given])
     try {
       assert.equal(token, given)
-      const swap = await fetch(`${origin}/api/agents/followup/swap`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ plugin: 'policy-rules', config: { default: 'ask', approvers: ['*'] }, by: 'alice' }) })
+      const swap = await fetch(`${origin}/api/agents/followup/swap`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ plugin: 'policy-rules', config: { default: 'ask', approvers: ['*'] }, by: 'alice' }),
+      })
       assert.equal(swap.status, 200)
       const end = Date.now() + 10_000
       while (!out.err.includes('swapped policy-rules in followup')) {
@@ -217,16 +265,23 @@ describe('cordage playground (the CLI): --watch, the token, --read-only', () => 
       assert.match(out.err, /\(read-only\) \(Ctrl-C to stop\)/)
       const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' }
       assert.equal((await fetch(`${origin}/api/runs`, { headers })).status, 200)
-      assert.equal((await fetch(`${origin}/api/runs`, { method: 'POST', headers, body: JSON.stringify({ agent: 'followup' }) })).status, 403)
+      assert.equal(
+        (await fetch(`${origin}/api/runs`, { method: 'POST', headers, body: JSON.stringify({ agent: 'followup' }) })).status,
+        403,
+      )
     } finally {
       assert.equal(await stop(), 0, out.err)
     }
   })
 
   it('refuses a --token that is too short, without echoing it', async () => {
-    const child = spawn(process.execPath, [bin, 'playground', '--preset', defaultPresetCopy(), '--port', '0', '--token', 'tooshort'], { stdio: ['ignore', 'pipe', 'pipe'] })
+    const child = spawn(process.execPath, [bin, 'playground', '--preset', defaultPresetCopy(), '--port', '0', '--token', 'tooshort'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
     let err = ''
-    child.stderr.on('data', (chunk) => { err += chunk })
+    child.stderr.on('data', (chunk) => {
+      err += chunk
+    })
     const code = await new Promise((done) => child.once('exit', done))
     assert.equal(code, 2)
     assert.match(err, /at least 16 characters/)
@@ -236,7 +291,9 @@ describe('cordage playground (the CLI): --watch, the token, --read-only', () => 
   it('refuses --debounce without --watch', async () => {
     const child = spawn(process.execPath, [bin, 'playground', '--port', '0', '--debounce', '20'], { stdio: ['ignore', 'pipe', 'pipe'] })
     let err = ''
-    child.stderr.on('data', (chunk) => { err += chunk })
+    child.stderr.on('data', (chunk) => {
+      err += chunk
+    })
     const code = await new Promise((done) => child.once('exit', done))
     assert.notEqual(code, 0)
     assert.match(err, /--debounce applies to --watch only/)

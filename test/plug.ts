@@ -11,7 +11,12 @@ export async function plug(plugin: CordagePlugin, config: Record<string, unknown
   // These tests check `fork.error` themselves; cordis would also print each expected failure as an
   // "[E] app" stack trace on stdout. Logged as a Cordage app does (cordis's lines at debug, so not shown),
   // for this root only.
-  attachLogSink(agent, { level: 'warn', write: (line) => { process.stderr.write(`${line}\n`) } })
+  attachLogSink(agent, {
+    level: 'warn',
+    write: (line) => {
+      process.stderr.write(`${line}\n`)
+    },
+  })
   const resolved = plugin.manifest.config ? plugin.manifest.config(config) : config
   const fork = agent.plugin(plugin, resolved)
   await new Promise((r) => setImmediate(r))

@@ -19,18 +19,27 @@ function probePlugin(dir: string): void {
   mkdirSync(dir, { recursive: true })
   writeFileSync(join(dir, 'package.json'), JSON.stringify({ type: 'module' }))
   writeFileSync(join(dir, 'manifest.ts'), "export default { name: 'probe', version: '1.0.0' }\n")
-  writeFileSync(join(dir, 'index.ts'), [
-    "import { definePlugin } from 'cordage'",
-    "import manifest from './manifest.ts'",
-    'export default definePlugin(manifest, (ctx) => { globalThis.cordageBaseDirProbe.baseDirs.push(ctx.baseDir) })',
-    '',
-  ].join('\n'))
+  writeFileSync(
+    join(dir, 'index.ts'),
+    [
+      "import { definePlugin } from 'cordage'",
+      "import manifest from './manifest.ts'",
+      'export default definePlugin(manifest, (ctx) => { globalThis.cordageBaseDirProbe.baseDirs.push(ctx.baseDir) })',
+      '',
+    ].join('\n'),
+  )
 }
 
 const agent = (probePath: string) => ({
   model: { plugin: 'model-scripted', config: { script: [{ final: 'ok' }] } },
-  plugins: ['store-memory', 'tools-registry', 'context-basic', { plugin: 'verifier-basic', config: { minCount: 0 } },
-    { plugin: 'policy-rules', config: { rules: [{ id: 'all', verdict: 'allow' }] } }, { path: probePath }],
+  plugins: [
+    'store-memory',
+    'tools-registry',
+    'context-basic',
+    { plugin: 'verifier-basic', config: { minCount: 0 } },
+    { plugin: 'policy-rules', config: { rules: [{ id: 'all', verdict: 'allow' }] } },
+    { path: probePath },
+  ],
 })
 
 describe('ctx.baseDir', () => {

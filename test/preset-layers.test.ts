@@ -26,7 +26,11 @@ const base = {
         'tools-registry',
         'context-basic',
         { plugin: 'verifier-basic', config: { minCount: 0 } },
-        { plugin: 'policy-rules', version: '^1.0.0', config: { default: 'deny', rules: [{ id: 'read-only', verdict: 'allow', match: { sideEffect: 'none' } }] } },
+        {
+          plugin: 'policy-rules',
+          version: '^1.0.0',
+          config: { default: 'deny', rules: [{ id: 'read-only', verdict: 'allow', match: { sideEffect: 'none' } }] },
+        },
         { plugin: 'support-desk', config: { slowLookupTimeoutMs: 1000 } },
       ],
     },
@@ -91,14 +95,23 @@ describe('layered presets', () => {
     // config deep-merged: default replaced, rules kept from the base
     assert.deepEqual(policy.config, { default: 'allow', rules: [{ id: 'read-only', verdict: 'allow', match: { sideEffect: 'none' } }] })
     // the other agent comes from the base untouched
-    assert.deepEqual(preset.agents.other.plugins.map((p) => p.plugin), ['store-memory', 'tools-registry', 'context-basic', 'verifier-basic', 'policy-rules'])
+    assert.deepEqual(
+      preset.agents.other.plugins.map((p) => p.plugin),
+      ['store-memory', 'tools-registry', 'context-basic', 'verifier-basic', 'policy-rules'],
+    )
   })
 
   it('follows a chain of three, the nearest layer winning; a list in config is replaced, not merged', () => {
     const dir = tempDir()
     write(dir, 'a.yml', base)
-    write(dir, 'b.yml', { extends: 'a.yml', agents: { support: { budgets: { maxSteps: 5 }, plugins: [{ plugin: 'policy-rules', config: { rules: [] } }] } } })
-    const file = write(dir, 'c.yml', { extends: './b.yml', agents: { support: { budgets: { maxSteps: 4 }, plugins: ['policy-rules@^2.0.0'] } } })
+    write(dir, 'b.yml', {
+      extends: 'a.yml',
+      agents: { support: { budgets: { maxSteps: 5 }, plugins: [{ plugin: 'policy-rules', config: { rules: [] } }] } },
+    })
+    const file = write(dir, 'c.yml', {
+      extends: './b.yml',
+      agents: { support: { budgets: { maxSteps: 4 }, plugins: ['policy-rules@^2.0.0'] } },
+    })
     const preset = loadPreset(file)
     assert.equal(preset.layers.length, 3)
     assert.equal(preset.agents.support.budgets.maxSteps, 4)
@@ -116,7 +129,10 @@ describe('layered presets', () => {
     ;(withGreeter.agents.support.plugins as unknown[]).push({ path: 'greeter', config: { greeting: 'Hi' } })
     write(join(dir, 'shared'), 'base.yml', withGreeter)
     mkdirSync(join(dir, 'team'))
-    const file = write(join(dir, 'team'), 'desk.yml', { extends: '../shared/base.yml', agents: { support: { plugins: [{ path: '../shared/greeter', config: { greeting: 'Hello' } }] } } })
+    const file = write(join(dir, 'team'), 'desk.yml', {
+      extends: '../shared/base.yml',
+      agents: { support: { plugins: [{ path: '../shared/greeter', config: { greeting: 'Hello' } }] } },
+    })
     const preset = loadPreset(file)
     const greeter = preset.agents.support.plugins.at(-1)!
     assert.equal(greeter.path, join(dir, 'shared', 'greeter'))
@@ -161,7 +177,10 @@ describe('layered presets', () => {
     write(dir, 'base.yml', base)
     write(dir, 'over.yml', { extends: 'base.yml', agents: { support: { plugins: [{ plugin: 'guardrails', remove: true }] } } })
     const error = refusal(() => loadPreset(join(dir, 'over.yml')))
-    assert.match(error.message, /over\.yml:\d+:\d+ agents\.support\.plugins\[0\]: removes plugin "guardrails", which no earlier layer of this agent lists/)
+    assert.match(
+      error.message,
+      /over\.yml:\d+:\d+ agents\.support\.plugins\[0\]: removes plugin "guardrails", which no earlier layer of this agent lists/,
+    )
   })
 })
 
@@ -170,14 +189,16 @@ describe('--set', () => {
     const dir = tempDir()
     write(dir, 'base.yml', base)
     const file = write(dir, 'over.yml', { extends: 'base.yml', agents: { support: { budgets: { maxSteps: 3 } } } })
-    const preset = loadPreset(file, { sets: [
-      'agents.support.budgets.maxSteps=4',
-      'agents.support.plugins.policy-rules.config.default=allow',
-      'agents.support.plugins[0]=store-sqlite@^1.0.0',
-      'agents.support.plugins.policy-rules.config.rules=[{"id": "all", "verdict": "allow", "match": {}}]',
-      'agents.support.task=Is it 30 days?',
-      'agents.other.model.version=^1.0.0',
-    ] })
+    const preset = loadPreset(file, {
+      sets: [
+        'agents.support.budgets.maxSteps=4',
+        'agents.support.plugins.policy-rules.config.default=allow',
+        'agents.support.plugins[0]=store-sqlite@^1.0.0',
+        'agents.support.plugins.policy-rules.config.rules=[{"id": "all", "verdict": "allow", "match": {}}]',
+        'agents.support.task=Is it 30 days?',
+        'agents.other.model.version=^1.0.0',
+      ],
+    })
     const support = preset.agents.support
     assert.equal(support.budgets.maxSteps, 4)
     assert.equal(support.task, 'Is it 30 days?')
@@ -192,15 +213,27 @@ describe('--set', () => {
     const file = write(dir, 'desk.yml', base)
     const { io, err } = capture()
     assert.equal(await main(['check', '--preset', file, '--set', 'agents.support.budgets.maxSteps=0'], io), 2)
-    assert.match(err.join('\n'), /error \[preset_invalid\]: preset \S+ has 1 problem\(s\):\n {2}--set agents\.support\.budgets\.maxSteps=0 agents\.support\.budgets\.maxSteps: expected a number ≥ 1, found 0/)
+    assert.match(
+      err.join('\n'),
+      /error \[preset_invalid\]: preset \S+ has 1 problem\(s\):\n {2}--set agents\.support\.budgets\.maxSteps=0 agents\.support\.budgets\.maxSteps: expected a number ≥ 1, found 0/,
+    )
 
     const config = capture()
-    assert.equal(await main(['check', '--preset', file, '--set', 'agents.support.plugins.policy-rules.config.rules[0].verdict=alow'], config.io), 2)
-    assert.match(config.err.join('\n'), /error \[plugin_config_invalid\]: --set agents\.support\.plugins\.policy-rules\.config\.rules\[0\]\.verdict=alow agents\.support\.plugins\[4\]\.config\.rules\[0\]\.verdict: plugin policy-rules@1\.0\.0/)
+    assert.equal(
+      await main(['check', '--preset', file, '--set', 'agents.support.plugins.policy-rules.config.rules[0].verdict=alow'], config.io),
+      2,
+    )
+    assert.match(
+      config.err.join('\n'),
+      /error \[plugin_config_invalid\]: --set agents\.support\.plugins\.policy-rules\.config\.rules\[0\]\.verdict=alow agents\.support\.plugins\[4\]\.config\.rules\[0\]\.verdict: plugin policy-rules@1\.0\.0/,
+    )
 
     const unknown = capture()
     assert.equal(await main(['check', '--preset', file, '--set', 'agents.support.plugins.polcy-rules.version=^2'], unknown.io), 2)
-    assert.match(unknown.err.join('\n'), /--set agents\.support\.plugins\.polcy-rules\.version=\^2: agents\.support\.plugins has no entry "polcy-rules"; it has store-memory, tools-registry/)
+    assert.match(
+      unknown.err.join('\n'),
+      /--set agents\.support\.plugins\.polcy-rules\.version=\^2: agents\.support\.plugins has no entry "polcy-rules"; it has store-memory, tools-registry/,
+    )
 
     const malformed = capture()
     assert.equal(await main(['check', '--preset', file, '--set', 'no-equals-sign'], malformed.io), 2)
@@ -217,11 +250,28 @@ describe('--set', () => {
     const file = write(dir, 'over.yml', { extends: 'base.yml', agents: { support: { budgets: { maxSteps: 3 } } } })
     const before = [baseFile, file].map((f) => [readFileSync(f, 'utf8'), statSync(f).mtimeMs])
     const { io, out } = capture()
-    const code = await main(['run', '--preset', file, '--agent', 'support', '--json', '--set', 'agents.support.budgets.maxSteps=1', '--set', 'agents.support.model.config.script=[{"tool": "lookup_policy", "args": {"topic": "refunds"}}]'], io)
+    const code = await main(
+      [
+        'run',
+        '--preset',
+        file,
+        '--agent',
+        'support',
+        '--json',
+        '--set',
+        'agents.support.budgets.maxSteps=1',
+        '--set',
+        'agents.support.model.config.script=[{"tool": "lookup_policy", "args": {"topic": "refunds"}}]',
+      ],
+      io,
+    )
     assert.equal(code, 4)
     const events = out.map((l) => JSON.parse(l))
     assert.equal(events[0].data.budgets.maxSteps, 1)
     assert.equal(events.at(-1).data.failureCode, 'max_steps')
-    assert.deepEqual([baseFile, file].map((f) => [readFileSync(f, 'utf8'), statSync(f).mtimeMs]), before)
+    assert.deepEqual(
+      [baseFile, file].map((f) => [readFileSync(f, 'utf8'), statSync(f).mtimeMs]),
+      before,
+    )
   })
 })

@@ -36,7 +36,10 @@ for (const c of cases) {
     it('runs the support desk once the key and base URL are set', async () => {
       const server = await ProviderServer.start({ protocol: c.protocol, apiKey: 'sk-preset-test-1234', replies: script })
       try {
-        const { code, stdout, stderr } = await cordage(['run', '--preset', resolve(root, c.preset)], { [`${c.env}_API_KEY`]: 'sk-preset-test-1234', [`${c.env}_BASE_URL`]: server.baseUrl })
+        const { code, stdout, stderr } = await cordage(['run', '--preset', resolve(root, c.preset)], {
+          [`${c.env}_API_KEY`]: 'sk-preset-test-1234',
+          [`${c.env}_BASE_URL`]: server.baseUrl,
+        })
         assert.equal(code, 0, stderr + stdout)
         assert.match(stdout, /tool\/end +s1\.a1 +lookup_policy/)
         assert.match(stdout, /verify\/end +s2 +ok evidence: policy\/refunds#2/)

@@ -7,7 +7,10 @@ import { afterEach, describe, it } from 'node:test'
 import { indexOf, refundAnswer, supportDesk, type Harness } from './helpers.ts'
 
 let harness: Harness | undefined
-afterEach(async () => { await harness?.stop(); harness = undefined })
+afterEach(async () => {
+  await harness?.stop()
+  harness = undefined
+})
 
 describe('scenarios', () => {
   it('completes a read-only question citing the tool result as its source, with no side effect', async () => {
@@ -18,13 +21,31 @@ describe('scenarios', () => {
     assert.equal(harness.followups().length, 0)
 
     const events = await harness.events(state.runId)
-    assert.deepEqual(events.map((e) => e.type), [
-      'run/start', 'turn/start',
-      'step/start', 'step/context', 'step/model-request', 'step/model-response',
-      'tool/proposed', 'tool/decision', 'tool/start', 'tool/end', 'step/end',
-      'step/start', 'step/context', 'step/model-request', 'step/model-response',
-      'verify/start', 'verify/end', 'step/end', 'turn/end', 'run/end',
-    ])
+    assert.deepEqual(
+      events.map((e) => e.type),
+      [
+        'run/start',
+        'turn/start',
+        'step/start',
+        'step/context',
+        'step/model-request',
+        'step/model-response',
+        'tool/proposed',
+        'tool/decision',
+        'tool/start',
+        'tool/end',
+        'step/end',
+        'step/start',
+        'step/context',
+        'step/model-request',
+        'step/model-response',
+        'verify/start',
+        'verify/end',
+        'step/end',
+        'turn/end',
+        'run/end',
+      ],
+    )
     const toolEnd = events[indexOf(events, 'tool/end')]
     const verified = events[indexOf(events, 'verify/end')]
     assert.ok(verified.type === 'verify/end' && verified.data.ok)
@@ -43,7 +64,13 @@ describe('scenarios', () => {
 
     const events = await harness.events(state.runId)
     const types = events.map((e) => e.type)
-    assert.deepEqual(types.slice(indexOf(events, 'tool/proposed')), ['tool/proposed', 'tool/decision', 'run/checkpoint', 'tool/approval-requested', 'run/paused'])
+    assert.deepEqual(types.slice(indexOf(events, 'tool/proposed')), [
+      'tool/proposed',
+      'tool/decision',
+      'run/checkpoint',
+      'tool/approval-requested',
+      'run/paused',
+    ])
     assert.equal(indexOf(events, 'tool/start'), -1)
     const decision = events[indexOf(events, 'tool/decision')]
     assert.ok(decision.type === 'tool/decision' && decision.data.verdict === 'ask' && decision.data.ruleId === 'followups-need-approval')
@@ -115,7 +142,10 @@ describe('scenarios', () => {
     assert.equal(harness.model().requests.length, 4)
     const events = await harness.events(state.runId)
     assert.equal(events.filter((e) => e.type === 'tool/end').length, 4)
-    assert.deepEqual(events.slice(-3).map((e) => e.type), ['step/end', 'turn/end', 'run/end'])
+    assert.deepEqual(
+      events.slice(-3).map((e) => e.type),
+      ['step/end', 'turn/end', 'run/end'],
+    )
   })
 
   it('ends a final answer without the required evidence in FAILED_VERIFICATION with missing_evidence', async () => {

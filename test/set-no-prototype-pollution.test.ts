@@ -13,7 +13,11 @@ describe('--set cannot reach Object.prototype (core/host/preset.ts)', () => {
   it('--set __proto__.x=1 does not pollute Object.prototype of the process', () => {
     const proto = Object.prototype as Record<string, unknown>
     try {
-      try { loadPreset(join(root, 'presets/default.yml'), { sets: ['__proto__.setPolluted=1'] }) } catch { /* a refusal is fine */ }
+      try {
+        loadPreset(join(root, 'presets/default.yml'), { sets: ['__proto__.setPolluted=1'] })
+      } catch {
+        /* a refusal is fine */
+      }
       assert.equal(proto.setPolluted, undefined, 'Object.prototype.setPolluted was set by --set')
       // And a later, valid load is not poisoned by it.
       assert.doesNotThrow(() => loadPreset(join(root, 'presets/default.yml')))
@@ -25,7 +29,10 @@ describe('--set cannot reach Object.prototype (core/host/preset.ts)', () => {
   it('--set constructor.prototype.x=1 is refused as preset_invalid, not a TypeError crash', () => {
     const proto = Object.prototype as Record<string, unknown>
     try {
-      assert.throws(() => loadPreset(join(root, 'presets/default.yml'), { sets: ['constructor.prototype.setPolluted2=1'] }), (e: any) => e?.code === 'preset_invalid')
+      assert.throws(
+        () => loadPreset(join(root, 'presets/default.yml'), { sets: ['constructor.prototype.setPolluted2=1'] }),
+        (e: any) => e?.code === 'preset_invalid',
+      )
       assert.equal(proto.setPolluted2, undefined)
     } finally {
       delete proto.setPolluted2

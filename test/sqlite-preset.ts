@@ -41,23 +41,34 @@ export interface AgentSketch {
 export function presetFile(agents: Record<string, AgentSketch>, dir = scratchDir()): string {
   const preset = {
     cordage: 1,
-    agents: Object.fromEntries(Object.entries(agents).map(([name, a]) => [name, {
-      description: `the ${name} agent`,
-      budgets: { maxSteps: 8, ...a.budgets },
-      // Whom the preset lets the agent reach: what its subagents tools offer.
-      ...(a.subagents ? { spawns: (a.subagents as { agents?: string[] }).agents ?? [], handoffs: (a.subagents as { handoffs?: string[] }).handoffs ?? [] } : {}),
-      ...(a.durability ? { durability: a.durability } : {}),
-      model: { plugin: 'model-scripted', config: { script: a.script } },
-      plugins: [
-        { plugin: 'store-sqlite', config: { path: 'runs.db' } },
-        'tools-registry', 'context-basic',
-        { plugin: 'verifier-basic', config: { minCount: 0, ...a.verifier } },
-        { plugin: 'policy-rules', config: { default: 'deny', approvers: ['*'], rules: a.rules ?? allowAll } },
-        { plugin: 'support-desk', config: { outbox: 'outbox.jsonl', slowLookupDelayMs: 5000, slowLookupTimeoutMs: 10_000, ...a.desk } },
-        ...(a.subagents ? [{ plugin: 'subagents', config: a.subagents }] : []),
-        ...(a.plugins ?? []),
-      ],
-    }])),
+    agents: Object.fromEntries(
+      Object.entries(agents).map(([name, a]) => [
+        name,
+        {
+          description: `the ${name} agent`,
+          budgets: { maxSteps: 8, ...a.budgets },
+          // Whom the preset lets the agent reach: what its subagents tools offer.
+          ...(a.subagents
+            ? {
+                spawns: (a.subagents as { agents?: string[] }).agents ?? [],
+                handoffs: (a.subagents as { handoffs?: string[] }).handoffs ?? [],
+              }
+            : {}),
+          ...(a.durability ? { durability: a.durability } : {}),
+          model: { plugin: 'model-scripted', config: { script: a.script } },
+          plugins: [
+            { plugin: 'store-sqlite', config: { path: 'runs.db' } },
+            'tools-registry',
+            'context-basic',
+            { plugin: 'verifier-basic', config: { minCount: 0, ...a.verifier } },
+            { plugin: 'policy-rules', config: { default: 'deny', approvers: ['*'], rules: a.rules ?? allowAll } },
+            { plugin: 'support-desk', config: { outbox: 'outbox.jsonl', slowLookupDelayMs: 5000, slowLookupTimeoutMs: 10_000, ...a.desk } },
+            ...(a.subagents ? [{ plugin: 'subagents', config: a.subagents }] : []),
+            ...(a.plugins ?? []),
+          ],
+        },
+      ]),
+    ),
   }
   const file = join(dir, 'preset.yml')
   writeFileSync(file, stringify(preset))

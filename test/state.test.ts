@@ -7,11 +7,21 @@ import { describe, it } from 'node:test'
 import { Transitions, assertTransition, replay, type RunEvent } from 'cordage'
 
 const start: RunEvent = {
-  type: 'run/start', seq: 1, time: 1, runId: 'r', schema: 1, producer: 'kernel@test',
+  type: 'run/start',
+  seq: 1,
+  time: 1,
+  runId: 'r',
+  schema: 1,
+  producer: 'kernel@test',
   data: { agent: 'a', task: 't', plugins: {}, services: {}, budgets: { maxSteps: 1, maxRepairs: 0 } },
 }
 const end = (seq: number, status: 'COMPLETED' | 'FAILED'): RunEvent => ({
-  type: 'run/end', seq, time: 2, runId: 'r', schema: 1, producer: 'kernel@test',
+  type: 'run/end',
+  seq,
+  time: 2,
+  runId: 'r',
+  schema: 1,
+  producer: 'kernel@test',
   data: { status, usage: { inputTokens: 0, outputTokens: 0, costUsd: 0 }, steps: 0 },
 })
 
@@ -27,7 +37,10 @@ describe('run state', () => {
   })
 
   it("refuses another run's event", () => {
-    assert.throws(() => replay('r', [start, { ...end(2, 'COMPLETED'), runId: 'other' }]), { code: 'invalid_event', message: /belongs to run other/ })
+    assert.throws(() => replay('r', [start, { ...end(2, 'COMPLETED'), runId: 'other' }]), {
+      code: 'invalid_event',
+      message: /belongs to run other/,
+    })
   })
 
   it('refuses an event from a newer schema', () => {
@@ -42,11 +55,24 @@ describe('run state', () => {
   })
 
   it('refuses an illegal status change', () => {
-    assert.throws(() => replay('r', [start, end(2, 'COMPLETED'), end(3, 'FAILED')]), { code: 'illegal_transition', message: /from COMPLETED to FAILED/ })
+    assert.throws(() => replay('r', [start, end(2, 'COMPLETED'), end(3, 'FAILED')]), {
+      code: 'illegal_transition',
+      message: /from COMPLETED to FAILED/,
+    })
   })
 
   it('refuses an action event for an action that was never proposed', () => {
-    const stray: RunEvent = { type: 'tool/end', seq: 2, time: 2, runId: 'r', actionId: 's1.a9', stepId: 's1', schema: 1, producer: 'x', data: { tool: 't', attempt: 1, output: null, observation: '', durationMs: 0 } }
+    const stray: RunEvent = {
+      type: 'tool/end',
+      seq: 2,
+      time: 2,
+      runId: 'r',
+      actionId: 's1.a9',
+      stepId: 's1',
+      schema: 1,
+      producer: 'x',
+      data: { tool: 't', attempt: 1, output: null, observation: '', durationMs: 0 },
+    }
     assert.throws(() => replay('r', [start, stray]), { code: 'invalid_event', message: /unknown action s1\.a9/ })
   })
 

@@ -8,7 +8,10 @@ import type { RunEvent } from 'cordage'
 import { FaultLab, sharedStores, wellFormed } from './fault-lab.ts'
 
 let lab: FaultLab | undefined
-afterEach(() => { lab?.close(); lab = undefined })
+afterEach(() => {
+  lab?.close()
+  lab = undefined
+})
 
 const lookups = (n: number) => [...Array.from({ length: n }, () => ({ tool: 'lookup', args: {}, delayMs: 60 })), { final: 'done' }]
 
@@ -29,7 +32,10 @@ describe('following a run by cursor', () => {
     assert.equal(second.code, 0, second.stderr)
     await running.exit
     const all = [...received, ...second.events]
-    assert.deepEqual(all.map((e) => e.seq), (await lab.events(start.runId)).map((e) => e.seq))
+    assert.deepEqual(
+      all.map((e) => e.seq),
+      (await lab.events(start.runId)).map((e) => e.seq),
+    )
     assert.equal(wellFormed(all), undefined)
     assert.equal(all.at(-1)!.type, 'run/end', 'follow stops at the end of the run')
   })
@@ -43,42 +49,53 @@ describe('following a run by cursor', () => {
     const got: RunEvent[] = []
     for await (const event of agent.follow(handle.runId, { after: 2 })) got.push(event)
     await handle.done
-    assert.deepEqual(got.map((e) => e.seq), (await agent.store().load(handle.runId)).slice(2).map((e) => e.seq))
+    assert.deepEqual(
+      got.map((e) => e.seq),
+      (await agent.store().load(handle.runId)).slice(2).map((e) => e.seq),
+    )
     await app.stop()
   })
 })
 
 describe('workers', () => {
-  for (const store of sharedStores) it(`drive submitted runs, each run by exactly one of them (${store})`, async () => {
-    lab = new FaultLab({ store, script: lookups(2) })
-    const ids: string[] = []
-    for (let i = 0; i < 6; i++) ids.push((await lab.run(['submit'])).stdout.trim())
-    const workers = await Promise.all([lab.run(['worker', '--once', '--json']), lab.run(['worker', '--once', '--json']), lab.run(['worker', '--once', '--json'])])
-    for (const w of workers) assert.equal(w.code, 0, w.stderr)
-    const drivenBy = new Map<string, number>()
-    workers.forEach((w, i) => { for (const e of w.events) if (e.type === 'run/end') drivenBy.set(e.runId, (drivenBy.has(e.runId) ? -1 : i)) })
-    assert.deepEqual([...drivenBy.keys()].sort(), [...ids].sort(), 'every submitted run was driven to its end')
-    assert.ok(![...drivenBy.values()].includes(-1), 'no run was driven by two workers')
-    for (const id of ids) {
-      const events = await lab.events(id)
-      assert.equal(wellFormed(events), undefined)
-      assert.equal(events.filter((e) => e.type === 'run/recovered').length, 0, 'a submitted run is driven, not recovered')
-    }
-  })
+  for (const store of sharedStores)
+    it(`drive submitted runs, each run by exactly one of them (${store})`, async () => {
+      lab = new FaultLab({ store, script: lookups(2) })
+      const ids: string[] = []
+      for (let i = 0; i < 6; i++) ids.push((await lab.run(['submit'])).stdout.trim())
+      const workers = await Promise.all([
+        lab.run(['worker', '--once', '--json']),
+        lab.run(['worker', '--once', '--json']),
+        lab.run(['worker', '--once', '--json']),
+      ])
+      for (const w of workers) assert.equal(w.code, 0, w.stderr)
+      const drivenBy = new Map<string, number>()
+      workers.forEach((w, i) => {
+        for (const e of w.events) if (e.type === 'run/end') drivenBy.set(e.runId, drivenBy.has(e.runId) ? -1 : i)
+      })
+      assert.deepEqual([...drivenBy.keys()].sort(), [...ids].sort(), 'every submitted run was driven to its end')
+      assert.ok(![...drivenBy.values()].includes(-1), 'no run was driven by two workers')
+      for (const id of ids) {
+        const events = await lab.events(id)
+        assert.equal(wellFormed(events), undefined)
+        assert.equal(events.filter((e) => e.type === 'run/recovered').length, 0, 'a submitted run is driven, not recovered')
+      }
+    })
 
-  for (const store of sharedStores) it(`take over a run whose worker died, and record it (${store})`, async () => {
-    lab = new FaultLab({ store, script: [{ tool: 'pay_idempotent', args: { amount: 3 } }, { final: 'done' }] })
-    const id = (await lab.run(['submit'])).stdout.trim()
-    const dead = await lab.run(['worker', '--once'], 'kill-in=pay_idempotent')
-    assert.equal(dead.signal, 'SIGKILL')
-    await lab.leaseExpiry()
-    const next = await lab.run(['worker', '--once', '--json'])
-    assert.equal(next.code, 0, next.stderr)
-    const events = await lab.events(id)
-    const recovered = events.find((e) => e.type === 'run/recovered')
-    assert.ok(recovered?.type === 'run/recovered' && recovered.data.token === 2 && recovered.data.previous !== undefined)
-    const end = events.at(-1)!
-    assert.equal(end.type === 'run/end' && end.data.status, 'COMPLETED')
-    assert.equal(lab.payments().length, 1)
-  })
+  for (const store of sharedStores)
+    it(`take over a run whose worker died, and record it (${store})`, async () => {
+      lab = new FaultLab({ store, script: [{ tool: 'pay_idempotent', args: { amount: 3 } }, { final: 'done' }] })
+      const id = (await lab.run(['submit'])).stdout.trim()
+      const dead = await lab.run(['worker', '--once'], 'kill-in=pay_idempotent')
+      assert.equal(dead.signal, 'SIGKILL')
+      await lab.leaseExpiry()
+      const next = await lab.run(['worker', '--once', '--json'])
+      assert.equal(next.code, 0, next.stderr)
+      const events = await lab.events(id)
+      const recovered = events.find((e) => e.type === 'run/recovered')
+      assert.ok(recovered?.type === 'run/recovered' && recovered.data.token === 2 && recovered.data.previous !== undefined)
+      const end = events.at(-1)!
+      assert.equal(end.type === 'run/end' && end.data.status, 'COMPLETED')
+      assert.equal(lab.payments().length, 1)
+    })
 })

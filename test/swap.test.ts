@@ -12,7 +12,10 @@ import { DefaultRules, refundAnswer, supportDesk, type Harness } from './helpers
 let harness: Harness | undefined
 // The swap fixtures are policy-rules 1.1 and 1.2, so the desk starts on the 1.x line.
 const policyV1 = { plugin: 'policy-rules', version: '^1.0.0', config: { default: 'deny', rules: DefaultRules } }
-afterEach(async () => { await harness?.stop(); harness = undefined })
+afterEach(async () => {
+  await harness?.stop()
+  harness = undefined
+})
 
 const v11 = resolve(import.meta.dirname, 'fixtures/plugins/policy-rules-1.1')
 const broken = resolve(import.meta.dirname, 'fixtures/plugins/policy-rules-1.2-broken')
@@ -42,17 +45,26 @@ describe('plugin swap', () => {
     assert.deepEqual(log.slice(0, 3), ['step/end s1', 'disposed policy-rules@1.0.0', 'loaded policy-rules@1.1.0'])
 
     const decisions = (await harness.events(state.runId)).filter((e) => e.type === 'tool/decision')
-    assert.deepEqual(decisions.map((d) => d.type === 'tool/decision' && [d.stepId, d.producer, d.data.ruleId, d.data.policyVersion]), [
-      ['s1', 'policy-rules@1.0.0', 'read-only', decisions[0].type === 'tool/decision' ? decisions[0].data.policyVersion : ''],
-      ['s2', 'policy-rules@1.1.0', 'allow-list', 'policy-rules@1.1.0'],
-    ])
+    assert.deepEqual(
+      decisions.map((d) => d.type === 'tool/decision' && [d.stepId, d.producer, d.data.ruleId, d.data.policyVersion]),
+      [
+        ['s1', 'policy-rules@1.0.0', 'read-only', decisions[0].type === 'tool/decision' ? decisions[0].data.policyVersion : ''],
+        ['s2', 'policy-rules@1.1.0', 'allow-list', 'policy-rules@1.1.0'],
+      ],
+    )
     assert.match((decisions[0] as { data: { policyVersion: string } }).data.policyVersion, /^policy-rules@1\.0\.0\+/)
     assert.equal(harness.app.pluginsOf('support')['policy-rules'], '1.1.0')
   })
 
   it('keeps the old version serving when the new one fails to start', async () => {
-    harness = await supportDesk({ script: [{ tool: 'lookup_policy', args: { topic: 'refunds' } }, { final: refundAnswer }], policyPlugin: policyV1 })
-    await assert.rejects(harness.app.swap('support', 'policy-rules', { path: broken, config: {} }), { code: 'plugin_start_failed', message: /policy-rules@1\.2\.0 .* rules file is corrupt/ })
+    harness = await supportDesk({
+      script: [{ tool: 'lookup_policy', args: { topic: 'refunds' } }, { final: refundAnswer }],
+      policyPlugin: policyV1,
+    })
+    await assert.rejects(harness.app.swap('support', 'policy-rules', { path: broken, config: {} }), {
+      code: 'plugin_start_failed',
+      message: /policy-rules@1\.2\.0 .* rules file is corrupt/,
+    })
     assert.equal(harness.app.pluginsOf('support')['policy-rules'], '1.0.0')
     const state = await harness.agent.run('refund window?')
     assert.equal(state.status, 'COMPLETED')
@@ -64,9 +76,15 @@ describe('plugin swap', () => {
     harness = await supportDesk({ script: [{ final: refundAnswer }] })
     const disposed: string[] = []
     harness.app.root.on('plugin/disposed', (e: PluginEvent) => disposed.push(e.name))
-    await assert.rejects(harness.app.swap('support', 'policy-rules', { config: { rules: [{ id: 'x', verdict: 'maybe' }] } }), { code: 'plugin_config_invalid', message: /rules\[0\]\.verdict/ })
+    await assert.rejects(harness.app.swap('support', 'policy-rules', { config: { rules: [{ id: 'x', verdict: 'maybe' }] } }), {
+      code: 'plugin_config_invalid',
+      message: /rules\[0\]\.verdict/,
+    })
     await assert.rejects(harness.app.swap('support', 'policy-rules', { version: '^3.0.0' }), { code: 'plugin_version_unsatisfiable' })
-    await assert.rejects(harness.app.swap('support', 'no-such-plugin', { version: '*' }), { code: 'plugin_not_found', message: /agent "support" has no plugin "no-such-plugin"/ })
+    await assert.rejects(harness.app.swap('support', 'no-such-plugin', { version: '*' }), {
+      code: 'plugin_not_found',
+      message: /agent "support" has no plugin "no-such-plugin"/,
+    })
     assert.deepEqual(disposed, [])
   })
 
@@ -75,6 +93,9 @@ describe('plugin swap', () => {
     await harness.app.swap('support', 'tools-registry', { config: { exclude: ['slow_lookup'] } })
     const state = await harness.agent.run('refund window?')
     assert.equal(state.status, 'COMPLETED')
-    assert.deepEqual(harness.model().requests[0].tools.map((t) => t.name), ['lookup_policy', 'record_followup'])
+    assert.deepEqual(
+      harness.model().requests[0].tools.map((t) => t.name),
+      ['lookup_policy', 'record_followup'],
+    )
   })
 })

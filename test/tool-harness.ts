@@ -8,7 +8,17 @@
  * that accepts. What the call came to is read back from the run's events.
  */
 import { Context } from 'cordis'
-import { createAgentContext, CordageError, defineTool, type Code, type ModelRequest, type ModelResponse, type RunEvent, type Tool, type ToolResult } from 'cordage'
+import {
+  createAgentContext,
+  CordageError,
+  defineTool,
+  type Code,
+  type ModelRequest,
+  type ModelResponse,
+  type RunEvent,
+  type Tool,
+  type ToolResult,
+} from 'cordage'
 import { AgentRuntime } from '../core/kernel/agent.ts'
 import { KernelWriter } from '../core/kernel/store-writer.ts'
 import { z } from 'zod'
@@ -23,7 +33,13 @@ export interface InvokeOptions {
   signal?: AbortSignal
 }
 
-const noop = defineTool({ name: 'harness_noop', description: 'does nothing', input: z.object({}), sideEffect: 'none', run: () => ({ output: 'ok' }) })
+const noop = defineTool({
+  name: 'harness_noop',
+  description: 'does nothing',
+  input: z.object({}),
+  sideEffect: 'none',
+  run: () => ({ output: 'ok' }),
+})
 
 /**
  * Run `tool` once with `args` in a run of its own. Resolves with what `tool/end` recorded; rejects with
@@ -43,12 +59,24 @@ export async function invokeTool(tool: Tool, args: unknown, options: InvokeOptio
   // Services count only when a plugin (something with a manifest) provides them: run/start records who did.
   const harness = {
     name: 'harness',
-    manifest: { name: 'harness', version: '1.0.0', provides: { store: '1.0.0', tools: '1.0.0', context: '1.0.0', policy: '1.0.0', verifier: '1.0.0', model: '1.0.0' } },
+    manifest: {
+      name: 'harness',
+      version: '1.0.0',
+      provides: { store: '1.0.0', tools: '1.0.0', context: '1.0.0', policy: '1.0.0', verifier: '1.0.0', model: '1.0.0' },
+    },
     apply(c: Context) {
       c.set('store', store)
-      c.set('tools', { register: () => () => {}, get: (name: string) => tools.find((t) => t.name === name), list: () => tools, visible: () => tools })
+      c.set('tools', {
+        register: () => () => {},
+        get: (name: string) => tools.find((t) => t.name === name),
+        list: () => tools,
+        visible: () => tools,
+      })
       c.set('context', { assemble: () => ({ messages: [], tokens: 0 }) })
-      c.set('policy', { version: 'harness', decide: () => ({ verdict: 'allow', ruleId: 'harness', reason: 'the test harness allows every call' }) })
+      c.set('policy', {
+        version: 'harness',
+        decide: () => ({ verdict: 'allow', ruleId: 'harness', reason: 'the test harness allows every call' }),
+      })
       c.set('verifier', { verify: () => ({ ok: true, evidence: [{ kind: 'harness', ref: 'harness' }] }) })
       c.set('model', {
         async respond(request: ModelRequest): Promise<ModelResponse> {
@@ -64,9 +92,17 @@ export async function invokeTool(tool: Tool, args: unknown, options: InvokeOptio
     },
   }
   ctx.plugin(harness)
-  const agent = new AgentRuntime(ctx, { writer: KernelWriter, name: 'harness', budgets: { maxSteps: step + 2 }, parallelTools: false, modelRetry: { attempts: 1, backoffMs: 1 } })
+  const agent = new AgentRuntime(ctx, {
+    writer: KernelWriter,
+    name: 'harness',
+    budgets: { maxSteps: step + 2 },
+    parallelTools: false,
+    modelRetry: { attempts: 1, backoffMs: 1 },
+  })
   const handle = agent.start('run the tool', { runId })
-  const onAbort = () => { agent.cancel(runId, { by: 'test' }).catch(() => {}) }
+  const onAbort = () => {
+    agent.cancel(runId, { by: 'test' }).catch(() => {})
+  }
   options.signal?.addEventListener('abort', onAbort, { once: true })
   if (options.signal?.aborted) onAbort()
   try {
@@ -85,5 +121,13 @@ export async function invokeTool(tool: Tool, args: unknown, options: InvokeOptio
     throw Object.assign(new CordageError(data.code as Code, data.message), { events })
   }
   const data = (outcome as RunEvent<'tool/end'>).data
-  return { output: data.output, observation: data.observation, receipt: data.receipt, reveals: data.reveals, usage: data.usage, handoff: data.handoff, events }
+  return {
+    output: data.output,
+    observation: data.observation,
+    receipt: data.receipt,
+    reveals: data.reveals,
+    usage: data.usage,
+    handoff: data.handoff,
+    events,
+  }
 }

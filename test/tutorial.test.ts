@@ -31,13 +31,20 @@ function project(): string {
   return dir
 }
 
-const cli = (cwd: string, ...args: string[]) => spawnSync(process.execPath, [bin, ...args], { cwd, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } })
+const cli = (cwd: string, ...args: string[]) =>
+  spawnSync(process.execPath, [bin, ...args], { cwd, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } })
 
 describe('docs/tutorial.md', () => {
   it('shows every file of docs/examples/library exactly as it is', () => {
     const shown = [...page.matchAll(/<!-- file: (\S+) -->\n```\w+\n([\s\S]*?)```/g)]
-    for (const [, file, text] of shown) assert.equal(text, readFileSync(join(root, file), 'utf8'), `${file} differs from the block in docs/tutorial.md`)
-    assert.deepEqual(shown.map((m) => m[1]).sort(), filesUnder(example).map((f) => relative(root, f)).sort())
+    for (const [, file, text] of shown)
+      assert.equal(text, readFileSync(join(root, file), 'utf8'), `${file} differs from the block in docs/tutorial.md`)
+    assert.deepEqual(
+      shown.map((m) => m[1]).sort(),
+      filesUnder(example)
+        .map((f) => relative(root, f))
+        .sort(),
+    )
   })
 
   it('is linked from the README and from writing-a-plugin.md', () => {
@@ -48,11 +55,18 @@ describe('docs/tutorial.md', () => {
   it('type-checks', () => {
     const dir = tempDir('cordage-tutorial-tsc-')
     const config = join(dir, 'tsconfig.json')
-    writeFileSync(config, JSON.stringify({
-      extends: join(root, 'tsconfig.json'),
-      compilerOptions: { baseUrl: root, typeRoots: [join(root, 'node_modules/@types')], paths: { cordage: ['./core/index.ts'], 'cordage/host': ['./core/host/index.ts'] } },
-      include: [join(example, '**/*.ts')],
-    }))
+    writeFileSync(
+      config,
+      JSON.stringify({
+        extends: join(root, 'tsconfig.json'),
+        compilerOptions: {
+          baseUrl: root,
+          typeRoots: [join(root, 'node_modules/@types')],
+          paths: { cordage: ['./core/index.ts'], 'cordage/host': ['./core/host/index.ts'] },
+        },
+        include: [join(example, '**/*.ts')],
+      }),
+    )
     const tsc = spawnSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', config], { encoding: 'utf8' })
     assert.equal(tsc.status, 0, tsc.stdout + tsc.stderr)
   })
@@ -61,7 +75,11 @@ describe('docs/tutorial.md', () => {
     const dir = project()
     // Run as a user would: not as a child of this test runner (NODE_TEST_CONTEXT would make it report to us).
     const { NODE_TEST_CONTEXT: _, ...env } = process.env
-    const test = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-reporter=tap', 'plugins/library-desk/test/index.test.ts'], { cwd: dir, encoding: 'utf8', env })
+    const test = spawnSync(
+      process.execPath,
+      ['--import', 'tsx', '--test', '--test-reporter=tap', 'plugins/library-desk/test/index.test.ts'],
+      { cwd: dir, encoding: 'utf8', env },
+    )
     assert.equal(test.status, 0, test.stdout + test.stderr)
     assert.match(test.stdout, /# pass 3/)
     const check = cli(dir, 'check', '--preset', 'library.yml')
@@ -74,18 +92,37 @@ describe('docs/tutorial.md', () => {
 
   it('step 8: cordage dev reloads the edited plugin and runs the task again on it', async () => {
     const dir = project()
-    const child = spawn(process.execPath, [bin, 'dev', '--preset', 'library.yml', '--task', 'Please renew B-12 for two weeks.', '--json', '--debounce', '20'], { cwd: dir, env: { ...process.env, NO_COLOR: '1' } })
+    const child = spawn(
+      process.execPath,
+      [bin, 'dev', '--preset', 'library.yml', '--task', 'Please renew B-12 for two weeks.', '--json', '--debounce', '20'],
+      { cwd: dir, env: { ...process.env, NO_COLOR: '1' } },
+    )
     let out = ''
     let err = ''
-    child.stderr.on('data', (d) => { err += d })
-    const waitFor = (test: () => boolean, what: string) => new Promise<void>((done, fail) => {
-      const timer = setTimeout(() => fail(new Error(`timed out waiting for ${what}\nstdout:\n${out}\nstderr:\n${err}`)), 60_000)
-      const check = () => { if (test()) { clearTimeout(timer); child.stdout.off('data', check); done() } }
-      child.stdout.on('data', check)
-      check()
+    child.stderr.on('data', (d) => {
+      err += d
     })
-    child.stdout.on('data', (d) => { out += d })
-    const lines = () => out.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l))
+    const waitFor = (test: () => boolean, what: string) =>
+      new Promise<void>((done, fail) => {
+        const timer = setTimeout(() => fail(new Error(`timed out waiting for ${what}\nstdout:\n${out}\nstderr:\n${err}`)), 60_000)
+        const check = () => {
+          if (test()) {
+            clearTimeout(timer)
+            child.stdout.off('data', check)
+            done()
+          }
+        }
+        child.stdout.on('data', check)
+        check()
+      })
+    child.stdout.on('data', (d) => {
+      out += d
+    })
+    const lines = () =>
+      out
+        .split('\n')
+        .filter((l) => l.startsWith('{'))
+        .map((l) => JSON.parse(l))
     try {
       await waitFor(() => lines().some((e) => e.type === 'run/end'), 'the first run')
       const tools = join(dir, 'plugins/library-desk/tools.ts')
@@ -93,9 +130,16 @@ describe('docs/tutorial.md', () => {
       await waitFor(() => lines().filter((e) => e.type === 'run/end').length >= 2, 'the run after the reload')
       const reloaded = lines().find((e) => e.type === 'plugin/reloaded')
       assert.equal(reloaded?.name ?? reloaded?.data?.name, 'library-desk', JSON.stringify(reloaded))
-      const observations = lines().filter((e) => e.type === 'tool/end' && e.data.tool === 'renew_loan').map((e) => e.data.observation)
+      const observations = lines()
+        .filter((e) => e.type === 'tool/end' && e.data.tool === 'renew_loan')
+        .map((e) => e.data.observation)
       assert.deepEqual(observations, ['Renewed B-12 (Dune): due 2025-07-15', 'Extended B-12 (Dune): due 2025-07-15'])
-      assert.deepEqual(lines().filter((e) => e.type === 'run/end').map((e) => e.data.status), ['COMPLETED', 'COMPLETED'])
+      assert.deepEqual(
+        lines()
+          .filter((e) => e.type === 'run/end')
+          .map((e) => e.data.status),
+        ['COMPLETED', 'COMPLETED'],
+      )
     } finally {
       child.kill('SIGINT')
       await new Promise((done) => child.once('exit', done))

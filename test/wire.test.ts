@@ -8,14 +8,17 @@ import { costOf, endpoint, joinUrl, parseArgs, readSse, Redactor, retryAfterMs, 
 
 async function collect(parts: string[]) {
   const bytes = parts.map((p) => new TextEncoder().encode(p))
-  async function* source() { for (const b of bytes) yield b }
+  async function* source() {
+    for (const b of bytes) yield b
+  }
   const out = []
   for await (const m of readSse(source())) out.push(m)
   return out
 }
 
 describe('readSse', () => {
-  const stream = 'event: message_start\r\ndata: {"a":"é"}\r\n\r\n: a comment\ndata: line 1\ndata:line 2\n\ndata: {"b":1}\r\rdata: [DONE]\n\n'
+  const stream =
+    'event: message_start\r\ndata: {"a":"é"}\r\n\r\n: a comment\ndata: line 1\ndata:line 2\n\ndata: {"b":1}\r\rdata: [DONE]\n\n'
   const expected = [
     { event: 'message_start', data: '{"a":"é"}' },
     { event: 'message', data: 'line 1\nline 2' },
@@ -32,7 +35,10 @@ describe('readSse', () => {
     for (let i = 1; i < bytes.length; i++) {
       const decoder = new TextDecoder()
       // Split the bytes, not the characters: feed raw chunks through a byte-level source.
-      async function* source() { yield bytes.slice(0, i); yield bytes.slice(i) }
+      async function* source() {
+        yield bytes.slice(0, i)
+        yield bytes.slice(i)
+      }
       const out = []
       for await (const m of readSse(source())) out.push(m)
       assert.deepEqual(out, expected, `split at byte ${i} (${JSON.stringify(decoder.decode(bytes.slice(0, i)).slice(-4))})`)
@@ -68,7 +74,10 @@ describe('costOf', () => {
   it('prices each kind of token, cached and cache writes defaulting to the input price', () => {
     assert.equal(costOf({ input: 1_000_000, output: 1_000_000 }, { inputPerMTok: 2, outputPerMTok: 8 }), 10)
     assert.equal(costOf({ input: 0, cachedInput: 1_000_000, cacheWrite: 1_000_000, output: 0 }, { inputPerMTok: 2, outputPerMTok: 8 }), 4)
-    assert.equal(costOf({ input: 0, cachedInput: 1_000_000, output: 0 }, { inputPerMTok: 2, outputPerMTok: 8, cachedInputPerMTok: 0.5 }), 0.5)
+    assert.equal(
+      costOf({ input: 0, cachedInput: 1_000_000, output: 0 }, { inputPerMTok: 2, outputPerMTok: 8, cachedInputPerMTok: 0.5 }),
+      0.5,
+    )
   })
 })
 
@@ -94,7 +103,12 @@ describe('parseArgs', () => {
 })
 
 describe('endpoint', () => {
-  const base = { plugin: 'model-openai', baseUrlEnv: 'OPENAI_BASE_URL', defaultBaseUrl: 'https://api.openai.com/v1', apiKeyEnv: 'OPENAI_API_KEY' }
+  const base = {
+    plugin: 'model-openai',
+    baseUrlEnv: 'OPENAI_BASE_URL',
+    defaultBaseUrl: 'https://api.openai.com/v1',
+    apiKeyEnv: 'OPENAI_API_KEY',
+  }
 
   it('trims the key, and takes an empty base URL variable for unset', () => {
     const found = endpoint({ ...base, env: { OPENAI_API_KEY: '  sk-live-123456789\n', OPENAI_BASE_URL: '' } })
@@ -104,14 +118,23 @@ describe('endpoint', () => {
   })
 
   it('refuses a key no HTTP header can carry, without showing it', () => {
-    assert.throws(() => endpoint({ ...base, env: { OPENAI_API_KEY: 'sk-live-12\n3456789' } }), (e: Error) => /cannot carry/.test(e.message) && !e.message.includes('sk-live'))
+    assert.throws(
+      () => endpoint({ ...base, env: { OPENAI_API_KEY: 'sk-live-12\n3456789' } }),
+      (e: Error) => /cannot carry/.test(e.message) && !e.message.includes('sk-live'),
+    )
   })
 
   it('refuses an apiKeyEnv that is not a variable name without echoing it (it may be the key itself)', () => {
-    assert.throws(() => endpoint({ ...base, apiKeyEnv: 'sk-proj-REALKEY-123', env: {} }), (e: Error) => /must be the name of an environment variable/.test(e.message) && !e.message.includes('REALKEY'))
+    assert.throws(
+      () => endpoint({ ...base, apiKeyEnv: 'sk-proj-REALKEY-123', env: {} }),
+      (e: Error) => /must be the name of an environment variable/.test(e.message) && !e.message.includes('REALKEY'),
+    )
   })
 
   it('says where a bad base URL came from', () => {
-    assert.throws(() => endpoint({ ...base, env: { OPENAI_BASE_URL: 'localhost:4010/v1' } }), /from \$OPENAI_BASE_URL\) must start with http/)
+    assert.throws(
+      () => endpoint({ ...base, env: { OPENAI_BASE_URL: 'localhost:4010/v1' } }),
+      /from \$OPENAI_BASE_URL\) must start with http/,
+    )
   })
 })

@@ -7,7 +7,17 @@
  * option — so no span is built and no exporter is ever asked to send anything.
  */
 import { z } from 'zod'
-import { Agent, Runner, Usage, setTracingDisabled, tool, type Model, type ModelRequest, type ModelResponse, type StreamEvent } from '@openai/agents'
+import {
+  Agent,
+  Runner,
+  Usage,
+  setTracingDisabled,
+  tool,
+  type Model,
+  type ModelRequest,
+  type ModelResponse,
+  type StreamEvent,
+} from '@openai/agents'
 import type { Subject } from '../measure.ts'
 
 process.env.OPENAI_AGENTS_DISABLE_TRACING = '1'
@@ -20,9 +30,10 @@ class ScriptModel implements Model {
 
   async getResponse(_request: ModelRequest): Promise<ModelResponse> {
     const call = ++this.calls
-    const output: ModelResponse['output'] = call < this.steps
-      ? [{ type: 'function_call', callId: `call_${call}`, name: 'noop', arguments: '{}', status: 'completed' }]
-      : [{ type: 'message', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: 'done' }] }]
+    const output: ModelResponse['output'] =
+      call < this.steps
+        ? [{ type: 'function_call', callId: `call_${call}`, name: 'noop', arguments: '{}', status: 'completed' }]
+        : [{ type: 'message', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: 'done' }] }]
     return { usage: new Usage(), output }
   }
 
@@ -35,7 +46,9 @@ class ScriptModel implements Model {
 export function openaiSubject(): Subject {
   const model = new ScriptModel()
   const noop = tool({
-    name: 'noop', description: 'does nothing', parameters: z.object({}),
+    name: 'noop',
+    description: 'does nothing',
+    parameters: z.object({}),
     execute: async () => 'ok',
   })
   const agent = new Agent({ name: 'bench', instructions: 'bench', model, tools: [noop] })

@@ -8,7 +8,14 @@ import { createAssistantMessageEventStream, type AssistantMessage } from '@mario
 import { Type } from 'typebox'
 import type { Subject } from '../measure.ts'
 
-const usage = () => ({ input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } })
+const usage = () => ({
+  input: 0,
+  output: 0,
+  cacheRead: 0,
+  cacheWrite: 0,
+  totalTokens: 0,
+  cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
+})
 
 export function piSubject(): Subject {
   const script = { steps: 1, calls: 0 }
@@ -20,8 +27,12 @@ export function piSubject(): Subject {
     const message: AssistantMessage = {
       role: 'assistant',
       content: toolUse ? [{ type: 'toolCall', id: `call_${call}`, name: 'noop', arguments: {} }] : [{ type: 'text', text: 'done' }],
-      api: model.api, provider: model.provider, model: model.id,
-      usage: usage(), stopReason: toolUse ? 'toolUse' : 'stop', timestamp: Date.now(),
+      api: model.api,
+      provider: model.provider,
+      model: model.id,
+      usage: usage(),
+      stopReason: toolUse ? 'toolUse' : 'stop',
+      timestamp: Date.now(),
     }
     const stream = createAssistantMessageEventStream()
     stream.push({ type: 'done', reason: toolUse ? 'toolUse' : 'stop', message })
@@ -30,7 +41,10 @@ export function piSubject(): Subject {
   }
 
   const noop: AgentTool = {
-    name: 'noop', label: 'noop', description: 'does nothing', parameters: Type.Object({}),
+    name: 'noop',
+    label: 'noop',
+    description: 'does nothing',
+    parameters: Type.Object({}),
     execute: async () => ({ content: [{ type: 'text', text: 'ok' }], details: null }),
   }
   const agent = new Agent({ initialState: { systemPrompt: 'bench', tools: [noop] }, streamFn })
@@ -48,7 +62,9 @@ export function piSubject(): Subject {
       const last = messages[messages.length - 1]
       const text = last?.role === 'assistant' && last.content[0]?.type === 'text' ? last.content[0].text : undefined
       if (script.calls !== steps || results !== steps - 1 || text !== 'done' || agent.state.errorMessage) {
-        throw new Error(`pi: ${script.calls} model calls, ${results} tool results, final ${JSON.stringify(text)} ${agent.state.errorMessage ?? ''}`)
+        throw new Error(
+          `pi: ${script.calls} model calls, ${results} tool results, final ${JSON.stringify(text)} ${agent.state.errorMessage ?? ''}`,
+        )
       }
     },
   }

@@ -183,7 +183,7 @@ export const QueryGroups: Record<string, [string, ...string[]][]> = {
   ],
   zoom: [
     ['schedule a zoom call with the client for Tuesday', 'zoom__create_meeting'],
-    ['get the transcript of yesterday\'s Zoom meeting', 'zoom__get_meeting_transcript'],
+    ["get the transcript of yesterday's Zoom meeting", 'zoom__get_meeting_transcript'],
     ['who attended the zoom standup', 'zoom__list_participants'],
   ],
   twilio: [
@@ -200,7 +200,13 @@ export const QueryGroups: Record<string, [string, ...string[]][]> = {
   postgres: [
     ['run a SELECT on the postgres db to count users', 'postgres__query'],
     ['why is this SQL query slow in Postgres', 'postgres__explain_query'],
-    ['what columns does the orders table have', 'postgres__describe_table', 'mysql__describe_table', 'snowflake__describe_table', 'sqlite__describe_table'],
+    [
+      'what columns does the orders table have',
+      'postgres__describe_table',
+      'mysql__describe_table',
+      'snowflake__describe_table',
+      'sqlite__describe_table',
+    ],
     ['which postgres queries are running right now', 'postgres__list_active_queries'],
     ['biggest tables in the database by disk size', 'postgres__table_sizes'],
     ['add an index on orders.customer_id', 'postgres__create_index'],
@@ -256,7 +262,7 @@ export const QueryGroups: Record<string, [string, ...string[]][]> = {
     ['delete objects in the logs bucket after 30 days automatically', 's3__set_lifecycle_rules'],
     ['upload a file to Google Cloud Storage', 'gcs__upload_object'],
     ['share a link to this dropbox file', 'dropbox__create_shared_link'],
-    ['get back yesterday\'s version of the file in Dropbox', 'dropbox__restore_revision'],
+    ["get back yesterday's version of the file in Dropbox", 'dropbox__restore_revision'],
     ['find the contract PDF in my Google Drive', 'gdrive__search_files'],
     ['share the Drive folder with the auditors, read only', 'gdrive__share_file'],
     ['export the Google Doc as a PDF', 'gdrive__export_file'],
@@ -322,7 +328,7 @@ export const QueryGroups: Record<string, [string, ...string[]][]> = {
     ['who is on call right now', 'pagerduty__list_oncalls'],
     ['ack the PagerDuty incident', 'pagerduty__acknowledge_incident'],
     ['page the on-call engineer about the database outage', 'pagerduty__send_event', 'pagerduty__create_incident'],
-    ['cover Sam\'s on-call shift this weekend', 'pagerduty__create_override'],
+    ["cover Sam's on-call shift this weekend", 'pagerduty__create_override'],
     ['resolve the incident, it is fixed', 'pagerduty__resolve_incident'],
     ['add a timeline note to the incident', 'pagerduty__add_incident_note'],
   ],
@@ -340,7 +346,7 @@ export const QueryGroups: Record<string, [string, ...string[]][]> = {
     ['who failed to log in today, check the Okta audit log', 'okta__get_system_log'],
   ],
   stripe: [
-    ['refund the customer\'s last payment in Stripe', 'stripe__create_refund'],
+    ["refund the customer's last payment in Stripe", 'stripe__create_refund'],
     ['cancel the subscription at the end of the billing period', 'stripe__cancel_subscription'],
     ['how much money is in our Stripe balance', 'stripe__get_balance'],
     ['list chargebacks opened this month', 'stripe__list_disputes'],
@@ -415,7 +421,7 @@ export const QueryGroups: Record<string, [string, ...string[]][]> = {
   hr: [
     ['who is out of office this week', 'bamboohr__whos_out'],
     ['request vacation from Aug 1 to Aug 15', 'bamboohr__request_time_off'],
-    ['approve Lena\'s time off request', 'bamboohr__approve_time_off'],
+    ["approve Lena's time off request", 'bamboohr__approve_time_off'],
     ['who reports to the CTO', 'bamboohr__get_org_chart'],
     ['add a new hire to the HR system', 'bamboohr__create_employee'],
   ],
@@ -471,7 +477,13 @@ export const QueryGroups: Record<string, [string, ...string[]][]> = {
   ],
   terse: [
     ['pr merge', 'github__merge_pull_request', 'bitbucket__merge_pull_request', 'gitlab__merge_merge_request'],
-    ['dns', 'cloudflare__list_dns_records', 'cloudflare__create_dns_record', 'cloudflare__update_dns_record', 'cloudflare__delete_dns_record'],
+    [
+      'dns',
+      'cloudflare__list_dns_records',
+      'cloudflare__create_dns_record',
+      'cloudflare__update_dns_record',
+      'cloudflare__delete_dns_record',
+    ],
     ['on-call schedule', 'pagerduty__list_schedules', 'pagerduty__get_schedule', 'pagerduty__list_oncalls'],
     ['feature flags', 'posthog__list_feature_flags'],
     ['disk usage containers', 'docker__prune', 'docker__container_stats'],

@@ -27,6 +27,9 @@ export function scaleRegistry(registry: RegistryTool[], size: number): RegistryT
 /** The original a copy was made from: `github_eu__create_issue` → `github__create_issue`. */
 export function originalOf(name: string): string {
   const [ns, local] = name.split('__')
-  const base = ns.split('_').filter((part) => !Tenants.includes(part)).join('_')
+  const base = ns
+    .split('_')
+    .filter((part) => !Tenants.includes(part))
+    .join('_')
   return `${base}__${local}`
 }

@@ -23,67 +23,262 @@ const json: Flag = { type: 'boolean', help: 'One JSON event per line on stdout i
 const jsonRows: Flag = { type: 'boolean', help: 'One JSON object per line on stdout instead of readable lines' }
 const by: Flag = { type: 'string', help: 'Who gives the command, recorded in the event (default: cli)' }
 const reason: Flag = { type: 'string', help: 'Why, recorded in the event' }
-const set: Flag = { type: 'string', multiple: true, help: 'Override one preset key after its layers: KEY=VALUE, a dotted path (agents.support.budgets.maxSteps=4) and a YAML or JSON value; repeatable' }
+const set: Flag = {
+  type: 'string',
+  multiple: true,
+  help: 'Override one preset key after its layers: KEY=VALUE, a dotted path (agents.support.budgets.maxSteps=4) and a YAML or JSON value; repeatable',
+}
 const noLock: Flag = { type: 'boolean', help: "Ignore the preset's lock file (resolve the preset's ranges as if there were none)" }
-const logLevel: Flag = { type: 'string', help: "Which plugin log lines go to stderr: error, warn (default), info or debug; overrides $CORDAGE_LOG_LEVEL and the preset's logLevel" }
-const acceptDrift: Flag = { type: 'boolean', help: 'Continue even if the plugin versions differ from those the run started with (recorded)' }
+const logLevel: Flag = {
+  type: 'string',
+  help: "Which plugin log lines go to stderr: error, warn (default), info or debug; overrides $CORDAGE_LOG_LEVEL and the preset's logLevel",
+}
+const acceptDrift: Flag = {
+  type: 'boolean',
+  help: 'Continue even if the plugin versions differ from those the run started with (recorded)',
+}
 
 export const Commands: Command[] = [
-  { name: 'run', usage: 'cordage run [--preset FILE] [--set KEY=VALUE]... [--no-lock] [--agent NAME] [--task TEXT] [--json]', summary: 'Start a run and print its events live',
-    positionals: [], flags: { preset, agent, task: { type: 'string', help: "The task (default: the agent's task in the preset)" }, json, set, 'no-lock': noLock } },
-  { name: 'submit', usage: 'cordage submit [--preset FILE] [--set KEY=VALUE]... [--no-lock] [--agent NAME] [--task TEXT] [--json]', summary: 'Record a run for a worker to drive, and print its id',
-    positionals: [], flags: { preset, agent, task: { type: 'string', help: "The task (default: the agent's task in the preset)" }, json: { type: 'boolean', help: 'Print {"runId": ...} instead of the bare id' }, set, 'no-lock': noLock } },
-  { name: 'approve', usage: 'cordage approve RUN ACTION [--scope once|run|grant] [--args JSON | --any-args] [--expires DURATION] [--preset FILE] [--set KEY=VALUE]... [--no-lock] [--agent NAME] [--by NAME] [--reason TEXT] [--no-resume] [--accept-drift] [--json]', summary: 'Approve a pending action (or, with --scope, calls like it) and continue the run',
-    positionals: ['RUN', 'ACTION'], flags: {
-      scope: { type: 'string', help: 'once (default): this call; run: this tool for the rest of the run; grant: a standing grant across runs' },
+  {
+    name: 'run',
+    usage: 'cordage run [--preset FILE] [--set KEY=VALUE]... [--no-lock] [--agent NAME] [--task TEXT] [--json]',
+    summary: 'Start a run and print its events live',
+    positionals: [],
+    flags: {
+      preset,
+      agent,
+      task: { type: 'string', help: "The task (default: the agent's task in the preset)" },
+      json,
+      set,
+      'no-lock': noLock,
+    },
+  },
+  {
+    name: 'submit',
+    usage: 'cordage submit [--preset FILE] [--set KEY=VALUE]... [--no-lock] [--agent NAME] [--task TEXT] [--json]',
+    summary: 'Record a run for a worker to drive, and print its id',
+    positionals: [],
+    flags: {
+      preset,
+      agent,
+      task: { type: 'string', help: "The task (default: the agent's task in the preset)" },
+      json: { type: 'boolean', help: 'Print {"runId": ...} instead of the bare id' },
+      set,
+      'no-lock': noLock,
+    },
+  },
+  {
+    name: 'approve',
+    usage:
+      'cordage approve RUN ACTION [--scope once|run|grant] [--args JSON | --any-args] [--expires DURATION] [--preset FILE] [--set KEY=VALUE]... [--no-lock] [--agent NAME] [--by NAME] [--reason TEXT] [--no-resume] [--accept-drift] [--json]',
+    summary: 'Approve a pending action (or, with --scope, calls like it) and continue the run',
+    positionals: ['RUN', 'ACTION'],
+    flags: {
+      scope: {
+        type: 'string',
+        help: 'once (default): this call; run: this tool for the rest of the run; grant: a standing grant across runs',
+      },
       args: { type: 'string', help: 'With run or grant: the arguments covered, as a JSON pattern, e.g. \'{"amount":{"lte":100}}\'' },
-      'any-args': { type: 'boolean', help: 'With run or grant: any arguments (a grant covers exactly this call\'s by default)' },
+      'any-args': { type: 'boolean', help: "With run or grant: any arguments (a grant covers exactly this call's by default)" },
       expires: { type: 'string', help: 'With run or grant: lapse after this long (30m, 12h, 7d)' },
-      preset, agent, by, reason, 'no-resume': { type: 'boolean', help: 'Record the approval only; continue later with resume' }, 'accept-drift': acceptDrift, json, set, 'no-lock': noLock,
-    } },
-  { name: 'reject', usage: 'cordage reject RUN ACTION [--preset FILE] [--set KEY=VALUE]... [--no-lock] [--agent NAME] [--by NAME] [--reason TEXT] [--no-resume] [--accept-drift] [--json]', summary: 'Reject a pending action; the model is told and the run goes on',
-    positionals: ['RUN', 'ACTION'], flags: { preset, agent, by, reason, 'no-resume': { type: 'boolean', help: 'Record the rejection only; continue later with resume' }, 'accept-drift': acceptDrift, json, set, 'no-lock': noLock } },
-  { name: 'reconcile', usage: 'cordage reconcile RUN ACTION (--committed | --not-committed) [--receipt TEXT] [--preset FILE] [--set KEY=VALUE]... [--no-lock] [--agent NAME] [--by NAME] [--no-resume] [--accept-drift] [--json]', summary: 'Settle whether an action with an unknown effect took effect, and continue',
-    positionals: ['RUN', 'ACTION'], flags: {
+      preset,
+      agent,
+      by,
+      reason,
+      'no-resume': { type: 'boolean', help: 'Record the approval only; continue later with resume' },
+      'accept-drift': acceptDrift,
+      json,
+      set,
+      'no-lock': noLock,
+    },
+  },
+  {
+    name: 'reject',
+    usage:
+      'cordage reject RUN ACTION [--preset FILE] [--set KEY=VALUE]... [--no-lock] [--agent NAME] [--by NAME] [--reason TEXT] [--no-resume] [--accept-drift] [--json]',
+    summary: 'Reject a pending action; the model is told and the run goes on',
+    positionals: ['RUN', 'ACTION'],
+    flags: {
+      preset,
+      agent,
+      by,
+      reason,
+      'no-resume': { type: 'boolean', help: 'Record the rejection only; continue later with resume' },
+      'accept-drift': acceptDrift,
+      json,
+      set,
+      'no-lock': noLock,
+    },
+  },
+  {
+    name: 'reconcile',
+    usage:
+      'cordage reconcile RUN ACTION (--committed | --not-committed) [--receipt TEXT] [--preset FILE] [--set KEY=VALUE]... [--no-lock] [--agent NAME] [--by NAME] [--no-resume] [--accept-drift] [--json]',
+    summary: 'Settle whether an action with an unknown effect took effect, and continue',
+    positionals: ['RUN', 'ACTION'],
+    flags: {
       committed: { type: 'boolean', help: 'It took effect: the action closes with that result' },
       'not-committed': { type: 'boolean', help: 'It did not: the action runs again under the same idempotency key' },
       receipt: { type: 'string', help: 'What the target system shows for it (an id), recorded with the decision' },
-      preset, agent, by, 'no-resume': { type: 'boolean', help: 'Record the decision only; continue later with resume' }, 'accept-drift': acceptDrift, json, set, 'no-lock': noLock,
-    } },
-  { name: 'resume', usage: 'cordage resume RUN [--preset FILE] [--set KEY=VALUE]... [--no-lock] [--agent NAME] [--by NAME] [--input TEXT] [--accept-drift] [--json]', summary: 'Continue a waiting or suspended run, or take over one whose worker died',
-    positionals: ['RUN'], flags: { preset, agent, by, input: { type: 'string', help: 'Your answer, when the run waits for the user' }, 'accept-drift': acceptDrift, json, set, 'no-lock': noLock } },
-  { name: 'cancel', usage: 'cordage cancel RUN [--preset FILE] [--agent NAME] [--by NAME] [--reason TEXT] [--json]', summary: 'Cancel a run; a pending approval becomes void',
-    positionals: ['RUN'], flags: { preset, agent, by, reason, json } },
-  { name: 'runs', usage: 'cordage runs [--preset FILE] [--agent NAME] [--status STATUS] [--json]', summary: 'List runs in the store, newest first',
-    positionals: [], flags: { preset, agent, status: { type: 'string', help: 'Only runs with this status (COMPLETED, WAITING_APPROVAL, ...)' }, json: jsonRows } },
-  { name: 'events', usage: 'cordage events RUN [--preset FILE] [--agent NAME] [--after SEQ] [--follow] [--json]', summary: "Print a run's events from the store",
-    positionals: ['RUN'], flags: { preset, agent, after: { type: 'string', help: 'Only events with a seq above this' }, follow: { type: 'boolean', help: 'Keep printing new events until the run ends' }, json } },
-  { name: 'effects', usage: 'cordage effects RUN [--preset FILE] [--json]', summary: "List a run's side effects: its entries in the ledger, with status, attempts and times",
-    positionals: ['RUN'], flags: { preset, json: { type: 'boolean', help: 'One JSON object per ledger entry on stdout, as the store holds it' } } },
-  { name: 'verify', usage: 'cordage verify RUN [--preset FILE] [--json]', summary: "Check a run's stored history: numbered, parsed, of this run, and unedited (its hash chain)",
-    positionals: ['RUN'], flags: { preset, json: { type: 'boolean', help: 'One JSON object on stdout: the check, with "intact"' } } },
-  { name: 'scan', usage: 'cordage scan [--preset FILE] [--json]', summary: "Search the stores of a preset for its agents' secrets",
-    positionals: [], flags: { preset, json: { type: 'boolean', help: 'One JSON object per finding on stdout instead of readable lines' } } },
-  { name: 'worker', usage: 'cordage worker [--preset FILE] [--set KEY=VALUE]... [--no-lock] [--agent NAME] [--once] [--poll MS] [--json]', summary: 'Drive runs that need a driver (submitted, or whose worker died) until stopped',
-    positionals: [], flags: { preset, agent, once: { type: 'boolean', help: 'Exit when no run needs a driver' }, poll: { type: 'string', help: 'Milliseconds between looks for work (default 500)' }, json, set, 'no-lock': noLock } },
-  { name: 'grants', usage: 'cordage grants [--preset FILE] [--agent NAME] [--all] [--json]', summary: 'List standing grants (approvals that hold across runs)',
-    positionals: [], flags: { preset, agent, all: { type: 'boolean', help: 'Also revoked and expired grants' }, json: jsonRows } },
-  { name: 'revoke', usage: 'cordage revoke GRANT [--preset FILE] [--agent NAME] [--by NAME] [--reason TEXT] [--json]', summary: 'Revoke a standing grant: calls it covered are asked about again',
-    positionals: ['GRANT'], flags: { preset, agent, by, reason, json: jsonRows } },
-  { name: 'check', usage: 'cordage check [--preset FILE] [--set KEY=VALUE]... [--no-lock] [--json]', summary: 'Check a preset and show what each agent would load, without running anything',
-    positionals: [], flags: { preset, json: jsonRows, set, 'no-lock': noLock } },
-  { name: 'lock', usage: 'cordage lock [--preset FILE] [--json]', summary: "Write the preset's lock file: each agent's exact plugin versions and content hashes",
-    positionals: [], flags: { preset, json: { type: 'boolean', help: 'One JSON object per agent: {"agent", "plugins": {name: {version, hash}}}, then {"lock": FILE}' } } },
-  { name: 'playground', usage: 'cordage playground [--preset FILE] [--port N] [--watch] [--debounce MS] [--token T] [--read-only]', summary: 'Serve the local web playground on 127.0.0.1 (agents, live runs, approvals, side-by-side replay, hot reload)',
-    positionals: [], flags: {
-      preset, port: { type: 'string', help: 'Port on 127.0.0.1 (default 4780; 0 picks a free one)' },
-      watch: { type: 'boolean', help: "Hot-reload the agents' plugins when their files change, as cordage dev does; the page shows each plugin/reloaded" },
+      preset,
+      agent,
+      by,
+      'no-resume': { type: 'boolean', help: 'Record the decision only; continue later with resume' },
+      'accept-drift': acceptDrift,
+      json,
+      set,
+      'no-lock': noLock,
+    },
+  },
+  {
+    name: 'resume',
+    usage:
+      'cordage resume RUN [--preset FILE] [--set KEY=VALUE]... [--no-lock] [--agent NAME] [--by NAME] [--input TEXT] [--accept-drift] [--json]',
+    summary: 'Continue a waiting or suspended run, or take over one whose worker died',
+    positionals: ['RUN'],
+    flags: {
+      preset,
+      agent,
+      by,
+      input: { type: 'string', help: 'Your answer, when the run waits for the user' },
+      'accept-drift': acceptDrift,
+      json,
+      set,
+      'no-lock': noLock,
+    },
+  },
+  {
+    name: 'cancel',
+    usage: 'cordage cancel RUN [--preset FILE] [--agent NAME] [--by NAME] [--reason TEXT] [--json]',
+    summary: 'Cancel a run; a pending approval becomes void',
+    positionals: ['RUN'],
+    flags: { preset, agent, by, reason, json },
+  },
+  {
+    name: 'runs',
+    usage: 'cordage runs [--preset FILE] [--agent NAME] [--status STATUS] [--json]',
+    summary: 'List runs in the store, newest first',
+    positionals: [],
+    flags: {
+      preset,
+      agent,
+      status: { type: 'string', help: 'Only runs with this status (COMPLETED, WAITING_APPROVAL, ...)' },
+      json: jsonRows,
+    },
+  },
+  {
+    name: 'events',
+    usage: 'cordage events RUN [--preset FILE] [--agent NAME] [--after SEQ] [--follow] [--json]',
+    summary: "Print a run's events from the store",
+    positionals: ['RUN'],
+    flags: {
+      preset,
+      agent,
+      after: { type: 'string', help: 'Only events with a seq above this' },
+      follow: { type: 'boolean', help: 'Keep printing new events until the run ends' },
+      json,
+    },
+  },
+  {
+    name: 'effects',
+    usage: 'cordage effects RUN [--preset FILE] [--json]',
+    summary: "List a run's side effects: its entries in the ledger, with status, attempts and times",
+    positionals: ['RUN'],
+    flags: { preset, json: { type: 'boolean', help: 'One JSON object per ledger entry on stdout, as the store holds it' } },
+  },
+  {
+    name: 'verify',
+    usage: 'cordage verify RUN [--preset FILE] [--json]',
+    summary: "Check a run's stored history: numbered, parsed, of this run, and unedited (its hash chain)",
+    positionals: ['RUN'],
+    flags: { preset, json: { type: 'boolean', help: 'One JSON object on stdout: the check, with "intact"' } },
+  },
+  {
+    name: 'scan',
+    usage: 'cordage scan [--preset FILE] [--json]',
+    summary: "Search the stores of a preset for its agents' secrets",
+    positionals: [],
+    flags: { preset, json: { type: 'boolean', help: 'One JSON object per finding on stdout instead of readable lines' } },
+  },
+  {
+    name: 'worker',
+    usage: 'cordage worker [--preset FILE] [--set KEY=VALUE]... [--no-lock] [--agent NAME] [--once] [--poll MS] [--json]',
+    summary: 'Drive runs that need a driver (submitted, or whose worker died) until stopped',
+    positionals: [],
+    flags: {
+      preset,
+      agent,
+      once: { type: 'boolean', help: 'Exit when no run needs a driver' },
+      poll: { type: 'string', help: 'Milliseconds between looks for work (default 500)' },
+      json,
+      set,
+      'no-lock': noLock,
+    },
+  },
+  {
+    name: 'grants',
+    usage: 'cordage grants [--preset FILE] [--agent NAME] [--all] [--json]',
+    summary: 'List standing grants (approvals that hold across runs)',
+    positionals: [],
+    flags: { preset, agent, all: { type: 'boolean', help: 'Also revoked and expired grants' }, json: jsonRows },
+  },
+  {
+    name: 'revoke',
+    usage: 'cordage revoke GRANT [--preset FILE] [--agent NAME] [--by NAME] [--reason TEXT] [--json]',
+    summary: 'Revoke a standing grant: calls it covered are asked about again',
+    positionals: ['GRANT'],
+    flags: { preset, agent, by, reason, json: jsonRows },
+  },
+  {
+    name: 'check',
+    usage: 'cordage check [--preset FILE] [--set KEY=VALUE]... [--no-lock] [--json]',
+    summary: 'Check a preset and show what each agent would load, without running anything',
+    positionals: [],
+    flags: { preset, json: jsonRows, set, 'no-lock': noLock },
+  },
+  {
+    name: 'lock',
+    usage: 'cordage lock [--preset FILE] [--json]',
+    summary: "Write the preset's lock file: each agent's exact plugin versions and content hashes",
+    positionals: [],
+    flags: {
+      preset,
+      json: { type: 'boolean', help: 'One JSON object per agent: {"agent", "plugins": {name: {version, hash}}}, then {"lock": FILE}' },
+    },
+  },
+  {
+    name: 'playground',
+    usage: 'cordage playground [--preset FILE] [--port N] [--watch] [--debounce MS] [--token T] [--read-only]',
+    summary: 'Serve the local web playground on 127.0.0.1 (agents, live runs, approvals, side-by-side replay, hot reload)',
+    positionals: [],
+    flags: {
+      preset,
+      port: { type: 'string', help: 'Port on 127.0.0.1 (default 4780; 0 picks a free one)' },
+      watch: {
+        type: 'boolean',
+        help: "Hot-reload the agents' plugins when their files change, as cordage dev does; the page shows each plugin/reloaded",
+      },
       debounce: { type: 'string', help: 'With --watch: quiet milliseconds after a file change before rebuilding (default 50)' },
-      token: { type: 'string', help: 'The secret the API requires (16+ characters; default: a new random one, or $CORDAGE_PLAYGROUND_TOKEN). Other users see command lines (ps): prefer the variable' },
+      token: {
+        type: 'string',
+        help: 'The secret the API requires (16+ characters; default: a new random one, or $CORDAGE_PLAYGROUND_TOKEN). Other users see command lines (ps): prefer the variable',
+      },
       'read-only': { type: 'boolean', help: 'Show everything, change nothing: start, approve, reject, compare and swap answer 403' },
-    } },
-  { name: 'dev', usage: 'cordage dev [--preset FILE] [--agent NAME] [--task TEXT] [--debounce MS] [--json]', summary: 'Watch the plugins of a preset and hot-reload them into its live agents',
-    positionals: [], flags: { preset, agent, task: { type: 'string', help: 'Run this task at start and again after each successful reload' }, debounce: { type: 'string', help: 'Quiet milliseconds after a file change before rebuilding (default 50)' }, json } },
+    },
+  },
+  {
+    name: 'dev',
+    usage: 'cordage dev [--preset FILE] [--agent NAME] [--task TEXT] [--debounce MS] [--json]',
+    summary: 'Watch the plugins of a preset and hot-reload them into its live agents',
+    positionals: [],
+    flags: {
+      preset,
+      agent,
+      task: { type: 'string', help: 'Run this task at start and again after each successful reload' },
+      debounce: { type: 'string', help: 'Quiet milliseconds after a file change before rebuilding (default 50)' },
+      json,
+    },
+  },
 ]
 
 /**
@@ -116,7 +311,11 @@ export function parse(argv: string[]): Parsed | 'help' | 'version' | 'usage' {
     const names = Commands.map((c) => c.name)
     // A near name that starts like it: "chekc" → check, but "fly" is not "run".
     const near = name.trim() ? closest(name, names) : undefined
-    const hint = name.startsWith('-') ? ' (a command comes first: cordage <command> [options])' : near && near[0] === name[0].toLowerCase() ? ` (did you mean "${near}"?)` : ''
+    const hint = name.startsWith('-')
+      ? ' (a command comes first: cordage <command> [options])'
+      : near && near[0] === name[0].toLowerCase()
+        ? ` (did you mean "${near}"?)`
+        : ''
     throw new CordageError('invalid_input', `unknown command "${name}"${hint}; commands: ${names.join(', ')} (cordage --help)`)
   }
   if (rest.includes('--help') || rest.includes('-h')) return { command, positionals: [], flags: { help: true } }
@@ -127,7 +326,10 @@ export function parse(argv: string[]): Parsed | 'help' | 'version' | 'usage' {
     const flags = Object.keys(command.flags).map((f) => `--${f}`)
     const unknown = /Unknown option '(--?[^']+)'/.exec((error as Error).message)?.[1]
     const hint = unknown ? closest(unknown, flags) : undefined
-    throw new CordageError('invalid_input', `${(error as Error).message.split(/\.\s|\n/)[0]}${hint ? ` (did you mean ${hint}?)` : ''}; "${name}" takes: ${flags.join(', ')}`)
+    throw new CordageError(
+      'invalid_input',
+      `${(error as Error).message.split(/\.\s|\n/)[0]}${hint ? ` (did you mean ${hint}?)` : ''}; "${name}" takes: ${flags.join(', ')}`,
+    )
   }
   for (const flag of NonEmpty) {
     const value = (parsed.values as Record<string, unknown>)[flag]
@@ -135,7 +337,10 @@ export function parse(argv: string[]): Parsed | 'help' | 'version' | 'usage' {
     if (empty) throw new CordageError('invalid_input', `--${flag} is empty; give it a value (cordage ${name} --help), or leave it out`)
   }
   if (parsed.positionals.length !== command.positionals.length) {
-    throw new CordageError('invalid_input', `"${name}" takes ${command.positionals.length ? command.positionals.join(' ') : 'no positional arguments'}, got ${parsed.positionals.length ? parsed.positionals.map((p) => JSON.stringify(p)).join(' ') : 'none'}; usage: ${command.usage}`)
+    throw new CordageError(
+      'invalid_input',
+      `"${name}" takes ${command.positionals.length ? command.positionals.join(' ') : 'no positional arguments'}, got ${parsed.positionals.length ? parsed.positionals.map((p) => JSON.stringify(p)).join(' ') : 'none'}; usage: ${command.usage}`,
+    )
   }
   return { command, positionals: parsed.positionals, flags: parsed.values as Parsed['flags'] }
 }
@@ -143,7 +348,13 @@ export function parse(argv: string[]): Parsed | 'help' | 'version' | 'usage' {
 export function helpText(command?: Command): string {
   if (command) {
     const width = Math.max(...Object.keys(command.flags).map((f) => f.length)) + 4
-    return [`${command.summary}.`, '', `usage: ${command.usage}`, '', ...Object.entries(command.flags).map(([f, d]) => `  --${f.padEnd(width)}${d.help}`)].join('\n')
+    return [
+      `${command.summary}.`,
+      '',
+      `usage: ${command.usage}`,
+      '',
+      ...Object.entries(command.flags).map(([f, d]) => `  --${f.padEnd(width)}${d.help}`),
+    ].join('\n')
   }
   return [
     'cordage — a governed, durable agent harness',
@@ -152,7 +363,7 @@ export function helpText(command?: Command): string {
     '',
     ...Commands.map((c) => `  ${c.name.padEnd(Math.max(...Commands.map((d) => d.name.length)) + 2)}${c.summary}`),
     '',
-    'plugin logs: --log-level error|warn|info|debug on every command that loads a preset (default warn, or $CORDAGE_LOG_LEVEL, or the preset\'s logLevel; docs/logging.md)',
+    "plugin logs: --log-level error|warn|info|debug on every command that loads a preset (default warn, or $CORDAGE_LOG_LEVEL, or the preset's logLevel; docs/logging.md)",
     'exit codes: 0 completed · 1 failed · 2 usage or config error · 3 failed verification · 4 stopped (budget) · 5 waiting · 6 cancelled · 7 busy (another process drives the run)',
     'the default preset keeps runs in .cordage/cordage.db (SQLite) in the working directory',
   ].join('\n')

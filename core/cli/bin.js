@@ -4,7 +4,10 @@ import { register } from 'tsx/esm/api'
 
 register()
 // `cordage runs | head -1`: the reader went away, which is not an error of the command.
-process.stdout.on('error', (error) => { if (error.code === 'EPIPE') process.exit(0); throw error })
+process.stdout.on('error', (error) => {
+  if (error.code === 'EPIPE') process.exit(0)
+  throw error
+})
 const { main } = await import('./main.ts')
 const code = await main(process.argv.slice(2), {
   out: (line) => process.stdout.write(line + '\n'),

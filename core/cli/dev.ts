@@ -21,13 +21,20 @@ import type { Output } from './output.ts'
  * The `dev` command. `open` loads the preset the way every other command does (main.ts owns preset
  * flags and defaults), with only the agents named.
  */
-export async function dev({ flags }: Parsed, io: Output, open: (flags: Parsed['flags'], agents?: string[]) => Promise<Cordage>): Promise<number> {
+export async function dev(
+  { flags }: Parsed,
+  io: Output,
+  open: (flags: Parsed['flags'], agents?: string[]) => Promise<Cordage>,
+): Promise<number> {
   const debounceMs = debounceOf(flags)
   const task = flags.task as string | undefined
   if (task !== undefined && !task.trim()) throw new CordageError('invalid_input', '--task is empty')
   const json = !!flags.json
   const app = await open(flags, flags.agent ? [String(flags.agent)] : undefined)
-  const reloader = await DevReloader.start(app, { debounceMs }).catch(async (error) => { await app.stop(); throw error })
+  const reloader = await DevReloader.start(app, { debounceMs }).catch(async (error) => {
+    await app.stop()
+    throw error
+  })
 
   const agent = app.agent((flags.agent as string | undefined) ?? app.agentNames()[0])
   let runId: string | undefined
@@ -36,13 +43,19 @@ export async function dev({ flags }: Parsed, io: Output, open: (flags: Parsed['f
     if (task === undefined || running) return
     const handle = agent.start(task)
     runId = handle.runId
-    running = handle.done.then(
-      (state) => io.err(`run ${state.runId} ${state.status}${state.failureCode ? ` (${state.failureCode})` : ''}`),
-      (error) => io.err(`run failed: ${(error as Error)?.message ?? error}`),
-    ).finally(() => { running = undefined })
+    running = handle.done
+      .then(
+        (state) => io.err(`run ${state.runId} ${state.status}${state.failureCode ? ` (${state.failureCode})` : ''}`),
+        (error) => io.err(`run failed: ${(error as Error)?.message ?? error}`),
+      )
+      .finally(() => {
+        running = undefined
+      })
   }
   for (const type of RunEventTypes) {
-    app.root.on(type, (event: RunEvent) => { if (event.runId === runId) io.out(json ? JSON.stringify(event) : formatEvent(event, io.color)) })
+    app.root.on(type, (event: RunEvent) => {
+      if (event.runId === runId) io.out(json ? JSON.stringify(event) : formatEvent(event, io.color))
+    })
   }
   app.root.on('plugin/reloaded', (event: PluginEvent) => {
     printReload(event, io, json)
@@ -70,7 +83,8 @@ export async function dev({ flags }: Parsed, io: Output, open: (flags: Parsed['f
  */
 export function debounceOf(flags: Parsed['flags']): number {
   const debounceMs = flags.debounce === undefined ? 50 : Number(flags.debounce)
-  if (!Number.isInteger(debounceMs) || debounceMs < 0) throw new CordageError('invalid_input', `--debounce must be a whole number of milliseconds ≥ 0, got ${JSON.stringify(flags.debounce)}`)
+  if (!Number.isInteger(debounceMs) || debounceMs < 0)
+    throw new CordageError('invalid_input', `--debounce must be a whole number of milliseconds ≥ 0, got ${JSON.stringify(flags.debounce)}`)
   return debounceMs
 }
 
@@ -78,14 +92,21 @@ export function debounceOf(flags: Parsed['flags']): number {
 export function printWatching(reloader: DevReloader, io: Output): void {
   const folders = [...reloader.folders.values()]
   io.err(`watching ${folders.length} plugin folder(s) of ${reloader.app.preset.shown} (Ctrl-C to stop):`)
-  for (const folder of folders) io.err(`  ${relative(process.cwd(), folder.dir) || '.'}  ${folder.users.map((u) => `${u.agent}:${u.name}`).join(', ')}`)
+  for (const folder of folders)
+    io.err(`  ${relative(process.cwd(), folder.dir) || '.'}  ${folder.users.map((u) => `${u.agent}:${u.name}`).join(', ')}`)
 }
 
 /** One reload: a line on stdout when it worked, the error and what keeps serving on stderr when not; with `json`, the event as JSON on stdout. */
 export function printReload(event: PluginEvent, io: Output, json = false): void {
   if (json) io.out(JSON.stringify({ type: 'plugin/reloaded', ...event }))
-  else if (event.ok) io.out(`reloaded ${event.name} in ${event.agent}: ${event.from?.version} → ${event.to?.version}  ${short(event.from?.hash)} → ${short(event.to?.hash)}  ${event.durationMs}ms`)
-  else io.err(`reload of ${event.name} failed in ${event.agent} [${event.code}]: ${event.message}${event.failClosed ? '' : `\n  ${event.name}@${event.version} (${short(event.from?.hash)}) keeps serving`}`)
+  else if (event.ok)
+    io.out(
+      `reloaded ${event.name} in ${event.agent}: ${event.from?.version} → ${event.to?.version}  ${short(event.from?.hash)} → ${short(event.to?.hash)}  ${event.durationMs}ms`,
+    )
+  else
+    io.err(
+      `reload of ${event.name} failed in ${event.agent} [${event.code}]: ${event.message}${event.failClosed ? '' : `\n  ${event.name}@${event.version} (${short(event.from?.hash)}) keeps serving`}`,
+    )
 }
 
 function short(hash: string | undefined): string {

@@ -16,7 +16,11 @@ import type { Output } from './output.ts'
 
 const Statuses: EffectStatus[] = ['committed', 'pending', 'failed', 'not_committed']
 
-export async function effects({ flags, positionals: [runId] }: Parsed, io: Output, open: (flags: Parsed['flags']) => Promise<Cordage>): Promise<number> {
+export async function effects(
+  { flags, positionals: [runId] }: Parsed,
+  io: Output,
+  open: (flags: Parsed['flags']) => Promise<Cordage>,
+): Promise<number> {
   const app = await open(flags)
   try {
     const entries = await ledgerOf(app, runId)
@@ -58,7 +62,10 @@ async function ledgerOf(app: Cordage, runId: string): Promise<Effect[]> {
 /** One readable line: key, status, action and tool, attempts, times, receipt and what the model was told. */
 export function formatEffect(e: Effect): string {
   const ended = e.endedAt === undefined ? 'not ended' : `${new Date(e.endedAt).toISOString()} (${e.endedAt - e.startedAt} ms)`
-  const receipt = e.receipt === undefined || e.receipt === null ? '' : `  receipt ${cut(typeof e.receipt === 'string' ? e.receipt : JSON.stringify(e.receipt), 40)}`
+  const receipt =
+    e.receipt === undefined || e.receipt === null
+      ? ''
+      : `  receipt ${cut(typeof e.receipt === 'string' ? e.receipt : JSON.stringify(e.receipt), 40)}`
   const observation = e.observation === undefined ? '' : `  ${JSON.stringify(cut(e.observation.replace(/\s+/g, ' '), 70))}`
   return `${e.key}  ${e.status.padEnd(13)} ${e.actionId.padEnd(6)} ${e.tool}  attempts ${e.attempts}  started ${new Date(e.startedAt).toISOString()}  ended ${ended}${receipt}${observation}`
 }
@@ -66,7 +73,9 @@ export function formatEffect(e: Effect): string {
 function summary(runId: string, entries: Effect[]): string {
   if (!entries.length) return `run ${runId}: no ledger entries (no call with side effects started)`
   const counts = Statuses.map((s) => [s, entries.filter((e) => e.status === s).length] as const).filter(([, n]) => n > 0)
-  const pending = entries.some((e) => e.status === 'pending') ? '; pending: started with no outcome recorded (in flight, or an unknown effect to settle with cordage reconcile)' : ''
+  const pending = entries.some((e) => e.status === 'pending')
+    ? '; pending: started with no outcome recorded (in flight, or an unknown effect to settle with cordage reconcile)'
+    : ''
   return `run ${runId}: ${entries.length} ledger entr${entries.length === 1 ? 'y' : 'ies'}: ${counts.map(([s, n]) => `${n} ${s.replace('_', ' ')}`).join(', ')}${pending}`
 }
 

@@ -19,11 +19,21 @@ export const ExitCodes = {
 
 export function exitCodeFor(status: RunStatus): number {
   switch (status) {
-    case 'COMPLETED': return ExitCodes.ok
-    case 'FAILED_VERIFICATION': return ExitCodes.failedVerification
-    case 'STOPPED': return ExitCodes.stopped
-    case 'CANCELLED': case 'CANCELLING': return ExitCodes.cancelled
-    case 'WAITING_APPROVAL': case 'WAITING_USER': case 'WAITING_RECONCILIATION': case 'SUSPENDED': return ExitCodes.waiting
-    default: return ExitCodes.failed
+    case 'COMPLETED':
+      return ExitCodes.ok
+    case 'FAILED_VERIFICATION':
+      return ExitCodes.failedVerification
+    case 'STOPPED':
+      return ExitCodes.stopped
+    case 'CANCELLED':
+    case 'CANCELLING':
+      return ExitCodes.cancelled
+    case 'WAITING_APPROVAL':
+    case 'WAITING_USER':
+    case 'WAITING_RECONCILIATION':
+    case 'SUSPENDED':
+      return ExitCodes.waiting
+    default:
+      return ExitCodes.failed
   }
 }

@@ -27,11 +27,25 @@ export async function lockPreset(file: string, json: boolean): Promise<string[]>
   const written = relative(process.cwd(), path) || path
   const lines: string[] = []
   for (const [agent, plugins] of Object.entries(lock.agents)) {
-    if (json) { lines.push(JSON.stringify({ agent, plugins })); continue }
+    if (json) {
+      lines.push(JSON.stringify({ agent, plugins }))
+      continue
+    }
     lines.push(`agent ${agent}:`)
     for (const [name, p] of Object.entries(plugins)) {
-      const was = previous && Object.hasOwn(previous.agents, agent) && Object.hasOwn(previous.agents[agent] ?? {}, name) ? previous.agents[agent][name] : undefined
-      const change = !previous ? '' : !was ? '  (new)' : was.version !== p.version ? `  (was ${was.version})` : was.hash !== p.hash ? '  (files changed)' : ''
+      const was =
+        previous && Object.hasOwn(previous.agents, agent) && Object.hasOwn(previous.agents[agent] ?? {}, name)
+          ? previous.agents[agent][name]
+          : undefined
+      const change = !previous
+        ? ''
+        : !was
+          ? '  (new)'
+          : was.version !== p.version
+            ? `  (was ${was.version})`
+            : was.hash !== p.hash
+              ? '  (files changed)'
+              : ''
       lines.push(`  ${`${name}@${p.version}`.padEnd(28)} ${p.hash}${change}`)
     }
   }

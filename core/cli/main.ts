@@ -24,20 +24,28 @@ import { scan } from './scan.ts'
 import type { Output } from './output.ts'
 export type { Output } from './output.ts'
 
-
 const DefaultPreset = 'presets/default.yml'
 
 export async function main(argv: string[], io: Output): Promise<number> {
   try {
     const parsed = parse(argv)
-    if (parsed === 'help') { io.out(helpText()); return ExitCodes.ok }
+    if (parsed === 'help') {
+      io.out(helpText())
+      return ExitCodes.ok
+    }
     if (parsed === 'usage') {
       io.err(helpText())
       io.err('error [invalid_input]: no command given; run cordage <command> (the list above), or cordage --help')
       return ExitCodes.usage
     }
-    if (parsed === 'version') { io.out(`cordage ${KernelVersion}`); return ExitCodes.ok }
-    if (parsed.flags.help) { io.out(helpText(parsed.command)); return ExitCodes.ok }
+    if (parsed === 'version') {
+      io.out(`cordage ${KernelVersion}`)
+      return ExitCodes.ok
+    }
+    if (parsed.flags.help) {
+      io.out(helpText(parsed.command))
+      return ExitCodes.ok
+    }
     return await commands[parsed.command.name](parsed, io)
   } catch (error) {
     if (CordageError.is(error)) {
@@ -58,8 +66,13 @@ const commands: Record<string, Handler> = {
     try {
       const agent = pickAgent(app, flags.agent as string | undefined)
       const task = flags.task as string | undefined
-      if (task !== undefined && !task.trim()) throw new CordageError('invalid_input', '--task is empty; give the task as text, or leave --task out to use the agent\'s task from the preset')
-      if (task === undefined && !agent.defaultTask) throw new CordageError('invalid_input', `agent "${agent.name}" has no task in the preset; pass --task TEXT`)
+      if (task !== undefined && !task.trim())
+        throw new CordageError(
+          'invalid_input',
+          "--task is empty; give the task as text, or leave --task out to use the agent's task from the preset",
+        )
+      if (task === undefined && !agent.defaultTask)
+        throw new CordageError('invalid_input', `agent "${agent.name}" has no task in the preset; pass --task TEXT`)
       let runId: string | undefined
       follow(app, io, !!flags.json, () => runId)
       const handle = agent.start(task)
@@ -100,12 +113,17 @@ const commands: Record<string, Handler> = {
 
   async reconcile(args, io) {
     const { committed, 'not-committed': notCommitted } = args.flags
-    if (!!committed === !!notCommitted) throw new CordageError('invalid_input', 'say what happened: exactly one of --committed or --not-committed')
-    return steer(args, io, (agent, [run, action]) => agent.reconcile(run, action, !!committed, { ...continuing(args), receipt: args.flags.receipt }))
+    if (!!committed === !!notCommitted)
+      throw new CordageError('invalid_input', 'say what happened: exactly one of --committed or --not-committed')
+    return steer(args, io, (agent, [run, action]) =>
+      agent.reconcile(run, action, !!committed, { ...continuing(args), receipt: args.flags.receipt }),
+    )
   },
 
   async resume(args, io) {
-    return steer(args, io, (agent, [run]) => agent.resume(run, { by: by(args), input: args.flags.input as string | undefined, acceptDrift: !!args.flags['accept-drift'] }))
+    return steer(args, io, (agent, [run]) =>
+      agent.resume(run, { by: by(args), input: args.flags.input as string | undefined, acceptDrift: !!args.flags['accept-drift'] }),
+    )
   },
 
   async cancel(args, io) {
@@ -123,7 +141,10 @@ const commands: Record<string, Handler> = {
       knownAgent(app, flags.agent as string | undefined)
       const status = flags.status as RunStatus | undefined
       if (status !== undefined && !Object.hasOwn(Transitions, status)) {
-        throw new CordageError('invalid_input', `--status must be one of ${Object.keys(Transitions).join(', ')}, got ${JSON.stringify(status)}`)
+        throw new CordageError(
+          'invalid_input',
+          `--status must be one of ${Object.keys(Transitions).join(', ')}, got ${JSON.stringify(status)}`,
+        )
       }
       const seen = new Map<string, ReturnType<typeof formatSummary>>()
       const rows = []
@@ -147,7 +168,8 @@ const commands: Record<string, Handler> = {
 
   async events({ flags, positionals: [runId] }, io) {
     const after = flags.after === undefined ? 0 : Number(flags.after)
-    if (!Number.isInteger(after) || after < 0) throw new CordageError('invalid_input', `--after must be a whole number ≥ 0, got ${JSON.stringify(flags.after)}`)
+    if (!Number.isInteger(after) || after < 0)
+      throw new CordageError('invalid_input', `--after must be a whole number ≥ 0, got ${JSON.stringify(flags.after)}`)
     const app = await open(io, flags, undefined, true)
     try {
       const agent = await locate(app, runId, flags.agent as string | undefined)
@@ -172,12 +194,16 @@ const commands: Record<string, Handler> = {
 
   async worker({ flags }, io) {
     const poll = flags.poll === undefined ? 500 : Number(flags.poll)
-    if (!Number.isInteger(poll) || poll < 10) throw new CordageError('invalid_input', `--poll must be a whole number of milliseconds ≥ 10, got ${JSON.stringify(flags.poll)}`)
+    if (!Number.isInteger(poll) || poll < 10)
+      throw new CordageError('invalid_input', `--poll must be a whole number of milliseconds ≥ 10, got ${JSON.stringify(flags.poll)}`)
     const app = await open(io, flags, flags.agent ? [String(flags.agent)] : undefined)
     const agents = app.agentNames().map((n) => app.agent(n))
     follow(app, io, !!flags.json, () => undefined, true)
     const stop = new AbortController()
-    const onSignal = () => { io.err('stopping: the runs in progress go on to their next pause or end'); stop.abort() }
+    const onSignal = () => {
+      io.err('stopping: the runs in progress go on to their next pause or end')
+      stop.abort()
+    }
     process.once('SIGINT', onSignal)
     process.once('SIGTERM', onSignal)
     let driven = 0
@@ -240,7 +266,9 @@ const commands: Record<string, Handler> = {
       for (const name of agents) {
         const found = (await app.agent(name).grants({ inactive: true })).find((g) => g.id === id)
         if (!found) continue
-        const grant = await app.agent(name).revokeGrant(id, { by: (flags.by as string | undefined) ?? 'cli', reason: flags.reason as string | undefined })
+        const grant = await app
+          .agent(name)
+          .revokeGrant(id, { by: (flags.by as string | undefined) ?? 'cli', reason: flags.reason as string | undefined })
         io.out(flags.json ? JSON.stringify(grant) : `revoked ${formatGrant(grant)}`)
         return ExitCodes.ok
       }
@@ -256,7 +284,12 @@ const commands: Record<string, Handler> = {
       for (const name of app.agentNames()) {
         const plugins = app.pluginsOf(name)
         if (flags.json) io.out(JSON.stringify({ agent: name, plugins }))
-        else io.out(`agent ${name}: ${Object.entries(plugins).map(([n, v]) => `${n}@${v}`).join(', ')}`)
+        else
+          io.out(
+            `agent ${name}: ${Object.entries(plugins)
+              .map(([n, v]) => `${n}@${v}`)
+              .join(', ')}`,
+          )
       }
       if (!flags.json && app.lockFile) io.out(`locked by ${relative(process.cwd(), app.lockFile) || app.lockFile}`)
       if (!flags.json) io.out(`preset ${app.preset.shown} is valid`)
@@ -275,32 +308,55 @@ const commands: Record<string, Handler> = {
 
   async lock({ flags }, io) {
     const file = (flags.preset as string | undefined) ?? DefaultPreset
-    if (!flags.preset && !existsSync(file)) throw new CordageError('preset_not_found', `no --preset given and ${DefaultPreset} does not exist here; pass --preset FILE`)
+    if (!flags.preset && !existsSync(file))
+      throw new CordageError('preset_not_found', `no --preset given and ${DefaultPreset} does not exist here; pass --preset FILE`)
     for (const line of await lockPreset(file, !!flags.json)) io.out(line)
     return ExitCodes.ok
   },
 
   async playground({ flags }, io) {
     const port = flags.port === undefined ? undefined : Number(flags.port)
-    if (port !== undefined && (!Number.isInteger(port) || port < 0 || port > 65535)) throw new CordageError('invalid_input', `--port must be a whole number from 0 to 65535, got ${JSON.stringify(flags.port)}`)
+    if (port !== undefined && (!Number.isInteger(port) || port < 0 || port > 65535))
+      throw new CordageError('invalid_input', `--port must be a whole number from 0 to 65535, got ${JSON.stringify(flags.port)}`)
     const file = (flags.preset as string | undefined) ?? DefaultPreset
-    if (!flags.preset && !existsSync(file)) throw new CordageError('preset_not_found', `no --preset given and ${DefaultPreset} does not exist here; pass --preset FILE`)
+    if (!flags.preset && !existsSync(file))
+      throw new CordageError('preset_not_found', `no --preset given and ${DefaultPreset} does not exist here; pass --preset FILE`)
     // Loaded on demand: the other commands do not pay for the web server.
-    if (!flags.watch && flags.debounce !== undefined) throw new CordageError('invalid_input', '--debounce applies to --watch only; add --watch')
+    if (!flags.watch && flags.debounce !== undefined)
+      throw new CordageError('invalid_input', '--debounce applies to --watch only; add --watch')
     const watch = flags.watch ? { debounceMs: debounceOf(flags) } : undefined
     const { startPlayground } = await import('cordage/playground')
     const token = (flags.token as string | undefined) ?? (process.env.CORDAGE_PLAYGROUND_TOKEN || undefined)
-    const playground = await startPlayground({ preset: file, port, watch, token, readOnly: !!flags['read-only'], logLevel: logLevelOf(flags), log: (line) => io.err(line), onError: (error) => io.err(`[playground] ${(error as Error)?.message ?? error}`) })
+    const playground = await startPlayground({
+      preset: file,
+      port,
+      watch,
+      token,
+      readOnly: !!flags['read-only'],
+      logLevel: logLevelOf(flags),
+      log: (line) => io.err(line),
+      onError: (error) => io.err(`[playground] ${(error as Error)?.message ?? error}`),
+    })
     // The address carries the secret token (printed to whoever started it, as notebook servers do).
-    io.err(`playground for ${playground.app.preset.shown} on ${playground.url} ${playground.readOnly ? '(read-only) ' : ''}(Ctrl-C to stop)`)
+    io.err(
+      `playground for ${playground.app.preset.shown} on ${playground.url} ${playground.readOnly ? '(read-only) ' : ''}(Ctrl-C to stop)`,
+    )
     // Who swapped what through the page's API, in the terminal too.
-    playground.feed.subscribe(({ type, data: d }) => { if (type === 'plugin/swapped') io.err(`${d.ok ? 'swapped' : 'swap FAILED:'} ${d.name} in ${d.agent}${d.ok ? `: ${d.from} → ${d.to}` : ` [${d.code}]`} by ${JSON.stringify(d.by)} (${d.via})`) })
+    playground.feed.subscribe(({ type, data: d }) => {
+      if (type === 'plugin/swapped')
+        io.err(
+          `${d.ok ? 'swapped' : 'swap FAILED:'} ${d.name} in ${d.agent}${d.ok ? `: ${d.from} → ${d.to}` : ` [${d.code}]`} by ${JSON.stringify(d.by)} (${d.via})`,
+        )
+    })
     if (playground.reloader) {
       // The same lines as cordage dev: what is watched, then each reload as it happens.
       playground.app.root.on('plugin/reloaded', (event) => printReload(event, io))
       printWatching(playground.reloader, io)
     }
-    await new Promise<void>((done) => { process.once('SIGINT', () => done()); process.once('SIGTERM', () => done()) })
+    await new Promise<void>((done) => {
+      process.once('SIGINT', () => done())
+      process.once('SIGTERM', () => done())
+    })
     await playground.close()
     return ExitCodes.ok
   },
@@ -309,8 +365,16 @@ const commands: Record<string, Handler> = {
 async function open(io: Output, flags: Parsed['flags'], agents?: string[], storeOnly = false): Promise<Cordage> {
   const logLevel = logLevelOf(flags)
   const file = (flags.preset as string | undefined) ?? DefaultPreset
-  if (!flags.preset && !existsSync(file)) throw new CordageError('preset_not_found', `no --preset given and ${DefaultPreset} does not exist here; pass --preset FILE`)
-  return Cordage.fromPreset(file, { agents, storeOnly, sets: flags.set as string[] | undefined, lock: !flags['no-lock'], logLevel, log: (line) => io.err(line) })
+  if (!flags.preset && !existsSync(file))
+    throw new CordageError('preset_not_found', `no --preset given and ${DefaultPreset} does not exist here; pass --preset FILE`)
+  return Cordage.fromPreset(file, {
+    agents,
+    storeOnly,
+    sets: flags.set as string[] | undefined,
+    lock: !flags['no-lock'],
+    logLevel,
+    log: (line) => io.err(line),
+  })
 }
 
 /** `--log-level LEVEL`, checked; undefined when not given ($CORDAGE_LOG_LEVEL or the preset decide). */
@@ -321,7 +385,10 @@ function logLevelOf(flags: Parsed['flags']): LogLevel | undefined {
 /** `--agent NAME` of a command that only filters by agent: a name the preset does not have is an error, not an empty list. */
 function knownAgent(app: Cordage, name: string | undefined): void {
   if (name !== undefined && !app.agentNames().includes(name)) {
-    throw new CordageError('agent_not_found', `preset ${app.preset.shown} has no agent ${JSON.stringify(name)}; agents: ${app.agentNames().join(', ')}`)
+    throw new CordageError(
+      'agent_not_found',
+      `preset ${app.preset.shown} has no agent ${JSON.stringify(name)}; agents: ${app.agentNames().join(', ')}`,
+    )
   }
 }
 
@@ -349,12 +416,19 @@ async function locate(app: Cordage, runId: string, name?: string): Promise<Agent
     }
     if (owner === agent.name) return agent
     if (owner && app.agentNames().includes(owner) && !name) return app.agent(owner)
-    throw new CordageError('agent_not_found', `run ${runId} belongs to agent "${owner}", which ${app.agentNames().includes(owner ?? '') ? `is not --agent ${name}` : `is not in preset ${app.preset.shown}`}`)
+    throw new CordageError(
+      'agent_not_found',
+      `run ${runId} belongs to agent "${owner}", which ${app.agentNames().includes(owner ?? '') ? `is not --agent ${name}` : `is not in preset ${app.preset.shown}`}`,
+    )
   }
   throw last ?? new CordageError('run_not_found', `no run ${runId}`)
 }
 
-async function steer(args: Parsed, io: Output, command: (agent: AgentRuntime, positionals: string[]) => Promise<RunHandle>): Promise<number> {
+async function steer(
+  args: Parsed,
+  io: Output,
+  command: (agent: AgentRuntime, positionals: string[]) => Promise<RunHandle>,
+): Promise<number> {
   const [runId] = args.positionals
   const app = await open(io, args.flags)
   try {
@@ -383,15 +457,22 @@ function follow(app: Cordage, io: Output, json: boolean, runId: () => string | u
 }
 
 function continuing(args: Parsed) {
-  return { by: by(args), reason: args.flags.reason as string | undefined, resume: !args.flags['no-resume'], acceptDrift: !!args.flags['accept-drift'] }
+  return {
+    by: by(args),
+    reason: args.flags.reason as string | undefined,
+    resume: !args.flags['no-resume'],
+    acceptDrift: !!args.flags['accept-drift'],
+  }
 }
 
 /** The scope flags of approve, checked: --args and --any-args and --expires only widen a run or grant approval. */
 function approvalScope(args: Parsed): Pick<ApprovalOptions, 'scope' | 'args' | 'expiresInMs'> {
   const { scope, args: pattern, 'any-args': anyArgs, expires } = args.flags as Record<string, string | boolean | undefined>
-  if (scope !== undefined && !['once', 'run', 'grant'].includes(scope as string)) throw new CordageError('invalid_input', `--scope must be once, run or grant, got ${JSON.stringify(scope)}`)
+  if (scope !== undefined && !['once', 'run', 'grant'].includes(scope as string))
+    throw new CordageError('invalid_input', `--scope must be once, run or grant, got ${JSON.stringify(scope)}`)
   const wide = scope === 'run' || scope === 'grant'
-  if (!wide && (pattern !== undefined || anyArgs || expires !== undefined)) throw new CordageError('invalid_input', '--args, --any-args and --expires go with --scope run or --scope grant')
+  if (!wide && (pattern !== undefined || anyArgs || expires !== undefined))
+    throw new CordageError('invalid_input', '--args, --any-args and --expires go with --scope run or --scope grant')
   if (pattern !== undefined && anyArgs) throw new CordageError('invalid_input', 'give --args or --any-args, not both')
   let parsed: ApprovalOptions['args']
   if (pattern !== undefined) {
@@ -400,14 +481,20 @@ function approvalScope(args: Parsed): Pick<ApprovalOptions, 'scope' | 'args' | '
     } catch (error) {
       throw new CordageError('invalid_input', `--args is not JSON (${(error as Error).message}); write it like '{"amount":{"lte":100}}'`)
     }
-    if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw new CordageError('invalid_input', '--args must be a JSON object: argument path → test')
+    if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed))
+      throw new CordageError('invalid_input', '--args must be a JSON object: argument path → test')
   }
-  return { scope: scope as ApprovalOptions['scope'], args: anyArgs ? 'any' : parsed, expiresInMs: expires === undefined ? undefined : duration(expires as string) }
+  return {
+    scope: scope as ApprovalOptions['scope'],
+    args: anyArgs ? 'any' : parsed,
+    expiresInMs: expires === undefined ? undefined : duration(expires as string),
+  }
 }
 
 function duration(text: string): number {
   const m = /^(\d+)(s|m|h|d)$/.exec(text)
-  if (!m || Number(m[1]) === 0) throw new CordageError('invalid_input', `--expires must be a duration like 30m, 12h or 7d, got ${JSON.stringify(text)}`)
+  if (!m || Number(m[1]) === 0)
+    throw new CordageError('invalid_input', `--expires must be a duration like 30m, 12h or 7d, got ${JSON.stringify(text)}`)
   return Number(m[1]) * { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 }[m[2] as 's' | 'm' | 'h' | 'd']
 }
 
@@ -439,7 +526,9 @@ function finish(state: RunState, io: Output, flags: Parsed['flags'], volatile = 
     io.err(`  answer:  cordage resume ${state.runId} --input "..."${preset}`)
   }
   if (volatile && isWaiting(state.status)) {
-    io.err('  note: this agent uses store-memory, which keeps the run only while this process lives; the commands above need a durable store')
+    io.err(
+      '  note: this agent uses store-memory, which keeps the run only while this process lives; the commands above need a durable store',
+    )
   }
   return exitCodeFor(state.status)
 }
@@ -454,7 +543,10 @@ function volatileStore(app: Cordage, agent: string): boolean {
 }
 
 function storeHint(app: Cordage): string {
-  const stores = app.agentNames().map((n) => app.pluginsOf(n)).filter((p) => p['store-memory'])
+  const stores = app
+    .agentNames()
+    .map((n) => app.pluginsOf(n))
+    .filter((p) => p['store-memory'])
   return stores.length ? ' (store-memory keeps runs only while the process that made them lives)' : ''
 }
 

@@ -39,10 +39,16 @@ export interface ScanFinding {
 export async function scan({ flags }: Parsed, io: Output, open: (flags: Parsed['flags']) => Promise<Cordage>): Promise<number> {
   const app = await open(flags)
   try {
-    const scrubbers = app.agentNames().map((name) => app.agent(name).scrubber).filter((s) => s.active)
+    const scrubbers = app
+      .agentNames()
+      .map((name) => app.agent(name).scrubber)
+      .filter((s) => s.active)
     const names = [...new Set(scrubbers.flatMap((s) => s.names))].sort()
     if (!names.length) {
-      throw new CordageError('invalid_input', `no secrets to look for: none of the agents of ${app.preset.shown} has a secret set in this environment. Set the variables its runs scrub (the preset's top-level secrets, and the key variables of its plugins, such as apiKeyEnv) to their values, then scan again`)
+      throw new CordageError(
+        'invalid_input',
+        `no secrets to look for: none of the agents of ${app.preset.shown} has a secret set in this environment. Set the variables its runs scrub (the preset's top-level secrets, and the key variables of its plugins, such as apiKeyEnv) to their values, then scan again`,
+      )
     }
     const found = new Map<string, ScanFinding>()
     const report = (base: Omit<ScanFinding, 'path' | 'secret' | 'form'>, value: unknown) => {
@@ -75,7 +81,9 @@ export async function scan({ flags }: Parsed, io: Output, open: (flags: Parsed['
     }
     for (const finding of found.values()) io.out(flags.json ? JSON.stringify(finding) : line(finding))
     const what = `${counts.runs} run(s) (${counts.events} events, ${counts.snapshots} snapshot(s), ${counts.effects} ledger entr${counts.effects === 1 ? 'y' : 'ies'}) and ${counts.grants} grant(s) in the stores of ${app.preset.shown}`
-    io.err(`scanned ${what} for ${names.length} secret(s): ${names.join(', ')}; ${found.size ? `${found.size} finding(s)` : 'none found'}${counts.unreadable ? `; ${counts.unreadable} run(s) could not be read` : ''}`)
+    io.err(
+      `scanned ${what} for ${names.length} secret(s): ${names.join(', ')}; ${found.size ? `${found.size} finding(s)` : 'none found'}${counts.unreadable ? `; ${counts.unreadable} run(s) could not be read` : ''}`,
+    )
     return found.size || counts.unreadable ? ExitCodes.failed : ExitCodes.ok
   } finally {
     await app.stop()
@@ -84,7 +92,12 @@ export async function scan({ flags }: Parsed, io: Output, open: (flags: Parsed['
 
 type Report = (base: Omit<ScanFinding, 'path' | 'secret' | 'form'>, value: unknown) => void
 
-async function scanRun(store: StoreService, runId: string, report: Report, counts: { events: number; snapshots: number; effects: number }): Promise<void> {
+async function scanRun(
+  store: StoreService,
+  runId: string,
+  report: Report,
+  counts: { events: number; snapshots: number; effects: number },
+): Promise<void> {
   const events = await store.load(runId)
   for (const event of events) report({ runId, in: 'event', seq: event.seq, type: event.type }, event)
   counts.events += events.length
@@ -102,14 +115,27 @@ async function scanRun(store: StoreService, runId: string, report: Report, count
 
 function add(found: Map<string, ScanFinding>, base: Omit<ScanFinding, 'path' | 'secret' | 'form'>, hit: SecretFinding): void {
   const finding: ScanFinding = { ...base, path: hit.path, secret: hit.name, form: hit.form }
-  const id = JSON.stringify([finding.runId, finding.in, finding.seq, finding.key, finding.grant, finding.path, finding.secret, finding.form])
+  const id = JSON.stringify([
+    finding.runId,
+    finding.in,
+    finding.seq,
+    finding.key,
+    finding.grant,
+    finding.path,
+    finding.secret,
+    finding.form,
+  ])
   if (!found.has(id)) found.set(id, finding)
 }
 
 function line(f: ScanFinding): string {
-  const where = f.in === 'event' ? `run ${f.runId} seq ${f.seq} ${f.type}`
-    : f.in === 'snapshot' ? `run ${f.runId} snapshot at seq ${f.seq}`
-      : f.in === 'ledger' ? `run ${f.runId} ledger ${f.key}`
-        : `grant ${f.grant}`
+  const where =
+    f.in === 'event'
+      ? `run ${f.runId} seq ${f.seq} ${f.type}`
+      : f.in === 'snapshot'
+        ? `run ${f.runId} snapshot at seq ${f.seq}`
+        : f.in === 'ledger'
+          ? `run ${f.runId} ledger ${f.key}`
+          : `grant ${f.grant}`
   return `${where} ${f.path}: ${f.secret} (${f.form})`
 }

@@ -13,7 +13,11 @@ import type { Parsed } from './args.ts'
 import { ExitCodes } from './exit-codes.ts'
 import type { Output } from './output.ts'
 
-export async function verify({ flags, positionals: [runId] }: Parsed, io: Output, open: (flags: Parsed['flags']) => Promise<Cordage>): Promise<number> {
+export async function verify(
+  { flags, positionals: [runId] }: Parsed,
+  io: Output,
+  open: (flags: Parsed['flags']) => Promise<Cordage>,
+): Promise<number> {
   const app = await open(flags)
   try {
     const { agent, check } = await checkRun(app, runId)
@@ -38,11 +42,20 @@ async function checkRun(app: Cordage, runId: string): Promise<{ agent: string; c
       try {
         await store.read(runId, { limit: 1 })
       } catch (error) {
-        if (CordageError.is(error, 'run_not_found')) { notFound = error; continue }
+        if (CordageError.is(error, 'run_not_found')) {
+          notFound = error
+          continue
+        }
         throw error
       }
-      const plugin = Object.entries(app.pluginsOf(name)).map(([n, v]) => `${n}@${v}`).find((p) => /store/.test(p)) ?? 'its store'
-      throw new CordageError('invalid_input', `run ${runId} is in the store of agent "${name}" (${plugin}), which cannot check a run's history (the store contract's optional verify, since 2.2.0)`)
+      const plugin =
+        Object.entries(app.pluginsOf(name))
+          .map(([n, v]) => `${n}@${v}`)
+          .find((p) => /store/.test(p)) ?? 'its store'
+      throw new CordageError(
+        'invalid_input',
+        `run ${runId} is in the store of agent "${name}" (${plugin}), which cannot check a run's history (the store contract's optional verify, since 2.2.0)`,
+      )
     }
     try {
       return { agent: name, check: await store.verify(runId) }
@@ -58,18 +71,25 @@ async function checkRun(app: Cordage, runId: string): Promise<{ agent: string; c
 function describe(check: HistoryCheck): string[] {
   const { runId, events } = check
   if (check.firstBad) {
-    return [`run ${runId}: NOT INTACT at seq ${check.firstBad.seq}: ${check.firstBad.problem}`, `  ${events} event(s) stored. Do not resume the run until you know why; if it was damaged or edited, restore the store from a backup`]
+    return [
+      `run ${runId}: NOT INTACT at seq ${check.firstBad.seq}: ${check.firstBad.problem}`,
+      `  ${events} event(s) stored. Do not resume the run until you know why; if it was damaged or edited, restore the store from a backup`,
+    ]
   }
   const numbered = `${events} event(s), numbered 1..${events}, each parsed and of this run`
   if (!check.chained) {
-    return [`run ${runId}: intact as far as its store can tell: ${numbered}`, '  not chained: this store keeps events as objects, not text, and does not chain them (store-memory)']
+    return [
+      `run ${runId}: intact as far as its store can tell: ${numbered}`,
+      '  not chained: this store keeps events as objects, not text, and does not chain them (store-memory)',
+    ]
   }
   const how = check.keyed
     ? 'under the key (HMAC-SHA-256): an edit cannot be chained again without it'
     : '(SHA-256, no key: this detects damage and edits that did not recompute the chain; anyone who can write the store can recompute it, so compare the head with a copy kept elsewhere, or set a key)'
   const unchained = check.unchainedUpTo ?? 0
   const why = 'stored before this store chained events, or their links were removed; checked for numbering and parsing only'
-  if (unchained >= events) return [`run ${runId}: NOT CHAINED: ${numbered}`, `  not chained up to seq ${unchained}: ${why}; nothing proves they were not edited`]
+  if (unchained >= events)
+    return [`run ${runId}: NOT CHAINED: ${numbered}`, `  not chained up to seq ${unchained}: ${why}; nothing proves they were not edited`]
   const lines = [`run ${runId}: intact: ${numbered}`]
   if (unchained > 0) lines.push(`  not chained up to seq ${unchained}: ${why}`)
   lines.push(`  seq ${unchained + 1}..${events} each chained to the one before ${how}`)

@@ -51,10 +51,18 @@ export interface ParentLink {
 export type GuardStage = 'tool_input' | 'tool_output' | 'answer'
 
 export type RunStatus =
-  | 'CREATED' | 'RUNNING'
-  | 'WAITING_APPROVAL' | 'WAITING_USER' | 'WAITING_RECONCILIATION' | 'SUSPENDED'
+  | 'CREATED'
+  | 'RUNNING'
+  | 'WAITING_APPROVAL'
+  | 'WAITING_USER'
+  | 'WAITING_RECONCILIATION'
+  | 'SUSPENDED'
   | 'CANCELLING'
-  | 'COMPLETED' | 'FAILED' | 'FAILED_VERIFICATION' | 'STOPPED' | 'CANCELLED'
+  | 'COMPLETED'
+  | 'FAILED'
+  | 'FAILED_VERIFICATION'
+  | 'STOPPED'
+  | 'CANCELLED'
 
 export type WaitingStatus = 'WAITING_APPROVAL' | 'WAITING_USER' | 'WAITING_RECONCILIATION' | 'SUSPENDED'
 
@@ -82,16 +90,20 @@ export interface BudgetState {
 }
 
 /** A test on one argument: a glob string, an exact number/boolean, or an object of comparisons. */
-export type ArgMatcher = string | number | boolean | {
-  equals?: unknown
-  regex?: string
-  in?: unknown[]
-  gt?: number
-  gte?: number
-  lt?: number
-  lte?: number
-  exists?: boolean
-}
+export type ArgMatcher =
+  | string
+  | number
+  | boolean
+  | {
+      equals?: unknown
+      regex?: string
+      in?: unknown[]
+      gt?: number
+      gte?: number
+      lt?: number
+      lte?: number
+      exists?: boolean
+    }
 
 /** Argument path (dots for nesting) → test; every test must pass. */
 export type ArgsPattern = Record<string, ArgMatcher>

@@ -16,10 +16,22 @@
  *   throws one of these inside a run, the run fails with it: it is a bug or a conflict, not an observation
  */
 export type ErrorKind =
-  | 'model_transient' | 'model_permanent' | 'model_semantic'
-  | 'policy_denied' | 'tool_transient' | 'tool_deterministic'
-  | 'verification_failure' | 'budget_exhausted' | 'unknown_effect' | 'cancelled'
-  | 'environment_drift' | 'authorization' | 'config' | 'usage' | 'conflict' | 'internal'
+  | 'model_transient'
+  | 'model_permanent'
+  | 'model_semantic'
+  | 'policy_denied'
+  | 'tool_transient'
+  | 'tool_deterministic'
+  | 'verification_failure'
+  | 'budget_exhausted'
+  | 'unknown_effect'
+  | 'cancelled'
+  | 'environment_drift'
+  | 'authorization'
+  | 'config'
+  | 'usage'
+  | 'conflict'
+  | 'internal'
 
 export type Strategy = 'feedback' | 'retry' | 'stop' | 'reconcile' | 'raise'
 
@@ -65,7 +77,10 @@ export const Codes = {
   // tools
   tool_timeout: { kind: 'tool_transient', text: 'the tool did not finish within its time limit' },
   tool_unavailable: { kind: 'tool_transient', text: 'the tool could not reach what it depends on' },
-  tool_connection_lost: { kind: 'tool_transient', text: 'the connection to the tool broke during the call; whether it took effect is unknown' },
+  tool_connection_lost: {
+    kind: 'tool_transient',
+    text: 'the connection to the tool broke during the call; whether it took effect is unknown',
+  },
   tool_failed: { kind: 'tool_deterministic', text: 'the tool rejected its input or could not do what was asked' },
 
   // verification
@@ -117,7 +132,10 @@ export const Codes = {
   illegal_transition: { kind: 'internal', text: 'the run cannot move between these statuses' },
   store_corrupt: { kind: 'internal', text: 'the stored record of a run is damaged or was edited after it was written' },
   service_timeout: { kind: 'internal', text: 'a service the loop asked did not answer within its time limit' },
-  verdict_invalid: { kind: 'internal', text: 'a deciding service (policy, guardrail, verifier, progress, compactor) answered something that does not fit its contract' },
+  verdict_invalid: {
+    kind: 'internal',
+    text: 'a deciding service (policy, guardrail, verifier, progress, compactor) answered something that does not fit its contract',
+  },
   plugin_load_timeout: { kind: 'config', text: 'a plugin module did not finish loading within its time limit' },
   unauthorized: { kind: 'authorization', text: 'the request did not carry the secret token this server was started with' },
   store_write_refused: { kind: 'authorization', text: 'a write to the run store did not come from the kernel' },
@@ -145,7 +163,12 @@ export class CordageError extends Error {
     const known = Object.hasOwn(Codes, code)
     // An unknown code is a bug in the caller (JavaScript, or a cast); say so loudly rather than crash here
     // or let it pass for an ordinary tool failure.
-    super(known ? detail ?? Codes[code].text : `unknown error code "${code}": CordageError takes a code from docs/errors.md (a tool's own failures use tool_failed)${detail ? `; the error said: ${detail}` : ''}`, options)
+    super(
+      known
+        ? (detail ?? Codes[code].text)
+        : `unknown error code "${code}": CordageError takes a code from docs/errors.md (a tool's own failures use tool_failed)${detail ? `; the error said: ${detail}` : ''}`,
+      options,
+    )
     this.code = known ? code : 'internal_error'
     this.kind = Codes[this.code].kind
     if (options?.data !== undefined) this.data = options.data

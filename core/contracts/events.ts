@@ -5,7 +5,19 @@
  * docs/events.md has one section per event; test/docs.test.ts keeps the two in step.
  */
 import type { Code, ErrorKind } from './errors.ts'
-import type { ApprovalGrant, ApprovalScope, Budgets, Decision, Evidence, GuardStage, ParentLink, TerminalStatus, Usage, Verdict as PolicyVerdict, WaitingStatus } from './data.ts'
+import type {
+  ApprovalGrant,
+  ApprovalScope,
+  Budgets,
+  Decision,
+  Evidence,
+  GuardStage,
+  ParentLink,
+  TerminalStatus,
+  Usage,
+  Verdict as PolicyVerdict,
+  WaitingStatus,
+} from './data.ts'
 
 /** Version of the envelope and payload shapes below. Bump on any incompatible change. */
 export const EventSchemaVersion = 1
@@ -66,7 +78,15 @@ export interface RunEventMap {
    * with; `decision` says what was done about it, and each change says what was decided for that plugin.
    */
   'run/version-drift': {
-    changes: { plugin: string; from?: string; to?: string; fromHash?: string; toHash?: string; decision?: 'refused' | 'accepted' | 'pinned'; note?: string }[]
+    changes: {
+      plugin: string
+      from?: string
+      to?: string
+      fromHash?: string
+      toHash?: string
+      decision?: 'refused' | 'accepted' | 'pinned'
+      note?: string
+    }[]
     /** `refused` when any change was refused; `pinned` when every changed plugin runs at its recorded version; else `accepted`. */
     decision: 'refused' | 'accepted' | 'pinned'
     by: string
@@ -78,8 +98,16 @@ export interface RunEventMap {
   'run/end': {
     /** Steps of child runs (subagents), when there were any; `steps` counts this run's own. */
     nestedSteps?: number
-    status: TerminalStatus; failureCode?: Code; reason?: string; answer?: string; usage: Usage; steps: number
-    effects?: { committed: { actionId: string; tool: string; receipt?: unknown }[]; unknown: { actionId: string; tool: string; key: string }[] }
+    status: TerminalStatus
+    failureCode?: Code
+    reason?: string
+    answer?: string
+    usage: Usage
+    steps: number
+    effects?: {
+      committed: { actionId: string; tool: string; receipt?: unknown }[]
+      unknown: { actionId: string; tool: string; key: string }[]
+    }
   }
   'turn/start': { input: string }
   'turn/end': { answer?: string }
@@ -96,29 +124,81 @@ export interface RunEventMap {
   'step/model-response': { decision: Decision; usage: Usage; model?: string }
   'step/end': { actions: number }
   /** The progress service judged the run stalled, before a new step; `response` says what happens now. */
-  'step/no-progress': { detector: string; response: 'feedback' | 'ask' | 'stop'; reason: string; thresholds: Record<string, number>; text?: string }
+  'step/no-progress': {
+    detector: string
+    response: 'feedback' | 'ask' | 'stop'
+    reason: string
+    thresholds: Record<string, number>
+    text?: string
+  }
   /** The projection was over the compactor's threshold: the compactor is asked to shrink it. */
   'compaction/start': { strategy: string; tokens: number; limit: number }
   /**
    * The compactor answered. `rejected` says why its result was not used (the step then sees the whole
    * projection); otherwise `after` is what the model sees, `summarised` the seqs now only summarised.
    */
-  'compaction/end': { strategy: string; before: number; after: number; summarised: number[]; kept: number; usage?: Usage; rejected?: string }
+  'compaction/end': {
+    strategy: string
+    before: number
+    after: number
+    summarised: number[]
+    kept: number
+    usage?: Usage
+    rejected?: string
+  }
   /** `argsError` is set when the model's arguments did not parse; the call then ends with invalid_arguments. */
   'tool/proposed': { tool: string; args: unknown; argsHash: string; callId?: string; argsError?: string }
   /** `toolVersion` is the plugin that registered the tool; a decision holds only for that version. */
-  'tool/decision': { verdict: PolicyVerdict; ruleId: string; policyVersion: string; reason: string; approvers?: string[]; toolVersion?: string }
-  'tool/approval-requested': { tool: string; args: unknown; argsHash: string; policyVersion: string; ruleId: string; reason: string; approvers?: string[]; toolVersion?: string }
+  'tool/decision': {
+    verdict: PolicyVerdict
+    ruleId: string
+    policyVersion: string
+    reason: string
+    approvers?: string[]
+    toolVersion?: string
+  }
+  'tool/approval-requested': {
+    tool: string
+    args: unknown
+    argsHash: string
+    policyVersion: string
+    ruleId: string
+    reason: string
+    approvers?: string[]
+    toolVersion?: string
+  }
   /**
    * `scope` says how far the approval reaches: this call (`once`), the rest of the run (`run`), or a
    * standing grant across runs (`grant`); `grant` is the grant it created. When a grant approved the
    * call without asking anyone, `by` is `grant:<id>` and `grantId` names it.
    */
-  'tool/approval-decided': { approved: boolean; by: string; reason?: string; scope?: ApprovalScope; grant?: ApprovalGrant; grantId?: string }
-  'tool/start': { tool: string; attempt: number; ticket: string; idempotencyKey: string; argsHash: string; policyVersion: string; timeoutMs: number }
+  'tool/approval-decided': {
+    approved: boolean
+    by: string
+    reason?: string
+    scope?: ApprovalScope
+    grant?: ApprovalGrant
+    grantId?: string
+  }
+  'tool/start': {
+    tool: string
+    attempt: number
+    ticket: string
+    idempotencyKey: string
+    argsHash: string
+    policyVersion: string
+    timeoutMs: number
+  }
   /** `deduplicated` when the effect was already done under the same idempotency key (by that run and action): the tool did not run again. */
   'tool/end': {
-    tool: string; attempt: number; output: unknown; observation: string; receipt?: unknown; durationMs: number; deduplicated?: { runId: string; actionId: string }; reveals?: string[]
+    tool: string
+    attempt: number
+    output: unknown
+    observation: string
+    receipt?: unknown
+    durationMs: number
+    deduplicated?: { runId: string; actionId: string }
+    reveals?: string[]
     /** Spent in a nested run on the run's behalf (counted in the run's budgets). */
     usage?: { inputTokens: number; outputTokens: number; costUsd: number; steps?: number }
     /** The run goes to this agent once the step is over. */
@@ -139,7 +219,18 @@ export interface RunEventMap {
    * `stack` (the first lines) is set when the tool threw something other than a CordageError: a bug,
    * for the developer; the model sees only `observation`.
    */
-  'tool/error': { tool: string; attempt?: number; errorClass: ErrorKind; code: Code; message: string; observation: string; durationMs?: number; willRetry?: boolean; unknown?: boolean; stack?: string }
+  'tool/error': {
+    tool: string
+    attempt?: number
+    errorClass: ErrorKind
+    code: Code
+    message: string
+    observation: string
+    durationMs?: number
+    willRetry?: boolean
+    unknown?: boolean
+    stack?: string
+  }
   /**
    * A guardrail stopped or cleaned content (core/contracts/services/guardrail.ts). At `tool_input` and
    * `tool_output` it carries the action's ids; what follows says what became of the content: a
@@ -162,13 +253,37 @@ export type RunEvent<K extends RunEventType = RunEventType> = {
 
 /** Every run event type, in catalogue order (used by docs checks and the CLI). */
 export const RunEventTypes: readonly RunEventType[] = [
-  'run/start', 'run/checkpoint', 'run/paused', 'run/resumed', 'run/cancel-requested', 'run/recovered', 'run/version-drift', 'run/handoff', 'run/end',
-  'turn/start', 'turn/end',
-  'step/start', 'step/context', 'step/model-request', 'step/model-error', 'step/model-response', 'step/end', 'step/no-progress',
-  'compaction/start', 'compaction/end',
-  'tool/proposed', 'tool/decision', 'tool/approval-requested', 'tool/approval-decided', 'tool/start', 'tool/end', 'tool/error', 'tool/reconciled',
+  'run/start',
+  'run/checkpoint',
+  'run/paused',
+  'run/resumed',
+  'run/cancel-requested',
+  'run/recovered',
+  'run/version-drift',
+  'run/handoff',
+  'run/end',
+  'turn/start',
+  'turn/end',
+  'step/start',
+  'step/context',
+  'step/model-request',
+  'step/model-error',
+  'step/model-response',
+  'step/end',
+  'step/no-progress',
+  'compaction/start',
+  'compaction/end',
+  'tool/proposed',
+  'tool/decision',
+  'tool/approval-requested',
+  'tool/approval-decided',
+  'tool/start',
+  'tool/end',
+  'tool/error',
+  'tool/reconciled',
   'guard/tripped',
-  'verify/start', 'verify/end',
+  'verify/start',
+  'verify/end',
 ]
 
 Object.freeze(RunEventTypes)

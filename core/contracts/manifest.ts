@@ -60,7 +60,10 @@ export interface CordagePlugin<C = any> {
  *   ctx.set('policy', new RulePolicy(config.rules))
  * })
  */
-export function definePlugin<C = any>(manifest: Manifest, apply: (ctx: PluginContext, config: C) => void | Promise<void>): CordagePlugin<C> {
+export function definePlugin<C = any>(
+  manifest: Manifest,
+  apply: (ctx: PluginContext, config: C) => void | Promise<void>,
+): CordagePlugin<C> {
   const inject: Record<string, { required: boolean }> = {}
   for (const name of Object.keys(manifest.requires ?? {})) inject[name] = { required: true }
   for (const name of Object.keys(manifest.optional ?? {})) inject[name] = { required: false }

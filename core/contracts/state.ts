@@ -8,8 +8,15 @@ import type { Code } from './errors.ts'
 import type { ApprovalGrant, ApprovalScope, Budgets, Decision, ParentLink, RunStatus, Usage, Verdict } from './data.ts'
 
 export type ActionStatus =
-  | 'proposed' | 'allowed' | 'denied' | 'awaiting_approval' | 'approved' | 'rejected'
-  | 'running' | 'succeeded' | 'failed'
+  | 'proposed'
+  | 'allowed'
+  | 'denied'
+  | 'awaiting_approval'
+  | 'approved'
+  | 'rejected'
+  | 'running'
+  | 'succeeded'
+  | 'failed'
 
 export interface ActionState {
   id: string
@@ -22,7 +29,15 @@ export interface ActionState {
   /** Seq of the tool/proposed event. */
   proposedSeq: number
   status: ActionStatus
-  decision?: { verdict: Verdict; ruleId: string; policyVersion: string; reason: string; approvers?: string[]; toolVersion?: string; seq: number }
+  decision?: {
+    verdict: Verdict
+    ruleId: string
+    policyVersion: string
+    reason: string
+    approvers?: string[]
+    toolVersion?: string
+    seq: number
+  }
   approval?: { approved: boolean; by: string; reason?: string; scope?: ApprovalScope; grantId?: string; seq: number }
   /** Seq of tool/approval-requested, when approval was asked. */
   requestedSeq?: number

@@ -36,7 +36,12 @@ Object.freeze(HostProvided)
 
 /** What the loop itself requires of an agent: every service but the compactor, at a compatible major. */
 export const KernelRequires: Record<string, string> = {
-  model: '^1.0.0', context: '^1.0.0', tools: '^1.0.0', policy: '^1.0.0', verifier: '^1.0.0', store: '^2.2.0',
+  model: '^1.0.0',
+  context: '^1.0.0',
+  tools: '^1.0.0',
+  policy: '^1.0.0',
+  verifier: '^1.0.0',
+  store: '^2.2.0',
 }
 Object.freeze(KernelRequires)
 export const KernelOptional: Record<string, string> = { compactor: '^1.0.0', progress: '^1.0.0', guardrail: '^1.0.0' }

@@ -27,7 +27,10 @@ export function agentDirectory(host: AgentsHost, self: string): AgentDirectory {
   const known = async (name: string) => {
     if (name === self || !Object.hasOwn(host.preset.agents, name)) {
       const others = Object.keys(host.preset.agents).filter((n) => n !== self)
-      throw new CordageError('agent_not_found', `agent "${self}" cannot reach agent "${name}": ${name === self ? 'it is itself' : 'the preset has no such agent'}; others: ${others.join(', ') || 'none'}`)
+      throw new CordageError(
+        'agent_not_found',
+        `agent "${self}" cannot reach agent "${name}": ${name === self ? 'it is itself' : 'the preset has no such agent'}; others: ${others.join(', ') || 'none'}`,
+      )
     }
     return host.ensureAgent(name)
   }
@@ -36,35 +39,49 @@ export function agentDirectory(host: AgentsHost, self: string): AgentDirectory {
   const allowed = (key: 'spawns' | 'handoffs', name: string) => {
     const list = spec()[key]
     if (!list.includes(name)) {
-      throw new CordageError('invalid_input', `agent "${self}" may not ${key === 'spawns' ? 'start' : 'hand a run to'} agent "${name}": the preset's agents.${self}.${key} lists ${list.length ? list.join(', ') : 'none'}; add "${name}" there if it should`)
+      throw new CordageError(
+        'invalid_input',
+        `agent "${self}" may not ${key === 'spawns' ? 'start' : 'hand a run to'} agent "${name}": the preset's agents.${self}.${key} lists ${list.length ? list.join(', ') : 'none'}; add "${name}" there if it should`,
+      )
     }
   }
   return {
     self,
-    list: () => Object.values(host.preset.agents).filter((a) => a.name !== self).map((a) => ({ name: a.name, description: a.description })),
+    list: () =>
+      Object.values(host.preset.agents)
+        .filter((a) => a.name !== self)
+        .map((a) => ({ name: a.name, description: a.description })),
     reach: () => ({ spawns: [...spec().spawns], handoffs: [...spec().handoffs] }),
 
     async spawn(request: SpawnRequest): Promise<ChildOutcome> {
-      if (request.parent.agent !== self) throw new CordageError('invalid_input', `agent "${self}" cannot start a child for agent "${request.parent.agent}"`)
+      if (request.parent.agent !== self)
+        throw new CordageError('invalid_input', `agent "${self}" cannot start a child for agent "${request.parent.agent}"`)
       allowed('spawns', request.agent)
       const target = await known(request.agent)
       const parent = await host.agent(self).load(request.parent.runId)
       const depth = (parent.parent?.depth ?? 0) + 1
       if (depth > request.maxDepth) {
-        throw new CordageError('invalid_input', `a child of run ${request.parent.runId} would be ${depth} levels deep; at most ${request.maxDepth} are allowed (maxDepth)`)
+        throw new CordageError(
+          'invalid_input',
+          `a child of run ${request.parent.runId} would be ${depth} levels deep; at most ${request.maxDepth} are allowed (maxDepth)`,
+        )
       }
       // A child belongs to the tool call that asks for it: that call must be running in the parent now
       // (a resumed parent's call runs again, and re-attaches to its child below).
       const asking = Object.hasOwn(parent.actions, request.parent.actionId) ? parent.actions[request.parent.actionId] : undefined
       if (asking?.status !== 'running') {
-        throw new CordageError('invalid_input', `run ${request.parent.runId} has no call ${request.parent.actionId} running now; a child run is started by the call that asks for it`)
+        throw new CordageError(
+          'invalid_input',
+          `run ${request.parent.runId} has no call ${request.parent.actionId} running now; a child run is started by the call that asks for it`,
+        )
       }
       const runId = childRunId(request.parent.runId, request.parent.actionId)
       let state = await existing(target, runId)
       let done: Promise<RunState> | undefined
       if (!state) {
         done = target.start(request.task, {
-          runId, budgets: childBudgets(target.budgets, parent, Date.now()),
+          runId,
+          budgets: childBudgets(target.budgets, parent, Date.now()),
           parent: { ...request.parent, depth },
         }).done
       } else if (state.status === 'RUNNING' || state.status === 'CANCELLING') {
@@ -73,7 +90,9 @@ export function agentDirectory(host: AgentsHost, self: string): AgentDirectory {
         done = reattach(target, runId, request.signal)
       }
       if (done) {
-        const cancel = () => { target.cancel(runId, { by: `parent:${request.parent.runId}`, reason: 'the parent run was cancelled' }).catch(() => {}) }
+        const cancel = () => {
+          target.cancel(runId, { by: `parent:${request.parent.runId}`, reason: 'the parent run was cancelled' }).catch(() => {})
+        }
         if (request.signal.aborted) cancel()
         request.signal.addEventListener('abort', cancel, { once: true })
         try {
@@ -89,7 +108,10 @@ export function agentDirectory(host: AgentsHost, self: string): AgentDirectory {
       allowed('handoffs', agent)
       const target = await known(agent)
       if (!(await existing(target, runId))) {
-        throw new CordageError('invalid_input', `agent "${agent}" does not see run ${runId} in its store; a handoff needs both agents on one store (for example the same store-sqlite file)`)
+        throw new CordageError(
+          'invalid_input',
+          `agent "${agent}" does not see run ${runId} in its store; a handoff needs both agents on one store (for example the same store-sqlite file)`,
+        )
       }
     },
   }
@@ -121,7 +143,12 @@ async function existing(agent: AgentRuntime, runId: string): Promise<RunState | 
 
 function outcomeOf(state: RunState, agent: string): ChildOutcome {
   return {
-    runId: state.runId, agent, status: state.status, answer: state.answer, failureCode: state.failureCode, reason: state.reason,
+    runId: state.runId,
+    agent,
+    status: state.status,
+    answer: state.answer,
+    failureCode: state.failureCode,
+    reason: state.reason,
     waiting: !isTerminal(state.status) && state.waiting ? { actionId: state.waiting.actionId, reason: state.waiting.reason } : undefined,
     steps: state.steps + state.nestedSteps,
     usage: { ...state.usage },

@@ -63,7 +63,13 @@ export class Cordage {
 
   private readonly onError: (error: unknown) => void
 
-  private constructor(readonly preset: Preset, readonly catalog: PluginCatalog, readonly root: Context, onError: ((error: unknown) => void) | undefined, logSink: LogSink) {
+  private constructor(
+    readonly preset: Preset,
+    readonly catalog: PluginCatalog,
+    readonly root: Context,
+    onError: ((error: unknown) => void) | undefined,
+    logSink: LogSink,
+  ) {
     // Every log of a context under this root (plugins, and cordis's own "app" logger, which reports
     // plugin failures the host reports itself as CordageErrors) goes to this app's sink, at its level,
     // scrubbed; other cordis roots in the process are not affected (host/logging.ts).
@@ -72,7 +78,9 @@ export class Cordage {
     this.onError = onError ?? ((error) => log.error(error))
     this.root.on('internal/error', (error: unknown) => {
       // Deferred: a failure while a plugin starts is thrown by plugOne as a CordageError and not reported twice.
-      setImmediate(() => { if (!(error && typeof error === 'object' && handledErrors.has(error))) this.onError(error) })
+      setImmediate(() => {
+        if (!(error && typeof error === 'object' && handledErrors.has(error))) this.onError(error)
+      })
     })
   }
 
@@ -89,15 +97,26 @@ export class Cordage {
     const wanted = options.agents ?? Object.keys(preset.agents)
     for (const name of wanted) {
       if (!Object.hasOwn(preset.agents, name)) {
-        throw new CordageError('agent_not_found', `preset ${preset.shown} has no agent "${name}"; agents: ${Object.keys(preset.agents).join(', ')}`)
+        throw new CordageError(
+          'agent_not_found',
+          `preset ${preset.shown} has no agent "${name}"; agents: ${Object.keys(preset.agents).join(', ')}`,
+        )
       }
     }
     const plans = new Map<string, AgentPlan>()
     for (const spec of Object.values(specs)) plans.set(spec.name, await planAgent(preset, spec, catalog))
     // Log lines are scrubbed of every agent's secrets: a plugin cannot log an API key.
     const secrets = [...plans.values()].flatMap((plan) => secretsOf(preset.secrets ?? [], plan.plugins).secrets)
-    const write = options.log ?? ((line: string) => { process.stderr.write(`${line}\n`) })
-    const app = new Cordage(preset, catalog, options.root ?? new Context(), options.onError, { level, write, scrubber: new Scrubber(secrets) })
+    const write =
+      options.log ??
+      ((line: string) => {
+        process.stderr.write(`${line}\n`)
+      })
+    const app = new Cordage(preset, catalog, options.root ?? new Context(), options.onError, {
+      level,
+      write,
+      scrubber: new Scrubber(secrets),
+    })
     app.plans = plans
     app.lockFile = locked?.file
     app.storeOnly = options.storeOnly ?? false
@@ -112,7 +131,8 @@ export class Cordage {
 
   agent(name: string): AgentRuntime {
     const agent = this.loaded.get(name)
-    if (!agent) throw new CordageError('agent_not_found', `agent "${name}" is not loaded; loaded: ${[...this.loaded.keys()].join(', ') || 'none'}`)
+    if (!agent)
+      throw new CordageError('agent_not_found', `agent "${name}" is not loaded; loaded: ${[...this.loaded.keys()].join(', ') || 'none'}`)
     return agent.runtime
   }
 
@@ -122,7 +142,11 @@ export class Cordage {
     const plan = this.plans.get(name)
     if (!plan) throw new CordageError('agent_not_found', `preset ${this.preset.shown} has no agent "${name}"`)
     if (this.storeOnly) throw new CordageError('agent_not_found', `agent "${name}" is not loaded (only stores are loaded for this command)`)
-    const loading = this.loading.get(name) ?? this.plugAgent(plan, false).then(() => {}).finally(() => this.loading.delete(name))
+    const loading =
+      this.loading.get(name) ??
+      this.plugAgent(plan, false)
+        .then(() => {})
+        .finally(() => this.loading.delete(name))
     this.loading.set(name, loading)
     await loading
     return this.agent(name)
@@ -172,19 +196,36 @@ export class Cordage {
       const hash = recorded.hashes?.[name]
       const now = this.hashOf(p.entry.dir)
       if (version === undefined || (version === p.entry.manifest.version && (hash === undefined || hash === now))) continue
-      const entry = this.catalog.entries().find((e) => e.manifest.name === name && e.manifest.version === version && (hash === undefined || this.hashOf(e.dir) === hash))
+      const entry = this.catalog
+        .entries()
+        .find((e) => e.manifest.name === name && e.manifest.version === version && (hash === undefined || this.hashOf(e.dir) === hash))
       if (!entry) continue
       pinned[name] = { version: p.entry.manifest.version, hash: now }
-      refs.set(p.ref, { ...p.ref, plugin: entry.origin === 'path' ? undefined : name, path: entry.origin === 'path' ? entry.dir : undefined, version })
+      refs.set(p.ref, {
+        ...p.ref,
+        plugin: entry.origin === 'path' ? undefined : name,
+        path: entry.origin === 'path' ? entry.dir : undefined,
+        version,
+      })
     }
     if (!refs.size) return runtime
-    const spec: AgentSpec = { ...loaded.plan.spec, model: refs.get(loaded.plan.spec.model) ?? loaded.plan.spec.model, plugins: loaded.plan.spec.plugins.map((r) => refs.get(r) ?? r) }
+    const spec: AgentSpec = {
+      ...loaded.plan.spec,
+      model: refs.get(loaded.plan.spec.model) ?? loaded.plan.spec.model,
+      plugins: loaded.plan.spec.plugins.map((r) => refs.get(r) ?? r),
+    }
     let plan: AgentPlan
     try {
       plan = await planAgent(this.preset, spec, this.catalog)
     } catch (error) {
-      const list = Object.keys(pinned).map((n) => `${n}@${recorded.plugins[n]}`).join(', ')
-      throw new CordageError(CordageError.is(error) ? error.code : 'plugin_start_failed', `run ${runId} cannot be pinned to ${list} (onDrift: pin): ${(error as Error).message}`, { cause: error })
+      const list = Object.keys(pinned)
+        .map((n) => `${n}@${recorded.plugins[n]}`)
+        .join(', ')
+      throw new CordageError(
+        CordageError.is(error) ? error.code : 'plugin_start_failed',
+        `run ${runId} cannot be pinned to ${list} (onDrift: pin): ${(error as Error).message}`,
+        { cause: error },
+      )
     }
     const built = await this.plugAgent(plan, false, pinned)
     this.pinnedRuns.push(built)
@@ -220,11 +261,19 @@ export class Cordage {
    * (or, on failure, back to the old one). If the old version cannot be plugged back either, a policy,
    * guardrail or verifier is replaced by a stand-in that refuses everything (host/fail-closed.ts).
    */
-  async swap(agent: string, plugin: string, target: { version?: string; path?: string; config?: Record<string, unknown>; entry?: CatalogEntry }): Promise<{ from: string; to: string }> {
+  async swap(
+    agent: string,
+    plugin: string,
+    target: { version?: string; path?: string; config?: Record<string, unknown>; entry?: CatalogEntry },
+  ): Promise<{ from: string; to: string }> {
     const loaded = this.loaded.get(agent)
     if (!loaded) throw new CordageError('agent_not_found', `agent "${agent}" is not loaded`)
     const current = loaded.plugins.find((p) => p.planned.entry.manifest.name === plugin)
-    if (!current) throw new CordageError('plugin_not_found', `agent "${agent}" has no plugin "${plugin}"; it has ${loaded.plugins.map((p) => p.planned.entry.manifest.name).join(', ')}`)
+    if (!current)
+      throw new CordageError(
+        'plugin_not_found',
+        `agent "${agent}" has no plugin "${plugin}"; it has ${loaded.plugins.map((p) => p.planned.entry.manifest.name).join(', ')}`,
+      )
     const old = current.planned.ref
     const ref: PluginRef = {
       ...old,
@@ -239,7 +288,10 @@ export class Cordage {
       plugins: loaded.plan.spec.plugins.map((p) => (p === old ? ref : p)),
     }
     if (target.entry && target.entry.manifest.name !== plugin) {
-      throw new CordageError('manifest_invalid', `the rebuilt plugin at ${target.entry.dir} is now named "${target.entry.manifest.name}"; agent "${agent}" uses it as "${plugin}" (renaming needs a preset change and a restart)`)
+      throw new CordageError(
+        'manifest_invalid',
+        `the rebuilt plugin at ${target.entry.dir} is now named "${target.entry.manifest.name}"; agent "${agent}" uses it as "${plugin}" (renaming needs a preset change and a restart)`,
+      )
     }
     const plan = await planAgent(this.preset, spec, target.entry ? new RebuiltCatalog(this.catalog, target.entry) : this.catalog)
     const next = plan.plugins.find((p) => p.ref === ref)!
@@ -254,7 +306,11 @@ export class Cordage {
       try {
         snapshot = takeSnapshot(current.fork)
       } catch (error) {
-        throw new CordageError('plugin_start_failed', `${from} could not hand over its state (snapshot): ${(error as Error)?.message ?? error}; it keeps serving`, { cause: error })
+        throw new CordageError(
+          'plugin_start_failed',
+          `${from} could not hand over its state (snapshot): ${(error as Error)?.message ?? error}; it keeps serving`,
+          { cause: error },
+        )
       }
       unplug(loaded.ctx, agent, current, 'swap')
       try {
@@ -270,7 +326,11 @@ export class Cordage {
         loaded.plugins[loaded.plugins.indexOf(current)] = back
         if (!isFailClosed(back.plugin)) throw error
         const code = CordageError.is(error) ? error.code : 'plugin_start_failed'
-        throw new CordageError(code, `${(error as Error)?.message ?? error}; ${from} could not be plugged back either, so its ${guardedServices(current.planned.entry.manifest).join(', ')} now refuse everything until a version starts again (fail closed)`, { cause: error, data: { failClosed: true } })
+        throw new CordageError(
+          code,
+          `${(error as Error)?.message ?? error}; ${from} could not be plugged back either, so its ${guardedServices(current.planned.entry.manifest).join(', ')} now refuse everything until a version starts again (fail closed)`,
+          { cause: error, data: { failClosed: true } },
+        )
       }
     })
     return { from, to }
@@ -280,7 +340,13 @@ export class Cordage {
    * Plug back the version a failed swap replaced, with the state it handed over. When that fails too, a
    * plugin that provides policy, guardrail or verifier gets a refusing stand-in: never none.
    */
-  private async fallBack(ctx: Context, agent: string, current: LoadedPlugin, snapshot: { state: unknown } | undefined, cause: unknown): Promise<LoadedPlugin> {
+  private async fallBack(
+    ctx: Context,
+    agent: string,
+    current: LoadedPlugin,
+    snapshot: { state: unknown } | undefined,
+    cause: unknown,
+  ): Promise<LoadedPlugin> {
     const { manifest } = current.planned.entry
     let failure: unknown
     if (!isFailClosed(current.plugin)) {
@@ -294,7 +360,11 @@ export class Cordage {
     if (!guarded.length) throw failure
     const why = `${(cause as Error)?.message ?? cause}${failure ? `; restoring ${manifest.name}@${manifest.version} failed: ${(failure as Error)?.message ?? failure}` : ''}`
     const standIn = isFailClosed(current.plugin) ? current.plugin : failClosedPlugin(manifest, guarded, why)
-    const loaded = await plugOne(ctx, agent, { ...current.planned, entry: { ...current.planned.entry, manifest: standIn.manifest, module: standIn }, config: {} })
+    const loaded = await plugOne(ctx, agent, {
+      ...current.planned,
+      entry: { ...current.planned.entry, manifest: standIn.manifest, module: standIn },
+      config: {},
+    })
     // Listed under the failed plugin's name, so the next reload of that plugin replaces the stand-in.
     return { ...loaded, planned: current.planned }
   }
@@ -314,7 +384,11 @@ export class Cordage {
     // printer on stdout. It goes when the root does (a WeakMap).
   }
 
-  private async plugAgent(plan: AgentPlan, storeOnly: boolean, pinned?: Record<string, { version: string; hash?: string }>): Promise<LoadedAgent> {
+  private async plugAgent(
+    plan: AgentPlan,
+    storeOnly: boolean,
+    pinned?: Record<string, { version: string; hash?: string }>,
+  ): Promise<LoadedAgent> {
     const name = plan.spec.name
     const ctx = createAgentContext(this.root, name).extend({ baseDir: plan.preset.dir })
     // The host's own service: the preset's other agents, for subagents and handoffs.
@@ -328,9 +402,23 @@ export class Cordage {
       throw error
     }
     const found = secretsOf(plan.preset.secrets ?? [], plan.plugins)
-    if (found.tooShort.length) this.onError(new CordageError('invalid_input', `secrets ${found.tooShort.join(', ')} of agent "${name}" are shorter than ${MinSecretLength} characters and are not scrubbed from the record: they would match ordinary text`))
+    if (found.tooShort.length)
+      this.onError(
+        new CordageError(
+          'invalid_input',
+          `secrets ${found.tooShort.join(', ')} of agent "${name}" are shorter than ${MinSecretLength} characters and are not scrubbed from the record: they would match ordinary text`,
+        ),
+      )
     const runtime = new AgentRuntime(ctx, {
-      name, defaultTask: plan.spec.task, secrets: found.secrets, writer: KernelWriter, budgets: plan.spec.budgets, contextTokens: plan.spec.contextTokens, parallelTools: plan.spec.parallelTools, modelRetry: plan.spec.retry, serviceTimeouts: plan.spec.serviceTimeouts,
+      name,
+      defaultTask: plan.spec.task,
+      secrets: found.secrets,
+      writer: KernelWriter,
+      budgets: plan.spec.budgets,
+      contextTokens: plan.spec.contextTokens,
+      parallelTools: plan.spec.parallelTools,
+      modelRetry: plan.spec.retry,
+      serviceTimeouts: plan.spec.serviceTimeouts,
       ...plan.spec.durability,
       handoff: async (runId, to) => (await (await this.ensureAgent(to)).acceptHandoff(runId)).done,
       handoffs: plan.spec.handoffs,

@@ -21,7 +21,10 @@ export function pluginLoadTimeoutMs(env: NodeJS.ProcessEnv = process.env): numbe
   if (raw === undefined || raw.trim() === '') return DefaultPluginLoadTimeoutMs
   const ms = Number(raw)
   if (!Number.isInteger(ms) || ms < 1 || ms > 2_147_483_647) {
-    throw new CordageError('invalid_input', `CORDAGE_PLUGIN_LOAD_TIMEOUT_MS must be a whole number of milliseconds from 1 to 2147483647, got ${JSON.stringify(raw)}; unset it for the default (${DefaultPluginLoadTimeoutMs} ms)`)
+    throw new CordageError(
+      'invalid_input',
+      `CORDAGE_PLUGIN_LOAD_TIMEOUT_MS must be a whole number of milliseconds from 1 to 2147483647, got ${JSON.stringify(raw)}; unset it for the default (${DefaultPluginLoadTimeoutMs} ms)`,
+    )
   }
   return ms
 }
@@ -36,9 +39,17 @@ export async function importPluginModule(file: string, folder: string, what: str
   const ms = pluginLoadTimeoutMs()
   let timer: NodeJS.Timeout | undefined
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new CordageError('plugin_load_timeout',
-      `plugin folder ${folder}: its ${what} ${file} did not finish loading within ${ms} ms (a top-level await that never settles?); ` +
-      'fix the module so that importing it finishes, or raise CORDAGE_PLUGIN_LOAD_TIMEOUT_MS if it is only slow')), ms)
+    timer = setTimeout(
+      () =>
+        reject(
+          new CordageError(
+            'plugin_load_timeout',
+            `plugin folder ${folder}: its ${what} ${file} did not finish loading within ${ms} ms (a top-level await that never settles?); ` +
+              'fix the module so that importing it finishes, or raise CORDAGE_PLUGIN_LOAD_TIMEOUT_MS if it is only slow',
+          ),
+        ),
+      ms,
+    )
   })
   try {
     return await Promise.race([import(pathToFileURL(file).href) as Promise<{ default?: unknown }>, timeout])

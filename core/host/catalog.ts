@@ -139,7 +139,10 @@ export class PluginCatalog {
     const list = this.byName.get(entry.manifest.name) ?? []
     if (list.some((e) => e.manifest.version === entry.manifest.version && e.dir !== entry.dir)) {
       const other = list.find((e) => e.manifest.version === entry.manifest.version)!
-      throw new CordageError('plugin_conflict', `${entry.manifest.name}@${entry.manifest.version} is installed twice: ${other.dir} and ${entry.dir}`)
+      throw new CordageError(
+        'plugin_conflict',
+        `${entry.manifest.name}@${entry.manifest.version} is installed twice: ${other.dir} and ${entry.dir}`,
+      )
     }
     list.push(entry)
     list.sort((a, b) => semver.rcompare(a.manifest.version, b.manifest.version))
@@ -156,11 +159,17 @@ export class PluginCatalog {
       if (own) throw new CordageError(own.error.code, `no plugin named "${name}" is installed: ${own.error.message}`, { cause: own.error })
       const hint = closest(name, [...this.byName.keys()])
       const missing = this.missing.filter((d) => unscoped(d) === name)
-      throw new CordageError('plugin_not_found', `no plugin named "${name}" is installed${hint ? ` (did you mean "${hint}"?)` : ''}; installed: ${[...this.byName.keys()].join(', ')}${missing.length ? `; the project depends on ${missing.join(', ')}, which is not in node_modules (run npm install)` : ''}${this.brokenNote()}`)
+      throw new CordageError(
+        'plugin_not_found',
+        `no plugin named "${name}" is installed${hint ? ` (did you mean "${hint}"?)` : ''}; installed: ${[...this.byName.keys()].join(', ')}${missing.length ? `; the project depends on ${missing.join(', ')}, which is not in node_modules (run npm install)` : ''}${this.brokenNote()}`,
+      )
     }
     const match = list.find((e) => semver.satisfies(e.manifest.version, range))
     if (!match) {
-      throw new CordageError('plugin_version_unsatisfiable', `no installed version of "${name}" satisfies ${range} (installed: ${list.map(describe).join(', ')})${this.brokenNote(name)}`)
+      throw new CordageError(
+        'plugin_version_unsatisfiable',
+        `no installed version of "${name}" satisfies ${range} (installed: ${list.map(describe).join(', ')})${this.brokenNote(name)}`,
+      )
     }
     const twice = this.broken.find((b) => b.plugin === name && b.version === match.manifest.version)
     if (twice) throw twice.error
@@ -217,18 +226,29 @@ async function loadPackage(dir: string, dependency: string): Promise<CatalogEntr
   } catch (error) {
     // Not ours to judge, unless it looks like it means to declare a plugin: then say why it is not one.
     if (!text.includes('"cordage"')) return undefined
-    throw new CordageError('manifest_invalid', `package ${dependency} (${pkgFile}) seems to declare a Cordage plugin, but its package.json is not valid JSON (${(error as Error).message}); fix the file, or reinstall the package`, { cause: error })
+    throw new CordageError(
+      'manifest_invalid',
+      `package ${dependency} (${pkgFile}) seems to declare a Cordage plugin, but its package.json is not valid JSON (${(error as Error).message}); fix the file, or reinstall the package`,
+      { cause: error },
+    )
   }
   if (!pkg || typeof pkg !== 'object' || Array.isArray(pkg)) return undefined
   if (pkg.cordage === undefined) return undefined
-  const bad = (what: string) => new CordageError('manifest_invalid', `package ${dependency} (${pkgFile}) declares a Cordage plugin, but ${what}`)
+  const bad = (what: string) =>
+    new CordageError('manifest_invalid', `package ${dependency} (${pkgFile}) declares a Cordage plugin, but ${what}`)
   const field = pkg.cordage as Partial<PackageField> | null
   const example = '{"cordage": {"plugin": "./index.js", "manifest": "./manifest.js"}}'
-  if (!field || typeof field !== 'object' || Array.isArray(field)) throw bad(`its "cordage" field is ${JSON.stringify(pkg.cordage)}, expected an object such as ${example}`)
+  if (!field || typeof field !== 'object' || Array.isArray(field))
+    throw bad(`its "cordage" field is ${JSON.stringify(pkg.cordage)}, expected an object such as ${example}`)
   const unknown = Object.keys(field).filter((k) => k !== 'plugin' && k !== 'manifest')
-  if (unknown.length) throw bad(`its "cordage" field has unknown key(s) ${unknown.map((k) => `"${k}"`).join(', ')}; allowed: "plugin", "manifest"`)
-  if (typeof field.plugin !== 'string' || !field.plugin) throw bad(`"cordage.plugin" is ${JSON.stringify(field.plugin) ?? 'missing'}, expected the module that default-exports the plugin, such as "./index.js"`)
-  if (field.manifest !== undefined && (typeof field.manifest !== 'string' || !field.manifest)) throw bad(`"cordage.manifest" is ${JSON.stringify(field.manifest)}, expected a module path such as "./manifest.js"`)
+  if (unknown.length)
+    throw bad(`its "cordage" field has unknown key(s) ${unknown.map((k) => `"${k}"`).join(', ')}; allowed: "plugin", "manifest"`)
+  if (typeof field.plugin !== 'string' || !field.plugin)
+    throw bad(
+      `"cordage.plugin" is ${JSON.stringify(field.plugin) ?? 'missing'}, expected the module that default-exports the plugin, such as "./index.js"`,
+    )
+  if (field.manifest !== undefined && (typeof field.manifest !== 'string' || !field.manifest))
+    throw bad(`"cordage.manifest" is ${JSON.stringify(field.manifest)}, expected a module path such as "./manifest.js"`)
   const inside = (key: string, path: string): string => {
     const file = resolve(dir, path)
     const rel = relative(dir, file)
@@ -252,21 +272,36 @@ async function loadPackage(dir: string, dependency: string): Promise<CatalogEntr
     loaded = await loadFolder(dir, 'builtin', { manifestFile, entry })
   } catch (error) {
     if (!CordageError.is(error)) throw error
-    throw new CordageError(error.code, `package ${dependency} (${pkgFile}) declares a Cordage plugin, but ${error.message}`, { cause: error, data: error.data })
+    throw new CordageError(error.code, `package ${dependency} (${pkgFile}) declares a Cordage plugin, but ${error.message}`, {
+      cause: error,
+      data: error.data,
+    })
   }
   if (loaded.manifest.version !== pkg.version) {
-    throw bad(`its manifest says version ${loaded.manifest.version} and its package.json ${pkg.version}; they must be the same (a version must always mean the same code)`)
+    throw bad(
+      `its manifest says version ${loaded.manifest.version} and its package.json ${pkg.version}; they must be the same (a version must always mean the same code)`,
+    )
   }
   return { ...loaded, package: { dependency, name: typeof pkg.name === 'string' ? pkg.name : dependency } }
 }
 
-async function loadFolder(dir: string, origin: CatalogEntry['origin'], files?: { manifestFile: string; entry: string }): Promise<CatalogEntry> {
+async function loadFolder(
+  dir: string,
+  origin: CatalogEntry['origin'],
+  files?: { manifestFile: string; entry: string },
+): Promise<CatalogEntry> {
   if (!existsSync(dir)) throw new CordageError('plugin_not_found', `plugin folder ${dir} does not exist`)
-  if (!statSync(dir).isDirectory()) throw new CordageError('plugin_not_found', `${dir} is a file, not a plugin folder: name the folder that holds its manifest.ts and index.ts`)
+  if (!statSync(dir).isDirectory())
+    throw new CordageError(
+      'plugin_not_found',
+      `${dir} is a file, not a plugin folder: name the folder that holds its manifest.ts and index.ts`,
+    )
   const manifestFile = files?.manifestFile ?? manifestFiles.map((f) => join(dir, f)).find((f) => existsSync(f))
   const entry = files?.entry ?? entryFiles.map((f) => join(dir, f)).find((f) => existsSync(f))
-  if (!manifestFile) throw new CordageError('manifest_invalid', `plugin folder ${dir} has no manifest (expected one of ${manifestFiles.join(', ')})`)
-  if (!entry) throw new CordageError('manifest_invalid', `plugin folder ${dir} has no entry module (expected one of ${entryFiles.join(', ')})`)
+  if (!manifestFile)
+    throw new CordageError('manifest_invalid', `plugin folder ${dir} has no manifest (expected one of ${manifestFiles.join(', ')})`)
+  if (!entry)
+    throw new CordageError('manifest_invalid', `plugin folder ${dir} has no entry module (expected one of ${entryFiles.join(', ')})`)
   if (![manifestFile, entry].every((f) => f.endsWith('.mjs'))) {
     // .ts and .js files are ES modules only inside a package marked so; otherwise Node (and tsx) load
     // them as CommonJS, and the first `import` fails with an error that does not point here.
@@ -274,7 +309,10 @@ async function loadFolder(dir: string, origin: CatalogEntry['origin'], files?: {
     const type = pkg ? readPackageJson(pkg, dir).type : undefined
     if (type !== 'module') {
       const says = type === undefined ? 'does not say "type": "module"' : `says "type": ${JSON.stringify(type)?.slice(0, 40)}, not "module"`
-      throw new CordageError('manifest_invalid', `plugin folder ${dir} is not an ES module package: ${pkg ? `${pkg} ${says}` : 'no package.json above it says "type": "module"'}; add a package.json with {"type": "module"} to the plugin folder`)
+      throw new CordageError(
+        'manifest_invalid',
+        `plugin folder ${dir} is not an ES module package: ${pkg ? `${pkg} ${says}` : 'no package.json above it says "type": "module"'}; add a package.json with {"type": "module"} to the plugin folder`,
+      )
     }
   }
   let module: { default?: unknown }
@@ -296,11 +334,19 @@ function readPackageJson(file: string, dir: string): Record<string, unknown> {
   try {
     value = JSON.parse(readFileSync(file, 'utf8'))
   } catch (error) {
-    const what = error instanceof SyntaxError ? `is not valid JSON (${error.message})` : `cannot be read (${(error as Error)?.message ?? error})`
-    throw new CordageError('manifest_invalid', `plugin folder ${dir}: its package.json ${file} ${what}; it must be a JSON object such as {"type": "module"}`, { cause: error })
+    const what =
+      error instanceof SyntaxError ? `is not valid JSON (${error.message})` : `cannot be read (${(error as Error)?.message ?? error})`
+    throw new CordageError(
+      'manifest_invalid',
+      `plugin folder ${dir}: its package.json ${file} ${what}; it must be a JSON object such as {"type": "module"}`,
+      { cause: error },
+    )
   }
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-    throw new CordageError('manifest_invalid', `plugin folder ${dir}: its package.json ${file} holds ${Array.isArray(value) ? 'a list' : JSON.stringify(value)?.slice(0, 40)}, not an object; it must be a JSON object such as {"type": "module"}`)
+    throw new CordageError(
+      'manifest_invalid',
+      `plugin folder ${dir}: its package.json ${file} holds ${Array.isArray(value) ? 'a list' : JSON.stringify(value)?.slice(0, 40)}, not an object; it must be a JSON object such as {"type": "module"}`,
+    )
   }
   return value as Record<string, unknown>
 }

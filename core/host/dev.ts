@@ -53,14 +53,21 @@ export class DevReloader {
   private running = new Map<string, Promise<PluginEvent[]>>()
   private stopped = false
 
-  private constructor(readonly app: Cordage, private readonly options: Required<DevOptions>) {}
+  private constructor(
+    readonly app: Cordage,
+    private readonly options: Required<DevOptions>,
+  ) {}
 
   /** Watch every plugin folder of the app's loaded agents. The sources' hashes are taken first, so the first reload can say what it replaced. */
   static async start(app: Cordage, options: DevOptions = {}): Promise<DevReloader> {
     const dev = new DevReloader(app, { debounceMs: options.debounceMs ?? 50, watch: options.watch ?? true })
     for (const agent of app.agentNames()) {
       for (const { name, entry } of app.entriesOf(agent)) {
-        const folder = dev.folders.get(entry.dir) ?? { dir: entry.dir, entry: { dir: entry.dir, entry: entry.entry, origin: entry.origin }, users: [] }
+        const folder = dev.folders.get(entry.dir) ?? {
+          dir: entry.dir,
+          entry: { dir: entry.dir, entry: entry.entry, origin: entry.origin },
+          users: [],
+        }
         folder.users.push({ agent, name })
         dev.folders.set(entry.dir, folder)
       }
@@ -87,7 +94,9 @@ export class DevReloader {
     const previous = this.running.get(dir) ?? Promise.resolve([])
     const next = previous.then(() => this.rebuild(dir, since))
     this.running.set(dir, next)
-    void next.finally(() => { if (this.running.get(dir) === next) this.running.delete(dir) })
+    void next.finally(() => {
+      if (this.running.get(dir) === next) this.running.delete(dir)
+    })
     return next
   }
 
@@ -115,7 +124,13 @@ export class DevReloader {
       if (name && (!SourceFile.test(name) || !shipsInPlugin(name.split(sep).join('/')))) return
       this.changed(folder.dir)
     })
-    watcher.on('error', (error) => this.app.root.emit(this.app.root, 'internal/error', new CordageError('plugin_start_failed', `cannot watch ${folder.dir}: ${error.message}`, { cause: error })))
+    watcher.on('error', (error) =>
+      this.app.root.emit(
+        this.app.root,
+        'internal/error',
+        new CordageError('plugin_start_failed', `cannot watch ${folder.dir}: ${error.message}`, { cause: error }),
+      ),
+    )
     this.watchers.push(watcher)
   }
 
@@ -123,12 +138,15 @@ export class DevReloader {
     if (this.stopped) return
     if (!this.since.has(dir)) this.since.set(dir, Date.now())
     clearTimeout(this.timers.get(dir))
-    this.timers.set(dir, setTimeout(() => {
-      this.timers.delete(dir)
-      const since = this.since.get(dir)!
-      this.since.delete(dir)
-      void this.reload(dir, since)
-    }, this.options.debounceMs))
+    this.timers.set(
+      dir,
+      setTimeout(() => {
+        this.timers.delete(dir)
+        const since = this.since.get(dir)!
+        this.since.delete(dir)
+        void this.reload(dir, since)
+      }, this.options.debounceMs),
+    )
   }
 
   private async rebuild(dir: string, since: number): Promise<PluginEvent[]> {
@@ -160,10 +178,16 @@ export class DevReloader {
       const failClosed = CordageError.is(error) && (error.data as { failClosed?: boolean } | undefined)?.failClosed === true
       if (failClosed) this.hashes.set(key(agent, dir), undefined)
       const event: PluginEvent = {
-        agent, name, dir,
+        agent,
+        name,
+        dir,
         version: this.app.pluginsOf(agent)[name],
-        ok: !error, from, ...(to ? { to } : {}),
-        ...(error ? { code: CordageError.is(error) ? error.code : 'plugin_start_failed', message: (error as Error)?.message ?? String(error) } : {}),
+        ok: !error,
+        from,
+        ...(to ? { to } : {}),
+        ...(error
+          ? { code: CordageError.is(error) ? error.code : 'plugin_start_failed', message: (error as Error)?.message ?? String(error) }
+          : {}),
         ...(failClosed ? { failClosed } : {}),
         durationMs: Date.now() - since,
       }

@@ -25,15 +25,26 @@ export function guardedServices(manifest: Manifest): string[] {
  */
 export function failClosedPlugin(failed: Manifest, services: string[], why: string): CordagePlugin {
   const provides = Object.fromEntries(services.map((s) => [s, failed.provides![s]]))
-  const manifest: Manifest = { name: `${failed.name}-fail-closed`, version: failed.version, description: `stands in for ${failed.name}@${failed.version}, which failed to reload`, provides }
+  const manifest: Manifest = {
+    name: `${failed.name}-fail-closed`,
+    version: failed.version,
+    description: `stands in for ${failed.name}@${failed.version}, which failed to reload`,
+    provides,
+  }
   const reason = `${failed.name} could not be reloaded or restored (${why}); refusing until it starts again`
   const plugin = definePlugin(manifest, (ctx: Context) => {
     for (const service of services) {
       if (service === 'policy') {
-        const policy: PolicyService = { version: `${manifest.name}@${manifest.version}`, decide: () => ({ verdict: 'deny', ruleId: 'fail-closed', reason }) }
+        const policy: PolicyService = {
+          version: `${manifest.name}@${manifest.version}`,
+          decide: () => ({ verdict: 'deny', ruleId: 'fail-closed', reason }),
+        }
         ctx.set('policy', policy)
       } else if (service === 'guardrail') {
-        const guardrail: GuardrailService = { version: `${manifest.name}@${manifest.version}`, check: () => ({ action: 'block', guard: 'fail-closed', reason }) }
+        const guardrail: GuardrailService = {
+          version: `${manifest.name}@${manifest.version}`,
+          check: () => ({ action: 'block', guard: 'fail-closed', reason }),
+        }
         ctx.set('guardrail', guardrail)
       } else if (service === 'verifier') {
         const verifier: VerifierService = { verify: () => ({ ok: false, code: 'verification_failed', reason, repairable: false }) }

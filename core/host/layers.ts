@@ -67,7 +67,11 @@ export function readLayers(file: string, sets: readonly string[] = []): Merged {
   if (files.length > 1 || isMap(files[0].raw)) {
     let acc: Record<string, unknown> = track({}, new Map())
     for (const layer of files) {
-      if (!isMap(layer.raw)) throw new CordageError('preset_invalid', `preset ${layer.shown} is part of a layered preset but is not a map of keys (found ${describe(layer.raw)})`)
+      if (!isMap(layer.raw))
+        throw new CordageError(
+          'preset_invalid',
+          `preset ${layer.shown} is part of a layered preset but is not a map of keys (found ${describe(layer.raw)})`,
+        )
       absolutePaths(layer)
       acc = mergeMap(acc, layer.raw, layer, [], 'top')
     }
@@ -112,21 +116,33 @@ function readChain(first: string): FileLayer[] {
     const shown = relative(process.cwd(), current) || current
     if (chain.some((l) => l.file === current)) {
       const cycle = [...chain.map((l) => l.shown), shown].join(' → ')
-      throw new CordageError('preset_invalid', `${placeOf({ layer: from!.layer, path: ['extends'] })} extends: the presets extend each other in a cycle: ${cycle}`)
+      throw new CordageError(
+        'preset_invalid',
+        `${placeOf({ layer: from!.layer, path: ['extends'] })} extends: the presets extend each other in a cycle: ${cycle}`,
+      )
     }
     if (!existsSync(current)) {
       if (!from) throw new CordageError('preset_not_found', `preset file ${shown} does not exist`)
-      throw new CordageError('preset_not_found', `${placeOf({ layer: from.layer, path: ['extends'] })} extends: the base preset ${JSON.stringify(from.text)} (${shown}) does not exist`)
+      throw new CordageError(
+        'preset_not_found',
+        `${placeOf({ layer: from.layer, path: ['extends'] })} extends: the base preset ${JSON.stringify(from.text)} (${shown}) does not exist`,
+      )
     }
     if (from && statSync(current).isDirectory()) {
-      throw new CordageError('preset_not_found', `${placeOf({ layer: from.layer, path: ['extends'] })} extends: the base preset ${JSON.stringify(from.text)} (${shown}) is a folder; name a preset file`)
+      throw new CordageError(
+        'preset_not_found',
+        `${placeOf({ layer: from.layer, path: ['extends'] })} extends: the base preset ${JSON.stringify(from.text)} (${shown}) is a folder; name a preset file`,
+      )
     }
     const layer = readFile(current, shown)
     chain.push(layer)
     const base = isMap(layer.raw) ? layer.raw.extends : undefined
     if (base === undefined) break
     if (typeof base !== 'string' || !base.trim()) {
-      throw new CordageError('preset_invalid', `${placeOf({ layer, path: ['extends'] })} extends: expected the file name of a base preset (relative to this file), found ${describe(base)}`)
+      throw new CordageError(
+        'preset_invalid',
+        `${placeOf({ layer, path: ['extends'] })} extends: expected the file name of a base preset (relative to this file), found ${describe(base)}`,
+      )
     }
     from = { layer, text: base }
     current = resolve(layer.dir, base)
@@ -162,15 +178,25 @@ function readFile(file: string, shown: string): FileLayer {
     throw new CordageError('preset_invalid', `preset ${shown} is not valid YAML:\n  ${problems.join('\n  ')}`, { data: problems })
   }
   if (doc.contents === null || doc.contents === undefined) {
-    throw new CordageError('preset_invalid', `preset ${shown} is empty; a preset is a map whose "agents" key lists the agents (see docs/presets.md)`)
+    throw new CordageError(
+      'preset_invalid',
+      `preset ${shown} is empty; a preset is a map whose "agents" key lists the agents (see docs/presets.md)`,
+    )
   }
   if (!isYamlMap(doc.contents)) {
     const what = isSeq(doc.contents) ? 'a list' : isAlias(doc.contents) ? 'an alias' : `a single value (${describe(doc.contents.toJSON())})`
-    throw new CordageError('preset_invalid', `preset ${where(doc.contents.range?.[0])} (top level): expected a map of keys (cordage, extends, agents), found ${what}; a preset starts with "agents:" (see docs/presets.md)`)
+    throw new CordageError(
+      'preset_invalid',
+      `preset ${where(doc.contents.range?.[0])} (top level): expected a map of keys (cordage, extends, agents), found ${what}; a preset starts with "agents:" (see docs/presets.md)`,
+    )
   }
   const aliasProblems = checkAliases(doc, where)
   if (aliasProblems.length) {
-    throw new CordageError('preset_invalid', `preset ${shown} has ${aliasProblems.length} problem(s) with YAML aliases:\n  ${aliasProblems.join('\n  ')}`, { data: aliasProblems })
+    throw new CordageError(
+      'preset_invalid',
+      `preset ${shown} has ${aliasProblems.length} problem(s) with YAML aliases:\n  ${aliasProblems.join('\n  ')}`,
+      { data: aliasProblems },
+    )
   }
   let raw: unknown
   try {
@@ -179,10 +205,19 @@ function readFile(file: string, shown: string): FileLayer {
     const message = firstLine(error)
     const bomb = /excessive alias count/i.test(message)
     let first: number | undefined
-    visit(doc, { Alias(_key, node) { first = node.range?.[0]; return visit.BREAK } })
-    throw new CordageError('preset_invalid', bomb
-      ? `preset ${where(first)} uses YAML aliases that expand too far (more than ${MaxAliasCount} copies of an anchor's contents, counting nested aliases): write the values out, or share them through extends (docs/presets.md#layers)`
-      : `preset ${shown} cannot be read as data: ${message}`, { cause: error })
+    visit(doc, {
+      Alias(_key, node) {
+        first = node.range?.[0]
+        return visit.BREAK
+      },
+    })
+    throw new CordageError(
+      'preset_invalid',
+      bomb
+        ? `preset ${where(first)} uses YAML aliases that expand too far (more than ${MaxAliasCount} copies of an anchor's contents, counting nested aliases): write the values out, or share them through extends (docs/presets.md#layers)`
+        : `preset ${shown} cannot be read as data: ${message}`,
+      { cause: error },
+    )
   }
   return { kind: 'file', file, shown, dir: dirname(file), doc, lines, raw }
 }
@@ -197,17 +232,33 @@ function readText(file: string, shown: string): string {
     const stat = statSync(file)
     if (stat.isDirectory()) {
       let inside: string[] = []
-      try { inside = readdirSync(file).filter((f) => /\.ya?ml$/i.test(f)).sort() } catch { /* listed only as a hint */ }
-      const hint = inside.length ? `; it holds ${inside.slice(0, 5).map((f) => join(shown, f)).join(', ')}${inside.length > 5 ? ', ...' : ''}` : ''
+      try {
+        inside = readdirSync(file)
+          .filter((f) => /\.ya?ml$/i.test(f))
+          .sort()
+      } catch {
+        /* listed only as a hint */
+      }
+      const hint = inside.length
+        ? `; it holds ${inside
+            .slice(0, 5)
+            .map((f) => join(shown, f))
+            .join(', ')}${inside.length > 5 ? ', ...' : ''}`
+        : ''
       throw new CordageError('preset_not_found', `preset ${shown} is a folder, not a preset file: pass the YAML file itself${hint}`)
     }
-    if (!stat.isFile()) throw new CordageError('preset_invalid', `preset ${shown} is not a regular file (a device, socket or pipe); pass a YAML file`)
+    if (!stat.isFile())
+      throw new CordageError('preset_invalid', `preset ${shown} is not a regular file (a device, socket or pipe); pass a YAML file`)
     size = stat.size
   } catch (error) {
     if (CordageError.is(error)) throw error
     throw new CordageError('preset_not_found', `preset ${shown} cannot be opened (${firstLine(error)})`, { cause: error })
   }
-  if (size > MaxPresetBytes) throw new CordageError('preset_invalid', `preset ${shown} is ${(size / 1024 / 1024).toFixed(1)} MB; a preset is at most ${MaxPresetBytes / 1024 / 1024} MB (is it the file you meant?)`)
+  if (size > MaxPresetBytes)
+    throw new CordageError(
+      'preset_invalid',
+      `preset ${shown} is ${(size / 1024 / 1024).toFixed(1)} MB; a preset is at most ${MaxPresetBytes / 1024 / 1024} MB (is it the file you meant?)`,
+    )
   let bytes: Buffer
   try {
     bytes = readFileSync(file)
@@ -222,7 +273,11 @@ function readText(file: string, shown: string): string {
     if (nul >= 0) throw new Error(`a NUL byte at offset ${nul}`)
     text = new TextDecoder('utf-8', { fatal: true }).decode(bytes)
   } catch (error) {
-    throw new CordageError('preset_invalid', `preset ${shown} is not a text file (${nul >= 0 ? `it has a NUL byte at offset ${nul}` : 'it is not UTF-8'}); a preset is a YAML file (see docs/presets.md)`, { cause: error })
+    throw new CordageError(
+      'preset_invalid',
+      `preset ${shown} is not a text file (${nul >= 0 ? `it has a NUL byte at offset ${nul}` : 'it is not UTF-8'}); a preset is a YAML file (see docs/presets.md)`,
+      { cause: error },
+    )
   }
   return text
 }
@@ -237,9 +292,13 @@ function checkAliases(doc: Document, where: (offset: number | undefined) => stri
     Alias(_key, node, path) {
       const target = node.resolve(doc)
       if (!target) {
-        problems.push(`${where(node.range?.[0])} alias *${node.source} names no anchor: write &${node.source} on a value before it, or write the value out`)
+        problems.push(
+          `${where(node.range?.[0])} alias *${node.source} names no anchor: write &${node.source} on a value before it, or write the value out`,
+        )
       } else if ((path as readonly unknown[]).includes(target)) {
-        problems.push(`${where(node.range?.[0])} alias *${node.source} is inside the value it names (&${node.source} at ${where((target as YamlNode).range?.[0]).split(' ')[0]}): a value cannot contain itself`)
+        problems.push(
+          `${where(node.range?.[0])} alias *${node.source} is inside the value it names (&${node.source} at ${where((target as YamlNode).range?.[0]).split(' ')[0]}): a value cannot contain itself`,
+        )
       }
       return undefined
     },
@@ -258,13 +317,20 @@ function absolutePaths(layer: FileLayer) {
   for (const agent of Object.values(agents)) {
     if (!isMap(agent)) continue
     const entries = [agent.model, ...(Array.isArray(agent.plugins) ? agent.plugins : [])]
-    for (const entry of entries) if (isMap(entry) && typeof entry.path === 'string' && entry.path) entry.path = resolve(layer.dir, entry.path)
+    for (const entry of entries)
+      if (isMap(entry) && typeof entry.path === 'string' && entry.path) entry.path = resolve(layer.dir, entry.path)
   }
 }
 
 type Where = 'top' | 'agents' | 'agent' | 'plain'
 
-function mergeMap(base: Record<string, unknown>, over: Record<string, unknown>, layer: Layer, path: Key[], where: Where): Record<string, unknown> {
+function mergeMap(
+  base: Record<string, unknown>,
+  over: Record<string, unknown>,
+  layer: Layer,
+  path: Key[],
+  where: Where,
+): Record<string, unknown> {
   const out = track({ ...base }, new Map(origins.get(base)))
   const marks = origins.get(out)!
   for (const [key, value] of Object.entries(over)) {
@@ -312,21 +378,43 @@ function mergePlugins(base: unknown[], over: unknown[], layer: Layer, path: Key[
   const baseMarks = origins.get(base)
   // Only entries of earlier layers are matched: the same plugin twice in one layer stays twice, for
   // the resolver to refuse (plugin_conflict), as it would in a single file.
-  const items: { value: unknown; origin: Origin; earlier: boolean }[] = base.map((value, i) => ({ value, origin: baseMarks?.get(i) ?? { layer, path: [...path, i] }, earlier: true }))
+  const items: { value: unknown; origin: Origin; earlier: boolean }[] = base.map((value, i) => ({
+    value,
+    origin: baseMarks?.get(i) ?? { layer, path: [...path, i] },
+    earlier: true,
+  }))
   over.forEach((entry, i) => {
     const here = [...path, i]
     const id = identity(entry)
     const index = id === undefined ? -1 : items.findIndex((item) => item.earlier && identity(item.value) === id)
     if (isMap(entry) && entry.remove !== undefined) {
-      if (entry.remove !== true) throw layerError({ layer, path: [...here, 'remove'] }, here, `"remove" takes true (drop the plugin a base layer lists), found ${describe(entry.remove)}`)
-      if (index < 0) throw layerError({ layer, path: here }, here, `removes plugin ${JSON.stringify(id ?? entry)}, which no earlier layer of this agent lists`)
+      if (entry.remove !== true)
+        throw layerError(
+          { layer, path: [...here, 'remove'] },
+          here,
+          `"remove" takes true (drop the plugin a base layer lists), found ${describe(entry.remove)}`,
+        )
+      if (index < 0)
+        throw layerError(
+          { layer, path: here },
+          here,
+          `removes plugin ${JSON.stringify(id ?? entry)}, which no earlier layer of this agent lists`,
+        )
       items.splice(index, 1)
       return
     }
     if (index < 0) items.push({ value: adopt(entry, layer, here), origin: { layer, path: here }, earlier: false })
-    else items[index] = { value: mergeEntry(items[index].value, entry, layer, here, items[index].origin), origin: { layer, path: here }, earlier: false }
+    else
+      items[index] = {
+        value: mergeEntry(items[index].value, entry, layer, here, items[index].origin),
+        origin: { layer, path: here },
+        earlier: false,
+      }
   })
-  return track(items.map((item) => item.value), new Map(items.map((item, i) => [i, item.origin])))
+  return track(
+    items.map((item) => item.value),
+    new Map(items.map((item, i) => [i, item.origin])),
+  )
 }
 
 /** Merge an override entry into a base entry: same plugin → version and onDrift replaced, config deep-merged. */
@@ -345,7 +433,11 @@ function mergeEntry(base: unknown, over: unknown, layer: Layer, path: Key[], bas
 const Forbidden = new Set(['__proto__', 'constructor', 'prototype'])
 
 function adopt(value: unknown, layer: Layer, path: Key[]): unknown {
-  if (Array.isArray(value)) return track(value.map((v, i) => adopt(v, layer, [...path, i])), new Map(value.map((_, i) => [i, { layer, path: [...path, i] }])))
+  if (Array.isArray(value))
+    return track(
+      value.map((v, i) => adopt(v, layer, [...path, i])),
+      new Map(value.map((_, i) => [i, { layer, path: [...path, i] }])),
+    )
   if (isMap(value)) {
     const out: Record<string, unknown> = {}
     for (const [k, v] of Object.entries(value)) {
@@ -359,7 +451,10 @@ function adopt(value: unknown, layer: Layer, path: Key[]): unknown {
 
 function forbiddenKey(layer: Layer, path: Key[]): CordageError {
   const key = String(path[path.length - 1])
-  return new CordageError('preset_invalid', `${placeOf({ layer, path })} ${shownPath(path)}: "${key}" is not a preset key (it would reach JavaScript's object prototype); rename or remove it`)
+  return new CordageError(
+    'preset_invalid',
+    `${placeOf({ layer, path })} ${shownPath(path)}: "${key}" is not a preset key (it would reach JavaScript's object prototype); rename or remove it`,
+  )
 }
 
 function track<T extends object>(value: T, marks: Map<Key, Origin>): T {
@@ -370,22 +465,35 @@ function track<T extends object>(value: T, marks: Map<Key, Origin>): T {
 /** `agents.support.budgets.maxSteps=4`; `plugins.NAME` or `plugins[N]` picks an entry. The value is YAML (so JSON too). */
 function applySet(merged: unknown, layer: SetLayer): unknown {
   const eq = layer.text.indexOf('=')
-  if (eq <= 0) throw new CordageError('preset_invalid', `--set ${layer.text}: expected KEY=VALUE, such as agents.support.budgets.maxSteps=4`)
+  if (eq <= 0)
+    throw new CordageError('preset_invalid', `--set ${layer.text}: expected KEY=VALUE, such as agents.support.budgets.maxSteps=4`)
   const key = layer.text.slice(0, eq)
   let value: unknown
   try {
     const doc = parseDocument(layer.text.slice(eq + 1), { prettyErrors: false, uniqueKeys: true })
     if (doc.errors.length) throw doc.errors[0]
     let alias: string | undefined
-    visit(doc, { Alias(_key, node) { alias ??= node.source; return visit.BREAK } })
-    if (alias !== undefined) throw new CordageError('preset_invalid', `--set ${layer.text}: the value uses the YAML alias *${alias}; a --set value cannot use aliases (write the value out)`)
+    visit(doc, {
+      Alias(_key, node) {
+        alias ??= node.source
+        return visit.BREAK
+      },
+    })
+    if (alias !== undefined)
+      throw new CordageError(
+        'preset_invalid',
+        `--set ${layer.text}: the value uses the YAML alias *${alias}; a --set value cannot use aliases (write the value out)`,
+      )
     value = doc.toJS({ maxAliasCount: 0 })
   } catch (error) {
     if (CordageError.is(error)) throw error
-    throw new CordageError('preset_invalid', `--set ${layer.text}: the value is not valid YAML or JSON: ${firstLine(error)}`, { cause: error })
+    throw new CordageError('preset_invalid', `--set ${layer.text}: the value is not valid YAML or JSON: ${firstLine(error)}`, {
+      cause: error,
+    })
   }
   const segments = splitKey(key)
-  if (!segments.length || segments.some((s) => s === '')) throw new CordageError('preset_invalid', `--set ${layer.text}: "${key}" is not a key path such as agents.support.budgets.maxSteps`)
+  if (!segments.length || segments.some((s) => s === ''))
+    throw new CordageError('preset_invalid', `--set ${layer.text}: "${key}" is not a key path such as agents.support.budgets.maxSteps`)
   const forbidden = segments.find((s) => Forbidden.has(String(s)))
   if (forbidden !== undefined) throw new CordageError('preset_invalid', `--set ${layer.text}: "${forbidden}" is not a preset key`)
   if (!isMap(merged)) throw new CordageError('preset_invalid', `--set ${layer.text}: the preset is not a map of keys`)
@@ -411,12 +519,20 @@ function applySet(merged: unknown, layer: SetLayer): unknown {
       next = track({}, new Map())
       container[segment] = next
       marks.set(segment, { layer, path: [] })
-    } else if (typeof next === 'string' && walked.length >= 3 && walked[0] === 'agents' && (walked[2] === 'model' || walked[2] === 'plugins')) {
+    } else if (
+      typeof next === 'string' &&
+      walked.length >= 3 &&
+      walked[0] === 'agents' &&
+      (walked[2] === 'model' || walked[2] === 'plugins')
+    ) {
       // `store-sqlite@^1.0.0` becomes `{ plugin, version }` so a key inside it can be set.
       next = asObject(next, marks.get(segment) ?? { layer, path: [] })
       container[segment] = next
     } else if (next === null || typeof next !== 'object') {
-      throw new CordageError('preset_invalid', `--set ${layer.text}: ${shownPath(walked)} is ${describe(next)}, not a map, so it has no key "${segments[i + 1]}"`)
+      throw new CordageError(
+        'preset_invalid',
+        `--set ${layer.text}: ${shownPath(walked)} is ${describe(next)}, not a map, so it has no key "${segments[i + 1]}"`,
+      )
     }
     node = next as Record<string, unknown>
   }
@@ -436,7 +552,10 @@ function pickEntry(list: unknown[], segment: string, layer: SetLayer, walked: re
   if (/^\d+$/.test(segment)) {
     const index = Number(segment)
     if (index < list.length) return index
-    throw new CordageError('preset_invalid', `--set ${layer.text}: ${shownPath(walked)} has no entry [${index}]; it has ${list.length} (${list.map((e, i) => `[${i}] ${label(e) ?? '?'}`).join(', ') || 'none'})`)
+    throw new CordageError(
+      'preset_invalid',
+      `--set ${layer.text}: ${shownPath(walked)} has no entry [${index}]; it has ${list.length} (${list.map((e, i) => `[${i}] ${label(e) ?? '?'}`).join(', ') || 'none'})`,
+    )
   }
   const matches: number[] = []
   list.forEach((entry, i) => {
@@ -445,19 +564,31 @@ function pickEntry(list: unknown[], segment: string, layer: SetLayer, walked: re
   })
   if (matches.length === 1) return matches[0]
   if (matches.length > 1) {
-    throw new CordageError('preset_invalid', `--set ${layer.text}: ${shownPath(walked)} has ${matches.length} entries named ${JSON.stringify(segment)}: ${matches.map((i) => `[${i}] ${label(list[i])}`).join(', ')}; pick one by index, such as ${shownPath([...walked, matches[matches.length - 1]])}`)
+    throw new CordageError(
+      'preset_invalid',
+      `--set ${layer.text}: ${shownPath(walked)} has ${matches.length} entries named ${JSON.stringify(segment)}: ${matches.map((i) => `[${i}] ${label(list[i])}`).join(', ')}; pick one by index, such as ${shownPath([...walked, matches[matches.length - 1]])}`,
+    )
   }
   const names = list.map(label).filter(Boolean).join(', ')
-  const known = list.map(identity).filter((id): id is string => !!id).map((id) => (id.startsWith('path:') ? basename(id.slice(5)) : id))
+  const known = list
+    .map(identity)
+    .filter((id): id is string => !!id)
+    .map((id) => (id.startsWith('path:') ? basename(id.slice(5)) : id))
   const hint = closest(segment, known)
-  throw new CordageError('preset_invalid', `--set ${layer.text}: ${shownPath(walked)} has no entry ${JSON.stringify(segment)}; it has ${names || 'none'} (by plugin name, by the folder name of a path entry, or by index)${hint ? `; did you mean "${hint}"?` : ''}`)
+  throw new CordageError(
+    'preset_invalid',
+    `--set ${layer.text}: ${shownPath(walked)} has no entry ${JSON.stringify(segment)}; it has ${names || 'none'} (by plugin name, by the folder name of a path entry, or by index)${hint ? `; did you mean "${hint}"?` : ''}`,
+  )
 }
 
 function splitKey(key: string): Key[] {
   const out: Key[] = []
   for (const part of key.split('.')) {
     const match = /^([^[]*)((?:\[\d+\])*)$/.exec(part)
-    if (!match) { out.push(part); continue }
+    if (!match) {
+      out.push(part)
+      continue
+    }
     if (match[1] || !match[2]) out.push(match[1])
     for (const index of match[2].matchAll(/\[(\d+)\]/g)) out.push(index[1])
   }
@@ -468,7 +599,8 @@ function originOf(merged: unknown, path: readonly Key[]): { origin?: Origin; exa
   let node = merged
   let origin: Origin | undefined
   for (let i = 0; i < path.length; i++) {
-    if (node === null || typeof node !== 'object') return { origin: origin && { ...origin, path: [...origin.path, ...path.slice(i)] }, exact: false }
+    if (node === null || typeof node !== 'object')
+      return { origin: origin && { ...origin, path: [...origin.path, ...path.slice(i)] }, exact: false }
     const mark = origins.get(node)?.get(path[i])
     if (!(path[i] in (node as object))) return { origin, exact: false }
     if (mark) origin = mark

@@ -52,11 +52,17 @@ export function readLock(presetFile: string): { file: string; lock: LockFile } |
   try {
     lock = JSON.parse(readFileSync(file, 'utf8'))
   } catch (error) {
-    throw new CordageError('preset_invalid', `lock file ${shown} is not valid JSON (${(error as Error).message}); ${again}`, { cause: error })
+    throw new CordageError('preset_invalid', `lock file ${shown} is not valid JSON (${(error as Error).message}); ${again}`, {
+      cause: error,
+    })
   }
   const problems = lockProblems(lock)
   if (problems.length) {
-    throw new CordageError('preset_invalid', `lock file ${shown} is not a Cordage lock (expected {"cordage": 1, "agents": {agent: {plugin: {version, hash}}}}):\n  ${problems.slice(0, 10).join('\n  ')}${problems.length > 10 ? `\n  ... and ${problems.length - 10} more` : ''}\n${again}`, { data: problems })
+    throw new CordageError(
+      'preset_invalid',
+      `lock file ${shown} is not a Cordage lock (expected {"cordage": 1, "agents": {agent: {plugin: {version, hash}}}}):\n  ${problems.slice(0, 10).join('\n  ')}${problems.length > 10 ? `\n  ... and ${problems.length - 10} more` : ''}\n${again}`,
+      { data: problems },
+    )
   }
   return { file, lock }
 }
@@ -64,17 +70,24 @@ export function readLock(presetFile: string): { file: string; lock: LockFile } |
 /** What does not fit the lock's shape, each with its key path. */
 function lockProblems(lock: unknown): string[] {
   const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v)
-  const found = (v: unknown) => (v === undefined ? 'nothing' : Array.isArray(v) ? 'a list' : JSON.stringify(v)?.slice(0, 40) ?? String(v))
+  const found = (v: unknown) => (v === undefined ? 'nothing' : Array.isArray(v) ? 'a list' : (JSON.stringify(v)?.slice(0, 40) ?? String(v)))
   if (!isObject(lock)) return [`(top level): expected an object, found ${found(lock)}`]
   const problems: string[] = []
   if (lock.cordage !== 1) problems.push(`cordage: expected 1, found ${found(lock.cordage)}`)
   if (!isObject(lock.agents)) return [...problems, `agents: expected an object (agent → plugins), found ${found(lock.agents)}`]
   for (const [agent, plugins] of Object.entries(lock.agents)) {
-    if (!isObject(plugins)) { problems.push(`agents.${agent}: expected an object (plugin → {version, hash}), found ${found(plugins)}`); continue }
+    if (!isObject(plugins)) {
+      problems.push(`agents.${agent}: expected an object (plugin → {version, hash}), found ${found(plugins)}`)
+      continue
+    }
     for (const [name, p] of Object.entries(plugins)) {
       const at = `agents.${agent}.${name}`
-      if (!isObject(p)) { problems.push(`${at}: expected {version, hash}, found ${found(p)}`); continue }
-      if (typeof p.version !== 'string' || semver.valid(p.version) === null) problems.push(`${at}.version: expected a version such as 1.0.0, found ${found(p.version)}`)
+      if (!isObject(p)) {
+        problems.push(`${at}: expected {version, hash}, found ${found(p)}`)
+        continue
+      }
+      if (typeof p.version !== 'string' || semver.valid(p.version) === null)
+        problems.push(`${at}.version: expected a version such as 1.0.0, found ${found(p.version)}`)
       if (typeof p.hash !== 'string') problems.push(`${at}.hash: expected a string such as sha256:..., found ${found(p.hash)}`)
       if (p.path !== undefined && typeof p.path !== 'string') problems.push(`${at}.path: expected a folder path, found ${found(p.path)}`)
     }
@@ -90,7 +103,8 @@ export function lockOf(preset: Preset, plans: AgentPlan[], hash: (dir: string) =
     const plugins: Record<string, LockedPlugin> = {}
     for (const p of [...plan.plugins].sort((a, b) => a.entry.manifest.name.localeCompare(b.entry.manifest.name))) {
       plugins[p.entry.manifest.name] = {
-        version: p.entry.manifest.version, hash: hash(p.entry.dir),
+        version: p.entry.manifest.version,
+        hash: hash(p.entry.dir),
         ...(p.ref.path !== undefined ? { path: relative(lockDir, p.entry.dir) || '.' } : {}),
       }
     }
@@ -114,7 +128,12 @@ export function writeLock(presetFile: string, lock: LockFile): string {
  * not in the lock or not in the preset, a locked version the preset's range no longer admits or that is
  * not installed, and installed files whose hash is not the locked one.
  */
-export async function applyLock(preset: Preset, locked: { file: string; lock: LockFile }, catalog: PluginCatalog, hash: (dir: string) => string = pluginHash): Promise<Record<string, AgentSpec>> {
+export async function applyLock(
+  preset: Preset,
+  locked: { file: string; lock: LockFile },
+  catalog: PluginCatalog,
+  hash: (dir: string) => string = pluginHash,
+): Promise<Record<string, AgentSpec>> {
   const problems: string[] = []
   const out: Record<string, AgentSpec> = {}
   for (const spec of Object.values(preset.agents)) {
@@ -144,35 +163,52 @@ export async function applyLock(preset: Preset, locked: { file: string; lock: Lo
         return ref
       }
       if (!semver.satisfies(want.version, ref.version)) {
-        problems.push(`${spec.name}: ${name}: the lock has ${want.version}, which the preset's range ${ref.version} (${ref.at}) does not admit`)
+        problems.push(
+          `${spec.name}: ${name}: the lock has ${want.version}, which the preset's range ${ref.version} (${ref.at}) does not admit`,
+        )
         return ref
       }
       if (entry) {
-        if (entry.manifest.version !== want.version) problems.push(`${spec.name}: ${name}: locked at ${want.version}, but ${ref.path} holds ${entry.manifest.version}`)
+        if (entry.manifest.version !== want.version)
+          problems.push(`${spec.name}: ${name}: locked at ${want.version}, but ${ref.path} holds ${entry.manifest.version}`)
       } else {
         try {
           entry = catalog.find(name!, want.version)
         } catch (error) {
           if (!CordageError.is(error)) throw error
-          const installed = catalog.entries().filter((e) => e.manifest.name === name).map((e) => e.manifest.version)
-          problems.push(`${spec.name}: ${name}: locked at ${want.version}, which is not installed (installed: ${installed.join(', ') || 'none'})`)
+          const installed = catalog
+            .entries()
+            .filter((e) => e.manifest.name === name)
+            .map((e) => e.manifest.version)
+          problems.push(
+            `${spec.name}: ${name}: locked at ${want.version}, which is not installed (installed: ${installed.join(', ') || 'none'})`,
+          )
           return ref
         }
       }
       const now = hash(entry.dir)
-      if (now !== want.hash) problems.push(`${spec.name}: ${name}@${want.version}: its files differ from the lock (locked ${want.hash}, installed ${now} in ${relative(process.cwd(), entry.dir) || entry.dir})`)
+      if (now !== want.hash)
+        problems.push(
+          `${spec.name}: ${name}@${want.version}: its files differ from the lock (locked ${want.hash}, installed ${now} in ${relative(process.cwd(), entry.dir) || entry.dir})`,
+        )
       return ref.path !== undefined ? ref : { ...ref, version: want.version }
     }
     const model = await pin(spec.model)
     const plugins: PluginRef[] = []
     for (const ref of spec.plugins) plugins.push(await pin(ref))
-    for (const name of Object.keys(agentLock)) if (!seen.has(name)) problems.push(`${spec.name}: plugin ${name} is in the lock but not in the preset`)
+    for (const name of Object.keys(agentLock))
+      if (!seen.has(name)) problems.push(`${spec.name}: plugin ${name} is in the lock but not in the preset`)
     out[spec.name] = { ...spec, model, plugins }
   }
-  for (const name of Object.keys(locked.lock.agents)) if (!Object.hasOwn(preset.agents, name)) problems.push(`agent "${name}" is in the lock but not in the preset`)
+  for (const name of Object.keys(locked.lock.agents))
+    if (!Object.hasOwn(preset.agents, name)) problems.push(`agent "${name}" is in the lock but not in the preset`)
   if (problems.length) {
     const shown = relative(process.cwd(), locked.file) || locked.file
-    throw new CordageError('lock_mismatch', `preset ${preset.shown} does not match its lock ${shown}:\n  ${problems.join('\n  ')}\nrun cordage lock --preset ${preset.shown} to lock what is installed now, or pass --no-lock to ignore the lock`, { data: problems })
+    throw new CordageError(
+      'lock_mismatch',
+      `preset ${preset.shown} does not match its lock ${shown}:\n  ${problems.join('\n  ')}\nrun cordage lock --preset ${preset.shown} to lock what is installed now, or pass --no-lock to ignore the lock`,
+      { data: problems },
+    )
   }
   return out
 }

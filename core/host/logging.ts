@@ -41,7 +41,11 @@ export function parseLogLevel(value: string, where: string): LogLevel {
  * The level an app uses: the flag (or option), else $CORDAGE_LOG_LEVEL, else the preset's `logLevel`, else warn.
  * @throws CordageError `invalid_input` for an unknown level in the variable (the flag and the preset are checked where they are read)
  */
-export function effectiveLogLevel(given: LogLevel | undefined, preset: LogLevel | undefined, env: NodeJS.ProcessEnv = process.env): LogLevel {
+export function effectiveLogLevel(
+  given: LogLevel | undefined,
+  preset: LogLevel | undefined,
+  env: NodeJS.ProcessEnv = process.env,
+): LogLevel {
   if (given) return given
   const fromEnv = env.CORDAGE_LOG_LEVEL
   if (fromEnv !== undefined && fromEnv.trim() !== '') return parseLogLevel(fromEnv.trim(), 'CORDAGE_LOG_LEVEL')
@@ -71,7 +75,9 @@ export function attachLogSink(root: Context, sink: LogSink): () => void {
   install()
   const key = rootOf(root)
   sinks.set(key, sink)
-  return () => { if (sinks.get(key) === sink) sinks.delete(key) }
+  return () => {
+    if (sinks.get(key) === sink) sinks.delete(key)
+  }
 }
 
 function rootOf(ctx: Context): object {
@@ -115,7 +121,8 @@ function bypassing(target: Logger.Target): Logger.Target {
   wrapper.record = (record) => {
     if (sinkOf(record)) return
     if (target.record) target.record(record)
-    else (target.print ?? console.log)((Logger as unknown as { render(t: Logger.Target, r: Logger.Record): string }).render(wrapper, record))
+    else
+      (target.print ?? console.log)((Logger as unknown as { render(t: Logger.Target, r: Logger.Record): string }).render(wrapper, record))
   }
   wrapped.add(wrapper)
   return wrapper
@@ -129,7 +136,15 @@ function route(record: Logger.Record): void {
   // cordis reports plugin failures and its own warnings under "app"; the host already turns those into
   // CordageErrors naming the plugin, so they show at debug only.
   const cordis = record.name === 'app' || record.name.startsWith('app:')
-  const level: LogLevel = cordis ? 'debug' : record.type === 'error' ? 'error' : record.type === 'warn' ? 'warn' : record.type === 'debug' ? 'debug' : 'info'
+  const level: LogLevel = cordis
+    ? 'debug'
+    : record.type === 'error'
+      ? 'error'
+      : record.type === 'warn'
+        ? 'warn'
+        : record.type === 'debug'
+          ? 'debug'
+          : 'info'
   if (Rank[level] > Rank[sink.level]) return
   const text = `${level} [${cordis ? 'cordis' : label(record)}] ${oneLine(record.content)}`
   const scrubbed = sink.scrubber?.active ? sink.scrubber.scrubText(text) : text

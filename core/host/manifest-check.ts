@@ -20,16 +20,21 @@ const Required: Record<string, string> = {
   version: 'a semver version such as 1.0.0',
 }
 
-const ManifestShape = z.object({
-  name,
-  version,
-  description: z.string().optional(),
-  provides: z.record(serviceName, version).optional(),
-  requires: z.record(serviceName, range).optional(),
-  optional: z.record(serviceName, range).optional(),
-  config: z.any().refine((s) => s === undefined || typeof s === 'function', 'a schemastery schema (Schema.object({...}))').optional(),
-  secrets: z.array(z.string().min(1)).optional(),
-}).strict()
+const ManifestShape = z
+  .object({
+    name,
+    version,
+    description: z.string().optional(),
+    provides: z.record(serviceName, version).optional(),
+    requires: z.record(serviceName, range).optional(),
+    optional: z.record(serviceName, range).optional(),
+    config: z
+      .any()
+      .refine((s) => s === undefined || typeof s === 'function', 'a schemastery schema (Schema.object({...}))')
+      .optional(),
+    secrets: z.array(z.string().min(1)).optional(),
+  })
+  .strict()
 
 /**
  * Check a manifest and return it typed, or throw `manifest_invalid` naming the plugin, the field,
@@ -49,7 +54,9 @@ export function checkManifest(raw: unknown, where: string): Manifest {
       if (found === undefined && issue.path.length === 1 && Required[field]) return `${field}: expected ${Required[field]}, found nothing`
       return `${field}: expected ${expected(issue)}, found ${describe(found)}`
     })
-    throw new CordageError('manifest_invalid', `${label} (${where}) has an invalid manifest:\n  ${problems.join('\n  ')}`, { data: problems })
+    throw new CordageError('manifest_invalid', `${label} (${where}) has an invalid manifest:\n  ${problems.join('\n  ')}`, {
+      data: problems,
+    })
   }
   const manifest = result.data as Manifest
   for (const service of Object.keys(manifest.requires ?? {})) {

@@ -27,16 +27,48 @@ export async function plugOne(ctx: Context, agent: string, planned: PlannedPlugi
   const label = `${manifest.name}@${manifest.version}`
   let plugin: CordagePlugin
   try {
-    plugin = (planned.entry.module ?? (await importPluginModule(planned.entry.entry, planned.entry.dir, 'entry module')).default) as CordagePlugin
+    plugin = (planned.entry.module ??
+      (await importPluginModule(planned.entry.entry, planned.entry.dir, 'entry module')).default) as CordagePlugin
   } catch (error) {
-    if (CordageError.is(error, 'plugin_load_timeout')) throw failed(ctx, agent, planned, new CordageError('plugin_load_timeout', `plugin ${label} (${planned.where}): ${error.message}`, { cause: error }))
-    throw failed(ctx, agent, planned, new CordageError('plugin_start_failed', `plugin ${label} (${planned.where}): cannot load ${planned.entry.entry}: ${(error as Error).message}`, { cause: error }))
+    if (CordageError.is(error, 'plugin_load_timeout'))
+      throw failed(
+        ctx,
+        agent,
+        planned,
+        new CordageError('plugin_load_timeout', `plugin ${label} (${planned.where}): ${error.message}`, { cause: error }),
+      )
+    throw failed(
+      ctx,
+      agent,
+      planned,
+      new CordageError(
+        'plugin_start_failed',
+        `plugin ${label} (${planned.where}): cannot load ${planned.entry.entry}: ${(error as Error).message}`,
+        { cause: error },
+      ),
+    )
   }
   if (!plugin || typeof plugin.apply !== 'function' || !plugin.manifest) {
-    throw failed(ctx, agent, planned, new CordageError('manifest_invalid', `plugin ${label} (${planned.where}): ${planned.entry.entry} must default-export definePlugin(manifest, apply)`))
+    throw failed(
+      ctx,
+      agent,
+      planned,
+      new CordageError(
+        'manifest_invalid',
+        `plugin ${label} (${planned.where}): ${planned.entry.entry} must default-export definePlugin(manifest, apply)`,
+      ),
+    )
   }
   if (plugin.manifest.name !== manifest.name || plugin.manifest.version !== manifest.version) {
-    throw failed(ctx, agent, planned, new CordageError('manifest_invalid', `plugin ${label} (${planned.where}): ${planned.entry.entry} exports ${plugin.manifest.name}@${plugin.manifest.version}, but its manifest file says ${label}`))
+    throw failed(
+      ctx,
+      agent,
+      planned,
+      new CordageError(
+        'manifest_invalid',
+        `plugin ${label} (${planned.where}): ${planned.entry.entry} exports ${plugin.manifest.name}@${plugin.manifest.version}, but its manifest file says ${label}`,
+      ),
+    )
   }
 
   let captured: unknown
@@ -66,13 +98,26 @@ export async function plugOne(ctx: Context, agent: string, planned: PlannedPlugi
   if (undeclared.size) {
     fork.dispose()
     const names = [...undeclared]
-    throw failed(ctx, agent, planned, new CordageError('plugin_requirement_missing', `plugin ${label} (${planned.where}) uses service${names.length > 1 ? 's' : ''} ${names.map((n) => `"${n}"`).join(', ')} without requiring ${names.length > 1 ? 'them' : 'it'}; add ${names.map((n) => `${n}: '^1.0.0'`).join(', ')} to "requires" in its manifest`))
+    throw failed(
+      ctx,
+      agent,
+      planned,
+      new CordageError(
+        'plugin_requirement_missing',
+        `plugin ${label} (${planned.where}) uses service${names.length > 1 ? 's' : ''} ${names.map((n) => `"${n}"`).join(', ')} without requiring ${names.length > 1 ? 'them' : 'it'}; add ${names.map((n) => `${n}: '^1.0.0'`).join(', ')} to "requires" in its manifest`,
+      ),
+    )
   }
 
-  const problem =
-    fork.error ? `failed while starting: ${(fork.error as Error)?.message ?? fork.error}`
-    : !fork.isActive ? `did not start: it waits for ${Object.keys(plugin.inject).filter((s) => !readService(ctx, s)).join(', ') || 'a service'}`
-    : missingServices(ctx, planned, label)
+  const problem = fork.error
+    ? `failed while starting: ${(fork.error as Error)?.message ?? fork.error}`
+    : !fork.isActive
+      ? `did not start: it waits for ${
+          Object.keys(plugin.inject)
+            .filter((s) => !readService(ctx, s))
+            .join(', ') || 'a service'
+        }`
+      : missingServices(ctx, planned, label)
   if (problem) {
     fork.dispose()
     // A plugin that refused its config says so with its own code; any other failure is a failed start.
@@ -115,12 +160,23 @@ async function settle(ctx: Context, label: string, where: string): Promise<void>
   const raw = process.env.CORDAGE_PLUGIN_START_TIMEOUT_MS
   const ms = raw === undefined || raw.trim() === '' ? DefaultPluginStartTimeoutMs : Number(raw)
   if (!Number.isInteger(ms) || ms < 1 || ms > 2_147_483_647) {
-    throw new CordageError('invalid_input', `CORDAGE_PLUGIN_START_TIMEOUT_MS must be a whole number of milliseconds from 1 to 2147483647, got ${JSON.stringify(raw)}; unset it for the default (${DefaultPluginStartTimeoutMs} ms)`)
+    throw new CordageError(
+      'invalid_input',
+      `CORDAGE_PLUGIN_START_TIMEOUT_MS must be a whole number of milliseconds from 1 to 2147483647, got ${JSON.stringify(raw)}; unset it for the default (${DefaultPluginStartTimeoutMs} ms)`,
+    )
   }
   let timer: NodeJS.Timeout | undefined
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new CordageError('plugin_load_timeout',
-      `plugin ${label} (${where}) did not finish starting within ${ms} ms (an apply that never settles?); fix the plugin, or raise CORDAGE_PLUGIN_START_TIMEOUT_MS if it is only slow`)), ms)
+    timer = setTimeout(
+      () =>
+        reject(
+          new CordageError(
+            'plugin_load_timeout',
+            `plugin ${label} (${where}) did not finish starting within ${ms} ms (an apply that never settles?); fix the plugin, or raise CORDAGE_PLUGIN_START_TIMEOUT_MS if it is only slow`,
+          ),
+        ),
+      ms,
+    )
   })
   try {
     await Promise.race([(lifecycle[symbols.original] ?? lifecycle).flush(), timeout])
@@ -131,6 +187,12 @@ async function settle(ctx: Context, label: string, where: string): Promise<void>
 
 function failed(ctx: Context, agent: string, planned: PlannedPlugin, error: CordageError): CordageError {
   const { manifest } = planned.entry
-  ctx.emit(agentFilter(agent), 'plugin/failed', { agent, name: manifest.name, version: manifest.version, code: error.code, message: error.message })
+  ctx.emit(agentFilter(agent), 'plugin/failed', {
+    agent,
+    name: manifest.name,
+    version: manifest.version,
+    code: error.code,
+    message: error.message,
+  })
   return error
 }

@@ -57,7 +57,9 @@ export function pluginFiles(dir: string): string[] {
 export function pluginHash(dir: string): string {
   const whole = createHash('sha256')
   for (const file of pluginFiles(dir)) {
-    const content = createHash('sha256').update(readFileSync(join(dir, file))).digest('hex')
+    const content = createHash('sha256')
+      .update(readFileSync(join(dir, file)))
+      .digest('hex')
     whole.update(`${file}\0${content}\n`)
   }
   return 'sha256:' + whole.digest('hex').slice(0, 32)

@@ -79,57 +79,93 @@ export interface Preset {
 }
 
 /** `name`, `name@range`, or the object form. */
-const Ref = z.preprocess((value) => {
-  if (typeof value !== 'string') return value
-  const at = value.lastIndexOf('@')
-  return at > 0 ? { plugin: value.slice(0, at), version: value.slice(at + 1) } : { plugin: value }
-}, z.object({
-  plugin: z.string().regex(/^[a-z][a-z0-9-]*$/, 'a plugin name (lower-case letters, digits, "-")').optional(),
-  path: z.string().min(1).optional(),
-  version: z.string().refine((r) => semver.validRange(r) !== null, 'a semver range such as ^1.0.0').default('*'),
-  config: z.record(z.string(), z.unknown()).default({}),
-  onDrift: z.enum(['refuse', 'accept', 'pin']).optional(),
-}).strict().refine((r) => (r.plugin === undefined) !== (r.path === undefined), 'exactly one of "plugin" (a name) or "path" (a folder)'))
+const Ref = z.preprocess(
+  (value) => {
+    if (typeof value !== 'string') return value
+    const at = value.lastIndexOf('@')
+    return at > 0 ? { plugin: value.slice(0, at), version: value.slice(at + 1) } : { plugin: value }
+  },
+  z
+    .object({
+      plugin: z
+        .string()
+        .regex(/^[a-z][a-z0-9-]*$/, 'a plugin name (lower-case letters, digits, "-")')
+        .optional(),
+      path: z.string().min(1).optional(),
+      version: z
+        .string()
+        .refine((r) => semver.validRange(r) !== null, 'a semver range such as ^1.0.0')
+        .default('*'),
+      config: z.record(z.string(), z.unknown()).default({}),
+      onDrift: z.enum(['refuse', 'accept', 'pin']).optional(),
+    })
+    .strict()
+    .refine((r) => (r.plugin === undefined) !== (r.path === undefined), 'exactly one of "plugin" (a name) or "path" (a folder)'),
+)
 
 /** Node runs a timer of more than 2^31-1 ms (about 24.8 days) at once: a longer time limit would fire at once. */
 const MaxTimerMs = 2_147_483_647
 const TimerMessage = 'at most 2147483647 ms (about 24.8 days), the longest a timer can wait'
 
-const BudgetsShape = z.object({
-  maxSteps: z.number().int().min(1),
-  deadlineMs: z.number().int().min(1).max(MaxTimerMs, TimerMessage),
-  maxTokens: z.number().int().min(1),
-  maxCostUsd: z.number().positive(),
-  maxRepairs: z.number().int().min(0),
-}).partial().strict()
+const BudgetsShape = z
+  .object({
+    maxSteps: z.number().int().min(1),
+    deadlineMs: z.number().int().min(1).max(MaxTimerMs, TimerMessage),
+    maxTokens: z.number().int().min(1),
+    maxCostUsd: z.number().positive(),
+    maxRepairs: z.number().int().min(0),
+  })
+  .partial()
+  .strict()
 
-const AgentShape = z.object({
-  description: z.string().optional(),
-  task: z.string().min(1).optional(),
-  budgets: BudgetsShape.default({}),
-  contextTokens: z.number().int().min(1).optional(),
-  parallelTools: z.boolean().optional(),
-  retry: z.object({ attempts: z.number().int().min(1), backoffMs: z.number().int().min(0) }).strict().optional(),
-  durability: z.object({
-    leaseTtlMs: z.number().int().min(50).max(MaxTimerMs, TimerMessage),
-    cancelWatchMs: z.number().int().min(10).max(MaxTimerMs, TimerMessage),
-    cancelGraceMs: z.number().int().min(0).max(MaxTimerMs, TimerMessage),
-    effectWaitMs: z.number().int().min(0).max(MaxTimerMs, TimerMessage),
-  }).partial().strict().optional(),
-  spawns: z.array(z.string().min(1)).default([]),
-  handoffs: z.array(z.string().min(1)).default([]),
-  serviceTimeouts: z.object(Object.fromEntries(TimedServices.map((s) => [s, z.number().int().min(1).max(MaxTimerMs, TimerMessage)])) as Record<TimedService, z.ZodNumber>).partial().strict().optional(),
-  model: Ref,
-  plugins: z.array(Ref).default([]),
-}).strict()
+const AgentShape = z
+  .object({
+    description: z.string().optional(),
+    task: z.string().min(1).optional(),
+    budgets: BudgetsShape.default({}),
+    contextTokens: z.number().int().min(1).optional(),
+    parallelTools: z.boolean().optional(),
+    retry: z
+      .object({ attempts: z.number().int().min(1), backoffMs: z.number().int().min(0) })
+      .strict()
+      .optional(),
+    durability: z
+      .object({
+        leaseTtlMs: z.number().int().min(50).max(MaxTimerMs, TimerMessage),
+        cancelWatchMs: z.number().int().min(10).max(MaxTimerMs, TimerMessage),
+        cancelGraceMs: z.number().int().min(0).max(MaxTimerMs, TimerMessage),
+        effectWaitMs: z.number().int().min(0).max(MaxTimerMs, TimerMessage),
+      })
+      .partial()
+      .strict()
+      .optional(),
+    spawns: z.array(z.string().min(1)).default([]),
+    handoffs: z.array(z.string().min(1)).default([]),
+    serviceTimeouts: z
+      .object(
+        Object.fromEntries(TimedServices.map((s) => [s, z.number().int().min(1).max(MaxTimerMs, TimerMessage)])) as Record<
+          TimedService,
+          z.ZodNumber
+        >,
+      )
+      .partial()
+      .strict()
+      .optional(),
+    model: Ref,
+    plugins: z.array(Ref).default([]),
+  })
+  .strict()
 
-const PresetShape = z.object({
-  cordage: z.literal(1).default(1),
-  secrets: z.array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'the name of an environment variable')).default([]),
-  logLevel: z.enum(LogLevels, { error: `a log level: one of ${LogLevels.join(', ')}` }).optional(),
-  agents: z.record(z.string().regex(/^[a-z][a-z0-9-]*$/, 'an agent name (lower-case letters, digits, "-")'), AgentShape)
-    .refine((agents) => Object.keys(agents).length > 0, 'at least one agent'),
-}).strict()
+const PresetShape = z
+  .object({
+    cordage: z.literal(1).default(1),
+    secrets: z.array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'the name of an environment variable')).default([]),
+    logLevel: z.enum(LogLevels, { error: `a log level: one of ${LogLevels.join(', ')}` }).optional(),
+    agents: z
+      .record(z.string().regex(/^[a-z][a-z0-9-]*$/, 'an agent name (lower-case letters, digits, "-")'), AgentShape)
+      .refine((agents) => Object.keys(agents).length > 0, 'at least one agent'),
+  })
+  .strict()
 
 /** Keys each object accepts, for "unknown key" messages. */
 const allowedKeys: Record<string, string[]> = {
@@ -172,7 +208,9 @@ export function loadPreset(file: string, options: { sets?: readonly string[] } =
       }
       return `${place(path)} ${keyPath(path)}: ${message}`
     })
-    throw new CordageError('preset_invalid', `preset ${shown} has ${problems.length} problem(s):\n  ${problems.join('\n  ')}`, { data: problems })
+    throw new CordageError('preset_invalid', `preset ${shown} has ${problems.length} problem(s):\n  ${problems.join('\n  ')}`, {
+      data: problems,
+    })
   }
   const dir = dirname(path)
   // No prototype: a name from the command line (`--agent constructor`) finds nothing it should not.
@@ -181,10 +219,25 @@ export function loadPreset(file: string, options: { sets?: readonly string[] } =
     const base = `agents.${name}`
     // A `path` was made absolute against the file that named it (host/layers.ts); resolve keeps it so.
     const ref = (r: z.infer<typeof Ref>, where: string): PluginRef => ({
-      plugin: r.plugin, path: r.path === undefined ? undefined : resolve(dir, r.path), version: r.version, config: r.config, onDrift: r.onDrift, at: where,
+      plugin: r.plugin,
+      path: r.path === undefined ? undefined : resolve(dir, r.path),
+      version: r.version,
+      config: r.config,
+      onDrift: r.onDrift,
+      at: where,
     })
     agents[name] = {
-      name, description: agent.description, task: agent.task, budgets: agent.budgets, contextTokens: agent.contextTokens, parallelTools: agent.parallelTools, retry: agent.retry, durability: agent.durability, serviceTimeouts: agent.serviceTimeouts, spawns: agent.spawns, handoffs: agent.handoffs,
+      name,
+      description: agent.description,
+      task: agent.task,
+      budgets: agent.budgets,
+      contextTokens: agent.contextTokens,
+      parallelTools: agent.parallelTools,
+      retry: agent.retry,
+      durability: agent.durability,
+      serviceTimeouts: agent.serviceTimeouts,
+      spawns: agent.spawns,
+      handoffs: agent.handoffs,
       model: ref(agent.model, `${base}.model`),
       plugins: agent.plugins.map((p, i) => ref(p, `${base}.plugins[${i}]`)),
       at: base,
@@ -199,13 +252,29 @@ export function loadPreset(file: string, options: { sets?: readonly string[] } =
   for (const spec of Object.values(agents)) {
     for (const key of ['spawns', 'handoffs'] as const) {
       spec[key].forEach((other, i) => {
-        const problem = other === spec.name ? 'is the agent itself' : !Object.hasOwn(agents, other) ? `is not an agent of this preset (agents: ${Object.keys(agents).join(', ')})` : undefined
+        const problem =
+          other === spec.name
+            ? 'is the agent itself'
+            : !Object.hasOwn(agents, other)
+              ? `is not an agent of this preset (agents: ${Object.keys(agents).join(', ')})`
+              : undefined
         if (problem) reach.push(`${locate(`${spec.at}.${key}[${i}]`)} ${spec.at}.${key}[${i}]: "${other}" ${problem}`)
       })
     }
   }
-  if (reach.length) throw new CordageError('preset_invalid', `preset ${shown} has ${reach.length} problem(s):\n  ${reach.join('\n  ')}`, { data: reach })
-  return { file: path, shown, dir, agents, secrets: result.data.secrets, logLevel: result.data.logLevel, locate, layers: layers.files.map((l) => l.shown), sets: layers.sets.map((l) => l.text) }
+  if (reach.length)
+    throw new CordageError('preset_invalid', `preset ${shown} has ${reach.length} problem(s):\n  ${reach.join('\n  ')}`, { data: reach })
+  return {
+    file: path,
+    shown,
+    dir,
+    agents,
+    secrets: result.data.secrets,
+    logLevel: result.data.logLevel,
+    locate,
+    layers: layers.files.map((l) => l.shown),
+    sets: layers.sets.map((l) => l.text),
+  }
 }
 
 /** `agents.support.plugins[2].version` */
@@ -218,7 +287,10 @@ function parseKeyPath(keyPath: string): (string | number)[] {
   const out: (string | number)[] = []
   for (const part of keyPath.split('.')) {
     const match = /^([^[]*)((?:\[\d+\])*)$/.exec(part)
-    if (!match) { out.push(part); continue }
+    if (!match) {
+      out.push(part)
+      continue
+    }
     if (match[1]) out.push(match[1])
     for (const index of match[2].matchAll(/\[(\d+)\]/g)) out.push(Number(index[1]))
   }

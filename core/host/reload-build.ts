@@ -55,11 +55,20 @@ export async function buildPlugin(entry: Pick<CatalogEntry, 'dir' | 'entry' | 'o
   const { code, externals } = await bundle(entry.dir, entry.entry)
   const hash = 'sha256:' + createHash('sha256').update(code).digest('hex').slice(0, 16)
   const plugin = await evaluate(code, externals, entry.dir, entry.entry, hash)
-  if (!plugin || typeof plugin !== 'object' || typeof (plugin as CordagePlugin).apply !== 'function' || !(plugin as CordagePlugin).manifest) {
+  if (
+    !plugin ||
+    typeof plugin !== 'object' ||
+    typeof (plugin as CordagePlugin).apply !== 'function' ||
+    !(plugin as CordagePlugin).manifest
+  ) {
     throw new CordageError('manifest_invalid', `${entry.entry} must default-export definePlugin(manifest, apply)`)
   }
   const manifest = checkManifest((plugin as CordagePlugin).manifest, entry.entry)
-  return { entry: { manifest, dir: entry.dir, entry: entry.entry, origin: entry.origin, module: plugin as CordagePlugin }, hash, buildMs: performance.now() - started }
+  return {
+    entry: { manifest, dir: entry.dir, entry: entry.entry, origin: entry.origin, module: plugin as CordagePlugin },
+    hash,
+    buildMs: performance.now() - started,
+  }
 }
 
 /** The hash the bundle of `dir` has now, without evaluating it; undefined when it does not build. */
@@ -93,7 +102,9 @@ async function bundle(dir: string, entryFile: string): Promise<{ code: string; e
   } catch (error) {
     const errors = (error as { errors?: { text: string; location?: { file: string; line: number; column: number } | null }[] }).errors
     const text = errors?.length
-      ? errors.map((e) => `${e.location ? `${resolve(dir, e.location.file)}:${e.location.line}:${e.location.column}: ` : ''}${e.text}`).join('; ')
+      ? errors
+          .map((e) => `${e.location ? `${resolve(dir, e.location.file)}:${e.location.line}:${e.location.column}: ` : ''}${e.text}`)
+          .join('; ')
       : (error as Error).message
     throw new CordageError('plugin_start_failed', `cannot build ${dir}: ${text}`, { cause: error })
   }
@@ -140,7 +151,9 @@ async function evaluate(code: string, externals: Set<string>, dir: string, entry
     const wrapper = compileFunction(code, ['exports', 'require', 'module', '__filename', '__dirname'], { filename: `${entryFile}#${hash}` })
     wrapper(module.exports, require, module, entryFile, dir)
   } catch (error) {
-    throw new CordageError('plugin_start_failed', `cannot load ${entryFile} (rebuilt): ${(error as Error)?.message ?? error}`, { cause: error })
+    throw new CordageError('plugin_start_failed', `cannot load ${entryFile} (rebuilt): ${(error as Error)?.message ?? error}`, {
+      cause: error,
+    })
   }
   return (module.exports as { default?: unknown }).default
 }

@@ -9,14 +9,20 @@ import { CordageError } from '../contracts/errors.ts'
 import { PluginCatalog, type CatalogEntry } from './catalog.ts'
 
 export class RebuiltCatalog extends PluginCatalog {
-  constructor(private readonly base: PluginCatalog, private readonly rebuilt: CatalogEntry) {
+  constructor(
+    private readonly base: PluginCatalog,
+    private readonly rebuilt: CatalogEntry,
+  ) {
     super()
   }
 
   override find(name: string, range: string): CatalogEntry {
     if (name !== this.rebuilt.manifest.name) return this.base.find(name, range)
     if (!semver.satisfies(this.rebuilt.manifest.version, range)) {
-      throw new CordageError('plugin_version_unsatisfiable', `the rebuilt plugin at ${this.rebuilt.dir} is ${name}@${this.rebuilt.manifest.version}, which does not satisfy ${range}`)
+      throw new CordageError(
+        'plugin_version_unsatisfiable',
+        `the rebuilt plugin at ${this.rebuilt.dir} is ${name}@${this.rebuilt.manifest.version}, which does not satisfy ${range}`,
+      )
     }
     return this.rebuilt
   }

@@ -31,8 +31,12 @@ export interface AgentPlan {
 
 /** What the loop uses each kernel service for, for "missing service" messages. */
 const KernelNeeds: Record<string, string> = {
-  model: 'to decide each step', context: 'to assemble what the model sees', tools: 'to list and run tools',
-  policy: 'to decide every action', verifier: 'to judge final answers', store: 'to record the run',
+  model: 'to decide each step',
+  context: 'to assemble what the model sees',
+  tools: 'to list and run tools',
+  policy: 'to decide every action',
+  verifier: 'to judge final answers',
+  store: 'to record the run',
 }
 
 interface Problem {
@@ -58,7 +62,10 @@ export async function planAgent(preset: Preset, spec: AgentSpec, catalog: Plugin
     }
     const name = entry.manifest.name
     if (seen.has(name)) {
-      problems.push({ code: 'plugin_conflict', message: `${where(preset, ref)}: plugin "${name}" is already used by this agent at ${seen.get(name)}` })
+      problems.push({
+        code: 'plugin_conflict',
+        message: `${where(preset, ref)}: plugin "${name}" is already used by this agent at ${seen.get(name)}`,
+      })
       continue
     }
     seen.set(name, ref.at)
@@ -72,7 +79,10 @@ export async function planAgent(preset: Preset, spec: AgentSpec, catalog: Plugin
     for (const service of Object.keys(p.entry.manifest.provides ?? {})) {
       const other = providers[service]
       if (other) {
-        problems.push({ code: 'plugin_conflict', message: `${where(preset, p.ref)}: "${p.entry.manifest.name}" and "${other.entry.manifest.name}" (${other.ref.at}) both provide "${service}"; an agent has one provider per service` })
+        problems.push({
+          code: 'plugin_conflict',
+          message: `${where(preset, p.ref)}: "${p.entry.manifest.name}" and "${other.entry.manifest.name}" (${other.ref.at}) both provide "${service}"; an agent has one provider per service`,
+        })
       } else {
         providers[service] = p
       }
@@ -80,12 +90,20 @@ export async function planAgent(preset: Preset, spec: AgentSpec, catalog: Plugin
   }
   const modelProvider = planned[0]
   if (modelProvider && !modelProvider.entry.manifest.provides?.model) {
-    problems.push({ code: 'plugin_requirement_missing', message: `${where(preset, spec.model)}: "${modelProvider.entry.manifest.name}" is named as the model but does not provide "model"` })
+    problems.push({
+      code: 'plugin_requirement_missing',
+      message: `${where(preset, spec.model)}: "${modelProvider.entry.manifest.name}" is named as the model but does not provide "model"`,
+    })
   }
 
   for (const p of planned) checkRequires(p, p.entry.manifest.requires ?? {}, providers, problems, true, catalog)
   for (const p of planned) checkRequires(p, p.entry.manifest.optional ?? {}, providers, problems, false, catalog)
-  const kernel = { ref: { at: spec.at } as PluginRef, where: `${preset.locate(spec.at)} ${spec.at}`, entry: { manifest: { name: 'kernel' } } as CatalogEntry, config: undefined }
+  const kernel = {
+    ref: { at: spec.at } as PluginRef,
+    where: `${preset.locate(spec.at)} ${spec.at}`,
+    entry: { manifest: { name: 'kernel' } } as CatalogEntry,
+    config: undefined,
+  }
   checkRequires(kernel, KernelRequires, providers, problems, true, catalog)
   checkRequires(kernel, KernelOptional, providers, problems, false, catalog)
   if (problems.length) throw combined(problems, `agent "${spec.name}" in ${preset.shown}`)
@@ -96,7 +114,10 @@ export async function planAgent(preset: Preset, spec: AgentSpec, catalog: Plugin
 async function fromPath(catalog: PluginCatalog, ref: PluginRef): Promise<CatalogEntry> {
   const entry = await catalog.addFolder(ref.path!)
   if (!semver.satisfies(entry.manifest.version, ref.version)) {
-    throw new CordageError('plugin_version_unsatisfiable', `the plugin at ${ref.path} is ${entry.manifest.name}@${entry.manifest.version}, which does not satisfy ${ref.version}`)
+    throw new CordageError(
+      'plugin_version_unsatisfiable',
+      `the plugin at ${ref.path} is ${entry.manifest.name}@${entry.manifest.version}, which does not satisfy ${ref.version}`,
+    )
   }
   return entry
 }
@@ -106,14 +127,21 @@ function checkConfig(preset: Preset, ref: PluginRef, entry: CatalogEntry, proble
   const label = `${entry.manifest.name}@${entry.manifest.version}`
   if (!schema) {
     if (Object.keys(ref.config).length) {
-      problems.push({ code: 'plugin_config_invalid', message: `${where(preset, ref, '.config')}: plugin ${label} takes no config, found keys ${Object.keys(ref.config).join(', ')}` })
+      problems.push({
+        code: 'plugin_config_invalid',
+        message: `${where(preset, ref, '.config')}: plugin ${label} takes no config, found keys ${Object.keys(ref.config).join(', ')}`,
+      })
       return undefined
     }
     return {}
   }
   const unknown = unknownKeys(schema, ref.config, '')
   if (unknown.length) {
-    for (const u of unknown) problems.push({ code: 'plugin_config_invalid', message: `${where(preset, ref, `.config${u.path}.${u.key}`)}: plugin ${label} has no config key "${u.key}"; allowed: ${u.allowed.join(', ')}` })
+    for (const u of unknown)
+      problems.push({
+        code: 'plugin_config_invalid',
+        message: `${where(preset, ref, `.config${u.path}.${u.key}`)}: plugin ${label} has no config key "${u.key}"; allowed: ${u.allowed.join(', ')}`,
+      })
     return undefined
   }
   try {
@@ -123,7 +151,10 @@ function checkConfig(preset: Preset, ref: PluginRef, entry: CatalogEntry, proble
     const message = (error as Error).message.replace(/^\$/, '')
     const [path, ...rest] = message.split(' ')
     const inside = path.startsWith('.') || path.startsWith('[')
-    problems.push({ code: 'plugin_config_invalid', message: `${where(preset, ref, `.config${inside ? path : ''}`)}: plugin ${label}: ${inside ? rest.join(' ') : message}` })
+    problems.push({
+      code: 'plugin_config_invalid',
+      message: `${where(preset, ref, `.config${inside ? path : ''}`)}: plugin ${label}: ${inside ? rest.join(' ') : message}`,
+    })
     return undefined
   }
 }
@@ -144,7 +175,9 @@ function unknownKeys(schema: Schema, value: unknown, path: string): { path: stri
   if (s.type === 'intersect' && s.list) {
     // A key is unknown only if no part of the intersection declares it.
     const declared = new Set(s.list.flatMap((part) => Object.keys((part as unknown as { dict?: object }).dict ?? {})))
-    return s.list.flatMap((part) => unknownKeys(part, value, path)).filter((u) => !declared.has(u.key))
+    return s.list
+      .flatMap((part) => unknownKeys(part, value, path))
+      .filter((u) => !declared.has(u.key))
       .map((u) => ({ ...u, allowed: [...declared] }))
   }
   if ((s.type === 'transform' || s.type === 'default') && s.inner) return unknownKeys(s.inner, value, path)
@@ -171,11 +204,19 @@ function unknownKeys(schema: Schema, value: unknown, path: string): { path: stri
 function kindFits(schema: Schema, value: unknown): boolean {
   const type = (schema as unknown as { type: string }).type
   if (Array.isArray(value)) return type === 'array' || type === 'tuple' || type === 'transform' || type === 'any'
-  if (value !== null && typeof value === 'object') return type === 'object' || type === 'dict' || type === 'intersect' || type === 'transform' || type === 'any'
+  if (value !== null && typeof value === 'object')
+    return type === 'object' || type === 'dict' || type === 'intersect' || type === 'transform' || type === 'any'
   return false
 }
 
-function checkRequires(p: PlannedPlugin, requires: Record<string, string>, providers: Record<string, PlannedPlugin>, problems: Problem[], required: boolean, catalog: PluginCatalog) {
+function checkRequires(
+  p: PlannedPlugin,
+  requires: Record<string, string>,
+  providers: Record<string, PlannedPlugin>,
+  problems: Problem[],
+  required: boolean,
+  catalog: PluginCatalog,
+) {
   const kernel = p.entry.manifest.name === 'kernel'
   const who = kernel ? `${p.where}: the kernel` : `plugin "${p.entry.manifest.name}@${p.entry.manifest.version}" (${p.where})`
   const field = kernel ? 'kernel requirement' : `manifest field ${required ? 'requires' : 'optional'}.`
@@ -183,7 +224,10 @@ function checkRequires(p: PlannedPlugin, requires: Record<string, string>, provi
     const provider = providers[service]
     if (!provider && HostProvided[service]) {
       if (!semver.satisfies(HostProvided[service], range)) {
-        problems.push({ code: 'plugin_requirement_incompatible', message: `${who} requires service "${service}" ${range} (${field}${field.endsWith('.') ? service : ''}), but the host provides "${service}" ${HostProvided[service]}` })
+        problems.push({
+          code: 'plugin_requirement_incompatible',
+          message: `${who} requires service "${service}" ${range} (${field}${field.endsWith('.') ? service : ''}), but the host provides "${service}" ${HostProvided[service]}`,
+        })
       }
       continue
     }
@@ -191,9 +235,17 @@ function checkRequires(p: PlannedPlugin, requires: Record<string, string>, provi
       if (!required) continue
       const candidates = [...new Set(catalog.providersOf(service).map((e) => e.manifest.name))]
       const hint = candidates.length ? `; add one of: ${candidates.join(', ')}` : ''
-      problems.push(kernel
-        ? { code: 'service_missing', message: `${p.where}: the agent has no plugin that provides "${service}", which the kernel needs (${KernelNeeds[service] ?? service})${hint}` }
-        : { code: 'plugin_requirement_missing', message: `${who} requires service "${service}" ${range} (${field}${service}), but no plugin of this agent provides it${hint}` })
+      problems.push(
+        kernel
+          ? {
+              code: 'service_missing',
+              message: `${p.where}: the agent has no plugin that provides "${service}", which the kernel needs (${KernelNeeds[service] ?? service})${hint}`,
+            }
+          : {
+              code: 'plugin_requirement_missing',
+              message: `${who} requires service "${service}" ${range} (${field}${service}), but no plugin of this agent provides it${hint}`,
+            },
+      )
       continue
     }
     const version = provider.entry.manifest.provides![service]
@@ -232,7 +284,10 @@ function order(planned: PlannedPlugin[], providers: Record<string, PlannedPlugin
     const ready = planned.find((p) => !done.has(p) && [...deps.get(p)!].every((d) => done.has(d)))
     if (!ready) {
       const stuck = planned.filter((p) => !done.has(p)).map((p) => p.entry.manifest.name)
-      throw new CordageError('plugin_conflict', `plugins ${stuck.join(', ')} require each other's services in a cycle; none can start first`)
+      throw new CordageError(
+        'plugin_conflict',
+        `plugins ${stuck.join(', ')} require each other's services in a cycle; none can start first`,
+      )
     }
     done.add(ready)
     out.push(ready)
@@ -246,5 +301,9 @@ function where(preset: Preset, ref: PluginRef, suffix = ''): string {
 
 function combined(problems: Problem[], subject: string): CordageError {
   if (problems.length === 1) return new CordageError(problems[0].code, problems[0].message, { data: problems })
-  return new CordageError(problems[0].code, `${subject} has ${problems.length} problems:\n  ${problems.map((p) => `[${p.code}] ${p.message}`).join('\n  ')}`, { data: problems })
+  return new CordageError(
+    problems[0].code,
+    `${subject} has ${problems.length} problems:\n  ${problems.map((p) => `[${p.code}] ${p.message}`).join('\n  ')}`,
+    { data: problems },
+  )
 }

@@ -14,7 +14,11 @@ export interface SecretsFound {
 }
 
 /** The secrets of one agent, read from `env` now. Unset or empty variables are skipped. */
-export function secretsOf(presetSecrets: readonly string[], plugins: readonly PlannedPlugin[], env: NodeJS.ProcessEnv = process.env): SecretsFound {
+export function secretsOf(
+  presetSecrets: readonly string[],
+  plugins: readonly PlannedPlugin[],
+  env: NodeJS.ProcessEnv = process.env,
+): SecretsFound {
   const names = new Set(presetSecrets)
   for (const planned of plugins) {
     const config = planned.config as Record<string, unknown> | undefined

@@ -84,13 +84,18 @@ export interface AgentOptions {
   handoffs?: readonly string[]
 }
 
-
 /**
  * Generous by default: a policy or guardrail answers in microseconds and a hung one should be noticed
  * soon; a compactor may ask the model for a summary, a verifier may run a test suite.
  */
 export const DefaultServiceTimeouts: Readonly<Record<TimedService, number>> = Object.freeze({
-  context: 30_000, tools: 30_000, policy: 10_000, guardrail: 10_000, progress: 10_000, compactor: 120_000, verifier: 600_000,
+  context: 30_000,
+  tools: 30_000,
+  policy: 10_000,
+  guardrail: 10_000,
+  progress: 10_000,
+  compactor: 120_000,
+  verifier: 600_000,
 })
 
 /** A run being driven: its id at once, its final (or paused) state when `done` resolves. */
@@ -158,7 +163,10 @@ export class AgentRuntime implements LoopHost {
   /** Listeners as they are, without the followers counted in `dispatch.watched`. */
   private readonly previews: Dispatch
 
-  constructor(readonly ctx: Context, options: AgentOptions) {
+  constructor(
+    readonly ctx: Context,
+    options: AgentOptions,
+  ) {
     this.name = options.name
     this.budgets = { ...DefaultBudgets, ...options.budgets }
     this.plugins = options.plugins ?? {}
@@ -169,12 +177,17 @@ export class AgentRuntime implements LoopHost {
     this.scrubber = new Scrubber(options.secrets ?? [])
     this.#writer = options.writer
     const dispatch = createDispatch(ctx, options.name)
-    this.dispatch = Object.assign((event: RunEvent) => {
-      dispatch(event)
-      if (this.waiters.size) this.wake(event.runId)
-    }, { watched: (types: readonly string[]) => this.waiters.size > 0 || dispatch.watched(types), preview: dispatch.preview })
+    this.dispatch = Object.assign(
+      (event: RunEvent) => {
+        dispatch(event)
+        if (this.waiters.size) this.wake(event.runId)
+      },
+      { watched: (types: readonly string[]) => this.waiters.size > 0 || dispatch.watched(types), preview: dispatch.preview },
+    )
     this.previews = dispatch
-    ctx.on('internal/service', () => { this.servicesVersion++ })
+    ctx.on('internal/service', () => {
+      this.servicesVersion++
+    })
     this.options = {
       handoff: options.handoff,
       handoffs: Object.freeze([...(options.handoffs ?? [])]),
@@ -199,7 +212,10 @@ export class AgentRuntime implements LoopHost {
     // A new run is this worker's from its first event: no other worker can claim it before it is driven.
     driver.own({ runId, worker: this.options.worker, token: 1, expiresAt: Date.now() + this.options.leaseTtlMs })
     this.recordStart(driver, this.taskOf(task), options)
-    return this.track(driver, async () => { await driver.flush(); return driver.drive() })
+    return this.track(driver, async () => {
+      await driver.flush()
+      return driver.drive()
+    })
   }
 
   /** Start a run and wait for it to pause or end. */
@@ -249,21 +265,36 @@ export class AgentRuntime implements LoopHost {
    * (it closes with that result), not committed when it did not (it runs again under the same
    * idempotency key). Then (by default) continue the run.
    */
-  async reconcile(runId: string, actionId: string, committed: boolean, options: ContinueOptions & { resume?: boolean; receipt?: unknown } = {}): Promise<RunHandle> {
+  async reconcile(
+    runId: string,
+    actionId: string,
+    committed: boolean,
+    options: ContinueOptions & { resume?: boolean; receipt?: unknown } = {},
+  ): Promise<RunHandle> {
     const { driver, state } = await this.take(runId)
     return this.withLease(driver, async () => {
       const action = state.actions[actionId]
       if (state.status !== 'WAITING_RECONCILIATION' || state.waiting?.actionId !== actionId || action?.status !== 'running') {
-        throw new CordageError('reconcile_not_possible', `run ${runId} is ${state.status}${state.waiting?.actionId ? ` (waiting on ${state.waiting.actionId})` : ''}; action ${actionId} has no unknown effect to settle`)
+        throw new CordageError(
+          'reconcile_not_possible',
+          `run ${runId} is ${state.status}${state.waiting?.actionId ? ` (waiting on ${state.waiting.actionId})` : ''}; action ${actionId} has no unknown effect to settle`,
+        )
       }
       // Drift first: a refused command must leave the run as it found it.
       if (options.resume !== false) await this.drift(driver, state, options)
       const key = action.key ?? `${runId}/${actionId}`
       const by = `operator:${options.by ?? 'api'}`
-      driver.rec.record('tool/reconciled', { tool: action.tool, key, committed, by, receipt: options.receipt }, KernelProducer, { ...turn(state), stepId: action.stepId, actionId, causation: state.lastSeq })
-      await driver.flush([committed
-        ? { op: 'outcome', key, status: 'committed', receipt: options.receipt, at: Date.now() }
-        : { op: 'outcome', key, status: 'not_committed', at: Date.now() }])
+      driver.rec.record('tool/reconciled', { tool: action.tool, key, committed, by, receipt: options.receipt }, KernelProducer, {
+        ...turn(state),
+        stepId: action.stepId,
+        actionId,
+        causation: state.lastSeq,
+      })
+      await driver.flush([
+        committed
+          ? { op: 'outcome', key, status: 'committed', receipt: options.receipt, at: Date.now() }
+          : { op: 'outcome', key, status: 'not_committed', at: Date.now() },
+      ])
       if (options.resume === false) return undefined
       driver.rec.record('run/resumed', { from: 'WAITING_RECONCILIATION', by: options.by ?? 'api' }, KernelProducer, turn(state))
       await driver.flush()
@@ -286,7 +317,10 @@ export class AgentRuntime implements LoopHost {
           return this.takeOver(driver, state, lease, options)
         case 'WAITING_USER':
           if (typeof options.input !== 'string' || !options.input.trim()) {
-            throw new CordageError('invalid_input', `run ${runId} waits for the user's answer to: "${state.waiting?.reason}"; resume it with an input`)
+            throw new CordageError(
+              'invalid_input',
+              `run ${runId} waits for the user's answer to: "${state.waiting?.reason}"; resume it with an input`,
+            )
           }
           break
         case 'SUSPENDED':
@@ -298,14 +332,20 @@ export class AgentRuntime implements LoopHost {
           const found = action && readService<ToolsService>(this.ctx, 'tools')?.value.get(action.tool)
           const tool = found && asDefined(found)
           if (action?.status === 'running' && !tool?.idempotent) {
-            throw new CordageError('run_not_waiting', `run ${runId} waits for someone to settle whether action ${state.waiting?.actionId} took effect (unknown_effect): cordage reconcile ${runId} ${state.waiting?.actionId} --committed|--not-committed`)
+            throw new CordageError(
+              'run_not_waiting',
+              `run ${runId} waits for someone to settle whether action ${state.waiting?.actionId} took effect (unknown_effect): cordage reconcile ${runId} ${state.waiting?.actionId} --committed|--not-committed`,
+            )
           }
           break
         }
         case 'WAITING_APPROVAL': {
           const action = state.waiting?.actionId ? state.actions[state.waiting.actionId] : undefined
           if (action?.status === 'awaiting_approval') {
-            throw new CordageError('run_not_waiting', `run ${runId} still waits for approval of ${action.id} (${action.tool}): approve or reject it first`)
+            throw new CordageError(
+              'run_not_waiting',
+              `run ${runId} still waits for approval of ${action.id} (${action.tool}): approve or reject it first`,
+            )
           }
           break
         }
@@ -329,7 +369,12 @@ export class AgentRuntime implements LoopHost {
       if (state.status !== 'RUNNING' || state.handoff?.to !== this.name) {
         throw new CordageError('run_not_waiting', `run ${runId} is ${state.status} and was not handed to agent "${this.name}"`)
       }
-      driver.rec.record('run/handoff', { from: state.agent, to: this.name, reason: state.handoff.reason, plugins: { ...this.plugins }, services: this.servicesNow() }, KernelProducer, { ...turn(state), causation: state.handoff.seq })
+      driver.rec.record(
+        'run/handoff',
+        { from: state.agent, to: this.name, reason: state.handoff.reason, plugins: { ...this.plugins }, services: this.servicesNow() },
+        KernelProducer,
+        { ...turn(state), causation: state.handoff.seq },
+      )
       await driver.flush()
       return () => driver.drive()
     })
@@ -378,7 +423,12 @@ export class AgentRuntime implements LoopHost {
    */
   async driveNext(): Promise<RunHandle | undefined> {
     const exclude = this.damaged.size ? [...this.damaged] : undefined
-    const lease = await guardStore(this.store()).claimNext(this.options.worker, this.options.leaseTtlMs, { agents: [this.name], exclude }, this.#writer!)
+    const lease = await guardStore(this.store()).claimNext(
+      this.options.worker,
+      this.options.leaseTtlMs,
+      { agents: [this.name], exclude },
+      this.#writer!,
+    )
     if (!lease) return undefined
     let prepared
     try {
@@ -456,7 +506,10 @@ export class AgentRuntime implements LoopHost {
 
   private taskOf(task: string | undefined): string {
     if (typeof task !== 'string' || task.trim() === '') {
-      throw new CordageError('invalid_input', `a run needs a task: a non-empty string${this.defaultTask ? '' : ` (agent "${this.name}" has no default task)`}`)
+      throw new CordageError(
+        'invalid_input',
+        `a run needs a task: a non-empty string${this.defaultTask ? '' : ` (agent "${this.name}" has no default task)`}`,
+      )
     }
     return task
   }
@@ -473,13 +526,27 @@ export class AgentRuntime implements LoopHost {
 
   private recordStart(driver: RunDriver, task: string, options: StartOptions) {
     const services = this.servicesNow()
-    if (!services.store) throw new CordageError('service_missing', `agent "${this.name}" has no store: add a plugin that provides "store" (for example store-sqlite)`)
+    if (!services.store)
+      throw new CordageError(
+        'service_missing',
+        `agent "${this.name}" has no store: add a plugin that provides "store" (for example store-sqlite)`,
+      )
     const budgets = { ...this.budgets, ...options.budgets }
     const now = Date.now()
-    driver.rec.record('run/start', {
-      agent: this.name, task, plugins: { ...this.plugins }, hashes: Object.keys(this.hashes).length ? { ...this.hashes } : undefined, services, budgets,
-      deadline: budgets.deadlineMs !== undefined ? now + budgets.deadlineMs : undefined, parent: options.parent,
-    }, KernelProducer)
+    driver.rec.record(
+      'run/start',
+      {
+        agent: this.name,
+        task,
+        plugins: { ...this.plugins },
+        hashes: Object.keys(this.hashes).length ? { ...this.hashes } : undefined,
+        services,
+        budgets,
+        deadline: budgets.deadlineMs !== undefined ? now + budgets.deadlineMs : undefined,
+        parent: options.parent,
+      },
+      KernelProducer,
+    )
     driver.rec.record('turn/start', { input: task }, KernelProducer, { turnId: 't1' })
   }
 
@@ -491,27 +558,54 @@ export class AgentRuntime implements LoopHost {
       if (action?.status !== 'awaiting_approval') {
         const waiting = state.waiting?.actionId
         const phrase: Record<string, string> = {
-          proposed: 'not decided yet', allowed: 'already allowed by policy', denied: 'denied by policy', approved: 'already approved',
-          rejected: 'already rejected', running: 'running', succeeded: 'done', failed: 'failed',
+          proposed: 'not decided yet',
+          allowed: 'already allowed by policy',
+          denied: 'denied by policy',
+          approved: 'already approved',
+          rejected: 'already rejected',
+          running: 'running',
+          succeeded: 'done',
+          failed: 'failed',
         }
-        throw new CordageError('action_not_pending', `action ${actionId} of run ${runId} ${action ? `is ${phrase[action.status] ?? action.status}` : 'does not exist'}${waiting ? `; the run waits for ${waiting}` : ''}`)
+        throw new CordageError(
+          'action_not_pending',
+          `action ${actionId} of run ${runId} ${action ? `is ${phrase[action.status] ?? action.status}` : 'does not exist'}${waiting ? `; the run waits for ${waiting}` : ''}`,
+        )
       }
       const by = options.by ?? 'api'
       const approvers = action.decision?.approvers
       if (approvers && !approvers.includes('*') && !approvers.includes(by)) {
-        throw new CordageError('approver_not_allowed', `${by} may not decide action ${actionId} of run ${runId}: rule ${action.decision!.ruleId} names its approvers: ${approvers.join(', ')}; decide as one of them (--by NAME)`)
+        throw new CordageError(
+          'approver_not_allowed',
+          `${by} may not decide action ${actionId} of run ${runId}: rule ${action.decision!.ruleId} names its approvers: ${approvers.join(', ')}; decide as one of them (--by NAME)`,
+        )
       }
-      const scope = approved ? options.scope ?? 'once' : undefined
+      const scope = approved ? (options.scope ?? 'once') : undefined
       const grant = scope === 'run' || scope === 'grant' ? this.grantOf(state, action, scope, by, options) : undefined
-      if (grant?.scope === 'grant' && !this.store().putGrant) throw new CordageError('invalid_input', `the store of agent "${this.name}" keeps no standing grants; approve with --scope once or run`)
+      if (grant?.scope === 'grant' && !this.store().putGrant)
+        throw new CordageError(
+          'invalid_input',
+          `the store of agent "${this.name}" keeps no standing grants; approve with --scope once or run`,
+        )
       // Drift first: a refused approval must leave the action waiting, so that the same command with
       // --accept-drift (or an onDrift change) can be given again.
       if (options.resume !== false) await this.drift(driver, state, options)
-      driver.rec.record('tool/approval-decided', { approved, by, reason: options.reason, scope, grant }, KernelProducer, { ...turn(state), stepId: action.stepId, actionId, causation: action.requestedSeq })
+      driver.rec.record('tool/approval-decided', { approved, by, reason: options.reason, scope, grant }, KernelProducer, {
+        ...turn(state),
+        stepId: action.stepId,
+        actionId,
+        causation: action.requestedSeq,
+      })
       // Recorded first: a grant without the approval it came from would be an approval nobody can trace.
       // Stored as recorded: scrubbed of the agent's secrets like every other row.
-      if (grant?.scope === 'grant') { await driver.flush(); await guardStore(this.store()).putGrant!(this.scrubber.scrub(grant), this.#writer!) }
-      if (options.resume === false) { await driver.flush(); return undefined }
+      if (grant?.scope === 'grant') {
+        await driver.flush()
+        await guardStore(this.store()).putGrant!(this.scrubber.scrub(grant), this.#writer!)
+      }
+      if (options.resume === false) {
+        await driver.flush()
+        return undefined
+      }
       driver.rec.record('run/resumed', { from: 'WAITING_APPROVAL', by }, KernelProducer, turn(state))
       await driver.flush()
       return () => driver.drive()
@@ -522,29 +616,47 @@ export class AgentRuntime implements LoopHost {
   private grantOf(state: RunState, action: ActionState, scope: 'run' | 'grant', by: string, options: ApprovalOptions): ApprovalGrant {
     if (options.args && options.args !== 'any') {
       if (typeof options.args === 'object' && Object.keys(options.args).length === 0) {
-        throw new CordageError('invalid_input', `the approval's argument pattern is empty, which would cover any arguments; say so with --any-args (args: 'any'), or name the arguments it covers`)
+        throw new CordageError(
+          'invalid_input',
+          `the approval's argument pattern is empty, which would cover any arguments; say so with --any-args (args: 'any'), or name the arguments it covers`,
+        )
       }
       const problem = checkArgsPattern(options.args)
       if (problem) throw new CordageError('invalid_input', `the approval's argument pattern: ${problem}`)
     }
-    if (options.expiresInMs !== undefined && !(options.expiresInMs > 0)) throw new CordageError('invalid_input', `expiresInMs must be a positive number of milliseconds, got ${options.expiresInMs}`)
-    const args: GrantArgs = options.args === 'any' ? 'any' : options.args ? { pattern: options.args } : scope === 'run' ? 'any' : { hash: action.argsHash }
+    if (options.expiresInMs !== undefined && !(options.expiresInMs > 0))
+      throw new CordageError('invalid_input', `expiresInMs must be a positive number of milliseconds, got ${options.expiresInMs}`)
+    const args: GrantArgs =
+      options.args === 'any' ? 'any' : options.args ? { pattern: options.args } : scope === 'run' ? 'any' : { hash: action.argsHash }
     const now = Date.now()
     return {
-      id: `gr_${now.toString(36)}_${randomBytes(4).toString('hex')}`, scope, agent: this.name, tool: action.tool, args,
-      policyVersion: action.decision!.policyVersion, toolVersion: action.decision?.toolVersion, by, reason: options.reason, createdAt: now,
-      expiresAt: options.expiresInMs !== undefined ? now + options.expiresInMs : undefined, source: { runId: state.runId, actionId: action.id },
+      id: `gr_${now.toString(36)}_${randomBytes(4).toString('hex')}`,
+      scope,
+      agent: this.name,
+      tool: action.tool,
+      args,
+      policyVersion: action.decision!.policyVersion,
+      toolVersion: action.decision?.toolVersion,
+      by,
+      reason: options.reason,
+      createdAt: now,
+      expiresAt: options.expiresInMs !== undefined ? now + options.expiresInMs : undefined,
+      source: { runId: state.runId, actionId: action.id },
     }
   }
 
   /** Take a run's lease (or refuse: another worker drives it), then rebuild its state from the store. */
   private async take(runId: string): Promise<{ driver: RunDriver; state: RunState; lease: Lease }> {
-    if (this.active.has(runId)) throw new CordageError('run_busy', `run ${runId} is being driven in this process; wait for it to pause or end`)
+    if (this.active.has(runId))
+      throw new CordageError('run_busy', `run ${runId} is being driven in this process; wait for it to pause or end`)
     const store = this.store()
     const lease = await guardStore(store).claim(runId, this.options.worker, this.options.leaseTtlMs, this.#writer!)
     if (!lease) {
       const owner = (await store.list({ limit: 1000 })).find((r) => r.runId === runId)?.owner
-      throw new CordageError('run_busy', `run ${runId} is being driven by worker ${owner ?? 'another process'}; wait for it to pause or end`)
+      throw new CordageError(
+        'run_busy',
+        `run ${runId} is being driven by worker ${owner ?? 'another process'}; wait for it to pause or end`,
+      )
     }
     const taken = await this.prepare(lease)
     const { state } = taken
@@ -562,7 +674,7 @@ export class AgentRuntime implements LoopHost {
       const driver = new RunDriver(this, state, this.#writer)
       driver.own(lease)
       // A cancel asked for while nobody drove the run: the driver acts on it at its first boundary.
-      const request = state.cancel ?? await this.store().cancelRequest(lease.runId)
+      const request = state.cancel ?? (await this.store().cancelRequest(lease.runId))
       if (request && !isTerminal(state.status)) driver.cancel(request.by, request.reason, request.at)
       return { driver, state, lease }
     } catch (error) {
@@ -603,7 +715,12 @@ export class AgentRuntime implements LoopHost {
       return () => driver.suspendNow(error.message, 'version_drift')
     }
     if (lease.token > 1) {
-      driver.rec.record('run/recovered', { worker: lease.worker, token: lease.token, previous: lease.previous }, KernelProducer, turn(state))
+      driver.rec.record(
+        'run/recovered',
+        { worker: lease.worker, token: lease.token, previous: lease.previous },
+        KernelProducer,
+        turn(state),
+      )
       await driver.flush()
     }
     return () => driver.drive()
@@ -662,7 +779,11 @@ export class AgentRuntime implements LoopHost {
   private track(driver: RunDriver, body: () => Promise<RunState>): RunHandle {
     const runId = driver.runId
     const handoff = this.options.handoff
-    const done = Promise.resolve().then(body).finally(() => { if (this.active.get(runId)?.driver === driver) this.active.delete(runId) })
+    const done = Promise.resolve()
+      .then(body)
+      .finally(() => {
+        if (this.active.get(runId)?.driver === driver) this.active.delete(runId)
+      })
       // Handed to another agent: the handle follows the run there, so `done` is still the run's outcome.
       .then((state) => (state.status === 'RUNNING' && state.handoff && handoff ? handoff(runId, state.handoff.to) : state))
     this.active.set(runId, { driver, done })
@@ -678,10 +799,17 @@ function turn(state: RunState) {
 
 function notWaiting(state: RunState): CordageError {
   const what: Partial<Record<RunStatus, string>> = {
-    COMPLETED: 'it has completed', FAILED: 'it has failed', FAILED_VERIFICATION: 'it failed verification',
-    STOPPED: 'it was stopped', CANCELLED: 'it was cancelled', RUNNING: 'it is running',
+    COMPLETED: 'it has completed',
+    FAILED: 'it has failed',
+    FAILED_VERIFICATION: 'it failed verification',
+    STOPPED: 'it was stopped',
+    CANCELLED: 'it was cancelled',
+    RUNNING: 'it is running',
   }
-  return new CordageError('run_not_waiting', `run ${state.runId} is ${state.status}: ${what[state.status] ?? 'it is not waiting for this command'}`)
+  return new CordageError(
+    'run_not_waiting',
+    `run ${state.runId} is ${state.status}: ${what[state.status] ?? 'it is not waiting for this command'}`,
+  )
 }
 
 /** Time-ordered, unique enough for one store: `run_` + base-36 milliseconds + 6 random characters. */

@@ -29,7 +29,10 @@ export function overBudget(budgets: Budgets, state: BudgetState, now: number): {
 export function outOfSteps(budgets: Budgets, state: BudgetState): { code: Code; reason: string } | undefined {
   const used = state.steps + (state.nestedSteps ?? 0)
   if (used >= budgets.maxSteps) {
-    return { code: 'max_steps', reason: `${used} of ${budgets.maxSteps} steps used${state.nestedSteps ? ` (${state.nestedSteps} by subagents)` : ''}` }
+    return {
+      code: 'max_steps',
+      reason: `${used} of ${budgets.maxSteps} steps used${state.nestedSteps ? ` (${state.nestedSteps} by subagents)` : ''}`,
+    }
   }
   return undefined
 }

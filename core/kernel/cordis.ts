@@ -18,7 +18,19 @@ import { deepFreeze } from '../kit/freeze.ts'
 export const AgentKey: unique symbol = Symbol.for('cordage.agent')
 
 /** The kernel's service names. Each agent gets its own provider of each (isolated contexts). */
-export const ServiceNames = ['model', 'context', 'tools', 'policy', 'verifier', 'compactor', 'progress', 'guardrail', 'store', 'workspace', 'agents'] as const
+export const ServiceNames = [
+  'model',
+  'context',
+  'tools',
+  'policy',
+  'verifier',
+  'compactor',
+  'progress',
+  'guardrail',
+  'store',
+  'workspace',
+  'agents',
+] as const
 Object.freeze(ServiceNames)
 export type ServiceName = (typeof ServiceNames)[number]
 
@@ -60,7 +72,10 @@ function ownerOf(source: Context): Owner {
   let found: Owner = { label: 'unknown' }
   for (let hops = 0; ctx && hops < 16; hops++) {
     const manifest = ctx.runtime?.plugin?.manifest
-    if (manifest?.name) { found = { label: `${manifest.name}@${manifest.version}`, provides: manifest.provides ?? {} }; break }
+    if (manifest?.name) {
+      found = { label: `${manifest.name}@${manifest.version}`, provides: manifest.provides ?? {} }
+      break
+    }
     ctx = ctx.runtime?.parent
   }
   owners.set(source, found)

@@ -42,8 +42,10 @@ export function driftChanges(recorded: PluginSet, agent: DriftRules, acceptDrift
   const names = new Set([...Object.keys(recorded.plugins), ...Object.keys(agent.plugins)])
   const changes: DriftChange[] = []
   for (const plugin of [...names].sort()) {
-    const from = recorded.plugins[plugin], to = agent.plugins[plugin]
-    const fromHash = recorded.hashes?.[plugin], toHash = agent.hashes?.[plugin]
+    const from = recorded.plugins[plugin],
+      to = agent.plugins[plugin]
+    const fromHash = recorded.hashes?.[plugin],
+      toHash = agent.hashes?.[plugin]
     // Own keys only: a plugin named like an Object method must not find one.
     const pin = Object.hasOwn(agent.pinned, plugin) ? agent.pinned[plugin] : undefined
     if (pin) {
@@ -52,12 +54,20 @@ export function driftChanges(recorded: PluginSet, agent: DriftRules, acceptDrift
     }
     const hashDrift = from === to && fromHash !== undefined && toHash !== undefined && fromHash !== toHash
     if (from === to && !hashDrift) continue
-    const policy = acceptDrift ? 'accept' : (Object.hasOwn(agent.driftPolicies, plugin) ? agent.driftPolicies[plugin] : undefined) ?? 'refuse'
+    const policy = acceptDrift
+      ? 'accept'
+      : ((Object.hasOwn(agent.driftPolicies, plugin) ? agent.driftPolicies[plugin] : undefined) ?? 'refuse')
     changes.push({
-      plugin, from, to, ...(fromHash || toHash ? { fromHash, toHash } : {}),
+      plugin,
+      from,
+      to,
+      ...(fromHash || toHash ? { fromHash, toHash } : {}),
       decision: policy === 'accept' ? 'accepted' : 'refused',
       // The host pins when it can (host/app.ts forRun); here it could not.
-      note: policy === 'pin' ? `cannot pin: ${from === undefined ? 'the run did not have this plugin' : `${plugin}@${from}${hashDrift ? ` with content ${fromHash}` : ''} is not installed here`}` : undefined,
+      note:
+        policy === 'pin'
+          ? `cannot pin: ${from === undefined ? 'the run did not have this plugin' : `${plugin}@${from}${hashDrift ? ` with content ${fromHash}` : ''} is not installed here`}`
+          : undefined,
     })
   }
   return changes
@@ -74,11 +84,21 @@ export async function recordDrift(driver: DriftPort, state: RunState, changes: D
   if (!changes.length) return
   const refused = changes.filter((c) => c.decision === 'refused')
   const decision = refused.length ? 'refused' : changes.every((c) => c.decision === 'pinned') ? 'pinned' : 'accepted'
-  driver.rec.record('run/version-drift', { changes, decision, by }, KernelProducer, { turnId: state.turns ? `t${state.turns}` : undefined, stepId: state.stepOpen ? `s${state.steps}` : undefined })
+  driver.rec.record('run/version-drift', { changes, decision, by }, KernelProducer, {
+    turnId: state.turns ? `t${state.turns}` : undefined,
+    stepId: state.stepOpen ? `s${state.steps}` : undefined,
+  })
   if (decision !== 'refused') return
   await driver.flush()
   // Hashes are shown only when they are the difference (same version, other files).
-  const show = (c: DriftChange, version?: string, hash?: string) => `${version ?? '(none)'}${c.from === c.to && hash ? ` (${hash.slice(0, 19)})` : ''}`
-  const list = refused.map((c) => `${c.plugin} ${show(c, c.from, c.fromHash)} → ${show(c, c.to, c.toHash)}${c.note ? ` [${c.note}]` : ''}`).join(', ')
-  throw new CordageError('version_drift', `run ${state.runId} started with other plugin versions (${list}); continue with --accept-drift (acceptDrift) to run it on the current ones, give the plugin onDrift: accept or pin in the preset, or run it where the recorded versions are installed`, { data: changes })
+  const show = (c: DriftChange, version?: string, hash?: string) =>
+    `${version ?? '(none)'}${c.from === c.to && hash ? ` (${hash.slice(0, 19)})` : ''}`
+  const list = refused
+    .map((c) => `${c.plugin} ${show(c, c.from, c.fromHash)} → ${show(c, c.to, c.toHash)}${c.note ? ` [${c.note}]` : ''}`)
+    .join(', ')
+  throw new CordageError(
+    'version_drift',
+    `run ${state.runId} started with other plugin versions (${list}); continue with --accept-drift (acceptDrift) to run it on the current ones, give the plugin onDrift: accept or pin in the preset, or run it where the recorded versions are installed`,
+    { data: changes },
+  )
 }

@@ -48,7 +48,13 @@ export interface DriverPort {
   readonly state: RunState
   readonly rec: Recorder
   readonly signal: AbortSignal
-  readonly options: { ticketTtlMs: number; observationChars: number; cancelGraceMs: number; effectWaitMs: number; handoffs: readonly string[] }
+  readonly options: {
+    ticketTtlMs: number
+    observationChars: number
+    cancelGraceMs: number
+    effectWaitMs: number
+    handoffs: readonly string[]
+  }
   readonly cancelling: boolean
   idsOf(actionId: string | undefined, causation?: number): EventIds
   store(): StoreService
@@ -200,7 +206,10 @@ export class EffectRunner {
       if (ending) return ending.run()
       const again: Ready[] = []
       for (const [i, outcome] of outcomes.entries()) {
-        if (outcome === 'retry') { again.push(queue[i]); continue }
+        if (outcome === 'retry') {
+          again.push(queue[i])
+          continue
+        }
         if (outcome === 'done') continue
         const next = await outcome.run()
         if (next === 'halt') return 'halt'
@@ -215,11 +224,46 @@ export class EffectRunner {
     const run = this.run
     const { action, tool, policyVersion, causation, key } = job
     const attempt = action.attempts + 1
-    const ticket = issueTicket({ runId: run.runId, actionId: action.id, tool: tool.name, argsHash: action.argsHash, policyVersion, ttlMs: run.options.ticketTtlMs, target: targetOf(tool) })
-    const started = run.rec.record('tool/start', { tool: tool.name, attempt, ticket: ticket.id, idempotencyKey: key, argsHash: action.argsHash, policyVersion, timeoutMs: tool.timeoutMs }, KernelProducer, run.idsOf(action.id, causation))
-    const intent: EffectWrite[] = tool.sideEffect !== 'none'
-      ? [{ op: 'intent', key, runId: run.runId, actionId: action.id, tool: tool.name, argsHash: action.argsHash, policyVersion, attempt, at: Date.now(), takeover: job.takeover || undefined }]
-      : []
+    const ticket = issueTicket({
+      runId: run.runId,
+      actionId: action.id,
+      tool: tool.name,
+      argsHash: action.argsHash,
+      policyVersion,
+      ttlMs: run.options.ticketTtlMs,
+      target: targetOf(tool),
+    })
+    const started = run.rec.record(
+      'tool/start',
+      {
+        tool: tool.name,
+        attempt,
+        ticket: ticket.id,
+        idempotencyKey: key,
+        argsHash: action.argsHash,
+        policyVersion,
+        timeoutMs: tool.timeoutMs,
+      },
+      KernelProducer,
+      run.idsOf(action.id, causation),
+    )
+    const intent: EffectWrite[] =
+      tool.sideEffect !== 'none'
+        ? [
+            {
+              op: 'intent',
+              key,
+              runId: run.runId,
+              actionId: action.id,
+              tool: tool.name,
+              argsHash: action.argsHash,
+              policyVersion,
+              attempt,
+              at: Date.now(),
+              takeover: job.takeover || undefined,
+            },
+          ]
+        : []
     return { job, attempt, ticket, startedSeq: started.seq, intent, t0: 0 }
   }
 
@@ -228,7 +272,13 @@ export class EffectRunner {
     const run = this.run
     const { action, tool, key } = s.job
     s.t0 = performance.now()
-    const call = new ToolCall(tool, s.ticket, action.args, { runId: run.runId, actionId: action.id, idempotencyKey: key, attempt: s.attempt, fencingToken: run.fencingToken })
+    const call = new ToolCall(tool, s.ticket, action.args, {
+      runId: run.runId,
+      actionId: action.id,
+      idempotencyKey: key,
+      attempt: s.attempt,
+      fencingToken: run.fencingToken,
+    })
     s.call = call
     run.track(call, true)
     if (run.cancelling) call.abort(run.signal.reason, tool.sideEffect !== 'none' ? run.options.cancelGraceMs : 0)
@@ -250,16 +300,33 @@ export class EffectRunner {
       // A handoff moves the run under another agent's policy: only to agents the preset lets this one
       // hand runs to, whichever tool asks. Another is dropped, and the model is told.
       const handoff = asked && run.options.handoffs.includes(asked.agent) ? asked : undefined
-      const refused = asked && !handoff ? `\n(The handoff to agent "${asked.agent}" was refused: this agent may hand runs to ${run.options.handoffs.length ? run.options.handoffs.join(', ') : 'no agent'}.)` : ''
+      const refused =
+        asked && !handoff
+          ? `\n(The handoff to agent "${asked.agent}" was refused: this agent may hand runs to ${run.options.handoffs.length ? run.options.handoffs.join(', ') : 'no agent'}.)`
+          : ''
       const raw = (result.observation ?? observe(result.output, run.options.observationChars)) + refused
       const observation = run.guarded ? await run.guardOutput(action, tool, raw, startedSeq) : raw
-      run.rec.record('tool/end', {
-        tool: tool.name, attempt, output: result.output ?? null, observation, receipt: result.receipt, durationMs, reveals: validReveals(result.reveals),
-        usage: validUsage(result.usage), handoff,
-      }, producer, run.idsOf(action.id, startedSeq))
+      run.rec.record(
+        'tool/end',
+        {
+          tool: tool.name,
+          attempt,
+          output: result.output ?? null,
+          observation,
+          receipt: result.receipt,
+          durationMs,
+          reveals: validReveals(result.reveals),
+          usage: validUsage(result.usage),
+          handoff,
+        },
+        producer,
+        run.idsOf(action.id, startedSeq),
+      )
       if (effectful) {
         if (run.cancelling) run.noteEffect('committed', { actionId: action.id, tool: tool.name, receipt: result.receipt })
-        await run.flush([{ op: 'outcome', key, status: 'committed', receipt: result.receipt, output: result.output ?? null, observation, at: Date.now() }])
+        await run.flush([
+          { op: 'outcome', key, status: 'committed', receipt: result.receipt, output: result.output ?? null, observation, at: Date.now() },
+        ])
       }
       return 'done'
     }
@@ -267,7 +334,20 @@ export class EffectRunner {
     const cancelled = run.cancelling && (error === run.signal.reason || CordageError.is(error, 'cancelled'))
     if (cancelled) {
       const observation = 'The run was cancelled while this tool ran.'
-      run.rec.record('tool/error', { tool: tool.name, attempt, errorClass: 'cancelled', code: 'cancelled', message: 'cancelled while the tool ran', observation, durationMs }, producer, run.idsOf(action.id, startedSeq))
+      run.rec.record(
+        'tool/error',
+        {
+          tool: tool.name,
+          attempt,
+          errorClass: 'cancelled',
+          code: 'cancelled',
+          message: 'cancelled while the tool ran',
+          observation,
+          durationMs,
+        },
+        producer,
+        run.idsOf(action.id, startedSeq),
+      )
       // The call did not finish within the grace: whether it took effect is unknown, and stays so in the ledger.
       if (effectful) run.noteEffect('unknown', { actionId: action.id, tool: tool.name, key })
       return 'done'
@@ -280,9 +360,29 @@ export class EffectRunner {
     const lost = code === 'tool_timeout' || code === 'tool_connection_lost'
     const unknown = !willRetry && effectful && lost
     // A tool's error message is content from outside like its output (it may quote a key it was refused): the guardrail sees it too.
-    const observation = code === 'tool_timeout' ? `${tool.name} did not finish within ${tool.timeoutMs} ms.` : await run.guardOutput(action, tool, `${tool.name} failed (${code}): ${message}`, startedSeq)
-    const stack = !CordageError.is(error) && error instanceof Error && error.stack ? error.stack.split('\n').slice(0, 6).join('\n') : undefined
-    run.rec.record('tool/error', { tool: tool.name, attempt, errorClass: kind, code, message, observation, durationMs, willRetry: willRetry || undefined, unknown: unknown || undefined, stack }, producer, run.idsOf(action.id, startedSeq))
+    const observation =
+      code === 'tool_timeout'
+        ? `${tool.name} did not finish within ${tool.timeoutMs} ms.`
+        : await run.guardOutput(action, tool, `${tool.name} failed (${code}): ${message}`, startedSeq)
+    const stack =
+      !CordageError.is(error) && error instanceof Error && error.stack ? error.stack.split('\n').slice(0, 6).join('\n') : undefined
+    run.rec.record(
+      'tool/error',
+      {
+        tool: tool.name,
+        attempt,
+        errorClass: kind,
+        code,
+        message,
+        observation,
+        durationMs,
+        willRetry: willRetry || undefined,
+        unknown: unknown || undefined,
+        stack,
+      },
+      producer,
+      run.idsOf(action.id, startedSeq),
+    )
     if (willRetry) return 'retry'
     if (unknown) {
       return {
@@ -293,10 +393,15 @@ export class EffectRunner {
         },
       }
     }
-    if (code === 'tool_timeout') return { kind: 'end', run: () => run.end('FAILED', 'tool_timeout', `${tool.name} (action ${action.id}) did not finish within ${tool.timeoutMs} ms`) }
+    if (code === 'tool_timeout')
+      return {
+        kind: 'end',
+        run: () => run.end('FAILED', 'tool_timeout', `${tool.name} (action ${action.id}) did not finish within ${tool.timeoutMs} ms`),
+      }
     // The tool reported a failure: for a write, that means it did not take effect.
     if (effectful) await run.flush([{ op: 'outcome', key, status: 'failed', at: Date.now() }])
-    if (kind !== 'tool_deterministic' && kind !== 'tool_transient' && kind !== 'model_semantic') return { kind: 'end', run: () => run.end('FAILED', code, message) }
+    if (kind !== 'tool_deterministic' && kind !== 'tool_transient' && kind !== 'model_semantic')
+      return { kind: 'end', run: () => run.end('FAILED', code, message) }
     return 'done'
   }
 
@@ -304,7 +409,12 @@ export class EffectRunner {
    * An action whose call started and has no recorded outcome (the process died, or the call timed out).
    * Returns 'retry' when it is safe to run the call again with the same key.
    */
-  async settleUnknown(action: ActionState, tool: Tool, key: string, why: 'timeout' | 'connection_lost' | 'resume'): Promise<Next | 'retry'> {
+  async settleUnknown(
+    action: ActionState,
+    tool: Tool,
+    key: string,
+    why: 'timeout' | 'connection_lost' | 'resume',
+  ): Promise<Next | 'retry'> {
     const run = this.run
     if (why === 'resume' && (tool.sideEffect === 'none' || tool.idempotent)) return 'retry'
     if (tool.reconcile) {
@@ -316,18 +426,41 @@ export class EffectRunner {
       }
       if (found) {
         const by = `${tool.owner ?? tool.name}:reconcile`
-        run.rec.record('tool/reconciled', { tool: tool.name, key, committed: found.committed, by, ...(found.committed ? { receipt: found.receipt, output: found.output } : {}) }, KernelProducer, run.idsOf(action.id, run.state.lastSeq))
-        await run.flush([found.committed
-          ? { op: 'outcome', key, status: 'committed', receipt: found.receipt, output: found.output, at: Date.now() }
-          : { op: 'outcome', key, status: 'not_committed', at: Date.now() }])
+        run.rec.record(
+          'tool/reconciled',
+          {
+            tool: tool.name,
+            key,
+            committed: found.committed,
+            by,
+            ...(found.committed ? { receipt: found.receipt, output: found.output } : {}),
+          },
+          KernelProducer,
+          run.idsOf(action.id, run.state.lastSeq),
+        )
+        await run.flush([
+          found.committed
+            ? { op: 'outcome', key, status: 'committed', receipt: found.receipt, output: found.output, at: Date.now() }
+            : { op: 'outcome', key, status: 'not_committed', at: Date.now() },
+        ])
         if (found.committed || why === 'resume') return found.committed ? 'continue' : 'retry'
         return why === 'connection_lost'
           ? run.end('FAILED', 'tool_connection_lost', `${tool.name} (action ${action.id}) lost its connection, and did not take effect`)
-          : run.end('FAILED', 'tool_timeout', `${tool.name} (action ${action.id}) did not finish within ${tool.timeoutMs} ms, and did not take effect`)
+          : run.end(
+              'FAILED',
+              'tool_timeout',
+              `${tool.name} (action ${action.id}) did not finish within ${tool.timeoutMs} ms, and did not take effect`,
+            )
       }
     }
-    const wasRunning = why === 'timeout' ? 'timed out' : why === 'connection_lost' ? 'lost its connection' : 'was running when its process stopped'
-    return run.pause('WAITING_RECONCILIATION', `action ${action.id} (${tool.name}) ${wasRunning}; whether it took effect is unknown (idempotency key ${key}): settle it with cordage reconcile`, 'reconciliation', { actionId: action.id, code: 'unknown_effect' })
+    const wasRunning =
+      why === 'timeout' ? 'timed out' : why === 'connection_lost' ? 'lost its connection' : 'was running when its process stopped'
+    return run.pause(
+      'WAITING_RECONCILIATION',
+      `action ${action.id} (${tool.name}) ${wasRunning}; whether it took effect is unknown (idempotency key ${key}): settle it with cordage reconcile`,
+      'reconciliation',
+      { actionId: action.id, code: 'unknown_effect' },
+    )
   }
 
   /**
@@ -343,7 +476,12 @@ export class EffectRunner {
     if (effect.status === 'committed') return deduplicate(run, action, tool, effect)
     if (effect.status === 'failed' || effect.status === 'not_committed') return undefined
     if (tool.idempotent) return 'takeover'
-    return run.pause('WAITING_RECONCILIATION', `idempotency key ${key} of action ${action.id} (${tool.name}) belongs to ${effect.runId} ${effect.actionId}, whose effect is unknown: settle that one first`, 'reconciliation', { actionId: action.id, code: 'unknown_effect' })
+    return run.pause(
+      'WAITING_RECONCILIATION',
+      `idempotency key ${key} of action ${action.id} (${tool.name}) belongs to ${effect.runId} ${effect.actionId}, whose effect is unknown: settle that one first`,
+      'reconciliation',
+      { actionId: action.id, code: 'unknown_effect' },
+    )
   }
 
   /** Poll the ledger while another run's effect under `key` is pending, up to `effectWaitMs`. */
@@ -359,7 +497,11 @@ export class EffectRunner {
 
 Object.freeze(EffectRunner.prototype)
 function conflict(run: DriverPort, action: ActionState, key: string, effect: Effect): Promise<Next> {
-  return run.reject(action, 'idempotency_conflict', `Refused: idempotency key ${key} was already used by ${effect.runId} ${effect.actionId} with other arguments. Nothing was done.`)
+  return run.reject(
+    action,
+    'idempotency_conflict',
+    `Refused: idempotency key ${key} was already used by ${effect.runId} ${effect.actionId} with other arguments. Nothing was done.`,
+  )
 }
 
 /** The effect already happened under this key: close the action with its recorded result. */
@@ -367,17 +509,32 @@ async function deduplicate(run: DriverPort, action: ActionState, tool: Tool, eff
   // The tool's own observation of the effect when the ledger kept it (a citation the verifier looks for
   // is in it), else the raw output rendered; then a line that says it was not done again.
   const seen = typeof effect.observation === 'string' ? effect.observation : observe(effect.output ?? null, run.options.observationChars)
-  const observation = await run.guardOutput(action, tool, `${seen}\n(Already done under this idempotency key by ${effect.runId} ${effect.actionId}; not done again.)`, action.decision?.seq ?? action.proposedSeq)
-  run.rec.record('tool/end', {
-    tool: tool.name, attempt: action.attempts, output: effect.output ?? null, observation, receipt: effect.receipt, durationMs: 0,
-    deduplicated: { runId: effect.runId, actionId: effect.actionId },
-  }, tool.owner ?? KernelProducer, run.idsOf(action.id, action.decision?.seq))
+  const observation = await run.guardOutput(
+    action,
+    tool,
+    `${seen}\n(Already done under this idempotency key by ${effect.runId} ${effect.actionId}; not done again.)`,
+    action.decision?.seq ?? action.proposedSeq,
+  )
+  run.rec.record(
+    'tool/end',
+    {
+      tool: tool.name,
+      attempt: action.attempts,
+      output: effect.output ?? null,
+      observation,
+      receipt: effect.receipt,
+      durationMs: 0,
+      deduplicated: { runId: effect.runId, actionId: effect.actionId },
+    },
+    tool.owner ?? KernelProducer,
+    run.idsOf(action.id, action.decision?.seq),
+  )
   await run.flush()
   return 'continue'
 }
 
 export function observe(output: unknown, max: number): string {
-  const text = typeof output === 'string' ? output : JSON.stringify(output) ?? 'null'
+  const text = typeof output === 'string' ? output : (JSON.stringify(output) ?? 'null')
   return text.length > max ? `${text.slice(0, max)}… (${text.length - max} more characters in the store)` : text
 }
 
@@ -385,7 +542,12 @@ export function observe(output: unknown, max: number): string {
 function validUsage(usage: ToolResult['usage']): ToolResult['usage'] {
   if (!usage || typeof usage !== 'object') return undefined
   const n = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) && v >= 0 ? v : 0)
-  return { inputTokens: n(usage.inputTokens), outputTokens: n(usage.outputTokens), costUsd: n(usage.costUsd), steps: Math.floor(n(usage.steps)) }
+  return {
+    inputTokens: n(usage.inputTokens),
+    outputTokens: n(usage.outputTokens),
+    costUsd: n(usage.costUsd),
+    steps: Math.floor(n(usage.steps)),
+  }
 }
 
 function validHandoff(handoff: ToolResult['handoff']): ToolResult['handoff'] {

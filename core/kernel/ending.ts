@@ -23,15 +23,29 @@ export interface EndPort {
   /** Set when another worker took the run over: nothing more may be written. */
   readonly lost: CordageError | undefined
   /** Side effects that committed after cancellation was requested, and those left unknown. */
-  readonly noted: { committed: { actionId: string; tool: string; receipt?: unknown }[]; unknown: { actionId: string; tool: string; key: string }[] }
+  readonly noted: {
+    committed: { actionId: string; tool: string; receipt?: unknown }[]
+    unknown: { actionId: string; tool: string; key: string }[]
+  }
   idsOf(actionId: string | undefined, causation?: number): EventIds
   noteEffect(kind: 'committed' | 'unknown', effect: { actionId: string; tool: string; receipt?: unknown; key?: string }): void
   flush(): Promise<void>
 }
 
-export async function pauseRun(run: EndPort, status: WaitingStatus, reason: string, checkpoint: Checkpoint, { actionId, approval, code }: PauseDetail = {}): Promise<Next> {
+export async function pauseRun(
+  run: EndPort,
+  status: WaitingStatus,
+  reason: string,
+  checkpoint: Checkpoint,
+  { actionId, approval, code }: PauseDetail = {},
+): Promise<Next> {
   const ids = run.ids
-  run.rec.record('run/checkpoint', { reason: checkpoint, pending: [...run.state.pending], steps: run.state.steps, usage: { ...run.state.usage } }, KernelProducer, ids)
+  run.rec.record(
+    'run/checkpoint',
+    { reason: checkpoint, pending: [...run.state.pending], steps: run.state.steps, usage: { ...run.state.usage } },
+    KernelProducer,
+    ids,
+  )
   // The checkpoint is durable before anyone is asked anything.
   await run.flush()
   if (approval) run.rec.record('tool/approval-requested', approval, KernelProducer, run.idsOf(actionId, run.state.lastSeq))
@@ -48,7 +62,13 @@ export async function endCancelled(run: EndPort): Promise<Next> {
   return endRun(run, 'CANCELLED', 'cancelled', request.reason ?? `cancelled by ${request.by}`)
 }
 
-export async function endRun(run: EndPort, status: TerminalStatus, failureCode: Code | undefined, reason?: string, answer?: string): Promise<Next> {
+export async function endRun(
+  run: EndPort,
+  status: TerminalStatus,
+  failureCode: Code | undefined,
+  reason?: string,
+  answer?: string,
+): Promise<Next> {
   const ids = run.ids
   // Every proposed action is closed: those the run never got to end with the run's own code.
   for (const id of [...run.state.pending]) {
@@ -58,17 +78,41 @@ export async function endRun(run: EndPort, status: TerminalStatus, failureCode: 
       // run/end too, rather than pretend it never ran. Its ledger intent stays pending.
       const observation = `Outcome unknown: the run ended ${status}${failureCode ? ` (${failureCode})` : ''} before it was settled (idempotency key ${action.key}).`
       run.noteEffect('unknown', { actionId: id, tool: action.tool, key: action.key ?? `${run.runId}/${id}` })
-      run.rec.record('tool/error', { tool: action.tool, errorClass: Codes.unknown_effect.kind, code: 'unknown_effect', message: observation, observation }, KernelProducer, run.idsOf(id, action.error?.seq ?? action.proposedSeq))
+      run.rec.record(
+        'tool/error',
+        { tool: action.tool, errorClass: Codes.unknown_effect.kind, code: 'unknown_effect', message: observation, observation },
+        KernelProducer,
+        run.idsOf(id, action.error?.seq ?? action.proposedSeq),
+      )
       continue
     }
     const code: Code = failureCode ?? 'cancelled'
     const observation = `Not run: the run ended ${status}${failureCode ? ` (${failureCode})` : ''} first.`
-    run.rec.record('tool/error', { tool: action.tool, errorClass: Codes[code].kind, code, message: observation, observation }, KernelProducer, run.idsOf(id, action.requestedSeq ?? action.proposedSeq))
+    run.rec.record(
+      'tool/error',
+      { tool: action.tool, errorClass: Codes[code].kind, code, message: observation, observation },
+      KernelProducer,
+      run.idsOf(id, action.requestedSeq ?? action.proposedSeq),
+    )
   }
   if (run.state.stepOpen) run.rec.record('step/end', { actions: run.state.stepActions }, KernelProducer, ids)
   if (run.state.turns) run.rec.record('turn/end', { answer }, KernelProducer, { turnId: ids.turnId })
   const effects = run.noted.committed.length || run.noted.unknown.length ? run.noted : undefined
-  run.rec.record('run/end', { status, failureCode, reason, answer, usage: { ...run.state.usage }, steps: run.state.steps, nestedSteps: run.state.nestedSteps || undefined, effects }, KernelProducer, { turnId: ids.turnId })
+  run.rec.record(
+    'run/end',
+    {
+      status,
+      failureCode,
+      reason,
+      answer,
+      usage: { ...run.state.usage },
+      steps: run.state.steps,
+      nestedSteps: run.state.nestedSteps || undefined,
+      effects,
+    },
+    KernelProducer,
+    { turnId: ids.turnId },
+  )
   await run.flush()
   return 'halt'
 }
@@ -80,7 +124,8 @@ export async function endRun(run: EndPort, status: TerminalStatus, failureCode: 
  */
 export async function crash(run: EndPort, error: unknown): Promise<void> {
   // Another writer owns the log now: writing anything more would be wrong.
-  if (CordageError.is(error, 'seq_conflict') || CordageError.is(error, 'lease_lost') || run.lost || run.state.status === 'FAILED') throw run.lost ?? error
+  if (CordageError.is(error, 'seq_conflict') || CordageError.is(error, 'lease_lost') || run.lost || run.state.status === 'FAILED')
+    throw run.lost ?? error
   const { code, kind, message } = classify(error, 'internal_error')
   try {
     if (run.state.status === 'RUNNING' || run.state.status === 'CANCELLING') {

@@ -11,12 +11,17 @@ import type { ApprovalGrant, ApprovalGrantQuery } from '../contracts/data.ts'
 export type { ApprovalScope, GrantArgs, ApprovalGrant, ApprovalGrantQuery } from '../contracts/data.ts'
 
 /** Why a grant does not cover this call now, or undefined when it does. */
-export function grantMismatch(grant: ApprovalGrant, call: { agent: string; tool: string; args: unknown; argsHash: string; policyVersion: string; toolVersion?: string }, now: number): string | undefined {
+export function grantMismatch(
+  grant: ApprovalGrant,
+  call: { agent: string; tool: string; args: unknown; argsHash: string; policyVersion: string; toolVersion?: string },
+  now: number,
+): string | undefined {
   if (grant.revokedAt !== undefined) return 'revoked'
   if (grant.expiresAt !== undefined && now >= grant.expiresAt) return 'expired'
   if (grant.agent !== call.agent || grant.tool !== call.tool) return 'another agent or tool'
   if (grant.policyVersion !== call.policyVersion) return `given under policy ${grant.policyVersion}, now ${call.policyVersion}`
-  if (grant.toolVersion && call.toolVersion && grant.toolVersion !== call.toolVersion) return `given for ${grant.toolVersion}, now ${call.toolVersion}`
+  if (grant.toolVersion && call.toolVersion && grant.toolVersion !== call.toolVersion)
+    return `given for ${grant.toolVersion}, now ${call.toolVersion}`
   if (grant.args === 'any') return undefined
   if (typeof grant.args !== 'object' || grant.args === null) return 'its arguments are not recorded in a known form'
   if ('hash' in grant.args) return grant.args.hash === call.argsHash ? undefined : 'other arguments'

@@ -72,7 +72,12 @@ export function takeSnapshot(fork: object): { state: unknown } | undefined {
 }
 
 /** Host side: offer `state` to the version of `plugin` that starts in `agent` while `start` runs. */
-export async function offerState<T>(agent: string, plugin: string, snapshot: { state: unknown } | undefined, start: () => Promise<T>): Promise<T> {
+export async function offerState<T>(
+  agent: string,
+  plugin: string,
+  snapshot: { state: unknown } | undefined,
+  start: () => Promise<T>,
+): Promise<T> {
   const key = keyOf(agent, plugin)!
   if (snapshot) incoming.set(key, { state: structuredClone(snapshot.state) })
   try {

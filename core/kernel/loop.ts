@@ -64,7 +64,6 @@ const StepStartEvents = ['step/start', 'step/context', 'step/model-request'] as 
 /** What admitting an action leads to: run it, wait for a person (later, once the rest of the step ran), or nothing more (settled). */
 type Admitted = { run: Authorized } | { later: () => Promise<Next> } | { next: Next }
 
-
 export class RunDriver implements DriverPort {
   readonly rec: Recorder
   private abort = new AbortController()
@@ -90,7 +89,10 @@ export class RunDriver implements DriverPort {
   private ownership: Ownership | undefined
   lost: CordageError | undefined
   /** Side effects that committed after cancellation was requested, and those left unknown. */
-  readonly noted = { committed: [] as { actionId: string; tool: string; receipt?: unknown }[], unknown: [] as { actionId: string; tool: string; key: string }[] }
+  readonly noted = {
+    committed: [] as { actionId: string; tool: string; receipt?: unknown }[],
+    unknown: [] as { actionId: string; tool: string; key: string }[],
+  }
   private lastSnapshot = 0
   /** A service that did not answer in time while an outcome was being recorded: the run ends at the next boundary. */
   private deferred: unknown
@@ -98,7 +100,11 @@ export class RunDriver implements DriverPort {
   /** The kernel's store writer, from the runtime (undefined: this driver can read, not write). */
   readonly #writer: StoreWriter | undefined
 
-  constructor(readonly agent: LoopHost, readonly state: RunState, writer: StoreWriter | undefined) {
+  constructor(
+    readonly agent: LoopHost,
+    readonly state: RunState,
+    writer: StoreWriter | undefined,
+  ) {
     this.#writer = writer
     this.rec = new Recorder(state, () => this.store(), agent.dispatch, agent.scrubber, writer)
     this.lastSnapshot = state.lastSeq
@@ -130,7 +136,12 @@ export class RunDriver implements DriverPort {
     const { turns, steps, stepOpen } = this.state
     const at = this.at
     if (at.turns !== turns || at.steps !== steps || at.open !== stepOpen) {
-      this.at = { turns, steps, open: stepOpen, ids: { turnId: turns ? `t${turns}` : undefined, stepId: stepOpen ? `s${steps}` : undefined } }
+      this.at = {
+        turns,
+        steps,
+        open: stepOpen,
+        ids: { turnId: turns ? `t${turns}` : undefined, stepId: stepOpen ? `s${steps}` : undefined },
+      }
     }
     return this.at.ids
   }
@@ -158,7 +169,10 @@ export class RunDriver implements DriverPort {
     this.ownership = new Ownership(lease, () => this.store(), this.#writer, {
       ttlMs: this.agent.options.leaseTtlMs,
       watchMs: this.agent.options.cancelWatchMs,
-      onLost: (error) => { this.lost ??= error; this.abortAll(error, 0) },
+      onLost: (error) => {
+        this.lost ??= error
+        this.abortAll(error, 0)
+      },
       onCancel: (request) => this.cancel(request.by, request.reason, request.at),
     })
     this.ownership.start()
@@ -229,7 +243,8 @@ export class RunDriver implements DriverPort {
   async lostKeyRace(starts: number): Promise<void> {
     for (let i = 0; i < starts; i++) {
       const dropped = this.rec.dropLast()
-      if (dropped?.type !== 'tool/start') throw new CordageError('internal_error', `expected the refused tool/start at the end of the batch, found ${dropped?.type}`)
+      if (dropped?.type !== 'tool/start')
+        throw new CordageError('internal_error', `expected the refused tool/start at the end of the batch, found ${dropped?.type}`)
     }
     await this.flush()
     await this.reload()
@@ -278,7 +293,7 @@ export class RunDriver implements DriverPort {
     const next = this.state.pending[0]
     if (next) {
       const together = this.agent.options.parallelTools && this.state.pending.length > 1 ? await this.actTogether() : undefined
-      const after = together ?? await this.act(this.state.actions[next])
+      const after = together ?? (await this.act(this.state.actions[next]))
       // The step's last action settled: close the step in this pass rather than another trip round.
       if (after === 'halt' || this.state.pending.length || !this.state.stepOpen || this.cancelRequest) return after
     }
@@ -330,15 +345,35 @@ export class RunDriver implements DriverPort {
     return new Promise<T>((resolve, reject) => {
       const timer = setTimeout(() => {
         done()
-        reject(byDeadline
-          ? new CordageError('deadline_exceeded', `the deadline passed while the ${service} service (${provider}) was answering`)
-          : new CordageError('service_timeout', `the ${service} service (${provider}) did not answer within ${ms} ms (serviceTimeouts.${service})`))
+        reject(
+          byDeadline
+            ? new CordageError('deadline_exceeded', `the deadline passed while the ${service} service (${provider}) was answering`)
+            : new CordageError(
+                'service_timeout',
+                `the ${service} service (${provider}) did not answer within ${ms} ms (serviceTimeouts.${service})`,
+              ),
+        )
       }, ms)
-      const onAbort = () => { done(); reject(signal.reason) }
-      const done = () => { clearTimeout(timer); signal.removeEventListener('abort', onAbort) }
+      const onAbort = () => {
+        done()
+        reject(signal.reason)
+      }
+      const done = () => {
+        clearTimeout(timer)
+        signal.removeEventListener('abort', onAbort)
+      }
       if (signal.aborted) return onAbort()
       signal.addEventListener('abort', onAbort, { once: true })
-      answer.then((value) => { done(); resolve(value) }, (error) => { done(); reject(error) })
+      answer.then(
+        (value) => {
+          done()
+          resolve(value)
+        },
+        (error) => {
+          done()
+          reject(error)
+        },
+      )
     })
   }
 
@@ -352,12 +387,19 @@ export class RunDriver implements DriverPort {
       return this.end('FAILED', 'internal_error', `progress service ${progress.provider} failed: ${(error as Error)?.message ?? error}`)
     }
     const checked = checkProgressVerdict(answer)
-    if (!checked.ok) return this.end('FAILED', 'verdict_invalid', `progress service ${progress.provider} answered something that is not a verdict: ${checked.problem}`)
+    if (!checked.ok)
+      return this.end(
+        'FAILED',
+        'verdict_invalid',
+        `progress service ${progress.provider} answered something that is not a verdict: ${checked.problem}`,
+      )
     const verdict: ProgressVerdict = checked.value
     if (verdict.kind === 'continue') return undefined
     const { detector, reason, thresholds } = verdict
     const text = verdict.kind === 'feedback' ? verdict.text : undefined
-    this.rec.record('step/no-progress', { detector, response: verdict.kind, reason, thresholds, text }, progress.provider, { turnId: this.ids.turnId })
+    this.rec.record('step/no-progress', { detector, response: verdict.kind, reason, thresholds, text }, progress.provider, {
+      turnId: this.ids.turnId,
+    })
     if (verdict.kind === 'ask') return this.pause('WAITING_USER', verdict.question, 'user', { code: 'no_progress' })
     if (verdict.kind === 'stop') return this.end('STOPPED', 'no_progress', `${detector}: ${reason}`)
     return undefined
@@ -430,8 +472,15 @@ export class RunDriver implements DriverPort {
     await this.visibleTools()
     const views = this.visibleViews
 
-    const assembled = checkProjection(await this.ask('context', context.provider, () => context.value.assemble({ state: this.view, tools: views })))
-    if (!assembled.ok) return this.end('FAILED', 'verdict_invalid', `context service ${context.provider} returned something that is not a projection: ${assembled.problem}`)
+    const assembled = checkProjection(
+      await this.ask('context', context.provider, () => context.value.assemble({ state: this.view, tools: views })),
+    )
+    if (!assembled.ok)
+      return this.end(
+        'FAILED',
+        'verdict_invalid',
+        `context service ${context.provider} returned something that is not a projection: ${assembled.problem}`,
+      )
     let projection = assembled.value
     const threshold = compactor?.value.threshold ?? this.agent.options.contextTokens
     if (compactor && threshold && projection.tokens > threshold) {
@@ -444,30 +493,52 @@ export class RunDriver implements DriverPort {
       let problem: string | undefined
       let control: unknown
       try {
-        const answer = await this.ask('compactor', compactor.provider, () => compactor.value.compact({ state: this.view, projection, limit, signal: this.abort.signal }))
+        const answer = await this.ask('compactor', compactor.provider, () =>
+          compactor.value.compact({ state: this.view, projection, limit, signal: this.abort.signal }),
+        )
         const shape = checkProjection(answer)
         if (!shape.ok) problem = `the compactor answered something that is not a projection (verdict_invalid): ${shape.problem}`
-        else problem = checkCompacted(projection, compacted = answer as CompactResult, limit)
+        else problem = checkCompacted(projection, (compacted = answer as CompactResult), limit)
       } catch (error) {
         if (isControl(error)) control = error
         problem = `the compactor failed: ${(error as Error)?.message ?? error}`
       }
       const used = !problem
-      this.rec.record('compaction/end', {
-        strategy, before: projection.tokens, after: used ? compacted!.tokens : projection.tokens, summarised: used ? compacted!.summarised : [],
-        kept: used ? compacted!.messages.length : projection.messages.length, usage: compacted?.usage, rejected: problem,
-      }, compactor.provider, ids)
+      this.rec.record(
+        'compaction/end',
+        {
+          strategy,
+          before: projection.tokens,
+          after: used ? compacted!.tokens : projection.tokens,
+          summarised: used ? compacted!.summarised : [],
+          kept: used ? compacted!.messages.length : projection.messages.length,
+          usage: compacted?.usage,
+          rejected: problem,
+        },
+        compactor.provider,
+        ids,
+      )
       // A compactor that hangs ends the run (after its compaction/end is on record), like any service.
       if (control) throw control
       if (used) projection = compacted!
       if (this.cancelRequest) return this.endCancelled()
     }
-    this.rec.record('step/context', { messages: projection.messages.length, tokens: projection.tokens, tools: this.visibleNames }, context.provider, ids)
+    this.rec.record(
+      'step/context',
+      { messages: projection.messages.length, tokens: projection.tokens, tools: this.visibleNames },
+      context.provider,
+      ids,
+    )
 
     const response = await this.callModel(model, projection.messages, views, index)
     if (!response) return 'halt'
     const decision = response.decision
-    const responded = this.rec.record('step/model-response', { decision, usage: response.usage, model: response.model }, model.provider, this.idsOf(undefined, this.state.lastSeq))
+    const responded = this.rec.record(
+      'step/model-response',
+      { decision, usage: response.usage, model: response.model },
+      model.provider,
+      this.idsOf(undefined, this.state.lastSeq),
+    )
 
     if (decision.kind === 'tool_calls') {
       decision.calls.forEach((call, i) => {
@@ -476,8 +547,12 @@ export class RunDriver implements DriverPort {
         const args = deepFreeze(this.rec.scrub(call.args))
         // Arguments that are not plain JSON are refused before anyone judges them (hash.ts, jsonProblem).
         const argsError = call.argsError ?? jsonProblem(args)
-        this.rec.record('tool/proposed', { tool: call.name, args, argsHash: argsError === undefined ? hashArgs(args) : hashAnyway(args), callId: call.callId, argsError },
-          KernelProducer, this.idsOf(`${ids.stepId}.a${i + 1}`, responded.seq))
+        this.rec.record(
+          'tool/proposed',
+          { tool: call.name, args, argsHash: argsError === undefined ? hashArgs(args) : hashAnyway(args), callId: call.callId, argsError },
+          KernelProducer,
+          this.idsOf(`${ids.stepId}.a${i + 1}`, responded.seq),
+        )
       })
       return 'continue'
     }
@@ -485,11 +560,21 @@ export class RunDriver implements DriverPort {
     return this.verify(decision.text, responded.seq)
   }
 
-  private async callModel(model: ServiceEntry<ModelService>, messages: ContextMessage[], tools: ToolView[], index: number): Promise<ModelResponse | undefined> {
+  private async callModel(
+    model: ServiceEntry<ModelService>,
+    messages: ContextMessage[],
+    tools: ToolView[],
+    index: number,
+  ): Promise<ModelResponse | undefined> {
     const ids = this.ids
     const { attempts, backoffMs } = this.agent.options.modelRetry
     for (let attempt = 1; ; attempt++) {
-      const request = this.rec.record('step/model-request', { model: model.provider, messages: messages.length, tools: this.visibleNames, attempt }, KernelProducer, ids)
+      const request = this.rec.record(
+        'step/model-request',
+        { model: model.provider, messages: messages.length, tools: this.visibleNames, attempt },
+        KernelProducer,
+        ids,
+      )
       // Not a durability point (a model call has no effect to protect), but whoever watches steps begin
       // should see them begin, not only once the model has answered.
       if (this.agent.dispatch.watched(StepStartEvents)) await this.flush()
@@ -497,26 +582,47 @@ export class RunDriver implements DriverPort {
       // Streamed pieces go to listeners as previews, only if someone listens: nothing here is durable.
       const onDelta = this.agent.streaming() ? this.previews(model.provider, ids.stepId!, attempt) : undefined
       try {
-        const response = await model.value.respond({ runId: this.runId, stepId: ids.stepId!, stepIndex: index, messages, tools, signal: signal.signal, onDelta }).finally(() => onDelta?.end())
+        const response = await model.value
+          .respond({ runId: this.runId, stepId: ids.stepId!, stepIndex: index, messages, tools, signal: signal.signal, onDelta })
+          .finally(() => onDelta?.end())
         const problem = checkResponse(response)
         if (problem) throw new CordageError('model_invalid_response', problem)
         // Plain data from here on: the record, the hash, policy and the tool see one value.
         return plainResponse(response)
       } catch (error) {
         if (this.lost) throw this.lost
-        if (this.cancelRequest) { await this.endCancelled(); return undefined }
-        if (signal.deadlineHit) { await this.end('STOPPED', 'deadline_exceeded', `deadline passed during the model call of step ${index}`); return undefined }
+        if (this.cancelRequest) {
+          await this.endCancelled()
+          return undefined
+        }
+        if (signal.deadlineHit) {
+          await this.end('STOPPED', 'deadline_exceeded', `deadline passed during the model call of step ${index}`)
+          return undefined
+        }
         const { code, kind, message } = classify(error, 'model_permanent')
         const retry = code === 'model_transient' && attempt < attempts
         // The provider's own hint (Retry-After) wins over our backoff when it asks for longer, up to a minute.
         const hint = CordageError.is(error) ? Number((error.data as { retryAfterMs?: number } | undefined)?.retryAfterMs) : NaN
-        let retryInMs = retry ? Math.max(jitter(backoffMs * 2 ** (attempt - 1)), Number.isFinite(hint) ? Math.min(hint, 60_000) : 0) : undefined
+        let retryInMs = retry
+          ? Math.max(jitter(backoffMs * 2 ** (attempt - 1)), Number.isFinite(hint) ? Math.min(hint, 60_000) : 0)
+          : undefined
         // A wait that would outlast the deadline is no retry: stop now rather than sleep past it.
         const pastDeadline = retryInMs !== undefined && this.state.deadline !== undefined && Date.now() + retryInMs >= this.state.deadline
         if (pastDeadline) retryInMs = undefined
-        this.rec.record('step/model-error', { errorClass: kind, code, message, attempt, retryInMs }, model.provider, this.idsOf(undefined, request.seq))
-        if (pastDeadline) { await this.end('STOPPED', 'deadline_exceeded', `the deadline passes before the model can be asked again (${message})`); return undefined }
-        if (!retry) { await this.end('FAILED', code, message); return undefined }
+        this.rec.record(
+          'step/model-error',
+          { errorClass: kind, code, message, attempt, retryInMs },
+          model.provider,
+          this.idsOf(undefined, request.seq),
+        )
+        if (pastDeadline) {
+          await this.end('STOPPED', 'deadline_exceeded', `the deadline passes before the model can be asked again (${message})`)
+          return undefined
+        }
+        if (!retry) {
+          await this.end('FAILED', code, message)
+          return undefined
+        }
         await sleep(retryInMs!, this.abort.signal)
       } finally {
         signal.dispose()
@@ -536,28 +642,38 @@ export class RunDriver implements DriverPort {
     const text = new StreamScrubber(scrubber)
     const args = new Map<number, StreamScrubber>()
     const emit = (delta: ModelDelta) => this.agent.streamDelta({ ...base, ...delta })
-    const send = Object.assign((delta: ModelDelta) => {
-      if (delta.text !== undefined) {
-        const ready = text.push(delta.text)
-        if (ready) emit({ text: ready })
-      }
-      if (delta.toolCall) {
-        const { index, name, argsDelta } = delta.toolCall
-        let stream = args.get(index)
-        if (!stream) args.set(index, stream = new StreamScrubber(scrubber))
-        const ready = argsDelta === undefined ? undefined : stream.push(argsDelta)
-        if (name !== undefined || ready) emit({ toolCall: { index, ...(name === undefined ? {} : { name: scrubber.scrubText(name) }), ...(ready ? { argsDelta: ready } : {}) } })
-      }
-    }, {
-      end: () => {
-        const rest = text.end()
-        if (rest) emit({ text: rest })
-        for (const [index, stream] of args) {
-          const tail = stream.end()
-          if (tail) emit({ toolCall: { index, argsDelta: tail } })
+    const send = Object.assign(
+      (delta: ModelDelta) => {
+        if (delta.text !== undefined) {
+          const ready = text.push(delta.text)
+          if (ready) emit({ text: ready })
+        }
+        if (delta.toolCall) {
+          const { index, name, argsDelta } = delta.toolCall
+          let stream = args.get(index)
+          if (!stream) args.set(index, (stream = new StreamScrubber(scrubber)))
+          const ready = argsDelta === undefined ? undefined : stream.push(argsDelta)
+          if (name !== undefined || ready)
+            emit({
+              toolCall: {
+                index,
+                ...(name === undefined ? {} : { name: scrubber.scrubText(name) }),
+                ...(ready ? { argsDelta: ready } : {}),
+              },
+            })
         }
       },
-    })
+      {
+        end: () => {
+          const rest = text.end()
+          if (rest) emit({ text: rest })
+          for (const [index, stream] of args) {
+            const tail = stream.end()
+            if (tail) emit({ toolCall: { index, argsDelta: tail } })
+          }
+        },
+      },
+    )
     return send
   }
 
@@ -571,8 +687,17 @@ export class RunDriver implements DriverPort {
     const state = { signal: controller.signal, deadlineHit: false, dispose: () => {} }
     const onCancel = () => controller.abort(this.abort.signal.reason)
     this.abort.signal.addEventListener('abort', onCancel, { once: true })
-    const timer = setTimeout(() => { state.deadlineHit = true; controller.abort(new CordageError('deadline_exceeded')) }, Math.max(0, this.state.deadline - Date.now()))
-    state.dispose = () => { clearTimeout(timer); this.abort.signal.removeEventListener('abort', onCancel) }
+    const timer = setTimeout(
+      () => {
+        state.deadlineHit = true
+        controller.abort(new CordageError('deadline_exceeded'))
+      },
+      Math.max(0, this.state.deadline - Date.now()),
+    )
+    state.dispose = () => {
+      clearTimeout(timer)
+      this.abort.signal.removeEventListener('abort', onCancel)
+    }
     return state
   }
 
@@ -582,7 +707,11 @@ export class RunDriver implements DriverPort {
     if (this.visibleFor === stepId) return
     const tools = this.services.tools
     const visible = await this.ask('tools', tools.provider, () => tools.value.visible({ state: this.view }))
-    if (!Array.isArray(visible)) throw new CordageError('verdict_invalid', `tools service ${tools.provider} returned ${typeof visible} as the visible set, not a list of tools`)
+    if (!Array.isArray(visible))
+      throw new CordageError(
+        'verdict_invalid',
+        `tools service ${tools.provider} returned ${typeof visible} as the visible set, not a list of tools`,
+      )
     this.visibleFor = stepId
     if (visible === this.visibleSource) return
     this.visibleSource = visible
@@ -599,9 +728,19 @@ export class RunDriver implements DriverPort {
       case 'proposed':
         return this.follow(await this.admit(action))
       case 'denied':
-        return this.reject(action, 'policy_denied', `Denied by policy (rule ${action.decision!.ruleId}): ${action.decision!.reason}`, action.decision!.seq)
+        return this.reject(
+          action,
+          'policy_denied',
+          `Denied by policy (rule ${action.decision!.ruleId}): ${action.decision!.reason}`,
+          action.decision!.seq,
+        )
       case 'rejected':
-        return this.reject(action, 'approval_rejected', `Rejected by ${action.approval!.by}${action.approval!.reason ? `: ${action.approval!.reason}` : ''}`, action.approval!.seq)
+        return this.reject(
+          action,
+          'approval_rejected',
+          `Rejected by ${action.approval!.by}${action.approval!.reason ? `: ${action.approval!.reason}` : ''}`,
+          action.approval!.seq,
+        )
       case 'allowed':
       case 'approved':
       case 'running': {
@@ -614,7 +753,8 @@ export class RunDriver implements DriverPort {
           if (settled !== 'retry') return settled
         }
         // A decision (and an approval) holds only under the policy and the tool version it was made for.
-        const toolChanged = action.decision?.toolVersion !== undefined && tool.owner !== undefined && action.decision.toolVersion !== tool.owner
+        const toolChanged =
+          action.decision?.toolVersion !== undefined && tool.owner !== undefined && action.decision.toolVersion !== tool.owner
         if (action.decision?.policyVersion !== this.services.policy.value.version || toolChanged) {
           const parsed = tool.input.safeParse(action.args)
           if (!parsed.success) return this.reject(action, 'invalid_arguments', `The arguments for ${tool.name} no longer match its schema.`)
@@ -625,10 +765,23 @@ export class RunDriver implements DriverPort {
       case 'awaiting_approval': {
         // Asked, but the request was never put on record (the rest of its step ran first and paused, or the process stopped): put it now.
         const d = action.decision
-        const approval = action.requestedSeq === undefined && d
-          ? { tool: action.tool, args: action.args, argsHash: action.argsHash, policyVersion: d.policyVersion, ruleId: d.ruleId, reason: d.reason, approvers: d.approvers, toolVersion: d.toolVersion }
-          : undefined
-        return this.pause('WAITING_APPROVAL', `action ${action.id} (${action.tool}) waits for approval`, 'approval', { actionId: action.id, approval })
+        const approval =
+          action.requestedSeq === undefined && d
+            ? {
+                tool: action.tool,
+                args: action.args,
+                argsHash: action.argsHash,
+                policyVersion: d.policyVersion,
+                ruleId: d.ruleId,
+                reason: d.reason,
+                approvers: d.approvers,
+                toolVersion: d.toolVersion,
+              }
+            : undefined
+        return this.pause('WAITING_APPROVAL', `action ${action.id} (${action.tool}) waits for approval`, 'approval', {
+          actionId: action.id,
+          approval,
+        })
       }
       default:
         throw new CordageError('internal_error', `action ${action.id} is ${action.status} but still pending`)
@@ -639,20 +792,51 @@ export class RunDriver implements DriverPort {
   private async admit(action: ActionState): Promise<Admitted> {
     await this.visibleTools()
     const tool = this.visible.get(action.tool)
-    if (action.argsError !== undefined) return { next: await this.reject(action, 'invalid_arguments', `The arguments for ${action.tool} are not valid JSON, or not plain JSON (${action.argsError}). Send them again as a plain JSON object.`) }
-    if (!tool) return { next: await this.reject(action, 'unknown_tool', `Unknown tool "${action.tool}". Tools you can call: ${[...this.visible.keys()].join(', ') || 'none'}.`) }
+    if (action.argsError !== undefined)
+      return {
+        next: await this.reject(
+          action,
+          'invalid_arguments',
+          `The arguments for ${action.tool} are not valid JSON, or not plain JSON (${action.argsError}). Send them again as a plain JSON object.`,
+        ),
+      }
+    if (!tool)
+      return {
+        next: await this.reject(
+          action,
+          'unknown_tool',
+          `Unknown tool "${action.tool}". Tools you can call: ${[...this.visible.keys()].join(', ') || 'none'}.`,
+        ),
+      }
     const parsed = tool.input.safeParse(action.args)
     if (!parsed.success) {
       const issues = parsed.error.issues.map((i) => `${i.path.length ? i.path.join('.') : '(arguments)'}: ${i.message}`).join('; ')
-      return { next: await this.reject(action, 'invalid_arguments', `Invalid arguments for ${tool.name}: ${issues}. Fix the arguments and call it again.`) }
+      return {
+        next: await this.reject(
+          action,
+          'invalid_arguments',
+          `Invalid arguments for ${tool.name}: ${issues}. Fix the arguments and call it again.`,
+        ),
+      }
     }
-    const guarded = this.services.guardrail ? await this.guard({ stage: 'tool_input', tool, args: parsed.data }, action.id, action.proposedSeq) : Pass
-    if (guarded.action !== 'pass') return { next: await this.reject(action, 'guardrail_blocked', `Blocked by guardrail ${guarded.guard}: ${guarded.reason}. Nothing was run.`, this.state.lastSeq) }
+    const guarded = this.services.guardrail
+      ? await this.guard({ stage: 'tool_input', tool, args: parsed.data }, action.id, action.proposedSeq)
+      : Pass
+    if (guarded.action !== 'pass')
+      return {
+        next: await this.reject(
+          action,
+          'guardrail_blocked',
+          `Blocked by guardrail ${guarded.guard}: ${guarded.reason}. Nothing was run.`,
+          this.state.lastSeq,
+        ),
+      }
     return this.decide(action, tool, parsed.data)
   }
 
   private follow(admitted: Admitted): Promise<Next> {
-    if ('run' in admitted) return this.effects.execute(admitted.run.action, admitted.run.tool, admitted.run.policyVersion, admitted.run.causation)
+    if ('run' in admitted)
+      return this.effects.execute(admitted.run.action, admitted.run.tool, admitted.run.policyVersion, admitted.run.causation)
     if ('later' in admitted) return admitted.later()
     return Promise.resolve(admitted.next)
   }
@@ -677,19 +861,26 @@ export class RunDriver implements DriverPort {
     for (const action of batch) {
       const admitted = await this.admit(action)
       if ('run' in admitted) jobs.push(admitted.run)
-      else if ('later' in admitted) { later = admitted.later; break }
-      else if (admitted.next === 'halt') return 'halt'
+      else if ('later' in admitted) {
+        later = admitted.later
+        break
+      } else if (admitted.next === 'halt') return 'halt'
     }
     this.reloaded = false
     // Two calls under one idempotency key never share a wave: the ledger must see the first before the second.
     const footprint = (job: Authorized) => {
       const print = footprintOf(job.tool, job.action.args)
-      return job.tool.sideEffect === 'none' ? print : { reads: print.reads, writes: [...print.writes, `key:${this.effects.keyOf(job.action, job.tool)}`] }
+      return job.tool.sideEffect === 'none'
+        ? print
+        : { reads: print.reads, writes: [...print.writes, `key:${this.effects.keyOf(job.action, job.tool)}`] }
     }
     for (const wave of waves(jobs, footprint)) {
       // Cancelled, or state rebuilt after a lost key race: back to pass(), which starts from what is on record.
       if (this.cancelRequest || this.reloaded) return 'continue'
-      const next = wave.length === 1 ? await this.effects.execute(wave[0].action, wave[0].tool, wave[0].policyVersion, wave[0].causation) : await this.effects.executeTogether(wave)
+      const next =
+        wave.length === 1
+          ? await this.effects.execute(wave[0].action, wave[0].tool, wave[0].policyVersion, wave[0].causation)
+          : await this.effects.executeTogether(wave)
       if (next === 'halt') return 'halt'
     }
     return later && !this.cancelRequest ? later() : 'continue'
@@ -717,13 +908,19 @@ export class RunDriver implements DriverPort {
       return `The result of ${tool.name} was withheld: ${(error as Error).message}. The call itself ran.`
     }
     if (verdict.action === 'redact') return verdict.text
-    if (verdict.action === 'block') return `The result of ${tool.name} was withheld by guardrail ${verdict.guard}: ${verdict.reason}. The call itself ran.`
+    if (verdict.action === 'block')
+      return `The result of ${tool.name} was withheld by guardrail ${verdict.guard}: ${verdict.reason}. The call itself ran.`
     return observation
   }
 
   /** Close an action that never starts: the reason becomes an observation for the model. */
   async reject(action: ActionState, code: Code, observation: string, causation = action.proposedSeq): Promise<Next> {
-    this.rec.record('tool/error', { tool: action.tool, errorClass: Codes[code].kind, code, message: observation, observation }, KernelProducer, this.idsOf(action.id, causation))
+    this.rec.record(
+      'tool/error',
+      { tool: action.tool, errorClass: Codes[code].kind, code, message: observation, observation },
+      KernelProducer,
+      this.idsOf(action.id, causation),
+    )
     return 'continue'
   }
 
@@ -737,36 +934,88 @@ export class RunDriver implements DriverPort {
     const policy = this.services.policy
     let decision: PolicyDecision
     try {
-      const answer = await this.ask('policy', policy.provider, () => policy.value.decide({ runId: this.runId, agent: this.agent.name, actionId: action.id, tool, args, argsHash: action.argsHash, state: this.view }))
+      const answer = await this.ask('policy', policy.provider, () =>
+        policy.value.decide({
+          runId: this.runId,
+          agent: this.agent.name,
+          actionId: action.id,
+          tool,
+          args,
+          argsHash: action.argsHash,
+          state: this.view,
+        }),
+      )
       const checked = checkPolicyDecision(answer)
-      decision = checked.ok ? checked.value : { verdict: 'deny', ruleId: 'policy-invalid', reason: `policy ${policy.provider} answered something that is not a decision (verdict_invalid: ${checked.problem}); denied to fail closed` }
+      decision = checked.ok
+        ? checked.value
+        : {
+            verdict: 'deny',
+            ruleId: 'policy-invalid',
+            reason: `policy ${policy.provider} answered something that is not a decision (verdict_invalid: ${checked.problem}); denied to fail closed`,
+          }
     } catch (error) {
       if (isControl(error)) throw error
-      decision = { verdict: 'deny', ruleId: 'policy-error', reason: `policy failed, denied to fail closed: ${(error as Error)?.message ?? error}` }
+      decision = {
+        verdict: 'deny',
+        ruleId: 'policy-error',
+        reason: `policy failed, denied to fail closed: ${(error as Error)?.message ?? error}`,
+      }
     }
     // An `ask` nobody may answer would wait forever: deny it now, and say why.
     if (decision.verdict === 'ask' && decision.approvers?.length === 0) {
-      decision = { verdict: 'deny', ruleId: decision.ruleId, reason: `${decision.reason}; it needs approval and no approver is configured, so it is denied (fail closed)` }
+      decision = {
+        verdict: 'deny',
+        ruleId: decision.ruleId,
+        reason: `${decision.reason}; it needs approval and no approver is configured, so it is denied (fail closed)`,
+      }
     }
     const policyVersion = policy.value.version
     const ids = this.idsOf(action.id, action.approval?.seq ?? action.proposedSeq)
-    const recorded = this.rec.record('tool/decision', {
-      verdict: decision.verdict, ruleId: decision.ruleId, policyVersion, reason: decision.reason, approvers: decision.approvers, toolVersion: tool.owner,
-    }, policy.provider, ids)
-    if (decision.verdict === 'deny') return { next: await this.reject(action, 'policy_denied', `Denied by policy (rule ${decision.ruleId}): ${decision.reason}`, recorded.seq) }
+    const recorded = this.rec.record(
+      'tool/decision',
+      {
+        verdict: decision.verdict,
+        ruleId: decision.ruleId,
+        policyVersion,
+        reason: decision.reason,
+        approvers: decision.approvers,
+        toolVersion: tool.owner,
+      },
+      policy.provider,
+      ids,
+    )
+    if (decision.verdict === 'deny')
+      return {
+        next: await this.reject(action, 'policy_denied', `Denied by policy (rule ${decision.ruleId}): ${decision.reason}`, recorded.seq),
+      }
     if (decision.verdict === 'ask') {
       const grant = await this.grantFor(action, tool, args, policyVersion, decision.approvers)
       if (grant) {
         // A person approved calls like this one before, for the run or standing: no one is asked again.
-        const approved = this.rec.record('tool/approval-decided', { approved: true, by: `grant:${grant.id}`, scope: grant.scope, grantId: grant.id }, KernelProducer, this.idsOf(action.id, recorded.seq))
+        const approved = this.rec.record(
+          'tool/approval-decided',
+          { approved: true, by: `grant:${grant.id}`, scope: grant.scope, grantId: grant.id },
+          KernelProducer,
+          this.idsOf(action.id, recorded.seq),
+        )
         return { run: { action, tool, policyVersion, causation: approved.seq } }
       }
       const { ruleId, reason, approvers } = decision
       return {
-        later: () => this.pause('WAITING_APPROVAL', `action ${action.id} (${action.tool}) waits for approval: ${reason}`, 'approval', {
-          actionId: action.id,
-          approval: { tool: action.tool, args: action.args, argsHash: action.argsHash, policyVersion, ruleId, reason, approvers, toolVersion: tool.owner },
-        }),
+        later: () =>
+          this.pause('WAITING_APPROVAL', `action ${action.id} (${action.tool}) waits for approval: ${reason}`, 'approval', {
+            actionId: action.id,
+            approval: {
+              tool: action.tool,
+              args: action.args,
+              argsHash: action.argsHash,
+              policyVersion,
+              ruleId,
+              reason,
+              approvers,
+              toolVersion: tool.owner,
+            },
+          }),
       }
     }
     return { run: { action, tool, policyVersion, causation: recorded.seq } }
@@ -777,7 +1026,13 @@ export class RunDriver implements DriverPort {
    * must be active, for this agent, tool and arguments, under this policy and tool version, and given
    * by someone the policy lets approve it.
    */
-  private async grantFor(action: ActionState, tool: Tool, args: unknown, policyVersion: string, approvers?: string[]): Promise<ApprovalGrant | undefined> {
+  private async grantFor(
+    action: ActionState,
+    tool: Tool,
+    args: unknown,
+    policyVersion: string,
+    approvers?: string[],
+  ): Promise<ApprovalGrant | undefined> {
     const now = Date.now()
     const call = { agent: this.agent.name, tool: action.tool, args, argsHash: action.argsHash, policyVersion, toolVersion: tool.owner }
     const allowed = (g: ApprovalGrant) => !approvers || approvers.includes('*') || approvers.includes(g.by)
@@ -796,7 +1051,11 @@ export class RunDriver implements DriverPort {
   }
 
   /** Ask the guardrail about content at one stage (core/kernel/verification.ts). */
-  guard(input: Pick<GuardInput, 'stage' | 'tool' | 'args' | 'text'>, actionId: string | undefined, causation: number): Promise<GuardVerdict> {
+  guard(
+    input: Pick<GuardInput, 'stage' | 'tool' | 'args' | 'text'>,
+    actionId: string | undefined,
+    causation: number,
+  ): Promise<GuardVerdict> {
     return askGuardrail(this, input, actionId, causation)
   }
 
@@ -823,11 +1082,13 @@ Object.freeze(RunDriver.prototype)
 // ── helpers ─────────────────────────────────────────────────────────────────────────────────────────
 
 class Undeclared extends Error {
-  constructor(readonly service: string, readonly provider: string) {
+  constructor(
+    readonly service: string,
+    readonly provider: string,
+  ) {
     super(`${service} set by ${provider} without declaring it`)
   }
 }
-
 
 function isThenable<T>(value: T | Promise<T>): value is Promise<T> {
   return typeof (value as { then?: unknown } | null)?.then === 'function'
@@ -841,6 +1102,10 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
     const timer = setTimeout(done, ms)
     signal.addEventListener('abort', done, { once: true })
-    function done() { clearTimeout(timer); signal.removeEventListener('abort', done); resolve() }
+    function done() {
+      clearTimeout(timer)
+      signal.removeEventListener('abort', done)
+      resolve()
+    }
   })
 }

@@ -23,7 +23,12 @@ export class Ownership {
   /** Until when, by this process's clock, the lease is surely ours: its expiry, moved on by each renewal. */
   private heldUntil: number
 
-  constructor(readonly lease: Lease, private store: () => StoreService, private readonly writer: StoreWriter | undefined, private options: OwnershipOptions) {
+  constructor(
+    readonly lease: Lease,
+    private store: () => StoreService,
+    private readonly writer: StoreWriter | undefined,
+    private options: OwnershipOptions,
+  ) {
     // The store may have stamped the expiry with another clock: trust whichever ends first.
     this.heldUntil = Math.min(lease.expiresAt, Date.now() + options.ttlMs)
   }
@@ -53,7 +58,10 @@ export class Ownership {
         return
       }
     }
-    const error = new CordageError('lease_lost', `run ${this.lease.runId}: worker ${this.lease.worker} no longer holds its lease (token ${this.lease.token}): another worker owns the run, so nothing more is done here`)
+    const error = new CordageError(
+      'lease_lost',
+      `run ${this.lease.runId}: worker ${this.lease.worker} no longer holds its lease (token ${this.lease.token}): another worker owns the run, so nothing more is done here`,
+    )
     this.options.onLost(error)
     throw error
   }
@@ -61,17 +69,38 @@ export class Ownership {
   /** Start renewing, and watching for cancel requests when other processes share the store. */
   start(): void {
     const { ttlMs, watchMs } = this.options
-    const renew = setInterval(() => {
-      const sent = Date.now()
-      Promise.resolve().then(() => guardStore(this.store()).renew(this.lease, ttlMs, this.writer!)).then((held) => {
-        if (held) this.heldUntil = Math.max(this.heldUntil, sent + ttlMs)
-        if (!held && !this.released) this.options.onLost(new CordageError('lease_lost', `run ${this.lease.runId}: worker ${this.lease.worker} lost its lease (${this.lease.token}); another worker owns the run`))
-      }, () => { /* a failed renewal is retried at the next tick; the fencing token protects the log meanwhile */ })
-    }, Math.max(10, Math.floor(ttlMs / 3)))
+    const renew = setInterval(
+      () => {
+        const sent = Date.now()
+        Promise.resolve()
+          .then(() => guardStore(this.store()).renew(this.lease, ttlMs, this.writer!))
+          .then(
+            (held) => {
+              if (held) this.heldUntil = Math.max(this.heldUntil, sent + ttlMs)
+              if (!held && !this.released)
+                this.options.onLost(
+                  new CordageError(
+                    'lease_lost',
+                    `run ${this.lease.runId}: worker ${this.lease.worker} lost its lease (${this.lease.token}); another worker owns the run`,
+                  ),
+                )
+            },
+            () => {
+              /* a failed renewal is retried at the next tick; the fencing token protects the log meanwhile */
+            },
+          )
+      },
+      Math.max(10, Math.floor(ttlMs / 3)),
+    )
     this.timers.push(renew)
     if (this.store().shared) {
       const watch = setInterval(() => {
-        Promise.resolve(this.store().cancelRequest(this.lease.runId)).then((request) => { if (request) this.options.onCancel(request) }, () => {})
+        Promise.resolve(this.store().cancelRequest(this.lease.runId)).then(
+          (request) => {
+            if (request) this.options.onCancel(request)
+          },
+          () => {},
+        )
       }, watchMs)
       this.timers.push(watch)
     }

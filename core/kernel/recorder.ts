@@ -12,7 +12,6 @@ import type { Dispatch } from './cordis.ts'
 import { guardStore } from './store-writer.ts'
 import type { Scrubber } from '../kit/secrets.ts'
 
-
 export interface EventIds {
   turnId?: string
   stepId?: string
@@ -54,9 +53,17 @@ export class Recorder {
   record<K extends RunEventType>(type: K, data: RunEventMap[K], producer: string, ids: EventIds = {}): RunEvent<K> {
     // Built field by field (not by spreading `ids`): this runs ten times a step.
     const event = {
-      type, seq: this.state.lastSeq + 1, time: Date.now(), runId: this.state.runId,
-      turnId: ids.turnId, stepId: ids.stepId, actionId: ids.actionId, causation: ids.causation,
-      schema: EventSchemaVersion, producer, data: this.scrubber?.active ? this.scrubber.scrub(data) : data,
+      type,
+      seq: this.state.lastSeq + 1,
+      time: Date.now(),
+      runId: this.state.runId,
+      turnId: ids.turnId,
+      stepId: ids.stepId,
+      actionId: ids.actionId,
+      causation: ids.causation,
+      schema: EventSchemaVersion,
+      producer,
+      data: this.scrubber?.active ? this.scrubber.scrub(data) : data,
     } as RunEvent<K>
     apply(this.state, event as RunEvent)
     this.buffer.push(event as RunEvent)
@@ -75,7 +82,8 @@ export class Recorder {
     const batch = this.buffer
     this.buffer = []
     if (effects && this.scrubber?.active) effects = effects.map((e) => this.scrubber!.scrub(e))
-    const options = this.lease || effects?.length || snapshot ? { lease: this.lease, effects, snapshot, writer: this.#writer } : this.#writerOnly
+    const options =
+      this.lease || effects?.length || snapshot ? { lease: this.lease, effects, snapshot, writer: this.#writer } : this.#writerOnly
     let written
     try {
       written = guardStore(this.store()).append(this.state.runId, batch, this.durable, options)
@@ -83,7 +91,14 @@ export class Recorder {
       this.buffer = batch
       throw error
     }
-    if (written) return written.then(() => this.delivered(batch), (error) => { this.buffer = batch; throw error })
+    if (written)
+      return written.then(
+        () => this.delivered(batch),
+        (error) => {
+          this.buffer = batch
+          throw error
+        },
+      )
     this.delivered(batch)
     return undefined
   }

@@ -17,9 +17,30 @@ export const StateVersion = 4
 
 export function emptyState(runId: string): RunState {
   return {
-    runId, agent: '', task: '', status: 'CREATED', lastSeq: 0, createdAt: 0, updatedAt: 0,
-    budgets: { maxSteps: 0, maxRepairs: 0 }, plugins: {}, services: {},
-    turns: 0, steps: 0, stepOpen: false, stepActions: 0, stepSettled: false, usage: zeroUsage(), interventions: [], grants: [], revealed: [], repairs: 0, nestedSteps: 0, transcript: [], actions: {}, pending: [],
+    runId,
+    agent: '',
+    task: '',
+    status: 'CREATED',
+    lastSeq: 0,
+    createdAt: 0,
+    updatedAt: 0,
+    budgets: { maxSteps: 0, maxRepairs: 0 },
+    plugins: {},
+    services: {},
+    turns: 0,
+    steps: 0,
+    stepOpen: false,
+    stepActions: 0,
+    stepSettled: false,
+    usage: zeroUsage(),
+    interventions: [],
+    grants: [],
+    revealed: [],
+    repairs: 0,
+    nestedSteps: 0,
+    transcript: [],
+    actions: {},
+    pending: [],
   }
 }
 
@@ -31,7 +52,11 @@ export function replay(runId: string, events: readonly RunEvent[]): RunState {
 }
 
 /** State from a snapshot plus the events after it; the whole log is needed when the snapshot is of another version. */
-export function replayFrom(runId: string, snapshot: { seq: number; version: number; state: unknown } | undefined, events: readonly RunEvent[]): RunState | undefined {
+export function replayFrom(
+  runId: string,
+  snapshot: { seq: number; version: number; state: unknown } | undefined,
+  events: readonly RunEvent[],
+): RunState | undefined {
   if (!snapshot) return replay(runId, events)
   if (snapshot.version !== StateVersion) return undefined
   const state = snapshot.state as RunState
@@ -49,7 +74,10 @@ export function apply(state: RunState, event: RunEvent): void {
     throw new CordageError('invalid_event', `event seq ${event.seq} belongs to run ${event.runId}, not ${state.runId}`)
   }
   if (event.schema > EventSchemaVersion) {
-    throw new CordageError('invalid_event', `event seq ${event.seq} has schema ${event.schema}; this kernel reads up to ${EventSchemaVersion}`)
+    throw new CordageError(
+      'invalid_event',
+      `event seq ${event.seq} has schema ${event.schema}; this kernel reads up to ${EventSchemaVersion}`,
+    )
   }
   applyPayload(state, event)
   state.lastSeq = event.seq
@@ -64,10 +92,26 @@ const Reducers: { readonly [K in RunEventType]: Reducer<K> } = Object.freeze({
   'run/start': (state, event) => {
     const d = event.data
     moveTo(state, 'RUNNING')
-    Object.assign(state, { agent: d.agent, task: d.task, plugins: d.plugins, hashes: d.hashes ? { ...d.hashes } : undefined, services: d.services, budgets: d.budgets, deadline: d.deadline, createdAt: event.time, parent: d.parent })
+    Object.assign(state, {
+      agent: d.agent,
+      task: d.task,
+      plugins: d.plugins,
+      hashes: d.hashes ? { ...d.hashes } : undefined,
+      services: d.services,
+      budgets: d.budgets,
+      deadline: d.deadline,
+      createdAt: event.time,
+      parent: d.parent,
+    })
   },
   'run/handoff': (state, event) => {
-    Object.assign(state, { agent: event.data.to, plugins: event.data.plugins, hashes: undefined, services: event.data.services, handoff: undefined })
+    Object.assign(state, {
+      agent: event.data.to,
+      plugins: event.data.plugins,
+      hashes: undefined,
+      services: event.data.services,
+      handoff: undefined,
+    })
   },
   'run/version-drift': (state, event) => {
     // What was accepted is what the run runs on from here: the next check compares with it.
@@ -125,7 +169,8 @@ const Reducers: { readonly [K in RunEventType]: Reducer<K> } = Object.freeze({
   },
   'step/no-progress': (state, event) => {
     state.interventions.push({ detector: event.data.detector, response: event.data.response, afterStep: state.steps, seq: event.seq })
-    if (event.data.response === 'feedback' && event.data.text) state.transcript.push({ kind: 'feedback', text: event.data.text, seq: event.seq })
+    if (event.data.response === 'feedback' && event.data.text)
+      state.transcript.push({ kind: 'feedback', text: event.data.text, seq: event.seq })
   },
   'step/context': nothing,
   'compaction/start': nothing,
@@ -141,7 +186,18 @@ const Reducers: { readonly [K in RunEventType]: Reducer<K> } = Object.freeze({
   },
   'tool/proposed': (state, event) => {
     const id = need(event, event.actionId)
-    state.actions[id] = { id, stepId: need(event, event.stepId), tool: event.data.tool, args: event.data.args, argsHash: event.data.argsHash, callId: event.data.callId, argsError: event.data.argsError, proposedSeq: event.seq, status: 'proposed', attempts: 0 }
+    state.actions[id] = {
+      id,
+      stepId: need(event, event.stepId),
+      tool: event.data.tool,
+      args: event.data.args,
+      argsHash: event.data.argsHash,
+      callId: event.data.callId,
+      argsError: event.data.argsError,
+      proposedSeq: event.seq,
+      status: 'proposed',
+      attempts: 0,
+    }
     state.pending.push(id)
     state.stepActions++
     const last = state.transcript[state.transcript.length - 1]
@@ -209,7 +265,11 @@ const Reducers: { readonly [K in RunEventType]: Reducer<K> } = Object.freeze({
     state.stepSettled = true
     if (!event.data.ok && event.data.repair) {
       state.repairs++
-      state.transcript.push({ kind: 'feedback', text: `The answer was not accepted (${event.data.code}): ${event.data.feedback ?? event.data.reason}`, seq: event.seq })
+      state.transcript.push({
+        kind: 'feedback',
+        text: `The answer was not accepted (${event.data.code}): ${event.data.feedback ?? event.data.reason}`,
+        seq: event.seq,
+      })
     }
   },
 })
@@ -225,7 +285,11 @@ function actionOf(state: RunState, event: RunEvent): ActionState | undefined {
 }
 
 function addUsage(state: RunState, u: Usage) {
-  state.usage = { inputTokens: state.usage.inputTokens + u.inputTokens, outputTokens: state.usage.outputTokens + u.outputTokens, costUsd: state.usage.costUsd + u.costUsd }
+  state.usage = {
+    inputTokens: state.usage.inputTokens + u.inputTokens,
+    outputTokens: state.usage.outputTokens + u.outputTokens,
+    costUsd: state.usage.costUsd + u.costUsd,
+  }
 }
 
 function moveTo(state: RunState, status: RunStatus) {
@@ -242,7 +306,12 @@ function settle(state: RunState, action: ActionState, text: string, ok: boolean,
   let at = t.length
   while (at > 0) {
     const prev = t[at - 1]
-    if (prev.kind !== 'observation' || state.actions[prev.actionId]?.stepId !== action.stepId || actionIndex(prev.actionId) < actionIndex(action.id)) break
+    if (
+      prev.kind !== 'observation' ||
+      state.actions[prev.actionId]?.stepId !== action.stepId ||
+      actionIndex(prev.actionId) < actionIndex(action.id)
+    )
+      break
     at--
   }
   t.splice(at, 0, { kind: 'observation', actionId: action.id, tool: action.tool, text, ok, seq })

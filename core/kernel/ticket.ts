@@ -56,7 +56,11 @@ export class TicketBook {
    * attempt to use it, even one that fails: it cannot be tried again with other arguments.
    */
   redeem(ticket: Ticket | undefined, call: CallBinding, now = Date.now()): void {
-    if (!ticket) throw new CordageError('ticket_missing', `tool "${call.tool}" was invoked without a ticket (run ${call.runId}, action ${call.actionId})`)
+    if (!ticket)
+      throw new CordageError(
+        'ticket_missing',
+        `tool "${call.tool}" was invoked without a ticket (run ${call.runId}, action ${call.actionId})`,
+      )
     const known = typeof ticket === 'object' ? this.#issued.get(ticket.id) : undefined
     if (known === undefined) {
       if (this.#spent.has(ticket)) throw new CordageError('ticket_reused', `ticket ${ticket.id} for tool "${call.tool}" was already used`)
@@ -68,12 +72,17 @@ export class TicketBook {
     if (now > ticket.expiresAt) throw new CordageError('ticket_expired', `ticket ${ticket.id} expired ${now - ticket.expiresAt} ms ago`)
     const argsHash = hashArgs(call.args)
     const mismatch =
-      ticket.runId !== call.runId ? `run ${ticket.runId}, not ${call.runId}`
-      : ticket.actionId !== call.actionId ? `action ${ticket.actionId}, not ${call.actionId}`
-      : ticket.tool !== call.tool ? `tool "${ticket.tool}", not "${call.tool}"`
-      : ticket.target !== call.target ? `the tool "${ticket.tool}" the loop judged, not another object that calls it`
-      : ticket.argsHash !== argsHash ? `arguments ${ticket.argsHash}, not ${argsHash}`
-      : undefined
+      ticket.runId !== call.runId
+        ? `run ${ticket.runId}, not ${call.runId}`
+        : ticket.actionId !== call.actionId
+          ? `action ${ticket.actionId}, not ${call.actionId}`
+          : ticket.tool !== call.tool
+            ? `tool "${ticket.tool}", not "${call.tool}"`
+            : ticket.target !== call.target
+              ? `the tool "${ticket.tool}" the loop judged, not another object that calls it`
+              : ticket.argsHash !== argsHash
+                ? `arguments ${ticket.argsHash}, not ${argsHash}`
+                : undefined
     if (mismatch) throw new CordageError('ticket_mismatch', `ticket ${ticket.id} is for ${mismatch}`)
   }
 
@@ -105,7 +114,11 @@ export function redeemTicket(ticket: Ticket | undefined, call: CallBinding, now 
  * as it loads; every later call throws.
  */
 export function claimTicketIssuer(): (grant: Grant, now?: number) => Ticket {
-  if (claimed) throw new CordageError('ticket_invalid', 'tickets are issued by the kernel alone, after a recorded policy decision; no plugin or application can issue one')
+  if (claimed)
+    throw new CordageError(
+      'ticket_invalid',
+      'tickets are issued by the kernel alone, after a recorded policy decision; no plugin or application can issue one',
+    )
   claimed = true
   return (grant, now) => kernelBook.issue(grant, now)
 }

@@ -19,15 +19,28 @@ export class ToolCall {
   constructor(tool: Tool, ticket: Ticket, args: unknown, io: Omit<ToolIO, 'signal'>) {
     const call = this
     const toolIO: ToolIO = {
-      runId: io.runId, actionId: io.actionId, idempotencyKey: io.idempotencyKey, attempt: io.attempt, fencingToken: io.fencingToken,
-      get signal() { return call.signal() },
+      runId: io.runId,
+      actionId: io.actionId,
+      idempotencyKey: io.idempotencyKey,
+      attempt: io.attempt,
+      fencingToken: io.fencingToken,
+      get signal() {
+        return call.signal()
+      },
     }
     this.result = new Promise<ToolResult>((resolve, reject) => {
       this.fail = reject
-      this.timer = setTimeout(() => this.abort(new CordageError('tool_timeout', `${tool.name} did not finish within ${tool.timeoutMs} ms`)), tool.timeoutMs)
+      this.timer = setTimeout(
+        () => this.abort(new CordageError('tool_timeout', `${tool.name} did not finish within ${tool.timeoutMs} ms`)),
+        tool.timeoutMs,
+      )
       tool.invoke(ticket, args, toolIO).then(
-        (result) => { if (this.settle()) resolve(result) },
-        (error) => { if (this.settle()) reject(error) },
+        (result) => {
+          if (this.settle()) resolve(result)
+        },
+        (error) => {
+          if (this.settle()) reject(error)
+        },
       )
     })
   }
@@ -40,9 +53,14 @@ export class ToolCall {
   abort(reason: unknown, graceMs = 0): void {
     this.reason = reason
     this.controller?.abort(reason)
-    if (graceMs <= 0) { if (this.settle()) this.fail(reason); return }
+    if (graceMs <= 0) {
+      if (this.settle()) this.fail(reason)
+      return
+    }
     clearTimeout(this.timer)
-    this.timer = setTimeout(() => { if (this.settle()) this.fail(reason) }, graceMs)
+    this.timer = setTimeout(() => {
+      if (this.settle()) this.fail(reason)
+    }, graceMs)
   }
 
   private signal(): AbortSignal {

@@ -38,7 +38,9 @@ export interface ToolDefinition<A> {
 const NamePattern = /^[a-zA-Z][a-zA-Z0-9_-]{0,63}$/
 
 /** The fields policy, the ledger and the loop rely on, as each tool was defined: by its `invoke`. */
-type Defined = Readonly<Pick<Tool, 'name' | 'sideEffect' | 'idempotent' | 'timeoutMs' | 'needsApproval' | 'retries'>> & { readonly identity: object }
+type Defined = Readonly<Pick<Tool, 'name' | 'sideEffect' | 'idempotent' | 'timeoutMs' | 'needsApproval' | 'retries'>> & {
+  readonly identity: object
+}
 const definitions = new WeakMap<Tool['invoke'], Defined>()
 const ContractKeys = ['name', 'sideEffect', 'idempotent', 'timeoutMs', 'needsApproval', 'retries'] as const
 
@@ -52,12 +54,18 @@ const ContractKeys = ['name', 'sideEffect', 'idempotent', 'timeoutMs', 'needsApp
  */
 export function defineTool<A>(def: ToolDefinition<A>): Tool {
   if (!NamePattern.test(def.name)) {
-    throw new CordageError('invalid_input', `tool name "${def.name}" must match ${NamePattern} (letters, digits, _ and -, starting with a letter)`)
+    throw new CordageError(
+      'invalid_input',
+      `tool name "${def.name}" must match ${NamePattern} (letters, digits, _ and -, starting with a letter)`,
+    )
   }
   const inputSchema = def.inputSchema ?? def.input.toJSONSchema?.() ?? { type: 'object' }
   delete (inputSchema as { $schema?: unknown }).$schema
   if (!['none', 'local', 'external'].includes(def.sideEffect)) {
-    throw new CordageError('invalid_input', `tool "${def.name}": sideEffect must be none, local or external, got ${JSON.stringify(def.sideEffect)}`)
+    throw new CordageError(
+      'invalid_input',
+      `tool "${def.name}": sideEffect must be none, local or external, got ${JSON.stringify(def.sideEffect)}`,
+    )
   }
   const body = def.run
   // Tickets for this tool are bound to this object: a copy of the tool keeps it (same invoke), a
@@ -74,15 +82,19 @@ export function defineTool<A>(def: ToolDefinition<A>): Tool {
     needsApproval: def.needsApproval ?? false,
     retries: def.retries ?? 0,
     tags: def.tags ?? [],
-    idempotencyKey: def.idempotencyKey && ((args: unknown) => {
-      const parsed = def.input.safeParse(args)
-      return parsed.success ? def.idempotencyKey!(parsed.data) : ''
-    }),
+    idempotencyKey:
+      def.idempotencyKey &&
+      ((args: unknown) => {
+        const parsed = def.input.safeParse(args)
+        return parsed.success ? def.idempotencyKey!(parsed.data) : ''
+      }),
     reconcile: def.reconcile,
-    footprint: def.footprint && ((args: unknown) => {
-      const parsed = def.input.safeParse(args)
-      return parsed.success ? def.footprint!(parsed.data) : {}
-    }),
+    footprint:
+      def.footprint &&
+      ((args: unknown) => {
+        const parsed = def.input.safeParse(args)
+        return parsed.success ? def.footprint!(parsed.data) : {}
+      }),
     async invoke(ticket, args, io) {
       redeemTicket(ticket, { runId: io.runId, actionId: io.actionId, tool: def.name, args, target: identity })
       const parsed = def.input.safeParse(args)
@@ -90,7 +102,18 @@ export function defineTool<A>(def: ToolDefinition<A>): Tool {
       return await body(parsed.data, io)
     },
   } satisfies Tool)
-  definitions.set(tool.invoke, Object.freeze({ name: tool.name, sideEffect: tool.sideEffect, idempotent: tool.idempotent, timeoutMs: tool.timeoutMs, needsApproval: tool.needsApproval, retries: tool.retries, identity }))
+  definitions.set(
+    tool.invoke,
+    Object.freeze({
+      name: tool.name,
+      sideEffect: tool.sideEffect,
+      idempotent: tool.idempotent,
+      timeoutMs: tool.timeoutMs,
+      needsApproval: tool.needsApproval,
+      retries: tool.retries,
+      identity,
+    }),
+  )
   return tool
 }
 

@@ -25,12 +25,14 @@ const VerifyCodes: readonly Code[] = ['missing_evidence', 'verification_failed']
 export function checkPolicyDecision(answer: unknown): Checked<PolicyDecision> {
   const o = own(answer)
   if (!o) return bad(`a policy decision is an object, got ${describe(answer)}`)
-  if (o.verdict !== 'allow' && o.verdict !== 'ask' && o.verdict !== 'deny') return bad(`verdict must be allow, ask or deny, got ${describe(o.verdict)}`)
+  if (o.verdict !== 'allow' && o.verdict !== 'ask' && o.verdict !== 'deny')
+    return bad(`verdict must be allow, ask or deny, got ${describe(o.verdict)}`)
   if (!nonEmpty(o.ruleId)) return bad(`ruleId must be a non-empty string, got ${describe(o.ruleId)}`)
   if (typeof o.reason !== 'string') return bad(`reason must be a string, got ${describe(o.reason)}`)
   let approvers: string[] | undefined
   if (o.approvers !== undefined) {
-    if (!Array.isArray(o.approvers) || !o.approvers.every(nonEmpty)) return bad(`approvers must be a list of names, got ${describe(o.approvers)}`)
+    if (!Array.isArray(o.approvers) || !o.approvers.every(nonEmpty))
+      return bad(`approvers must be a list of names, got ${describe(o.approvers)}`)
     approvers = [...o.approvers]
   }
   return { ok: true, value: { verdict: o.verdict, ruleId: o.ruleId, reason: o.reason, ...(approvers ? { approvers } : {}) } }
@@ -55,13 +57,21 @@ export function checkVerifyResult(answer: unknown): Checked<VerifyResult> {
   const evidence = checkEvidence(o.evidence, o.ok)
   if (typeof evidence === 'string') return bad(evidence)
   if (o.ok) return { ok: true, value: { ok: true, evidence: evidence ?? [] } }
-  if (!VerifyCodes.includes(o.code as Code)) return bad(`a failing verdict's code must be ${VerifyCodes.join(' or ')}, got ${describe(o.code)}`)
+  if (!VerifyCodes.includes(o.code as Code))
+    return bad(`a failing verdict's code must be ${VerifyCodes.join(' or ')}, got ${describe(o.code)}`)
   if (typeof o.reason !== 'string') return bad(`reason must be a string, got ${describe(o.reason)}`)
   if (typeof o.repairable !== 'boolean') return bad(`repairable must be true or false, got ${describe(o.repairable)}`)
   if (o.feedback !== undefined && typeof o.feedback !== 'string') return bad(`feedback must be a string, got ${describe(o.feedback)}`)
   return {
     ok: true,
-    value: { ok: false, code: o.code as 'missing_evidence' | 'verification_failed', reason: o.reason, repairable: o.repairable, ...(o.feedback !== undefined ? { feedback: o.feedback } : {}), ...(evidence ? { evidence } : {}) },
+    value: {
+      ok: false,
+      code: o.code as 'missing_evidence' | 'verification_failed',
+      reason: o.reason,
+      repairable: o.repairable,
+      ...(o.feedback !== undefined ? { feedback: o.feedback } : {}),
+      ...(evidence ? { evidence } : {}),
+    },
   }
 }
 
@@ -69,15 +79,22 @@ export function checkProgressVerdict(answer: unknown): Checked<ProgressVerdict> 
   const o = own(answer)
   if (!o) return bad(`a progress verdict is an object, got ${describe(answer)}`)
   if (o.kind === 'continue') return { ok: true, value: { kind: 'continue' } }
-  if (o.kind !== 'feedback' && o.kind !== 'ask' && o.kind !== 'stop') return bad(`kind must be continue, feedback, ask or stop, got ${describe(o.kind)}`)
+  if (o.kind !== 'feedback' && o.kind !== 'ask' && o.kind !== 'stop')
+    return bad(`kind must be continue, feedback, ask or stop, got ${describe(o.kind)}`)
   if (!nonEmpty(o.detector)) return bad(`detector must name the detector, got ${describe(o.detector)}`)
   if (typeof o.reason !== 'string') return bad(`reason must be a string, got ${describe(o.reason)}`)
   const t = own(o.thresholds)
-  if (!t || !Object.values(t).every((n) => typeof n === 'number' && Number.isFinite(n))) return bad(`thresholds must map names to numbers, got ${describe(o.thresholds)}`)
+  if (!t || !Object.values(t).every((n) => typeof n === 'number' && Number.isFinite(n)))
+    return bad(`thresholds must map names to numbers, got ${describe(o.thresholds)}`)
   const stall: Stall = { detector: o.detector, reason: o.reason, thresholds: { ...t } as Record<string, number> }
   if (o.kind === 'stop') return { ok: true, value: { ...stall, kind: 'stop' } }
-  if (o.kind === 'feedback') return typeof o.text === 'string' ? { ok: true, value: { ...stall, kind: 'feedback', text: o.text } } : bad(`a feedback verdict carries its text, got ${describe(o.text)}`)
-  return nonEmpty(o.question) ? { ok: true, value: { ...stall, kind: 'ask', question: o.question } } : bad(`an ask verdict carries its question, got ${describe(o.question)}`)
+  if (o.kind === 'feedback')
+    return typeof o.text === 'string'
+      ? { ok: true, value: { ...stall, kind: 'feedback', text: o.text } }
+      : bad(`a feedback verdict carries its text, got ${describe(o.text)}`)
+  return nonEmpty(o.question)
+    ? { ok: true, value: { ...stall, kind: 'ask', question: o.question } }
+    : bad(`an ask verdict carries its question, got ${describe(o.question)}`)
 }
 
 /** The shape of a projection (a context's or a compactor's): a list of messages and a token count. */
@@ -86,12 +103,14 @@ export function checkProjection(answer: unknown): Checked<Projection> {
   if (!o) return bad(`a projection is an object, got ${describe(answer)}`)
   // Checked in place, not copied: the list grows with the run, and this runs at every step.
   if (!Array.isArray(o.messages) || !o.messages.every(isMessage)) return bad('messages must be a list of messages, each with a role')
-  if (typeof o.tokens !== 'number' || !Number.isFinite(o.tokens) || o.tokens < 0) return bad(`tokens must be a non-negative number, got ${describe(o.tokens)}`)
+  if (typeof o.tokens !== 'number' || !Number.isFinite(o.tokens) || o.tokens < 0)
+    return bad(`tokens must be a non-negative number, got ${describe(o.tokens)}`)
   return { ok: true, value: answer as Projection }
 }
 
 function checkEvidence(value: unknown, passing: boolean): Evidence[] | undefined | string {
-  if (value === undefined) return passing ? 'a passing verdict must list its evidence (an empty list when the contract asks for none)' : undefined
+  if (value === undefined)
+    return passing ? 'a passing verdict must list its evidence (an empty list when the contract asks for none)' : undefined
   if (!Array.isArray(value)) return `evidence must be a list, got ${describe(value)}`
   const out: Evidence[] = []
   for (const [i, item] of value.entries()) {
@@ -142,7 +161,11 @@ function bad<T>(problem: string): Checked<T> {
  */
 export function plainResponse(response: ModelResponse): ModelResponse {
   const d = response.decision
-  const usage = { inputTokens: Number(response.usage.inputTokens), outputTokens: Number(response.usage.outputTokens), costUsd: Number(response.usage.costUsd) }
+  const usage = {
+    inputTokens: Number(response.usage.inputTokens),
+    outputTokens: Number(response.usage.outputTokens),
+    costUsd: Number(response.usage.costUsd),
+  }
   const model = response.model === undefined ? undefined : String(response.model)
   let decision: Decision
   if (d.kind === 'final') decision = { kind: 'final', text: String(d.text) }
@@ -153,7 +176,12 @@ export function plainResponse(response: ModelResponse): ModelResponse {
       const callId = c.callId === undefined ? undefined : String(c.callId)
       const argsError = c.argsError === undefined ? undefined : String(c.argsError)
       // Absent fields stay absent (not `undefined` keys): the record reads like what the model said.
-      const call = (args: unknown, problem: string | undefined): ProposedCall => ({ name, args, ...(callId === undefined ? {} : { callId }), ...(problem === undefined ? {} : { argsError: problem }) })
+      const call = (args: unknown, problem: string | undefined): ProposedCall => ({
+        name,
+        args,
+        ...(callId === undefined ? {} : { callId }),
+        ...(problem === undefined ? {} : { argsError: problem }),
+      })
       try {
         const text = JSON.stringify(c.args)
         return call(text === undefined ? undefined : JSON.parse(text), argsError)

@@ -55,15 +55,26 @@ export async function verifyAnswer(run: VerifyPort, answer: string, causation: n
     // Not the verifier's call: the answer never reaches it. The model may answer again within the repair budget.
     const repair = run.state.repairs < run.state.budgets.maxRepairs
     const feedback = `Your answer was blocked by guardrail ${guarded.guard}: ${guarded.reason}. Answer again without that content.`
-    run.rec.record('verify/end', { ok: false, code: 'guardrail_blocked', reason: guarded.reason, feedback, repair, evidence: [] }, run.services.guardrail!.provider, run.idsOf(undefined, started.seq))
+    run.rec.record(
+      'verify/end',
+      { ok: false, code: 'guardrail_blocked', reason: guarded.reason, feedback, repair, evidence: [] },
+      run.services.guardrail!.provider,
+      run.idsOf(undefined, started.seq),
+    )
     return repair ? 'continue' : run.end('FAILED_VERIFICATION', 'guardrail_blocked', `guardrail ${guarded.guard}: ${guarded.reason}`)
   }
   // A verifier may take minutes (a test suite): let a watcher see it started.
   if (run.agent.dispatch.watched(VerifyStartEvents)) await run.flush()
   let verdict: VerifyResult
   try {
-    const checked = checkVerifyResult(await run.ask('verifier', verifier.provider, () => verifier.value.verify({ state: run.view, answer, signal: run.signal })))
-    if (!checked.ok) throw new CordageError('verdict_invalid', `verifier ${verifier.provider} answered something that is not a verdict: ${checked.problem}`)
+    const checked = checkVerifyResult(
+      await run.ask('verifier', verifier.provider, () => verifier.value.verify({ state: run.view, answer, signal: run.signal })),
+    )
+    if (!checked.ok)
+      throw new CordageError(
+        'verdict_invalid',
+        `verifier ${verifier.provider} answered something that is not a verdict: ${checked.problem}`,
+      )
     verdict = checked.value
   } catch (error) {
     if (run.cancelRequest) return run.endCancelled()
@@ -80,7 +91,12 @@ export async function verifyAnswer(run: VerifyPort, answer: string, causation: n
     return run.end('COMPLETED', undefined, undefined, answer)
   }
   const repair = verdict.repairable && run.state.repairs < run.state.budgets.maxRepairs
-  run.rec.record('verify/end', { ok: false, code: verdict.code, reason: verdict.reason, feedback: verdict.feedback, repair, evidence: verdict.evidence ?? [] }, verifier.provider, run.idsOf(undefined, started.seq))
+  run.rec.record(
+    'verify/end',
+    { ok: false, code: verdict.code, reason: verdict.reason, feedback: verdict.feedback, repair, evidence: verdict.evidence ?? [] },
+    verifier.provider,
+    run.idsOf(undefined, started.seq),
+  )
   if (repair) return 'continue'
   return run.end('FAILED_VERIFICATION', verdict.code, verdict.reason, answer)
 }
@@ -90,19 +106,50 @@ export async function verifyAnswer(run: VerifyPort, answer: string, causation: n
  * that throws or answers nonsense blocks (fail closed); a redact of arguments is a block, since the
  * call that runs must be the one the model proposed and policy judged.
  */
-export async function askGuardrail(run: GuardPort, input: Pick<GuardInput, 'stage' | 'tool' | 'args' | 'text'>, actionId: string | undefined, causation: number): Promise<GuardVerdict> {
+export async function askGuardrail(
+  run: GuardPort,
+  input: Pick<GuardInput, 'stage' | 'tool' | 'args' | 'text'>,
+  actionId: string | undefined,
+  causation: number,
+): Promise<GuardVerdict> {
   const guardrail = run.services.guardrail
   if (!guardrail) return Pass
   let verdict: GuardVerdict
   try {
-    const checked = checkGuardVerdict(await run.ask('guardrail', guardrail.provider, () => guardrail.value.check({ ...input, runId: run.runId, agent: run.agent.name, state: run.view })))
-    verdict = checked.ok ? checked.value : { action: 'block', guard: 'guardrail-invalid', reason: `guardrail ${guardrail.provider} answered something that is not a verdict (verdict_invalid: ${checked.problem}); blocked to fail closed` }
+    const checked = checkGuardVerdict(
+      await run.ask('guardrail', guardrail.provider, () =>
+        guardrail.value.check({ ...input, runId: run.runId, agent: run.agent.name, state: run.view }),
+      ),
+    )
+    verdict = checked.ok
+      ? checked.value
+      : {
+          action: 'block',
+          guard: 'guardrail-invalid',
+          reason: `guardrail ${guardrail.provider} answered something that is not a verdict (verdict_invalid: ${checked.problem}); blocked to fail closed`,
+        }
   } catch (error) {
     if (isControl(error)) throw error
-    verdict = { action: 'block', guard: 'guardrail-error', reason: `guardrail ${guardrail.provider} failed, blocked to fail closed: ${(error as Error)?.message ?? error}` }
+    verdict = {
+      action: 'block',
+      guard: 'guardrail-error',
+      reason: `guardrail ${guardrail.provider} failed, blocked to fail closed: ${(error as Error)?.message ?? error}`,
+    }
   }
-  if (verdict.action === 'redact' && (input.stage === 'tool_input' || typeof verdict.text !== 'string')) verdict = { action: 'block', guard: verdict.guard, reason: verdict.reason }
+  if (verdict.action === 'redact' && (input.stage === 'tool_input' || typeof verdict.text !== 'string'))
+    verdict = { action: 'block', guard: verdict.guard, reason: verdict.reason }
   if (verdict.action === 'pass') return verdict
-  run.rec.record('guard/tripped', { stage: input.stage, guard: String(verdict.guard), action: verdict.action, reason: String(verdict.reason), guardVersion: guardrail.value.version }, guardrail.provider, run.idsOf(actionId, causation))
+  run.rec.record(
+    'guard/tripped',
+    {
+      stage: input.stage,
+      guard: String(verdict.guard),
+      action: verdict.action,
+      reason: String(verdict.reason),
+      guardVersion: guardrail.value.version,
+    },
+    guardrail.provider,
+    run.idsOf(actionId, causation),
+  )
   return verdict
 }

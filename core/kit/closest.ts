@@ -11,7 +11,10 @@ export function closest(name: string, known: string[]): string | undefined {
   let bestDistance = 4
   for (const candidate of known) {
     const d = distance(wanted, candidate.toLowerCase())
-    if (d < bestDistance) { best = candidate; bestDistance = d }
+    if (d < bestDistance) {
+      best = candidate
+      bestDistance = d
+    }
   }
   return best ?? known.find((k) => k.toLowerCase().startsWith(wanted) || wanted.startsWith(k.toLowerCase()))
 }

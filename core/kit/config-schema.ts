@@ -27,7 +27,8 @@ export function regexPattern(key: string, fallback: string, flags = ''): Schema<
 export function checkLists(lists: Iterable<[path: string, value: unknown]>): void {
   for (const [path, value] of lists) {
     if (!Array.isArray(value)) continue
-    if (value.length === 0) throw new TypeError(`$${path} is an empty list: it matches nothing, so the rule would never fire; list something, or remove the key`)
+    if (value.length === 0)
+      throw new TypeError(`$${path} is an empty list: it matches nothing, so the rule would never fire; list something, or remove the key`)
     const blank = value.findIndex((v) => typeof v === 'string' && v.trim() === '')
     if (blank >= 0) throw new TypeError(`$${path}[${blank}] is blank: name something`)
   }

@@ -82,9 +82,11 @@ export function jsonProblem(value: unknown, path = '$', depth = 0, seen = new Se
           return undefined
         }
         const proto = Object.getPrototypeOf(value)
-        if (proto !== Object.prototype && proto !== null) return `${path} is a ${proto?.constructor?.name ?? 'non-plain'} object, not plain JSON`
+        if (proto !== Object.prototype && proto !== null)
+          return `${path} is a ${proto?.constructor?.name ?? 'non-plain'} object, not plain JSON`
         for (const key of Object.keys(value)) {
-          if (key === '__proto__') return `${path} has a key "__proto__", which is refused: JavaScript code may take it for the prototype and see other arguments than policy judged`
+          if (key === '__proto__')
+            return `${path} has a key "__proto__", which is refused: JavaScript code may take it for the prototype and see other arguments than policy judged`
           if (!wellFormed(key)) return `${path} has a key with a lone surrogate (not valid Unicode)`
           if (isAccessor(value, key)) return `${path}.${key} is a getter, not a value: arguments are plain data, read once`
           const member = (value as Record<string, unknown>)[key]

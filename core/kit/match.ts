@@ -53,12 +53,20 @@ export function compileArg(matcher: ArgMatcher, where = '(argument)'): Test {
   }
   if (typeof matcher === 'boolean') return (v) => v === matcher
   if (!isPlainObject(matcher)) {
-    throw invalid(where, `a test is a glob string, a number, a boolean, or an object of operators (${ArgOperators.join(', ')}); got ${describe(matcher)}${matcher === null ? ' (to test for null, write { equals: null })' : ''}`)
+    throw invalid(
+      where,
+      `a test is a glob string, a number, a boolean, or an object of operators (${ArgOperators.join(', ')}); got ${describe(matcher)}${matcher === null ? ' (to test for null, write { equals: null })' : ''}`,
+    )
   }
   const keys = Object.keys(matcher)
   const unknown = keys.filter((k) => !(ArgOperators as readonly string[]).includes(k))
-  if (unknown.length) throw invalid(where, `unknown operator${unknown.length > 1 ? 's' : ''} ${unknown.map((k) => `"${k}"`).join(', ')}; the operators are ${ArgOperators.join(', ')}`)
-  if (!keys.length) throw invalid(where, `an empty test would match every value; name an operator (${ArgOperators.join(', ')}), or write { exists: true }`)
+  if (unknown.length)
+    throw invalid(
+      where,
+      `unknown operator${unknown.length > 1 ? 's' : ''} ${unknown.map((k) => `"${k}"`).join(', ')}; the operators are ${ArgOperators.join(', ')}`,
+    )
+  if (!keys.length)
+    throw invalid(where, `an empty test would match every value; name an operator (${ArgOperators.join(', ')}), or write { exists: true }`)
   const m = matcher as Record<string, unknown>
   const tests: Test[] = []
   if ('exists' in m) {
@@ -72,7 +80,8 @@ export function compileArg(matcher: ArgMatcher, where = '(argument)'): Test {
   }
   if ('in' in m) {
     if (!Array.isArray(m.in)) throw invalid(where, `in takes a list of values, got ${describe(m.in)}`)
-    if (m.in.length === 0) throw invalid(where, 'in: [] matches no value at all (a deny rule with it never fires); list the values, or remove the test')
+    if (m.in.length === 0)
+      throw invalid(where, 'in: [] matches no value at all (a deny rule with it never fires); list the values, or remove the test')
     const wanted = new Set(m.in.map((x, i) => hashOf(x, where, `in[${i}]`)))
     tests.push((v) => v !== undefined && wanted.has(hashOrUndefined(v) ?? ''))
   }
@@ -90,7 +99,14 @@ export function compileArg(matcher: ArgMatcher, where = '(argument)'): Test {
     if (!(op in m)) continue
     const bound = m[op]
     if (typeof bound !== 'number' || !Number.isFinite(bound)) throw invalid(where, `${op} takes a number, got ${describe(bound)}`)
-    const holds = op === 'gt' ? (n: number) => n > bound : op === 'gte' ? (n: number) => n >= bound : op === 'lt' ? (n: number) => n < bound : (n: number) => n <= bound
+    const holds =
+      op === 'gt'
+        ? (n: number) => n > bound
+        : op === 'gte'
+          ? (n: number) => n >= bound
+          : op === 'lt'
+            ? (n: number) => n < bound
+            : (n: number) => n <= bound
     tests.push((v) => typeof v === 'number' && holds(v))
   }
   return (v) => tests.every((t) => t(v))

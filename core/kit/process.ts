@@ -66,14 +66,23 @@ function cgroupParent(): string | undefined {
   try {
     const own = readFileSync('/proc/self/cgroup', 'utf8').match(/^0::(\/.*)$/m)?.[1]
     // mountinfo: id parent dev root mountpoint options ... - fstype source options
-    const mount = readFileSync('/proc/self/mountinfo', 'utf8').split('\n').map((line) => line.split(' '))
+    const mount = readFileSync('/proc/self/mountinfo', 'utf8')
+      .split('\n')
+      .map((line) => line.split(' '))
       .find((f) => f[f.indexOf('-') + 1] === 'cgroup2' && own?.startsWith(f[3]))
     if (!own || !mount) return parent
     const folder = join(mount[4], own.slice(mount[3].length))
     const probe = join(folder, `cordage-${process.pid}-probe`)
     mkdirSync(probe)
-    try { statSync(join(probe, 'cgroup.kill')); parent = folder } finally { rmdirSync(probe) }
-  } catch { /* no cgroup v2, not allowed to make one here, or a kernel without cgroup.kill (before 5.14) */ }
+    try {
+      statSync(join(probe, 'cgroup.kill'))
+      parent = folder
+    } finally {
+      rmdirSync(probe)
+    }
+  } catch {
+    /* no cgroup v2, not allowed to make one here, or a kernel without cgroup.kill (before 5.14) */
+  }
   return parent
 }
 
@@ -84,7 +93,9 @@ async function endCgroup(dir: string): Promise<void> {
     for (let i = 0; i < 200 && /populated 1/.test(readFileSync(join(dir, 'cgroup.events'), 'utf8')); i++) {
       await new Promise((r) => setTimeout(r, 5))
     }
-  } catch { /* already gone */ }
+  } catch {
+    /* already gone */
+  }
   removeTree(dir)
 }
 
@@ -93,7 +104,9 @@ function removeTree(dir: string): void {
   try {
     for (const entry of readdirSync(dir, { withFileTypes: true })) if (entry.isDirectory()) removeTree(join(dir, entry.name))
     rmdirSync(dir)
-  } catch { /* still busy (a process that would not die): left for the system */ }
+  } catch {
+    /* still busy (a process that would not die): left for the system */
+  }
 }
 
 /** The executable file `command` names, searched for as execvp does, or undefined. */
@@ -101,8 +114,13 @@ function which(command: string, path: string | undefined, cwd: string): string |
   for (const dir of command.includes('/') ? [''] : (path ?? '/usr/bin:/bin').split(delimiter)) {
     const file = resolvePath(cwd, dir, command)
     try {
-      if (statSync(file).isFile()) { accessSync(file, constants.X_OK); return file }
-    } catch { /* not here */ }
+      if (statSync(file).isFile()) {
+        accessSync(file, constants.X_OK)
+        return file
+      }
+    } catch {
+      /* not here */
+    }
   }
   return undefined
 }
@@ -119,32 +137,58 @@ export function runProcess(command: string, args: string[], options: ProcessOpti
   const grace = options.killAfterMs ?? 500
   const base = options.contain === false ? undefined : cgroupParent()
   let cgroup = base && join(base, `cordage-${process.pid}-${++calls}`)
-  try { if (cgroup) mkdirSync(cgroup) } catch { cgroup = undefined }
+  try {
+    if (cgroup) mkdirSync(cgroup)
+  } catch {
+    cgroup = undefined
+  }
   // Checked here because behind the shim a command that cannot start would only be an exit code 127.
   if (cgroup && !which(command, (options.env ?? process.env).PATH, options.cwd ?? process.cwd())) {
     removeTree(cgroup)
-    return Promise.reject(new CordageError('tool_failed', `cannot start ${command}: no executable file of that name${command.includes('/') ? '' : ' on PATH'}`))
+    return Promise.reject(
+      new CordageError('tool_failed', `cannot start ${command}: no executable file of that name${command.includes('/') ? '' : ' on PATH'}`),
+    )
   }
   return new Promise((resolve, reject) => {
     const child = cgroup
-      ? spawn('/bin/sh', ['-c', Shim, 'sh', command, ...args], { cwd: options.cwd, env: options.env, detached: true, stdio: ['pipe', 'pipe', 'pipe'] })
+      ? spawn('/bin/sh', ['-c', Shim, 'sh', command, ...args], {
+          cwd: options.cwd,
+          env: options.env,
+          detached: true,
+          stdio: ['pipe', 'pipe', 'pipe'],
+        })
       : spawn(command, args, { cwd: options.cwd, env: options.env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] })
     if (cgroup) {
       // The shell waits for the line below: nothing runs before it is in the cgroup.
-      try { writeFileSync(join(cgroup, 'cgroup.procs'), String(child.pid ?? '')) } catch { removeTree(cgroup); cgroup = undefined }
-      child.stdin?.on('error', () => { /* the shell did not start: reported by 'error' */ })
+      try {
+        writeFileSync(join(cgroup, 'cgroup.procs'), String(child.pid ?? ''))
+      } catch {
+        removeTree(cgroup)
+        cgroup = undefined
+      }
+      child.stdin?.on('error', () => {
+        /* the shell did not start: reported by 'error' */
+      })
       child.stdin?.end('go\n')
     }
     const containment: Containment = cgroup ? 'cgroup' : 'process-group'
     let ended: Promise<void> = Promise.resolve()
     let stdout = ''
     let stderr = ''
-    child.stdout!.on('data', (d) => { if (stdout.length < max) stdout += d })
-    child.stderr!.on('data', (d) => { if (stderr.length < max) stderr += d })
+    child.stdout!.on('data', (d) => {
+      if (stdout.length < max) stdout += d
+    })
+    child.stderr!.on('data', (d) => {
+      if (stderr.length < max) stderr += d
+    })
     let killTimer: ReturnType<typeof setTimeout> | undefined
     let readTimer: ReturnType<typeof setTimeout> | undefined
     const killGroup = (sig: NodeJS.Signals) => {
-      try { if (child.pid) process.kill(-child.pid, sig) } catch { /* the group is already gone */ }
+      try {
+        if (child.pid) process.kill(-child.pid, sig)
+      } catch {
+        /* the group is already gone */
+      }
     }
     const onAbort = () => {
       killGroup('SIGTERM')
@@ -162,7 +206,10 @@ export function runProcess(command: string, args: string[], options: ProcessOpti
       killGroup('SIGKILL')
       if (cgroup) ended = endCgroup(cgroup)
       // A process that escaped may still hold the pipes: read what is there, not until it ends.
-      readTimer = setTimeout(() => { child.stdout!.destroy(); child.stderr!.destroy() }, grace)
+      readTimer = setTimeout(() => {
+        child.stdout!.destroy()
+        child.stderr!.destroy()
+      }, grace)
     })
     child.on('close', async (code, signal) => {
       clearTimeout(readTimer)

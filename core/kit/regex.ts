@@ -47,7 +47,8 @@ export const MaxRegexProgram = 2000
  * backreferences, why they are refused
  */
 export function safeRegex(source: string, flags = ''): SafeRegex {
-  if (typeof source !== 'string') throw new CordageError('invalid_input', `a regular expression must be a string, got ${source === null ? 'null' : typeof source}`)
+  if (typeof source !== 'string')
+    throw new CordageError('invalid_input', `a regular expression must be a string, got ${source === null ? 'null' : typeof source}`)
   let bits = 0
   for (const flag of new Set(flags)) {
     if (flag === 'g' || flag === 'u') continue
@@ -62,12 +63,21 @@ export function safeRegex(source: string, flags = ''): SafeRegex {
     const why = /\(\?[=!<]|\\[1-9]|invalid escape sequence: `\\\d`|Perl syntax/.test(message + source)
       ? ' (lookahead, lookbehind and backreferences are not supported: patterns run on a linear-time engine, so that no input can stall the process)'
       : ''
-    throw new CordageError('invalid_input', `/${source}/ is not a valid regular expression: ${message.replace(/^error parsing regexp: /, '')}${why}`)
+    throw new CordageError(
+      'invalid_input',
+      `/${source}/ is not a valid regular expression: ${message.replace(/^error parsing regexp: /, '')}${why}`,
+    )
   }
   if (re.programSize() > MaxRegexProgram) {
-    throw new CordageError('invalid_input', `/${source.length > 80 ? `${source.slice(0, 80)}…` : source}/ is too large a pattern: it compiles to ${re.programSize()} instructions, more than ${MaxRegexProgram} (large repetition counts such as {1000} multiply it); matching costs time per character in proportion`)
+    throw new CordageError(
+      'invalid_input',
+      `/${source.length > 80 ? `${source.slice(0, 80)}…` : source}/ is too large a pattern: it compiles to ${re.programSize()} instructions, more than ${MaxRegexProgram} (large repetition counts such as {1000} multiply it); matching costs time per character in proportion`,
+    )
   }
-  const shown = [...new Set(flags)].filter((f) => f in FlagBits).sort().join('')
+  const shown = [...new Set(flags)]
+    .filter((f) => f in FlagBits)
+    .sort()
+    .join('')
   return Object.freeze({
     source,
     flags: shown,

@@ -38,7 +38,8 @@ export class Scrubber {
   constructor(secrets: readonly Secret[]) {
     const usable = secrets.filter((s) => typeof s.value === 'string' && s.value.length >= MinSecretLength)
     for (const s of usable) {
-      if (!/^[A-Za-z0-9_.-]+$/.test(s.name)) throw new CordageError('invalid_input', `a secret's name must be letters, digits, "_", "." or "-", got ${JSON.stringify(s.name)}`)
+      if (!/^[A-Za-z0-9_.-]+$/.test(s.name))
+        throw new CordageError('invalid_input', `a secret's name must be letters, digits, "_", "." or "-", got ${JSON.stringify(s.name)}`)
       for (const [form, variant] of variants(s.value)) {
         const key = variant.toLowerCase()
         if (variant.length >= MinSecretLength && !this.#byVariant.has(key)) {
@@ -112,7 +113,10 @@ export class Scrubber {
     let most = 0
     for (const variant of this.#byVariant.keys()) {
       for (let k = Math.min(variant.length - 1, tail.length); k > most; k--) {
-        if (variant.startsWith(tail.slice(tail.length - k))) { most = k; break }
+        if (variant.startsWith(tail.slice(tail.length - k))) {
+          most = k
+          break
+        }
       }
     }
     return most
@@ -137,7 +141,12 @@ export class Scrubber {
         const next = this.#walk(item)
         if (k !== key || next !== item) changed = true
         // A scrubbed key could collide with another; keep both rather than lose one.
-        Object.defineProperty(out, Object.hasOwn(out, k) ? `${k}#${key.length}` : k, { value: next, enumerable: true, writable: true, configurable: true })
+        Object.defineProperty(out, Object.hasOwn(out, k) ? `${k}#${key.length}` : k, {
+          value: next,
+          enumerable: true,
+          writable: true,
+          configurable: true,
+        })
       }
       return changed ? out : value
     }
@@ -175,7 +184,11 @@ export class StreamScrubber {
 /** The forms a secret can take in text. */
 function variants(value: string): [string, string][] {
   const bytes = Buffer.from(value, 'utf8')
-  const out: [string, string][] = [['as written', value], ['percent-encoded', encodeURIComponent(value)], ['hex', bytes.toString('hex')]]
+  const out: [string, string][] = [
+    ['as written', value],
+    ['percent-encoded', encodeURIComponent(value)],
+    ['hex', bytes.toString('hex')],
+  ]
   // Inside a longer base64 text the secret starts at byte offset 0, 1 or 2 of a 3-byte group. Encode
   // it after k filler bytes and keep only the characters that depend on the secret alone.
   for (let k = 0; k < 3; k++) {
@@ -183,7 +196,10 @@ function variants(value: string): [string, string][] {
     const start = k === 0 ? 0 : Math.ceil((k * 8) / 6)
     const end = Math.floor(((k + bytes.length) * 8) / 6)
     const core = encoded.slice(start, end)
-    out.push([`base64${k ? ` (offset ${k})` : ''}`, core], [`base64url${k ? ` (offset ${k})` : ''}`, core.replaceAll('+', '-').replaceAll('/', '_')])
+    out.push(
+      [`base64${k ? ` (offset ${k})` : ''}`, core],
+      [`base64url${k ? ` (offset ${k})` : ''}`, core.replaceAll('+', '-').replaceAll('/', '_')],
+    )
   }
   return out
 }

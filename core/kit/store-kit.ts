@@ -43,7 +43,11 @@ export const MinChainKeyLength = 16
  * `data: { runId, seq, problem }`.
  */
 export function storeCorrupt(runId: string, seq: number, problem: string): CordageError {
-  return new CordageError('store_corrupt', `run ${runId}, seq ${seq}: ${problem}. The stored log was damaged or edited after it was written: do not resume the run; cordage verify ${runId} shows the first bad event; restore the store from a backup`, { data: { runId, seq, problem } })
+  return new CordageError(
+    'store_corrupt',
+    `run ${runId}, seq ${seq}: ${problem}. The stored log was damaged or edited after it was written: do not resume the run; cordage verify ${runId} shows the first bad event; restore the store from a backup`,
+    { data: { runId, seq, problem } },
+  )
 }
 
 /**
@@ -91,7 +95,10 @@ export function chainKeyOf(variable: string, store: string, env: NodeJS.ProcessE
   const value = Object.hasOwn(env, variable) ? env[variable]?.trim() : undefined
   if (!value) return undefined
   if (value.length < MinChainKeyLength) {
-    throw new CordageError('plugin_start_failed', `${store}: the chain key in ${variable} has ${value.length} characters; use ${MinChainKeyLength} or more (for example: openssl rand -hex 32), or unset ${variable} to chain without a key`)
+    throw new CordageError(
+      'plugin_start_failed',
+      `${store}: the chain key in ${variable} has ${value.length} characters; use ${MinChainKeyLength} or more (for example: openssl rand -hex 32), or unset ${variable} to chain without a key`,
+    )
   }
   return value
 }
@@ -138,13 +145,21 @@ export interface ChainStart {
  * returns (`verify` names `after`). Costs one hash per row, of text the store read anyway.
  * @throws CordageError `store_corrupt` at the first bad seq
  */
-export function chainedEventsFromRows(runId: string, rows: readonly ChainedEventRow[], after: number, lastSeq: number | undefined, start: ChainStart, key?: string): RunEvent[] {
+export function chainedEventsFromRows(
+  runId: string,
+  rows: readonly ChainedEventRow[],
+  after: number,
+  lastSeq: number | undefined,
+  start: ChainStart,
+  key?: string,
+): RunEvent[] {
   let previous = ''
   let chainedFrom: number | undefined
   if (after > 0) {
     if (start.link === undefined) {
       // Nothing to chain the rows to; with nothing to return, only a known event that is gone is damage.
-      if (rows.length || (lastSeq !== undefined && after <= lastSeq)) throw storeCorrupt(runId, after, `the event at seq ${after} is missing: the events after it cannot be checked against the chain`)
+      if (rows.length || (lastSeq !== undefined && after <= lastSeq))
+        throw storeCorrupt(runId, after, `the event at seq ${after} is missing: the events after it cannot be checked against the chain`)
       return []
     }
     if (start.link === null) {
@@ -212,7 +227,12 @@ export function snapshotLink(eventLink: string, state: string, key?: string): st
  * The text is parsed once, after the link is checked.
  * @throws CordageError `store_corrupt` at the snapshot's seq
  */
-export function checkedSnapshot(runId: string, row: StoredSnapshotRow, eventLink: string | null | undefined, key?: string): { seq: number; version: number; state: unknown } {
+export function checkedSnapshot(
+  runId: string,
+  row: StoredSnapshotRow,
+  eventLink: string | null | undefined,
+  key?: string,
+): { seq: number; version: number; state: unknown } {
   const problem = snapshotLinkProblem(row, eventLink, key)
   if (problem !== undefined) throw storeCorrupt(runId, row.seq, problem)
   return { seq: row.seq, version: row.version, state: snapshotFromRow(runId, row.seq, row.state) }
@@ -222,9 +242,12 @@ export function checkedSnapshot(runId: string, row: StoredSnapshotRow, eventLink
 function snapshotLinkProblem(row: StoredSnapshotRow, eventLink: string | null | undefined, key: string | undefined): string | undefined {
   const what = `the snapshot of run state taken at seq ${row.seq}`
   if (eventLink === undefined) return `${what} is of an event the run does not have`
-  if (eventLink === null) return `${what} is of an event that has no chain hash: the event's chain was removed (a snapshot is only taken at an event the store chained)`
-  if (row.chain === null) return `${what} has no link, but the event at its seq is chained: its link was removed (this store links every snapshot it keeps)`
-  if (row.chain !== snapshotLink(eventLink, row.state, key)) return `${what} does not match its link${key === undefined ? '' : ' under the key'}: it was changed after it was written${key === undefined ? '' : ', or linked without the key'}; do not resume from it`
+  if (eventLink === null)
+    return `${what} is of an event that has no chain hash: the event's chain was removed (a snapshot is only taken at an event the store chained)`
+  if (row.chain === null)
+    return `${what} has no link, but the event at its seq is chained: its link was removed (this store links every snapshot it keeps)`
+  if (row.chain !== snapshotLink(eventLink, row.state, key))
+    return `${what} does not match its link${key === undefined ? '' : ' under the key'}: it was changed after it was written${key === undefined ? '' : ', or linked without the key'}; do not resume from it`
   return undefined
 }
 
@@ -262,7 +285,10 @@ export class HistoryChecker {
   private snap: StoredSnapshotRow | undefined
   private snapChecked = false
 
-  constructor(readonly runId: string, private readonly key?: string) {}
+  constructor(
+    readonly runId: string,
+    private readonly key?: string,
+  ) {}
 
   /**
    * The run's stored snapshot, to check at its seq; give it before the rows (read before them, so the
@@ -313,7 +339,8 @@ export class HistoryChecker {
     const result: HistoryCheck = { runId: this.runId, events: this.count, chained: true, keyed: this.key !== undefined }
     if (!this.bad && this.expected <= lastSeq) this.bad = { seq: this.expected, problem: tailMissing(this.expected, lastSeq) }
     // A snapshot no stored event was found for (beyond them, or at no seq an event can have).
-    if (!this.bad && this.snap && !this.snapChecked) this.bad = { seq: this.snap.seq, problem: snapshotProblem(this.snap, undefined, this.key)! }
+    if (!this.bad && this.snap && !this.snapChecked)
+      this.bad = { seq: this.snap.seq, problem: snapshotProblem(this.snap, undefined, this.key)! }
     const unchained = (this.chainedFrom ?? this.expected) - 1
     if (unchained > 0) result.unchainedUpTo = unchained
     if (this.bad) result.firstBad = this.bad
@@ -349,7 +376,9 @@ function removed(seq: number): string {
 /** A link that does not match; at the first link, another key (or a key where none is set now) fails the same way as an edit. */
 function mismatch(key: string | undefined, first: boolean): string {
   const hint = first
-    ? key === undefined ? '; or the run was chained under a key, and this store has none set to check it with' : '; or the run was chained without a key, or under another one'
+    ? key === undefined
+      ? '; or the run was chained under a key, and this store has none set to check it with'
+      : '; or the run was chained without a key, or under another one'
     : ''
   return `its chain hash does not match its body and the chain before it${key === undefined ? '' : ' under the key'}: the event was changed, or events before it were removed, inserted or re-chained${key === undefined ? '' : ' without the key'}${hint}`
 }

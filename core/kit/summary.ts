@@ -8,7 +8,15 @@ import type { RunSummary } from '../contracts/services/store.ts'
 
 /** Fold one event into a run's summary. Changes `previous` in place (and returns it); creates one for a new run. */
 export function summarize(previous: RunSummary | undefined, event: RunEvent): RunSummary {
-  const summary: RunSummary = previous ?? { runId: event.runId, agent: '', task: '', status: 'CREATED', lastSeq: event.seq, createdAt: event.time, updatedAt: event.time }
+  const summary: RunSummary = previous ?? {
+    runId: event.runId,
+    agent: '',
+    task: '',
+    status: 'CREATED',
+    lastSeq: event.seq,
+    createdAt: event.time,
+    updatedAt: event.time,
+  }
   summary.lastSeq = event.seq
   summary.updatedAt = event.time
   switch (event.type) {

@@ -15,7 +15,8 @@ export function parseArgs(text: string): ParsedArgs {
   if (text.trim() === '') return { args: {} }
   try {
     const value: unknown = JSON.parse(text)
-    if (value === null || typeof value !== 'object' || Array.isArray(value)) return { args: text, argsError: 'the arguments must be a JSON object' }
+    if (value === null || typeof value !== 'object' || Array.isArray(value))
+      return { args: text, argsError: 'the arguments must be a JSON object' }
     return { args: value }
   } catch (error) {
     return { args: text, argsError: (error as Error).message }

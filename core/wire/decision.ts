@@ -19,7 +19,12 @@ export interface ReceivedCall {
 export const AskUserTool: ToolView = {
   name: 'ask_user',
   description: 'Ask the user a question and wait for the answer. Use it only when you cannot go on without something only the user knows.',
-  inputSchema: { type: 'object', properties: { question: { type: 'string', description: 'The question, in full.' } }, required: ['question'], additionalProperties: false },
+  inputSchema: {
+    type: 'object',
+    properties: { question: { type: 'string', description: 'The question, in full.' } },
+    required: ['question'],
+    additionalProperties: false,
+  },
 }
 
 /** The tools to offer: the visible ones, plus ask_user when enabled and no real tool has that name. */

@@ -47,7 +47,13 @@ export class HttpCall {
     let response: Response
     try {
       // A redirect is not followed: the key would go along to wherever it points.
-      response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body), signal: this.controller.signal, redirect: 'manual' })
+      response = await fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...headers },
+        body: JSON.stringify(body),
+        signal: this.controller.signal,
+        redirect: 'manual',
+      })
     } catch (error) {
       throw this.failure(error)
     }
@@ -75,7 +81,9 @@ export class HttpCall {
     try {
       // Read piece by piece, so a slow body that keeps arriving is not taken for silence.
       const decoder = new TextDecoder()
-      if (response.body) for await (const chunk of this.touching(response.body as unknown as AsyncIterable<Uint8Array>)) text += decoder.decode(chunk, { stream: true })
+      if (response.body)
+        for await (const chunk of this.touching(response.body as unknown as AsyncIterable<Uint8Array>))
+          text += decoder.decode(chunk, { stream: true })
       text += decoder.decode()
     } catch (error) {
       throw this.failure(error)
@@ -96,13 +104,22 @@ export class HttpCall {
   failure(error: unknown): unknown {
     if (this.options.signal.aborted) return this.options.signal.reason
     if (CordageError.is(error)) return error
-    if (this.timedOut) return new CordageError('model_transient', `${this.options.label} sent nothing for ${this.options.timeoutMs} ms`, { data: { reason: 'timeout' } })
+    if (this.timedOut)
+      return new CordageError('model_transient', `${this.options.label} sent nothing for ${this.options.timeoutMs} ms`, {
+        data: { reason: 'timeout' },
+      })
     const cause = (error as { cause?: { code?: string; message?: string } })?.cause
     // fetch refuses a request it cannot build (a header value it cannot carry) with a bare TypeError:
     // sending it again fails the same way.
-    if (error instanceof TypeError && !cause) return new CordageError('model_permanent', this.options.redactor.text(`${this.options.label}: the request could not be sent (${error.message})`))
+    if (error instanceof TypeError && !cause)
+      return new CordageError(
+        'model_permanent',
+        this.options.redactor.text(`${this.options.label}: the request could not be sent (${error.message})`),
+      )
     const why = cause?.code ?? cause?.message ?? (error instanceof Error ? error.message : String(error))
-    return new CordageError('model_transient', this.options.redactor.text(`${this.options.label}: the connection failed (${why})`), { data: { reason: 'network' } })
+    return new CordageError('model_transient', this.options.redactor.text(`${this.options.label}: the connection failed (${why})`), {
+      data: { reason: 'network' },
+    })
   }
 
   dispose(): void {
@@ -112,10 +129,13 @@ export class HttpCall {
 
   private touch(): void {
     clearTimeout(this.timer)
-    this.timer = setTimeout(() => {
-      this.timedOut = true
-      this.controller.abort(new Error('timeout'))
-    }, Math.min(this.options.timeoutMs, MaxTimerMs))
+    this.timer = setTimeout(
+      () => {
+        this.timedOut = true
+        this.controller.abort(new Error('timeout'))
+      },
+      Math.min(this.options.timeoutMs, MaxTimerMs),
+    )
   }
 
   private async *touching(source: AsyncIterable<Uint8Array>): AsyncGenerator<Uint8Array> {
@@ -136,12 +156,20 @@ export class HttpCall {
     // The server may say outright whether a retry can help (x-should-retry, as the official SDKs honour).
     const should = response.headers.get('x-should-retry')
     const transient = should === 'true' ? true : should === 'false' ? false : isTransientStatus(status)
-    const detail = status >= 300 && status < 400 ? `a redirect to ${response.headers.get('location') ?? '(no location)'}, which is not followed; set baseUrl to where it points` : providerMessage(text)
-    const hint = status === 401 || status === 403 ? ` (${this.options.authHint ?? 'check the API key'})`
-      : status === 404 ? ` (${this.options.notFoundHint ?? 'check baseUrl and model'})`
-      : ''
+    const detail =
+      status >= 300 && status < 400
+        ? `a redirect to ${response.headers.get('location') ?? '(no location)'}, which is not followed; set baseUrl to where it points`
+        : providerMessage(text)
+    const hint =
+      status === 401 || status === 403
+        ? ` (${this.options.authHint ?? 'check the API key'})`
+        : status === 404
+          ? ` (${this.options.notFoundHint ?? 'check baseUrl and model'})`
+          : ''
     const message = this.options.redactor.text(`${this.options.label} answered ${status}${detail ? `: ${detail}` : ''}${hint}`)
-    return new CordageError(transient ? 'model_transient' : 'model_permanent', message, { data: { status, retryAfterMs: transient ? retryAfterMs(response.headers) : undefined } })
+    return new CordageError(transient ? 'model_transient' : 'model_permanent', message, {
+      data: { status, retryAfterMs: transient ? retryAfterMs(response.headers) : undefined },
+    })
   }
 }
 
@@ -149,7 +177,7 @@ export class HttpCall {
 export function providerMessage(text: string): string {
   try {
     const body = JSON.parse(text) as { error?: { message?: unknown } | string; message?: unknown; detail?: unknown }
-    const candidate = typeof body.error === 'object' ? body.error?.message : body.error ?? body.message ?? body.detail
+    const candidate = typeof body.error === 'object' ? body.error?.message : (body.error ?? body.message ?? body.detail)
     if (typeof candidate === 'string') return candidate.slice(0, 500)
   } catch {
     // Not JSON: show the start of it.

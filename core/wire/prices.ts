@@ -34,9 +34,10 @@ export interface TokenCounts {
 /** The cost in US dollars, rounded to a millionth of a cent so sums stay readable. */
 export function costOf(tokens: TokenCounts, prices: Prices): number {
   const perToken = (perMTok: number) => perMTok / 1_000_000
-  const cost = tokens.input * perToken(prices.inputPerMTok)
-    + (tokens.cachedInput ?? 0) * perToken(prices.cachedInputPerMTok ?? prices.inputPerMTok)
-    + (tokens.cacheWrite ?? 0) * perToken(prices.cacheWritePerMTok ?? prices.inputPerMTok)
-    + tokens.output * perToken(prices.outputPerMTok)
+  const cost =
+    tokens.input * perToken(prices.inputPerMTok) +
+    (tokens.cachedInput ?? 0) * perToken(prices.cachedInputPerMTok ?? prices.inputPerMTok) +
+    (tokens.cacheWrite ?? 0) * perToken(prices.cacheWritePerMTok ?? prices.inputPerMTok) +
+    tokens.output * perToken(prices.outputPerMTok)
   return Math.round(cost * 1e8) / 1e8
 }

@@ -16,9 +16,17 @@ function takeToken() {
   const params = new URLSearchParams(location.search)
   const given = params.get('token')
   if (given === null) {
-    try { return localStorage.getItem(TokenKey) ?? '' } catch { return '' }
+    try {
+      return localStorage.getItem(TokenKey) ?? ''
+    } catch {
+      return ''
+    }
   }
-  try { localStorage.setItem(TokenKey, given) } catch { /* storage off: this page still has it */ }
+  try {
+    localStorage.setItem(TokenKey, given)
+  } catch {
+    /* storage off: this page still has it */
+  }
   params.delete('token')
   const rest = params.toString()
   history.replaceState(null, '', `${location.pathname}${rest ? `?${rest}` : ''}${location.hash}`)
@@ -31,11 +39,20 @@ const withToken = (path) => `${path}${path.includes('?') ? '&' : '?'}token=${enc
 
 /** Without the right token the page can show nothing: say how to get in, once. */
 function locked() {
-  try { localStorage.removeItem(TokenKey) } catch { /* nothing kept */ }
+  try {
+    localStorage.removeItem(TokenKey)
+  } catch {
+    /* nothing kept */
+  }
   if ($('locked')) return
-  document.body.prepend(el('p', { id: 'locked', class: 'error', role: 'alert', 'data-testid': 'locked' },
-    token ? 'This page has a token the playground does not accept (it makes a new one at each start). ' : 'This page has no token. ',
-    'Open the address `cordage playground` printed when it started: it ends in ?token=….'))
+  document.body.prepend(
+    el(
+      'p',
+      { id: 'locked', class: 'error', role: 'alert', 'data-testid': 'locked' },
+      token ? 'This page has a token the playground does not accept (it makes a new one at each start). ' : 'This page has no token. ',
+      'Open the address `cordage playground` printed when it started: it ends in ?token=….',
+    ),
+  )
 }
 
 /** An element with attributes and children (strings become text, never HTML). */
@@ -53,9 +70,12 @@ function el(tag, attrs = {}, ...children) {
 
 async function api(path, body) {
   const authorization = `Bearer ${token}`
-  const response = await fetch(`/api${path}`, body === undefined
-    ? { headers: { authorization } }
-    : { method: 'POST', headers: { authorization, 'content-type': 'application/json' }, body: JSON.stringify(body) })
+  const response = await fetch(
+    `/api${path}`,
+    body === undefined
+      ? { headers: { authorization } }
+      : { method: 'POST', headers: { authorization, 'content-type': 'application/json' }, body: JSON.stringify(body) },
+  )
   const json = await response.json().catch(() => ({}))
   if (response.status === 401) locked()
   if (!response.ok) {
@@ -68,12 +88,19 @@ async function api(path, body) {
 
 function showError(id, error) {
   const node = $(id)
-  if (!error) { node.hidden = true; node.textContent = ''; return }
+  if (!error) {
+    node.hidden = true
+    node.textContent = ''
+    return
+  }
   node.hidden = false
   node.textContent = error.code ? `[${error.code}] ${error.message}` : String(error.message ?? error)
 }
 
-const short = (value, n = 90) => { const text = typeof value === 'string' ? value : JSON.stringify(value); return text && text.length > n ? text.slice(0, n - 1) + '…' : text ?? '' }
+const short = (value, n = 90) => {
+  const text = typeof value === 'string' ? value : JSON.stringify(value)
+  return text && text.length > n ? text.slice(0, n - 1) + '…' : (text ?? '')
+}
 const time = (ms) => new Date(ms).toLocaleTimeString()
 
 // ---- agents, plugins, service graph ----
@@ -122,33 +149,102 @@ function showReadOnly() {
   }
 }
 
-const shortHash = (hash) => hash ? String(hash).slice(0, 15) : 'unknown'
+const shortHash = (hash) => (hash ? String(hash).slice(0, 15) : 'unknown')
 
 function agentCard(agent) {
-  const plugins = el('table', { 'data-testid': `plugins-${agent.name}` },
-    el('thead', {}, el('tr', {}, ['plugin', 'version', ...(watch ? ['code'] : []), 'pinned', 'installed', 'provides', 'requires'].map((h) => el('th', {}, h)))),
-    el('tbody', {}, agent.plugins.map((p) => el('tr', { 'data-plugin': p.name },
-      el('td', {}, el('strong', {}, p.name), p.model ? el('span', { class: 'tag' }, 'model') : '', p.origin === 'path' ? el('span', { class: 'tag' }, 'folder') : ''),
-      el('td', { 'data-testid': `version-${agent.name}-${p.name}` }, p.version),
-      // With hot reload on, the bundle hash serving now: it changes with every reload, even when the version does not.
-      watch ? el('td', { 'data-testid': `hash-${agent.name}-${p.name}`, class: 'muted' }, el('code', {}, shortHash(p.hash))) : undefined,
-      el('td', {}, el('code', {}, p.range)),
-      el('td', {}, p.installed.map((v) => el('span', { class: v === p.version ? 'tag ok' : 'tag' }, v))),
-      el('td', {}, Object.entries(p.provides).map(([s, v]) => el('span', { class: 'tag' }, `${s} ${v}`))),
-      el('td', {}, [...Object.entries(p.requires).map(([s, r]) => el('span', { class: 'tag' }, `${s} ${r}`)),
-        ...Object.entries(p.optional).map(([s, r]) => el('span', { class: 'tag opt', title: 'optional' }, `${s} ${r}`))]),
-    ))))
-  const services = el('table', { 'data-testid': `services-${agent.name}` },
-    el('thead', {}, el('tr', {}, ['service', 'provider', 'needed by'].map((h) => el('th', {}, h)))),
-    el('tbody', {}, agent.services.map((s) => el('tr', {},
-      el('td', {}, el('strong', {}, s.service), s.contract ? el('span', { class: 'muted' }, ` ${s.contract}`) : ''),
-      el('td', {}, s.provider ?? el('span', { class: 'muted' }, 'none')),
-      el('td', {}, s.neededBy.map((n) => el('span', { class: `tag ${n.ok ? 'ok' : n.required ? 'bad' : 'opt'}`, title: n.required ? 'required' : 'optional' }, `${n.from} ${n.range}`))),
-    ))))
-  return el('div', { class: 'agent', 'data-agent': agent.name },
+  const plugins = el(
+    'table',
+    { 'data-testid': `plugins-${agent.name}` },
+    el(
+      'thead',
+      {},
+      el(
+        'tr',
+        {},
+        ['plugin', 'version', ...(watch ? ['code'] : []), 'pinned', 'installed', 'provides', 'requires'].map((h) => el('th', {}, h)),
+      ),
+    ),
+    el(
+      'tbody',
+      {},
+      agent.plugins.map((p) =>
+        el(
+          'tr',
+          { 'data-plugin': p.name },
+          el(
+            'td',
+            {},
+            el('strong', {}, p.name),
+            p.model ? el('span', { class: 'tag' }, 'model') : '',
+            p.origin === 'path' ? el('span', { class: 'tag' }, 'folder') : '',
+          ),
+          el('td', { 'data-testid': `version-${agent.name}-${p.name}` }, p.version),
+          // With hot reload on, the bundle hash serving now: it changes with every reload, even when the version does not.
+          watch
+            ? el('td', { 'data-testid': `hash-${agent.name}-${p.name}`, class: 'muted' }, el('code', {}, shortHash(p.hash)))
+            : undefined,
+          el('td', {}, el('code', {}, p.range)),
+          el(
+            'td',
+            {},
+            p.installed.map((v) => el('span', { class: v === p.version ? 'tag ok' : 'tag' }, v)),
+          ),
+          el(
+            'td',
+            {},
+            Object.entries(p.provides).map(([s, v]) => el('span', { class: 'tag' }, `${s} ${v}`)),
+          ),
+          el('td', {}, [
+            ...Object.entries(p.requires).map(([s, r]) => el('span', { class: 'tag' }, `${s} ${r}`)),
+            ...Object.entries(p.optional).map(([s, r]) => el('span', { class: 'tag opt', title: 'optional' }, `${s} ${r}`)),
+          ]),
+        ),
+      ),
+    ),
+  )
+  const services = el(
+    'table',
+    { 'data-testid': `services-${agent.name}` },
+    el(
+      'thead',
+      {},
+      el(
+        'tr',
+        {},
+        ['service', 'provider', 'needed by'].map((h) => el('th', {}, h)),
+      ),
+    ),
+    el(
+      'tbody',
+      {},
+      agent.services.map((s) =>
+        el(
+          'tr',
+          {},
+          el('td', {}, el('strong', {}, s.service), s.contract ? el('span', { class: 'muted' }, ` ${s.contract}`) : ''),
+          el('td', {}, s.provider ?? el('span', { class: 'muted' }, 'none')),
+          el(
+            'td',
+            {},
+            s.neededBy.map((n) =>
+              el(
+                'span',
+                { class: `tag ${n.ok ? 'ok' : n.required ? 'bad' : 'opt'}`, title: n.required ? 'required' : 'optional' },
+                `${n.from} ${n.range}`,
+              ),
+            ),
+          ),
+        ),
+      ),
+    ),
+  )
+  return el(
+    'div',
+    { class: 'agent', 'data-agent': agent.name },
     el('h3', {}, agent.name, ' ', el('span', { class: 'muted' }, agent.description ?? '')),
     agent.problem ? el('p', { class: 'error' }, agent.problem) : '',
-    el('div', { class: 'columns' }, el('div', {}, plugins), el('div', {}, services)))
+    el('div', { class: 'columns' }, el('div', {}, plugins), el('div', {}, services)),
+  )
 }
 
 function updateTaskHint() {
@@ -161,10 +257,21 @@ function updateTaskHint() {
 let runs = []
 
 async function loadRuns() {
-  ({ runs } = await api('/runs'))
-  $('run-list').replaceChildren(...runs.map((r) => el('tr', { 'data-run': r.runId, class: r.runId === current?.runId ? 'selected' : '', onclick: () => openRun(r.runId) },
-    el('td', {}, el('code', {}, r.runId)), el('td', {}, r.agent), el('td', { class: `status ${r.status}` }, r.status, r.failureCode ? ` (${r.failureCode})` : ''),
-    el('td', {}, r.lastSeq), el('td', {}, short(r.task, 70)), el('td', {}, time(r.updatedAt)))))
+  ;({ runs } = await api('/runs'))
+  $('run-list').replaceChildren(
+    ...runs.map((r) =>
+      el(
+        'tr',
+        { 'data-run': r.runId, class: r.runId === current?.runId ? 'selected' : '', onclick: () => openRun(r.runId) },
+        el('td', {}, el('code', {}, r.runId)),
+        el('td', {}, r.agent),
+        el('td', { class: `status ${r.status}` }, r.status, r.failureCode ? ` (${r.failureCode})` : ''),
+        el('td', {}, r.lastSeq),
+        el('td', {}, short(r.task, 70)),
+        el('td', {}, time(r.updatedAt)),
+      ),
+    ),
+  )
   const select = $('compare-run')
   const chosen = select.value
   select.replaceChildren(...runs.map((r) => el('option', { value: r.runId }, `${r.runId} · ${r.agent} · ${r.status}`)))
@@ -196,11 +303,19 @@ let current
 const storeKey = (runId) => `cordage-events:${runId}`
 
 function saveEvents() {
-  try { sessionStorage.setItem(storeKey(current.runId), JSON.stringify(current.events)) } catch { /* full: a reload then reads from the start */ }
+  try {
+    sessionStorage.setItem(storeKey(current.runId), JSON.stringify(current.events))
+  } catch {
+    /* full: a reload then reads from the start */
+  }
 }
 
 function restoreEvents(runId) {
-  try { return JSON.parse(sessionStorage.getItem(storeKey(runId)) ?? '[]') } catch { return [] }
+  try {
+    return JSON.parse(sessionStorage.getItem(storeKey(runId)) ?? '[]')
+  } catch {
+    return []
+  }
 }
 
 async function openRun(runId) {
@@ -216,12 +331,14 @@ async function openRun(runId) {
   for (const row of $('run-list').children) row.classList.toggle('selected', row.dataset.run === runId)
   // What this tab already showed, from sessionStorage; the stream starts after its last seq.
   for (const event of restoreEvents(runId)) addEvent(event, false)
-  $('run-stream').textContent = current.events.length ? `restored ${current.events.length} event(s), streaming after seq ${lastSeq()}` : 'streaming from the start'
+  $('run-stream').textContent = current.events.length
+    ? `restored ${current.events.length} event(s), streaming after seq ${lastSeq()}`
+    : 'streaming from the start'
   stream()
   await refreshRun()
 }
 
-const lastSeq = () => current.events.length ? current.events[current.events.length - 1].seq : 0
+const lastSeq = () => (current.events.length ? current.events[current.events.length - 1].seq : 0)
 
 function stream() {
   const run = current
@@ -243,8 +360,12 @@ function stream() {
     if (current === run) showError('decide-error', JSON.parse(message.data))
   })
   // On a dropped connection the browser reconnects by itself, sending Last-Event-ID (the last seq).
-  source.addEventListener('error', () => { if (current === run && source.readyState !== EventSource.CLOSED) $('run-stream').textContent = 'reconnecting…' })
-  source.addEventListener('open', () => { if (current === run && $('run-stream').textContent === 'reconnecting…') $('run-stream').textContent = 'streaming' })
+  source.addEventListener('error', () => {
+    if (current === run && source.readyState !== EventSource.CLOSED) $('run-stream').textContent = 'reconnecting…'
+  })
+  source.addEventListener('open', () => {
+    if (current === run && $('run-stream').textContent === 'reconnecting…') $('run-stream').textContent = 'streaming'
+  })
 }
 
 function addEvent(event, fresh) {
@@ -252,12 +373,26 @@ function addEvent(event, fresh) {
   if (event.seq <= seq) return // already shown
   if (event.seq !== seq + 1) console.warn(`gap: seq ${event.seq} after ${seq}`)
   current.events.push(event)
-  $('event-list').append(el('tr', { class: fresh ? 'new' : '', 'data-seq': event.seq, 'data-type': event.type },
-    el('td', {}, event.seq), el('td', {}, event.type),
-    el('td', {}, event.actionId ?? event.stepId ?? event.turnId ?? ''),
-    el('td', { class: 'muted' }, event.producer), el('td', {}, detail(event))))
+  $('event-list').append(
+    el(
+      'tr',
+      { class: fresh ? 'new' : '', 'data-seq': event.seq, 'data-type': event.type },
+      el('td', {}, event.seq),
+      el('td', {}, event.type),
+      el('td', {}, event.actionId ?? event.stepId ?? event.turnId ?? ''),
+      el('td', { class: 'muted' }, event.producer),
+      el('td', {}, detail(event)),
+    ),
+  )
   $('run-count').textContent = String(current.events.length)
-  const status = event.type === 'run/end' ? event.data.status : event.type === 'run/paused' ? event.data.status : event.type === 'run/start' || event.type === 'run/resumed' ? 'RUNNING' : undefined
+  const status =
+    event.type === 'run/end'
+      ? event.data.status
+      : event.type === 'run/paused'
+        ? event.data.status
+        : event.type === 'run/start' || event.type === 'run/resumed'
+          ? 'RUNNING'
+          : undefined
   if (status) setStatus(status)
 }
 
@@ -271,36 +406,70 @@ function setStatus(status) {
 function detail(event) {
   const d = event.data ?? {}
   switch (event.type) {
-    case 'run/start': return `agent=${d.agent} task=${short(d.task, 60)} plugins=${Object.entries(d.plugins).map(([n, v]) => `${n}@${v}`).join(', ')}`
-    case 'turn/start': return short(d.input)
-    case 'turn/end': return short(d.answer ?? '')
-    case 'step/start': return `#${d.index}`
-    case 'verify/start': return short(d.answer ?? '')
-    case 'step/context': return `${d.messages} messages ~${d.tokens} tokens, tools: ${(d.tools ?? []).join(', ')}`
-    case 'step/model-request': return `${d.model} attempt ${d.attempt}`
-    case 'step/model-response': return d.decision.kind === 'final' ? `final ${short(d.decision.text)}` : d.decision.kind === 'ask_user' ? `asks: ${short(d.decision.question)}` : `calls ${d.decision.calls.map((c) => `${c.name}(${short(c.args, 60)})`).join(', ')}`
-    case 'tool/proposed': return `${d.tool}(${short(d.args, 70)})`
-    case 'tool/decision': return `${d.verdict} rule=${d.ruleId ?? '-'} policy=${d.policyVersion}${d.reason ? ` — ${d.reason}` : ''}`
-    case 'tool/approval-requested': return `${d.tool} — ${d.reason ?? ''}${d.approvers ? ` (approvers: ${d.approvers.join(', ')})` : ''}`
-    case 'tool/approval-decided': return `${d.approved ? 'approved' : 'rejected'} by ${d.by}${d.reason ? ` — ${d.reason}` : ''}`
-    case 'tool/start': return `${d.tool} attempt ${d.attempt} timeout=${d.timeoutMs}ms`
-    case 'tool/end': return `${d.tool} ${d.durationMs}ms ${short(d.observation, 70)}`
-    case 'tool/error': return `${d.tool} ${d.code} ${short(d.message, 70)}`
-    case 'verify/end': return d.ok ? `ok${d.evidence?.length ? ` evidence: ${d.evidence.map((e) => e.ref).join(', ')}` : ''}` : `failed ${d.code ?? ''} ${short(d.reason ?? '', 60)}`
-    case 'run/checkpoint': return `${d.reason}${d.pending?.length ? ` pending ${d.pending.join(', ')}` : ''}`
-    case 'run/paused': return `${d.status} ${short(d.reason ?? '', 80)}`
-    case 'run/resumed': return `from ${d.from} by ${d.by}`
-    case 'step/end': return `${d.actions} action(s)`
-    case 'run/end': return `${d.status}${d.code ? ` (${d.code})` : ''} steps=${d.steps} tokens=${(d.usage?.inputTokens ?? 0) + (d.usage?.outputTokens ?? 0)} cost=$${(d.usage?.costUsd ?? 0).toFixed(4)}`
-    case 'run/version-drift': return `${d.decision}: ${d.changes.map((c) => `${c.plugin} ${c.from ?? '-'} → ${c.to ?? '-'}`).join(', ')}`
-    default: return short(d, 100)
+    case 'run/start':
+      return `agent=${d.agent} task=${short(d.task, 60)} plugins=${Object.entries(d.plugins)
+        .map(([n, v]) => `${n}@${v}`)
+        .join(', ')}`
+    case 'turn/start':
+      return short(d.input)
+    case 'turn/end':
+      return short(d.answer ?? '')
+    case 'step/start':
+      return `#${d.index}`
+    case 'verify/start':
+      return short(d.answer ?? '')
+    case 'step/context':
+      return `${d.messages} messages ~${d.tokens} tokens, tools: ${(d.tools ?? []).join(', ')}`
+    case 'step/model-request':
+      return `${d.model} attempt ${d.attempt}`
+    case 'step/model-response':
+      return d.decision.kind === 'final'
+        ? `final ${short(d.decision.text)}`
+        : d.decision.kind === 'ask_user'
+          ? `asks: ${short(d.decision.question)}`
+          : `calls ${d.decision.calls.map((c) => `${c.name}(${short(c.args, 60)})`).join(', ')}`
+    case 'tool/proposed':
+      return `${d.tool}(${short(d.args, 70)})`
+    case 'tool/decision':
+      return `${d.verdict} rule=${d.ruleId ?? '-'} policy=${d.policyVersion}${d.reason ? ` — ${d.reason}` : ''}`
+    case 'tool/approval-requested':
+      return `${d.tool} — ${d.reason ?? ''}${d.approvers ? ` (approvers: ${d.approvers.join(', ')})` : ''}`
+    case 'tool/approval-decided':
+      return `${d.approved ? 'approved' : 'rejected'} by ${d.by}${d.reason ? ` — ${d.reason}` : ''}`
+    case 'tool/start':
+      return `${d.tool} attempt ${d.attempt} timeout=${d.timeoutMs}ms`
+    case 'tool/end':
+      return `${d.tool} ${d.durationMs}ms ${short(d.observation, 70)}`
+    case 'tool/error':
+      return `${d.tool} ${d.code} ${short(d.message, 70)}`
+    case 'verify/end':
+      return d.ok
+        ? `ok${d.evidence?.length ? ` evidence: ${d.evidence.map((e) => e.ref).join(', ')}` : ''}`
+        : `failed ${d.code ?? ''} ${short(d.reason ?? '', 60)}`
+    case 'run/checkpoint':
+      return `${d.reason}${d.pending?.length ? ` pending ${d.pending.join(', ')}` : ''}`
+    case 'run/paused':
+      return `${d.status} ${short(d.reason ?? '', 80)}`
+    case 'run/resumed':
+      return `from ${d.from} by ${d.by}`
+    case 'step/end':
+      return `${d.actions} action(s)`
+    case 'run/end':
+      return `${d.status}${d.code ? ` (${d.code})` : ''} steps=${d.steps} tokens=${(d.usage?.inputTokens ?? 0) + (d.usage?.outputTokens ?? 0)} cost=$${(d.usage?.costUsd ?? 0).toFixed(4)}`
+    case 'run/version-drift':
+      return `${d.decision}: ${d.changes.map((c) => `${c.plugin} ${c.from ?? '-'} → ${c.to ?? '-'}`).join(', ')}`
+    default:
+      return short(d, 100)
   }
 }
 
 let refreshTimer
 function scheduleRefresh() {
   clearTimeout(refreshTimer)
-  refreshTimer = setTimeout(() => { refreshRun().catch(() => {}); loadRuns().catch(() => {}) }, 150)
+  refreshTimer = setTimeout(() => {
+    refreshRun().catch(() => {})
+    loadRuns().catch(() => {})
+  }, 150)
 }
 
 /** Status, pending approval and answer, from the run's state in the store. */
@@ -315,7 +484,8 @@ async function refreshRun() {
   $('pending').hidden = !pending
   if (pending) {
     $('pending-what').textContent = `${pending.actionId} ${pending.tool}(${short(pending.args, 120)})`
-    $('pending-why').textContent = `${pending.reason ?? ''}${pending.ruleId ? ` (rule ${pending.ruleId})` : ''}${pending.approvers ? ` · approvers: ${pending.approvers.join(', ')}` : ''}`
+    $('pending-why').textContent =
+      `${pending.reason ?? ''}${pending.ruleId ? ` (rule ${pending.ruleId})` : ''}${pending.approvers ? ` · approvers: ${pending.approvers.join(', ')}` : ''}`
   }
   $('run-answer').hidden = !info.answer
   $('run-answer').textContent = info.answer ?? ''
@@ -328,7 +498,11 @@ async function decide(approved) {
   if (readOnly) return
   for (const id of ['approve', 'reject']) $(id).disabled = true
   try {
-    await api(`/runs/${encodeURIComponent(current.runId)}/${approved ? 'approve' : 'reject'}`, { actionId: current.info.pending.actionId, by: $('decide-by').value.trim(), ...(reason ? { reason } : {}) })
+    await api(`/runs/${encodeURIComponent(current.runId)}/${approved ? 'approve' : 'reject'}`, {
+      actionId: current.info.pending.actionId,
+      by: $('decide-by').value.trim(),
+      ...(reason ? { reason } : {}),
+    })
     $('pending').hidden = true
     // A waiting run's stream stays open, so the run's next events just arrive; reopen it if it closed.
     if (!current.source || current.source.readyState === EventSource.CLOSED) stream()
@@ -360,20 +534,31 @@ function fillCompareVersions() {
   const run = runs.find((r) => r.runId === $('compare-run').value)
   const plugin = agents.find((a) => a.name === run?.agent)?.plugins.find((p) => p.name === $('compare-plugin').value)
   const versions = plugin?.installed ?? []
-  for (const [id, pick] of [['compare-a', plugin?.version], ['compare-b', versions.find((v) => v !== plugin?.version) ?? plugin?.version]]) {
+  for (const [id, pick] of [
+    ['compare-a', plugin?.version],
+    ['compare-b', versions.find((v) => v !== plugin?.version) ?? plugin?.version],
+  ]) {
     const select = $(id)
     const chosen = select.value
     select.replaceChildren(...versions.map((v) => el('option', { value: v }, v === plugin.version ? `${v} (the agent's)` : v)))
-    select.value = chosen && versions.includes(chosen) ? chosen : pick ?? ''
+    select.value = chosen && versions.includes(chosen) ? chosen : (pick ?? '')
   }
 }
 $('compare-run').addEventListener('change', fillComparePlugins)
-$('compare-plugin').addEventListener('change', () => { $('compare-a').value = ''; $('compare-b').value = ''; fillCompareVersions() })
+$('compare-plugin').addEventListener('change', () => {
+  $('compare-a').value = ''
+  $('compare-b').value = ''
+  fillCompareVersions()
+})
 
 function configOf(id) {
   const text = $(id).value.trim()
   if (!text) return undefined
-  try { return JSON.parse(text) } catch (error) { throw Object.assign(new Error(`config ${id.slice(-1).toUpperCase()} is not JSON: ${error.message}`), { code: 'invalid_input' }) }
+  try {
+    return JSON.parse(text)
+  } catch (error) {
+    throw Object.assign(new Error(`config ${id.slice(-1).toUpperCase()} is not JSON: ${error.message}`), { code: 'invalid_input' })
+  }
 }
 
 $('compare-form').addEventListener('submit', async (event) => {
@@ -383,7 +568,8 @@ $('compare-form').addEventListener('submit', async (event) => {
   button.disabled = true
   try {
     const result = await api('/compare', {
-      runId: $('compare-run').value, plugin: $('compare-plugin').value,
+      runId: $('compare-run').value,
+      plugin: $('compare-plugin').value,
       a: { version: $('compare-a').value, config: configOf('compare-config-a') },
       b: { version: $('compare-b').value, config: configOf('compare-config-b') },
     })
@@ -406,25 +592,55 @@ function showCompare(result) {
     if (side.error) return key === 'status' ? `error [${side.error.code}] ${side.error.message}` : ''
     const o = side.outcome
     switch (key) {
-      case 'usage': return `${o.usage.inputTokens + o.usage.outputTokens} tokens, $${o.usage.costUsd.toFixed(4)}`
-      case 'actions': return o.actions.join(' · ')
-      case 'replayed': return side.replayed.join(' · ') || '–'
-      case 'dropped': return side.dropped.length ? side.dropped.join(', ') : '–'
-      case 'events': return String(side.events.length)
-      default: return o[key] ?? '–'
+      case 'usage':
+        return `${o.usage.inputTokens + o.usage.outputTokens} tokens, $${o.usage.costUsd.toFixed(4)}`
+      case 'actions':
+        return o.actions.join(' · ')
+      case 'replayed':
+        return side.replayed.join(' · ') || '–'
+      case 'dropped':
+        return side.dropped.length ? side.dropped.join(', ') : '–'
+      case 'events':
+        return String(side.events.length)
+      default:
+        return o[key] ?? '–'
     }
   }
   const keys = ['status', 'failureCode', 'answer', 'steps', 'usage', 'actions', 'events', 'replayed', 'dropped']
-  $('compare-outcome').tBodies[0].replaceChildren(...keys.map((key) => el('tr', { class: result.outcome.includes(key) || (key === 'status' && result.outcome.includes('error')) ? 'differs' : '', 'data-key': key },
-    el('th', {}, key === 'dropped' ? 'config keys left out' : key === 'replayed' ? 'recorded answers given' : key), el('td', {}, cell(result.a, key)), el('td', {}, cell(result.b, key)))))
-  const line = (e, fields) => e ? [el('div', {}, `${e.seq} ${e.type} ${e.actionId ?? e.stepId ?? ''}`), el('div', { class: 'muted' }, `${e.producer} ${e.detail}`), fields ? el('div', { class: 'fields' }, `differs: ${fields.join(', ')}`) : ''] : ''
-  $('compare-events').tBodies[0].replaceChildren(...result.rows.map((row) => {
-    const a = row.a !== undefined ? result.a.events[row.a] : undefined
-    const b = row.b !== undefined ? result.b.events[row.b] : undefined
-    return el('tr', { class: row.kind, 'data-kind': row.kind, 'data-type': (a ?? b).type }, el('td', {}, line(a)), el('td', {}, line(b, row.fields)))
-  }))
+  $('compare-outcome').tBodies[0].replaceChildren(
+    ...keys.map((key) =>
+      el(
+        'tr',
+        { class: result.outcome.includes(key) || (key === 'status' && result.outcome.includes('error')) ? 'differs' : '', 'data-key': key },
+        el('th', {}, key === 'dropped' ? 'config keys left out' : key === 'replayed' ? 'recorded answers given' : key),
+        el('td', {}, cell(result.a, key)),
+        el('td', {}, cell(result.b, key)),
+      ),
+    ),
+  )
+  const line = (e, fields) =>
+    e
+      ? [
+          el('div', {}, `${e.seq} ${e.type} ${e.actionId ?? e.stepId ?? ''}`),
+          el('div', { class: 'muted' }, `${e.producer} ${e.detail}`),
+          fields ? el('div', { class: 'fields' }, `differs: ${fields.join(', ')}`) : '',
+        ]
+      : ''
+  $('compare-events').tBodies[0].replaceChildren(
+    ...result.rows.map((row) => {
+      const a = row.a !== undefined ? result.a.events[row.a] : undefined
+      const b = row.b !== undefined ? result.b.events[row.b] : undefined
+      return el(
+        'tr',
+        { class: row.kind, 'data-kind': row.kind, 'data-type': (a ?? b).type },
+        el('td', {}, line(a)),
+        el('td', {}, line(b, row.fields)),
+      )
+    }),
+  )
   const count = (kind) => result.rows.filter((r) => r.kind === kind).length
-  $('compare-summary').textContent = `${count('same')} same, ${count('changed')} changed, ${count('only-a')} only in A, ${count('only-b')} only in B; outcome ${result.outcome.length ? `differs in ${result.outcome.join(', ')}` : 'the same'}`
+  $('compare-summary').textContent =
+    `${count('same')} same, ${count('changed')} changed, ${count('only-a')} only in A, ${count('only-b')} only in B; outcome ${result.outcome.length ? `differs in ${result.outcome.join(', ')}` : 'the same'}`
 }
 
 // ---- plugin events ----
@@ -437,12 +653,33 @@ function pluginEvents() {
     if (entry.id <= last) return
     last = entry.id
     const d = entry.data
-    const what = entry.type === 'plugin/reloaded' ? reloaded(d)
-      : entry.type === 'plugin/swapped' ? swapped(d)
-      : entry.type === 'plugin/failed' ? `${d.code}: ${d.message}` : d.reason ?? ''
+    const what =
+      entry.type === 'plugin/reloaded'
+        ? reloaded(d)
+        : entry.type === 'plugin/swapped'
+          ? swapped(d)
+          : entry.type === 'plugin/failed'
+            ? `${d.code}: ${d.message}`
+            : (d.reason ?? '')
     const outcome = entry.type === 'plugin/reloaded' || entry.type === 'plugin/swapped'
-    $('plugin-event-list').prepend(el('tr', { class: `new${outcome ? ` reload ${d.ok ? 'ok' : 'failed'}` : ''}`, 'data-type': entry.type, 'data-ok': outcome ? String(!!d.ok) : undefined, 'data-by': d.by, 'data-fail-closed': d.failClosed ? 'true' : undefined },
-      el('td', {}, entry.id), el('td', {}, time(entry.time)), el('td', {}, entry.type), el('td', {}, d.agent), el('td', {}, `${d.name}@${d.version}`), el('td', {}, what)))
+    $('plugin-event-list').prepend(
+      el(
+        'tr',
+        {
+          class: `new${outcome ? ` reload ${d.ok ? 'ok' : 'failed'}` : ''}`,
+          'data-type': entry.type,
+          'data-ok': outcome ? String(!!d.ok) : undefined,
+          'data-by': d.by,
+          'data-fail-closed': d.failClosed ? 'true' : undefined,
+        },
+        el('td', {}, entry.id),
+        el('td', {}, time(entry.time)),
+        el('td', {}, entry.type),
+        el('td', {}, d.agent),
+        el('td', {}, `${d.name}@${d.version}`),
+        el('td', {}, what),
+      ),
+    )
     // A swap or a reload changes what an agent runs: show the versions loaded now.
     if (entry.type !== 'plugin/failed') scheduleAgents()
   })
@@ -457,13 +694,17 @@ function reloaded(d) {
   const to = d.to ? `${d.to.version} (${shortHash(d.to.hash)})` : '(no build)'
   const took = d.durationMs !== undefined ? ` in ${d.durationMs}ms` : ''
   if (d.ok) return `reloaded ${from} → ${to}${took}`
-  const serving = d.failClosed ? `fail-closed: ${d.name}@${d.version} refuses everything until an edit builds and starts` : `${d.name}@${d.version} (${shortHash(d.from?.hash)}) keeps serving`
+  const serving = d.failClosed
+    ? `fail-closed: ${d.name}@${d.version} refuses everything until an edit builds and starts`
+    : `${d.name}@${d.version} (${shortHash(d.from?.hash)}) keeps serving`
   return `FAILED [${d.code}] ${from} → ${to}${took}: ${d.message} — ${serving}`
 }
 
 /** A swap asked for through the playground's API (`plugin/swapped`): what changed, and who asked. */
 function swapped(d) {
-  const asked = [d.requested !== undefined ? `version ${d.requested}` : '', d.config !== undefined ? `config ${short(d.config, 80)}` : ''].filter(Boolean).join(', ')
+  const asked = [d.requested !== undefined ? `version ${d.requested}` : '', d.config !== undefined ? `config ${short(d.config, 80)}` : '']
+    .filter(Boolean)
+    .join(', ')
   const who = `by ${d.by} via ${d.via}`
   if (d.ok) return `swapped ${d.from} → ${d.to} (${asked}) ${who}`
   return `swap FAILED [${d.code}] (${asked}) ${who}: ${d.message}`

@@ -18,16 +18,20 @@ import type { Config } from './manifest.ts'
 import type { DirOf } from './read-files.ts'
 import { resolveInside } from './workspace-path.ts'
 
-const EditInput = z.object({
-  path: z.string().min(1).describe('File relative to the workspace root.'),
-  find: z.string().min(1).optional().describe('Exact text to replace; it must occur exactly once in the file.'),
-  replace: z.string().optional().describe('Text that takes the place of find.'),
-  content: z.string().optional().describe('The whole new content of the file (instead of find and replace).'),
-}).strict().superRefine((args, ctx) => {
-  const replacing = args.find !== undefined || args.replace !== undefined
-  if (replacing === (args.content !== undefined)) ctx.addIssue({ code: 'custom', message: 'give either find and replace, or content' })
-  else if (replacing && (args.find === undefined || args.replace === undefined)) ctx.addIssue({ code: 'custom', message: 'find and replace go together' })
-})
+const EditInput = z
+  .object({
+    path: z.string().min(1).describe('File relative to the workspace root.'),
+    find: z.string().min(1).optional().describe('Exact text to replace; it must occur exactly once in the file.'),
+    replace: z.string().optional().describe('Text that takes the place of find.'),
+    content: z.string().optional().describe('The whole new content of the file (instead of find and replace).'),
+  })
+  .strict()
+  .superRefine((args, ctx) => {
+    const replacing = args.find !== undefined || args.replace !== undefined
+    if (replacing === (args.content !== undefined)) ctx.addIssue({ code: 'custom', message: 'give either find and replace, or content' })
+    else if (replacing && (args.find === undefined || args.replace === undefined))
+      ctx.addIssue({ code: 'custom', message: 'find and replace go together' })
+  })
 type EditArgs = z.output<typeof EditInput>
 
 /** A run id and action id from a default idempotency key (`<runId>/<actionId>`). */
@@ -51,11 +55,19 @@ export function editFileTool(dirOf: DirOf, config: Config): Tool {
       if (done) {
         const now = contentHash(current)
         if (now === done.after) return result(done, args, true)
-        if (now !== done.before) throw new CordageError('tool_failed', `${file.shown} changed since this edit was first tried; read it again and propose a new edit`)
+        if (now !== done.before)
+          throw new CordageError(
+            'tool_failed',
+            `${file.shown} changed since this edit was first tried; read it again and propose a new edit`,
+          )
         // The journal has the intent and the file is as it was: the earlier attempt stopped before writing.
       }
       const next = apply(args, current, file.shown)
-      if (next.length > config.maxWriteChars) throw new CordageError('tool_failed', `${file.shown} would have ${next.length} characters; at most ${config.maxWriteChars} are allowed`)
+      if (next.length > config.maxWriteChars)
+        throw new CordageError(
+          'tool_failed',
+          `${file.shown} would have ${next.length} characters; at most ${config.maxWriteChars} are allowed`,
+        )
       const record: EditRecord = { key: io.idempotencyKey, path: file.shown, before: contentHash(current), after: contentHash(next) }
       // Intent first: whatever happens next, reconcile can compare the file with both hashes.
       await writeRecord(root, record)
@@ -86,14 +98,20 @@ export function editFileTool(dirOf: DirOf, config: Config): Tool {
 function apply(args: EditArgs, current: string | undefined, shown: string): string {
   if (args.content !== undefined) return args.content
   const { find, replace } = args as { find: string; replace: string }
-  if (current === undefined) throw new CordageError('tool_failed', `${shown} does not exist; write it with content instead of find and replace`)
+  if (current === undefined)
+    throw new CordageError('tool_failed', `${shown} does not exist; write it with content instead of find and replace`)
   const first = current.indexOf(find)
   if (first < 0) {
-    const hint = current.includes(replace) ? '; the file already contains the replacement, so the change may be done already' : '; read the file and copy the snippet exactly, whitespace included'
+    const hint = current.includes(replace)
+      ? '; the file already contains the replacement, so the change may be done already'
+      : '; read the file and copy the snippet exactly, whitespace included'
     throw new CordageError('tool_failed', `the snippet to replace is not in ${shown}${hint}`)
   }
   if (current.indexOf(find, first + 1) >= 0) {
-    throw new CordageError('tool_failed', `the snippet to replace occurs more than once in ${shown}; include more of the surrounding lines so it is unique`)
+    throw new CordageError(
+      'tool_failed',
+      `the snippet to replace occurs more than once in ${shown}; include more of the surrounding lines so it is unique`,
+    )
   }
   return current.slice(0, first) + replace + current.slice(first + find.length)
 }

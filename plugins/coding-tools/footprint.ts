@@ -7,7 +7,10 @@ import { posix } from 'node:path'
 import type { Footprint } from 'cordage'
 
 export function pathOf(path: string): string {
-  const normal = posix.normalize(path.replace(/\\/g, '/')).replace(/^\.\/+/, '').replace(/\/+$/, '')
+  const normal = posix
+    .normalize(path.replace(/\\/g, '/'))
+    .replace(/^\.\/+/, '')
+    .replace(/\/+$/, '')
   return normal === '.' || normal === '' ? '*' : normal
 }
 

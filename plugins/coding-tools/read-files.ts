@@ -17,17 +17,20 @@ export function readFileTool(dirOf: DirOf, config: Config): Tool {
   return defineTool({
     name: 'read_file',
     description: 'Read a text file of the workspace. The first line names the file as [file: <path>]; cite it that way.',
-    input: z.object({
-      path: z.string().min(1).describe('Relative to the workspace root, e.g. src/index.js'),
-      startLine: z.number().int().min(1).optional().describe('First line to return (1-based).'),
-      endLine: z.number().int().min(1).optional().describe('Last line to return.'),
-    }).strict(),
+    input: z
+      .object({
+        path: z.string().min(1).describe('Relative to the workspace root, e.g. src/index.js'),
+        startLine: z.number().int().min(1).optional().describe('First line to return (1-based).'),
+        endLine: z.number().int().min(1).optional().describe('Last line to return.'),
+      })
+      .strict(),
     sideEffect: 'none',
     timeoutMs: 10_000,
     footprint: ({ path }) => reads(path),
     run: async ({ path, startLine, endLine }, io) => {
       const file = await resolveInside(await dirOf(io.runId), path)
-      if (!file.exists || !(await stat(file.real)).isFile()) throw new CordageError('tool_failed', `${file.shown} is not a file; list_files shows what there is`)
+      if (!file.exists || !(await stat(file.real)).isFile())
+        throw new CordageError('tool_failed', `${file.shown} is not a file; list_files shows what there is`)
       const lines = (await readFile(file.real, 'utf8')).split('\n')
       // A final newline ends the last line; it does not start another one.
       if (lines.length > 1 && lines[lines.length - 1] === '') lines.pop()
@@ -38,7 +41,10 @@ export function readFileTool(dirOf: DirOf, config: Config): Tool {
       if (cut) text = text.slice(0, config.maxReadChars)
       const range = from === 1 && to === lines.length ? `${lines.length} lines` : `lines ${from}-${to} of ${lines.length}`
       const note = cut ? `\n… cut at ${config.maxReadChars} characters; read a line range with startLine and endLine` : ''
-      return { output: { path: file.shown, lines: lines.length, from, to, cut }, observation: `[file: ${file.shown}] ${range}\n${text}${note}` }
+      return {
+        output: { path: file.shown, lines: lines.length, from, to, cut },
+        observation: `[file: ${file.shown}] ${range}\n${text}${note}`,
+      }
     },
   })
 }
@@ -54,7 +60,8 @@ export function listFilesTool(dirOf: DirOf, config: Config): Tool {
     run: async ({ path }, io) => {
       const root = await realRoot(dirOf(io.runId))
       const folder = await resolveInside(root, path)
-      if (!folder.exists || !(await stat(folder.real)).isDirectory()) throw new CordageError('tool_failed', `${folder.shown} is not a folder of the workspace`)
+      if (!folder.exists || !(await stat(folder.real)).isDirectory())
+        throw new CordageError('tool_failed', `${folder.shown} is not a folder of the workspace`)
       const { files, truncated } = await walkFiles(root, folder.real, config.ignore, config.maxListEntries)
       const note = truncated ? `\n… more files; list a subfolder to see them (at most ${config.maxListEntries} are shown)` : ''
       return { output: { files, truncated }, observation: `${files.length} file(s) under ${folder.shown}:\n${files.join('\n')}${note}` }

@@ -27,9 +27,11 @@ export function runTestsTool(dirOf: DirOf, config: Config): Tool {
     timeoutMs: config.test.timeoutMs + KernelMarginMs,
     run: async (_args, io) => {
       const run = await runTestCommand(config.test, await dirOf(io.runId), io.signal, config.tailChars)
-      const verdict = run.timedOut ? `tests timed out: \`${shown}\` was stopped after ${config.test.timeoutMs} ms`
-        : run.exitCode === 0 ? `tests passed: \`${shown}\` exited 0 in ${run.durationMs} ms`
-        : `tests failed: \`${shown}\` exited ${run.exitCode ?? `on signal ${run.signal}`} in ${run.durationMs} ms`
+      const verdict = run.timedOut
+        ? `tests timed out: \`${shown}\` was stopped after ${config.test.timeoutMs} ms`
+        : run.exitCode === 0
+          ? `tests passed: \`${shown}\` exited 0 in ${run.durationMs} ms`
+          : `tests failed: \`${shown}\` exited ${run.exitCode ?? `on signal ${run.signal}`} in ${run.durationMs} ms`
       return { output: run, observation: `${verdict}\n${run.tail}` }
     },
   })

@@ -18,7 +18,11 @@ const MaxFiles = 5000
 /** Characters of a matching line shown. */
 const LineChars = 300
 
-export interface Match { path: string; line: number; text: string }
+export interface Match {
+  path: string
+  line: number
+  text: string
+}
 
 /** A line longer than this is not searched (a minified file has megabyte lines). */
 const MatchChars = 100_000
@@ -28,13 +32,18 @@ const YieldEveryMs = 20
 export function searchTool(dirOf: DirOf, config: Config): Tool {
   return defineTool({
     name: 'search',
-    description: 'Find lines in the workspace\'s text files that contain a string (or match a regular expression). Answers path:line: text.',
-    input: z.object({
-      query: z.string().min(1),
-      regex: z.boolean().default(false).describe('Treat query as a regular expression, in RE2 syntax: no lookahead, lookbehind or backreferences.'),
-      caseSensitive: z.boolean().default(true),
-      path: z.string().min(1).default('.').describe('Folder to search, relative to the workspace root.'),
-    }).strict(),
+    description: "Find lines in the workspace's text files that contain a string (or match a regular expression). Answers path:line: text.",
+    input: z
+      .object({
+        query: z.string().min(1),
+        regex: z
+          .boolean()
+          .default(false)
+          .describe('Treat query as a regular expression, in RE2 syntax: no lookahead, lookbehind or backreferences.'),
+        caseSensitive: z.boolean().default(true),
+        path: z.string().min(1).default('.').describe('Folder to search, relative to the workspace root.'),
+      })
+      .strict(),
     sideEffect: 'none',
     timeoutMs: 15_000,
     footprint: ({ path }) => reads(path),
@@ -42,7 +51,8 @@ export function searchTool(dirOf: DirOf, config: Config): Tool {
       const test = matcher(query, regex, caseSensitive)
       const root = await realRoot(dirOf(io.runId))
       const folder = await resolveInside(root, path)
-      if (!folder.exists || !(await stat(folder.real)).isDirectory()) throw new CordageError('tool_failed', `${folder.shown} is not a folder of the workspace`)
+      if (!folder.exists || !(await stat(folder.real)).isDirectory())
+        throw new CordageError('tool_failed', `${folder.shown} is not a folder of the workspace`)
       const { files } = await walkFiles(root, folder.real, config.ignore, MaxFiles)
       const matches: Match[] = []
       let truncated = false
@@ -62,17 +72,29 @@ export function searchTool(dirOf: DirOf, config: Config): Tool {
             io.signal.throwIfAborted()
             lastYield = performance.now()
           }
-          if (lines[i].length > MatchChars) { skipped++; continue }
+          if (lines[i].length > MatchChars) {
+            skipped++
+            continue
+          }
           if (!test(lines[i])) continue
-          if (matches.length >= config.maxSearchMatches) { truncated = true; break }
+          if (matches.length >= config.maxSearchMatches) {
+            truncated = true
+            break
+          }
           matches.push({ path: file, line: i + 1, text: lines[i].trim().slice(0, LineChars) })
         }
         if (truncated) break
       }
       const shown = matches.map((m) => `${m.path}:${m.line}: ${m.text}`).join('\n')
-      const note = (truncated ? `\n… more matches; narrow the query or the folder (at most ${config.maxSearchMatches} are shown)` : '')
-        + (skipped ? `\n(${skipped} line(s) longer than ${MatchChars} characters were not searched)` : '')
-      return { output: { matches, truncated }, observation: matches.length ? `${matches.length} match(es):\n${shown}${note}` : `no line under ${folder.shown} matches ${JSON.stringify(query)}` }
+      const note =
+        (truncated ? `\n… more matches; narrow the query or the folder (at most ${config.maxSearchMatches} are shown)` : '') +
+        (skipped ? `\n(${skipped} line(s) longer than ${MatchChars} characters were not searched)` : '')
+      return {
+        output: { matches, truncated },
+        observation: matches.length
+          ? `${matches.length} match(es):\n${shown}${note}`
+          : `no line under ${folder.shown} matches ${JSON.stringify(query)}`,
+      }
     },
   })
 }

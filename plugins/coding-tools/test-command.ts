@@ -7,7 +7,24 @@
 import { runProcess } from 'cordage'
 import type { TestCommand } from './manifest.ts'
 
-const Passed = ['PATH', 'HOME', 'USER', 'LOGNAME', 'SHELL', 'TMPDIR', 'TMP', 'TEMP', 'LANG', 'LC_ALL', 'LC_CTYPE', 'TZ', 'SystemRoot', 'ComSpec', 'PATHEXT', 'WINDIR']
+const Passed = [
+  'PATH',
+  'HOME',
+  'USER',
+  'LOGNAME',
+  'SHELL',
+  'TMPDIR',
+  'TMP',
+  'TEMP',
+  'LANG',
+  'LC_ALL',
+  'LC_CTYPE',
+  'TZ',
+  'SystemRoot',
+  'ComSpec',
+  'PATHEXT',
+  'WINDIR',
+]
 
 export interface TestRun {
   exitCode: number | null
@@ -32,7 +49,9 @@ export async function runTestCommand(test: TestCommand, cwd: string, signal: Abo
     if (signal.aborted) throw signal.reason
     const text = [result.stdout.trimEnd(), result.stderr.trimEnd()].filter(Boolean).join('\n').trim()
     return {
-      exitCode: result.code, signal: result.signal, timedOut: timer.signal.aborted,
+      exitCode: result.code,
+      signal: result.signal,
+      timedOut: timer.signal.aborted,
       durationMs: Math.round(performance.now() - t0),
       tail: text.length > tailChars ? `…${text.slice(text.length - tailChars)}` : text,
     }

@@ -18,7 +18,7 @@ export async function walkFiles(root: string, start: string, ignore: readonly st
   const files: string[] = []
   const skip = new Set(ignore)
   const visit = async (dir: string): Promise<boolean> => {
-    const entries = (await readdir(dir, { withFileTypes: true })).sort((a, b) => a.name < b.name ? -1 : a.name > b.name ? 1 : 0)
+    const entries = (await readdir(dir, { withFileTypes: true })).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
     for (const entry of entries) {
       if (skip.has(entry.name)) continue
       const path = join(dir, entry.name)

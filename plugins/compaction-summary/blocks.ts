@@ -35,13 +35,19 @@ export function splitProjection(messages: readonly ContextMessage[]): Split {
       const at = blocks.indexOf(owner)
       for (const later of blocks.splice(at + 1)) {
         for (const m of later.messages) add(owner, m)
-        for (const id of later.actionIds) { owner.actionIds.push(id); byAction.set(id, owner) }
+        for (const id of later.actionIds) {
+          owner.actionIds.push(id)
+          byAction.set(id, owner)
+        }
       }
       add(owner, message)
       continue
     }
     const block: Block = { messages: [], tokens: 0, seqs: [], actionIds: [] }
-    for (const call of message.calls ?? []) { block.actionIds.push(call.actionId); byAction.set(call.actionId, block) }
+    for (const call of message.calls ?? []) {
+      block.actionIds.push(call.actionId)
+      byAction.set(call.actionId, block)
+    }
     add(block, message)
     blocks.push(block)
   }

@@ -11,7 +11,16 @@
  * the older part exactly and the result fits; when it no longer fits, the new summary extends the old
  * one with what has aged since (a rolling summary).
  */
-import { CordageError, type CompactRequest, type CompactResult, type CompactorService, type ContextMessage, type ModelService, type RunState, type Usage } from 'cordage'
+import {
+  CordageError,
+  type CompactRequest,
+  type CompactResult,
+  type CompactorService,
+  type ContextMessage,
+  type ModelService,
+  type RunState,
+  type Usage,
+} from 'cordage'
 import { splitProjection, type Block } from './blocks.ts'
 import { describeMissing, uncovered } from './coverage.ts'
 import { extractiveSummary } from './extractive.ts'
@@ -66,7 +75,10 @@ export class SummaryCompactor implements CompactorService {
   readonly threshold: number
   private installed = new Map<string, Installed>()
 
-  constructor(private options: SummaryOptions, private model: () => ModelService | undefined) {
+  constructor(
+    private options: SummaryOptions,
+    private model: () => ModelService | undefined,
+  ) {
     this.threshold = options.windowTokens - options.reserveTokens
   }
 
@@ -83,7 +95,11 @@ export class SummaryCompactor implements CompactorService {
     let cut = blocks.length - 1
     let tailTokens = blocks[cut]?.tokens ?? 0
     while (cut > 0 && (cut > pin || tailTokens + blocks[cut - 1].tokens <= tailBudget)) tailTokens += blocks[--cut].tokens
-    if (cut <= 0) throw new CordageError('internal_error', `${Strategy}: nothing to summarise: the goal and the part that must stay verbatim (${headTokens + tailTokens} tokens) leave no older part`)
+    if (cut <= 0)
+      throw new CordageError(
+        'internal_error',
+        `${Strategy}: nothing to summarise: the goal and the part that must stay verbatim (${headTokens + tailTokens} tokens) leave no older part`,
+      )
 
     const plan = (at: number): Plan => {
       const older = blocks.slice(0, at)
@@ -93,8 +109,15 @@ export class SummaryCompactor implements CompactorService {
       const tailSize = tail.reduce((n, b) => n + b.tokens, 0)
       const frame = messageTokens(summaryMessage('', summarised, 'extractive', this.options.recall)) + 1
       return {
-        older, extending, summarised, kept: tail.flatMap((b) => b.messages),
-        needs: needsOf(older.flatMap((b) => b.messages), state, this.options.patterns),
+        older,
+        extending,
+        summarised,
+        kept: tail.flatMap((b) => b.messages),
+        needs: needsOf(
+          older.flatMap((b) => b.messages),
+          state,
+          this.options.patterns,
+        ),
         budget: Math.min(limit - headTokens - tailSize, target) - frame,
         room: limit - headTokens - tailSize - frame,
       }
@@ -108,11 +131,20 @@ export class SummaryCompactor implements CompactorService {
     if (model) {
       const { older, extending, needs, budget } = chosen
       const prompt = summaryPrompt({
-        older: older.slice(extending).flatMap((b) => b.messages), needs, previous: extending ? previous!.text : undefined, maxTokens: budget,
+        older: older.slice(extending).flatMap((b) => b.messages),
+        needs,
+        previous: extending ? previous!.text : undefined,
+        maxTokens: budget,
       })
       try {
         const response = await model.respond({
-          runId: state.runId, stepId: `s${state.steps}`, stepIndex: state.steps, messages: prompt, tools: [], signal, purpose: 'summary',
+          runId: state.runId,
+          stepId: `s${state.steps}`,
+          stepIndex: state.steps,
+          messages: prompt,
+          tools: [],
+          signal,
+          purpose: 'summary',
         })
         usage = response.usage
         const candidate = response.decision.kind === 'final' ? response.decision.text.trim() : ''
@@ -131,7 +163,11 @@ export class SummaryCompactor implements CompactorService {
         chosen = at === cut ? chosen : plan(at)
         text = extractiveSummary(chosen.needs, chosen.summarised, chosen.room)
       }
-      if (text === undefined) throw new CordageError('internal_error', `${Strategy}: the summary does not fit: ${chosen.needs.length} items must survive and ${chosen.room} tokens are left for them`)
+      if (text === undefined)
+        throw new CordageError(
+          'internal_error',
+          `${Strategy}: the summary does not fit: ${chosen.needs.length} items must survive and ${chosen.room} tokens are left for them`,
+        )
       const missing = uncovered(text, chosen.needs)
       if (missing.length) throw new CordageError('internal_error', `${Strategy}: the extractive summary misses ${describeMissing(missing)}`)
     }
@@ -140,7 +176,8 @@ export class SummaryCompactor implements CompactorService {
     const message = summaryMessage(text, summarised, mode, this.options.recall)
     const messages = [...head, message, ...kept]
     const tokens = sumTokens(messages)
-    if (tokens > limit) throw new CordageError('internal_error', `${Strategy}: the compacted projection has ${tokens} tokens, over the limit of ${limit}`)
+    if (tokens > limit)
+      throw new CordageError('internal_error', `${Strategy}: the compacted projection has ${tokens} tokens, over the limit of ${limit}`)
     this.remember(state.runId, { seqs: summarised, covered: new Set(summarised), text, message })
     return { messages, tokens, summarised, usage }
   }
@@ -175,7 +212,11 @@ function leadingCovered(blocks: readonly Block[], covered: Set<number>): number 
 
 /** The first block that must stay verbatim: the last one, or an earlier one with a call still open. */
 function pinnedFrom(blocks: readonly Block[], state: Readonly<RunState>): number {
-  const open = new Set(Object.values(state.actions).filter((a) => OpenStatuses.has(a.status)).map((a) => a.id))
+  const open = new Set(
+    Object.values(state.actions)
+      .filter((a) => OpenStatuses.has(a.status))
+      .map((a) => a.id),
+  )
   const first = blocks.findIndex((b) => b.actionIds.some((id) => open.has(id)))
   return first >= 0 ? Math.min(first, blocks.length - 1) : blocks.length - 1
 }
@@ -190,5 +231,10 @@ function summaryMessage(text: string, summarised: readonly number[], mode: Mode,
   const how = mode === 'model' ? 'written by the model' : 'extracted from the run log'
   const fetch = recall ? 'the recall tool fetches any of them by seq' : 'the run log keeps them'
   const last = summarised.length ? ` up to seq ${summarised[summarised.length - 1]}` : ''
-  return { role: 'user', source: 0, ref: SummaryRef, text: `[summary of earlier steps: ${summarised.length} events${last}, ${how}; ${fetch}]\n${text}` }
+  return {
+    role: 'user',
+    source: 0,
+    ref: SummaryRef,
+    text: `[summary of earlier steps: ${summarised.length} events${last}, ${how}; ${fetch}]\n${text}`,
+  }
 }

@@ -27,6 +27,9 @@ export function uncovered(summary: string, needs: readonly Need[]): Need[] {
 
 /** "failure seq 14, revision seq 20": the uncovered needs, for a rejection message. */
 export function describeMissing(needs: readonly Need[]): string {
-  const shown = needs.slice(0, 6).map((n) => `${n.kind} seq ${n.seq}`).join(', ')
+  const shown = needs
+    .slice(0, 6)
+    .map((n) => `${n.kind} seq ${n.seq}`)
+    .join(', ')
   return needs.length > 6 ? `${shown} and ${needs.length - 6} more` : shown
 }

@@ -50,17 +50,27 @@ function render(needs: readonly Need[], summarised: readonly number[], detail: n
       }
       const entries = [...groups.values()].map((group) => {
         const text = detail > 0 ? ` ${shorten(group[0].text, detail)}` : ''
-        const cites = group[0].citations.filter((c) => !text.includes(c)).map((c) => ` [source: ${c}]`).join('')
+        const cites = group[0].citations
+          .filter((c) => !text.includes(c))
+          .map((c) => ` [source: ${c}]`)
+          .join('')
         return `${refs(group.map((n) => n.seq))}:${text}${cites}`
       })
       lines.push(detail > 0 ? `${title}:\n${entries.map((e) => `- ${e}`).join('\n')}` : `${short}: ${entries.join('; ')}`)
       continue
     }
     // At its barest a section is one line of references.
-    lines.push(detail > 0 ? `${title}:\n${ofKind.map((n) => `- seq ${n.seq}: ${shorten(n.label, detail)}`).join('\n')}` : `${short}: ${refs(ofKind.map((n) => n.seq))}`)
+    lines.push(
+      detail > 0
+        ? `${title}:\n${ofKind.map((n) => `- seq ${n.seq}: ${shorten(n.label, detail)}`).join('\n')}`
+        : `${short}: ${refs(ofKind.map((n) => n.seq))}`,
+    )
   }
   const rest = [...new Set(summarised)].filter((s) => !named.has(s)).sort((a, b) => a - b)
-  if (rest.length && detail >= 0) lines.push(`Other summarised events (recall by seq): ${rest.length > 24 ? `${rest.length} events from seq ${rest[0]} to seq ${rest[rest.length - 1]}` : refs(rest)}`)
+  if (rest.length && detail >= 0)
+    lines.push(
+      `Other summarised events (recall by seq): ${rest.length > 24 ? `${rest.length} events from seq ${rest[0]} to seq ${rest[rest.length - 1]}` : refs(rest)}`,
+    )
   return lines.join('\n')
 }
 

@@ -31,7 +31,8 @@ export function needsOf(older: readonly ContextMessage[], state: Readonly<RunSta
   for (const entry of state.transcript) bySeq.set(entry.seq, entry)
   const goalSeq = state.transcript.find((e) => e.kind === 'user')?.seq
   const needs: Need[] = []
-  const push = (kind: NeedKind, seq: number, label: string, text: string, citations: string[] = []) => needs.push({ kind, seq, label, text, citations })
+  const push = (kind: NeedKind, seq: number, label: string, text: string, citations: string[] = []) =>
+    needs.push({ kind, seq, label, text, citations })
   for (const message of older) {
     const entry = message.source > 0 ? bySeq.get(message.source) : undefined
     if (!entry) continue
@@ -53,7 +54,7 @@ export function needsOf(older: readonly ContextMessage[], state: Readonly<RunSta
       }
       case 'assistant': {
         const d = entry.decision
-        const text = d.kind === 'final' ? d.text : d.kind === 'ask_user' ? d.question : d.text ?? ''
+        const text = d.kind === 'final' ? d.text : d.kind === 'ask_user' ? d.question : (d.text ?? '')
         if (text && patterns.commitment.test(text)) push('commitment', entry.seq, `the model said: "${shorten(text, 160)}"`, text)
         break
       }
@@ -68,7 +69,8 @@ function permissionOf(action: ActionState): string | undefined {
     const reason = action.approval.reason ? `: ${shorten(action.approval.reason, 120)}` : ''
     return action.approval.approved ? `was approved by ${action.approval.by}${reason}` : `was rejected by ${action.approval.by}${reason}`
   }
-  if (action.decision?.verdict === 'deny') return `was denied by policy (rule ${action.decision.ruleId}): ${shorten(action.decision.reason, 120)}`
+  if (action.decision?.verdict === 'deny')
+    return `was denied by policy (rule ${action.decision.ruleId}): ${shorten(action.decision.reason, 120)}`
   return undefined
 }
 

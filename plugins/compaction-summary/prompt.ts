@@ -31,7 +31,9 @@ export function summaryPrompt({ older, needs, previous, maxTokens }: PromptInput
     lines.join('\n'),
   ]
   if (needs.length) {
-    parts.push(`Your summary must name each of these by its seq (or, for a fact, copy its citation):\n${needs.map((n) => `- seq ${n.seq} (${n.kind}): ${n.label}`).join('\n')}`)
+    parts.push(
+      `Your summary must name each of these by its seq (or, for a fact, copy its citation):\n${needs.map((n) => `- seq ${n.seq} (${n.kind}): ${n.label}`).join('\n')}`,
+    )
   }
   parts.push(`Write at most ${Math.max(20, Math.floor(maxTokens * 0.7))} words.`)
   return [

@@ -13,11 +13,14 @@ const Seq = z.number().int().min(1)
 export function recallTool(store: () => StoreService | undefined, maxChars: number): Tool {
   return defineTool({
     name: 'recall',
-    description: 'Fetch earlier events of this run by their seq number ("seq 12" in a summary or a clipped result): the full tool result, decision or message.',
-    input: z.object({
-      seq: z.union([Seq, z.array(Seq).min(1).max(20)]).describe('The seq of an event, or a list of them.'),
-      run: z.string().optional().describe('Leave out: only this run\'s events can be recalled.'),
-    }).strict(),
+    description:
+      'Fetch earlier events of this run by their seq number ("seq 12" in a summary or a clipped result): the full tool result, decision or message.',
+    input: z
+      .object({
+        seq: z.union([Seq, z.array(Seq).min(1).max(20)]).describe('The seq of an event, or a list of them.'),
+        run: z.string().optional().describe("Leave out: only this run's events can be recalled."),
+      })
+      .strict(),
     sideEffect: 'none',
     idempotent: true,
     timeoutMs: 5000,
@@ -67,7 +70,9 @@ export function describe(event: RunEvent): string {
       return `${event.actionId} ${event.data.tool} ${event.data.committed ? 'took effect' : 'did not take effect'} (settled by ${event.data.by})`
     case 'verify/end':
       // A sealed check gives feedback and keeps its reason from the model; so does recall.
-      return event.data.ok ? 'the answer was accepted' : `the answer was not accepted (${event.data.code}): ${event.data.feedback ?? event.data.reason ?? ''}`
+      return event.data.ok
+        ? 'the answer was accepted'
+        : `the answer was not accepted (${event.data.code}): ${event.data.feedback ?? event.data.reason ?? ''}`
     default:
       return `a ${event.type} event; it holds nothing the model was shown`
   }

@@ -12,7 +12,9 @@ export default {
   description: 'Projects the run transcript into messages: system prompt, user input, model turns, observations.',
   provides: { context: '1.0.0' },
   config: Schema.object({
-    system: Schema.string().default('You are a careful assistant. Use the tools to find facts, and cite the source of each fact you state.').description('The system prompt.'),
+    system: Schema.string()
+      .default('You are a careful assistant. Use the tools to find facts, and cite the source of each fact you state.')
+      .description('The system prompt.'),
     cachedRuns: Schema.natural().min(1).default(256).description('Runs whose projection is kept for incremental assembly.'),
   }),
 } satisfies Manifest

@@ -19,7 +19,10 @@ export function estimateTokens(text: string): number {
 export class BasicContext implements ContextService {
   private built = new Map<string, Built>()
 
-  constructor(private system: string, private cachedRuns: number) {}
+  constructor(
+    private system: string,
+    private cachedRuns: number,
+  ) {}
 
   assemble({ state }: AssembleInput): Projection {
     let built = this.built.get(state.runId)
@@ -56,7 +59,9 @@ function toMessage(entry: TranscriptEntry): ContextMessage {
       if (d.kind === 'final') return { role: 'assistant', text: d.text, source: entry.seq }
       if (d.kind === 'ask_user') return { role: 'assistant', text: d.question, source: entry.seq }
       return {
-        role: 'assistant', text: d.text ?? '', source: entry.seq,
+        role: 'assistant',
+        text: d.text ?? '',
+        source: entry.seq,
         calls: d.calls.map((call, i) => ({ actionId: entry.actionIds[i], name: call.name, args: call.args })),
       }
     }

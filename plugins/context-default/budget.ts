@@ -42,7 +42,9 @@ export function fit(items: readonly Candidate[], fixed: number, budget: number, 
     total += delta
     byClass.set(items[i].cls, byClass.get(items[i].cls)! + delta)
   }
-  const order = items.map((_, i) => i).filter((i) => !items[i].pinned)
+  const order = items
+    .map((_, i) => i)
+    .filter((i) => !items[i].pinned)
     .sort((a, b) => items[a].priority - items[b].priority || items[a].rank - items[b].rank)
 
   const reduce = (over: () => number, which: number[]) => {
@@ -60,7 +62,10 @@ export function fit(items: readonly Candidate[], fixed: number, budget: number, 
   for (const [cls, share] of Object.entries(shares) as [ItemClass, number | undefined][]) {
     if (share === undefined) continue
     const cap = Math.floor(share * budget)
-    reduce(() => (byClass.get(cls) ?? 0) - cap, order.filter((i) => items[i].cls === cls))
+    reduce(
+      () => (byClass.get(cls) ?? 0) - cap,
+      order.filter((i) => items[i].cls === cls),
+    )
   }
   reduce(() => total - budget, order)
   return fates

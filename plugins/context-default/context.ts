@@ -6,7 +6,15 @@
  * by priority (see budget.ts), and a note after the goal says what was left out. Run state is only read:
  * whatever the projection leaves out is still in the state and the store.
  */
-import { safeRegex, type AssembleInput, type ContextMessage, type ContextService, type Projection, type RunState, type SafeRegex } from 'cordage'
+import {
+  safeRegex,
+  type AssembleInput,
+  type ContextMessage,
+  type ContextService,
+  type Projection,
+  type RunState,
+  type SafeRegex,
+} from 'cordage'
 import { fit, type Candidate, type Fate } from './budget.ts'
 import { ItemClasses, type Config, type ItemClass } from './manifest.ts'
 import type { SourceItem } from './sources.ts'
@@ -26,7 +34,10 @@ export class DefaultContext implements ContextService {
   private citation: SafeRegex
   private shares: Partial<Record<ItemClass, number>> = {}
 
-  constructor(private options: ContextOptions, sources: SourceItem[]) {
+  constructor(
+    private options: ContextOptions,
+    sources: SourceItem[],
+  ) {
     this.system = { role: 'system', text: options.system, source: 0 }
     this.sources = sources.map((s) => ({ role: 'system', text: s.text, source: 0, ref: s.ref }))
     this.citation = safeRegex(options.citationPattern)
@@ -39,13 +50,22 @@ export class DefaultContext implements ContextService {
     const pinnedFrom = this.pinnedFrom(units, goal)
 
     const candidates: Candidate[] = []
-    this.sources.forEach((m, i) => candidates.push({ cls: 'sources', priority: this.priority('sources'), rank: -i, tokens: messageTokens(m), pinned: false }))
+    this.sources.forEach((m, i) =>
+      candidates.push({ cls: 'sources', priority: this.priority('sources'), rank: -i, tokens: messageTokens(m), pinned: false }),
+    )
     const unitAt: number[] = []
     units.forEach((unit, i) => {
       if (i === goal) return
       const cls = classOf(unit, (c) => this.priority(c))
       const short = i < pinnedFrom ? shortened(unit, this.options.clippedTokens, this.citation) : null
-      candidates.push({ cls, priority: this.priority(cls), rank: i, tokens: unit.tokens, shortTokens: short?.tokens, pinned: i >= pinnedFrom || unit.open.size > 0 })
+      candidates.push({
+        cls,
+        priority: this.priority(cls),
+        rank: i,
+        tokens: unit.tokens,
+        shortTokens: short?.tokens,
+        pinned: i >= pinnedFrom || unit.open.size > 0,
+      })
       unitAt.push(i)
     })
 
@@ -53,7 +73,9 @@ export class DefaultContext implements ContextService {
     const { fates, note } = this.fitWithNote(candidates, fixed, units, unitAt)
 
     const messages: ContextMessage[] = [this.system]
-    this.sources.forEach((m, i) => { if (fates[i] !== 'dropped') messages.push(m) })
+    this.sources.forEach((m, i) => {
+      if (fates[i] !== 'dropped') messages.push(m)
+    })
     if (goal >= 0) messages.push(...units[goal].messages)
     if (note) messages.push(note)
     unitAt.forEach((u, k) => {
@@ -117,7 +139,10 @@ function omittedNote(fates: Fate[], sourceCount: number, units: Unit[], unitAt: 
     if (fates[sourceCount + k] !== 'dropped') return
     for (const m of units[u].messages) {
       messages++
-      if (m.source > 0) { first = Math.min(first, m.source); last = Math.max(last, m.source) }
+      if (m.source > 0) {
+        first = Math.min(first, m.source)
+        last = Math.max(last, m.source)
+      }
     }
   })
   if (!sources && !messages) return undefined
@@ -125,5 +150,10 @@ function omittedNote(fates: Fate[], sourceCount: number, units: Unit[], unitAt: 
   if (messages) parts.push(`${messages} earlier message${messages === 1 ? '' : 's'}${last ? ` between seq ${first} and seq ${last}` : ''}`)
   if (sources) parts.push(`${sources} source paragraph${sources === 1 ? '' : 's'}`)
   // A user message rather than a system one: some providers accept system messages only at the start.
-  return { role: 'user', text: `[context] Left out to fit the context budget: ${parts.join(' and ')}. The run log keeps all of them.`, source: 0, ref: OmittedRef }
+  return {
+    role: 'user',
+    text: `[context] Left out to fit the context budget: ${parts.join(' and ')}. The run log keeps all of them.`,
+    source: 0,
+    ref: OmittedRef,
+  }
 }

@@ -20,13 +20,20 @@ export function toMessage(entry: TranscriptEntry, options: RenderOptions): Conte
     case 'feedback':
       return { role: 'user', text: `[harness] ${entry.text}`, source: entry.seq }
     case 'observation':
-      return { role: 'tool', actionId: entry.actionId, text: resultText(entry, options.observationTokens, options.citation), source: entry.seq }
+      return {
+        role: 'tool',
+        actionId: entry.actionId,
+        text: resultText(entry, options.observationTokens, options.citation),
+        source: entry.seq,
+      }
     case 'assistant': {
       const d = entry.decision
       if (d.kind === 'final') return { role: 'assistant', text: d.text, source: entry.seq }
       if (d.kind === 'ask_user') return { role: 'assistant', text: d.question, source: entry.seq }
       return {
-        role: 'assistant', text: d.text ?? '', source: entry.seq,
+        role: 'assistant',
+        text: d.text ?? '',
+        source: entry.seq,
         calls: d.calls.map((call, i) => ({ actionId: entry.actionIds[i], name: call.name, args: call.args })),
       }
     }

@@ -31,7 +31,11 @@ export function loadSources(sources: SourceConfig[], baseDir: string): SourceIte
     try {
       text = readFileSync(resolve(baseDir, path), 'utf8')
     } catch (error) {
-      throw new CordageError('plugin_config_invalid', `context-default: cannot read source file ${resolve(baseDir, path)}: ${(error as Error).message}`, { cause: error })
+      throw new CordageError(
+        'plugin_config_invalid',
+        `context-default: cannot read source file ${resolve(baseDir, path)}: ${(error as Error).message}`,
+        { cause: error },
+      )
     }
     paragraphs(text).forEach((paragraph, n) => items.push({ ref: `file:${path}#${n + 1}`, text: `[${path}#${n + 1}] ${paragraph}` }))
   })
@@ -40,11 +44,18 @@ export function loadSources(sources: SourceConfig[], baseDir: string): SourceIte
 
 /** Blocks separated by blank lines; a block that is only a heading stays with the block after it. */
 export function paragraphs(text: string): string[] {
-  const blocks = text.replaceAll('\r\n', '\n').split(/\n[ \t]*\n/).map((b) => b.trim()).filter(Boolean)
+  const blocks = text
+    .replaceAll('\r\n', '\n')
+    .split(/\n[ \t]*\n/)
+    .map((b) => b.trim())
+    .filter(Boolean)
   const out: string[] = []
   let heading = ''
   for (const block of blocks) {
-    if (/^#{1,6} [^\n]*$/.test(block)) { heading = heading ? `${heading}\n${block}` : block; continue }
+    if (/^#{1,6} [^\n]*$/.test(block)) {
+      heading = heading ? `${heading}\n${block}` : block
+      continue
+    }
     out.push(heading ? `${heading}\n${block}` : block)
     heading = ''
   }

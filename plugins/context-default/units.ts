@@ -60,7 +60,11 @@ export class TranscriptUnits {
       }
     }
     const unit: Unit = {
-      messages: [], results: new Map(), tokens: 0, goal: false, open: new Set(),
+      messages: [],
+      results: new Map(),
+      tokens: 0,
+      goal: false,
+      open: new Set(),
       has: { input: false, feedback: false, failure: false, calls: false, answer: false },
     }
     if (entry.kind === 'user') {
@@ -74,7 +78,10 @@ export class TranscriptUnits {
       unit.results.set(entry.actionId, entry)
     } else if (entry.actionIds.length) {
       unit.has.calls = true
-      for (const id of entry.actionIds) { unit.open.add(id); this.byAction.set(id, unit) }
+      for (const id of entry.actionIds) {
+        unit.open.add(id)
+        this.byAction.set(id, unit)
+      }
     } else {
       unit.has.answer = true
     }
@@ -90,7 +97,10 @@ export class TranscriptUnits {
 
   private absorb(into: Unit, other: Unit): void {
     for (const message of other.messages) this.push(into, message)
-    for (const id of other.open) { into.open.add(id); this.byAction.set(id, into) }
+    for (const id of other.open) {
+      into.open.add(id)
+      this.byAction.set(id, into)
+    }
     for (const [id, text] of other.results) into.results.set(id, text)
     into.goal ||= other.goal
     for (const key of Object.keys(into.has) as (keyof Unit['has'])[]) into.has[key] ||= other.has[key]

@@ -82,7 +82,11 @@ const SecretRules: readonly Rule[] = [
   { label: 'google api key', pattern: /(?<![A-Za-z0-9_-])AIza[0-9A-Za-z_-]{35}(?![A-Za-z0-9_-])/g },
   { label: 'jwt', pattern: /(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}/g },
   // Only the credential: "Bearer " stays, so the reader still sees what was there.
-  { label: 'bearer token', pattern: /(?<=\b[Bb]earer[ \t]{1,4})[A-Za-z0-9\-._~+/]{16,}=*/g, accept: (m) => /\d/.test(m) || (/[A-Z]/.test(m) && /[a-z]/.test(m)) },
+  {
+    label: 'bearer token',
+    pattern: /(?<=\b[Bb]earer[ \t]{1,4})[A-Za-z0-9\-._~+/]{16,}=*/g,
+    accept: (m) => /\d/.test(m) || (/[A-Z]/.test(m) && /[a-z]/.test(m)),
+  },
 ]
 
 /** The Luhn checksum (ISO/IEC 7812): true when the digits end in a valid check digit. */
@@ -109,7 +113,8 @@ export function cardBrand(digits: string): string | undefined {
   if (digits[0] === '4' && (n === 13 || n === 16 || n === 19)) return 'visa'
   if (n === 16 && ((p(2) >= 51 && p(2) <= 55) || (p(4) >= 2221 && p(4) <= 2720))) return 'mastercard'
   if (n === 15 && (p(2) === 34 || p(2) === 37)) return 'amex'
-  if (n >= 16 && n <= 19 && (p(4) === 6011 || p(2) === 65 || (p(3) >= 644 && p(3) <= 649) || (p(6) >= 622126 && p(6) <= 622925))) return 'discover'
+  if (n >= 16 && n <= 19 && (p(4) === 6011 || p(2) === 65 || (p(3) >= 644 && p(3) <= 649) || (p(6) >= 622126 && p(6) <= 622925)))
+    return 'discover'
   if (n >= 16 && n <= 19 && p(4) >= 3528 && p(4) <= 3589) return 'jcb'
   if (n >= 14 && n <= 19 && ((p(3) >= 300 && p(3) <= 305) || p(2) === 36 || p(2) === 38 || p(2) === 39)) return 'diners'
   if (n >= 16 && n <= 19 && p(2) === 62) return 'unionpay'
@@ -145,7 +150,8 @@ const FileExtensions = /^(?:png|jpe?g|gif|svg|webp|ico|bmp|tiff?)$/i
 // most 64 characters before it. A domain label can end at most 63 ways, and only the one followed by
 // "." or the end of the label's run goes on, so each label is backtracked once; each domain is read
 // by the one start before its "@".
-const EmailPattern = /(?<![A-Za-z0-9._%+-])[A-Za-z0-9][A-Za-z0-9._%+-]{0,63}@[A-Za-z0-9](?:[A-Za-z0-9-]{0,62}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,62}[A-Za-z0-9])?)*\.[A-Za-z]{2,24}(?![A-Za-z0-9-])/g
+const EmailPattern =
+  /(?<![A-Za-z0-9._%+-])[A-Za-z0-9][A-Za-z0-9._%+-]{0,63}@[A-Za-z0-9](?:[A-Za-z0-9-]{0,62}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,62}[A-Za-z0-9])?)*\.[A-Za-z]{2,24}(?![A-Za-z0-9-])/g
 
 /**
  * The international form: `+`, a country code and two to six groups of one to four digits, each with
@@ -193,7 +199,10 @@ let phoneAt = 0
  * so far) state at most once: a state that failed fails again, whatever led to it.
  */
 function phoneEnd(text: string, at: number): number {
-  if (++phoneStart === 0xffffffff) { phoneFailed.fill(0); phoneStart = 1 }
+  if (++phoneStart === 0xffffffff) {
+    phoneFailed.fill(0)
+    phoneStart = 1
+  }
   phoneText = text
   phoneAt = at
   try {
@@ -246,18 +255,31 @@ function phoneGroup(pos: number, k: number): number {
 export const Builtins = {
   secrets: { name: 'secrets', kind: 'secret', find: (text) => findAll(text, SecretRules) },
   iban: {
-    name: 'iban', kind: 'iban',
+    name: 'iban',
+    kind: 'iban',
     // Linear: groups of exactly four, at most seven of them and a tail of one to three: a few dozen
     // ways to end, per start, and a start needs a non-alphanumeric character before it.
-    find: (text) => findAll(text, [{ label: 'iban', pattern: /(?<![A-Za-z0-9])[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,3})?(?![A-Za-z0-9])/g, accept: isIban }]),
+    find: (text) =>
+      findAll(text, [
+        {
+          label: 'iban',
+          pattern: /(?<![A-Za-z0-9])[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,3})?(?![A-Za-z0-9])/g,
+          accept: isIban,
+        },
+      ]),
   },
   card: {
-    name: 'card', kind: 'card',
+    name: 'card',
+    kind: 'card',
     find: (text) => findAll(text, [{ label: 'card number', pattern: CardCandidate, accept: isCardNumber }]),
   },
   email: {
-    name: 'email', kind: 'email',
-    find: (text) => findAll(text, [{ label: 'email address', pattern: EmailPattern, accept: (m) => !FileExtensions.test(m.slice(m.lastIndexOf('.') + 1)) }]),
+    name: 'email',
+    kind: 'email',
+    find: (text) =>
+      findAll(text, [
+        { label: 'email address', pattern: EmailPattern, accept: (m) => !FileExtensions.test(m.slice(m.lastIndexOf('.') + 1)) },
+      ]),
   },
   /**
    * Conservative on purpose: only numbers written as phone numbers. International form (`+` and a
@@ -265,12 +287,21 @@ export const Builtins = {
    * `555-010-0199`. A bare run of digits is never a phone number here: it is more often an order id.
    */
   phone: {
-    name: 'phone', kind: 'phone',
-    find: (text) => findAll(text, [
-      { label: 'phone number', pattern: InternationalPhone, accept: (m) => { const n = m.replace(/\D/g, '').length; return n >= 8 && n <= 15 } },
-      // Fixed lengths: linear.
-      { label: 'phone number', pattern: /(?<![\w+(-])(?:\(\d{3}\) ?|\d{3}[-.])\d{3}[-.]\d{4}(?![\w-])/g },
-    ]),
+    name: 'phone',
+    kind: 'phone',
+    find: (text) =>
+      findAll(text, [
+        {
+          label: 'phone number',
+          pattern: InternationalPhone,
+          accept: (m) => {
+            const n = m.replace(/\D/g, '').length
+            return n >= 8 && n <= 15
+          },
+        },
+        // Fixed lengths: linear.
+        { label: 'phone number', pattern: /(?<![\w+(-])(?:\(\d{3}\) ?|\d{3}[-.])\d{3}[-.]\d{4}(?![\w-])/g },
+      ]),
   },
 } satisfies Record<string, Detector>
 

@@ -5,7 +5,17 @@
  * redacting detector at once (where two detectors claim the same characters, the one listed first
  * keeps them). Reasons name the kinds and counts found, and where; never the matched text.
  */
-import { globPattern, hashArgs, safeRegex, type Glob, type SafeRegex, type GuardInput, type GuardrailService, type GuardStage, type GuardVerdict } from 'cordage'
+import {
+  globPattern,
+  hashArgs,
+  safeRegex,
+  type Glob,
+  type SafeRegex,
+  type GuardInput,
+  type GuardrailService,
+  type GuardStage,
+  type GuardVerdict,
+} from 'cordage'
 import { Builtins, BuiltinNames, patternDetector, type Detector, type Span } from './detectors.ts'
 import { DetectorDefaults, type Config, type DetectorOptions, type GuardAction } from './manifest.ts'
 
@@ -37,7 +47,11 @@ export class Guardrails implements GuardrailService {
   private exempt: Exempt[]
 
   /** `guards` in the order they claim overlapping text; build them with {@link compileGuards}. */
-  constructor(config: Config, pluginVersion: string, readonly guards: readonly Guard[] = compileGuards(config)) {
+  constructor(
+    config: Config,
+    pluginVersion: string,
+    readonly guards: readonly Guard[] = compileGuards(config),
+  ) {
     this.version = `guardrails@${pluginVersion}+${hashArgs(config).slice(7, 15)}`
     this.exempt = config.exempt.map((e) => ({
       tools: (Array.isArray(e.tool) ? e.tool : [e.tool]).map(globPattern),
@@ -57,7 +71,10 @@ export class Guardrails implements GuardrailService {
   private isExempt(guard: Guard, input: GuardInput): boolean {
     if (!input.tool || input.stage === 'answer') return false
     const tool = input.tool.name
-    return this.exempt.some((e) => e.stages.has(input.stage) && (e.detectors.has('*') || e.detectors.has(guard.detector.name)) && e.tools.some((t) => t.test(tool)))
+    return this.exempt.some(
+      (e) =>
+        e.stages.has(input.stage) && (e.detectors.has('*') || e.detectors.has(guard.detector.name)) && e.tools.some((t) => t.test(tool)),
+    )
   }
 
   /** Arguments are never changed (the call that runs is the one policy judged): any hit blocks. */
@@ -94,12 +111,24 @@ export function compileGuards(config: Config, patterns: ReadonlyMap<string, Safe
     const d = DetectorDefaults[name]
     const options: DetectorOptions = setting === true ? { enabled: true, stages: d.stages, action: d.action } : setting
     const detector = Builtins[name]
-    guards.push({ detector, stages: new Set(options.stages), action: options.action, replacement: options.replacement ?? `[redacted:${detector.kind}]`, rank: guards.length })
+    guards.push({
+      detector,
+      stages: new Set(options.stages),
+      action: options.action,
+      replacement: options.replacement ?? `[redacted:${detector.kind}]`,
+      rank: guards.length,
+    })
   }
   for (const p of config.patterns) {
     // On the linear-time engine: a custom pattern runs on text the model and the tools control.
     const regex = patterns.get(p.name) ?? safeRegex(p.pattern, p.flags ?? '')
-    guards.push({ detector: patternDetector(p.name, regex), stages: new Set(p.stages), action: p.action, replacement: p.replacement ?? `[redacted:${p.name}]`, rank: guards.length })
+    guards.push({
+      detector: patternDetector(p.name, regex),
+      stages: new Set(p.stages),
+      action: p.action,
+      replacement: p.replacement ?? `[redacted:${p.name}]`,
+      rank: guards.length,
+    })
   }
   return guards
 }
@@ -121,11 +150,13 @@ function claim(guards: readonly Guard[], text: string): Omit<Hit, 'where'>[] {
  */
 function showPath(path: readonly (string | number)[], guards: readonly Guard[]): string {
   if (path.length === 0) return '(arguments)'
-  return path.map((p, i) => {
-    if (typeof p === 'number') return `[${p}]`
-    const safe = /^[A-Za-z_][A-Za-z0-9_-]{0,31}$/.test(p) && guards.every((g) => g.detector.find(p).length === 0)
-    return `${i ? '.' : ''}${safe ? p : '<key>'}`
-  }).join('')
+  return path
+    .map((p, i) => {
+      if (typeof p === 'number') return `[${p}]`
+      const safe = /^[A-Za-z_][A-Za-z0-9_-]{0,31}$/.test(p) && guards.every((g) => g.detector.find(p).length === 0)
+      return `${i ? '.' : ''}${safe ? p : '<key>'}`
+    })
+    .join('')
 }
 
 /** Hits in the order of their guards (the config's order), then of the text. */
@@ -142,7 +173,9 @@ function summary(hits: readonly Omit<Hit, 'where'>[]): string {
     if (span.label !== guard.detector.kind && span.label !== guard.detector.name) entry.labels.add(span.label)
     byKind.set(guard.detector.kind, entry)
   }
-  return [...byKind].map(([kind, { count, labels }]) => `${count} ${kind}${labels.size && kind === 'secret' ? ` (${[...labels].join(', ')})` : ''}`).join(', ')
+  return [...byKind]
+    .map(([kind, { count, labels }]) => `${count} ${kind}${labels.size && kind === 'secret' ? ` (${[...labels].join(', ')})` : ''}`)
+    .join(', ')
 }
 
 /** The guards that tripped, in their order: the `guard` of the verdict. */

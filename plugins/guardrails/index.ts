@@ -22,12 +22,15 @@ export function checkConfig(config: Config): Map<string, SafeRegex> {
     // The host reports these too (its unknown-key check looks inside unions); a config that did not
     // come through the host has not been checked for them.
     const unknown = typeof setting === 'object' ? Object.keys(setting).filter((k) => !DetectorKeys.includes(k)) : []
-    if (unknown.length) throw invalid(`detector "${name}" has no option ${unknown.map((k) => `"${k}"`).join(', ')}; allowed: ${DetectorKeys.join(', ')}`)
+    if (unknown.length)
+      throw invalid(`detector "${name}" has no option ${unknown.map((k) => `"${k}"`).join(', ')}; allowed: ${DetectorKeys.join(', ')}`)
   }
   const compiled = new Map<string, SafeRegex>()
   for (const p of config.patterns) {
-    if ((BuiltinNames as string[]).includes(p.name)) throw invalid(`pattern "${p.name}" has the name of a built-in detector; choose another name`)
-    if (compiled.has(p.name)) throw invalid(`pattern name "${p.name}" is used twice; names identify guards in guard/tripped and must be unique`)
+    if ((BuiltinNames as string[]).includes(p.name))
+      throw invalid(`pattern "${p.name}" has the name of a built-in detector; choose another name`)
+    if (compiled.has(p.name))
+      throw invalid(`pattern name "${p.name}" is used twice; names identify guards in guard/tripped and must be unique`)
     const problem = patternProblem(p)
     if (problem) throw invalid(`pattern "${p.name}": ${problem}`)
     compiled.set(p.name, safeRegex(p.pattern, p.flags ?? ''))
@@ -35,7 +38,10 @@ export function checkConfig(config: Config): Map<string, SafeRegex> {
   const names = new Set<string>([...BuiltinNames, ...compiled.keys()])
   for (const [i, e] of config.exempt.entries()) {
     const unknown = e.detectors.filter((d) => d !== '*' && !names.has(d))
-    if (unknown.length) throw invalid(`exempt[${i}] names ${unknown.map((d) => `"${d}"`).join(', ')}, which is neither a detector nor a pattern; known: ${[...names].join(', ')}`)
+    if (unknown.length)
+      throw invalid(
+        `exempt[${i}] names ${unknown.map((d) => `"${d}"`).join(', ')}, which is neither a detector nor a pattern; known: ${[...names].join(', ')}`,
+      )
   }
   return compiled
 }

@@ -18,7 +18,10 @@ export function repeated(attempts: Attempt[], times: number): Finding | undefine
     counts.set(a.fingerprint, n)
     if (n >= times) {
       const [call, outcome] = a.fingerprint.split('→')
-      return { reason: `${call.split(':')[0]} was called ${n} times with the same arguments and got the same ${outcome.startsWith('error') ? `error (${outcome.slice(6)})` : 'result'}`, thresholds: { times } }
+      return {
+        reason: `${call.split(':')[0]} was called ${n} times with the same arguments and got the same ${outcome.startsWith('error') ? `error (${outcome.slice(6)})` : 'result'}`,
+        thresholds: { times },
+      }
     }
   }
   return undefined

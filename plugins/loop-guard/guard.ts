@@ -30,8 +30,15 @@ export class LoopGuard implements ProgressService {
 
 function verdict(response: Response, detector: string, { reason, thresholds }: Finding): ProgressVerdict {
   if (response === 'feedback') {
-    return { kind: 'feedback', detector, reason, thresholds, text: `You are not making progress: ${reason}. Doing the same again will not help. Step back, say what you have learned, and try a different approach, or give your best final answer.` }
+    return {
+      kind: 'feedback',
+      detector,
+      reason,
+      thresholds,
+      text: `You are not making progress: ${reason}. Doing the same again will not help. Step back, say what you have learned, and try a different approach, or give your best final answer.`,
+    }
   }
-  if (response === 'ask') return { kind: 'ask', detector, reason, thresholds, question: `The agent seems stuck: ${reason}. How should it go on?` }
+  if (response === 'ask')
+    return { kind: 'ask', detector, reason, thresholds, question: `The agent seems stuck: ${reason}. How should it go on?` }
   return { kind: 'stop', detector, reason, thresholds }
 }

@@ -43,21 +43,32 @@ export function resolveServers(config: Config, baseDir: string, env: NodeJS.Proc
   config.servers.forEach((server, i) => {
     const where = `servers[${i}] ("${server.name}")`
     const first = seen.get(server.name.toLowerCase())
-    if (first !== undefined) problems.push(`${where}.name: servers[${first}] already uses the namespace "${server.name}"; give each server its own name`)
+    if (first !== undefined)
+      problems.push(`${where}.name: servers[${first}] already uses the namespace "${server.name}"; give each server its own name`)
     seen.set(server.name.toLowerCase(), i)
     const secrets = new Secrets(env)
-    const endpoint = server.transport === 'stdio'
-      ? stdioEndpoint(server, where, baseDir, secrets, problems)
-      : httpEndpoint(server, where, secrets, problems)
+    const endpoint =
+      server.transport === 'stdio'
+        ? stdioEndpoint(server, where, baseDir, secrets, problems)
+        : httpEndpoint(server, where, secrets, problems)
     if (endpoint) specs.push({ name: server.name, where, endpoint, connectTimeoutMs: server.connectTimeoutMs, secrets, config: server })
   })
   if (problems.length) {
-    throw new CordageError('plugin_config_invalid', problems.length === 1 ? problems[0] : `${problems.length} problems:\n  ${problems.join('\n  ')}`)
+    throw new CordageError(
+      'plugin_config_invalid',
+      problems.length === 1 ? problems[0] : `${problems.length} problems:\n  ${problems.join('\n  ')}`,
+    )
   }
   return specs
 }
 
-function stdioEndpoint(server: ServerConfig, where: string, baseDir: string, secrets: Secrets, problems: string[]): StdioEndpoint | undefined {
+function stdioEndpoint(
+  server: ServerConfig,
+  where: string,
+  baseDir: string,
+  secrets: Secrets,
+  problems: string[],
+): StdioEndpoint | undefined {
   if (!server.command) {
     const hint = server.url ? `; it has a url: set transport: http to connect to it` : ' (for example command: node, args: [./server.mjs])'
     problems.push(`${where}.command: transport stdio needs the command that starts the server${hint}`)

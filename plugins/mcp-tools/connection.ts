@@ -54,7 +54,10 @@ export class ServerConnection {
   /** Connections in a row that died soon after they were made: a server in a crash loop. */
   private quickLosses = 0
 
-  constructor(readonly spec: ServerSpec, private options: ConnectionOptions) {}
+  constructor(
+    readonly spec: ServerSpec,
+    private options: ConnectionOptions,
+  ) {}
 
   /**
    * The first connection, and the server's tools.
@@ -89,12 +92,20 @@ export class ServerConnection {
       } catch (error) {
         if (signal.aborted) throw signal.reason
         const failure = classifyCallFailure(error, {
-          server: this.spec.name, tool, connectionLost: this.live !== live,
-          ended: () => live.opened.ended(), stderr: () => live.opened.stderr(), redact: (text) => this.redact(text),
+          server: this.spec.name,
+          tool,
+          connectionLost: this.live !== live,
+          ended: () => live.opened.ended(),
+          stderr: () => live.opened.stderr(),
+          redact: (text) => this.redact(text),
         })
         if (failure.kind === 'error') throw failure.error
         // The server cannot have seen this call: a stale connection. Reconnect and send it once more.
-        if (attempt > 1) throw new CordageError('tool_unavailable', this.redact(`MCP server "${this.spec.name}" could not be reached for ${tool}: ${failure.reason}`))
+        if (attempt > 1)
+          throw new CordageError(
+            'tool_unavailable',
+            this.redact(`MCP server "${this.spec.name}" could not be reached for ${tool}: ${failure.reason}`),
+          )
         this.down(live, failure.reason)
         live = await this.ready(signal, timeoutMs)
       }
@@ -118,10 +129,16 @@ export class ServerConnection {
     const outcome = await within(this.connect(true), waitMs, signal)
     if (signal.aborted) throw signal.reason
     if (outcome === 'timeout') {
-      throw new CordageError('tool_unavailable', `MCP server "${this.spec.name}" is down and did not come back within ${waitMs} ms, so nothing was sent`)
+      throw new CordageError(
+        'tool_unavailable',
+        `MCP server "${this.spec.name}" is down and did not come back within ${waitMs} ms, so nothing was sent`,
+      )
     }
     if (outcome === 'failed') {
-      throw new CordageError('tool_unavailable', this.redact(`MCP server "${this.spec.name}" is down and reconnecting failed, so nothing was sent: ${this.lastFailure}`))
+      throw new CordageError(
+        'tool_unavailable',
+        this.redact(`MCP server "${this.spec.name}" is down and reconnecting failed, so nothing was sent: ${this.lastFailure}`),
+      )
     }
     return outcome.live
   }
@@ -129,15 +146,17 @@ export class ServerConnection {
   /** One attempt at a time: callers arriving meanwhile share it. */
   private connect(again: boolean): Promise<{ live: Live; tools: McpTool[] }> {
     if (!this.connecting) {
-      const attempt = this.open().then((opened) => {
-        if (again) {
-          this.options.log(`reconnected; ${opened.tools.length} tool(s)`, 'info')
-          this.publish(opened.tools)
-        }
-        return opened
-      }).finally(() => {
-        if (this.connecting === attempt) this.connecting = undefined
-      })
+      const attempt = this.open()
+        .then((opened) => {
+          if (again) {
+            this.options.log(`reconnected; ${opened.tools.length} tool(s)`, 'info')
+            this.publish(opened.tools)
+          }
+          return opened
+        })
+        .finally(() => {
+          if (this.connecting === attempt) this.connecting = undefined
+        })
       // Background attempts may have no one waiting for them; their failure is kept in lastFailure.
       attempt.catch(() => {})
       this.connecting = attempt
@@ -151,8 +170,12 @@ export class ServerConnection {
     const live: Live = { client, opened, since: 0 }
     // Until the connection is live, its failures belong to this attempt, not to the connection.
     let armed = false
-    client.onclose = () => { if (armed) this.down(live, `${opened.ended()}.${opened.stderr()}`) }
-    client.onerror = (error) => { if (armed) this.transportError(live, error) }
+    client.onclose = () => {
+      if (armed) this.down(live, `${opened.ended()}.${opened.stderr()}`)
+    }
+    client.onerror = (error) => {
+      if (armed) this.transportError(live, error)
+    }
     try {
       await client.connect(opened.transport, { timeout: this.spec.connectTimeoutMs })
       const tools = client.getServerCapabilities()?.tools ? await listTools(client, this.spec.connectTimeoutMs) : []
@@ -185,7 +208,9 @@ export class ServerConnection {
     this.quickLosses = Date.now() - live.since < StableMs ? this.quickLosses + 1 : 0
     const attempt = Math.max(0, this.quickLosses - 1)
     const giveUp = attempt >= this.options.reconnect.attempts
-    this.options.log(`connection lost, ${giveUp ? `not reconnecting in the background (it died soon after connecting ${this.quickLosses} times in a row); the next call tries` : 'reconnecting'}: ${this.redact(reason)}`)
+    this.options.log(
+      `connection lost, ${giveUp ? `not reconnecting in the background (it died soon after connecting ${this.quickLosses} times in a row); the next call tries` : 'reconnecting'}: ${this.redact(reason)}`,
+    )
     this.scheduleRetry(attempt)
   }
 
@@ -205,14 +230,17 @@ export class ServerConnection {
     const { attempts, initialDelayMs, maxDelayMs } = this.options.reconnect
     if (this.closed || attempt >= attempts) return
     clearTimeout(this.retryTimer)
-    this.retryTimer = setTimeout(() => {
-      this.retryTimer = undefined
-      if (this.live || this.closed) return
-      this.connect(true).catch(() => {
-        this.options.log(`reconnect attempt ${attempt + 1} of ${attempts} failed: ${this.redact(this.lastFailure)}`)
-        this.scheduleRetry(attempt + 1)
-      })
-    }, Math.min(initialDelayMs * 2 ** attempt, maxDelayMs))
+    this.retryTimer = setTimeout(
+      () => {
+        this.retryTimer = undefined
+        if (this.live || this.closed) return
+        this.connect(true).catch(() => {
+          this.options.log(`reconnect attempt ${attempt + 1} of ${attempts} failed: ${this.redact(this.lastFailure)}`)
+          this.scheduleRetry(attempt + 1)
+        })
+      },
+      Math.min(initialDelayMs * 2 ** attempt, maxDelayMs),
+    )
     // A server that stays down must not keep the process alive.
     this.retryTimer.unref()
   }

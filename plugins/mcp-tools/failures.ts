@@ -14,8 +14,7 @@ import { describeHttpError, networkCode, type OpenedTransport } from './transpor
 
 export type CallFailure =
   /** The server cannot have seen the call: reconnect and send it again. */
-  | { kind: 'not-sent'; reason: string }
-  | { kind: 'error'; error: CordageError }
+  { kind: 'not-sent'; reason: string } | { kind: 'error'; error: CordageError }
 
 export interface CallFacts {
   server: string
@@ -32,10 +31,15 @@ export interface CallFacts {
 export function classifyCallFailure(error: unknown, facts: CallFacts): CallFailure {
   const { server, tool } = facts
   const lost = (text: string): CallFailure => ({ kind: 'error', error: new CordageError('tool_connection_lost', facts.redact(text)) })
-  const fail = (code: 'tool_unavailable' | 'tool_timeout' | 'tool_failed', text: string): CallFailure => ({ kind: 'error', error: new CordageError(code, facts.redact(text)) })
+  const fail = (code: 'tool_unavailable' | 'tool_timeout' | 'tool_failed', text: string): CallFailure => ({
+    kind: 'error',
+    error: new CordageError(code, facts.redact(text)),
+  })
   const message = error instanceof Error ? error.message : String(error)
   if (error instanceof McpError && error.code === ErrorCode.ConnectionClosed && facts.connectionLost) {
-    return lost(`MCP server "${server}" went away during the call of ${tool}: ${facts.ended()}. Whether the call took effect is unknown.${facts.stderr()}`)
+    return lost(
+      `MCP server "${server}" went away during the call of ${tool}: ${facts.ended()}. Whether the call took effect is unknown.${facts.stderr()}`,
+    )
   }
   if (notSent(error)) return { kind: 'not-sent', reason: message }
   if (error instanceof StreamableHTTPError) {
@@ -43,15 +47,20 @@ export function classifyCallFailure(error: unknown, facts: CallFacts): CallFailu
     if (status >= 400 && status < 500) {
       return fail('tool_unavailable', `MCP server "${server}" refused the call of ${tool} with HTTP ${status}: ${message}`)
     }
-    return lost(`MCP server "${server}" answered the call of ${tool} with HTTP ${status || 'error'}: ${message}. Whether the call took effect is unknown.`)
+    return lost(
+      `MCP server "${server}" answered the call of ${tool} with HTTP ${status || 'error'}: ${message}. Whether the call took effect is unknown.`,
+    )
   }
   if (error instanceof McpError) {
-    if (error.code === ErrorCode.RequestTimeout) return fail('tool_timeout', `MCP server "${server}" did not answer the call of ${tool} in time`)
+    if (error.code === ErrorCode.RequestTimeout)
+      return fail('tool_timeout', `MCP server "${server}" did not answer the call of ${tool} in time`)
     // A JSON-RPC error: the server refused the request itself (unknown tool, bad params) and did not run it.
     return fail('tool_failed', `MCP server "${server}" refused the call of ${tool}: ${message}`)
   }
   if (networkCode(error) || message === 'fetch failed' || message === 'terminated') {
-    return lost(`the connection to MCP server "${server}" broke during the call of ${tool} (${describeHttpError(error)}). Whether the call took effect is unknown.`)
+    return lost(
+      `the connection to MCP server "${server}" broke during the call of ${tool} (${describeHttpError(error)}). Whether the call took effect is unknown.`,
+    )
   }
   return fail('tool_failed', `calling ${tool} on MCP server "${server}" failed: ${message}`)
 }
@@ -88,7 +97,7 @@ export function describeConnectFailure(error: unknown, spec: ServerSpec, opened:
       return `the working directory ${endpoint.cwd} does not exist; check ${where}.cwd (relative to the preset's folder)`
     }
     if (code === 'ENOENT') {
-      return `cannot start "${endpoint.command}": no such program${endpoint.command.includes('/') ? '' : ' on PATH'}; check ${where}.command${endpoint.command.includes('/') ? ' (a path is relative to the preset\'s folder)' : ''}`
+      return `cannot start "${endpoint.command}": no such program${endpoint.command.includes('/') ? '' : ' on PATH'}; check ${where}.command${endpoint.command.includes('/') ? " (a path is relative to the preset's folder)" : ''}`
     }
     if (code === 'EACCES') return `cannot start "${endpoint.command}": it is not executable; check ${where}.command`
     if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
@@ -100,11 +109,13 @@ export function describeConnectFailure(error: unknown, spec: ServerSpec, opened:
     return `${message}; ${opened.ended()}.${opened.stderr()}`
   }
   const url = endpoint.url.href
-  if (networkCode(error) === 'ECONNREFUSED') return `nothing accepts connections at ${url} (ECONNREFUSED); is the server running? (${where}.url)`
+  if (networkCode(error) === 'ECONNREFUSED')
+    return `nothing accepts connections at ${url} (ECONNREFUSED); is the server running? (${where}.url)`
   if (error instanceof StreamableHTTPError && (error.code === 401 || error.code === 403)) {
     return `${url} refused the connection with HTTP ${error.code}; check the credentials in ${where}.headers`
   }
-  if (error instanceof StreamableHTTPError && error.code === 404) return `${url} answered HTTP 404; check the endpoint path in ${where}.url (often /mcp)`
+  if (error instanceof StreamableHTTPError && error.code === 404)
+    return `${url} answered HTTP 404; check the endpoint path in ${where}.url (often /mcp)`
   if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
     return `${url} did not complete the MCP handshake within ${spec.connectTimeoutMs} ms (${where}.connectTimeoutMs)`
   }

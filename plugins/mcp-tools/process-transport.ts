@@ -42,13 +42,21 @@ export class ProcessTransport implements Transport {
       const child = spawn(command, args, { cwd, env: { ...getDefaultEnvironment(), ...env }, stdio: 'pipe', detached: true })
       this.child = child
       let spawned = false
-      child.once('spawn', () => { spawned = true; resolve() })
-      child.on('error', (error) => { if (spawned) this.onerror?.(error); else reject(error) })
+      child.once('spawn', () => {
+        spawned = true
+        resolve()
+      })
+      child.on('error', (error) => {
+        if (spawned) this.onerror?.(error)
+        else reject(error)
+      })
       child.stdout.on('data', (chunk: Buffer) => this.read(chunk))
       child.stderr.on('data', (chunk: Buffer) => this.stderr.push(chunk))
       // Writing to a server that just died fails with EPIPE; the 'close' that follows says what happened.
       child.stdin.on('error', () => {})
-      child.once('exit', (code, signal) => { this.exit = { code, signal } })
+      child.once('exit', (code, signal) => {
+        this.exit = { code, signal }
+      })
       child.once('close', () => {
         if (this.child === child) this.child = undefined
         this.onclose?.()
@@ -82,7 +90,10 @@ export class ProcessTransport implements Transport {
     this.child?.stdin.end()
     this.signal('SIGTERM')
     const child = this.child
-    if (child) setTimeout(() => { if (child.exitCode === null && child.signalCode === null) this.signal('SIGKILL', child.pid) }, GraceMs).unref()
+    if (child)
+      setTimeout(() => {
+        if (child.exitCode === null && child.signalCode === null) this.signal('SIGKILL', child.pid)
+      }, GraceMs).unref()
   }
 
   /** "exited with code 3", "was killed by SIGKILL", or "is running". */
@@ -127,6 +138,9 @@ export class ProcessTransport implements Transport {
 function within(promise: Promise<void>, ms: number): Promise<boolean> {
   return new Promise((resolve) => {
     const timer = setTimeout(() => resolve(false), ms)
-    promise.then(() => { clearTimeout(timer); resolve(true) })
+    promise.then(() => {
+      clearTimeout(timer)
+      resolve(true)
+    })
   })
 }

@@ -44,11 +44,17 @@ export function toToolResult(result: CallResult, tool: string, redact: <T>(value
 /** What the model reads of one content part: text as it is, anything else named in brackets. */
 function describePart(part: Part): string {
   switch (part?.type) {
-    case 'text': return part.text ?? ''
-    case 'image': return `[image ${part.mimeType ?? ''}]`.replace(' ]', ']')
-    case 'audio': return `[audio ${part.mimeType ?? ''}]`.replace(' ]', ']')
-    case 'resource_link': return `[resource ${part.uri ?? ''}${part.name ? ` "${part.name}"` : ''}]`
-    case 'resource': return part.resource?.text ?? `[resource ${part.resource?.uri ?? ''}${part.resource?.mimeType ? ` ${part.resource.mimeType}` : ''}]`
-    default: return `[${part?.type ?? 'unknown'} content]`
+    case 'text':
+      return part.text ?? ''
+    case 'image':
+      return `[image ${part.mimeType ?? ''}]`.replace(' ]', ']')
+    case 'audio':
+      return `[audio ${part.mimeType ?? ''}]`.replace(' ]', ']')
+    case 'resource_link':
+      return `[resource ${part.uri ?? ''}${part.name ? ` "${part.name}"` : ''}]`
+    case 'resource':
+      return part.resource?.text ?? `[resource ${part.resource?.uri ?? ''}${part.resource?.mimeType ? ` ${part.resource.mimeType}` : ''}]`
+    default:
+      return `[${part?.type ?? 'unknown'} content]`
   }
 }

@@ -61,10 +61,14 @@ function withDefs(schema: JsonObject): JsonObject {
 function rewriteRefs(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(rewriteRefs)
   if (!isObject(value)) return value
-  return Object.fromEntries(Object.entries(value).map(([k, v]) => [
-    k,
-    k === '$ref' && typeof v === 'string' && v.startsWith('#/definitions/') ? '#/$defs/' + v.slice('#/definitions/'.length) : rewriteRefs(v),
-  ]))
+  return Object.fromEntries(
+    Object.entries(value).map(([k, v]) => [
+      k,
+      k === '$ref' && typeof v === 'string' && v.startsWith('#/definitions/')
+        ? '#/$defs/' + v.slice('#/definitions/'.length)
+        : rewriteRefs(v),
+    ]),
+  )
 }
 
 function isObject(value: unknown): value is JsonObject {

@@ -34,7 +34,10 @@ export class ServerTools {
   /** By the server's name for the tool. */
   private registered = new Map<string, Registered>()
 
-  constructor(private spec: ServerSpec, private options: ServerToolsOptions) {}
+  constructor(
+    private spec: ServerSpec,
+    private options: ServerToolsOptions,
+  ) {}
 
   /** Registry names of the tools registered now. */
   names(): string[] {
@@ -53,17 +56,26 @@ export class ServerTools {
     for (const name of Object.keys(config.tools)) {
       if (known.includes(name)) continue
       const hint = closest(name, known)
-      problems.push({ code: 'plugin_config_invalid', message: `${where}.tools["${name}"]: the server has no tool "${name}"${hint ? ` (did you mean "${hint}"?)` : ''}; it has: ${known.join(', ') || 'no tools'}` })
+      problems.push({
+        code: 'plugin_config_invalid',
+        message: `${where}.tools["${name}"]: the server has no tool "${name}"${hint ? ` (did you mean "${hint}"?)` : ''}; it has: ${known.join(', ') || 'no tools'}`,
+      })
     }
 
     const include = config.include.map(globPattern)
     const exclude = config.exclude.map(globPattern)
     // A pattern that matches nothing is a typo that would hide a tool until the model asks for it.
-    for (const [field, patterns] of [['include', config.include], ['exclude', config.exclude]] as const) {
+    for (const [field, patterns] of [
+      ['include', config.include],
+      ['exclude', config.exclude],
+    ] as const) {
       for (const [i, pattern] of patterns.entries()) {
         if (known.some((name) => globPattern(pattern).test(name))) continue
         const hint = closest(pattern, known)
-        problems.push({ code: 'plugin_config_invalid', message: `${where}.${field}[${i}]: "${pattern}" matches no tool of the server${hint ? ` (did you mean "${hint}"?)` : ''}; it has: ${known.join(', ') || 'no tools'}` })
+        problems.push({
+          code: 'plugin_config_invalid',
+          message: `${where}.${field}[${i}]: "${pattern}" matches no tool of the server${hint ? ` (did you mean "${hint}"?)` : ''}; it has: ${known.join(', ') || 'no tools'}`,
+        })
       }
     }
     const wanted = new Map<string, { def: McpTool; name: string }>()
@@ -73,19 +85,29 @@ export class ServerTools {
       const name = registryName(this.spec.name, def.name, config.tools[def.name]?.rename)
       const fix = `set ${where}.tools["${def.name}"].rename, or leave the tool out with ${where}.exclude`
       if (!isValidName(name)) {
-        problems.push({ code: 'plugin_config_invalid', message: `${where}: tool "${def.name}" would be registered as "${name}", longer than the 64 characters a tool name may have; ${fix}` })
+        problems.push({
+          code: 'plugin_config_invalid',
+          message: `${where}: tool "${def.name}" would be registered as "${name}", longer than the 64 characters a tool name may have; ${fix}`,
+        })
         continue
       }
       const other = byName.get(name)
       if (other !== undefined) {
-        problems.push({ code: 'plugin_config_invalid', message: `${where}: tools "${other}" and "${def.name}" would both be registered as "${name}"; ${fix}` })
+        problems.push({
+          code: 'plugin_config_invalid',
+          message: `${where}: tools "${other}" and "${def.name}" would both be registered as "${name}"; ${fix}`,
+        })
         continue
       }
       byName.set(name, def.name)
       wanted.set(def.name, { def, name })
     }
     for (const name of Object.keys(config.tools)) {
-      if (known.includes(name) && !wanted.has(name)) problems.push({ code: 'plugin_config_invalid', message: `${where}.tools["${name}"]: a contract for a tool that include/exclude leave out; include the tool, or drop its entry` })
+      if (known.includes(name) && !wanted.has(name))
+        problems.push({
+          code: 'plugin_config_invalid',
+          message: `${where}.tools["${name}"]: a contract for a tool that include/exclude leave out; include the tool, or drop its entry`,
+        })
     }
     if (strict && problems.length) throw combined(problems)
     for (const p of problems) this.options.log(p.message)
@@ -107,24 +129,38 @@ export class ServerTools {
         existing.unregister()
         this.registered.delete(def.name)
       }
-      const { tool, degraded } = mcpTool(def, { server: this.spec.name, name, contract, call: this.options.call, redact: (v) => this.spec.secrets.redactDeep(v) })
-      if (degraded) this.options.log(`tool "${def.name}": its input schema cannot be checked whole here (${degraded}); the server checks what is left`)
+      const { tool, degraded } = mcpTool(def, {
+        server: this.spec.name,
+        name,
+        contract,
+        call: this.options.call,
+        redact: (v) => this.spec.secrets.redactDeep(v),
+      })
+      if (degraded)
+        this.options.log(`tool "${def.name}": its input schema cannot be checked whole here (${degraded}); the server checks what is left`)
       try {
         this.registered.set(def.name, { name, fingerprint, unregister: this.options.register(tool) })
         if (!existing) added.push(name)
       } catch (error) {
-        const problem: Problem = { code: CordageError.is(error) ? error.code : 'plugin_start_failed', message: `${where}: cannot register "${name}": ${(error as Error).message}; ${`rename it with ${where}.tools["${def.name}"].rename, or leave it out with ${where}.exclude`}` }
+        const problem: Problem = {
+          code: CordageError.is(error) ? error.code : 'plugin_start_failed',
+          message: `${where}: cannot register "${name}": ${(error as Error).message}; ${`rename it with ${where}.tools["${def.name}"].rename, or leave it out with ${where}.exclude`}`,
+        }
         if (strict) throw combined([problem])
         this.options.log(problem.message)
       }
     }
     if (!strict && (added.length || removed.length)) {
-      this.options.log(`tools now: ${this.names().join(', ') || 'none'}${added.length ? `; added ${added.join(', ')}` : ''}${removed.length ? `; removed ${removed.join(', ')}` : ''}`, 'info')
+      this.options.log(
+        `tools now: ${this.names().join(', ') || 'none'}${added.length ? `; added ${added.join(', ')}` : ''}${removed.length ? `; removed ${removed.join(', ')}` : ''}`,
+        'info',
+      )
     }
   }
 }
 
 function combined(problems: Problem[]): CordageError {
-  const message = problems.length === 1 ? problems[0].message : `${problems.length} problems:\n  ${problems.map((p) => p.message).join('\n  ')}`
+  const message =
+    problems.length === 1 ? problems[0].message : `${problems.length} problems:\n  ${problems.map((p) => p.message).join('\n  ')}`
   return new CordageError(problems[0].code, message)
 }

@@ -11,13 +11,21 @@ export class StderrTail {
 
   push(chunk: Buffer | string): void {
     const text = chunk.toString()
-    if (!this.firstError) this.firstError = text.split('\n').find((l) => /\b(Error|error|Exception|panic|Traceback)\b/.test(l))?.trim() ?? ''
+    if (!this.firstError)
+      this.firstError =
+        text
+          .split('\n')
+          .find((l) => /\b(Error|error|Exception|panic|Traceback)\b/.test(l))
+          ?.trim() ?? ''
     this.text = (this.text + text).slice(-this.maxChars)
   }
 
   /** The first error line (when the last lines leave it out), then the last `lines` non-empty lines; '' when the server wrote nothing. */
   lines(lines = 8): string {
-    const tail = this.text.split('\n').filter((l) => l.trim()).slice(-lines)
+    const tail = this.text
+      .split('\n')
+      .filter((l) => l.trim())
+      .slice(-lines)
     const first = this.firstError && !tail.some((l) => l.includes(this.firstError)) ? [this.firstError, '...'] : []
     return [...first, ...tail].join('\n')
   }

@@ -42,7 +42,9 @@ export function openTransport(spec: ServerSpec): OpenedTransport {
   })
   let lastError: string | undefined
   // Set before the client connects: the client keeps this handler and adds its own.
-  transport.onerror = (error) => { lastError = describeHttpError(error) }
+  transport.onerror = (error) => {
+    lastError = describeHttpError(error)
+  }
   return {
     transport,
     ended: () => `the connection to ${endpoint.url.origin} ended${lastError ? ` (${lastError})` : ''}`,
@@ -50,9 +52,17 @@ export function openTransport(spec: ServerSpec): OpenedTransport {
     kill: () => {
       // Tell the server the session is over so it can free it (best effort, briefly), then close,
       // which also ends the calls still waiting.
-      const close = () => { void transport.close().catch(() => {}) }
+      const close = () => {
+        void transport.close().catch(() => {})
+      }
       const fallback = setTimeout(close, 1000)
-      void transport.terminateSession().catch(() => {}).finally(() => { clearTimeout(fallback); close() })
+      void transport
+        .terminateSession()
+        .catch(() => {})
+        .finally(() => {
+          clearTimeout(fallback)
+          close()
+        })
     },
   }
 }
@@ -69,7 +79,8 @@ export function describeHttpError(error: unknown): string {
 
 function innermostMessage(error: unknown): string | undefined {
   let found: string | undefined
-  for (let e: unknown = (error as { cause?: unknown })?.cause, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) found = e.message || found
+  for (let e: unknown = (error as { cause?: unknown })?.cause, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++)
+    found = e.message || found
   return found
 }
 

@@ -12,7 +12,10 @@ type Block =
   | { type: 'text'; text: string }
   | { type: 'tool_use'; id: string; name: string; input: Record<string, unknown> }
   | { type: 'tool_result'; tool_use_id: string; content: string }
-interface Turn { role: 'user' | 'assistant'; content: Block[] }
+interface Turn {
+  role: 'user' | 'assistant'
+  content: Block[]
+}
 
 export function messagesRequest(config: Config, messages: ContextMessage[], tools: ToolView[]): Record<string, unknown> {
   const system: string[] = []
@@ -23,10 +26,18 @@ export function messagesRequest(config: Config, messages: ContextMessage[], tool
     else turns.push({ role, content: blocks })
   }
   for (const m of messages) {
-    if (m.role === 'system' && turns.length === 0) { system.push(m.text); continue }
-    if (m.role === 'tool') { add('user', [{ type: 'tool_result', tool_use_id: wireCallId(m.actionId ?? ''), content: m.text || '(empty)' }]); continue }
+    if (m.role === 'system' && turns.length === 0) {
+      system.push(m.text)
+      continue
+    }
+    if (m.role === 'tool') {
+      add('user', [{ type: 'tool_result', tool_use_id: wireCallId(m.actionId ?? ''), content: m.text || '(empty)' }])
+      continue
+    }
     if (m.role === 'assistant') {
-      const calls = (m.calls ?? []).map((c): Block => ({ type: 'tool_use', id: wireCallId(c.actionId), name: c.name, input: asObject(c.args) }))
+      const calls = (m.calls ?? []).map(
+        (c): Block => ({ type: 'tool_use', id: wireCallId(c.actionId), name: c.name, input: asObject(c.args) }),
+      )
       add('assistant', [...textBlock(m.text), ...calls])
       continue
     }
@@ -41,7 +52,8 @@ export function messagesRequest(config: Config, messages: ContextMessage[], tool
   const body: Record<string, unknown> = { model: config.model, max_tokens: config.maxTokens, messages: turns }
   const systemText = system.join('\n\n').trim()
   if (systemText) body.system = systemText
-  if (tools.length) body.tools = tools.map((t) => ({ name: t.name, description: t.description, input_schema: { type: 'object', ...t.inputSchema } }))
+  if (tools.length)
+    body.tools = tools.map((t) => ({ name: t.name, description: t.description, input_schema: { type: 'object', ...t.inputSchema } }))
   if (config.temperature !== undefined) body.temperature = config.temperature
   if (config.stream) body.stream = true
   return { ...body, ...config.extraBody }

@@ -13,12 +13,22 @@ const WireUsage = z.object({
   cache_read_input_tokens: z.number().int().min(0).nullish(),
   cache_creation_input_tokens: z.number().int().min(0).nullish(),
 })
-const ContentBlock = z.object({ type: z.string(), text: z.string().optional(), id: z.string().optional(), name: z.string().optional(), input: z.unknown().optional() })
+const ContentBlock = z.object({
+  type: z.string(),
+  text: z.string().optional(),
+  id: z.string().optional(),
+  name: z.string().optional(),
+  input: z.unknown().optional(),
+})
 
 export const StreamEvent = z.discriminatedUnion('type', [
   z.object({ type: z.literal('message_start'), message: z.object({ model: z.string().optional(), usage: WireUsage.optional() }) }),
   z.object({ type: z.literal('content_block_start'), index: z.number().int().min(0), content_block: ContentBlock }),
-  z.object({ type: z.literal('content_block_delta'), index: z.number().int().min(0), delta: z.object({ type: z.string(), text: z.string().optional(), partial_json: z.string().optional() }) }),
+  z.object({
+    type: z.literal('content_block_delta'),
+    index: z.number().int().min(0),
+    delta: z.object({ type: z.string(), text: z.string().optional(), partial_json: z.string().optional() }),
+  }),
   z.object({ type: z.literal('content_block_stop'), index: z.number().int().min(0) }),
   z.object({ type: z.literal('message_delta'), delta: z.object({ stop_reason: z.string().nullish() }), usage: WireUsage.optional() }),
   z.object({ type: z.literal('message_stop') }),
@@ -32,7 +42,14 @@ export const Message = z.object({
   usage: WireUsage.optional(),
 })
 
-interface Gathered { type: string; text: string; id?: string; name?: string; json: string; call?: number }
+interface Gathered {
+  type: string
+  text: string
+  id?: string
+  name?: string
+  json: string
+  call?: number
+}
 
 /** Errors the API sends in a stream that may pass on another try. */
 const TransientErrors = new Set(['overloaded_error', 'api_error', 'rate_limit_error', 'timeout_error'])
@@ -87,9 +104,12 @@ export class MessageAnswer {
         this.complete = true
         return
       case 'error':
-        throw new CordageError(TransientErrors.has(event.error.type) ? 'model_transient' : 'model_permanent', `the server reported an error mid-stream (${event.error.type}): ${event.error.message}`)
+        throw new CordageError(
+          TransientErrors.has(event.error.type) ? 'model_transient' : 'model_permanent',
+          `the server reported an error mid-stream (${event.error.type}): ${event.error.message}`,
+        )
       default:
-        // content_block_stop and ping carry nothing to keep.
+      // content_block_stop and ping carry nothing to keep.
     }
   }
 
@@ -97,19 +117,36 @@ export class MessageAnswer {
     this.model = message.model
     this.usage = { ...message.usage }
     this.stop = message.stop_reason ?? 'end_turn'
-    for (const b of message.content) this.blocks.push({ type: b.type, text: b.text ?? '', id: b.id, name: b.name, json: b.type === 'tool_use' ? JSON.stringify(b.input ?? {}) : '' })
+    for (const b of message.content)
+      this.blocks.push({
+        type: b.type,
+        text: b.text ?? '',
+        id: b.id,
+        name: b.name,
+        json: b.type === 'tool_use' ? JSON.stringify(b.input ?? {}) : '',
+      })
     this.complete = true
   }
 
   result(prices: Prices, configuredModel: string, askUserOffered: boolean): ModelResponse {
     if (this.stop === 'refusal') throw new CordageError('model_permanent', 'the model declined to answer (stop_reason refusal)')
-    if (this.stop === 'pause_turn') throw new CordageError('model_permanent', 'the API paused a long server-tool turn (stop_reason pause_turn), which this adapter does not continue; leave server tools out of extraBody')
+    if (this.stop === 'pause_turn')
+      throw new CordageError(
+        'model_permanent',
+        'the API paused a long server-tool turn (stop_reason pause_turn), which this adapter does not continue; leave server tools out of extraBody',
+      )
     const blocks = this.blocks.filter((b) => b !== undefined)
-    const text = blocks.filter((b) => b.type === 'text').map((b) => b.text).join('')
-    const calls: ReceivedCall[] = blocks.filter((b) => b.type === 'tool_use').map((b) => ({ id: b.id, name: b.name ?? '', argsText: b.json }))
+    const text = blocks
+      .filter((b) => b.type === 'text')
+      .map((b) => b.text)
+      .join('')
+    const calls: ReceivedCall[] = blocks
+      .filter((b) => b.type === 'tool_use')
+      .map((b) => ({ id: b.id, name: b.name ?? '', argsText: b.json }))
     // A cut-off answer must not pass for a final one. Cut-off tool calls go on: their input fails to
     // parse, and the model hears about it.
-    if (this.stop === 'max_tokens' && calls.length === 0) throw new CordageError('model_permanent', 'the answer was cut off at max_tokens; raise maxTokens, or ask for shorter answers')
+    if (this.stop === 'max_tokens' && calls.length === 0)
+      throw new CordageError('model_permanent', 'the answer was cut off at max_tokens; raise maxTokens, or ask for shorter answers')
     if (calls.some((c) => !c.name)) throw new CordageError('model_invalid_response', 'a tool_use block arrived without a name')
     const input = this.usage.input_tokens ?? 0
     const cachedInput = this.usage.cache_read_input_tokens ?? 0
@@ -117,7 +154,11 @@ export class MessageAnswer {
     const output = this.usage.output_tokens ?? 0
     return {
       decision: decisionOf(text, calls, askUserOffered),
-      usage: { inputTokens: input + cachedInput + cacheWrite, outputTokens: output, costUsd: costOf({ input, cachedInput, cacheWrite, output }, prices) },
+      usage: {
+        inputTokens: input + cachedInput + cacheWrite,
+        outputTokens: output,
+        costUsd: costOf({ input, cachedInput, cacheWrite, output }, prices),
+      },
       model: this.model ?? configuredModel,
     }
   }

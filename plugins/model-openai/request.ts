@@ -8,7 +8,11 @@ import type { Config } from './manifest.ts'
 
 type ChatMessage =
   | { role: 'system' | 'user'; content: string }
-  | { role: 'assistant'; content: string | null; tool_calls?: { id: string; type: 'function'; function: { name: string; arguments: string } }[] }
+  | {
+      role: 'assistant'
+      content: string | null
+      tool_calls?: { id: string; type: 'function'; function: { name: string; arguments: string } }[]
+    }
   | { role: 'tool'; tool_call_id: string; content: string }
 
 export function chatMessages(messages: ContextMessage[]): ChatMessage[] {
@@ -23,11 +27,17 @@ export function chatMessages(messages: ContextMessage[]): ChatMessage[] {
       const id = wireCallId(m.actionId ?? '')
       out.push({ role: 'tool', tool_call_id: id, content: m.text })
       open.delete(id)
-      if (open.size === 0) { out.push(...held); held = [] }
+      if (open.size === 0) {
+        out.push(...held)
+        held = []
+      }
       continue
     }
     const message = chatMessage(m)
-    if (open.size) { held.push(message); continue }
+    if (open.size) {
+      held.push(message)
+      continue
+    }
     out.push(message)
     if (m.role === 'assistant') for (const c of m.calls ?? []) open.add(wireCallId(c.actionId))
   }
@@ -40,7 +50,11 @@ function chatMessage(m: ContextMessage): ChatMessage {
       role: 'assistant',
       content: m.text || null,
       // Malformed arguments were kept as their raw text: send back exactly what the model wrote.
-      tool_calls: m.calls.map((c) => ({ id: wireCallId(c.actionId), type: 'function', function: { name: c.name, arguments: typeof c.args === 'string' ? c.args : JSON.stringify(c.args ?? {}) } })),
+      tool_calls: m.calls.map((c) => ({
+        id: wireCallId(c.actionId),
+        type: 'function',
+        function: { name: c.name, arguments: typeof c.args === 'string' ? c.args : JSON.stringify(c.args ?? {}) },
+      })),
     }
   }
   return { role: m.role as 'system' | 'user' | 'assistant', content: m.text }
@@ -48,7 +62,8 @@ function chatMessage(m: ContextMessage): ChatMessage {
 
 export function chatRequest(config: Config, messages: ContextMessage[], tools: ToolView[]): Record<string, unknown> {
   const body: Record<string, unknown> = { model: config.model, messages: chatMessages(messages) }
-  if (tools.length) body.tools = tools.map((t) => ({ type: 'function', function: { name: t.name, description: t.description, parameters: t.inputSchema } }))
+  if (tools.length)
+    body.tools = tools.map((t) => ({ type: 'function', function: { name: t.name, description: t.description, parameters: t.inputSchema } }))
   if (config.maxTokens !== undefined) body.max_completion_tokens = config.maxTokens
   if (config.temperature !== undefined) body.temperature = config.temperature
   if (config.stream) {

@@ -16,7 +16,10 @@ const WireUsage = z.object({
   /** DeepSeek's name for cached input tokens. */
   prompt_cache_hit_tokens: Count,
 })
-const WireError = z.union([z.object({ message: z.string(), type: z.string().nullish() }), z.string().transform((message) => ({ message, type: undefined }))])
+const WireError = z.union([
+  z.object({ message: z.string(), type: z.string().nullish() }),
+  z.string().transform((message) => ({ message, type: undefined })),
+])
 
 const ToolCallDelta = z.object({
   index: z.number().int().min(0).optional(),
@@ -25,24 +28,36 @@ const ToolCallDelta = z.object({
 })
 export const Chunk = z.object({
   model: z.string().nullish(),
-  choices: z.array(z.object({
-    index: z.number().int().optional(),
-    delta: z.object({ content: z.string().nullish(), refusal: z.string().nullish(), tool_calls: z.array(ToolCallDelta).nullish() }).nullish(),
-    finish_reason: z.string().nullish(),
-  })).nullish(),
+  choices: z
+    .array(
+      z.object({
+        index: z.number().int().optional(),
+        delta: z
+          .object({ content: z.string().nullish(), refusal: z.string().nullish(), tool_calls: z.array(ToolCallDelta).nullish() })
+          .nullish(),
+        finish_reason: z.string().nullish(),
+      }),
+    )
+    .nullish(),
   usage: WireUsage.nullish(),
   error: WireError.nullish(),
 })
 export const Completion = z.object({
   model: z.string().nullish(),
-  choices: z.array(z.object({
-    message: z.object({
-      content: z.string().nullish(),
-      refusal: z.string().nullish(),
-      tool_calls: z.array(z.object({ id: z.string().nullish(), function: z.object({ name: z.string(), arguments: z.string().nullish() }) })).nullish(),
-    }),
-    finish_reason: z.string().nullish(),
-  })).min(1),
+  choices: z
+    .array(
+      z.object({
+        message: z.object({
+          content: z.string().nullish(),
+          refusal: z.string().nullish(),
+          tool_calls: z
+            .array(z.object({ id: z.string().nullish(), function: z.object({ name: z.string(), arguments: z.string().nullish() }) }))
+            .nullish(),
+        }),
+        finish_reason: z.string().nullish(),
+      }),
+    )
+    .min(1),
   usage: WireUsage.nullish(),
 })
 
@@ -97,7 +112,8 @@ export class ChatAnswer {
     this.model = completion.model ?? undefined
     this.usage = completion.usage ?? undefined
     this.text = (choice.message.content ?? '') + (choice.message.refusal ?? '')
-    for (const call of choice.message.tool_calls ?? []) this.calls.push({ id: call.id ?? undefined, name: call.function.name, argsText: call.function.arguments ?? '' })
+    for (const call of choice.message.tool_calls ?? [])
+      this.calls.push({ id: call.id ?? undefined, name: call.function.name, argsText: call.function.arguments ?? '' })
     this.finish = choice.finish_reason ?? 'stop'
     this.done = true
   }
@@ -108,12 +124,21 @@ export class ChatAnswer {
   }
 
   result(prices: Prices, configuredModel: string, askUserOffered: boolean): ModelResponse {
-    if (this.finish === 'content_filter') throw new CordageError('model_permanent', 'the provider withheld the answer (finish_reason content_filter)')
-    if (this.finish === 'function_call') throw new CordageError('model_invalid_response', 'the server answered with a legacy function_call; Cordage sends `tools` and needs `tool_calls` (check the server supports tool calling)')
+    if (this.finish === 'content_filter')
+      throw new CordageError('model_permanent', 'the provider withheld the answer (finish_reason content_filter)')
+    if (this.finish === 'function_call')
+      throw new CordageError(
+        'model_invalid_response',
+        'the server answered with a legacy function_call; Cordage sends `tools` and needs `tool_calls` (check the server supports tool calling)',
+      )
     const calls = this.calls.filter((c) => c !== undefined)
     // A cut-off answer must not pass for a final one. Cut-off tool calls go on: their arguments fail to
     // parse, and the model hears about it.
-    if (this.finish === 'length' && calls.length === 0) throw new CordageError('model_permanent', 'the answer was cut off at the output limit (finish_reason length); raise maxTokens, or ask for shorter answers')
+    if (this.finish === 'length' && calls.length === 0)
+      throw new CordageError(
+        'model_permanent',
+        'the answer was cut off at the output limit (finish_reason length); raise maxTokens, or ask for shorter answers',
+      )
     if (calls.some((c) => !c.name)) throw new CordageError('model_invalid_response', 'a tool call arrived without a function name')
     const input = this.usage?.prompt_tokens ?? 0
     const cached = Math.min(input, this.usage?.prompt_tokens_details?.cached_tokens ?? this.usage?.prompt_cache_hit_tokens ?? 0)
@@ -129,5 +154,8 @@ export class ChatAnswer {
 /** An error the server sent inside the stream: a bad request will not pass on retry, anything else may. */
 function streamError(error: z.infer<typeof WireError>): CordageError {
   const permanent = error.type === 'invalid_request_error'
-  return new CordageError(permanent ? 'model_permanent' : 'model_transient', `the server reported an error mid-stream (${error.type ?? 'unknown type'}): ${error.message}`)
+  return new CordageError(
+    permanent ? 'model_permanent' : 'model_transient',
+    `the server reported an error mid-stream (${error.type ?? 'unknown type'}): ${error.message}`,
+  )
 }

@@ -1,8 +1,15 @@
 import { Schema } from 'cordis'
 import type { Manifest } from 'cordage'
 
-export interface Usage { inputTokens: number; outputTokens: number; costUsd: number }
-export interface ScriptCall { tool: string; args?: unknown }
+export interface Usage {
+  inputTokens: number
+  outputTokens: number
+  costUsd: number
+}
+export interface ScriptCall {
+  tool: string
+  args?: unknown
+}
 /** One scripted model answer. Exactly one of tool, calls, final, ask. */
 export interface ScriptEntry {
   tool?: string
@@ -37,16 +44,25 @@ const usage = Schema.object({
 const entry = Schema.object({
   tool: Schema.string().description('Call one tool.'),
   args: Schema.any().description('Arguments of that call.'),
-  calls: Schema.union([Schema.const(undefined as never), Schema.array(Schema.object({ tool: Schema.string().required(), args: Schema.any() }))]).description('Call several tools in one step.'),
+  calls: Schema.union([
+    Schema.const(undefined as never),
+    Schema.array(Schema.object({ tool: Schema.string().required(), args: Schema.any() })),
+  ]).description('Call several tools in one step.'),
   final: Schema.string().description('Give this final answer.'),
   ask: Schema.string().description('Ask the user this question.'),
   repeat: Schema.natural().min(1).description('Use this entry for this many steps in a row.'),
   // An optional object: schemastery would otherwise check an absent one as {} and demand its fields.
-  failFirst: Schema.union([Schema.const(undefined as never), Schema.object({
-    code: Schema.union(['model_transient', 'model_permanent']).required(),
-    times: Schema.natural().min(1).required(),
-  })]).description('Fail the first attempts of the step before answering.'),
-  usage: Schema.union([Schema.const(undefined as never), Schema.object({ inputTokens: Schema.natural(), outputTokens: Schema.natural(), costUsd: Schema.number().min(0) })]),
+  failFirst: Schema.union([
+    Schema.const(undefined as never),
+    Schema.object({
+      code: Schema.union(['model_transient', 'model_permanent']).required(),
+      times: Schema.natural().min(1).required(),
+    }),
+  ]).description('Fail the first attempts of the step before answering.'),
+  usage: Schema.union([
+    Schema.const(undefined as never),
+    Schema.object({ inputTokens: Schema.natural(), outputTokens: Schema.natural(), costUsd: Schema.number().min(0) }),
+  ]),
   delayMs: Schema.natural(),
 })
 
@@ -57,9 +73,13 @@ export default {
   provides: { model: '1.1.0' },
   config: Schema.object({
     script: Schema.array(entry).default([]).description('The answers, in order, one per model call.'),
-    summaries: Schema.array(String).default([]).description('Answers to summary requests (purpose "summary", from a compactor), in order per run; the last one repeats.'),
+    summaries: Schema.array(String)
+      .default([])
+      .description('Answers to summary requests (purpose "summary", from a compactor), in order per run; the last one repeats.'),
     file: Schema.string().description('A YAML or JSON file holding the script (relative to the preset). Used when `script` is empty.'),
-    usage: usage.default({ inputTokens: 0, outputTokens: 0, costUsd: 0 }).description('Usage reported per call unless an entry says otherwise.'),
+    usage: usage
+      .default({ inputTokens: 0, outputTokens: 0, costUsd: 0 })
+      .description('Usage reported per call unless an entry says otherwise.'),
     delayMs: Schema.natural().default(0).description('Wait this long before each answer (honours cancellation).'),
     onExhausted: Schema.union(['fail', 'repeat-last']).default('fail').description('What to do when the script has no more entries.'),
     recordRequests: Schema.natural().default(1000).description('How many received requests to keep for inspection.'),

@@ -15,11 +15,14 @@ export function loadScript(inline: ScriptEntry[], file: string | undefined, base
   try {
     text = readFileSync(path, 'utf8')
   } catch (error) {
-    throw new CordageError('plugin_config_invalid', `model-scripted: cannot read script file ${path}: ${(error as Error).message}`, { cause: error })
+    throw new CordageError('plugin_config_invalid', `model-scripted: cannot read script file ${path}: ${(error as Error).message}`, {
+      cause: error,
+    })
   }
   const data = parse(text)
   const list = Array.isArray(data) ? data : data?.script
-  if (!Array.isArray(list)) throw new CordageError('plugin_config_invalid', `model-scripted: ${path} must hold a list of entries (or a "script:" key with one)`)
+  if (!Array.isArray(list))
+    throw new CordageError('plugin_config_invalid', `model-scripted: ${path} must hold a list of entries (or a "script:" key with one)`)
   return list
 }
 
@@ -29,7 +32,10 @@ export function expand(entries: ScriptEntry[]): ScriptEntry[] {
   entries.forEach((entry, i) => {
     const kinds = (['tool', 'calls', 'final', 'ask'] as const).filter((k) => entry[k] !== undefined)
     if (kinds.length !== 1) {
-      throw new CordageError('plugin_config_invalid', `model-scripted: script[${i}] must have exactly one of tool, calls, final, ask (found ${kinds.join(', ') || 'none'})`)
+      throw new CordageError(
+        'plugin_config_invalid',
+        `model-scripted: script[${i}] must have exactly one of tool, calls, final, ask (found ${kinds.join(', ') || 'none'})`,
+      )
     }
     for (let n = 0; n < (entry.repeat ?? 1); n++) out.push(entry)
   })

@@ -15,7 +15,10 @@ export class ScriptedModel implements ModelService {
   /** Summary requests answered so far, per run. */
   private summaries = new Map<string, number>()
 
-  constructor(private entries: ScriptEntry[], private config: Omit<Config, 'script' | 'file'>) {}
+  constructor(
+    private entries: ScriptEntry[],
+    private config: Omit<Config, 'script' | 'file'>,
+  ) {}
 
   async respond(request: ModelRequest): Promise<ModelResponse> {
     const { signal, ...recorded } = request
@@ -33,7 +36,10 @@ export class ScriptedModel implements ModelService {
       const failed = this.failures.get(key) ?? 0
       if (failed < entry.failFirst.times) {
         this.failures.set(key, failed + 1)
-        throw new CordageError(entry.failFirst.code, `scripted ${entry.failFirst.code} (attempt ${failed + 1} of step ${request.stepIndex})`)
+        throw new CordageError(
+          entry.failFirst.code,
+          `scripted ${entry.failFirst.code} (attempt ${failed + 1} of step ${request.stepIndex})`,
+        )
       }
     }
     return { decision: decisionOf(entry), usage: { ...this.config.usage, ...entry.usage }, model: 'scripted' }
@@ -42,7 +48,8 @@ export class ScriptedModel implements ModelService {
   /** Summaries are scripted apart from steps: a compactor asking mid-step must not take the step's answer. */
   private async summary(request: ModelRequest): Promise<ModelResponse> {
     const list = this.config.summaries
-    if (!list.length) throw new CordageError('model_permanent', 'a summary was asked for, and the script has no summaries (set summaries: [...])')
+    if (!list.length)
+      throw new CordageError('model_permanent', 'a summary was asked for, and the script has no summaries (set summaries: [...])')
     const n = this.summaries.get(request.runId) ?? 0
     this.summaries.set(request.runId, n + 1)
     if (this.config.delayMs > 0) await wait(this.config.delayMs, request.signal)
@@ -53,15 +60,24 @@ export class ScriptedModel implements ModelService {
     const entry = this.entries[stepIndex - 1]
     if (entry) return entry
     if (this.config.onExhausted === 'repeat-last' && this.entries.length) return this.entries[this.entries.length - 1]
-    throw new CordageError('model_permanent', `the script has ${this.entries.length} answers and step ${stepIndex} asked for another (set onExhausted: repeat-last to reuse the last one)`)
+    throw new CordageError(
+      'model_permanent',
+      `the script has ${this.entries.length} answers and step ${stepIndex} asked for another (set onExhausted: repeat-last to reuse the last one)`,
+    )
   }
 }
 
 function wait(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal.aborted) return reject(signal.reason)
-    const timer = setTimeout(() => { signal.removeEventListener('abort', onAbort); resolve() }, ms)
-    const onAbort = () => { clearTimeout(timer); reject(signal.reason) }
+    const timer = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort)
+      resolve()
+    }, ms)
+    const onAbort = () => {
+      clearTimeout(timer)
+      reject(signal.reason)
+    }
     signal.addEventListener('abort', onAbort, { once: true })
   })
 }

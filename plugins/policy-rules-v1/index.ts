@@ -7,7 +7,11 @@ export { RulePolicy } from './rules.ts'
 export default definePlugin<Config>(manifest, (ctx, config) => {
   const ids = new Set<string>()
   for (const rule of config.rules) {
-    if (ids.has(rule.id)) throw new CordageError('plugin_config_invalid', `policy-rules: rule id "${rule.id}" is used twice; ids name decisions in the record and must be unique`)
+    if (ids.has(rule.id))
+      throw new CordageError(
+        'plugin_config_invalid',
+        `policy-rules: rule id "${rule.id}" is used twice; ids name decisions in the record and must be unique`,
+      )
     ids.add(rule.id)
     const problem = rule.match.args && checkArgsPattern(rule.match.args)
     if (problem) throw new CordageError('plugin_config_invalid', `policy-rules: rule "${rule.id}" match.args.${problem}`)

@@ -10,7 +10,10 @@ export class RulePolicy implements PolicyService {
   readonly version: string
   private compiled: { rule: Rule; test: (request: PolicyRequest) => boolean }[]
 
-  constructor(private config: Config, pluginVersion: string) {
+  constructor(
+    private config: Config,
+    pluginVersion: string,
+  ) {
     this.version = `policy-rules@${pluginVersion}+${hashArgs({ rules: config.rules, default: config.default }).slice(7, 15)}`
     this.compiled = config.rules.map((rule) => ({ rule, test: compile(rule.match) }))
   }
@@ -19,7 +22,11 @@ export class RulePolicy implements PolicyService {
     for (const { rule, test } of this.compiled) {
       if (test(request)) return { verdict: rule.verdict, ruleId: rule.id, reason: rule.reason ?? `matched rule ${rule.id}` }
     }
-    return { verdict: this.config.default, ruleId: 'default', reason: `no rule matched ${request.tool.name}; the default is ${this.config.default}` }
+    return {
+      verdict: this.config.default,
+      ruleId: 'default',
+      reason: `no rule matched ${request.tool.name}; the default is ${this.config.default}`,
+    }
   }
 }
 

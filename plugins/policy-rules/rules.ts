@@ -13,7 +13,10 @@ export class RulePolicy implements PolicyService {
   readonly version: string
   private ordered: { rule: Rule; test: (request: PolicyRequest) => boolean }[]
 
-  constructor(private config: Config, pluginVersion: string) {
+  constructor(
+    private config: Config,
+    pluginVersion: string,
+  ) {
     this.version = `policy-rules@${pluginVersion}+${hashArgs({ rules: config.rules, default: config.default, approvers: config.approvers, environment: config.environment ?? null }).slice(7, 15)}`
     this.ordered = config.rules
       .map((rule, index) => ({ rule, index, test: compile(rule.match, config.environment) }))
@@ -24,11 +27,19 @@ export class RulePolicy implements PolicyService {
     const hit = this.ordered.find(({ test }) => test(request))
     const decision: PolicyDecision = hit
       ? { verdict: hit.rule.verdict, ruleId: hit.rule.id, reason: hit.rule.reason ?? `matched rule ${hit.rule.id}` }
-      : { verdict: this.config.default, ruleId: 'default', reason: `no rule matched ${request.tool.name}; the default is ${this.config.default}` }
+      : {
+          verdict: this.config.default,
+          ruleId: 'default',
+          reason: `no rule matched ${request.tool.name}; the default is ${this.config.default}`,
+        }
     if (decision.verdict !== 'ask') return decision
     const approvers = hit?.rule.approvers ?? this.config.approvers
     if (approvers.length === 0) {
-      return { verdict: 'deny', ruleId: decision.ruleId, reason: `${decision.reason}; it asks for approval and no approver is configured (set approvers), so it is denied to fail closed` }
+      return {
+        verdict: 'deny',
+        ruleId: decision.ruleId,
+        reason: `${decision.reason}; it asks for approval and no approver is configured (set approvers), so it is denied to fail closed`,
+      }
     }
     return { ...decision, approvers }
   }

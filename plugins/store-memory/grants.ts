@@ -10,7 +10,10 @@ export class MemoryGrants {
   }
 
   async list(query: ApprovalGrantQuery): Promise<ApprovalGrant[]> {
-    return [...this.byId.values()].filter((g) => matchesQuery(g, query)).sort((a, b) => a.createdAt - b.createdAt).map((g) => structuredClone(g))
+    return [...this.byId.values()]
+      .filter((g) => matchesQuery(g, query))
+      .sort((a, b) => a.createdAt - b.createdAt)
+      .map((g) => structuredClone(g))
   }
 
   async revoke(id: string, by: string, at: number, reason?: string): Promise<ApprovalGrant | undefined> {

@@ -3,9 +3,25 @@
  * append, the ledger, leases and cancel requests. No snapshots: replaying from memory is cheap.
  */
 import {
-  CordageError, summarize,
-  type ApprovalGrant, type ApprovalGrantQuery, type AppendOptions, type CancelRequest, type Effect, type EffectWrite, type Lease, type ListFilter,
-  type HistoryCheck, type RunEvent, type RunSummary, type StoredRun, type StoreService, type ClaimFilter, assertKernelWriter, type StoreWriter } from 'cordage'
+  CordageError,
+  summarize,
+  type ApprovalGrant,
+  type ApprovalGrantQuery,
+  type AppendOptions,
+  type CancelRequest,
+  type Effect,
+  type EffectWrite,
+  type Lease,
+  type ListFilter,
+  type HistoryCheck,
+  type RunEvent,
+  type RunSummary,
+  type StoredRun,
+  type StoreService,
+  type ClaimFilter,
+  assertKernelWriter,
+  type StoreWriter,
+} from 'cordage'
 import { MemoryGrants } from './grants.ts'
 
 export class MemoryStore implements StoreService {
@@ -30,28 +46,39 @@ export class MemoryStore implements StoreService {
     }
     events.forEach((event, i) => {
       if (event.seq !== expectedSeq + i + 1 || event.runId !== runId) {
-        throw new CordageError('invalid_event', `run ${runId}: batch item ${i} has seq ${event.seq} of run ${event.runId}, expected seq ${expectedSeq + i + 1}`)
+        throw new CordageError(
+          'invalid_event',
+          `run ${runId}: batch item ${i} has seq ${event.seq} of run ${event.runId}, expected seq ${expectedSeq + i + 1}`,
+        )
       }
     })
     if (last + events.length > this.maxEventsPerRun) {
       throw new CordageError('invalid_event', `run ${runId}: more than ${this.maxEventsPerRun} events (store-memory maxEventsPerRun)`)
     }
-    if (!log && events[0]?.type !== 'run/start') throw new CordageError('invalid_event', `run ${runId}: the first event must be run/start, got ${events[0]?.type}`)
-    if (options.lease && !log && options.lease.token !== 1) throw new CordageError('lease_lost', `run ${runId} is new: its first lease has token 1, not ${options.lease.token}`)
+    if (!log && events[0]?.type !== 'run/start')
+      throw new CordageError('invalid_event', `run ${runId}: the first event must be run/start, got ${events[0]?.type}`)
+    if (options.lease && !log && options.lease.token !== 1)
+      throw new CordageError('lease_lost', `run ${runId} is new: its first lease has token 1, not ${options.lease.token}`)
     const inBatch = new Map<string, EffectWrite>()
     const effects = (options.effects ?? []).map((write) => {
       // Two intents of one batch under one key: the second is checked against the first, as if it were stored.
       const earlier = write.op === 'intent' ? inBatch.get(write.key) : undefined
       if (earlier && earlier.op === 'intent' && write.op === 'intent') {
-        if (earlier.argsHash !== write.argsHash) throw new CordageError('idempotency_conflict', `idempotency key ${write.key} is used twice in one batch, by ${earlier.actionId} and ${write.actionId}, with other arguments`)
-        if (earlier.runId !== write.runId || earlier.actionId !== write.actionId) throw new CordageError('effect_exists', `idempotency key ${write.key} belongs to ${earlier.runId} ${earlier.actionId} (pending)`)
+        if (earlier.argsHash !== write.argsHash)
+          throw new CordageError(
+            'idempotency_conflict',
+            `idempotency key ${write.key} is used twice in one batch, by ${earlier.actionId} and ${write.actionId}, with other arguments`,
+          )
+        if (earlier.runId !== write.runId || earlier.actionId !== write.actionId)
+          throw new CordageError('effect_exists', `idempotency key ${write.key} belongs to ${earlier.runId} ${earlier.actionId} (pending)`)
       }
       if (write.op === 'intent') inBatch.set(write.key, write)
       return this.prepare(write)
     })
 
     // Everything checked: apply.
-    if (!log && options.lease) this.leases.set(runId, { worker: options.lease.worker, token: 1, expiresAt: options.lease.expiresAt, released: false })
+    if (!log && options.lease)
+      this.leases.set(runId, { worker: options.lease.worker, token: 1, expiresAt: options.lease.expiresAt, released: false })
     if (!log) this.logs.set(runId, [...events])
     else for (const event of events) log.push(event)
     for (const apply of effects) apply()
@@ -87,7 +114,10 @@ export class MemoryStore implements StoreService {
   /** The ledger entries a run holds (for `cordage scan`), oldest first. */
   async effectsOf(runId: string): Promise<Effect[]> {
     this.log(runId)
-    return [...this.ledger.values()].filter((e) => e.runId === runId).sort((a, b) => a.startedAt - b.startedAt || (a.key < b.key ? -1 : 1)).map((e) => ({ ...e }))
+    return [...this.ledger.values()]
+      .filter((e) => e.runId === runId)
+      .sort((a, b) => a.startedAt - b.startedAt || (a.key < b.key ? -1 : 1))
+      .map((e) => ({ ...e }))
   }
 
   async list(filter: ListFilter = {}): Promise<RunSummary[]> {
@@ -140,8 +170,16 @@ export class MemoryStore implements StoreService {
     assertKernelWriter(writer, 'claim of the next run')
     const now = Date.now()
     const candidates = [...this.summaries.values()]
-      .filter((s) => (s.status === 'RUNNING' || s.status === 'CANCELLING') && (!filter.agents || filter.agents.includes(s.agent)) && !filter.exclude?.includes(s.runId))
-      .filter((s) => { const l = this.leases.get(s.runId); return !l || l.released || l.expiresAt <= now })
+      .filter(
+        (s) =>
+          (s.status === 'RUNNING' || s.status === 'CANCELLING') &&
+          (!filter.agents || filter.agents.includes(s.agent)) &&
+          !filter.exclude?.includes(s.runId),
+      )
+      .filter((s) => {
+        const l = this.leases.get(s.runId)
+        return !l || l.released || l.expiresAt <= now
+      })
       .sort((a, b) => a.createdAt - b.createdAt)
     return candidates.length ? this.claim(candidates[0].runId, worker, ttlMs, writer) : undefined
   }
@@ -160,7 +198,10 @@ export class MemoryStore implements StoreService {
   private checkLease(lease: Lease) {
     const current = this.leases.get(lease.runId)
     if (!current || current.released || current.token !== lease.token) {
-      throw new CordageError('lease_lost', `run ${lease.runId}: worker ${lease.worker} (lease ${lease.token}) no longer owns it${current && !current.released ? `; ${current.worker} does (lease ${current.token})` : ''}`)
+      throw new CordageError(
+        'lease_lost',
+        `run ${lease.runId}: worker ${lease.worker} (lease ${lease.token}) no longer owns it${current && !current.released ? `; ${current.worker} does (lease ${current.token})` : ''}`,
+      )
     }
   }
 
@@ -169,21 +210,53 @@ export class MemoryStore implements StoreService {
     const existing = this.ledger.get(write.key)
     if (write.op === 'outcome') {
       if (!existing) throw new CordageError('invalid_event', `outcome for idempotency key ${write.key}, which has no intent`)
-      return () => { Object.assign(existing, { status: write.status, receipt: write.receipt, output: write.output, observation: write.observation, endedAt: write.at }) }
+      return () => {
+        Object.assign(existing, {
+          status: write.status,
+          receipt: write.receipt,
+          output: write.output,
+          observation: write.observation,
+          endedAt: write.at,
+        })
+      }
     }
     if (existing) {
       const ours = existing.runId === write.runId && existing.actionId === write.actionId
       if (existing.argsHash !== write.argsHash) {
-        throw new CordageError('idempotency_conflict', `idempotency key ${write.key} was used by ${existing.runId} ${existing.actionId} with arguments ${existing.argsHash}, not ${write.argsHash}`, { data: { ...existing } })
+        throw new CordageError(
+          'idempotency_conflict',
+          `idempotency key ${write.key} was used by ${existing.runId} ${existing.actionId} with arguments ${existing.argsHash}, not ${write.argsHash}`,
+          { data: { ...existing } },
+        )
       }
       const free = existing.status === 'failed' || existing.status === 'not_committed'
-      if (!ours && !free && !(write.takeover && existing.status === 'pending')) throw new CordageError('effect_exists', `idempotency key ${write.key} belongs to ${existing.runId} ${existing.actionId} (${existing.status})`, { data: { ...existing } })
-      return () => { Object.assign(existing, { runId: write.runId, actionId: write.actionId, status: 'pending', attempts: existing.attempts + 1, policyVersion: write.policyVersion }) }
+      if (!ours && !free && !(write.takeover && existing.status === 'pending'))
+        throw new CordageError(
+          'effect_exists',
+          `idempotency key ${write.key} belongs to ${existing.runId} ${existing.actionId} (${existing.status})`,
+          { data: { ...existing } },
+        )
+      return () => {
+        Object.assign(existing, {
+          runId: write.runId,
+          actionId: write.actionId,
+          status: 'pending',
+          attempts: existing.attempts + 1,
+          policyVersion: write.policyVersion,
+        })
+      }
     }
     return () => {
       this.ledger.set(write.key, {
-        key: write.key, runId: write.runId, actionId: write.actionId, tool: write.tool, argsHash: write.argsHash,
-        policyVersion: write.policyVersion, status: 'pending', attempts: 1, startedAt: write.at,
+        key: write.key,
+        runId: write.runId,
+        actionId: write.actionId,
+        tool: write.tool,
+        argsHash: write.argsHash,
+        policyVersion: write.policyVersion,
+        status: 'pending',
+        attempts: 1,
+        startedAt: write.at,
       })
     }
   }
@@ -203,7 +276,13 @@ export class MemoryStore implements StoreService {
     return this.grantList.list(query)
   }
 
-  async revokeGrant(id: string, by: string, at: number, reason: string | undefined, writer?: StoreWriter): Promise<ApprovalGrant | undefined> {
+  async revokeGrant(
+    id: string,
+    by: string,
+    at: number,
+    reason: string | undefined,
+    writer?: StoreWriter,
+  ): Promise<ApprovalGrant | undefined> {
     assertKernelWriter(writer, `revocation of grant ${id}`)
     return this.grantList.revoke(id, by, at, reason)
   }

@@ -7,11 +7,20 @@ type Query = (sql: string, params: unknown[]) => Promise<{ rows: any[] }>
 
 /** Given the store's own query and transaction helpers, which wait for the schema to be migrated. */
 export class PostgresGrants {
-  constructor(private query: Query, private tx: Tx) {}
+  constructor(
+    private query: Query,
+    private tx: Tx,
+  ) {}
 
   async put(grant: ApprovalGrant): Promise<void> {
     try {
-      await this.query('INSERT INTO grants (id, agent, tool, created_at, body) VALUES ($1, $2, $3, $4, $5)', [grant.id, grant.agent, grant.tool, grant.createdAt, JSON.stringify(grant)])
+      await this.query('INSERT INTO grants (id, agent, tool, created_at, body) VALUES ($1, $2, $3, $4, $5)', [
+        grant.id,
+        grant.agent,
+        grant.tool,
+        grant.createdAt,
+        JSON.stringify(grant),
+      ])
     } catch (error) {
       if ((error as { code?: string }).code === '23505') throw new CordageError('invalid_input', `grant ${grant.id} exists already`)
       throw error
@@ -19,9 +28,10 @@ export class PostgresGrants {
   }
 
   async list(query: ApprovalGrantQuery): Promise<ApprovalGrant[]> {
-    const { rows } = query.agent !== undefined
-      ? await this.query('SELECT body FROM grants WHERE agent = $1 ORDER BY created_at, id', [query.agent])
-      : await this.query('SELECT body FROM grants ORDER BY created_at, id', [])
+    const { rows } =
+      query.agent !== undefined
+        ? await this.query('SELECT body FROM grants WHERE agent = $1 ORDER BY created_at, id', [query.agent])
+        : await this.query('SELECT body FROM grants ORDER BY created_at, id', [])
     return rows.map((r: { body: string }) => JSON.parse(r.body) as ApprovalGrant).filter((g) => matchesQuery(g, query))
   }
 

@@ -93,11 +93,17 @@ export async function migrate(client: pg.PoolClient, schema: string): Promise<vo
     await checkOwner(client, schema, row?.value)
     const current = Number(row?.value ?? 0)
     if (current > SchemaVersion) {
-      throw new CordageError('plugin_start_failed', `PostgreSQL schema ${schema} has version ${current}; this store-postgres knows up to ${SchemaVersion}: use a newer store-postgres`)
+      throw new CordageError(
+        'plugin_start_failed',
+        `PostgreSQL schema ${schema} has version ${current}; this store-postgres knows up to ${SchemaVersion}: use a newer store-postgres`,
+      )
     }
     await client.query(`SET LOCAL search_path TO ${schema}`)
     for (let version = current; version < SchemaVersion; version++) await client.query(migrations[version])
-    await client.query(`INSERT INTO ${schema}.meta (key, value) VALUES ('schema_version', $1) ON CONFLICT (key) DO UPDATE SET value = excluded.value`, [String(SchemaVersion)])
+    await client.query(
+      `INSERT INTO ${schema}.meta (key, value) VALUES ('schema_version', $1) ON CONFLICT (key) DO UPDATE SET value = excluded.value`,
+      [String(SchemaVersion)],
+    )
     await client.query('COMMIT')
   } catch (error) {
     await client.query('ROLLBACK')
@@ -112,11 +118,22 @@ export async function migrate(client: pg.PoolClient, schema: string): Promise<vo
  */
 async function checkOwner(client: pg.PoolClient, schema: string, version: string | undefined): Promise<void> {
   if (version === undefined) {
-    const tables = (await client.query<{ name: string }>(`SELECT table_name AS name FROM information_schema.tables WHERE table_schema = $1 AND table_name <> 'meta' ORDER BY table_name`, [schema])).rows.map((r) => r.name)
+    const tables = (
+      await client.query<{ name: string }>(
+        `SELECT table_name AS name FROM information_schema.tables WHERE table_schema = $1 AND table_name <> 'meta' ORDER BY table_name`,
+        [schema],
+      )
+    ).rows.map((r) => r.name)
     if (!tables.length) return
-    throw new CordageError('store_corrupt', `PostgreSQL schema ${schema} is not Cordage's: it has the table(s) ${tables.slice(0, 8).join(', ')}${tables.length > 8 ? ', ...' : ''} and no Cordage schema version. store-postgres never writes into another application's tables: set the store's "schema" to a new name (it is created), or move those tables away`)
+    throw new CordageError(
+      'store_corrupt',
+      `PostgreSQL schema ${schema} is not Cordage's: it has the table(s) ${tables.slice(0, 8).join(', ')}${tables.length > 8 ? ', ...' : ''} and no Cordage schema version. store-postgres never writes into another application's tables: set the store's "schema" to a new name (it is created), or move those tables away`,
+    )
   }
   if (!/^\d+$/.test(version)) {
-    throw new CordageError('store_corrupt', `PostgreSQL schema ${schema}: its Cordage schema version is ${JSON.stringify(version)}, not a whole number: the meta table was edited. Restore the schema from a backup, or set the store's "schema" to a new name`)
+    throw new CordageError(
+      'store_corrupt',
+      `PostgreSQL schema ${schema}: its Cordage schema version is ${JSON.stringify(version)}, not a whole number: the meta table was edited. Restore the schema from a backup, or set the store's "schema" to a new name`,
+    )
   }
 }

@@ -21,7 +21,8 @@ export class SqliteGrants {
     try {
       this.insert.run(grant.id, grant.agent, grant.tool, grant.createdAt, JSON.stringify(grant))
     } catch (error) {
-      if ((error as { code?: string }).code === 'SQLITE_CONSTRAINT_PRIMARYKEY') throw new CordageError('invalid_input', `grant ${grant.id} exists already`)
+      if ((error as { code?: string }).code === 'SQLITE_CONSTRAINT_PRIMARYKEY')
+        throw new CordageError('invalid_input', `grant ${grant.id} exists already`)
       throw error
     }
   }
@@ -33,14 +34,16 @@ export class SqliteGrants {
 
   /** In one transaction, so two revokes cannot both think they were first. */
   revoke(id: string, by: string, at: number, reason?: string): ApprovalGrant | undefined {
-    return this.db.transaction(() => {
-      const row = this.one.get(id) as { body: string } | undefined
-      if (!row) return undefined
-      const grant = JSON.parse(row.body) as ApprovalGrant
-      if (grant.revokedAt !== undefined) return grant
-      Object.assign(grant, { revokedAt: at, revokedBy: by, revokeReason: reason })
-      this.update.run(JSON.stringify(grant), id)
-      return grant
-    }).immediate()
+    return this.db
+      .transaction(() => {
+        const row = this.one.get(id) as { body: string } | undefined
+        if (!row) return undefined
+        const grant = JSON.parse(row.body) as ApprovalGrant
+        if (grant.revokedAt !== undefined) return grant
+        Object.assign(grant, { revokedAt: at, revokedBy: by, revokeReason: reason })
+        this.update.run(JSON.stringify(grant), id)
+        return grant
+      })
+      .immediate()
   }
 }

@@ -24,12 +24,19 @@ export interface OpenOptions {
 export function openDatabase(file: string, options: OpenOptions): Database.Database {
   if (file !== ':memory:') {
     if (existsSync(file) && statSync(file).isDirectory()) {
-      throw new CordageError('plugin_start_failed', `store-sqlite: ${file} is a folder; the store's "path" names the database file (it is created if missing), such as ${file}/cordage.db`)
+      throw new CordageError(
+        'plugin_start_failed',
+        `store-sqlite: ${file} is a folder; the store's "path" names the database file (it is created if missing), such as ${file}/cordage.db`,
+      )
     }
     try {
       mkdirSync(dirname(file), { recursive: true })
     } catch (error) {
-      throw new CordageError('plugin_start_failed', `store-sqlite: cannot create the folder of the database ${file} (${(error as Error).message}); set the store's "path" to a file in a folder you can write`, { cause: error })
+      throw new CordageError(
+        'plugin_start_failed',
+        `store-sqlite: cannot create the folder of the database ${file} (${(error as Error).message}); set the store's "path" to a file in a folder you can write`,
+        { cause: error },
+      )
     }
   }
   let db: Database.Database | undefined
@@ -46,7 +53,11 @@ export function openDatabase(file: string, options: OpenOptions): Database.Datab
     checkTables(db, file, SchemaVersion)
     return db
   } catch (error) {
-    try { db?.close() } catch { /* closing a database that failed to open */ }
+    try {
+      db?.close()
+    } catch {
+      /* closing a database that failed to open */
+    }
     throw explain(error, file)
   }
 }
@@ -56,7 +67,9 @@ export function openDatabase(file: string, options: OpenOptions): Database.Datab
  * read. Returns that version (0 for a new database).
  */
 function checkOwner(db: Database.Database, file: string): number {
-  const tables = (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name").all() as { name: string }[]).map((t) => t.name)
+  const tables = (
+    db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name").all() as { name: string }[]
+  ).map((t) => t.name)
   const others = tables.filter((t) => t !== 'meta')
   const version = tables.includes('meta')
     ? (db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get() as { value: unknown } | undefined)?.value
@@ -64,11 +77,17 @@ function checkOwner(db: Database.Database, file: string): number {
   if (version === undefined) {
     // Empty, or only the meta table of a first migration that did not commit: a new database.
     if (!others.length) return 0
-    throw new CordageError('store_corrupt', `${file} is a SQLite database, but not Cordage's: it has the table(s) ${others.slice(0, 8).join(', ')}${others.length > 8 ? ', ...' : ''} and no Cordage schema version. store-sqlite never writes into another application's database: point the store's "path" at a new file (it is created), or move this one away`)
+    throw new CordageError(
+      'store_corrupt',
+      `${file} is a SQLite database, but not Cordage's: it has the table(s) ${others.slice(0, 8).join(', ')}${others.length > 8 ? ', ...' : ''} and no Cordage schema version. store-sqlite never writes into another application's database: point the store's "path" at a new file (it is created), or move this one away`,
+    )
   }
   const number = Number(version)
   if (typeof version !== 'string' || !Number.isInteger(number) || number < 0) {
-    throw new CordageError('store_corrupt', `${file}: its Cordage schema version is ${JSON.stringify(version)}, not a whole number: the database was edited or damaged. Restore it from a backup, or move it away to start an empty store (its runs would be lost)`)
+    throw new CordageError(
+      'store_corrupt',
+      `${file}: its Cordage schema version is ${JSON.stringify(version)}, not a whole number: the database was edited or damaged. Restore it from a backup, or move it away to start an empty store (its runs would be lost)`,
+    )
   }
   return number
 }
@@ -96,8 +115,12 @@ function expectedTables(version: number): Map<string, string[]> {
 }
 
 function tablesOf(db: Database.Database): Map<string, string[]> {
-  const names = (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'").all() as { name: string }[]).map((t) => t.name)
-  return new Map(names.map((name) => [name, (db.prepare('SELECT name FROM pragma_table_info(?)').all(name) as { name: string }[]).map((c) => c.name)]))
+  const names = (
+    db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'").all() as { name: string }[]
+  ).map((t) => t.name)
+  return new Map(
+    names.map((name) => [name, (db.prepare('SELECT name FROM pragma_table_info(?)').all(name) as { name: string }[]).map((c) => c.name)]),
+  )
 }
 
 /** Every table and column of schema `version` is there (extra ones are left alone). */
@@ -106,12 +129,18 @@ function checkTables(db: Database.Database, file: string, version: number): void
   const problems: string[] = []
   for (const [table, columns] of expectedTables(version)) {
     const have = actual.get(table)
-    if (!have) { problems.push(`table ${table} is missing`); continue }
+    if (!have) {
+      problems.push(`table ${table} is missing`)
+      continue
+    }
     const missing = columns.filter((c) => !have.includes(c))
     if (missing.length) problems.push(`table ${table} lacks the column(s) ${missing.join(', ')}`)
   }
   if (problems.length) {
-    throw new CordageError('store_corrupt', `${file} says it has Cordage schema version ${version}, but ${problems.join('; ')}: it was changed by something else. Restore it from a backup, or move it away to start an empty store (its runs would be lost)`)
+    throw new CordageError(
+      'store_corrupt',
+      `${file} says it has Cordage schema version ${version}, but ${problems.join('; ')}: it was changed by something else. Restore it from a backup, or move it away to start an empty store (its runs would be lost)`,
+    )
   }
 }
 
@@ -122,16 +151,34 @@ function explain(error: unknown, file: string): unknown {
   const said = `SQLite says: ${(error as Error)?.message ?? error}`
   const away = 'Restore it from a backup, or move it away to start an empty store (its runs would be lost)'
   if (code === 'SQLITE_NOTADB') {
-    return new CordageError('store_corrupt', `${file} is not a SQLite database (${said}). store-sqlite keeps runs in a database file it creates: point the store's "path" at a new file, or move this one away if it is a damaged database`, { cause: error })
+    return new CordageError(
+      'store_corrupt',
+      `${file} is not a SQLite database (${said}). store-sqlite keeps runs in a database file it creates: point the store's "path" at a new file, or move this one away if it is a damaged database`,
+      { cause: error },
+    )
   }
   if (code.startsWith('SQLITE_CORRUPT')) {
-    return new CordageError('store_corrupt', `the database ${file} is damaged (${said}). ${away}; sqlite3 ${file} ".recover" may save what is left`, { cause: error })
+    return new CordageError(
+      'store_corrupt',
+      `the database ${file} is damaged (${said}). ${away}; sqlite3 ${file} ".recover" may save what is left`,
+      { cause: error },
+    )
   }
   if (code === 'SQLITE_BUSY' || code.startsWith('SQLITE_LOCKED')) {
-    return new CordageError('plugin_start_failed', `the database ${file} is locked by another process (${said}); try again when it is done, or raise the store's busyTimeoutMs`, { cause: error })
+    return new CordageError(
+      'plugin_start_failed',
+      `the database ${file} is locked by another process (${said}); try again when it is done, or raise the store's busyTimeoutMs`,
+      { cause: error },
+    )
   }
   if (code.startsWith('SQLITE_')) {
-    return new CordageError('plugin_start_failed', `cannot open the database ${file} (${said}); check that it is a file this user can read and write, in a folder it can write (SQLite keeps -wal and -shm files beside it)`, { cause: error })
+    return new CordageError(
+      'plugin_start_failed',
+      `cannot open the database ${file} (${said}); check that it is a file this user can read and write, in a folder it can write (SQLite keeps -wal and -shm files beside it)`,
+      { cause: error },
+    )
   }
-  return new CordageError('plugin_start_failed', `cannot open the database ${file}: ${(error as Error)?.message ?? error}`, { cause: error })
+  return new CordageError('plugin_start_failed', `cannot open the database ${file}: ${(error as Error)?.message ?? error}`, {
+    cause: error,
+  })
 }

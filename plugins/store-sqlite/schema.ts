@@ -7,7 +7,8 @@ import { CordageError } from 'cordage'
 
 export const migrations: ((db: Database.Database) => void)[] = [
   // 1: runs, events, snapshots, the ledger
-  (db) => db.exec(`
+  (db) =>
+    db.exec(`
     CREATE TABLE runs (
       run_id TEXT PRIMARY KEY,
       agent TEXT NOT NULL,
@@ -56,7 +57,8 @@ export const migrations: ((db: Database.Database) => void)[] = [
     );
   `),
   // 2: standing grants (store contract 2.1.0); the grant itself as JSON, the columns queries use beside it
-  (db) => db.exec(`
+  (db) =>
+    db.exec(`
     CREATE TABLE grants (
       id TEXT PRIMARY KEY,
       agent TEXT NOT NULL,
@@ -68,14 +70,16 @@ export const migrations: ((db: Database.Database) => void)[] = [
   `),
   // 3: each event's link in the run's hash chain, the 32 bytes of the digest (NULL for events stored
   // before: "not chained up to seq N"), and the observation the model was told of an effect
-  (db) => db.exec(`
+  (db) =>
+    db.exec(`
     ALTER TABLE events ADD COLUMN chain BLOB;
     ALTER TABLE effects ADD COLUMN observation TEXT;
   `),
   // 4: each snapshot's link to the chain at its seq, H(link + "\nsnapshot\n" + state), 32 bytes. A
   // snapshot kept before has none and would not be trusted: they are dropped (a snapshot is a cache;
   // those runs are replayed from their events until they have gone on another snapshotEvery events).
-  (db) => db.exec(`
+  (db) =>
+    db.exec(`
     ALTER TABLE snapshots ADD COLUMN chain BLOB;
     DELETE FROM snapshots;
   `),
@@ -85,13 +89,19 @@ export const SchemaVersion = migrations.length
 
 export function migrate(db: Database.Database, file: string): void {
   db.exec('CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)')
-  const read = () => Number((db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get() as { value: string } | undefined)?.value ?? 0)
+  const read = () =>
+    Number((db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get() as { value: string } | undefined)?.value ?? 0)
   db.transaction(() => {
     const current = read()
     if (current > SchemaVersion) {
-      throw new CordageError('plugin_start_failed', `database ${file} has schema version ${current}; this store-sqlite knows up to ${SchemaVersion}: use a newer store-sqlite`)
+      throw new CordageError(
+        'plugin_start_failed',
+        `database ${file} has schema version ${current}; this store-sqlite knows up to ${SchemaVersion}: use a newer store-sqlite`,
+      )
     }
     for (let version = current; version < SchemaVersion; version++) migrations[version](db)
-    db.prepare("INSERT INTO meta (key, value) VALUES ('schema_version', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value").run(String(SchemaVersion))
+    db.prepare("INSERT INTO meta (key, value) VALUES ('schema_version', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value").run(
+      String(SchemaVersion),
+    )
   }).immediate()
 }

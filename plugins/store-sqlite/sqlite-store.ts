@@ -6,22 +6,71 @@
  */
 import type Database from 'better-sqlite3'
 import {
-  CordageError, summarize, chainHash, eventsFromRows, chainedEventsFromRows, snapshotFromRow, checkedSnapshot, snapshotLink, HistoryChecker, type HistoryCheck, type ChainStart, type ChainedEventRow,
-  type ApprovalGrant, type ApprovalGrantQuery, type AppendOptions, type CancelRequest, type Effect, type EffectWrite, type Lease, type ListFilter,
-  type RunEvent, type RunStatus, type RunSummary, type StoredRun, type StoreService, type ClaimFilter, assertKernelWriter, storeCorrupt, type StoreWriter } from 'cordage'
+  CordageError,
+  summarize,
+  chainHash,
+  eventsFromRows,
+  chainedEventsFromRows,
+  snapshotFromRow,
+  checkedSnapshot,
+  snapshotLink,
+  HistoryChecker,
+  type HistoryCheck,
+  type ChainStart,
+  type ChainedEventRow,
+  type ApprovalGrant,
+  type ApprovalGrantQuery,
+  type AppendOptions,
+  type CancelRequest,
+  type Effect,
+  type EffectWrite,
+  type Lease,
+  type ListFilter,
+  type RunEvent,
+  type RunStatus,
+  type RunSummary,
+  type StoredRun,
+  type StoreService,
+  type ClaimFilter,
+  assertKernelWriter,
+  storeCorrupt,
+  type StoreWriter,
+} from 'cordage'
 import { SqliteGrants } from './grants.ts'
 import { openDatabase } from './open.ts'
 
 interface RunRow {
-  run_id: string; agent: string; task: string; status: string; failure_code: string | null
-  last_seq: number; created_at: number; updated_at: number
-  lease_worker: string | null; lease_token: number; lease_expires: number; lease_released: number
-  cancel_by: string | null; cancel_reason: string | null; cancel_at: number | null
+  run_id: string
+  agent: string
+  task: string
+  status: string
+  failure_code: string | null
+  last_seq: number
+  created_at: number
+  updated_at: number
+  lease_worker: string | null
+  lease_token: number
+  lease_expires: number
+  lease_released: number
+  cancel_by: string | null
+  cancel_reason: string | null
+  cancel_at: number | null
 }
 
 interface EffectRow {
-  key: string; run_id: string; action_id: string; tool: string; args_hash: string; policy_version: string
-  status: string; attempts: number; receipt: string | null; output: string | null; observation: string | null; started_at: number; ended_at: number | null
+  key: string
+  run_id: string
+  action_id: string
+  tool: string
+  args_hash: string
+  policy_version: string
+  status: string
+  attempts: number
+  receipt: string | null
+  output: string | null
+  observation: string | null
+  started_at: number
+  ended_at: number | null
 }
 
 export interface SqliteOptions {
@@ -51,7 +100,10 @@ export class SqliteStore implements StoreService {
     claimNext: Database.Transaction<SqliteStore['claimNextInTx']>
   }
 
-  constructor(readonly file: string, options: SqliteOptions) {
+  constructor(
+    readonly file: string,
+    options: SqliteOptions,
+  ) {
     // Opened, migrated and checked (open.ts): a file that is not Cordage's database is refused, by name.
     this.db = openDatabase(file, options)
     this.snapshotEvery = options.snapshotEvery
@@ -77,22 +129,31 @@ export class SqliteStore implements StoreService {
     const row = this.sql.run.get(runId)
     const last = row?.last_seq ?? 0
     // The lease first: "another worker owns the run" says more than "you are behind".
-    if (options.lease && !row && options.lease.token !== 1) throw new CordageError('lease_lost', `run ${runId} is new: its first lease has token 1, not ${options.lease.token}`)
+    if (options.lease && !row && options.lease.token !== 1)
+      throw new CordageError('lease_lost', `run ${runId} is new: its first lease has token 1, not ${options.lease.token}`)
     if (options.lease && row && (row.lease_released || row.lease_token !== options.lease.token)) {
-      throw new CordageError('lease_lost', `run ${runId}: worker ${options.lease.worker} (lease ${options.lease.token}) no longer owns it${row && !row.lease_released ? `; ${row.lease_worker} does (lease ${row.lease_token})` : ''}`)
+      throw new CordageError(
+        'lease_lost',
+        `run ${runId}: worker ${options.lease.worker} (lease ${options.lease.token}) no longer owns it${row && !row.lease_released ? `; ${row.lease_worker} does (lease ${row.lease_token})` : ''}`,
+      )
     }
-    if (last !== expectedSeq) throw new CordageError('seq_conflict', `run ${runId}: writer expected last seq ${expectedSeq}, store has ${last}`)
+    if (last !== expectedSeq)
+      throw new CordageError('seq_conflict', `run ${runId}: writer expected last seq ${expectedSeq}, store has ${last}`)
     events.forEach((event, i) => {
       if (event.seq !== expectedSeq + i + 1 || event.runId !== runId) {
-        throw new CordageError('invalid_event', `run ${runId}: batch item ${i} has seq ${event.seq} of run ${event.runId}, expected seq ${expectedSeq + i + 1}`)
+        throw new CordageError(
+          'invalid_event',
+          `run ${runId}: batch item ${i} has seq ${event.seq} of run ${event.runId}, expected seq ${expectedSeq + i + 1}`,
+        )
       }
     })
-    if (!row && events[0]?.type !== 'run/start') throw new CordageError('invalid_event', `run ${runId}: the first event must be run/start, got ${events[0]?.type}`)
+    if (!row && events[0]?.type !== 'run/start')
+      throw new CordageError('invalid_event', `run ${runId}: the first event must be run/start, got ${events[0]?.type}`)
     for (const write of options.effects ?? []) this.writeEffect(write)
     // Each event is chained to the one before over the exact text stored (core/kit/store-kit.ts): one hash
     // per event, nothing serialised again. A run stored before chaining continues from the empty link.
     // The link is kept as the digest's 32 bytes (half the hex text: the chain adds ~35 bytes an event).
-    let link = this.chain && expectedSeq > 0 ? hex(this.sql.chainAt.get(runId, expectedSeq)?.chain) ?? '' : ''
+    let link = this.chain && expectedSeq > 0 ? (hex(this.sql.chainAt.get(runId, expectedSeq)?.chain) ?? '') : ''
     for (const event of events) {
       const body = JSON.stringify(event)
       if (this.chain) link = chainHash(link, body, this.chainKey)
@@ -100,14 +161,28 @@ export class SqliteStore implements StoreService {
         this.sql.insertEvent.run(runId, event.seq, event.type, body, this.chain ? Buffer.from(link, 'hex') : null)
       } catch (error) {
         // The run's last seq said this seq was free: a row was put there behind the store's back.
-        if ((error as { code?: string }).code === 'SQLITE_CONSTRAINT_PRIMARYKEY') throw storeCorrupt(runId, event.seq, `a row for seq ${event.seq} exists beyond the run's last seq (${expectedSeq}): it was written behind the store's back`)
+        if ((error as { code?: string }).code === 'SQLITE_CONSTRAINT_PRIMARYKEY')
+          throw storeCorrupt(
+            runId,
+            event.seq,
+            `a row for seq ${event.seq} exists beyond the run's last seq (${expectedSeq}): it was written behind the store's back`,
+          )
         throw error
       }
     }
 
     let summary = row ? summaryOf(row) : undefined
     for (const event of events) summary = summarize(summary, event)
-    const values = { runId, agent: summary!.agent, task: summary!.task, status: summary!.status, failureCode: summary!.failureCode ?? null, lastSeq: summary!.lastSeq, createdAt: summary!.createdAt, updatedAt: summary!.updatedAt }
+    const values = {
+      runId,
+      agent: summary!.agent,
+      task: summary!.task,
+      status: summary!.status,
+      failureCode: summary!.failureCode ?? null,
+      lastSeq: summary!.lastSeq,
+      createdAt: summary!.createdAt,
+      updatedAt: summary!.updatedAt,
+    }
     if (row) this.sql.updateRun.run(values)
     else this.sql.insertRun.run(values)
     if (!row && options.lease) this.sql.firstLease.run({ runId, worker: options.lease.worker, expires: options.lease.expiresAt })
@@ -115,7 +190,13 @@ export class SqliteStore implements StoreService {
     if (options.snapshot) {
       // Linked to the chain at its seq (core/kit/store-kit.ts), so a resume can tell it is the state written.
       const state = JSON.stringify(options.snapshot.state)
-      this.sql.upsertSnapshot.run(runId, events[events.length - 1].seq, options.snapshot.version, state, this.chain ? Buffer.from(snapshotLink(link, state, this.chainKey), 'hex') : null)
+      this.sql.upsertSnapshot.run(
+        runId,
+        events[events.length - 1].seq,
+        options.snapshot.version,
+        state,
+        this.chain ? Buffer.from(snapshotLink(link, state, this.chainKey), 'hex') : null,
+      )
     }
   }
 
@@ -123,7 +204,14 @@ export class SqliteStore implements StoreService {
     const existing = this.sql.effect.get(write.key)
     if (write.op === 'outcome') {
       if (!existing) throw new CordageError('invalid_event', `outcome for idempotency key ${write.key}, which has no intent`)
-      this.sql.effectOutcome.run({ key: write.key, status: write.status, receipt: json(write.receipt), output: json(write.output), observation: typeof write.observation === 'string' ? write.observation : null, at: write.at })
+      this.sql.effectOutcome.run({
+        key: write.key,
+        status: write.status,
+        receipt: json(write.receipt),
+        output: json(write.output),
+        observation: typeof write.observation === 'string' ? write.observation : null,
+        at: write.at,
+      })
       return
     }
     if (!existing) {
@@ -132,11 +220,20 @@ export class SqliteStore implements StoreService {
     }
     const effect = effectOf(existing)
     if (effect.argsHash !== write.argsHash) {
-      throw new CordageError('idempotency_conflict', `idempotency key ${write.key} was used by ${effect.runId} ${effect.actionId} with arguments ${effect.argsHash}, not ${write.argsHash}`, { data: effect })
+      throw new CordageError(
+        'idempotency_conflict',
+        `idempotency key ${write.key} was used by ${effect.runId} ${effect.actionId} with arguments ${effect.argsHash}, not ${write.argsHash}`,
+        { data: effect },
+      )
     }
     const ours = effect.runId === write.runId && effect.actionId === write.actionId
     const free = effect.status === 'failed' || effect.status === 'not_committed'
-    if (!ours && !free && !(write.takeover && existing.status === 'pending')) throw new CordageError('effect_exists', `idempotency key ${write.key} belongs to ${effect.runId} ${effect.actionId} (${effect.status})`, { data: effect })
+    if (!ours && !free && !(write.takeover && existing.status === 'pending'))
+      throw new CordageError(
+        'effect_exists',
+        `idempotency key ${write.key} belongs to ${effect.runId} ${effect.actionId} (${effect.status})`,
+        { data: effect },
+      )
     this.sql.retryEffect.run(write)
   }
 
@@ -155,9 +252,18 @@ export class SqliteStore implements StoreService {
     // The snapshot with the link of the event at its seq, in one statement.
     const snap = this.sql.snapshot.get(runId)
     if (!snap) return { events: this.eventsAfter(runId, 0, last_seq) }
-    if (!this.chain) return { snapshot: { seq: snap.seq, version: snap.version, state: snapshotFromRow(runId, snap.seq, snap.state) }, events: this.eventsAfter(runId, snap.seq, last_seq) }
-    const eventLink = snap.event_seq === null ? undefined : hex(snap.event_chain) ?? null
-    const snapshot = checkedSnapshot(runId, { seq: snap.seq, version: snap.version, state: snap.state, chain: hex(snap.chain) ?? null }, eventLink, this.chainKey)
+    if (!this.chain)
+      return {
+        snapshot: { seq: snap.seq, version: snap.version, state: snapshotFromRow(runId, snap.seq, snap.state) },
+        events: this.eventsAfter(runId, snap.seq, last_seq),
+      }
+    const eventLink = snap.event_seq === null ? undefined : (hex(snap.event_chain) ?? null)
+    const snapshot = checkedSnapshot(
+      runId,
+      { seq: snap.seq, version: snap.version, state: snap.state, chain: hex(snap.chain) ?? null },
+      eventLink,
+      this.chainKey,
+    )
     // checkedSnapshot passed: the event at the snapshot's seq is chained, and its link is where the rows go on.
     return { snapshot, events: this.eventsAfter(runId, snap.seq, last_seq, undefined, eventLink as string) }
   }
@@ -216,12 +322,23 @@ export class SqliteStore implements StoreService {
   async list(filter: ListFilter = {}): Promise<RunSummary[]> {
     const where: string[] = []
     const params: unknown[] = []
-    if (filter.status) { where.push('status = ?'); params.push(filter.status) }
-    if (filter.agent) { where.push('agent = ?'); params.push(filter.agent) }
+    if (filter.status) {
+      where.push('status = ?')
+      params.push(filter.status)
+    }
+    if (filter.agent) {
+      where.push('agent = ?')
+      params.push(filter.agent)
+    }
     params.push(filter.limit ?? 100)
-    const rows = this.db.prepare(`SELECT * FROM runs ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY created_at DESC, run_id DESC LIMIT ?`).all(...params) as RunRow[]
+    const rows = this.db
+      .prepare(`SELECT * FROM runs ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY created_at DESC, run_id DESC LIMIT ?`)
+      .all(...params) as RunRow[]
     const now = Date.now()
-    return rows.map((row) => ({ ...summaryOf(row), owner: !row.lease_released && row.lease_expires > now ? row.lease_worker ?? undefined : undefined }))
+    return rows.map((row) => ({
+      ...summaryOf(row),
+      owner: !row.lease_released && row.lease_expires > now ? (row.lease_worker ?? undefined) : undefined,
+    }))
   }
 
   async effect(key: string): Promise<Effect | undefined> {
@@ -240,7 +357,13 @@ export class SqliteStore implements StoreService {
     if (!row.lease_released && row.lease_expires > now && row.lease_worker !== worker) return undefined
     const expiresAt = now + ttlMs
     const { token } = this.sql.lease.get({ runId, worker, expires: expiresAt }) as { token: number }
-    return { runId, worker, token, expiresAt, previous: row.lease_worker && !row.lease_released && row.lease_worker !== worker ? row.lease_worker : undefined }
+    return {
+      runId,
+      worker,
+      token,
+      expiresAt,
+      previous: row.lease_worker && !row.lease_released && row.lease_worker !== worker ? row.lease_worker : undefined,
+    }
   }
 
   async renew(lease: Lease, ttlMs: number, writer?: StoreWriter): Promise<boolean> {
@@ -293,7 +416,13 @@ export class SqliteStore implements StoreService {
     return this.grantRows.list(query)
   }
 
-  async revokeGrant(id: string, by: string, at: number, reason: string | undefined, writer?: StoreWriter): Promise<ApprovalGrant | undefined> {
+  async revokeGrant(
+    id: string,
+    by: string,
+    at: number,
+    reason: string | undefined,
+    writer?: StoreWriter,
+  ): Promise<ApprovalGrant | undefined> {
     assertKernelWriter(writer, `revocation of grant ${id}`)
     return this.grantRows.revoke(id, by, at, reason)
   }
@@ -307,48 +436,100 @@ type Statements = ReturnType<typeof statements>
 
 function statements(db: Database.Database) {
   return {
-      run: db.prepare<[string], RunRow>('SELECT * FROM runs WHERE run_id = ?'),
-      insertRun: db.prepare('INSERT INTO runs (run_id, agent, task, status, failure_code, last_seq, created_at, updated_at) VALUES (@runId, @agent, @task, @status, @failureCode, @lastSeq, @createdAt, @updatedAt)'),
-      updateRun: db.prepare('UPDATE runs SET status = @status, failure_code = @failureCode, last_seq = @lastSeq, updated_at = @updatedAt, agent = @agent WHERE run_id = @runId'),
-      clearCancel: db.prepare('UPDATE runs SET cancel_by = NULL, cancel_reason = NULL, cancel_at = NULL WHERE run_id = ?'),
-      insertEvent: db.prepare('INSERT INTO events (run_id, seq, type, body, chain) VALUES (?, ?, ?, ?, ?)'),
-      chainAt: db.prepare<[string, number], { chain: Buffer | string | null }>('SELECT chain FROM events WHERE run_id = ? AND seq = ?'),
-      chainRows: db.prepare<[string], { seq: number; body: string; chain: Buffer | string | null }>('SELECT seq, body, chain FROM events WHERE run_id = ? AND seq > 0 ORDER BY seq'),
-      chainedBefore: db.prepare<[string, number], { seq: number | null }>('SELECT max(seq) AS seq FROM events WHERE run_id = ? AND seq < ? AND chain IS NOT NULL'),
-      events: db.prepare<[string, number], { seq: number; body: string; chain: Buffer | string | null }>('SELECT seq, body, chain FROM events WHERE run_id = ? AND seq > ? ORDER BY seq'),
-      eventsLimit: db.prepare<[string, number, number], { seq: number; body: string; chain: Buffer | string | null }>('SELECT seq, body, chain FROM events WHERE run_id = ? AND seq > ? ORDER BY seq LIMIT ?'),
-      snapshot: db.prepare<[string], { seq: number; version: number; state: string; chain: Buffer | string | null; event_seq: number | null; event_chain: Buffer | string | null }>(
-        'SELECT s.seq, s.version, s.state, s.chain, e.seq AS event_seq, e.chain AS event_chain FROM snapshots s LEFT JOIN events e ON e.run_id = s.run_id AND e.seq = s.seq WHERE s.run_id = ?'),
-      upsertSnapshot: db.prepare('INSERT INTO snapshots (run_id, seq, version, state, chain) VALUES (?, ?, ?, ?, ?) ON CONFLICT (run_id) DO UPDATE SET seq = excluded.seq, version = excluded.version, state = excluded.state, chain = excluded.chain'),
-      effect: db.prepare<[string], EffectRow>('SELECT * FROM effects WHERE key = ?'),
-      effectsOf: db.prepare<[string], EffectRow>('SELECT * FROM effects WHERE run_id = ? ORDER BY started_at, key'),
-      insertEffect: db.prepare('INSERT INTO effects (key, run_id, action_id, tool, args_hash, policy_version, status, attempts, started_at) VALUES (@key, @runId, @actionId, @tool, @argsHash, @policyVersion, \'pending\', 1, @at)'),
-      retryEffect: db.prepare('UPDATE effects SET run_id = @runId, action_id = @actionId, policy_version = @policyVersion, status = \'pending\', attempts = attempts + 1, ended_at = NULL WHERE key = @key'),
-      effectOutcome: db.prepare('UPDATE effects SET status = @status, receipt = @receipt, output = @output, observation = @observation, ended_at = @at WHERE key = @key'),
-      lease: db.prepare('UPDATE runs SET lease_worker = @worker, lease_token = lease_token + 1, lease_expires = @expires, lease_released = 0 WHERE run_id = @runId RETURNING lease_token AS token'),
-      renew: db.prepare('UPDATE runs SET lease_expires = @expires WHERE run_id = @runId AND lease_token = @token AND lease_released = 0'),
-      release: db.prepare('UPDATE runs SET lease_released = 1 WHERE run_id = @runId AND lease_token = @token'),
-      claimable: db.prepare<[number], { run_id: string; agent: string }>(`SELECT run_id, agent FROM runs WHERE status IN ('RUNNING', 'CANCELLING') AND (lease_released = 1 OR lease_expires <= ?) ORDER BY created_at, run_id`),
-      firstLease: db.prepare('UPDATE runs SET lease_worker = @worker, lease_token = 1, lease_expires = @expires, lease_released = 0 WHERE run_id = @runId'),
-    requestCancel: db.prepare('UPDATE runs SET cancel_by = @by, cancel_reason = @reason, cancel_at = @at WHERE run_id = @runId AND cancel_at IS NULL'),
+    run: db.prepare<[string], RunRow>('SELECT * FROM runs WHERE run_id = ?'),
+    insertRun: db.prepare(
+      'INSERT INTO runs (run_id, agent, task, status, failure_code, last_seq, created_at, updated_at) VALUES (@runId, @agent, @task, @status, @failureCode, @lastSeq, @createdAt, @updatedAt)',
+    ),
+    updateRun: db.prepare(
+      'UPDATE runs SET status = @status, failure_code = @failureCode, last_seq = @lastSeq, updated_at = @updatedAt, agent = @agent WHERE run_id = @runId',
+    ),
+    clearCancel: db.prepare('UPDATE runs SET cancel_by = NULL, cancel_reason = NULL, cancel_at = NULL WHERE run_id = ?'),
+    insertEvent: db.prepare('INSERT INTO events (run_id, seq, type, body, chain) VALUES (?, ?, ?, ?, ?)'),
+    chainAt: db.prepare<[string, number], { chain: Buffer | string | null }>('SELECT chain FROM events WHERE run_id = ? AND seq = ?'),
+    chainRows: db.prepare<[string], { seq: number; body: string; chain: Buffer | string | null }>(
+      'SELECT seq, body, chain FROM events WHERE run_id = ? AND seq > 0 ORDER BY seq',
+    ),
+    chainedBefore: db.prepare<[string, number], { seq: number | null }>(
+      'SELECT max(seq) AS seq FROM events WHERE run_id = ? AND seq < ? AND chain IS NOT NULL',
+    ),
+    events: db.prepare<[string, number], { seq: number; body: string; chain: Buffer | string | null }>(
+      'SELECT seq, body, chain FROM events WHERE run_id = ? AND seq > ? ORDER BY seq',
+    ),
+    eventsLimit: db.prepare<[string, number, number], { seq: number; body: string; chain: Buffer | string | null }>(
+      'SELECT seq, body, chain FROM events WHERE run_id = ? AND seq > ? ORDER BY seq LIMIT ?',
+    ),
+    snapshot: db.prepare<
+      [string],
+      {
+        seq: number
+        version: number
+        state: string
+        chain: Buffer | string | null
+        event_seq: number | null
+        event_chain: Buffer | string | null
+      }
+    >(
+      'SELECT s.seq, s.version, s.state, s.chain, e.seq AS event_seq, e.chain AS event_chain FROM snapshots s LEFT JOIN events e ON e.run_id = s.run_id AND e.seq = s.seq WHERE s.run_id = ?',
+    ),
+    upsertSnapshot: db.prepare(
+      'INSERT INTO snapshots (run_id, seq, version, state, chain) VALUES (?, ?, ?, ?, ?) ON CONFLICT (run_id) DO UPDATE SET seq = excluded.seq, version = excluded.version, state = excluded.state, chain = excluded.chain',
+    ),
+    effect: db.prepare<[string], EffectRow>('SELECT * FROM effects WHERE key = ?'),
+    effectsOf: db.prepare<[string], EffectRow>('SELECT * FROM effects WHERE run_id = ? ORDER BY started_at, key'),
+    insertEffect: db.prepare(
+      "INSERT INTO effects (key, run_id, action_id, tool, args_hash, policy_version, status, attempts, started_at) VALUES (@key, @runId, @actionId, @tool, @argsHash, @policyVersion, 'pending', 1, @at)",
+    ),
+    retryEffect: db.prepare(
+      "UPDATE effects SET run_id = @runId, action_id = @actionId, policy_version = @policyVersion, status = 'pending', attempts = attempts + 1, ended_at = NULL WHERE key = @key",
+    ),
+    effectOutcome: db.prepare(
+      'UPDATE effects SET status = @status, receipt = @receipt, output = @output, observation = @observation, ended_at = @at WHERE key = @key',
+    ),
+    lease: db.prepare(
+      'UPDATE runs SET lease_worker = @worker, lease_token = lease_token + 1, lease_expires = @expires, lease_released = 0 WHERE run_id = @runId RETURNING lease_token AS token',
+    ),
+    renew: db.prepare('UPDATE runs SET lease_expires = @expires WHERE run_id = @runId AND lease_token = @token AND lease_released = 0'),
+    release: db.prepare('UPDATE runs SET lease_released = 1 WHERE run_id = @runId AND lease_token = @token'),
+    claimable: db.prepare<[number], { run_id: string; agent: string }>(
+      `SELECT run_id, agent FROM runs WHERE status IN ('RUNNING', 'CANCELLING') AND (lease_released = 1 OR lease_expires <= ?) ORDER BY created_at, run_id`,
+    ),
+    firstLease: db.prepare(
+      'UPDATE runs SET lease_worker = @worker, lease_token = 1, lease_expires = @expires, lease_released = 0 WHERE run_id = @runId',
+    ),
+    requestCancel: db.prepare(
+      'UPDATE runs SET cancel_by = @by, cancel_reason = @reason, cancel_at = @at WHERE run_id = @runId AND cancel_at IS NULL',
+    ),
   }
 }
 
 function summaryOf(row: RunRow): RunSummary {
   return {
-    runId: row.run_id, agent: row.agent, task: row.task, status: row.status as RunStatus,
+    runId: row.run_id,
+    agent: row.agent,
+    task: row.task,
+    status: row.status as RunStatus,
     failureCode: (row.failure_code ?? undefined) as RunSummary['failureCode'],
-    lastSeq: row.last_seq, createdAt: row.created_at, updatedAt: row.updated_at,
+    lastSeq: row.last_seq,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
   }
 }
 
 function effectOf(row: EffectRow): Effect {
   return {
-    key: row.key, runId: row.run_id, actionId: row.action_id, tool: row.tool, argsHash: row.args_hash,
-    policyVersion: row.policy_version, status: row.status as Effect['status'], attempts: row.attempts,
-    receipt: parsed(row, 'receipt'), output: parsed(row, 'output'),
+    key: row.key,
+    runId: row.run_id,
+    actionId: row.action_id,
+    tool: row.tool,
+    argsHash: row.args_hash,
+    policyVersion: row.policy_version,
+    status: row.status as Effect['status'],
+    attempts: row.attempts,
+    receipt: parsed(row, 'receipt'),
+    output: parsed(row, 'output'),
     ...(row.observation === null ? {} : { observation: row.observation }),
-    startedAt: row.started_at, endedAt: row.ended_at ?? undefined,
+    startedAt: row.started_at,
+    endedAt: row.ended_at ?? undefined,
   }
 }
 
@@ -359,7 +540,11 @@ function parsed(row: EffectRow, column: 'receipt' | 'output'): unknown {
   try {
     return JSON.parse(text)
   } catch {
-    throw new CordageError('store_corrupt', `the ledger entry for idempotency key ${row.key} (run ${row.run_id} ${row.action_id}): its ${column} is not valid JSON; the store was damaged or edited after it was written`, { data: { key: row.key, runId: row.run_id, problem: `${column} is not valid JSON` } })
+    throw new CordageError(
+      'store_corrupt',
+      `the ledger entry for idempotency key ${row.key} (run ${row.run_id} ${row.action_id}): its ${column} is not valid JSON; the store was damaged or edited after it was written`,
+      { data: { key: row.key, runId: row.run_id, problem: `${column} is not valid JSON` } },
+    )
   }
 }
 

@@ -15,7 +15,8 @@ export interface Config {
 export default {
   name: 'subagents',
   version: '1.0.0',
-  description: 'spawn_agent runs another agent of the preset as a child run within the parent\'s budgets; handoff moves the run to another agent.',
+  description:
+    "spawn_agent runs another agent of the preset as a child run within the parent's budgets; handoff moves the run to another agent.",
   requires: { tools: '^1.0.0', agents: '^1.1.0' },
   config: Schema.object({
     agents: Schema.array(Schema.string()).default([]).description('Agents spawn_agent may start (names in the preset).'),

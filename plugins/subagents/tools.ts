@@ -17,7 +17,13 @@ export function spawnTool(agents: AgentDirectory, config: Config): Tool {
     idempotent: true,
     timeoutMs: config.timeoutMs,
     async run({ agent, task }, io) {
-      const outcome = await agents.spawn({ agent, task, parent: { runId: io.runId, actionId: io.actionId, agent: agents.self }, maxDepth: config.maxDepth, signal: io.signal })
+      const outcome = await agents.spawn({
+        agent,
+        task,
+        parent: { runId: io.runId, actionId: io.actionId, agent: agents.self },
+        maxDepth: config.maxDepth,
+        signal: io.signal,
+      })
       return {
         output: outcome,
         observation: observe(outcome),
@@ -44,6 +50,7 @@ export function handoffTool(agents: AgentDirectory, config: Config): Tool {
 function observe(o: ChildOutcome): string {
   const who = `${o.agent} (run ${o.runId})`
   if (o.status === 'COMPLETED') return `${who} answered: ${o.answer}`
-  if (o.waiting) return `${who} is ${o.status}: ${o.waiting.reason}. Its answer is not available yet; a person has to act on that run first.`
+  if (o.waiting)
+    return `${who} is ${o.status}: ${o.waiting.reason}. Its answer is not available yet; a person has to act on that run first.`
   return `${who} did not finish: ${o.status}${o.failureCode ? ` (${o.failureCode})` : ''}${o.reason ? `: ${o.reason}` : ''}`
 }

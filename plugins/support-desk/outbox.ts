@@ -26,14 +26,18 @@ export class Outbox {
   entries(): Followup[] {
     if (!this.file) return [...this.memory]
     if (!existsSync(this.file)) return []
-    return readFileSync(this.file, 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line) as Followup)
+    return readFileSync(this.file, 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as Followup)
   }
 
   write(key: string, ticketId: string, note: string): { receipt: string; duplicate: boolean } {
     const argsHash = hashArgs({ ticketId, note })
     const existing = this.entries().find((e) => e.key === key)
     if (existing) {
-      if (existing.argsHash !== argsHash) throw new CordageError('idempotency_conflict', `follow-up key ${key} was used for different content`)
+      if (existing.argsHash !== argsHash)
+        throw new CordageError('idempotency_conflict', `follow-up key ${key} was used for different content`)
       return { receipt: existing.receipt, duplicate: true }
     }
     const entry: Followup = { key, ticketId, note, argsHash, receipt: `FU-${this.entries().length + 1}`, at: Date.now() }

@@ -7,7 +7,14 @@ import type { Outbox } from './outbox.ts'
 export const lookupPolicy: Tool = defineTool({
   name: 'lookup_policy',
   description: 'Look up the support policy on a topic. Returns the policy text and the source reference to cite.',
-  input: z.object({ topic: z.string().min(1).describe(`One of: ${Knowledge.map((k) => k.topic).join(', ')}`) }).strict(),
+  input: z
+    .object({
+      topic: z
+        .string()
+        .min(1)
+        .describe(`One of: ${Knowledge.map((k) => k.topic).join(', ')}`),
+    })
+    .strict(),
   sideEffect: 'none',
   idempotent: true,
   timeoutMs: 2000,
@@ -29,7 +36,11 @@ export function recordFollowup(outbox: Outbox): Tool {
     timeoutMs: 5000,
     run: ({ ticketId, note }, io) => {
       const { receipt, duplicate } = outbox.write(io.idempotencyKey, ticketId, note)
-      return { output: { receipt, ticketId, duplicate }, receipt, observation: `Follow-up ${receipt} recorded on ${ticketId}${duplicate ? ' (already recorded earlier)' : ''}.` }
+      return {
+        output: { receipt, ticketId, duplicate },
+        receipt,
+        observation: `Follow-up ${receipt} recorded on ${ticketId}${duplicate ? ' (already recorded earlier)' : ''}.`,
+      }
     },
   })
 }
@@ -42,9 +53,17 @@ export function slowLookup(delayMs: number, timeoutMs: number): Tool {
     sideEffect: 'none',
     idempotent: true,
     timeoutMs,
-    run: ({ query }, io) => new Promise((resolve, reject) => {
-      const timer = setTimeout(() => resolve({ output: { query, matches: [] } }), delayMs)
-      io.signal.addEventListener('abort', () => { clearTimeout(timer); reject(io.signal.reason) }, { once: true })
-    }),
+    run: ({ query }, io) =>
+      new Promise((resolve, reject) => {
+        const timer = setTimeout(() => resolve({ output: { query, matches: [] } }), delayMs)
+        io.signal.addEventListener(
+          'abort',
+          () => {
+            clearTimeout(timer)
+            reject(io.signal.reason)
+          },
+          { once: true },
+        )
+      }),
   })
 }

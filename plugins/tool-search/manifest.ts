@@ -26,26 +26,46 @@ const patterns = (text: string) => Schema.array(String).default([]).description(
 export default {
   name: 'tool-search',
   version: '1.0.0',
-  description: 'The tool registry with deferred loading: the model sees a search_tools meta-tool and the tools it found, ranked by BM25, filtered by environment, agent and phase.',
+  description:
+    'The tool registry with deferred loading: the model sees a search_tools meta-tool and the tools it found, ranked by BM25, filtered by environment, agent and phase.',
   provides: { tools: '1.0.0' },
   config: Schema.object({
     pinned: patterns('Name patterns (`*` matches any run of characters) of tools always visible, without a search.'),
     pinnedTags: patterns('Tools with any of these tags are always visible.'),
-    preload: Schema.natural().max(50).default(0).description('Also show this many tools ranked for the run\'s task from the first step (0: only pinned tools and search_tools).'),
-    limit: Schema.natural().min(1).max(50).default(5).description('Tools a search lists (and reveals) when the model does not say how many.'),
+    preload: Schema.natural()
+      .max(50)
+      .default(0)
+      .description("Also show this many tools ranked for the run's task from the first step (0: only pinned tools and search_tools)."),
+    limit: Schema.natural()
+      .min(1)
+      .max(50)
+      .default(5)
+      .description('Tools a search lists (and reveals) when the model does not say how many.'),
     maxLimit: Schema.natural().min(1).max(50).default(10).description('The most tools one search may list.'),
-    environment: Schema.string().description('The environment the agent runs in. Tools tagged `env:<name>` for other environments only are hidden; untagged tools are everywhere.'),
+    environment: Schema.string().description(
+      'The environment the agent runs in. Tools tagged `env:<name>` for other environments only are hidden; untagged tools are everywhere.',
+    ),
     deny: patterns('Name patterns of tools no agent sees. Visibility is not permission: policy still decides every call.'),
-    agents: Schema.dict(Schema.object({
-      allow: Schema.array(String).default(['*']).description('Name patterns this agent may see (search_tools is always allowed).'),
-      deny: Schema.array(String).default([]).description('Name patterns this agent never sees.'),
-    })).default({}).description('Per agent name (the preset\'s agent key): which tools it may see.'),
-    phases: Schema.array(Schema.object({
-      until: Schema.natural().min(1).required().description('The phase lasts up to and including this step.'),
-      tags: Schema.array(String).default([]).description('Tools with any of these tags are visible in the phase.'),
-      tools: Schema.array(String).default([]).description('Tools matching any of these name patterns are visible in the phase.'),
-      sideEffects: Schema.array(Schema.union(['none', 'local', 'external'])).default([]).description('Tools of these side-effect classes are visible in the phase.'),
-    })).default([]).description('Phases of a run by step number; after the last one every tool can be visible. search_tools is visible in every phase.'),
+    agents: Schema.dict(
+      Schema.object({
+        allow: Schema.array(String).default(['*']).description('Name patterns this agent may see (search_tools is always allowed).'),
+        deny: Schema.array(String).default([]).description('Name patterns this agent never sees.'),
+      }),
+    )
+      .default({})
+      .description("Per agent name (the preset's agent key): which tools it may see."),
+    phases: Schema.array(
+      Schema.object({
+        until: Schema.natural().min(1).required().description('The phase lasts up to and including this step.'),
+        tags: Schema.array(String).default([]).description('Tools with any of these tags are visible in the phase.'),
+        tools: Schema.array(String).default([]).description('Tools matching any of these name patterns are visible in the phase.'),
+        sideEffects: Schema.array(Schema.union(['none', 'local', 'external']))
+          .default([])
+          .description('Tools of these side-effect classes are visible in the phase.'),
+      }),
+    )
+      .default([])
+      .description('Phases of a run by step number; after the last one every tool can be visible. search_tools is visible in every phase.'),
     // Keep these defaults equal to DefaultRanking in search-index.ts (index.test.ts checks it): the
     // manifest imports no plugin code.
     ranking: Schema.object({
@@ -55,11 +75,23 @@ export default {
         tags: Schema.number().min(0).default(1),
         description: Schema.number().min(0).default(1),
       }).description('Weight of a match in each field.'),
-      fuzzy: Schema.number().min(0).max(0.5).default(0.2).description('Allowed edit distance as a fraction of a term\'s length (0: exact terms only).'),
+      fuzzy: Schema.number()
+        .min(0)
+        .max(0.5)
+        .default(0.2)
+        .description("Allowed edit distance as a fraction of a term's length (0: exact terms only)."),
       prefix: Schema.boolean().default(true).description('Let a query term match the start of a longer term.'),
       synonyms: Schema.boolean().default(true).description('Expand queries with the built-in synonyms.'),
-      synonymWeight: Schema.number().min(0).max(1).default(0.25).description('What a synonym\'s match counts, relative to a word the query used.'),
-      coverage: Schema.number().min(0).max(10).default(2).description('Bonus for matching more of the query\'s words: the score is multiplied by 1 + coverage × (share of words matched).'),
+      synonymWeight: Schema.number()
+        .min(0)
+        .max(1)
+        .default(0.25)
+        .description("What a synonym's match counts, relative to a word the query used."),
+      coverage: Schema.number()
+        .min(0)
+        .max(10)
+        .default(2)
+        .description("Bonus for matching more of the query's words: the score is multiplied by 1 + coverage × (share of words matched)."),
     }).description('How search results are ranked.'),
   }),
 } satisfies Manifest

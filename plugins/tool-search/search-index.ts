@@ -116,7 +116,7 @@ export class SearchIndex {
   add(tool: Indexable): void {
     const doc = toDoc(tool)
     // Minisearch runs every word of the tool through processTerm once: count the terms as it does.
-    const seen = this.collecting = new Set()
+    const seen = (this.collecting = new Set())
     try {
       this.mini.add(doc)
     } finally {
@@ -180,7 +180,10 @@ export class SearchIndex {
       fuzzy: (t) => (fuzzy > 0 && t.length >= 5 ? fuzzy : false),
       filter: options.accept ? (r) => options.accept!(r.id) : undefined,
     })
-    const hits: Hit[] = results.map((r) => ({ name: r.id as string, score: r.score * (1 + coverage * this.covered(r.queryTerms, standsFor) / used.size) }))
+    const hits: Hit[] = results.map((r) => ({
+      name: r.id as string,
+      score: r.score * (1 + (coverage * this.covered(r.queryTerms, standsFor)) / used.size),
+    }))
     // Stable: equal scores keep minisearch's order.
     hits.sort((a, b) => b.score - a.score)
     return hits.slice(0, options.limit)

@@ -35,14 +35,18 @@ export interface SearchArgs {
 export function searchTool(searcher: Searcher, limits: { limit: number; maxLimit: number }): Tool {
   return defineTool({
     name: SearchToolName,
-    description: 'Find tools to call. Most tools are not loaded yet: describe what you want to do in a few words '
-      + '(for example "create a GitHub issue" or "refund a payment") and the best matches become callable from your next step. '
-      + 'Tool names look like <namespace>__<tool>. Pass `names` to load tools whose names you already know.',
-    input: z.object({
-      query: z.string().min(1).max(500).optional().describe('What you want to do, in a few words.'),
-      names: z.array(z.string().min(1).max(64)).min(1).max(20).optional().describe('Exact names of tools to load.'),
-      limit: z.number().int().min(1).max(limits.maxLimit).optional().describe(`How many tools to list (default ${limits.limit}).`),
-    }).strict().refine((a) => a.query !== undefined || a.names !== undefined, 'give a query, or names of tools to load'),
+    description:
+      'Find tools to call. Most tools are not loaded yet: describe what you want to do in a few words ' +
+      '(for example "create a GitHub issue" or "refund a payment") and the best matches become callable from your next step. ' +
+      'Tool names look like <namespace>__<tool>. Pass `names` to load tools whose names you already know.',
+    input: z
+      .object({
+        query: z.string().min(1).max(500).optional().describe('What you want to do, in a few words.'),
+        names: z.array(z.string().min(1).max(64)).min(1).max(20).optional().describe('Exact names of tools to load.'),
+        limit: z.number().int().min(1).max(limits.maxLimit).optional().describe(`How many tools to list (default ${limits.limit}).`),
+      })
+      .strict()
+      .refine((a) => a.query !== undefined || a.names !== undefined, 'give a query, or names of tools to load'),
     sideEffect: 'none',
     timeoutMs: 5000,
     tags: ['meta'],
@@ -69,7 +73,9 @@ export function runSearch(searcher: Searcher, runId: string, { query, names, lim
   let head: string[]
   if (found.length === 0) {
     const spaces = searcher.namespaces(runId)
-    head = [`No tool matches${query !== undefined ? ` "${query}"` : ''}. Try other words${spaces.length ? `, or a namespace: ${spaces.join(', ')}` : ''}.`]
+    head = [
+      `No tool matches${query !== undefined ? ` "${query}"` : ''}. Try other words${spaces.length ? `, or a namespace: ${spaces.join(', ')}` : ''}.`,
+    ]
   } else {
     head = [`${found.length} tool(s) you can call from your next step:`, ...found.map(line)]
   }

@@ -92,7 +92,7 @@ export function build(groups: string[][], abbreviations: Record<string, string>)
   const link = (from: string, to: string) => {
     if (from === to) return
     let set = table.get(from)
-    if (!set) table.set(from, set = new Set())
+    if (!set) table.set(from, (set = new Set()))
     set.add(to)
   }
   for (const group of groups) {

@@ -7,7 +7,17 @@
  * from the run's events, they stay visible after a compaction and after a resume in another process.
  */
 import { Service, type Context } from 'cordis'
-import { AgentKey, CordageError, globPattern, pluginOf, type RunState, type Tool, type ToolsService, type VisibleInput, type Glob } from 'cordage'
+import {
+  AgentKey,
+  CordageError,
+  globPattern,
+  pluginOf,
+  type RunState,
+  type Tool,
+  type ToolsService,
+  type VisibleInput,
+  type Glob,
+} from 'cordage'
 import type { Config } from './manifest.ts'
 import { SearchIndex } from './search-index.ts'
 import { SearchToolName, searchTool, summaryOf, type Listing, type Searcher } from './search-tool.ts'
@@ -73,7 +83,13 @@ export class ToolSearch extends Service implements ToolsService {
 
   visible({ state }: VisibleInput): Tool[] {
     const scope = this.remember(state)
-    const key = [this.version, scope.agent, this.visibility.phaseAt(scope.step), this.preload ? state.task : '', state.revealed.join(',')].join('\n')
+    const key = [
+      this.version,
+      scope.agent,
+      this.visibility.phaseAt(scope.step),
+      this.preload ? state.task : '',
+      state.revealed.join(','),
+    ].join('\n')
     if (this.visibleCache?.key === key) return this.visibleCache.tools
     const names = new Set([SearchToolName, ...this.pinnedNames(), ...this.preloaded(state.task, scope), ...state.revealed])
     const tools: Tool[] = []
@@ -88,7 +104,10 @@ export class ToolSearch extends Service implements ToolsService {
   private add(tool: Tool, owner: string | undefined): () => void {
     const existing = this.tools.get(tool.name)
     if (existing) {
-      throw new CordageError('plugin_conflict', `tool "${tool.name}" is already registered by ${existing.owner ?? 'another plugin'}; tool names are unique per agent`)
+      throw new CordageError(
+        'plugin_conflict',
+        `tool "${tool.name}" is already registered by ${existing.owner ?? 'another plugin'}; tool names are unique per agent`,
+      )
     }
     if (typeof tool.invoke !== 'function' || typeof tool.input?.safeParse !== 'function') {
       throw new CordageError('invalid_input', `tool "${tool.name}" was not built with defineTool (it lacks invoke or input.safeParse)`)
@@ -124,9 +143,12 @@ export class ToolSearch extends Service implements ToolsService {
 
   private pinnedNames(): string[] {
     if (this.pinnedCache?.version !== this.version) {
-      const names = this.pinned.length || this.pinnedTags.size
-        ? this.list().filter((t) => this.pinned.some((re) => re.test(t.name)) || (t.tags ?? []).some((tag) => this.pinnedTags.has(tag))).map((t) => t.name)
-        : []
+      const names =
+        this.pinned.length || this.pinnedTags.size
+          ? this.list()
+              .filter((t) => this.pinned.some((re) => re.test(t.name)) || (t.tags ?? []).some((tag) => this.pinnedTags.has(tag)))
+              .map((t) => t.name)
+          : []
       this.pinnedCache = { version: this.version, names }
     }
     return this.pinnedCache.names
@@ -144,7 +166,12 @@ export class ToolSearch extends Service implements ToolsService {
   }
 
   private listing(name: string, score?: number): Listing {
-    return { name, namespace: namespaceOf(name), summary: summaryOf(this.tools.get(name)!.description), score: score === undefined ? undefined : Math.round(score * 10) / 10 }
+    return {
+      name,
+      namespace: namespaceOf(name),
+      summary: summaryOf(this.tools.get(name)!.description),
+      score: score === undefined ? undefined : Math.round(score * 10) / 10,
+    }
   }
 
   /**
@@ -166,7 +193,11 @@ export class ToolSearch extends Service implements ToolsService {
         const missing: { name: string; suggestions: string[] }[] = []
         for (const name of new Set(names)) {
           if (this.findable(name, scope)) found.push(this.listing(name))
-          else missing.push({ name, suggestions: this.index.search(name, { limit: 3, accept: (n) => this.findable(n, scope) }).map((h) => h.name) })
+          else
+            missing.push({
+              name,
+              suggestions: this.index.search(name, { limit: 3, accept: (n) => this.findable(n, scope) }).map((h) => h.name),
+            })
         }
         return { found, missing }
       },

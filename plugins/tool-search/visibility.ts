@@ -51,14 +51,26 @@ export class Visibility {
   private readonly phases: CompiledPhase[]
 
   /** `exempt` (the search tool) ignores allow lists and phases: without it nothing else can be found. */
-  constructor(config: VisibilityConfig, private readonly exempt: string) {
+  constructor(
+    config: VisibilityConfig,
+    private readonly exempt: string,
+  ) {
     this.environment = config.environment
     this.deny = config.deny.map(globPattern)
-    this.agents = new Map(Object.entries(config.agents).map(([agent, lists]) =>
-      [agent, { allow: lists.allow.map(globPattern), deny: lists.deny.map(globPattern) }]))
-    this.phases = [...config.phases].sort((a, b) => a.until - b.until).map((p) => ({
-      until: p.until, tags: new Set(p.tags), tools: p.tools.map(globPattern), sideEffects: new Set(p.sideEffects),
-    }))
+    this.agents = new Map(
+      Object.entries(config.agents).map(([agent, lists]) => [
+        agent,
+        { allow: lists.allow.map(globPattern), deny: lists.deny.map(globPattern) },
+      ]),
+    )
+    this.phases = [...config.phases]
+      .sort((a, b) => a.until - b.until)
+      .map((p) => ({
+        until: p.until,
+        tags: new Set(p.tags),
+        tools: p.tools.map(globPattern),
+        sideEffects: new Set(p.sideEffects),
+      }))
   }
 
   /** The index of the phase in force at `step`, or -1 when none is (no step given, or past the last phase). */
@@ -86,7 +98,9 @@ export class Visibility {
 }
 
 function inPhase(tool: Tool, phase: CompiledPhase): boolean {
-  return phase.sideEffects.has(tool.sideEffect)
-    || (tool.tags ?? []).some((t) => phase.tags.has(t))
-    || phase.tools.some((re) => re.test(tool.name))
+  return (
+    phase.sideEffects.has(tool.sideEffect) ||
+    (tool.tags ?? []).some((t) => phase.tags.has(t)) ||
+    phase.tools.some((re) => re.test(tool.name))
+  )
 }

@@ -25,7 +25,10 @@ export class ToolRegistry extends Service implements ToolsService {
     const caller = this.ctx
     const existing = this.tools.get(tool.name)
     if (existing) {
-      throw new CordageError('plugin_conflict', `tool "${tool.name}" is already registered by ${existing.owner ?? 'another plugin'}; tool names are unique per agent`)
+      throw new CordageError(
+        'plugin_conflict',
+        `tool "${tool.name}" is already registered by ${existing.owner ?? 'another plugin'}; tool names are unique per agent`,
+      )
     }
     if (typeof tool.invoke !== 'function' || typeof tool.input?.safeParse !== 'function') {
       throw new CordageError('invalid_input', `tool "${tool.name}" was not built with defineTool (it lacks invoke or input.safeParse)`)
@@ -51,7 +54,8 @@ export class ToolRegistry extends Service implements ToolsService {
   }
 
   visible(_input: VisibleInput): Tool[] {
-    return this.visibleCache ??= this.list().filter((tool) =>
-      this.include.some((re) => re.test(tool.name)) && !this.exclude.some((re) => re.test(tool.name)))
+    return (this.visibleCache ??= this.list().filter(
+      (tool) => this.include.some((re) => re.test(tool.name)) && !this.exclude.some((re) => re.test(tool.name)),
+    ))
   }
 }

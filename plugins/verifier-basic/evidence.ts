@@ -2,7 +2,15 @@
  * Citation checking. An answer passes when it cites enough references and, if required, each one was
  * returned by a tool in this run: a citation the run never saw is not evidence.
  */
-import { safeRegex, type Evidence, type RunState, type SafeRegex, type VerifierService, type VerifyRequest, type VerifyResult } from 'cordage'
+import {
+  safeRegex,
+  type Evidence,
+  type RunState,
+  type SafeRegex,
+  type VerifierService,
+  type VerifyRequest,
+  type VerifyResult,
+} from 'cordage'
 import type { Config } from './manifest.ts'
 
 export class CitationVerifier implements VerifierService {
@@ -18,7 +26,9 @@ export class CitationVerifier implements VerifierService {
     const refs = [...this.pattern.matchAll(answer)].map((m) => (m[1] ?? m[0]).trim())
     if (refs.length < this.config.minCount) {
       return {
-        ok: false, code: 'missing_evidence', repairable: this.config.repairable,
+        ok: false,
+        code: 'missing_evidence',
+        repairable: this.config.repairable,
         reason: `the answer cites ${refs.length} source(s), ${this.config.minCount} required; cite each fact like "[source: <ref>]" using a reference a tool returned`,
       }
     }
@@ -26,7 +36,13 @@ export class CitationVerifier implements VerifierService {
     for (const ref of new Set(refs)) {
       const seq = this.config.mustBeObserved ? observedIn(state, ref) : undefined
       if (this.config.mustBeObserved && seq === undefined) {
-        return { ok: false, code: 'missing_evidence', repairable: this.config.repairable, reason: `the answer cites "${ref}", which no tool returned in this run`, evidence }
+        return {
+          ok: false,
+          code: 'missing_evidence',
+          repairable: this.config.repairable,
+          reason: `the answer cites "${ref}", which no tool returned in this run`,
+          evidence,
+        }
       }
       evidence.push({ kind: 'citation', ref, seq })
     }

@@ -15,12 +15,27 @@ export interface BuildContext {
 
 export function buildCheck(spec: CheckSpec, build: BuildContext): Check {
   const label = labelOf(spec.kind, spec.path, spec.name)
-  const leaf = (options: LeafOptions): LeafTraits => ({ label, sealed: options.sealed, repairable: options.repairable, feedback: options.feedback ?? SealedFeedback })
+  const leaf = (options: LeafOptions): LeafTraits => ({
+    label,
+    sealed: options.sealed,
+    repairable: options.repairable,
+    feedback: options.feedback ?? SealedFeedback,
+  })
   switch (spec.kind) {
-    case 'all': return new AllCheck(label, spec.children.map((child) => buildCheck(child, build)))
-    case 'any': return new AnyCheck(label, spec.children.map((child) => buildCheck(child, build)))
-    case 'evidence': return new EvidenceCheck(leaf(spec.options), spec.options)
-    case 'output': return new OutputCheck(leaf(spec.options), spec.options, spec.path)
+    case 'all':
+      return new AllCheck(
+        label,
+        spec.children.map((child) => buildCheck(child, build)),
+      )
+    case 'any':
+      return new AnyCheck(
+        label,
+        spec.children.map((child) => buildCheck(child, build)),
+      )
+    case 'evidence':
+      return new EvidenceCheck(leaf(spec.options), spec.options)
+    case 'output':
+      return new OutputCheck(leaf(spec.options), spec.options, spec.path)
     case 'command': {
       const { cwd } = spec.options
       const fixed = cwd === undefined ? undefined : build.resolveCwd(cwd)

@@ -48,9 +48,18 @@ export function labelOf(kind: string, path: string, name?: string): string {
 }
 
 /** A leaf's failure: `<label>: <what failed>. <what to fix>`, sealed behind its feedback when configured. */
-export function leafFailure(leaf: LeafTraits, code: CheckFailure['code'], what: string, fix: string, evidence: Evidence[] = []): CheckFailure {
+export function leafFailure(
+  leaf: LeafTraits,
+  code: CheckFailure['code'],
+  what: string,
+  fix: string,
+  evidence: Evidence[] = [],
+): CheckFailure {
   return {
-    ok: false, code, repairable: leaf.repairable, evidence,
+    ok: false,
+    code,
+    repairable: leaf.repairable,
+    evidence,
     reason: `${leaf.label}: ${what}. ${fix}`,
     feedback: leaf.sealed ? leaf.feedback : undefined,
   }

@@ -4,7 +4,24 @@
  * and model provider keys or a test runner's own variables (NODE_TEST_CONTEXT would make a nested
  * `node --test` talk to the outer one) have no business there.
  */
-const Passed = ['PATH', 'HOME', 'USER', 'LOGNAME', 'SHELL', 'TMPDIR', 'TMP', 'TEMP', 'LANG', 'LC_ALL', 'LC_CTYPE', 'TZ', 'SystemRoot', 'ComSpec', 'PATHEXT', 'WINDIR']
+const Passed = [
+  'PATH',
+  'HOME',
+  'USER',
+  'LOGNAME',
+  'SHELL',
+  'TMPDIR',
+  'TMP',
+  'TEMP',
+  'LANG',
+  'LC_ALL',
+  'LC_CTYPE',
+  'TZ',
+  'SystemRoot',
+  'ComSpec',
+  'PATHEXT',
+  'WINDIR',
+]
 
 export function commandEnv(extra: Record<string, string>, inherit: boolean): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {}

@@ -8,7 +8,10 @@ import type { Check, CheckFailure, CheckInput, CheckResult } from './check.ts'
 
 /** Every child must pass; the first failure is the verdict (with the evidence gathered before it). */
 export class AllCheck implements Check {
-  constructor(readonly label: string, private children: Check[]) {}
+  constructor(
+    readonly label: string,
+    private children: Check[],
+  ) {}
 
   async run(input: CheckInput): Promise<CheckResult> {
     const evidence = []
@@ -24,7 +27,10 @@ export class AllCheck implements Check {
 
 /** One child must pass; tried in order, the first that passes is the verdict. */
 export class AnyCheck implements Check {
-  constructor(readonly label: string, private children: Check[]) {}
+  constructor(
+    readonly label: string,
+    private children: Check[],
+  ) {}
 
   async run(input: CheckInput): Promise<CheckResult> {
     const failures: CheckFailure[] = []

@@ -16,7 +16,10 @@ const leaf = {
   repairable: z.boolean().default(true),
 }
 
-const regexFlags = z.string().regex(/^[imsu]*$/, 'flags may hold i, m, s and u').default('')
+const regexFlags = z
+  .string()
+  .regex(/^[imsu]*$/, 'flags may hold i, m, s and u')
+  .default('')
 
 /**
  * A pattern runs on the answer, the model's text: it must compile for the linear-time engine
@@ -28,54 +31,73 @@ const compiles = (o: { pattern?: string; flags: string }, ctx: z.RefinementCtx) 
   if (problem) ctx.addIssue({ code: 'custom', path: ['pattern'], message: problem })
 }
 
-const EvidenceSpec = z.object({
-  pattern: z.string().min(1).default('\\[source: ([^\\]]+)\\]'),
-  flags: regexFlags,
-  minCount: z.number().int().min(0).default(1),
-  mustBeObserved: z.boolean().default(true),
-  kind: z.string().min(1).default('citation'),
-  ...leaf,
-}).strict().superRefine(compiles)
-
-const OutputSpec = z.object({
-  format: z.enum(['json', 'text']),
-  schema: z.record(z.string(), z.unknown()).optional(),
-  pattern: z.string().min(1).optional(),
-  flags: regexFlags,
-  minLength: z.number().int().min(0).optional(),
-  maxLength: z.number().int().min(0).optional(),
-  ...leaf,
-}).strict()
-  .refine((o) => o.format === 'json' || o.schema === undefined, { message: 'schema is for format: json; use pattern for text', path: ['schema'] })
-  .refine((o) => o.format === 'text' || (o.pattern === undefined && o.minLength === undefined && o.maxLength === undefined), { message: 'pattern, minLength and maxLength are for format: text', path: ['format'] })
+const EvidenceSpec = z
+  .object({
+    pattern: z.string().min(1).default('\\[source: ([^\\]]+)\\]'),
+    flags: regexFlags,
+    minCount: z.number().int().min(0).default(1),
+    mustBeObserved: z.boolean().default(true),
+    kind: z.string().min(1).default('citation'),
+    ...leaf,
+  })
+  .strict()
   .superRefine(compiles)
 
-const CommandSpec = z.object({
-  run: z.union([z.array(z.string().min(1)).min(1), z.string().min(1)]),
-  shell: z.boolean().default(false),
-  cwd: z.string().min(1).optional(),
-  timeoutMs: z.number().int().min(1).default(60_000),
-  expectExit: z.number().int().min(0).default(0),
-  env: z.record(z.string(), z.string()).default({}),
-  inheritEnv: z.boolean().default(false),
-  tailChars: z.number().int().min(0).default(2000),
-  maxOutput: z.number().int().min(1).default(1_000_000),
-  ...leaf,
-}).strict()
+const OutputSpec = z
+  .object({
+    format: z.enum(['json', 'text']),
+    schema: z.record(z.string(), z.unknown()).optional(),
+    pattern: z.string().min(1).optional(),
+    flags: regexFlags,
+    minLength: z.number().int().min(0).optional(),
+    maxLength: z.number().int().min(0).optional(),
+    ...leaf,
+  })
+  .strict()
+  .refine((o) => o.format === 'json' || o.schema === undefined, {
+    message: 'schema is for format: json; use pattern for text',
+    path: ['schema'],
+  })
+  .refine((o) => o.format === 'text' || (o.pattern === undefined && o.minLength === undefined && o.maxLength === undefined), {
+    message: 'pattern, minLength and maxLength are for format: text',
+    path: ['format'],
+  })
+  .superRefine(compiles)
+
+const CommandSpec = z
+  .object({
+    run: z.union([z.array(z.string().min(1)).min(1), z.string().min(1)]),
+    shell: z.boolean().default(false),
+    cwd: z.string().min(1).optional(),
+    timeoutMs: z.number().int().min(1).default(60_000),
+    expectExit: z.number().int().min(0).default(0),
+    env: z.record(z.string(), z.string()).default({}),
+    inheritEnv: z.boolean().default(false),
+    tailChars: z.number().int().min(0).default(2000),
+    maxOutput: z.number().int().min(1).default(1_000_000),
+    ...leaf,
+  })
+  .strict()
   // Never a shell by accident: a string is a shell script, so it has to say so.
-  .refine((c) => (typeof c.run === 'string') === c.shell, { message: 'give run as an argument list ([node, --test]); a string is a shell script and needs shell: true', path: ['run'] })
+  .refine((c) => (typeof c.run === 'string') === c.shell, {
+    message: 'give run as an argument list ([node, --test]); a string is a shell script and needs shell: true',
+    path: ['run'],
+  })
 
 export type EvidenceSpec = z.output<typeof EvidenceSpec>
 export type OutputSpec = z.output<typeof OutputSpec>
 export type CommandSpec = z.output<typeof CommandSpec>
 
-interface Named { name?: string; path: string }
+interface Named {
+  name?: string
+  path: string
+}
 export type CheckSpec =
-  | Named & { kind: 'all'; children: CheckSpec[] }
-  | Named & { kind: 'any'; children: CheckSpec[] }
-  | Named & { kind: 'evidence'; options: EvidenceSpec }
-  | Named & { kind: 'output'; options: OutputSpec }
-  | Named & { kind: 'command'; options: CommandSpec }
+  | (Named & { kind: 'all'; children: CheckSpec[] })
+  | (Named & { kind: 'any'; children: CheckSpec[] })
+  | (Named & { kind: 'evidence'; options: EvidenceSpec })
+  | (Named & { kind: 'output'; options: OutputSpec })
+  | (Named & { kind: 'command'; options: CommandSpec })
 
 /** The checked tree, or CordageError `plugin_config_invalid` naming the first problem's path. */
 export function parseCheckTree(config: unknown): CheckSpec {
@@ -99,12 +121,14 @@ export function checkKind(kind: Kind, value: unknown): void {
 
 function parseNode(value: unknown, path: string): CheckSpec {
   const at = path || 'config'
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) invalid(at, `expected a check (an object with one of ${Kinds.join(', ')})`)
+  if (value === null || typeof value !== 'object' || Array.isArray(value))
+    invalid(at, `expected a check (an object with one of ${Kinds.join(', ')})`)
   const node = value as Record<string, unknown>
   const present = Object.keys(node).filter((k) => node[k] !== undefined)
   const kinds = present.filter((k): k is Kind => (Kinds as readonly string[]).includes(k))
   const extra = present.filter((k) => k !== 'name' && !kinds.includes(k as Kind))
-  if (extra.length) invalid(at, `unknown key${extra.length > 1 ? 's' : ''} ${extra.join(', ')}; a check has name and one of ${Kinds.join(', ')}`)
+  if (extra.length)
+    invalid(at, `unknown key${extra.length > 1 ? 's' : ''} ${extra.join(', ')}; a check has name and one of ${Kinds.join(', ')}`)
   if (kinds.length !== 1) invalid(at, `expected exactly one of ${Kinds.join(', ')}, found ${kinds.join(', ') || 'none'}`)
   const kind = kinds[0]
   const name = node.name
@@ -123,7 +147,10 @@ function parseNode(value: unknown, path: string): CheckSpec {
     const at = [here, ...issue.path.map(String)].join('.')
     if (issue.code === 'unrecognized_keys') {
       const keys = issue.keys
-      invalid(`${at}.${keys[0]}`, `unknown key${keys.length > 1 ? 's' : ''} ${keys.map((k) => `"${k}"`).join(', ')}; a${kind === 'evidence' ? 'n' : ''} ${kind} check has ${Object.keys(schema.shape).join(', ')}`)
+      invalid(
+        `${at}.${keys[0]}`,
+        `unknown key${keys.length > 1 ? 's' : ''} ${keys.map((k) => `"${k}"`).join(', ')}; a${kind === 'evidence' ? 'n' : ''} ${kind} check has ${Object.keys(schema.shape).join(', ')}`,
+      )
     }
     invalid(at, issue.message)
   }

@@ -10,27 +10,39 @@ export class EvidenceCheck implements Check {
   /** On the linear-time engine: the answer is the model's text, so no pattern may stall on it. */
   private pattern: SafeRegex
 
-  constructor(private leaf: LeafTraits, private options: EvidenceSpec) {
+  constructor(
+    private leaf: LeafTraits,
+    private options: EvidenceSpec,
+  ) {
     this.pattern = safeRegex(options.pattern, options.flags)
   }
 
-  get label() { return this.leaf.label }
+  get label() {
+    return this.leaf.label
+  }
 
   run({ state, answer }: CheckInput): CheckResult {
     const { minCount, mustBeObserved, kind } = this.options
     const refs = [...new Set([...this.pattern.matchAll(answer)].map((m) => (m[1] ?? m[0]).trim()))]
     if (refs.length < minCount) {
-      return leafFailure(this.leaf, 'missing_evidence',
+      return leafFailure(
+        this.leaf,
+        'missing_evidence',
         `the answer cites ${refs.length} reference(s) matching /${this.pattern.source}/, ${minCount} required`,
-        'Cite each fact with a reference a tool returned in this run, written the way the pattern expects.')
+        'Cite each fact with a reference a tool returned in this run, written the way the pattern expects.',
+      )
     }
     const evidence: Evidence[] = []
     for (const ref of refs) {
       const seq = mustBeObserved ? observedIn(state, ref) : undefined
       if (mustBeObserved && seq === undefined) {
-        return leafFailure(this.leaf, 'missing_evidence',
+        return leafFailure(
+          this.leaf,
+          'missing_evidence',
           `the answer cites "${ref}", which no successful tool result of this run contains`,
-          'Cite only references a tool returned; look the fact up first if you need it.', evidence)
+          'Cite only references a tool returned; look the fact up first if you need it.',
+          evidence,
+        )
       }
       evidence.push({ kind, ref, seq })
     }

@@ -64,7 +64,8 @@ function checked(kind: Kind) {
 export default {
   name: 'verifier-suite',
   version: '1.0.0',
-  description: 'A completion contract composed of checks: cited evidence, the shape of the answer, commands run in the workspace (sealed or not), all / any.',
+  description:
+    'A completion contract composed of checks: cited evidence, the shape of the answer, commands run in the workspace (sealed or not), all / any.',
   provides: { verifier: '1.1.0' },
   optional: { workspace: '^1.0.0' },
   // The tree is recursive, which schemastery does not describe; the host checks the top-level keys, and
@@ -76,6 +77,6 @@ export default {
     any: checked('any').description('Checks of which one must pass, tried in order.'),
     evidence: checked('evidence').description('The answer cites references a tool returned in this run.'),
     output: checked('output').description('The answer has a shape: JSON matching a JSON Schema, or text matching a pattern.'),
-    command: checked('command').description('A command run in the run\'s workspace must exit as expected.'),
+    command: checked('command').description("A command run in the run's workspace must exit as expected."),
   }),
 } satisfies Manifest

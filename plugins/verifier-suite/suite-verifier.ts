@@ -9,6 +9,8 @@ export class SuiteVerifier implements VerifierService {
     const result = await this.root.run({ state, answer, signal })
     if (result.ok) return { ok: true, evidence: result.evidence }
     const { code, reason, feedback, repairable, evidence } = result
-    return feedback === undefined ? { ok: false, code, reason, repairable, evidence } : { ok: false, code, reason, feedback, repairable, evidence }
+    return feedback === undefined
+      ? { ok: false, code, reason, repairable, evidence }
+      : { ok: false, code, reason, feedback, repairable, evidence }
   }
 }

@@ -35,12 +35,19 @@ export default definePlugin<Config>(manifest, (ctx, config) => {
 
 function checkTemplate(template: string, root: string): void {
   let isDir = false
-  try { isDir = statSync(template).isDirectory() } catch { /* reported below */ }
+  try {
+    isDir = statSync(template).isDirectory()
+  } catch {
+    /* reported below */
+  }
   if (!isDir) throw new CordageError('plugin_config_invalid', `workspace-local: template ${template} is not a folder`)
   const path = relative(template, root)
   const outside = path === '..' || path.startsWith(`..${sep}`) || isAbsolute(path)
   // A root inside the template would copy every earlier workspace into each new one.
   if (!outside) {
-    throw new CordageError('plugin_config_invalid', `workspace-local: root ${root} is inside the template ${template}; put the workspaces elsewhere`)
+    throw new CordageError(
+      'plugin_config_invalid',
+      `workspace-local: root ${root} is inside the template ${template}; put the workspaces elsewhere`,
+    )
   }
 }

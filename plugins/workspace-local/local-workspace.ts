@@ -14,7 +14,10 @@ export class LocalWorkspace implements WorkspaceService {
   private creating = new Map<string, Promise<string>>()
 
   /** `root` and `template` are absolute paths. */
-  constructor(readonly root: string, readonly template?: string) {}
+  constructor(
+    readonly root: string,
+    readonly template?: string,
+  ) {}
 
   /** The directory of the run, without creating it. Throws `invalid_input` for a run id that could escape the root. */
   pathOf(runId: string): string {
@@ -33,7 +36,9 @@ export class LocalWorkspace implements WorkspaceService {
       pending = createFilled(this.root, path, runId, this.template).then(() => path)
       this.creating.set(path, pending)
       // Forget it once settled: a removed workspace is created again on the next call.
-      const forget = () => { this.creating.delete(path) }
+      const forget = () => {
+        this.creating.delete(path)
+      }
       pending.then(forget, forget)
     }
     return pending

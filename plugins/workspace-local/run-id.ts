@@ -10,7 +10,10 @@ const RunIdPattern = /^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$/
 /** The run id, unchanged, or CordageError `invalid_input` when it could name another directory. */
 export function checkRunId(runId: string): string {
   if (typeof runId !== 'string' || !RunIdPattern.test(runId)) {
-    throw new CordageError('invalid_input', `workspace-local: run id ${JSON.stringify(runId)} cannot name a workspace; run ids are letters, digits, "_" and "-" (at most 128)`)
+    throw new CordageError(
+      'invalid_input',
+      `workspace-local: run id ${JSON.stringify(runId)} cannot name a workspace; run ids are letters, digits, "_" and "-" (at most 128)`,
+    )
   }
   return runId
 }

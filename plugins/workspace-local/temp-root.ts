@@ -26,5 +26,8 @@ export function tempRoot(): string {
 }
 
 function refuse(root: string, why: string): never {
-  throw new CordageError('plugin_config_invalid', `workspace-local: the temporary root ${root} ${why}; remove it or set root instead of temporary`)
+  throw new CordageError(
+    'plugin_config_invalid',
+    `workspace-local: the temporary root ${root} ${why}; remove it or set root instead of temporary`,
+  )
 }

@@ -32,7 +32,7 @@ function files(root: string, path: string): string[] {
 export function codeLines(source: ts.SourceFile): number {
   const lines = new Set<number>()
   const visit = (node: ts.Node) => {
-    if (node.kind >= ts.SyntaxKind.FirstToken && node.kind <= ts.SyntaxKind.LastToken || node.getChildCount(source) === 0) {
+    if ((node.kind >= ts.SyntaxKind.FirstToken && node.kind <= ts.SyntaxKind.LastToken) || node.getChildCount(source) === 0) {
       const start = source.getLineAndCharacterOfPosition(node.getStart(source)).line
       const end = source.getLineAndCharacterOfPosition(node.getEnd()).line
       for (let l = start; l <= end; l++) lines.add(l)
@@ -44,7 +44,12 @@ export function codeLines(source: ts.SourceFile): number {
   return lines.size
 }
 
-export interface Unit { kind: 'class' | 'function'; name: string; file: string; lines: number }
+export interface Unit {
+  kind: 'class' | 'function'
+  name: string
+  file: string
+  lines: number
+}
 
 /** Classes, and functions and methods (arrow functions assigned to a name included), by code lines. */
 export function units(source: ts.SourceFile, file: string): Unit[] {
@@ -60,10 +65,17 @@ export function units(source: ts.SourceFile, file: string): Unit[] {
       node.members.forEach((m) => visit(m, name))
       return
     }
-    if ((ts.isFunctionDeclaration(node) || ts.isMethodDeclaration(node) || ts.isConstructorDeclaration(node) || ts.isGetAccessor(node)) && node.body) {
-      const own = ts.isConstructorDeclaration(node) ? 'constructor' : node.name?.getText(source) ?? '(function)'
+    if (
+      (ts.isFunctionDeclaration(node) || ts.isMethodDeclaration(node) || ts.isConstructorDeclaration(node) || ts.isGetAccessor(node)) &&
+      node.body
+    ) {
+      const own = ts.isConstructorDeclaration(node) ? 'constructor' : (node.name?.getText(source) ?? '(function)')
       out.push({ kind: 'function', name: owner ? `${owner}.${own}` : own, file, lines: span(node) })
-    } else if (ts.isVariableDeclaration(node) && node.initializer && (ts.isArrowFunction(node.initializer) || ts.isFunctionExpression(node.initializer))) {
+    } else if (
+      ts.isVariableDeclaration(node) &&
+      node.initializer &&
+      (ts.isArrowFunction(node.initializer) || ts.isFunctionExpression(node.initializer))
+    ) {
       out.push({ kind: 'function', name: node.name.getText(source), file, lines: span(node.initializer) })
     }
     ts.forEachChild(node, (child) => visit(child, owner))
@@ -92,14 +104,29 @@ function main() {
   const top = Number(args[args.indexOf('--top') + 1]) || 5
   const layers = measure(process.cwd())
   if (args.includes('--json')) {
-    console.log(JSON.stringify(layers.map(({ name, files, lines, units }) => ({ name, files, lines, largest: units.sort((a, b) => b.lines - a.lines).slice(0, top) })), null, 2))
+    console.log(
+      JSON.stringify(
+        layers.map(({ name, files, lines, units }) => ({
+          name,
+          files,
+          lines,
+          largest: units.sort((a, b) => b.lines - a.lines).slice(0, top),
+        })),
+        null,
+        2,
+      ),
+    )
     return
   }
   console.log('code lines per layer (not blank, not comment; tests and fixtures aside)')
   for (const l of layers) console.log(`  ${l.name.padEnd(11)} ${String(l.files).padStart(4)} files ${String(l.lines).padStart(7)} lines`)
   const core = layers.filter((l) => ['contracts', 'kernel', 'kit', 'host', 'cli', 'wire'].includes(l.name))
   for (const kind of ['class', 'function'] as const) {
-    const largest = core.flatMap((l) => l.units).filter((u) => u.kind === kind).sort((a, b) => b.lines - a.lines).slice(0, top)
+    const largest = core
+      .flatMap((l) => l.units)
+      .filter((u) => u.kind === kind)
+      .sort((a, b) => b.lines - a.lines)
+      .slice(0, top)
     console.log(`largest ${kind === 'class' ? 'classes' : 'functions'} in core/:`)
     for (const u of largest) console.log(`  ${String(u.lines).padStart(5)}  ${u.name} (${u.file})`)
   }

@@ -4,7 +4,19 @@
  */
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { chainHash, snapshotLink, type AppendOptions, type ApprovalGrant, type CancelRequest, type ClaimFilter, type CordageError, type EffectWrite, type Lease, type RunEvent, type StoreService } from 'cordage'
+import {
+  chainHash,
+  snapshotLink,
+  type AppendOptions,
+  type ApprovalGrant,
+  type CancelRequest,
+  type ClaimFilter,
+  type CordageError,
+  type EffectWrite,
+  type Lease,
+  type RunEvent,
+  type StoreService,
+} from 'cordage'
 import { KernelWriter } from '../../core/kernel/store-writer.ts'
 
 const usage = { inputTokens: 0, outputTokens: 0, costUsd: 0 }
@@ -12,19 +24,36 @@ const usage = { inputTokens: 0, outputTokens: 0, costUsd: 0 }
 export function runEvents(runId: string, from: number, count: number, agent = 'a', time = 1000): RunEvent[] {
   const out: RunEvent[] = []
   for (let seq = from; seq < from + count; seq++) {
-    out.push(seq === 1
-      ? { type: 'run/start', seq, time, runId, schema: 1, producer: 'kernel@test', data: { agent, task: `task of ${runId}`, plugins: {}, services: {}, budgets: { maxSteps: 9, maxRepairs: 0 } } }
-      : { type: 'step/start', seq, time: time + seq, runId, stepId: `s${seq}`, schema: 1, producer: 'kernel@test', data: { index: seq } })
+    out.push(
+      seq === 1
+        ? {
+            type: 'run/start',
+            seq,
+            time,
+            runId,
+            schema: 1,
+            producer: 'kernel@test',
+            data: { agent, task: `task of ${runId}`, plugins: {}, services: {}, budgets: { maxSteps: 9, maxRepairs: 0 } },
+          }
+        : { type: 'step/start', seq, time: time + seq, runId, stepId: `s${seq}`, schema: 1, producer: 'kernel@test', data: { index: seq } },
+    )
   }
   return out
 }
 
 const endEvent = (runId: string, seq: number, time = 5000): RunEvent => ({
-  type: 'run/end', seq, time, runId, schema: 1, producer: 'kernel@test', data: { status: 'FAILED', failureCode: 'tool_timeout', usage, steps: 0 },
+  type: 'run/end',
+  seq,
+  time,
+  runId,
+  schema: 1,
+  producer: 'kernel@test',
+  data: { status: 'FAILED', failureCode: 'tool_timeout', usage, steps: 0 },
 })
 
 /** A store's methods as the kernel calls them, with the kernel's writer added to every write. */
-export interface KernelStore extends Omit<StoreService, 'append' | 'claim' | 'renew' | 'release' | 'claimNext' | 'requestCancel' | 'putGrant' | 'revokeGrant'> {
+export interface KernelStore
+  extends Omit<StoreService, 'append' | 'claim' | 'renew' | 'release' | 'claimNext' | 'requestCancel' | 'putGrant' | 'revokeGrant'> {
   append(runId: string, events: readonly RunEvent[], expectedSeq: number, options?: AppendOptions): Promise<void> | void
   claim(runId: string, worker: string, ttlMs: number): Promise<Lease | undefined>
   renew(lease: Lease, ttlMs: number): Promise<boolean>
@@ -42,7 +71,8 @@ export function asKernel(store: StoreService): KernelStore {
   const w = KernelWriter
   const writes = {
     raw: store,
-    append: (runId: string, events: readonly RunEvent[], expectedSeq: number, options: AppendOptions = {}) => store.append(runId, events, expectedSeq, { ...options, writer: w }),
+    append: (runId: string, events: readonly RunEvent[], expectedSeq: number, options: AppendOptions = {}) =>
+      store.append(runId, events, expectedSeq, { ...options, writer: w }),
     claim: (runId: string, worker: string, ttlMs: number) => store.claim(runId, worker, ttlMs, w),
     renew: (lease: Lease, ttlMs: number) => store.renew(lease, ttlMs, w),
     release: (lease: Lease) => store.release(lease, w),
@@ -75,10 +105,14 @@ export interface MakeOptions {
   chainKey?: string
 }
 
-export function runStoreContract(name: string, makeRawStore: (options?: MakeOptions) => Promise<StoreService> | StoreService, contract: ContractOptions = {}) {
+export function runStoreContract(
+  name: string,
+  makeRawStore: (options?: MakeOptions) => Promise<StoreService> | StoreService,
+  contract: ContractOptions = {},
+) {
   const makeStore = async (options?: MakeOptions) => asKernel(await makeRawStore(options))
   describe(`store contract: ${name}`, () => {
-    it('refuses every write that does not carry the kernel\'s writer, and writes nothing', async () => {
+    it("refuses every write that does not carry the kernel's writer, and writes nothing", async () => {
       const store = await makeStore()
       await store.append('r1', runEvents('r1', 1, 2), 0)
       const raw = store.raw as unknown as Record<string, (...args: unknown[]) => unknown>
@@ -93,10 +127,19 @@ export function runStoreContract(name: string, makeRawStore: (options?: MakeOpti
         ['release', [lease]],
         ['claimNext', ['w', 1000, undefined]],
         ['requestCancel', ['r1', { by: 'plugin', at: 1 }]],
-        ...(raw.putGrant ? [['putGrant', [grant('g1', 'a', 'tool', 1)]], ['revokeGrant', ['g1', 'plugin', 1, 'x']]] as [string, unknown[]][] : []),
+        ...(raw.putGrant
+          ? ([
+              ['putGrant', [grant('g1', 'a', 'tool', 1)]],
+              ['revokeGrant', ['g1', 'plugin', 1, 'x']],
+            ] as [string, unknown[]][])
+          : []),
       ]
       for (const [method, args] of writes) {
-        await assert.rejects(async () => raw[method].apply(store.raw, args), { code: 'store_write_refused' }, `${method} without the writer`)
+        await assert.rejects(
+          async () => raw[method].apply(store.raw, args),
+          { code: 'store_write_refused' },
+          `${method} without the writer`,
+        )
       }
       assert.equal((await store.load('r1')).length, 2)
       assert.equal(await store.cancelRequest('r1'), undefined)
@@ -107,7 +150,10 @@ export function runStoreContract(name: string, makeRawStore: (options?: MakeOpti
       const store = await makeStore()
       await store.append('r1', runEvents('r1', 1, 3), 0)
       await store.append('r1', runEvents('r1', 4, 2), 3)
-      assert.deepEqual((await store.load('r1')).map((e) => e.seq), [1, 2, 3, 4, 5])
+      assert.deepEqual(
+        (await store.load('r1')).map((e) => e.seq),
+        [1, 2, 3, 4, 5],
+      )
       assert.deepEqual(await store.load('r1'), runEvents('r1', 1, 5))
     })
 
@@ -134,21 +180,39 @@ export function runStoreContract(name: string, makeRawStore: (options?: MakeOpti
     it('refuses a batch with a gap or from another run, writing nothing of it', async () => {
       const store = await makeStore()
       await store.append('r1', runEvents('r1', 1, 1), 0)
-      await assert.rejects(async () => store.append('r1', [...runEvents('r1', 2, 1), ...runEvents('r1', 4, 1)], 1), { code: 'invalid_event' })
+      await assert.rejects(async () => store.append('r1', [...runEvents('r1', 2, 1), ...runEvents('r1', 4, 1)], 1), {
+        code: 'invalid_event',
+      })
       await assert.rejects(async () => store.append('r1', runEvents('r2', 2, 1), 1), { code: 'invalid_event' })
       assert.equal((await store.load('r1')).length, 1)
     })
 
     it('refuses a new run that does not begin with run/start', async () => {
       const store = await makeStore()
-      await assert.rejects(async () => store.append('r9', runEvents('r9', 1, 2).slice(1).map((e) => ({ ...e, seq: 1 })), 0), { code: 'invalid_event' })
+      await assert.rejects(
+        async () =>
+          store.append(
+            'r9',
+            runEvents('r9', 1, 2)
+              .slice(1)
+              .map((e) => ({ ...e, seq: 1 })),
+            0,
+          ),
+        { code: 'invalid_event' },
+      )
     })
 
     it('reads after a cursor, with a limit', async () => {
       const store = await makeStore()
       await store.append('r1', runEvents('r1', 1, 6), 0)
-      assert.deepEqual((await store.read('r1', { after: 2 })).map((e) => e.seq), [3, 4, 5, 6])
-      assert.deepEqual((await store.read('r1', { after: 2, limit: 2 })).map((e) => e.seq), [3, 4])
+      assert.deepEqual(
+        (await store.read('r1', { after: 2 })).map((e) => e.seq),
+        [3, 4, 5, 6],
+      )
+      assert.deepEqual(
+        (await store.read('r1', { after: 2, limit: 2 })).map((e) => e.seq),
+        [3, 4],
+      )
       assert.deepEqual(await store.read('r1', { after: 6 }), [])
     })
 
@@ -158,7 +222,12 @@ export function runStoreContract(name: string, makeRawStore: (options?: MakeOpti
       let last = 1
       const writer = (async () => {
         for (let i = 0; i < 30; i++) {
-          await store.append('r1', runEvents('r1', last + 1, 2), last, i % 10 === 9 ? { snapshot: { version: 1, state: { at: last + 2 } } } : {})
+          await store.append(
+            'r1',
+            runEvents('r1', last + 1, 2),
+            last,
+            i % 10 === 9 ? { snapshot: { version: 1, state: { at: last + 2 } } } : {},
+          )
           last += 2
         }
       })()
@@ -166,8 +235,12 @@ export function runStoreContract(name: string, makeRawStore: (options?: MakeOpti
       const read = async (after: number, events: Promise<RunEvent[]>) => ({ after, events: await events })
       for (let i = 0; i < 30; i++) {
         // At the head, just before it and just beyond it: where an append in between would show.
-        for (const after of [last, last - 1, last + 1]) reads.push(read(after, store.read('r1', { after })), read(after, store.read('r1', { after, limit: 1 })))
-        reads.push(read(0, store.load('r1')), store.loadRun('r1').then((run) => ({ after: run.snapshot?.seq ?? 0, events: run.events })))
+        for (const after of [last, last - 1, last + 1])
+          reads.push(read(after, store.read('r1', { after })), read(after, store.read('r1', { after, limit: 1 })))
+        reads.push(
+          read(0, store.load('r1')),
+          store.loadRun('r1').then((run) => ({ after: run.snapshot?.seq ?? 0, events: run.events })),
+        )
         await new Promise((resolve) => setImmediate(resolve))
       }
       await writer
@@ -187,12 +260,27 @@ export function runStoreContract(name: string, makeRawStore: (options?: MakeOpti
       await store.append('new', runEvents('new', 1, 1, 'b', 2000), 0)
       await store.append('old', [endEvent('old', 3)], 2)
       const all = await store.list()
-      assert.deepEqual(all.map((r) => [r.runId, r.agent, r.status, r.lastSeq]), [['new', 'b', 'RUNNING', 1], ['old', 'a', 'FAILED', 3]])
+      assert.deepEqual(
+        all.map((r) => [r.runId, r.agent, r.status, r.lastSeq]),
+        [
+          ['new', 'b', 'RUNNING', 1],
+          ['old', 'a', 'FAILED', 3],
+        ],
+      )
       assert.equal(all[1].failureCode, 'tool_timeout')
       assert.equal(all[1].task, 'task of old')
-      assert.deepEqual((await store.list({ status: 'FAILED' })).map((r) => r.runId), ['old'])
-      assert.deepEqual((await store.list({ agent: 'b' })).map((r) => r.runId), ['new'])
-      assert.deepEqual((await store.list({ limit: 1 })).map((r) => r.runId), ['new'])
+      assert.deepEqual(
+        (await store.list({ status: 'FAILED' })).map((r) => r.runId),
+        ['old'],
+      )
+      assert.deepEqual(
+        (await store.list({ agent: 'b' })).map((r) => r.runId),
+        ['new'],
+      )
+      assert.deepEqual(
+        (await store.list({ limit: 1 })).map((r) => r.runId),
+        ['new'],
+      )
     })
 
     it('keeps what it returned unaffected by later appends', async () => {
@@ -208,11 +296,15 @@ export function runStoreContract(name: string, makeRawStore: (options?: MakeOpti
       await store.append('r1', runEvents('r1', 1, 1), 0)
       await store.append('r1', runEvents('r1', 2, 1), 1, { effects: [intent('k1', 'r1', 's1.a1', 'h1')] })
       assert.equal((await store.effect('k1'))?.status, 'pending')
-      await store.append('r1', runEvents('r1', 3, 1), 2, { effects: [{ op: 'outcome', key: 'k1', status: 'committed', receipt: 'FU-1', output: { ok: true }, at: 3 }] })
+      await store.append('r1', runEvents('r1', 3, 1), 2, {
+        effects: [{ op: 'outcome', key: 'k1', status: 'committed', receipt: 'FU-1', output: { ok: true }, at: 3 }],
+      })
       const effect = await store.effect('k1')
       assert.deepEqual([effect?.status, effect?.receipt, effect?.output, effect?.attempts], ['committed', 'FU-1', { ok: true }, 1])
       // A failing append writes neither its events nor its ledger rows.
-      await assert.rejects(async () => store.append('r1', runEvents('r1', 9, 1), 3, { effects: [intent('k2', 'r1', 's2.a1', 'h2')] }), { code: 'invalid_event' })
+      await assert.rejects(async () => store.append('r1', runEvents('r1', 9, 1), 3, { effects: [intent('k2', 'r1', 's2.a1', 'h2')] }), {
+        code: 'invalid_event',
+      })
       assert.equal(await store.effect('k2'), undefined)
     })
 
@@ -220,8 +312,13 @@ export function runStoreContract(name: string, makeRawStore: (options?: MakeOpti
       const store = await makeStore()
       await store.append('r1', runEvents('r1', 1, 1), 0, { effects: [intent('k', 'r1', 's1.a1', 'h1')] })
       await store.append('r2', runEvents('r2', 1, 1), 0)
-      await assert.rejects(async () => store.append('r2', runEvents('r2', 2, 1), 1, { effects: [intent('k', 'r2', 's1.a1', 'OTHER')] }), { code: 'idempotency_conflict' })
-      await assert.rejects(async () => store.append('r2', runEvents('r2', 2, 1), 1, { effects: [intent('k', 'r2', 's1.a1', 'h1')] }), (e: { code: string; data: { runId: string } }) => e.code === 'effect_exists' && e.data.runId === 'r1')
+      await assert.rejects(async () => store.append('r2', runEvents('r2', 2, 1), 1, { effects: [intent('k', 'r2', 's1.a1', 'OTHER')] }), {
+        code: 'idempotency_conflict',
+      })
+      await assert.rejects(
+        async () => store.append('r2', runEvents('r2', 2, 1), 1, { effects: [intent('k', 'r2', 's1.a1', 'h1')] }),
+        (e: { code: string; data: { runId: string } }) => e.code === 'effect_exists' && e.data.runId === 'r1',
+      )
       assert.equal((await store.load('r2')).length, 1, 'the refused batch wrote nothing')
       // The same run and action may try again: that is a retry, counted.
       await store.append('r1', runEvents('r1', 2, 1), 1, { effects: [intent('k', 'r1', 's1.a1', 'h1')] })
@@ -230,20 +327,38 @@ export function runStoreContract(name: string, makeRawStore: (options?: MakeOpti
 
     it('keeps the observation of an outcome with it, and reads it back (since 2.2.0)', async () => {
       const store = await makeStore()
-      await store.append('r1', runEvents('r1', 1, 1), 0, { effects: [intent('k1', 'r1', 's1.a1', 'h1'), intent('k2', 'r1', 's1.a2', 'h2')] })
-      await store.append('r1', runEvents('r1', 2, 1), 1, { effects: [
-        { op: 'outcome', key: 'k1', status: 'committed', receipt: 'FU-1', output: { receipt: 'FU-1' }, observation: 'Follow-up FU-1 recorded [source: ticket/T-1#FU-1]', at: 2 },
-        { op: 'outcome', key: 'k2', status: 'committed', output: null, at: 2 },
-      ] })
+      await store.append('r1', runEvents('r1', 1, 1), 0, {
+        effects: [intent('k1', 'r1', 's1.a1', 'h1'), intent('k2', 'r1', 's1.a2', 'h2')],
+      })
+      await store.append('r1', runEvents('r1', 2, 1), 1, {
+        effects: [
+          {
+            op: 'outcome',
+            key: 'k1',
+            status: 'committed',
+            receipt: 'FU-1',
+            output: { receipt: 'FU-1' },
+            observation: 'Follow-up FU-1 recorded [source: ticket/T-1#FU-1]',
+            at: 2,
+          },
+          { op: 'outcome', key: 'k2', status: 'committed', output: null, at: 2 },
+        ],
+      })
       const kept = await store.effect('k1')
-      assert.deepEqual([kept?.status, kept?.output, kept?.observation], ['committed', { receipt: 'FU-1' }, 'Follow-up FU-1 recorded [source: ticket/T-1#FU-1]'])
+      assert.deepEqual(
+        [kept?.status, kept?.output, kept?.observation],
+        ['committed', { receipt: 'FU-1' }, 'Follow-up FU-1 recorded [source: ticket/T-1#FU-1]'],
+      )
       assert.equal((await store.effect('k2'))?.observation, undefined, 'an outcome without one has none')
       // A retry that fails leaves no stale observation behind.
       await store.append('r1', runEvents('r1', 3, 1), 2, { effects: [intent('k1', 'r1', 's1.a1', 'h1')] })
       await store.append('r1', runEvents('r1', 4, 1), 3, { effects: [{ op: 'outcome', key: 'k1', status: 'failed', at: 4 }] })
       assert.equal((await store.effect('k1'))?.observation, undefined)
       if (store.effectsOf) {
-        assert.deepEqual((await store.effectsOf('r1')).map((e) => e.key), ['k1', 'k2'])
+        assert.deepEqual(
+          (await store.effectsOf('r1')).map((e) => e.key),
+          ['k1', 'k2'],
+        )
         await store.append('r2', runEvents('r2', 1, 1), 0)
         assert.deepEqual(await store.effectsOf('r2'), [])
         await assert.rejects(store.effectsOf('nope'), { code: 'run_not_found' })
@@ -284,7 +399,9 @@ export function runStoreContract(name: string, makeRawStore: (options?: MakeOpti
 
     it('makes the writer of a new run its owner from the first event when it brings lease 1', async () => {
       const store = await makeStore()
-      await store.append('r1', runEvents('r1', 1, 1), 0, { lease: { runId: 'r1', worker: 'starter', token: 1, expiresAt: Date.now() + 60_000 } })
+      await store.append('r1', runEvents('r1', 1, 1), 0, {
+        lease: { runId: 'r1', worker: 'starter', token: 1, expiresAt: Date.now() + 60_000 },
+      })
       assert.equal(await store.claimNext('other', 60_000), undefined, 'nobody can claim it between its first event and its first step')
       assert.equal(await store.claim('r1', 'other', 60_000), undefined)
       await store.append('r1', runEvents('r1', 2, 1), 1, { lease: { runId: 'r1', worker: 'starter', token: 1, expiresAt: 0 } })
@@ -295,8 +412,12 @@ export function runStoreContract(name: string, makeRawStore: (options?: MakeOpti
       const store = await makeStore()
       await store.append('r1', runEvents('r1', 1, 1), 0, { effects: [intent('k', 'r1', 's1.a1', 'h')] })
       await store.append('r2', runEvents('r2', 1, 1), 0)
-      await assert.rejects(async () => store.append('r2', runEvents('r2', 2, 1), 1, { effects: [intent('k', 'r2', 's1.a1', 'h')] }), { code: 'effect_exists' })
-      await store.append('r2', runEvents('r2', 2, 1), 1, { effects: [{ ...intent('k', 'r2', 's1.a1', 'h'), takeover: true } as EffectWrite] })
+      await assert.rejects(async () => store.append('r2', runEvents('r2', 2, 1), 1, { effects: [intent('k', 'r2', 's1.a1', 'h')] }), {
+        code: 'effect_exists',
+      })
+      await store.append('r2', runEvents('r2', 2, 1), 1, {
+        effects: [{ ...intent('k', 'r2', 's1.a1', 'h'), takeover: true } as EffectWrite],
+      })
       assert.equal((await store.effect('k'))?.runId, 'r2')
     })
 
@@ -339,18 +460,30 @@ export function runStoreContract(name: string, makeRawStore: (options?: MakeOpti
       await store.putGrant(grant('g2', 'support', 'email', now - 2, { expiresAt: now - 1 }))
       await store.putGrant(grant('g3', 'other', 'refund', now - 1))
       await assert.rejects(store.putGrant(grant('g1', 'support', 'refund', now)), { code: 'invalid_input' })
-      assert.deepEqual((await store.grants({ agent: 'support', now })).map((g) => g.id), ['g1'])
-      assert.deepEqual((await store.grants({ agent: 'support', now, inactive: true })).map((g) => g.id), ['g1', 'g2'])
-      assert.deepEqual((await store.grants({ tool: 'refund', now })).map((g) => g.id), ['g1', 'g3'])
+      assert.deepEqual(
+        (await store.grants({ agent: 'support', now })).map((g) => g.id),
+        ['g1'],
+      )
+      assert.deepEqual(
+        (await store.grants({ agent: 'support', now, inactive: true })).map((g) => g.id),
+        ['g1', 'g2'],
+      )
+      assert.deepEqual(
+        (await store.grants({ tool: 'refund', now })).map((g) => g.id),
+        ['g1', 'g3'],
+      )
       assert.deepEqual((await store.grants({ agent: 'support', now }))[0], grant('g1', 'support', 'refund', now - 3))
       const revoked = await store.revokeGrant('g1', 'alice', now, 'no longer needed')
       assert.deepEqual([revoked?.revokedBy, revoked?.revokedAt, revoked?.revokeReason], ['alice', now, 'no longer needed'])
       assert.equal((await store.revokeGrant('g1', 'bob', now + 1))?.revokedBy, 'alice', 'the first revocation stands')
       assert.equal(await store.revokeGrant('nope', 'bob', now), undefined)
-      assert.deepEqual((await store.grants({ agent: 'support', now })).map((g) => g.id), [])
+      assert.deepEqual(
+        (await store.grants({ agent: 'support', now })).map((g) => g.id),
+        [],
+      )
     })
 
-    it('checks a run\'s stored history on request (verify, optional since 2.2.0)', async (t) => {
+    it("checks a run's stored history on request (verify, optional since 2.2.0)", async (t) => {
       const store = await makeStore()
       if (!store.verify) return t.skip('this store has no verify')
       await store.append('r1', runEvents('r1', 1, 3), 0)
@@ -435,20 +568,33 @@ export function runStoreContract(name: string, makeRawStore: (options?: MakeOpti
         await refused(store, 2, /belongs to run "r2"/)
       })
 
-      it('refuses an append over a row written beyond the run\'s last seq, with store_corrupt and nothing written', async () => {
+      it("refuses an append over a row written beyond the run's last seq, with store_corrupt and nothing written", async () => {
         const { store, hurt } = await damaged()
         await hurt(`INSERT INTO events (run_id, seq, type, body) VALUES ('r1', 6, 'step/start', 'planted')`)
-        await assert.rejects(async () => store.append('r1', runEvents('r1', 6, 1), 5), (error: CordageError) => error.code === 'store_corrupt' && /behind the store's back/.test(error.message))
+        await assert.rejects(
+          async () => store.append('r1', runEvents('r1', 6, 1), 5),
+          (error: CordageError) => error.code === 'store_corrupt' && /behind the store's back/.test(error.message),
+        )
         // Nothing of the refused append was written; the planted row is still there, and reads name it.
-        await assert.rejects(store.load('r1'), (error: CordageError) => error.code === 'store_corrupt' && (error.data as { seq: number }).seq === 6)
-        assert.deepEqual((await store.read('r1', { limit: 5 })).map((e) => e.seq), [1, 2, 3, 4, 5])
+        await assert.rejects(
+          store.load('r1'),
+          (error: CordageError) => error.code === 'store_corrupt' && (error.data as { seq: number }).seq === 6,
+        )
+        assert.deepEqual(
+          (await store.read('r1', { limit: 5 })).map((e) => e.seq),
+          [1, 2, 3, 4, 5],
+        )
       })
 
       it('refuses a run whose last event was deleted', async () => {
         const { store, hurt } = await damaged()
         await hurt(`DELETE FROM events WHERE run_id = 'r1' AND seq = 5`)
         await refused(store, 5, /the run's last seq is 5, but its stored events end at 4/)
-        assert.deepEqual((await store.read('r1', { limit: 2 })).map((e) => e.seq), [1, 2], 'a page that stops before the damage reads')
+        assert.deepEqual(
+          (await store.read('r1', { limit: 2 })).map((e) => e.seq),
+          [1, 2],
+          'a page that stops before the damage reads',
+        )
       })
 
       it('refuses an edit that is still a valid event on every read, at its seq (the chain), as verify does', async () => {
@@ -458,14 +604,20 @@ export function runStoreContract(name: string, makeRawStore: (options?: MakeOpti
         await hurt(`UPDATE events SET body = replace(body, '"index":3', '"index":30') WHERE run_id = 'r1' AND seq = 3`)
         await refused(store, 3, /^its chain hash does not match its body and the chain before it: the event was changed/)
         // A read after the edit checks what it returns, on from the link stored at seq 3.
-        assert.deepEqual((await store.read('r1', { after: 3 })).map((e) => e.seq), [4, 5])
+        assert.deepEqual(
+          (await store.read('r1', { after: 3 })).map((e) => e.seq),
+          [4, 5],
+        )
       })
 
       it('refuses a read after a seq whose link was changed, at the first seq it returns; load and verify name the seq itself', async () => {
         const { store, hurt } = await damaged()
         // A well-formed link, of another run's event.
         await hurt(`UPDATE events SET chain = (SELECT chain FROM events WHERE run_id = 'r2' AND seq = 3) WHERE run_id = 'r1' AND seq = 3`)
-        await assert.rejects(store.read('r1', { after: 3 }), corruptAt(4, /^its chain hash does not match its body and the chain before it: /))
+        await assert.rejects(
+          store.read('r1', { after: 3 }),
+          corruptAt(4, /^its chain hash does not match its body and the chain before it: /),
+        )
         await assert.rejects(store.read('r1', { after: 3, limit: 1 }), corruptAt(4, /chain hash does not match/))
         await refused(store, 3, /chain hash does not match/)
       })
@@ -474,19 +626,35 @@ export function runStoreContract(name: string, makeRawStore: (options?: MakeOpti
         const { store, hurt } = await damaged()
         await hurt(`UPDATE events SET chain = NULL WHERE run_id = 'r1' AND seq = 4`)
         await refused(store, 4, /^it has no chain hash, but seq 3 before it was chained: its chain was removed$/)
-        await assert.rejects(store.read('r1', { after: 4 }), corruptAt(4, /^it has no chain hash, but seq 3 before it was chained: its chain was removed$/))
+        await assert.rejects(
+          store.read('r1', { after: 4 }),
+          corruptAt(4, /^it has no chain hash, but seq 3 before it was chained: its chain was removed$/),
+        )
         await hurt(`UPDATE events SET chain = NULL WHERE run_id = 'r1' AND seq = 3`)
         await assert.rejects(store.read('r1', { after: 4, limit: 1 }), corruptAt(3, /but seq 2 before it was chained/))
-        assert.deepEqual((await store.read('r1', { limit: 2 })).map((e) => e.seq), [1, 2], 'a page that stops before the damage reads')
+        assert.deepEqual(
+          (await store.read('r1', { limit: 2 })).map((e) => e.seq),
+          [1, 2],
+          'a page that stops before the damage reads',
+        )
       })
 
       it('verify finds a deleted event in the middle, and a removed chain hash', async () => {
         const { store, hurt } = await damaged()
         await hurt(`DELETE FROM events WHERE run_id = 'r1' AND seq = 3`)
-        assert.deepEqual((await store.verify!('r1')).firstBad, { seq: 3, problem: 'the event at seq 3 is missing: the next stored event is seq 4' })
-        await assert.rejects(store.read('r1', { after: 3 }), corruptAt(3, /^the event at seq 3 is missing: the events after it cannot be checked against the chain$/))
+        assert.deepEqual((await store.verify!('r1')).firstBad, {
+          seq: 3,
+          problem: 'the event at seq 3 is missing: the next stored event is seq 4',
+        })
+        await assert.rejects(
+          store.read('r1', { after: 3 }),
+          corruptAt(3, /^the event at seq 3 is missing: the events after it cannot be checked against the chain$/),
+        )
         await hurt(`UPDATE events SET chain = NULL WHERE run_id = 'r2' AND seq = 2`)
-        assert.deepEqual((await store.verify!('r2')).firstBad, { seq: 2, problem: 'it has no chain hash, but seq 1 before it was chained: its chain was removed' })
+        assert.deepEqual((await store.verify!('r2')).firstBad, {
+          seq: 2,
+          problem: 'it has no chain hash, but seq 1 before it was chained: its chain was removed',
+        })
       })
 
       it('verify finds an edit whose chain was recomputed: chained from a blanked prefix, or without the key', async () => {
@@ -506,10 +674,18 @@ export function runStoreContract(name: string, makeRawStore: (options?: MakeOpti
         for (const event of events) {
           const body = JSON.stringify(event.seq === 2 ? { ...event, data: { index: 200 } } : event)
           link = chainHash(link, body)
-          await keyed.hurt(`UPDATE events SET body = ${quote(body)}, chain = ${contract.link!(link)} WHERE run_id = 'r1' AND seq = ${event.seq}`)
+          await keyed.hurt(
+            `UPDATE events SET body = ${quote(body)}, chain = ${contract.link!(link)} WHERE run_id = 'r1' AND seq = ${event.seq}`,
+          )
         }
         // Every event still reads as valid, but not one link holds under the key: every read refuses it.
-        await assert.rejects(keyed.store.load('r1'), corruptAt(1, /^its chain hash does not match its body and the chain before it under the key: .*re-chained without the key; or the run was chained without a key, or under another one$/))
+        await assert.rejects(
+          keyed.store.load('r1'),
+          corruptAt(
+            1,
+            /^its chain hash does not match its body and the chain before it under the key: .*re-chained without the key; or the run was chained without a key, or under another one$/,
+          ),
+        )
         await assert.rejects(keyed.store.loadRun('r1'), corruptAt(1, /under the key/))
         await assert.rejects(keyed.store.read('r1', { after: 2 }), corruptAt(3, /under the key/))
         const check = await keyed.store.verify!('r1')
@@ -523,7 +699,9 @@ export function runStoreContract(name: string, makeRawStore: (options?: MakeOpti
         for (const event of events) {
           const body = JSON.stringify(event.seq === 2 ? { ...event, data: { index: 200 } } : event)
           relink = chainHash(relink, body)
-          await unkeyed.hurt(`UPDATE events SET body = ${quote(body)}, chain = ${contract.link!(relink)} WHERE run_id = 'r1' AND seq = ${event.seq}`)
+          await unkeyed.hurt(
+            `UPDATE events SET body = ${quote(body)}, chain = ${contract.link!(relink)} WHERE run_id = 'r1' AND seq = ${event.seq}`,
+          )
         }
         const edited = await unkeyed.store.verify!('r1')
         assert.equal(edited.firstBad, undefined)
@@ -538,16 +716,29 @@ export function runStoreContract(name: string, makeRawStore: (options?: MakeOpti
         assert.deepEqual([old.unchainedUpTo, old.firstBad, old.head], [5, undefined, undefined])
         assert.deepEqual(await store.load('r1'), runEvents('r1', 1, 5), 'it loads')
         assert.deepEqual((await store.loadRun('r1')).events, runEvents('r1', 1, 5))
-        assert.deepEqual((await store.read('r1', { after: 2 })).map((e) => e.seq), [3, 4, 5])
-        assert.deepEqual((await store.read('r1', { after: 2, limit: 1 })).map((e) => e.seq), [3])
+        assert.deepEqual(
+          (await store.read('r1', { after: 2 })).map((e) => e.seq),
+          [3, 4, 5],
+        )
+        assert.deepEqual(
+          (await store.read('r1', { after: 2, limit: 1 })).map((e) => e.seq),
+          [3],
+        )
         // It goes on, chained from its next event (linked to the empty string), with a snapshot there.
         await store.append('r1', runEvents('r1', 6, 2), 5, { snapshot: { version: 1, state: { at: 7 } } })
         const continued = await store.verify!('r1')
         assert.deepEqual([continued.events, continued.unchainedUpTo, continued.firstBad], [7, 5, undefined])
         assert.match(continued.head ?? '', /^[0-9a-f]{64}$/)
         assert.deepEqual(await store.load('r1'), runEvents('r1', 1, 7))
-        assert.deepEqual((await store.read('r1', { after: 5 })).map((e) => e.seq), [6, 7], 'from the last unlinked event')
-        assert.deepEqual((await store.read('r1', { after: 6 })).map((e) => e.seq), [7])
+        assert.deepEqual(
+          (await store.read('r1', { after: 5 })).map((e) => e.seq),
+          [6, 7],
+          'from the last unlinked event',
+        )
+        assert.deepEqual(
+          (await store.read('r1', { after: 6 })).map((e) => e.seq),
+          [7],
+        )
         await store.append('r1', runEvents('r1', 8, 1), 7)
         const run = await store.loadRun('r1')
         if (run.snapshot) assert.deepEqual([run.snapshot.seq, run.events], [7, runEvents('r1', 8, 1)])
@@ -595,7 +786,11 @@ export function runStoreContract(name: string, makeRawStore: (options?: MakeOpti
           const d = await snapshotted(t)
           if (!d) return
           await d.hurt(`UPDATE snapshots SET state = '{"at":70}' WHERE run_id = 'r1'`)
-          await snapshotRefused(d.store, 7, /^the snapshot of run state taken at seq 7 does not match its link: it was changed after it was written; do not resume from it$/)
+          await snapshotRefused(
+            d.store,
+            7,
+            /^the snapshot of run state taken at seq 7 does not match its link: it was changed after it was written; do not resume from it$/,
+          )
           assert.equal((await d.store.load('r1')).length, 8, 'the events themselves are intact')
         })
 
@@ -610,7 +805,11 @@ export function runStoreContract(name: string, makeRawStore: (options?: MakeOpti
           const d = await snapshotted(t)
           if (!d) return
           await d.hurt(`UPDATE snapshots SET chain = NULL WHERE run_id = 'r1'`)
-          await snapshotRefused(d.store, 7, /^the snapshot of run state taken at seq 7 has no link, but the event at its seq is chained: its link was removed/)
+          await snapshotRefused(
+            d.store,
+            7,
+            /^the snapshot of run state taken at seq 7 has no link, but the event at its seq is chained: its link was removed/,
+          )
         })
 
         it('refuses a snapshot moved to another seq, or beyond the events', async (t) => {
@@ -626,7 +825,12 @@ export function runStoreContract(name: string, makeRawStore: (options?: MakeOpti
           const d = await snapshotted(t)
           if (!d) return
           await d.hurt(`UPDATE events SET chain = NULL WHERE run_id = 'r1' AND seq = 7`)
-          await snapshotRefused(d.store, 7, /^the snapshot of run state taken at seq 7 is of an event that has no chain hash: the event's chain was removed/, /^it has no chain hash, but seq 6 before it was chained: its chain was removed$/)
+          await snapshotRefused(
+            d.store,
+            7,
+            /^the snapshot of run state taken at seq 7 is of an event that has no chain hash: the event's chain was removed/,
+            /^it has no chain hash, but seq 6 before it was chained: its chain was removed$/,
+          )
           // Every link of the run removed, the snapshot's too: still not a run stored before chaining, which has no snapshot at an unlinked event.
           await d.hurt(`UPDATE events SET chain = NULL WHERE run_id = 'r1'`)
           await d.hurt(`UPDATE snapshots SET chain = NULL WHERE run_id = 'r1'`)
@@ -645,12 +849,20 @@ export function runStoreContract(name: string, makeRawStore: (options?: MakeOpti
           if (!d) return
           const eventLink = linksOfR1(7, key)[6]
           // With the key, a new state linked by the formula is taken: the formula is the store's.
-          await d.hurt(`UPDATE snapshots SET state = '{"at":70}', chain = ${contract.link!(snapshotLink(eventLink, '{"at":70}', key))} WHERE run_id = 'r1'`)
+          await d.hurt(
+            `UPDATE snapshots SET state = '{"at":70}', chain = ${contract.link!(snapshotLink(eventLink, '{"at":70}', key))} WHERE run_id = 'r1'`,
+          )
           assert.deepEqual((await d.store.loadRun('r1')).snapshot, { seq: 7, version: 1, state: { at: 70 } })
           assert.equal((await d.store.verify!('r1')).firstBad, undefined)
           // Without it (plain SHA-256 on the stored link), it is not.
-          await d.hurt(`UPDATE snapshots SET state = '{"at":71}', chain = ${contract.link!(snapshotLink(eventLink, '{"at":71}'))} WHERE run_id = 'r1'`)
-          await snapshotRefused(d.store, 7, /^the snapshot of run state taken at seq 7 does not match its link under the key: it was changed after it was written, or linked without the key/)
+          await d.hurt(
+            `UPDATE snapshots SET state = '{"at":71}', chain = ${contract.link!(snapshotLink(eventLink, '{"at":71}'))} WHERE run_id = 'r1'`,
+          )
+          await snapshotRefused(
+            d.store,
+            7,
+            /^the snapshot of run state taken at seq 7 does not match its link under the key: it was changed after it was written, or linked without the key/,
+          )
         })
       })
     })
@@ -663,7 +875,18 @@ function quote(text: string): string {
 }
 
 function grant(id: string, agent: string, tool: string, createdAt: number, extra: Partial<ApprovalGrant> = {}): ApprovalGrant {
-  return { id, scope: 'grant', agent, tool, args: { pattern: { amount: { lte: 100 } } }, policyVersion: 'p@1+abc', by: 'alice', createdAt, source: { runId: 'r1', actionId: 's1.a1' }, ...extra }
+  return {
+    id,
+    scope: 'grant',
+    agent,
+    tool,
+    args: { pattern: { amount: { lte: 100 } } },
+    policyVersion: 'p@1+abc',
+    by: 'alice',
+    createdAt,
+    source: { runId: 'r1', actionId: 's1.a1' },
+    ...extra,
+  }
 }
 
 function intent(key: string, runId: string, actionId: string, argsHash: string): EffectWrite {

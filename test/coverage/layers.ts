@@ -19,7 +19,10 @@ import { relative, resolve } from 'node:path'
  */
 export const KernelFloor = 95
 
-interface Counts { total: number; covered: number }
+interface Counts {
+  total: number
+  covered: number
+}
 type Summary = Record<string, { lines: Counts; statements: Counts; branches: Counts; functions: Counts }>
 
 const Layers: [string, (path: string) => boolean][] = [
@@ -34,7 +37,13 @@ const Layers: [string, (path: string) => boolean][] = [
 ]
 
 export function byLayer(summary: Summary, root: string) {
-  const rows = Layers.map(([name]) => ({ name, files: 0, lines: { total: 0, covered: 0 }, branches: { total: 0, covered: 0 }, functions: { total: 0, covered: 0 } }))
+  const rows = Layers.map(([name]) => ({
+    name,
+    files: 0,
+    lines: { total: 0, covered: 0 },
+    branches: { total: 0, covered: 0 },
+    functions: { total: 0, covered: 0 },
+  }))
   for (const [file, counts] of Object.entries(summary)) {
     if (file === 'total') continue
     const path = relative(root, file).split('\\').join('/')
@@ -61,7 +70,16 @@ function main(): void {
   const rows = byLayer(summary, resolve('.'))
   const header = ['layer', 'files', 'lines', 'branches', 'functions']
   const show = (files: number, text: string) => (files ? text : '-')
-  const table = [header, ...rows.map((r) => [r.name, String(r.files), show(r.files, `${pct(r.lines).toFixed(1)}% (${r.lines.covered}/${r.lines.total})`), show(r.files, `${pct(r.branches).toFixed(1)}%`), show(r.files, `${pct(r.functions).toFixed(1)}%`)])]
+  const table = [
+    header,
+    ...rows.map((r) => [
+      r.name,
+      String(r.files),
+      show(r.files, `${pct(r.lines).toFixed(1)}% (${r.lines.covered}/${r.lines.total})`),
+      show(r.files, `${pct(r.branches).toFixed(1)}%`),
+      show(r.files, `${pct(r.functions).toFixed(1)}%`),
+    ]),
+  ]
   const widths = header.map((_, i) => Math.max(...table.map((l) => l[i].length)))
   console.log('\ncoverage by layer (c8, every process the tests started)')
   for (const line of table) console.log(line.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  '))
@@ -70,7 +88,9 @@ function main(): void {
     console.error(`coverage: no kernel file in ${file}; was the suite run under c8?`)
     process.exitCode = 1
   } else if (pct(kernel.lines) < floor) {
-    console.error(`coverage: kernel line coverage ${pct(kernel.lines).toFixed(1)}% is below its floor of ${floor}% (test/coverage/layers.ts): add tests for the lines you added, or see docs/testing.md`)
+    console.error(
+      `coverage: kernel line coverage ${pct(kernel.lines).toFixed(1)}% is below its floor of ${floor}% (test/coverage/layers.ts): add tests for the lines you added, or see docs/testing.md`,
+    )
     process.exitCode = 1
   } else {
     console.log(`kernel line coverage ${pct(kernel.lines).toFixed(1)}%, floor ${floor}%`)

@@ -88,10 +88,19 @@ function readEquivalents(): Equivalent[] {
   const text = readFileSync(new URL('./equivalent.md', import.meta.url), 'utf8')
   const out: Equivalent[] = []
   for (const line of text.split('\n')) {
-    const cells = line.split(/(?<!\\)\|/).slice(1, -1).map((c) => c.trim())
+    const cells = line
+      .split(/(?<!\\)\|/)
+      .slice(1, -1)
+      .map((c) => c.trim())
     if (cells.length !== 5 || !cells[0].startsWith('`')) continue
     const unquote = (s: string) => s.replace(/^``? ?|`? ?`$/g, '').replaceAll('\\|', '|')
-    out.push({ file: unquote(cells[0]), original: oneLine(unquote(cells[1])), mutator: cells[2], replacement: oneLine(unquote(cells[3])), reason: cells[4] })
+    out.push({
+      file: unquote(cells[0]),
+      original: oneLine(unquote(cells[1])),
+      mutator: cells[2],
+      replacement: oneLine(unquote(cells[3])),
+      reason: cells[4],
+    })
   }
   return out
 }
@@ -100,7 +109,11 @@ function readEquivalents(): Equivalent[] {
 function originalOf(source: string[], m: MutantResult): string {
   const { start, end } = m.location
   if (start.line === end.line) return source[start.line - 1].slice(start.column - 1, end.column - 1)
-  return [source[start.line - 1].slice(start.column - 1), ...source.slice(start.line, end.line - 1), source[end.line - 1].slice(0, end.column - 1)].join('\n')
+  return [
+    source[start.line - 1].slice(start.column - 1),
+    ...source.slice(start.line, end.line - 1),
+    source[end.line - 1].slice(0, end.column - 1),
+  ].join('\n')
 }
 
 function oneLine(text: string | undefined): string {
@@ -121,7 +134,11 @@ function dropUnkilled(incrementalFile: string): void {
   writeFileSync(incrementalFile, JSON.stringify(report))
 }
 
-async function runTarget(target: Target, options: { force: boolean; logLevel: PartialStrykerOptions['logLevel'] }, equivalents: Equivalent[]): Promise<Row> {
+async function runTarget(
+  target: Target,
+  options: { force: boolean; logLevel: PartialStrykerOptions['logLevel'] },
+  equivalents: Equivalent[],
+): Promise<Row> {
   const started = Date.now()
   const slug = target.name.replace(/[^A-Za-z0-9.-]+/g, '_')
   const incrementalFile = `${ReportDir}/${slug}.incremental.json`
@@ -139,7 +156,10 @@ async function runTarget(target: Target, options: { force: boolean; logLevel: Pa
   if (previous !== undefined && previous !== digest) dropUnkilled(incrementalFile)
 
   // One file runs in this process (node:test sets the exit code); several run each in its own, as npm test does.
-  const command = tests.length === 1 ? `node --import tsx ${tests[0]}` : `node --import tsx --test --test-reporter=dot --test-timeout=60000 ${tests.join(' ')}`
+  const command =
+    tests.length === 1
+      ? `node --import tsx ${tests[0]}`
+      : `node --import tsx --test --test-reporter=dot --test-timeout=60000 ${tests.join(' ')}`
   console.log(`\n▶ ${target.name}: ${command}`)
   const stryker = new Stryker({
     configFile: 'stryker.config.json',
@@ -154,7 +174,18 @@ async function runTarget(target: Target, options: { force: boolean; logLevel: Pa
   const results: MutantResult[] = await stryker.runMutationTest()
   writeFileSync(digestFile, digest + '\n')
 
-  const row: Row = { target: target.name, mutants: 0, killed: 0, survived: 0, timeout: 0, noCoverage: 0, errors: 0, equivalent: 0, score: 0, seconds: 0 }
+  const row: Row = {
+    target: target.name,
+    mutants: 0,
+    killed: 0,
+    survived: 0,
+    timeout: 0,
+    noCoverage: 0,
+    errors: 0,
+    equivalent: 0,
+    score: 0,
+    seconds: 0,
+  }
   const unexplained: MutantResult[] = []
   for (const m of results) {
     const file = relative(process.cwd(), m.fileName)
@@ -166,7 +197,9 @@ async function runTarget(target: Target, options: { force: boolean; logLevel: Pa
     else if (m.status === 'NoCoverage') row.noCoverage++
     else if (m.status === 'CompileError' || m.status === 'RuntimeError') row.errors++
     else if (m.status === 'Survived') {
-      const eq = equivalents.find((e) => e.file === file && e.original === original && e.mutator === m.mutatorName && e.replacement === oneLine(m.replacement))
+      const eq = equivalents.find(
+        (e) => e.file === file && e.original === original && e.mutator === m.mutatorName && e.replacement === oneLine(m.replacement),
+      )
       if (eq) row.equivalent++
       else {
         row.survived++
@@ -180,19 +213,55 @@ async function runTarget(target: Target, options: { force: boolean; logLevel: Pa
   row.score = valid ? (100 * detected) / valid : 100
   row.seconds = (Date.now() - started) / 1000
   for (const m of unexplained) {
-    console.log(`  survived: ${relative(process.cwd(), m.fileName)}:${m.location.start.line}:${m.location.start.column} ${m.mutatorName}: \`${m.statusReason!.slice(0, 100)}\` → \`${oneLine(m.replacement).slice(0, 100)}\``)
+    console.log(
+      `  survived: ${relative(process.cwd(), m.fileName)}:${m.location.start.line}:${m.location.start.column} ${m.mutatorName}: \`${m.statusReason!.slice(0, 100)}\` → \`${oneLine(m.replacement).slice(0, 100)}\``,
+    )
   }
   return row
 }
 
 function printTable(rows: Row[], threshold: number): void {
   const header = ['file', 'mutants', 'killed', 'survived', 'timeout', 'no cov', 'errors', 'equiv', 'score', 'time']
-  const total = rows.reduce((t, r) => ({
-    ...t, mutants: t.mutants + r.mutants, killed: t.killed + r.killed, survived: t.survived + r.survived, timeout: t.timeout + r.timeout,
-    noCoverage: t.noCoverage + r.noCoverage, errors: t.errors + r.errors, equivalent: t.equivalent + r.equivalent, seconds: t.seconds + r.seconds,
-  }), { target: 'total', mutants: 0, killed: 0, survived: 0, timeout: 0, noCoverage: 0, errors: 0, equivalent: 0, score: 0, seconds: 0 } as Row)
-  total.score = total.mutants - total.equivalent ? (100 * (total.killed + total.timeout + total.errors)) / (total.mutants - total.equivalent) : 100
-  const cells = (r: Row) => [r.target, r.mutants, r.killed, r.survived, r.timeout, r.noCoverage, r.errors, r.equivalent, r.failed ? 'failed' : `${r.score.toFixed(1)}%${r.score < threshold && r !== total ? ' ✗' : ''}`, `${Math.round(r.seconds)}s`].map(String)
+  const total = rows.reduce(
+    (t, r) => ({
+      ...t,
+      mutants: t.mutants + r.mutants,
+      killed: t.killed + r.killed,
+      survived: t.survived + r.survived,
+      timeout: t.timeout + r.timeout,
+      noCoverage: t.noCoverage + r.noCoverage,
+      errors: t.errors + r.errors,
+      equivalent: t.equivalent + r.equivalent,
+      seconds: t.seconds + r.seconds,
+    }),
+    {
+      target: 'total',
+      mutants: 0,
+      killed: 0,
+      survived: 0,
+      timeout: 0,
+      noCoverage: 0,
+      errors: 0,
+      equivalent: 0,
+      score: 0,
+      seconds: 0,
+    } as Row,
+  )
+  total.score =
+    total.mutants - total.equivalent ? (100 * (total.killed + total.timeout + total.errors)) / (total.mutants - total.equivalent) : 100
+  const cells = (r: Row) =>
+    [
+      r.target,
+      r.mutants,
+      r.killed,
+      r.survived,
+      r.timeout,
+      r.noCoverage,
+      r.errors,
+      r.equivalent,
+      r.failed ? 'failed' : `${r.score.toFixed(1)}%${r.score < threshold && r !== total ? ' ✗' : ''}`,
+      `${Math.round(r.seconds)}s`,
+    ].map(String)
   const lines = [header, ...rows.map(cells), cells(total)]
   const widths = header.map((_, i) => Math.max(...lines.map((l) => l[i].length)))
   const fmt = (l: string[]) => l.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ')
@@ -201,7 +270,9 @@ function printTable(rows: Row[], threshold: number): void {
   for (const l of lines.slice(1, -1)) console.log(fmt(l))
   console.log(widths.map((w) => '-'.repeat(w)).join('  '))
   console.log(fmt(lines[lines.length - 1]))
-  console.log(`\nscore = (killed + timeout + errors) / (mutants - equivalent); equivalent mutants: test/mutation/equivalent.md; threshold ${threshold}%`)
+  console.log(
+    `\nscore = (killed + timeout + errors) / (mutants - equivalent); equivalent mutants: test/mutation/equivalent.md; threshold ${threshold}%`,
+  )
 }
 
 const args = parseArgs(process.argv.slice(2))
@@ -226,7 +297,19 @@ for (const target of targets) {
     // Most often: the target's tests fail on the code as it is, before any mutant (Stryker's dry run).
     const failed = (error as Error).message.split('\n')[0]
     console.error(`✗ ${target.name}: ${failed}`)
-    rows.push({ target: target.name, mutants: 0, killed: 0, survived: 0, timeout: 0, noCoverage: 0, errors: 0, equivalent: 0, score: 0, seconds: (Date.now() - started) / 1000, failed })
+    rows.push({
+      target: target.name,
+      mutants: 0,
+      killed: 0,
+      survived: 0,
+      timeout: 0,
+      noCoverage: 0,
+      errors: 0,
+      equivalent: 0,
+      score: 0,
+      seconds: (Date.now() - started) / 1000,
+      failed,
+    })
   }
 }
 printTable(rows, args.threshold)

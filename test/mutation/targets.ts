@@ -29,7 +29,11 @@ function range(file: string, from: RegExp, to: RegExp): string {
 const whole = (file: string) => () => [file]
 
 export const Targets: Target[] = [
-  { name: 'core/kernel/ticket.ts', mutate: whole('core/kernel/ticket.ts'), tests: ['test/unit/ticket.test.ts', 'test/security/adversarial-plugins.test.ts'] },
+  {
+    name: 'core/kernel/ticket.ts',
+    mutate: whole('core/kernel/ticket.ts'),
+    tests: ['test/unit/ticket.test.ts', 'test/security/adversarial-plugins.test.ts'],
+  },
   { name: 'core/kit/hash.ts', mutate: whole('core/kit/hash.ts'), tests: ['test/unit/hash.test.ts', 'test/unit/hash.property.test.ts'] },
   { name: 'core/kit/freeze.ts', mutate: whole('core/kit/freeze.ts'), tests: ['test/unit/freeze.test.ts', 'test/unit/hash.test.ts'] },
   { name: 'core/kit/match.ts', mutate: whole('core/kit/match.ts'), tests: ['test/unit/match.test.ts', 'test/unit/match.property.test.ts'] },
@@ -41,8 +45,16 @@ export const Targets: Target[] = [
   { name: 'core/kernel/budget.ts', mutate: whole('core/kernel/budget.ts'), tests: ['test/unit/budget.test.ts'] },
   { name: 'core/kernel/verdicts.ts', mutate: whole('core/kernel/verdicts.ts'), tests: ['test/unit/verdicts.test.ts'] },
   { name: 'core/kit/secrets.ts', mutate: whole('core/kit/secrets.ts'), tests: ['test/unit/secrets.test.ts'] },
-  { name: 'core/kernel/store-writer.ts', mutate: whole('core/kernel/store-writer.ts'), tests: ['test/unit/store-writer.test.ts', 'test/security/adversarial-plugins.test.ts'] },
-  { name: 'core/kit/store-kit.ts', mutate: whole('core/kit/store-kit.ts'), tests: ['test/unit/store-kit.test.ts', 'test/store-kit.test.ts'] },
+  {
+    name: 'core/kernel/store-writer.ts',
+    mutate: whole('core/kernel/store-writer.ts'),
+    tests: ['test/unit/store-writer.test.ts', 'test/security/adversarial-plugins.test.ts'],
+  },
+  {
+    name: 'core/kit/store-kit.ts',
+    mutate: whole('core/kit/store-kit.ts'),
+    tests: ['test/unit/store-kit.test.ts', 'test/store-kit.test.ts'],
+  },
   {
     // The ledger rules: an intent or outcome checked against the ledger and against the batch it comes in.
     name: 'plugins/store-memory/memory-store.ts#ledger',

@@ -11,9 +11,15 @@ import { asKernel } from '../contracts/store.ts'
 import { refundAnswer, supportDesk, type DeskOptions, type Harness } from '../helpers.ts'
 
 let harness: Harness | undefined
-afterEach(async () => { await harness?.stop(); harness = undefined })
+afterEach(async () => {
+  await harness?.stop()
+  harness = undefined
+})
 
-const rogue = (service: string, mode: string) => ({ path: resolve(import.meta.dirname, `../fixtures/plugins/rogue-${service}`), config: { mode } })
+const rogue = (service: string, mode: string) => ({
+  path: resolve(import.meta.dirname, `../fixtures/plugins/rogue-${service}`),
+  config: { mode },
+})
 const lookup = { calls: [{ tool: 'lookup_policy', args: { topic: 'refunds' } }] }
 const followup = { calls: [{ tool: 'record_followup', args: { ticketId: 'T-1', note: 'call back' } }] }
 
@@ -87,7 +93,9 @@ describe('policy decisions are checked; a malformed one denies', () => {
       assert.match(decision.data.reason, /verdict must be allow, ask or deny, got nothing/)
       assert.equal(harness!.followups().length, 0)
     } finally {
-      delete proto.verdict; delete proto.ruleId; delete proto.reason
+      delete proto.verdict
+      delete proto.ruleId
+      delete proto.reason
     }
   })
 })
@@ -136,7 +144,12 @@ describe('every service call is bounded in time', () => {
     it(`ends FAILED service_timeout when the ${service} never answers, with run/end and the lease released`, async () => {
       const { state, end, events } = await run({ ...options, serviceTimeouts: { [service]: 150 } })
       assert.deepEqual([state.status, state.failureCode], ['FAILED', 'service_timeout'])
-      assert.match(end.data.reason!, new RegExp(`the ${service} service \\(rogue-${service}@1\\.0\\.0\\) did not answer within 150 ms \\(serviceTimeouts\\.${service}\\)`))
+      assert.match(
+        end.data.reason!,
+        new RegExp(
+          `the ${service} service \\(rogue-${service}@1\\.0\\.0\\) did not answer within 150 ms \\(serviceTimeouts\\.${service}\\)`,
+        ),
+      )
       assert.equal(events.filter((e) => e.type === 'tool/start' && e.data.tool === 'record_followup').length, 0)
       await leaseReleased(state.runId)
     })
@@ -156,6 +169,9 @@ describe('every service call is bounded in time', () => {
   })
 
   it('refuses an unknown service in serviceTimeouts, naming the ones that exist', async () => {
-    await assert.rejects(supportDesk({ script: [], serviceTimeouts: { polcy: 100 } }), { code: 'preset_invalid', message: /unknown key "polcy"; allowed here: context, tools, policy, guardrail, progress, compactor, verifier/ })
+    await assert.rejects(supportDesk({ script: [], serviceTimeouts: { polcy: 100 } }), {
+      code: 'preset_invalid',
+      message: /unknown key "polcy"; allowed here: context, tools, policy, guardrail, progress, compactor, verifier/,
+    })
   })
 })

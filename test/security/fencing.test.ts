@@ -12,7 +12,9 @@ import type { RunEvent } from 'cordage'
 import { FaultLab, sharedStores } from '../fault-lab.ts'
 
 const labs: FaultLab[] = []
-after(() => { for (const lab of labs) lab.close() })
+after(() => {
+  for (const lab of labs) lab.close()
+})
 
 /** The process's state letter from /proc (T: stopped). */
 function state(pid: number): string {
@@ -61,13 +63,17 @@ for (const store of sharedStores) {
       const thawed = await a.exit
       assert.notEqual(thawed.code, 0, 'worker A stops: it no longer owns the run')
       assert.match(thawed.stderr, /lease_lost/)
-      assert.deepEqual(l.payments().map((p) => p.tool), ['pay_late'], 'one payment, made by worker B')
+      assert.deepEqual(
+        l.payments().map((p) => p.tool),
+        ['pay_late'],
+        'one payment, made by worker B',
+      )
       const events = await l.events(runId)
       assert.equal(events.at(-1)!.type, 'run/end')
       assert.equal(events.filter((e) => e.type === 'run/recovered').length, 1)
     })
 
-    it('hands tools the fencing token: a target that checks it refuses the thawed worker\'s late write', async () => {
+    it("hands tools the fencing token: a target that checks it refuses the thawed worker's late write", async () => {
       const l = lab(store, 'pay_fenced', 1500)
       const a = l.spawn(['run', '--json'])
       // Freeze worker A inside the call, while it waits before paying.
@@ -81,7 +87,7 @@ for (const store of sharedStores) {
       assert.equal(starts.length, 2, 'B ran the call again after reconcile said it had not happened')
       a.child.kill('SIGCONT')
       await a.exit
-      assert.equal(l.payments().length, 1, 'the payment system refused worker A\'s older token')
+      assert.equal(l.payments().length, 1, "the payment system refused worker A's older token")
     })
 
     it('without a fencing token at the target, a call already in flight when the worker froze can still land (the residual window)', async () => {

@@ -62,11 +62,15 @@ const CaseTimeoutMs = 20_000
 const ProcessTimeoutMs = 60_000
 
 let catalog: PluginCatalog
-before(async () => { catalog = await PluginCatalog.scan(BuiltinPluginsDir, { project: false }) })
+before(async () => {
+  catalog = await PluginCatalog.scan(BuiltinPluginsDir, { project: false })
+})
 
 async function bounded(promise: Promise<Outcome>, ms: number): Promise<Outcome> {
   let timer: NodeJS.Timeout | undefined
-  const hang = new Promise<Outcome>((done) => { timer = setTimeout(() => done({ exit: 'hang', text: '', stdout: '' }), ms) })
+  const hang = new Promise<Outcome>((done) => {
+    timer = setTimeout(() => done({ exit: 'hang', text: '', stdout: '' }), ms)
+  })
   try {
     return await Promise.race([promise, hang])
   } finally {
@@ -77,7 +81,11 @@ async function bounded(promise: Promise<Outcome>, ms: number): Promise<Outcome> 
 /** The exit code the CLI gives a thrown error (core/cli/main.ts), for in-process host calls. */
 function outcomeOf(error: unknown): Outcome {
   if (CordageError.is(error)) {
-    const exit = ['run_busy', 'lease_lost', 'seq_conflict'].includes(error.code) ? 7 : ['config', 'usage', 'environment_drift'].includes(error.kind) ? 2 : 1
+    const exit = ['run_busy', 'lease_lost', 'seq_conflict'].includes(error.code)
+      ? 7
+      : ['config', 'usage', 'environment_drift'].includes(error.kind)
+        ? 2
+        : 1
     return { exit, text: `error [${error.code}]: ${error.message}`, stdout: '' }
   }
   return { exit: 1, text: `internal error: ${(error as Error)?.stack ?? error}`, stdout: '' }
@@ -117,13 +125,27 @@ function inProcess(input: Input): Promise<Outcome> {
 
 /** The real binary: `check --preset FILE` for a preset, the command line as given otherwise. */
 function asProcess(input: Input): Promise<Outcome> {
-  const argv = 'argv' in input ? input.argv : ['check', '--preset', input.preset, ...(input.sets ?? []).flatMap((s) => ['--set', s]), ...(input.lock === false ? ['--no-lock'] : [])]
+  const argv =
+    'argv' in input
+      ? input.argv
+      : [
+          'check',
+          '--preset',
+          input.preset,
+          ...(input.sets ?? []).flatMap((s) => ['--set', s]),
+          ...(input.lock === false ? ['--no-lock'] : []),
+        ]
   const cwd = 'preset' in input && input.project ? input.project : work
   return new Promise((done) => {
-    execFile(process.execPath, [bin, ...argv], { cwd, encoding: 'utf8', timeout: ProcessTimeoutMs, killSignal: 'SIGKILL', env: { ...process.env, NO_COLOR: '1', ...input.env } }, (error, stdout, stderr) => {
-      if (error?.killed) return done({ exit: 'hang', text: stderr, stdout })
-      done({ exit: error ? (typeof error.code === 'number' ? error.code : 1) : 0, text: stderr, stdout })
-    })
+    execFile(
+      process.execPath,
+      [bin, ...argv],
+      { cwd, encoding: 'utf8', timeout: ProcessTimeoutMs, killSignal: 'SIGKILL', env: { ...process.env, NO_COLOR: '1', ...input.env } },
+      (error, stdout, stderr) => {
+        if (error?.killed) return done({ exit: 'hang', text: stderr, stdout })
+        done({ exit: error ? (typeof error.code === 'number' ? error.code : 1) : 0, text: stderr, stdout })
+      },
+    )
   })
 }
 
@@ -148,7 +170,12 @@ function judge(c: FuzzCase, o: Outcome): string | undefined {
 /** Cases that never answered: in-process, whatever hangs may keep this process alive after the tests. */
 let hung = 0
 
-async function runCases(cases: FuzzCase[], drive: (input: Input) => Promise<Outcome>, timeoutMs: number, concurrency = 1): Promise<string[]> {
+async function runCases(
+  cases: FuzzCase[],
+  drive: (input: Input) => Promise<Outcome>,
+  timeoutMs: number,
+  concurrency = 1,
+): Promise<string[]> {
   const failures: string[] = []
   let next = 0
   const worker = async () => {
@@ -190,14 +217,32 @@ function base() {
         contextTokens: 4000,
         parallelTools: true,
         durability: { leaseTtlMs: 30000, cancelWatchMs: 100, cancelGraceMs: 100, effectWaitMs: 100 },
-        model: { plugin: 'model-scripted', version: '^1.0.0', config: { script: [{ final: 'Hello.' }], onExhausted: 'fail', usage: { inputTokens: 1, outputTokens: 1, costUsd: 0 } } },
+        model: {
+          plugin: 'model-scripted',
+          version: '^1.0.0',
+          config: { script: [{ final: 'Hello.' }], onExhausted: 'fail', usage: { inputTokens: 1, outputTokens: 1, costUsd: 0 } },
+        },
         plugins: [
           'store-memory@^2.0.0',
           { plugin: 'tools-registry', config: { include: ['*'], exclude: [] } },
           { plugin: 'context-basic', config: { system: 'Be brief.', cachedRuns: 8 } },
           {
-            plugin: 'policy-rules', version: '^2.0.0', onDrift: 'refuse',
-            config: { default: 'deny', approvers: ['alice'], rules: [{ id: 'read-only', verdict: 'allow', priority: 1, reason: 'reads', match: { sideEffect: 'none', tool: 'lookup', needsApproval: false, args: { amount: { lte: 100 } } } }] },
+            plugin: 'policy-rules',
+            version: '^2.0.0',
+            onDrift: 'refuse',
+            config: {
+              default: 'deny',
+              approvers: ['alice'],
+              rules: [
+                {
+                  id: 'read-only',
+                  verdict: 'allow',
+                  priority: 1,
+                  reason: 'reads',
+                  match: { sideEffect: 'none', tool: 'lookup', needsApproval: false, args: { amount: { lte: 100 } } },
+                },
+              ],
+            },
           },
           { plugin: 'verifier-basic', config: { minCount: 0, mustBeObserved: false } },
         ],
@@ -266,8 +311,36 @@ const categories: Category[] = [
       // Seeded: the same breakages at the same places on every run. Kept only when the YAML parser
       // itself rejects the text, so each is bad YAML for certain.
       const lines = BaseText.split('\n')
-      const breakers = ['[', '{', '"', "'", ']', '}', ': :', '\t', '- - :', '@', '`', '%', '!!', '&', '*', '|\n  x', '>\n x', '? ', 'key: [a, b', '{a: 1, a: 2}']
-      const picks = fc.sample(fc.record({ line: fc.nat({ max: lines.length - 2 }), breaker: fc.constantFrom(...breakers), at: fc.constantFrom('value', 'indent', 'end') }), { seed: 10, numRuns: 160 })
+      const breakers = [
+        '[',
+        '{',
+        '"',
+        "'",
+        ']',
+        '}',
+        ': :',
+        '\t',
+        '- - :',
+        '@',
+        '`',
+        '%',
+        '!!',
+        '&',
+        '*',
+        '|\n  x',
+        '>\n x',
+        '? ',
+        'key: [a, b',
+        '{a: 1, a: 2}',
+      ]
+      const picks = fc.sample(
+        fc.record({
+          line: fc.nat({ max: lines.length - 2 }),
+          breaker: fc.constantFrom(...breakers),
+          at: fc.constantFrom('value', 'indent', 'end'),
+        }),
+        { seed: 10, numRuns: 160 },
+      )
       const cases: FuzzCase[] = []
       const seen = new Set<string>()
       for (const { line, breaker, at } of picks) {
@@ -278,7 +351,12 @@ const categories: Category[] = [
         if (seen.has(yaml) || !parseDocument(yaml, { uniqueKeys: true }).errors.length) continue
         seen.add(yaml)
         const f = file(`syntax-${cases.length}.yml`, yaml)
-        cases.push({ label: `line ${line + 1} ${at} ${JSON.stringify(breaker)}`, input: { preset: f }, where: new RegExp(`${basename(f)}:\\d+:\\d+`), codes: ['preset_invalid'] })
+        cases.push({
+          label: `line ${line + 1} ${at} ${JSON.stringify(breaker)}`,
+          input: { preset: f },
+          where: new RegExp(`${basename(f)}:\\d+:\\d+`),
+          codes: ['preset_invalid'],
+        })
         if (cases.length >= 40) break
       }
       const fixed: [string, string][] = [
@@ -304,7 +382,7 @@ const categories: Category[] = [
       const texts: [string, string][] = [
         ['alias without anchor (model)', BaseText.replace(/\n {4}model:\n[\s\S]*?\n {4}plugins:/, '\n    model: *nope\n    plugins:')],
         ['alias without anchor (top)', 'agents: *agents\n'],
-        ['alias without anchor (in a list)', BaseText.replace("- store-memory@^2.0.0", '- *store')],
+        ['alias without anchor (in a list)', BaseText.replace('- store-memory@^2.0.0', '- *store')],
         ['alias before its anchor', `agents:\n  a:\n    model: *m\n  b:\n    model: &m { plugin: model-scripted }\n`],
         ['alias inside its own anchor (map)', 'agents: &a\n  x: *a\n'],
         ['alias inside its own anchor (list)', 'agents:\n  a:\n    plugins: &p [store-memory, *p]\n'],
@@ -315,13 +393,35 @@ const categories: Category[] = [
         ['alias to a scalar where a map goes', `x: &s hello\n${BaseText.replace(/\n {6}budgets:\n( {8}.*\n)+/, '\n      budgets: *s\n')}`],
       ]
       // Alias bombs of several shapes: width^depth copies of the innermost value.
-      for (const [width, depth] of [[9, 9], [10, 5], [3, 12], [50, 3], [2, 30], [100, 2]]) {
+      for (const [width, depth] of [
+        [9, 9],
+        [10, 5],
+        [3, 12],
+        [50, 3],
+        [2, 30],
+        [100, 2],
+      ]) {
         const levels = [`l0: &a0 [${Array(width).fill('lol').join(', ')}]`]
-        for (let i = 1; i < depth; i++) levels.push(`l${i}: &a${i} [${Array(width).fill(`*a${i - 1}`).join(', ')}]`)
+        for (let i = 1; i < depth; i++)
+          levels.push(
+            `l${i}: &a${i} [${Array(width)
+              .fill(`*a${i - 1}`)
+              .join(', ')}]`,
+          )
         texts.push([`alias bomb ${width}^${depth}`, `${levels.join('\n')}\nagents: *a${depth - 1}\n`])
       }
       // Aliases in the right places that still break: a bomb inside plugin config.
-      texts.push(['alias bomb in plugin config', `x0: &b0 [a, a, a, a, a, a, a, a, a, a]\n${[1, 2, 3, 4, 5, 6].map((i) => `x${i}: &b${i} [${Array(10).fill(`*b${i - 1}`).join(', ')}]`).join('\n')}\n${BaseText.replace('reason: reads', 'reason: *b6')}`])
+      texts.push([
+        'alias bomb in plugin config',
+        `x0: &b0 [a, a, a, a, a, a, a, a, a, a]\n${[1, 2, 3, 4, 5, 6]
+          .map(
+            (i) =>
+              `x${i}: &b${i} [${Array(10)
+                .fill(`*b${i - 1}`)
+                .join(', ')}]`,
+          )
+          .join('\n')}\n${BaseText.replace('reason: reads', 'reason: *b6')}`,
+      ])
       return texts.map(([label, text]) => {
         const f = file(`${label.replace(/\W+/g, '-')}.yml`, text)
         return { label, input: { preset: f }, where: basename(f), codes: ['preset_invalid'] }
@@ -330,34 +430,64 @@ const categories: Category[] = [
   },
   {
     name: 'preset: wrong types at every key',
-    cases: () => paths(base()).flatMap(({ path, value }) => wrongTypes(value).map((wrong) => {
-      const f = file(`types-${fileCount}.yml`, mutated(path, wrong))
-      // A string where a plugin entry goes is a plugin name: plugin_not_found says so.
-      return { label: `${shownPath(path)} = ${JSON.stringify(wrong)}`, input: { preset: f }, where: [basename(f), shownPath(path).replace(/\.config.*|\[\d+\]\.config.*/, '')], codes: ['preset_invalid', 'plugin_config_invalid', 'plugin_not_found'] }
-    })),
+    cases: () =>
+      paths(base()).flatMap(({ path, value }) =>
+        wrongTypes(value).map((wrong) => {
+          const f = file(`types-${fileCount}.yml`, mutated(path, wrong))
+          // A string where a plugin entry goes is a plugin name: plugin_not_found says so.
+          return {
+            label: `${shownPath(path)} = ${JSON.stringify(wrong)}`,
+            input: { preset: f },
+            where: [basename(f), shownPath(path).replace(/\.config.*|\[\d+\]\.config.*/, '')],
+            codes: ['preset_invalid', 'plugin_config_invalid', 'plugin_not_found'],
+          }
+        }),
+      ),
   },
   {
     name: 'preset: unknown keys in every map',
-    cases: () => paths(base())
-      // `args` maps an argument path to a test: any key is an argument's name there.
-      .filter(({ path, value }) => value !== null && typeof value === 'object' && !Array.isArray(value) && path[path.length - 1] !== 'args')
-      .flatMap(({ path }) => ['fzUnknown', 'toString', 'valueOf', 'hasOwnProperty'].map((key) => {
-        const f = file(`unknown-${fileCount}.yml`, mutated([...path, key], 1))
-        return { label: `${shownPath(path)}.${key}`, input: { preset: f }, where: [basename(f), key], codes: ['preset_invalid', 'plugin_config_invalid'] }
-      }))
-      .concat(['fzUnknown', 'toString', 'constructorx'].map((key) => {
-        const f = file(`unknown-top-${key}.yml`, mutated([key], 1))
-        return { label: `(top).${key}`, input: { preset: f }, where: [basename(f), key], codes: ['preset_invalid'] }
-      })),
+    cases: () =>
+      paths(base())
+        // `args` maps an argument path to a test: any key is an argument's name there.
+        .filter(
+          ({ path, value }) => value !== null && typeof value === 'object' && !Array.isArray(value) && path[path.length - 1] !== 'args',
+        )
+        .flatMap(({ path }) =>
+          ['fzUnknown', 'toString', 'valueOf', 'hasOwnProperty'].map((key) => {
+            const f = file(`unknown-${fileCount}.yml`, mutated([...path, key], 1))
+            return {
+              label: `${shownPath(path)}.${key}`,
+              input: { preset: f },
+              where: [basename(f), key],
+              codes: ['preset_invalid', 'plugin_config_invalid'],
+            }
+          }),
+        )
+        .concat(
+          ['fzUnknown', 'toString', 'constructorx'].map((key) => {
+            const f = file(`unknown-top-${key}.yml`, mutated([key], 1))
+            return { label: `(top).${key}`, input: { preset: f }, where: [basename(f), key], codes: ['preset_invalid'] }
+          }),
+        ),
   },
   {
     name: 'preset: __proto__, constructor and prototype at every level',
     cases: () => {
-      const maps = [{ path: [] as Path }, ...paths(base()).filter(({ value }) => value !== null && typeof value === 'object' && !Array.isArray(value))]
-      const cases: FuzzCase[] = maps.flatMap(({ path }) => ['__proto__', 'constructor', 'prototype'].map((key) => {
-        const f = file(`special-${fileCount}.yml`, mutated([...path, key], { polluted: true }))
-        return { label: `${shownPath(path) || '(top)'}.${key}`, input: { preset: f }, where: [basename(f), `"${key}"`], codes: ['preset_invalid'] }
-      }))
+      const maps = [
+        { path: [] as Path },
+        ...paths(base()).filter(({ value }) => value !== null && typeof value === 'object' && !Array.isArray(value)),
+      ]
+      const cases: FuzzCase[] = maps.flatMap(({ path }) =>
+        ['__proto__', 'constructor', 'prototype'].map((key) => {
+          const f = file(`special-${fileCount}.yml`, mutated([...path, key], { polluted: true }))
+          return {
+            label: `${shownPath(path) || '(top)'}.${key}`,
+            input: { preset: f },
+            where: [basename(f), `"${key}"`],
+            codes: ['preset_invalid'],
+          }
+        }),
+      )
       for (const name of ['__proto__', 'constructor', 'prototype']) {
         const f = file(`agent-${name}.yml`, BaseText.replace('  support:', `  ${name}:`))
         cases.push({ label: `an agent named ${name}`, input: { preset: f }, where: basename(f), codes: ['preset_invalid'] })
@@ -375,19 +505,40 @@ const categories: Category[] = [
       }
       const steps = ['agents', 'support', 'budgets', 'maxSteps']
       // biome-ignore lint/correctness/noPrecisionLoss: values past what a double holds, on purpose
-      for (const [label, v] of [['1e400', 1e400], ['-1e400', -1e400], ['NaN', NaN], ['2^53 + 2', 2 ** 53 + 2], ['-2^63', -(2 ** 63)], ['0.5', 0.5], ['0', 0]] as [string, number][]) at(`maxSteps ${label}`, steps, v)
+      for (const [label, v] of [
+        ['1e400', 1e400],
+        ['-1e400', -1e400],
+        ['NaN', NaN],
+        ['2^53 + 2', 2 ** 53 + 2],
+        ['-2^63', -(2 ** 63)],
+        ['0.5', 0.5],
+        ['0', 0],
+      ] as [string, number][])
+        at(`maxSteps ${label}`, steps, v)
       // biome-ignore lint/correctness/noPrecisionLoss: a value below what a double holds, on purpose
       at('maxCostUsd 1e-400', ['agents', 'support', 'budgets', 'maxCostUsd'], 1e-400)
       at('an agent name of 10000 capitals', ['agents', 'A'.repeat(10000)], { model: 'model-scripted' })
       at('a key of 100000 characters', ['agents', 'support', 'budgets', 'k'.repeat(100_000)], 1)
       at('a version range of 10000 digits', ['agents', 'support', 'model', 'version'], `^${'9'.repeat(10000)}`)
-      at('a version range of 300 alternatives', ['agents', 'support', 'model', 'version'], Array(300).fill('0.0.1').join(' || '), ['preset_invalid', 'plugin_version_unsatisfiable'])
+      at('a version range of 300 alternatives', ['agents', 'support', 'model', 'version'], Array(300).fill('0.0.1').join(' || '), [
+        'preset_invalid',
+        'plugin_version_unsatisfiable',
+      ])
       at('a plugin name of 100000 letters', ['agents', 'support', 'plugins', 0], 'x'.repeat(100_000), ['plugin_not_found'])
-      at('300 copies of one plugin', ['agents', 'support', 'plugins'], [...base().agents.support.plugins, ...Array(300).fill('store-memory')], ['plugin_conflict'])
+      at(
+        '300 copies of one plugin',
+        ['agents', 'support', 'plugins'],
+        [...base().agents.support.plugins, ...Array(300).fill('store-memory')],
+        ['plugin_conflict'],
+      )
       let deep: unknown = 1
       for (let i = 0; i < 400; i++) deep = { deeper: deep }
       at('config nested 400 deep', ['agents', 'support', 'model', 'config', 'deeper'], deep, ['plugin_config_invalid'])
-      at('10000 unknown keys in budgets', ['agents', 'support', 'budgets'], Object.fromEntries(Array.from({ length: 10000 }, (_, i) => [`k${i}`, i])))
+      at(
+        '10000 unknown keys in budgets',
+        ['agents', 'support', 'budgets'],
+        Object.fromEntries(Array.from({ length: 10000 }, (_, i) => [`k${i}`, i])),
+      )
       const big = file('nine-megabytes.yml', `# ${'x'.repeat(9 * 1024 * 1024)}\n${BaseText}`)
       cases.push({ label: 'a 9 MB preset', input: { preset: big }, where: basename(big), codes: ['preset_invalid'] })
       return cases
@@ -397,7 +548,8 @@ const categories: Category[] = [
     name: 'preset: files that are not presets',
     cases: () => {
       const cases: FuzzCase[] = []
-      const add = (label: string, preset: string, codes: string[], where = basename(preset)) => cases.push({ label, input: { preset }, where, codes })
+      const add = (label: string, preset: string, codes: string[], where = basename(preset)) =>
+        cases.push({ label, input: { preset }, where, codes })
       const folder = join(work, 'a-folder.yml')
       mkdirSync(folder)
       add('a folder', folder, ['preset_not_found'])
@@ -409,8 +561,14 @@ const categories: Category[] = [
       add('a list', file('list.yml', '- agents\n'), ['preset_invalid'])
       add('a number', file('number.yml', '42\n'), ['preset_invalid'])
       add('a string', file('string.yml', 'agents\n'), ['preset_invalid'])
-      add('binary (PNG header)', file('png.yml', Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13])), ['preset_invalid'])
-      add('binary (random bytes)', file('random.yml', Buffer.from(fc.sample(fc.integer({ min: 0, max: 255 }), { seed: 3, numRuns: 512 }))), ['preset_invalid'])
+      add('binary (PNG header)', file('png.yml', Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13])), [
+        'preset_invalid',
+      ])
+      add(
+        'binary (random bytes)',
+        file('random.yml', Buffer.from(fc.sample(fc.integer({ min: 0, max: 255 }), { seed: 3, numRuns: 512 }))),
+        ['preset_invalid'],
+      )
       add('latin-1 text', file('latin1.yml', Buffer.from('agents:\n  a:\n    description: caf\xe9\n', 'latin1')), ['preset_invalid'])
       add('UTF-16 text', file('utf16.yml', Buffer.from(`\ufeff${BaseText}`, 'utf16le')), ['preset_invalid'])
       add('a NUL in the middle', file('nul.yml', `${BaseText.slice(0, 40)}\0${BaseText.slice(40)}`), ['preset_invalid'])
@@ -456,13 +614,24 @@ const categories: Category[] = [
         ['verdict typo', [...rule, 'verdict'], 'alow'],
         ['rule id with capitals', [...rule, 'id'], 'Read-Only'],
         ['rule without id', [...rule, 'id'], null],
-        ['duplicate rule ids', ['agents', 'support', 'plugins', 3, 'config', 'rules'], [{ id: 'r', verdict: 'allow' }, { id: 'r', verdict: 'deny' }]],
+        [
+          'duplicate rule ids',
+          ['agents', 'support', 'plugins', 3, 'config', 'rules'],
+          [
+            { id: 'r', verdict: 'allow' },
+            { id: 'r', verdict: 'deny' },
+          ],
+        ],
         ['sideEffect unknown', [...rule, 'match', 'sideEffect'], 'remote'],
         ['default maybe', ['agents', 'support', 'plugins', 3, 'config', 'default'], 'maybe'],
         ['approvers a string', ['agents', 'support', 'plugins', 3, 'config', 'approvers'], 'alice'],
         ['rules a map', ['agents', 'support', 'plugins', 3, 'config', 'rules'], { r: { verdict: 'allow' } }],
         ['script entry with an unknown key', ['agents', 'support', 'model', 'config', 'script', 0, 'finale'], 'x'],
-        ['script failFirst code unknown', ['agents', 'support', 'model', 'config', 'script', 0, 'failFirst'], { code: 'model_sometimes', times: 1 }],
+        [
+          'script failFirst code unknown',
+          ['agents', 'support', 'model', 'config', 'script', 0, 'failFirst'],
+          { code: 'model_sometimes', times: 1 },
+        ],
         ['script repeat negative', ['agents', 'support', 'model', 'config', 'script', 0, 'repeat'], -1],
         ['usage cost negative', ['agents', 'support', 'model', 'config', 'usage', 'costUsd'], -1],
         ['onExhausted unknown', ['agents', 'support', 'model', 'config', 'onExhausted'], 'loop'],
@@ -470,12 +639,21 @@ const categories: Category[] = [
         ['verifier pattern that does not compile', ['agents', 'support', 'plugins', 4, 'config', 'pattern'], '(['],
         ['context cachedRuns 0', ['agents', 'support', 'plugins', 2, 'config', 'cachedRuns'], 0],
         ['tools include a number', ['agents', 'support', 'plugins', 1, 'config', 'include'], [5]],
-        ['store config on a string entry', ['agents', 'support', 'plugins', 0], { plugin: 'store-memory', config: { maxEventsPerRun: -1 } }],
+        [
+          'store config on a string entry',
+          ['agents', 'support', 'plugins', 0],
+          { plugin: 'store-memory', config: { maxEventsPerRun: -1 } },
+        ],
         ['config for the wrong plugin', ['agents', 'support', 'plugins', 2], { plugin: 'context-basic', config: { minCount: 0 } }],
       ]
       return cases.map(([label, path, value]) => {
         const f = file(`config-${fileCount}.yml`, mutated(path, value))
-        return { label, input: { preset: f }, where: basename(f), codes: ['plugin_config_invalid', 'plugin_start_failed', 'preset_invalid'] }
+        return {
+          label,
+          input: { preset: f },
+          where: basename(f),
+          codes: ['plugin_config_invalid', 'plugin_start_failed', 'preset_invalid'],
+        }
       })
     },
   },
@@ -503,22 +681,38 @@ const categories: Category[] = [
         ['requires a bad service name', "export default { name: 'NAME', version: '1.0.0', requires: { 'Tools!': '^1.0.0' } }\n"],
         ['config not a schema', "export default { name: 'NAME', version: '1.0.0', config: 5 }\n"],
         ['an unknown field', "export default { name: 'NAME', version: '1.0.0', extra: true }\n"],
-        ['provides and requires one service', "export default { name: 'NAME', version: '1.0.0', provides: { policy: '1.0.0' }, requires: { policy: '^1.0.0' } }\n"],
-        ['an own __proto__ key', `export default JSON.parse('{"name": "NAME", "version": "1.0.0", "__proto__": {"provides": {"policy": "1.0.0"}}}')\n`],
+        [
+          'provides and requires one service',
+          "export default { name: 'NAME', version: '1.0.0', provides: { policy: '1.0.0' }, requires: { policy: '^1.0.0' } }\n",
+        ],
+        [
+          'an own __proto__ key',
+          `export default JSON.parse('{"name": "NAME", "version": "1.0.0", "__proto__": {"provides": {"policy": "1.0.0"}}}')\n`,
+        ],
         ['throws while loading', "throw new Error('boom')\n"],
         ['a syntax error', 'export default { name: \n'],
         ['imports a module that is not there', "import './nowhere.ts'\nexport default { name: 'NAME', version: '1.0.0' }\n"],
       ]
       manifests.forEach(([label, text], i) => {
         const name = `fz-manifest-${i}`
-        folderCase(`manifest: ${label}`, pluginFolder(name, { 'manifest.ts': text.replaceAll('NAME', name), 'index.ts': plainIndex }), ['manifest_invalid'])
+        folderCase(`manifest: ${label}`, pluginFolder(name, { 'manifest.ts': text.replaceAll('NAME', name), 'index.ts': plainIndex }), [
+          'manifest_invalid',
+        ])
       })
       const entries: [string, string, string[]][] = [
         ['no default export', 'export const x = 1\n', ['manifest_invalid']],
         ['a default that is not a plugin', 'export default {}\n', ['manifest_invalid']],
-        ['another name', "import { definePlugin } from 'cordage'\nexport default definePlugin({ name: 'someone-else', version: '1.0.0' }, () => {})\n", ['manifest_invalid']],
+        [
+          'another name',
+          "import { definePlugin } from 'cordage'\nexport default definePlugin({ name: 'someone-else', version: '1.0.0' }, () => {})\n",
+          ['manifest_invalid'],
+        ],
         ['throws while loading', "throw new Error('boom')\n", ['plugin_start_failed']],
-        ['throws while starting', "import { definePlugin } from 'cordage'\nimport manifest from './manifest.ts'\nexport default definePlugin(manifest, () => { throw new Error('no') })\n", ['plugin_start_failed']],
+        [
+          'throws while starting',
+          "import { definePlugin } from 'cordage'\nimport manifest from './manifest.ts'\nexport default definePlugin(manifest, () => { throw new Error('no') })\n",
+          ['plugin_start_failed'],
+        ],
         ['a syntax error', 'export default definePlugin(\n', ['plugin_start_failed']],
       ]
       entries.forEach(([label, text, codes], i) => {
@@ -526,13 +720,30 @@ const categories: Category[] = [
         folderCase(`entry: ${label}`, pluginFolder(name, { 'manifest.ts': plainManifest(name), 'index.ts': text }), codes)
       })
       const provides = 'fz-provides'
-      folderCase('declares a service it does not set', pluginFolder(provides, { 'manifest.ts': `export default { name: '${provides}', version: '1.0.0', provides: { compactor: '1.0.0' } }\n`, 'index.ts': plainIndex }), ['plugin_start_failed'])
+      folderCase(
+        'declares a service it does not set',
+        pluginFolder(provides, {
+          'manifest.ts': `export default { name: '${provides}', version: '1.0.0', provides: { compactor: '1.0.0' } }\n`,
+          'index.ts': plainIndex,
+        }),
+        ['plugin_start_failed'],
+      )
       folderCase('no manifest', pluginFolder('fz-no-manifest', { 'index.ts': plainIndex }), ['manifest_invalid'])
       folderCase('no entry module', pluginFolder('fz-no-entry', { 'manifest.ts': plainManifest('fz-no-entry') }), ['manifest_invalid'])
       const never = 'fz-never'
-      folderCase('manifest never settles', pluginFolder(never, { 'manifest.ts': `${plainManifest(never)}await new Promise(() => {})\n`, 'index.ts': plainIndex }), ['plugin_load_timeout'], { CORDAGE_PLUGIN_LOAD_TIMEOUT_MS: '2000' })
+      folderCase(
+        'manifest never settles',
+        pluginFolder(never, { 'manifest.ts': `${plainManifest(never)}await new Promise(() => {})\n`, 'index.ts': plainIndex }),
+        ['plugin_load_timeout'],
+        { CORDAGE_PLUGIN_LOAD_TIMEOUT_MS: '2000' },
+      )
       const neverEntry = 'fz-never-entry'
-      folderCase('entry never settles', pluginFolder(neverEntry, { 'manifest.ts': plainManifest(neverEntry), 'index.ts': `await new Promise(() => {})\n${plainIndex}` }), ['plugin_load_timeout'], { CORDAGE_PLUGIN_LOAD_TIMEOUT_MS: '2000' })
+      folderCase(
+        'entry never settles',
+        pluginFolder(neverEntry, { 'manifest.ts': plainManifest(neverEntry), 'index.ts': `await new Promise(() => {})\n${plainIndex}` }),
+        ['plugin_load_timeout'],
+        { CORDAGE_PLUGIN_LOAD_TIMEOUT_MS: '2000' },
+      )
       const packages: [string, string][] = [
         ['package.json not JSON', '{ "type": "module", '],
         ['package.json a list', '["module"]'],
@@ -543,7 +754,9 @@ const categories: Category[] = [
       ]
       packages.forEach(([label, text], i) => {
         const name = `fz-package-${i}`
-        folderCase(label, pluginFolder(name, { 'package.json': text, 'manifest.ts': plainManifest(name), 'index.ts': plainIndex }), ['manifest_invalid'])
+        folderCase(label, pluginFolder(name, { 'package.json': text, 'manifest.ts': plainManifest(name), 'index.ts': plainIndex }), [
+          'manifest_invalid',
+        ])
       })
       // A folder outside any ES module package.
       const bare = join(mkdtempSync(join(tmpdir(), 'cordage-fuzz-bare-')), 'fz-bare')
@@ -551,11 +764,20 @@ const categories: Category[] = [
       writeFileSync(join(bare, 'manifest.ts'), plainManifest('fz-bare'))
       writeFileSync(join(bare, 'index.ts'), plainIndex)
       folderCase('no package.json above the folder', bare, ['manifest_invalid'])
-      folderCase('path names a file', join(pluginFolder('fz-file', { 'manifest.ts': plainManifest('fz-file'), 'index.ts': plainIndex }), 'index.ts'), ['plugin_not_found'])
+      folderCase(
+        'path names a file',
+        join(pluginFolder('fz-file', { 'manifest.ts': plainManifest('fz-file'), 'index.ts': plainIndex }), 'index.ts'),
+        ['plugin_not_found'],
+      )
       folderCase('path names nothing', join(work, 'fz-nowhere'), ['plugin_not_found'])
       const wrongVersion = pluginFolder('fz-version', { 'manifest.ts': plainManifest('fz-version'), 'index.ts': plainIndex })
       const f = file('manifest-range.yml', withEntry(`{ path: ${wrongVersion}, version: ^2.0.0 }`))
-      cases.push({ label: 'the preset asks for another version', input: { preset: f }, where: [basename(f), 'fz-version'], codes: ['plugin_version_unsatisfiable', 'manifest_invalid'] })
+      cases.push({
+        label: 'the preset asks for another version',
+        input: { preset: f },
+        where: [basename(f), 'fz-version'],
+        codes: ['plugin_version_unsatisfiable', 'manifest_invalid'],
+      })
       return cases
     },
   },
@@ -586,7 +808,10 @@ const categories: Category[] = [
         writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'fz-project', dependencies: { [dependency]: '*' } }))
         const pkg: Record<string, unknown> = { name: dependency, version: '1.0.0', type: 'module', cordage: field, ...over }
         if (over?.version === '') delete pkg.version
-        writeFileSync(join(dir, 'package.json'), field === 'BROKEN' ? `{ "name": "${dependency}", "cordage": { "plugin": "./index.ts" }, ` : JSON.stringify(pkg))
+        writeFileSync(
+          join(dir, 'package.json'),
+          field === 'BROKEN' ? `{ "name": "${dependency}", "cordage": { "plugin": "./index.ts" }, ` : JSON.stringify(pkg),
+        )
         writeFileSync(join(dir, 'manifest.ts'), plainManifest(dependency))
         writeFileSync(join(dir, 'index.ts'), plainIndex)
         const f = join(project, 'preset.yml')
@@ -608,16 +833,72 @@ const categories: Category[] = [
         ['agents missing', JSON.stringify({ cordage: 1 }), ['preset_invalid']],
         ['an agent a list', JSON.stringify({ cordage: 1, agents: { support: [] } }), ['preset_invalid']],
         ['a plugin a string', JSON.stringify({ cordage: 1, agents: { support: { 'policy-rules': '2.0.0' } } }), ['preset_invalid']],
-        ['a version a number', JSON.stringify({ cordage: 1, agents: { support: { 'policy-rules': { version: 2, hash: 'h' } } } }), ['preset_invalid']],
-        ['a version not semver', JSON.stringify({ cordage: 1, agents: { support: { 'policy-rules': { version: 'latest', hash: 'h' } } } }), ['preset_invalid']],
-        ['a hash missing', JSON.stringify({ cordage: 1, agents: { support: { 'policy-rules': { version: '2.0.0' } } } }), ['preset_invalid']],
-        ['a path a number', JSON.stringify({ cordage: 1, agents: { support: { 'policy-rules': { version: '2.0.0', hash: 'h', path: 5 } } } }), ['preset_invalid']],
-        ['an agent named __proto__', '{ "cordage": 1, "agents": { "__proto__": { "policy-rules": { "version": "2.0.0", "hash": "h" } } } }', ['lock_mismatch']],
+        [
+          'a version a number',
+          JSON.stringify({ cordage: 1, agents: { support: { 'policy-rules': { version: 2, hash: 'h' } } } }),
+          ['preset_invalid'],
+        ],
+        [
+          'a version not semver',
+          JSON.stringify({ cordage: 1, agents: { support: { 'policy-rules': { version: 'latest', hash: 'h' } } } }),
+          ['preset_invalid'],
+        ],
+        [
+          'a hash missing',
+          JSON.stringify({ cordage: 1, agents: { support: { 'policy-rules': { version: '2.0.0' } } } }),
+          ['preset_invalid'],
+        ],
+        [
+          'a path a number',
+          JSON.stringify({ cordage: 1, agents: { support: { 'policy-rules': { version: '2.0.0', hash: 'h', path: 5 } } } }),
+          ['preset_invalid'],
+        ],
+        [
+          'an agent named __proto__',
+          '{ "cordage": 1, "agents": { "__proto__": { "policy-rules": { "version": "2.0.0", "hash": "h" } } } }',
+          ['lock_mismatch'],
+        ],
         ['an agent named constructor', JSON.stringify({ cordage: 1, agents: { constructor: {} } }), ['lock_mismatch']],
         ['the preset agent missing', JSON.stringify({ cordage: 1, agents: { other: {} } }), ['lock_mismatch']],
-        ['a plugin named constructor', JSON.stringify({ cordage: 1, agents: { support: { constructor: { version: '1.0.0', hash: 'h' } } } }), ['lock_mismatch']],
-        ['versions that are not installed', JSON.stringify({ cordage: 1, agents: { support: Object.fromEntries(['model-scripted', 'store-memory', 'tools-registry', 'context-basic', 'policy-rules', 'verifier-basic'].map((p) => [p, { version: '0.0.1', hash: 'sha256:0' }])) } }), ['lock_mismatch']],
-        ['hashes that differ', JSON.stringify({ cordage: 1, agents: { support: Object.fromEntries([['model-scripted', '1.1.0'], ['store-memory', '2.1.0'], ['tools-registry', '1.0.0'], ['context-basic', '1.0.0'], ['policy-rules', '2.0.0'], ['verifier-basic', '1.0.0']].map(([p, v]) => [p, { version: v, hash: 'sha256:0' }])) } }), ['lock_mismatch']],
+        [
+          'a plugin named constructor',
+          JSON.stringify({ cordage: 1, agents: { support: { constructor: { version: '1.0.0', hash: 'h' } } } }),
+          ['lock_mismatch'],
+        ],
+        [
+          'versions that are not installed',
+          JSON.stringify({
+            cordage: 1,
+            agents: {
+              support: Object.fromEntries(
+                ['model-scripted', 'store-memory', 'tools-registry', 'context-basic', 'policy-rules', 'verifier-basic'].map((p) => [
+                  p,
+                  { version: '0.0.1', hash: 'sha256:0' },
+                ]),
+              ),
+            },
+          }),
+          ['lock_mismatch'],
+        ],
+        [
+          'hashes that differ',
+          JSON.stringify({
+            cordage: 1,
+            agents: {
+              support: Object.fromEntries(
+                [
+                  ['model-scripted', '1.1.0'],
+                  ['store-memory', '2.1.0'],
+                  ['tools-registry', '1.0.0'],
+                  ['context-basic', '1.0.0'],
+                  ['policy-rules', '2.0.0'],
+                  ['verifier-basic', '1.0.0'],
+                ].map(([p, v]) => [p, { version: v, hash: 'sha256:0' }]),
+              ),
+            },
+          }),
+          ['lock_mismatch'],
+        ],
       ]
       const cases: FuzzCase[] = locks.map(([label, text, codes]) => {
         const f = file('desk.yml', BaseText)
@@ -636,7 +917,8 @@ const categories: Category[] = [
       const { Commands } = await import('../../core/cli/args.ts')
       const preset = file('flags.yml', BaseText)
       const cases: FuzzCase[] = []
-      const cli = (label: string, argv: string[], where: string | RegExp | (string | RegExp)[], codes?: string[]) => cases.push({ label, input: { argv }, where, codes })
+      const cli = (label: string, argv: string[], where: string | RegExp | (string | RegExp)[], codes?: string[]) =>
+        cases.push({ label, input: { argv }, where, codes })
       const positionals = (n: number) => ['run_fz', 's1.a1', 'x'].slice(0, n)
       for (const c of Commands) {
         // reconcile checks --committed before it opens the preset
@@ -645,9 +927,11 @@ const categories: Category[] = [
         cli(`${c.name}: a near flag`, [c.name, ...pos, '--presett', preset], '(did you mean --preset?)', ['invalid_input'])
         cli(`${c.name}: a short flag`, [c.name, ...pos, '-x'], "'-x'", ['invalid_input'])
         cli(`${c.name}: one positional too many`, [c.name, ...pos, 'extra', '--preset', preset], `"${c.name}" takes`, ['invalid_input'])
-        if (c.positionals.length) cli(`${c.name}: a positional missing`, [c.name, '--preset', preset], `"${c.name}" takes`, ['invalid_input'])
+        if (c.positionals.length)
+          cli(`${c.name}: a positional missing`, [c.name, '--preset', preset], `"${c.name}" takes`, ['invalid_input'])
         for (const [flag, spec] of Object.entries(c.flags)) {
-          if (spec.type === 'string') cli(`${c.name}: --${flag} without its value`, [c.name, ...pos, `--${flag}`], `--${flag}`, ['invalid_input'])
+          if (spec.type === 'string')
+            cli(`${c.name}: --${flag} without its value`, [c.name, ...pos, `--${flag}`], `--${flag}`, ['invalid_input'])
           else cli(`${c.name}: --${flag} given a value`, [c.name, ...pos, `--${flag}=yes`], `--${flag}`, ['invalid_input'])
         }
         if ('preset' in c.flags) {
@@ -655,13 +939,21 @@ const categories: Category[] = [
           mkdirSync(folder)
           cli(`${c.name}: --preset a folder`, [c.name, ...pos, '--preset', folder], basename(folder), ['preset_not_found'])
           cli(`${c.name}: --preset missing`, [c.name, ...pos, '--preset', join(work, 'missing.yml')], 'missing.yml', ['preset_not_found'])
-          cli(`${c.name}: --preset binary`, [c.name, ...pos, '--preset', file('bin.yml', Buffer.from([0, 1, 2, 255]))], 'bin.yml', ['preset_invalid'])
+          cli(`${c.name}: --preset binary`, [c.name, ...pos, '--preset', file('bin.yml', Buffer.from([0, 1, 2, 255]))], 'bin.yml', [
+            'preset_invalid',
+          ])
         }
         if ('agent' in c.flags && c.name !== 'dev') {
           // Every special name on run; a few on the others (each opens the preset: the slow part).
-          const names = c.name === 'run' ? ['__proto__', 'constructor', 'toString', 'valueOf', 'hasOwnProperty', ''] : ['__proto__', 'constructor', '']
+          const names =
+            c.name === 'run' ? ['__proto__', 'constructor', 'toString', 'valueOf', 'hasOwnProperty', ''] : ['__proto__', 'constructor', '']
           for (const name of names) {
-            cli(`${c.name}: --agent ${JSON.stringify(name)}`, [c.name, ...pos, '--preset', preset, '--agent', name], name ? `"${name}"` : '--agent is empty', ['agent_not_found', 'invalid_input'])
+            cli(
+              `${c.name}: --agent ${JSON.stringify(name)}`,
+              [c.name, ...pos, '--preset', preset, '--agent', name],
+              name ? `"${name}"` : '--agent is empty',
+              ['agent_not_found', 'invalid_input'],
+            )
           }
         }
       }
@@ -699,7 +991,8 @@ const categories: Category[] = [
         ['events of a run that does not exist', ['events', 'run_fz', '--preset', preset], 'run_fz'],
         ['cancel a run that does not exist', ['cancel', 'run_fz', '--preset', preset], 'run_fz'],
         ['revoke a grant that does not exist', ['revoke', 'gr_fz', '--preset', preset], 'gr_fz'],
-      ] as [string, string[], string][]) cli(label, argv, where)
+      ] as [string, string[], string][])
+        cli(label, argv, where)
       const sets: [string, string, string[]][] = [
         ['no =', 'agents.support.budgets.maxSteps', ['preset_invalid']],
         ['an empty key', '=1', ['preset_invalid']],
@@ -728,12 +1021,22 @@ const categories: Category[] = [
         ['extends after the files', 'extends=base.yml', ['preset_invalid']],
         ['an unknown top key', 'agentz.support.task=x', ['preset_invalid']],
         ['no agents', 'agents={}', ['preset_invalid']],
-        ['args operator inn through --set', 'agents.support.plugins.policy-rules.config.rules[0].match.args.amount={"inn": [1]}', ['plugin_config_invalid']],
+        [
+          'args operator inn through --set',
+          'agents.support.plugins.policy-rules.config.rules[0].match.args.amount={"inn": [1]}',
+          ['plugin_config_invalid'],
+        ],
         ['an unknown config key through --set', 'agents.support.plugins.verifier-basic.config.minCont=1', ['plugin_config_invalid']],
         ['a value of 100000 characters', `agents.support.budgets.maxSteps=${'9'.repeat(100_000)}`, ['preset_invalid']],
       ]
       // A problem the whole agent has (no plugins at all) is placed at the agent, in the file.
-      for (const [label, set, codes] of sets) cli(`--set ${label}`, ['check', '--preset', preset, '--set', set], codes.includes('service_missing') ? basename(preset) : '--set', codes)
+      for (const [label, set, codes] of sets)
+        cli(
+          `--set ${label}`,
+          ['check', '--preset', preset, '--set', set],
+          codes.includes('service_missing') ? basename(preset) : '--set',
+          codes,
+        )
       return cases
     },
   },
@@ -757,16 +1060,26 @@ describe('fuzz: malformed inputs end in a clear error (issue 10)', () => {
       built.set(category.name, cases)
       counts.set(category.name, cases.length)
       const failures = await runCases(cases, inProcess, CaseTimeoutMs)
-      assert.equal(failures.length, 0, `${failures.length} of ${cases.length} case(s) did not end in a clear error:\n  ${failures.join('\n  ')}`)
+      assert.equal(
+        failures.length,
+        0,
+        `${failures.length} of ${cases.length} case(s) did not end in a clear error:\n  ${failures.join('\n  ')}`,
+      )
     })
   }
 
   it('the same through the real binary, for a sample of every category', async () => {
     // Every category's first and middle case: same seeds, same sample every run.
-    const sample = [...built.values()].flatMap((cases) => [0, Math.floor(cases.length / 2)].filter((i, j, all) => i < cases.length && all.indexOf(i) === j).map((i) => cases[i]))
+    const sample = [...built.values()].flatMap((cases) =>
+      [0, Math.floor(cases.length / 2)].filter((i, j, all) => i < cases.length && all.indexOf(i) === j).map((i) => cases[i]),
+    )
     counts.set('the real binary (sample)', sample.length)
     const failures = await runCases(sample, asProcess, ProcessTimeoutMs, 6)
-    assert.equal(failures.length, 0, `${failures.length} of ${sample.length} case(s) did not end in a clear error:\n  ${failures.join('\n  ')}`)
+    assert.equal(
+      failures.length,
+      0,
+      `${failures.length} of ${sample.length} case(s) did not end in a clear error:\n  ${failures.join('\n  ')}`,
+    )
   })
 
   after(() => {

@@ -18,7 +18,9 @@ import { tempDir } from '../helpers.ts'
 
 const Events = 8
 const opened: SqliteStore[] = []
-after(() => { for (const s of opened) s.close() })
+after(() => {
+  for (const s of opened) s.close()
+})
 
 function fresh(): { store: SqliteStore; sql: (text: string, ...params: unknown[]) => void; bodies: string[] } {
   const file = join(tempDir('cordage-fuzz-store-'), 'runs.db')
@@ -26,7 +28,11 @@ function fresh(): { store: SqliteStore; sql: (text: string, ...params: unknown[]
   opened.push(store)
   const sql = (text: string, ...params: unknown[]) => {
     const db = new Database(file)
-    try { db.prepare(text).run(...params) } finally { db.close() }
+    try {
+      db.prepare(text).run(...params)
+    } finally {
+      db.close()
+    }
   }
   return { store, sql, bodies: [] }
 }
@@ -51,51 +57,110 @@ function damages(): Damage[] {
   const out: Damage[] = []
   const seqs = fc.integer({ min: 1, max: Events })
   for (const [seq, at, char] of fc.sample(fc.tuple(seqs, fc.nat(), fc.string({ minLength: 1, maxLength: 1 })), { seed: 30, numRuns: 25 })) {
-    out.push({ label: `byte ${at} of seq ${seq} set to ${JSON.stringify(char)}`, apply: (sql) => {
-      const body = bodyOf(seq)
-      const i = at % body.length
-      const changed = body.slice(0, i) + char + body.slice(i + 1)
-      if (changed === body) return sql('UPDATE events SET body = ? WHERE run_id = ? AND seq = ?', body.slice(0, i) + 'Z' + body.slice(i + 1), 'r1', seq)
-      sql('UPDATE events SET body = ? WHERE run_id = ? AND seq = ?', changed, 'r1', seq)
-    } })
+    out.push({
+      label: `byte ${at} of seq ${seq} set to ${JSON.stringify(char)}`,
+      apply: (sql) => {
+        const body = bodyOf(seq)
+        const i = at % body.length
+        const changed = body.slice(0, i) + char + body.slice(i + 1)
+        if (changed === body)
+          return sql('UPDATE events SET body = ? WHERE run_id = ? AND seq = ?', body.slice(0, i) + 'Z' + body.slice(i + 1), 'r1', seq)
+        sql('UPDATE events SET body = ? WHERE run_id = ? AND seq = ?', changed, 'r1', seq)
+      },
+    })
   }
   for (const [seq, keep] of fc.sample(fc.tuple(seqs, fc.nat()), { seed: 31, numRuns: 10 })) {
-    out.push({ label: `seq ${seq} cut to ${keep} characters`, apply: (sql) => sql('UPDATE events SET body = substr(body, 1, ?) WHERE run_id = ? AND seq = ?', keep % bodyOf(seq).length, 'r1', seq) })
+    out.push({
+      label: `seq ${seq} cut to ${keep} characters`,
+      apply: (sql) => sql('UPDATE events SET body = substr(body, 1, ?) WHERE run_id = ? AND seq = ?', keep % bodyOf(seq).length, 'r1', seq),
+    })
   }
   for (const seq of [1, 3, Events]) {
     out.push({ label: `seq ${seq} deleted`, apply: (sql) => sql('DELETE FROM events WHERE run_id = ? AND seq = ?', 'r1', seq) })
-    out.push({ label: `seq ${seq} renumbered`, apply: (sql) => sql('UPDATE events SET seq = seq + 100 WHERE run_id = ? AND seq = ?', 'r1', seq) })
-    out.push({ label: `seq ${seq} moved to another run`, apply: (sql) => sql("UPDATE events SET run_id = 'r2' WHERE run_id = ? AND seq = ?", 'r1', seq) })
-    out.push({ label: `seq ${seq} body of another run`, apply: (sql) => sql('UPDATE events SET body = ? WHERE run_id = ? AND seq = ?', bodyOf(seq).replace('"r1"', '"r9"'), 'r1', seq) })
-    out.push({ label: `seq ${seq} body says another seq`, apply: (sql) => sql('UPDATE events SET body = ? WHERE run_id = ? AND seq = ?', bodyOf(seq).replace(`"seq":${seq}`, `"seq":${seq + 1}`), 'r1', seq) })
+    out.push({
+      label: `seq ${seq} renumbered`,
+      apply: (sql) => sql('UPDATE events SET seq = seq + 100 WHERE run_id = ? AND seq = ?', 'r1', seq),
+    })
+    out.push({
+      label: `seq ${seq} moved to another run`,
+      apply: (sql) => sql("UPDATE events SET run_id = 'r2' WHERE run_id = ? AND seq = ?", 'r1', seq),
+    })
+    out.push({
+      label: `seq ${seq} body of another run`,
+      apply: (sql) => sql('UPDATE events SET body = ? WHERE run_id = ? AND seq = ?', bodyOf(seq).replace('"r1"', '"r9"'), 'r1', seq),
+    })
+    out.push({
+      label: `seq ${seq} body says another seq`,
+      apply: (sql) =>
+        sql('UPDATE events SET body = ? WHERE run_id = ? AND seq = ?', bodyOf(seq).replace(`"seq":${seq}`, `"seq":${seq + 1}`), 'r1', seq),
+    })
     for (const value of ['null', '[]', '42', '"text"', '{}', '{"type":5}', '']) {
-      out.push({ label: `seq ${seq} body ${value || '(empty)'}`, apply: (sql) => sql('UPDATE events SET body = ? WHERE run_id = ? AND seq = ?', value, 'r1', seq) })
+      out.push({
+        label: `seq ${seq} body ${value || '(empty)'}`,
+        apply: (sql) => sql('UPDATE events SET body = ? WHERE run_id = ? AND seq = ?', value, 'r1', seq),
+      })
     }
   }
-  out.push({ label: 'seqs 2 and 3 swapped', apply: (sql) => {
-    sql('UPDATE events SET seq = -1 WHERE run_id = ? AND seq = 2', 'r1')
-    sql('UPDATE events SET seq = 2 WHERE run_id = ? AND seq = 3', 'r1')
-    sql('UPDATE events SET seq = 3 WHERE run_id = ? AND seq = -1', 'r1')
-  } })
+  out.push({
+    label: 'seqs 2 and 3 swapped',
+    apply: (sql) => {
+      sql('UPDATE events SET seq = -1 WHERE run_id = ? AND seq = 2', 'r1')
+      sql('UPDATE events SET seq = 2 WHERE run_id = ? AND seq = 3', 'r1')
+      sql('UPDATE events SET seq = 3 WHERE run_id = ? AND seq = -1', 'r1')
+    },
+  })
   // Edits that still read as a well-formed log: only the chain can tell.
   for (const seq of [2, 5, Events]) {
-    out.push({ label: `seq ${seq}: a value changed, JSON still valid`, apply: (sql) => sql('UPDATE events SET body = ? WHERE run_id = ? AND seq = ?', bodyOf(seq).replace('"time":', '"time":1'), 'r1', seq) })
-    out.push({ label: `seq ${seq}: its chain link replaced`, apply: (sql) => sql("UPDATE events SET chain = X'00' WHERE run_id = ? AND seq = ?", 'r1', seq) })
-    out.push({ label: `seq ${seq}: its chain link removed`, apply: (sql) => sql('UPDATE events SET chain = NULL WHERE run_id = ? AND seq = ?', 'r1', seq) })
+    out.push({
+      label: `seq ${seq}: a value changed, JSON still valid`,
+      apply: (sql) => sql('UPDATE events SET body = ? WHERE run_id = ? AND seq = ?', bodyOf(seq).replace('"time":', '"time":1'), 'r1', seq),
+    })
+    out.push({
+      label: `seq ${seq}: its chain link replaced`,
+      apply: (sql) => sql("UPDATE events SET chain = X'00' WHERE run_id = ? AND seq = ?", 'r1', seq),
+    })
+    out.push({
+      label: `seq ${seq}: its chain link removed`,
+      apply: (sql) => sql('UPDATE events SET chain = NULL WHERE run_id = ? AND seq = ?', 'r1', seq),
+    })
   }
   // The snapshot: its text (valid JSON or not), its link, its seq.
   for (const [at, char] of fc.sample(fc.tuple(fc.nat(), fc.string({ minLength: 1, maxLength: 1 })), { seed: 32, numRuns: 12 })) {
-    out.push({ label: `snapshot byte ${at} set to ${JSON.stringify(char)}`, of: 'snapshot', apply: (sql) => {
-      const i = at % SnapshotState.length
-      const changed = SnapshotState.slice(0, i) + char + SnapshotState.slice(i + 1)
-      sql('UPDATE snapshots SET state = ? WHERE run_id = ?', changed === SnapshotState ? SnapshotState.slice(0, i) + 'Z' + SnapshotState.slice(i + 1) : changed, 'r1')
-    } })
+    out.push({
+      label: `snapshot byte ${at} set to ${JSON.stringify(char)}`,
+      of: 'snapshot',
+      apply: (sql) => {
+        const i = at % SnapshotState.length
+        const changed = SnapshotState.slice(0, i) + char + SnapshotState.slice(i + 1)
+        sql(
+          'UPDATE snapshots SET state = ? WHERE run_id = ?',
+          changed === SnapshotState ? SnapshotState.slice(0, i) + 'Z' + SnapshotState.slice(i + 1) : changed,
+          'r1',
+        )
+      },
+    })
   }
-  out.push({ label: 'snapshot: a value changed, JSON still valid', of: 'snapshot', apply: (sql) => sql('UPDATE snapshots SET state = ? WHERE run_id = ?', SnapshotState.replace('"steps":3', '"steps":4'), 'r1') })
-  out.push({ label: 'snapshot: its link removed', of: 'snapshot', apply: (sql) => sql('UPDATE snapshots SET chain = NULL WHERE run_id = ?', 'r1') })
-  out.push({ label: 'snapshot: its link replaced', of: 'snapshot', apply: (sql) => sql("UPDATE snapshots SET chain = X'00' WHERE run_id = ?", 'r1') })
+  out.push({
+    label: 'snapshot: a value changed, JSON still valid',
+    of: 'snapshot',
+    apply: (sql) => sql('UPDATE snapshots SET state = ? WHERE run_id = ?', SnapshotState.replace('"steps":3', '"steps":4'), 'r1'),
+  })
+  out.push({
+    label: 'snapshot: its link removed',
+    of: 'snapshot',
+    apply: (sql) => sql('UPDATE snapshots SET chain = NULL WHERE run_id = ?', 'r1'),
+  })
+  out.push({
+    label: 'snapshot: its link replaced',
+    of: 'snapshot',
+    apply: (sql) => sql("UPDATE snapshots SET chain = X'00' WHERE run_id = ?", 'r1'),
+  })
   for (const seq of [SnapshotSeq - 1, SnapshotSeq + 1, Events + 1, 0]) {
-    out.push({ label: `snapshot moved to seq ${seq}`, of: 'snapshot', apply: (sql) => sql('UPDATE snapshots SET seq = ? WHERE run_id = ?', seq, 'r1') })
+    out.push({
+      label: `snapshot moved to seq ${seq}`,
+      of: 'snapshot',
+      apply: (sql) => sql('UPDATE snapshots SET seq = ? WHERE run_id = ?', seq, 'r1'),
+    })
   }
   return out
 }
@@ -124,18 +189,28 @@ describe('fuzz: damaged rows of a stored run', () => {
         }
         assert.fail(`${damage.label}: ${label} read a damaged history`)
       }
-      const reads: [string, () => Promise<unknown>][] = damage.of === 'snapshot'
-        ? [['loadRun', () => store.loadRun('r1')]]
-        : [['load', () => store.load('r1')], ['read', () => store.read('r1', { after: 0 })]]
+      const reads: [string, () => Promise<unknown>][] =
+        damage.of === 'snapshot'
+          ? [['loadRun', () => store.loadRun('r1')]]
+          : [
+              ['load', () => store.load('r1')],
+              ['read', () => store.read('r1', { after: 0 })],
+            ]
       for (const [label, read] of reads) {
         const error = await refusal(label, read)
-        assert.equal((error.data as { seq: number }).seq, check.firstBad.seq, `${damage.label}: ${label} and verify name the same seq: ${error.message} / ${check.firstBad.problem}`)
+        assert.equal(
+          (error.data as { seq: number }).seq,
+          check.firstBad.seq,
+          `${damage.label}: ${label} and verify name the same seq: ${error.message} / ${check.firstBad.problem}`,
+        )
       }
       if (damage.of === 'snapshot') counts.snapshot++
       else counts.events++
       if (/chain hash does not match|chain was removed|link/.test(check.firstBad.problem)) counts.byChainOnly++
     }
-    console.log(`fuzz-store: ${cases.length} damages (${counts.events} to events, ${counts.snapshot} to the snapshot), every one refused on read; ${counts.byChainOnly} of them caught by the chain`)
+    console.log(
+      `fuzz-store: ${cases.length} damages (${counts.events} to events, ${counts.snapshot} to the snapshot), every one refused on read; ${counts.byChainOnly} of them caught by the chain`,
+    )
     assert.ok(counts.byChainOnly >= 10, 'the edits that keep the log well-formed were caught by the chain')
   })
 })

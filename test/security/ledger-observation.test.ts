@@ -16,7 +16,9 @@ import { Cordage } from '../../core/host/app.ts'
 import { deskPreset, tempDir } from '../helpers.ts'
 
 const dirs: string[] = []
-after(() => { for (const dir of dirs) rmSync(dir, { recursive: true, force: true }) })
+after(() => {
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true })
+})
 
 /** How often the note tool really wrote (shared through globalThis: the plugin lives outside the repository). */
 const writes: string[] = ((globalThis as Record<string, unknown>).__noteWrites ??= []) as string[]
@@ -29,11 +31,16 @@ function notePlugin(): string {
   const dir = mkdtempSync(join(tmpdir(), 'cordage-notes-'))
   dirs.push(dir)
   writeFileSync(join(dir, 'package.json'), JSON.stringify({ type: 'module' }))
-  writeFileSync(join(dir, 'manifest.ts'), `
+  writeFileSync(
+    join(dir, 'manifest.ts'),
+    `
 import { Schema } from 'cordis'
 export default { name: 'notes', version: '1.0.0', requires: { tools: '^1.0.0' }, config: Schema.object({}) }
-`)
-  writeFileSync(join(dir, 'index.ts'), `
+`,
+  )
+  writeFileSync(
+    join(dir, 'index.ts'),
+    `
 import { z } from 'zod'
 import { definePlugin, defineTool } from 'cordage'
 import manifest from './manifest.ts'
@@ -50,41 +57,68 @@ export default definePlugin(manifest, (ctx) => {
     },
   }))
 })
-`)
+`,
+  )
   return dir
 }
 
 const stores: [string, () => { entry: unknown; cleanup?: () => Promise<void> }, string | false][] = [
   ['store-sqlite', () => ({ entry: { plugin: 'store-sqlite', config: { path: 'runs.db' } } }), false],
-  ['store-postgres', () => {
-    const schema = `obs_${process.pid}_${Date.now().toString(36)}`
-    return {
-      entry: { plugin: 'store-postgres', config: { schema } },
-      cleanup: async () => {
-        const { default: pg } = await import('pg')
-        const client = new pg.Client(process.env.CORDAGE_PG_URL)
-        await client.connect()
-        try { await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`) } finally { await client.end() }
-      },
-    }
-  }, process.env.CORDAGE_PG_URL ? false : 'no PostgreSQL: set CORDAGE_PG_URL'],
+  [
+    'store-postgres',
+    () => {
+      const schema = `obs_${process.pid}_${Date.now().toString(36)}`
+      return {
+        entry: { plugin: 'store-postgres', config: { schema } },
+        cleanup: async () => {
+          const { default: pg } = await import('pg')
+          const client = new pg.Client(process.env.CORDAGE_PG_URL)
+          await client.connect()
+          try {
+            await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`)
+          } finally {
+            await client.end()
+          }
+        },
+      }
+    },
+    process.env.CORDAGE_PG_URL ? false : 'no PostgreSQL: set CORDAGE_PG_URL',
+  ],
 ]
 
 describe('a write deduplicated under its idempotency key', () => {
   for (const [name, store, skip] of stores) {
-    it(`gives the second run the tool's own observation, so a verifier looking for its citation completes it (${name})`, { skip }, async () => {
+    it(`gives the second run the tool's own observation, so a verifier looking for its citation completes it (${name})`, {
+      skip,
+    }, async () => {
       writes.length = 0
       const { entry, cleanup } = store()
       const dir = tempDir()
       const file = join(dir, 'preset.yml')
-      writeFileSync(file, stringify(deskPreset({
-        script: [{ tool: 'record_note', args: { ticketId: 'T-9', note: 'refund sent' } }, { final: 'Recorded the refund note [source: ticket/T-9#N-1].' }],
-        rules: [{ id: 'all', verdict: 'allow', match: {} }],
-        storePlugin: entry,
-        plugins: [{ path: notePlugin() }],
-      }, 'outbox.jsonl')))
+      writeFileSync(
+        file,
+        stringify(
+          deskPreset(
+            {
+              script: [
+                { tool: 'record_note', args: { ticketId: 'T-9', note: 'refund sent' } },
+                { final: 'Recorded the refund note [source: ticket/T-9#N-1].' },
+              ],
+              rules: [{ id: 'all', verdict: 'allow', match: {} }],
+              storePlugin: entry,
+              plugins: [{ path: notePlugin() }],
+            },
+            'outbox.jsonl',
+          ),
+        ),
+      )
       try {
-        const host = async () => Cordage.fromPreset(file, { onError: (error) => { throw error } })
+        const host = async () =>
+          Cordage.fromPreset(file, {
+            onError: (error) => {
+              throw error
+            },
+          })
         const one = await host()
         const first = await one.agent('support').run('note the refund')
         await one.stop()
@@ -98,10 +132,17 @@ describe('a write deduplicated under its idempotency key', () => {
         await two.stop()
 
         assert.deepEqual(writes, ['record_note:T-9 refund sent'], 'the tool wrote once')
-        assert.equal(effect?.observation, 'Note N-1 recorded on T-9 [source: ticket/T-9#N-1]', 'the ledger kept the observation with the outcome')
+        assert.equal(
+          effect?.observation,
+          'Note N-1 recorded on T-9 [source: ticket/T-9#N-1]',
+          'the ledger kept the observation with the outcome',
+        )
         const end = events.find((e) => e.type === 'tool/end') as RunEvent<'tool/end'>
         assert.deepEqual(end.data.deduplicated, { runId: first.runId, actionId: 's1.a1' })
-        assert.equal(end.data.observation, `${firstEnd.data.observation}\n(Already done under this idempotency key by ${first.runId} s1.a1; not done again.)`)
+        assert.equal(
+          end.data.observation,
+          `${firstEnd.data.observation}\n(Already done under this idempotency key by ${first.runId} s1.a1; not done again.)`,
+        )
         assert.equal(second.status, 'COMPLETED', `${second.status} ${second.failureCode ?? ''} ${second.reason ?? ''}`)
         const verdict = events.find((e) => e.type === 'verify/end') as RunEvent<'verify/end'>
         assert.ok(verdict.data.ok)

@@ -17,7 +17,10 @@ import { main } from '../../core/cli/main.ts'
 import { deskPreset, refundAnswer, tempDir, type DeskOptions } from '../helpers.ts'
 
 const savedKey = process.env.CORDAGE_LOG_KEY
-after(() => { if (savedKey === undefined) delete process.env.CORDAGE_LOG_KEY; else process.env.CORDAGE_LOG_KEY = savedKey })
+after(() => {
+  if (savedKey === undefined) delete process.env.CORDAGE_LOG_KEY
+  else process.env.CORDAGE_LOG_KEY = savedKey
+})
 
 async function cli(args: string[]) {
   const out: string[] = []
@@ -30,17 +33,31 @@ async function cli(args: string[]) {
 function desk(options: Partial<DeskOptions> = {}, store: Record<string, unknown> = {}) {
   const dir = tempDir()
   const file = join(dir, 'preset.yml')
-  writeFileSync(file, stringify(deskPreset({
-    script: [{ tool: 'lookup_policy', args: { topic: 'refunds' } }, { final: refundAnswer }],
-    storePlugin: { plugin: 'store-sqlite', config: { path: 'runs.db', ...store } },
-    ...options,
-  }, 'outbox.jsonl')))
+  writeFileSync(
+    file,
+    stringify(
+      deskPreset(
+        {
+          script: [{ tool: 'lookup_policy', args: { topic: 'refunds' } }, { final: refundAnswer }],
+          storePlugin: { plugin: 'store-sqlite', config: { path: 'runs.db', ...store } },
+          ...options,
+        },
+        'outbox.jsonl',
+      ),
+    ),
+  )
   return { file, db: join(dir, 'runs.db'), outbox: join(dir, 'outbox.jsonl') }
 }
 
 /** A desk whose run waits for the approval of a follow-up (exit 5). */
 async function waiting(store: Record<string, unknown> = {}) {
-  const d = desk({ script: [{ tool: 'record_followup', args: { ticketId: 'T-1', note: 'refund sent' } }, { final: 'Done.' }], verifier: { minCount: 0 } }, store)
+  const d = desk(
+    {
+      script: [{ tool: 'record_followup', args: { ticketId: 'T-1', note: 'refund sent' } }, { final: 'Done.' }],
+      verifier: { minCount: 0 },
+    },
+    store,
+  )
   const { code, runId } = await run(d.file)
   assert.equal(code, 5, 'waits for approval')
   return { ...d, runId }
@@ -66,12 +83,23 @@ async function run(file: string) {
 /** SQL on the database file, behind the store's back. */
 function sql(db: string, text: string, ...params: unknown[]) {
   const conn = new Database(db)
-  try { return conn.prepare(text).run(...params) } finally { conn.close() }
+  try {
+    return conn.prepare(text).run(...params)
+  } finally {
+    conn.close()
+  }
 }
 
 function rows(db: string, runId: string): { seq: number; body: string; chain: string | null }[] {
   const conn = new Database(db, { readonly: true })
-  try { return conn.prepare("SELECT seq, body, hex(chain) AS chain FROM events WHERE run_id = ? ORDER BY seq").all(runId).map((r) => ({ ...(r as object), chain: (r as { chain: string | null }).chain?.toLowerCase() ?? null })) as never } finally { conn.close() }
+  try {
+    return conn
+      .prepare('SELECT seq, body, hex(chain) AS chain FROM events WHERE run_id = ? ORDER BY seq')
+      .all(runId)
+      .map((r) => ({ ...(r as object), chain: (r as { chain: string | null }).chain?.toLowerCase() ?? null })) as never
+  } finally {
+    conn.close()
+  }
 }
 
 describe('cordage verify', () => {
@@ -87,12 +115,23 @@ describe('cordage verify', () => {
     const head = rows(db, runId).at(-1)!.chain!
     assert.match(readable.out, new RegExp(`head ${head}$`))
     const json = await cli(['verify', runId, '--preset', file, '--json'])
-    assert.deepEqual(JSON.parse(json.out), { runId, events: events.length, chained: true, keyed: false, head, agent: 'support', intact: true })
+    assert.deepEqual(JSON.parse(json.out), {
+      runId,
+      events: events.length,
+      chained: true,
+      keyed: false,
+      head,
+      agent: 'support',
+      intact: true,
+    })
   })
 
   it('fails after an edit that is still valid JSON: who approved a follow-up', async () => {
     delete process.env.CORDAGE_LOG_KEY
-    const { file, db } = desk({ script: [{ tool: 'record_followup', args: { ticketId: 'T-1', note: 'refund sent' } }, { final: 'Done.' }], verifier: { minCount: 0 } })
+    const { file, db } = desk({
+      script: [{ tool: 'record_followup', args: { ticketId: 'T-1', note: 'refund sent' } }, { final: 'Done.' }],
+      verifier: { minCount: 0 },
+    })
     const { code, runId } = await run(file)
     assert.equal(code, 5, 'waits for approval')
     assert.equal((await cli(['approve', runId, 's1.a1', '--preset', file, '--by', 'alice'])).code, 0)
@@ -101,7 +140,15 @@ describe('cordage verify', () => {
     assert.match(decided.body, /"by":"alice"/)
     sql(db, `UPDATE events SET body = replace(body, '"by":"alice"', '"by":"mallory"') WHERE run_id = ? AND seq = ?`, runId, decided.seq)
     // The edit is a valid event at its seq: only the chain tells, and every read recomputes it.
-    await refusedByCli([['events', runId, '--preset', file], ['events', runId, '--after', String(decided.seq - 1), '--preset', file]], runId, decided.seq, /its chain hash does not match its body/)
+    await refusedByCli(
+      [
+        ['events', runId, '--preset', file],
+        ['events', runId, '--after', String(decided.seq - 1), '--preset', file],
+      ],
+      runId,
+      decided.seq,
+      /its chain hash does not match its body/,
+    )
     const result = await cli(['verify', runId, '--preset', file])
     assert.equal(result.code, 1)
     assert.match(result.out, new RegExp(`NOT INTACT at seq ${decided.seq}: its chain hash does not match`))
@@ -139,7 +186,12 @@ describe('cordage verify', () => {
       assert.equal(result.code, 1)
       assert.match(result.out, /NOT INTACT at seq 1: its chain hash does not match its body and the chain before it under the key/)
       assert.match(result.err, /error \[store_corrupt\]/)
-      await refusedByCli([['events', runId, '--preset', keyed.file]], runId, 1, /its chain hash does not match its body and the chain before it under the key/)
+      await refusedByCli(
+        [['events', runId, '--preset', keyed.file]],
+        runId,
+        1,
+        /its chain hash does not match its body and the chain before it under the key/,
+      )
     } finally {
       delete process.env.CORDAGE_LOG_KEY
     }
@@ -162,7 +214,10 @@ describe('cordage verify', () => {
     sql(db, 'UPDATE events SET chain = NULL WHERE run_id = ?', runId)
     const result = await cli(['verify', runId, '--preset', file])
     assert.equal(result.code, 0, 'nothing is damaged')
-    assert.match(result.out, new RegExp(`^run ${runId}: NOT CHAINED: .*\n  not chained up to seq ${events.length}: .*nothing proves they were not edited`))
+    assert.match(
+      result.out,
+      new RegExp(`^run ${runId}: NOT CHAINED: .*\n  not chained up to seq ${events.length}: .*nothing proves they were not edited`),
+    )
     assert.doesNotMatch(result.out, /intact|head/)
     const json = JSON.parse((await cli(['verify', runId, '--preset', file, '--json'])).out)
     assert.deepEqual([json.chained, json.unchainedUpTo, json.head, json.firstBad], [true, events.length, undefined, undefined])
@@ -180,14 +235,26 @@ describe('cordage verify', () => {
 describe('a damaged run read by the CLI', () => {
   it('events and resume say error [store_corrupt] with the run and seq, exit 1, and print no stack trace', async () => {
     delete process.env.CORDAGE_LOG_KEY
-    const { file, db } = desk({ script: [{ tool: 'record_followup', args: { ticketId: 'T-1', note: 'x' } }, { final: 'Done.' }], verifier: { minCount: 0 } })
+    const { file, db } = desk({
+      script: [{ tool: 'record_followup', args: { ticketId: 'T-1', note: 'x' } }, { final: 'Done.' }],
+      verifier: { minCount: 0 },
+    })
     const { code, runId } = await run(file)
     assert.equal(code, 5)
     sql(db, `UPDATE events SET body = '{"type": "tool/decision", ' WHERE run_id = ? AND seq = 4`, runId)
-    for (const args of [['events', runId], ['events', runId, '--after', '2'], ['resume', runId], ['approve', runId, 's1.a1']]) {
+    for (const args of [
+      ['events', runId],
+      ['events', runId, '--after', '2'],
+      ['resume', runId],
+      ['approve', runId, 's1.a1'],
+    ]) {
       const result = await cli([...args, '--preset', file])
       assert.equal(result.code, 1, `${args.join(' ')}: ${result.err}`)
-      assert.match(result.err, new RegExp(`^error \\[store_corrupt\\]: run ${runId}, seq 4: its stored body is not valid JSON`), args.join(' '))
+      assert.match(
+        result.err,
+        new RegExp(`^error \\[store_corrupt\\]: run ${runId}, seq 4: its stored body is not valid JSON`),
+        args.join(' '),
+      )
       assert.doesNotMatch(result.err, /internal error|\n\s+at /, args.join(' '))
     }
   })
@@ -200,8 +267,21 @@ describe('a resume of an edited run', () => {
     const requested = rows(db, runId).find((r) => JSON.parse(r.body).type === 'tool/approval-requested')!
     assert.match(requested.body, /"note":"refund sent"/)
     // The follow-up waiting for approval now says something else.
-    sql(db, `UPDATE events SET body = replace(body, '"note":"refund sent"', '"note":"refund sent twice"') WHERE run_id = ? AND seq = ?`, runId, requested.seq)
-    await refusedByCli([['approve', runId, 's1.a1', '--preset', file, '--by', 'alice'], ['resume', runId, '--preset', file]], runId, requested.seq, /its chain hash does not match its body/)
+    sql(
+      db,
+      `UPDATE events SET body = replace(body, '"note":"refund sent"', '"note":"refund sent twice"') WHERE run_id = ? AND seq = ?`,
+      runId,
+      requested.seq,
+    )
+    await refusedByCli(
+      [
+        ['approve', runId, 's1.a1', '--preset', file, '--by', 'alice'],
+        ['resume', runId, '--preset', file],
+      ],
+      runId,
+      requested.seq,
+      /its chain hash does not match its body/,
+    )
     assert.equal(existsSync(outbox), false, 'no follow-up was written')
     const status = await cli(['events', runId, '--preset', file])
     assert.equal(status.code, 1, 'the run is left as it was, for a restore')
@@ -217,11 +297,23 @@ describe('a resume of an edited run', () => {
     const state = JSON.parse(kept.state) as { steps: number }
     sql(db, 'UPDATE snapshots SET state = ? WHERE run_id = ?', JSON.stringify({ ...state, steps: state.steps + 1 }), runId)
     // events too: it finds the run's agent from its state.
-    await refusedByCli([['resume', runId, '--preset', file], ['approve', runId, 's1.a1', '--preset', file, '--by', 'alice'], ['events', runId, '--preset', file]], runId, kept.seq, /the snapshot of run state taken at seq \d+ does not match its link/)
+    await refusedByCli(
+      [
+        ['resume', runId, '--preset', file],
+        ['approve', runId, 's1.a1', '--preset', file, '--by', 'alice'],
+        ['events', runId, '--preset', file],
+      ],
+      runId,
+      kept.seq,
+      /the snapshot of run state taken at seq \d+ does not match its link/,
+    )
     assert.equal(existsSync(outbox), false, 'no follow-up was written')
     const verify = await cli(['verify', runId, '--preset', file])
     assert.equal(verify.code, 1)
-    assert.match(verify.out, new RegExp(`NOT INTACT at seq ${kept.seq}: the snapshot of run state taken at seq ${kept.seq} does not match its link`))
+    assert.match(
+      verify.out,
+      new RegExp(`NOT INTACT at seq ${kept.seq}: the snapshot of run state taken at seq ${kept.seq} does not match its link`),
+    )
     sql(db, 'UPDATE snapshots SET state = ?, chain = NULL WHERE run_id = ?', kept.state, runId)
     await refusedByCli([['resume', runId, '--preset', file]], runId, kept.seq, /the snapshot of run state taken at seq \d+ has no link/)
   })
@@ -249,7 +341,10 @@ function rechainWithoutKey(db: string, runId: string) {
   const conn = new Database(db)
   try {
     let link = ''
-    for (const row of conn.prepare('SELECT seq, body FROM events WHERE run_id = ? ORDER BY seq').all(runId) as { seq: number; body: string }[]) {
+    for (const row of conn.prepare('SELECT seq, body FROM events WHERE run_id = ? ORDER BY seq').all(runId) as {
+      seq: number
+      body: string
+    }[]) {
       const body = row.seq === 2 ? row.body.replace('"turn/start"', '"turn/start","edited":true') : row.body
       link = chainHash(link, body)
       conn.prepare('UPDATE events SET body = ?, chain = ? WHERE run_id = ? AND seq = ?').run(body, Buffer.from(link, 'hex'), runId, row.seq)

@@ -25,28 +25,41 @@ import { after, before, describe, it } from 'node:test'
 import { startPlayground, type Playground } from '../../playground/server.ts'
 import { browserSkip, defaultPresetCopy, openPage, readSse } from '../playground-helpers.ts'
 
-interface Answer { status: number; headers: IncomingHttpHeaders; text: string; body: any }
+interface Answer {
+  status: number
+  headers: IncomingHttpHeaders
+  text: string
+  body: any
+}
 
 /** One request with exactly these headers (fetch would set Host and refuse some others itself). */
 function call(playground: Playground, method: string, path: string, headers: Record<string, string> = {}, body?: string): Promise<Answer> {
   return new Promise((done, fail) => {
-    const req = request(`${playground.origin}${path}`, { method, headers: { ...(body !== undefined ? { 'content-length': String(Buffer.byteLength(body)) } : {}), ...headers } }, (res) => {
-      let text = ''
-      // A stream that was (wrongly) opened would never end: read its first chunk and stop.
-      const sse = /^text\/event-stream/.test(res.headers['content-type'] ?? '')
-      res.on('data', (chunk) => {
-        text += chunk
-        if (sse) req.destroy()
-      })
-      const finish = () => {
-        let parsed: any
-        try { parsed = JSON.parse(text) } catch { parsed = undefined }
-        done({ status: res.statusCode ?? 0, headers: res.headers, text, body: parsed })
-      }
-      res.on('end', finish)
-      res.on('close', finish)
-    })
-    req.on('error', (error) => (error as NodeJS.ErrnoException).code === 'ECONNRESET' ? undefined : fail(error))
+    const req = request(
+      `${playground.origin}${path}`,
+      { method, headers: { ...(body !== undefined ? { 'content-length': String(Buffer.byteLength(body)) } : {}), ...headers } },
+      (res) => {
+        let text = ''
+        // A stream that was (wrongly) opened would never end: read its first chunk and stop.
+        const sse = /^text\/event-stream/.test(res.headers['content-type'] ?? '')
+        res.on('data', (chunk) => {
+          text += chunk
+          if (sse) req.destroy()
+        })
+        const finish = () => {
+          let parsed: any
+          try {
+            parsed = JSON.parse(text)
+          } catch {
+            parsed = undefined
+          }
+          done({ status: res.statusCode ?? 0, headers: res.headers, text, body: parsed })
+        }
+        res.on('end', finish)
+        res.on('close', finish)
+      },
+    )
+    req.on('error', (error) => ((error as NodeJS.ErrnoException).code === 'ECONNRESET' ? undefined : fail(error)))
     req.end(body)
   })
 }
@@ -58,10 +71,20 @@ const allowAll = JSON.stringify({ plugin: 'policy-rules', config: { default: 'al
 
 /** Start a followup run with the token and wait until it pauses or ends: the status says whether the policy still asks. */
 async function runFollowup(playground: Playground): Promise<{ runId: string; status: string }> {
-  const started = await call(playground, 'POST', '/api/runs', { ...json, ...bearer(playground.token) }, JSON.stringify({ agent: 'followup' }))
+  const started = await call(
+    playground,
+    'POST',
+    '/api/runs',
+    { ...json, ...bearer(playground.token) },
+    JSON.stringify({ agent: 'followup' }),
+  )
   assert.equal(started.status, 202, started.text)
   const { runId } = started.body
-  await readSse(`${playground.origin}/api/runs/${runId}/stream`, bearer(playground.token), (f) => f.data?.type === 'run/paused' || f.data?.type === 'run/end')
+  await readSse(
+    `${playground.origin}/api/runs/${runId}/stream`,
+    bearer(playground.token),
+    (f) => f.data?.type === 'run/paused' || f.data?.type === 'run/end',
+  )
   const state = await call(playground, 'GET', `/api/runs/${runId}`, bearer(playground.token))
   return { runId, status: state.body.status }
 }
@@ -71,7 +94,9 @@ async function snapshot(playground: Playground, waiting: string) {
   const auth = bearer(playground.token)
   const runs = (await call(playground, 'GET', '/api/runs', auth)).body.runs.map((r: any) => `${r.runId} ${r.status} ${r.lastSeq}`).sort()
   const run = (await call(playground, 'GET', `/api/runs/${waiting}`, auth)).body
-  const swaps = (await call(playground, 'GET', '/api/plugin-events', auth)).body.events.filter((e: any) => e.type !== 'plugin/loaded' || e.id > 0).map((e: any) => `${e.type} ${e.data.agent} ${e.data.name}`)
+  const swaps = (await call(playground, 'GET', '/api/plugin-events', auth)).body.events
+    .filter((e: any) => e.type !== 'plugin/loaded' || e.id > 0)
+    .map((e: any) => `${e.type} ${e.data.agent} ${e.data.name}`)
   return { runs, waiting: [run.status, run.pending?.actionId, run.lastSeq], plugins: playground.app.pluginsOf('followup'), swaps }
 }
 
@@ -152,7 +177,16 @@ describe('playground: the token guards every API route', () => {
     for (const [label, headers, query] of wrong) {
       for (const [method, path, body] of routes()) {
         if (label.startsWith('the token in the query') && path.endsWith('/stream')) continue
-        refused(await call(playground, method, path + (path.includes('?') ? query.replace('?', '&') : query), { ...(body ? json : {}), ...headers }, body), `${label}: ${method} ${path}`)
+        refused(
+          await call(
+            playground,
+            method,
+            path + (path.includes('?') ? query.replace('?', '&') : query),
+            { ...(body ? json : {}), ...headers },
+            body,
+          ),
+          `${label}: ${method} ${path}`,
+        )
       }
     }
   })
@@ -161,7 +195,8 @@ describe('playground: the token guards every API route', () => {
     const before = await snapshot(playground, waiting)
     // The attacker's path once more, every way it could try.
     for (const headers of [{}, bearer('A'.repeat(playground.token.length)), bearer('nope')]) {
-      for (const [method, path, body] of routes().filter(([m]) => m === 'POST')) await call(playground, method, path, { ...json, ...headers }, body)
+      for (const [method, path, body] of routes().filter(([m]) => m === 'POST'))
+        await call(playground, method, path, { ...json, ...headers }, body)
     }
     assert.deepEqual(await snapshot(playground, waiting), before)
     assert.deepEqual(before.waiting.slice(0, 2), ['WAITING_APPROVAL', 's1.a1'])
@@ -174,7 +209,11 @@ describe('playground: the token guards every API route', () => {
     for (const [method, path] of routes().filter(([m, p]) => m === 'GET' && !p.endsWith('/stream') && !p.includes('no-such'))) {
       assert.equal((await call(playground, method, path, bearer(playground.token))).status, 200, path)
     }
-    const frames = await readSse(`${playground.origin}/api/runs/${waiting}/stream?after=0&token=${playground.token}`, {}, (f) => f.data?.seq === 11)
+    const frames = await readSse(
+      `${playground.origin}/api/runs/${waiting}/stream?after=0&token=${playground.token}`,
+      {},
+      (f) => f.data?.seq === 11,
+    )
     assert.equal(frames.length, 11)
     const plugin = await readSse(`${playground.origin}/api/plugin-events/stream?token=${playground.token}`, {}, () => true)
     assert.equal(plugin[0].event, 'plugin-event')
@@ -182,20 +221,39 @@ describe('playground: the token guards every API route', () => {
 
   it('a foreign Host is refused even with the token (DNS rebinding), and so is the page', async () => {
     const auth = bearer(playground.token)
-    for (const host of ['attacker.example', `attacker.example:${playground.port}`, `127.0.0.1:${playground.port + 1}`, `127.0.0.1.attacker.example:${playground.port}`, `localhost.:${playground.port}`]) {
-      for (const [method, path] of [['GET', '/api/agents'], ['GET', '/'], ['POST', '/api/agents/followup/swap']]) {
+    for (const host of [
+      'attacker.example',
+      `attacker.example:${playground.port}`,
+      `127.0.0.1:${playground.port + 1}`,
+      `127.0.0.1.attacker.example:${playground.port}`,
+      `localhost.:${playground.port}`,
+    ]) {
+      for (const [method, path] of [
+        ['GET', '/api/agents'],
+        ['GET', '/'],
+        ['POST', '/api/agents/followup/swap'],
+      ]) {
         const answer = await call(playground, method, path, { ...auth, ...json, host }, method === 'POST' ? allowAll : undefined)
         assert.equal(answer.status, 403, `${host} ${method} ${path}`)
         assert.equal(answer.body.error.code, 'invalid_input')
         assert.match(answer.body.error.message, /answers requests for 127\.0\.0\.1:\d+ or localhost:\d+ only/)
       }
     }
-    assert.equal((await call(playground, 'GET', '/api/agents', { ...auth, host: `localhost:${playground.port}` })).status, 200, 'localhost is this host too')
+    assert.equal(
+      (await call(playground, 'GET', '/api/agents', { ...auth, host: `localhost:${playground.port}` })).status,
+      200,
+      'localhost is this host too',
+    )
   })
 
   it('a request from another origin is refused even with the token; this origin is let through', async () => {
     const auth = bearer(playground.token)
-    for (const origin of ['http://attacker.example', `http://127.0.0.1:${playground.port + 1}`, `https://127.0.0.1:${playground.port}`, 'null']) {
+    for (const origin of [
+      'http://attacker.example',
+      `http://127.0.0.1:${playground.port + 1}`,
+      `https://127.0.0.1:${playground.port}`,
+      'null',
+    ]) {
       const answer = await call(playground, 'POST', '/api/agents/followup/swap', { ...auth, ...json, origin }, allowAll)
       assert.equal(answer.status, 403, origin)
       assert.match(answer.body.error.message, /answers its own page only/)
@@ -209,10 +267,22 @@ describe('playground: the token guards every API route', () => {
   it('a cross-origin form post (text/plain) is refused, and the JSON-only rule refuses it even with the token and no Origin', async () => {
     const before = await snapshot(playground, waiting)
     // What <form enctype="text/plain" method="post" action=".../swap"> on another site sends.
-    const form = await call(playground, 'POST', '/api/agents/followup/swap', { 'content-type': 'text/plain', origin: 'http://attacker.example' }, `${allowAll.slice(0, -1)},"x":"=1"}`)
+    const form = await call(
+      playground,
+      'POST',
+      '/api/agents/followup/swap',
+      { 'content-type': 'text/plain', origin: 'http://attacker.example' },
+      `${allowAll.slice(0, -1)},"x":"=1"}`,
+    )
     assert.equal(form.status, 403)
     for (const type of ['text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', '']) {
-      const answer = await call(playground, 'POST', '/api/agents/followup/swap', { ...bearer(playground.token), ...(type ? { 'content-type': type } : {}) }, allowAll)
+      const answer = await call(
+        playground,
+        'POST',
+        '/api/agents/followup/swap',
+        { ...bearer(playground.token), ...(type ? { 'content-type': type } : {}) },
+        allowAll,
+      )
       assert.equal(answer.status, 415, type)
       assert.match(answer.body.error.message, /application\/json/)
     }
@@ -232,16 +302,42 @@ describe('playground: the token guards every API route', () => {
 
   // Last: it changes the agent's policy.
   it('the same swap with the token goes through, is recorded as plugin/swapped with who asked, and then a run no longer pauses', async () => {
-    const swap = await call(playground, 'POST', '/api/agents/followup/swap', { ...json, ...bearer(playground.token) }, JSON.stringify({ plugin: 'policy-rules', config: { default: 'allow' }, by: 'alice' }))
+    const swap = await call(
+      playground,
+      'POST',
+      '/api/agents/followup/swap',
+      { ...json, ...bearer(playground.token) },
+      JSON.stringify({ plugin: 'policy-rules', config: { default: 'allow' }, by: 'alice' }),
+    )
     assert.equal(swap.status, 200, swap.text)
     assert.deepEqual(swap.body, { from: 'policy-rules@2.0.0', to: 'policy-rules@2.0.0', by: 'alice' })
     const events = (await call(playground, 'GET', '/api/plugin-events', bearer(playground.token))).body.events
     const recorded = events.filter((e: any) => e.type === 'plugin/swapped')
     assert.equal(recorded.length, 1, 'only the swap with the token is recorded: the refused ones never reached the host')
-    assert.deepEqual(recorded[0].data, { agent: 'followup', name: 'policy-rules', version: '2.0.0', ok: true, from: 'policy-rules@2.0.0', to: 'policy-rules@2.0.0', by: 'alice', via: 'playground', config: { default: 'allow' } })
-    assert.deepEqual(events.slice(-3).map((e: any) => e.type), ['plugin/disposed', 'plugin/loaded', 'plugin/swapped'], 'right after the swap it reports')
+    assert.deepEqual(recorded[0].data, {
+      agent: 'followup',
+      name: 'policy-rules',
+      version: '2.0.0',
+      ok: true,
+      from: 'policy-rules@2.0.0',
+      to: 'policy-rules@2.0.0',
+      by: 'alice',
+      via: 'playground',
+      config: { default: 'allow' },
+    })
+    assert.deepEqual(
+      events.slice(-3).map((e: any) => e.type),
+      ['plugin/disposed', 'plugin/loaded', 'plugin/swapped'],
+      'right after the swap it reports',
+    )
     // Without a by, the record says the playground asked.
-    await call(playground, 'POST', '/api/agents/followup/swap', { ...json, ...bearer(playground.token) }, JSON.stringify({ plugin: 'policy-rules', config: { default: 'allow' } }))
+    await call(
+      playground,
+      'POST',
+      '/api/agents/followup/swap',
+      { ...json, ...bearer(playground.token) },
+      JSON.stringify({ plugin: 'policy-rules', config: { default: 'allow' } }),
+    )
     const last = (await call(playground, 'GET', '/api/plugin-events?after=' + recorded[0].id, bearer(playground.token))).body.events.at(-1)
     assert.equal(last.type, 'plugin/swapped')
     assert.equal(last.data.by, 'playground')
@@ -253,8 +349,12 @@ describe('playground: the token guards every API route', () => {
 describe('playground: readOnly', () => {
   let playground: Playground
 
-  before(async () => { playground = await startPlayground({ preset: defaultPresetCopy(), port: 0, readOnly: true }) })
-  after(async () => { await playground?.close() })
+  before(async () => {
+    playground = await startPlayground({ preset: defaultPresetCopy(), port: 0, readOnly: true })
+  })
+  after(async () => {
+    await playground?.close()
+  })
 
   it('answers the reads with the token, refuses every route that changes something with 403 even with the token, and 401 without it', async () => {
     const auth = bearer(playground.token)
@@ -276,7 +376,10 @@ describe('playground: readOnly', () => {
       assert.equal((await call(playground, 'POST', path, json, body)).status, 401, path)
     }
     assert.deepEqual((await call(playground, 'GET', '/api/runs', auth)).body.runs, [])
-    assert.equal((await call(playground, 'GET', '/api/plugin-events', auth)).body.events.filter((e: any) => e.type !== 'plugin/loaded').length, 0)
+    assert.equal(
+      (await call(playground, 'GET', '/api/plugin-events', auth)).body.events.filter((e: any) => e.type !== 'plugin/loaded').length,
+      0,
+    )
   })
 
   it('in Chromium, the page says read-only and its buttons that would change something are off', { skip: browserSkip }, async () => {
@@ -285,7 +388,8 @@ describe('playground: readOnly', () => {
       await page.goto(playground.url)
       await page.waitForSelector('body[data-ready=true]')
       assert.equal(await page.isVisible('[data-testid=read-only]'), true)
-      for (const id of ['start-button', 'approve', 'reject', 'compare-button']) assert.equal(await page.isDisabled(`[data-testid=${id}]`), true, id)
+      for (const id of ['start-button', 'approve', 'reject', 'compare-button'])
+        assert.equal(await page.isDisabled(`[data-testid=${id}]`), true, id)
       assert.deepEqual(pageErrors, [])
     } finally {
       await browser.close()
@@ -303,7 +407,11 @@ describe('playground: a token given by hand', () => {
     } finally {
       await playground.close()
     }
-    for (const [bad, message] of [['short', /at least 16 characters/], ['a token with spaces in it', /only letters, digits/], ['a&token=with&query=parts', /only letters, digits/]] as const) {
+    for (const [bad, message] of [
+      ['short', /at least 16 characters/],
+      ['a token with spaces in it', /only letters, digits/],
+      ['a&token=with&query=parts', /only letters, digits/],
+    ] as const) {
       await assert.rejects(startPlayground({ preset: 'no/such/preset.yml', port: 0, token: bad }), (error: Error & { code?: string }) => {
         assert.equal(error.code, 'invalid_input')
         assert.match(error.message, message)
@@ -336,7 +444,10 @@ describe('playground in headless Chromium: the token in the page, and a page on 
           try { results.storage = localStorage.getItem('cordage-playground-token') } catch (e) { results.storage = 'error' }
         }
       </script></body></html>`
-    attacker = createServer((_req, res) => { res.writeHead(200, { 'content-type': 'text/html' }); res.end(html) })
+    attacker = createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/html' })
+      res.end(html)
+    })
     await new Promise<void>((done) => attacker.listen(0, '127.0.0.1', done))
     attackerOrigin = `http://127.0.0.1:${(attacker.address() as { port: number }).port}`
   })
@@ -351,7 +462,10 @@ describe('playground in headless Chromium: the token in the page, and a page on 
     try {
       await page.goto(`${playground.origin}/`)
       const locked = await page.waitForSelector('[data-testid=locked]')
-      assert.match((await locked.textContent()) ?? '', /no token.*Open the address `cordage playground` printed when it started: it ends in \?token=/)
+      assert.match(
+        (await locked.textContent()) ?? '',
+        /no token.*Open the address `cordage playground` printed when it started: it ends in \?token=/,
+      )
       assert.equal(await page.textContent('[data-testid=agents]'), 'loading…')
       assert.equal(await page.$$eval('[data-testid=runs] tr', (rows) => rows.length), 0)
 
@@ -386,14 +500,19 @@ describe('playground in headless Chromium: the token in the page, and a page on 
       await page.goto(attackerOrigin)
       // From here on, every answer the playground gives this tab is to the other origin's requests.
       const statuses: number[] = []
-      page.on('response', (response) => { if (response.url().startsWith(`${playground.origin}/api/`)) statuses.push(response.status()) })
+      page.on('response', (response) => {
+        if (response.url().startsWith(`${playground.origin}/api/`)) statuses.push(response.status())
+      })
       await page.evaluate(() => (globalThis as any).attack())
       const results = await page.evaluate(() => (globalThis as any).results)
       assert.equal(results.noCors, 'opaque', 'a no-cors post leaves, but its answer is not readable')
       assert.equal(results.json, 'blocked', 'a JSON post needs a preflight, which is refused')
       assert.equal(results.read, 'blocked')
       assert.equal(results.storage, null, "the other origin cannot read the playground's storage")
-      const [form] = await Promise.all([page.waitForNavigation(), page.evaluate(() => (globalThis as any).document.getElementById('f').submit())])
+      const [form] = await Promise.all([
+        page.waitForNavigation(),
+        page.evaluate(() => (globalThis as any).document.getElementById('f').submit()),
+      ])
       assert.equal(form?.status(), 403)
       assert.match((await page.textContent('body')) ?? '', /answers its own page only/)
       assert.ok(statuses.length >= 2 && statuses.every((s) => s === 403 || s === 401), JSON.stringify(statuses))

@@ -12,13 +12,16 @@ import { tempDir } from '../helpers.ts'
 
 const never = new AbortController().signal
 const here = (await runProcess('true', [], { signal: never })).containment
-const noCgroup = here === 'cgroup' ? false : `no cgroup can be made here (containment is ${here}); docs/security-processes.md says what escapes then`
+const noCgroup =
+  here === 'cgroup' ? false : `no cgroup can be made here (containment is ${here}); docs/security-processes.md says what escapes then`
 
 /** The cgroup v2 folder of this process, when cgroup v2 is mounted writable (found apart from core/kit/process.ts). */
 function ownCgroupFolder(): string | undefined {
   if (process.platform !== 'linux') return undefined
   const own = readFileSync('/proc/self/cgroup', 'utf8').match(/^0::(\/.*)$/m)?.[1]
-  const mount = readFileSync('/proc/self/mountinfo', 'utf8').split('\n').map((line) => line.split(' '))
+  const mount = readFileSync('/proc/self/mountinfo', 'utf8')
+    .split('\n')
+    .map((line) => line.split(' '))
     .find((f) => f[f.indexOf('-') + 1] === 'cgroup2' && f[5].split(',').includes('rw') && own?.startsWith(f[3]))
   return own && mount ? join(mount[4], own.slice(mount[3].length)) : undefined
 }
@@ -32,15 +35,28 @@ function running(arg: string): number[] {
   const pids: number[] = []
   for (const name of readdirSync('/proc')) {
     if (!/^\d+$/.test(name)) continue
-    try { if (readFileSync(`/proc/${name}/cmdline`, 'utf8').split('\0').includes(arg)) pids.push(Number(name)) } catch { /* it ended */ }
+    try {
+      if (readFileSync(`/proc/${name}/cmdline`, 'utf8').split('\0').includes(arg)) pids.push(Number(name))
+    } catch {
+      /* it ended */
+    }
   }
   return pids
 }
 
 /** Running: it exists and is not a zombie waiting for its new parent to reap it. */
 function alive(pid: number): boolean {
-  try { process.kill(pid, 0) } catch (error) { assert.equal((error as NodeJS.ErrnoException).code, 'ESRCH'); return false }
-  try { return readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.[0] !== 'Z' } catch { return false }
+  try {
+    process.kill(pid, 0)
+  } catch (error) {
+    assert.equal((error as NodeJS.ErrnoException).code, 'ESRCH')
+    return false
+  }
+  try {
+    return readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.[0] !== 'Z'
+  } catch {
+    return false
+  }
 }
 
 async function until(what: string, done: () => boolean, ms = 5000): Promise<void> {
@@ -53,7 +69,12 @@ async function until(what: string, done: () => boolean, ms = 5000): Promise<void
  * Run a shell `script` that starts processes with the given tokens (as $T1, $T2, … in its environment)
  * and then waits for $GO. Returns the host pids seen while they ran, and the result.
  */
-async function withRunning(script: string, count: number, options: Partial<ProcessOptions> = {}, beforeGo?: () => void): Promise<{ pids: number[], stdout: string, result: ProcessResult }> {
+async function withRunning(
+  script: string,
+  count: number,
+  options: Partial<ProcessOptions> = {},
+  beforeGo?: () => void,
+): Promise<{ pids: number[]; stdout: string; result: ProcessResult }> {
   const dir = tempDir()
   const ts = Array.from({ length: count }, token)
   const env = { ...process.env, GO: join(dir, 'go'), NODE: process.execPath, ...Object.fromEntries(ts.map((t, i) => [`T${i + 1}`, t])) }
@@ -68,7 +89,12 @@ async function withRunning(script: string, count: number, options: Partial<Proce
 
 /** Kill what a test let escape. */
 function killAll(pids: number[]): void {
-  for (const pid of pids) try { process.kill(pid, 'SIGKILL') } catch { /* gone */ }
+  for (const pid of pids)
+    try {
+      process.kill(pid, 'SIGKILL')
+    } catch {
+      /* gone */
+    }
 }
 
 async function assertGone(pids: number[]): Promise<void> {
@@ -78,8 +104,10 @@ async function assertGone(pids: number[]): Promise<void> {
 
 describe('child processes of a tool end with the call', { timeout: 60_000 }, () => {
   const rootWithCgroups = process.getuid?.() === 0 && ownCgroupFolder() !== undefined
-  it('as root on Linux with cgroup v2 mounted writable, the children are held in a cgroup', { skip: rootWithCgroups ? false : 'not root on Linux with a writable cgroup v2 mount' }, () => {
-    assert.equal(here, 'cgroup', 'root can make a cgroup here; without one a setsid\'d child escapes')
+  it('as root on Linux with cgroup v2 mounted writable, the children are held in a cgroup', {
+    skip: rootWithCgroups ? false : 'not root on Linux with a writable cgroup v2 mount',
+  }, () => {
+    assert.equal(here, 'cgroup', "root can make a cgroup here; without one a setsid'd child escapes")
   })
 
   it('leaves no cgroup behind', { skip: noCgroup }, async () => {
@@ -89,7 +117,11 @@ describe('child processes of a tool end with the call', { timeout: 60_000 }, () 
   })
 
   it('a command can start threads (node, which a PID namespace would break)', async () => {
-    const result = await runProcess(process.execPath, ['-e', 'new (require("node:worker_threads").Worker)("", { eval: true }).on("exit", () => console.log("worker ran"))'], { signal: never })
+    const result = await runProcess(
+      process.execPath,
+      ['-e', 'new (require("node:worker_threads").Worker)("", { eval: true }).on("exit", () => console.log("worker ran"))'],
+      { signal: never },
+    )
     assert.deepEqual([result.code, result.stdout], [0, 'worker ran\n'])
   })
 
@@ -105,9 +137,12 @@ describe('child processes of a tool end with the call', { timeout: 60_000 }, () 
   }
 
   it('a child that starts its own session, or a daemon, is killed with the call', { skip: noCgroup }, async () => {
-    const { pids, result } = await withRunning(`setsid sleep "$T1" &
+    const { pids, result } = await withRunning(
+      `setsid sleep "$T1" &
       "$NODE" -e 'require("node:child_process").spawn("sleep", [process.env.T2], { detached: true, stdio: "inherit" }).unref()' &
-      (setsid sh -c 'sleep "$T3" &' >/dev/null 2>&1 &)`, 3)
+      (setsid sh -c 'sleep "$T3" &' >/dev/null 2>&1 &)`,
+      3,
+    )
     assert.equal(result.containment, 'cgroup')
     assert.equal(result.code, 0)
     await assertGone(pids)
@@ -119,7 +154,9 @@ describe('child processes of a tool end with the call', { timeout: 60_000 }, () 
       assert.equal(result.containment, 'process-group')
       await new Promise((r) => setTimeout(r, 100))
       assert.deepEqual(pids.filter(alive), pids, 'setsid left the process group, which is all that was killed')
-    } finally { killAll(pids) }
+    } finally {
+      killAll(pids)
+    }
   })
 
   it('the call ends when the command does, even if an escaped process still holds its output', async () => {
@@ -128,7 +165,9 @@ describe('child processes of a tool end with the call', { timeout: 60_000 }, () 
     try {
       assert.equal(result.code, 0)
       assert.equal(result.stdout, 'done\n')
-    } finally { killAll(pids) }
+    } finally {
+      killAll(pids)
+    }
   })
 
   it('abort kills the whole tree, including a child in its own session', async () => {
@@ -137,16 +176,25 @@ describe('child processes of a tool end with the call', { timeout: 60_000 }, () 
     try {
       assert.equal(result.signal, 'SIGTERM', 'the shell ended on SIGTERM, before the file it waited for')
       await assertGone(here === 'cgroup' ? pids : pids.slice(1))
-    } finally { killAll(pids) }
+    } finally {
+      killAll(pids)
+    }
   })
 
   it('abort of a command that ignores SIGTERM ends it with SIGKILL after killAfterMs', async () => {
     const abort = new AbortController()
-    const { pids, result } = await withRunning('trap "" TERM; sleep "$T1" & setsid sleep "$T2" & wait', 2, { signal: abort.signal, killAfterMs: 100 }, () => abort.abort())
+    const { pids, result } = await withRunning(
+      'trap "" TERM; sleep "$T1" & setsid sleep "$T2" & wait',
+      2,
+      { signal: abort.signal, killAfterMs: 100 },
+      () => abort.abort(),
+    )
     try {
       assert.equal(result.signal, 'SIGKILL')
       await assertGone(here === 'cgroup' ? pids : pids.slice(0, 1))
-    } finally { killAll(pids) }
+    } finally {
+      killAll(pids)
+    }
   })
 })
 

@@ -19,7 +19,9 @@ const token = 'desk-token-0c5e2f9a71b4'
 const saved = { DESK_TOKEN: process.env.DESK_TOKEN, CORDAGE_LOG_KEY: process.env.CORDAGE_LOG_KEY }
 delete process.env.CORDAGE_LOG_KEY
 after(() => {
-  for (const [name, value] of Object.entries(saved)) if (value === undefined) delete process.env[name]; else process.env[name] = value
+  for (const [name, value] of Object.entries(saved))
+    if (value === undefined) delete process.env[name]
+    else process.env[name] = value
 })
 
 async function cli(args: string[]) {
@@ -34,13 +36,24 @@ async function deskWithRun() {
   process.env.DESK_TOKEN = token
   const dir = tempDir()
   const file = join(dir, 'preset.yml')
-  writeFileSync(file, stringify(deskPreset({
-    secrets: ['DESK_TOKEN'],
-    script: [{ tool: 'record_followup', args: { ticketId: 'T-7', note: `customer called; their token is ${token}` } }, { final: 'Done.' }],
-    rules: [{ id: 'all', verdict: 'allow', match: {} }],
-    verifier: { minCount: 0 },
-    storePlugin: { plugin: 'store-sqlite', config: { path: 'runs.db' } },
-  }, 'outbox.jsonl')))
+  writeFileSync(
+    file,
+    stringify(
+      deskPreset(
+        {
+          secrets: ['DESK_TOKEN'],
+          script: [
+            { tool: 'record_followup', args: { ticketId: 'T-7', note: `customer called; their token is ${token}` } },
+            { final: 'Done.' },
+          ],
+          rules: [{ id: 'all', verdict: 'allow', match: {} }],
+          verifier: { minCount: 0 },
+          storePlugin: { plugin: 'store-sqlite', config: { path: 'runs.db' } },
+        },
+        'outbox.jsonl',
+      ),
+    ),
+  )
   const started = await cli(['run', '--preset', file, '--json', '--task', `Note the call (token ${token})`])
   assert.equal(started.code, 0, started.err)
   const events = started.out.split('\n').map((l) => JSON.parse(l) as RunEvent)
@@ -49,7 +62,11 @@ async function deskWithRun() {
 
 function sql(db: string, text: string, ...params: unknown[]) {
   const conn = new Database(db)
-  try { conn.prepare(text).run(...params) } finally { conn.close() }
+  try {
+    conn.prepare(text).run(...params)
+  } finally {
+    conn.close()
+  }
 }
 
 /** Every link of the run computed again from its bodies (SHA-256: these tests set no chain key), as the store would have written them. */
@@ -57,7 +74,10 @@ function rechain(db: string, runId: string) {
   const conn = new Database(db)
   try {
     let link = ''
-    for (const row of conn.prepare('SELECT seq, body FROM events WHERE run_id = ? ORDER BY seq').all(runId) as { seq: number; body: string }[]) {
+    for (const row of conn.prepare('SELECT seq, body FROM events WHERE run_id = ? ORDER BY seq').all(runId) as {
+      seq: number
+      body: string
+    }[]) {
       link = chainHash(link, row.body)
       conn.prepare('UPDATE events SET chain = ? WHERE run_id = ? AND seq = ?').run(Buffer.from(link, 'hex'), runId, row.seq)
     }
@@ -74,7 +94,10 @@ describe('cordage scan', () => {
     const result = await cli(['scan', '--preset', file])
     assert.equal(result.code, 0, result.err)
     assert.equal(result.out, '')
-    assert.match(result.err, /scanned 1 run\(s\) \(\d+ events, 0 snapshot\(s\), 1 ledger entry\) and 0 grant\(s\) .* for 1 secret\(s\): DESK_TOKEN; none found/)
+    assert.match(
+      result.err,
+      /scanned 1 run\(s\) \(\d+ events, 0 snapshot\(s\), 1 ledger entry\) and 0 grant\(s\) .* for 1 secret\(s\): DESK_TOKEN; none found/,
+    )
   })
 
   it('finds a secret written into the store before scrubbing: run, seq, JSON path, name and form, never the value (exit 1)', async () => {
@@ -82,26 +105,50 @@ describe('cordage scan', () => {
     const end = events.find((e) => e.type === 'tool/end')!
     const start = events.find((e) => e.type === 'run/start')!
     // As a store written before scrubbing would hold them: as written, and base64 in another event.
-    sql(db, 'UPDATE events SET body = ? WHERE run_id = ? AND seq = ?', JSON.stringify({ ...end, data: { ...end.data, observation: `Follow-up FU-1 recorded; token ${token}` } }), runId, end.seq)
-    sql(db, 'UPDATE events SET body = ? WHERE run_id = ? AND seq = ?', JSON.stringify({ ...start, data: { ...start.data, task: `Authorization: Basic ${Buffer.from(`desk:${token}`).toString('base64')}` } }), runId, start.seq)
+    sql(
+      db,
+      'UPDATE events SET body = ? WHERE run_id = ? AND seq = ?',
+      JSON.stringify({ ...end, data: { ...end.data, observation: `Follow-up FU-1 recorded; token ${token}` } }),
+      runId,
+      end.seq,
+    )
+    sql(
+      db,
+      'UPDATE events SET body = ? WHERE run_id = ? AND seq = ?',
+      JSON.stringify({
+        ...start,
+        data: { ...start.data, task: `Authorization: Basic ${Buffer.from(`desk:${token}`).toString('base64')}` },
+      }),
+      runId,
+      start.seq,
+    )
     sql(db, 'UPDATE effects SET output = ? WHERE run_id = ?', JSON.stringify({ receipt: 'FU-1', echoed: { [token]: true } }), runId)
     rechain(db, runId)
 
     const result = await cli(['scan', '--preset', file])
     assert.equal(result.code, 1, result.err)
-    assert.deepEqual(result.out.split('\n').sort(), [
-      `run ${runId} ledger ${runId}/s1.a1 $.output.echoed{key}: DESK_TOKEN (as written)`,
-      `run ${runId} seq 1 run/start $.data.task: DESK_TOKEN (base64 (offset 2))`,
-      `run ${runId} seq ${end.seq} tool/end $.data.observation: DESK_TOKEN (as written)`,
-    ].sort())
+    assert.deepEqual(
+      result.out.split('\n').sort(),
+      [
+        `run ${runId} ledger ${runId}/s1.a1 $.output.echoed{key}: DESK_TOKEN (as written)`,
+        `run ${runId} seq 1 run/start $.data.task: DESK_TOKEN (base64 (offset 2))`,
+        `run ${runId} seq ${end.seq} tool/end $.data.observation: DESK_TOKEN (as written)`,
+      ].sort(),
+    )
     assert.match(result.err, /3 finding\(s\)/)
     assert.ok(!result.out.includes(token) && !result.err.includes(token), 'the value is never printed')
 
     const json = await cli(['scan', '--preset', file, '--json'])
     assert.equal(json.code, 1)
     const findings = json.out.split('\n').map((l) => JSON.parse(l))
-    assert.deepEqual(findings.find((f) => f.in === 'event' && f.seq === end.seq), { runId, in: 'event', seq: end.seq, type: 'tool/end', path: '$.data.observation', secret: 'DESK_TOKEN', form: 'as written' })
-    assert.deepEqual(findings.find((f) => f.in === 'ledger'), { runId, in: 'ledger', key: `${runId}/s1.a1`, path: '$.output.echoed{key}', secret: 'DESK_TOKEN', form: 'as written' })
+    assert.deepEqual(
+      findings.find((f) => f.in === 'event' && f.seq === end.seq),
+      { runId, in: 'event', seq: end.seq, type: 'tool/end', path: '$.data.observation', secret: 'DESK_TOKEN', form: 'as written' },
+    )
+    assert.deepEqual(
+      findings.find((f) => f.in === 'ledger'),
+      { runId, in: 'ledger', key: `${runId}/s1.a1`, path: '$.output.echoed{key}', secret: 'DESK_TOKEN', form: 'as written' },
+    )
   })
 
   it('reports a run it cannot read as not searched (exit 1)', async () => {
@@ -109,7 +156,10 @@ describe('cordage scan', () => {
     sql(db, "UPDATE events SET body = 'not json' WHERE run_id = ? AND seq = 3", runId)
     const result = await cli(['scan', '--preset', file])
     assert.equal(result.code, 1)
-    assert.match(result.err, new RegExp(`run ${runId} could not be read, so it was not searched: error \\[store_corrupt\\]: run ${runId}, seq 3`))
+    assert.match(
+      result.err,
+      new RegExp(`run ${runId} could not be read, so it was not searched: error \\[store_corrupt\\]: run ${runId}, seq 3`),
+    )
     assert.match(result.err, /none found; 1 run\(s\) could not be read/)
   })
 

@@ -12,18 +12,33 @@ import { Scrubber, type RunEvent } from 'cordage'
 import { adapterDesk, Adapters, TestKey, TestKeyEnv, type AdapterDesk } from '../servers/adapter-desk.ts'
 
 let desk: AdapterDesk | undefined
-afterEach(async () => { await desk?.close(); desk = undefined })
+afterEach(async () => {
+  await desk?.close()
+  desk = undefined
+})
 
-const forms = (secret: string) => [secret, secret.toUpperCase(), Buffer.from(secret).toString('base64'), Buffer.from(`Bearer ${secret}`).toString('base64'), encodeURIComponent(secret), Buffer.from(secret).toString('hex')]
+const forms = (secret: string) => [
+  secret,
+  secret.toUpperCase(),
+  Buffer.from(secret).toString('base64'),
+  Buffer.from(`Bearer ${secret}`).toString('base64'),
+  encodeURIComponent(secret),
+  Buffer.from(secret).toString('hex'),
+]
 
 describe('secrets are scrubbed from everything a run records', () => {
   for (const adapter of Adapters) {
     it(`${adapter.plugin}: a key the server echoes in an error, tool arguments and the answer is in no event and no byte of the store`, async () => {
-      desk = await adapterDesk(adapter, [
-        { fault: { status: 500, message: `upstream refused Authorization: Bearer ${TestKey}` } },
-        { toolCalls: [{ name: 'lookup_policy', args: { topic: `refunds ${TestKey}` } }] },
-        { text: `Done. For the record your key is ${TestKey.toUpperCase()}, base64 ${forms(TestKey)[3]}, hex ${forms(TestKey)[5]}.` },
-      ], {}, { storePlugin: { plugin: 'store-sqlite', config: { path: 'runs.db' } } })
+      desk = await adapterDesk(
+        adapter,
+        [
+          { fault: { status: 500, message: `upstream refused Authorization: Bearer ${TestKey}` } },
+          { toolCalls: [{ name: 'lookup_policy', args: { topic: `refunds ${TestKey}` } }] },
+          { text: `Done. For the record your key is ${TestKey.toUpperCase()}, base64 ${forms(TestKey)[3]}, hex ${forms(TestKey)[5]}.` },
+        ],
+        {},
+        { storePlugin: { plugin: 'store-sqlite', config: { path: 'runs.db' } } },
+      )
       const state = await desk.agent.run()
       const events = await desk.events(state.runId)
       const scrubber = new Scrubber([{ name: TestKeyEnv, value: TestKey }])
@@ -32,7 +47,10 @@ describe('secrets are scrubbed from everything a run records', () => {
       const text = JSON.stringify(events)
       // (The adapter redacts its own key from error bodies already; the kernel's scrubber is the net under it.)
       assert.match((events.find((e) => e.type === 'step/model-error') as RunEvent<'step/model-error'>).data.message, /Bearer \[redacted/)
-      assert.match(JSON.stringify((events.find((e) => e.type === 'tool/proposed') as RunEvent<'tool/proposed'>).data.args), /refunds \[redacted:CORDAGE_TEST_PROVIDER_KEY\]/)
+      assert.match(
+        JSON.stringify((events.find((e) => e.type === 'tool/proposed') as RunEvent<'tool/proposed'>).data.args),
+        /refunds \[redacted:CORDAGE_TEST_PROVIDER_KEY\]/,
+      )
       assert.ok(text.split('[redacted:CORDAGE_TEST_PROVIDER_KEY]').length - 1 >= 4, 'arguments, tool error, answer (three forms)')
       // The SQLite file itself: events, ledger and snapshots.
       await desk.stop()
@@ -44,13 +62,15 @@ describe('secrets are scrubbed from everything a run records', () => {
     })
   }
 
-  it('scrubs a value the preset marks secret from a tool\'s output and the ledger', async () => {
+  it("scrubs a value the preset marks secret from a tool's output and the ledger", async () => {
     const token = 'crm-token-4f7d9a2b1c'
     process.env.CRM_TOKEN = token
-    desk = await adapterDesk(Adapters[0], [
-      { toolCalls: [{ name: 'record_followup', args: { ticketId: 'T-9', note: `use ${token}` } }] },
-      { text: 'Recorded.' },
-    ], {}, { secrets: ['CRM_TOKEN'], rules: [{ id: 'all', verdict: 'allow', match: {} }] })
+    desk = await adapterDesk(
+      Adapters[0],
+      [{ toolCalls: [{ name: 'record_followup', args: { ticketId: 'T-9', note: `use ${token}` } }] }, { text: 'Recorded.' }],
+      {},
+      { secrets: ['CRM_TOKEN'], rules: [{ id: 'all', verdict: 'allow', match: {} }] },
+    )
     const state = await desk.agent.run()
     const events = await desk.events(state.runId)
     assert.deepEqual(new Scrubber([{ name: 'CRM_TOKEN', value: token }]).find(events), [])
@@ -68,18 +88,33 @@ describe('secrets in what is not stored', () => {
     assert.equal(state.status, 'COMPLETED')
     const shown = desk.deltas.map((d) => d.text ?? '').join('')
     assert.equal(shown.includes(TestKey), false, 'no preview piece, nor their concatenation, holds the key')
-    assert.match(shown, /Your key is \[redacted:CORDAGE_TEST_PROVIDER_KEY\] and that is all\./, 'the previews still say everything else, in order')
+    assert.match(
+      shown,
+      /Your key is \[redacted:CORDAGE_TEST_PROVIDER_KEY\] and that is all\./,
+      'the previews still say everything else, in order',
+    )
   })
 
   it('a standing grant is stored as it was recorded: scrubbed', async () => {
     const token = 'crm-token-4f7d9a2b1c'
     process.env.CRM_TOKEN = token
     try {
-      desk = await adapterDesk(Adapters[0], [{ toolCalls: [{ name: 'record_followup', args: { ticketId: 'T-9', note: 'x' } }] }, { text: 'Recorded.' }], {}, {
-        secrets: ['CRM_TOKEN'], rules: [{ id: 'ask', verdict: 'ask', match: { tool: 'record_followup' } }],
-      })
+      desk = await adapterDesk(
+        Adapters[0],
+        [{ toolCalls: [{ name: 'record_followup', args: { ticketId: 'T-9', note: 'x' } }] }, { text: 'Recorded.' }],
+        {},
+        {
+          secrets: ['CRM_TOKEN'],
+          rules: [{ id: 'ask', verdict: 'ask', match: { tool: 'record_followup' } }],
+        },
+      )
       const paused = await desk.agent.run()
-      await desk.agent.approve(paused.runId, 's1.a1', { by: 'alice', scope: 'grant', reason: `checked with ${token}`, args: { note: { equals: token } } })
+      await desk.agent.approve(paused.runId, 's1.a1', {
+        by: 'alice',
+        scope: 'grant',
+        reason: `checked with ${token}`,
+        args: { note: { equals: token } },
+      })
       const grants = await desk.agent.grants({ inactive: true })
       assert.equal(grants.length, 1)
       assert.equal(JSON.stringify(grants).includes(token), false)

@@ -33,7 +33,12 @@ describe('rules that would never fire', () => {
     ['in: [] on an argument', { args: { ticketId: { in: [] } } }, /argument test "ticketId": in: \[\] matches no value at all/],
   ] as const) {
     it(`refuses ${label} in a deny rule: cordage check exits 2 naming the key`, async () => {
-      const result = await check(desk([{ id: 'no-refunds', verdict: 'deny', priority: 10, match }, { id: 'all', verdict: 'allow', match: {} }]))
+      const result = await check(
+        desk([
+          { id: 'no-refunds', verdict: 'deny', priority: 10, match },
+          { id: 'all', verdict: 'allow', match: {} },
+        ]),
+      )
       assert.equal(result.code, 2, result.err)
       assert.match(result.err, /plugin_config_invalid/)
       assert.match(result.err, where)
@@ -55,10 +60,16 @@ describe('rules that would never fire', () => {
 
 describe('approval patterns that would cover anything', () => {
   it('refuses an empty --args pattern, and says how to approve any arguments on purpose', async () => {
-    const h = await supportDesk({ script: [{ calls: [{ tool: 'record_followup', args: { ticketId: 'T-1', note: 'x' } }] }, { final: 'done' }], verifier: { minCount: 0 } })
+    const h = await supportDesk({
+      script: [{ calls: [{ tool: 'record_followup', args: { ticketId: 'T-1', note: 'x' } }] }, { final: 'done' }],
+      verifier: { minCount: 0 },
+    })
     try {
       const paused = await h.agent.run()
-      await assert.rejects(h.agent.approve(paused.runId, 's1.a1', { by: 'alice', scope: 'run', args: {} }), { code: 'invalid_input', message: /pattern is empty, which would cover any arguments; say so with --any-args/ })
+      await assert.rejects(h.agent.approve(paused.runId, 's1.a1', { by: 'alice', scope: 'run', args: {} }), {
+        code: 'invalid_input',
+        message: /pattern is empty, which would cover any arguments; say so with --any-args/,
+      })
       assert.equal((await h.agent.load(paused.runId)).status, 'WAITING_APPROVAL')
     } finally {
       await h.stop()
@@ -67,20 +78,30 @@ describe('approval patterns that would cover anything', () => {
 })
 
 describe('time limits a timer cannot hold', () => {
-  for (const [key, value] of [['budgets.deadlineMs', { budgets: { deadlineMs: 3_000_000_000 } }], ['serviceTimeouts.policy', { serviceTimeouts: { policy: 3_000_000_000 } }], ['durability.leaseTtlMs', { durability: { leaseTtlMs: 3_000_000_000 } }]] as const) {
+  for (const [key, value] of [
+    ['budgets.deadlineMs', { budgets: { deadlineMs: 3_000_000_000 } }],
+    ['serviceTimeouts.policy', { serviceTimeouts: { policy: 3_000_000_000 } }],
+    ['durability.leaseTtlMs', { durability: { leaseTtlMs: 3_000_000_000 } }],
+  ] as const) {
     it(`refuses ${key} past 2^31-1 ms (Node would fire it at once)`, () => {
       const preset = desk([])
       Object.assign(preset.agents.support, value)
       const file = join(tempDir(), 'p.yml')
       writeFileSync(file, stringify(preset))
-      assert.throws(() => loadPreset(file), { code: 'preset_invalid', message: new RegExp(`${key.replace('.', '\\.')}: expected a number ≤ 2147483647`) })
+      assert.throws(() => loadPreset(file), {
+        code: 'preset_invalid',
+        message: new RegExp(`${key.replace('.', '\\.')}: expected a number ≤ 2147483647`),
+      })
     })
   }
 })
 
 describe('patterns too large to match in reasonable time', () => {
   it('refuses a pattern whose compiled program is over the limit, naming its size', () => {
-    assert.throws(() => safeRegex('(?:.?){1000}(?:.?){1000}(?:.?){1000}a{1000}c'), { code: 'invalid_input', message: /compiles to 7003 instructions, more than 2000/ })
+    assert.throws(() => safeRegex('(?:.?){1000}(?:.?){1000}(?:.?){1000}a{1000}c'), {
+      code: 'invalid_input',
+      message: /compiles to 7003 instructions, more than 2000/,
+    })
     assert.equal(safeRegex('ORD-\\d{6}').test('order ORD-123456'), true)
   })
 })

@@ -24,12 +24,29 @@ export interface AdapterDesk extends Harness {
   close(): Promise<void>
 }
 
-export async function adapterDesk(adapter: Adapter, replies: ScriptedReply[], config: Record<string, unknown> = {}, options: Partial<DeskOptions> = {}): Promise<AdapterDesk> {
+export async function adapterDesk(
+  adapter: Adapter,
+  replies: ScriptedReply[],
+  config: Record<string, unknown> = {},
+  options: Partial<DeskOptions> = {},
+): Promise<AdapterDesk> {
   process.env[TestKeyEnv] = TestKey
   const server = await ProviderServer.start({ protocol: adapter.protocol, apiKey: TestKey, replies })
-  const modelPlugin = { plugin: adapter.plugin, config: { model: 'test-model', baseUrl: server.baseUrl, apiKeyEnv: TestKeyEnv, timeoutMs: 5000, ...config } }
+  const modelPlugin = {
+    plugin: adapter.plugin,
+    config: { model: 'test-model', baseUrl: server.baseUrl, apiKeyEnv: TestKeyEnv, timeoutMs: 5000, ...config },
+  }
   const desk = await supportDesk({ script: [], modelPlugin, retry: { attempts: 3, backoffMs: 1 }, verifier: { minCount: 0 }, ...options })
   const deltas: ModelDeltaEvent[] = []
-  desk.agent.ctx.on('model/delta', (event) => { deltas.push(event) })
-  return Object.assign(desk, { server, deltas, close: async () => { await desk.stop(); await server.close() } })
+  desk.agent.ctx.on('model/delta', (event) => {
+    deltas.push(event)
+  })
+  return Object.assign(desk, {
+    server,
+    deltas,
+    close: async () => {
+      await desk.stop()
+      await server.close()
+    },
+  })
 }

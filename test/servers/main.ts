@@ -59,7 +59,8 @@ let server: ProviderServer
 try {
   server = await ProviderServer.start({ protocol: values.protocol, port, apiKey: values['api-key'], replies, loop: true })
 } catch (error) {
-  if ((error as { code?: string }).code === 'EADDRINUSE') fail(`port ${port} is taken (is another copy of this server still running?); stop it, or pass --port`)
+  if ((error as { code?: string }).code === 'EADDRINUSE')
+    fail(`port ${port} is taken (is another copy of this server still running?); stop it, or pass --port`)
   throw error
 }
 const prefix = values.protocol === 'openai' ? 'OPENAI' : 'ANTHROPIC'

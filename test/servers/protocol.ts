@@ -20,7 +20,8 @@ export interface Protocol {
   streamError(fault: Fault): string
 }
 
-export const sse = (data: unknown, event?: string): string => `${event ? `event: ${event}\n` : ''}data: ${typeof data === 'string' ? data : JSON.stringify(data)}\n\n`
+export const sse = (data: unknown, event?: string): string =>
+  `${event ? `event: ${event}\n` : ''}data: ${typeof data === 'string' ? data : JSON.stringify(data)}\n\n`
 
 /** zod issues as one line, the way providers list what is wrong. */
 export function issuesText(issues: ReadonlyArray<{ path: ReadonlyArray<PropertyKey>; message: string }>): string {

@@ -40,7 +40,11 @@ export class ProviderServer {
   private readonly replies: ScriptedReply[]
   private served = 0
 
-  private constructor(private readonly server: Server, private readonly protocol: Protocol, private readonly options: ProviderServerOptions) {
+  private constructor(
+    private readonly server: Server,
+    private readonly protocol: Protocol,
+    private readonly options: ProviderServerOptions,
+  ) {
     this.replies = [...(options.replies ?? [])]
   }
 
@@ -83,9 +87,12 @@ export class ProviderServer {
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const p = this.protocol
-    res.on('close', () => { if (!res.writableFinished) this.hangups++ })
+    res.on('close', () => {
+      if (!res.writableFinished) this.hangups++
+    })
     const text = await readBody(req)
-    if (req.method !== 'POST' || req.url?.split('?')[0] !== p.path) return send(res, 404, p.error(404, `Not found: ${req.method} ${req.url}`))
+    if (req.method !== 'POST' || req.url?.split('?')[0] !== p.path)
+      return send(res, 404, p.error(404, `Not found: ${req.method} ${req.url}`))
     let body: any
     try {
       body = JSON.parse(text)
@@ -108,7 +115,12 @@ export class ProviderServer {
     if (fault.firstByteDelayMs) await delay(fault.firstByteDelayMs, res)
     if (res.destroyed) return
     if (fault.status) {
-      return send(res, fault.status, p.error(fault.status, fault.message ?? `scripted fault ${fault.status}`, fault), fault.retryAfter ? { 'retry-after': fault.retryAfter } : {})
+      return send(
+        res,
+        fault.status,
+        p.error(fault.status, fault.message ?? `scripted fault ${fault.status}`, fault),
+        fault.retryAfter ? { 'retry-after': fault.retryAfter } : {},
+      )
     }
     if (!body.stream || reply.ignoreStream) {
       const json = JSON.stringify(p.json(reply, body, n))
@@ -156,6 +168,9 @@ function send(res: ServerResponse, status: number, body: unknown, headers: Recor
 function delay(ms: number, res: ServerResponse): Promise<void> {
   return new Promise((resolve) => {
     const timer = setTimeout(resolve, ms)
-    res.once('close', () => { clearTimeout(timer); resolve() })
+    res.once('close', () => {
+      clearTimeout(timer)
+      resolve()
+    })
   })
 }

@@ -28,7 +28,10 @@ describe('overBudget', () => {
   it('counts input and output tokens together, up to the budget', () => {
     const b = budgets({ maxTokens: 100 })
     assert.equal(overBudget(b, state({ usage: usage(60, 39) }), 0), undefined)
-    assert.deepEqual(overBudget(b, state({ usage: usage(60, 40) }), 0), { code: 'token_budget_exceeded', reason: '100 tokens used, budget 100' })
+    assert.deepEqual(overBudget(b, state({ usage: usage(60, 40) }), 0), {
+      code: 'token_budget_exceeded',
+      reason: '100 tokens used, budget 100',
+    })
     assert.equal(overBudget(b, state({ usage: usage(0, 100) }), 0)?.code, 'token_budget_exceeded')
     assert.equal(overBudget(b, state({ usage: usage(100, 0) }), 0)?.code, 'token_budget_exceeded')
     assert.equal(overBudget(budgets({ maxTokens: 0 }), state(), 0)?.code, 'token_budget_exceeded', 'a budget of 0 allows nothing')
@@ -37,7 +40,10 @@ describe('overBudget', () => {
   it('stops at the cost budget', () => {
     const b = budgets({ maxCostUsd: 0.5 })
     assert.equal(overBudget(b, state({ usage: usage(0, 0, 0.49) }), 0), undefined)
-    assert.deepEqual(overBudget(b, state({ usage: usage(0, 0, 0.5) }), 0), { code: 'cost_budget_exceeded', reason: '$0.5000 spent, budget $0.5' })
+    assert.deepEqual(overBudget(b, state({ usage: usage(0, 0, 0.5) }), 0), {
+      code: 'cost_budget_exceeded',
+      reason: '$0.5000 spent, budget $0.5',
+    })
     assert.equal(overBudget(budgets({ maxCostUsd: 0 }), state(), 0)?.code, 'cost_budget_exceeded')
   })
 
@@ -54,7 +60,10 @@ describe('outOfSteps', () => {
     assert.equal(outOfSteps(budgets({ maxSteps: 3 }), state({ steps: 2 })), undefined)
     assert.deepEqual(outOfSteps(budgets({ maxSteps: 3 }), state({ steps: 3 })), { code: 'max_steps', reason: '3 of 3 steps used' })
     assert.equal(outOfSteps(budgets({ maxSteps: 3 }), state({ steps: 1, nestedSteps: 1 })), undefined)
-    assert.deepEqual(outOfSteps(budgets({ maxSteps: 3 }), state({ steps: 1, nestedSteps: 2 })), { code: 'max_steps', reason: '3 of 3 steps used (2 by subagents)' })
+    assert.deepEqual(outOfSteps(budgets({ maxSteps: 3 }), state({ steps: 1, nestedSteps: 2 })), {
+      code: 'max_steps',
+      reason: '3 of 3 steps used (2 by subagents)',
+    })
   })
 
   it('defaults to 20 steps and no repairs, and the defaults cannot be changed', () => {
@@ -65,7 +74,10 @@ describe('outOfSteps', () => {
 
 describe('a deadline that passes between steps', () => {
   let harness: Harness | undefined
-  afterEach(async () => { await harness?.stop(); harness = undefined })
+  afterEach(async () => {
+    await harness?.stop()
+    harness = undefined
+  })
 
   it('ends the run with deadline_exceeded after a slow tool, without asking the model again', async () => {
     harness = await supportDesk({

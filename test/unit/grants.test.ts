@@ -9,10 +9,25 @@ import { grantMismatch, isActive, matchesQuery, type ApprovalGrant } from '../..
 
 const args = { orderId: 'O-1', amount: 40 }
 const grant = (over: Partial<ApprovalGrant> = {}): ApprovalGrant => ({
-  id: 'g1', scope: 'run', agent: 'desk', tool: 'refund', args: 'any', policyVersion: 'p@1', by: 'alice', createdAt: 0,
-  source: { runId: 'r1', actionId: 's1.a1' }, ...over,
+  id: 'g1',
+  scope: 'run',
+  agent: 'desk',
+  tool: 'refund',
+  args: 'any',
+  policyVersion: 'p@1',
+  by: 'alice',
+  createdAt: 0,
+  source: { runId: 'r1', actionId: 's1.a1' },
+  ...over,
 })
-const call = (over: Partial<Parameters<typeof grantMismatch>[1]> = {}) => ({ agent: 'desk', tool: 'refund', args, argsHash: hashArgs(args), policyVersion: 'p@1', ...over })
+const call = (over: Partial<Parameters<typeof grantMismatch>[1]> = {}) => ({
+  agent: 'desk',
+  tool: 'refund',
+  args,
+  argsHash: hashArgs(args),
+  policyVersion: 'p@1',
+  ...over,
+})
 
 describe('grantMismatch', () => {
   it('covers a call of the same agent, tool and policy version', () => {
@@ -41,7 +56,10 @@ describe('grantMismatch', () => {
   })
 
   it('is void under another tool version, when both are known', () => {
-    assert.equal(grantMismatch(grant({ toolVersion: 'crm@1.0.0' }), call({ toolVersion: 'crm@2.0.0' }), 10), 'given for crm@1.0.0, now crm@2.0.0')
+    assert.equal(
+      grantMismatch(grant({ toolVersion: 'crm@1.0.0' }), call({ toolVersion: 'crm@2.0.0' }), 10),
+      'given for crm@1.0.0, now crm@2.0.0',
+    )
     assert.equal(grantMismatch(grant({ toolVersion: 'crm@1.0.0' }), call({ toolVersion: 'crm@1.0.0' }), 10), undefined)
     assert.equal(grantMismatch(grant({ toolVersion: 'crm@1.0.0' }), call(), 10), undefined)
     assert.equal(grantMismatch(grant(), call({ toolVersion: 'crm@2.0.0' }), 10), undefined)
@@ -62,7 +80,10 @@ describe('grantMismatch', () => {
   })
 
   it('covers nothing when its pattern no longer compiles or its arguments are in no known form', () => {
-    assert.match(grantMismatch(grant({ args: { pattern: { amount: { lesser: 50 } } } as never }), call(), 10) ?? '', /^its argument pattern is not valid: argument test "amount": unknown operator "lesser"/)
+    assert.match(
+      grantMismatch(grant({ args: { pattern: { amount: { lesser: 50 } } } as never }), call(), 10) ?? '',
+      /^its argument pattern is not valid: argument test "amount": unknown operator "lesser"/,
+    )
     assert.equal(grantMismatch(grant({ args: 'all' as never }), call(), 10), 'its arguments are not recorded in a known form')
     assert.equal(grantMismatch(grant({ args: null as never }), call(), 10), 'its arguments are not recorded in a known form')
     assert.equal(grantMismatch(grant({ args: { any: true } as never }), call(), 10), 'its arguments are not recorded in a known form')

@@ -12,7 +12,25 @@ import { canonicalJson, hashArgs, jsonProblem } from '../../core/kit/hash.ts'
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json }
 
-const SpecialKeys = ['__proto__', 'constructor', 'prototype', 'toString', 'hasOwnProperty', '', '0', '1', '10', 'a', 'b', 'é', 'e\u0301', '\u{1F600}', '\uFFFF', 'A', 'ä']
+const SpecialKeys = [
+  '__proto__',
+  'constructor',
+  'prototype',
+  'toString',
+  'hasOwnProperty',
+  '',
+  '0',
+  '1',
+  '10',
+  'a',
+  'b',
+  'é',
+  'e\u0301',
+  '\u{1F600}',
+  '\uFFFF',
+  'A',
+  'ä',
+]
 const key = fc.oneof(fc.constantFrom(...SpecialKeys), fc.string({ maxLength: 4 }), fc.string({ unit: 'grapheme', maxLength: 3 }))
 
 /** An own-property object from entries, `__proto__` kept as a key (never the prototype). */
@@ -25,8 +43,12 @@ function objectOf(entries: [string, Json][]): { [key: string]: Json } {
 const { json } = fc.letrec<{ json: Json }>((tie) => ({
   json: fc.oneof(
     { depthSize: 'small', withCrossShrink: true },
-    fc.constant(null), fc.boolean(), fc.integer({ min: -3, max: 3 }), fc.double({ noNaN: true, noDefaultInfinity: true }),
-    fc.constantFrom('', '0', '1', 'null', 'true', '__proto__', 'é', 'e\u0301'), fc.string({ unit: 'grapheme', maxLength: 5 }),
+    fc.constant(null),
+    fc.boolean(),
+    fc.integer({ min: -3, max: 3 }),
+    fc.double({ noNaN: true, noDefaultInfinity: true }),
+    fc.constantFrom('', '0', '1', 'null', 'true', '__proto__', 'é', 'e\u0301'),
+    fc.string({ unit: 'grapheme', maxLength: 5 }),
     fc.array(tie('json'), { maxLength: 4 }),
     fc.uniqueArray(fc.tuple(key, tie('json')), { maxLength: 4, selector: ([k]) => k }).map(objectOf),
     // An array and an object with the same entries.
@@ -36,7 +58,8 @@ const { json } = fc.letrec<{ json: Json }>((tie) => ({
 
 /** JSON equality: key order does not count, arrays are not objects, 0 and -0 are one number. */
 function jsonEqual(a: Json, b: Json): boolean {
-  if (a === null || b === null || typeof a !== 'object' || typeof b !== 'object') return a === b || (typeof a === 'number' && typeof b === 'number' && a === b)
+  if (a === null || b === null || typeof a !== 'object' || typeof b !== 'object')
+    return a === b || (typeof a === 'number' && typeof b === 'number' && a === b)
   if (Array.isArray(a) !== Array.isArray(b)) return false
   if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && a.every((x, i) => jsonEqual(x, b[i]))
   const ka = Object.keys(a)
@@ -84,41 +107,62 @@ const runs = { numRuns: 300 }
 
 describe('canonical hashing, on random JSON', () => {
   it('the kernel accepts every generated value as plain JSON, except one with a key __proto__', () => {
-    const hasProto = (v: Json): boolean => v !== null && typeof v === 'object' && (Array.isArray(v) ? v.some(hasProto) : Object.hasOwn(v, '__proto__') || Object.values(v).some(hasProto))
-    fc.assert(fc.property(json, (v) => (jsonProblem(v) === undefined) === !hasProto(v)), runs)
+    const hasProto = (v: Json): boolean =>
+      v !== null &&
+      typeof v === 'object' &&
+      (Array.isArray(v) ? v.some(hasProto) : Object.hasOwn(v, '__proto__') || Object.values(v).some(hasProto))
+    fc.assert(
+      fc.property(json, (v) => (jsonProblem(v) === undefined) === !hasProto(v)),
+      runs,
+    )
   })
 
   it('canonical JSON parses back to the same value, __proto__ keys included', () => {
-    fc.assert(fc.property(json, (v) => jsonEqual(JSON.parse(canonicalJson(v)), v)), runs)
+    fc.assert(
+      fc.property(json, (v) => jsonEqual(JSON.parse(canonicalJson(v)), v)),
+      runs,
+    )
   })
 
   it('two values share a hash exactly when they are equal JSON (random pairs)', () => {
-    fc.assert(fc.property(json, json, (a, b) => (hashArgs(a) === hashArgs(b)) === jsonEqual(a, b)), runs)
+    fc.assert(
+      fc.property(json, json, (a, b) => (hashArgs(a) === hashArgs(b)) === jsonEqual(a, b)),
+      runs,
+    )
   })
 
   it('a value and a near neighbour never share a hash', () => {
-    fc.assert(fc.property(json, fc.nat(), (a, choice) => {
-      const b = nudge(a, choice)
-      assert.equal(jsonEqual(a, b), false, 'the neighbour differs')
-      assert.notEqual(hashArgs(a), hashArgs(b))
-    }), runs)
+    fc.assert(
+      fc.property(json, fc.nat(), (a, choice) => {
+        const b = nudge(a, choice)
+        assert.equal(jsonEqual(a, b), false, 'the neighbour differs')
+        assert.notEqual(hashArgs(a), hashArgs(b))
+      }),
+      runs,
+    )
   })
 
   it('equal values hash alike whatever the key order', () => {
-    fc.assert(fc.property(json, fc.nat(), (v, seed) => {
-      const shuffled = reorder(v, seed)
-      assert.equal(hashArgs(shuffled), hashArgs(v))
-      assert.equal(canonicalJson(shuffled), canonicalJson(v))
-    }), runs)
+    fc.assert(
+      fc.property(json, fc.nat(), (v, seed) => {
+        const shuffled = reorder(v, seed)
+        assert.equal(hashArgs(shuffled), hashArgs(v))
+        assert.equal(canonicalJson(shuffled), canonicalJson(v))
+      }),
+      runs,
+    )
   })
 
   it('a deeply frozen value hashes as its mutable copy does, before and after its hash is cached', () => {
-    fc.assert(fc.property(json, (v) => {
-      const copy = JSON.parse(canonicalJson(v)) as Json
-      const frozen = deepFreeze(JSON.parse(canonicalJson(v)) as Json)
-      const first = hashArgs(frozen)
-      assert.equal(first, hashArgs(copy))
-      assert.equal(hashArgs(frozen), first)
-    }), runs)
+    fc.assert(
+      fc.property(json, (v) => {
+        const copy = JSON.parse(canonicalJson(v)) as Json
+        const frozen = deepFreeze(JSON.parse(canonicalJson(v)) as Json)
+        const first = hashArgs(frozen)
+        assert.equal(first, hashArgs(copy))
+        assert.equal(hashArgs(frozen), first)
+      }),
+      runs,
+    )
   })
 })

@@ -66,7 +66,13 @@ describe('hashArgs', () => {
 
   it('remembers the hash of a deeply frozen value: it is computed once', () => {
     let reads = 0
-    const value = deepFreeze({ get a() { reads++; return 1 }, b: [1] })
+    const value = deepFreeze({
+      get a() {
+        reads++
+        return 1
+      },
+      b: [1],
+    })
     const first = hashArgs(value)
     const readsAfterFirst = reads
     assert.ok(readsAfterFirst > 0)
@@ -77,7 +83,12 @@ describe('hashArgs', () => {
 
   it('does not remember the hash of a mutable object with a getter', () => {
     let reads = 0
-    const value = { get a() { reads++; return reads } }
+    const value = {
+      get a() {
+        reads++
+        return reads
+      },
+    }
     assert.notEqual(hashArgs(value), hashArgs(value))
   })
 
@@ -88,13 +99,27 @@ describe('hashArgs', () => {
 
 describe('jsonProblem', () => {
   it('passes plain JSON, constructor and prototype keys, null-prototype objects, and skipped undefined members', () => {
-    for (const ok of [null, 1, 'a', true, [], {}, { constructor: 1, prototype: { a: [1, null] } }, Object.create(null), { a: undefined }, [1, 'x', { y: [false] }]]) {
+    for (const ok of [
+      null,
+      1,
+      'a',
+      true,
+      [],
+      {},
+      { constructor: 1, prototype: { a: [1, null] } },
+      Object.create(null),
+      { a: undefined },
+      [1, 'x', { y: [false] }],
+    ]) {
       assert.equal(jsonProblem(ok), undefined, JSON.stringify(ok))
     }
   })
 
   it('refuses a key __proto__, naming the path', () => {
-    assert.match(jsonProblem({ a: JSON.parse('{"__proto__":1}') }) ?? '', /^\$\.a has a key "__proto__", which is refused: JavaScript code may take it for the prototype/)
+    assert.match(
+      jsonProblem({ a: JSON.parse('{"__proto__":1}') }) ?? '',
+      /^\$\.a has a key "__proto__", which is refused: JavaScript code may take it for the prototype/,
+    )
   })
 
   it('refuses lone surrogates in values and keys', () => {
@@ -147,7 +172,12 @@ describe('jsonProblem', () => {
 
   it('refuses a getter, in an object or an array: a value read twice must be the same value', () => {
     let reads = 0
-    const args = { path: '/tmp/a', get cmd() { return reads++ < 3 ? 'ls' : 'rm -rf /' } }
+    const args = {
+      path: '/tmp/a',
+      get cmd() {
+        return reads++ < 3 ? 'ls' : 'rm -rf /'
+      },
+    }
     assert.equal(jsonProblem(args), '$.cmd is a getter, not a value: arguments are plain data, read once')
     const list = ['ls']
     Object.defineProperty(list, 0, { get: () => 'ls', enumerable: true })
@@ -157,7 +187,11 @@ describe('jsonProblem', () => {
 
   it('lets no getter keep a stale remembered hash: deeply frozen arguments with a getter are refused', () => {
     let reads = 0
-    const args = deepFreeze({ get cmd() { return reads++ < 2 ? 'ls' : 'rm -rf /' } })
+    const args = deepFreeze({
+      get cmd() {
+        return reads++ < 2 ? 'ls' : 'rm -rf /'
+      },
+    })
     assert.notEqual(jsonProblem(args), undefined)
   })
 

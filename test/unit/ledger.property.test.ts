@@ -33,20 +33,37 @@ class Target {
 }
 
 const Key = 'refund:O-1'
-const intent = (runId: string, actionId: string, attempt: number): EffectWrite =>
-  ({ op: 'intent', key: Key, runId, actionId, tool: 'refund', argsHash: 'sha256:same', policyVersion: 'p@1', attempt, at: attempt })
+const intent = (runId: string, actionId: string, attempt: number): EffectWrite => ({
+  op: 'intent',
+  key: Key,
+  runId,
+  actionId,
+  tool: 'refund',
+  argsHash: 'sha256:same',
+  policyVersion: 'p@1',
+  attempt,
+  at: attempt,
+})
 
 /**
  * One run's side of the race. Every store call and the call to the target goes through `step`, which
  * the scheduler runs in an order of its choosing.
  */
-async function drive(store: KernelStore, runId: string, plan: Plan, target: Target, step: <T>(label: string, f: () => T | Promise<T>) => Promise<T>): Promise<string> {
+async function drive(
+  store: KernelStore,
+  runId: string,
+  plan: Plan,
+  target: Target,
+  step: <T>(label: string, f: () => T | Promise<T>) => Promise<T>,
+): Promise<string> {
   let seq = 0
   await step(`${runId} start`, () => store.append(runId, runEvents(runId, 1, 1), 0))
   seq = 1
   for (let attempt = 1; attempt <= plan.attempts.length; attempt++) {
     try {
-      await step(`${runId} intent ${attempt}`, () => store.append(runId, runEvents(runId, seq + 1, 1), seq, { effects: [intent(runId, plan.actionId, attempt)] }))
+      await step(`${runId} intent ${attempt}`, () =>
+        store.append(runId, runEvents(runId, seq + 1, 1), seq, { effects: [intent(runId, plan.actionId, attempt)] }),
+      )
       seq++
     } catch (error) {
       const code = (error as { code?: string }).code
@@ -55,7 +72,9 @@ async function drive(store: KernelStore, runId: string, plan: Plan, target: Targ
     }
     const outcome = plan.attempts[attempt - 1]
     await step(`${runId} call ${attempt}`, () => target.call(runId, outcome))
-    await step(`${runId} outcome ${attempt}`, () => store.append(runId, runEvents(runId, seq + 1, 1), seq, { effects: [{ op: 'outcome', key: Key, status: outcome, at: 10 + attempt }] }))
+    await step(`${runId} outcome ${attempt}`, () =>
+      store.append(runId, runEvents(runId, seq + 1, 1), seq, { effects: [{ op: 'outcome', key: Key, status: outcome, at: 10 + attempt }] }),
+    )
     seq++
     if (outcome === 'committed') return 'committed'
   }
@@ -88,19 +107,25 @@ function raceProperty(makeStore: () => StoreService) {
       // Whoever did not make the effect either saw it (deduplicated) or never got one to commit.
       if (target.effects.length === 1) assert.ok([a, b].includes('committed'))
     } finally {
-      (raw as { close?: () => void }).close?.()
+      ;(raw as { close?: () => void }).close?.()
     }
   })
 }
 
 describe('the ledger under concurrency: one key, two runs, at most one effect', () => {
   it('store-memory, over random interleavings, outcomes and retries', async () => {
-    await fc.assert(raceProperty(() => new MemoryStore(1_000)), { numRuns: 150 })
+    await fc.assert(
+      raceProperty(() => new MemoryStore(1_000)),
+      { numRuns: 150 },
+    )
   })
 
   it('store-sqlite, over random interleavings, outcomes and retries', async () => {
     const dir = tempDir('cordage-ledger-race-')
     let n = 0
-    await fc.assert(raceProperty(() => new SqliteStore(join(dir, `runs-${n++}.db`), { synchronous: 'normal', snapshotEvery: 500, busyTimeoutMs: 2000 })), { numRuns: 60 })
+    await fc.assert(
+      raceProperty(() => new SqliteStore(join(dir, `runs-${n++}.db`), { synchronous: 'normal', snapshotEvery: 500, busyTimeoutMs: 2000 })),
+      { numRuns: 60 },
+    )
   })
 })

@@ -10,10 +10,23 @@ import { asKernel, runEvents } from '../contracts/store.ts'
 import { MemoryStore } from '../../plugins/store-memory/memory-store.ts'
 
 type Intent = Extract<EffectWrite, { op: 'intent' }>
-const intent = (key: string, runId: string, actionId: string, argsHash = 'h', over: Partial<Intent> = {}): Intent =>
-  ({ op: 'intent', key, runId, actionId, tool: 'refund', argsHash, policyVersion: 'p@1', attempt: 1, at: 100, ...over })
-const outcome = (key: string, status: 'committed' | 'failed' | 'not_committed', over: Partial<Extract<EffectWrite, { op: 'outcome' }>> = {}): EffectWrite =>
-  ({ op: 'outcome', key, status, at: 200, ...over })
+const intent = (key: string, runId: string, actionId: string, argsHash = 'h', over: Partial<Intent> = {}): Intent => ({
+  op: 'intent',
+  key,
+  runId,
+  actionId,
+  tool: 'refund',
+  argsHash,
+  policyVersion: 'p@1',
+  attempt: 1,
+  at: 100,
+  ...over,
+})
+const outcome = (
+  key: string,
+  status: 'committed' | 'failed' | 'not_committed',
+  over: Partial<Extract<EffectWrite, { op: 'outcome' }>> = {},
+): EffectWrite => ({ op: 'outcome', key, status, at: 200, ...over })
 
 /** A store with runs r1 and r2 started (one event each). */
 async function twoRuns() {
@@ -32,7 +45,17 @@ describe('the ledger: intents', () => {
   it('records a new intent as pending, attempt 1, with what it was for', async () => {
     const { store, write } = await twoRuns()
     await write('r1', [intent('k', 'r1', 's1.a1', 'h1', { at: 123 })])
-    assert.deepEqual(await store.effect('k'), { key: 'k', runId: 'r1', actionId: 's1.a1', tool: 'refund', argsHash: 'h1', policyVersion: 'p@1', status: 'pending', attempts: 1, startedAt: 123 })
+    assert.deepEqual(await store.effect('k'), {
+      key: 'k',
+      runId: 'r1',
+      actionId: 's1.a1',
+      tool: 'refund',
+      argsHash: 'h1',
+      policyVersion: 'p@1',
+      status: 'pending',
+      attempts: 1,
+      startedAt: 123,
+    })
   })
 
   it('counts a retry of the same run and action as another attempt, under the new policy version', async () => {
@@ -47,22 +70,38 @@ describe('the ledger: intents', () => {
   it('refuses the key with other arguments, whoever holds it, and says who', async () => {
     const { write } = await twoRuns()
     await write('r1', [intent('k', 'r1', 's1.a1', 'h1')])
-    await assert.rejects(write('r2', [intent('k', 'r2', 's1.a1', 'h2')]), (e: Error & { code: string; data: { runId: string } }) =>
-      e.code === 'idempotency_conflict' && e.data.runId === 'r1' && e.message === 'idempotency key k was used by r1 s1.a1 with arguments h1, not h2')
+    await assert.rejects(
+      write('r2', [intent('k', 'r2', 's1.a1', 'h2')]),
+      (e: Error & { code: string; data: { runId: string } }) =>
+        e.code === 'idempotency_conflict' &&
+        e.data.runId === 'r1' &&
+        e.message === 'idempotency key k was used by r1 s1.a1 with arguments h1, not h2',
+    )
     await assert.rejects(write('r1', [intent('k', 'r1', 's1.a1', 'h2')]), { code: 'idempotency_conflict' })
     await write('r1', [outcome('k', 'not_committed')])
-    await assert.rejects(write('r2', [intent('k', 'r2', 's1.a1', 'h2')]), { code: 'idempotency_conflict' }, 'even a free key keeps its arguments')
+    await assert.rejects(
+      write('r2', [intent('k', 'r2', 's1.a1', 'h2')]),
+      { code: 'idempotency_conflict' },
+      'even a free key keeps its arguments',
+    )
   })
 
   it('refuses the key of an effect pending or committed in another run (or action) with effect_exists', async () => {
     const { store, write } = await twoRuns()
     await write('r1', [intent('k', 'r1', 's1.a1')])
-    await assert.rejects(write('r2', [intent('k', 'r2', 's1.a1')]), (e: Error & { code: string; data: { status: string } }) =>
-      e.code === 'effect_exists' && e.data.status === 'pending' && e.message === 'idempotency key k belongs to r1 s1.a1 (pending)')
+    await assert.rejects(
+      write('r2', [intent('k', 'r2', 's1.a1')]),
+      (e: Error & { code: string; data: { status: string } }) =>
+        e.code === 'effect_exists' && e.data.status === 'pending' && e.message === 'idempotency key k belongs to r1 s1.a1 (pending)',
+    )
     await assert.rejects(write('r1', [intent('k', 'r1', 's1.a2')]), { code: 'effect_exists' }, 'another action of the same run')
     await write('r1', [outcome('k', 'committed')])
     await assert.rejects(write('r2', [intent('k', 'r2', 's1.a1')]), { code: 'effect_exists', message: /\(committed\)$/ })
-    await assert.rejects(write('r2', [intent('k', 'r2', 's1.a1', 'h', { takeover: true })]), { code: 'effect_exists' }, 'a committed effect cannot be taken over')
+    await assert.rejects(
+      write('r2', [intent('k', 'r2', 's1.a1', 'h', { takeover: true })]),
+      { code: 'effect_exists' },
+      'a committed effect cannot be taken over',
+    )
     assert.equal((await store.effect('k'))?.runId, 'r1')
   })
 
@@ -89,13 +128,19 @@ describe('the ledger: intents', () => {
 describe('the ledger: two intents under one key in one batch', () => {
   it('refuses them with other arguments', async () => {
     const { store, write } = await twoRuns()
-    await assert.rejects(write('r1', [intent('k', 'r1', 's1.a1', 'h1'), intent('k', 'r1', 's1.a2', 'h2')]), { code: 'idempotency_conflict', message: 'idempotency key k is used twice in one batch, by s1.a1 and s1.a2, with other arguments' })
+    await assert.rejects(write('r1', [intent('k', 'r1', 's1.a1', 'h1'), intent('k', 'r1', 's1.a2', 'h2')]), {
+      code: 'idempotency_conflict',
+      message: 'idempotency key k is used twice in one batch, by s1.a1 and s1.a2, with other arguments',
+    })
     assert.equal(await store.effect('k'), undefined)
   })
 
   it('refuses them for two actions, or two runs, with the same arguments', async () => {
     const { store, write } = await twoRuns()
-    await assert.rejects(write('r1', [intent('k', 'r1', 's1.a1'), intent('k', 'r1', 's1.a2')]), { code: 'effect_exists', message: 'idempotency key k belongs to r1 s1.a1 (pending)' })
+    await assert.rejects(write('r1', [intent('k', 'r1', 's1.a1'), intent('k', 'r1', 's1.a2')]), {
+      code: 'effect_exists',
+      message: 'idempotency key k belongs to r1 s1.a1 (pending)',
+    })
     await assert.rejects(write('r1', [intent('k', 'r1', 's1.a1'), intent('k', 'r2', 's1.a1')]), { code: 'effect_exists' })
     assert.equal(await store.effect('k'), undefined)
   })
@@ -133,12 +178,18 @@ describe('the ledger: outcomes', () => {
     await write('r1', [intent('k', 'r1', 's1.a1')])
     await write('r1', [outcome('k', 'committed', { receipt: 'FU-1', output: { id: 1 }, observation: 'done [source: FU-1]', at: 250 })])
     const e = await store.effect('k')
-    assert.deepEqual([e?.status, e?.receipt, e?.output, e?.observation, e?.endedAt], ['committed', 'FU-1', { id: 1 }, 'done [source: FU-1]', 250])
+    assert.deepEqual(
+      [e?.status, e?.receipt, e?.output, e?.observation, e?.endedAt],
+      ['committed', 'FU-1', { id: 1 }, 'done [source: FU-1]', 250],
+    )
   })
 
   it('refuses an outcome without an intent', async () => {
     const { store, write } = await twoRuns()
-    await assert.rejects(write('r1', [outcome('nope', 'committed')]), { code: 'invalid_event', message: 'outcome for idempotency key nope, which has no intent' })
+    await assert.rejects(write('r1', [outcome('nope', 'committed')]), {
+      code: 'invalid_event',
+      message: 'outcome for idempotency key nope, which has no intent',
+    })
     assert.equal(await store.effect('nope'), undefined)
   })
 

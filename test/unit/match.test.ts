@@ -27,7 +27,10 @@ describe('compileArg: plain values', () => {
   })
 
   it('refuses a number no value can equal', () => {
-    assert.throws(() => compileArg(NaN, 'amount'), { code: 'invalid_input', message: 'argument test "amount": NaN is not a number a value can equal' })
+    assert.throws(() => compileArg(NaN, 'amount'), {
+      code: 'invalid_input',
+      message: 'argument test "amount": NaN is not a number a value can equal',
+    })
     assert.throws(() => compileArg(Infinity, 'amount'), { code: 'invalid_input', message: /Infinity is not a number/ })
   })
 
@@ -41,22 +44,37 @@ describe('compileArg: plain values', () => {
   })
 
   it('refuses null, a list and other non-objects, saying what a test is', () => {
-    assert.throws(() => compileArg(null as unknown as ArgMatcher, 'x'), { code: 'invalid_input', message: 'argument test "x": a test is a glob string, a number, a boolean, or an object of operators (equals, regex, in, gt, gte, lt, lte, exists); got null (to test for null, write { equals: null })' })
+    assert.throws(() => compileArg(null as unknown as ArgMatcher, 'x'), {
+      code: 'invalid_input',
+      message:
+        'argument test "x": a test is a glob string, a number, a boolean, or an object of operators (equals, regex, in, gt, gte, lt, lte, exists); got null (to test for null, write { equals: null })',
+    })
     assert.throws(() => compileArg(['a'] as unknown as ArgMatcher, 'x'), { message: /; got a list$/ })
     assert.throws(() => compileArg(new Date() as unknown as ArgMatcher, 'x'), { message: /; got an object$/ })
-    assert.throws(() => compileArg(undefined as unknown as ArgMatcher), { message: /^argument test "\(argument\)": .*; got undefined undefined$/ })
+    assert.throws(() => compileArg(undefined as unknown as ArgMatcher), {
+      message: /^argument test "\(argument\)": .*; got undefined undefined$/,
+    })
   })
 })
 
 describe('compileArg: operators', () => {
   it('refuses unknown operators, naming each and the operators that exist', () => {
-    assert.throws(() => compileArg({ inn: ['a'] } as unknown as ArgMatcher, 'region'), { code: 'invalid_input', message: 'argument test "region": unknown operator "inn"; the operators are equals, regex, in, gt, gte, lt, lte, exists' })
-    assert.throws(() => compileArg({ in: ['a'], gtt: 1, eq: 2 } as unknown as ArgMatcher, 'r'), { message: 'argument test "r": unknown operators "gtt", "eq"; the operators are equals, regex, in, gt, gte, lt, lte, exists' })
+    assert.throws(() => compileArg({ inn: ['a'] } as unknown as ArgMatcher, 'region'), {
+      code: 'invalid_input',
+      message: 'argument test "region": unknown operator "inn"; the operators are equals, regex, in, gt, gte, lt, lte, exists',
+    })
+    assert.throws(() => compileArg({ in: ['a'], gtt: 1, eq: 2 } as unknown as ArgMatcher, 'r'), {
+      message: 'argument test "r": unknown operators "gtt", "eq"; the operators are equals, regex, in, gt, gte, lt, lte, exists',
+    })
     assert.throws(() => compileArg({ constructor: 1 } as unknown as ArgMatcher), { code: 'invalid_input' })
   })
 
   it('refuses an empty test: it would match every value', () => {
-    assert.throws(() => compileArg({}, 'x'), { code: 'invalid_input', message: 'argument test "x": an empty test would match every value; name an operator (equals, regex, in, gt, gte, lt, lte, exists), or write { exists: true }' })
+    assert.throws(() => compileArg({}, 'x'), {
+      code: 'invalid_input',
+      message:
+        'argument test "x": an empty test would match every value; name an operator (equals, regex, in, gt, gte, lt, lte, exists), or write { exists: true }',
+    })
   })
 
   it('accepts a test object without a prototype', () => {
@@ -70,7 +88,9 @@ describe('compileArg: operators', () => {
     assert.equal(holds({ exists: true }, undefined), false)
     assert.equal(holds({ exists: false }, undefined), true)
     assert.equal(holds({ exists: false }, ''), false)
-    assert.throws(() => compileArg({ exists: 'yes' } as unknown as ArgMatcher, 'x'), { message: 'argument test "x": exists takes true or false, got "yes"' })
+    assert.throws(() => compileArg({ exists: 'yes' } as unknown as ArgMatcher, 'x'), {
+      message: 'argument test "x": exists takes true or false, got "yes"',
+    })
   })
 
   it('equals compares JSON values, key order aside, and never matches a missing argument', () => {
@@ -91,8 +111,13 @@ describe('compileArg: operators', () => {
     assert.equal(holds({ in: [null] }, null), true)
     assert.equal(holds({ in: ['x'] }, NaN), false)
     // An empty list would match nothing: a deny rule with it never fires, so it is refused as a typo.
-    assert.throws(() => compileArg({ in: [] }, 'r'), { code: 'invalid_input', message: 'argument test "r": in: [] matches no value at all (a deny rule with it never fires); list the values, or remove the test' })
-    assert.throws(() => compileArg({ in: 'eu' } as unknown as ArgMatcher, 'r'), { message: 'argument test "r": in takes a list of values, got "eu"' })
+    assert.throws(() => compileArg({ in: [] }, 'r'), {
+      code: 'invalid_input',
+      message: 'argument test "r": in: [] matches no value at all (a deny rule with it never fires); list the values, or remove the test',
+    })
+    assert.throws(() => compileArg({ in: 'eu' } as unknown as ArgMatcher, 'r'), {
+      message: 'argument test "r": in takes a list of values, got "eu"',
+    })
     assert.throws(() => compileArg({ in: [1, 10n] } as unknown as ArgMatcher, 'r'), { message: /^argument test "r": in\[1\]: / })
   })
 
@@ -102,25 +127,41 @@ describe('compileArg: operators', () => {
     assert.equal(holds({ regex: '^INV-[0-9]+$' }, 'inv-42'), false)
     assert.equal(holds({ regex: '4' }, 42), false, 'a number is not searched as text')
     assert.equal(holds({ regex: '' }, undefined), false)
-    assert.throws(() => compileArg({ regex: 5 } as unknown as ArgMatcher, 'id'), { message: 'argument test "id": regex takes a string, got number 5' })
-    assert.throws(() => compileArg({ regex: '(a' }, 'id'), { message: /^argument test "id": regex: \/\(a\/ is not a valid regular expression/ })
+    assert.throws(() => compileArg({ regex: 5 } as unknown as ArgMatcher, 'id'), {
+      message: 'argument test "id": regex takes a string, got number 5',
+    })
+    assert.throws(() => compileArg({ regex: '(a' }, 'id'), {
+      message: /^argument test "id": regex: \/\(a\/ is not a valid regular expression/,
+    })
     assert.throws(() => compileArg({ regex: '(?=a)' }, 'id'), { message: /lookahead, lookbehind and backreferences are not supported/ })
   })
 
   it('gt, gte, lt and lte hold on their side of the bound only, the bound itself as defined', () => {
     const cases: [ArgMatcher, number, boolean][] = [
-      [{ gt: 100 }, 101, true], [{ gt: 100 }, 100, false], [{ gt: 100 }, 99, false],
-      [{ gte: 100 }, 101, true], [{ gte: 100 }, 100, true], [{ gte: 100 }, 99.5, false],
-      [{ lt: 100 }, 99, true], [{ lt: 100 }, 100, false], [{ lt: 100 }, 101, false],
-      [{ lte: 100 }, 99, true], [{ lte: 100 }, 100, true], [{ lte: 100 }, 100.5, false],
+      [{ gt: 100 }, 101, true],
+      [{ gt: 100 }, 100, false],
+      [{ gt: 100 }, 99, false],
+      [{ gte: 100 }, 101, true],
+      [{ gte: 100 }, 100, true],
+      [{ gte: 100 }, 99.5, false],
+      [{ lt: 100 }, 99, true],
+      [{ lt: 100 }, 100, false],
+      [{ lt: 100 }, 101, false],
+      [{ lte: 100 }, 99, true],
+      [{ lte: 100 }, 100, true],
+      [{ lte: 100 }, 100.5, false],
     ]
     for (const [m, v, want] of cases) assert.equal(holds(m, v), want, `${JSON.stringify(m)} on ${v}`)
     for (const op of ['gt', 'gte', 'lt', 'lte']) {
       assert.equal(holds({ [op]: 0 }, '5'), false, `${op} on a string`)
       assert.equal(holds({ [op]: 0 }, undefined), false, `${op} on nothing`)
       assert.equal(holds({ [op]: 0 }, null), false, `${op} on null`)
-      assert.throws(() => compileArg({ [op]: '5' } as unknown as ArgMatcher, 'n'), { message: `argument test "n": ${op} takes a number, got "5"` })
-      assert.throws(() => compileArg({ [op]: NaN } as unknown as ArgMatcher, 'n'), { message: `argument test "n": ${op} takes a number, got number NaN` })
+      assert.throws(() => compileArg({ [op]: '5' } as unknown as ArgMatcher, 'n'), {
+        message: `argument test "n": ${op} takes a number, got "5"`,
+      })
+      assert.throws(() => compileArg({ [op]: NaN } as unknown as ArgMatcher, 'n'), {
+        message: `argument test "n": ${op} takes a number, got number NaN`,
+      })
     }
   })
 
@@ -160,21 +201,36 @@ describe('compileArgs', () => {
 
   it('refuses empty parts in a path, and a pattern that is not a mapping', () => {
     for (const path of ['a..b', '.a', 'a.']) {
-      assert.throws(() => compileArgs({ [path]: 1 }), { code: 'invalid_input', message: `argument test "${path}": an argument path is names joined by dots, without empty parts` })
+      assert.throws(() => compileArgs({ [path]: 1 }), {
+        code: 'invalid_input',
+        message: `argument test "${path}": an argument path is names joined by dots, without empty parts`,
+      })
     }
-    assert.throws(() => compileArgs({ '': 1 }), { code: 'invalid_input', message: 'an argument path is names joined by dots, without empty parts' })
-    assert.throws(() => compileArgs([] as unknown as Record<string, ArgMatcher>), { message: 'an argument pattern must be a mapping of argument path → test, got a list' })
-    assert.throws(() => compileArgs('a' as unknown as Record<string, ArgMatcher>), { message: 'an argument pattern must be a mapping of argument path → test, got "a"' })
+    assert.throws(() => compileArgs({ '': 1 }), {
+      code: 'invalid_input',
+      message: 'an argument path is names joined by dots, without empty parts',
+    })
+    assert.throws(() => compileArgs([] as unknown as Record<string, ArgMatcher>), {
+      message: 'an argument pattern must be a mapping of argument path → test, got a list',
+    })
+    assert.throws(() => compileArgs('a' as unknown as Record<string, ArgMatcher>), {
+      message: 'an argument pattern must be a mapping of argument path → test, got "a"',
+    })
   })
 
   it('names the path in errors about a test', () => {
-    assert.throws(() => compileArgs({ 'order.total': { gtt: 1 } as unknown as ArgMatcher }), { message: /^argument test "order.total": unknown operator "gtt"/ })
+    assert.throws(() => compileArgs({ 'order.total': { gtt: 1 } as unknown as ArgMatcher }), {
+      message: /^argument test "order.total": unknown operator "gtt"/,
+    })
   })
 })
 
 describe('checkArgsPattern', () => {
   it('says what is wrong with a pattern, or nothing', () => {
     assert.equal(checkArgsPattern({ a: { in: ['x'] } }), undefined)
-    assert.equal(checkArgsPattern({ a: { inn: ['x'] } as unknown as ArgMatcher }), 'argument test "a": unknown operator "inn"; the operators are equals, regex, in, gt, gte, lt, lte, exists')
+    assert.equal(
+      checkArgsPattern({ a: { inn: ['x'] } as unknown as ArgMatcher }),
+      'argument test "a": unknown operator "inn"; the operators are equals, regex, in, gt, gte, lt, lte, exists',
+    )
   })
 })

@@ -50,7 +50,10 @@ describe('Scrubber.scrubText', () => {
   })
 
   it('replaces the longer of two secrets whole when one contains the other', () => {
-    const s = new Scrubber([{ name: 'SHORT', value: 'abcdefgh' }, { name: 'LONG', value: 'abcdefgh-ijklmnop' }])
+    const s = new Scrubber([
+      { name: 'SHORT', value: 'abcdefgh' },
+      { name: 'LONG', value: 'abcdefgh-ijklmnop' },
+    ])
     assert.equal(s.scrubText('abcdefgh-ijklmnop'), '[redacted:LONG]')
     assert.equal(s.scrubText('abcdefgh'), '[redacted:SHORT]')
   })
@@ -59,13 +62,20 @@ describe('Scrubber.scrubText', () => {
 describe('Scrubber: which secrets', () => {
   it(`scrubs values of ${MinSecretLength} characters or more, not shorter ones`, () => {
     assert.equal(MinSecretLength, 8)
-    const s = new Scrubber([{ name: 'SHORT', value: 'abcdefg' }, { name: 'OK', value: 'abcdefgh' }])
+    const s = new Scrubber([
+      { name: 'SHORT', value: 'abcdefg' },
+      { name: 'OK', value: 'abcdefgh' },
+    ])
     assert.deepEqual(s.names, ['OK'])
     assert.equal(s.scrubText('abcdefg'), 'abcdefg')
     assert.equal(s.scrubText('abcdefgh'), '[redacted:OK]')
     assert.equal(new Scrubber([{ name: 'X', value: 'abcdefg' }]).active, false)
     assert.equal(new Scrubber([{ name: 'X', value: 42 as unknown as string }]).active, false)
-    assert.equal(new Scrubber([{ name: 'X', value: Array(8).fill('a') as unknown as string }]).active, false, 'a list of 8 is not a secret of 8 characters')
+    assert.equal(
+      new Scrubber([{ name: 'X', value: Array(8).fill('a') as unknown as string }]).active,
+      false,
+      'a list of 8 is not a secret of 8 characters',
+    )
   })
 
   it('is inactive without secrets, and then changes nothing', () => {
@@ -80,18 +90,31 @@ describe('Scrubber: which secrets', () => {
   })
 
   it('lists each name once', () => {
-    assert.deepEqual(new Scrubber([{ name: 'A', value: 'aaaaaaaa1' }, { name: 'A', value: 'aaaaaaaa2' }, { name: 'B.x-1_', value: 'bbbbbbbb' }]).names, ['A', 'B.x-1_'])
+    assert.deepEqual(
+      new Scrubber([
+        { name: 'A', value: 'aaaaaaaa1' },
+        { name: 'A', value: 'aaaaaaaa2' },
+        { name: 'B.x-1_', value: 'bbbbbbbb' },
+      ]).names,
+      ['A', 'B.x-1_'],
+    )
   })
 
   it('refuses a name that could not be shown plainly', () => {
     for (const name of ['has space', 'a]b', '', 'é']) {
-      assert.throws(() => new Scrubber([{ name, value: 'long enough value' }]), { code: 'invalid_input', message: `a secret's name must be letters, digits, "_", "." or "-", got ${JSON.stringify(name)}` })
+      assert.throws(() => new Scrubber([{ name, value: 'long enough value' }]), {
+        code: 'invalid_input',
+        message: `a secret's name must be letters, digits, "_", "." or "-", got ${JSON.stringify(name)}`,
+      })
     }
     assert.doesNotThrow(() => new Scrubber([{ name: 'bad name', value: 'short' }]), 'a value too short to scrub is not checked')
   })
 
   it('names a variant after the first secret that has it', () => {
-    const s = new Scrubber([{ name: 'FIRST', value: 'same-value-1' }, { name: 'SECOND', value: 'SAME-VALUE-1' }])
+    const s = new Scrubber([
+      { name: 'FIRST', value: 'same-value-1' },
+      { name: 'SECOND', value: 'SAME-VALUE-1' },
+    ])
     assert.equal(s.scrubText('same-value-1'), '[redacted:FIRST]')
   })
 })
@@ -139,7 +162,12 @@ describe('Scrubber.scrub', () => {
 describe('Scrubber.find', () => {
   it('says where each occurrence is, and in which form', () => {
     const b64 = Buffer.from(key).toString('base64')
-    const found = scrubber.find({ a: [1, `x ${key} y ${key.toUpperCase()}`], [key]: { b: encodeURIComponent(key) }, c: b64, d: Buffer.from(key).toString('hex') })
+    const found = scrubber.find({
+      a: [1, `x ${key} y ${key.toUpperCase()}`],
+      [key]: { b: encodeURIComponent(key) },
+      c: b64,
+      d: Buffer.from(key).toString('hex'),
+    })
     assert.deepEqual(found, [
       { path: '$.a[1]', name: 'API_KEY', form: 'as written' },
       { path: '$.a[1]', name: 'API_KEY', form: 'as written' },
@@ -162,7 +190,9 @@ describe('Scrubber.find', () => {
   })
 
   it('walks past null, undefined, numbers and booleans', () => {
-    assert.deepEqual(scrubber.find({ a: null, b: undefined, c: [1, true, null, undefined], d: { e: key } }), [{ path: '$.d.e', name: 'API_KEY', form: 'as written' }])
+    assert.deepEqual(scrubber.find({ a: null, b: undefined, c: [1, true, null, undefined], d: { e: key } }), [
+      { path: '$.d.e', name: 'API_KEY', form: 'as written' },
+    ])
     assert.deepEqual(scrubber.find(null), [])
     assert.deepEqual(scrubber.find(undefined), [])
   })
@@ -188,7 +218,10 @@ describe('StreamScrubber', () => {
     const hex = Buffer.from(key).toString('hex')
     assert.equal(scrubber.pending(`0x ${hex.slice(0, 20)}`), 20, 'the hex form too')
     assert.equal(new Scrubber([]).pending('sk-Test'), 0)
-    assert.ok(scrubber.pending(`before ${key}`) < key.length, 'a whole secret is not the beginning of one: it is scrubbed, never held back whole')
+    assert.ok(
+      scrubber.pending(`before ${key}`) < key.length,
+      'a whole secret is not the beginning of one: it is scrubbed, never held back whole',
+    )
   })
 
   it('never shows a secret split across pieces, and shows everything else once, in order', () => {

@@ -6,13 +6,28 @@ import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { assertTransition, isTerminal, isWaiting, Transitions, type RunStatus } from '../../core/kernel/status.ts'
 
-const All: RunStatus[] = ['CREATED', 'RUNNING', 'WAITING_APPROVAL', 'WAITING_USER', 'WAITING_RECONCILIATION', 'SUSPENDED', 'CANCELLING', 'COMPLETED', 'FAILED', 'FAILED_VERIFICATION', 'STOPPED', 'CANCELLED']
+const All: RunStatus[] = [
+  'CREATED',
+  'RUNNING',
+  'WAITING_APPROVAL',
+  'WAITING_USER',
+  'WAITING_RECONCILIATION',
+  'SUSPENDED',
+  'CANCELLING',
+  'COMPLETED',
+  'FAILED',
+  'FAILED_VERIFICATION',
+  'STOPPED',
+  'CANCELLED',
+]
 const Waiting = ['WAITING_APPROVAL', 'WAITING_USER', 'WAITING_RECONCILIATION', 'SUSPENDED']
 const Terminal = ['COMPLETED', 'FAILED', 'FAILED_VERIFICATION', 'STOPPED', 'CANCELLED']
 
 /** Every allowed transition, as `FROM>TO`. */
 const Allowed = new Set([
-  'CREATED>RUNNING', 'CREATED>CANCELLED', 'CREATED>FAILED',
+  'CREATED>RUNNING',
+  'CREATED>CANCELLED',
+  'CREATED>FAILED',
   ...[...Waiting, 'CANCELLING', ...Terminal].map((to) => `RUNNING>${to}`),
   ...Waiting.flatMap((from) => [`${from}>RUNNING`, `${from}>CANCELLING`, `${from}>CANCELLED`]),
   'CANCELLING>CANCELLED',
@@ -31,9 +46,15 @@ describe('run statuses', () => {
   })
 
   it('says what is allowed from where the run is, or that it is final', () => {
-    assert.throws(() => assertTransition('CANCELLING', 'RUNNING'), { message: 'a run cannot go from CANCELLING to RUNNING (allowed from CANCELLING: CANCELLED)' })
-    assert.throws(() => assertTransition('CREATED', 'COMPLETED'), { message: 'a run cannot go from CREATED to COMPLETED (allowed from CREATED: RUNNING, CANCELLED, FAILED)' })
-    assert.throws(() => assertTransition('COMPLETED', 'RUNNING'), { message: 'a run cannot go from COMPLETED to RUNNING (allowed from COMPLETED: none, it is final)' })
+    assert.throws(() => assertTransition('CANCELLING', 'RUNNING'), {
+      message: 'a run cannot go from CANCELLING to RUNNING (allowed from CANCELLING: CANCELLED)',
+    })
+    assert.throws(() => assertTransition('CREATED', 'COMPLETED'), {
+      message: 'a run cannot go from CREATED to COMPLETED (allowed from CREATED: RUNNING, CANCELLED, FAILED)',
+    })
+    assert.throws(() => assertTransition('COMPLETED', 'RUNNING'), {
+      message: 'a run cannot go from COMPLETED to RUNNING (allowed from COMPLETED: none, it is final)',
+    })
   })
 
   it('knows which statuses are terminal and which are waiting', () => {
@@ -46,6 +67,8 @@ describe('run statuses', () => {
   it('keeps the table frozen', () => {
     assert.ok(Object.isFrozen(Transitions))
     assert.ok(Object.isFrozen(Transitions.RUNNING))
-    assert.throws(() => { (Transitions.COMPLETED as RunStatus[]).push('RUNNING') }, TypeError)
+    assert.throws(() => {
+      ;(Transitions.COMPLETED as RunStatus[]).push('RUNNING')
+    }, TypeError)
   })
 })

@@ -5,18 +5,33 @@
 import assert from 'node:assert/strict'
 import { createHash, createHmac } from 'node:crypto'
 import { describe, it } from 'node:test'
-import { chainedEventsFromRows, chainHash, chainKeyOf, checkedSnapshot, eventsFromRows, HistoryChecker, MinChainKeyLength, snapshotFromRow, snapshotLink, storeCorrupt, type ChainedEventRow, type ChainStart, type StoredSnapshotRow } from '../../core/kit/store-kit.ts'
+import {
+  chainedEventsFromRows,
+  chainHash,
+  chainKeyOf,
+  checkedSnapshot,
+  eventsFromRows,
+  HistoryChecker,
+  MinChainKeyLength,
+  snapshotFromRow,
+  snapshotLink,
+  storeCorrupt,
+  type ChainedEventRow,
+  type ChainStart,
+  type StoredSnapshotRow,
+} from '../../core/kit/store-kit.ts'
 
 const body = (seq: number, runId = 'r1', type = seq === 1 ? 'run/start' : 'step/start') => JSON.stringify({ type, seq, runId, time: seq })
 const rows = (n: number, from = 1) => Array.from({ length: n }, (_, i) => ({ seq: from + i, body: body(from + i) }))
-const corrupt = (seq: number, problem: RegExp | string) => (e: Error & { code?: string; data?: { runId: string; seq: number; problem: string } }) => {
-  assert.equal(e.code, 'store_corrupt')
-  assert.equal(e.data?.runId, 'r1')
-  assert.equal(e.data?.seq, seq)
-  if (typeof problem === 'string') assert.equal(e.data?.problem, problem)
-  else assert.match(e.data?.problem ?? '', problem)
-  return true
-}
+const corrupt =
+  (seq: number, problem: RegExp | string) => (e: Error & { code?: string; data?: { runId: string; seq: number; problem: string } }) => {
+    assert.equal(e.code, 'store_corrupt')
+    assert.equal(e.data?.runId, 'r1')
+    assert.equal(e.data?.seq, seq)
+    if (typeof problem === 'string') assert.equal(e.data?.problem, problem)
+    else assert.match(e.data?.problem ?? '', problem)
+    return true
+  }
 
 /** Rows chained as a store writes them. */
 function chained(n: number, key?: string): ChainedEventRow[] {
@@ -36,43 +51,67 @@ function check(list: ChainedEventRow[], lastSeq = list.length, key?: string, sna
 
 const Key = 'k'.repeat(16)
 const Unkeyed = {
-  edited: 'its chain hash does not match its body and the chain before it: the event was changed, or events before it were removed, inserted or re-chained',
-  first: 'its chain hash does not match its body and the chain before it: the event was changed, or events before it were removed, inserted or re-chained; or the run was chained under a key, and this store has none set to check it with',
+  edited:
+    'its chain hash does not match its body and the chain before it: the event was changed, or events before it were removed, inserted or re-chained',
+  first:
+    'its chain hash does not match its body and the chain before it: the event was changed, or events before it were removed, inserted or re-chained; or the run was chained under a key, and this store has none set to check it with',
 }
 const Keyed = {
-  edited: 'its chain hash does not match its body and the chain before it under the key: the event was changed, or events before it were removed, inserted or re-chained without the key',
-  first: 'its chain hash does not match its body and the chain before it under the key: the event was changed, or events before it were removed, inserted or re-chained without the key; or the run was chained without a key, or under another one',
+  edited:
+    'its chain hash does not match its body and the chain before it under the key: the event was changed, or events before it were removed, inserted or re-chained without the key',
+  first:
+    'its chain hash does not match its body and the chain before it under the key: the event was changed, or events before it were removed, inserted or re-chained without the key; or the run was chained without a key, or under another one',
 }
 const removedAt = (seq: number) => `it has no chain hash, but seq ${seq - 1} before it was chained: its chain was removed`
 const seqs = (events: { seq: number }[]) => events.map((e) => e.seq)
 /** Events 1..n as rows, and a snapshot of `state` taken at `seq`, linked as a store links it. */
-const snapshotAt = (list: ChainedEventRow[], seq: number, state = '{"at":1}', key?: string): StoredSnapshotRow => ({ seq, version: 1, state, chain: snapshotLink(list[seq - 1].chain!, state, key) })
+const snapshotAt = (list: ChainedEventRow[], seq: number, state = '{"at":1}', key?: string): StoredSnapshotRow => ({
+  seq,
+  version: 1,
+  state,
+  chain: snapshotLink(list[seq - 1].chain!, state, key),
+})
 
 describe('storeCorrupt', () => {
   it('names the run, the seq and the problem, and says what to do', () => {
     const e = storeCorrupt('r1', 4, 'it is broken')
     assert.equal(e.code, 'store_corrupt')
     assert.deepEqual(e.data, { runId: 'r1', seq: 4, problem: 'it is broken' })
-    assert.match(e.message, /^run r1, seq 4: it is broken\. The stored log was damaged or edited after it was written: do not resume the run; cordage verify r1 shows the first bad event; restore the store from a backup$/)
+    assert.match(
+      e.message,
+      /^run r1, seq 4: it is broken\. The stored log was damaged or edited after it was written: do not resume the run; cordage verify r1 shows the first bad event; restore the store from a backup$/,
+    )
   })
 })
 
 describe('eventsFromRows', () => {
   it('gives the events of rows that hold together, from any point', () => {
-    assert.deepEqual(eventsFromRows('r1', rows(3), 0).map((e) => e.seq), [1, 2, 3])
-    assert.deepEqual(eventsFromRows('r1', rows(2, 5), 4, 6).map((e) => e.seq), [5, 6])
+    assert.deepEqual(
+      eventsFromRows('r1', rows(3), 0).map((e) => e.seq),
+      [1, 2, 3],
+    )
+    assert.deepEqual(
+      eventsFromRows('r1', rows(2, 5), 4, 6).map((e) => e.seq),
+      [5, 6],
+    )
     assert.deepEqual(eventsFromRows('r1', [], 0), [])
     assert.deepEqual(eventsFromRows('r1', rows(3), 0, 2).length, 3, 'rows beyond the recorded last seq are fine')
     assert.deepEqual(eventsFromRows('r1', rows(3), 0, 3).length, 3)
   })
 
   it('refuses a gap, naming the missing seq', () => {
-    assert.throws(() => eventsFromRows('r1', [rows(1)[0], { seq: 3, body: body(3) }], 0), corrupt(2, 'the event at seq 2 is missing: the next stored event is seq 3'))
+    assert.throws(
+      () => eventsFromRows('r1', [rows(1)[0], { seq: 3, body: body(3) }], 0),
+      corrupt(2, 'the event at seq 2 is missing: the next stored event is seq 3'),
+    )
     assert.throws(() => eventsFromRows('r1', rows(2, 2), 0), corrupt(1, 'the event at seq 1 is missing: the next stored event is seq 2'))
   })
 
   it('refuses a missing tail when the last seq is known', () => {
-    assert.throws(() => eventsFromRows('r1', rows(2), 0, 4), corrupt(3, 'the event at seq 3 is missing: the run\'s last seq is 4, but its stored events end at 2'))
+    assert.throws(
+      () => eventsFromRows('r1', rows(2), 0, 4),
+      corrupt(3, "the event at seq 3 is missing: the run's last seq is 4, but its stored events end at 2"),
+    )
     assert.throws(() => eventsFromRows('r1', [], 0, 1), corrupt(1, /^the event at seq 1 is missing/))
   })
 
@@ -82,8 +121,14 @@ describe('eventsFromRows', () => {
     assert.throws(() => eventsFromRows('r1', at2('[1]'), 0), corrupt(2, 'its stored body is not an event object'))
     assert.throws(() => eventsFromRows('r1', at2('null'), 0), corrupt(2, 'its stored body is not an event object'))
     assert.throws(() => eventsFromRows('r1', at2('"x"'), 0), corrupt(2, 'its stored body is not an event object'))
-    assert.throws(() => eventsFromRows('r1', at2(JSON.stringify({ seq: 2, runId: 'r1' })), 0), corrupt(2, 'its stored body has no event type'))
-    assert.throws(() => eventsFromRows('r1', at2(body(3)), 0), corrupt(2, 'the event stored at seq 2 says it is seq 3: events were renumbered or swapped'))
+    assert.throws(
+      () => eventsFromRows('r1', at2(JSON.stringify({ seq: 2, runId: 'r1' })), 0),
+      corrupt(2, 'its stored body has no event type'),
+    )
+    assert.throws(
+      () => eventsFromRows('r1', at2(body(3)), 0),
+      corrupt(2, 'the event stored at seq 2 says it is seq 3: events were renumbered or swapped'),
+    )
     assert.throws(() => eventsFromRows('r1', at2(body(2, 'r2')), 0), corrupt(2, 'the event stored at seq 2 belongs to run "r2"'))
   })
 })
@@ -91,7 +136,10 @@ describe('eventsFromRows', () => {
 describe('snapshotFromRow', () => {
   it('parses a snapshot, and refuses one that is not JSON', () => {
     assert.deepEqual(snapshotFromRow('r1', 5, '{"a":1}'), { a: 1 })
-    assert.throws(() => snapshotFromRow('r1', 5, '{"a":'), corrupt(5, 'the snapshot of run state taken at seq 5 is not valid JSON (5 characters)'))
+    assert.throws(
+      () => snapshotFromRow('r1', 5, '{"a":'),
+      corrupt(5, 'the snapshot of run state taken at seq 5 is not valid JSON (5 characters)'),
+    )
   })
 })
 
@@ -108,7 +156,11 @@ describe('chainKeyOf', () => {
 
   it(`refuses a key shorter than ${MinChainKeyLength} characters, saying how long it is`, () => {
     assert.equal(MinChainKeyLength, 16)
-    assert.throws(() => chainKeyOf('KEY', 'store-x', { KEY: 'k'.repeat(15) }), { code: 'plugin_start_failed', message: 'store-x: the chain key in KEY has 15 characters; use 16 or more (for example: openssl rand -hex 32), or unset KEY to chain without a key' })
+    assert.throws(() => chainKeyOf('KEY', 'store-x', { KEY: 'k'.repeat(15) }), {
+      code: 'plugin_start_failed',
+      message:
+        'store-x: the chain key in KEY has 15 characters; use 16 or more (for example: openssl rand -hex 32), or unset KEY to chain without a key',
+    })
   })
 
   it('reads the process environment by default', () => {
@@ -132,7 +184,10 @@ describe('chainedEventsFromRows', () => {
 
   it('gives the events of rows chained from the empty link, under the key when there is one', () => {
     const list = chained(3)
-    assert.deepEqual(read(list), list.map((r) => JSON.parse(r.body)))
+    assert.deepEqual(
+      read(list),
+      list.map((r) => JSON.parse(r.body)),
+    )
     assert.deepEqual(seqs(read(chained(3, Key), 0, 3, { link: '' }, Key)), [1, 2, 3])
     assert.deepEqual(read([], 0, 0), [])
     assert.deepEqual(seqs(read(list, 0, 2)), [1, 2, 3], 'rows beyond the last seq read before them are fine')
@@ -159,7 +214,9 @@ describe('chainedEventsFromRows', () => {
 
   it('allows rows without a link only before the first linked one, which links to the empty string', () => {
     let previous = ''
-    const mixed: ChainedEventRow[] = rows(4).map((r) => (r.seq <= 2 ? { ...r, chain: null } : { ...r, chain: (previous = chainHash(previous, r.body)) }))
+    const mixed: ChainedEventRow[] = rows(4).map((r) =>
+      r.seq <= 2 ? { ...r, chain: null } : { ...r, chain: (previous = chainHash(previous, r.body)) },
+    )
     assert.deepEqual(seqs(read(mixed)), [1, 2, 3, 4])
     assert.deepEqual(seqs(read(rows(3).map((r) => ({ ...r, chain: null })))), [1, 2, 3])
     const list = chained(3)
@@ -172,16 +229,31 @@ describe('chainedEventsFromRows', () => {
 
   it('checks each row as eventsFromRows does, before its link', () => {
     const list = chained(4)
-    assert.throws(() => read([list[0], list[2], list[3]], 0, 4), corrupt(2, 'the event at seq 2 is missing: the next stored event is seq 3'))
-    assert.throws(() => read(list.slice(0, 2), 0, 4), corrupt(3, 'the event at seq 3 is missing: the run\'s last seq is 4, but its stored events end at 2'))
+    assert.throws(
+      () => read([list[0], list[2], list[3]], 0, 4),
+      corrupt(2, 'the event at seq 2 is missing: the next stored event is seq 3'),
+    )
+    assert.throws(
+      () => read(list.slice(0, 2), 0, 4),
+      corrupt(3, "the event at seq 3 is missing: the run's last seq is 4, but its stored events end at 2"),
+    )
     assert.throws(() => read([], 0, 1), corrupt(1, /^the event at seq 1 is missing: the run's last seq is 1/))
-    assert.throws(() => read([list[0], { ...list[1], body: '{', chain: 'x' }], 0, 2), corrupt(2, 'its stored body is not valid JSON (1 characters)'))
-    assert.throws(() => read([list[0], { ...list[1], body: body(2, 'r2') }], 0, 2), corrupt(2, 'the event stored at seq 2 belongs to run "r2"'))
+    assert.throws(
+      () => read([list[0], { ...list[1], body: '{', chain: 'x' }], 0, 2),
+      corrupt(2, 'its stored body is not valid JSON (1 characters)'),
+    )
+    assert.throws(
+      () => read([list[0], { ...list[1], body: body(2, 'r2') }], 0, 2),
+      corrupt(2, 'the event stored at seq 2 belongs to run "r2"'),
+    )
   })
 
   it('goes on from the link at `after`', () => {
     const list = chained(5)
-    assert.deepEqual(read(list.slice(2), 2, 5, { link: list[1].chain }), list.slice(2).map((r) => JSON.parse(r.body)))
+    assert.deepEqual(
+      read(list.slice(2), 2, 5, { link: list[1].chain }),
+      list.slice(2).map((r) => JSON.parse(r.body)),
+    )
     assert.deepEqual(seqs(read(list.slice(2, 3), 2, undefined, { link: list[1].chain })), [3], 'a page')
     // A wrong link at `after`: named at the first seq the read returns, with no hint (it is not the first link).
     assert.throws(() => read(list.slice(2), 2, 5, { link: list[0].chain }), corrupt(3, Unkeyed.edited))
@@ -195,7 +267,9 @@ describe('chainedEventsFromRows', () => {
 
   it('starts after an event without a link: on from the empty link, unless one before it was chained', () => {
     let previous = ''
-    const mixed: ChainedEventRow[] = rows(5).map((r) => (r.seq <= 3 ? { ...r, chain: null } : { ...r, chain: (previous = chainHash(previous, r.body)) }))
+    const mixed: ChainedEventRow[] = rows(5).map((r) =>
+      r.seq <= 3 ? { ...r, chain: null } : { ...r, chain: (previous = chainHash(previous, r.body)) },
+    )
     assert.deepEqual(seqs(read(mixed.slice(3), 3, 5, { link: null })), [4, 5])
     assert.deepEqual(seqs(read(mixed.slice(2), 2, 5, { link: null })), [3, 4, 5])
     assert.throws(() => read(mixed.slice(3), 3, 5, { link: null, chainedBefore: 2 }), corrupt(3, removedAt(3)))
@@ -226,27 +300,58 @@ describe('snapshotLink and checkedSnapshot', () => {
 
   it('cannot be passed off as the next event, nor the next event as it', () => {
     // The next event's body and link, copied into the snapshot: not a snapshot's link.
-    assert.throws(() => checkedSnapshot('r1', { seq: 2, version: 1, state: list[2].body, chain: list[2].chain }, list[1].chain), corrupt(2, /does not match its link/))
+    assert.throws(
+      () => checkedSnapshot('r1', { seq: 2, version: 1, state: list[2].body, chain: list[2].chain }, list[1].chain),
+      corrupt(2, /does not match its link/),
+    )
     assert.notEqual(snapshotLink(list[1].chain!, list[2].body), list[2].chain)
   })
 
   it('gives the state of a snapshot that holds', () => {
     assert.deepEqual(checkedSnapshot('r1', snapshotAt(list, 2, '{"at":2}'), list[1].chain), { seq: 2, version: 1, state: { at: 2 } })
-    assert.deepEqual(checkedSnapshot('r1', { ...snapshotAt(keyed, 3, '[1]', Key), version: 4 }, keyed[2].chain, Key), { seq: 3, version: 4, state: [1] })
+    assert.deepEqual(checkedSnapshot('r1', { ...snapshotAt(keyed, 3, '[1]', Key), version: 4 }, keyed[2].chain, Key), {
+      seq: 3,
+      version: 4,
+      state: [1],
+    })
   })
 
   it('refuses a snapshot that does not hold, at its seq, in the words verify uses', () => {
     const what = 'the snapshot of run state taken at seq 2'
     const snap = snapshotAt(list, 2, '{"at":2}')
     assert.throws(() => checkedSnapshot('r1', snap, undefined), corrupt(2, `${what} is of an event the run does not have`))
-    assert.throws(() => checkedSnapshot('r1', snap, null), corrupt(2, `${what} is of an event that has no chain hash: the event's chain was removed (a snapshot is only taken at an event the store chained)`))
+    assert.throws(
+      () => checkedSnapshot('r1', snap, null),
+      corrupt(
+        2,
+        `${what} is of an event that has no chain hash: the event's chain was removed (a snapshot is only taken at an event the store chained)`,
+      ),
+    )
     assert.throws(() => checkedSnapshot('r1', { ...snap, chain: null }, null), corrupt(2, /is of an event that has no chain hash/))
-    assert.throws(() => checkedSnapshot('r1', { ...snap, chain: null }, list[1].chain), corrupt(2, `${what} has no link, but the event at its seq is chained: its link was removed (this store links every snapshot it keeps)`))
-    assert.throws(() => checkedSnapshot('r1', { ...snap, state: '{"at":3}' }, list[1].chain), corrupt(2, `${what} does not match its link: it was changed after it was written; do not resume from it`))
+    assert.throws(
+      () => checkedSnapshot('r1', { ...snap, chain: null }, list[1].chain),
+      corrupt(
+        2,
+        `${what} has no link, but the event at its seq is chained: its link was removed (this store links every snapshot it keeps)`,
+      ),
+    )
+    assert.throws(
+      () => checkedSnapshot('r1', { ...snap, state: '{"at":3}' }, list[1].chain),
+      corrupt(2, `${what} does not match its link: it was changed after it was written; do not resume from it`),
+    )
     assert.throws(() => checkedSnapshot('r1', snap, list[2].chain), corrupt(2, /does not match its link/), 'linked to another event')
-    assert.throws(() => checkedSnapshot('r1', snap, list[1].chain, Key), corrupt(2, `${what} does not match its link under the key: it was changed after it was written, or linked without the key; do not resume from it`))
+    assert.throws(
+      () => checkedSnapshot('r1', snap, list[1].chain, Key),
+      corrupt(
+        2,
+        `${what} does not match its link under the key: it was changed after it was written, or linked without the key; do not resume from it`,
+      ),
+    )
     // Linked right, but not JSON: the link proves it was written so; it still cannot be resumed from.
-    assert.throws(() => checkedSnapshot('r1', snapshotAt(list, 2, '{"at":'), list[1].chain), corrupt(2, `${what} is not valid JSON (6 characters)`))
+    assert.throws(
+      () => checkedSnapshot('r1', snapshotAt(list, 2, '{"at":'), list[1].chain),
+      corrupt(2, `${what} is not valid JSON (6 characters)`),
+    )
   })
 })
 
@@ -261,7 +366,9 @@ describe('HistoryChecker', () => {
   it('reports events stored before the store chained, as a prefix only', () => {
     // seq 1 stored before the store chained; the chain starts at seq 2, linked to the empty string.
     let previous = ''
-    const mixed: ChainedEventRow[] = rows(3).map((r) => (r.seq === 1 ? { ...r, chain: null } : { ...r, chain: (previous = chainHash(previous, r.body)) }))
+    const mixed: ChainedEventRow[] = rows(3).map((r) =>
+      r.seq === 1 ? { ...r, chain: null } : { ...r, chain: (previous = chainHash(previous, r.body)) },
+    )
     assert.deepEqual(check(mixed), { runId: 'r1', events: 3, chained: true, keyed: false, unchainedUpTo: 1, head: mixed[2].chain! })
     const none = rows(2).map((r) => ({ ...r, chain: null }))
     assert.deepEqual(check(none), { runId: 'r1', events: 2, chained: true, keyed: false, unchainedUpTo: 2 })
@@ -270,7 +377,10 @@ describe('HistoryChecker', () => {
   it('finds a chain removed after a chained event', () => {
     const list = chained(3)
     list[2] = { ...list[2], chain: null }
-    assert.deepEqual(check(list).firstBad, { seq: 3, problem: 'it has no chain hash, but seq 2 before it was chained: its chain was removed' })
+    assert.deepEqual(check(list).firstBad, {
+      seq: 3,
+      problem: 'it has no chain hash, but seq 2 before it was chained: its chain was removed',
+    })
   })
 
   it('finds an edited body, a wrong key and a missing key at the first link they break', () => {
@@ -283,19 +393,31 @@ describe('HistoryChecker', () => {
     const keyed = chained(2, 'k'.repeat(16))
     const wrongKey = check(keyed, 2, 'x'.repeat(16))
     assert.equal(wrongKey.firstBad?.seq, 1)
-    assert.match(wrongKey.firstBad!.problem, /^its chain hash does not match its body and the chain before it under the key: the event was changed, or events before it were removed, inserted or re-chained without the key/)
+    assert.match(
+      wrongKey.firstBad!.problem,
+      /^its chain hash does not match its body and the chain before it under the key: the event was changed, or events before it were removed, inserted or re-chained without the key/,
+    )
     assert.equal(check(keyed).firstBad?.seq, 1)
   })
 
   it('finds a gap, a missing tail and a bad body, and keeps the first problem', () => {
     const list = chained(4)
-    assert.deepEqual(check([list[0], list[2], list[3]], 4).firstBad, { seq: 2, problem: 'the event at seq 2 is missing: the next stored event is seq 3' })
+    assert.deepEqual(check([list[0], list[2], list[3]], 4).firstBad, {
+      seq: 2,
+      problem: 'the event at seq 2 is missing: the next stored event is seq 3',
+    })
     assert.equal(check([list[0], list[2], list[3]], 4).events, 3, 'every row is counted')
-    assert.deepEqual(check(list.slice(0, 2), 4).firstBad, { seq: 3, problem: 'the event at seq 3 is missing: the run\'s last seq is 4, but its stored events end at 2' })
+    assert.deepEqual(check(list.slice(0, 2), 4).firstBad, {
+      seq: 3,
+      problem: "the event at seq 3 is missing: the run's last seq is 4, but its stored events end at 2",
+    })
     const bad = [...list]
     bad[1] = { ...bad[1], body: '{' }
     assert.deepEqual(check(bad).firstBad, { seq: 2, problem: 'its stored body is not valid JSON (1 characters)' })
-    assert.deepEqual(check([{ seq: 1, body: body(1, 'r2'), chain: null }]).firstBad, { seq: 1, problem: 'the event stored at seq 1 belongs to run "r2"' })
+    assert.deepEqual(check([{ seq: 1, body: body(1, 'r2'), chain: null }]).firstBad, {
+      seq: 1,
+      problem: 'the event stored at seq 1 belongs to run "r2"',
+    })
   })
 
   it('checks the snapshot it is given at its seq, against the link recomputed there', () => {
@@ -304,37 +426,57 @@ describe('HistoryChecker', () => {
     assert.deepEqual(intact, { runId: 'r1', events: 4, chained: true, keyed: false, head: list[3].chain! })
     const keyed = chained(3, Key)
     assert.equal(check(keyed, 3, Key, snapshotAt(keyed, 3, '{}', Key)).firstBad, undefined)
-    assert.deepEqual(check(list, 4, undefined, { ...snapshotAt(list, 2), state: '{"at":2}' }).firstBad, { seq: 2, problem: 'the snapshot of run state taken at seq 2 does not match its link: it was changed after it was written; do not resume from it' })
-    assert.deepEqual(check(keyed, 3, Key, snapshotAt(keyed, 3)).firstBad, { seq: 3, problem: 'the snapshot of run state taken at seq 3 does not match its link under the key: it was changed after it was written, or linked without the key; do not resume from it' })
+    assert.deepEqual(check(list, 4, undefined, { ...snapshotAt(list, 2), state: '{"at":2}' }).firstBad, {
+      seq: 2,
+      problem:
+        'the snapshot of run state taken at seq 2 does not match its link: it was changed after it was written; do not resume from it',
+    })
+    assert.deepEqual(check(keyed, 3, Key, snapshotAt(keyed, 3)).firstBad, {
+      seq: 3,
+      problem:
+        'the snapshot of run state taken at seq 3 does not match its link under the key: it was changed after it was written, or linked without the key; do not resume from it',
+    })
     assert.deepEqual(check(list, 4, undefined, { ...snapshotAt(list, 4), chain: null }).firstBad?.seq, 4)
-    assert.deepEqual(check(list, 4, undefined, snapshotAt(list, 1, '{"at":')).firstBad, { seq: 1, problem: 'the snapshot of run state taken at seq 1 is not valid JSON (6 characters)' })
+    assert.deepEqual(check(list, 4, undefined, snapshotAt(list, 1, '{"at":')).firstBad, {
+      seq: 1,
+      problem: 'the snapshot of run state taken at seq 1 is not valid JSON (6 characters)',
+    })
     assert.equal(check(list, 4, undefined, snapshotAt(list, 2)).head, list[3].chain, 'a head only for a history that holds')
     assert.equal(check(list, 4, undefined, snapshotAt(list, 3, '{"x":1}')).firstBad, undefined)
   })
 
   it('finds a snapshot of an event the run does not have', () => {
     const list = chained(3)
-    const problem = (seq: number) => ({ seq, problem: `the snapshot of run state taken at seq ${seq} is of an event the run does not have` })
+    const problem = (seq: number) => ({
+      seq,
+      problem: `the snapshot of run state taken at seq ${seq} is of an event the run does not have`,
+    })
     const at = (seq: number) => ({ seq, version: 1, state: '{}', chain: 'ab' })
     assert.deepEqual(check(list, 3, undefined, at(4)).firstBad, problem(4))
     assert.deepEqual(check(list, 3, undefined, at(0)).firstBad, problem(0))
     assert.deepEqual(check(list, 3, undefined, at(1.5)).firstBad, problem(1.5))
     assert.deepEqual(check([], 0, undefined, at(1)).firstBad, problem(1))
     // A missing tail is found first.
-    assert.deepEqual(check(list.slice(0, 2), 3, undefined, at(9)).firstBad?.problem, 'the event at seq 3 is missing: the run\'s last seq is 3, but its stored events end at 2')
+    assert.deepEqual(
+      check(list.slice(0, 2), 3, undefined, at(9)).firstBad?.problem,
+      "the event at seq 3 is missing: the run's last seq is 3, but its stored events end at 2",
+    )
   })
 
   it('finds a snapshot at an event without a link, even in a prefix stored before chaining', () => {
     let previous = ''
-    const mixed: ChainedEventRow[] = rows(3).map((r) => (r.seq === 1 ? { ...r, chain: null } : { ...r, chain: (previous = chainHash(previous, r.body)) }))
-    const problem = 'the snapshot of run state taken at seq 1 is of an event that has no chain hash: the event\'s chain was removed (a snapshot is only taken at an event the store chained)'
+    const mixed: ChainedEventRow[] = rows(3).map((r) =>
+      r.seq === 1 ? { ...r, chain: null } : { ...r, chain: (previous = chainHash(previous, r.body)) },
+    )
+    const problem =
+      "the snapshot of run state taken at seq 1 is of an event that has no chain hash: the event's chain was removed (a snapshot is only taken at an event the store chained)"
     assert.deepEqual(check(mixed, 3, undefined, { seq: 1, version: 1, state: '{}', chain: null }).firstBad, { seq: 1, problem })
     assert.deepEqual(check(mixed, 3, undefined, { seq: 1, version: 1, state: '{}', chain: 'ab' }).firstBad, { seq: 1, problem })
     const result = check(mixed, 3, undefined, { seq: 2, version: 1, state: '{}', chain: snapshotLink(mixed[1].chain!, '{}') })
     assert.deepEqual([result.firstBad, result.unchainedUpTo, result.head], [undefined, 1, mixed[2].chain])
   })
 
-  it('keeps the first problem, the snapshot\'s or a row\'s', () => {
+  it("keeps the first problem, the snapshot's or a row's", () => {
     const list = chained(4)
     const badSnapshot = { ...snapshotAt(list, 2), state: '{"x":1}' }
     const bad3 = [...list]
@@ -342,10 +484,18 @@ describe('HistoryChecker', () => {
     assert.equal(check(bad3, 4, undefined, badSnapshot).firstBad?.seq, 2, 'the snapshot at 2 before the row at 3')
     const bad1 = [...list]
     bad1[0] = { ...bad1[0], chain: 'ab' }
-    assert.deepEqual(check(bad1, 4, undefined, badSnapshot).firstBad, { seq: 1, problem: Unkeyed.first }, 'the row at 1 before the snapshot at 2')
+    assert.deepEqual(
+      check(bad1, 4, undefined, badSnapshot).firstBad,
+      { seq: 1, problem: Unkeyed.first },
+      'the row at 1 before the snapshot at 2',
+    )
     const bad2 = [...list]
     bad2[1] = { ...bad2[1], chain: null }
-    assert.deepEqual(check(bad2, 4, undefined, snapshotAt(list, 2)).firstBad, { seq: 2, problem: removedAt(2) }, 'the row at the snapshot\'s seq first')
+    assert.deepEqual(
+      check(bad2, 4, undefined, snapshotAt(list, 2)).firstBad,
+      { seq: 2, problem: removedAt(2) },
+      "the row at the snapshot's seq first",
+    )
     assert.deepEqual(check([list[0], list[2], list[3]], 4, undefined, snapshotAt(list, 3)).firstBad?.seq, 2, 'a gap before the snapshot')
   })
 

@@ -20,10 +20,18 @@ describe('the kernel writer', () => {
   })
 
   it('is the only writer accepted: a copy, a look-alike, nothing, refused with store_write_refused', () => {
-    for (const writer of [{ ...KernelWriter }, { writer: 'cordage-kernel' }, Object.create(KernelWriter), undefined, null, 'cordage-kernel']) {
+    for (const writer of [
+      { ...KernelWriter },
+      { writer: 'cordage-kernel' },
+      Object.create(KernelWriter),
+      undefined,
+      null,
+      'cordage-kernel',
+    ]) {
       assert.throws(() => assertKernelWriter(writer, 'append to run r1'), {
         code: 'store_write_refused',
-        message: 'append to run r1 refused: run stores take writes from the kernel only (a plugin may read runs, never write them); steer runs with the kernel\'s commands: approve, reject, resume, cancel',
+        message:
+          "append to run r1 refused: run stores take writes from the kernel only (a plugin may read runs, never write them); steer runs with the kernel's commands: approve, reject, resume, cancel",
       })
     }
   })
@@ -33,9 +41,18 @@ describe('the kernel writer', () => {
 const guardStore = (writerModule as { guardStore?: <S extends StoreService>(store: S) => S }).guardStore
 describe('guardStore', { skip: guardStore === undefined ? 'guardStore is not in core/kernel/store-writer.ts' : false }, () => {
   const Methods = ['append', 'claim', 'renew', 'release', 'claimNext', 'requestCancel', 'putGrant', 'revokeGrant']
-  class Sealed { append() {} claim() {} renew() {} release() {} claimNext() {} requestCancel() {} }
+  class Sealed {
+    append() {}
+    claim() {}
+    renew() {}
+    release() {}
+    claimNext() {}
+    requestCancel() {}
+  }
   Object.freeze(Sealed.prototype)
-  class Open { append() {} }
+  class Open {
+    append() {}
+  }
 
   it('passes an instance of a frozen class, and a frozen object, twice alike', () => {
     const store = new Sealed() as unknown as StoreService
@@ -52,15 +69,20 @@ describe('guardStore', { skip: guardStore === undefined ? 'guardStore is not in 
       // Plain assignment fails over a frozen prototype's method; defineProperty is what an attacker uses.
       const store = new Sealed() as unknown as Record<string, unknown>
       Object.defineProperty(store, method, { value: () => {}, enumerable: true, configurable: true, writable: true })
-      assert.throws(() => guardStore!(store as unknown as StoreService), {
-        code: 'store_write_refused',
-        message: `the store's ${method} is a property set on the store object, not the store's own method: something replaced it (a plugin catching the kernel's writer?); the kernel writes nothing through it`,
-      }, method)
+      assert.throws(
+        () => guardStore!(store as unknown as StoreService),
+        {
+          code: 'store_write_refused',
+          message: `the store's ${method} is a property set on the store object, not the store's own method: something replaced it (a plugin catching the kernel's writer?); the kernel writes nothing through it`,
+        },
+        method,
+      )
     }
   })
 
   it('refuses a store whose class prototype is not frozen, or that has none', () => {
-    const message = 'the store\'s class prototype is not frozen, so anyone holding the store could replace its write methods: a store plugin freezes its class (Object.freeze(MyStore.prototype)) or provides a frozen object'
+    const message =
+      "the store's class prototype is not frozen, so anyone holding the store could replace its write methods: a store plugin freezes its class (Object.freeze(MyStore.prototype)) or provides a frozen object"
     assert.throws(() => guardStore!(new Open() as unknown as StoreService), { code: 'store_write_refused', message })
     assert.throws(() => guardStore!(Object.create(null) as StoreService), { code: 'store_write_refused', message })
   })

@@ -14,8 +14,21 @@ import { defineTool } from '../../core/kernel/tool.ts'
 import type { Tool } from '../../core/contracts/services/tools.ts'
 
 const args = { ticketId: 'T-1', note: 'call back' }
-const grant = (over: Partial<Grant> = {}): Grant => ({ runId: 'run_a', actionId: 's1.a1', tool: 'record_followup', argsHash: hashArgs(args), policyVersion: 'p@1', ...over })
-const call = (over: Partial<{ runId: string; actionId: string; tool: string; args: unknown }> = {}) => ({ runId: 'run_a', actionId: 's1.a1', tool: 'record_followup', args, ...over })
+const grant = (over: Partial<Grant> = {}): Grant => ({
+  runId: 'run_a',
+  actionId: 's1.a1',
+  tool: 'record_followup',
+  argsHash: hashArgs(args),
+  policyVersion: 'p@1',
+  ...over,
+})
+const call = (over: Partial<{ runId: string; actionId: string; tool: string; args: unknown }> = {}) => ({
+  runId: 'run_a',
+  actionId: 's1.a1',
+  tool: 'record_followup',
+  args,
+  ...over,
+})
 
 describe('TicketBook.issue', () => {
   it('binds a frozen ticket to the grant, with a fresh id and a default lifetime of 60 s', () => {
@@ -29,7 +42,8 @@ describe('TicketBook.issue', () => {
     const { id: _, ...bound } = t1
     assert.deepEqual(
       [bound.runId, bound.actionId, bound.tool, bound.argsHash, bound.policyVersion, bound.expiresAt],
-      ['run_a', 's1.a1', 'record_followup', hashArgs(args), 'p@1', 61_000])
+      ['run_a', 's1.a1', 'record_followup', hashArgs(args), 'p@1', 61_000],
+    )
     assert.equal(t2.expiresAt, 2_005)
     assert.equal(book.outstanding, 2)
   })
@@ -41,7 +55,9 @@ describe('TicketBook.issue', () => {
 
   it('seals its prototype: nobody can patch redeem on every book', () => {
     assert.ok(Object.isFrozen(TicketBook.prototype))
-    assert.throws(() => { (TicketBook.prototype as unknown as Record<string, unknown>).redeem = () => {} }, TypeError)
+    assert.throws(() => {
+      ;(TicketBook.prototype as unknown as Record<string, unknown>).redeem = () => {}
+    }, TypeError)
   })
 })
 
@@ -51,7 +67,10 @@ describe('TicketBook.redeem', () => {
     const ticket = book.issue(grant(), 1_000)
     book.redeem(ticket, call(), 1_000)
     assert.equal(book.outstanding, 0)
-    assert.throws(() => book.redeem(ticket, call(), 1_000), { code: 'ticket_reused', message: /ticket tk_\w+ for tool "record_followup" was already used/ })
+    assert.throws(() => book.redeem(ticket, call(), 1_000), {
+      code: 'ticket_reused',
+      message: /ticket tk_\w+ for tool "record_followup" was already used/,
+    })
   })
 
   it('accepts the same arguments with their keys in another order', () => {
@@ -61,7 +80,10 @@ describe('TicketBook.redeem', () => {
   })
 
   it('refuses a call without a ticket, naming the tool, run and action', () => {
-    assert.throws(() => new TicketBook().redeem(undefined, call()), { code: 'ticket_missing', message: 'tool "record_followup" was invoked without a ticket (run run_a, action s1.a1)' })
+    assert.throws(() => new TicketBook().redeem(undefined, call()), {
+      code: 'ticket_missing',
+      message: 'tool "record_followup" was invoked without a ticket (run run_a, action s1.a1)',
+    })
   })
 
   it('refuses a ticket issued in another run, even with the same action, tool and arguments', () => {
@@ -73,20 +95,29 @@ describe('TicketBook.redeem', () => {
   it('refuses a ticket for another action of the same run', () => {
     const book = new TicketBook()
     const ticket = book.issue(grant())
-    assert.throws(() => book.redeem(ticket, call({ actionId: 's1.a2' })), { code: 'ticket_mismatch', message: /is for action s1\.a1, not s1\.a2$/ })
+    assert.throws(() => book.redeem(ticket, call({ actionId: 's1.a2' })), {
+      code: 'ticket_mismatch',
+      message: /is for action s1\.a1, not s1\.a2$/,
+    })
   })
 
   it('refuses a ticket for another tool with the same arguments', () => {
     const book = new TicketBook()
     const ticket = book.issue(grant())
-    assert.throws(() => book.redeem(ticket, call({ tool: 'delete_ticket' })), { code: 'ticket_mismatch', message: /is for tool "record_followup", not "delete_ticket"$/ })
+    assert.throws(() => book.redeem(ticket, call({ tool: 'delete_ticket' })), {
+      code: 'ticket_mismatch',
+      message: /is for tool "record_followup", not "delete_ticket"$/,
+    })
   })
 
   it('refuses other arguments than those the decision saw', () => {
     const book = new TicketBook()
     const ticket = book.issue(grant())
     const other = { ticketId: 'T-1', note: 'call back', extra: true }
-    assert.throws(() => book.redeem(ticket, call({ args: other })), { code: 'ticket_mismatch', message: new RegExp(`is for arguments ${hashArgs(args)}, not ${hashArgs(other)}$`) })
+    assert.throws(() => book.redeem(ticket, call({ args: other })), {
+      code: 'ticket_mismatch',
+      message: new RegExp(`is for arguments ${hashArgs(args)}, not ${hashArgs(other)}$`),
+    })
   })
 
   it('spends a ticket on a refused attempt: it cannot be retried with other arguments', () => {
@@ -109,7 +140,10 @@ describe('TicketBook.redeem', () => {
   it('refuses a copy of an issued ticket without spending the original', () => {
     const book = new TicketBook()
     const ticket = book.issue(grant())
-    assert.throws(() => book.redeem({ ...ticket }, call()), { code: 'ticket_invalid', message: `ticket ${ticket.id} is a copy, not the ticket that was issued` })
+    assert.throws(() => book.redeem({ ...ticket }, call()), {
+      code: 'ticket_invalid',
+      message: `ticket ${ticket.id} is a copy, not the ticket that was issued`,
+    })
     assert.equal(book.outstanding, 1)
     book.redeem(ticket, call())
   })
@@ -118,7 +152,10 @@ describe('TicketBook.redeem', () => {
     const book = new TicketBook()
     const real = book.issue(grant())
     const forged: Ticket = { ...real, id: real.id.replace(/_1$/, '_9') }
-    assert.throws(() => book.redeem(forged, call()), { code: 'ticket_invalid', message: `ticket ${forged.id} for tool "record_followup" was not issued by this process` })
+    assert.throws(() => book.redeem(forged, call()), {
+      code: 'ticket_invalid',
+      message: `ticket ${forged.id} for tool "record_followup" was not issued by this process`,
+    })
     const foreign = new TicketBook().issue(grant())
     assert.throws(() => book.redeem(foreign, call()), { code: 'ticket_invalid' })
     assert.throws(() => book.redeem('tk_x_1' as unknown as Ticket, call()), { code: 'ticket_invalid' })
@@ -167,7 +204,13 @@ describe('the kernel book', () => {
     const issue = claimTicketIssuer()
     assert.throws(() => claimTicketIssuer(), { code: 'ticket_invalid', message: /issued by the kernel alone/ })
     let ran = 0
-    const tool = defineTool({ name: 'record_followup', description: 'd', input: z.object({ ticketId: z.string(), note: z.string() }), sideEffect: 'external', run: () => ({ output: ++ran }) })
+    const tool = defineTool({
+      name: 'record_followup',
+      description: 'd',
+      input: z.object({ ticketId: z.string(), note: z.string() }),
+      sideEffect: 'external',
+      run: () => ({ output: ++ran }),
+    })
     const io = { runId: 'run_a', actionId: 's1.a1', idempotencyKey: 'k', attempt: 1, signal: new AbortController().signal }
     // Where tickets are also bound to the tool definition the loop judged (`targetOf`), the grant names it as the loop does.
     const targetOf = (toolModule as { targetOf?: (tool: Tool) => object | undefined }).targetOf

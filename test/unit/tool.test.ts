@@ -15,12 +15,33 @@ import type { Tool } from '../../core/contracts/services/tools.ts'
 const issue = claimTicketIssuer()
 const input = z.object({ id: z.string(), note: z.string().default('none') })
 type Args = z.infer<typeof input>
-const def = (over: Partial<ToolDefinition<Args>> = {}): ToolDefinition<Args> => ({ name: 'crm_note', description: 'Add a note', input, sideEffect: 'external', run: (args) => ({ output: args }), ...over })
-const io = (over: Partial<{ runId: string; actionId: string }> = {}) => ({ runId: 'run_t', actionId: 's1.a1', idempotencyKey: 'k', attempt: 1, signal: new AbortController().signal, ...over })
+const def = (over: Partial<ToolDefinition<Args>> = {}): ToolDefinition<Args> => ({
+  name: 'crm_note',
+  description: 'Add a note',
+  input,
+  sideEffect: 'external',
+  run: (args) => ({ output: args }),
+  ...over,
+})
+const io = (over: Partial<{ runId: string; actionId: string }> = {}) => ({
+  runId: 'run_t',
+  actionId: 's1.a1',
+  idempotencyKey: 'k',
+  attempt: 1,
+  signal: new AbortController().signal,
+  ...over,
+})
 /** Where tickets are also bound to the tool definition the loop judged (`targetOf`), the grant names it as the loop does. */
 const targetOf = (toolModule as { targetOf?: (tool: Tool) => object | undefined }).targetOf
 const ticketFor = (tool: string, args: unknown, runId = 'run_t', actionId = 's1.a1', defined?: Tool) =>
-  issue({ runId, actionId, tool, argsHash: hashArgs(args), policyVersion: 'p', ...(defined && targetOf ? { target: targetOf(defined) } : {}) } as Grant)
+  issue({
+    runId,
+    actionId,
+    tool,
+    argsHash: hashArgs(args),
+    policyVersion: 'p',
+    ...(defined && targetOf ? { target: targetOf(defined) } : {}),
+  } as Grant)
 
 describe('defineTool: names', () => {
   it('accepts letters, digits, _ and -, starting with a letter, up to 64 characters', () => {
@@ -29,14 +50,24 @@ describe('defineTool: names', () => {
 
   it('refuses any other name', () => {
     for (const name of ['', '1tool', '_tool', 'crm.read', 'crm read', 'crm/read', 'x'.repeat(65), 'tool\n', 'é']) {
-      assert.throws(() => defineTool(def({ name })), { code: 'invalid_input', message: `tool name "${name}" must match /^[a-zA-Z][a-zA-Z0-9_-]{0,63}$/ (letters, digits, _ and -, starting with a letter)` }, JSON.stringify(name))
+      assert.throws(
+        () => defineTool(def({ name })),
+        {
+          code: 'invalid_input',
+          message: `tool name "${name}" must match /^[a-zA-Z][a-zA-Z0-9_-]{0,63}$/ (letters, digits, _ and -, starting with a letter)`,
+        },
+        JSON.stringify(name),
+      )
     }
   })
 })
 
 describe('defineTool: the contract', () => {
   it('refuses a side effect it does not know', () => {
-    assert.throws(() => defineTool(def({ sideEffect: 'remote' as 'none' })), { code: 'invalid_input', message: 'tool "crm_note": sideEffect must be none, local or external, got "remote"' })
+    assert.throws(() => defineTool(def({ sideEffect: 'remote' as 'none' })), {
+      code: 'invalid_input',
+      message: 'tool "crm_note": sideEffect must be none, local or external, got "remote"',
+    })
   })
 
   it('takes a tool without side effects as idempotent, and one with side effects as not, unless told', () => {
@@ -70,14 +101,18 @@ describe('defineTool: the contract', () => {
   it('is frozen', () => {
     const tool = defineTool(def())
     assert.ok(Object.isFrozen(tool))
-    assert.throws(() => { (tool as { sideEffect: string }).sideEffect = 'none' }, TypeError)
+    assert.throws(() => {
+      ;(tool as { sideEffect: string }).sideEffect = 'none'
+    }, TypeError)
   })
 
   it('derives idempotency keys and footprints from validated arguments, and nothing from invalid ones', () => {
-    const tool = defineTool(def({
-      idempotencyKey: (a) => `note:${a.id}:${a.note}`,
-      footprint: (a) => ({ writes: [`crm:${a.id}`] }),
-    }))
+    const tool = defineTool(
+      def({
+        idempotencyKey: (a) => `note:${a.id}:${a.note}`,
+        footprint: (a) => ({ writes: [`crm:${a.id}`] }),
+      }),
+    )
     assert.equal(tool.idempotencyKey!({ id: 'c1' }), 'note:c1:none', 'defaults applied: the parsed arguments')
     assert.equal(tool.idempotencyKey!({ id: 5 }), '')
     assert.deepEqual(tool.footprint!({ id: 'c1' }), { writes: ['crm:c1'] })
@@ -96,7 +131,14 @@ describe('defineTool: the contract', () => {
 describe('defineTool: invoke', () => {
   it('runs the body with the validated arguments and io, only with a kernel ticket for this exact call', async () => {
     let seen: unknown
-    const tool = defineTool(def({ run: (args, io) => { seen = { args, run: io.runId }; return { output: 'ok' } } }))
+    const tool = defineTool(
+      def({
+        run: (args, io) => {
+          seen = { args, run: io.runId }
+          return { output: 'ok' }
+        },
+      }),
+    )
     const args = { id: 'c1' }
     assert.deepEqual(await tool.invoke(ticketFor('crm_note', args, 'run_t', 's1.a1', tool), args, io()), { output: 'ok' })
     assert.deepEqual(seen, { args: { id: 'c1', note: 'none' }, run: 'run_t' })
@@ -107,7 +149,14 @@ describe('defineTool: invoke', () => {
     const tool = defineTool(def({ run: () => ({ output: ++ran }) }))
     const args = { id: 'c1' }
     await assert.rejects(tool.invoke(undefined, args, io()), { code: 'ticket_missing' })
-    await assert.rejects(tool.invoke(new TicketBook().issue({ runId: 'run_t', actionId: 's1.a1', tool: 'crm_note', argsHash: hashArgs(args), policyVersion: 'p' }), args, io()), { code: 'ticket_invalid' })
+    await assert.rejects(
+      tool.invoke(
+        new TicketBook().issue({ runId: 'run_t', actionId: 's1.a1', tool: 'crm_note', argsHash: hashArgs(args), policyVersion: 'p' }),
+        args,
+        io(),
+      ),
+      { code: 'ticket_invalid' },
+    )
     await assert.rejects(tool.invoke(ticketFor('crm_read', args, 'run_t', 's1.a1', tool), args, io()), { code: 'ticket_mismatch' })
     await assert.rejects(tool.invoke(ticketFor('crm_note', args, 'run_other', 's1.a1', tool), args, io()), { code: 'ticket_mismatch' })
     await assert.rejects(tool.invoke(ticketFor('crm_note', args, 'run_t', 's1.a2', tool), args, io()), { code: 'ticket_mismatch' })
@@ -119,13 +168,22 @@ describe('defineTool: invoke', () => {
     const tool = defineTool(def({ run: () => ({ output: ++ran }) }))
     const bad = { id: 7 }
     const ticket = ticketFor('crm_note', bad, 'run_t', 's1.a1', tool)
-    await assert.rejects(tool.invoke(ticket, bad, io()), { code: 'invalid_arguments', message: 'arguments for crm_note do not match its schema' })
+    await assert.rejects(tool.invoke(ticket, bad, io()), {
+      code: 'invalid_arguments',
+      message: 'arguments for crm_note do not match its schema',
+    })
     await assert.rejects(tool.invoke(ticket, bad, io()), { code: 'ticket_reused' })
     assert.equal(ran, 0)
   })
 
-  it('passes the body\'s failure through', async () => {
-    const tool = defineTool(def({ run: async () => { throw new Error('crm down') } }))
+  it("passes the body's failure through", async () => {
+    const tool = defineTool(
+      def({
+        run: async () => {
+          throw new Error('crm down')
+        },
+      }),
+    )
     const args = { id: 'c1' }
     await assert.rejects(tool.invoke(ticketFor('crm_note', args, 'run_t', 's1.a1', tool), args, io()), /crm down/)
   })
@@ -141,14 +199,23 @@ describe('asDefined', () => {
 
   it('restores each field of the contract a registry copy relabelled, keeping the rest of the copy', () => {
     const tool = defineTool(def({ sideEffect: 'external', timeoutMs: 1_000, retries: 1, needsApproval: true }))
-    const relabels: Partial<Tool>[] = [{ name: 'crm_read' }, { sideEffect: 'none' }, { idempotent: true }, { timeoutMs: 999_999 }, { needsApproval: false }, { retries: 9 }]
+    const relabels: Partial<Tool>[] = [
+      { name: 'crm_read' },
+      { sideEffect: 'none' },
+      { idempotent: true },
+      { timeoutMs: 999_999 },
+      { needsApproval: false },
+      { retries: 9 },
+    ]
     for (const relabel of relabels) {
       const copy = { ...tool, owner: 'crm@1.0.0', ...relabel } as Tool
       const seen = asDefined(copy)
       assert.notEqual(seen, copy, JSON.stringify(relabel))
       assert.deepEqual(
         [seen.name, seen.sideEffect, seen.idempotent, seen.timeoutMs, seen.needsApproval, seen.retries],
-        ['crm_note', 'external', false, 1_000, true, 1], JSON.stringify(relabel))
+        ['crm_note', 'external', false, 1_000, true, 1],
+        JSON.stringify(relabel),
+      )
       assert.equal(seen.owner, 'crm@1.0.0')
       assert.equal(seen.invoke, tool.invoke)
       assert.ok(Object.isFrozen(seen))
@@ -156,15 +223,32 @@ describe('asDefined', () => {
   })
 
   it('takes a tool built some other way as it is', () => {
-    const handmade = { name: 'x', description: '', input, inputSchema: {}, sideEffect: 'none', idempotent: true, timeoutMs: 1, needsApproval: false, retries: 0, invoke: async () => ({ output: 1 }) } as unknown as Tool
+    const handmade = {
+      name: 'x',
+      description: '',
+      input,
+      inputSchema: {},
+      sideEffect: 'none',
+      idempotent: true,
+      timeoutMs: 1,
+      needsApproval: false,
+      retries: 0,
+      invoke: async () => ({ output: 1 }),
+    } as unknown as Tool
     assert.equal(asDefined(handmade), handmade)
   })
 })
 
 describe('targetOf', () => {
-  it('is the definition\'s identity for a defined tool and its copies, and nothing for a tool written by hand', () => {
+  it("is the definition's identity for a defined tool and its copies, and nothing for a tool written by hand", () => {
     assert.ok(targetOf, 'core/kernel/tool.ts exports targetOf')
-    const tool = defineTool({ name: 'lookup', description: 'reads', input: z.object({}), sideEffect: 'none', run: () => ({ output: null, observation: 'ok' }) })
+    const tool = defineTool({
+      name: 'lookup',
+      description: 'reads',
+      input: z.object({}),
+      sideEffect: 'none',
+      run: () => ({ output: null, observation: 'ok' }),
+    })
     const identity = targetOf!(tool)
     assert.equal(typeof identity, 'object')
     assert.equal(targetOf!({ ...tool }), identity, 'a registry copy keeps the same invoke, so the same identity')

@@ -37,19 +37,52 @@ function resourceTool(spec: NamespaceSpec, r: ResourceSpec, op: Op): RegistryToo
   const label = r.label ?? r.name.replace(/_/g, ' ')
   const labels = r.label && !r.plural ? `${r.label}s` : plural.replace(/_/g, ' ')
   const a = /^[aeiou]/i.test(label) ? 'an' : 'a'
-  const parentLabel = r.parent ? Object.values(r.parent).map((p) => p.description.replace(/\.$/, '').toLowerCase()).join(', ') : ''
-  const within = r.parent ? pick(`${name}/in`, [` in a ${spec.product} ${parentKey(r)}`, ` (${parentLabel})`, ` of a ${parentKey(r)}`]) : ` in ${spec.product}`
-  const fieldNames = Object.entries(r.fields ?? {}).filter(([, p]) => p.type !== 'boolean').map(([k]) => bare(k)).slice(0, 3).map((f) => f.replace(/_/g, ' '))
-  const filterNames = Object.keys(r.filters ?? {}).map(bare).slice(0, 3).map((f) => f.replace(/_/g, ' '))
+  const parentLabel = r.parent
+    ? Object.values(r.parent)
+        .map((p) => p.description.replace(/\.$/, '').toLowerCase())
+        .join(', ')
+    : ''
+  const within = r.parent
+    ? pick(`${name}/in`, [` in a ${spec.product} ${parentKey(r)}`, ` (${parentLabel})`, ` of a ${parentKey(r)}`])
+    : ` in ${spec.product}`
+  const fieldNames = Object.entries(r.fields ?? {})
+    .filter(([, p]) => p.type !== 'boolean')
+    .map(([k]) => bare(k))
+    .slice(0, 3)
+    .map((f) => f.replace(/_/g, ' '))
+  const filterNames = Object.keys(r.filters ?? {})
+    .map(bare)
+    .slice(0, 3)
+    .map((f) => f.replace(/_/g, ' '))
   const by = filterNames.length ? `, filtered by ${joinWords(filterNames)}` : ''
   const about = r.about ? ` ${r.about}` : ''
   const phrasings: Record<Op, string[]> = {
     list: [`List ${labels}${within}${by}.`, `Return ${labels}${within}, a page at a time${by}.`, `List the ${labels}${within}.${about}`],
-    get: [`Get one ${label}${within} by its ID.${about}`, `Fetch the details of ${a} ${label}.`, `Retrieve a single ${spec.product} ${label}, with all of its fields.`],
-    create: [`Create ${a} ${label}${within}.${about}`, `Create a new ${spec.product} ${label}${fieldNames.length ? ` with ${joinWords(fieldNames)}` : ''}.`, `Add ${a} ${label}${within}.`],
-    update: [`Update ${a} ${label}: change its ${joinWords(fieldNames.length ? fieldNames : ['fields'])}.`, `Edit an existing ${spec.product} ${label}.`, `Modify the fields of ${a} ${label}${within}.`],
-    delete: [`Delete ${a} ${label}${within}. This cannot be undone.`, `Permanently remove a ${spec.product} ${label}.`, `Delete ${a} ${label} by its ID.`],
-    search: [`Search ${labels}${within} by a text query${by}.`, `Full-text search over ${spec.product} ${labels}.`, `Find ${labels} matching a query${by}.`],
+    get: [
+      `Get one ${label}${within} by its ID.${about}`,
+      `Fetch the details of ${a} ${label}.`,
+      `Retrieve a single ${spec.product} ${label}, with all of its fields.`,
+    ],
+    create: [
+      `Create ${a} ${label}${within}.${about}`,
+      `Create a new ${spec.product} ${label}${fieldNames.length ? ` with ${joinWords(fieldNames)}` : ''}.`,
+      `Add ${a} ${label}${within}.`,
+    ],
+    update: [
+      `Update ${a} ${label}: change its ${joinWords(fieldNames.length ? fieldNames : ['fields'])}.`,
+      `Edit an existing ${spec.product} ${label}.`,
+      `Modify the fields of ${a} ${label}${within}.`,
+    ],
+    delete: [
+      `Delete ${a} ${label}${within}. This cannot be undone.`,
+      `Permanently remove a ${spec.product} ${label}.`,
+      `Delete ${a} ${label} by its ID.`,
+    ],
+    search: [
+      `Search ${labels}${within} by a text query${by}.`,
+      `Full-text search over ${spec.product} ${labels}.`,
+      `Find ${labels} matching a query${by}.`,
+    ],
   }
   const params: Params = { ...r.parent, ...(op === 'list' || op === 'search' || op === 'create' ? {} : r.id) }
   if (op === 'search') params['query!'] = { type: 'string', description: `Text to look for in ${labels}.` }
@@ -84,7 +117,10 @@ const paging: Params = {
 
 const bare = (key: string) => key.replace(/!$/, '')
 const optional = (params: Params): Params => Object.fromEntries(Object.entries(params).map(([k, v]) => [bare(k), v]))
-const parentKey = (r: ResourceSpec) => bare(Object.keys(r.parent!).at(-1)!).replace(/_(id|name|key)$/, '').replace(/_/g, ' ')
+const parentKey = (r: ResourceSpec) =>
+  bare(Object.keys(r.parent!).at(-1)!)
+    .replace(/_(id|name|key)$/, '')
+    .replace(/_/g, ' ')
 
 function joinWords(list: string[]): string {
   return list.length <= 1 ? list.join('') : `${list.slice(0, -1).join(', ')} and ${list.at(-1)}`

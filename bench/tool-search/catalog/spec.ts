@@ -55,7 +55,9 @@ export interface NamespaceSpec {
   tools: ToolSpec[]
 }
 
-const p = (type: Param['type']) => (description: string, extra: Partial<Param> = {}): Param => ({ type, description, ...extra })
+const p =
+  (type: Param['type']) =>
+  (description: string, extra: Partial<Param> = {}): Param => ({ type, description, ...extra })
 export const str = p('string')
 export const int = p('integer')
 export const num = p('number')

@@ -77,7 +77,11 @@ declare module 'cordis' {
 }
 
 /** Budgets of a child: its own, but never more than its parent has left. */
-export function childBudgets(own: Partial<Budgets>, parent: { budgets: Budgets; steps: number; nestedSteps?: number; usage: Usage; deadline?: number }, now: number): Partial<Budgets> {
+export function childBudgets(
+  own: Partial<Budgets>,
+  parent: { budgets: Budgets; steps: number; nestedSteps?: number; usage: Usage; deadline?: number },
+  now: number,
+): Partial<Budgets> {
   const out: Partial<Budgets> = { ...own }
   const stepsLeft = Math.max(0, parent.budgets.maxSteps - parent.steps - (parent.nestedSteps ?? 0))
   out.maxSteps = Math.min(own.maxSteps ?? stepsLeft, stepsLeft)

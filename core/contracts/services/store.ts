@@ -74,11 +74,27 @@ export interface Effect {
 /** A ledger write, applied in the same transaction as the events it comes with. */
 export type EffectWrite =
   | {
-      op: 'intent'; key: string; runId: string; actionId: string; tool: string; argsHash: string; policyVersion: string; attempt: number; at: number
+      op: 'intent'
+      key: string
+      runId: string
+      actionId: string
+      tool: string
+      argsHash: string
+      policyVersion: string
+      attempt: number
+      at: number
       /** Take the key over from another run whose effect is still pending (only for idempotent tools: the target deduplicates). */
       takeover?: boolean
     }
-  | { op: 'outcome'; key: string; status: Exclude<EffectStatus, 'pending'>; receipt?: unknown; output?: unknown; observation?: string; at: number }
+  | {
+      op: 'outcome'
+      key: string
+      status: Exclude<EffectStatus, 'pending'>
+      receipt?: unknown
+      output?: unknown
+      observation?: string
+      at: number
+    }
 
 export interface AppendOptions {
   /** The writer's lease. The append is refused with `lease_lost` unless it is still the run's current lease. */
@@ -99,7 +115,6 @@ export interface AppendOptions {
 export interface StoreWriter {
   readonly writer: 'cordage-kernel'
 }
-
 
 export interface StoredRun {
   /** The newest snapshot, when the store keeps them. */

@@ -28,7 +28,11 @@ export interface ToolContract {
 
 /** A zod-compatible argument schema. The kernel only needs `safeParse`; zod schemas fit as they are. */
 export interface ArgSchema<T = unknown> {
-  safeParse(input: unknown): { success: true; data: T } | { success: false; error: { issues: ReadonlyArray<{ path: ReadonlyArray<PropertyKey>; message: string }> } }
+  safeParse(
+    input: unknown,
+  ):
+    | { success: true; data: T }
+    | { success: false; error: { issues: ReadonlyArray<{ path: ReadonlyArray<PropertyKey>; message: string }> } }
 }
 
 /** What a tool gets besides its arguments. */

@@ -19,9 +19,12 @@ function tempDir(): string {
   made.push(dir)
   return dir
 }
-after(() => { for (const dir of made) rmSync(dir, { recursive: true, force: true }) })
+after(() => {
+  for (const dir of made) rmSync(dir, { recursive: true, force: true })
+})
 
-const Cart = 'export function total(items, discountPercent = 0) {\n  const subtotal = items.reduce((s, i) => s + i.price, 0)\n  return subtotal - subtotal * discountPercent\n}\n'
+const Cart =
+  'export function total(items, discountPercent = 0) {\n  const subtotal = items.reduce((s, i) => s + i.price, 0)\n  return subtotal - subtotal * discountPercent\n}\n'
 
 /** A workspace per run id, like workspace-local's, with a small project in it and a folder beside it. */
 function workspaces() {
@@ -46,7 +49,11 @@ function workspaces() {
 
 const config = (overrides: Partial<Config> = {}): Config => ({ ...(manifest.config({}) as Config), ...overrides })
 
-function call(tool: Tool, args: unknown, { runId = 'run_1', actionId = 's1.a1', signal }: { runId?: string; actionId?: string; signal?: AbortSignal } = {}) {
+function call(
+  tool: Tool,
+  args: unknown,
+  { runId = 'run_1', actionId = 's1.a1', signal }: { runId?: string; actionId?: string; signal?: AbortSignal } = {},
+) {
   return invokeTool(tool, args, { runId, actionId, signal })
 }
 
@@ -70,7 +77,7 @@ describe('coding-tools: reading', () => {
     await refused(call(readFileTool(ws.dirOf, config()), { path: 'src' }), /src is not a file/)
   })
 
-  it('list_files lists the project, not node_modules nor the harness\'s .cordage/, and is bounded', async () => {
+  it("list_files lists the project, not node_modules nor the harness's .cordage/, and is bounded", async () => {
     const ws = workspaces()
     const dir = await ws.dirOf('run_1')
     mkdirSync(join(dir, '.cordage', 'edits'), { recursive: true })
@@ -84,15 +91,20 @@ describe('coding-tools: reading', () => {
   it('search finds a string or a regular expression, line by line, bounded', async () => {
     const ws = workspaces()
     const found = await call(searchTool(ws.dirOf, config()), { query: 'discountPercent' })
-    assert.equal(found.observation, '3 match(es):\nREADME.md:2: It has a discountPercent.\nsrc/cart.js:1: export function total(items, discountPercent = 0) {\nsrc/cart.js:3: return subtotal - subtotal * discountPercent')
+    assert.equal(
+      found.observation,
+      '3 match(es):\nREADME.md:2: It has a discountPercent.\nsrc/cart.js:1: export function total(items, discountPercent = 0) {\nsrc/cart.js:3: return subtotal - subtotal * discountPercent',
+    )
     const regex = await call(searchTool(ws.dirOf, config()), { query: 'subtotal \\* \\w+$', regex: true, path: 'src' })
-    assert.deepEqual((regex.output as { matches: unknown[] }).matches, [{ path: 'src/cart.js', line: 3, text: 'return subtotal - subtotal * discountPercent' }])
+    assert.deepEqual((regex.output as { matches: unknown[] }).matches, [
+      { path: 'src/cart.js', line: 3, text: 'return subtotal - subtotal * discountPercent' },
+    ])
     const bounded = await call(searchTool(ws.dirOf, config({ maxSearchMatches: 1 })), { query: 'DISCOUNT', caseSensitive: false })
     assert.equal((bounded.output as { truncated: boolean }).truncated, true)
     await refused(call(searchTool(ws.dirOf, config()), { query: '(', regex: true }), /not a valid regular expression/)
   })
 
-  it('search runs the model\'s regular expression in time linear in the file, however it is written', { timeout: 20_000 }, async () => {
+  it("search runs the model's regular expression in time linear in the file, however it is written", { timeout: 20_000 }, async () => {
     const ws = workspaces()
     const dir = await ws.dirOf('run_1')
     writeFileSync(join(dir, 'long.txt'), 'a'.repeat(50_000) + 'b\n' + 'x'.repeat(50_000) + '\n')
@@ -104,7 +116,10 @@ describe('coding-tools: reading', () => {
     assert.deepEqual(overlapping.output, { matches: [], truncated: false })
     // It still matches, and keeps its case-insensitive option.
     const found = await call(searchTool(ws.dirOf, config()), { query: '^(A+)+B$', regex: true, caseSensitive: false })
-    assert.deepEqual((found.output as { matches: { path: string; line: number }[] }).matches.map((m) => [m.path, m.line]), [['long.txt', 1]])
+    assert.deepEqual(
+      (found.output as { matches: { path: string; line: number }[] }).matches.map((m) => [m.path, m.line]),
+      [['long.txt', 1]],
+    )
     const cased = await call(searchTool(ws.dirOf, config()), { query: '^(A+)+B$', regex: true })
     assert.deepEqual(cased.output, { matches: [], truncated: false })
   })
@@ -112,8 +127,10 @@ describe('coding-tools: reading', () => {
   it('search refuses a regular expression that needs backtracking, saying why', async () => {
     const ws = workspaces()
     for (const query of ['discount(?=Percent)', '(?<!sub)total', '(\\w+) \\1']) {
-      await refused(call(searchTool(ws.dirOf, config()), { query, regex: true }),
-        /^query \/.*\/ is not a valid regular expression: .*\(lookahead, lookbehind and backreferences are not supported: patterns run on a linear-time engine, so that no input can stall the process\)$/)
+      await refused(
+        call(searchTool(ws.dirOf, config()), { query, regex: true }),
+        /^query \/.*\/ is not a valid regular expression: .*\(lookahead, lookbehind and backreferences are not supported: patterns run on a linear-time engine, so that no input can stall the process\)$/,
+      )
     }
   })
 })
@@ -169,11 +186,17 @@ describe('coding-tools: edit_file', () => {
   it('tells the model what to do when the snippet is missing or ambiguous, and writes whole files', async () => {
     const ws = workspaces()
     const edit = editFileTool(ws.dirOf, config())
-    await refused(call(edit, { path: 'src/cart.js', find: 'no such text', replace: 'nor this' }), /not in src\/cart\.js; read the file and copy the snippet exactly/)
+    await refused(
+      call(edit, { path: 'src/cart.js', find: 'no such text', replace: 'nor this' }),
+      /not in src\/cart\.js; read the file and copy the snippet exactly/,
+    )
     await refused(call(edit, { path: 'src/cart.js', find: 'subtotal', replace: 'sum' }), /occurs more than once/)
     await refused(call(edit, { path: 'src/new.js', find: 'a', replace: 'b' }), /does not exist; write it with content/)
     await call(edit, fix, { actionId: 's1.a1' })
-    await refused(call(edit, { path: 'src/cart.js', find: 'subtotal * percent', replace: fix.replace }, { actionId: 's2.a1' }), /already contains the replacement, so the change may be done already/)
+    await refused(
+      call(edit, { path: 'src/cart.js', find: 'subtotal * percent', replace: fix.replace }, { actionId: 's2.a1' }),
+      /already contains the replacement, so the change may be done already/,
+    )
     const wrote = await call(edit, { path: 'lib/deep/util.js', content: 'export const x = 1\n' }, { actionId: 's4.a1' })
     assert.equal(wrote.observation, 'wrote lib/deep/util.js.')
     assert.equal(readFileSync(join(await ws.dirOf('run_1'), 'lib', 'deep', 'util.js'), 'utf8'), 'export const x = 1\n')
@@ -187,7 +210,8 @@ describe('coding-tools: edit_file', () => {
     const signal = new AbortController().signal
     await call(edit, fix, { runId: 'run_a' })
     assert.deepEqual(await edit.reconcile!('run_a/s1.a1', signal), {
-      committed: true, receipt: `src/cart.js@${contentHash(Cart.replace('subtotal * discountPercent', 'subtotal * discountPercent / 100')).slice(7, 19)}`,
+      committed: true,
+      receipt: `src/cart.js@${contentHash(Cart.replace('subtotal * discountPercent', 'subtotal * discountPercent / 100')).slice(7, 19)}`,
       output: { path: 'src/cart.js', sha256: contentHash(Cart.replace('subtotal * discountPercent', 'subtotal * discountPercent / 100')) },
     })
     assert.deepEqual(await edit.reconcile!('run_a/s9.a9', signal), { committed: false }, 'no intent on record')
@@ -203,16 +227,30 @@ describe('coding-tools: edit_file', () => {
   it('declares its contract: a local side effect, idempotent under its key, that wants approval', () => {
     const ws = workspaces()
     const tools = [readFileTool, listFilesTool, searchTool, editFileTool, runTestsTool].map((t) => t(ws.dirOf, config()))
-    assert.deepEqual(tools.map((t) => [t.name, t.sideEffect, t.needsApproval]), [
-      ['read_file', 'none', false], ['list_files', 'none', false], ['search', 'none', false], ['edit_file', 'local', true], ['run_tests', 'local', false],
-    ])
-    assert.equal(tools[3].idempotencyKey, undefined, 'the default key <runId>/<actionId>: a content key would be shared by runs with different workspaces')
+    assert.deepEqual(
+      tools.map((t) => [t.name, t.sideEffect, t.needsApproval]),
+      [
+        ['read_file', 'none', false],
+        ['list_files', 'none', false],
+        ['search', 'none', false],
+        ['edit_file', 'local', true],
+        ['run_tests', 'local', false],
+      ],
+    )
+    assert.equal(
+      tools[3].idempotencyKey,
+      undefined,
+      'the default key <runId>/<actionId>: a content key would be shared by runs with different workspaces',
+    )
   })
 
   it('names what each call touches, so reads of other files run beside an edit and anything on its file does not', () => {
     const ws = workspaces()
-    const [read, list, search, edit, test] = [readFileTool, listFilesTool, searchTool, editFileTool, runTestsTool].map((t) => t(ws.dirOf, config()))
-    const touched = (t: Tool, args: unknown) => footprintOf(t, t.input.safeParse(args).success ? (t.input.safeParse(args) as { data: unknown }).data : args)
+    const [read, list, search, edit, test] = [readFileTool, listFilesTool, searchTool, editFileTool, runTestsTool].map((t) =>
+      t(ws.dirOf, config()),
+    )
+    const touched = (t: Tool, args: unknown) =>
+      footprintOf(t, t.input.safeParse(args).success ? (t.input.safeParse(args) as { data: unknown }).data : args)
     const editCart = touched(edit, { path: './src/cart.js', content: 'x' })
     assert.deepEqual(editCart, { reads: [], writes: ['src/cart.js'] })
     assert.equal(conflict(editCart, touched(read, { path: 'README.md' })), false)
@@ -225,7 +263,8 @@ describe('coding-tools: edit_file', () => {
 })
 
 describe('coding-tools: run_tests', () => {
-  const test = (run: string[] | string, timeoutMs = 10_000) => config({ test: { run, shell: typeof run === 'string', timeoutMs, env: {}, inheritEnv: false } })
+  const test = (run: string[] | string, timeoutMs = 10_000) =>
+    config({ test: { run, shell: typeof run === 'string', timeoutMs, env: {}, inheritEnv: false } })
 
   it('reports passing and failing tests as results, with the end of the output', async () => {
     const ws = workspaces()
@@ -251,11 +290,26 @@ describe('coding-tools: run_tests', () => {
     const { Cordage } = await import('../../../core/host/app.ts')
     const { stringify } = await import('yaml')
     const dir = tempDir()
-    writeFileSync(join(dir, 'p.yml'), stringify({ cordage: 1, agents: { a: {
-      model: { plugin: 'model-scripted', config: { script: [{ final: 'x' }] } },
-      plugins: ['store-memory', 'tools-registry', 'context-basic', 'verifier-basic', { plugin: 'policy-rules', config: {} }, 'workspace-local',
-        { plugin: 'coding-tools', config: { test: { run: 'npm test' } } }],
-    } } }))
+    writeFileSync(
+      join(dir, 'p.yml'),
+      stringify({
+        cordage: 1,
+        agents: {
+          a: {
+            model: { plugin: 'model-scripted', config: { script: [{ final: 'x' }] } },
+            plugins: [
+              'store-memory',
+              'tools-registry',
+              'context-basic',
+              'verifier-basic',
+              { plugin: 'policy-rules', config: {} },
+              'workspace-local',
+              { plugin: 'coding-tools', config: { test: { run: 'npm test' } } },
+            ],
+          },
+        },
+      }),
+    )
     await assert.rejects(Cordage.fromPreset(join(dir, 'p.yml')), (error: CordageError) => {
       assert.equal(error.code, 'plugin_config_invalid')
       assert.match(error.message, /test\.run is a shell script \(a string\) only with test\.shell: true/)
@@ -266,6 +320,14 @@ describe('coding-tools: run_tests', () => {
 })
 
 function alive(pid: number): boolean {
-  try { process.kill(pid, 0) } catch { return false }
-  try { return readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.[0] !== 'Z' } catch { return false }
+  try {
+    process.kill(pid, 0)
+  } catch {
+    return false
+  }
+  try {
+    return readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.[0] !== 'Z'
+  } catch {
+    return false
+  }
 }

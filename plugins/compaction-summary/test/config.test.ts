@@ -16,12 +16,30 @@ describe('compaction-summary: config', () => {
     const cases: [Record<string, unknown>, RegExp][] = [
       [{ windowTokens: 0 }, /config\.windowTokens: plugin compaction-summary@1\.0\.0: expected number >= 1 but got 0/],
       [{ keepRecentShare: 1.5 }, /config\.keepRecentShare: plugin compaction-summary@1\.0\.0: expected number <= 1 but got 1\.5/],
-      [{ reserve: 100 }, /config\.reserve: plugin compaction-summary@1\.0\.0 has no config key "reserve"; allowed: windowTokens, reserveTokens/],
-      [{ citationPattern: '([' }, /preset\.yml:\d+:\d+ agents\.support\.plugins\[6\]\.config\.citationPattern: plugin compaction-summary@1\.0\.0: \/\(\[\/ is not a valid regular expression: missing closing \]/],
-      [{ commitmentPattern: '(?<' }, /config\.commitmentPattern: plugin compaction-summary@1\.0\.0: \/\(\?<\/ is not a valid regular expression/],
-      [{ citationPattern: '\\[source: ((?!draft)[^\\]]+)\\]' }, /config\.citationPattern: plugin compaction-summary@1\.0\.0: .*\(lookahead, lookbehind and backreferences are not supported: patterns run on a linear-time engine, so that no input can stall the process\)/],
-      [{ commitmentPattern: '\\b(I will) (\\w+) \\2\\b' }, /config\.commitmentPattern: plugin compaction-summary@1\.0\.0: .*backreferences are not supported/],
-      [{ windowTokens: 8000, reserveTokens: 8000 }, /compaction-summary@1\.0\.0 .* failed while starting: compaction-summary: reserveTokens \(8000\) must be less than windowTokens \(8000\)/],
+      [
+        { reserve: 100 },
+        /config\.reserve: plugin compaction-summary@1\.0\.0 has no config key "reserve"; allowed: windowTokens, reserveTokens/,
+      ],
+      [
+        { citationPattern: '([' },
+        /preset\.yml:\d+:\d+ agents\.support\.plugins\[6\]\.config\.citationPattern: plugin compaction-summary@1\.0\.0: \/\(\[\/ is not a valid regular expression: missing closing \]/,
+      ],
+      [
+        { commitmentPattern: '(?<' },
+        /config\.commitmentPattern: plugin compaction-summary@1\.0\.0: \/\(\?<\/ is not a valid regular expression/,
+      ],
+      [
+        { citationPattern: '\\[source: ((?!draft)[^\\]]+)\\]' },
+        /config\.citationPattern: plugin compaction-summary@1\.0\.0: .*\(lookahead, lookbehind and backreferences are not supported: patterns run on a linear-time engine, so that no input can stall the process\)/,
+      ],
+      [
+        { commitmentPattern: '\\b(I will) (\\w+) \\2\\b' },
+        /config\.commitmentPattern: plugin compaction-summary@1\.0\.0: .*backreferences are not supported/,
+      ],
+      [
+        { windowTokens: 8000, reserveTokens: 8000 },
+        /compaction-summary@1\.0\.0 .* failed while starting: compaction-summary: reserveTokens \(8000\) must be less than windowTokens \(8000\)/,
+      ],
     ]
     for (const [config, message] of cases) {
       const error = await presetError(entry(config))
@@ -38,17 +56,31 @@ describe('compaction-summary: config', () => {
   it('has the defaults its README gives', () => {
     const defaults = (manifest.config as unknown as (c: unknown) => Config)({})
     assert.deepEqual(defaults, {
-      windowTokens: 128000, reserveTokens: 16000, keepRecentShare: 0.4, summaryShare: 0.25, summaryMaxTokens: 2000, useModel: true,
-      citationPattern: '\\[source: ([^\\]]+)\\]', commitmentPattern: '\\b(I will|I\'ll|I am going to|I still need to|next,? I|then I|TODO)\\b',
-      recall: true, recallMaxChars: 4000, cachedRuns: 256,
+      windowTokens: 128000,
+      reserveTokens: 16000,
+      keepRecentShare: 0.4,
+      summaryShare: 0.25,
+      summaryMaxTokens: 2000,
+      useModel: true,
+      citationPattern: '\\[source: ([^\\]]+)\\]',
+      commitmentPattern: "\\b(I will|I'll|I am going to|I still need to|next,? I|then I|TODO)\\b",
+      recall: true,
+      recallMaxChars: 4000,
+      cachedRuns: 256,
     })
   })
 
   it('lists every config key in the tables of its README and docs/compaction.md, and no key it does not have', () => {
     const keys = Object.keys((manifest.config as unknown as { dict: Record<string, unknown> }).dict)
     for (const file of ['README.md', '../../docs/compaction.md']) {
-      const section = readFileSync(resolve(import.meta.dirname, '..', file), 'utf8').split(/^#+ Config$/m)[1].split(/\n#+ /)[0]
-      assert.deepEqual([...section.matchAll(/^\| `(\w+)` \|/gm)].map((m) => m[1]), keys, file)
+      const section = readFileSync(resolve(import.meta.dirname, '..', file), 'utf8')
+        .split(/^#+ Config$/m)[1]
+        .split(/\n#+ /)[0]
+      assert.deepEqual(
+        [...section.matchAll(/^\| `(\w+)` \|/gm)].map((m) => m[1]),
+        keys,
+        file,
+      )
     }
   })
 })

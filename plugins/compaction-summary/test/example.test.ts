@@ -15,17 +15,23 @@ import { deskWith, type Desk } from './test-desk.ts'
 import { sumTokens } from '../tokens.ts'
 
 let desk: Desk | undefined
-afterEach(async () => { await desk?.stop(); desk = undefined })
+afterEach(async () => {
+  await desk?.stop()
+  desk = undefined
+})
 
 const topics = ['shipping', 'pets', 'returns', 'warranty', 'shipping', 'returns', 'warranty', 'refunds']
 const script = [...topics.map((topic) => ({ tool: 'lookup_policy', args: { topic } })), { final: refundAnswer }]
-const ExampleSummary = 'Looked up shipping [source: policy/shipping#4], returns [source: policy/returns#1] and warranty [source: policy/warranty#1]: no refund window yet. "pets" is not a topic (seq 19).'
+const ExampleSummary =
+  'Looked up shipping [source: policy/shipping#4], returns [source: policy/returns#1] and warranty [source: policy/warranty#1]: no refund window yet. "pets" is not a topic (seq 19).'
 const readme = readFileSync(resolve(import.meta.dirname, '../README.md'), 'utf8')
 const page = readFileSync(resolve(import.meta.dirname, '../../../docs/compaction.md'), 'utf8')
 
 async function example(useModel: boolean) {
   desk = await deskWith({
-    script, maxSteps: 12, model: { usage: { inputTokens: 100, outputTokens: 10, costUsd: 0.001 }, summaries: [ExampleSummary] },
+    script,
+    maxSteps: 12,
+    model: { usage: { inputTokens: 100, outputTokens: 10, costUsd: 0.001 }, summaries: [ExampleSummary] },
     context: { plugin: 'context-default' },
     plugins: [{ plugin: 'compaction-summary', config: { windowTokens: 500, reserveTokens: 100, useModel } }],
   })
@@ -38,21 +44,34 @@ async function example(useModel: boolean) {
 }
 
 describe('compaction-summary: the documented example', () => {
-  it('with the model\'s summary: 414 tokens before, 280 after, the goal, the summary and the last three calls kept', async () => {
+  it("with the model's summary: 414 tokens before, 280 after, the goal, the summary and the last three calls kept", async () => {
     const { state, ends, steps, summaries } = await example(true)
     const [first, second] = ends
-    assert.deepEqual([first.data.before, first.data.after, first.data.kept, first.data.summarised], [414, 280, 9, [6, 10, 15, 19, 24, 28, 33, 37]])
+    assert.deepEqual(
+      [first.data.before, first.data.after, first.data.kept, first.data.summarised],
+      [414, 280, 9, [6, 10, 15, 19, 24, 28, 33, 37]],
+    )
     assert.deepEqual(first.data.usage, { inputTokens: 100, outputTokens: 10, costUsd: 0.001 })
-    assert.deepEqual([second.data.before, second.data.after, second.data.usage], [470, 336, undefined], 'the next step reuses the summary: no second model call')
+    assert.deepEqual(
+      [second.data.before, second.data.after, second.data.usage],
+      [470, 336, undefined],
+      'the next step reuses the summary: no second model call',
+    )
     assert.equal(summaries.length, 1)
     // Before: system, goal and seven calls with their results (16 messages); after: system, goal, summary, three calls with results.
     const before = steps[6].messages
     assert.equal(before.length, 14, 'the step before the first compaction, one call and result short of the compacted projection')
     const after = steps[7].messages
-    assert.deepEqual(after.map((m) => m.source), [0, 2, 0, 42, 46, 51, 55, 60, 64])
+    assert.deepEqual(
+      after.map((m) => m.source),
+      [0, 2, 0, 42, 46, 51, 55, 60, 64],
+    )
     assert.equal(sumTokens(after), 280)
     assert.equal(after[2].ref, SummaryRef)
-    assert.equal(after[2].text, `[summary of earlier steps: 8 events up to seq 37, written by the model; the recall tool fetches any of them by seq]\n${ExampleSummary}`)
+    assert.equal(
+      after[2].text,
+      `[summary of earlier steps: 8 events up to seq 37, written by the model; the recall tool fetches any of them by seq]\n${ExampleSummary}`,
+    )
     assert.equal(state.usage.inputTokens, 1000, 'nine steps and one summary, 100 input tokens each')
     for (const doc of [readme, page]) {
       assert.ok(doc.includes('| model summary | 414 | 280 | 16 → 9 | 6, 10, 15, 19, 24, 28, 33, 37 |'), 'the docs give the same figures')
@@ -64,14 +83,20 @@ describe('compaction-summary: the documented example', () => {
     const { ends, steps } = await example(false)
     assert.deepEqual([ends[0].data.before, ends[0].data.after, ends[0].data.kept, ends[0].data.usage], [414, 284, 9, undefined])
     const summary = steps[7].messages[2]
-    assert.equal(summary.text, [
-      '[summary of earlier steps: 8 events up to seq 37, extracted from the run log; the recall tool fetches any of them by seq]',
-      'Facts: seq 10: [source: policy/shipping#4]; seq 28: [source: policy/returns#1]; seq 37: [source: policy/warranty#1]',
-      'Failed: seq 19',
-      'Other summarised events (recall by seq): seqs 6, 15, 24, 33',
-    ].join('\n'))
+    assert.equal(
+      summary.text,
+      [
+        '[summary of earlier steps: 8 events up to seq 37, extracted from the run log; the recall tool fetches any of them by seq]',
+        'Facts: seq 10: [source: policy/shipping#4]; seq 28: [source: policy/returns#1]; seq 37: [source: policy/warranty#1]',
+        'Failed: seq 19',
+        'Other summarised events (recall by seq): seqs 6, 15, 24, 33',
+      ].join('\n'),
+    )
     for (const doc of [readme, page]) {
-      assert.ok(doc.includes('| extractive summary | 414 | 284 | 16 → 9 | 6, 10, 15, 19, 24, 28, 33, 37 |'), 'the docs give the same figures')
+      assert.ok(
+        doc.includes('| extractive summary | 414 | 284 | 16 → 9 | 6, 10, 15, 19, 24, 28, 33, 37 |'),
+        'the docs give the same figures',
+      )
       assert.ok(doc.includes(summary.text.split('\n').slice(1).join('\n')), 'the docs show the extractive summary as it is')
     }
   })
@@ -87,9 +112,15 @@ describe('compaction-summary: the documented example', () => {
     const state = await agent.run()
     assert.equal(state.status, 'COMPLETED', state.reason)
     const events = await agent.store().load(state.runId)
-    const [start, end] = events.filter((e) => e.type === 'compaction/start' || e.type === 'compaction/end') as [RunEvent<'compaction/start'>, RunEvent<'compaction/end'>]
+    const [start, end] = events.filter((e) => e.type === 'compaction/start' || e.type === 'compaction/end') as [
+      RunEvent<'compaction/start'>,
+      RunEvent<'compaction/end'>,
+    ]
     assert.deepEqual([start.seq, start.data.tokens, start.data.limit], [67, 414, 400])
-    assert.deepEqual([end.seq, end.data.before, end.data.after, end.data.kept, end.data.summarised], [68, 414, 280, 9, [6, 10, 15, 19, 24, 28, 33, 37]])
+    assert.deepEqual(
+      [end.seq, end.data.before, end.data.after, end.data.kept, end.data.summarised],
+      [68, 414, 280, 9, [6, 10, 15, 19, 24, 28, 33, 37]],
+    )
     assert.ok(page.includes('68 compaction/end     strategy=summary@1 before=414 after=280 kept=9 summarised=[6,10,15,19,24,28,33,37]'))
   })
 })

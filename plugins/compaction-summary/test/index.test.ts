@@ -11,7 +11,7 @@ import { describe as describeEvent } from '../recall.ts'
 import { deskWith, type Desk } from './test-desk.ts'
 import { messageTokens, sumTokens } from '../tokens.ts'
 
-const patterns = { citation: safeRegex('\\[source: ([^\\]]+)\\]'), commitment: safeRegex('\\b(I will|I\'ll)\\b', 'i') }
+const patterns = { citation: safeRegex('\\[source: ([^\\]]+)\\]'), commitment: safeRegex("\\b(I will|I'll)\\b", 'i') }
 
 // ── unit: what must survive, and the check ──────────────────────────────────────────────────────────
 
@@ -21,27 +21,69 @@ function eventfulRun(): { state: RunState; messages: ContextMessage[] } {
   const t = state.transcript
   t.push({ kind: 'user', text: 'Refund order O-7.', seq: 2 })
   const call = (seq: number, id: string, tool: string, args: unknown) => {
-    t.push({ kind: 'assistant', decision: { kind: 'tool_calls', calls: [{ name: tool, args }], text: seq === 20 ? 'I will record a follow-up once the refund is checked.' : undefined }, actionIds: [id], seq })
+    t.push({
+      kind: 'assistant',
+      decision: {
+        kind: 'tool_calls',
+        calls: [{ name: tool, args }],
+        text: seq === 20 ? 'I will record a follow-up once the refund is checked.' : undefined,
+      },
+      actionIds: [id],
+      seq,
+    })
     state.actions[id] = { id, stepId: id.split('.')[0], tool, args, argsHash: 'h', proposedSeq: seq + 1, status: 'succeeded', attempts: 1 }
   }
   call(6, 's1.a1', 'lookup_policy', { topic: 'refunds' })
-  t.push({ kind: 'observation', actionId: 's1.a1', tool: 'lookup_policy', text: 'Damaged items: 30 days. [source: policy/refunds#2]', ok: true, seq: 10 })
+  t.push({
+    kind: 'observation',
+    actionId: 's1.a1',
+    tool: 'lookup_policy',
+    text: 'Damaged items: 30 days. [source: policy/refunds#2]',
+    ok: true,
+    seq: 10,
+  })
   call(15, 's2.a1', 'lookup_policy', { topic: 'pets' })
   t.push({ kind: 'observation', actionId: 's2.a1', tool: 'lookup_policy', text: 'no policy on "pets"', ok: false, seq: 18 })
   call(20, 's3.a1', 'issue_refund', { orderId: 'O-7', amount: 900 })
-  state.actions['s3.a1'].decision = { verdict: 'deny', ruleId: 'large-refunds', policyVersion: 'p@1', reason: 'refunds over 100 go to a manager', seq: 22 }
+  state.actions['s3.a1'].decision = {
+    verdict: 'deny',
+    ruleId: 'large-refunds',
+    policyVersion: 'p@1',
+    reason: 'refunds over 100 go to a manager',
+    seq: 22,
+  }
   state.actions['s3.a1'].status = 'denied'
-  t.push({ kind: 'observation', actionId: 's3.a1', tool: 'issue_refund', text: 'denied: refunds over 100 go to a manager', ok: false, seq: 23 })
+  t.push({
+    kind: 'observation',
+    actionId: 's3.a1',
+    tool: 'issue_refund',
+    text: 'denied: refunds over 100 go to a manager',
+    ok: false,
+    seq: 23,
+  })
   t.push({ kind: 'user', text: 'Only refund 40 EUR then.', seq: 30 })
   t.push({ kind: 'feedback', text: 'The answer was not accepted (missing_evidence): cite a source', seq: 35 })
   call(40, 's5.a1', 'lookup_policy', { topic: 'shipping' })
-  t.push({ kind: 'observation', actionId: 's5.a1', tool: 'lookup_policy', text: 'Shipping: 3 to 5 days. [source: policy/shipping#4]', ok: true, seq: 44 })
+  t.push({
+    kind: 'observation',
+    actionId: 's5.a1',
+    tool: 'lookup_policy',
+    text: 'Shipping: 3 to 5 days. [source: policy/shipping#4]',
+    ok: true,
+    seq: 44,
+  })
   const messages: ContextMessage[] = [{ role: 'system', text: 'sys', source: 0 }]
   for (const e of t) {
     if (e.kind === 'user') messages.push({ role: 'user', text: e.text, source: e.seq })
     else if (e.kind === 'feedback') messages.push({ role: 'user', text: `[harness] ${e.text}`, source: e.seq })
     else if (e.kind === 'observation') messages.push({ role: 'tool', text: e.text, actionId: e.actionId, source: e.seq })
-    else messages.push({ role: 'assistant', text: e.decision.kind === 'tool_calls' ? e.decision.text ?? '' : '', source: e.seq, calls: e.actionIds.map((id) => ({ actionId: id, name: state.actions[id].tool, args: state.actions[id].args })) })
+    else
+      messages.push({
+        role: 'assistant',
+        text: e.decision.kind === 'tool_calls' ? (e.decision.text ?? '') : '',
+        source: e.seq,
+        calls: e.actionIds.map((id) => ({ actionId: id, name: state.actions[id].tool, args: state.actions[id].args })),
+      })
   }
   return { state, messages }
 }
@@ -50,19 +92,39 @@ describe('compaction-summary: what must survive', () => {
   it('finds revisions, constraints, permissions, facts with sources, failures and commitments by seq', () => {
     const { state, messages } = eventfulRun()
     const needs = needsOf(messages, state, patterns)
-    assert.deepEqual(needs.map((n) => [n.kind, n.seq]), [
-      ['fact', 10], ['failure', 18], ['commitment', 20], ['permission', 23], ['revision', 30], ['constraint', 35], ['fact', 44],
-    ])
-    assert.match(needs[3].label, /issue_refund\(\{"orderId":"O-7","amount":900\}\) was denied by policy \(rule large-refunds\): refunds over 100/)
+    assert.deepEqual(
+      needs.map((n) => [n.kind, n.seq]),
+      [
+        ['fact', 10],
+        ['failure', 18],
+        ['commitment', 20],
+        ['permission', 23],
+        ['revision', 30],
+        ['constraint', 35],
+        ['fact', 44],
+      ],
+    )
+    assert.match(
+      needs[3].label,
+      /issue_refund\(\{"orderId":"O-7","amount":900\}\) was denied by policy \(rule large-refunds\): refunds over 100/,
+    )
     assert.deepEqual(needs[0].citations, ['policy/refunds#2'])
   })
 
   it('counts an item as covered when its seq is named or, for a fact, its citation is copied', () => {
-    assert.deepEqual([...namedSeqs('see seq 12, [recall seq 14]; seqs 3, 5 and 9; seq 4/7')].sort((a, b) => a - b), [3, 4, 5, 7, 9, 12, 14])
+    assert.deepEqual(
+      [...namedSeqs('see seq 12, [recall seq 14]; seqs 3, 5 and 9; seq 4/7')].sort((a, b) => a - b),
+      [3, 4, 5, 7, 9, 12, 14],
+    )
     const { state, messages } = eventfulRun()
     const needs = needsOf(messages, state, patterns)
-    const summary = 'Refunds: 30 days [source: policy/refunds#2]. Pets failed (seq 18). Denied (seq 23), user revised (seq 30), feedback seq 35. Promised a follow-up (seq 20).'
-    assert.deepEqual(uncovered(summary, needs).map((n) => n.seq), [44], 'the shipping fact is neither cited nor named')
+    const summary =
+      'Refunds: 30 days [source: policy/refunds#2]. Pets failed (seq 18). Denied (seq 23), user revised (seq 30), feedback seq 35. Promised a follow-up (seq 20).'
+    assert.deepEqual(
+      uncovered(summary, needs).map((n) => n.seq),
+      [44],
+      'the shipping fact is neither cited nor named',
+    )
   })
 
   it('reads citations and commitments in time linear in the text, however the patterns are written', { timeout: 20_000 }, () => {
@@ -74,7 +136,10 @@ describe('compaction-summary: what must survive', () => {
     state.transcript.push({ kind: 'user', text: 'go', seq: 2 })
     state.transcript.push({ kind: 'observation', actionId: 's1.a1', tool: 'lookup', text: 'x'.repeat(50_000), ok: true, seq: 11 })
     state.transcript.push({ kind: 'assistant', decision: { kind: 'final', text: 'a'.repeat(50_000) + 'b' }, actionIds: [], seq: 12 })
-    const messages: ContextMessage[] = [{ role: 'tool', text: '', actionId: 's1.a1', source: 11 }, { role: 'assistant', text: '', source: 12 }]
+    const messages: ContextMessage[] = [
+      { role: 'tool', text: '', actionId: 's1.a1', source: 11 },
+      { role: 'assistant', text: '', source: 12 },
+    ]
     assert.deepEqual(needsOf(messages, state, crafted), [])
     assert.equal(citationsIn('x'.repeat(50_000) + 'y', crafted.citation).length, 1, 'and it matches where it should')
     // The check of the summary reads the model's text with a fixed pattern of ours: linear too.
@@ -98,10 +163,21 @@ describe('compaction-summary: what must survive', () => {
 // ── unit: the compactor on a hand-made projection ──────────────────────────────────────────────────
 
 function compactor(model?: Partial<ModelService>, options: Partial<SummaryOptions> = {}) {
-  return new SummaryCompactor({
-    windowTokens: 1000, reserveTokens: 100, keepRecentShare: 0.3, summaryShare: 0.4, summaryMaxTokens: 2000,
-    useModel: true, patterns, recall: true, cachedRuns: 8, ...options,
-  }, () => model as ModelService | undefined)
+  return new SummaryCompactor(
+    {
+      windowTokens: 1000,
+      reserveTokens: 100,
+      keepRecentShare: 0.3,
+      summaryShare: 0.4,
+      summaryMaxTokens: 2000,
+      useModel: true,
+      patterns,
+      recall: true,
+      cachedRuns: 8,
+      ...options,
+    },
+    () => model as ModelService | undefined,
+  )
 }
 
 const usage = { inputTokens: 7, outputTokens: 3, costUsd: 0.01 }
@@ -114,28 +190,45 @@ describe('compaction-summary: the compactor', () => {
     assert.equal(c.strategy, 'summary@1')
   })
 
-  it('keeps the head and the recent part verbatim, summarises the rest, and reports the summary\'s cost', async () => {
+  it("keeps the head and the recent part verbatim, summarises the rest, and reports the summary's cost", async () => {
     const { state, messages } = eventfulRun()
-    const good = 'Refund 30 days [source: policy/refunds#2]; shipping [source: policy/shipping#4]. Failed: seq 18. Denied: seq 23. Revised: seq 30. Feedback: seq 35. Promise: seq 20.'
-    const result = await compactor(answer(good)).compact({ state, projection: { messages, tokens: sumTokens(messages) }, limit: 250, signal: new AbortController().signal })
+    const good =
+      'Refund 30 days [source: policy/refunds#2]; shipping [source: policy/shipping#4]. Failed: seq 18. Denied: seq 23. Revised: seq 30. Feedback: seq 35. Promise: seq 20.'
+    const result = await compactor(answer(good)).compact({
+      state,
+      projection: { messages, tokens: sumTokens(messages) },
+      limit: 250,
+      signal: new AbortController().signal,
+    })
     assert.deepEqual(result.messages.slice(0, 2), messages.slice(0, 2), 'system prompt and goal')
     const summary = result.messages[2]
     assert.equal(summary.ref, SummaryRef)
     assert.equal(summary.role, 'user')
-    assert.match(summary.text, /^\[summary of earlier steps: \d+ events up to seq \d+, written by the model; the recall tool fetches any of them by seq\]\n/)
-    assert.deepEqual(result.messages.slice(3), messages.slice(-4), 'the recent part (the revision, the feedback, the last call with its result), verbatim')
+    assert.match(
+      summary.text,
+      /^\[summary of earlier steps: \d+ events up to seq \d+, written by the model; the recall tool fetches any of them by seq\]\n/,
+    )
+    assert.deepEqual(
+      result.messages.slice(3),
+      messages.slice(-4),
+      'the recent part (the revision, the feedback, the last call with its result), verbatim',
+    )
     assert.equal(result.tokens, sumTokens(result.messages))
     assert.ok(result.tokens <= 250)
     assert.deepEqual(result.usage, usage)
     assert.deepEqual(result.summarised, [6, 10, 15, 18, 20, 23])
   })
 
-  it('falls back to the extractive summary when the model\'s misses an item, fails, or answers with no text', async () => {
+  it("falls back to the extractive summary when the model's misses an item, fails, or answers with no text", async () => {
     const { state, messages } = eventfulRun()
     const request = { state, projection: { messages, tokens: sumTokens(messages) }, limit: 200, signal: new AbortController().signal }
     const models = [
       answer('Looked up refunds [source: policy/refunds#2]. The user revised the amount (seq 30).'),
-      { respond: async () => { throw new Error('provider down') } },
+      {
+        respond: async () => {
+          throw new Error('provider down')
+        },
+      },
       { respond: async () => ({ decision: { kind: 'tool_calls' as const, calls: [] }, usage }) },
     ]
     for (const model of models) {
@@ -148,15 +241,28 @@ describe('compaction-summary: the compactor', () => {
   it('keeps a call that is still open verbatim, with everything after it', async () => {
     const { state, messages } = eventfulRun()
     state.actions['s2.a1'].status = 'running'
-    const result = await compactor(undefined, { useModel: false }).compact({ state, projection: { messages, tokens: sumTokens(messages) }, limit: 400, signal: new AbortController().signal })
+    const result = await compactor(undefined, { useModel: false }).compact({
+      state,
+      projection: { messages, tokens: sumTokens(messages) },
+      limit: 400,
+      signal: new AbortController().signal,
+    })
     const kept = result.messages.slice(3).map((m) => m.source)
-    assert.deepEqual(kept, messages.slice(messages.findIndex((m) => m.source === 15)).map((m) => m.source))
+    assert.deepEqual(
+      kept,
+      messages.slice(messages.findIndex((m) => m.source === 15)).map((m) => m.source),
+    )
   })
 
   it('reuses its last summary while it still fits, without asking the model again', async () => {
     const { state, messages } = eventfulRun()
     let asked = 0
-    const c = compactor({ respond: async () => { asked++; return { decision: { kind: 'final', text: 'x' }, usage } } })
+    const c = compactor({
+      respond: async () => {
+        asked++
+        return { decision: { kind: 'final', text: 'x' }, usage }
+      },
+    })
     const request = { state, projection: { messages, tokens: sumTokens(messages) }, limit: 300, signal: new AbortController().signal }
     const first = await c.compact(request)
     const second = await c.compact(request)
@@ -167,30 +273,52 @@ describe('compaction-summary: the compactor', () => {
 
   it('throws when not even bare references fit, so the kernel rejects the compaction', async () => {
     const { state, messages } = eventfulRun()
-    await assert.rejects(compactor(undefined, { useModel: false }).compact({ state, projection: { messages, tokens: sumTokens(messages) }, limit: 70, signal: new AbortController().signal }), { code: 'internal_error', message: /summary@1: the summary does not fit/ })
+    await assert.rejects(
+      compactor(undefined, { useModel: false }).compact({
+        state,
+        projection: { messages, tokens: sumTokens(messages) },
+        limit: 70,
+        signal: new AbortController().signal,
+      }),
+      { code: 'internal_error', message: /summary@1: the summary does not fit/ },
+    )
   })
 
   it('stops when the run is cancelled during the summary request', async () => {
     const { state, messages } = eventfulRun()
     const abort = new AbortController()
-    const model = { respond: async () => { abort.abort(new Error('cancelled')); throw new Error('aborted') } }
-    await assert.rejects(compactor(model).compact({ state, projection: { messages, tokens: sumTokens(messages) }, limit: 200, signal: abort.signal }), /aborted/)
+    const model = {
+      respond: async () => {
+        abort.abort(new Error('cancelled'))
+        throw new Error('aborted')
+      },
+    }
+    await assert.rejects(
+      compactor(model).compact({ state, projection: { messages, tokens: sumTokens(messages) }, limit: 200, signal: abort.signal }),
+      /aborted/,
+    )
   })
 })
 
 // ── through the kernel: a long run on a small window ───────────────────────────────────────────────
 
 let desk: Desk | undefined
-afterEach(async () => { await desk?.stop(); desk = undefined })
+afterEach(async () => {
+  await desk?.stop()
+  desk = undefined
+})
 
 const topics = ['shipping', 'returns', 'warranty', 'shipping', 'returns', 'warranty', 'shipping', 'returns', 'warranty', 'refunds']
 const lookups = (list: string[]) => list.map((topic) => ({ tool: 'lookup_policy', args: { topic } }))
 const paid = { inputTokens: 100, outputTokens: 10, costUsd: 0.001 }
-const goodSummary = 'Looked up shipping [source: policy/shipping#4], returns [source: policy/returns#1] and warranty [source: policy/warranty#1]; none of it answers the refund question yet.'
+const goodSummary =
+  'Looked up shipping [source: policy/shipping#4], returns [source: policy/returns#1] and warranty [source: policy/warranty#1]; none of it answers the refund question yet.'
 
 async function longRun(script: unknown[], summaries: string[], compaction: Record<string, unknown> = {}) {
   desk = await deskWith({
-    script: script as never, maxSteps: 20, model: { usage: paid, summaries },
+    script: script as never,
+    maxSteps: 20,
+    model: { usage: paid, summaries },
     context: { plugin: 'context-default' },
     plugins: [{ plugin: 'compaction-summary', config: { windowTokens: 500, reserveTokens: 100, ...compaction } }],
   })
@@ -199,7 +327,8 @@ async function longRun(script: unknown[], summaries: string[], compaction: Recor
   return { state, events, requests: desk.model().requests }
 }
 
-const ofType = <T extends RunEvent['type']>(events: RunEvent[], type: T) => events.filter((e): e is Extract<RunEvent, { type: T }> => e.type === type)
+const ofType = <T extends RunEvent['type']>(events: RunEvent[], type: T) =>
+  events.filter((e): e is Extract<RunEvent, { type: T }> => e.type === type)
 
 describe('compaction-summary: through the kernel', () => {
   it('continues the same task across compactions: summary from the model, recent part verbatim, its cost in the run usage', async () => {
@@ -238,19 +367,34 @@ describe('compaction-summary: through the kernel', () => {
     assert.equal(seen[2].ref, SummaryRef)
     assert.match(seen[2].text, /written by the model/)
     assert.ok(seen[2].text.endsWith(goodSummary))
-    assert.ok(seen.every((m) => !ends[0].data.summarised.includes(m.source)), 'summarised messages are gone from the projection')
+    assert.ok(
+      seen.every((m) => !ends[0].data.summarised.includes(m.source)),
+      'summarised messages are gone from the projection',
+    )
     const lastObservation = state.transcript.filter((t) => t.kind === 'observation' && t.seq < ends[0].seq).at(-1)!
-    assert.ok(seen.some((m) => m.role === 'tool' && m.source === lastObservation.seq && lastObservation.kind === 'observation' && m.text === lastObservation.text), 'the latest result verbatim')
+    assert.ok(
+      seen.some(
+        (m) =>
+          m.role === 'tool' &&
+          m.source === lastObservation.seq &&
+          lastObservation.kind === 'observation' &&
+          m.text === lastObservation.text,
+      ),
+      'the latest result verbatim',
+    )
     // The projection's count is exact for what the model received.
     const context = ofType(events, 'step/context')[first]
-    assert.equal(context.data.tokens, seen.reduce((n, m) => n + messageTokens(m), 0))
+    assert.equal(
+      context.data.tokens,
+      seen.reduce((n, m) => n + messageTokens(m), 0),
+    )
 
     // State is not context: the run kept everything the projection dropped.
     assert.equal(state.transcript.filter((t) => t.kind === 'observation').length, topics.length)
     assert.ok(stepRequests.at(-1)!.messages.filter((m) => m.role === 'tool').length < topics.length)
   })
 
-  it('falls back to the extractive summary when the model\'s summary misses a failed attempt', async () => {
+  it("falls back to the extractive summary when the model's summary misses a failed attempt", async () => {
     const script = [...lookups(['shipping', 'pets', 'returns', 'warranty', 'shipping', 'returns', 'refunds']), { final: refundAnswer }]
     const { state, events, requests } = await longRun(script, [goodSummary])
     assert.equal(state.status, 'COMPLETED')
@@ -258,7 +402,9 @@ describe('compaction-summary: through the kernel', () => {
     const end = ofType(events, 'compaction/end')[0]
     assert.ok(end.data.summarised.includes(failed.seq) && end.data.rejected === undefined)
     assert.deepEqual(end.data.usage, paid, 'the model was asked, and that is paid for')
-    const summary = requests.find((r) => r.purpose !== 'summary' && r.messages.some((m) => m.ref === SummaryRef))!.messages.find((m) => m.ref === SummaryRef)!
+    const summary = requests
+      .find((r) => r.purpose !== 'summary' && r.messages.some((m) => m.ref === SummaryRef))!
+      .messages.find((m) => m.ref === SummaryRef)!
     assert.match(summary.text, /extracted from the run log/)
     assert.match(summary.text, /Failed/)
     assert.ok(namedSeqs(summary.text).has(failed.seq), 'the failed attempt is named for recall')
@@ -269,12 +415,18 @@ describe('compaction-summary: through the kernel', () => {
     assert.equal(state.status, 'COMPLETED')
     const ends = ofType(events, 'compaction/end')
     assert.ok(ends.length >= 1 && ends.every((e) => e.data.rejected === undefined && e.data.usage === undefined))
-    assert.ok(requests.some((r) => r.purpose === 'summary'), 'the model was asked')
+    assert.ok(
+      requests.some((r) => r.purpose === 'summary'),
+      'the model was asked',
+    )
     // biome-ignore lint/correctness/noEmptyCharacterClassInRegex: [^] is any character, newlines included
-    assert.match(requests.find((r) => r.messages.some((m) => m.ref === SummaryRef))!.messages.find((m) => m.ref === SummaryRef)!.text, /extracted from the run log[^]*\[source: policy\/shipping#4\]/)
+    assert.match(
+      requests.find((r) => r.messages.some((m) => m.ref === SummaryRef))!.messages.find((m) => m.ref === SummaryRef)!.text,
+      /extracted from the run log[^]*\[source: policy\/shipping#4\]/,
+    )
   })
 
-  it('recalls a summarised result from the store by seq, and only from the caller\'s run', async () => {
+  it("recalls a summarised result from the store by seq, and only from the caller's run", async () => {
     const script = [
       ...lookups(topics),
       { tool: 'recall', args: { seq: 10 } },
@@ -288,17 +440,35 @@ describe('compaction-summary: through the kernel', () => {
     assert.ok(original.type === 'tool/end' && original.actionId === 's1.a1')
     const calls = events.filter((e) => (e.type === 'tool/end' || e.type === 'tool/error') && e.data.tool === 'recall')
     const [found, foreign, missing] = calls
-    assert.ok(ofType(events, 'compaction/end').some((e) => e.seq < found.seq && e.data.summarised.includes(10)), 'seq 10 was summarised before it was recalled')
+    assert.ok(
+      ofType(events, 'compaction/end').some((e) => e.seq < found.seq && e.data.summarised.includes(10)),
+      'seq 10 was summarised before it was recalled',
+    )
     assert.ok(found.type === 'tool/end')
-    assert.equal(found.data.observation, `seq 10 (tool/end): s1.a1 lookup_policy returned: ${original.type === 'tool/end' && original.data.observation}`)
+    assert.equal(
+      found.data.observation,
+      `seq 10 (tool/end): s1.a1 lookup_policy returned: ${original.type === 'tool/end' && original.data.observation}`,
+    )
     assert.ok(foreign.type === 'tool/error' && foreign.data.code === 'tool_failed')
-    assert.match(foreign.data.message, new RegExp(`recall reads only this run's events \\(${state.runId}\\), not those of run_someone_else`))
+    assert.match(
+      foreign.data.message,
+      new RegExp(`recall reads only this run's events \\(${state.runId}\\), not those of run_someone_else`),
+    )
     assert.ok(missing.type === 'tool/error' && /this run has no event seq 9999/.test(missing.data.message))
-    assert.ok(ofType(events, 'tool/decision').filter((e) => e.actionId === found.actionId).every((e) => e.data.verdict === 'allow'), 'recall goes through policy like any tool')
+    assert.ok(
+      ofType(events, 'tool/decision')
+        .filter((e) => e.actionId === found.actionId)
+        .every((e) => e.data.verdict === 'allow'),
+      'recall goes through policy like any tool',
+    )
   })
 
   it('tells the model only what it was shown of an event', () => {
-    const sealed = { seq: 30, type: 'verify/end', data: { ok: false, code: 'verification_failed', reason: 'hidden test 3 failed', feedback: 'the tests fail', evidence: [] } } as unknown as RunEvent
+    const sealed = {
+      seq: 30,
+      type: 'verify/end',
+      data: { ok: false, code: 'verification_failed', reason: 'hidden test 3 failed', feedback: 'the tests fail', evidence: [] },
+    } as unknown as RunEvent
     assert.equal(describeEvent(sealed), 'the answer was not accepted (verification_failed): the tests fail')
     assert.match(describeEvent({ seq: 1, type: 'run/start', data: {} } as unknown as RunEvent), /holds nothing the model was shown/)
   })

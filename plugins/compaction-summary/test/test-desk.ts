@@ -53,7 +53,8 @@ export async function deskWith(options: DeskWith): Promise<Desk> {
   const app = await Cordage.fromPreset(file, { onError: (error) => errors.push(error) })
   const runtime = app.agent('support')
   return {
-    app, agent: runtime,
+    app,
+    agent: runtime,
     events: (runId) => runtime.store().load(runId),
     model: () => readService<ScriptedModel>(runtime.ctx, 'model')!.value,
     stop: async () => {

@@ -5,8 +5,20 @@ import { BasicContext } from '../projection.ts'
 
 function transcript(state: RunState, steps: number) {
   for (let i = 1; i <= steps; i++) {
-    state.transcript.push({ kind: 'assistant', decision: { kind: 'tool_calls', calls: [{ name: 'lookup', args: { i } }] }, actionIds: [`s${i}.a1`], seq: i * 10 })
-    state.transcript.push({ kind: 'observation', actionId: `s${i}.a1`, tool: 'lookup', text: `result ${i}`, ok: i % 2 === 0, seq: i * 10 + 1 })
+    state.transcript.push({
+      kind: 'assistant',
+      decision: { kind: 'tool_calls', calls: [{ name: 'lookup', args: { i } }] },
+      actionIds: [`s${i}.a1`],
+      seq: i * 10,
+    })
+    state.transcript.push({
+      kind: 'observation',
+      actionId: `s${i}.a1`,
+      tool: 'lookup',
+      text: `result ${i}`,
+      ok: i % 2 === 0,
+      seq: i * 10 + 1,
+    })
   }
 }
 
@@ -16,7 +28,17 @@ describe('context-basic', () => {
     state.transcript.push({ kind: 'user', text: 'task', seq: 2 })
     transcript(state, 2)
     const { messages } = new BasicContext('sys', 10).assemble({ state, tools: [] })
-    assert.deepEqual(messages.map((m) => [m.role, m.source]), [['system', 0], ['user', 2], ['assistant', 10], ['tool', 11], ['assistant', 20], ['tool', 21]])
+    assert.deepEqual(
+      messages.map((m) => [m.role, m.source]),
+      [
+        ['system', 0],
+        ['user', 2],
+        ['assistant', 10],
+        ['tool', 11],
+        ['assistant', 20],
+        ['tool', 21],
+      ],
+    )
     assert.deepEqual(messages[2].calls, [{ actionId: 's1.a1', name: 'lookup', args: { i: 1 } }])
     assert.equal(messages[3].actionId, 's1.a1')
     assert.equal(messages[3].text, 'Error: result 1', 'a failed result is marked for the model')

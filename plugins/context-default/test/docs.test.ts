@@ -40,15 +40,30 @@ describe('docs/context.md', () => {
     const budgeted = await runExample(example)
     const unbounded = await runExample(example.replace('maxTokens: 240', 'maxTokens: 0'))
     for (const step of [1, 5, 7]) {
-      assert.ok(page.includes(`| ${step} | ${row(unbounded.contexts[step - 1])} | ${row(budgeted.contexts[step - 1])} |`), `the table row of step ${step}`)
+      assert.ok(
+        page.includes(`| ${step} | ${row(unbounded.contexts[step - 1])} | ${row(budgeted.contexts[step - 1])} |`),
+        `the table row of step ${step}`,
+      )
     }
-    assert.deepEqual([budgeted.contexts[6].data.messages, budgeted.contexts[6].data.tokens, unbounded.contexts[6].data.tokens], [8, 190, 365])
+    assert.deepEqual(
+      [budgeted.contexts[6].data.messages, budgeted.contexts[6].data.tokens, unbounded.contexts[6].data.tokens],
+      [8, 190, 365],
+    )
     assert.ok(budgeted.contexts.every((e) => e.data.tokens <= 240 && e.producer === 'context-default@1.0.0'))
     const seen = budgeted.requests[6].messages
-    assert.deepEqual(seen.map((m) => [m.role, m.source, m.ref]), [
-      ['system', 0, undefined], ['system', 0, 'note:style'], ['user', 2, undefined], ['user', 0, OmittedRef],
-      ['assistant', 42, undefined], ['tool', 46, undefined], ['assistant', 51, undefined], ['tool', 55, undefined],
-    ])
+    assert.deepEqual(
+      seen.map((m) => [m.role, m.source, m.ref]),
+      [
+        ['system', 0, undefined],
+        ['system', 0, 'note:style'],
+        ['user', 2, undefined],
+        ['user', 0, OmittedRef],
+        ['assistant', 42, undefined],
+        ['tool', 46, undefined],
+        ['assistant', 51, undefined],
+        ['tool', 55, undefined],
+      ],
+    )
     assert.ok(page.includes('8 earlier messages between seq 6') && seen[3].text.includes('8 earlier messages between seq 6 and seq 37'))
     assert.ok(readme.includes(seen[3].text), 'the README shows the note as the model saw it')
     assert.equal(budgeted.state.transcript.filter((t) => t.kind === 'observation').length, 6, 'the state keeps all six results')

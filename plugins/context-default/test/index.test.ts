@@ -13,7 +13,8 @@ import { estimateTokens, messageTokens } from '../tokens.ts'
 
 /** The plugin's config with its defaults, as the host would hand it over. */
 const configOf = (config: Partial<Config> = {}): Config => (manifest.config as unknown as (c: unknown) => Config)(config)
-const context = (config: Partial<Config> = {}, sources: SourceItem[] = []) => new DefaultContext(configOf({ system: 'sys', ...config }), sources)
+const context = (config: Partial<Config> = {}, sources: SourceItem[] = []) =>
+  new DefaultContext(configOf({ system: 'sys', ...config }), sources)
 
 /** A run: the goal, then `steps` lookups with their results (the third one failed). */
 function run(steps: number, resultChars = 80): RunState {
@@ -24,14 +25,22 @@ function run(steps: number, resultChars = 80): RunState {
 }
 
 function addStep(state: RunState, i: number, resultChars = 80) {
-  state.transcript.push({ kind: 'assistant', decision: { kind: 'tool_calls', calls: [{ name: 'lookup', args: { i } }] }, actionIds: [`s${i}.a1`], seq: i * 10 })
+  state.transcript.push({
+    kind: 'assistant',
+    decision: { kind: 'tool_calls', calls: [{ name: 'lookup', args: { i } }] },
+    actionIds: [`s${i}.a1`],
+    seq: i * 10,
+  })
   const text = `result ${i} `.padEnd(resultChars, '.') + ` [source: policy/p${i}]`
   state.transcript.push({ kind: 'observation', actionId: `s${i}.a1`, tool: 'lookup', text, ok: i !== 3, seq: i * 10 + 1 })
 }
 
 function assertPaired(messages: ContextMessage[]) {
   const calls = messages.flatMap((m) => (m.calls ?? []).map((c) => c.actionId)).sort()
-  const results = messages.filter((m) => m.role === 'tool').map((m) => m.actionId!).sort()
+  const results = messages
+    .filter((m) => m.role === 'tool')
+    .map((m) => m.actionId!)
+    .sort()
   assert.deepEqual(calls, results, 'every call with its result, every result with its call')
 }
 
@@ -39,13 +48,25 @@ const total = (p: Projection) => p.messages.reduce((n, m) => n + messageTokens(m
 
 describe('context-default: sections and provenance', () => {
   it('orders the sections system, sources, goal, transcript, each message with its provenance', () => {
-    const sources = [{ ref: 'file:docs/policy.md#1', text: '[docs/policy.md#1] Refunds within 30 days.' }, { ref: 'note:tone', text: '[note tone] Be brief.' }]
+    const sources = [
+      { ref: 'file:docs/policy.md#1', text: '[docs/policy.md#1] Refunds within 30 days.' },
+      { ref: 'note:tone', text: '[note tone] Be brief.' },
+    ]
     const state = run(2)
     const { messages } = context({}, sources).assemble({ state, tools: [] })
-    assert.deepEqual(messages.map((m) => [m.role, m.source, m.ref]), [
-      ['system', 0, undefined], ['system', 0, 'file:docs/policy.md#1'], ['system', 0, 'note:tone'], ['user', 2, undefined],
-      ['assistant', 10, undefined], ['tool', 11, undefined], ['assistant', 20, undefined], ['tool', 21, undefined],
-    ])
+    assert.deepEqual(
+      messages.map((m) => [m.role, m.source, m.ref]),
+      [
+        ['system', 0, undefined],
+        ['system', 0, 'file:docs/policy.md#1'],
+        ['system', 0, 'note:tone'],
+        ['user', 2, undefined],
+        ['assistant', 10, undefined],
+        ['tool', 11, undefined],
+        ['assistant', 20, undefined],
+        ['tool', 21, undefined],
+      ],
+    )
     assert.deepEqual(messages[4].calls, [{ actionId: 's1.a1', name: 'lookup', args: { i: 1 } }])
     assert.equal(messages[5].actionId, 's1.a1')
   })
@@ -54,11 +75,20 @@ describe('context-default: sections and provenance', () => {
     const dir = tempDir()
     mkdirSync(join(dir, 'docs'))
     writeFileSync(join(dir, 'docs/policy.md'), '# Refunds\n\nDamaged items: 30 days.\n\nUnused items: 14 days.\n')
-    const items = loadSources([{ file: 'docs/policy.md' }, { note: 'Never promise more than 100 EUR.', name: 'limits' }, { note: 'Be brief.' }], dir)
-    assert.deepEqual(items.map((i) => i.ref), ['file:docs/policy.md#1', 'file:docs/policy.md#2', 'note:limits', 'note:3'])
+    const items = loadSources(
+      [{ file: 'docs/policy.md' }, { note: 'Never promise more than 100 EUR.', name: 'limits' }, { note: 'Be brief.' }],
+      dir,
+    )
+    assert.deepEqual(
+      items.map((i) => i.ref),
+      ['file:docs/policy.md#1', 'file:docs/policy.md#2', 'note:limits', 'note:3'],
+    )
     assert.equal(items[0].text, '[docs/policy.md#1] # Refunds\nDamaged items: 30 days.', 'a heading stays with its paragraph')
     assert.throws(() => loadSources([{ file: 'docs/missing.md' }], dir), { code: 'plugin_config_invalid', message: /missing\.md/ })
-    assert.throws(() => loadSources([{ file: 'docs/policy.md', note: 'x' }], dir), { code: 'plugin_config_invalid', message: /sources\[0\] must have exactly one of file and note/ })
+    assert.throws(() => loadSources([{ file: 'docs/policy.md', note: 'x' }], dir), {
+      code: 'plugin_config_invalid',
+      message: /sources\[0\] must have exactly one of file and note/,
+    })
   })
 
   it('marks a failed result as an error, and clips a long one with the seq of the full result and its cut citations', () => {
@@ -66,9 +96,16 @@ describe('context-default: sections and provenance', () => {
     const { messages } = context({ observationTokens: 100 }).assemble({ state, tools: [] })
     const clipped = messages.find((m) => m.source === 11)!
     assert.ok(estimateTokens(clipped.text) <= 100, 'clipped to the limit, note included')
-    assert.match(clipped.text, /^result 1 \.+ … \[clipped \d+ of 2\d{3} characters; full result: seq 11; cut citations: \[source: policy\/p1\]\]$/)
+    assert.match(
+      clipped.text,
+      /^result 1 \.+ … \[clipped \d+ of 2\d{3} characters; full result: seq 11; cut citations: \[source: policy\/p1\]\]$/,
+    )
     assert.match(messages.find((m) => m.source === 31)!.text, /^Error: result 3/, 'a failure stays marked however much is cut')
-    assert.equal(state.transcript[2].kind === 'observation' && state.transcript[2].text.length, 2000 + ' [source: policy/p1]'.length, 'state keeps the whole result')
+    assert.equal(
+      state.transcript[2].kind === 'observation' && state.transcript[2].text.length,
+      2000 + ' [source: policy/p1]'.length,
+      'state keeps the whole result',
+    )
   })
 
   it('clips a long result in time linear in its length, however the citation pattern is written', { timeout: 20_000 }, () => {
@@ -81,7 +118,9 @@ describe('context-default: sections and provenance', () => {
       const state = emptyState('r')
       state.transcript.push({ kind: 'user', text: 'go', seq: 2 })
       state.transcript.push({ kind: 'observation', actionId: 's1.a1', tool: 'lookup', text, ok: true, seq: 11 })
-      const clipped = context({ observationTokens: 100, citationPattern }).assemble({ state, tools: [] }).messages.find((m) => m.source === 11)!
+      const clipped = context({ observationTokens: 100, citationPattern })
+        .assemble({ state, tools: [] })
+        .messages.find((m) => m.source === 11)!
       assert.ok(clipped.text.endsWith(`full result: seq 11${kept}]`), clipped.text.slice(-120))
     }
   })
@@ -98,7 +137,10 @@ describe('context-default: the token budget', () => {
     assert.equal(state.transcript.filter((e) => e.kind === 'observation').length, 12)
     const note = projection.messages.find((m) => m.ref === OmittedRef)!
     assert.equal(note.role, 'user')
-    assert.match(note.text, /^\[context\] Left out to fit the context budget: \d+ earlier messages between seq \d+ and seq \d+\. The run log keeps all of them\.$/)
+    assert.match(
+      note.text,
+      /^\[context\] Left out to fit the context budget: \d+ earlier messages between seq \d+ and seq \d+\. The run log keeps all of them\.$/,
+    )
     assert.equal(projection.messages.indexOf(note), 2, 'the note follows the goal')
   })
 
@@ -109,7 +151,11 @@ describe('context-default: the token budget', () => {
       assertPaired(messages)
       assert.equal(messages[1].text, 'What is the refund window?', `the goal at budget ${budget}`)
       assert.equal(messages.at(-1)!.source, 101, `the last message at budget ${budget}`)
-      assert.equal(tokens, messages.reduce((n, m) => n + messageTokens(m), 0), 'tokens count exactly what is returned')
+      assert.equal(
+        tokens,
+        messages.reduce((n, m) => n + messageTokens(m), 0),
+        'tokens count exactly what is returned',
+      )
     }
   })
 
@@ -122,7 +168,7 @@ describe('context-default: the token budget', () => {
     assert.ok(clippedOnly.messages.some((m) => m.role === 'tool' && /full result: seq \d+/.test(m.text)))
     const tight = context({ maxTokens: 300, recent: 1, clippedTokens: 40 }).assemble({ state, tools: [] })
     const kept = tight.messages.map((m) => m.source)
-    assert.ok(kept.includes(25), 'the user\'s later input (priority 90) outlives the exchanges')
+    assert.ok(kept.includes(25), "the user's later input (priority 90) outlives the exchanges")
     assert.ok(kept.includes(31), 'the failed attempt (priority 60) outlives successful exchanges (50)')
     assert.ok(!kept.includes(11) && !kept.includes(21), 'the oldest successful exchanges went first')
     assert.ok(!kept.includes(41) && !kept.includes(51), 'and newer successful exchanges too, before the failure')
@@ -133,7 +179,11 @@ describe('context-default: the token budget', () => {
     const sources = Array.from({ length: 6 }, (_, i) => ({ ref: `file:kb.md#${i + 1}`, text: `[kb.md#${i + 1}] ${'x'.repeat(118)}` })) // 36 tokens each
     const { messages } = context({ maxTokens: 400 }, sources).assemble({ state: run(1), tools: [] })
     const kept = messages.filter((m) => m.ref?.startsWith('file:'))
-    assert.deepEqual(kept.map((m) => m.ref), ['file:kb.md#1', 'file:kb.md#2', 'file:kb.md#3'], 'at most 30% of 400 tokens, first paragraphs first')
+    assert.deepEqual(
+      kept.map((m) => m.ref),
+      ['file:kb.md#1', 'file:kb.md#2', 'file:kb.md#3'],
+      'at most 30% of 400 tokens, first paragraphs first',
+    )
     assert.ok(kept.reduce((n, m) => n + messageTokens(m), 0) <= 120)
     assert.match(messages.find((m) => m.ref === OmittedRef)!.text, /3 source paragraphs/)
   })
@@ -158,16 +208,21 @@ describe('context-default: the token budget', () => {
 })
 
 describe('context-default: through the kernel', () => {
-  it('runs the support desk under a budget: the model sees less than the run keeps, and each step\'s count is exact', async () => {
+  it("runs the support desk under a budget: the model sees less than the run keeps, and each step's count is exact", async () => {
     const topics = ['shipping', 'returns', 'warranty', 'shipping', 'returns', 'warranty', 'refunds']
     const script = [...topics.map((topic) => ({ tool: 'lookup_policy', args: { topic } })), { final: refundAnswer }]
     const dir = tempDir()
     writeFileSync(join(dir, 'handbook.md'), 'Answer from the policy only.\n\nCite every fact.\n')
     const preset = deskPreset({ script }, 'outbox.jsonl')
-    preset.agents.support.plugins = preset.agents.support.plugins.map((p) => (p === 'context-basic'
-      // The handbook outranks old lookups here (sources default to the lowest priority).
-      ? { plugin: 'context-default', config: { maxTokens: 260, recent: 2, sources: [{ file: 'handbook.md' }], classes: { sources: { priority: 95 } } } }
-      : p))
+    preset.agents.support.plugins = preset.agents.support.plugins.map((p) =>
+      p === 'context-basic'
+        ? // The handbook outranks old lookups here (sources default to the lowest priority).
+          {
+            plugin: 'context-default',
+            config: { maxTokens: 260, recent: 2, sources: [{ file: 'handbook.md' }], classes: { sources: { priority: 95 } } },
+          }
+        : p,
+    )
     writeFileSync(join(dir, 'preset.yml'), stringify(preset))
     const app = await Cordage.fromPreset(join(dir, 'preset.yml'))
     try {
@@ -177,10 +232,16 @@ describe('context-default: through the kernel', () => {
       const events = await agent.store().load(state.runId)
       const contexts = events.filter((e) => e.type === 'step/context')
       assert.ok(contexts.every((e) => e.producer === 'context-default@1.0.0'))
-      assert.ok(contexts.every((e) => e.type === 'step/context' && e.data.tokens <= 260), 'every step under the budget')
+      assert.ok(
+        contexts.every((e) => e.type === 'step/context' && e.data.tokens <= 260),
+        'every step under the budget',
+      )
       const model = (await import('cordage')).readService<{ requests: { messages: ContextMessage[] }[] }>(agent.ctx, 'model')!.value
       const last = model.requests.at(-1)!.messages
-      assert.deepEqual(last.slice(1, 3).map((m) => m.ref), ['file:handbook.md#1', 'file:handbook.md#2'])
+      assert.deepEqual(
+        last.slice(1, 3).map((m) => m.ref),
+        ['file:handbook.md#1', 'file:handbook.md#2'],
+      )
       assert.ok(last.filter((m) => m.role === 'tool').length < 7, 'older results left out')
       assert.equal(state.transcript.filter((e) => e.kind === 'observation').length, 7, 'the state kept every result')
       model.requests.forEach((r, i) => {
@@ -199,7 +260,9 @@ describe('context-default: config', () => {
     const dir = tempDir()
     for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, name), text)
     const preset = deskPreset({ script: [] }, 'outbox.jsonl')
-    preset.agents.support.plugins = preset.agents.support.plugins.map((p) => (p === 'context-basic' ? entry : p)) as typeof preset.agents.support.plugins
+    preset.agents.support.plugins = preset.agents.support.plugins.map((p) =>
+      p === 'context-basic' ? entry : p,
+    ) as typeof preset.agents.support.plugins
     writeFileSync(join(dir, 'preset.yml'), stringify(preset))
     try {
       await (await Cordage.fromPreset(join(dir, 'preset.yml'))).stop()
@@ -212,10 +275,22 @@ describe('context-default: config', () => {
   it('refuses a bad config when the preset loads, naming the key and what is wrong', async () => {
     const cases: [Record<string, unknown>, RegExp][] = [
       [{ maxTokens: -1 }, /plugins\[2\]\.config\.maxTokens: plugin context-default@1\.0\.0: expected number >= 0 but got -1/],
-      [{ maxTokns: 300 }, /config\.maxTokns: plugin context-default@1\.0\.0 has no config key "maxTokns"; allowed: system, sources, maxTokens/],
-      [{ classes: { sources: { share: 2 } } }, /config\.classes\.sources\.share: plugin context-default@1\.0\.0: expected number <= 1 but got 2/],
-      [{ citationPattern: '([' }, /preset\.yml:\d+:\d+ agents\.support\.plugins\[2\]\.config\.citationPattern: plugin context-default@1\.0\.0: \/\(\[\/ is not a valid regular expression: missing closing \]/],
-      [{ citationPattern: '\\[source: (?!draft)[^\\]]+\\]' }, /config\.citationPattern: plugin context-default@1\.0\.0: .* is not a valid regular expression: .*\(lookahead, lookbehind and backreferences are not supported: patterns run on a linear-time engine, so that no input can stall the process\)/],
+      [
+        { maxTokns: 300 },
+        /config\.maxTokns: plugin context-default@1\.0\.0 has no config key "maxTokns"; allowed: system, sources, maxTokens/,
+      ],
+      [
+        { classes: { sources: { share: 2 } } },
+        /config\.classes\.sources\.share: plugin context-default@1\.0\.0: expected number <= 1 but got 2/,
+      ],
+      [
+        { citationPattern: '([' },
+        /preset\.yml:\d+:\d+ agents\.support\.plugins\[2\]\.config\.citationPattern: plugin context-default@1\.0\.0: \/\(\[\/ is not a valid regular expression: missing closing \]/,
+      ],
+      [
+        { citationPattern: '\\[source: (?!draft)[^\\]]+\\]' },
+        /config\.citationPattern: plugin context-default@1\.0\.0: .* is not a valid regular expression: .*\(lookahead, lookbehind and backreferences are not supported: patterns run on a linear-time engine, so that no input can stall the process\)/,
+      ],
       [{ citationPattern: '\\[(source)\\] \\1' }, /config\.citationPattern: .*backreferences are not supported/],
       [{ observationTokens: 4 }, /config\.observationTokens: .*expected number >= 16 but got 4/],
     ]
@@ -229,7 +304,10 @@ describe('context-default: config', () => {
   it('refuses a source that is both a file and a note, or a file that is not there, before any run', async () => {
     const both = await refused({ plugin: 'context-default', config: { sources: [{ file: 'kb.md', note: 'x' }] } }, { 'kb.md': 'text' })
     assert.equal(both.code, 'plugin_config_invalid')
-    assert.match(both.message, /context-default@1\.0\.0 .* failed while starting: context-default: sources\[0\] must have exactly one of file and note/)
+    assert.match(
+      both.message,
+      /context-default@1\.0\.0 .* failed while starting: context-default: sources\[0\] must have exactly one of file and note/,
+    )
     const missing = await refused({ plugin: 'context-default', config: { sources: [{ file: 'kb.md' }] } })
     assert.match(missing.message, /cannot read source file .*kb\.md/)
   })

@@ -24,8 +24,15 @@ const guardrails = (config: Record<string, unknown> = {}) => {
 }
 const tool = (name: string) => ({ name, sideEffect: 'none' }) as Tool
 const input = (stage: GuardStage, content: unknown, toolName = 'crm_lookup'): GuardInput => ({
-  stage, runId: 'r', agent: 'support', state: {} as never,
-  ...(stage === 'answer' ? { text: content as string } : stage === 'tool_input' ? { tool: tool(toolName), args: content } : { tool: tool(toolName), text: content as string }),
+  stage,
+  runId: 'r',
+  agent: 'support',
+  state: {} as never,
+  ...(stage === 'answer'
+    ? { text: content as string }
+    : stage === 'tool_input'
+      ? { tool: tool(toolName), args: content }
+      : { tool: tool(toolName), text: content as string }),
 })
 const entry = (config: Record<string, unknown> = {}) => ({ plugin: 'guardrails', config })
 const customerDesk = { path: resolve(import.meta.dirname, 'fixtures/customer-desk') }
@@ -40,12 +47,16 @@ describe('guardrails detectors', () => {
     assert.deepEqual(found('secrets', 'live sk_live_' + '4eC39HqLyjWDarjtT1zdp7dc'), ['sk_live_4eC39HqLyjWDarjtT1zdp7dc'])
     assert.deepEqual(found('secrets', `aws_access_key_id = ${AwsKeyId}`), [AwsKeyId])
     assert.deepEqual(found('secrets', `token: ${GithubToken}.`), [GithubToken])
-    assert.deepEqual(found('secrets', 'github_pat_11ABCDEFG0123456789_abcdefghijklmnopqrstuvwxyz'), ['github_pat_11ABCDEFG0123456789_abcdefghijklmnopqrstuvwxyz'])
+    assert.deepEqual(found('secrets', 'github_pat_11ABCDEFG0123456789_abcdefghijklmnopqrstuvwxyz'), [
+      'github_pat_11ABCDEFG0123456789_abcdefghijklmnopqrstuvwxyz',
+    ])
     assert.deepEqual(found('secrets', 'Authorization: Bearer abcDEF123456ghiJKL789.x-y'), ['abcDEF123456ghiJKL789.x-y'])
     const pem = '-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA7\n-----END RSA PRIVATE KEY-----'
     assert.deepEqual(found('secrets', `here:\n${pem}\nthere`), [pem])
     // A key cut off by a shortened observation is still a key, to the end of the text.
-    assert.deepEqual(found('secrets', 'x -----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXkt'), ['-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXkt'])
+    assert.deepEqual(found('secrets', 'x -----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXkt'), [
+      '-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXkt',
+    ])
   })
 
   it('secrets: leaves look-alikes alone', () => {
@@ -58,7 +69,8 @@ describe('guardrails detectors', () => {
       'AKIA1234', // too short
       'ghp_tooShort123',
       'XAKIAIOSFODNN7EXAMPLEX', // inside a longer word
-    ]) assert.deepEqual(found('secrets', text), [], text)
+    ])
+      assert.deepEqual(found('secrets', text), [], text)
   })
 
   it('card: the Luhn check and the brand ranges', () => {
@@ -83,18 +95,39 @@ describe('guardrails detectors', () => {
       'id 41111111111111111111111', // a longer run of digits is not a card
       'at 20240115123042 utc',
       'call +1 555 010 0199',
-    ]) assert.deepEqual(found('card', text), [], text)
-    assert.equal(luhn('9111111111111110') && luhn('20240115123042'), true, 'the numbers above really pass Luhn: only the brand check keeps them out')
+    ])
+      assert.deepEqual(found('card', text), [], text)
+    assert.equal(
+      luhn('9111111111111110') && luhn('20240115123042'),
+      true,
+      'the numbers above really pass Luhn: only the brand check keeps them out',
+    )
   })
 
   it('email: addresses, not file names, versions or local hosts', () => {
-    assert.deepEqual(found('email', 'write to dana.reyes@example.com or a.b+c@mail.example.co.uk.'), ['dana.reyes@example.com', 'a.b+c@mail.example.co.uk'])
-    for (const text of ['icon@2x.png', 'npm i left-pad@1.3.0', 'root@localhost', 'ping @support', 'a@b']) assert.deepEqual(found('email', text), [], text)
+    assert.deepEqual(found('email', 'write to dana.reyes@example.com or a.b+c@mail.example.co.uk.'), [
+      'dana.reyes@example.com',
+      'a.b+c@mail.example.co.uk',
+    ])
+    for (const text of ['icon@2x.png', 'npm i left-pad@1.3.0', 'root@localhost', 'ping @support', 'a@b'])
+      assert.deepEqual(found('email', text), [], text)
   })
 
   it('phone: international and North American forms only', () => {
-    assert.deepEqual(found('phone', 'call +1 555 010 0199, +44 20 7946 0958, (555) 010-0199 or 555-010-0199'), ['+1 555 010 0199', '+44 20 7946 0958', '(555) 010-0199', '555-010-0199'])
-    for (const text of ['order 5550100199', 'on 2024-01-15', 'within +30 days', 'version 1.2.3.4', 'ticket T-1001', 'ISBN 978-3-16-148410-0']) {
+    assert.deepEqual(found('phone', 'call +1 555 010 0199, +44 20 7946 0958, (555) 010-0199 or 555-010-0199'), [
+      '+1 555 010 0199',
+      '+44 20 7946 0958',
+      '(555) 010-0199',
+      '555-010-0199',
+    ])
+    for (const text of [
+      'order 5550100199',
+      'on 2024-01-15',
+      'within +30 days',
+      'version 1.2.3.4',
+      'ticket T-1001',
+      'ISBN 978-3-16-148410-0',
+    ]) {
       assert.deepEqual(found('phone', text), [], text)
     }
   })
@@ -102,7 +135,10 @@ describe('guardrails detectors', () => {
   it('iban: the mod-97 check', () => {
     assert.equal(isIban('DE89370400440532013000'), true)
     assert.equal(isIban('DE89370400440532013001'), false)
-    assert.deepEqual(found('iban', 'pay to DE89 3704 0044 0532 0130 00 or GB82WEST12345698765432'), ['DE89 3704 0044 0532 0130 00', 'GB82WEST12345698765432'])
+    assert.deepEqual(found('iban', 'pay to DE89 3704 0044 0532 0130 00 or GB82WEST12345698765432'), [
+      'DE89 3704 0044 0532 0130 00',
+      'GB82WEST12345698765432',
+    ])
     assert.deepEqual(found('iban', 'not DE89 3704 0044 0532 0130 01, not AB12'), [])
   })
   it('phone: finds what the single pattern it replaced found, span for span', () => {
@@ -111,18 +147,36 @@ describe('guardrails detectors', () => {
     const before = /(?<![\w+])\+[1-9]\d{0,2}(?:[ .-]?\(?\d{1,4}\)?){2,6}(?![\w])/g
     const northAmerican = /(?<![\w+(-])(?:\(\d{3}\) ?|\d{3}[-.])\d{3}[-.]\d{4}(?![\w-])/g
     const digits = (m: string) => m.replace(/\D/g, '').length
-    const reference = (text: string) => [
-      ...[...text.matchAll(before)].filter((m) => digits(m[0]) >= 8 && digits(m[0]) <= 15),
-      ...text.matchAll(northAmerican),
-    ].map((m) => [m.index!, m.index! + m[0].length]).sort((a, b) => a[0] - b[0] || b[1] - a[1])
-    for (const text of ['+123 4 5 6 7 8 9', '+1 2 3 4 5 6 7 8 9', '+44 20 7946 0958abc', '+1 555 010 0199)x', '+1 (555) 010-0199+44 20 7946 0958', '+12345678901234567890']) {
-      assert.deepEqual(Builtins.phone.find(text).map((s) => [s.start, s.end]), reference(text), text)
+    const reference = (text: string) =>
+      [...[...text.matchAll(before)].filter((m) => digits(m[0]) >= 8 && digits(m[0]) <= 15), ...text.matchAll(northAmerican)]
+        .map((m) => [m.index!, m.index! + m[0].length])
+        .sort((a, b) => a[0] - b[0] || b[1] - a[1])
+    for (const text of [
+      '+123 4 5 6 7 8 9',
+      '+1 2 3 4 5 6 7 8 9',
+      '+44 20 7946 0958abc',
+      '+1 555 010 0199)x',
+      '+1 (555) 010-0199+44 20 7946 0958',
+      '+12345678901234567890',
+    ]) {
+      assert.deepEqual(
+        Builtins.phone.find(text).map((s) => [s.start, s.end]),
+        reference(text),
+        text,
+      )
     }
     const pieces = ['+', '+1', '+44 ', '1', '0', '9', ' 5', '55', '1234', ' ', '.', '-', '(', ')', 'a', '_', '\n', '\u{1F600}']
-    fc.assert(fc.property(fc.array(fc.constantFrom(...pieces), { maxLength: 40 }), (parts) => {
-      const text = parts.join('')
-      assert.deepEqual(Builtins.phone.find(text).map((s) => [s.start, s.end]), reference(text), JSON.stringify(text))
-    }), { numRuns: 20_000 })
+    fc.assert(
+      fc.property(fc.array(fc.constantFrom(...pieces), { maxLength: 40 }), (parts) => {
+        const text = parts.join('')
+        assert.deepEqual(
+          Builtins.phone.find(text).map((s) => [s.start, s.end]),
+          reference(text),
+          JSON.stringify(text),
+        )
+      }),
+      { numRuns: 20_000 },
+    )
   })
 
   it('every detector reads a long crafted text in time linear in its length', { timeout: 20_000 }, () => {
@@ -153,17 +207,27 @@ describe('guardrails verdicts', () => {
   it('by default blocks a secret in arguments, and redacts secrets and cards in results and answers', () => {
     const g = guardrails()
     const blocked = g.check(input('tool_input', { ticketId: 'T-1', items: [{ note: `key ${GithubToken}` }] }))
-    assert.deepEqual(blocked, { action: 'block', guard: 'secrets', reason: 'found 1 secret (github token) in the arguments (items[0].note)' })
+    assert.deepEqual(blocked, {
+      action: 'block',
+      guard: 'secrets',
+      reason: 'found 1 secret (github token) in the arguments (items[0].note)',
+    })
     // A card in arguments is not checked by default (a payment tool needs one).
     assert.deepEqual(g.check(input('tool_input', { card: Visa })), { action: 'pass' })
     const output = g.check(input('tool_output', `{"card":"${Visa}","token":"${OpenAiKey}","ok":true}`))
     assert.deepEqual(output, {
-      action: 'redact', guard: 'secrets,card',
+      action: 'redact',
+      guard: 'secrets,card',
       reason: 'redacted 1 secret (sk- api key), 1 card in the result of crm_lookup',
       text: '{"card":"[redacted:card]","token":"[redacted:secret]","ok":true}',
     })
     const answer = g.check(input('answer', `Refunded to card ${Visa}.`))
-    assert.deepEqual(answer, { action: 'redact', guard: 'card', reason: 'redacted 1 card in the answer', text: 'Refunded to card [redacted:card].' })
+    assert.deepEqual(answer, {
+      action: 'redact',
+      guard: 'card',
+      reason: 'redacted 1 card in the answer',
+      text: 'Refunded to card [redacted:card].',
+    })
     assert.deepEqual(g.check(input('answer', 'Refunds take 30 days [source: policy/refunds#2].')), { action: 'pass' })
   })
 
@@ -178,8 +242,12 @@ describe('guardrails verdicts', () => {
 
   it('checks keys, string values and numbers of the arguments, deep', () => {
     assert.deepEqual(stringsOf({ a: 'x', b: [1, { c: 'y' }] }), [
-      { path: ['a'], text: 'a' }, { path: ['a'], text: 'x' }, { path: ['b'], text: 'b' },
-      { path: ['b', 0], text: '1' }, { path: ['b', 1, 'c'], text: 'c' }, { path: ['b', 1, 'c'], text: 'y' },
+      { path: ['a'], text: 'a' },
+      { path: ['a'], text: 'x' },
+      { path: ['b'], text: 'b' },
+      { path: ['b', 0], text: '1' },
+      { path: ['b', 1, 'c'], text: 'c' },
+      { path: ['b', 1, 'c'], text: 'y' },
     ])
     let deep: unknown = `Bearer ${OpenAiKey}`
     for (let i = 0; i < 20000; i++) deep = [deep]
@@ -188,19 +256,33 @@ describe('guardrails verdicts', () => {
 
   it('applies each detector at its stages with its action; a redact at tool_input blocks', () => {
     const g = guardrails({
-      detectors: { secrets: { action: 'block' }, card: { stages: ['tool_input', 'answer'] }, email: { stages: ['answer'], replacement: '<email>' } },
+      detectors: {
+        secrets: { action: 'block' },
+        card: { stages: ['tool_input', 'answer'] },
+        email: { stages: ['answer'], replacement: '<email>' },
+      },
       patterns: [{ name: 'order-id', pattern: 'ORD-\\d{6}', stages: ['tool_output'], action: 'redact' }],
     })
     assert.equal(g.check(input('tool_output', `token ${GithubToken}`)).action, 'block')
     assert.equal(g.check(input('tool_input', { card: Visa })).action, 'block')
     assert.deepEqual(g.check(input('tool_output', `card ${Visa}, ORD-123456, dana@example.com`)), {
-      action: 'redact', guard: 'order-id', reason: 'redacted 1 order-id in the result of crm_lookup', text: `card ${Visa}, [redacted:order-id], dana@example.com`,
+      action: 'redact',
+      guard: 'order-id',
+      reason: 'redacted 1 order-id in the result of crm_lookup',
+      text: `card ${Visa}, [redacted:order-id], dana@example.com`,
     })
     const answer = g.check(input('answer', 'Mail dana@example.com about ORD-123456.'))
-    assert.deepEqual(answer, { action: 'redact', guard: 'email', reason: 'redacted 1 email in the answer', text: 'Mail <email> about ORD-123456.' })
+    assert.deepEqual(answer, {
+      action: 'redact',
+      guard: 'email',
+      reason: 'redacted 1 email in the answer',
+      text: 'Mail <email> about ORD-123456.',
+    })
     // A block anywhere in the text wins over the redactions around it, and the reason counts them all.
     assert.deepEqual(g.check(input('answer', `Mail dana@example.com, key ${GithubToken}`)), {
-      action: 'block', guard: 'secrets', reason: 'found 1 secret (github token), 1 email in the answer',
+      action: 'block',
+      guard: 'secrets',
+      reason: 'found 1 secret (github token), 1 email in the answer',
     })
   })
 
@@ -220,12 +302,19 @@ describe('guardrails verdicts', () => {
     // A card number inside a custom pattern's match: the built-in card detector claims it first.
     const g = guardrails({ patterns: [{ name: 'long-number', pattern: '\\d[\\d ]{10,}\\d', stages: ['answer'] }] })
     assert.deepEqual(g.check(input('answer', `card ${Visa} ref 1234 5678 9012`)), {
-      action: 'redact', guard: 'card,long-number', reason: 'redacted 1 card, 1 long-number in the answer', text: 'card [redacted:card] ref [redacted:long-number]',
+      action: 'redact',
+      guard: 'card,long-number',
+      reason: 'redacted 1 card, 1 long-number in the answer',
+      text: 'card [redacted:card] ref [redacted:long-number]',
     })
   })
 
   it('names its version after the plugin and a hash of the config', () => {
-    const versions = new Set([guardrails().version, guardrails({ detectors: { email: true } }).version, guardrails({ exempt: [{ tool: 'x' }] }).version])
+    const versions = new Set([
+      guardrails().version,
+      guardrails({ detectors: { email: true } }).version,
+      guardrails({ exempt: [{ tool: 'x' }] }).version,
+    ])
     assert.equal(versions.size, 3)
     assert.match(guardrails().version, /^guardrails@1\.0\.0\+[0-9a-f]{8}$/)
     assert.equal(guardrails().version, guardrails({ detectors: { secrets: true } }).version)
@@ -233,12 +322,23 @@ describe('guardrails verdicts', () => {
 
   it('refuses a bad config at start, naming the guard', async () => {
     for (const [config, message] of [
-      [{ patterns: [{ name: 'a', pattern: 'a' }, { name: 'a', pattern: 'b' }] }, /pattern name "a" is used twice/],
+      [
+        {
+          patterns: [
+            { name: 'a', pattern: 'a' },
+            { name: 'a', pattern: 'b' },
+          ],
+        },
+        /pattern name "a" is used twice/,
+      ],
       [{ patterns: [{ name: 'email', pattern: 'b' }] }, /pattern "email" has the name of a built-in detector/],
       [{ exempt: [{ tool: 'vault_*', detectors: ['secret'] }] }, /exempt\[0\] names "secret", which is neither a detector nor a pattern/],
       [{ detectors: { email: { stage: ['answer'] } } }, /detector "email" has no option "stage"/],
     ] as [Record<string, unknown>, RegExp][]) {
-      assert.throws(() => checkConfig(manifest.config(config) as Config), (error: CordageError) => error.code === 'plugin_config_invalid' && message.test(error.message))
+      assert.throws(
+        () => checkConfig(manifest.config(config) as Config),
+        (error: CordageError) => error.code === 'plugin_config_invalid' && message.test(error.message),
+      )
       const { fork } = await plug(plugin, config)
       assert.match(String(fork.error?.message), message)
     }
@@ -247,7 +347,8 @@ describe('guardrails verdicts', () => {
   })
 
   it('refuses a pattern the linear-time engine cannot run, or that matches the empty string, in the schema, naming its path', () => {
-    const NoBacktracking = /\(lookahead, lookbehind and backreferences are not supported: patterns run on a linear-time engine, so that no input can stall the process\)/
+    const NoBacktracking =
+      /\(lookahead, lookbehind and backreferences are not supported: patterns run on a linear-time engine, so that no input can stall the process\)/
     for (const [pattern, message] of [
       ['T-(\\d+', /\/T-\(\\d\+\/ is not a valid regular expression: missing closing \)/],
       ['(?=x)y', NoBacktracking],
@@ -255,29 +356,60 @@ describe('guardrails verdicts', () => {
       ['(a)\\1', NoBacktracking],
       ['x*', /\/x\*\/ matches the empty string, so it would match everywhere/],
     ] as [string, RegExp][]) {
-      assert.throws(() => manifest.config({ patterns: [{ name: 'ticket', pattern }] }), (error: Error) => {
-        assert.ok(error.message.startsWith('$.patterns[0].pattern pattern "ticket": '), error.message)
-        assert.match(error.message, message)
-        return true
-      })
+      assert.throws(
+        () => manifest.config({ patterns: [{ name: 'ticket', pattern }] }),
+        (error: Error) => {
+          assert.ok(error.message.startsWith('$.patterns[0].pattern pattern "ticket": '), error.message)
+          assert.match(error.message, message)
+          return true
+        },
+      )
       // A config that did not come through the schema is checked when the plugin starts.
       const unchecked = { ...manifest.config({}), patterns: [{ name: 'ticket', pattern, stages: ['answer'], action: 'redact' }] } as Config
-      assert.throws(() => checkConfig(unchecked), (error: CordageError) => error.code === 'plugin_config_invalid' && error.message.startsWith('guardrails: pattern "ticket": ') && message.test(error.message))
+      assert.throws(
+        () => checkConfig(unchecked),
+        (error: CordageError) =>
+          error.code === 'plugin_config_invalid' &&
+          error.message.startsWith('guardrails: pattern "ticket": ') &&
+          message.test(error.message),
+      )
     }
     assert.throws(() => manifest.config({ patterns: [{ name: 'ticket', pattern: 'T-\\d+', flags: 'g' }] }), /\$\.patterns\[0\]\.flags/)
   })
 
   it('is refused through the host with plugin_config_invalid, before any run, at the line of the key', async () => {
-    await assert.rejects(supportDesk({ script: [], plugins: [entry({ patterns: [{ name: 'ticket', pattern: '(' }] })] }), (error: CordageError) => {
-      assert.equal(error.code, 'plugin_config_invalid')
-      assert.match(error.message, /preset\.yml:\d+:\d+ agents\.support\.plugins\[6\]\.config\.patterns\[0\]\.pattern: plugin guardrails@1\.0\.0: pattern "ticket": \/\(\/ is not a valid regular expression/)
-      return true
-    })
-    await assert.rejects(supportDesk({ script: [], plugins: [entry({ patterns: [{ name: 'ok', pattern: 'x' }, { name: 'ahead', pattern: 'secret(?=:)' }] })] }), (error: CordageError) => {
-      assert.equal(error.code, 'plugin_config_invalid')
-      assert.match(error.message, /config\.patterns\[1\]\.pattern: plugin guardrails@1\.0\.0: pattern "ahead": .*lookahead, lookbehind and backreferences are not supported/)
-      return true
-    })
+    await assert.rejects(
+      supportDesk({ script: [], plugins: [entry({ patterns: [{ name: 'ticket', pattern: '(' }] })] }),
+      (error: CordageError) => {
+        assert.equal(error.code, 'plugin_config_invalid')
+        assert.match(
+          error.message,
+          /preset\.yml:\d+:\d+ agents\.support\.plugins\[6\]\.config\.patterns\[0\]\.pattern: plugin guardrails@1\.0\.0: pattern "ticket": \/\(\/ is not a valid regular expression/,
+        )
+        return true
+      },
+    )
+    await assert.rejects(
+      supportDesk({
+        script: [],
+        plugins: [
+          entry({
+            patterns: [
+              { name: 'ok', pattern: 'x' },
+              { name: 'ahead', pattern: 'secret(?=:)' },
+            ],
+          }),
+        ],
+      }),
+      (error: CordageError) => {
+        assert.equal(error.code, 'plugin_config_invalid')
+        assert.match(
+          error.message,
+          /config\.patterns\[1\]\.pattern: plugin guardrails@1\.0\.0: pattern "ahead": .*lookahead, lookbehind and backreferences are not supported/,
+        )
+        return true
+      },
+    )
     await assert.rejects(supportDesk({ script: [], plugins: [entry({ detectors: { emial: true } })] }), (error: CordageError) => {
       assert.equal(error.code, 'plugin_config_invalid')
       assert.match(error.message, /no config key "emial"/)
@@ -297,14 +429,34 @@ describe('guardrails verdicts', () => {
     assert.deepEqual(g.check(input('tool_output', 'x'.repeat(50_000))), { action: 'pass' })
     assert.deepEqual(g.check(input('tool_input', { note: 'a'.repeat(50_000) + 'b', other: 'x'.repeat(50_000) })), { action: 'pass' })
     // And they still match what they match.
-    assert.deepEqual(g.check(input('answer', 'a'.repeat(50_000))), { action: 'redact', guard: 'nested', reason: 'redacted 1 nested in the answer', text: '[redacted:nested]' })
-    assert.deepEqual(g.check(input('answer', `ok ${'x'.repeat(50_000)}y`)), { action: 'redact', guard: 'overlapping', reason: 'redacted 1 overlapping in the answer', text: 'ok [redacted:overlapping]' })
+    assert.deepEqual(g.check(input('answer', 'a'.repeat(50_000))), {
+      action: 'redact',
+      guard: 'nested',
+      reason: 'redacted 1 nested in the answer',
+      text: '[redacted:nested]',
+    })
+    assert.deepEqual(g.check(input('answer', `ok ${'x'.repeat(50_000)}y`)), {
+      action: 'redact',
+      guard: 'overlapping',
+      reason: 'redacted 1 overlapping in the answer',
+      text: 'ok [redacted:overlapping]',
+    })
   })
 
   it('keeps the flags of a custom pattern', () => {
     const g = guardrails({ patterns: [{ name: 'order-id', pattern: 'ord-\\d{6}$', flags: 'im', stages: ['answer'] }] })
-    assert.deepEqual(g.check(input('answer', 'Your ORD-123456\nthanks')), { action: 'redact', guard: 'order-id', reason: 'redacted 1 order-id in the answer', text: 'Your [redacted:order-id]\nthanks' })
-    assert.deepEqual(guardrails({ patterns: [{ name: 'order-id', pattern: 'ord-\\d{6}$', stages: ['answer'] }] }).check(input('answer', 'Your ORD-123456\nthanks')), { action: 'pass' })
+    assert.deepEqual(g.check(input('answer', 'Your ORD-123456\nthanks')), {
+      action: 'redact',
+      guard: 'order-id',
+      reason: 'redacted 1 order-id in the answer',
+      text: 'Your [redacted:order-id]\nthanks',
+    })
+    assert.deepEqual(
+      guardrails({ patterns: [{ name: 'order-id', pattern: 'ord-\\d{6}$', stages: ['answer'] }] }).check(
+        input('answer', 'Your ORD-123456\nthanks'),
+      ),
+      { action: 'pass' },
+    )
   })
 })
 
@@ -317,17 +469,26 @@ describe('guardrails in a run', () => {
       const state = await desk.agent.run()
       assert.equal(state.status, 'COMPLETED', state.reason)
       const events = await desk.events(state.runId)
-      assert.deepEqual(events.filter((e) => e.actionId === 's1.a1').map((e) => e.type), ['tool/proposed', 'guard/tripped', 'tool/error'])
+      assert.deepEqual(
+        events.filter((e) => e.actionId === 's1.a1').map((e) => e.type),
+        ['tool/proposed', 'guard/tripped', 'tool/error'],
+      )
       const [trip] = trips(events)
       assert.deepEqual(trip.data, {
-        stage: 'tool_input', guard: 'secrets', action: 'block', reason: 'found 1 secret (github token) in the arguments (note)',
+        stage: 'tool_input',
+        guard: 'secrets',
+        action: 'block',
+        reason: 'found 1 secret (github token) in the arguments (note)',
         guardVersion: readService<GuardrailService>(desk.agent.ctx, 'guardrail')!.value.version,
       })
       assert.equal(trip.producer, 'guardrails@1.0.0')
       const [error] = ofType(events, 'tool/error', 's1.a1')
       assert.equal(error.data.code, 'guardrail_blocked')
       assert.equal(error.causation, trip.seq)
-      assert.match(error.data.observation, /^Blocked by guardrail secrets: found 1 secret \(github token\) in the arguments \(note\)\. Nothing was run\.$/)
+      assert.match(
+        error.data.observation,
+        /^Blocked by guardrail secrets: found 1 secret \(github token\) in the arguments \(note\)\. Nothing was run\.$/,
+      )
       // Not before policy, not run: no decision, no start, nothing in the outbox.
       assert.equal(ofType(events, 'tool/decision', 's1.a1').length, 0)
       assert.equal(ofType(events, 'tool/start', 's1.a1').length, 0)
@@ -347,9 +508,15 @@ describe('guardrails in a run', () => {
       const state = await desk.agent.run()
       assert.equal(state.status, 'COMPLETED', state.reason)
       const events = await desk.events(state.runId)
-      assert.deepEqual(events.filter((e) => e.actionId === 's1.a1').map((e) => e.type), ['tool/proposed', 'tool/decision', 'tool/start', 'guard/tripped', 'tool/end'])
+      assert.deepEqual(
+        events.filter((e) => e.actionId === 's1.a1').map((e) => e.type),
+        ['tool/proposed', 'tool/decision', 'tool/start', 'guard/tripped', 'tool/end'],
+      )
       const [trip] = trips(events)
-      assert.deepEqual([trip.data.stage, trip.data.action, trip.data.guard, trip.data.reason], ['tool_output', 'redact', 'card,email', 'redacted 1 card, 1 email in the result of customer_profile'])
+      assert.deepEqual(
+        [trip.data.stage, trip.data.action, trip.data.guard, trip.data.reason],
+        ['tool_output', 'redact', 'card,email', 'redacted 1 card, 1 email in the result of customer_profile'],
+      )
       const [end] = ofType(events, 'tool/end', 's1.a1')
       assert.match(end.data.observation, /"email":"\[redacted:email\]","card":"\[redacted:card\]"/)
       // The store is inside the trust boundary: the raw output is kept there, for audit and replay.
@@ -376,7 +543,12 @@ describe('guardrails in a run', () => {
       assert.equal(state.answer, clean)
       const events = await desk.events(state.runId)
       const types = events.map((e) => e.type)
-      assert.deepEqual(types.slice(types.indexOf('step/model-response', 10), types.indexOf('verify/end') + 1), ['step/model-response', 'guard/tripped', 'verify/start', 'verify/end'])
+      assert.deepEqual(types.slice(types.indexOf('step/model-response', 10), types.indexOf('verify/end') + 1), [
+        'step/model-response',
+        'guard/tripped',
+        'verify/start',
+        'verify/end',
+      ])
       const [trip] = trips(events)
       assert.deepEqual([trip.data.stage, trip.data.action, trip.data.reason], ['answer', 'redact', 'redacted 1 card in the answer'])
       assert.equal(trip.actionId, undefined)
@@ -391,7 +563,11 @@ describe('guardrails in a run', () => {
 
   it('blocks an answer: verify/end guardrail_blocked with feedback, the model answers again and completes', async () => {
     const script = [lookup, { final: `${refundAnswer} Use the API key ${OpenAiKey} to check.` }, { final: refundAnswer }]
-    const desk = await supportDesk({ script, budgets: { maxRepairs: 1 }, plugins: [entry({ detectors: { secrets: { action: 'block' } } })] })
+    const desk = await supportDesk({
+      script,
+      budgets: { maxRepairs: 1 },
+      plugins: [entry({ detectors: { secrets: { action: 'block' } } })],
+    })
     try {
       const state = await desk.agent.run()
       assert.equal(state.status, 'COMPLETED', state.reason)
@@ -401,8 +577,13 @@ describe('guardrails in a run', () => {
       assert.deepEqual([trip.data.stage, trip.data.action, trip.data.guard], ['answer', 'block', 'secrets'])
       const [blocked, passed] = ofType(events, 'verify/end')
       assert.deepEqual(blocked.data, {
-        ok: false, code: 'guardrail_blocked', reason: 'found 1 secret (sk- api key) in the answer', repair: true, evidence: [],
-        feedback: 'Your answer was blocked by guardrail secrets: found 1 secret (sk- api key) in the answer. Answer again without that content.',
+        ok: false,
+        code: 'guardrail_blocked',
+        reason: 'found 1 secret (sk- api key) in the answer',
+        repair: true,
+        evidence: [],
+        feedback:
+          'Your answer was blocked by guardrail secrets: found 1 secret (sk- api key) in the answer. Answer again without that content.',
       })
       assert.equal(blocked.producer, 'guardrails@1.0.0')
       assert.equal(passed.data.ok, true)
@@ -413,7 +594,10 @@ describe('guardrails in a run', () => {
   })
 
   it('ends FAILED_VERIFICATION guardrail_blocked when a blocked answer has no repair left', async () => {
-    const desk = await supportDesk({ script: [lookup, { final: `${refundAnswer} ${OpenAiKey}` }], plugins: [entry({ detectors: { secrets: { action: 'block' } } })] })
+    const desk = await supportDesk({
+      script: [lookup, { final: `${refundAnswer} ${OpenAiKey}` }],
+      plugins: [entry({ detectors: { secrets: { action: 'block' } } })],
+    })
     try {
       const state = await desk.agent.run()
       assert.equal(state.status, 'FAILED_VERIFICATION')
@@ -437,7 +621,10 @@ describe('guardrails in a run', () => {
       const state = await desk.agent.run()
       assert.equal(state.status, 'COMPLETED', state.reason)
       const events = await desk.events(state.runId)
-      assert.deepEqual(events.filter((e) => e.actionId === 's1.a1').map((e) => e.type), ['tool/proposed', 'guard/tripped', 'tool/error'])
+      assert.deepEqual(
+        events.filter((e) => e.actionId === 's1.a1').map((e) => e.type),
+        ['tool/proposed', 'guard/tripped', 'tool/error'],
+      )
       const [trip] = trips(events)
       assert.deepEqual([trip.data.stage, trip.data.action, trip.data.guard], ['tool_input', 'block', 'guardrail-error'])
       assert.match(trip.data.reason, /guardrail guardrails@1\.0\.0 failed, blocked to fail closed: detector crashed/)
@@ -481,11 +668,17 @@ describe('guardrails in a run', () => {
     try {
       const first = await desk.agent.run()
       const before = trips(await desk.events(first.runId))
-      assert.deepEqual(before.map((t) => t.data.guard), ['card'])
+      assert.deepEqual(
+        before.map((t) => t.data.guard),
+        ['card'],
+      )
       await desk.app.swap('support', 'guardrails', { config: { detectors: { card: false, email: true } } })
       const second = await desk.agent.run()
       const after = trips(await desk.events(second.runId))
-      assert.deepEqual(after.map((t) => t.data.guard), ['email'])
+      assert.deepEqual(
+        after.map((t) => t.data.guard),
+        ['email'],
+      )
       assert.notEqual(after[0].data.guardVersion, before[0].data.guardVersion)
     } finally {
       await desk.stop()

@@ -9,7 +9,11 @@ const interventions = (events: RunEvent[]) => events.filter((e) => e.type === 's
 
 describe('loop-guard', () => {
   it('tells the model it repeats itself, then stops the run with no_progress when it goes on', async () => {
-    const desk = await supportDesk({ script: [{ ...lookup('refunds'), repeat: 7 }, { final: refundAnswer }], budgets: { maxSteps: 20 }, plugins: [guard({})] })
+    const desk = await supportDesk({
+      script: [{ ...lookup('refunds'), repeat: 7 }, { final: refundAnswer }],
+      budgets: { maxSteps: 20 },
+      plugins: [guard({})],
+    })
     try {
       const state = await desk.agent.run()
       assert.equal(state.status, 'STOPPED')
@@ -50,8 +54,18 @@ describe('loop-guard', () => {
   })
 
   it('notices steps that find nothing new', async () => {
-    const script = [lookup('refunds'), lookup('shipping'), lookup('refunds'), lookup('refunds'), lookup('shipping'), { final: refundAnswer }]
-    const desk = await supportDesk({ script, plugins: [guard({ repeat: { enabled: false }, oscillation: { enabled: false }, stagnation: { steps: 3, response: 'stop' } })] })
+    const script = [
+      lookup('refunds'),
+      lookup('shipping'),
+      lookup('refunds'),
+      lookup('refunds'),
+      lookup('shipping'),
+      { final: refundAnswer },
+    ]
+    const desk = await supportDesk({
+      script,
+      plugins: [guard({ repeat: { enabled: false }, oscillation: { enabled: false }, stagnation: { steps: 3, response: 'stop' } })],
+    })
     try {
       const state = await desk.agent.run()
       assert.equal(state.status, 'STOPPED')
@@ -64,7 +78,10 @@ describe('loop-guard', () => {
   })
 
   it('leaves a run that makes progress alone', async () => {
-    const desk = await supportDesk({ script: [lookup('refunds'), lookup('shipping'), lookup('returns'), { final: refundAnswer }], plugins: [guard({ stagnation: { steps: 2 } })] })
+    const desk = await supportDesk({
+      script: [lookup('refunds'), lookup('shipping'), lookup('returns'), { final: refundAnswer }],
+      plugins: [guard({ stagnation: { steps: 2 } })],
+    })
     try {
       const state = await desk.agent.run()
       assert.equal(state.status, 'COMPLETED', state.reason)

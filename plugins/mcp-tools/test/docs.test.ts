@@ -21,10 +21,17 @@ describe('docs/mcp.md', () => {
     const dir = tempDir('cordage-mcp-docs-')
     writeFileSync(join(dir, 'preset.yml'), example)
     // The example's orders-server.mjs is the fixture server.
-    writeFileSync(join(dir, 'orders-server.mjs'), `process.env.MCP_FIXTURE_PIDS = ${JSON.stringify(join(dir, 'pids.txt'))}\nawait import(${JSON.stringify(pathToFileURL(FixtureServer).href)})\n`)
+    writeFileSync(
+      join(dir, 'orders-server.mjs'),
+      `process.env.MCP_FIXTURE_PIDS = ${JSON.stringify(join(dir, 'pids.txt'))}\nawait import(${JSON.stringify(pathToFileURL(FixtureServer).href)})\n`,
+    )
     process.env.ORDERS_API_TOKEN = 'docs-example-token'
     try {
-      const app = await Cordage.fromPreset(join(dir, 'preset.yml'), { onError: (error) => { throw error } })
+      const app = await Cordage.fromPreset(join(dir, 'preset.yml'), {
+        onError: (error) => {
+          throw error
+        },
+      })
       // Stopped whatever happens: a failed assertion must not leave the server process running.
       t.after(() => app.stop())
       const agent = app.agent('orders')
@@ -34,15 +41,49 @@ describe('docs/mcp.md', () => {
       const done = await (await agent.approve(paused.runId, 's2.a1', { by: 'alice' })).done
       assert.equal(done.status, 'COMPLETED')
       const events = await agent.store().load(done.runId)
-      assert.deepEqual(events.map((e) => e.type), [
-        'run/start', 'turn/start',
-        'step/start', 'step/context', 'step/model-request', 'step/model-response', 'tool/proposed', 'tool/decision', 'tool/start', 'tool/end', 'step/end',
-        'step/start', 'step/context', 'step/model-request', 'step/model-response', 'tool/proposed', 'tool/decision', 'run/checkpoint', 'tool/approval-requested', 'run/paused',
-        'tool/approval-decided', 'run/resumed', 'tool/start', 'tool/end', 'step/end',
-        'step/start', 'step/context', 'step/model-request', 'step/model-response', 'verify/start', 'verify/end', 'step/end',
-        'turn/end', 'run/end',
-      ])
-      assert.deepEqual(events.filter((e) => e.type === 'tool/end').map((e) => e.producer), ['mcp-tools@1.0.0', 'mcp-tools@1.0.0'])
+      assert.deepEqual(
+        events.map((e) => e.type),
+        [
+          'run/start',
+          'turn/start',
+          'step/start',
+          'step/context',
+          'step/model-request',
+          'step/model-response',
+          'tool/proposed',
+          'tool/decision',
+          'tool/start',
+          'tool/end',
+          'step/end',
+          'step/start',
+          'step/context',
+          'step/model-request',
+          'step/model-response',
+          'tool/proposed',
+          'tool/decision',
+          'run/checkpoint',
+          'tool/approval-requested',
+          'run/paused',
+          'tool/approval-decided',
+          'run/resumed',
+          'tool/start',
+          'tool/end',
+          'step/end',
+          'step/start',
+          'step/context',
+          'step/model-request',
+          'step/model-response',
+          'verify/start',
+          'verify/end',
+          'step/end',
+          'turn/end',
+          'run/end',
+        ],
+      )
+      assert.deepEqual(
+        events.filter((e) => e.type === 'tool/end').map((e) => e.producer),
+        ['mcp-tools@1.0.0', 'mcp-tools@1.0.0'],
+      )
       await app.stop()
       const pids = readFileSync(join(dir, 'pids.txt'), 'utf8').split('\n').filter(Boolean).map(Number)
       assert.equal(pids.length, 1)

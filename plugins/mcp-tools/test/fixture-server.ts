@@ -30,7 +30,15 @@ export function fixtureEnv(files: FixtureFiles, extra: Record<string, string> = 
 /** The config entry of a stdio fixture server named `name`. */
 export function stdioServer(files: FixtureFiles, options: Record<string, unknown> = {}, name = 'fixture') {
   const { env, ...rest } = options as { env?: Record<string, string> }
-  return { name, transport: 'stdio', command: process.execPath, args: [FixtureServer], env: fixtureEnv(files, env), connectTimeoutMs: 10_000, ...rest }
+  return {
+    name,
+    transport: 'stdio',
+    command: process.execPath,
+    args: [FixtureServer],
+    env: fixtureEnv(files, env),
+    connectTimeoutMs: 10_000,
+    ...rest,
+  }
 }
 
 export interface LoggedCall {
@@ -46,7 +54,10 @@ export interface LoggedCall {
 
 export function loggedCalls(files: FixtureFiles): LoggedCall[] {
   if (!existsSync(files.log)) return []
-  return readFileSync(files.log, 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line) as LoggedCall)
+  return readFileSync(files.log, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as LoggedCall)
 }
 
 /** Calls of `tool` that reached the server. */
@@ -90,7 +101,11 @@ export async function allExited(pids: number[], ms = 4000): Promise<void> {
 }
 
 /** Run a tool the way the kernel does: in a run, after a recorded decision, with a ticket for exactly these arguments. */
-export function invoke(tool: Tool, args: unknown, options: { signal?: AbortSignal; actionId?: string; runId?: string } = {}): Promise<ToolResult> {
+export function invoke(
+  tool: Tool,
+  args: unknown,
+  options: { signal?: AbortSignal; actionId?: string; runId?: string } = {},
+): Promise<ToolResult> {
   return invokeTool(tool, args, { runId: options.runId ?? 'r', actionId: options.actionId, signal: options.signal })
 }
 
@@ -104,11 +119,16 @@ export interface HttpFixture {
 
 /** The fixture in HTTP mode, on `port` (0: any free one), once it accepts connections. */
 export function startHttpFixture(files: FixtureFiles, port = 0, env: Record<string, string> = {}): Promise<HttpFixture> {
-  const child = spawn(process.execPath, [FixtureServer, '--http', String(port)], { env: { ...process.env, ...fixtureEnv(files, env) }, stdio: ['ignore', 'pipe', 'pipe'] })
+  const child = spawn(process.execPath, [FixtureServer, '--http', String(port)], {
+    env: { ...process.env, ...fixtureEnv(files, env) },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
   return new Promise((resolvePromise, reject) => {
     let out = ''
     let err = ''
-    child.stderr!.on('data', (chunk) => { err += chunk })
+    child.stderr!.on('data', (chunk) => {
+      err += chunk
+    })
     child.stdout!.on('data', (chunk) => {
       out += chunk
       const found = /listening (\d+)/.exec(out)
@@ -118,11 +138,12 @@ export function startHttpFixture(files: FixtureFiles, port = 0, env: Record<stri
         port: actual,
         url: `http://127.0.0.1:${actual}/mcp`,
         child,
-        kill: () => new Promise<void>((done) => {
-          if (child.exitCode !== null || child.signalCode !== null) return done()
-          child.once('exit', () => done())
-          child.kill('SIGKILL')
-        }),
+        kill: () =>
+          new Promise<void>((done) => {
+            if (child.exitCode !== null || child.signalCode !== null) return done()
+            child.once('exit', () => done())
+            child.kill('SIGKILL')
+          }),
       })
     })
     child.once('exit', (code) => reject(new Error(`the HTTP fixture exited with ${code} before listening: ${err}`)))

@@ -7,7 +7,17 @@ import assert from 'node:assert/strict'
 import { afterEach, describe, it } from 'node:test'
 import { readService, type ToolsService } from 'cordage'
 import { supportDesk, tempDir, type Harness } from '../../../test/helpers.ts'
-import { allExited, callsOf, effects, fixtureFiles, invoke, serverPids, startHttpFixture, type FixtureFiles, type HttpFixture } from './fixture-server.ts'
+import {
+  allExited,
+  callsOf,
+  effects,
+  fixtureFiles,
+  invoke,
+  serverPids,
+  startHttpFixture,
+  type FixtureFiles,
+  type HttpFixture,
+} from './fixture-server.ts'
 
 let harness: Harness | undefined
 let files: FixtureFiles | undefined
@@ -33,11 +43,16 @@ async function desk(url: string, server: Record<string, unknown> = {}, script: u
     script: script as never,
     rules: [{ id: 'all', verdict: 'allow' }],
     verifier: { minCount: 0 },
-    plugins: [{ plugin: 'mcp-tools', config: {
-      log: false,
-      reconnect: { attempts: 2, initialDelayMs: 20, maxDelayMs: 50 },
-      servers: [{ name: 'remote', transport: 'http', url, connectTimeoutMs: 5000, ...server }],
-    } }],
+    plugins: [
+      {
+        plugin: 'mcp-tools',
+        config: {
+          log: false,
+          reconnect: { attempts: 2, initialDelayMs: 20, maxDelayMs: 50 },
+          servers: [{ name: 'remote', transport: 'http', url, connectTimeoutMs: 5000, ...server }],
+        },
+      },
+    ],
   })
   return harness
 }
@@ -49,7 +64,7 @@ function tool(h: Harness, name: string) {
 }
 
 describe('mcp-tools over streamable HTTP', () => {
-  it('runs an agent on an HTTP server\'s tools, with the idempotency key in _meta', async () => {
+  it("runs an agent on an HTTP server's tools, with the idempotency key in _meta", async () => {
     const server = await serve()
     const h = await desk(server.url, { tools: { lookup_order: { sideEffect: 'none' } } }, [
       { tool: 'remote__lookup_order', args: { orderId: 'O-2' } },
@@ -59,7 +74,10 @@ describe('mcp-tools over streamable HTTP', () => {
     const state = await h.agent.run('Check O-2')
     assert.equal(state.status, 'COMPLETED')
     const events = await h.events(state.runId)
-    assert.deepEqual(events.filter((e) => e.type === 'tool/end').map((e) => e.actionId), ['s1.a1', 's2.a1'])
+    assert.deepEqual(
+      events.filter((e) => e.type === 'tool/end').map((e) => e.actionId),
+      ['s1.a1', 's2.a1'],
+    )
     assert.equal(effects(files!).length, 1)
     assert.equal(effects(files!)[0].key, `${state.runId}/s2.a1`)
   })
@@ -76,7 +94,10 @@ describe('mcp-tools over streamable HTTP', () => {
     await new Promise((r) => setTimeout(r, 300))
     await assert.rejects(invoke(tool(h, 'remote__append_note'), { note: 'while down' }), (error: Error & { code?: string }) => {
       assert.equal(error.code, 'tool_unavailable')
-      assert.match(error.message, /MCP server "remote" is down and reconnecting failed, so nothing was sent: nothing accepts connections at http:\/\/127\.0\.0\.1:\d+\/mcp \(ECONNREFUSED\)/)
+      assert.match(
+        error.message,
+        /MCP server "remote" is down and reconnecting failed, so nothing was sent: nothing accepts connections at http:\/\/127\.0\.0\.1:\d+\/mcp \(ECONNREFUSED\)/,
+      )
       return true
     })
     assert.equal(effects(files!).length, 0)
@@ -120,12 +141,15 @@ describe('mcp-tools over streamable HTTP', () => {
       harness = undefined
 
       process.env.CORDAGE_TEST_MCP_TOKEN = token + '-wrong'
-      await assert.rejects(desk(server.url, { headers: { Authorization: 'Bearer ${CORDAGE_TEST_MCP_TOKEN}' } }), (error: Error & { code?: string }) => {
-        assert.equal(error.code, 'plugin_start_failed')
-        assert.match(error.message, /refused the connection with HTTP 401; check the credentials in servers\[0\] \("remote"\)\.headers/)
-        assert.ok(!error.message.includes(token), 'the token is not in the message')
-        return true
-      })
+      await assert.rejects(
+        desk(server.url, { headers: { Authorization: 'Bearer ${CORDAGE_TEST_MCP_TOKEN}' } }),
+        (error: Error & { code?: string }) => {
+          assert.equal(error.code, 'plugin_start_failed')
+          assert.match(error.message, /refused the connection with HTTP 401; check the credentials in servers\[0\] \("remote"\)\.headers/)
+          assert.ok(!error.message.includes(token), 'the token is not in the message')
+          return true
+        },
+      )
     } finally {
       delete process.env.CORDAGE_TEST_MCP_TOKEN
     }

@@ -8,7 +8,17 @@ import { afterEach, describe, it } from 'node:test'
 import { readService, type RunEvent, type ToolsService } from 'cordage'
 import { indexOf, supportDesk, tempDir, type Harness } from '../../../test/helpers.ts'
 import { IdempotencyKeyMeta } from '../index.ts'
-import { allExited, callsOf, effects, fixtureFiles, invoke, loggedCalls, serverPids, stdioServer, type FixtureFiles } from './fixture-server.ts'
+import {
+  allExited,
+  callsOf,
+  effects,
+  fixtureFiles,
+  invoke,
+  loggedCalls,
+  serverPids,
+  stdioServer,
+  type FixtureFiles,
+} from './fixture-server.ts'
 
 const Rules = [
   { id: 'read-only', verdict: 'allow', match: { sideEffect: 'none' } },
@@ -32,7 +42,12 @@ async function desk(script: unknown[], server: Record<string, unknown> = {}, opt
     script: script as never,
     rules: options.rules ?? Rules,
     verifier: { minCount: 0 },
-    plugins: [{ plugin: 'mcp-tools', config: { log: false, reconnect: { attempts: 3, initialDelayMs: 20, maxDelayMs: 100 }, servers: [stdioServer(files, server)] } }],
+    plugins: [
+      {
+        plugin: 'mcp-tools',
+        config: { log: false, reconnect: { attempts: 3, initialDelayMs: 20, maxDelayMs: 100 }, servers: [stdioServer(files, server)] },
+      },
+    ],
   })
   return harness
 }
@@ -54,33 +69,74 @@ function only<T extends RunEvent['type']>(events: RunEvent[], type: T, actionId?
 }
 
 describe('mcp-tools over stdio', () => {
-  it('registers the server\'s tools under its namespace, with their input schemas and the preset\'s contracts', async () => {
+  it("registers the server's tools under its namespace, with their input schemas and the preset's contracts", async () => {
     const h = await desk([], { tools: { lookup_order: { sideEffect: 'none' }, append_note: { idempotent: true, timeoutMs: 2000 } } })
-    const names = registry(h).list().filter((t) => t.name.startsWith('fixture__')).map((t) => t.name).sort()
+    const names = registry(h)
+      .list()
+      .filter((t) => t.name.startsWith('fixture__'))
+      .map((t) => t.name)
+      .sort()
     assert.deepEqual(names, [
-      'fixture__add_tool', 'fixture__append_note', 'fixture__append_then_crash', 'fixture__crash', 'fixture__fail',
-      'fixture__get_status', 'fixture__lookup_order', 'fixture__picture', 'fixture__slow', 'fixture__whoami',
+      'fixture__add_tool',
+      'fixture__append_note',
+      'fixture__append_then_crash',
+      'fixture__crash',
+      'fixture__fail',
+      'fixture__get_status',
+      'fixture__lookup_order',
+      'fixture__picture',
+      'fixture__slow',
+      'fixture__whoami',
     ])
     const lookup = tool(h, 'fixture__lookup_order')
     assert.equal(lookup.description, 'Look up an order by id: its items and status.')
     assert.deepEqual(lookup.inputSchema, {
-      type: 'object', properties: { orderId: { type: 'string', pattern: '^O-\\d+$', description: 'like O-123' } }, required: ['orderId'], additionalProperties: false,
+      type: 'object',
+      properties: { orderId: { type: 'string', pattern: '^O-\\d+$', description: 'like O-123' } },
+      required: ['orderId'],
+      additionalProperties: false,
     })
     assert.equal(lookup.owner, 'mcp-tools@1.0.0')
     assert.deepEqual(lookup.tags, ['mcp', 'mcp:fixture'])
     const contract = (name: string) => {
       const t = tool(h, name)
-      return { sideEffect: t.sideEffect, idempotent: t.idempotent, needsApproval: t.needsApproval, timeoutMs: t.timeoutMs, retries: t.retries }
+      return {
+        sideEffect: t.sideEffect,
+        idempotent: t.idempotent,
+        needsApproval: t.needsApproval,
+        timeoutMs: t.timeoutMs,
+        retries: t.retries,
+      }
     }
     // Read-only by the preset's say-so: safe to repeat, no approval wanted.
-    assert.deepEqual(contract('fixture__lookup_order'), { sideEffect: 'none', idempotent: true, needsApproval: false, timeoutMs: 30_000, retries: 0 })
-    assert.deepEqual(contract('fixture__append_note'), { sideEffect: 'external', idempotent: true, needsApproval: true, timeoutMs: 2000, retries: 0 })
+    assert.deepEqual(contract('fixture__lookup_order'), {
+      sideEffect: 'none',
+      idempotent: true,
+      needsApproval: false,
+      timeoutMs: 30_000,
+      retries: 0,
+    })
+    assert.deepEqual(contract('fixture__append_note'), {
+      sideEffect: 'external',
+      idempotent: true,
+      needsApproval: true,
+      timeoutMs: 2000,
+      retries: 0,
+    })
     // Nothing said: the default contract of every MCP tool.
-    assert.deepEqual(contract('fixture__get_status'), { sideEffect: 'external', idempotent: false, needsApproval: true, timeoutMs: 30_000, retries: 0 })
+    assert.deepEqual(contract('fixture__get_status'), {
+      sideEffect: 'external',
+      idempotent: false,
+      needsApproval: true,
+      timeoutMs: 30_000,
+      retries: 0,
+    })
   })
 
-  it('refuses arguments that do not match the tool\'s schema before the server is called', async () => {
-    const h = await desk([{ tool: 'fixture__lookup_order', args: { orderId: 'seven' } }, { final: 'Could not look it up.' }], { tools: { lookup_order: { sideEffect: 'none' } } })
+  it("refuses arguments that do not match the tool's schema before the server is called", async () => {
+    const h = await desk([{ tool: 'fixture__lookup_order', args: { orderId: 'seven' } }, { final: 'Could not look it up.' }], {
+      tools: { lookup_order: { sideEffect: 'none' } },
+    })
     await assert.rejects(invoke(tool(h, 'fixture__lookup_order'), { orderId: 7 }), { code: 'invalid_arguments' })
     await assert.rejects(invoke(tool(h, 'fixture__lookup_order'), { orderId: 'O-7', extra: true }), { code: 'invalid_arguments' })
     const state = await h.agent.run('Look up order seven')
@@ -94,11 +150,14 @@ describe('mcp-tools over stdio', () => {
   })
 
   it('runs a read-only tool, then a write only after approval, exactly once, through the ledger', async () => {
-    const h = await desk([
-      { tool: 'fixture__lookup_order', args: { orderId: 'O-7' } },
-      { tool: 'fixture__append_note', args: { note: 'refund approved for O-7' } },
-      { final: 'Noted the refund on O-7.' },
-    ], { tools: { lookup_order: { sideEffect: 'none' } } })
+    const h = await desk(
+      [
+        { tool: 'fixture__lookup_order', args: { orderId: 'O-7' } },
+        { tool: 'fixture__append_note', args: { note: 'refund approved for O-7' } },
+        { final: 'Noted the refund on O-7.' },
+      ],
+      { tools: { lookup_order: { sideEffect: 'none' } } },
+    )
     const paused = await h.agent.run('Note the refund on O-7')
     assert.equal(paused.status, 'WAITING_APPROVAL')
     assert.equal(paused.waiting?.actionId, 's2.a1')
@@ -114,9 +173,10 @@ describe('mcp-tools over stdio', () => {
     const events = await h.events(paused.runId)
     const types = events.filter((e) => e.actionId === 's1.a1').map((e) => e.type)
     assert.deepEqual(types, ['tool/proposed', 'tool/decision', 'tool/start', 'tool/end'])
-    assert.deepEqual(events.filter((e) => e.actionId === 's2.a1').map((e) => e.type), [
-      'tool/proposed', 'tool/decision', 'tool/approval-requested', 'tool/approval-decided', 'tool/start', 'tool/end',
-    ])
+    assert.deepEqual(
+      events.filter((e) => e.actionId === 's2.a1').map((e) => e.type),
+      ['tool/proposed', 'tool/decision', 'tool/approval-requested', 'tool/approval-decided', 'tool/start', 'tool/end'],
+    )
     const lookupEnd = only(events, 'tool/end', 's1.a1')
     assert.deepEqual(lookupEnd.data.output, { orderId: 'O-7', items: 2, status: 'delivered', damaged: true })
     assert.equal(lookupEnd.data.observation, 'Order O-7: 2 kettles, delivered damaged.')
@@ -133,7 +193,11 @@ describe('mcp-tools over stdio', () => {
   })
 
   it('pauses WAITING_RECONCILIATION when the server dies during a write: tool_connection_lost, outcome unknown', async () => {
-    const h = await desk([{ tool: 'fixture__append_then_crash', args: { note: 'refund O-9' } }, { final: 'Refund noted.' }], {}, { rules: [{ id: 'all', verdict: 'allow' }] })
+    const h = await desk(
+      [{ tool: 'fixture__append_then_crash', args: { note: 'refund O-9' } }, { final: 'Refund noted.' }],
+      {},
+      { rules: [{ id: 'all', verdict: 'allow' }] },
+    )
     const state = await h.agent.run('Note the refund on O-9')
     assert.equal(state.status, 'WAITING_RECONCILIATION')
     const events = await h.events(state.runId)
@@ -152,11 +216,14 @@ describe('mcp-tools over stdio', () => {
   })
 
   it('tells the model when a read-only call loses its server, and the next call works on a restarted server', async () => {
-    const h = await desk([
-      { tool: 'fixture__crash', args: {} },
-      { tool: 'fixture__lookup_order', args: { orderId: 'O-1' } },
-      { final: 'Order O-1 was delivered.' },
-    ], { tools: { crash: { sideEffect: 'none' }, lookup_order: { sideEffect: 'none' } } })
+    const h = await desk(
+      [
+        { tool: 'fixture__crash', args: {} },
+        { tool: 'fixture__lookup_order', args: { orderId: 'O-1' } },
+        { final: 'Order O-1 was delivered.' },
+      ],
+      { tools: { crash: { sideEffect: 'none' }, lookup_order: { sideEffect: 'none' } } },
+    )
     const state = await h.agent.run('Look up O-1')
     assert.equal(state.status, 'COMPLETED')
     const events = await h.events(state.runId)
@@ -173,7 +240,9 @@ describe('mcp-tools over stdio', () => {
   })
 
   it('feeds an isError result back to the model as tool_failed, and the run goes on', async () => {
-    const h = await desk([{ tool: 'fixture__fail', args: { orderId: 'O-3' } }, { final: 'O-3 is locked.' }], { tools: { fail: { sideEffect: 'none' } } })
+    const h = await desk([{ tool: 'fixture__fail', args: { orderId: 'O-3' } }, { final: 'O-3 is locked.' }], {
+      tools: { fail: { sideEffect: 'none' } },
+    })
     const state = await h.agent.run('Refund O-3')
     assert.equal(state.status, 'COMPLETED')
     const error = only(await h.events(state.runId), 'tool/error', 's1.a1')
@@ -186,7 +255,10 @@ describe('mcp-tools over stdio', () => {
     const h = await desk([])
     const result = await invoke(tool(h, 'fixture__picture'), {})
     assert.equal(result.observation, 'Orders per day:\n[image image/png]')
-    assert.deepEqual(result.output, [{ type: 'text', text: 'Orders per day:' }, { type: 'image', data: 'iVBORw0KGgo=', mimeType: 'image/png' }])
+    assert.deepEqual(result.output, [
+      { type: 'text', text: 'Orders per day:' },
+      { type: 'image', data: 'iVBORw0KGgo=', mimeType: 'image/png' },
+    ])
   })
 
   it('stops a slow call promptly when it is aborted, and tells the server to cancel', async () => {
@@ -204,14 +276,16 @@ describe('mcp-tools over stdio', () => {
     assert.equal((await invoke(tool(h, 'fixture__get_status'), {})).observation, 'all systems nominal')
   })
 
-  it('fails a call with the kernel\'s tool_timeout when the server is too slow', async () => {
-    const h = await desk([{ tool: 'fixture__slow', args: { ms: 5000 } }, { final: 'unused' }], { tools: { slow: { sideEffect: 'none', timeoutMs: 200 } } })
+  it("fails a call with the kernel's tool_timeout when the server is too slow", async () => {
+    const h = await desk([{ tool: 'fixture__slow', args: { ms: 5000 } }, { final: 'unused' }], {
+      tools: { slow: { sideEffect: 'none', timeoutMs: 200 } },
+    })
     const state = await h.agent.run('Wait')
     assert.equal(state.status, 'FAILED')
     assert.equal(state.failureCode, 'tool_timeout')
   })
 
-  it('follows the server\'s tool list: tools/list_changed, and a restart with other tools', async () => {
+  it("follows the server's tool list: tools/list_changed, and a restart with other tools", async () => {
     const h = await desk([], { tools: { crash: { sideEffect: 'none' } } })
     await invoke(tool(h, 'fixture__add_tool'), { name: 'late_arrival' })
     for (let i = 0; i < 100 && !registry(h).get('fixture__late_arrival'); i++) await new Promise((r) => setTimeout(r, 10))

@@ -16,7 +16,11 @@ const ok = (schema: Record<string, unknown>, value: unknown) => argumentCheck(sc
 
 describe('argument checks from JSON Schema', () => {
   it('checks types, patterns, required fields and additionalProperties, and lets unknown keys through otherwise', () => {
-    const schema = { type: 'object', properties: { orderId: { type: 'string', pattern: '^O-\\d+$' }, qty: { type: 'integer', minimum: 1 } }, required: ['orderId'] }
+    const schema = {
+      type: 'object',
+      properties: { orderId: { type: 'string', pattern: '^O-\\d+$' }, qty: { type: 'integer', minimum: 1 } },
+      required: ['orderId'],
+    }
     assert.equal(ok(schema, { orderId: 'O-1', qty: 2 }), true)
     assert.equal(ok(schema, { orderId: 'O-1', note: 'kept' }), true)
     assert.equal(ok(schema, { orderId: 'X-1' }), false)
@@ -43,7 +47,8 @@ describe('argument checks from JSON Schema', () => {
       type: 'object',
       properties: { kind: { type: 'string', enum: ['refund', 'note'] }, rule: { not: { type: 'string' } }, amount: { type: 'number' } },
       required: ['kind', 'rule'],
-      if: { properties: { kind: { const: 'refund' } } }, then: { required: ['amount'] },
+      if: { properties: { kind: { const: 'refund' } } },
+      then: { required: ['amount'] },
     }
     const { degraded } = argumentCheck(schema)
     assert.match(degraded!, /not supported/)
@@ -59,12 +64,24 @@ describe('contracts from the preset', () => {
     assert.deepEqual(contractOf({}), { sideEffect: 'external', idempotent: false, needsApproval: true, timeoutMs: 30_000, retries: 0 })
   })
 
-  it('lets a tool\'s own entry win over the server defaults, field by field', () => {
-    assert.deepEqual(contractOf({ sideEffect: 'local', timeoutMs: 5000 }, { idempotent: true }), { sideEffect: 'local', idempotent: true, needsApproval: true, timeoutMs: 5000, retries: 0 })
+  it("lets a tool's own entry win over the server defaults, field by field", () => {
+    assert.deepEqual(contractOf({ sideEffect: 'local', timeoutMs: 5000 }, { idempotent: true }), {
+      sideEffect: 'local',
+      idempotent: true,
+      needsApproval: true,
+      timeoutMs: 5000,
+      retries: 0,
+    })
   })
 
   it('makes a tool declared read-only idempotent and approval-free unless told otherwise', () => {
-    assert.deepEqual(contractOf({}, { sideEffect: 'none' }), { sideEffect: 'none', idempotent: true, needsApproval: false, timeoutMs: 30_000, retries: 0 })
+    assert.deepEqual(contractOf({}, { sideEffect: 'none' }), {
+      sideEffect: 'none',
+      idempotent: true,
+      needsApproval: false,
+      timeoutMs: 30_000,
+      retries: 0,
+    })
     assert.equal(contractOf({ needsApproval: true }, { sideEffect: 'none' }).needsApproval, true)
   })
 })
@@ -86,18 +103,33 @@ describe('results', () => {
   })
 
   it('names parts that are not text', () => {
-    const result = toToolResult({ content: [
-      { type: 'audio', data: 'AA==', mimeType: 'audio/wav' },
-      { type: 'resource_link', uri: 'file:///r.txt', name: 'report' },
-      { type: 'resource', resource: { uri: 'file:///a.txt', text: 'inline text' } },
-      { type: 'resource', resource: { uri: 'file:///b.bin', mimeType: 'application/octet-stream', blob: 'AA==' } },
-    ] }, 't', keep)
-    assert.equal(result.observation, '[audio audio/wav]\n[resource file:///r.txt "report"]\ninline text\n[resource file:///b.bin application/octet-stream]')
+    const result = toToolResult(
+      {
+        content: [
+          { type: 'audio', data: 'AA==', mimeType: 'audio/wav' },
+          { type: 'resource_link', uri: 'file:///r.txt', name: 'report' },
+          { type: 'resource', resource: { uri: 'file:///a.txt', text: 'inline text' } },
+          { type: 'resource', resource: { uri: 'file:///b.bin', mimeType: 'application/octet-stream', blob: 'AA==' } },
+        ],
+      },
+      't',
+      keep,
+    )
+    assert.equal(
+      result.observation,
+      '[audio audio/wav]\n[resource file:///r.txt "report"]\ninline text\n[resource file:///b.bin application/octet-stream]',
+    )
   })
 
-  it('turns isError into tool_failed with the server\'s text', () => {
-    assert.throws(() => toToolResult({ content: [{ type: 'text', text: 'locked' }], isError: true }, 't', keep), { code: 'tool_failed', message: 'locked' })
-    assert.throws(() => toToolResult({ isError: true }, 'refund', keep), { code: 'tool_failed', message: 'refund reported an error without saying why' })
+  it("turns isError into tool_failed with the server's text", () => {
+    assert.throws(() => toToolResult({ content: [{ type: 'text', text: 'locked' }], isError: true }, 't', keep), {
+      code: 'tool_failed',
+      message: 'locked',
+    })
+    assert.throws(() => toToolResult({ isError: true }, 'refund', keep), {
+      code: 'tool_failed',
+      message: 'refund reported an error without saying why',
+    })
   })
 })
 
@@ -129,4 +161,3 @@ describe('stderr tail', () => {
     assert.equal(tail.lines(), 'starting\nError: database is locked')
   })
 })
-

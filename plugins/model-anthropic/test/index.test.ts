@@ -8,22 +8,45 @@ import { MessageAnswer, StreamEvent } from '../response.ts'
 
 const key = 'sk-ant-unit-7d2e9c4b1a'
 const env = { UNIT_ANTHROPIC_KEY: key }
-const lookup: ToolView = { name: 'lookup_policy', description: 'Find the policy', inputSchema: { type: 'object', properties: { topic: { type: 'string' } } } }
+const lookup: ToolView = {
+  name: 'lookup_policy',
+  description: 'Find the policy',
+  inputSchema: { type: 'object', properties: { topic: { type: 'string' } } },
+}
 const history: ContextMessage[] = [
   { role: 'system', text: 'You answer support questions.', source: 0 },
   { role: 'user', text: 'Refund window?', source: 2 },
-  { role: 'assistant', text: 'Checking.', calls: [{ actionId: 's1.a1', name: 'lookup_policy', args: { topic: 'refunds' } }, { actionId: 's1.a2', name: 'lookup_policy', args: '{"topic": "ret' }], source: 5 },
+  {
+    role: 'assistant',
+    text: 'Checking.',
+    calls: [
+      { actionId: 's1.a1', name: 'lookup_policy', args: { topic: 'refunds' } },
+      { actionId: 's1.a2', name: 'lookup_policy', args: '{"topic": "ret' },
+    ],
+    source: 5,
+  },
   { role: 'tool', actionId: 's1.a1', text: '30 days', source: 9 },
   { role: 'tool', actionId: 's1.a2', text: 'Error: not valid JSON', source: 10 },
   { role: 'user', text: '[harness] The answer must cite a source.', source: 11 },
   { role: 'system', text: 'Be brief.', source: 12 },
 ]
-const request = (over: Partial<ModelRequest> = {}): ModelRequest => ({ runId: 'r1', stepId: 's2', stepIndex: 2, messages: history, tools: [lookup], signal: new AbortController().signal, ...over })
-const config = (server: ProviderServer, over: Record<string, unknown> = {}) => manifest.config({ model: 'claude-test', baseUrl: server.baseUrl, apiKeyEnv: 'UNIT_ANTHROPIC_KEY', ...over })
+const request = (over: Partial<ModelRequest> = {}): ModelRequest => ({
+  runId: 'r1',
+  stepId: 's2',
+  stepIndex: 2,
+  messages: history,
+  tools: [lookup],
+  signal: new AbortController().signal,
+  ...over,
+})
+const config = (server: ProviderServer, over: Record<string, unknown> = {}) =>
+  manifest.config({ model: 'claude-test', baseUrl: server.baseUrl, apiKeyEnv: 'UNIT_ANTHROPIC_KEY', ...over })
 
 describe('model-anthropic', () => {
   let server: ProviderServer
-  before(async () => { server = await ProviderServer.start({ protocol: 'anthropic', apiKey: key }) })
+  before(async () => {
+    server = await ProviderServer.start({ protocol: 'anthropic', apiKey: key })
+  })
   after(() => server.close())
 
   it('sends the system prompt on top, merges turns so roles alternate, and answers every tool_use first thing', async () => {
@@ -41,18 +64,24 @@ describe('model-anthropic', () => {
     assert.equal(sent.body.temperature, 0.3)
     assert.deepEqual(sent.body.messages, [
       { role: 'user', content: [{ type: 'text', text: 'Refund window?' }] },
-      { role: 'assistant', content: [
-        { type: 'text', text: 'Checking.' },
-        { type: 'tool_use', id: 'call_s1_a1', name: 'lookup_policy', input: { topic: 'refunds' } },
-        // Malformed arguments cannot go back as text here: tool_use input must be an object.
-        { type: 'tool_use', id: 'call_s1_a2', name: 'lookup_policy', input: {} },
-      ] },
-      { role: 'user', content: [
-        { type: 'tool_result', tool_use_id: 'call_s1_a1', content: '30 days' },
-        { type: 'tool_result', tool_use_id: 'call_s1_a2', content: 'Error: not valid JSON' },
-        { type: 'text', text: '[harness] The answer must cite a source.' },
-        { type: 'text', text: '[system] Be brief.' },
-      ] },
+      {
+        role: 'assistant',
+        content: [
+          { type: 'text', text: 'Checking.' },
+          { type: 'tool_use', id: 'call_s1_a1', name: 'lookup_policy', input: { topic: 'refunds' } },
+          // Malformed arguments cannot go back as text here: tool_use input must be an object.
+          { type: 'tool_use', id: 'call_s1_a2', name: 'lookup_policy', input: {} },
+        ],
+      },
+      {
+        role: 'user',
+        content: [
+          { type: 'tool_result', tool_use_id: 'call_s1_a1', content: '30 days' },
+          { type: 'tool_result', tool_use_id: 'call_s1_a2', content: 'Error: not valid JSON' },
+          { type: 'text', text: '[harness] The answer must cite a source.' },
+          { type: 'text', text: '[system] Be brief.' },
+        ],
+      },
     ])
     assert.deepEqual(sent.body.tools, [
       { name: 'lookup_policy', description: 'Find the policy', input_schema: lookup.inputSchema },
@@ -63,7 +92,10 @@ describe('model-anthropic', () => {
 
   it('counts cached input tokens in the total and prices reads and writes as configured', async () => {
     server.queue({ text: 'ok', usage: { input: 200_000, cachedInput: 800_000, output: 1_000_000 } })
-    const model = new AnthropicMessagesModel(config(server, { prices: { inputPerMTok: 3, outputPerMTok: 15, cachedInputPerMTok: 0.3 } }), env)
+    const model = new AnthropicMessagesModel(
+      config(server, { prices: { inputPerMTok: 3, outputPerMTok: 15, cachedInputPerMTok: 0.3 } }),
+      env,
+    )
     const { usage } = await model.respond(request())
     assert.equal(usage.inputTokens, 1_000_000)
     assert.equal(usage.outputTokens, 1_000_000)
@@ -72,12 +104,18 @@ describe('model-anthropic', () => {
 
   it('takes 529 overloaded as transient, with the type the API sends', async () => {
     server.queue({ fault: { status: 529, message: 'Overloaded' } })
-    await assert.rejects(new AnthropicMessagesModel(config(server), env).respond(request()), { code: 'model_transient', message: /529: Overloaded/ })
+    await assert.rejects(new AnthropicMessagesModel(config(server), env).respond(request()), {
+      code: 'model_transient',
+      message: /529: Overloaded/,
+    })
   })
 
   it('fails permanently on a refusal', async () => {
     server.queue({ text: 'I cannot help with that.', stopReason: 'refusal' })
-    await assert.rejects(new AnthropicMessagesModel(config(server), env).respond(request()), { code: 'model_permanent', message: /refusal/ })
+    await assert.rejects(new AnthropicMessagesModel(config(server), env).respond(request()), {
+      code: 'model_permanent',
+      message: /refusal/,
+    })
   })
 
   it('skips thinking blocks, their thinking and signature deltas included', () => {
@@ -105,17 +143,32 @@ describe('model-anthropic', () => {
     const response = await new AnthropicMessagesModel(config(server, { stream: false }), env).respond(request())
     assert.equal(server.requests.at(-1)!.body.stream, undefined)
     assert.equal(response.decision.kind, 'tool_calls')
-    assert.deepEqual(response.decision.kind === 'tool_calls' && response.decision.calls.map((c) => [c.name, c.args]), [['lookup_policy', { topic: 'returns' }]])
+    assert.deepEqual(response.decision.kind === 'tool_calls' && response.decision.calls.map((c) => [c.name, c.args]), [
+      ['lookup_policy', { topic: 'returns' }],
+    ])
   })
 
   it('refuses to start without a key for api.anthropic.com, naming the variable', () => {
-    assert.throws(() => new AnthropicMessagesModel(manifest.config({ model: 'claude-test', apiKeyEnv: 'CORDAGE_UNSET_KEY' }), {}), /CORDAGE_UNSET_KEY is not set/)
-    assert.equal(new AnthropicMessagesModel(manifest.config({ model: 'm' }), { ANTHROPIC_BASE_URL: 'http://127.0.0.1:9/' }).baseUrl, 'http://127.0.0.1:9/')
+    assert.throws(
+      () => new AnthropicMessagesModel(manifest.config({ model: 'claude-test', apiKeyEnv: 'CORDAGE_UNSET_KEY' }), {}),
+      /CORDAGE_UNSET_KEY is not set/,
+    )
+    assert.equal(
+      new AnthropicMessagesModel(manifest.config({ model: 'm' }), { ANTHROPIC_BASE_URL: 'http://127.0.0.1:9/' }).baseUrl,
+      'http://127.0.0.1:9/',
+    )
   })
 
   it('skips a thinking block and an unknown event served over the wire, and prices cache writes', async () => {
-    server.queue({ text: 'Hello', quirks: { thinking: 'Let me think.', unknownEvent: true }, usage: { input: 100_000, cacheWrite: 1_000_000, output: 0 } })
-    const model = new AnthropicMessagesModel(config(server, { prices: { inputPerMTok: 3, outputPerMTok: 15, cacheWritePerMTok: 3.75 } }), env)
+    server.queue({
+      text: 'Hello',
+      quirks: { thinking: 'Let me think.', unknownEvent: true },
+      usage: { input: 100_000, cacheWrite: 1_000_000, output: 0 },
+    })
+    const model = new AnthropicMessagesModel(
+      config(server, { prices: { inputPerMTok: 3, outputPerMTok: 15, cacheWritePerMTok: 3.75 } }),
+      env,
+    )
     const { decision, usage } = await model.respond(request())
     assert.deepEqual(decision, { kind: 'final', text: 'Hello' })
     assert.equal(usage.inputTokens, 1_100_000)
@@ -124,13 +177,22 @@ describe('model-anthropic', () => {
 
   it('fails a text answer cut off at max_tokens rather than take it for a final one', async () => {
     server.queue({ text: 'Damaged items can be refu', stopReason: 'max_tokens' })
-    await assert.rejects(new AnthropicMessagesModel(config(server), env).respond(request()), { code: 'model_permanent', message: /cut off at max_tokens/ })
+    await assert.rejects(new AnthropicMessagesModel(config(server), env).respond(request()), {
+      code: 'model_permanent',
+      message: /cut off at max_tokens/,
+    })
   })
 
   it('leaves out an empty system prompt', async () => {
     server.queue({ text: 'ok' })
-    await new AnthropicMessagesModel(config(server), env).respond(request({ messages: [{ role: 'system', text: ' ', source: 0 }, { role: 'user', text: 'hi', source: 1 }] }))
+    await new AnthropicMessagesModel(config(server), env).respond(
+      request({
+        messages: [
+          { role: 'system', text: ' ', source: 0 },
+          { role: 'user', text: 'hi', source: 1 },
+        ],
+      }),
+    )
     assert.equal('system' in server.requests.at(-1)!.body, false)
   })
 })
-

@@ -9,7 +9,12 @@ import { tempDir } from '../../../test/helpers.ts'
 import plugin, { type ScriptedModel } from '../index.ts'
 
 const request = (stepIndex: number, signal = new AbortController().signal): ModelRequest => ({
-  runId: 'r', stepId: `s${stepIndex}`, stepIndex, messages: [{ role: 'user', text: 'hi', source: 2 }], tools: [], signal,
+  runId: 'r',
+  stepId: `s${stepIndex}`,
+  stepIndex,
+  messages: [{ role: 'user', text: 'hi', source: 2 }],
+  tools: [],
+  signal,
 })
 
 async function model(config: Record<string, unknown>, baseDir?: string) {
@@ -23,7 +28,10 @@ describe('model-scripted', () => {
   it('answers by step index, expanding repeat, so a resumed run continues where it was', async () => {
     const m = await model({ script: [{ tool: 'a', args: { x: 1 }, repeat: 2 }, { final: 'done' }] })
     assert.deepEqual((await m.respond(request(3))).decision, { kind: 'final', text: 'done' })
-    assert.deepEqual((await m.respond(request(2))).decision, { kind: 'tool_calls', calls: [{ name: 'a', args: { x: 1 }, callId: 'call_1' }] })
+    assert.deepEqual((await m.respond(request(2))).decision, {
+      kind: 'tool_calls',
+      calls: [{ name: 'a', args: { x: 1 }, callId: 'call_1' }],
+    })
   })
 
   it('records every request it received, without the signal', async () => {
@@ -68,7 +76,7 @@ describe('model-scripted', () => {
     assert.match(String(fork.error?.message), /script\[0\] must have exactly one of tool, calls, final, ask \(found tool, final\)/)
   })
 
-  it('answers summary requests from summaries, without taking a step\'s answer', async () => {
+  it("answers summary requests from summaries, without taking a step's answer", async () => {
     const m = await model({ script: [{ final: 'step one' }], summaries: ['first summary', 'later summary'] })
     const summary = (runId: string) => m.respond({ ...request(1), runId, purpose: 'summary' })
     assert.deepEqual((await summary('r')).decision, { kind: 'final', text: 'first summary' })
@@ -80,4 +88,3 @@ describe('model-scripted', () => {
     await assert.rejects(none.respond({ ...request(1), purpose: 'summary' }), { code: 'model_permanent', message: /no summaries/ })
   })
 })
-

@@ -9,5 +9,8 @@ runStoreContract('store-memory', () => new MemoryStore(1_000_000))
 it('store-memory refuses appends beyond maxEventsPerRun', async () => {
   const store = new MemoryStore(3)
   await store.append('r', runEvents('r', 1, 3), 0, { writer: KernelWriter })
-  await assert.rejects(async () => store.append('r', runEvents('r', 4, 1), 3, { writer: KernelWriter }), { code: 'invalid_event', message: /more than 3 events/ })
+  await assert.rejects(async () => store.append('r', runEvents('r', 4, 1), 3, { writer: KernelWriter }), {
+    code: 'invalid_event',
+    message: /more than 3 events/,
+  })
 })

@@ -22,13 +22,22 @@ const open = async (options: { chainKey?: string } = {}) => {
   opened.push(store)
   return store
 }
-after(async () => { for (const s of opened) { await s.dropSchema().catch(() => {}); await s.close() } })
+after(async () => {
+  for (const s of opened) {
+    await s.dropSchema().catch(() => {})
+    await s.close()
+  }
+})
 
 /** SQL run in a store's schema by another connection: damage, or an edit made behind the store's back. */
 async function damage(store: StoreService, sql: string) {
   const client = new pg.Client({ connectionString: url, options: `-c search_path=${(store as PostgresStore).schema}` })
   await client.connect()
-  try { await client.query(sql) } finally { await client.end() }
+  try {
+    await client.query(sql)
+  } finally {
+    await client.end()
+  }
 }
 
 describe('store-postgres', { skip }, () => {
@@ -40,7 +49,10 @@ describe('store-postgres', { skip }, () => {
     await store.append('r1', runEvents('r1', 11, 2), 10, { writer: KernelWriter })
     const run = await store.loadRun('r1')
     assert.deepEqual(run.snapshot, { seq: 10, version: 1, state: { at: 10 } })
-    assert.deepEqual(run.events.map((e) => e.seq), [11, 12])
+    assert.deepEqual(
+      run.events.map((e) => e.seq),
+      [11, 12],
+    )
   })
 
   it('migrates a schema of store-postgres 1.2.0: its runs read, verify as not chained, and chain from where they continue', async () => {
@@ -48,13 +60,25 @@ describe('store-postgres', { skip }, () => {
     const client = new pg.Client({ connectionString: url })
     await client.connect()
     try {
-      await client.query(`CREATE SCHEMA ${schema}; SET search_path TO ${schema}; CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)`)
+      await client.query(
+        `CREATE SCHEMA ${schema}; SET search_path TO ${schema}; CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)`,
+      )
       await client.query(migrations[0])
       await client.query(migrations[1])
       await client.query("INSERT INTO meta (key, value) VALUES ('schema_version', '2')")
-      await client.query("INSERT INTO runs (run_id, agent, task, status, last_seq, created_at, updated_at) VALUES ('r1', 'a', 'task of r1', 'RUNNING', 3, 1000, 1003)")
-      for (const event of runEvents('r1', 1, 3)) await client.query('INSERT INTO events (run_id, seq, type, body) VALUES ($1, $2, $3, $4)', ['r1', event.seq, event.type, JSON.stringify(event)])
-      await client.query(`INSERT INTO effects (key, run_id, action_id, tool, args_hash, policy_version, status, attempts, output, started_at) VALUES ('k', 'r1', 's2.a1', 't', 'h', 'p', 'committed', 1, '{"ok":true}', 2)`)
+      await client.query(
+        "INSERT INTO runs (run_id, agent, task, status, last_seq, created_at, updated_at) VALUES ('r1', 'a', 'task of r1', 'RUNNING', 3, 1000, 1003)",
+      )
+      for (const event of runEvents('r1', 1, 3))
+        await client.query('INSERT INTO events (run_id, seq, type, body) VALUES ($1, $2, $3, $4)', [
+          'r1',
+          event.seq,
+          event.type,
+          JSON.stringify(event),
+        ])
+      await client.query(
+        `INSERT INTO effects (key, run_id, action_id, tool, args_hash, policy_version, status, attempts, output, started_at) VALUES ('k', 'r1', 's2.a1', 't', 'h', 'p', 'committed', 1, '{"ok":true}', 2)`,
+      )
     } finally {
       await client.end()
     }
@@ -88,7 +112,8 @@ describe('store-postgres', { skip }, () => {
         while (!done) {
           // Just beyond the head: the event a read starts after is often appended while it reads.
           const after = last + 1
-          for (const events of await Promise.all([store.read('r1', { after }), store.read('r1', { after, limit: 1 })])) events.forEach((e, i) => assert.equal(e.seq, after + i + 1))
+          for (const events of await Promise.all([store.read('r1', { after }), store.read('r1', { after, limit: 1 })]))
+            events.forEach((e, i) => assert.equal(e.seq, after + i + 1))
           reads++
         }
       }
@@ -105,11 +130,21 @@ describe('store-postgres', { skip }, () => {
     const client = new pg.Client({ connectionString: url })
     await client.connect()
     try {
-      await client.query(`CREATE SCHEMA ${schema}; SET search_path TO ${schema}; CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)`)
+      await client.query(
+        `CREATE SCHEMA ${schema}; SET search_path TO ${schema}; CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)`,
+      )
       for (const migration of migrations.slice(0, 3)) await client.query(migration)
       await client.query("INSERT INTO meta (key, value) VALUES ('schema_version', '3')")
-      await client.query("INSERT INTO runs (run_id, agent, task, status, last_seq, created_at, updated_at) VALUES ('r1', 'a', 'task of r1', 'RUNNING', 3, 1000, 1003)")
-      for (const event of runEvents('r1', 1, 3)) await client.query('INSERT INTO events (run_id, seq, type, body) VALUES ($1, $2, $3, $4)', ['r1', event.seq, event.type, JSON.stringify(event)])
+      await client.query(
+        "INSERT INTO runs (run_id, agent, task, status, last_seq, created_at, updated_at) VALUES ('r1', 'a', 'task of r1', 'RUNNING', 3, 1000, 1003)",
+      )
+      for (const event of runEvents('r1', 1, 3))
+        await client.query('INSERT INTO events (run_id, seq, type, body) VALUES ($1, $2, $3, $4)', [
+          'r1',
+          event.seq,
+          event.type,
+          JSON.stringify(event),
+        ])
       await client.query(`INSERT INTO snapshots (run_id, seq, version, state) VALUES ('r1', 3, 1, '{"at":3}')`)
     } finally {
       await client.end()
@@ -126,7 +161,13 @@ describe('store-postgres', { skip }, () => {
   it('verifies a long run page by page', async () => {
     const store = await open()
     // With a snapshot at seq 2500, checked when its page comes.
-    for (let from = 1; from <= 4500; from += 500) await store.append('r1', runEvents('r1', from, 500), from - 1, from === 2001 ? { snapshot: { version: 1, state: { at: 2500 } }, writer: KernelWriter } : { writer: KernelWriter })
+    for (let from = 1; from <= 4500; from += 500)
+      await store.append(
+        'r1',
+        runEvents('r1', from, 500),
+        from - 1,
+        from === 2001 ? { snapshot: { version: 1, state: { at: 2500 } }, writer: KernelWriter } : { writer: KernelWriter },
+      )
     const check = await store.verify('r1')
     assert.deepEqual([check.events, check.firstBad], [4500, undefined])
     await damage(store, `UPDATE events SET body = replace(body, '"index":4321', '"index":1') WHERE run_id = 'r1' AND seq = 4321`)
@@ -137,6 +178,9 @@ describe('store-postgres', { skip }, () => {
 
   it('says which schema a run is missing from', async () => {
     const store = await open()
-    await assert.rejects(store.load('nope'), { code: 'run_not_found', message: new RegExp(`no run nope in PostgreSQL schema ${store.schema}`) })
+    await assert.rejects(store.load('nope'), {
+      code: 'run_not_found',
+      message: new RegExp(`no run nope in PostgreSQL schema ${store.schema}`),
+    })
   })
 })

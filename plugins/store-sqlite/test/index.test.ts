@@ -10,12 +10,17 @@ import { SqliteStore } from '../sqlite-store.ts'
 import { migrations, SchemaVersion } from '../schema.ts'
 import type { StoreService } from 'cordage'
 
-const open = (file = join(tempDir(), 'runs.db'), chainKey?: string) => new SqliteStore(file, { synchronous: 'full', snapshotEvery: 500, busyTimeoutMs: 2000, chainKey })
+const open = (file = join(tempDir(), 'runs.db'), chainKey?: string) =>
+  new SqliteStore(file, { synchronous: 'full', snapshotEvery: 500, busyTimeoutMs: 2000, chainKey })
 
 /** SQL run on a store's file by another connection: damage, or an edit made behind the store's back. */
 function damage(store: StoreService, sql: string) {
   const db = new Database((store as SqliteStore).file)
-  try { db.exec(sql) } finally { db.close() }
+  try {
+    db.exec(sql)
+  } finally {
+    db.close()
+  }
 }
 
 runStoreContract('store-sqlite', (options) => open(undefined, options?.chainKey), { damage, link: (hex) => `X'${hex}'` })
@@ -27,7 +32,10 @@ describe('store-sqlite', () => {
     await first.append('r1', runEvents('r1', 1, 3), 0, { writer: KernelWriter })
     first.close()
     const second = open(file)
-    assert.deepEqual((await second.load('r1')).map((e) => e.seq), [1, 2, 3])
+    assert.deepEqual(
+      (await second.load('r1')).map((e) => e.seq),
+      [1, 2, 3],
+    )
     assert.equal((await second.list())[0].lastSeq, 3)
     second.close()
   })
@@ -39,7 +47,10 @@ describe('store-sqlite', () => {
     await store.append('r1', runEvents('r1', 16, 3), 15, { writer: KernelWriter })
     const run = await store.loadRun('r1')
     assert.deepEqual(run.snapshot, { seq: 15, version: 1, state: { at: 15 } })
-    assert.deepEqual(run.events.map((e) => e.seq), [16, 17, 18])
+    assert.deepEqual(
+      run.events.map((e) => e.seq),
+      [16, 17, 18],
+    )
     assert.equal((await store.load('r1')).length, 18, 'the log itself is complete')
   })
 
@@ -47,10 +58,16 @@ describe('store-sqlite', () => {
     const file = join(tempDir(), 'runs.db')
     open(file).close()
     const db = new Database(file)
-    assert.equal((db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get() as { value: string }).value, String(SchemaVersion))
+    assert.equal(
+      (db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get() as { value: string }).value,
+      String(SchemaVersion),
+    )
     db.prepare("UPDATE meta SET value = '99' WHERE key = 'schema_version'").run()
     db.close()
-    assert.throws(() => open(file), { code: 'plugin_start_failed', message: new RegExp(`schema version 99; this store-sqlite knows up to ${SchemaVersion}`) })
+    assert.throws(() => open(file), {
+      code: 'plugin_start_failed',
+      message: new RegExp(`schema version 99; this store-sqlite knows up to ${SchemaVersion}`),
+    })
   })
 
   it('migrates a database of store-sqlite 1.2.0: its runs read, verify as not chained, and chain from where they continue', async () => {
@@ -60,9 +77,20 @@ describe('store-sqlite', () => {
     migrations[0](old)
     migrations[1](old)
     old.prepare("INSERT INTO meta (key, value) VALUES ('schema_version', '2')").run()
-    old.prepare("INSERT INTO runs (run_id, agent, task, status, last_seq, created_at, updated_at) VALUES ('r1', 'a', 'task of r1', 'RUNNING', 3, 1000, 1003)").run()
-    for (const event of runEvents('r1', 1, 3)) old.prepare('INSERT INTO events (run_id, seq, type, body) VALUES (?, ?, ?, ?)').run('r1', event.seq, event.type, JSON.stringify(event))
-    old.prepare("INSERT INTO effects (key, run_id, action_id, tool, args_hash, policy_version, status, attempts, output, started_at) VALUES ('k', 'r1', 's2.a1', 't', 'h', 'p', 'committed', 1, '{\"ok\":true}', 2)").run()
+    old
+      .prepare(
+        "INSERT INTO runs (run_id, agent, task, status, last_seq, created_at, updated_at) VALUES ('r1', 'a', 'task of r1', 'RUNNING', 3, 1000, 1003)",
+      )
+      .run()
+    for (const event of runEvents('r1', 1, 3))
+      old
+        .prepare('INSERT INTO events (run_id, seq, type, body) VALUES (?, ?, ?, ?)')
+        .run('r1', event.seq, event.type, JSON.stringify(event))
+    old
+      .prepare(
+        "INSERT INTO effects (key, run_id, action_id, tool, args_hash, policy_version, status, attempts, output, started_at) VALUES ('k', 'r1', 's2.a1', 't', 'h', 'p', 'committed', 1, '{\"ok\":true}', 2)",
+      )
+      .run()
     old.close()
 
     const store = open(file)
@@ -81,21 +109,37 @@ describe('store-sqlite', () => {
     const file = join(tempDir(), 'runs.db')
     const store = open(file)
     await store.append('r1', runEvents('r1', 1, 1), 0, { writer: KernelWriter })
-    const writer = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', `
+    const writer = spawn(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        '--input-type=module',
+        '-e',
+        `
       import { SqliteStore } from './plugins/store-sqlite/sqlite-store.ts'
       import { KernelWriter } from './core/kernel/store-writer.ts'
       import { runEvents } from './test/contracts/store.ts'
       const store = new SqliteStore(${JSON.stringify(file)}, { synchronous: 'normal', snapshotEvery: 500, busyTimeoutMs: 5000 })
       for (let seq = 2; seq <= 1500; seq++) store.append('r1', runEvents('r1', seq, 1), seq - 1, { writer: KernelWriter })
       store.close()
-    `], { stdio: 'inherit' })
+    `,
+      ],
+      { stdio: 'inherit' },
+    )
     let done = false
-    const exited = new Promise((resolve) => writer.on('exit', (code) => { done = true; resolve(code) }))
+    const exited = new Promise((resolve) =>
+      writer.on('exit', (code) => {
+        done = true
+        resolve(code)
+      }),
+    )
     let reads = 0
     while (!done) {
       // Just beyond the head: the event a read starts after is often appended while it reads.
       const after = (await store.list())[0].lastSeq + 1
-      for (const events of [await store.read('r1', { after }), await store.read('r1', { after, limit: 1 })]) events.forEach((e, i) => assert.equal(e.seq, after + i + 1))
+      for (const events of [await store.read('r1', { after }), await store.read('r1', { after, limit: 1 })])
+        events.forEach((e, i) => assert.equal(e.seq, after + i + 1))
       reads++
       await new Promise((resolve) => setImmediate(resolve))
     }
@@ -131,7 +175,13 @@ describe('store-sqlite', () => {
   it('grows with the events, not with a copy of the state per step', async () => {
     const store = open()
     await store.append('r1', runEvents('r1', 1, 1), 0, { writer: KernelWriter })
-    for (let seq = 2; seq <= 2000; seq++) await store.append('r1', runEvents('r1', seq, 1), seq - 1, seq % 500 === 0 ? { snapshot: { version: 1, state: { seq } }, writer: KernelWriter } : { writer: KernelWriter })
+    for (let seq = 2; seq <= 2000; seq++)
+      await store.append(
+        'r1',
+        runEvents('r1', seq, 1),
+        seq - 1,
+        seq % 500 === 0 ? { snapshot: { version: 1, state: { seq } }, writer: KernelWriter } : { writer: KernelWriter },
+      )
     const db = new Database(store.file, { readonly: true })
     assert.equal((db.prepare('SELECT count(*) AS n FROM snapshots').get() as { n: number }).n, 1, 'one snapshot per run, replaced')
     db.close()

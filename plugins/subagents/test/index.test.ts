@@ -8,7 +8,9 @@ import { readService, type AgentDirectory, type RunEvent, type RunState } from '
 import { Cordage } from 'cordage/host'
 
 const dirs: string[] = []
-after(() => { for (const dir of dirs) rmSync(dir, { recursive: true, force: true }) })
+after(() => {
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true })
+})
 
 const answer = 'Damaged items can be refunded in full within 30 days of delivery [source: policy/refunds#2].'
 
@@ -32,33 +34,57 @@ async function loadRaw(agents: Record<string, AgentSketch>, reach = false): Prom
   dirs.push(dir)
   const preset = {
     cordage: 1,
-    agents: Object.fromEntries(Object.entries(agents).map(([name, a]) => [name, {
-      description: `the ${name} agent`,
-      budgets: { maxSteps: 8, ...a.budgets },
-      // Whom the preset lets the agent reach: what its subagents tools offer.
-      ...(a.subagents && reach ? { spawns: (a.subagents as { agents?: string[] }).agents ?? [], handoffs: (a.subagents as { handoffs?: string[] }).handoffs ?? [] } : {}),
-      model: { plugin: 'model-scripted', config: { script: a.script } },
-      plugins: [
-        { plugin: 'store-sqlite', config: { path: 'runs.db' } },
-        'tools-registry', 'context-basic',
-        { plugin: 'verifier-basic', config: { minCount: 0, ...a.verifier } },
-        { plugin: 'policy-rules', config: { default: 'deny', approvers: ['*'], rules: a.rules ?? [{ id: 'all', verdict: 'allow', match: {} }] } },
-        { plugin: 'support-desk', config: { outbox: 'outbox.jsonl', slowLookupDelayMs: 5000, slowLookupTimeoutMs: 10_000, ...a.desk } },
-        ...(a.subagents ? [{ plugin: 'subagents', config: a.subagents }] : []),
-      ],
-    }])),
+    agents: Object.fromEntries(
+      Object.entries(agents).map(([name, a]) => [
+        name,
+        {
+          description: `the ${name} agent`,
+          budgets: { maxSteps: 8, ...a.budgets },
+          // Whom the preset lets the agent reach: what its subagents tools offer.
+          ...(a.subagents && reach
+            ? {
+                spawns: (a.subagents as { agents?: string[] }).agents ?? [],
+                handoffs: (a.subagents as { handoffs?: string[] }).handoffs ?? [],
+              }
+            : {}),
+          model: { plugin: 'model-scripted', config: { script: a.script } },
+          plugins: [
+            { plugin: 'store-sqlite', config: { path: 'runs.db' } },
+            'tools-registry',
+            'context-basic',
+            { plugin: 'verifier-basic', config: { minCount: 0, ...a.verifier } },
+            {
+              plugin: 'policy-rules',
+              config: { default: 'deny', approvers: ['*'], rules: a.rules ?? [{ id: 'all', verdict: 'allow', match: {} }] },
+            },
+            { plugin: 'support-desk', config: { outbox: 'outbox.jsonl', slowLookupDelayMs: 5000, slowLookupTimeoutMs: 10_000, ...a.desk } },
+            ...(a.subagents ? [{ plugin: 'subagents', config: a.subagents }] : []),
+          ],
+        },
+      ]),
+    ),
   }
   const file = join(dir, 'preset.yml')
   writeFileSync(file, stringify(preset))
-  return Cordage.fromPreset(file, { onError: (error) => { throw error } })
+  return Cordage.fromPreset(file, {
+    onError: (error) => {
+      throw error
+    },
+  })
 }
 
 let app: Cordage | undefined
-afterEach(async () => { await app?.stop(); app = undefined })
+afterEach(async () => {
+  await app?.stop()
+  app = undefined
+})
 
 const researcher: AgentSketch = { script: [{ tool: 'lookup_policy', args: { topic: 'refunds' } }, { final: answer }] }
 const lead = (extra: Partial<AgentSketch> = {}): AgentSketch => ({
-  script: [{ tool: 'spawn_agent', args: { agent: 'researcher', task: 'What is the refund window for damaged items?' } }, { final: 'The researcher found it: 30 days.' }],
+  script: [
+    { tool: 'spawn_agent', args: { agent: 'researcher', task: 'What is the refund window for damaged items?' } },
+    { final: 'The researcher found it: 30 days.' },
+  ],
   subagents: { agents: ['researcher'] },
   ...extra,
 })
@@ -85,7 +111,13 @@ describe('subagents', () => {
   })
 
   it("gives the child no more than the parent has left, and stops the parent once the child's steps used up its budget", async () => {
-    const slowResearcher: AgentSketch = { script: [{ tool: 'lookup_policy', args: { topic: 'refunds' } }, { tool: 'lookup_policy', args: { topic: 'shipping' } }, { final: answer }] }
+    const slowResearcher: AgentSketch = {
+      script: [
+        { tool: 'lookup_policy', args: { topic: 'refunds' } },
+        { tool: 'lookup_policy', args: { topic: 'shipping' } },
+        { final: answer },
+      ],
+    }
     app = await load({ lead: lead({ budgets: { maxSteps: 3 } }), researcher: slowResearcher })
     const state = await app.agent('lead').run('refund window?')
     const child = await app.agent('researcher').load(`${state.runId}.s1.a1`)
@@ -107,7 +139,10 @@ describe('subagents', () => {
     assert.equal(state.status, 'COMPLETED', state.reason)
     const childId = `${state.runId}.s1.a1`
     const observation = state.transcript.find((t) => t.kind === 'observation')
-    assert.match(observation?.kind === 'observation' ? observation.text : '', new RegExp(`run ${childId.replace(/\./g, '\\.')}\\) is WAITING_APPROVAL`))
+    assert.match(
+      observation?.kind === 'observation' ? observation.text : '',
+      new RegExp(`run ${childId.replace(/\./g, '\\.')}\\) is WAITING_APPROVAL`),
+    )
     const childEvents = (await eventsOf('researcher', childId)).map((e) => e.type)
     assert.ok(childEvents.includes('tool/approval-requested'))
     assert.ok(!childEvents.includes('tool/start'), 'the write did not run without approval')
@@ -120,7 +155,8 @@ describe('subagents', () => {
     const slow: AgentSketch = { script: [{ tool: 'slow_lookup', args: { query: 'refunds' } }, { final: answer }] }
     app = await load({ lead: lead(), researcher: slow })
     app.root.on('tool/start', (e: RunEvent) => {
-      if (e.type === 'tool/start' && e.data.tool === 'slow_lookup') setTimeout(() => app!.agent('lead').cancel(e.runId.slice(0, e.runId.indexOf('.')), { by: 'test' }), 20)
+      if (e.type === 'tool/start' && e.data.tool === 'slow_lookup')
+        setTimeout(() => app!.agent('lead').cancel(e.runId.slice(0, e.runId.indexOf('.')), { by: 'test' }), 20)
     })
     const state = await app.agent('lead').run('refund window?')
     assert.equal(state.status, 'CANCELLED')
@@ -135,21 +171,50 @@ describe('subagents', () => {
     const agents = readService<AgentDirectory>(app.agent('lead').ctx, 'agents')!.value
     // The call s1.a1 has ended: nobody may start (or re-attach to, and so read) a child in its name now.
     // (A resumed parent's call runs again and re-attaches: test/crash-waves.test.ts.)
-    const request = { agent: 'researcher', task: 'again', parent: { runId: parent.runId, actionId: 's1.a1', agent: 'lead' }, maxDepth: 2, signal: new AbortController().signal }
+    const request = {
+      agent: 'researcher',
+      task: 'again',
+      parent: { runId: parent.runId, actionId: 's1.a1', agent: 'lead' },
+      maxDepth: 2,
+      signal: new AbortController().signal,
+    }
     await assert.rejects(agents.spawn(request), { code: 'invalid_input', message: /has no call s1\.a1 running now/ })
-    await assert.rejects(agents.spawn({ ...request, parent: { ...request.parent, actionId: 's9.a9' } }), { code: 'invalid_input', message: /has no call s9\.a9 running now/ })
-    assert.equal((await app.agent('researcher').store().list({ limit: 100 })).filter((r) => r.runId.startsWith(`${parent.runId}.`)).length, 1)
+    await assert.rejects(agents.spawn({ ...request, parent: { ...request.parent, actionId: 's9.a9' } }), {
+      code: 'invalid_input',
+      message: /has no call s9\.a9 running now/,
+    })
+    assert.equal(
+      (await app.agent('researcher').store().list({ limit: 100 })).filter((r) => r.runId.startsWith(`${parent.runId}.`)).length,
+      1,
+    )
 
     const nested = readService<AgentDirectory>(app.agent('researcher').ctx, 'agents')!.value
-    await assert.rejects(nested.spawn({ ...request, agent: 'lead', parent: { runId: `${parent.runId}.s1.a1`, actionId: 's1.a1', agent: 'researcher' }, maxDepth: 1 }), { code: 'invalid_input', message: /would be 2 levels deep; at most 1/ })
-    await assert.rejects(agents.spawn({ ...request, agent: 'nobody' }), { code: 'invalid_input', message: /may not start agent "nobody": the preset's agents\.lead\.spawns lists researcher/ })
+    await assert.rejects(
+      nested.spawn({
+        ...request,
+        agent: 'lead',
+        parent: { runId: `${parent.runId}.s1.a1`, actionId: 's1.a1', agent: 'researcher' },
+        maxDepth: 1,
+      }),
+      { code: 'invalid_input', message: /would be 2 levels deep; at most 1/ },
+    )
+    await assert.rejects(agents.spawn({ ...request, agent: 'nobody' }), {
+      code: 'invalid_input',
+      message: /may not start agent "nobody": the preset's agents\.lead\.spawns lists researcher/,
+    })
   })
 
   it('hands the run to another agent: one run, recorded as run/handoff, finished by the other agent with its plugins', async () => {
     app = await load({
-      triage: { script: [{ tool: 'handoff', args: { agent: 'billing', reason: 'a refund question' } }], subagents: { handoffs: ['billing'] } },
+      triage: {
+        script: [{ tool: 'handoff', args: { agent: 'billing', reason: 'a refund question' } }],
+        subagents: { handoffs: ['billing'] },
+      },
       // The script is by step index: billing takes over at step 2.
-      billing: { script: [{ final: 'never used' }, { tool: 'lookup_policy', args: { topic: 'refunds' } }, { final: answer }], verifier: { minCount: 1 } },
+      billing: {
+        script: [{ final: 'never used' }, { tool: 'lookup_policy', args: { topic: 'refunds' } }, { final: answer }],
+        verifier: { minCount: 1 },
+      },
     })
     const state: RunState = await app.agent('triage').run('my kettle arrived broken; refund?')
     assert.equal(state.status, 'COMPLETED', state.reason)
@@ -157,15 +222,24 @@ describe('subagents', () => {
     const events = await eventsOf('billing', state.runId)
     const handoff = events.find((e): e is RunEvent<'run/handoff'> => e.type === 'run/handoff')!
     assert.deepEqual([handoff.data.from, handoff.data.to, handoff.data.reason], ['triage', 'billing', 'a refund question'])
-    assert.ok(!('subagents' in handoff.data.plugins), 'billing\'s plugins, not triage\'s')
+    assert.ok(!('subagents' in handoff.data.plugins), "billing's plugins, not triage's")
     const types = events.map((e) => e.type)
     assert.ok(types.indexOf('run/handoff') > types.indexOf('step/end'), 'after the step that asked for it')
     assert.equal(events.filter((e) => e.type === 'run/start').length, 1)
     // Lists and workers see who drives it now.
     assert.equal((await app.agent('billing').store().list({ limit: 10 })).find((r) => r.runId === state.runId)?.agent, 'billing')
     // Steering it goes through billing: triage is refused.
-    await assert.rejects(app.agent('triage').resume(state.runId), { code: 'agent_not_found', message: /belongs to agent "billing", not "triage"/ })
-    assert.equal(events.filter((e) => e.type === 'tool/decision').at(-1)?.producer.startsWith('policy-rules@'), true)
+    await assert.rejects(app.agent('triage').resume(state.runId), {
+      code: 'agent_not_found',
+      message: /belongs to agent "billing", not "triage"/,
+    })
+    assert.equal(
+      events
+        .filter((e) => e.type === 'tool/decision')
+        .at(-1)
+        ?.producer.startsWith('policy-rules@'),
+      true,
+    )
   })
 
   it('runs the README example: triage hands over to billing, which asks the researcher', async () => {
@@ -173,7 +247,11 @@ describe('subagents', () => {
     const dir = mkdtempSync(join(tmpdir(), 'cordage-subagents-'))
     dirs.push(dir)
     writeFileSync(join(dir, 'preset.yml'), /```yaml\n([\s\S]*?)```/.exec(readme)![1])
-    app = await Cordage.fromPreset(join(dir, 'preset.yml'), { onError: (error) => { throw error } })
+    app = await Cordage.fromPreset(join(dir, 'preset.yml'), {
+      onError: (error) => {
+        throw error
+      },
+    })
     const state = await app.agent('triage').run('My kettle arrived broken. Can I get a refund?')
     assert.equal(state.status, 'COMPLETED', state.reason)
     assert.equal(state.agent, 'billing')
@@ -184,8 +262,15 @@ describe('subagents', () => {
   })
 
   it('refuses a config that names an agent the preset does not have, or does not let the agent reach', async () => {
-    await assert.rejects(load({ lead: { ...lead(), subagents: { agents: ['reseacher'] } }, researcher }), { code: 'preset_invalid', message: /agents\.lead\.spawns\[0\]: "reseacher" is not an agent of this preset/ })
+    await assert.rejects(load({ lead: { ...lead(), subagents: { agents: ['reseacher'] } }, researcher }), {
+      code: 'preset_invalid',
+      message: /agents\.lead\.spawns\[0\]: "reseacher" is not an agent of this preset/,
+    })
     // The plugin offers spawn_agent for researcher, but the preset does not list it in lead's spawns.
-    await assert.rejects(loadRaw({ lead: { ...lead(), subagents: { agents: ['researcher'] } }, researcher }), { code: 'plugin_config_invalid', message: /subagents: agents names "researcher", but the preset does not let agent "lead" start it: add "researcher" to agents\.lead\.spawns/ })
+    await assert.rejects(loadRaw({ lead: { ...lead(), subagents: { agents: ['researcher'] } }, researcher }), {
+      code: 'plugin_config_invalid',
+      message:
+        /subagents: agents names "researcher", but the preset does not let agent "lead" start it: add "researcher" to agents\.lead\.spawns/,
+    })
   })
 })

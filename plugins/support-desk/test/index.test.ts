@@ -14,7 +14,10 @@ describe('support-desk', () => {
   it('looks up a policy and puts the source to cite in the observation', async () => {
     const result = await call(lookupPolicy, { topic: 'Refunds' })
     assert.match(result.observation!, /\[source: policy\/refunds#2\]$/)
-    await assert.rejects(call(lookupPolicy, { topic: 'pets' }), { code: 'tool_failed', message: /known topics: refunds, returns, shipping, warranty/ })
+    await assert.rejects(call(lookupPolicy, { topic: 'pets' }), {
+      code: 'tool_failed',
+      message: /known topics: refunds, returns, shipping, warranty/,
+    })
   })
 
   it('writes a follow-up once per idempotency key, and refuses the key with other content', async () => {

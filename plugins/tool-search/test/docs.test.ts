@@ -17,7 +17,8 @@ import { toolsByStep } from './test-desk.ts'
 const root = resolve(import.meta.dirname, '../../..')
 const page = readFileSync(join(root, 'docs/tool-search.md'), 'utf8')
 const readme = readFileSync(join(import.meta.dirname, '..', 'README.md'), 'utf8')
-const blocks = (markdown: string, lang: string) => [...markdown.matchAll(new RegExp('```' + lang + '\\n([\\s\\S]*?)```', 'g'))].map((m) => m[1])
+const blocks = (markdown: string, lang: string) =>
+  [...markdown.matchAll(new RegExp('```' + lang + '\\n([\\s\\S]*?)```', 'g'))].map((m) => m[1])
 const configKeys = () => Object.keys((manifest.config as unknown as { dict: Record<string, unknown> }).dict)
 const tableKeys = (markdown: string) => [...markdown.matchAll(/^\| `(\w+)` \|/gm)].map((m) => m[1])
 
@@ -32,9 +33,19 @@ describe('docs/tool-search.md', () => {
       const state = await app.agent('support').run()
       assert.equal(state.status, 'COMPLETED', state.reason)
       const events = await app.agent('support').store().load(state.runId)
-      const step = (...middle: string[]) => ['step/start', 'step/context', 'step/model-request', 'step/model-response', ...middle, 'step/end']
+      const step = (...middle: string[]) => [
+        'step/start',
+        'step/context',
+        'step/model-request',
+        'step/model-response',
+        ...middle,
+        'step/end',
+      ]
       const call = ['tool/proposed', 'tool/decision', 'tool/start', 'tool/end']
-      assert.deepEqual(events.map((e) => e.type), ['run/start', 'turn/start', ...step(...call), ...step(...call), ...step('verify/start', 'verify/end'), 'turn/end', 'run/end'])
+      assert.deepEqual(
+        events.map((e) => e.type),
+        ['run/start', 'turn/start', ...step(...call), ...step(...call), ...step('verify/start', 'verify/end'), 'turn/end', 'run/end'],
+      )
       assert.deepEqual(toolsByStep(events), {
         s1: ['search_tools'],
         s2: ['search_tools', 'lookup_policy', 'slow_lookup'],
@@ -53,7 +64,9 @@ describe('docs/tool-search.md', () => {
     const section = page.split('## Config')[1].split('\n## ')[0]
     assert.deepEqual(tableKeys(section), configKeys())
     const ranking = page.split('## Ranking')[1].split('\n## ')[0]
-    const rankingKeys = Object.keys((manifest.config as unknown as { dict: { ranking: { dict: Record<string, unknown> } } }).dict.ranking.dict)
+    const rankingKeys = Object.keys(
+      (manifest.config as unknown as { dict: { ranking: { dict: Record<string, unknown> } } }).dict.ranking.dict,
+    )
     assert.deepEqual(tableKeys(ranking), rankingKeys)
   })
 })
@@ -65,7 +78,9 @@ describe('plugins/tool-search/README.md', () => {
 
   it('shows a preset snippet whose tool-search config the plugin accepts', () => {
     const [snippet] = blocks(readme, 'yaml')
-    const entry = (parse(snippet) as { plugins: unknown[] }).plugins.find((p) => (p as { plugin?: string }).plugin === 'tool-search') as { config: Record<string, unknown> }
+    const entry = (parse(snippet) as { plugins: unknown[] }).plugins.find((p) => (p as { plugin?: string }).plugin === 'tool-search') as {
+      config: Record<string, unknown>
+    }
     assert.ok(entry, 'the snippet has a tool-search entry')
     for (const key of Object.keys(entry.config)) assert.ok(configKeys().includes(key), `tool-search has no config key ${key}`)
     assert.doesNotThrow(() => manifest.config(entry.config))

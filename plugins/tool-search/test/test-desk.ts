@@ -40,32 +40,44 @@ export interface Desk {
 export function writeDeskPreset(options: DeskOptions): { dir: string; presetFile: string } {
   const dir = options.dir ?? mkdtempSync(join(tmpdir(), 'tool-search-'))
   const presetFile = join(dir, 'preset.yml')
-  writeFileSync(presetFile, stringify({
-    cordage: 1,
-    agents: {
-      support: {
-        task: 'What is the refund window for damaged items?',
-        budgets: { maxSteps: 10 },
-        ...(options.contextTokens ? { contextTokens: options.contextTokens } : {}),
-        retry: { attempts: 1, backoffMs: 1 },
-        model: { plugin: 'model-scripted', config: { script: options.script } },
-        plugins: [
-          options.store ?? 'store-memory',
-          options.tools ?? 'tool-search',
-          'context-basic',
-          'verifier-basic',
-          fixture('policy-read-only'),
-          { plugin: 'support-desk', config: { outbox: 'outbox.jsonl', slowLookupDelayMs: 5000, slowLookupTimeoutMs: 50 } },
-          ...(options.plugins ?? []),
-        ],
+  writeFileSync(
+    presetFile,
+    stringify({
+      cordage: 1,
+      agents: {
+        support: {
+          task: 'What is the refund window for damaged items?',
+          budgets: { maxSteps: 10 },
+          ...(options.contextTokens ? { contextTokens: options.contextTokens } : {}),
+          retry: { attempts: 1, backoffMs: 1 },
+          model: { plugin: 'model-scripted', config: { script: options.script } },
+          plugins: [
+            options.store ?? 'store-memory',
+            options.tools ?? 'tool-search',
+            'context-basic',
+            'verifier-basic',
+            fixture('policy-read-only'),
+            { plugin: 'support-desk', config: { outbox: 'outbox.jsonl', slowLookupDelayMs: 5000, slowLookupTimeoutMs: 50 } },
+            ...(options.plugins ?? []),
+          ],
+        },
       },
-    },
-  }))
+    }),
+  )
   return { dir, presetFile }
 }
 
 /** The built-in plugins these scenarios name. */
-const DeskPlugins = ['model-scripted', 'store-memory', 'store-sqlite', 'tool-search', 'tools-registry', 'context-basic', 'verifier-basic', 'support-desk']
+const DeskPlugins = [
+  'model-scripted',
+  'store-memory',
+  'store-sqlite',
+  'tool-search',
+  'tools-registry',
+  'context-basic',
+  'verifier-basic',
+  'support-desk',
+]
 
 /**
  * A catalog of only the plugins the scenarios use, rather than every folder under plugins/: a plugin
@@ -83,7 +95,10 @@ export async function searchDesk(options: DeskOptions): Promise<Desk> {
   const app = await Cordage.fromPreset(presetFile, { catalog: await deskCatalog(), onError: (error) => errors.push(error) })
   const agent = app.agent('support')
   return {
-    app, agent, dir, presetFile,
+    app,
+    agent,
+    dir,
+    presetFile,
     events: (runId) => agent.store().load(runId),
     requests: () => readService<{ requests: ReturnType<Desk['requests']> }>(agent.ctx, 'model')!.value.requests,
     stop: async () => {

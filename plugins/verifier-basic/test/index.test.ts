@@ -17,8 +17,10 @@ function stateWith(observations: { text: string; ok: boolean; seq: number }[]): 
 describe('verifier-basic', () => {
   it('passes an answer citing a source a tool returned, with the citation as evidence', () => {
     const state = stateWith([{ text: 'Refunds within 30 days [source: policy/refunds#2]', ok: true, seq: 10 }])
-    assert.deepEqual(verifier().verify({ state, answer: 'Within 30 days [source: policy/refunds#2].', signal }),
-      { ok: true, evidence: [{ kind: 'citation', ref: 'policy/refunds#2', seq: 10 }] })
+    assert.deepEqual(verifier().verify({ state, answer: 'Within 30 days [source: policy/refunds#2].', signal }), {
+      ok: true,
+      evidence: [{ kind: 'citation', ref: 'policy/refunds#2', seq: 10 }],
+    })
   })
 
   it('fails with missing_evidence when the answer cites nothing', () => {
@@ -54,18 +56,24 @@ describe('verifier-basic', () => {
 
   it('refuses, in the schema, a pattern that needs backtracking, saying why', () => {
     for (const pattern of ['\\[source: (?=policy)([^\\]]+)\\]', '\\[(source): ([^\\]]+)\\] \\1']) {
-      assert.throws(() => manifest.config({ pattern }), (error: Error) => {
-        assert.ok(error.message.startsWith(`$.pattern /${pattern}/ is not a valid regular expression: `), error.message)
-        assert.match(error.message, /lookahead, lookbehind and backreferences are not supported: patterns run on a linear-time engine/)
-        return true
-      })
+      assert.throws(
+        () => manifest.config({ pattern }),
+        (error: Error) => {
+          assert.ok(error.message.startsWith(`$.pattern /${pattern}/ is not a valid regular expression: `), error.message)
+          assert.match(error.message, /lookahead, lookbehind and backreferences are not supported: patterns run on a linear-time engine/)
+          return true
+        },
+      )
     }
   })
 
   it('is refused through the host with plugin_config_invalid, at the line of the pattern', async () => {
     await assert.rejects(supportDesk({ script: [], verifier: { pattern: '(?<=\\[)source' } }), (error: CordageError) => {
       assert.equal(error.code, 'plugin_config_invalid')
-      assert.match(error.message, /preset\.yml:\d+:\d+ agents\.support\.plugins\[3\]\.config\.pattern: plugin verifier-basic@1\.0\.0: \/\(\?<=\\\[\)source\/ is not a valid regular expression: .*lookahead, lookbehind and backreferences are not supported/)
+      assert.match(
+        error.message,
+        /preset\.yml:\d+:\d+ agents\.support\.plugins\[3\]\.config\.pattern: plugin verifier-basic@1\.0\.0: \/\(\?<=\\\[\)source\/ is not a valid regular expression: .*lookahead, lookbehind and backreferences are not supported/,
+      )
       return true
     })
   })

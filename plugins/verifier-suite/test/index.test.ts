@@ -19,7 +19,9 @@ function tempDir(): string {
   made.push(dir)
   return dir
 }
-after(() => { for (const dir of made) rmSync(dir, { recursive: true, force: true }) })
+after(() => {
+  for (const dir of made) rmSync(dir, { recursive: true, force: true })
+})
 
 /** The support desk of test/helpers.ts, its folder removed with the others. */
 async function supportDesk(options: DeskOptions) {
@@ -35,19 +37,31 @@ function suite(config: unknown, dir = tempDir()): SuiteVerifier {
 
 function stateWith(observations: { text: string; ok?: boolean; seq: number }[] = [], finalSeq = 99): RunState {
   const state = emptyState('run_test_1')
-  for (const o of observations) state.transcript.push({ kind: 'observation', actionId: `s1.a${o.seq}`, tool: 't', ok: o.ok ?? true, text: o.text, seq: o.seq })
+  for (const o of observations)
+    state.transcript.push({ kind: 'observation', actionId: `s1.a${o.seq}`, tool: 't', ok: o.ok ?? true, text: o.text, seq: o.seq })
   state.transcript.push({ kind: 'assistant', decision: { kind: 'final', text: '' }, actionIds: [], seq: finalSeq })
   return state
 }
 
 const signal = new AbortController().signal
 const verify = (v: SuiteVerifier, answer: string, state = stateWith(), s = signal) => v.verify({ state, answer, signal: s })
-const failed = (r: VerifyResult) => { assert.ok(!r.ok, 'expected a failure'); return r }
+const failed = (r: VerifyResult) => {
+  assert.ok(!r.ok, 'expected a failure')
+  return r
+}
 
 /** Running: it exists and is not a zombie. */
 function alive(pid: number): boolean {
-  try { process.kill(pid, 0) } catch { return false }
-  try { return readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.[0] !== 'Z' } catch { return false }
+  try {
+    process.kill(pid, 0)
+  } catch {
+    return false
+  }
+  try {
+    return readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.[0] !== 'Z'
+  } catch {
+    return false
+  }
 }
 
 async function until(condition: () => boolean, ms = 5000): Promise<void> {
@@ -66,33 +80,70 @@ describe('verifier-suite config', () => {
     ['an empty config', {}, /config: expected exactly one of all, any, evidence, output, command, found none/],
     ['two kinds in one node', { evidence: {}, output: { format: 'text' } }, /found evidence, output/],
     ['an unknown key', { all: [{ evidence: {}, sealed: true }] }, /all\[0\]: unknown key sealed/],
-    ['a command string without shell', { all: [{ evidence: {} }, { command: { run: 'node --test' } }] }, /all\[1\]\.command\.run: give run as an argument list/],
-    ['an unknown command option', { command: { run: ['true'], timeout: 5 } }, /command\.timeout: unknown key "timeout"; a command check has run, shell, cwd, timeoutMs, /],
-    ['unknown evidence options', { any: [{ evidence: {} }, { evidence: { patern: 'x', min: 1 } }] }, /any\[1\]\.evidence\.patern: unknown keys "patern", "min"; an evidence check has pattern, flags, minCount, mustBeObserved, kind, sealed, feedback, repairable$/],
-    ['an option of the wrong type', { all: [{ evidence: { minCount: 'two' } }] }, /all\[0\]\.evidence\.minCount: Invalid input: expected number, received string/],
-    ['a lookahead in an evidence pattern', { all: [{ evidence: { pattern: '\\[source: (?!draft)([^\\]]+)\\]' } }] }, /all\[0\]\.evidence\.pattern: .* is not a valid regular expression: .*\(lookahead, lookbehind and backreferences are not supported: patterns run on a linear-time engine/],
-    ['a backreference in an output pattern', { output: { format: 'text', pattern: '^(\\w+) \\1$' } }, /output\.pattern: .*lookahead, lookbehind and backreferences are not supported/],
-    ['a pattern that does not compile', { evidence: { pattern: 'REF-(\\d+' } }, /evidence\.pattern: \/REF-\(\\d\+\/ is not a valid regular expression: missing closing \)/],
+    [
+      'a command string without shell',
+      { all: [{ evidence: {} }, { command: { run: 'node --test' } }] },
+      /all\[1\]\.command\.run: give run as an argument list/,
+    ],
+    [
+      'an unknown command option',
+      { command: { run: ['true'], timeout: 5 } },
+      /command\.timeout: unknown key "timeout"; a command check has run, shell, cwd, timeoutMs, /,
+    ],
+    [
+      'unknown evidence options',
+      { any: [{ evidence: {} }, { evidence: { patern: 'x', min: 1 } }] },
+      /any\[1\]\.evidence\.patern: unknown keys "patern", "min"; an evidence check has pattern, flags, minCount, mustBeObserved, kind, sealed, feedback, repairable$/,
+    ],
+    [
+      'an option of the wrong type',
+      { all: [{ evidence: { minCount: 'two' } }] },
+      /all\[0\]\.evidence\.minCount: Invalid input: expected number, received string/,
+    ],
+    [
+      'a lookahead in an evidence pattern',
+      { all: [{ evidence: { pattern: '\\[source: (?!draft)([^\\]]+)\\]' } }] },
+      /all\[0\]\.evidence\.pattern: .* is not a valid regular expression: .*\(lookahead, lookbehind and backreferences are not supported: patterns run on a linear-time engine/,
+    ],
+    [
+      'a backreference in an output pattern',
+      { output: { format: 'text', pattern: '^(\\w+) \\1$' } },
+      /output\.pattern: .*lookahead, lookbehind and backreferences are not supported/,
+    ],
+    [
+      'a pattern that does not compile',
+      { evidence: { pattern: 'REF-(\\d+' } },
+      /evidence\.pattern: \/REF-\(\\d\+\/ is not a valid regular expression: missing closing \)/,
+    ],
     ['an empty composite', { any: [] }, /any: expected a non-empty list of checks/],
     ['a schema for text output', { output: { format: 'text', schema: { type: 'object' } } }, /output\.schema: schema is for format: json/],
   ]
   for (const [what, config, message] of cases) {
     it(`refuses ${what}, naming the path`, () => {
-      assert.throws(() => parseCheckTree(config), (error: CordageError) => {
-        assert.equal(error.code, 'plugin_config_invalid')
-        assert.match(error.message, message)
-        return true
-      })
+      assert.throws(
+        () => parseCheckTree(config),
+        (error: CordageError) => {
+          assert.equal(error.code, 'plugin_config_invalid')
+          assert.match(error.message, message)
+          return true
+        },
+      )
     })
   }
 
-  it('refuses the same problems in the manifest\'s schema, naming the key path, so the host reports its line', async () => {
+  it("refuses the same problems in the manifest's schema, naming the key path, so the host reports its line", async () => {
     for (const [config, message] of [
-      [{ all: [{ evidence: {} }, { output: { format: 'text', pattern: '(?<=a)b' } }] }, /^\$\.all\[1\]\.output\.pattern \/\(\?<=a\)b\/ is not a valid regular expression: .*lookahead, lookbehind and backreferences are not supported/],
+      [
+        { all: [{ evidence: {} }, { output: { format: 'text', pattern: '(?<=a)b' } }] },
+        /^\$\.all\[1\]\.output\.pattern \/\(\?<=a\)b\/ is not a valid regular expression: .*lookahead, lookbehind and backreferences are not supported/,
+      ],
       [{ evidence: { pattern: 'x', bogus: true } }, /^\$\.evidence\.bogus unknown key "bogus"; an evidence check has pattern, /],
       [{ any: [{ evidnce: {} }] }, /^\$\.any\[0\] unknown key evidnce; a check has name and one of all, any, evidence, output, command$/],
     ] as [Record<string, unknown>, RegExp][]) {
-      assert.throws(() => manifest.config(config as Parameters<typeof manifest.config>[0]), (error: Error) => message.test(error.message))
+      assert.throws(
+        () => manifest.config(config as Parameters<typeof manifest.config>[0]),
+        (error: Error) => message.test(error.message),
+      )
     }
     const refused = async (config: unknown, message: RegExp) => {
       const file = join(tempDir(), 'preset.yml')
@@ -104,18 +155,30 @@ describe('verifier-suite config', () => {
       })
     }
     const evidence = { pattern: '\\[source: ([^\\]]+)\\]', flags: 'i', kind: 'citation' }
-    await refused({ all: [{ evidence: { ...evidence, bogus: 1 } }, { output: { format: 'text' } }] },
-      /preset\.yml:\d+:\d+ agents\.support\.plugins\[3\]\.config\.all\[0\]\.evidence\.bogus: plugin verifier-suite@1\.0\.0: unknown key "bogus"; an evidence check has pattern, flags, minCount, /)
-    await refused({ all: [{ evidence }, { output: { format: 'text', pattern: '(a)\\1' } }] },
-      /preset\.yml:\d+:\d+ agents\.support\.plugins\[3\]\.config\.all\[1\]\.output\.pattern: plugin verifier-suite@1\.0\.0: \/\(a\)\\1\/ is not a valid regular expression: .*backreferences are not supported/)
+    await refused(
+      { all: [{ evidence: { ...evidence, bogus: 1 } }, { output: { format: 'text' } }] },
+      /preset\.yml:\d+:\d+ agents\.support\.plugins\[3\]\.config\.all\[0\]\.evidence\.bogus: plugin verifier-suite@1\.0\.0: unknown key "bogus"; an evidence check has pattern, flags, minCount, /,
+    )
+    await refused(
+      { all: [{ evidence }, { output: { format: 'text', pattern: '(a)\\1' } }] },
+      /preset\.yml:\d+:\d+ agents\.support\.plugins\[3\]\.config\.all\[1\]\.output\.pattern: plugin verifier-suite@1\.0\.0: \/\(a\)\\1\/ is not a valid regular expression: .*backreferences are not supported/,
+    )
   })
 
   it('refuses, at start, a command check that needs a workspace when no plugin provides one', async () => {
     const file = join(tempDir(), 'preset.yml')
-    writeFileSync(file, stringify(deskPreset({ script: [], verifierPlugin: { plugin: 'verifier-suite', config: { command: { run: ['true'] } } } }, 'outbox.jsonl')))
+    writeFileSync(
+      file,
+      stringify(
+        deskPreset({ script: [], verifierPlugin: { plugin: 'verifier-suite', config: { command: { run: ['true'] } } } }, 'outbox.jsonl'),
+      ),
+    )
     await assert.rejects(Cordage.fromPreset(file), (error: CordageError) => {
       assert.equal(error.code, 'plugin_config_invalid')
-      assert.match(error.message, /a command check without cwd runs in the run's workspace, and this agent has no plugin that provides "workspace"/)
+      assert.match(
+        error.message,
+        /a command check without cwd runs in the run's workspace, and this agent has no plugin that provides "workspace"/,
+      )
       return true
     })
   })
@@ -136,7 +199,11 @@ describe('docs/verifiers.md', () => {
   })
 
   it('documents every option of every check, with its default', () => {
-    for (const [kind, config] of [['evidence', {}], ['output', { format: 'json' }], ['command', { run: ['true'] }]] as const) {
+    for (const [kind, config] of [
+      ['evidence', {}],
+      ['output', { format: 'json' }],
+      ['command', { run: ['true'] }],
+    ] as const) {
       const spec = parseCheckTree({ [kind]: config }) as { options: Record<string, unknown> }
       for (const option of Object.keys(spec.options)) assert.match(text, new RegExp(`^\\| \`${option}\`( |,)`, 'm'), `${kind}.${option}`)
     }
@@ -146,7 +213,10 @@ describe('docs/verifiers.md', () => {
 describe('verifier-suite checks', () => {
   it('evidence: passes citations a tool returned, with the seq they came from', async () => {
     const state = stateWith([{ text: 'text [source: policy/refunds#2]', seq: 10 }])
-    assert.deepEqual(await verify(suite({ evidence: {} }), 'See [source: policy/refunds#2].', state), { ok: true, evidence: [{ kind: 'citation', ref: 'policy/refunds#2', seq: 10 }] })
+    assert.deepEqual(await verify(suite({ evidence: {} }), 'See [source: policy/refunds#2].', state), {
+      ok: true,
+      evidence: [{ kind: 'citation', ref: 'policy/refunds#2', seq: 10 }],
+    })
     const none = failed(await verify(suite({ evidence: { minCount: 2 } }), 'See [source: policy/refunds#2].', state))
     assert.equal(none.code, 'missing_evidence')
     assert.match(none.reason, /^evidence check: the answer cites 1 reference\(s\) matching .*, 2 required\. Cite each fact/)
@@ -155,12 +225,21 @@ describe('verifier-suite checks', () => {
   })
 
   it('output json: accepts the answer (or its last fenced block) when it fits the JSON Schema, and lists what does not', async () => {
-    const v = suite({ name: 'status', output: { format: 'json', schema: { type: 'object', required: ['status'], properties: { status: { enum: ['done'] } } } } })
-    assert.deepEqual(await verify(v, '{"status":"done"}'), { ok: true, evidence: [{ kind: 'output', ref: 'json matches the output schema', seq: 99 }] })
+    const v = suite({
+      name: 'status',
+      output: { format: 'json', schema: { type: 'object', required: ['status'], properties: { status: { enum: ['done'] } } } },
+    })
+    assert.deepEqual(await verify(v, '{"status":"done"}'), {
+      ok: true,
+      evidence: [{ kind: 'output', ref: 'json matches the output schema', seq: 99 }],
+    })
     assert.equal((await verify(v, 'Here it is:\n```json\n{"status": "done"}\n```')).ok, true)
     const wrong = failed(await verify(v, '{"status":"almost"}'))
     assert.equal(wrong.code, 'verification_failed')
-    assert.match(wrong.reason, /^check "status": the JSON answer does not match the output contract: status: Invalid input: expected "done"\. Change the answer/)
+    assert.match(
+      wrong.reason,
+      /^check "status": the JSON answer does not match the output contract: status: Invalid input: expected "done"\. Change the answer/,
+    )
     assert.match(failed(await verify(v, 'done!')).reason, /the answer is not JSON/)
   })
 
@@ -192,7 +271,10 @@ describe('verifier-suite checks', () => {
     assert.equal(result.code, 'verification_failed')
     assert.equal(result.repairable, true)
     assert.equal(result.feedback, undefined, 'not sealed: the model sees the reason')
-    assert.match(result.reason, /^command check: `node -e .*` exited 1 after \d+ ms, expected 0\. Output \(end\):\nexpected 18, got -180\n\. Fix what the output points at/)
+    assert.match(
+      result.reason,
+      /^command check: `node -e .*` exited 1 after \d+ ms, expected 0\. Output \(end\):\nexpected 18, got -180\n\. Fix what the output points at/,
+    )
     assert.deepEqual(result.evidence, [{ kind: 'command', ref: 'exit 1: expected 18, got -180' }])
   })
 
@@ -210,9 +292,20 @@ describe('verifier-suite checks', () => {
     const dir = tempDir()
     process.env.CORDAGE_TEST_SECRET = 'sk-should-not-leak'
     try {
-      const argv = failed(await verify(suite({ command: { run: ['sh', '-c', 'pwd; echo "[$CORDAGE_TEST_SECRET]"; echo $EXTRA; exit 3'], env: { EXTRA: 'given' } } }, dir), 'x'))
+      const argv = failed(
+        await verify(
+          suite(
+            { command: { run: ['sh', '-c', 'pwd; echo "[$CORDAGE_TEST_SECRET]"; echo $EXTRA; exit 3'], env: { EXTRA: 'given' } } },
+            dir,
+          ),
+          'x',
+        ),
+      )
       assert.match(argv.reason, new RegExp(`${dir}\\n\\[\\]\\ngiven`))
-      const shell = await verify(suite({ command: { run: 'test "$CORDAGE_TEST_SECRET" = sk-should-not-leak', shell: true, inheritEnv: true } }, dir), 'x')
+      const shell = await verify(
+        suite({ command: { run: 'test "$CORDAGE_TEST_SECRET" = sk-should-not-leak', shell: true, inheritEnv: true } }, dir),
+        'x',
+      )
       assert.equal(shell.ok, true, 'inheritEnv passes the whole environment')
     } finally {
       delete process.env.CORDAGE_TEST_SECRET
@@ -251,7 +344,10 @@ describe('verifier-suite composites', () => {
     const v = suite({ all: [pass, { output: { format: 'text', pattern: '^ok' } }, { command: { run: ['touch', 'ran'] } }] }, dir)
     const result = failed(await verify(v, 'not ok'))
     assert.match(result.reason, /^check all\[1\] \(output\): the answer does not match/)
-    assert.deepEqual(result.evidence!.map((e) => e.kind), ['command'])
+    assert.deepEqual(
+      result.evidence!.map((e) => e.kind),
+      ['command'],
+    )
     assert.equal(existsSync(join(dir, 'ran')), false)
     assert.equal((await verify(v, 'ok')).ok, true)
     assert.equal(existsSync(join(dir, 'ran')), true)
@@ -260,12 +356,17 @@ describe('verifier-suite composites', () => {
   it('any: the first passing alternative decides; when none passes, each reason is listed', async () => {
     assert.deepEqual(await verify(suite({ any: [fail('A'), pass] }), 'x'), { ok: true, evidence: [{ kind: 'command', ref: 'exit 0' }] })
     const result = failed(await verify(suite({ name: 'either', any: [fail('first-diagnostic'), fail('second-diagnostic')] }), 'x'))
-    assert.match(result.reason, /^check "either": none of the 2 alternatives passed: \(1\) check any\[0\] \(command\): .*first-diagnostic.* \(2\) check any\[1\] \(command\): .*second-diagnostic/s)
+    assert.match(
+      result.reason,
+      /^check "either": none of the 2 alternatives passed: \(1\) check any\[0\] \(command\): .*first-diagnostic.* \(2\) check any\[1\] \(command\): .*second-diagnostic/s,
+    )
     assert.equal(result.feedback, undefined)
   })
 
-  it('a sealed check inside a composite stays sealed: the feedback has the others\' reasons and the sealed message', async () => {
-    const result = failed(await verify(suite({ any: [fail('open-diagnostic'), fail('sealed-diagnostic', { sealed: true, repairable: false })] }), 'x'))
+  it("a sealed check inside a composite stays sealed: the feedback has the others' reasons and the sealed message", async () => {
+    const result = failed(
+      await verify(suite({ any: [fail('open-diagnostic'), fail('sealed-diagnostic', { sealed: true, repairable: false })] }), 'x'),
+    )
     assert.match(result.reason, /sealed-diagnostic/)
     assert.match(result.feedback!, /open-diagnostic/)
     assert.ok(result.feedback!.includes(SealedFeedback))
@@ -299,15 +400,33 @@ describe('verifier-suite in a run', () => {
     const desk = await supportDesk({
       script: [{ tool: 'lookup_policy', args: { topic: 'refunds' } }, { final: refundAnswer }, { final: refundAnswer }],
       budgets: { maxRepairs: 1 },
-      verifierPlugin: { plugin: 'verifier-suite', config: { all: [{ evidence: {} }, { name: 'hidden', command: { run: ['sh', '-c', 'echo SECRET-DIAGNOSTIC; exit 1'], cwd: '.', sealed: true } }] } },
+      verifierPlugin: {
+        plugin: 'verifier-suite',
+        config: {
+          all: [
+            { evidence: {} },
+            { name: 'hidden', command: { run: ['sh', '-c', 'echo SECRET-DIAGNOSTIC; exit 1'], cwd: '.', sealed: true } },
+          ],
+        },
+      },
     })
     try {
       const state = await desk.agent.run()
       assert.equal(state.status, 'FAILED_VERIFICATION')
       const ends = (await desk.events(state.runId)).filter((e) => e.type === 'verify/end')
-      assert.deepEqual(ends.map((e) => e.type === 'verify/end' && [e.data.repair, e.data.feedback]), [[true, SealedFeedback], [false, SealedFeedback]])
+      assert.deepEqual(
+        ends.map((e) => e.type === 'verify/end' && [e.data.repair, e.data.feedback]),
+        [
+          [true, SealedFeedback],
+          [false, SealedFeedback],
+        ],
+      )
       for (const end of ends) assert.ok(end.type === 'verify/end' && end.data.reason!.includes('SECRET-DIAGNOSTIC'))
-      const seen = desk.model().requests.at(-1)!.messages.map((m) => m.text).join('\n')
+      const seen = desk
+        .model()
+        .requests.at(-1)!
+        .messages.map((m) => m.text)
+        .join('\n')
       assert.ok(seen.includes(SealedFeedback), 'the model was told a check failed')
       assert.doesNotMatch(seen, /SECRET-DIAGNOSTIC|hidden/)
     } finally {
@@ -315,16 +434,22 @@ describe('verifier-suite in a run', () => {
     }
   })
 
-  it('cancelling a run while a command check runs kills the command\'s process group; the run ends CANCELLED', async () => {
+  it("cancelling a run while a command check runs kills the command's process group; the run ends CANCELLED", async () => {
     const dir = tempDir()
     const preset = {
       cordage: 1,
       agents: {
         coder: {
-          task: 'finish', budgets: { maxSteps: 2 },
+          task: 'finish',
+          budgets: { maxSteps: 2 },
           model: { plugin: 'model-scripted', config: { script: [{ final: 'done' }] } },
-          plugins: ['store-memory', 'tools-registry', 'context-basic', { plugin: 'policy-rules', config: { default: 'deny' } },
-            { plugin: 'verifier-suite', config: { command: { run: LongCommand, shell: true, cwd: '.' } } }],
+          plugins: [
+            'store-memory',
+            'tools-registry',
+            'context-basic',
+            { plugin: 'policy-rules', config: { default: 'deny' } },
+            { plugin: 'verifier-suite', config: { command: { run: LongCommand, shell: true, cwd: '.' } } },
+          ],
         },
       },
     }

@@ -15,7 +15,9 @@ function tempDir(prefix?: string): string {
   made.push(dir)
   return dir
 }
-after(() => { for (const dir of made) rmSync(dir, { recursive: true, force: true }) })
+after(() => {
+  for (const dir of made) rmSync(dir, { recursive: true, force: true })
+})
 
 /** A template folder with a file and a subfolder. */
 function template(): string {
@@ -33,12 +35,18 @@ function presetWith(workspace: Record<string, unknown>, final = 'done', minCount
     cordage: 1,
     agents: {
       coder: {
-        task: 'look around', budgets: { maxSteps: 3 },
+        task: 'look around',
+        budgets: { maxSteps: 3 },
         model: { plugin: 'model-scripted', config: { script: [{ tool: 'list_files' }, { final }] } },
-        plugins: ['store-memory', 'tools-registry', 'context-basic',
+        plugins: [
+          'store-memory',
+          'tools-registry',
+          'context-basic',
           { plugin: 'policy-rules', config: { default: 'deny', rules: [{ id: 'read', verdict: 'allow', match: { sideEffect: 'none' } }] } },
           { plugin: 'verifier-basic', config: { minCount } },
-          { plugin: 'workspace-local', config: workspace }, 'coding-tools'],
+          { plugin: 'workspace-local', config: workspace },
+          'coding-tools',
+        ],
       },
     },
   }
@@ -47,7 +55,7 @@ function presetWith(workspace: Record<string, unknown>, final = 'done', minCount
 }
 
 describe('workspace-local', () => {
-  it('creates the run\'s directory on first use, filled from the template, which stays as it was', async () => {
+  it("creates the run's directory on first use, filled from the template, which stays as it was", async () => {
     const root = join(tempDir(), 'workspaces')
     const tpl = template()
     const workspace = new LocalWorkspace(root, tpl)
@@ -56,7 +64,7 @@ describe('workspace-local', () => {
     assert.equal(readFileSync(join(dir, 'src', 'a.js'), 'utf8'), 'export const a = 1\n')
     writeFileSync(join(dir, 'src', 'a.js'), 'changed')
     assert.equal(await workspace.dir('run_abc_123'), dir)
-    assert.equal(readFileSync(join(dir, 'src', 'a.js'), 'utf8'), 'changed', 'a second call keeps the run\'s files')
+    assert.equal(readFileSync(join(dir, 'src', 'a.js'), 'utf8'), 'changed', "a second call keeps the run's files")
     assert.equal(readFileSync(join(tpl, 'src', 'a.js'), 'utf8'), 'export const a = 1\n')
     assert.deepEqual(readdirSync(root), ['run_abc_123'], 'nothing else is left in the root')
   })
@@ -68,7 +76,7 @@ describe('workspace-local', () => {
     const [a, b] = [new LocalWorkspace(root, tpl), new LocalWorkspace(root, tpl)]
     const dirs = await Promise.all([a.dir('run_x'), b.dir('run_x'), a.dir('run_x'), b.dir('run_x')])
     assert.equal(new Set(dirs).size, 1)
-    assert.deepEqual(readdirSync(root), ['run_x'], 'the losers\' copies are gone')
+    assert.deepEqual(readdirSync(root), ['run_x'], "the losers' copies are gone")
     assert.deepEqual(readdirSync(dirs[0]).sort(), ['package.json', 'src'])
   })
 
@@ -77,11 +85,15 @@ describe('workspace-local', () => {
     const root = join(base, 'workspaces')
     const workspace = new LocalWorkspace(root)
     for (const runId of ['../escape', '..', '.', '', 'a/b', 'a\\b', '/etc', 'run\0x', 'x'.repeat(200)]) {
-      await assert.rejects(workspace.dir(runId), (error: CordageError) => {
-        assert.equal(error.code, 'invalid_input')
-        assert.match(error.message, /cannot name a workspace/)
-        return true
-      }, JSON.stringify(runId))
+      await assert.rejects(
+        workspace.dir(runId),
+        (error: CordageError) => {
+          assert.equal(error.code, 'invalid_input')
+          assert.match(error.message, /cannot name a workspace/)
+          return true
+        },
+        JSON.stringify(runId),
+      )
     }
     assert.deepEqual(readdirSync(base), [], 'no root, no escape')
   })
@@ -109,7 +121,7 @@ describe('workspace-local', () => {
     }
   })
 
-  it('keeps or removes a run\'s workspace when the run ends, as `keep` says', async () => {
+  it("keeps or removes a run's workspace when the run ends, as `keep` says", async () => {
     const outcomes: [string, string, number, boolean][] = [
       ['always', 'done', 0, true],
       ['never', 'done', 0, false],

@@ -184,14 +184,12 @@ function tokens(big: Scale) {
     const searcher: Searcher = {
       ...dummy,
       search: (_run, query, limit) =>
-        small
-          .search(query, { limit })
-          .map((h) => ({
-            name: h.name,
-            namespace: h.name.split('__')[0],
-            summary: byName.get(h.name)!.description.split(/(?<=\.)\s/)[0],
-            score: h.score,
-          })),
+        small.search(query, { limit }).map((h) => ({
+          name: h.name,
+          namespace: h.name.split('__')[0],
+          summary: byName.get(h.name)!.description.split(/(?<=\.)\s/)[0],
+          score: h.score,
+        })),
     }
     const result = runSearch(searcher, '', { query: q.query }, K)
     revealed += tokensOf(result.reveals!.map((n) => byName.get(n)!))

@@ -419,10 +419,9 @@ describe('compaction-summary: through the kernel', () => {
       requests.some((r) => r.purpose === 'summary'),
       'the model was asked',
     )
-    // biome-ignore lint/correctness/noEmptyCharacterClassInRegex: [^] is any character, newlines included
     assert.match(
       requests.find((r) => r.messages.some((m) => m.ref === SummaryRef))!.messages.find((m) => m.ref === SummaryRef)!.text,
-      /extracted from the run log[^]*\[source: policy\/shipping#4\]/,
+      /extracted from the run log[\s\S]*\[source: policy\/shipping#4\]/,
     )
   })
 

@@ -27,10 +27,9 @@ import { asDefined } from './tool.ts'
 import type { ContextMessage, ContextService } from '../contracts/services/context.ts'
 import { checkCompacted, type CompactResult, type CompactorService } from '../contracts/services/compactor.ts'
 import { checkResponse, type ModelDelta, type ModelResponse, type ModelService } from '../contracts/services/model.ts'
-import type { PolicyDecision, PolicyService } from '../contracts/services/policy.ts'
+import type { PolicyService } from '../contracts/services/policy.ts'
 import type { ProgressService, ProgressVerdict } from '../contracts/services/progress.ts'
 import type { GuardInput, GuardrailService, GuardVerdict } from '../contracts/services/guardrail.ts'
-import { grantMismatch, type ApprovalGrant } from './grants.ts'
 import type { CancelRequest, EffectWrite, Lease, StoreService, StoreWriter } from '../contracts/services/store.ts'
 import type { ToolsService } from '../contracts/services/tools.ts'
 import type { VerifierService } from '../contracts/services/verifier.ts'
@@ -40,9 +39,10 @@ import type { ToolCall } from './tool-call.ts'
 import type { LoopHost, TimedService } from './loop-host.ts'
 import { KernelProducer } from './version.ts'
 import { isControl } from './control.ts'
+import { decidePolicy, type Admitted } from './admission.ts'
 import { askGuardrail, Pass, verifyAnswer } from './verification.ts'
 import { crash, endCancelled, endRun, pauseRun } from './ending.ts'
-import { checkPolicyDecision, checkProgressVerdict, checkProjection, plainResponse } from './verdicts.ts'
+import { checkProgressVerdict, checkProjection, plainResponse } from './verdicts.ts'
 
 /** Services of one step, read once at its start so a swap can only take effect between steps. */
 interface StepServices {
@@ -60,9 +60,6 @@ const required = ['model', 'context', 'tools', 'policy', 'verifier'] as const
 
 /** Events that an early flush makes timely: only their listeners make the loop flush outside durability points. */
 const StepStartEvents = ['step/start', 'step/context', 'step/model-request'] as const
-
-/** What admitting an action leads to: run it, wait for a person (later, once the rest of the step ran), or nothing more (settled). */
-type Admitted = { run: Authorized } | { later: () => Promise<Next> } | { next: Next }
 
 export class RunDriver implements DriverPort {
   readonly rec: Recorder
@@ -929,119 +926,9 @@ export class RunDriver implements DriverPort {
     return this.follow(await this.decide(action, tool, args))
   }
 
-  /** Ask policy, record its decision, and say what comes next: run the call, wait for a person, or nothing (denied). */
-  private async decide(action: ActionState, tool: Tool, args: unknown): Promise<Admitted> {
-    const policy = this.services.policy
-    let decision: PolicyDecision
-    try {
-      const answer = await this.ask('policy', policy.provider, () =>
-        policy.value.decide({
-          runId: this.runId,
-          agent: this.agent.name,
-          actionId: action.id,
-          tool,
-          args,
-          argsHash: action.argsHash,
-          state: this.view,
-        }),
-      )
-      const checked = checkPolicyDecision(answer)
-      decision = checked.ok
-        ? checked.value
-        : {
-            verdict: 'deny',
-            ruleId: 'policy-invalid',
-            reason: `policy ${policy.provider} answered something that is not a decision (verdict_invalid: ${checked.problem}); denied to fail closed`,
-          }
-    } catch (error) {
-      if (isControl(error)) throw error
-      decision = {
-        verdict: 'deny',
-        ruleId: 'policy-error',
-        reason: `policy failed, denied to fail closed: ${(error as Error)?.message ?? error}`,
-      }
-    }
-    // An `ask` nobody may answer would wait forever: deny it now, and say why.
-    if (decision.verdict === 'ask' && decision.approvers?.length === 0) {
-      decision = {
-        verdict: 'deny',
-        ruleId: decision.ruleId,
-        reason: `${decision.reason}; it needs approval and no approver is configured, so it is denied (fail closed)`,
-      }
-    }
-    const policyVersion = policy.value.version
-    const ids = this.idsOf(action.id, action.approval?.seq ?? action.proposedSeq)
-    const recorded = this.rec.record(
-      'tool/decision',
-      {
-        verdict: decision.verdict,
-        ruleId: decision.ruleId,
-        policyVersion,
-        reason: decision.reason,
-        approvers: decision.approvers,
-        toolVersion: tool.owner,
-      },
-      policy.provider,
-      ids,
-    )
-    if (decision.verdict === 'deny')
-      return {
-        next: await this.reject(action, 'policy_denied', `Denied by policy (rule ${decision.ruleId}): ${decision.reason}`, recorded.seq),
-      }
-    if (decision.verdict === 'ask') {
-      const grant = await this.grantFor(action, tool, args, policyVersion, decision.approvers)
-      if (grant) {
-        // A person approved calls like this one before, for the run or standing: no one is asked again.
-        const approved = this.rec.record(
-          'tool/approval-decided',
-          { approved: true, by: `grant:${grant.id}`, scope: grant.scope, grantId: grant.id },
-          KernelProducer,
-          this.idsOf(action.id, recorded.seq),
-        )
-        return { run: { action, tool, policyVersion, causation: approved.seq } }
-      }
-      const { ruleId, reason, approvers } = decision
-      return {
-        later: () =>
-          this.pause('WAITING_APPROVAL', `action ${action.id} (${action.tool}) waits for approval: ${reason}`, 'approval', {
-            actionId: action.id,
-            approval: {
-              tool: action.tool,
-              args: action.args,
-              argsHash: action.argsHash,
-              policyVersion,
-              ruleId,
-              reason,
-              approvers,
-              toolVersion: tool.owner,
-            },
-          }),
-      }
-    }
-    return { run: { action, tool, policyVersion, causation: recorded.seq } }
-  }
-
-  /**
-   * A grant that covers this call: given for the rest of this run, or standing (kept by the store). It
-   * must be active, for this agent, tool and arguments, under this policy and tool version, and given
-   * by someone the policy lets approve it.
-   */
-  private async grantFor(
-    action: ActionState,
-    tool: Tool,
-    args: unknown,
-    policyVersion: string,
-    approvers?: string[],
-  ): Promise<ApprovalGrant | undefined> {
-    const now = Date.now()
-    const call = { agent: this.agent.name, tool: action.tool, args, argsHash: action.argsHash, policyVersion, toolVersion: tool.owner }
-    const allowed = (g: ApprovalGrant) => !approvers || approvers.includes('*') || approvers.includes(g.by)
-    const fits = (g: ApprovalGrant) => grantMismatch(g, call, now) === undefined && allowed(g)
-    const inRun = this.state.grants.find(fits)
-    if (inRun) return inRun
-    const store = this.store()
-    if (!store.grants) return undefined
-    return (await store.grants({ agent: this.agent.name, tool: action.tool, now })).find(fits)
+  /** Ask policy and act on its decision (core/kernel/admission.ts). */
+  private decide(action: ActionState, tool: Tool, args: unknown): Promise<Admitted> {
+    return decidePolicy(this, action, tool, args)
   }
 
   // ── verification ────────────────────────────────────────────────────────────────────────────────

@@ -1,0 +1,155 @@
+/**
+ * @module admission
+ * Whether an action may run: policy is asked (bounded in time), its answer checked strictly (a
+ * malformed or failing policy denies, an ask nobody may answer denies), the decision recorded, and then
+ * the call runs, waits for a person, or is closed. An ask that a grant already covers (for the run, or
+ * standing in the store) runs without asking again. Free functions over a narrow port.
+ */
+import type { Code } from '../contracts/errors.ts'
+import type { PolicyDecision, PolicyService } from '../contracts/services/policy.ts'
+import type { StoreService } from '../contracts/services/store.ts'
+import type { Tool } from '../contracts/services/tools.ts'
+import type { ActionState, RunState } from '../contracts/state.ts'
+import type { WaitingStatus } from '../contracts/data.ts'
+import type { ServiceEntry } from './cordis.ts'
+import { isControl } from './control.ts'
+import type { Authorized, Checkpoint, Next, PauseDetail } from './effects.ts'
+import { grantMismatch, type ApprovalGrant } from './grants.ts'
+import type { LoopHost, TimedService } from './loop-host.ts'
+import type { EventIds, Recorder } from './recorder.ts'
+import { checkPolicyDecision } from './verdicts.ts'
+import { KernelProducer } from './version.ts'
+
+/** What admitting an action leads to: run it, wait for a person (later, once the rest of the step ran), or nothing more (settled). */
+export type Admitted = { run: Authorized } | { later: () => Promise<Next> } | { next: Next }
+
+/** What deciding an action needs of the run. */
+export interface AdmissionPort {
+  readonly runId: string
+  readonly agent: Pick<LoopHost, 'name'>
+  readonly state: RunState
+  readonly view: Readonly<RunState>
+  readonly rec: Recorder
+  readonly services: { readonly policy: ServiceEntry<PolicyService> }
+  idsOf(actionId: string | undefined, causation?: number): EventIds
+  ask<T>(service: TimedService, provider: string, call: () => T | Promise<T>): T | Promise<T>
+  store(): StoreService
+  reject(action: ActionState, code: Code, observation: string, causation?: number): Promise<Next>
+  pause(status: WaitingStatus, reason: string, checkpoint: Checkpoint, detail?: PauseDetail): Promise<Next>
+}
+
+/** Ask policy, record its decision, and say what comes next: run the call, wait for a person, or nothing (denied). */
+export async function decidePolicy(run: AdmissionPort, action: ActionState, tool: Tool, args: unknown): Promise<Admitted> {
+  const policy = run.services.policy
+  let decision: PolicyDecision
+  try {
+    const answer = await run.ask('policy', policy.provider, () =>
+      policy.value.decide({
+        runId: run.runId,
+        agent: run.agent.name,
+        actionId: action.id,
+        tool,
+        args,
+        argsHash: action.argsHash,
+        state: run.view,
+      }),
+    )
+    const checked = checkPolicyDecision(answer)
+    decision = checked.ok
+      ? checked.value
+      : {
+          verdict: 'deny',
+          ruleId: 'policy-invalid',
+          reason: `policy ${policy.provider} answered something that is not a decision (verdict_invalid: ${checked.problem}); denied to fail closed`,
+        }
+  } catch (error) {
+    if (isControl(error)) throw error
+    decision = {
+      verdict: 'deny',
+      ruleId: 'policy-error',
+      reason: `policy failed, denied to fail closed: ${(error as Error)?.message ?? error}`,
+    }
+  }
+  // An `ask` nobody may answer would wait forever: deny it now, and say why.
+  if (decision.verdict === 'ask' && decision.approvers?.length === 0) {
+    decision = {
+      verdict: 'deny',
+      ruleId: decision.ruleId,
+      reason: `${decision.reason}; it needs approval and no approver is configured, so it is denied (fail closed)`,
+    }
+  }
+  const policyVersion = policy.value.version
+  const ids = run.idsOf(action.id, action.approval?.seq ?? action.proposedSeq)
+  const recorded = run.rec.record(
+    'tool/decision',
+    {
+      verdict: decision.verdict,
+      ruleId: decision.ruleId,
+      policyVersion,
+      reason: decision.reason,
+      approvers: decision.approvers,
+      toolVersion: tool.owner,
+    },
+    policy.provider,
+    ids,
+  )
+  if (decision.verdict === 'deny')
+    return {
+      next: await run.reject(action, 'policy_denied', `Denied by policy (rule ${decision.ruleId}): ${decision.reason}`, recorded.seq),
+    }
+  if (decision.verdict === 'ask') {
+    const grant = await grantFor(run, action, tool, args, policyVersion, decision.approvers)
+    if (grant) {
+      // A person approved calls like this one before, for the run or standing: no one is asked again.
+      const approved = run.rec.record(
+        'tool/approval-decided',
+        { approved: true, by: `grant:${grant.id}`, scope: grant.scope, grantId: grant.id },
+        KernelProducer,
+        run.idsOf(action.id, recorded.seq),
+      )
+      return { run: { action, tool, policyVersion, causation: approved.seq } }
+    }
+    const { ruleId, reason, approvers } = decision
+    return {
+      later: () =>
+        run.pause('WAITING_APPROVAL', `action ${action.id} (${action.tool}) waits for approval: ${reason}`, 'approval', {
+          actionId: action.id,
+          approval: {
+            tool: action.tool,
+            args: action.args,
+            argsHash: action.argsHash,
+            policyVersion,
+            ruleId,
+            reason,
+            approvers,
+            toolVersion: tool.owner,
+          },
+        }),
+    }
+  }
+  return { run: { action, tool, policyVersion, causation: recorded.seq } }
+}
+
+/**
+ * A grant that covers this call: given for the rest of this run, or standing (kept by the store). It
+ * must be active, for this agent, tool and arguments, under this policy and tool version, and given
+ * by someone the policy lets approve it.
+ */
+export async function grantFor(
+  run: AdmissionPort,
+  action: ActionState,
+  tool: Tool,
+  args: unknown,
+  policyVersion: string,
+  approvers?: string[],
+): Promise<ApprovalGrant | undefined> {
+  const now = Date.now()
+  const call = { agent: run.agent.name, tool: action.tool, args, argsHash: action.argsHash, policyVersion, toolVersion: tool.owner }
+  const allowed = (g: ApprovalGrant) => !approvers || approvers.includes('*') || approvers.includes(g.by)
+  const fits = (g: ApprovalGrant) => grantMismatch(g, call, now) === undefined && allowed(g)
+  const inRun = run.state.grants.find(fits)
+  if (inRun) return inRun
+  const store = run.store()
+  if (!store.grants) return undefined
+  return (await store.grants({ agent: run.agent.name, tool: action.tool, now })).find(fits)
+}

@@ -15,10 +15,9 @@ import { overBudget, outOfSteps } from './budget.ts'
 import { readService, type ServiceEntry } from './cordis.ts'
 import { EffectRunner, type Authorized, type Checkpoint, type DriverPort, type Next, type PauseDetail } from './effects.ts'
 import { footprintOf, mayRunBeside, waves } from './parallel.ts'
-import { classify, CordageError, Codes, type Code } from '../contracts/errors.ts'
+import { CordageError, Codes, type Code } from '../contracts/errors.ts'
 import { deepFreeze } from '../kit/freeze.ts'
 import { readonlyView } from './readonly.ts'
-import { StreamScrubber } from '../kit/secrets.ts'
 import { hashAnyway, hashArgs, jsonProblem } from '../kit/hash.ts'
 import { Ownership } from './ownership.ts'
 import { Recorder, type EventIds } from './recorder.ts'
@@ -26,7 +25,7 @@ import { toView, type Tool, type ToolView } from '../contracts/services/tools.ts
 import { asDefined } from './tool.ts'
 import type { ContextMessage, ContextService } from '../contracts/services/context.ts'
 import { checkCompacted, type CompactResult, type CompactorService } from '../contracts/services/compactor.ts'
-import { checkResponse, type ModelDelta, type ModelResponse, type ModelService } from '../contracts/services/model.ts'
+import type { ModelResponse, ModelService } from '../contracts/services/model.ts'
 import type { PolicyService } from '../contracts/services/policy.ts'
 import type { ProgressService, ProgressVerdict } from '../contracts/services/progress.ts'
 import type { GuardInput, GuardrailService, GuardVerdict } from '../contracts/services/guardrail.ts'
@@ -39,10 +38,11 @@ import type { ToolCall } from './tool-call.ts'
 import type { LoopHost, TimedService } from './loop-host.ts'
 import { KernelProducer } from './version.ts'
 import { isControl } from './control.ts'
+import { callModel } from './model-call.ts'
 import { decidePolicy, type Admitted } from './admission.ts'
 import { askGuardrail, Pass, verifyAnswer } from './verification.ts'
 import { crash, endCancelled, endRun, pauseRun } from './ending.ts'
-import { checkProgressVerdict, checkProjection, plainResponse } from './verdicts.ts'
+import { checkProgressVerdict, checkProjection } from './verdicts.ts'
 
 /** Services of one step, read once at its start so a swap can only take effect between steps. */
 interface StepServices {
@@ -59,7 +59,6 @@ interface StepServices {
 const required = ['model', 'context', 'tools', 'policy', 'verifier'] as const
 
 /** Events that an early flush makes timely: only their listeners make the loop flush outside durability points. */
-const StepStartEvents = ['step/start', 'step/context', 'step/model-request'] as const
 
 export class RunDriver implements DriverPort {
   readonly rec: Recorder
@@ -73,7 +72,7 @@ export class RunDriver implements DriverPort {
   /** The visible set of the current step, by name, and what the model is shown of it. */
   private visible = new Map<string, Tool>()
   private visibleViews: ToolView[] = []
-  private visibleNames: string[] = []
+  visibleNames: string[] = []
   /** The list the tools service returned last; views are rebuilt only when it returns a different one. */
   private visibleSource: Tool[] | undefined
   private visibleFor = ''
@@ -557,145 +556,14 @@ export class RunDriver implements DriverPort {
     return this.verify(decision.text, responded.seq)
   }
 
-  private async callModel(
+  /** Ask the model, with retries, previews and the deadline (core/kernel/model-call.ts). */
+  private callModel(
     model: ServiceEntry<ModelService>,
     messages: ContextMessage[],
     tools: ToolView[],
     index: number,
   ): Promise<ModelResponse | undefined> {
-    const ids = this.ids
-    const { attempts, backoffMs } = this.agent.options.modelRetry
-    for (let attempt = 1; ; attempt++) {
-      const request = this.rec.record(
-        'step/model-request',
-        { model: model.provider, messages: messages.length, tools: this.visibleNames, attempt },
-        KernelProducer,
-        ids,
-      )
-      // Not a durability point (a model call has no effect to protect), but whoever watches steps begin
-      // should see them begin, not only once the model has answered.
-      if (this.agent.dispatch.watched(StepStartEvents)) await this.flush()
-      const signal = this.modelSignal()
-      // Streamed pieces go to listeners as previews, only if someone listens: nothing here is durable.
-      const onDelta = this.agent.streaming() ? this.previews(model.provider, ids.stepId!, attempt) : undefined
-      try {
-        const response = await model.value
-          .respond({ runId: this.runId, stepId: ids.stepId!, stepIndex: index, messages, tools, signal: signal.signal, onDelta })
-          .finally(() => onDelta?.end())
-        const problem = checkResponse(response)
-        if (problem) throw new CordageError('model_invalid_response', problem)
-        // Plain data from here on: the record, the hash, policy and the tool see one value.
-        return plainResponse(response)
-      } catch (error) {
-        if (this.lost) throw this.lost
-        if (this.cancelRequest) {
-          await this.endCancelled()
-          return undefined
-        }
-        if (signal.deadlineHit) {
-          await this.end('STOPPED', 'deadline_exceeded', `deadline passed during the model call of step ${index}`)
-          return undefined
-        }
-        const { code, kind, message } = classify(error, 'model_permanent')
-        const retry = code === 'model_transient' && attempt < attempts
-        // The provider's own hint (Retry-After) wins over our backoff when it asks for longer, up to a minute.
-        const hint = CordageError.is(error) ? Number((error.data as { retryAfterMs?: number } | undefined)?.retryAfterMs) : NaN
-        let retryInMs = retry
-          ? Math.max(jitter(backoffMs * 2 ** (attempt - 1)), Number.isFinite(hint) ? Math.min(hint, 60_000) : 0)
-          : undefined
-        // A wait that would outlast the deadline is no retry: stop now rather than sleep past it.
-        const pastDeadline = retryInMs !== undefined && this.state.deadline !== undefined && Date.now() + retryInMs >= this.state.deadline
-        if (pastDeadline) retryInMs = undefined
-        this.rec.record(
-          'step/model-error',
-          { errorClass: kind, code, message, attempt, retryInMs },
-          model.provider,
-          this.idsOf(undefined, request.seq),
-        )
-        if (pastDeadline) {
-          await this.end('STOPPED', 'deadline_exceeded', `the deadline passes before the model can be asked again (${message})`)
-          return undefined
-        }
-        if (!retry) {
-          await this.end('FAILED', code, message)
-          return undefined
-        }
-        await sleep(retryInMs!, this.abort.signal)
-      } finally {
-        signal.dispose()
-      }
-    }
-  }
-
-  /**
-   * Where a model call's streamed pieces go: to listeners as previews, scrubbed of the agent's secrets
-   * like the record. Text (and each call's argument text) passes through a StreamScrubber, which holds
-   * back the end of what arrived until it knows no secret is split there; `end` gives out the rest.
-   */
-  private previews(producer: string, stepId: string, attempt: number): ((delta: ModelDelta) => void) & { end(): void } {
-    const base = { runId: this.runId, stepId, attempt, producer }
-    const scrubber = this.agent.scrubber
-    if (!scrubber.active) return Object.assign((delta: ModelDelta) => this.agent.streamDelta({ ...base, ...delta }), { end() {} })
-    const text = new StreamScrubber(scrubber)
-    const args = new Map<number, StreamScrubber>()
-    const emit = (delta: ModelDelta) => this.agent.streamDelta({ ...base, ...delta })
-    const send = Object.assign(
-      (delta: ModelDelta) => {
-        if (delta.text !== undefined) {
-          const ready = text.push(delta.text)
-          if (ready) emit({ text: ready })
-        }
-        if (delta.toolCall) {
-          const { index, name, argsDelta } = delta.toolCall
-          let stream = args.get(index)
-          if (!stream) args.set(index, (stream = new StreamScrubber(scrubber)))
-          const ready = argsDelta === undefined ? undefined : stream.push(argsDelta)
-          if (name !== undefined || ready)
-            emit({
-              toolCall: {
-                index,
-                ...(name === undefined ? {} : { name: scrubber.scrubText(name) }),
-                ...(ready ? { argsDelta: ready } : {}),
-              },
-            })
-        }
-      },
-      {
-        end: () => {
-          const rest = text.end()
-          if (rest) emit({ text: rest })
-          for (const [index, stream] of args) {
-            const tail = stream.end()
-            if (tail) emit({ toolCall: { index, argsDelta: tail } })
-          }
-        },
-      },
-    )
-    return send
-  }
-
-  /**
-   * The abort signal for one model call: the run's own signal (cancellation), plus the deadline when the
-   * run has one. Without a deadline nothing is allocated: signals and listeners cost microseconds a step.
-   */
-  private modelSignal(): { signal: AbortSignal; deadlineHit: boolean; dispose(): void } {
-    if (this.state.deadline === undefined) return { signal: this.abort.signal, deadlineHit: false, dispose() {} }
-    const controller = new AbortController()
-    const state = { signal: controller.signal, deadlineHit: false, dispose: () => {} }
-    const onCancel = () => controller.abort(this.abort.signal.reason)
-    this.abort.signal.addEventListener('abort', onCancel, { once: true })
-    const timer = setTimeout(
-      () => {
-        state.deadlineHit = true
-        controller.abort(new CordageError('deadline_exceeded'))
-      },
-      Math.max(0, this.state.deadline - Date.now()),
-    )
-    state.dispose = () => {
-      clearTimeout(timer)
-      this.abort.signal.removeEventListener('abort', onCancel)
-    }
-    return state
+    return callModel(this, model, messages, tools, index)
   }
 
   /** The step's visible tools, asked of the tools service once per step (also for a step resumed in a new process). */
@@ -979,20 +847,4 @@ class Undeclared extends Error {
 
 function isThenable<T>(value: T | Promise<T>): value is Promise<T> {
   return typeof (value as { then?: unknown } | null)?.then === 'function'
-}
-
-function jitter(ms: number): number {
-  return Math.round(ms * (0.5 + Math.random()))
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(done, ms)
-    signal.addEventListener('abort', done, { once: true })
-    function done() {
-      clearTimeout(timer)
-      signal.removeEventListener('abort', done)
-      resolve()
-    }
-  })
 }

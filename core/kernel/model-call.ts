@@ -1,0 +1,198 @@
+/**
+ * @module model-call
+ * One model call of a step: the request recorded, streamed pieces passed on as previews (scrubbed of
+ * secrets, only when someone listens), the answer checked and copied to plain data, and failures
+ * classified: retried with backoff (the provider's Retry-After wins when longer) while the deadline
+ * allows, else the run ends with the error's code. Free functions over a narrow port.
+ */
+import { classify, CordageError, type Code } from '../contracts/errors.ts'
+import type { ContextMessage } from '../contracts/services/context.ts'
+import { checkResponse, type ModelDelta, type ModelResponse, type ModelService } from '../contracts/services/model.ts'
+import type { CancelRequest } from '../contracts/services/store.ts'
+import type { ToolView } from '../contracts/services/tools.ts'
+import type { RunState } from '../contracts/state.ts'
+import type { TerminalStatus } from '../contracts/data.ts'
+import { StreamScrubber } from '../kit/secrets.ts'
+import type { ServiceEntry } from './cordis.ts'
+import type { Next } from './effects.ts'
+import type { LoopHost } from './loop-host.ts'
+import type { EventIds, Recorder } from './recorder.ts'
+import { plainResponse } from './verdicts.ts'
+import { KernelProducer } from './version.ts'
+
+const StepStartEvents = ['step/start', 'step/context', 'step/model-request'] as const
+
+/** What a model call needs of the run. */
+export interface ModelCallPort {
+  readonly runId: string
+  readonly agent: Pick<LoopHost, 'options' | 'dispatch' | 'scrubber' | 'streaming' | 'streamDelta'>
+  readonly state: RunState
+  readonly rec: Recorder
+  readonly ids: EventIds
+  readonly signal: AbortSignal
+  readonly visibleNames: string[]
+  readonly lost: CordageError | undefined
+  readonly cancelRequest: CancelRequest | undefined
+  idsOf(actionId: string | undefined, causation?: number): EventIds
+  flush(): Promise<void>
+  end(status: TerminalStatus, failureCode: Code | undefined, reason?: string, answer?: string): Promise<Next>
+  endCancelled(): Promise<Next>
+}
+
+export async function callModel(
+  run: ModelCallPort,
+  model: ServiceEntry<ModelService>,
+  messages: ContextMessage[],
+  tools: ToolView[],
+  index: number,
+): Promise<ModelResponse | undefined> {
+  const ids = run.ids
+  const { attempts, backoffMs } = run.agent.options.modelRetry
+  for (let attempt = 1; ; attempt++) {
+    const request = run.rec.record(
+      'step/model-request',
+      { model: model.provider, messages: messages.length, tools: run.visibleNames, attempt },
+      KernelProducer,
+      ids,
+    )
+    // Not a durability point (a model call has no effect to protect), but whoever watches steps begin
+    // should see them begin, not only once the model has answered.
+    if (run.agent.dispatch.watched(StepStartEvents)) await run.flush()
+    const signal = modelSignal(run)
+    // Streamed pieces go to listeners as previews, only if someone listens: nothing here is durable.
+    const onDelta = run.agent.streaming() ? previews(run, model.provider, ids.stepId!, attempt) : undefined
+    try {
+      const response = await model.value
+        .respond({ runId: run.runId, stepId: ids.stepId!, stepIndex: index, messages, tools, signal: signal.signal, onDelta })
+        .finally(() => onDelta?.end())
+      const problem = checkResponse(response)
+      if (problem) throw new CordageError('model_invalid_response', problem)
+      // Plain data from here on: the record, the hash, policy and the tool see one value.
+      return plainResponse(response)
+    } catch (error) {
+      if (run.lost) throw run.lost
+      if (run.cancelRequest) {
+        await run.endCancelled()
+        return undefined
+      }
+      if (signal.deadlineHit) {
+        await run.end('STOPPED', 'deadline_exceeded', `deadline passed during the model call of step ${index}`)
+        return undefined
+      }
+      const { code, kind, message } = classify(error, 'model_permanent')
+      const retry = code === 'model_transient' && attempt < attempts
+      // The provider's own hint (Retry-After) wins over our backoff when it asks for longer, up to a minute.
+      const hint = CordageError.is(error) ? Number((error.data as { retryAfterMs?: number } | undefined)?.retryAfterMs) : NaN
+      let retryInMs = retry
+        ? Math.max(jitter(backoffMs * 2 ** (attempt - 1)), Number.isFinite(hint) ? Math.min(hint, 60_000) : 0)
+        : undefined
+      // A wait that would outlast the deadline is no retry: stop now rather than sleep past it.
+      const pastDeadline = retryInMs !== undefined && run.state.deadline !== undefined && Date.now() + retryInMs >= run.state.deadline
+      if (pastDeadline) retryInMs = undefined
+      run.rec.record(
+        'step/model-error',
+        { errorClass: kind, code, message, attempt, retryInMs },
+        model.provider,
+        run.idsOf(undefined, request.seq),
+      )
+      if (pastDeadline) {
+        await run.end('STOPPED', 'deadline_exceeded', `the deadline passes before the model can be asked again (${message})`)
+        return undefined
+      }
+      if (!retry) {
+        await run.end('FAILED', code, message)
+        return undefined
+      }
+      await sleep(retryInMs!, run.signal)
+    } finally {
+      signal.dispose()
+    }
+  }
+}
+
+/**
+ * Where a model call's streamed pieces go: to listeners as previews, scrubbed of the agent's secrets
+ * like the record. Text (and each call's argument text) passes through a StreamScrubber, which holds
+ * back the end of what arrived until it knows no secret is split there; `end` gives out the rest.
+ */
+function previews(run: ModelCallPort, producer: string, stepId: string, attempt: number): ((delta: ModelDelta) => void) & { end(): void } {
+  const base = { runId: run.runId, stepId, attempt, producer }
+  const scrubber = run.agent.scrubber
+  if (!scrubber.active) return Object.assign((delta: ModelDelta) => run.agent.streamDelta({ ...base, ...delta }), { end() {} })
+  const text = new StreamScrubber(scrubber)
+  const args = new Map<number, StreamScrubber>()
+  const emit = (delta: ModelDelta) => run.agent.streamDelta({ ...base, ...delta })
+  const send = Object.assign(
+    (delta: ModelDelta) => {
+      if (delta.text !== undefined) {
+        const ready = text.push(delta.text)
+        if (ready) emit({ text: ready })
+      }
+      if (delta.toolCall) {
+        const { index, name, argsDelta } = delta.toolCall
+        let stream = args.get(index)
+        if (!stream) args.set(index, (stream = new StreamScrubber(scrubber)))
+        const ready = argsDelta === undefined ? undefined : stream.push(argsDelta)
+        if (name !== undefined || ready)
+          emit({
+            toolCall: {
+              index,
+              ...(name === undefined ? {} : { name: scrubber.scrubText(name) }),
+              ...(ready ? { argsDelta: ready } : {}),
+            },
+          })
+      }
+    },
+    {
+      end: () => {
+        const rest = text.end()
+        if (rest) emit({ text: rest })
+        for (const [index, stream] of args) {
+          const tail = stream.end()
+          if (tail) emit({ toolCall: { index, argsDelta: tail } })
+        }
+      },
+    },
+  )
+  return send
+}
+
+/**
+ * The abort signal for one model call: the run's own signal (cancellation), plus the deadline when the
+ * run has one. Without a deadline nothing is allocated: signals and listeners cost microseconds a step.
+ */
+function modelSignal(run: ModelCallPort): { signal: AbortSignal; deadlineHit: boolean; dispose(): void } {
+  if (run.state.deadline === undefined) return { signal: run.signal, deadlineHit: false, dispose() {} }
+  const controller = new AbortController()
+  const state = { signal: controller.signal, deadlineHit: false, dispose: () => {} }
+  const onCancel = () => controller.abort(run.signal.reason)
+  run.signal.addEventListener('abort', onCancel, { once: true })
+  const timer = setTimeout(
+    () => {
+      state.deadlineHit = true
+      controller.abort(new CordageError('deadline_exceeded'))
+    },
+    Math.max(0, run.state.deadline - Date.now()),
+  )
+  state.dispose = () => {
+    clearTimeout(timer)
+    run.signal.removeEventListener('abort', onCancel)
+  }
+  return state
+}
+
+function jitter(ms: number): number {
+  return Math.round(ms * (0.5 + Math.random()))
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, ms)
+    signal.addEventListener('abort', done, { once: true })
+    function done() {
+      clearTimeout(timer)
+      signal.removeEventListener('abort', done)
+      resolve()
+    }
+  })
+}

@@ -13,8 +13,7 @@
  */
 import { overBudget, outOfSteps } from './budget.ts'
 import { readService, type ServiceEntry } from './cordis.ts'
-import { EffectRunner, type Authorized, type Checkpoint, type DriverPort, type Next, type PauseDetail } from './effects.ts'
-import { footprintOf, mayRunBeside, waves } from './parallel.ts'
+import { EffectRunner, type Checkpoint, type DriverPort, type Next, type PauseDetail } from './effects.ts'
 import { CordageError, Codes, type Code } from '../contracts/errors.ts'
 import { deepFreeze } from '../kit/freeze.ts'
 import { readonlyView } from './readonly.ts'
@@ -39,8 +38,8 @@ import type { LoopHost, TimedService } from './loop-host.ts'
 import { KernelProducer } from './version.ts'
 import { isControl } from './control.ts'
 import { callModel } from './model-call.ts'
-import { decidePolicy, type Admitted } from './admission.ts'
-import { askGuardrail, Pass, verifyAnswer } from './verification.ts'
+import { actOn, actTogether } from './actions.ts'
+import { askGuardrail, verifyAnswer } from './verification.ts'
 import { crash, endCancelled, endRun, pauseRun } from './ending.ts'
 import { checkProgressVerdict, checkProjection } from './verdicts.ts'
 
@@ -70,7 +69,7 @@ export class RunDriver implements DriverPort {
   /** The agent's services version {@link services} was read at; -1 forces a read at the first step. */
   private servicesVersion = -1
   /** The visible set of the current step, by name, and what the model is shown of it. */
-  private visible = new Map<string, Tool>()
+  readonly visible = new Map<string, Tool>()
   private visibleViews: ToolView[] = []
   visibleNames: string[] = []
   /** The list the tools service returned last; views are rebuilt only when it returns a different one. */
@@ -80,8 +79,8 @@ export class RunDriver implements DriverPort {
   private at = { turns: -1, steps: -1, open: false, ids: {} as EventIds }
   private toolCalls = new Set<ToolCall>()
   /** State was rebuilt from the store (a lost key race): what a batch decided before is stale. */
-  private reloaded = false
-  private effects = new EffectRunner(this)
+  reloaded = false
+  readonly effects = new EffectRunner(this)
   private ownership: Ownership | undefined
   lost: CordageError | undefined
   /** Side effects that committed after cancellation was requested, and those left unknown. */
@@ -567,7 +566,7 @@ export class RunDriver implements DriverPort {
   }
 
   /** The step's visible tools, asked of the tools service once per step (also for a step resumed in a new process). */
-  private async visibleTools(): Promise<void> {
+  async visibleTools(): Promise<void> {
     const stepId = `s${this.state.steps}`
     if (this.visibleFor === stepId) return
     const tools = this.services.tools
@@ -588,173 +587,14 @@ export class RunDriver implements DriverPort {
 
   // ── actions: validate → policy → (approval) → run (core/kernel/effects.ts) ─────────────────────────────
 
-  private async act(action: ActionState): Promise<Next> {
-    switch (action.status) {
-      case 'proposed':
-        return this.follow(await this.admit(action))
-      case 'denied':
-        return this.reject(
-          action,
-          'policy_denied',
-          `Denied by policy (rule ${action.decision!.ruleId}): ${action.decision!.reason}`,
-          action.decision!.seq,
-        )
-      case 'rejected':
-        return this.reject(
-          action,
-          'approval_rejected',
-          `Rejected by ${action.approval!.by}${action.approval!.reason ? `: ${action.approval!.reason}` : ''}`,
-          action.approval!.seq,
-        )
-      case 'allowed':
-      case 'approved':
-      case 'running': {
-        // Resumed: the decision is durable. It still holds only under the policy version it was made with.
-        const tool = await this.installedTool(action)
-        if (!tool) return this.reject(action, 'unknown_tool', `Tool "${action.tool}" is no longer installed.`)
-        if (action.status === 'running') {
-          // The call started and no outcome was recorded: the process stopped while the tool ran.
-          const settled = await this.effects.settleUnknown(action, tool, this.effects.keyOf(action, tool), 'resume')
-          if (settled !== 'retry') return settled
-        }
-        // A decision (and an approval) holds only under the policy and the tool version it was made for.
-        const toolChanged =
-          action.decision?.toolVersion !== undefined && tool.owner !== undefined && action.decision.toolVersion !== tool.owner
-        if (action.decision?.policyVersion !== this.services.policy.value.version || toolChanged) {
-          const parsed = tool.input.safeParse(action.args)
-          if (!parsed.success) return this.reject(action, 'invalid_arguments', `The arguments for ${tool.name} no longer match its schema.`)
-          return this.authorize(action, tool, parsed.data)
-        }
-        return this.effects.execute(action, tool, action.decision.policyVersion, action.approval?.seq ?? action.decision.seq)
-      }
-      case 'awaiting_approval': {
-        // Asked, but the request was never put on record (the rest of its step ran first and paused, or the process stopped): put it now.
-        const d = action.decision
-        const approval =
-          action.requestedSeq === undefined && d
-            ? {
-                tool: action.tool,
-                args: action.args,
-                argsHash: action.argsHash,
-                policyVersion: d.policyVersion,
-                ruleId: d.ruleId,
-                reason: d.reason,
-                approvers: d.approvers,
-                toolVersion: d.toolVersion,
-              }
-            : undefined
-        return this.pause('WAITING_APPROVAL', `action ${action.id} (${action.tool}) waits for approval`, 'approval', {
-          actionId: action.id,
-          approval,
-        })
-      }
-      default:
-        throw new CordageError('internal_error', `action ${action.id} is ${action.status} but still pending`)
-    }
+  /** Settle one pending action by its status (core/kernel/actions.ts). */
+  private act(action: ActionState): Promise<Next> {
+    return actOn(this, action)
   }
 
-  /** A freshly proposed action: check it is a visible tool with valid arguments, pass it by the guardrail, ask policy. */
-  private async admit(action: ActionState): Promise<Admitted> {
-    await this.visibleTools()
-    const tool = this.visible.get(action.tool)
-    if (action.argsError !== undefined)
-      return {
-        next: await this.reject(
-          action,
-          'invalid_arguments',
-          `The arguments for ${action.tool} are not valid JSON, or not plain JSON (${action.argsError}). Send them again as a plain JSON object.`,
-        ),
-      }
-    if (!tool)
-      return {
-        next: await this.reject(
-          action,
-          'unknown_tool',
-          `Unknown tool "${action.tool}". Tools you can call: ${[...this.visible.keys()].join(', ') || 'none'}.`,
-        ),
-      }
-    const parsed = tool.input.safeParse(action.args)
-    if (!parsed.success) {
-      const issues = parsed.error.issues.map((i) => `${i.path.length ? i.path.join('.') : '(arguments)'}: ${i.message}`).join('; ')
-      return {
-        next: await this.reject(
-          action,
-          'invalid_arguments',
-          `Invalid arguments for ${tool.name}: ${issues}. Fix the arguments and call it again.`,
-        ),
-      }
-    }
-    const guarded = this.services.guardrail
-      ? await this.guard({ stage: 'tool_input', tool, args: parsed.data }, action.id, action.proposedSeq)
-      : Pass
-    if (guarded.action !== 'pass')
-      return {
-        next: await this.reject(
-          action,
-          'guardrail_blocked',
-          `Blocked by guardrail ${guarded.guard}: ${guarded.reason}. Nothing was run.`,
-          this.state.lastSeq,
-        ),
-      }
-    return this.decide(action, tool, parsed.data)
-  }
-
-  private follow(admitted: Admitted): Promise<Next> {
-    if ('run' in admitted)
-      return this.effects.execute(admitted.run.action, admitted.run.tool, admitted.run.policyVersion, admitted.run.causation)
-    if ('later' in admitted) return admitted.later()
-    return Promise.resolve(admitted.next)
-  }
-
-  /**
-   * The proposed actions at the head of the step that may run side by side (core/kernel/parallel.ts): each
-   * is admitted in proposal order (validation, guardrail, policy), then those allowed run in waves.
-   * An action that must wait for a person ends the batch; it is put to them once the others ran.
-   */
-  private async actTogether(): Promise<Next | undefined> {
-    await this.visibleTools()
-    const batch: ActionState[] = []
-    for (const id of this.state.pending) {
-      const action = this.state.actions[id]
-      const tool = this.visible.get(action.tool)
-      if (action.status !== 'proposed' || (tool && !mayRunBeside(tool))) break
-      batch.push(action)
-    }
-    if (batch.length < 2) return undefined
-    const jobs: Authorized[] = []
-    let later: (() => Promise<Next>) | undefined
-    for (const action of batch) {
-      const admitted = await this.admit(action)
-      if ('run' in admitted) jobs.push(admitted.run)
-      else if ('later' in admitted) {
-        later = admitted.later
-        break
-      } else if (admitted.next === 'halt') return 'halt'
-    }
-    this.reloaded = false
-    // Two calls under one idempotency key never share a wave: the ledger must see the first before the second.
-    const footprint = (job: Authorized) => {
-      const print = footprintOf(job.tool, job.action.args)
-      return job.tool.sideEffect === 'none'
-        ? print
-        : { reads: print.reads, writes: [...print.writes, `key:${this.effects.keyOf(job.action, job.tool)}`] }
-    }
-    for (const wave of waves(jobs, footprint)) {
-      // Cancelled, or state rebuilt after a lost key race: back to pass(), which starts from what is on record.
-      if (this.cancelRequest || this.reloaded) return 'continue'
-      const next =
-        wave.length === 1
-          ? await this.effects.execute(wave[0].action, wave[0].tool, wave[0].policyVersion, wave[0].causation)
-          : await this.effects.executeTogether(wave)
-      if (next === 'halt') return 'halt'
-    }
-    return later && !this.cancelRequest ? later() : 'continue'
-  }
-
-  private async installedTool(action: ActionState): Promise<Tool | undefined> {
-    await this.visibleTools()
-    const tool = this.visible.get(action.tool) ?? this.services.tools.value.get(action.tool)
-    return tool && asDefined(tool)
+  /** The actions at the head of the step that may run side by side, in waves (core/kernel/actions.ts). */
+  private actTogether(): Promise<Next | undefined> {
+    return actTogether(this)
   }
 
   get guarded(): boolean {
@@ -787,16 +627,6 @@ export class RunDriver implements DriverPort {
       this.idsOf(action.id, causation),
     )
     return 'continue'
-  }
-
-  /** Ask policy about an action whose arguments passed the tool's schema (`args` is the parsed form), and act on the answer. */
-  private async authorize(action: ActionState, tool: Tool, args: unknown): Promise<Next> {
-    return this.follow(await this.decide(action, tool, args))
-  }
-
-  /** Ask policy and act on its decision (core/kernel/admission.ts). */
-  private decide(action: ActionState, tool: Tool, args: unknown): Promise<Admitted> {
-    return decidePolicy(this, action, tool, args)
   }
 
   // ── verification ────────────────────────────────────────────────────────────────────────────────

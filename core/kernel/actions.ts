@@ -1,0 +1,210 @@
+/**
+ * @module actions
+ * Settling the step's pending actions: a proposed one is admitted (a visible tool, valid arguments,
+ * the guardrail, policy) and then run, put to a person, or closed; one resumed from the log goes on
+ * from its recorded status (a decision holds only under the policy and tool version it was made for);
+ * and the head of the step that may run side by side runs in waves (core/kernel/parallel.ts), with two
+ * calls under one idempotency key never in one wave. Free functions over a narrow port.
+ */
+import { CordageError } from '../contracts/errors.ts'
+import type { GuardrailService } from '../contracts/services/guardrail.ts'
+import type { PolicyService } from '../contracts/services/policy.ts'
+import type { Tool, ToolsService } from '../contracts/services/tools.ts'
+import type { ActionState } from '../contracts/state.ts'
+import { type AdmissionPort, type Admitted, decidePolicy } from './admission.ts'
+import type { ServiceEntry } from './cordis.ts'
+import type { Authorized, EffectRunner, Next } from './effects.ts'
+import type { LoopHost } from './loop-host.ts'
+import { footprintOf, mayRunBeside, waves } from './parallel.ts'
+import { asDefined } from './tool.ts'
+import { askGuardrail, type GuardPort, Pass } from './verification.ts'
+
+/** What settling actions needs of the run. */
+export interface ActionsPort extends AdmissionPort, GuardPort {
+  readonly agent: Pick<LoopHost, 'name' | 'options'>
+  readonly services: {
+    readonly policy: ServiceEntry<PolicyService>
+    readonly tools: ServiceEntry<ToolsService>
+    readonly guardrail?: ServiceEntry<GuardrailService>
+  }
+  readonly effects: EffectRunner
+  readonly visible: Map<string, Tool>
+  readonly cancelRequest: unknown
+  /** State was rebuilt from the store (a lost key race): what a batch decided before is stale. */
+  reloaded: boolean
+  visibleTools(): Promise<void>
+}
+
+export async function actOn(run: ActionsPort, action: ActionState): Promise<Next> {
+  switch (action.status) {
+    case 'proposed':
+      return follow(run, await admit(run, action))
+    case 'denied':
+      return run.reject(
+        action,
+        'policy_denied',
+        `Denied by policy (rule ${action.decision!.ruleId}): ${action.decision!.reason}`,
+        action.decision!.seq,
+      )
+    case 'rejected':
+      return run.reject(
+        action,
+        'approval_rejected',
+        `Rejected by ${action.approval!.by}${action.approval!.reason ? `: ${action.approval!.reason}` : ''}`,
+        action.approval!.seq,
+      )
+    case 'allowed':
+    case 'approved':
+    case 'running': {
+      // Resumed: the decision is durable. It still holds only under the policy version it was made with.
+      const tool = await installedTool(run, action)
+      if (!tool) return run.reject(action, 'unknown_tool', `Tool "${action.tool}" is no longer installed.`)
+      if (action.status === 'running') {
+        // The call started and no outcome was recorded: the process stopped while the tool ran.
+        const settled = await run.effects.settleUnknown(action, tool, run.effects.keyOf(action, tool), 'resume')
+        if (settled !== 'retry') return settled
+      }
+      // A decision (and an approval) holds only under the policy and the tool version it was made for.
+      const toolChanged =
+        action.decision?.toolVersion !== undefined && tool.owner !== undefined && action.decision.toolVersion !== tool.owner
+      if (action.decision?.policyVersion !== run.services.policy.value.version || toolChanged) {
+        const parsed = tool.input.safeParse(action.args)
+        if (!parsed.success) return run.reject(action, 'invalid_arguments', `The arguments for ${tool.name} no longer match its schema.`)
+        return authorize(run, action, tool, parsed.data)
+      }
+      return run.effects.execute(action, tool, action.decision.policyVersion, action.approval?.seq ?? action.decision.seq)
+    }
+    case 'awaiting_approval': {
+      // Asked, but the request was never put on record (the rest of its step ran first and paused, or the process stopped): put it now.
+      const d = action.decision
+      const approval =
+        action.requestedSeq === undefined && d
+          ? {
+              tool: action.tool,
+              args: action.args,
+              argsHash: action.argsHash,
+              policyVersion: d.policyVersion,
+              ruleId: d.ruleId,
+              reason: d.reason,
+              approvers: d.approvers,
+              toolVersion: d.toolVersion,
+            }
+          : undefined
+      return run.pause('WAITING_APPROVAL', `action ${action.id} (${action.tool}) waits for approval`, 'approval', {
+        actionId: action.id,
+        approval,
+      })
+    }
+    default:
+      throw new CordageError('internal_error', `action ${action.id} is ${action.status} but still pending`)
+  }
+}
+
+/** A freshly proposed action: check it is a visible tool with valid arguments, pass it by the guardrail, ask policy. */
+async function admit(run: ActionsPort, action: ActionState): Promise<Admitted> {
+  await run.visibleTools()
+  const tool = run.visible.get(action.tool)
+  if (action.argsError !== undefined)
+    return {
+      next: await run.reject(
+        action,
+        'invalid_arguments',
+        `The arguments for ${action.tool} are not valid JSON, or not plain JSON (${action.argsError}). Send them again as a plain JSON object.`,
+      ),
+    }
+  if (!tool)
+    return {
+      next: await run.reject(
+        action,
+        'unknown_tool',
+        `Unknown tool "${action.tool}". Tools you can call: ${[...run.visible.keys()].join(', ') || 'none'}.`,
+      ),
+    }
+  const parsed = tool.input.safeParse(action.args)
+  if (!parsed.success) {
+    const issues = parsed.error.issues.map((i) => `${i.path.length ? i.path.join('.') : '(arguments)'}: ${i.message}`).join('; ')
+    return {
+      next: await run.reject(
+        action,
+        'invalid_arguments',
+        `Invalid arguments for ${tool.name}: ${issues}. Fix the arguments and call it again.`,
+      ),
+    }
+  }
+  const guarded = run.services.guardrail
+    ? await askGuardrail(run, { stage: 'tool_input', tool, args: parsed.data }, action.id, action.proposedSeq)
+    : Pass
+  if (guarded.action !== 'pass')
+    return {
+      next: await run.reject(
+        action,
+        'guardrail_blocked',
+        `Blocked by guardrail ${guarded.guard}: ${guarded.reason}. Nothing was run.`,
+        run.state.lastSeq,
+      ),
+    }
+  return decidePolicy(run, action, tool, parsed.data)
+}
+
+function follow(run: ActionsPort, admitted: Admitted): Promise<Next> {
+  if ('run' in admitted)
+    return run.effects.execute(admitted.run.action, admitted.run.tool, admitted.run.policyVersion, admitted.run.causation)
+  if ('later' in admitted) return admitted.later()
+  return Promise.resolve(admitted.next)
+}
+
+/**
+ * The proposed actions at the head of the step that may run side by side (core/kernel/parallel.ts): each
+ * is admitted in proposal order (validation, guardrail, policy), then those allowed run in waves.
+ * An action that must wait for a person ends the batch; it is put to them once the others ran.
+ */
+export async function actTogether(run: ActionsPort): Promise<Next | undefined> {
+  await run.visibleTools()
+  const batch: ActionState[] = []
+  for (const id of run.state.pending) {
+    const action = run.state.actions[id]
+    const tool = run.visible.get(action.tool)
+    if (action.status !== 'proposed' || (tool && !mayRunBeside(tool))) break
+    batch.push(action)
+  }
+  if (batch.length < 2) return undefined
+  const jobs: Authorized[] = []
+  let later: (() => Promise<Next>) | undefined
+  for (const action of batch) {
+    const admitted = await admit(run, action)
+    if ('run' in admitted) jobs.push(admitted.run)
+    else if ('later' in admitted) {
+      later = admitted.later
+      break
+    } else if (admitted.next === 'halt') return 'halt'
+  }
+  run.reloaded = false
+  // Two calls under one idempotency key never share a wave: the ledger must see the first before the second.
+  const footprint = (job: Authorized) => {
+    const print = footprintOf(job.tool, job.action.args)
+    return job.tool.sideEffect === 'none'
+      ? print
+      : { reads: print.reads, writes: [...print.writes, `key:${run.effects.keyOf(job.action, job.tool)}`] }
+  }
+  for (const wave of waves(jobs, footprint)) {
+    // Cancelled, or state rebuilt after a lost key race: back to pass(), which starts from what is on record.
+    if (run.cancelRequest || run.reloaded) return 'continue'
+    const next =
+      wave.length === 1
+        ? await run.effects.execute(wave[0].action, wave[0].tool, wave[0].policyVersion, wave[0].causation)
+        : await run.effects.executeTogether(wave)
+    if (next === 'halt') return 'halt'
+  }
+  return later && !run.cancelRequest ? later() : 'continue'
+}
+
+async function installedTool(run: ActionsPort, action: ActionState): Promise<Tool | undefined> {
+  await run.visibleTools()
+  const tool = run.visible.get(action.tool) ?? run.services.tools.value.get(action.tool)
+  return tool && asDefined(tool)
+}
+
+/** Ask policy about an action whose arguments passed the tool's schema (`args` is the parsed form), and act on the answer. */
+async function authorize(run: ActionsPort, action: ActionState, tool: Tool, args: unknown): Promise<Next> {
+  return follow(run, await decidePolicy(run, action, tool, args))
+}

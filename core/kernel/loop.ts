@@ -23,7 +23,7 @@ import { Recorder, type EventIds } from './recorder.ts'
 import { toView, type Tool, type ToolView } from '../contracts/services/tools.ts'
 import { asDefined } from './tool.ts'
 import type { ContextMessage, ContextService } from '../contracts/services/context.ts'
-import { checkCompacted, type CompactResult, type CompactorService } from '../contracts/services/compactor.ts'
+import type { CompactorService } from '../contracts/services/compactor.ts'
 import type { ModelResponse, ModelService } from '../contracts/services/model.ts'
 import type { PolicyService } from '../contracts/services/policy.ts'
 import type { ProgressService, ProgressVerdict } from '../contracts/services/progress.ts'
@@ -39,9 +39,10 @@ import { KernelProducer } from './version.ts'
 import { isControl } from './control.ts'
 import { callModel } from './model-call.ts'
 import { actOn, actTogether } from './actions.ts'
+import { projectContext } from './context-step.ts'
 import { askGuardrail, verifyAnswer } from './verification.ts'
 import { crash, endCancelled, endRun, pauseRun } from './ending.ts'
-import { checkProgressVerdict, checkProjection } from './verdicts.ts'
+import { checkProgressVerdict } from './verdicts.ts'
 
 /** Services of one step, read once at its start so a swap can only take effect between steps. */
 interface StepServices {
@@ -70,7 +71,7 @@ export class RunDriver implements DriverPort {
   private servicesVersion = -1
   /** The visible set of the current step, by name, and what the model is shown of it. */
   readonly visible = new Map<string, Tool>()
-  private visibleViews: ToolView[] = []
+  visibleViews: ToolView[] = []
   visibleNames: string[] = []
   /** The list the tools service returned last; views are rebuilt only when it returns a different one. */
   private visibleSource: Tool[] | undefined
@@ -459,71 +460,14 @@ export class RunDriver implements DriverPort {
 
   /** Run a step: a new one, or (`fresh` false) the open one again, when its model call never got an answer on record. */
   private async step(fresh = true): Promise<Next> {
-    const { model, context, compactor } = this.services
+    const { model } = this.services
     const index = fresh ? this.state.steps + 1 : this.state.steps
     if (fresh) this.rec.record('step/start', { index }, KernelProducer, { turnId: this.ids.turnId, stepId: `s${index}` })
     const ids = this.ids
 
-    await this.visibleTools()
-    const views = this.visibleViews
-
-    const assembled = checkProjection(
-      await this.ask('context', context.provider, () => context.value.assemble({ state: this.view, tools: views })),
-    )
-    if (!assembled.ok)
-      return this.end(
-        'FAILED',
-        'verdict_invalid',
-        `context service ${context.provider} returned something that is not a projection: ${assembled.problem}`,
-      )
-    let projection = assembled.value
-    const threshold = compactor?.value.threshold ?? this.agent.options.contextTokens
-    if (compactor && threshold && projection.tokens > threshold) {
-      // A compaction that breaks the projection's promises (or throws) is recorded and not used: the
-      // model then sees the whole projection, which is over the limit but complete.
-      const limit = Math.min(threshold, this.agent.options.contextTokens ?? threshold)
-      const strategy = compactor.value.strategy ?? compactor.provider
-      this.rec.record('compaction/start', { strategy, tokens: projection.tokens, limit }, compactor.provider, ids)
-      let compacted: CompactResult | undefined
-      let problem: string | undefined
-      let control: unknown
-      try {
-        const answer = await this.ask('compactor', compactor.provider, () =>
-          compactor.value.compact({ state: this.view, projection, limit, signal: this.abort.signal }),
-        )
-        const shape = checkProjection(answer)
-        if (!shape.ok) problem = `the compactor answered something that is not a projection (verdict_invalid): ${shape.problem}`
-        else problem = checkCompacted(projection, (compacted = answer as CompactResult), limit)
-      } catch (error) {
-        if (isControl(error)) control = error
-        problem = `the compactor failed: ${(error as Error)?.message ?? error}`
-      }
-      const used = !problem
-      this.rec.record(
-        'compaction/end',
-        {
-          strategy,
-          before: projection.tokens,
-          after: used ? compacted!.tokens : projection.tokens,
-          summarised: used ? compacted!.summarised : [],
-          kept: used ? compacted!.messages.length : projection.messages.length,
-          usage: compacted?.usage,
-          rejected: problem,
-        },
-        compactor.provider,
-        ids,
-      )
-      // A compactor that hangs ends the run (after its compaction/end is on record), like any service.
-      if (control) throw control
-      if (used) projection = compacted!
-      if (this.cancelRequest) return this.endCancelled()
-    }
-    this.rec.record(
-      'step/context',
-      { messages: projection.messages.length, tokens: projection.tokens, tools: this.visibleNames },
-      context.provider,
-      ids,
-    )
+    const projected = await projectContext(this, ids)
+    if (typeof projected === 'string') return projected
+    const { projection, views } = projected
 
     const response = await this.callModel(model, projection.messages, views, index)
     if (!response) return 'halt'

@@ -1,0 +1,101 @@
+/**
+ * @module context-step
+ * What the model sees this step: the context service's projection (checked strictly), compacted when it
+ * is over the threshold by the compactor, whose answer is checked (and recorded, used or not: a
+ * compaction that breaks the projection's promises is not used), then recorded as step/context. Free
+ * functions over a narrow port.
+ */
+import type { Code } from '../contracts/errors.ts'
+import { checkCompacted, type CompactorService, type CompactResult } from '../contracts/services/compactor.ts'
+import type { ContextService, Projection } from '../contracts/services/context.ts'
+import type { ToolView } from '../contracts/services/tools.ts'
+import type { RunState } from '../contracts/state.ts'
+import type { TerminalStatus } from '../contracts/data.ts'
+import type { ServiceEntry } from './cordis.ts'
+import { isControl } from './control.ts'
+import type { Next } from './effects.ts'
+import type { LoopHost, TimedService } from './loop-host.ts'
+import type { EventIds, Recorder } from './recorder.ts'
+import { checkProjection } from './verdicts.ts'
+
+/** What projecting the context needs of the run. */
+export interface ContextPort {
+  readonly agent: Pick<LoopHost, 'options'>
+  readonly view: Readonly<RunState>
+  readonly rec: Recorder
+  readonly signal: AbortSignal
+  readonly cancelRequest: unknown
+  readonly services: { readonly context: ServiceEntry<ContextService>; readonly compactor?: ServiceEntry<CompactorService> }
+  readonly visibleViews: ToolView[]
+  readonly visibleNames: string[]
+  visibleTools(): Promise<void>
+  ask<T>(service: TimedService, provider: string, call: () => T | Promise<T>): T | Promise<T>
+  end(status: TerminalStatus, failureCode: Code | undefined, reason?: string, answer?: string): Promise<Next>
+  endCancelled(): Promise<Next>
+}
+
+/** The step's projection and the tools shown with it, or how the run goes on when it cannot have one. */
+export async function projectContext(run: ContextPort, ids: EventIds): Promise<{ projection: Projection; views: ToolView[] } | Next> {
+  const { context, compactor } = run.services
+  await run.visibleTools()
+  const views = run.visibleViews
+
+  const assembled = checkProjection(
+    await run.ask('context', context.provider, () => context.value.assemble({ state: run.view, tools: views })),
+  )
+  if (!assembled.ok)
+    return run.end(
+      'FAILED',
+      'verdict_invalid',
+      `context service ${context.provider} returned something that is not a projection: ${assembled.problem}`,
+    )
+  let projection = assembled.value
+  const threshold = compactor?.value.threshold ?? run.agent.options.contextTokens
+  if (compactor && threshold && projection.tokens > threshold) {
+    // A compaction that breaks the projection's promises (or throws) is recorded and not used: the
+    // model then sees the whole projection, which is over the limit but complete.
+    const limit = Math.min(threshold, run.agent.options.contextTokens ?? threshold)
+    const strategy = compactor.value.strategy ?? compactor.provider
+    run.rec.record('compaction/start', { strategy, tokens: projection.tokens, limit }, compactor.provider, ids)
+    let compacted: CompactResult | undefined
+    let problem: string | undefined
+    let control: unknown
+    try {
+      const answer = await run.ask('compactor', compactor.provider, () =>
+        compactor.value.compact({ state: run.view, projection, limit, signal: run.signal }),
+      )
+      const shape = checkProjection(answer)
+      if (!shape.ok) problem = `the compactor answered something that is not a projection (verdict_invalid): ${shape.problem}`
+      else problem = checkCompacted(projection, (compacted = answer as CompactResult), limit)
+    } catch (error) {
+      if (isControl(error)) control = error
+      problem = `the compactor failed: ${(error as Error)?.message ?? error}`
+    }
+    const used = !problem
+    run.rec.record(
+      'compaction/end',
+      {
+        strategy,
+        before: projection.tokens,
+        after: used ? compacted!.tokens : projection.tokens,
+        summarised: used ? compacted!.summarised : [],
+        kept: used ? compacted!.messages.length : projection.messages.length,
+        usage: compacted?.usage,
+        rejected: problem,
+      },
+      compactor.provider,
+      ids,
+    )
+    // A compactor that hangs ends the run (after its compaction/end is on record), like any service.
+    if (control) throw control
+    if (used) projection = compacted!
+    if (run.cancelRequest) return run.endCancelled()
+  }
+  run.rec.record(
+    'step/context',
+    { messages: projection.messages.length, tokens: projection.tokens, tools: run.visibleNames },
+    context.provider,
+    ids,
+  )
+  return { projection, views }
+}

@@ -7,26 +7,26 @@
  * store, so a command works the same on a run started by another process.
  */
 import type { ParentLink } from '../contracts/services/agents.ts'
-import { randomBytes } from 'node:crypto'
 import { hostname } from 'node:os'
 import { DefaultBudgets, type Budgets } from './budget.ts'
 import { createDispatch, readService, ServiceNames, type Context, type Dispatch } from './cordis.ts'
 import { CordageError } from '../contracts/errors.ts'
 import type { ModelDeltaEvent, RunEvent } from '../contracts/events.ts'
 import { StepGate } from './gate.ts'
-import type { ApprovalGrant, ApprovalScope, GrantArgs } from './grants.ts'
-import { checkArgsPattern, type ArgsPattern } from '../kit/match.ts'
+import type { ApprovalGrant, ApprovalScope } from './grants.ts'
+import type { ArgsPattern } from '../kit/match.ts'
 import { RunDriver } from './loop.ts'
 import type { Lease, StoreService, StoreWriter } from '../contracts/services/store.ts'
 import type { ToolsService } from '../contracts/services/tools.ts'
-import { emptyState, replay, replayFrom, type ActionState, type RunState } from './state.ts'
-import { isTerminal, type RunStatus } from './status.ts'
+import { emptyState, replay, replayFrom, type RunState } from './state.ts'
+import { isTerminal } from './status.ts'
 import { asDefined } from './tool.ts'
 import { guardStore } from './store-writer.ts'
 import { Scrubber, type Secret } from '../kit/secrets.ts'
 import { KernelProducer } from './version.ts'
 import type { LoopHost, ResolvedAgentOptions, TimedService } from './loop-host.ts'
 import { driftChanges, recordDrift, type DriftPolicy } from './drift.ts'
+import { decidableAction, newGrant, notWaiting } from './approval.ts'
 export type { DriftChange, DriftPolicy } from './drift.ts'
 export { TimedServices, type ResolvedAgentOptions, type TimedService } from './loop-host.ts'
 
@@ -553,35 +553,10 @@ export class AgentRuntime implements LoopHost {
   private async decide(runId: string, actionId: string, approved: boolean, options: ApprovalOptions): Promise<RunHandle> {
     const { driver, state } = await this.take(runId)
     return this.withLease(driver, async () => {
-      if (state.status !== 'WAITING_APPROVAL') throw notWaiting(state)
-      const action = state.actions[actionId]
-      if (action?.status !== 'awaiting_approval') {
-        const waiting = state.waiting?.actionId
-        const phrase: Record<string, string> = {
-          proposed: 'not decided yet',
-          allowed: 'already allowed by policy',
-          denied: 'denied by policy',
-          approved: 'already approved',
-          rejected: 'already rejected',
-          running: 'running',
-          succeeded: 'done',
-          failed: 'failed',
-        }
-        throw new CordageError(
-          'action_not_pending',
-          `action ${actionId} of run ${runId} ${action ? `is ${phrase[action.status] ?? action.status}` : 'does not exist'}${waiting ? `; the run waits for ${waiting}` : ''}`,
-        )
-      }
       const by = options.by ?? 'api'
-      const approvers = action.decision?.approvers
-      if (approvers && !approvers.includes('*') && !approvers.includes(by)) {
-        throw new CordageError(
-          'approver_not_allowed',
-          `${by} may not decide action ${actionId} of run ${runId}: rule ${action.decision!.ruleId} names its approvers: ${approvers.join(', ')}; decide as one of them (--by NAME)`,
-        )
-      }
+      const action = decidableAction(state, actionId, by)
       const scope = approved ? (options.scope ?? 'once') : undefined
-      const grant = scope === 'run' || scope === 'grant' ? this.grantOf(state, action, scope, by, options) : undefined
+      const grant = scope === 'run' || scope === 'grant' ? newGrant(this.name, state, action, scope, by, options) : undefined
       if (grant?.scope === 'grant' && !this.store().putGrant)
         throw new CordageError(
           'invalid_input',
@@ -610,39 +585,6 @@ export class AgentRuntime implements LoopHost {
       await driver.flush()
       return () => driver.drive()
     })
-  }
-
-  /** The grant an approval with a wider scope creates: for this tool, these arguments, this policy and tool version. */
-  private grantOf(state: RunState, action: ActionState, scope: 'run' | 'grant', by: string, options: ApprovalOptions): ApprovalGrant {
-    if (options.args && options.args !== 'any') {
-      if (typeof options.args === 'object' && Object.keys(options.args).length === 0) {
-        throw new CordageError(
-          'invalid_input',
-          `the approval's argument pattern is empty, which would cover any arguments; say so with --any-args (args: 'any'), or name the arguments it covers`,
-        )
-      }
-      const problem = checkArgsPattern(options.args)
-      if (problem) throw new CordageError('invalid_input', `the approval's argument pattern: ${problem}`)
-    }
-    if (options.expiresInMs !== undefined && !(options.expiresInMs > 0))
-      throw new CordageError('invalid_input', `expiresInMs must be a positive number of milliseconds, got ${options.expiresInMs}`)
-    const args: GrantArgs =
-      options.args === 'any' ? 'any' : options.args ? { pattern: options.args } : scope === 'run' ? 'any' : { hash: action.argsHash }
-    const now = Date.now()
-    return {
-      id: `gr_${now.toString(36)}_${randomBytes(4).toString('hex')}`,
-      scope,
-      agent: this.name,
-      tool: action.tool,
-      args,
-      policyVersion: action.decision!.policyVersion,
-      toolVersion: action.decision?.toolVersion,
-      by,
-      reason: options.reason,
-      createdAt: now,
-      expiresAt: options.expiresInMs !== undefined ? now + options.expiresInMs : undefined,
-      source: { runId: state.runId, actionId: action.id },
-    }
   }
 
   /** Take a run's lease (or refuse: another worker drives it), then rebuild its state from the store. */
@@ -795,21 +737,6 @@ Object.freeze(AgentRuntime.prototype)
 /** Ids for a command's event: the current turn, and the step when the run paused inside one. */
 function turn(state: RunState) {
   return { turnId: state.turns ? `t${state.turns}` : undefined, stepId: state.stepOpen ? `s${state.steps}` : undefined }
-}
-
-function notWaiting(state: RunState): CordageError {
-  const what: Partial<Record<RunStatus, string>> = {
-    COMPLETED: 'it has completed',
-    FAILED: 'it has failed',
-    FAILED_VERIFICATION: 'it failed verification',
-    STOPPED: 'it was stopped',
-    CANCELLED: 'it was cancelled',
-    RUNNING: 'it is running',
-  }
-  return new CordageError(
-    'run_not_waiting',
-    `run ${state.runId} is ${state.status}: ${what[state.status] ?? 'it is not waiting for this command'}`,
-  )
 }
 
 /** Time-ordered, unique enough for one store: `run_` + base-36 milliseconds + 6 random characters. */

@@ -1,0 +1,105 @@
+/**
+ * @module approval
+ * A person's decision on an action that waits for approval: which action may be decided, by whom (the
+ * policy's approvers), and the grant a wider approval creates (for the rest of the run, or standing),
+ * checked before anything is recorded. The command itself (the lease, drift, recording) is the
+ * runtime's (core/kernel/agent.ts).
+ */
+import { randomBytes } from 'node:crypto'
+import { CordageError } from '../contracts/errors.ts'
+import type { ActionState, RunState } from '../contracts/state.ts'
+import type { ApprovalGrant, ArgsPattern, GrantArgs, RunStatus } from '../contracts/data.ts'
+import { checkArgsPattern } from '../kit/match.ts'
+
+/** What a wider approval covers (ApprovalOptions in core/kernel/agent.ts). */
+export interface GrantOptions {
+  args?: ArgsPattern | 'any'
+  expiresInMs?: number
+  reason?: string
+}
+
+/** The action `actionId` if the run waits for a decision on it and `by` may give it; else why not. */
+export function decidableAction(state: RunState, actionId: string, by: string): ActionState {
+  if (state.status !== 'WAITING_APPROVAL') throw notWaiting(state)
+  const action = state.actions[actionId]
+  if (action?.status !== 'awaiting_approval') {
+    const waiting = state.waiting?.actionId
+    const phrase: Record<string, string> = {
+      proposed: 'not decided yet',
+      allowed: 'already allowed by policy',
+      denied: 'denied by policy',
+      approved: 'already approved',
+      rejected: 'already rejected',
+      running: 'running',
+      succeeded: 'done',
+      failed: 'failed',
+    }
+    throw new CordageError(
+      'action_not_pending',
+      `action ${actionId} of run ${state.runId} ${action ? `is ${phrase[action.status] ?? action.status}` : 'does not exist'}${waiting ? `; the run waits for ${waiting}` : ''}`,
+    )
+  }
+  const approvers = action.decision?.approvers
+  if (approvers && !approvers.includes('*') && !approvers.includes(by)) {
+    throw new CordageError(
+      'approver_not_allowed',
+      `${by} may not decide action ${actionId} of run ${state.runId}: rule ${action.decision!.ruleId} names its approvers: ${approvers.join(', ')}; decide as one of them (--by NAME)`,
+    )
+  }
+  return action
+}
+
+/** The grant an approval with a wider scope creates: for this tool, these arguments, this policy and tool version. */
+export function newGrant(
+  agent: string,
+  state: RunState,
+  action: ActionState,
+  scope: 'run' | 'grant',
+  by: string,
+  options: GrantOptions,
+): ApprovalGrant {
+  if (options.args && options.args !== 'any') {
+    if (typeof options.args === 'object' && Object.keys(options.args).length === 0) {
+      throw new CordageError(
+        'invalid_input',
+        `the approval's argument pattern is empty, which would cover any arguments; say so with --any-args (args: 'any'), or name the arguments it covers`,
+      )
+    }
+    const problem = checkArgsPattern(options.args)
+    if (problem) throw new CordageError('invalid_input', `the approval's argument pattern: ${problem}`)
+  }
+  if (options.expiresInMs !== undefined && !(options.expiresInMs > 0))
+    throw new CordageError('invalid_input', `expiresInMs must be a positive number of milliseconds, got ${options.expiresInMs}`)
+  const args: GrantArgs =
+    options.args === 'any' ? 'any' : options.args ? { pattern: options.args } : scope === 'run' ? 'any' : { hash: action.argsHash }
+  const now = Date.now()
+  return {
+    id: `gr_${now.toString(36)}_${randomBytes(4).toString('hex')}`,
+    scope,
+    agent,
+    tool: action.tool,
+    args,
+    policyVersion: action.decision!.policyVersion,
+    toolVersion: action.decision?.toolVersion,
+    by,
+    reason: options.reason,
+    createdAt: now,
+    expiresAt: options.expiresInMs !== undefined ? now + options.expiresInMs : undefined,
+    source: { runId: state.runId, actionId: action.id },
+  }
+}
+
+export function notWaiting(state: RunState): CordageError {
+  const what: Partial<Record<RunStatus, string>> = {
+    COMPLETED: 'it has completed',
+    FAILED: 'it has failed',
+    FAILED_VERIFICATION: 'it failed verification',
+    STOPPED: 'it was stopped',
+    CANCELLED: 'it was cancelled',
+    RUNNING: 'it is running',
+  }
+  return new CordageError(
+    'run_not_waiting',
+    `run ${state.runId} is ${state.status}: ${what[state.status] ?? 'it is not waiting for this command'}`,
+  )
+}

@@ -27,6 +27,7 @@ import { KernelProducer } from './version.ts'
 import type { LoopHost, ResolvedAgentOptions, TimedService } from './loop-host.ts'
 import { driftChanges, recordDrift, type DriftPolicy } from './drift.ts'
 import { decidableAction, newGrant, notWaiting } from './approval.ts'
+import { prepareRun, takeRun, type TakenRun } from './lease.ts'
 export type { DriftChange, DriftPolicy } from './drift.ts'
 export { TimedServices, type ResolvedAgentOptions, type TimedService } from './loop-host.ts'
 
@@ -587,42 +588,13 @@ export class AgentRuntime implements LoopHost {
     })
   }
 
-  /** Take a run's lease (or refuse: another worker drives it), then rebuild its state from the store. */
-  private async take(runId: string): Promise<{ driver: RunDriver; state: RunState; lease: Lease }> {
-    if (this.active.has(runId))
-      throw new CordageError('run_busy', `run ${runId} is being driven in this process; wait for it to pause or end`)
-    const store = this.store()
-    const lease = await guardStore(store).claim(runId, this.options.worker, this.options.leaseTtlMs, this.#writer!)
-    if (!lease) {
-      const owner = (await store.list({ limit: 1000 })).find((r) => r.runId === runId)?.owner
-      throw new CordageError(
-        'run_busy',
-        `run ${runId} is being driven by worker ${owner ?? 'another process'}; wait for it to pause or end`,
-      )
-    }
-    const taken = await this.prepare(lease)
-    const { state } = taken
-    // Several agents may share a store: a run is steered only by the agent that drives it (or the one it was handed to).
-    if (state.agent && state.agent !== this.name && state.handoff?.to !== this.name) {
-      await taken.driver.releaseLease()
-      throw new CordageError('agent_not_found', `run ${runId} belongs to agent "${state.agent}", not "${this.name}"`)
-    }
-    return taken
+  /** Take a run's lease (or refuse: another worker drives it), then rebuild its state (core/kernel/lease.ts). */
+  private take(runId: string): Promise<TakenRun> {
+    return takeRun(this, runId, this.active.has(runId), this.#writer)
   }
 
-  private async prepare(lease: Lease): Promise<{ driver: RunDriver; state: RunState; lease: Lease }> {
-    try {
-      const state = await this.load(lease.runId)
-      const driver = new RunDriver(this, state, this.#writer)
-      driver.own(lease)
-      // A cancel asked for while nobody drove the run: the driver acts on it at its first boundary.
-      const request = state.cancel ?? (await this.store().cancelRequest(lease.runId))
-      if (request && !isTerminal(state.status)) driver.cancel(request.by, request.reason, request.at)
-      return { driver, state, lease }
-    } catch (error) {
-      await guardStore(this.store()).release(lease, this.#writer!)
-      throw error
-    }
+  private prepare(lease: Lease): Promise<TakenRun> {
+    return prepareRun(this, lease, this.#writer)
   }
 
   /**

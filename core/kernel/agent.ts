@@ -28,6 +28,7 @@ import type { LoopHost, ResolvedAgentOptions, TimedService } from './loop-host.t
 import { driftChanges, recordDrift, type DriftPolicy } from './drift.ts'
 import { decidableAction, newGrant, notWaiting } from './approval.ts'
 import { prepareRun, takeRun, type TakenRun } from './lease.ts'
+import { RunWaiters } from './waiters.ts'
 export type { DriftChange, DriftPolicy } from './drift.ts'
 export { TimedServices, type ResolvedAgentOptions, type TimedService } from './loop-host.ts'
 
@@ -159,7 +160,7 @@ export class AgentRuntime implements LoopHost {
   readonly #writer: StoreWriter | undefined
   /** Runs whose stored log this runtime found damaged: driveNext passes them over. */
   private damaged = new Set<string>()
-  private waiters = new Map<string, Set<() => void>>()
+  private waiters = new RunWaiters()
 
   /** Listeners as they are, without the followers counted in `dispatch.watched`. */
   private readonly previews: Dispatch
@@ -181,7 +182,7 @@ export class AgentRuntime implements LoopHost {
     this.dispatch = Object.assign(
       (event: RunEvent) => {
         dispatch(event)
-        if (this.waiters.size) this.wake(event.runId)
+        if (this.waiters.size) this.waiters.wake(event.runId)
       },
       { watched: (types: readonly string[]) => this.waiters.size > 0 || dispatch.watched(types), preview: dispatch.preview },
     )
@@ -474,7 +475,7 @@ export class AgentRuntime implements LoopHost {
         if (event.type === 'run/end') return
       }
       if (!events.length && !this.active.has(runId) && isTerminal((await this.load(runId)).status)) return
-      await this.nextEvent(runId, options.pollMs ?? 200, options.signal)
+      await this.waiters.next(runId, options.pollMs ?? 200, options.signal)
     }
   }
 
@@ -662,28 +663,6 @@ export class AgentRuntime implements LoopHost {
       if (isTerminal(state.status) || Date.now() >= until) return state
       await new Promise((r) => setTimeout(r, 100))
     }
-  }
-
-  private nextEvent(runId: string, pollMs: number, signal?: AbortSignal): Promise<void> {
-    return new Promise((resolve) => {
-      let set = this.waiters.get(runId)
-      if (!set) this.waiters.set(runId, (set = new Set()))
-      const done = () => {
-        clearTimeout(timer)
-        signal?.removeEventListener('abort', done)
-        set!.delete(done)
-        if (!set!.size) this.waiters.delete(runId)
-        resolve()
-      }
-      const timer = setTimeout(done, pollMs)
-      signal?.addEventListener('abort', done, { once: true })
-      set.add(done)
-    })
-  }
-
-  private wake(runId: string) {
-    const set = this.waiters.get(runId)
-    if (set) for (const done of [...set]) done()
   }
 
   /**

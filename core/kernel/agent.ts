@@ -239,7 +239,7 @@ export class AgentRuntime implements LoopHost {
    * arguments hash; if the policy version changed since the request, the action is decided again.
    */
   async approve(runId: string, actionId: string, options: ApprovalOptions = {}): Promise<RunHandle> {
-    return this.decide(runId, actionId, true, options)
+    return this.recordApproval(runId, actionId, true, options)
   }
 
   /** Standing grants of this agent (active ones, or all with `inactive`). Empty when the store keeps none. */
@@ -259,7 +259,7 @@ export class AgentRuntime implements LoopHost {
 
   /** Reject the pending action; the rejection becomes an observation for the model and the run goes on. */
   async reject(runId: string, actionId: string, options: ContinueOptions & { resume?: boolean } = {}): Promise<RunHandle> {
-    return this.decide(runId, actionId, false, options)
+    return this.recordApproval(runId, actionId, false, options)
   }
 
   /**
@@ -552,7 +552,7 @@ export class AgentRuntime implements LoopHost {
     driver.rec.record('turn/start', { input: task }, KernelProducer, { turnId: 't1' })
   }
 
-  private async decide(runId: string, actionId: string, approved: boolean, options: ApprovalOptions): Promise<RunHandle> {
+  private async recordApproval(runId: string, actionId: string, approved: boolean, options: ApprovalOptions): Promise<RunHandle> {
     const { driver, state } = await this.take(runId)
     return this.withLease(driver, async () => {
       const by = options.by ?? 'api'

@@ -36,6 +36,7 @@ import type { TerminalStatus, WaitingStatus } from './status.ts'
 import type { ToolCall } from './tool-call.ts'
 import type { LoopHost, TimedService } from './loop-host.ts'
 import { KernelProducer } from './version.ts'
+import { bounded } from './bounded.ts'
 import { isControl } from './control.ts'
 import { callModel } from './model-call.ts'
 import { actOn, actTogether } from './actions.ts'
@@ -333,44 +334,7 @@ export class RunDriver implements DriverPort {
   ask<T>(service: TimedService, provider: string, call: () => T | Promise<T>): T | Promise<T> {
     const answer = call()
     if (!isThenable(answer)) return answer
-    const limit = this.agent.options.serviceTimeouts[service]
-    const deadline = this.state.deadline
-    const byDeadline = deadline !== undefined && deadline - Date.now() < limit
-    const ms = Math.max(0, byDeadline ? deadline! - Date.now() : limit)
-    const signal = this.abort.signal
-    return new Promise<T>((resolve, reject) => {
-      const timer = setTimeout(() => {
-        done()
-        reject(
-          byDeadline
-            ? new CordageError('deadline_exceeded', `the deadline passed while the ${service} service (${provider}) was answering`)
-            : new CordageError(
-                'service_timeout',
-                `the ${service} service (${provider}) did not answer within ${ms} ms (serviceTimeouts.${service})`,
-              ),
-        )
-      }, ms)
-      const onAbort = () => {
-        done()
-        reject(signal.reason)
-      }
-      const done = () => {
-        clearTimeout(timer)
-        signal.removeEventListener('abort', onAbort)
-      }
-      if (signal.aborted) return onAbort()
-      signal.addEventListener('abort', onAbort, { once: true })
-      answer.then(
-        (value) => {
-          done()
-          resolve(value)
-        },
-        (error) => {
-          done()
-          reject(error)
-        },
-      )
-    })
+    return bounded(answer, service, provider, this.agent.options.serviceTimeouts[service], this.state.deadline, this.abort.signal)
   }
 
   /** Ask the progress service about the run before a new step; undefined means go on (with feedback, if it gave any). */

@@ -1,0 +1,53 @@
+/**
+ * @module bounded
+ * A service's asynchronous answer, bounded in time: it settles with the answer, or rejects with
+ * `service_timeout` after the agent's limit for that service, or `deadline_exceeded` when the run's
+ * deadline comes first, or the run's abort reason when the run is cancelled while it waits.
+ */
+import { CordageError } from '../contracts/errors.ts'
+import type { TimedService } from './loop-host.ts'
+
+export function bounded<T>(
+  answer: Promise<T>,
+  service: TimedService,
+  provider: string,
+  limit: number,
+  deadline: number | undefined,
+  signal: AbortSignal,
+): Promise<T> {
+  const byDeadline = deadline !== undefined && deadline - Date.now() < limit
+  const ms = Math.max(0, byDeadline ? deadline! - Date.now() : limit)
+  return new Promise<T>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      done()
+      reject(
+        byDeadline
+          ? new CordageError('deadline_exceeded', `the deadline passed while the ${service} service (${provider}) was answering`)
+          : new CordageError(
+              'service_timeout',
+              `the ${service} service (${provider}) did not answer within ${ms} ms (serviceTimeouts.${service})`,
+            ),
+      )
+    }, ms)
+    const onAbort = () => {
+      done()
+      reject(signal.reason)
+    }
+    const done = () => {
+      clearTimeout(timer)
+      signal.removeEventListener('abort', onAbort)
+    }
+    if (signal.aborted) return onAbort()
+    signal.addEventListener('abort', onAbort, { once: true })
+    answer.then(
+      (value) => {
+        done()
+        resolve(value)
+      },
+      (error) => {
+        done()
+        reject(error)
+      },
+    )
+  })
+}

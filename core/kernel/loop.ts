@@ -22,21 +22,18 @@ import { Ownership } from './ownership.ts'
 import { Recorder, type EventIds } from './recorder.ts'
 import { toView, type Tool, type ToolView } from '../contracts/services/tools.ts'
 import { asDefined } from './tool.ts'
-import type { ContextMessage, ContextService } from '../contracts/services/context.ts'
-import type { CompactorService } from '../contracts/services/compactor.ts'
+import type { ContextMessage } from '../contracts/services/context.ts'
 import type { ModelResponse, ModelService } from '../contracts/services/model.ts'
-import type { PolicyService } from '../contracts/services/policy.ts'
 import type { ProgressService, ProgressVerdict } from '../contracts/services/progress.ts'
-import type { GuardInput, GuardrailService, GuardVerdict } from '../contracts/services/guardrail.ts'
+import type { GuardInput, GuardVerdict } from '../contracts/services/guardrail.ts'
 import type { CancelRequest, EffectWrite, Lease, StoreService, StoreWriter } from '../contracts/services/store.ts'
-import type { ToolsService } from '../contracts/services/tools.ts'
-import type { VerifierService } from '../contracts/services/verifier.ts'
 import { replay, replayFrom, StateVersion, type ActionState, type RunState } from './state.ts'
 import type { TerminalStatus, WaitingStatus } from './status.ts'
 import type { ToolCall } from './tool-call.ts'
 import type { LoopHost, TimedService } from './loop-host.ts'
 import { KernelProducer } from './version.ts'
 import { bounded } from './bounded.ts'
+import { readStepServices, type StepServices } from './step-services.ts'
 import { isControl } from './control.ts'
 import { callModel } from './model-call.ts'
 import { actOn, actTogether } from './actions.ts'
@@ -46,20 +43,6 @@ import { crash, endCancelled, endRun, pauseRun } from './ending.ts'
 import { checkProgressVerdict } from './verdicts.ts'
 
 /** Services of one step, read once at its start so a swap can only take effect between steps. */
-interface StepServices {
-  model: ServiceEntry<ModelService>
-  context: ServiceEntry<ContextService>
-  tools: ServiceEntry<ToolsService>
-  policy: ServiceEntry<PolicyService>
-  verifier: ServiceEntry<VerifierService>
-  compactor?: ServiceEntry<CompactorService>
-  progress?: ServiceEntry<ProgressService>
-  guardrail?: ServiceEntry<GuardrailService>
-}
-
-const required = ['model', 'context', 'tools', 'policy', 'verifier'] as const
-
-/** Events that an early flush makes timely: only their listeners make the loop flush outside durability points. */
 
 export class RunDriver implements DriverPort {
   readonly rec: Recorder
@@ -394,28 +377,10 @@ export class RunDriver implements DriverPort {
    * Returns why the run cannot go on, or undefined.
    */
   private resolveServices(): string | undefined {
-    const ctx = this.agent.ctx
-    const found: Partial<StepServices> = {}
-    const read = <T>(name: string) => {
-      const entry = readService<T>(ctx, name)
-      if (entry && !entry.declared) throw new Undeclared(name, entry.provider)
-      return entry
-    }
-    try {
-      for (const name of required) {
-        const entry = read(name)
-        if (!entry) return `service "${name}" is not provided; resume the run once a plugin provides it`
-        ;(found as Record<string, unknown>)[name] = entry
-      }
-      found.compactor = read<CompactorService>('compactor')
-      found.progress = read<ProgressService>('progress')
-      found.guardrail = read<GuardrailService>('guardrail')
-      this.storeEntry = read<StoreService>('store')
-    } catch (error) {
-      if (!(error instanceof Undeclared)) throw error
-      return `service "${error.service}" is set by ${error.provider}, whose manifest does not declare that it provides it; the run does not use it`
-    }
-    this.services = found as StepServices
+    const read = readStepServices(this.agent.ctx)
+    if (typeof read === 'string') return read
+    this.services = read.services
+    this.storeEntry = read.store
     this.servicesVersion = this.agent.servicesVersion
     return undefined
   }
@@ -573,15 +538,6 @@ export class RunDriver implements DriverPort {
 
 Object.freeze(RunDriver.prototype)
 // ── helpers ─────────────────────────────────────────────────────────────────────────────────────────
-
-class Undeclared extends Error {
-  constructor(
-    readonly service: string,
-    readonly provider: string,
-  ) {
-    super(`${service} set by ${provider} without declaring it`)
-  }
-}
 
 function isThenable<T>(value: T | Promise<T>): value is Promise<T> {
   return typeof (value as { then?: unknown } | null)?.then === 'function'

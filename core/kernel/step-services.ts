@@ -1,0 +1,63 @@
+/**
+ * @module step-services
+ * The services a step uses, read from the agent's context when they changed: the five the loop needs
+ * (model, context, tools, policy, verifier), the optional ones (compactor, progress, guardrail) and the
+ * store. A service set by a plugin whose manifest does not declare it is not used: the step says so and
+ * the run waits (`service_missing`), as it does for a service nobody provides.
+ */
+import type { CompactorService } from '../contracts/services/compactor.ts'
+import type { ContextService } from '../contracts/services/context.ts'
+import type { GuardrailService } from '../contracts/services/guardrail.ts'
+import type { ModelService } from '../contracts/services/model.ts'
+import type { PolicyService } from '../contracts/services/policy.ts'
+import type { ProgressService } from '../contracts/services/progress.ts'
+import type { StoreService } from '../contracts/services/store.ts'
+import type { ToolsService } from '../contracts/services/tools.ts'
+import type { VerifierService } from '../contracts/services/verifier.ts'
+import { type Context, readService, type ServiceEntry } from './cordis.ts'
+
+export interface StepServices {
+  model: ServiceEntry<ModelService>
+  context: ServiceEntry<ContextService>
+  tools: ServiceEntry<ToolsService>
+  policy: ServiceEntry<PolicyService>
+  verifier: ServiceEntry<VerifierService>
+  compactor?: ServiceEntry<CompactorService>
+  progress?: ServiceEntry<ProgressService>
+  guardrail?: ServiceEntry<GuardrailService>
+}
+
+const required = ['model', 'context', 'tools', 'policy', 'verifier'] as const
+
+class Undeclared extends Error {
+  constructor(
+    readonly service: string,
+    readonly provider: string,
+  ) {
+    super(`${service} set by ${provider} without declaring it`)
+  }
+}
+
+/** The step's services and the store, or why the step cannot have them. */
+export function readStepServices(ctx: Context): { services: StepServices; store: ServiceEntry<StoreService> | undefined } | string {
+  const found: Partial<StepServices> = {}
+  const read = <T>(name: string) => {
+    const entry = readService<T>(ctx, name)
+    if (entry && !entry.declared) throw new Undeclared(name, entry.provider)
+    return entry
+  }
+  try {
+    for (const name of required) {
+      const entry = read(name)
+      if (!entry) return `service "${name}" is not provided; resume the run once a plugin provides it`
+      ;(found as Record<string, unknown>)[name] = entry
+    }
+    found.compactor = read<CompactorService>('compactor')
+    found.progress = read<ProgressService>('progress')
+    found.guardrail = read<GuardrailService>('guardrail')
+    return { services: found as StepServices, store: read<StoreService>('store') }
+  } catch (error) {
+    if (!(error instanceof Undeclared)) throw error
+    return `service "${error.service}" is set by ${error.provider}, whose manifest does not declare that it provides it; the run does not use it`
+  }
+}

@@ -1,30 +1,11 @@
 /**
  * Running the configured test command in a workspace: without a shell unless configured, in its own
  * process group (runProcess) that is killed whole on cancel or when its time limit passes, with a small
- * environment. The environment is small on purpose: the tests run code the model wrote, and the
- * harness's variables (provider keys, NODE_TEST_CONTEXT of an outer test runner) do not belong there.
+ * environment (minimalEnv): the tests run code the model wrote, and the harness's variables (provider
+ * keys, NODE_TEST_CONTEXT of an outer test runner) do not belong there.
  */
-import { runProcess } from 'cordage'
+import { minimalEnv, runProcess } from 'cordage'
 import type { TestCommand } from './manifest.ts'
-
-const Passed = [
-  'PATH',
-  'HOME',
-  'USER',
-  'LOGNAME',
-  'SHELL',
-  'TMPDIR',
-  'TMP',
-  'TEMP',
-  'LANG',
-  'LC_ALL',
-  'LC_CTYPE',
-  'TZ',
-  'SystemRoot',
-  'ComSpec',
-  'PATHEXT',
-  'WINDIR',
-]
 
 export interface TestRun {
   exitCode: number | null
@@ -45,7 +26,11 @@ export async function runTestCommand(test: TestCommand, cwd: string, signal: Abo
   const timeout = setTimeout(() => timer.abort(new Error('timeout')), test.timeoutMs)
   const t0 = performance.now()
   try {
-    const result = await runProcess(command, args, { cwd, signal: AbortSignal.any([signal, timer.signal]), env: environment(test) })
+    const result = await runProcess(command, args, {
+      cwd,
+      signal: AbortSignal.any([signal, timer.signal]),
+      env: minimalEnv(test.env, { inherit: test.inheritEnv }),
+    })
     if (signal.aborted) throw signal.reason
     const text = [result.stdout.trimEnd(), result.stderr.trimEnd()].filter(Boolean).join('\n').trim()
     return {
@@ -58,11 +43,4 @@ export async function runTestCommand(test: TestCommand, cwd: string, signal: Abo
   } finally {
     clearTimeout(timeout)
   }
-}
-
-function environment(test: TestCommand): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {}
-  if (test.inheritEnv) Object.assign(env, process.env)
-  else for (const name of Passed) if (process.env[name] !== undefined) env[name] = process.env[name]
-  return { ...env, ...test.env }
 }

@@ -5,9 +5,8 @@
  * check's time limit passes. The exit code and the tail of the output become evidence, or the reason.
  */
 import { existsSync } from 'node:fs'
-import { CordageError, runProcess, type Evidence } from 'cordage'
+import { CordageError, minimalEnv, runProcess, type Evidence } from 'cordage'
 import { leafFailure, type Check, type CheckInput, type CheckResult, type LeafTraits } from './check.ts'
-import { commandEnv } from './command-env.ts'
 import type { CommandSpec } from './config.ts'
 import { oneLineTail, outputTail } from './output-tail.ts'
 
@@ -53,7 +52,7 @@ export class CommandCheck implements Check {
       result = await runProcess(this.argv[0], this.argv.slice(1), {
         cwd,
         signal: AbortSignal.any([signal, timer.signal]),
-        env: commandEnv(this.options.env, this.options.inheritEnv),
+        env: minimalEnv(this.options.env, { inherit: this.options.inheritEnv }),
         maxOutput,
       })
     } finally {

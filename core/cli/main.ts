@@ -7,8 +7,8 @@ import { existsSync } from 'node:fs'
 import { relative } from 'node:path'
 import { CordageError } from '../contracts/errors.ts'
 import { RunEventTypes, type RunEvent } from '../contracts/events.ts'
-import { Cordage } from '../host/app.ts'
-import { parseLogLevel, type LogLevel } from '../host/logging.ts'
+import type { Cordage } from '../host/app.ts'
+import { parseLogLevel, type LogLevel } from '../host/log-level.ts'
 import type { RunState } from '../kernel/state.ts'
 import { isWaiting, Transitions, type RunStatus } from '../kernel/status.ts'
 import { KernelVersion } from '../kernel/version.ts'
@@ -16,8 +16,6 @@ import type { AgentRuntime, ApprovalOptions, RunHandle } from '../kernel/agent.t
 import { helpText, parse, type Parsed } from './args.ts'
 import { ExitCodes, exitCodeFor } from './exit-codes.ts'
 import { formatEvent, formatGrant, formatSummary } from './format.ts'
-import { lockPreset } from './lock.ts'
-import { debounceOf, dev, printReload, printWatching } from './dev.ts'
 import { verify } from './verify.ts'
 import { effects } from './effects.ts'
 import { scan } from './scan.ts'
@@ -304,12 +302,13 @@ const commands: Record<string, Handler> = {
   effects: (args, io) => effects(args, io, (flags) => open(io, flags, undefined, true)),
   scan: (args, io) => scan(args, io, (flags) => open(io, flags, undefined, true)),
 
-  dev: (args, io) => dev(args, io, (flags, agents) => open(io, flags, agents)),
+  dev: async (args, io) => (await import('./dev.ts')).dev(args, io, (flags, agents) => open(io, flags, agents)),
 
   async lock({ flags }, io) {
     const file = (flags.preset as string | undefined) ?? DefaultPreset
     if (!flags.preset && !existsSync(file))
       throw new CordageError('preset_not_found', `no --preset given and ${DefaultPreset} does not exist here; pass --preset FILE`)
+    const { lockPreset } = await import('./lock.ts')
     for (const line of await lockPreset(file, !!flags.json)) io.out(line)
     return ExitCodes.ok
   },
@@ -324,6 +323,7 @@ const commands: Record<string, Handler> = {
     // Loaded on demand: the other commands do not pay for the web server.
     if (!flags.watch && flags.debounce !== undefined)
       throw new CordageError('invalid_input', '--debounce applies to --watch only; add --watch')
+    const { debounceOf, printReload, printWatching } = await import('./dev.ts')
     const watch = flags.watch ? { debounceMs: debounceOf(flags) } : undefined
     const { startPlayground } = await import('cordage/playground')
     const token = (flags.token as string | undefined) ?? (process.env.CORDAGE_PLAYGROUND_TOKEN || undefined)
@@ -367,6 +367,8 @@ async function open(io: Output, flags: Parsed['flags'], agents?: string[], store
   const file = (flags.preset as string | undefined) ?? DefaultPreset
   if (!flags.preset && !existsSync(file))
     throw new CordageError('preset_not_found', `no --preset given and ${DefaultPreset} does not exist here; pass --preset FILE`)
+  // The host (cordis, the catalogue, esbuild) is loaded by the commands that use it, not by --version or --help.
+  const { Cordage } = await import('../host/app.ts')
   return Cordage.fromPreset(file, {
     agents,
     storeOnly,

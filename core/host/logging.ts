@@ -14,28 +14,10 @@
  */
 import { Logger, type Context } from 'cordis'
 import { AgentKey, pluginOf } from '../kernel/cordis.ts'
-import { CordageError } from '../contracts/errors.ts'
 import type { Scrubber } from '../kit/secrets.ts'
 
-/** The levels, most severe first: a level shows itself and every level before it. */
-export const LogLevels = ['error', 'warn', 'info', 'debug'] as const
-export type LogLevel = (typeof LogLevels)[number]
-
-/** Only warnings and errors: what the CLI printed before plugins had a logger. */
-export const DefaultLogLevel: LogLevel = 'warn'
-
-export function isLogLevel(value: unknown): value is LogLevel {
-  return typeof value === 'string' && (LogLevels as readonly string[]).includes(value)
-}
-
-/**
- * `value` as a level, from the `--log-level` flag or $CORDAGE_LOG_LEVEL (`where` names it in the message).
- * @throws CordageError `invalid_input` naming the levels
- */
-export function parseLogLevel(value: string, where: string): LogLevel {
-  if (isLogLevel(value)) return value
-  throw new CordageError('invalid_input', `${where} must be one of ${LogLevels.join(', ')}, got ${JSON.stringify(value)}`)
-}
+export { DefaultLogLevel, isLogLevel, LogLevels, parseLogLevel, type LogLevel } from './log-level.ts'
+import { DefaultLogLevel, parseLogLevel, type LogLevel } from './log-level.ts'
 
 /**
  * The level an app uses: the flag (or option), else $CORDAGE_LOG_LEVEL, else the preset's `logLevel`, else warn.

@@ -6,6 +6,7 @@
  * is a normal (ref'd) one on purpose: it keeps the process alive until the answer is an error.
  */
 import { pathToFileURL } from 'node:url'
+import { importWithTypeScript } from './typescript-loader.ts'
 import { CordageError } from '../contracts/errors.ts'
 
 /** How long one plugin module may take to load, unless `CORDAGE_PLUGIN_LOAD_TIMEOUT_MS` says otherwise. */
@@ -52,7 +53,7 @@ export async function importPluginModule(file: string, folder: string, what: str
     )
   })
   try {
-    return await Promise.race([import(pathToFileURL(file).href) as Promise<{ default?: unknown }>, timeout])
+    return await Promise.race([importWithTypeScript(pathToFileURL(file).href, file), timeout])
   } finally {
     clearTimeout(timer)
   }

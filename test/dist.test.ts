@@ -1,0 +1,92 @@
+/**
+ * The compiled package (`npm run build` → dist/): the executable and the exports are JavaScript that
+ * runs without tsx. Proved in a copy of dist/ whose node_modules holds every dependency except tsx, so
+ * nothing there can load TypeScript; a plugin written in TypeScript then fails with a message that says
+ * how to fix it, and loads in dist/ inside the repository, where tsx is installed.
+ */
+import assert from 'node:assert/strict'
+import { execFileSync, spawnSync } from 'node:child_process'
+import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, symlinkSync } from 'node:fs'
+import { join, resolve } from 'node:path'
+import { before, describe, it } from 'node:test'
+import { KernelVersion } from '../core/kernel/version.ts'
+import { tempDir } from './helpers.ts'
+
+const root = resolve(import.meta.dirname, '..')
+const dist = join(root, 'dist')
+
+function cordage(bin: string, args: string[], cwd: string) {
+  const env = { ...process.env, NO_COLOR: '1', NODE_OPTIONS: '' }
+  const result = spawnSync(process.execPath, [bin, ...args], { cwd, encoding: 'utf8', env })
+  return { code: result.status, stdout: result.stdout, stderr: result.stderr }
+}
+
+/** A copy of dist/ beside a node_modules that links every installed package but tsx. */
+function withoutTsx(): string {
+  const pkg = join(tempDir('cordage-dist-'), 'cordage')
+  cpSync(dist, pkg, { recursive: true })
+  mkdirSync(join(pkg, 'node_modules'))
+  for (const name of readdirSync(join(root, 'node_modules'))) {
+    if (name === 'tsx' || name.startsWith('.')) continue
+    symlinkSync(join(root, 'node_modules', name), join(pkg, 'node_modules', name))
+  }
+  cpSync(join(root, 'docs/examples/returns-desk'), join(pkg, 'examples/returns-desk'), { recursive: true })
+  cpSync(join(root, 'docs/examples/returns-desk.yml'), join(pkg, 'examples/returns-desk.yml'))
+  return pkg
+}
+
+describe('the compiled package (dist/)', () => {
+  let pkg: string
+  before(() => {
+    execFileSync(process.execPath, ['--import', 'tsx', join(root, 'build/dist.ts')], { cwd: root, stdio: 'pipe' })
+    pkg = withoutTsx()
+  })
+
+  it('points bin and every export at JavaScript that the build wrote, with type declarations', () => {
+    const manifest = JSON.parse(readFileSync(join(dist, 'package.json'), 'utf8'))
+    assert.equal(manifest.type, 'module')
+    for (const [key, target] of Object.entries(manifest.exports as Record<string, unknown>)) {
+      if (key === './package.json') continue
+      const { types, default: file } = target as { types: string; default: string }
+      assert.match(file, /\.js$/, `export ${key}`)
+      assert.ok(existsSync(join(dist, file)), `export ${key}: ${file} exists`)
+      assert.ok(existsSync(join(dist, types)), `export ${key}: ${types} exists`)
+    }
+    const bin = readFileSync(join(dist, manifest.bin.cordage), 'utf8')
+    assert.doesNotMatch(bin, /tsx|\.ts'/, 'the compiled executable neither registers tsx nor imports TypeScript')
+  })
+
+  it('has no tsx to load in the copy the next tests use', () => {
+    const probe = spawnSync(process.execPath, ['--input-type=module', '-e', "await import('tsx/esm/api')"], { cwd: pkg, encoding: 'utf8' })
+    assert.notEqual(probe.status, 0)
+    assert.match(probe.stderr, /ERR_MODULE_NOT_FOUND|Cannot find package 'tsx'/)
+  })
+
+  it('prints its version and help without tsx', () => {
+    const version = cordage('core/cli/bin.js', ['--version'], pkg)
+    assert.equal(version.code, 0, version.stderr)
+    assert.equal(version.stdout.trim(), `cordage ${KernelVersion}`)
+    const help = cordage('core/cli/bin.js', ['--help'], pkg)
+    assert.equal(help.code, 0, help.stderr)
+    assert.match(help.stdout, /usage: cordage <command>/)
+  })
+
+  it('runs a preset of built-in plugins to COMPLETED without tsx', () => {
+    const run = cordage('core/cli/bin.js', ['run', '--preset', 'presets/minimal.yml'], pkg)
+    assert.equal(run.code, 0, run.stderr)
+    assert.match(run.stdout, /run\/end .*COMPLETED/)
+    assert.match(run.stdout, /model-scripted@\d+\.\d+\.\d+/)
+  })
+
+  it('refuses a TypeScript plugin without tsx, saying how to fix it', () => {
+    const run = cordage('core/cli/bin.js', ['run', '--preset', 'examples/returns-desk.yml'], pkg)
+    assert.notEqual(run.code, 0)
+    assert.match(run.stderr, /no TypeScript loader is available: install tsx/)
+  })
+
+  it('loads a TypeScript plugin through tsx, registered on demand, where tsx is installed', () => {
+    const run = cordage(join(dist, 'core/cli/bin.js'), ['run', '--preset', 'docs/examples/returns-desk.yml'], root)
+    assert.match(run.stdout, /tool\/proposed .*check_order/)
+    assert.match(run.stdout, /WAITING_APPROVAL/)
+  })
+})

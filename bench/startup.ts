@@ -38,7 +38,9 @@ function once(bin: string, argv: string[], cwd: string, expect: RegExp): number 
 const quantile = (xs: number[], q: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(q * xs.length))]!
 
 console.log(`cold start, ${runs} runs each, node ${process.version}\n`)
-console.log(`${'command'.padEnd(22)}${variants.map((v) => `${v.name} median / p90`.padStart(34)).join('')}${'compiled / source'.padStart(20)}`)
+console.log(
+  `${'command'.padEnd(22)}${variants.map((v) => `${v.name} median / p90`.padStart(34)).join('')}${'compiled / source'.padStart(20)}`,
+)
 for (const command of commands) {
   const times = variants.map(() => [] as number[])
   for (const v of variants) once(v.bin, command.argv, v.cwd, command.expect) // warm the disk cache

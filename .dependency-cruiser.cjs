@@ -1,5 +1,5 @@
 /**
- * Who may import whom (docs/architecture.md#layers), checked in CI by `npm run check:layers`.
+ * Who may import whom (docs/concepts/architecture.md#layers), checked in CI by `npm run check:layers`.
  * Type-only imports count: a cycle of types is a cycle.
  */
 const layer = (name, allowed) => ({

@@ -4,7 +4,7 @@
  * new label each time); `cordage dev`'s reloader (core/host/dev.ts, watching with fs.watch) rebuilds
  * and swaps it into the live support-desk agent. Latency is from the write to the `plugin/reloaded`
  * event, checked by asking the agent's policy service for a decision with the new label. Every 50
- * reloads: a run on the reloaded policy, a full GC, and heapUsed. See docs/dev.md for the figures.
+ * reloads: a run on the reloaded policy, a full GC, and heapUsed. See docs/guides/dev.md for the figures.
  *
  * `--reloads N` (default 500), `--debounce MS` (default 20).
  */

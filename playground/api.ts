@@ -2,7 +2,7 @@
  * @module playground/api
  * The JSON API under /api: what the page calls, and what a script can call too. Request bodies are
  * checked with zod; every refusal is a 4xx with `{ error: { code, message } }`, where `code` is a
- * Cordage error code (docs/errors.md).
+ * Cordage error code (docs/reference/errors.md).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { z } from 'zod'

@@ -51,7 +51,7 @@ export interface PlaygroundOptions {
   token?: string
   /** Serve the page and the read routes only: start, approve, reject, compare and swap answer 403. Default: off. */
   readOnly?: boolean
-  /** Which plugin log lines are shown, and where they go (CordageOptions.logLevel and .log; docs/logging.md). */
+  /** Which plugin log lines are shown, and where they go (CordageOptions.logLevel and .log; docs/guides/logging.md). */
   logLevel?: LogLevel
   log?: (line: string) => void
 }
@@ -266,7 +266,7 @@ async function route(api: ApiContext, req: IncomingMessage, res: ServerResponse,
     only('GET')
     return handlers.pluginStream(api, res, url, req)
   }
-  throw new HttpError(404, 'invalid_input', `no API route ${method} ${path}; see docs/playground.md`)
+  throw new HttpError(404, 'invalid_input', `no API route ${method} ${path}; see docs/guides/playground.md`)
 }
 
 /** A JSON request body (at most 1 MiB). */

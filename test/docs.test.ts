@@ -1,10 +1,11 @@
 /**
- * Docs are part of the contract: the examples they show are loaded and run here, and the reference
- * tables (events, error codes, CLI commands) are compared with the code in both directions.
+ * Docs are part of the contract: the examples they show are loaded and run here, the reference
+ * tables (events, error codes, CLI commands) are compared with the code in both directions, and every
+ * relative link between pages resolves.
  */
 import assert from 'node:assert/strict'
-import { readFileSync, writeFileSync } from 'node:fs'
-import { join, resolve } from 'node:path'
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
+import { dirname, join, relative, resolve } from 'node:path'
 import { describe, it } from 'node:test'
 import { Codes, Contracts, Kinds, PluginEventTypes, PreviewEventTypes, RunEventTypes, type CordageError } from 'cordage'
 import { Cordage } from '../core/host/app.ts'
@@ -21,8 +22,8 @@ function blocks(markdown: string, lang: string): string[] {
   return [...markdown.matchAll(new RegExp('```' + lang + '\\n([\\s\\S]*?)```', 'g'))].map((m) => m[1])
 }
 
-describe('docs/presets.md', () => {
-  const examples = blocks(doc('docs/presets.md'), 'yaml').filter((b) => b.startsWith('# example:'))
+describe('docs/reference/presets.md', () => {
+  const examples = blocks(doc('docs/reference/presets.md'), 'yaml').filter((b) => b.startsWith('# example:'))
 
   it('has examples to check', () => assert.ok(examples.length >= 5))
 
@@ -44,8 +45,8 @@ describe('docs/presets.md', () => {
   }
 })
 
-describe('docs/writing-a-plugin.md', () => {
-  const text = doc('docs/writing-a-plugin.md')
+describe('docs/guides/writing-a-plugin.md', () => {
+  const text = doc('docs/guides/writing-a-plugin.md')
 
   it('shows each file of the example plugin exactly as it is', () => {
     const shown = blocks(text, 'ts').filter((b) => b.startsWith('// file: '))
@@ -111,22 +112,22 @@ describe('README', () => {
   })
 })
 
-describe('docs/events.md', () => {
+describe('docs/reference/events.md', () => {
   it('has one section per event, in catalogue order, and no section for an event that does not exist', () => {
-    const headings = [...doc('docs/events.md').matchAll(/^## (\S+\/\S+)$/gm)].map((m) => m[1])
+    const headings = [...doc('docs/reference/events.md').matchAll(/^## (\S+\/\S+)$/gm)].map((m) => m[1])
     assert.deepEqual(headings, [...RunEventTypes, ...PluginEventTypes, ...PreviewEventTypes])
   })
 
   it('says, in each event section, whether a listener can change anything', () => {
-    const sections = doc('docs/events.md')
+    const sections = doc('docs/reference/events.md')
       .split(/^## (?=\S+\/)/m)
       .slice(1)
     for (const section of sections) assert.match(section, /\*\*Notification only\.\*\*/, section.split('\n')[0])
   })
 })
 
-describe('docs/errors.md', () => {
-  const rows = doc('docs/errors.md')
+describe('docs/reference/errors.md', () => {
+  const rows = doc('docs/reference/errors.md')
     .split('\n')
     .filter((l) => /^\| `[a-z_]+` \|/.test(l))
 
@@ -144,8 +145,8 @@ describe('docs/errors.md', () => {
   })
 })
 
-describe('docs/cli.md', () => {
-  const text = doc('docs/cli.md')
+describe('docs/reference/cli.md', () => {
+  const text = doc('docs/reference/cli.md')
 
   it('documents every command, and no command that does not exist', () => {
     const headings = [...text.matchAll(/^### (\w+)$/gm)].map((m) => m[1]).filter((h) => !['Readable', 'json'].includes(h))
@@ -153,7 +154,7 @@ describe('docs/cli.md', () => {
       headings,
       Commands.map((c) => c.name),
     )
-    for (const command of Commands) assert.ok(text.includes(command.usage), `docs/cli.md shows the usage line of ${command.name}`)
+    for (const command of Commands) assert.ok(text.includes(command.usage), `docs/reference/cli.md shows the usage line of ${command.name}`)
   })
 
   it('lists the exit codes the CLI uses', () => {
@@ -162,9 +163,9 @@ describe('docs/cli.md', () => {
   })
 })
 
-describe('docs/model-openai.md and docs/model-anthropic.md', () => {
+describe('docs/guides/model-openai.md and docs/guides/model-anthropic.md', () => {
   for (const name of ['model-openai', 'model-anthropic']) {
-    const text = doc(`docs/${name}.md`)
+    const text = doc(`docs/guides/${name}.md`)
     const configSection = text.split('## Config')[1].split('\n## ')[0]
 
     it(`${name}: the config table lists exactly the plugin's config keys`, async () => {
@@ -189,9 +190,91 @@ describe('docs/model-openai.md and docs/model-anthropic.md', () => {
   }
 })
 
-describe('docs/services.md', () => {
+describe('docs/reference/services.md', () => {
   it('lists every service contract at its current version, and none that does not exist', () => {
-    const rows = [...doc('docs/services.md').matchAll(/^\| `(\w+)` \| `(\w+)Contract` \| ([\d.]+) \|/gm)].map((m) => [m[1], m[3]])
+    const rows = [...doc('docs/reference/services.md').matchAll(/^\| `(\w+)` \| `(\w+)Contract` \| ([\d.]+) \|/gm)].map((m) => [m[1], m[3]])
     assert.deepEqual(Object.fromEntries(rows), { ...Contracts })
+  })
+})
+
+/** The markdown whose relative links must resolve: the README, every page under docs/, and the READMEs of plugins and core's layers. */
+function linkedMarkdown(): string[] {
+  const under = (dir: string) =>
+    readdirSync(join(root, dir), { recursive: true, encoding: 'utf8' })
+      .filter((f) => f.endsWith('.md') && !f.split('/').includes('node_modules'))
+      .map((f) => join(dir, f))
+  const plugins = readdirSync(join(root, 'plugins'))
+    .map((p) => join('plugins', p, 'README.md'))
+    .filter((f) => existsSync(join(root, f)))
+  return ['README.md', ...under('docs'), ...plugins, ...under('core').filter((f) => f.endsWith('/README.md'))]
+}
+
+/** A page's text without fenced code blocks, where `# x` is not a heading. */
+function uncoded(markdown: string): string {
+  return markdown.replace(/^(```|~~~)[^\n]*\n[\s\S]*?^\1[ \t]*$/gm, '')
+}
+
+/** A page's text without fenced code blocks and inline code, where `[a](b)` is not a link. */
+function prose(markdown: string): string {
+  return uncoded(markdown).replace(/`[^`\n]*`/g, '')
+}
+
+/** The anchors of a page's headings, as GitHub makes them (lower case, punctuation dropped, spaces to hyphens, -1 for a repeat). */
+function anchors(markdown: string): Set<string> {
+  const seen = new Map<string, number>()
+  const out = new Set<string>()
+  for (const [, title] of uncoded(markdown).matchAll(/^#{1,6}[ \t]+(.+?)[ \t#]*$/gm)) {
+    const slug = title
+      .replace(/\[([^\]]*)\]\([^)]*\)/g, '$1')
+      .replace(/<[^>]+>/g, '')
+      .toLowerCase()
+      .replace(/[^\p{L}\p{M}\p{N}\p{Pc} -]/gu, '')
+      .replace(/ /g, '-')
+    const n = seen.get(slug) ?? 0
+    seen.set(slug, n + 1)
+    out.add(n === 0 ? slug : `${slug}-${n}`)
+  }
+  return out
+}
+
+/** Each relative link of a markdown file (inline `[text](target)` and `[label]: target`) that does not resolve, with why. */
+function brokenLinks(file: string, read: (path: string) => string = (path) => readFileSync(path, 'utf8')): string[] {
+  const text = prose(read(join(root, file)))
+  const targets = [
+    ...[...text.matchAll(/\]\(<?([^)\s>]+)>?(?:\s+"[^"]*")?\)/g)].map((m) => m[1]),
+    ...[...text.matchAll(/^ {0,3}\[[^\]]+\]:\s+<?(\S+?)>?(?:\s|$)/gm)].map((m) => m[1]),
+  ]
+  const broken: string[] = []
+  for (const target of targets) {
+    if (/^([a-z][a-z0-9+.-]*:|\/\/)/i.test(target)) continue
+    const [path, anchor] = target.split('#', 2)
+    const resolved = path === '' ? join(root, file) : resolve(root, dirname(file), decodeURI(path))
+    const shown = `${file}: (${target})`
+    if (!resolved.startsWith(root + '/') && resolved !== root) broken.push(`${shown} leaves the repository`)
+    else if (!existsSync(resolved)) broken.push(`${shown}: no ${relative(root, resolved)}`)
+    else if (anchor && resolved.endsWith('.md') && statSync(resolved).isFile() && !anchors(read(resolved)).has(anchor))
+      broken.push(`${shown}: no heading #${anchor} in ${relative(root, resolved)}`)
+  }
+  return broken
+}
+
+describe('links between pages', () => {
+  it('resolve: every relative link of the README, docs/, plugins/*/README.md and core/**/README.md names a file that exists, and a heading it has', () => {
+    const files = linkedMarkdown()
+    assert.ok(files.includes('docs/concepts/architecture.md') && files.includes('core/kernel/README.md'), files.join(', '))
+    assert.deepEqual(
+      files.flatMap((f) => brokenLinks(f)),
+      [],
+    )
+  })
+
+  it('are checked: a link to a missing page, or to a heading a page does not have, is reported', () => {
+    const page = (text: string) => (path: string) => (path === join(root, 'docs/README.md') ? text : readFileSync(path, 'utf8'))
+    assert.deepEqual(brokenLinks('docs/README.md', page('[a](concepts/architecture.md#layers) [b](#x)\n\n# X\n')), [])
+    assert.deepEqual(brokenLinks('docs/README.md', page('[gone](gone.md)')), ['docs/README.md: (gone.md): no docs/gone.md'])
+    assert.deepEqual(brokenLinks('docs/README.md', page('[cli](reference/cli.md#no-such-heading)')), [
+      'docs/README.md: (reference/cli.md#no-such-heading): no heading #no-such-heading in docs/reference/cli.md',
+    ])
+    assert.deepEqual(brokenLinks('docs/README.md', page('```md\n[cli](cli.md)\n```\n`[cli](cli.md)`')), [], 'code is not a link')
   })
 })

@@ -164,7 +164,7 @@ describe('resume under drift', () => {
     assert.match(refused.stderr, /continue with --accept-drift/)
     assert.ok(!storedEvents(dir, runId).some((e) => e.type === 'tool/approval-decided'), 'the refused approve recorded no approval')
     // The policy's version changed with the drift: the approval was given under 1.0.0, so the action
-    // is decided again under 2.0.0 (docs/durability.md). That preset names no approvers, and 2.x denies
+    // is decided again under 2.0.0 (docs/concepts/durability.md). That preset names no approvers, and 2.x denies
     // an ask nobody may answer: the approval is void and the write never runs.
     const accepted = cordage(['approve', runId, 's1.a1', '--preset', 'desk.yml', '--accept-drift'], dir)
     assert.equal(accepted.code, 0, accepted.stderr)

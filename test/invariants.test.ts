@@ -436,7 +436,7 @@ describe('invariant 7: errors are classified by code', () => {
     assert.equal(error.code, 'internal_error')
     assert.match(
       error.message,
-      /unknown error code "book_not_found": CordageError takes a code from docs\/errors\.md \(a tool's own failures use tool_failed\); the error said: no such book/,
+      /unknown error code "book_not_found": CordageError takes a code from docs\/reference\/errors\.md \(a tool's own failures use tool_failed\); the error said: no such book/,
     )
   })
 

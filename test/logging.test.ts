@@ -1,5 +1,5 @@
 /**
- * Plugin logs (host/logging.ts, docs/logging.md): cordis's `ctx.logger(name)`, shown at the app's level
+ * Plugin logs (host/logging.ts, docs/guides/logging.md): cordis's `ctx.logger(name)`, shown at the app's level
  * on stderr, one line each with the agent and plugin, the agent's secrets scrubbed; the level from
  * --log-level, $CORDAGE_LOG_LEVEL or the preset's `logLevel`; and scoped to each app, so neither cordis's
  * own logs nor another app's level leak across roots in one process.
@@ -109,8 +109,8 @@ describe('plugin logs in a real cordage run (child process)', { concurrency: 4 }
     for (const r of [inPreset, flag, env]) assert.doesNotMatch(r.stderr, /chatty-|\n\s+at /)
   })
 
-  it('docs/logging.md shows the example plugin as it is, and the lines it prints at --log-level debug', async () => {
-    const doc = readFileSync(join(root, 'docs/logging.md'), 'utf8')
+  it('docs/guides/logging.md shows the example plugin as it is, and the lines it prints at --log-level debug', async () => {
+    const doc = readFileSync(join(root, 'docs/guides/logging.md'), 'utf8')
     const code = /```ts\n\/\/ file: (\S+)\n([\s\S]*?)```/.exec(doc)!
     assert.equal(code[2], readFileSync(join(root, code[1]), 'utf8'))
     const shownLines = /```text\n([\s\S]*?)```/.exec(doc)![1].trim().split('\n')

@@ -175,7 +175,7 @@ describe('parallel tool calls', () => {
     ])
   })
 
-  it('runs writes that name no footprint one after another, each decided only when its turn comes (docs/architecture.md)', async () => {
+  it('runs writes that name no footprint one after another, each decided only when its turn comes (docs/concepts/architecture.md)', async () => {
     const { state, events } = await runStep([
       { tool: 'write_anywhere', args: { text: 'a' } },
       { tool: 'write_anywhere', args: { text: 'b' } },

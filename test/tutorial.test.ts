@@ -1,5 +1,5 @@
 /**
- * docs/tutorial.md cannot rot: every file block on the page equals its file under
+ * docs/guides/tutorial.md cannot rot: every file block on the page equals its file under
  * docs/examples/library/, every file there is shown, the code type-checks, and the tutorial's steps run
  * in a temp project laid out as the page says (node_modules/cordage is a link to this repository, as
  * `npm install /path/to/cordage` makes it): the plugin's own test, check, run, a hot reload under
@@ -15,7 +15,7 @@ import { tempDir } from './helpers.ts'
 const root = resolve(import.meta.dirname, '..')
 const example = join(root, 'docs/examples/library')
 const bin = join(root, 'core/cli/bin.js')
-const page = readFileSync(join(root, 'docs/tutorial.md'), 'utf8')
+const page = readFileSync(join(root, 'docs/guides/tutorial.md'), 'utf8')
 
 function filesUnder(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((d) => (d.isDirectory() ? filesUnder(join(dir, d.name)) : [join(dir, d.name)]))
@@ -34,11 +34,11 @@ function project(): string {
 const cli = (cwd: string, ...args: string[]) =>
   spawnSync(process.execPath, [bin, ...args], { cwd, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } })
 
-describe('docs/tutorial.md', () => {
+describe('docs/guides/tutorial.md', () => {
   it('shows every file of docs/examples/library exactly as it is', () => {
     const shown = [...page.matchAll(/<!-- file: (\S+) -->\n```\w+\n([\s\S]*?)```/g)]
     for (const [, file, text] of shown)
-      assert.equal(text, readFileSync(join(root, file), 'utf8'), `${file} differs from the block in docs/tutorial.md`)
+      assert.equal(text, readFileSync(join(root, file), 'utf8'), `${file} differs from the block in docs/guides/tutorial.md`)
     assert.deepEqual(
       shown.map((m) => m[1]).sort(),
       filesUnder(example)
@@ -48,8 +48,8 @@ describe('docs/tutorial.md', () => {
   })
 
   it('is linked from the README and from writing-a-plugin.md', () => {
-    assert.match(readFileSync(join(root, 'README.md'), 'utf8'), /\(docs\/tutorial\.md\)/)
-    assert.match(readFileSync(join(root, 'docs/writing-a-plugin.md'), 'utf8'), /\(tutorial\.md\)/)
+    assert.match(readFileSync(join(root, 'README.md'), 'utf8'), /\(docs\/guides\/tutorial\.md\)/)
+    assert.match(readFileSync(join(root, 'docs/guides/writing-a-plugin.md'), 'utf8'), /\(tutorial\.md\)/)
   })
 
   it('type-checks', () => {

@@ -363,7 +363,7 @@ export function helpText(command?: Command): string {
     '',
     ...Commands.map((c) => `  ${c.name.padEnd(Math.max(...Commands.map((d) => d.name.length)) + 2)}${c.summary}`),
     '',
-    "plugin logs: --log-level error|warn|info|debug on every command that loads a preset (default warn, or $CORDAGE_LOG_LEVEL, or the preset's logLevel; docs/logging.md)",
+    "plugin logs: --log-level error|warn|info|debug on every command that loads a preset (default warn, or $CORDAGE_LOG_LEVEL, or the preset's logLevel; docs/guides/logging.md)",
     'exit codes: 0 completed · 1 failed · 2 usage or config error · 3 failed verification · 4 stopped (budget) · 5 waiting · 6 cancelled · 7 busy (another process drives the run)',
     'the default preset keeps runs in .cordage/cordage.db (SQLite) in the working directory',
   ].join('\n')

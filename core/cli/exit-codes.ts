@@ -1,7 +1,7 @@
 /**
  * @module cli/exit-codes
  * `cordage` exits 0 only when the run COMPLETED (or a non-run command succeeded). Each other outcome has
- * its own code so scripts can tell them apart without parsing output. docs/cli.md lists the same table.
+ * its own code so scripts can tell them apart without parsing output. docs/reference/cli.md lists the same table.
  */
 import type { RunStatus } from '../kernel/status.ts'
 

@@ -1,7 +1,7 @@
 /**
  * @module errors
  * One error class and one table of stable codes. The code is the contract: it is what gets thrown,
- * what `run/end` and `tool/error` carry, what docs/errors.md lists and what tests assert. Nobody
+ * what `run/end` and `tool/error` carry, what docs/reference/errors.md lists and what tests assert. Nobody
  * tells errors apart by reading message text.
  */
 
@@ -166,7 +166,7 @@ export class CordageError extends Error {
     super(
       known
         ? (detail ?? Codes[code].text)
-        : `unknown error code "${code}": CordageError takes a code from docs/errors.md (a tool's own failures use tool_failed)${detail ? `; the error said: ${detail}` : ''}`,
+        : `unknown error code "${code}": CordageError takes a code from docs/reference/errors.md (a tool's own failures use tool_failed)${detail ? `; the error said: ${detail}` : ''}`,
       options,
     )
     this.code = known ? code : 'internal_error'

@@ -2,7 +2,7 @@
  * @module events
  * The event catalogue. Run events are the durable record of a run (appended to the store, then
  * dispatched to listeners); plugin events describe the plugin runtime and are not stored.
- * docs/events.md has one section per event; test/docs.test.ts keeps the two in step.
+ * docs/reference/events.md has one section per event; test/docs.test.ts keeps the two in step.
  */
 import type { Code, ErrorKind } from './errors.ts'
 import type {

@@ -2,7 +2,7 @@
  * @module host/catalog
  * The plugins the host can load: every folder under the built-in plugins/ directory, the npm packages
  * the project depends on that declare a plugin (a `"cordage"` field in their package.json, see
- * docs/manifest.md), plus folders named by path in a preset. Only manifests are read here; plugin code
+ * docs/reference/manifest.md), plus folders named by path in a preset. Only manifests are read here; plugin code
  * is imported when an agent actually uses the plugin.
  */
 import { existsSync, readdirSync, readFileSync, realpathSync, statSync } from 'node:fs'

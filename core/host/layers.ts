@@ -5,7 +5,7 @@
  * before it is checked, and every key of the result remembers which layer (and which key path in that
  * layer) it came from, so a problem is reported where it can be fixed. Files are only ever read.
  *
- * Merge rules (docs/presets.md "Layers"):
+ * Merge rules (docs/reference/presets.md "Layers"):
  * - maps are merged key by key, deeply; a scalar or a list replaces what the base had;
  * - `agents` are merged by name;
  * - an agent's `plugins` are matched by plugin name (or folder, for `path` entries): a matching entry
@@ -180,14 +180,14 @@ function readFile(file: string, shown: string): FileLayer {
   if (doc.contents === null || doc.contents === undefined) {
     throw new CordageError(
       'preset_invalid',
-      `preset ${shown} is empty; a preset is a map whose "agents" key lists the agents (see docs/presets.md)`,
+      `preset ${shown} is empty; a preset is a map whose "agents" key lists the agents (see docs/reference/presets.md)`,
     )
   }
   if (!isYamlMap(doc.contents)) {
     const what = isSeq(doc.contents) ? 'a list' : isAlias(doc.contents) ? 'an alias' : `a single value (${describe(doc.contents.toJSON())})`
     throw new CordageError(
       'preset_invalid',
-      `preset ${where(doc.contents.range?.[0])} (top level): expected a map of keys (cordage, extends, agents), found ${what}; a preset starts with "agents:" (see docs/presets.md)`,
+      `preset ${where(doc.contents.range?.[0])} (top level): expected a map of keys (cordage, extends, agents), found ${what}; a preset starts with "agents:" (see docs/reference/presets.md)`,
     )
   }
   const aliasProblems = checkAliases(doc, where)
@@ -214,7 +214,7 @@ function readFile(file: string, shown: string): FileLayer {
     throw new CordageError(
       'preset_invalid',
       bomb
-        ? `preset ${where(first)} uses YAML aliases that expand too far (more than ${MaxAliasCount} copies of an anchor's contents, counting nested aliases): write the values out, or share them through extends (docs/presets.md#layers)`
+        ? `preset ${where(first)} uses YAML aliases that expand too far (more than ${MaxAliasCount} copies of an anchor's contents, counting nested aliases): write the values out, or share them through extends (docs/reference/presets.md#layers)`
         : `preset ${shown} cannot be read as data: ${message}`,
       { cause: error },
     )
@@ -275,7 +275,7 @@ function readText(file: string, shown: string): string {
   } catch (error) {
     throw new CordageError(
       'preset_invalid',
-      `preset ${shown} is not a text file (${nul >= 0 ? `it has a NUL byte at offset ${nul}` : 'it is not UTF-8'}); a preset is a YAML file (see docs/presets.md)`,
+      `preset ${shown} is not a text file (${nul >= 0 ? `it has a NUL byte at offset ${nul}` : 'it is not UTF-8'}); a preset is a YAML file (see docs/reference/presets.md)`,
       { cause: error },
     )
   }

@@ -2,7 +2,7 @@
  * @module host/logging
  * Plugin logs, scoped to one Cordage app. A plugin logs with cordis's own logger, `ctx.logger(name)`
  * (reggol, through @cordisjs/logger); each app decides which levels it shows and where they go, and
- * scrubs its agents' secrets from every line. See docs/logging.md.
+ * scrubs its agents' secrets from every line. See docs/guides/logging.md.
  *
  * Why a router: reggol keeps its levels and targets in statics shared by every cordis root in the
  * process (`Logger.levels`, `Logger.targets`), so "set a level for this app" cannot be done with its own

@@ -9,7 +9,7 @@
  * folders at any depth, test files (`*.test.*`, `*.spec.*`) and Markdown (`*.md`: README and CHANGELOG
  * do not change what runs). So the manifest, the code and any data the code reads (a `package.json`, a
  * JSON table) are in it, and editing a test never makes a resumed run report drift
- * (docs/manifest.md#what-the-hash-covers). `cordage dev` ignores the same files when it watches.
+ * (docs/reference/manifest.md#what-the-hash-covers). `cordage dev` ignores the same files when it watches.
  */
 import { createHash } from 'node:crypto'
 import { readdirSync, readFileSync } from 'node:fs'

@@ -1,7 +1,7 @@
 /**
  * @module effects
  * Running one authorized action: the ticket, the side-effect ledger, the call under its time limit,
- * and what its outcome means. The rules (docs/durability.md has the table):
+ * and what its outcome means. The rules (docs/concepts/durability.md has the table):
  *
  * - A tool with side effects writes an intent to the ledger (idempotency key, arguments hash, policy
  *   version) in the same transaction as `tool/start`, and its outcome with `tool/end` / `tool/error`.

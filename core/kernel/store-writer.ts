@@ -11,7 +11,7 @@
  *   write it tries is refused. This module is not part of the public API (`cordage` does not export
  *   it, and the package's exports map does not reach it): the host imports it, and so do the
  *   project's own tests. Code loaded in the process can still import any file by its path: that is
- *   outside what the kernel can promise (docs/security.md).
+ *   outside what the kernel can promise (docs/concepts/security.md).
  * - It is not handed to a store that could pass it on. Before each write the kernel checks the store
  *   object ({@link guardStore}): a plugin that replaced a write method on the store it can see (to catch
  *   the writer on its way in) makes the write fail instead.

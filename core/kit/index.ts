@@ -1,9 +1,10 @@
 /**
  * @module cordage/kit
  * Helpers for plugin authors: argument matching and globs, linear-time regular expressions, canonical
- * hashing, secret scrubbing, token estimates, config schemas, child processes and their environment, run
- * summaries and the checks a store makes on what it reads. Each depends on the contracts only, never on
- * the kernel, so a plugin can use them without reaching into the loop. `cordage` re-exports them too.
+ * hashing, secret scrubbing, token estimates, transcript entries as messages, config schemas, child
+ * processes and their environment, run summaries and the checks a store makes on what it reads. Each
+ * depends on the contracts only, never on the kernel, so a plugin can use them without reaching into the
+ * loop. `cordage` re-exports them too.
  */
 export * from './hash.ts'
 export * from './freeze.ts'
@@ -12,6 +13,7 @@ export * from './match.ts'
 export * from './regex.ts'
 export * from './secrets.ts'
 export * from './tokens.ts'
+export * from './transcript.ts'
 export * from './config-schema.ts'
 export * from './process.ts'
 export * from './env.ts'

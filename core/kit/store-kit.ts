@@ -17,7 +17,7 @@
  *   its seq, `H(chain_seq + "\nsnapshot\n" + state text)`, so the state a resume starts from is checked
  *   like the events after it.
  *
- * What the chain proves, and what not, is in docs/durability.md#integrity-of-the-log.
+ * What the chain proves, and what not, is in docs/concepts/durability.md#integrity-of-the-log.
  */
 import * as crypto from 'node:crypto'
 import { CordageError } from '../contracts/errors.ts'

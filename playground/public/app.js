@@ -1,5 +1,5 @@
 // The playground page: plain JavaScript, no build step. Everything it shows comes from the JSON API
-// under /api (docs/playground.md); a run's events come from the store by cursor over Server-Sent Events.
+// under /api (docs/guides/playground.md); a run's events come from the store by cursor over Server-Sent Events.
 // The events already shown are kept in sessionStorage, so a reload shows them at once and asks the
 // server only for those after the last seq: nothing is missed, nothing is shown twice.
 

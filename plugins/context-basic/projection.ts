@@ -3,7 +3,7 @@
  * appends the entries added since the last step instead of rebuilding the whole list, which keeps the
  * cost of a step flat in the length of the run.
  */
-import type { AssembleInput, ContextMessage, ContextService, Projection, TranscriptEntry } from 'cordage'
+import { transcriptMessage, type AssembleInput, type ContextMessage, type ContextService, type Projection } from 'cordage'
 
 interface Built {
   entries: number
@@ -33,7 +33,7 @@ export class BasicContext implements ContextService {
       if (this.built.size > this.cachedRuns) this.built.delete(this.built.keys().next().value!)
     }
     for (let i = built.entries; i < state.transcript.length; i++) {
-      const message = toMessage(state.transcript[i])
+      const message = transcriptMessage(state.transcript[i])
       built.messages.push(message)
       built.tokens += estimateTokens(message.text) + (message.calls ? estimateTokens(JSON.stringify(message.calls)) : 0)
     }
@@ -43,27 +43,5 @@ export class BasicContext implements ContextService {
 
   forget(runId: string): void {
     this.built.delete(runId)
-  }
-}
-
-function toMessage(entry: TranscriptEntry): ContextMessage {
-  switch (entry.kind) {
-    case 'user':
-      return { role: 'user', text: entry.text, source: entry.seq }
-    case 'feedback':
-      return { role: 'user', text: `[harness] ${entry.text}`, source: entry.seq }
-    case 'observation':
-      return { role: 'tool', actionId: entry.actionId, text: entry.ok ? entry.text : `Error: ${entry.text}`, source: entry.seq }
-    case 'assistant': {
-      const d = entry.decision
-      if (d.kind === 'final') return { role: 'assistant', text: d.text, source: entry.seq }
-      if (d.kind === 'ask_user') return { role: 'assistant', text: d.question, source: entry.seq }
-      return {
-        role: 'assistant',
-        text: d.text ?? '',
-        source: entry.seq,
-        calls: d.calls.map((call, i) => ({ actionId: entry.actionIds[i], name: call.name, args: call.args })),
-      }
-    }
   }
 }

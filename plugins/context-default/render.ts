@@ -1,9 +1,16 @@
 /**
- * One transcript entry → one message, with its seq as `source`. A tool result longer than the limit is
- * clipped here, once, with a note that gives the seq of the full result and keeps the citations the cut
- * removed, so a clipped fact still says where it came from.
+ * One transcript entry → one message, with its seq as `source` (transcriptMessage, cordage/kit). A tool
+ * result longer than the limit is clipped here, once, with a note that gives the seq of the full result
+ * and keeps the citations the cut removed, so a clipped fact still says where it came from.
  */
-import type { ContextMessage, SafeRegex, TranscriptEntry } from 'cordage'
+import {
+  FailedResultMark,
+  transcriptMessage,
+  type ContextMessage,
+  type ObservationEntry,
+  type SafeRegex,
+  type TranscriptEntry,
+} from 'cordage'
 import { estimateTokens, prefixWithin } from './tokens.ts'
 
 export interface RenderOptions {
@@ -14,37 +21,12 @@ export interface RenderOptions {
 }
 
 export function toMessage(entry: TranscriptEntry, options: RenderOptions): ContextMessage {
-  switch (entry.kind) {
-    case 'user':
-      return { role: 'user', text: entry.text, source: entry.seq }
-    case 'feedback':
-      return { role: 'user', text: `[harness] ${entry.text}`, source: entry.seq }
-    case 'observation':
-      return {
-        role: 'tool',
-        actionId: entry.actionId,
-        text: resultText(entry, options.observationTokens, options.citation),
-        source: entry.seq,
-      }
-    case 'assistant': {
-      const d = entry.decision
-      if (d.kind === 'final') return { role: 'assistant', text: d.text, source: entry.seq }
-      if (d.kind === 'ask_user') return { role: 'assistant', text: d.question, source: entry.seq }
-      return {
-        role: 'assistant',
-        text: d.text ?? '',
-        source: entry.seq,
-        calls: d.calls.map((call, i) => ({ actionId: entry.actionIds[i], name: call.name, args: call.args })),
-      }
-    }
-  }
+  return transcriptMessage(entry, (result) => resultText(result, options.observationTokens, options.citation))
 }
 
-export type Observation = Extract<TranscriptEntry, { kind: 'observation' }>
-
 /** A tool result as the model reads it, clipped to `tokens`; a failure stays marked as one however much is cut. */
-export function resultText(entry: Observation, tokens: number, citation: SafeRegex): string {
-  const mark = entry.ok ? '' : 'Error: '
+export function resultText(entry: ObservationEntry, tokens: number, citation: SafeRegex): string {
+  const mark = entry.ok ? '' : FailedResultMark
   return mark + clip(entry.text, entry.seq, tokens - estimateTokens(mark), citation)
 }
 

@@ -4,15 +4,15 @@
  * calls. Units are built incrementally (the transcript only grows) and stay contiguous: if a result
  * ever arrives after other entries, the units in between are merged into its call's unit.
  */
-import type { ContextMessage, SafeRegex, TranscriptEntry } from 'cordage'
+import type { ContextMessage, ObservationEntry, SafeRegex, TranscriptEntry } from 'cordage'
 import type { ItemClass } from './manifest.ts'
-import { resultText, toMessage, type Observation, type RenderOptions } from './render.ts'
+import { resultText, toMessage, type RenderOptions } from './render.ts'
 import { messageTokens } from './tokens.ts'
 
 export interface Unit {
   messages: ContextMessage[]
   /** Each tool result as recorded, by actionId: clipping under pressure starts from the original. */
-  results: Map<string, Observation>
+  results: Map<string, ObservationEntry>
   tokens: number
   /** The first user message of the run. */
   goal: boolean

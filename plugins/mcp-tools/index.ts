@@ -15,7 +15,7 @@ export default definePlugin<Config>(manifest, async (ctx, config) => {
   })
 
   // cordis's logger: the host shows warnings by default, `info` (tools added or removed, reconnected)
-  // with --log-level info, and scrubs the agent's secrets too (docs/logging.md).
+  // with --log-level info, and scrubs the agent's secrets too (docs/guides/logging.md).
   const logger = ctx.logger('mcp-tools')
   const started = await Promise.allSettled(
     specs.map(async (spec) => {

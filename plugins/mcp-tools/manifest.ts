@@ -126,7 +126,7 @@ export default {
     log: Schema.boolean()
       .default(true)
       .description(
-        "Log problems (connection lost, a failed reconnect, a tool skipped) at warn and changes (reconnected, tools added or removed) at info, through the host's plugin logger (docs/logging.md), secrets removed.",
+        "Log problems (connection lost, a failed reconnect, a tool skipped) at warn and changes (reconnected, tools added or removed) at info, through the host's plugin logger (docs/guides/logging.md), secrets removed.",
       ),
   }),
 } satisfies Manifest

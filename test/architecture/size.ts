@@ -1,6 +1,6 @@
 /**
  * `npm run size`: code lines per layer (not blank, not comment), and the largest classes and functions,
- * so the kernel's size is a figure printed in CI rather than a claim. docs/architecture.md#size.
+ * so the kernel's size is a figure printed in CI rather than a claim. docs/concepts/architecture.md#size.
  *
  * `node --import tsx test/architecture/size.ts [--json] [--top N]`
  */

@@ -2,12 +2,12 @@
  * Line coverage per layer, from c8's json-summary (coverage/coverage-summary.json), printed after
  * `npm test`; fails when the kernel's line coverage falls below its floor.
  *
- * Layers (docs/architecture.md): kernel (core/kernel/, core/index.ts), kit (core/kit/), contracts
+ * Layers (docs/concepts/architecture.md): kernel (core/kernel/, core/index.ts), kit (core/kit/), contracts
  * (core/contracts/), host (core/host/), cli (core/cli/),
  * wire (core/wire/), plugins (plugins/, their test/ folders aside), playground (playground/).
  *
  * `node --import tsx test/coverage/layers.ts [summary.json] [--floor N]`; the floor is KernelFloor
- * below, or CORDAGE_KERNEL_COVERAGE_FLOOR. docs/testing.md says how it was set.
+ * below, or CORDAGE_KERNEL_COVERAGE_FLOOR. docs/guides/testing.md says how it was set.
  */
 import { readFileSync } from 'node:fs'
 import { relative, resolve } from 'node:path'
@@ -89,7 +89,7 @@ function main(): void {
     process.exitCode = 1
   } else if (pct(kernel.lines) < floor) {
     console.error(
-      `coverage: kernel line coverage ${pct(kernel.lines).toFixed(1)}% is below its floor of ${floor}% (test/coverage/layers.ts): add tests for the lines you added, or see docs/testing.md`,
+      `coverage: kernel line coverage ${pct(kernel.lines).toFixed(1)}% is below its floor of ${floor}% (test/coverage/layers.ts): add tests for the lines you added, or see docs/guides/testing.md`,
     )
     process.exitCode = 1
   } else {

@@ -2,7 +2,7 @@
  * Plugins that try to get around the kernel (issue 10: "an adversarial plugin suite"). Each tries the
  * public routes: what `cordage`, `cordage/host` and its plugin context hand it. None may run a gated
  * tool, forge an approval or a grant, or change how the kernel decides. What a plugin loaded in the
- * process can do beyond public routes (import any file by path, patch cordis) is docs/security.md's.
+ * process can do beyond public routes (import any file by path, patch cordis) is docs/concepts/security.md's.
  */
 import assert from 'node:assert/strict'
 import { resolve } from 'node:path'

@@ -100,7 +100,7 @@ for (const store of sharedStores) {
       assert.equal((await l.run(['resume', runId, '--json'])).code, 0)
       a.child.kill('SIGCONT')
       await a.exit
-      // docs/durability.md, "Fencing": this is why tools should pass io.fencingToken on.
+      // docs/concepts/durability.md, "Fencing": this is why tools should pass io.fencingToken on.
       assert.equal(l.payments().length, 2)
       // The log shows one committed outcome: A could not record its own.
       const ends = (await l.events(runId)).filter((e) => e.type === 'tool/end')

@@ -2,7 +2,7 @@
  * Issue 10, "Proof": generated malformed inputs over every input path a user controls — preset files,
  * plugin folders and npm packages, plugin config, command-line flags, lock files — must each end in a
  * clear error: `error [code]:` with a code of core/contracts/errors.ts, naming where the problem is, exit code 2
- * (a configuration or usage error, docs/cli.md), never a stack trace, never a hang, never exit 0.
+ * (a configuration or usage error, docs/reference/cli.md), never a stack trace, never a hang, never exit 0.
  *
  * The inputs are generated deterministically (fixed seeds, fast-check's `sample` for the random parts),
  * so a failure names a case that fails again the same way. The bulk runs in-process (the host API, and

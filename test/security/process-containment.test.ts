@@ -13,7 +13,9 @@ import { tempDir } from '../helpers.ts'
 const never = new AbortController().signal
 const here = (await runProcess('true', [], { signal: never })).containment
 const noCgroup =
-  here === 'cgroup' ? false : `no cgroup can be made here (containment is ${here}); docs/security-processes.md says what escapes then`
+  here === 'cgroup'
+    ? false
+    : `no cgroup can be made here (containment is ${here}); docs/concepts/security-processes.md says what escapes then`
 
 /** The cgroup v2 folder of this process, when cgroup v2 is mounted writable (found apart from core/kit/process.ts). */
 function ownCgroupFolder(): string | undefined {

@@ -47,7 +47,7 @@ export interface ToolIO {
    * The run's lease token: it only grows, each time another worker takes the run over. Pass it to the
    * system you write to, with the idempotency key, when that system can keep the highest token it saw
    * per key and refuse writes with a lower one: then a worker that was frozen mid-call (and whose run
-   * another worker took over) cannot land a second effect when it thaws. docs/durability.md, "Fencing".
+   * another worker took over) cannot land a second effect when it thaws. docs/concepts/durability.md, "Fencing".
    * Undefined when the run is not driven under a lease.
    */
   fencingToken?: number

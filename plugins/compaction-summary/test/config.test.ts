@@ -70,9 +70,9 @@ describe('compaction-summary: config', () => {
     })
   })
 
-  it('lists every config key in the tables of its README and docs/compaction.md, and no key it does not have', () => {
+  it('lists every config key in the tables of its README and docs/concepts/compaction.md, and no key it does not have', () => {
     const keys = Object.keys((manifest.config as unknown as { dict: Record<string, unknown> }).dict)
-    for (const file of ['README.md', '../../docs/compaction.md']) {
+    for (const file of ['README.md', '../../docs/concepts/compaction.md']) {
       const section = readFileSync(resolve(import.meta.dirname, '..', file), 'utf8')
         .split(/^#+ Config$/m)[1]
         .split(/\n#+ /)[0]

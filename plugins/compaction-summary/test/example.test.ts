@@ -1,5 +1,5 @@
 /**
- * The compaction example of this folder's README and of docs/compaction.md, run for real: the figures
+ * The compaction example of this folder's README and of docs/concepts/compaction.md, run for real: the figures
  * the docs give (tokens before and after, what was summarised and what was kept) are checked here, so
  * the docs cannot drift from what the plugin does.
  */
@@ -25,7 +25,7 @@ const script = [...topics.map((topic) => ({ tool: 'lookup_policy', args: { topic
 const ExampleSummary =
   'Looked up shipping [source: policy/shipping#4], returns [source: policy/returns#1] and warranty [source: policy/warranty#1]: no refund window yet. "pets" is not a topic (seq 19).'
 const readme = readFileSync(resolve(import.meta.dirname, '../README.md'), 'utf8')
-const page = readFileSync(resolve(import.meta.dirname, '../../../docs/compaction.md'), 'utf8')
+const page = readFileSync(resolve(import.meta.dirname, '../../../docs/concepts/compaction.md'), 'utf8')
 
 async function example(useModel: boolean) {
   desk = await deskWith({
@@ -101,9 +101,9 @@ describe('compaction-summary: the documented example', () => {
     }
   })
 
-  it('runs the example preset of docs/compaction.md to the same figures', async (t) => {
+  it('runs the example preset of docs/concepts/compaction.md to the same figures', async (t) => {
     const example = [...page.matchAll(/```yaml\n([\s\S]*?)```/g)].map((m) => m[1]).find((b) => b.startsWith('# example: valid'))
-    assert.ok(example, 'docs/compaction.md has an example preset')
+    assert.ok(example, 'docs/concepts/compaction.md has an example preset')
     const dir = tempDir('cordage-compaction-docs-')
     writeFileSync(join(dir, 'preset.yml'), example)
     const app = await Cordage.fromPreset(join(dir, 'preset.yml'))

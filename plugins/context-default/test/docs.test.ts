@@ -1,5 +1,5 @@
 /**
- * docs/context.md and this folder's README are part of the contract: the example preset runs to the
+ * docs/concepts/context.md and this folder's README are part of the contract: the example preset runs to the
  * figures the docs give, and the config table lists exactly the plugin's config keys.
  */
 import assert from 'node:assert/strict'
@@ -12,7 +12,7 @@ import { tempDir } from '../../../test/helpers.ts'
 import manifest from '../manifest.ts'
 import { OmittedRef } from '../context.ts'
 
-const page = readFileSync(resolve(import.meta.dirname, '../../../docs/context.md'), 'utf8')
+const page = readFileSync(resolve(import.meta.dirname, '../../../docs/concepts/context.md'), 'utf8')
 const readme = readFileSync(resolve(import.meta.dirname, '../README.md'), 'utf8')
 const example = [...page.matchAll(/```yaml\n([\s\S]*?)```/g)].map((m) => m[1]).find((b) => b.startsWith('# example: valid'))
 
@@ -34,7 +34,7 @@ async function runExample(yaml: string) {
 
 const row = (e: RunEvent<'step/context'>) => `${e.data.messages} messages, ${e.data.tokens} tokens`
 
-describe('docs/context.md', () => {
+describe('docs/concepts/context.md', () => {
   it('runs its example preset: the projection shrinks under the budget, the state keeps everything', async () => {
     assert.ok(example, 'the page has an example preset')
     const budgeted = await runExample(example)

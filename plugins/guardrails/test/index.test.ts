@@ -689,7 +689,7 @@ describe('guardrails in a run', () => {
 describe('guardrails docs', () => {
   const examples = [
     ['README.md', readFileSync(new URL('../README.md', import.meta.url), 'utf8')],
-    ['docs/guardrails.md', readFileSync(new URL('../../../docs/guardrails.md', import.meta.url), 'utf8')],
+    ['docs/concepts/guardrails.md', readFileSync(new URL('../../../docs/concepts/guardrails.md', import.meta.url), 'utf8')],
   ] as const
 
   for (const [file, text] of examples) {

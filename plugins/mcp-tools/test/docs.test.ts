@@ -1,5 +1,5 @@
 /**
- * docs/mcp.md is part of the contract: its example preset runs against a real MCP server process,
+ * docs/guides/mcp.md is part of the contract: its example preset runs against a real MCP server process,
  * and its configuration table lists exactly the keys of the plugin's config schema.
  */
 import assert from 'node:assert/strict'
@@ -12,9 +12,9 @@ import { tempDir } from '../../../test/helpers.ts'
 import { allExited, FixtureServer } from './fixture-server.ts'
 import manifest from '../manifest.ts'
 
-const doc = readFileSync(resolve(import.meta.dirname, '../../../docs/mcp.md'), 'utf8')
+const doc = readFileSync(resolve(import.meta.dirname, '../../../docs/guides/mcp.md'), 'utf8')
 
-describe('docs/mcp.md', () => {
+describe('docs/guides/mcp.md', () => {
   it('runs its example preset: the lookup is allowed, the note waits for approval, then is written once', async (t) => {
     const example = [...doc.matchAll(/```yaml\n([\s\S]*?)```/g)].map((m) => m[1]).find((b) => b.startsWith('# example:'))
     assert.ok(example, 'the page has an example preset')

@@ -1,5 +1,5 @@
 /**
- * docs/tool-search.md and this plugin's README are part of the contract: the page's example preset runs
+ * docs/guides/tool-search.md and this plugin's README are part of the contract: the page's example preset runs
  * and does what the page says, the listing it shows is what search_tools prints, and both config tables
  * list exactly the keys of the config schema.
  */
@@ -15,14 +15,14 @@ import manifest from '../manifest.ts'
 import { toolsByStep } from './test-desk.ts'
 
 const root = resolve(import.meta.dirname, '../../..')
-const page = readFileSync(join(root, 'docs/tool-search.md'), 'utf8')
+const page = readFileSync(join(root, 'docs/guides/tool-search.md'), 'utf8')
 const readme = readFileSync(join(import.meta.dirname, '..', 'README.md'), 'utf8')
 const blocks = (markdown: string, lang: string) =>
   [...markdown.matchAll(new RegExp('```' + lang + '\\n([\\s\\S]*?)```', 'g'))].map((m) => m[1])
 const configKeys = () => Object.keys((manifest.config as unknown as { dict: Record<string, unknown> }).dict)
 const tableKeys = (markdown: string) => [...markdown.matchAll(/^\| `(\w+)` \|/gm)].map((m) => m[1])
 
-describe('docs/tool-search.md', () => {
+describe('docs/guides/tool-search.md', () => {
   it('runs its example preset: a search in step 1, the revealed tool in step 2, the answer in step 3', async () => {
     const example = blocks(page, 'yaml').find((b) => b.startsWith('# tool-search example'))
     assert.ok(example, 'the page has an example preset')

@@ -184,8 +184,8 @@ describe('verifier-suite config', () => {
   })
 })
 
-describe('docs/verifiers.md', () => {
-  const text = readFileSync(resolve(import.meta.dirname, '../../../docs/verifiers.md'), 'utf8')
+describe('docs/concepts/verifiers.md', () => {
+  const text = readFileSync(resolve(import.meta.dirname, '../../../docs/concepts/verifiers.md'), 'utf8')
   const examples = [...text.matchAll(/```yaml\n(# verifier-suite example[\s\S]*?)```/g)].map((m) => m[1])
 
   it('has examples, and each is a check tree the plugin accepts', () => {

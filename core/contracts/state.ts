@@ -51,7 +51,7 @@ export interface ActionState {
 /** The conversation as the run lived it, with the seq each entry came from. Context plugins project it. */
 export type TranscriptEntry =
   | { kind: 'user'; text: string; seq: number }
-  | { kind: 'assistant'; decision: Decision; actionIds: string[]; seq: number }
+  | { kind: 'assistant'; decision: Decision; actionIds: readonly string[]; seq: number }
   | { kind: 'observation'; actionId: string; tool: string; text: string; ok: boolean; seq: number }
   | { kind: 'feedback'; text: string; seq: number }
 

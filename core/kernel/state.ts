@@ -8,6 +8,7 @@ import { CordageError } from '../contracts/errors.ts'
 import { EventSchemaVersion, type RunEvent, type RunEventType } from '../contracts/events.ts'
 import { zeroUsage } from '../contracts/services/model.ts'
 import type { Usage } from '../contracts/data.ts'
+import { freezeData } from '../kit/freeze.ts'
 import { assertTransition, type RunStatus } from './status.ts'
 import type { ActionState, RunState } from '../contracts/state.ts'
 export type { ActionStatus, ActionState, TranscriptEntry, RunState } from '../contracts/state.ts'
@@ -137,7 +138,7 @@ const Reducers: { readonly [K in RunEventType]: Reducer<K> } = Object.freeze({
   'run/resumed': (state, event) => {
     moveTo(state, 'RUNNING')
     state.waiting = undefined
-    if (event.data.input !== undefined) state.transcript.push({ kind: 'user', text: event.data.input, seq: event.seq })
+    if (event.data.input !== undefined) state.transcript.push(Object.freeze({ kind: 'user', text: event.data.input, seq: event.seq }))
   },
   'run/cancel-requested': (state, event) => {
     moveTo(state, 'CANCELLING')
@@ -154,7 +155,7 @@ const Reducers: { readonly [K in RunEventType]: Reducer<K> } = Object.freeze({
   },
   'turn/start': (state, event) => {
     state.turns++
-    state.transcript.push({ kind: 'user', text: event.data.input, seq: event.seq })
+    state.transcript.push(Object.freeze({ kind: 'user', text: event.data.input, seq: event.seq }))
   },
   'turn/end': nothing,
   'step/start': (state) => {
@@ -170,7 +171,7 @@ const Reducers: { readonly [K in RunEventType]: Reducer<K> } = Object.freeze({
   'step/no-progress': (state, event) => {
     state.interventions.push({ detector: event.data.detector, response: event.data.response, afterStep: state.steps, seq: event.seq })
     if (event.data.response === 'feedback' && event.data.text)
-      state.transcript.push({ kind: 'feedback', text: event.data.text, seq: event.seq })
+      state.transcript.push(Object.freeze({ kind: 'feedback', text: event.data.text, seq: event.seq }))
   },
   'step/context': nothing,
   'compaction/start': nothing,
@@ -181,7 +182,9 @@ const Reducers: { readonly [K in RunEventType]: Reducer<K> } = Object.freeze({
   },
   'step/model-response': (state, event) => {
     addUsage(state, event.data.usage)
-    state.transcript.push({ kind: 'assistant', decision: event.data.decision, actionIds: [], seq: event.seq })
+    state.transcript.push(
+      Object.freeze({ kind: 'assistant', decision: freezeData(event.data.decision), actionIds: Object.freeze([]), seq: event.seq }),
+    )
     state.stepDecision = event.data.decision.kind
   },
   'tool/proposed': (state, event) => {
@@ -200,8 +203,9 @@ const Reducers: { readonly [K in RunEventType]: Reducer<K> } = Object.freeze({
     }
     state.pending.push(id)
     state.stepActions++
-    const last = state.transcript[state.transcript.length - 1]
-    if (last?.kind === 'assistant') last.actionIds.push(id)
+    const t = state.transcript
+    const last = t[t.length - 1]
+    if (last?.kind === 'assistant') t[t.length - 1] = Object.freeze({ ...last, actionIds: Object.freeze([...last.actionIds, id]) })
   },
   'tool/decision': (state, event) => {
     const a = needAction(event, actionOf(state, event))
@@ -265,11 +269,13 @@ const Reducers: { readonly [K in RunEventType]: Reducer<K> } = Object.freeze({
     state.stepSettled = true
     if (!event.data.ok && event.data.repair) {
       state.repairs++
-      state.transcript.push({
-        kind: 'feedback',
-        text: `The answer was not accepted (${event.data.code}): ${event.data.feedback ?? event.data.reason}`,
-        seq: event.seq,
-      })
+      state.transcript.push(
+        Object.freeze({
+          kind: 'feedback',
+          text: `The answer was not accepted (${event.data.code}): ${event.data.feedback ?? event.data.reason}`,
+          seq: event.seq,
+        }),
+      )
     }
   },
 })
@@ -314,7 +320,7 @@ function settle(state: RunState, action: ActionState, text: string, ok: boolean,
       break
     at--
   }
-  t.splice(at, 0, { kind: 'observation', actionId: action.id, tool: action.tool, text, ok, seq })
+  t.splice(at, 0, Object.freeze({ kind: 'observation', actionId: action.id, tool: action.tool, text, ok, seq }))
 }
 
 /** The position of an action in its step: 2 for `s4.a2`. */

@@ -22,3 +22,18 @@ export function deepFreeze<T>(value: T): T {
 export function isDeepFrozen(value: object): boolean {
   return deep.has(value)
 }
+
+/**
+ * Freezes a tree of plain data all the way down, without marking it for {@link isDeepFrozen}: for
+ * values the kernel keeps but never hashes (a transcript's decisions). Marking costs a WeakSet entry per
+ * object, which a long-lived process pays for again at every collection. Members of an object already
+ * frozen are still walked (it may be frozen at the top only); the walk stops at depth 128, beyond what
+ * any trust boundary lets data reach (64), so a cycle cannot run it forever.
+ */
+export function freezeData<T>(value: T, depth = 0): T {
+  if (typeof value === 'object' && value !== null && depth < 128) {
+    Object.freeze(value)
+    for (const key of Object.keys(value)) freezeData((value as Record<string, unknown>)[key], depth + 1)
+  }
+  return value
+}

@@ -17,17 +17,7 @@ export class ToolCall {
   private fail!: (reason: unknown) => void
 
   constructor(tool: Tool, ticket: Ticket, args: unknown, io: Omit<ToolIO, 'signal'>) {
-    const call = this
-    const toolIO: ToolIO = {
-      runId: io.runId,
-      actionId: io.actionId,
-      idempotencyKey: io.idempotencyKey,
-      attempt: io.attempt,
-      fencingToken: io.fencingToken,
-      get signal() {
-        return call.signal()
-      },
-    }
+    const toolIO = new CallIO(io, this)
     this.result = new Promise<ToolResult>((resolve, reject) => {
       this.fail = reject
       this.timer = setTimeout(
@@ -63,7 +53,8 @@ export class ToolCall {
     }, graceMs)
   }
 
-  private signal(): AbortSignal {
+  /** The signal the tool sees, made the first time it asks (CallIO's getter). */
+  signalOnDemand(): AbortSignal {
     if (!this.controller) {
       this.controller = new AbortController()
       if (this.reason !== undefined) this.controller.abort(this.reason)
@@ -80,4 +71,32 @@ export class ToolCall {
   }
 }
 
+/**
+ * What a tool is told about its call. A class rather than an object literal with a `signal` getter:
+ * V8 builds such a literal on a slow path every time, a sizeable part of a no-op call. The call it
+ * belongs to is a #private field, out of the tool's reach.
+ */
+class CallIO implements ToolIO {
+  readonly runId: string
+  readonly actionId: string
+  readonly idempotencyKey: string
+  readonly attempt: number
+  readonly fencingToken: number | undefined
+  readonly #call: ToolCall
+
+  constructor(io: Omit<ToolIO, 'signal'>, call: ToolCall) {
+    this.runId = io.runId
+    this.actionId = io.actionId
+    this.idempotencyKey = io.idempotencyKey
+    this.attempt = io.attempt
+    this.fencingToken = io.fencingToken
+    this.#call = call
+  }
+
+  get signal(): AbortSignal {
+    return this.#call.signalOnDemand()
+  }
+}
+
 Object.freeze(ToolCall.prototype)
+Object.freeze(CallIO.prototype)

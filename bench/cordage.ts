@@ -7,25 +7,40 @@
  * The model is written here rather than taken from plugins/model-scripted because that plugin copies
  * every request for tests to inspect; the peers' scripted models do no such thing.
  */
+import { execFileSync } from 'node:child_process'
+import { resolve } from 'node:path'
 import { Context, type ForkScope } from 'cordis'
 import { z } from 'zod'
-import {
-  createAgentContext,
-  defineTool,
-  definePlugin,
-  type CordagePlugin,
-  type ModelRequest,
-  type ModelResponse,
-  type ModelService,
-} from 'cordage'
-import { AgentRuntime } from '../core/kernel/agent.ts'
-import { KernelWriter } from '../core/kernel/store-writer.ts'
-import storeMemory from '../plugins/store-memory/index.ts'
-import contextBasic from '../plugins/context-basic/index.ts'
-import toolsRegistry from '../plugins/tools-registry/index.ts'
-import policyRules from '../plugins/policy-rules/index.ts'
-import verifierBasic from '../plugins/verifier-basic/index.ts'
+import type { CordagePlugin, ModelRequest, ModelResponse, ModelService } from 'cordage'
+import type { AgentRuntime } from '../core/kernel/agent.ts'
 import { gc, type Subject } from './measure.ts'
+
+/**
+ * The kernel and plugins as a user runs them: the compiled package (dist/, built here first), like the
+ * peers, which run from their published JavaScript. `--source` takes the TypeScript sources through tsx
+ * instead (slower: tsx keeps function names by wrapping every function it creates).
+ */
+export const compiled = !process.argv.includes('--source')
+
+async function load() {
+  const root = resolve(import.meta.dirname, '..')
+  if (compiled) execFileSync(process.execPath, ['--import', 'tsx', resolve(root, 'build/dist.ts')], { stdio: 'ignore' })
+  const at = (path: string) => (compiled ? `../dist/${path}.js` : `../${path}.ts`)
+  const module = async (path: string) => await import(at(path))
+  const plugin = async (name: string) => (await module(`plugins/${name}/index`)).default as CordagePlugin
+  return {
+    api: (await module('core/index')) as typeof import('cordage'),
+    AgentRuntime: (await module('core/kernel/agent')).AgentRuntime as typeof import('../core/kernel/agent.ts').AgentRuntime,
+    KernelWriter: (await module('core/kernel/store-writer')).KernelWriter as typeof import('../core/kernel/store-writer.ts').KernelWriter,
+    storeMemory: await plugin('store-memory'),
+    contextBasic: await plugin('context-basic'),
+    toolsRegistry: await plugin('tools-registry'),
+    policyRules: await plugin('policy-rules'),
+    verifierBasic: await plugin('verifier-basic'),
+  }
+}
+const kernel = await load()
+const { createAgentContext, defineTool, definePlugin } = kernel.api
 
 /** Calls the no-op tool until step `steps`, then answers. The step index comes from the kernel. */
 class ScriptModel implements ModelService {
@@ -78,11 +93,11 @@ export async function buildHarness(): Promise<Harness> {
   const ctx = createAgentContext(new Context(), 'bench')
   const model = new ScriptModel()
   const plugins: [CordagePlugin, unknown][] = [
-    configured(storeMemory),
-    configured(contextBasic),
-    configured(toolsRegistry),
-    configured(policyRules, { rules: [{ id: 'all', verdict: 'allow', match: {} }], default: 'deny' }),
-    configured(verifierBasic, { pattern: 'x', minCount: 0, mustBeObserved: false, repairable: false }),
+    configured(kernel.storeMemory),
+    configured(kernel.contextBasic),
+    configured(kernel.toolsRegistry),
+    configured(kernel.policyRules, { rules: [{ id: 'all', verdict: 'allow', match: {} }], default: 'deny' }),
+    configured(kernel.verifierBasic, { pattern: 'x', minCount: 0, mustBeObserved: false, repairable: false }),
     [modelPlugin, model],
     [noopPlugin, {}],
   ]
@@ -91,7 +106,11 @@ export async function buildHarness(): Promise<Harness> {
   await new Promise((resolve) => setImmediate(resolve))
   for (const fork of forks)
     if (fork.error || !fork.isActive) throw new Error(`cordage: a bench plugin did not start: ${fork.error ?? 'inactive'}`)
-  return { agent: new AgentRuntime(ctx, { writer: KernelWriter, name: 'bench', budgets: { maxSteps: 1_000_000 } }), model, forks }
+  return {
+    agent: new kernel.AgentRuntime(ctx, { writer: kernel.KernelWriter, name: 'bench', budgets: { maxSteps: 1_000_000 } }),
+    model,
+    forks,
+  }
 }
 
 export async function runOnce(h: Harness, steps: number): Promise<void> {

@@ -1,0 +1,62 @@
+/**
+ * npm run bench:profile — where Cordage's per-step time goes. Runs the kernel bench's Cordage subject
+ * (50-step runs) for a few seconds under the V8 CPU profiler, then prints the functions with the most
+ * self time, grouped by function and file. `--seconds N` changes the duration, `--top N` the list.
+ * The raw profile is written next to the report (open it in Chrome DevTools) when `--out FILE` is given.
+ */
+import { writeFileSync } from 'node:fs'
+import { Session, type Profiler } from 'node:inspector/promises'
+import { cordageSubject } from './cordage.ts'
+
+const arg = (name: string, fallback: number) => {
+  const i = process.argv.indexOf(name)
+  return i > 0 ? Number(process.argv[i + 1]) : fallback
+}
+const seconds = arg('--seconds', 4)
+const top = arg('--top', 30)
+const outAt = process.argv.indexOf('--out')
+
+const subject = await cordageSubject()
+for (let i = 0; i < 200; i++) {
+  await subject.run(50)
+  await subject.between?.()
+}
+
+const session = new Session()
+session.connect()
+await session.post('Profiler.enable')
+await session.post('Profiler.setSamplingInterval', { interval: 100 })
+await session.post('Profiler.start')
+const end = Date.now() + seconds * 1000
+let runs = 0
+while (Date.now() < end) {
+  await subject.run(50)
+  await subject.between?.()
+  runs++
+}
+const { profile } = (await session.post('Profiler.stop')) as { profile: Profiler.Profile }
+session.disconnect()
+if (outAt > 0) writeFileSync(process.argv[outAt + 1]!, JSON.stringify(profile))
+
+const self = new Map<number, number>()
+const deltas = profile.timeDeltas ?? []
+for (let i = 0; i < (profile.samples ?? []).length; i++) {
+  const id = profile.samples![i]!
+  self.set(id, (self.get(id) ?? 0) + (deltas[i] ?? 0))
+}
+const byFunction = new Map<string, number>()
+let total = 0
+for (const node of profile.nodes) {
+  const t = self.get(node.id) ?? 0
+  total += t
+  const f = node.callFrame
+  const file = f.url.replace(/^.*\/(node_modules\/[^/]+|core|plugins|bench)\//, '$1/')
+  const key = `${f.functionName || '(anonymous)'}  ${file}${f.url ? `:${f.lineNumber + 1}` : ''}`
+  byFunction.set(key, (byFunction.get(key) ?? 0) + t)
+}
+const steps = runs * 50
+console.log(`${runs} runs of 50 steps in ${seconds} s: ${(total / steps).toFixed(1)} us of samples per step\n`)
+console.log('self %   us/step  function  file:line')
+for (const [key, t] of [...byFunction].sort((a, b) => b[1] - a[1]).slice(0, top)) {
+  console.log(`${((100 * t) / total).toFixed(1).padStart(6)}  ${(t / steps).toFixed(2).padStart(8)}  ${key}`)
+}

@@ -22,13 +22,20 @@ export interface HttpCallOptions {
   notFoundHint?: string
 }
 
+/** What {@link HttpCall.checked} checks a payload with: a zod schema, or anything with its `safeParse`. */
+export interface WireSchema<T> {
+  safeParse(
+    value: unknown,
+  ): { success: true; data: T } | { success: false; error: { issues: readonly { path: readonly PropertyKey[]; message: string }[] } }
+}
+
 /** Status codes worth trying again: the set the official OpenAI and Anthropic SDKs retry. */
 export function isTransientStatus(status: number): boolean {
   return status === 408 || status === 409 || status === 429 || status >= 500
 }
 
 /** setTimeout takes at most this; more silently becomes 1 ms. */
-const MaxTimerMs = 2_147_483_647
+export const MaxTimerMs = 2_147_483_647
 
 export class HttpCall {
   private readonly controller = new AbortController()
@@ -98,6 +105,34 @@ export class HttpCall {
   /** A response the adapter cannot read: the provider broke its own protocol. */
   invalid(what: string): CordageError {
     return new CordageError('model_invalid_response', this.options.redactor.text(`${this.options.label} sent ${what}`))
+  }
+
+  /** `text` (a stream event's data) read as JSON; `what` names it for the error, for example "a stream chunk". */
+  parse(text: string, what: string): unknown {
+    try {
+      return JSON.parse(text)
+    } catch {
+      throw this.invalid(`${what} that is not JSON: ${text.slice(0, 120)}`)
+    }
+  }
+
+  /**
+   * `value` as `schema` reads it, or model_invalid_response naming the first place it does not fit;
+   * `what` says what it should have been, for example "a completion that does not fit the Chat
+   * Completions format".
+   */
+  checked<T>(schema: WireSchema<T>, value: unknown, what: string): T {
+    const result = schema.safeParse(value)
+    if (result.success) return result.data
+    const issue = result.error.issues[0]
+    throw this.invalid(`${what}: ${issue.path.map(String).join('.')}: ${issue.message}`)
+  }
+
+  /** A stream that closed before the answer in it was whole: another attempt may get all of it. */
+  incomplete(): CordageError {
+    return new CordageError('model_transient', `${this.options.label}: the stream ended before the answer was complete`, {
+      data: { reason: 'incomplete_stream' },
+    })
   }
 
   /** What to throw for an exception from fetch or from reading the body. */

@@ -1,10 +1,11 @@
 /**
  * @module cordage/wire
  * Helpers for adapters that speak a provider's HTTP protocol: one request with abort, idle timeout and
- * classified errors; server-sent events; Retry-After; redaction; prices. Not part of the kernel (the
- * kernel never imports it); model plugins share it instead of each writing their own.
+ * classified errors; the client that frames each call; the config keys every adapter takes; server-sent
+ * events; Retry-After; redaction; prices. Not part of the kernel (the kernel never imports it); model
+ * plugins share it instead of each writing their own.
  */
-export { HttpCall, isTransientStatus, providerMessage, joinUrl, shownUrl, type HttpCallOptions } from './http.ts'
+export { HttpCall, isTransientStatus, providerMessage, joinUrl, shownUrl, type HttpCallOptions, type WireSchema } from './http.ts'
 export { readSse, type SseMessage } from './sse.ts'
 export { retryAfterMs } from './retry-after.ts'
 export { Redactor } from './redact.ts'
@@ -12,3 +13,5 @@ export { costOf, PricesSchema, type Prices, type TokenCounts } from './prices.ts
 export { parseArgs, type ParsedArgs } from './args.ts'
 export { AskUserTool, decisionOf, offeredTools, wireCallId, type ReceivedCall } from './decision.ts'
 export { endpoint, type Endpoint, type EndpointOptions } from './endpoint.ts'
+export { isJsonAnswer, ProviderClient, type ConnectionConfig, type ProviderApi } from './client.ts'
+export { AdapterSchema, type AdapterConfig } from './adapter-config.ts'

@@ -1,20 +1,10 @@
 import { Schema } from 'cordis'
 import type { Manifest } from 'cordage'
-import { PricesSchema, type Prices } from 'cordage/wire'
+import { AdapterSchema, type AdapterConfig } from 'cordage/wire'
 
-export interface Config {
-  model: string
-  baseUrl?: string
-  apiKeyEnv: string
+export interface Config extends AdapterConfig {
   version: string
   maxTokens: number
-  timeoutMs: number
-  headers: Record<string, string>
-  stream: boolean
-  temperature?: number
-  askUser: boolean
-  prices: Prices
-  extraBody: Record<string, unknown>
 }
 
 export const DefaultBaseUrl = 'https://api.anthropic.com'
@@ -29,28 +19,18 @@ export default {
   config: Schema.object({
     model: Schema.string().required().description('Model name, for example claude-sonnet-4-5.'),
     baseUrl: Schema.string().description(`API base URL, without /v1. Default: $ANTHROPIC_BASE_URL, else ${DefaultBaseUrl}.`),
-    apiKeyEnv: Schema.string()
-      .default('ANTHROPIC_API_KEY')
-      .description('Name of the environment variable holding the API key. The key itself never goes in a preset.'),
+    apiKeyEnv: AdapterSchema.apiKeyEnv('ANTHROPIC_API_KEY'),
     version: Schema.string().default('2023-06-01').description('The anthropic-version header.'),
     maxTokens: Schema.natural()
       .min(1)
       .default(4096)
       .description('Upper bound on output tokens per call (max_tokens; the API requires one).'),
-    timeoutMs: Schema.natural()
-      .min(1)
-      .max(2_147_483_647)
-      .default(60_000)
-      .description('Give up on an attempt when the server sends nothing for this long (before the first byte or between stream events).'),
+    timeoutMs: AdapterSchema.timeoutMs('stream events'),
     headers: Schema.dict(Schema.string()).default({}).description('Extra HTTP headers, for example anthropic-beta.'),
-    stream: Schema.boolean()
-      .default(true)
-      .description('Stream the answer (server-sent events). Listeners of model/delta see text as it arrives.'),
+    stream: AdapterSchema.stream,
     temperature: Schema.number().min(0).max(1).description('Sampling temperature.'),
-    askUser: Schema.boolean()
-      .default(true)
-      .description('Offer the model an ask_user tool; calling it pauses the run until the user answers.'),
-    prices: PricesSchema.description('Price table for the cost budget; without it the cost is 0.'),
+    askUser: AdapterSchema.askUser,
+    prices: AdapterSchema.prices,
     extraBody: Schema.dict(Schema.any()).default({}).description('Extra request fields (for example metadata or tool_choice).'),
   }),
 } satisfies Manifest

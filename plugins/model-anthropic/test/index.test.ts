@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
-import type { ContextMessage, ModelRequest, ToolView } from 'cordage'
+import type { ContextMessage, ModelRequest } from 'cordage'
+import { lookupTool, modelRequest, supportHistory } from '../../../test/servers/model-request.ts'
 import { ProviderServer } from '../../../test/servers/provider-server.ts'
 import { AnthropicMessagesModel } from '../anthropic-model.ts'
 import manifest from '../manifest.ts'
@@ -8,37 +9,12 @@ import { MessageAnswer, StreamEvent } from '../response.ts'
 
 const key = 'sk-ant-unit-7d2e9c4b1a'
 const env = { UNIT_ANTHROPIC_KEY: key }
-const lookup: ToolView = {
-  name: 'lookup_policy',
-  description: 'Find the policy',
-  inputSchema: { type: 'object', properties: { topic: { type: 'string' } } },
-}
 const history: ContextMessage[] = [
-  { role: 'system', text: 'You answer support questions.', source: 0 },
-  { role: 'user', text: 'Refund window?', source: 2 },
-  {
-    role: 'assistant',
-    text: 'Checking.',
-    calls: [
-      { actionId: 's1.a1', name: 'lookup_policy', args: { topic: 'refunds' } },
-      { actionId: 's1.a2', name: 'lookup_policy', args: '{"topic": "ret' },
-    ],
-    source: 5,
-  },
-  { role: 'tool', actionId: 's1.a1', text: '30 days', source: 9 },
-  { role: 'tool', actionId: 's1.a2', text: 'Error: not valid JSON', source: 10 },
+  ...supportHistory('Checking.'),
   { role: 'user', text: '[harness] The answer must cite a source.', source: 11 },
   { role: 'system', text: 'Be brief.', source: 12 },
 ]
-const request = (over: Partial<ModelRequest> = {}): ModelRequest => ({
-  runId: 'r1',
-  stepId: 's2',
-  stepIndex: 2,
-  messages: history,
-  tools: [lookup],
-  signal: new AbortController().signal,
-  ...over,
-})
+const request = (over: Partial<ModelRequest> = {}) => modelRequest(history, over)
 const config = (server: ProviderServer, over: Record<string, unknown> = {}) =>
   manifest.config({ model: 'claude-test', baseUrl: server.baseUrl, apiKeyEnv: 'UNIT_ANTHROPIC_KEY', ...over })
 
@@ -84,7 +60,7 @@ describe('model-anthropic', () => {
       },
     ])
     assert.deepEqual(sent.body.tools, [
-      { name: 'lookup_policy', description: 'Find the policy', input_schema: lookup.inputSchema },
+      { name: 'lookup_policy', description: 'Find the policy', input_schema: lookupTool.inputSchema },
       { name: 'ask_user', description: sent.body.tools[1].description, input_schema: sent.body.tools[1].input_schema },
     ])
     assert.equal(sent.body.stream, true)

@@ -6,41 +6,15 @@ import { stringify } from 'yaml'
 import type { ContextMessage, ModelDelta, ModelRequest, ToolView } from 'cordage'
 import { Cordage } from '../../../core/host/app.ts'
 import { tempDir } from '../../../test/helpers.ts'
+import { lookupTool, modelRequest, supportHistory } from '../../../test/servers/model-request.ts'
 import { ProviderServer } from '../../../test/servers/provider-server.ts'
 import manifest from '../manifest.ts'
 import { OpenAIChatModel } from '../openai-model.ts'
 
 const key = 'sk-unit-4c1d8e2f9a7b'
 const env = { UNIT_OPENAI_KEY: key }
-const lookup: ToolView = {
-  name: 'lookup_policy',
-  description: 'Find the policy',
-  inputSchema: { type: 'object', properties: { topic: { type: 'string' } } },
-}
-const history: ContextMessage[] = [
-  { role: 'system', text: 'You answer support questions.', source: 0 },
-  { role: 'user', text: 'Refund window?', source: 2 },
-  {
-    role: 'assistant',
-    text: '',
-    calls: [
-      { actionId: 's1.a1', name: 'lookup_policy', args: { topic: 'refunds' } },
-      { actionId: 's1.a2', name: 'lookup_policy', args: '{"topic": "ret' },
-    ],
-    source: 5,
-  },
-  { role: 'tool', actionId: 's1.a1', text: '30 days', source: 9 },
-  { role: 'tool', actionId: 's1.a2', text: 'Error: not valid JSON', source: 10 },
-]
-const request = (over: Partial<ModelRequest> = {}): ModelRequest => ({
-  runId: 'r1',
-  stepId: 's2',
-  stepIndex: 2,
-  messages: history,
-  tools: [lookup],
-  signal: new AbortController().signal,
-  ...over,
-})
+const history = supportHistory()
+const request = (over: Partial<ModelRequest> = {}) => modelRequest(history, over)
 const config = (server: ProviderServer, over: Record<string, unknown> = {}) =>
   manifest.config({ model: 'gpt-test', baseUrl: server.baseUrl, apiKeyEnv: 'UNIT_OPENAI_KEY', ...over })
 
@@ -83,7 +57,7 @@ describe('model-openai', () => {
     )
     assert.deepEqual(sent.body.tools[0], {
       type: 'function',
-      function: { name: 'lookup_policy', description: 'Find the policy', parameters: lookup.inputSchema },
+      function: { name: 'lookup_policy', description: 'Find the policy', parameters: lookupTool.inputSchema },
     })
     assert.equal(sent.body.stream, true)
     assert.deepEqual(sent.body.stream_options, { include_usage: true })

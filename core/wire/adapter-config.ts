@@ -1,0 +1,48 @@
+/**
+ * @module wire/adapter-config
+ * The config keys every HTTP model adapter takes, with one meaning and one default whoever the
+ * provider is: the model, where the server is and which variable holds its key, how long it may stay
+ * silent, extra headers and body fields, streaming, the ask_user tool and the price table. An adapter's
+ * Config extends AdapterConfig, and its manifest takes these schemas for the keys that read the same.
+ */
+import { Schema } from 'cordis'
+import { MaxTimerMs } from './http.ts'
+import { PricesSchema, type Prices } from './prices.ts'
+
+export interface AdapterConfig {
+  model: string
+  /** From the preset; when absent, the adapter's base URL variable, then the provider's own API. */
+  baseUrl?: string
+  /** The name of the environment variable holding the key, never the key. */
+  apiKeyEnv: string
+  timeoutMs: number
+  headers: Record<string, string>
+  stream: boolean
+  temperature?: number
+  askUser: boolean
+  prices: Prices
+  extraBody: Record<string, unknown>
+}
+
+/** Schemas of the AdapterConfig keys whose meaning and default do not depend on the provider. */
+export const AdapterSchema = {
+  /** @param name the provider's usual variable, for example OPENAI_API_KEY */
+  apiKeyEnv: (name: string) =>
+    Schema.string()
+      .default(name)
+      .description('Name of the environment variable holding the API key. The key itself never goes in a preset.'),
+  /** @param parts what the provider's stream is made of, for example "stream chunks" */
+  timeoutMs: (parts: string) =>
+    Schema.natural()
+      .min(1)
+      .max(MaxTimerMs)
+      .default(60_000)
+      .description(`Give up on an attempt when the server sends nothing for this long (before the first byte or between ${parts}).`),
+  stream: Schema.boolean()
+    .default(true)
+    .description('Stream the answer (server-sent events). Listeners of model/delta see text as it arrives.'),
+  askUser: Schema.boolean()
+    .default(true)
+    .description('Offer the model an ask_user tool; calling it pauses the run until the user answers.'),
+  prices: PricesSchema.description('Price table for the cost budget; without it the cost is 0.'),
+}

@@ -6,10 +6,8 @@
  * one worker drives a run at a time across processes and machines; the state is then rebuilt from the
  * store, so a command works the same on a run started by another process.
  */
-import type { ParentLink } from '../contracts/services/agents.ts'
-import { hostname } from 'node:os'
 import { DefaultBudgets, type Budgets } from './budget.ts'
-import { createDispatch, readService, ServiceNames, type Context, type Dispatch } from './cordis.ts'
+import { createDispatch, readService, type Context, type Dispatch } from './cordis.ts'
 import { CordageError } from '../contracts/errors.ts'
 import type { ModelDeltaEvent, RunEvent } from '../contracts/events.ts'
 import { StepGate } from './gate.ts'
@@ -22,97 +20,26 @@ import { emptyState, replay, replayFrom, type RunState } from './state.ts'
 import { isTerminal } from './status.ts'
 import { asDefined } from './tool.ts'
 import { guardStore } from './store-writer.ts'
-import { Scrubber, type Secret } from '../kit/secrets.ts'
+import { Scrubber } from '../kit/secrets.ts'
 import { KernelProducer } from './version.ts'
-import type { LoopHost, ResolvedAgentOptions, TimedService } from './loop-host.ts'
+import type { LoopHost, ResolvedAgentOptions } from './loop-host.ts'
+import { resolveOptions, type AgentOptions, type StartOptions } from './agent-options.ts'
+import { checkTask, recordRunStart, servicesOf } from './run-start.ts'
 import { driftChanges, recordDrift, type DriftPolicy } from './drift.ts'
-import { decidableAction, newGrant, notWaiting } from './approval.ts'
-import { prepareRun, takeRun, type TakenRun } from './lease.ts'
-import { RunWaiters } from './waiters.ts'
+import { planDecision, recordDecision } from './approval.ts'
+import { claimToCancel, prepareRun, takeOverRun, takeRun, type TakenRun } from './lease.ts'
+import { checkResumable } from './resumable.ts'
+import { turn } from './command-ids.ts'
+import { reconcilableAction, recordReconciled } from './reconcile.ts'
+import { followRun, RunWaiters, waitForEnd, wakingWaiters, type FollowOptions } from './waiters.ts'
 export type { DriftChange, DriftPolicy } from './drift.ts'
+export { DefaultServiceTimeouts, type AgentOptions, type StartOptions } from './agent-options.ts'
 export { TimedServices, type ResolvedAgentOptions, type TimedService } from './loop-host.ts'
-
-export interface AgentOptions {
-  name: string
-  /** The task a run gets when started without one (the preset's `task`). */
-  defaultTask?: string
-  budgets?: Partial<Budgets>
-  /** Every plugin of the agent, name → version, recorded in run/start. */
-  plugins?: Record<string, string>
-  /** Content hash of each plugin's folder (host/plugin-hash.ts), name → hash, recorded in run/start. */
-  hashes?: Record<string, string>
-  /** Per plugin, what a resumed run does when that plugin drifted (the preset's `onDrift`); default refuse. */
-  drift?: Record<string, DriftPolicy>
-  /**
-   * Plugins this runtime runs at a run's recorded version instead of the preset's (`onDrift: pin`):
-   * name → what the preset would load now. The host builds such a runtime for one run.
-   */
-  pinned?: Record<string, { version: string; hash?: string }>
-  /** Token limit of a projection before the compactor (if any) is asked to shrink it. */
-  contextTokens?: number
-  /** Attempts for a transient model failure, and the first backoff (doubled per attempt, jittered). */
-  modelRetry?: { attempts: number; backoffMs: number }
-  /** Lifetime of an authorization ticket. */
-  ticketTtlMs?: number
-  /** Observations longer than this are shortened for the model (the full output stays in the store). */
-  observationChars?: number
-  /** Who this process is, as the owner of the runs it drives (default: host name and process id). */
-  worker?: string
-  /** How long a run's lease lasts without renewal: how soon another worker may take over a run whose process died. */
-  leaseTtlMs?: number
-  /** How often a driver looks for a cancel request made in another process (shared stores only). */
-  cancelWatchMs?: number
-  /** How long a side-effecting tool call may go on finishing after cancellation, to learn whether it committed. */
-  cancelGraceMs?: number
-  /** How long to wait for another run's pending effect under the same idempotency key. */
-  effectWaitMs?: number
-  /** Run the independent calls of one step side by side (default true); false runs them one by one. */
-  parallelTools?: boolean
-  /**
-   * How long the loop waits for each service's answer before it ends the run with `service_timeout`
-   * (milliseconds; the run's deadline bounds them too). Defaults: {@link DefaultServiceTimeouts}.
-   */
-  serviceTimeouts?: Partial<Record<TimedService, number>>
-  /** Values to keep out of everything the agent's runs record (core/kit/secrets.ts): API keys, tokens. */
-  secrets?: readonly Secret[]
-  /**
-   * The kernel's store writer, which the host hands to each runtime it builds (core/kernel/store-writer.ts).
-   * Without it the runtime reads runs, and every write it tries is refused (`store_write_refused`).
-   */
-  writer?: StoreWriter
-  /** Pass a run handed to another agent on (the host's: that agent accepts it and drives it). */
-  handoff?: (runId: string, to: string) => Promise<RunState>
-  /** Agents this one may hand runs to (the preset's `handoffs`); a tool's handoff to another is dropped. Default none. */
-  handoffs?: readonly string[]
-}
-
-/**
- * Generous by default: a policy or guardrail answers in microseconds and a hung one should be noticed
- * soon; a compactor may ask the model for a summary, a verifier may run a test suite.
- */
-export const DefaultServiceTimeouts: Readonly<Record<TimedService, number>> = Object.freeze({
-  context: 30_000,
-  tools: 30_000,
-  policy: 10_000,
-  guardrail: 10_000,
-  progress: 10_000,
-  compactor: 120_000,
-  verifier: 600_000,
-})
 
 /** A run being driven: its id at once, its final (or paused) state when `done` resolves. */
 export interface RunHandle {
   runId: string
   done: Promise<RunState>
-}
-
-export interface StartOptions {
-  /** Use this id instead of a generated one (must be unique in the store). */
-  runId?: string
-  /** Override budgets for this run only. */
-  budgets?: Partial<Budgets>
-  /** Start it as a child of another run (a subagent), recorded in run/start. */
-  parent?: ParentLink
 }
 
 export interface Actor {
@@ -179,32 +106,12 @@ export class AgentRuntime implements LoopHost {
     this.scrubber = new Scrubber(options.secrets ?? [])
     this.#writer = options.writer
     const dispatch = createDispatch(ctx, options.name)
-    this.dispatch = Object.assign(
-      (event: RunEvent) => {
-        dispatch(event)
-        if (this.waiters.size) this.waiters.wake(event.runId)
-      },
-      { watched: (types: readonly string[]) => this.waiters.size > 0 || dispatch.watched(types), preview: dispatch.preview },
-    )
+    this.dispatch = wakingWaiters(dispatch, this.waiters)
     this.previews = dispatch
     ctx.on('internal/service', () => {
       this.servicesVersion++
     })
-    this.options = {
-      handoff: options.handoff,
-      handoffs: Object.freeze([...(options.handoffs ?? [])]),
-      contextTokens: options.contextTokens,
-      parallelTools: options.parallelTools ?? true,
-      serviceTimeouts: Object.freeze({ ...DefaultServiceTimeouts, ...options.serviceTimeouts }),
-      modelRetry: options.modelRetry ?? { attempts: 3, backoffMs: 250 },
-      ticketTtlMs: options.ticketTtlMs ?? 60_000,
-      observationChars: options.observationChars ?? 4000,
-      worker: options.worker ?? `${hostname()}:${process.pid}`,
-      leaseTtlMs: options.leaseTtlMs ?? 30_000,
-      cancelWatchMs: options.cancelWatchMs ?? 250,
-      cancelGraceMs: options.cancelGraceMs ?? 2000,
-      effectWaitMs: options.effectWaitMs ?? 10_000,
-    }
+    this.options = resolveOptions(options)
   }
 
   /** Start a run for `task` (default: the agent's default task) and drive it here. The handle has the run id at once. */
@@ -213,7 +120,7 @@ export class AgentRuntime implements LoopHost {
     const driver = new RunDriver(this, emptyState(runId), this.#writer)
     // A new run is this worker's from its first event: no other worker can claim it before it is driven.
     driver.own({ runId, worker: this.options.worker, token: 1, expiresAt: Date.now() + this.options.leaseTtlMs })
-    this.recordStart(driver, this.taskOf(task), options)
+    recordRunStart(driver.rec, this, checkTask(task, this.name, !!this.defaultTask), options)
     return this.track(driver, async () => {
       await driver.flush()
       return driver.drive()
@@ -229,7 +136,7 @@ export class AgentRuntime implements LoopHost {
   async submit(task: string | undefined = this.defaultTask, options: StartOptions = {}): Promise<string> {
     const runId = options.runId ?? newRunId()
     const driver = new RunDriver(this, emptyState(runId), this.#writer)
-    this.recordStart(driver, this.taskOf(task), options)
+    recordRunStart(driver.rec, this, checkTask(task, this.name, !!this.defaultTask), options)
     await driver.flush()
     return runId
   }
@@ -275,28 +182,10 @@ export class AgentRuntime implements LoopHost {
   ): Promise<RunHandle> {
     const { driver, state } = await this.take(runId)
     return this.withLease(driver, async () => {
-      const action = state.actions[actionId]
-      if (state.status !== 'WAITING_RECONCILIATION' || state.waiting?.actionId !== actionId || action?.status !== 'running') {
-        throw new CordageError(
-          'reconcile_not_possible',
-          `run ${runId} is ${state.status}${state.waiting?.actionId ? ` (waiting on ${state.waiting.actionId})` : ''}; action ${actionId} has no unknown effect to settle`,
-        )
-      }
+      const action = reconcilableAction(state, actionId)
       // Drift first: a refused command must leave the run as it found it.
       if (options.resume !== false) await this.drift(driver, state, options)
-      const key = action.key ?? `${runId}/${actionId}`
-      const by = `operator:${options.by ?? 'api'}`
-      driver.rec.record('tool/reconciled', { tool: action.tool, key, committed, by, receipt: options.receipt }, KernelProducer, {
-        ...turn(state),
-        stepId: action.stepId,
-        actionId,
-        causation: state.lastSeq,
-      })
-      await driver.flush([
-        committed
-          ? { op: 'outcome', key, status: 'committed', receipt: options.receipt, at: Date.now() }
-          : { op: 'outcome', key, status: 'not_committed', at: Date.now() },
-      ])
+      await recordReconciled(driver, state, action, committed, options)
       if (options.resume === false) return undefined
       driver.rec.record('run/resumed', { from: 'WAITING_RECONCILIATION', by: options.by ?? 'api' }, KernelProducer, turn(state))
       await driver.flush()
@@ -313,47 +202,11 @@ export class AgentRuntime implements LoopHost {
     const { driver, state, lease } = await this.take(runId)
     return this.withLease(driver, async () => {
       const by = options.by ?? 'api'
-      switch (state.status) {
-        case 'RUNNING':
-        case 'CANCELLING':
-          return this.takeOver(driver, state, lease, options)
-        case 'WAITING_USER':
-          if (typeof options.input !== 'string' || !options.input.trim()) {
-            throw new CordageError(
-              'invalid_input',
-              `run ${runId} waits for the user's answer to: "${state.waiting?.reason}"; resume it with an input`,
-            )
-          }
-          break
-        case 'SUSPENDED':
-          break
-        case 'WAITING_RECONCILIATION': {
-          // Resuming is safe when the action never started (it waited on another run's effect under its
-          // key), or when its tool is idempotent (running it again under the same key is harmless).
-          const action = state.waiting?.actionId ? state.actions[state.waiting.actionId] : undefined
-          const found = action && readService<ToolsService>(this.ctx, 'tools')?.value.get(action.tool)
-          const tool = found && asDefined(found)
-          if (action?.status === 'running' && !tool?.idempotent) {
-            throw new CordageError(
-              'run_not_waiting',
-              `run ${runId} waits for someone to settle whether action ${state.waiting?.actionId} took effect (unknown_effect): cordage reconcile ${runId} ${state.waiting?.actionId} --committed|--not-committed`,
-            )
-          }
-          break
-        }
-        case 'WAITING_APPROVAL': {
-          const action = state.waiting?.actionId ? state.actions[state.waiting.actionId] : undefined
-          if (action?.status === 'awaiting_approval') {
-            throw new CordageError(
-              'run_not_waiting',
-              `run ${runId} still waits for approval of ${action.id} (${action.tool}): approve or reject it first`,
-            )
-          }
-          break
-        }
-        default:
-          throw notWaiting(state)
+      const toolOf = (name: string) => {
+        const found = readService<ToolsService>(this.ctx, 'tools')?.value.get(name)
+        return found && asDefined(found)
       }
+      if (checkResumable(state, options.input, toolOf) === 'take-over') return this.takeOver(driver, state, lease, options)
       await this.drift(driver, state, options)
       driver.rec.record('run/resumed', { from: state.status as 'WAITING_USER', by, input: options.input }, KernelProducer, turn(state))
       await driver.flush()
@@ -373,7 +226,7 @@ export class AgentRuntime implements LoopHost {
       }
       driver.rec.record(
         'run/handoff',
-        { from: state.agent, to: this.name, reason: state.handoff.reason, plugins: { ...this.plugins }, services: this.servicesNow() },
+        { from: state.agent, to: this.name, reason: state.handoff.reason, plugins: { ...this.plugins }, services: servicesOf(this.ctx) },
         KernelProducer,
         { ...turn(state), causation: state.handoff.seq },
       )
@@ -401,21 +254,8 @@ export class AgentRuntime implements LoopHost {
       active.driver.cancel(by, options.reason)
       return active.done
     }
-    const store = this.store()
-    const at = Date.now()
-    const lease = await guardStore(store).claim(runId, this.options.worker, this.options.leaseTtlMs, this.#writer!)
-    if (!lease) {
-      await guardStore(store).requestCancel(runId, { by, reason: options.reason, at }, this.#writer!)
-      return this.waitForEnd(runId, options.waitMs ?? 30_000)
-    }
-    const state = await this.load(runId)
-    const driver = new RunDriver(this, state, this.#writer)
-    driver.own(lease)
-    if (isTerminal(state.status)) {
-      await guardStore(store).release(lease, this.#writer!)
-      throw notWaiting(state)
-    }
-    driver.cancel(by, options.reason, at)
+    const driver = await claimToCancel(this, runId, { by, reason: options.reason, at: Date.now() }, this.#writer)
+    if (!driver) return waitForEnd(() => this.load(runId), options.waitMs ?? 30_000)
     return this.track(driver, () => driver.drive()).done
   }
 
@@ -457,26 +297,16 @@ export class AgentRuntime implements LoopHost {
    * The events of a run after `after`, then each new one as it becomes durable, until the run ends (or
    * `signal` aborts). A client that reconnects with the last seq it saw misses nothing and sees nothing twice.
    */
-  async *follow(runId: string, options: { after?: number; signal?: AbortSignal; pollMs?: number } = {}): AsyncGenerator<RunEvent> {
-    let cursor = options.after ?? 0
-    for (;;) {
-      if (options.signal?.aborted) return
-      let events: RunEvent[]
-      try {
-        events = await this.store().read(runId, { after: cursor })
-      } catch (error) {
-        // Started here a moment ago: its first events are about to be written.
-        if (!CordageError.is(error, 'run_not_found') || !this.active.has(runId)) throw error
-        events = []
-      }
-      for (const event of events) {
-        yield event
-        cursor = event.seq
-        if (event.type === 'run/end') return
-      }
-      if (!events.length && !this.active.has(runId) && isTerminal((await this.load(runId)).status)) return
-      await this.waiters.next(runId, options.pollMs ?? 200, options.signal)
-    }
+  follow(runId: string, options: FollowOptions = {}): AsyncGenerator<RunEvent> {
+    return followRun(
+      {
+        read: (after) => this.store().read(runId, { after }),
+        drivenHere: () => this.active.has(runId),
+        over: async () => isTerminal((await this.load(runId)).status),
+        next: (pollMs, signal) => this.waiters.next(runId, pollMs, signal),
+      },
+      options,
+    )
   }
 
   /** Someone listens for streamed model pieces (`model/delta`). */
@@ -506,73 +336,15 @@ export class AgentRuntime implements LoopHost {
     return entry.value
   }
 
-  private taskOf(task: string | undefined): string {
-    if (typeof task !== 'string' || task.trim() === '') {
-      throw new CordageError(
-        'invalid_input',
-        `a run needs a task: a non-empty string${this.defaultTask ? '' : ` (agent "${this.name}" has no default task)`}`,
-      )
-    }
-    return task
-  }
-
-  /** Which plugin provides each service now: service → name@version. */
-  private servicesNow(): Record<string, string> {
-    const services: Record<string, string> = {}
-    for (const name of ServiceNames) {
-      const entry = readService(this.ctx, name)
-      if (entry && entry.provider !== 'unknown') services[name] = entry.provider
-    }
-    return services
-  }
-
-  private recordStart(driver: RunDriver, task: string, options: StartOptions) {
-    const services = this.servicesNow()
-    if (!services.store)
-      throw new CordageError(
-        'service_missing',
-        `agent "${this.name}" has no store: add a plugin that provides "store" (for example store-sqlite)`,
-      )
-    const budgets = { ...this.budgets, ...options.budgets }
-    const now = Date.now()
-    driver.rec.record(
-      'run/start',
-      {
-        agent: this.name,
-        task,
-        plugins: { ...this.plugins },
-        hashes: Object.keys(this.hashes).length ? { ...this.hashes } : undefined,
-        services,
-        budgets,
-        deadline: budgets.deadlineMs !== undefined ? now + budgets.deadlineMs : undefined,
-        parent: options.parent,
-      },
-      KernelProducer,
-    )
-    driver.rec.record('turn/start', { input: task }, KernelProducer, { turnId: 't1' })
-  }
-
   private async recordApproval(runId: string, actionId: string, approved: boolean, options: ApprovalOptions): Promise<RunHandle> {
     const { driver, state } = await this.take(runId)
     return this.withLease(driver, async () => {
-      const by = options.by ?? 'api'
-      const action = decidableAction(state, actionId, by)
-      const scope = approved ? (options.scope ?? 'once') : undefined
-      const grant = scope === 'run' || scope === 'grant' ? newGrant(this.name, state, action, scope, by, options) : undefined
-      if (grant?.scope === 'grant' && !this.store().putGrant)
-        throw new CordageError(
-          'invalid_input',
-          `the store of agent "${this.name}" keeps no standing grants; approve with --scope once or run`,
-        )
+      const decision = planDecision(this.name, state, actionId, approved, options, () => !!this.store().putGrant)
+      const { by, grant } = decision
       // Drift first: a refused approval must leave the action waiting, so that the same command with
       // --accept-drift (or an onDrift change) can be given again.
       if (options.resume !== false) await this.drift(driver, state, options)
-      driver.rec.record('tool/approval-decided', { approved, by, reason: options.reason, scope, grant }, KernelProducer, {
-        ...turn(state),
-        stepId: action.stepId,
-        actionId,
-        causation: action.requestedSeq,
-      })
+      recordDecision(driver.rec, state, decision, options.reason)
       // Recorded first: a grant without the approval it came from would be an approval nobody can trace.
       // Stored as recorded: scrubbed of the agent's secrets like every other row.
       if (grant?.scope === 'grant') {
@@ -617,28 +389,9 @@ export class AgentRuntime implements LoopHost {
     return this.track(driver, next)
   }
 
-  /**
-   * Drive a RUNNING run nobody owns: a submitted run's first drive (lease token 1), or a run whose
-   * worker died (recorded as run/recovered). Under other plugin versions than it started with, and not
-   * accepted, it is suspended instead (recorded), so no worker picks it up again until someone decides.
-   */
-  private async takeOver(driver: RunDriver, state: RunState, lease: Lease, options: ContinueOptions): Promise<() => Promise<RunState>> {
-    try {
-      await this.drift(driver, state, options)
-    } catch (error) {
-      if (!CordageError.is(error, 'version_drift')) throw error
-      return () => driver.suspendNow(error.message, 'version_drift')
-    }
-    if (lease.token > 1) {
-      driver.rec.record(
-        'run/recovered',
-        { worker: lease.worker, token: lease.token, previous: lease.previous },
-        KernelProducer,
-        turn(state),
-      )
-      await driver.flush()
-    }
-    return () => driver.drive()
+  /** Drive a run nobody owns, or suspend it on refused drift (core/kernel/lease.ts). */
+  private takeOver(driver: RunDriver, state: RunState, lease: Lease, options: ContinueOptions): Promise<() => Promise<RunState>> {
+    return takeOverRun(driver, state, lease, () => this.drift(driver, state, options))
   }
 
   /**
@@ -654,15 +407,6 @@ export class AgentRuntime implements LoopHost {
   private async drift(driver: RunDriver, state: RunState, options: ContinueOptions): Promise<void> {
     const changes = driftChanges(await this.startedWith(state.runId), this, options.acceptDrift === true)
     await recordDrift(driver, state, changes, options.by ?? 'api')
-  }
-
-  private async waitForEnd(runId: string, waitMs: number): Promise<RunState> {
-    const until = Date.now() + waitMs
-    for (;;) {
-      const state = await this.load(runId)
-      if (isTerminal(state.status) || Date.now() >= until) return state
-      await new Promise((r) => setTimeout(r, 100))
-    }
   }
 
   /**
@@ -685,11 +429,6 @@ export class AgentRuntime implements LoopHost {
 }
 
 Object.freeze(AgentRuntime.prototype)
-/** Ids for a command's event: the current turn, and the step when the run paused inside one. */
-function turn(state: RunState) {
-  return { turnId: state.turns ? `t${state.turns}` : undefined, stepId: state.stepOpen ? `s${state.steps}` : undefined }
-}
-
 /** Time-ordered, unique enough for one store: `run_` + base-36 milliseconds + 6 random characters. */
 export function newRunId(): string {
   return `run_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8).padEnd(6, '0')}`

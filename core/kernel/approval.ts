@@ -2,14 +2,17 @@
  * @module approval
  * A person's decision on an action that waits for approval: which action may be decided, by whom (the
  * policy's approvers), and the grant a wider approval creates (for the rest of the run, or standing),
- * checked before anything is recorded. The command itself (the lease, drift, recording) is the
- * runtime's (core/kernel/agent.ts).
+ * checked before anything is recorded, and the event that records it. The command around it (the
+ * lease, drift, storing a standing grant) is the runtime's (core/kernel/agent.ts).
  */
 import { randomBytes } from 'node:crypto'
 import { CordageError } from '../contracts/errors.ts'
 import type { ActionState, RunState } from '../contracts/state.ts'
-import type { ApprovalGrant, ArgsPattern, GrantArgs, RunStatus } from '../contracts/data.ts'
+import type { ApprovalGrant, ApprovalScope, ArgsPattern, GrantArgs, RunStatus } from '../contracts/data.ts'
 import { checkArgsPattern } from '../kit/match.ts'
+import { turn } from './command-ids.ts'
+import type { Recorder } from './recorder.ts'
+import { KernelProducer } from './version.ts'
 
 /** What a wider approval covers (ApprovalOptions in core/kernel/agent.ts). */
 export interface GrantOptions {
@@ -102,4 +105,45 @@ export function notWaiting(state: RunState): CordageError {
     'run_not_waiting',
     `run ${state.runId} is ${state.status}: ${what[state.status] ?? 'it is not waiting for this command'}`,
   )
+}
+
+/** A decision on a waiting action, checked and ready to record. */
+export interface PlannedDecision {
+  action: ActionState
+  approved: boolean
+  by: string
+  scope: ApprovalScope | undefined
+  grant: ApprovalGrant | undefined
+}
+
+/**
+ * Check a decision before anything is recorded: the action waits and `by` may decide it; an approval's
+ * scope (once by default) and the grant a wider one creates. `keepsGrants` says whether the store can
+ * keep a standing grant.
+ */
+export function planDecision(
+  agent: string,
+  state: RunState,
+  actionId: string,
+  approved: boolean,
+  options: GrantOptions & { by?: string; scope?: ApprovalScope },
+  keepsGrants: () => boolean,
+): PlannedDecision {
+  const by = options.by ?? 'api'
+  const action = decidableAction(state, actionId, by)
+  const scope = approved ? (options.scope ?? 'once') : undefined
+  const grant = scope === 'run' || scope === 'grant' ? newGrant(agent, state, action, scope, by, options) : undefined
+  if (grant?.scope === 'grant' && !keepsGrants())
+    throw new CordageError('invalid_input', `the store of agent "${agent}" keeps no standing grants; approve with --scope once or run`)
+  return { action, approved, by, scope, grant }
+}
+
+/** Record tool/approval-decided for a planned decision. */
+export function recordDecision(rec: Recorder, state: RunState, d: PlannedDecision, reason: string | undefined): void {
+  rec.record('tool/approval-decided', { approved: d.approved, by: d.by, reason, scope: d.scope, grant: d.grant }, KernelProducer, {
+    ...turn(state),
+    stepId: d.action.stepId,
+    actionId: d.action.id,
+    causation: d.action.requestedSeq,
+  })
 }

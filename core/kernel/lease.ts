@@ -12,6 +12,9 @@ import { RunDriver } from './loop.ts'
 import type { LoopHost } from './loop-host.ts'
 import { isTerminal } from './status.ts'
 import { guardStore } from './store-writer.ts'
+import { notWaiting } from './approval.ts'
+import { turn } from './command-ids.ts'
+import { KernelProducer } from './version.ts'
 
 /** A run taken under its lease. */
 export interface TakenRun {
@@ -58,4 +61,57 @@ export async function prepareRun(rt: LeasePort, lease: Lease, writer: StoreWrite
     await guardStore(rt.store()).release(lease, writer!)
     throw error
   }
+}
+
+/**
+ * Cancel a run nobody drives in this process: with its lease, a driver that ends it at its first
+ * boundary (refused, `run_not_waiting`, when it has ended already); without it (another process drives
+ * it), a cancel request in the store for that process to act on, and undefined.
+ */
+export async function claimToCancel(
+  rt: LeasePort,
+  runId: string,
+  request: { by: string; reason?: string; at: number },
+  writer: StoreWriter | undefined,
+): Promise<RunDriver | undefined> {
+  const store = guardStore(rt.store())
+  const lease = await store.claim(runId, rt.options.worker, rt.options.leaseTtlMs, writer!)
+  if (!lease) {
+    await store.requestCancel(runId, request, writer!)
+    return undefined
+  }
+  const state = await rt.load(runId)
+  const driver = new RunDriver(rt, state, writer)
+  driver.own(lease)
+  if (isTerminal(state.status)) {
+    await store.release(lease, writer!)
+    throw notWaiting(state)
+  }
+  driver.cancel(request.by, request.reason, request.at)
+  return driver
+}
+
+/**
+ * Drive a RUNNING run nobody owns: a submitted run's first drive (lease token 1), or a run whose
+ * worker died (recorded as run/recovered). Under other plugin versions than it started with, and not
+ * accepted, it is suspended instead (recorded), so no worker picks it up again until someone decides.
+ * `drift` decides and records drift (core/kernel/drift.ts).
+ */
+export async function takeOverRun(
+  driver: RunDriver,
+  state: RunState,
+  lease: Lease,
+  drift: () => Promise<void>,
+): Promise<() => Promise<RunState>> {
+  try {
+    await drift()
+  } catch (error) {
+    if (!CordageError.is(error, 'version_drift')) throw error
+    return () => driver.suspendNow(error.message, 'version_drift')
+  }
+  if (lease.token > 1) {
+    driver.rec.record('run/recovered', { worker: lease.worker, token: lease.token, previous: lease.previous }, KernelProducer, turn(state))
+    await driver.flush()
+  }
+  return () => driver.drive()
 }

@@ -4,6 +4,12 @@
  * poll interval, whichever comes first (another process may be writing the log), and is woken when
  * this process dispatches an event of that run.
  */
+import { CordageError } from '../contracts/errors.ts'
+import type { RunEvent } from '../contracts/events.ts'
+import type { RunState } from '../contracts/state.ts'
+import type { Dispatch } from './cordis.ts'
+import { isTerminal } from './status.ts'
+
 export class RunWaiters {
   readonly #byRun = new Map<string, Set<() => void>>()
 
@@ -38,3 +44,70 @@ export class RunWaiters {
 }
 
 Object.freeze(RunWaiters.prototype)
+
+export interface FollowOptions {
+  /** Start after this seq (the last one the follower saw). */
+  after?: number
+  signal?: AbortSignal
+  /** How often to look at the store when no event of the run is dispatched here (default 200 ms). */
+  pollMs?: number
+}
+
+/** One run's log as a follower reads it. */
+export interface FollowedRun {
+  /** Its events after `after`, from the store. */
+  read(after: number): Promise<RunEvent[]>
+  /** This process drives it (it may not be in the store yet). */
+  drivenHere(): boolean
+  /** It has ended. */
+  over(): Promise<boolean>
+  /** Resolves at its next event here, after `pollMs`, or when `signal` aborts. */
+  next(pollMs: number, signal?: AbortSignal): Promise<void>
+}
+
+/**
+ * The events of a run after `after`, then each new one as it becomes durable, until the run ends (or
+ * `signal` aborts). A client that reconnects with the last seq it saw misses nothing and sees nothing twice.
+ */
+export async function* followRun(run: FollowedRun, options: FollowOptions): AsyncGenerator<RunEvent> {
+  let cursor = options.after ?? 0
+  for (;;) {
+    if (options.signal?.aborted) return
+    let events: RunEvent[]
+    try {
+      events = await run.read(cursor)
+    } catch (error) {
+      // Started here a moment ago: its first events are about to be written.
+      if (!CordageError.is(error, 'run_not_found') || !run.drivenHere()) throw error
+      events = []
+    }
+    for (const event of events) {
+      yield event
+      cursor = event.seq
+      if (event.type === 'run/end') return
+    }
+    if (!events.length && !run.drivenHere() && (await run.over())) return
+    await run.next(options.pollMs ?? 200, options.signal)
+  }
+}
+
+/** `dispatch`, and then wake whoever follows the event's run here. */
+export function wakingWaiters(dispatch: Dispatch, waiters: RunWaiters): Dispatch {
+  return Object.assign(
+    (event: RunEvent) => {
+      dispatch(event)
+      if (waiters.size) waiters.wake(event.runId)
+    },
+    { watched: (types: readonly string[]) => waiters.size > 0 || dispatch.watched(types), preview: dispatch.preview },
+  )
+}
+
+/** A run's state once it has ended, or as it is after `waitMs` (another process drives it: the store is polled). */
+export async function waitForEnd(load: () => Promise<RunState>, waitMs: number): Promise<RunState> {
+  const until = Date.now() + waitMs
+  for (;;) {
+    const state = await load()
+    if (isTerminal(state.status) || Date.now() >= until) return state
+    await new Promise((r) => setTimeout(r, 100))
+  }
+}

@@ -1,0 +1,109 @@
+/**
+ * @module agent-options
+ * What an agent runtime is built with (the host fills it from the preset), and the defaults that make
+ * it complete: the resolved options every run driver of the agent reads.
+ */
+import { hostname } from 'node:os'
+import type { StoreWriter } from '../contracts/services/store.ts'
+import type { Secret } from '../kit/secrets.ts'
+import type { ParentLink } from '../contracts/services/agents.ts'
+import type { Budgets } from './budget.ts'
+import type { DriftPolicy } from './drift.ts'
+import type { ResolvedAgentOptions, TimedService } from './loop-host.ts'
+import type { RunState } from './state.ts'
+
+export interface AgentOptions {
+  name: string
+  /** The task a run gets when started without one (the preset's `task`). */
+  defaultTask?: string
+  budgets?: Partial<Budgets>
+  /** Every plugin of the agent, name → version, recorded in run/start. */
+  plugins?: Record<string, string>
+  /** Content hash of each plugin's folder (host/plugin-hash.ts), name → hash, recorded in run/start. */
+  hashes?: Record<string, string>
+  /** Per plugin, what a resumed run does when that plugin drifted (the preset's `onDrift`); default refuse. */
+  drift?: Record<string, DriftPolicy>
+  /**
+   * Plugins this runtime runs at a run's recorded version instead of the preset's (`onDrift: pin`):
+   * name → what the preset would load now. The host builds such a runtime for one run.
+   */
+  pinned?: Record<string, { version: string; hash?: string }>
+  /** Token limit of a projection before the compactor (if any) is asked to shrink it. */
+  contextTokens?: number
+  /** Attempts for a transient model failure, and the first backoff (doubled per attempt, jittered). */
+  modelRetry?: { attempts: number; backoffMs: number }
+  /** Lifetime of an authorization ticket. */
+  ticketTtlMs?: number
+  /** Observations longer than this are shortened for the model (the full output stays in the store). */
+  observationChars?: number
+  /** Who this process is, as the owner of the runs it drives (default: host name and process id). */
+  worker?: string
+  /** How long a run's lease lasts without renewal: how soon another worker may take over a run whose process died. */
+  leaseTtlMs?: number
+  /** How often a driver looks for a cancel request made in another process (shared stores only). */
+  cancelWatchMs?: number
+  /** How long a side-effecting tool call may go on finishing after cancellation, to learn whether it committed. */
+  cancelGraceMs?: number
+  /** How long to wait for another run's pending effect under the same idempotency key. */
+  effectWaitMs?: number
+  /** Run the independent calls of one step side by side (default true); false runs them one by one. */
+  parallelTools?: boolean
+  /**
+   * How long the loop waits for each service's answer before it ends the run with `service_timeout`
+   * (milliseconds; the run's deadline bounds them too). Defaults: {@link DefaultServiceTimeouts}.
+   */
+  serviceTimeouts?: Partial<Record<TimedService, number>>
+  /** Values to keep out of everything the agent's runs record (core/kit/secrets.ts): API keys, tokens. */
+  secrets?: readonly Secret[]
+  /**
+   * The kernel's store writer, which the host hands to each runtime it builds (core/kernel/store-writer.ts).
+   * Without it the runtime reads runs, and every write it tries is refused (`store_write_refused`).
+   */
+  writer?: StoreWriter
+  /** Pass a run handed to another agent on (the host's: that agent accepts it and drives it). */
+  handoff?: (runId: string, to: string) => Promise<RunState>
+  /** Agents this one may hand runs to (the preset's `handoffs`); a tool's handoff to another is dropped. Default none. */
+  handoffs?: readonly string[]
+}
+
+/**
+ * Generous by default: a policy or guardrail answers in microseconds and a hung one should be noticed
+ * soon; a compactor may ask the model for a summary, a verifier may run a test suite.
+ */
+export const DefaultServiceTimeouts: Readonly<Record<TimedService, number>> = Object.freeze({
+  context: 30_000,
+  tools: 30_000,
+  policy: 10_000,
+  guardrail: 10_000,
+  progress: 10_000,
+  compactor: 120_000,
+  verifier: 600_000,
+})
+
+export interface StartOptions {
+  /** Use this id instead of a generated one (must be unique in the store). */
+  runId?: string
+  /** Override budgets for this run only. */
+  budgets?: Partial<Budgets>
+  /** Start it as a child of another run (a subagent), recorded in run/start. */
+  parent?: ParentLink
+}
+
+/** `options` with every default filled in. */
+export function resolveOptions(options: AgentOptions): ResolvedAgentOptions {
+  return {
+    handoff: options.handoff,
+    handoffs: Object.freeze([...(options.handoffs ?? [])]),
+    contextTokens: options.contextTokens,
+    parallelTools: options.parallelTools ?? true,
+    serviceTimeouts: Object.freeze({ ...DefaultServiceTimeouts, ...options.serviceTimeouts }),
+    modelRetry: options.modelRetry ?? { attempts: 3, backoffMs: 250 },
+    ticketTtlMs: options.ticketTtlMs ?? 60_000,
+    observationChars: options.observationChars ?? 4000,
+    worker: options.worker ?? `${hostname()}:${process.pid}`,
+    leaseTtlMs: options.leaseTtlMs ?? 30_000,
+    cancelWatchMs: options.cancelWatchMs ?? 250,
+    cancelGraceMs: options.cancelGraceMs ?? 2000,
+    effectWaitMs: options.effectWaitMs ?? 10_000,
+  }
+}

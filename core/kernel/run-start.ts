@@ -1,0 +1,68 @@
+/**
+ * @module run-start
+ * The first events of a run: run/start (the agent, its task, the plugins and services it starts with,
+ * its budgets and deadline, its parent) and the first turn/start. Refused before anything is recorded
+ * when the task is empty or the agent has no store.
+ */
+import { CordageError } from '../contracts/errors.ts'
+import type { StartOptions } from './agent-options.ts'
+import type { Budgets } from './budget.ts'
+import { readService, ServiceNames, type Context } from './cordis.ts'
+import type { Recorder } from './recorder.ts'
+import { KernelProducer } from './version.ts'
+
+/** What run/start records of the agent. */
+export interface StartingAgent {
+  readonly ctx: Context
+  readonly name: string
+  readonly budgets: Budgets
+  readonly plugins: Record<string, string>
+  readonly hashes: Record<string, string>
+}
+
+/** `task`, when it is a non-empty string; `invalid_input` otherwise. */
+export function checkTask(task: string | undefined, agent: string, hasDefault: boolean): string {
+  if (typeof task !== 'string' || task.trim() === '') {
+    throw new CordageError(
+      'invalid_input',
+      `a run needs a task: a non-empty string${hasDefault ? '' : ` (agent "${agent}" has no default task)`}`,
+    )
+  }
+  return task
+}
+
+/** Which plugin provides each service now: service → name@version. */
+export function servicesOf(ctx: Context): Record<string, string> {
+  const services: Record<string, string> = {}
+  for (const name of ServiceNames) {
+    const entry = readService(ctx, name)
+    if (entry && entry.provider !== 'unknown') services[name] = entry.provider
+  }
+  return services
+}
+
+export function recordRunStart(rec: Recorder, agent: StartingAgent, task: string, options: StartOptions): void {
+  const services = servicesOf(agent.ctx)
+  if (!services.store)
+    throw new CordageError(
+      'service_missing',
+      `agent "${agent.name}" has no store: add a plugin that provides "store" (for example store-sqlite)`,
+    )
+  const budgets = { ...agent.budgets, ...options.budgets }
+  const now = Date.now()
+  rec.record(
+    'run/start',
+    {
+      agent: agent.name,
+      task,
+      plugins: { ...agent.plugins },
+      hashes: Object.keys(agent.hashes).length ? { ...agent.hashes } : undefined,
+      services,
+      budgets,
+      deadline: budgets.deadlineMs !== undefined ? now + budgets.deadlineMs : undefined,
+      parent: options.parent,
+    },
+    KernelProducer,
+  )
+  rec.record('turn/start', { input: task }, KernelProducer, { turnId: 't1' })
+}

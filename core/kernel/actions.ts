@@ -6,6 +6,7 @@
  * and the head of the step that may run side by side runs in waves (core/kernel/parallel.ts), with two
  * calls under one idempotency key never in one wave. Free functions over a narrow port.
  */
+import type { VisibleTools } from './visible-tools.ts'
 import { CordageError } from '../contracts/errors.ts'
 import type { GuardrailService } from '../contracts/services/guardrail.ts'
 import type { PolicyService } from '../contracts/services/policy.ts'
@@ -28,7 +29,7 @@ export interface ActionsPort extends AdmissionPort, GuardPort {
     readonly guardrail?: ServiceEntry<GuardrailService>
   }
   readonly effects: EffectRunner
-  readonly visible: Map<string, Tool>
+  readonly visible: VisibleTools
   readonly cancelRequest: unknown
   /** State was rebuilt from the store (a lost key race): what a batch decided before is stale. */
   reloaded: boolean
@@ -103,7 +104,7 @@ export async function actOn(run: ActionsPort, action: ActionState): Promise<Next
 /** A freshly proposed action: check it is a visible tool with valid arguments, pass it by the guardrail, ask policy. */
 async function admit(run: ActionsPort, action: ActionState): Promise<Admitted> {
   await run.visibleTools()
-  const tool = run.visible.get(action.tool)
+  const tool = run.visible.byName.get(action.tool)
   if (action.argsError !== undefined)
     return {
       next: await run.reject(
@@ -117,7 +118,7 @@ async function admit(run: ActionsPort, action: ActionState): Promise<Admitted> {
       next: await run.reject(
         action,
         'unknown_tool',
-        `Unknown tool "${action.tool}". Tools you can call: ${[...run.visible.keys()].join(', ') || 'none'}.`,
+        `Unknown tool "${action.tool}". Tools you can call: ${[...run.visible.byName.keys()].join(', ') || 'none'}.`,
       ),
     }
   const parsed = tool.input.safeParse(action.args)
@@ -163,7 +164,7 @@ export async function actTogether(run: ActionsPort): Promise<Next | undefined> {
   const batch: ActionState[] = []
   for (const id of run.state.pending) {
     const action = run.state.actions[id]
-    const tool = run.visible.get(action.tool)
+    const tool = run.visible.byName.get(action.tool)
     if (action.status !== 'proposed' || (tool && !mayRunBeside(tool))) break
     batch.push(action)
   }
@@ -200,7 +201,7 @@ export async function actTogether(run: ActionsPort): Promise<Next | undefined> {
 
 async function installedTool(run: ActionsPort, action: ActionState): Promise<Tool | undefined> {
   await run.visibleTools()
-  const tool = run.visible.get(action.tool) ?? run.services.tools.value.get(action.tool)
+  const tool = run.visible.byName.get(action.tool) ?? run.services.tools.value.get(action.tool)
   return tool && asDefined(tool)
 }
 

@@ -5,6 +5,7 @@
  * compaction that breaks the projection's promises is not used), then recorded as step/context. Free
  * functions over a narrow port.
  */
+import type { VisibleTools } from './visible-tools.ts'
 import type { Code } from '../contracts/errors.ts'
 import { checkCompacted, type CompactorService, type CompactResult } from '../contracts/services/compactor.ts'
 import type { ContextService, Projection } from '../contracts/services/context.ts'
@@ -26,8 +27,7 @@ export interface ContextPort {
   readonly signal: AbortSignal
   readonly cancelRequest: unknown
   readonly services: { readonly context: ServiceEntry<ContextService>; readonly compactor?: ServiceEntry<CompactorService> }
-  readonly visibleViews: ToolView[]
-  readonly visibleNames: string[]
+  readonly visible: Pick<VisibleTools, 'views' | 'names'>
   visibleTools(): Promise<void>
   ask<T>(service: TimedService, provider: string, call: () => T | Promise<T>): T | Promise<T>
   end(status: TerminalStatus, failureCode: Code | undefined, reason?: string, answer?: string): Promise<Next>
@@ -38,7 +38,7 @@ export interface ContextPort {
 export async function projectContext(run: ContextPort, ids: EventIds): Promise<{ projection: Projection; views: ToolView[] } | Next> {
   const { context, compactor } = run.services
   await run.visibleTools()
-  const views = run.visibleViews
+  const views = run.visible.views
 
   const assembled = checkProjection(
     await run.ask('context', context.provider, () => context.value.assemble({ state: run.view, tools: views })),
@@ -93,7 +93,7 @@ export async function projectContext(run: ContextPort, ids: EventIds): Promise<{
   }
   run.rec.record(
     'step/context',
-    { messages: projection.messages.length, tokens: projection.tokens, tools: run.visibleNames },
+    { messages: projection.messages.length, tokens: projection.tokens, tools: run.visible.names },
     context.provider,
     ids,
   )

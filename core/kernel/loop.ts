@@ -20,27 +20,28 @@ import { readonlyView } from './readonly.ts'
 import { hashAnyway, hashArgs, jsonProblem } from '../kit/hash.ts'
 import { Ownership } from './ownership.ts'
 import { Recorder, type EventIds } from './recorder.ts'
-import { toView, type Tool, type ToolView } from '../contracts/services/tools.ts'
-import { asDefined } from './tool.ts'
+import type { Tool, ToolView } from '../contracts/services/tools.ts'
+import { VisibleTools } from './visible-tools.ts'
+import { recoverLostKeyRace } from './key-race.ts'
+import { PlaceIds, unfinishedStep } from './open-step.ts'
 import type { ContextMessage } from '../contracts/services/context.ts'
 import type { ModelResponse, ModelService } from '../contracts/services/model.ts'
-import type { ProgressService, ProgressVerdict } from '../contracts/services/progress.ts'
 import type { GuardInput, GuardVerdict } from '../contracts/services/guardrail.ts'
 import type { CancelRequest, EffectWrite, Lease, StoreService, StoreWriter } from '../contracts/services/store.ts'
-import { replay, replayFrom, StateVersion, type ActionState, type RunState } from './state.ts'
+import { StateVersion, type ActionState, type RunState } from './state.ts'
 import type { TerminalStatus, WaitingStatus } from './status.ts'
 import type { ToolCall } from './tool-call.ts'
 import type { LoopHost, TimedService } from './loop-host.ts'
 import { KernelProducer } from './version.ts'
 import { bounded } from './bounded.ts'
 import { readStepServices, type StepServices } from './step-services.ts'
-import { isControl } from './control.ts'
+
 import { callModel } from './model-call.ts'
 import { actOn, actTogether } from './actions.ts'
 import { projectContext } from './context-step.ts'
-import { askGuardrail, verifyAnswer } from './verification.ts'
+import { askGuardrail, guardOutput, verifyAnswer } from './verification.ts'
 import { crash, endCancelled, endRun, pauseRun } from './ending.ts'
-import { checkProgressVerdict } from './verdicts.ts'
+import { checkProgress } from './progress.ts'
 
 /** Services of one step, read once at its start so a swap can only take effect between steps. */
 
@@ -54,14 +55,9 @@ export class RunDriver implements DriverPort {
   /** The agent's services version {@link services} was read at; -1 forces a read at the first step. */
   private servicesVersion = -1
   /** The visible set of the current step, by name, and what the model is shown of it. */
-  readonly visible = new Map<string, Tool>()
-  visibleViews: ToolView[] = []
-  visibleNames: string[] = []
-  /** The list the tools service returned last; views are rebuilt only when it returns a different one. */
-  private visibleSource: Tool[] | undefined
-  private visibleFor = ''
+  readonly visible = new VisibleTools()
   private inStep = false
-  private at = { turns: -1, steps: -1, open: false, ids: {} as EventIds }
+  private place = new PlaceIds()
   private toolCalls = new Set<ToolCall>()
   /** State was rebuilt from the store (a lost key race): what a batch decided before is stale. */
   reloaded = false
@@ -111,19 +107,9 @@ export class RunDriver implements DriverPort {
     return this.cancelRequest !== undefined
   }
 
-  /** Turn and step ids of where the run is now, rebuilt only when the run moves (this is read for every event). */
+  /** Turn and step ids of where the run is now (read for every event). */
   get ids(): EventIds {
-    const { turns, steps, stepOpen } = this.state
-    const at = this.at
-    if (at.turns !== turns || at.steps !== steps || at.open !== stepOpen) {
-      this.at = {
-        turns,
-        steps,
-        open: stepOpen,
-        ids: { turnId: turns ? `t${turns}` : undefined, stepId: stepOpen ? `s${steps}` : undefined },
-      }
-    }
-    return this.at.ids
+    return this.place.of(this.state)
   }
 
   /** The current ids plus an action and a cause. */
@@ -220,24 +206,9 @@ export class RunDriver implements DriverPort {
     if (snapshot) this.lastSnapshot = this.state.lastSeq
   }
 
-  async lostKeyRace(starts: number): Promise<void> {
-    for (let i = 0; i < starts; i++) {
-      const dropped = this.rec.dropLast()
-      if (dropped?.type !== 'tool/start')
-        throw new CordageError('internal_error', `expected the refused tool/start at the end of the batch, found ${dropped?.type}`)
-    }
-    await this.flush()
-    await this.reload()
-  }
-
-  /** Rebuild state from the store, which is the truth. */
-  private async reload(): Promise<void> {
-    this.reloaded = true
-    const stored = await this.store().loadRun(this.runId)
-    const fresh = replayFrom(this.runId, stored.snapshot, stored.events) ?? replay(this.runId, await this.store().load(this.runId))
-    for (const key of Object.keys(this.state) as (keyof RunState)[]) delete this.state[key]
-    Object.assign(this.state, fresh)
-    this.rec.reset()
+  /** Our tool/start lost the race for an idempotency key (core/kernel/key-race.ts). */
+  lostKeyRace(starts: number): Promise<void> {
+    return recoverLostKeyRace(this, starts)
   }
 
   /** Drive until the run pauses or ends. Resolves with the state it stopped in. */
@@ -280,7 +251,7 @@ export class RunDriver implements DriverPort {
 
     if (this.state.stepOpen) {
       // A run taken over from the log may stop inside a step whose decision was not yet acted on.
-      const unfinished = this.unfinishedStep()
+      const unfinished = unfinishedStep(this)
       if (unfinished) return unfinished()
       this.rec.record('step/end', { actions: this.state.stepActions }, KernelProducer, this.ids)
       // A plugin swap waits at this boundary: what happened under the old version is on record first.
@@ -300,7 +271,7 @@ export class RunDriver implements DriverPort {
     const steps = outOfSteps(this.state.budgets, this.state)
     if (steps) return this.end('STOPPED', steps.code, steps.reason)
     if (this.services.progress) {
-      const stalled = await this.checkProgress(this.services.progress)
+      const stalled = await checkProgress(this, this.services.progress)
       if (stalled) return stalled
     }
     return this.step()
@@ -318,51 +289,6 @@ export class RunDriver implements DriverPort {
     const answer = call()
     if (!isThenable(answer)) return answer
     return bounded(answer, service, provider, this.agent.options.serviceTimeouts[service], this.state.deadline, this.abort.signal)
-  }
-
-  /** Ask the progress service about the run before a new step; undefined means go on (with feedback, if it gave any). */
-  private async checkProgress(progress: ServiceEntry<ProgressService>): Promise<Next | undefined> {
-    let answer: unknown
-    try {
-      answer = await this.ask('progress', progress.provider, () => progress.value.check({ state: this.view }))
-    } catch (error) {
-      if (isControl(error)) throw error
-      return this.end('FAILED', 'internal_error', `progress service ${progress.provider} failed: ${(error as Error)?.message ?? error}`)
-    }
-    const checked = checkProgressVerdict(answer)
-    if (!checked.ok)
-      return this.end(
-        'FAILED',
-        'verdict_invalid',
-        `progress service ${progress.provider} answered something that is not a verdict: ${checked.problem}`,
-      )
-    const verdict: ProgressVerdict = checked.value
-    if (verdict.kind === 'continue') return undefined
-    const { detector, reason, thresholds } = verdict
-    const text = verdict.kind === 'feedback' ? verdict.text : undefined
-    this.rec.record('step/no-progress', { detector, response: verdict.kind, reason, thresholds, text }, progress.provider, {
-      turnId: this.ids.turnId,
-    })
-    if (verdict.kind === 'ask') return this.pause('WAITING_USER', verdict.question, 'user', { code: 'no_progress' })
-    if (verdict.kind === 'stop') return this.end('STOPPED', 'no_progress', `${detector}: ${reason}`)
-    return undefined
-  }
-
-  /**
-   * What the open step still owes, when a run is taken over from the log: the model never answered it
-   * on record (ask again, as the same step), or its final answer was not verified yet, or its question
-   * was not put to the user yet. A step whose answer is on record is never asked again.
-   */
-  private unfinishedStep(): (() => Promise<Next>) | undefined {
-    const { stepDecision, stepSettled } = this.state
-    if (!stepDecision) return () => this.step(false)
-    if (stepSettled || stepDecision === 'tool_calls') return undefined
-    const last = this.state.transcript.findLast((t) => t.kind === 'assistant')
-    if (last?.kind !== 'assistant') return undefined
-    const { decision, seq } = last
-    if (decision.kind === 'final') return () => this.verify(decision.text, seq)
-    if (decision.kind === 'ask_user') return () => this.pause('WAITING_USER', decision.question, 'user')
-    return undefined
   }
 
   private leaveStep() {
@@ -388,7 +314,7 @@ export class RunDriver implements DriverPort {
   // ── step: context → model → decision ────────────────────────────────────────────────────────────
 
   /** Run a step: a new one, or (`fresh` false) the open one again, when its model call never got an answer on record. */
-  private async step(fresh = true): Promise<Next> {
+  async step(fresh = true): Promise<Next> {
     const { model } = this.services
     const index = fresh ? this.state.steps + 1 : this.state.steps
     if (fresh) this.rec.record('step/start', { index }, KernelProducer, { turnId: this.ids.turnId, stepId: `s${index}` })
@@ -440,22 +366,10 @@ export class RunDriver implements DriverPort {
 
   /** The step's visible tools, asked of the tools service once per step (also for a step resumed in a new process). */
   async visibleTools(): Promise<void> {
-    const stepId = `s${this.state.steps}`
-    if (this.visibleFor === stepId) return
     const tools = this.services.tools
-    const visible = await this.ask('tools', tools.provider, () => tools.value.visible({ state: this.view }))
-    if (!Array.isArray(visible))
-      throw new CordageError(
-        'verdict_invalid',
-        `tools service ${tools.provider} returned ${typeof visible} as the visible set, not a list of tools`,
-      )
-    this.visibleFor = stepId
-    if (visible === this.visibleSource) return
-    this.visibleSource = visible
-    this.visible.clear()
-    for (const tool of visible) this.visible.set(tool.name, asDefined(tool))
-    this.visibleViews = visible.map(toView)
-    this.visibleNames = visible.map((t) => t.name)
+    await this.visible.refresh(`s${this.state.steps}`, tools.provider, () =>
+      this.ask('tools', tools.provider, () => tools.value.visible({ state: this.view })),
+    )
   }
 
   // ── actions: validate → policy → (approval) → run (core/kernel/effects.ts) ─────────────────────────────
@@ -474,21 +388,13 @@ export class RunDriver implements DriverPort {
     return this.services.guardrail !== undefined
   }
 
-  async guardOutput(action: ActionState, tool: Tool, observation: string, causation: number): Promise<string> {
-    let verdict: GuardVerdict
-    try {
-      verdict = await this.guard({ stage: 'tool_output', tool, text: observation }, action.id, causation)
-    } catch (error) {
-      // The call's outcome must still be recorded (it may have committed): withhold the result now, and
-      // end the run at the next boundary.
-      if (!isControl(error)) throw error
-      this.deferred ??= error
-      return `The result of ${tool.name} was withheld: ${(error as Error).message}. The call itself ran.`
-    }
-    if (verdict.action === 'redact') return verdict.text
-    if (verdict.action === 'block')
-      return `The result of ${tool.name} was withheld by guardrail ${verdict.guard}: ${verdict.reason}. The call itself ran.`
-    return observation
+  guardOutput(action: ActionState, tool: Tool, observation: string, causation: number): Promise<string> {
+    return guardOutput(this, action, tool, observation, causation)
+  }
+
+  /** A control error met where the run cannot stop yet (a call's outcome still to record): it ends at the next boundary. */
+  defer(error: unknown): void {
+    this.deferred ??= error
   }
 
   /** Close an action that never starts: the reason becomes an observation for the model. */
@@ -504,7 +410,7 @@ export class RunDriver implements DriverPort {
 
   // ── verification ────────────────────────────────────────────────────────────────────────────────
 
-  private verify(answer: string, causation: number): Promise<Next> {
+  verify(answer: string, causation: number): Promise<Next> {
     return verifyAnswer(this, answer, causation)
   }
 

@@ -5,6 +5,7 @@
  * classified: retried with backoff (the provider's Retry-After wins when longer) while the deadline
  * allows, else the run ends with the error's code. Free functions over a narrow port.
  */
+import type { VisibleTools } from './visible-tools.ts'
 import { classify, CordageError, type Code } from '../contracts/errors.ts'
 import type { ContextMessage } from '../contracts/services/context.ts'
 import { checkResponse, type ModelDelta, type ModelResponse, type ModelService } from '../contracts/services/model.ts'
@@ -30,7 +31,7 @@ export interface ModelCallPort {
   readonly rec: Recorder
   readonly ids: EventIds
   readonly signal: AbortSignal
-  readonly visibleNames: string[]
+  readonly visible: Pick<VisibleTools, 'names'>
   readonly lost: CordageError | undefined
   readonly cancelRequest: CancelRequest | undefined
   idsOf(actionId: string | undefined, causation?: number): EventIds
@@ -51,7 +52,7 @@ export async function callModel(
   for (let attempt = 1; ; attempt++) {
     const request = run.rec.record(
       'step/model-request',
-      { model: model.provider, messages: messages.length, tools: run.visibleNames, attempt },
+      { model: model.provider, messages: messages.length, tools: run.visible.names, attempt },
       KernelProducer,
       ids,
     )

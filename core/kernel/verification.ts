@@ -9,7 +9,8 @@ import { classify, CordageError } from '../contracts/errors.ts'
 import type { GuardInput, GuardrailService, GuardVerdict } from '../contracts/services/guardrail.ts'
 import type { VerifierService, VerifyResult } from '../contracts/services/verifier.ts'
 import type { CancelRequest } from '../contracts/services/store.ts'
-import type { RunState } from '../contracts/state.ts'
+import type { ActionState, RunState } from '../contracts/state.ts'
+import type { Tool } from '../contracts/services/tools.ts'
 import type { TerminalStatus } from '../contracts/data.ts'
 import type { Code } from '../contracts/errors.ts'
 import type { ServiceEntry } from './cordis.ts'
@@ -152,4 +153,35 @@ export async function askGuardrail(
     run.idsOf(actionId, causation),
   )
   return verdict
+}
+
+/** What screening a tool's output needs of the run, beyond {@link GuardPort}. */
+export interface OutputGuardPort extends GuardPort {
+  defer(error: unknown): void
+}
+
+/**
+ * A tool's observation as the guardrail lets the model see it: as it is, redacted, or withheld. The
+ * call's outcome must be recorded whatever the guardrail does (it may have committed), so a control
+ * error here (cancelled, deadline) withholds the result and is deferred to the next boundary.
+ */
+export async function guardOutput(
+  run: OutputGuardPort,
+  action: ActionState,
+  tool: Tool,
+  observation: string,
+  causation: number,
+): Promise<string> {
+  let verdict: GuardVerdict
+  try {
+    verdict = await askGuardrail(run, { stage: 'tool_output', tool, text: observation }, action.id, causation)
+  } catch (error) {
+    if (!isControl(error)) throw error
+    run.defer(error)
+    return `The result of ${tool.name} was withheld: ${(error as Error).message}. The call itself ran.`
+  }
+  if (verdict.action === 'redact') return verdict.text
+  if (verdict.action === 'block')
+    return `The result of ${tool.name} was withheld by guardrail ${verdict.guard}: ${verdict.reason}. The call itself ran.`
+  return observation
 }

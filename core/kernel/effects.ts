@@ -13,8 +13,7 @@
  *   is asked, anything else waits for a person (WAITING_RECONCILIATION, `unknown_effect`).
  * - Cancelled mid-call, a side-effecting call gets a short grace to finish: if it commits, the run says so.
  */
-import { classify, CordageError, type Code } from '../contracts/errors.ts'
-import type { RunEvent } from '../contracts/events.ts'
+import { CordageError, type Code } from '../contracts/errors.ts'
 import type { Recorder, EventIds } from './recorder.ts'
 import type { Effect, EffectWrite, StoreService } from '../contracts/services/store.ts'
 import type { Reconciled, Tool, ToolResult } from '../contracts/services/tools.ts'
@@ -24,26 +23,15 @@ import { claimTicketIssuer, type Ticket } from './ticket.ts'
 import { ToolCall } from './tool-call.ts'
 import { targetOf } from './tool.ts'
 import { KernelProducer } from './version.ts'
-
-export type Next = 'continue' | 'halt'
+import type { Checkpoint, Next, PauseDetail } from './flow.ts'
+import { observe, recordFailed, recordSucceeded, type Consequence, type Outcome, type OutcomePort } from './call-outcome.ts'
+export type { Checkpoint, Next, PauseDetail } from './flow.ts'
 
 /** The kernel's right to issue tickets: claimed here, as this module loads, and never handed on. */
 const issueTicket = claimTicketIssuer()
 
-/** Why a run records a checkpoint before it waits. */
-export type Checkpoint = 'approval' | 'user' | 'suspend' | 'reconciliation'
-
-export interface PauseDetail {
-  /** The action the run waits on. */
-  actionId?: string
-  /** Record tool/approval-requested with these facts (after the checkpoint). */
-  approval?: RunEvent<'tool/approval-requested'>['data']
-  /** Why, where a code applies (run/paused.code). */
-  code?: Code
-}
-
 /** What running an action needs from the run's driver. */
-export interface DriverPort {
+export interface DriverPort extends OutcomePort {
   readonly runId: string
   readonly state: RunState
   readonly rec: Recorder
@@ -107,15 +95,6 @@ interface Started {
   intent: EffectWrite[]
   t0: number
   call?: ToolCall
-}
-
-/** After a call's outcome is recorded: nothing more, another attempt, or what the run must do next. */
-type Outcome = 'done' | 'retry' | Consequence
-
-/** What the run must do after an outcome: end (FAILED), or settle an effect whose outcome is unknown. */
-interface Consequence {
-  kind: 'end' | 'unknown'
-  run(): Promise<Next>
 }
 
 export class EffectRunner {
@@ -287,122 +266,11 @@ export class EffectRunner {
 
   /** Record what one call came to, and say what happens next: nothing, another attempt, or something the run must do. */
   private async finish(s: Started, settled: PromiseSettledResult<ToolResult>): Promise<Outcome> {
-    const run = this.run
     const { action, tool, key } = s.job
-    const { attempt, startedSeq } = s
-    const effectful = tool.sideEffect !== 'none'
-    const producer = tool.owner ?? KernelProducer
-    const durationMs = Math.round(performance.now() - s.t0)
-    if (s.call) run.track(s.call, false)
-    if (settled.status === 'fulfilled') {
-      const result = settled.value
-      const asked = validHandoff(result.handoff)
-      // A handoff moves the run under another agent's policy: only to agents the preset lets this one
-      // hand runs to, whichever tool asks. Another is dropped, and the model is told.
-      const handoff = asked && run.options.handoffs.includes(asked.agent) ? asked : undefined
-      const refused =
-        asked && !handoff
-          ? `\n(The handoff to agent "${asked.agent}" was refused: this agent may hand runs to ${run.options.handoffs.length ? run.options.handoffs.join(', ') : 'no agent'}.)`
-          : ''
-      const raw = (result.observation ?? observe(result.output, run.options.observationChars)) + refused
-      const observation = run.guarded ? await run.guardOutput(action, tool, raw, startedSeq) : raw
-      run.rec.record(
-        'tool/end',
-        {
-          tool: tool.name,
-          attempt,
-          output: result.output ?? null,
-          observation,
-          receipt: result.receipt,
-          durationMs,
-          reveals: validReveals(result.reveals),
-          usage: validUsage(result.usage),
-          handoff,
-        },
-        producer,
-        run.idsOf(action.id, startedSeq),
-      )
-      if (effectful) {
-        if (run.cancelling) run.noteEffect('committed', { actionId: action.id, tool: tool.name, receipt: result.receipt })
-        await run.flush([
-          { op: 'outcome', key, status: 'committed', receipt: result.receipt, output: result.output ?? null, observation, at: Date.now() },
-        ])
-      }
-      return 'done'
-    }
-    const error = settled.reason
-    const cancelled = run.cancelling && (error === run.signal.reason || CordageError.is(error, 'cancelled'))
-    if (cancelled) {
-      const observation = 'The run was cancelled while this tool ran.'
-      run.rec.record(
-        'tool/error',
-        {
-          tool: tool.name,
-          attempt,
-          errorClass: 'cancelled',
-          code: 'cancelled',
-          message: 'cancelled while the tool ran',
-          observation,
-          durationMs,
-        },
-        producer,
-        run.idsOf(action.id, startedSeq),
-      )
-      // The call did not finish within the grace: whether it took effect is unknown, and stays so in the ledger.
-      if (effectful) run.noteEffect('unknown', { actionId: action.id, tool: tool.name, key })
-      return 'done'
-    }
-    const { code, kind, message } = classify(error, 'tool_failed')
-    const safeToRetry = !effectful || tool.idempotent
-    const willRetry = kind === 'tool_transient' && safeToRetry && attempt <= tool.retries
-    // A side-effecting call that timed out, or whose connection broke, may have landed: its outcome
-    // is unknown, not failed.
-    const lost = code === 'tool_timeout' || code === 'tool_connection_lost'
-    const unknown = !willRetry && effectful && lost
-    // A tool's error message is content from outside like its output (it may quote a key it was refused): the guardrail sees it too.
-    const observation =
-      code === 'tool_timeout'
-        ? `${tool.name} did not finish within ${tool.timeoutMs} ms.`
-        : await run.guardOutput(action, tool, `${tool.name} failed (${code}): ${message}`, startedSeq)
-    const stack =
-      !CordageError.is(error) && error instanceof Error && error.stack ? error.stack.split('\n').slice(0, 6).join('\n') : undefined
-    run.rec.record(
-      'tool/error',
-      {
-        tool: tool.name,
-        attempt,
-        errorClass: kind,
-        code,
-        message,
-        observation,
-        durationMs,
-        willRetry: willRetry || undefined,
-        unknown: unknown || undefined,
-        stack,
-      },
-      producer,
-      run.idsOf(action.id, startedSeq),
-    )
-    if (willRetry) return 'retry'
-    if (unknown) {
-      return {
-        kind: 'unknown',
-        run: async () => {
-          const settledUnknown = await this.settleUnknown(action, tool, key, code === 'tool_timeout' ? 'timeout' : 'connection_lost')
-          return settledUnknown === 'retry' ? 'continue' : settledUnknown
-        },
-      }
-    }
-    if (code === 'tool_timeout')
-      return {
-        kind: 'end',
-        run: () => run.end('FAILED', 'tool_timeout', `${tool.name} (action ${action.id}) did not finish within ${tool.timeoutMs} ms`),
-      }
-    // The tool reported a failure: for a write, that means it did not take effect.
-    if (effectful) await run.flush([{ op: 'outcome', key, status: 'failed', at: Date.now() }])
-    if (kind !== 'tool_deterministic' && kind !== 'tool_transient' && kind !== 'model_semantic')
-      return { kind: 'end', run: () => run.end('FAILED', code, message) }
-    return 'done'
+    const call = { action, tool, key, attempt: s.attempt, startedSeq: s.startedSeq, durationMs: Math.round(performance.now() - s.t0) }
+    if (s.call) this.run.track(s.call, false)
+    if (settled.status === 'fulfilled') return recordSucceeded(this.run, call, settled.value)
+    return recordFailed(this.run, call, settled.reason, (lost) => this.settleUnknown(action, tool, key, lost))
   }
 
   /**
@@ -531,33 +399,4 @@ async function deduplicate(run: DriverPort, action: ActionState, tool: Tool, eff
   )
   await run.flush()
   return 'continue'
-}
-
-export function observe(output: unknown, max: number): string {
-  const text = typeof output === 'string' ? output : (JSON.stringify(output) ?? 'null')
-  return text.length > max ? `${text.slice(0, max)}… (${text.length - max} more characters in the store)` : text
-}
-
-/** Usage a call reports for a nested run: four non-negative numbers, or nothing. */
-function validUsage(usage: ToolResult['usage']): ToolResult['usage'] {
-  if (!usage || typeof usage !== 'object') return undefined
-  const n = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) && v >= 0 ? v : 0)
-  return {
-    inputTokens: n(usage.inputTokens),
-    outputTokens: n(usage.outputTokens),
-    costUsd: n(usage.costUsd),
-    steps: Math.floor(n(usage.steps)),
-  }
-}
-
-function validHandoff(handoff: ToolResult['handoff']): ToolResult['handoff'] {
-  if (!handoff || typeof handoff.agent !== 'string' || !handoff.agent) return undefined
-  return { agent: handoff.agent, reason: typeof handoff.reason === 'string' ? handoff.reason : undefined }
-}
-
-/** Tool names a result revealed, when it gave a list of names; anything else is ignored. */
-function validReveals(reveals: unknown): string[] | undefined {
-  if (!Array.isArray(reveals)) return undefined
-  const names = reveals.filter((n): n is string => typeof n === 'string' && n.length > 0)
-  return names.length ? names : undefined
 }

@@ -1,0 +1,191 @@
+/**
+ * @module call-outcome
+ * Recording what one tool call came to, and saying what happens next. A result becomes tool/end (its
+ * observation through the guardrail, a handoff only to an agent the preset allows) and, for a write,
+ * the ledger's `committed` in the same batch. A failure becomes tool/error: retried when transient and
+ * safe to repeat; a write that timed out or lost its connection is an unknown effect, never a failure;
+ * a write that failed is `failed` in the ledger. A call cut short by cancellation is cancelled, its
+ * effect (for a write) unknown.
+ */
+import { classify, CordageError, type Code } from '../contracts/errors.ts'
+import type { EffectWrite } from '../contracts/services/store.ts'
+import type { Tool, ToolResult } from '../contracts/services/tools.ts'
+import type { TerminalStatus } from '../contracts/data.ts'
+import type { Next } from './flow.ts'
+import type { EventIds, Recorder } from './recorder.ts'
+import type { ActionState } from './state.ts'
+import { KernelProducer } from './version.ts'
+
+/** After a call's outcome is recorded: nothing more, another attempt, or what the run must do next. */
+export type Outcome = 'done' | 'retry' | Consequence
+
+/** What the run must do after an outcome: end (FAILED), or settle an effect whose outcome is unknown. */
+export interface Consequence {
+  kind: 'end' | 'unknown'
+  run(): Promise<Next>
+}
+
+/** One finished call. */
+export interface FinishedCall {
+  action: ActionState
+  tool: Tool
+  key: string
+  attempt: number
+  startedSeq: number
+  durationMs: number
+}
+
+/** What recording an outcome needs of the run. */
+export interface OutcomePort {
+  readonly rec: Recorder
+  readonly signal: AbortSignal
+  readonly options: { observationChars: number; handoffs: readonly string[] }
+  readonly cancelling: boolean
+  readonly guarded: boolean
+  idsOf(actionId: string | undefined, causation?: number): EventIds
+  flush(effects?: EffectWrite[]): Promise<void>
+  noteEffect(kind: 'committed' | 'unknown', effect: { actionId: string; tool: string; receipt?: unknown; key?: string }): void
+  guardOutput(action: ActionState, tool: Tool, observation: string, causation: number): Promise<string>
+  end(status: TerminalStatus, failureCode: Code | undefined, reason?: string): Promise<Next>
+}
+
+export async function recordSucceeded(run: OutcomePort, c: FinishedCall, result: ToolResult): Promise<Outcome> {
+  const { action, tool, key } = c
+  const asked = validHandoff(result.handoff)
+  // A handoff moves the run under another agent's policy: only to agents the preset lets this one
+  // hand runs to, whichever tool asks. Another is dropped, and the model is told.
+  const handoff = asked && run.options.handoffs.includes(asked.agent) ? asked : undefined
+  const refused =
+    asked && !handoff
+      ? `\n(The handoff to agent "${asked.agent}" was refused: this agent may hand runs to ${run.options.handoffs.length ? run.options.handoffs.join(', ') : 'no agent'}.)`
+      : ''
+  const raw = (result.observation ?? observe(result.output, run.options.observationChars)) + refused
+  const observation = run.guarded ? await run.guardOutput(action, tool, raw, c.startedSeq) : raw
+  const data = {
+    tool: tool.name,
+    attempt: c.attempt,
+    output: result.output ?? null,
+    observation,
+    receipt: result.receipt,
+    durationMs: c.durationMs,
+    reveals: validReveals(result.reveals),
+    usage: validUsage(result.usage),
+    handoff,
+  }
+  run.rec.record('tool/end', data, tool.owner ?? KernelProducer, run.idsOf(action.id, c.startedSeq))
+  if (tool.sideEffect !== 'none') {
+    if (run.cancelling) run.noteEffect('committed', { actionId: action.id, tool: tool.name, receipt: result.receipt })
+    await run.flush([
+      { op: 'outcome', key, status: 'committed', receipt: result.receipt, output: result.output ?? null, observation, at: Date.now() },
+    ])
+  }
+  return 'done'
+}
+
+/**
+ * Record a call that threw (or timed out, or was cancelled). `settleUnknown` settles a write whose
+ * effect is unknown (by the tool's reconcile, or by waiting for a person).
+ */
+export async function recordFailed(
+  run: OutcomePort,
+  c: FinishedCall,
+  error: unknown,
+  settleUnknown: (lost: 'timeout' | 'connection_lost') => Promise<Next | 'retry'>,
+): Promise<Outcome> {
+  const { action, tool, key } = c
+  const effectful = tool.sideEffect !== 'none'
+  const producer = tool.owner ?? KernelProducer
+  const ids = run.idsOf(action.id, c.startedSeq)
+  if (run.cancelling && (error === run.signal.reason || CordageError.is(error, 'cancelled'))) {
+    const observation = 'The run was cancelled while this tool ran.'
+    const message = 'cancelled while the tool ran'
+    const data = {
+      tool: tool.name,
+      attempt: c.attempt,
+      errorClass: 'cancelled' as const,
+      code: 'cancelled' as const,
+      message,
+      observation,
+      durationMs: c.durationMs,
+    }
+    run.rec.record('tool/error', data, producer, ids)
+    // The call did not finish within the grace: whether it took effect is unknown, and stays so in the ledger.
+    if (effectful) run.noteEffect('unknown', { actionId: action.id, tool: tool.name, key })
+    return 'done'
+  }
+  const { code, kind, message } = classify(error, 'tool_failed')
+  const willRetry = kind === 'tool_transient' && (!effectful || tool.idempotent) && c.attempt <= tool.retries
+  // A side-effecting call that timed out, or whose connection broke, may have landed: its outcome
+  // is unknown, not failed.
+  const unknown = !willRetry && effectful && (code === 'tool_timeout' || code === 'tool_connection_lost')
+  // A tool's error message is content from outside like its output (it may quote a key it was refused): the guardrail sees it too.
+  const observation =
+    code === 'tool_timeout'
+      ? `${tool.name} did not finish within ${tool.timeoutMs} ms.`
+      : await run.guardOutput(action, tool, `${tool.name} failed (${code}): ${message}`, c.startedSeq)
+  const stack =
+    !CordageError.is(error) && error instanceof Error && error.stack ? error.stack.split('\n').slice(0, 6).join('\n') : undefined
+  const data = {
+    tool: tool.name,
+    attempt: c.attempt,
+    errorClass: kind,
+    code,
+    message,
+    observation,
+    durationMs: c.durationMs,
+    willRetry: willRetry || undefined,
+    unknown: unknown || undefined,
+    stack,
+  }
+  run.rec.record('tool/error', data, producer, ids)
+  if (willRetry) return 'retry'
+  if (unknown) {
+    const lost = code === 'tool_timeout' ? 'timeout' : 'connection_lost'
+    return {
+      kind: 'unknown',
+      run: async () => {
+        const settled = await settleUnknown(lost)
+        return settled === 'retry' ? 'continue' : settled
+      },
+    }
+  }
+  if (code === 'tool_timeout')
+    return {
+      kind: 'end',
+      run: () => run.end('FAILED', 'tool_timeout', `${tool.name} (action ${action.id}) did not finish within ${tool.timeoutMs} ms`),
+    }
+  // The tool reported a failure: for a write, that means it did not take effect.
+  if (effectful) await run.flush([{ op: 'outcome', key, status: 'failed', at: Date.now() }])
+  if (kind !== 'tool_deterministic' && kind !== 'tool_transient' && kind !== 'model_semantic')
+    return { kind: 'end', run: () => run.end('FAILED', code, message) }
+  return 'done'
+}
+
+export function observe(output: unknown, max: number): string {
+  const text = typeof output === 'string' ? output : (JSON.stringify(output) ?? 'null')
+  return text.length > max ? `${text.slice(0, max)}… (${text.length - max} more characters in the store)` : text
+}
+
+/** Usage a call reports for a nested run: four non-negative numbers, or nothing. */
+function validUsage(usage: ToolResult['usage']): ToolResult['usage'] {
+  if (!usage || typeof usage !== 'object') return undefined
+  const n = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) && v >= 0 ? v : 0)
+  return {
+    inputTokens: n(usage.inputTokens),
+    outputTokens: n(usage.outputTokens),
+    costUsd: n(usage.costUsd),
+    steps: Math.floor(n(usage.steps)),
+  }
+}
+
+function validHandoff(handoff: ToolResult['handoff']): ToolResult['handoff'] {
+  if (!handoff || typeof handoff.agent !== 'string' || !handoff.agent) return undefined
+  return { agent: handoff.agent, reason: typeof handoff.reason === 'string' ? handoff.reason : undefined }
+}
+
+/** Tool names a result revealed, when it gave a list of names; anything else is ignored. */
+function validReveals(reveals: unknown): string[] | undefined {
+  if (!Array.isArray(reveals)) return undefined
+  const names = reveals.filter((n): n is string => typeof n === 'string' && n.length > 0)
+  return names.length ? names : undefined
+}

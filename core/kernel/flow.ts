@@ -1,0 +1,22 @@
+/**
+ * @module flow
+ * The loop's flow, as every part of a step speaks it: what comes after a pass (go on, or stop driving
+ * here), and why and how a run pauses.
+ */
+import type { Code } from '../contracts/errors.ts'
+import type { RunEvent } from '../contracts/events.ts'
+
+/** After a pass: go round again, or stop driving (the run paused, ended or was handed on). */
+export type Next = 'continue' | 'halt'
+
+/** Why a run records a checkpoint before it waits. */
+export type Checkpoint = 'approval' | 'user' | 'suspend' | 'reconciliation'
+
+export interface PauseDetail {
+  /** The action the run waits on. */
+  actionId?: string
+  /** Record tool/approval-requested with these facts (after the checkpoint). */
+  approval?: RunEvent<'tool/approval-requested'>['data']
+  /** Why, where a code applies (run/paused.code). */
+  code?: Code
+}

@@ -41,6 +41,36 @@ export interface AdmissionPort {
 /** Ask policy, record its decision, and say what comes next: run the call, wait for a person, or nothing (denied). */
 export async function decidePolicy(run: AdmissionPort, action: ActionState, tool: Tool, args: unknown): Promise<Admitted> {
   const policy = run.services.policy
+  const decision = await askPolicy(run, action, tool, args)
+  const policyVersion = policy.value.version
+  const ids = run.idsOf(action.id, action.approval?.seq ?? action.proposedSeq)
+  const recorded = run.rec.record(
+    'tool/decision',
+    {
+      verdict: decision.verdict,
+      ruleId: decision.ruleId,
+      policyVersion,
+      reason: decision.reason,
+      approvers: decision.approvers,
+      toolVersion: tool.owner,
+    },
+    policy.provider,
+    ids,
+  )
+  if (decision.verdict === 'deny')
+    return {
+      next: await run.reject(action, 'policy_denied', `Denied by policy (rule ${decision.ruleId}): ${decision.reason}`, recorded.seq),
+    }
+  if (decision.verdict === 'ask') return admitAsked(run, action, tool, args, decision, policyVersion, recorded.seq)
+  return { run: { action, tool, policyVersion, causation: recorded.seq } }
+}
+
+/**
+ * The policy's decision on a call, checked strictly: a policy that throws or answers something that is
+ * not a decision denies (fail closed), and so does an `ask` that names no one who may approve it.
+ */
+async function askPolicy(run: AdmissionPort, action: ActionState, tool: Tool, args: unknown): Promise<PolicyDecision> {
+  const policy = run.services.policy
   let decision: PolicyDecision
   try {
     const answer = await run.ask('policy', policy.provider, () =>
@@ -78,56 +108,47 @@ export async function decidePolicy(run: AdmissionPort, action: ActionState, tool
       reason: `${decision.reason}; it needs approval and no approver is configured, so it is denied (fail closed)`,
     }
   }
-  const policyVersion = policy.value.version
-  const ids = run.idsOf(action.id, action.approval?.seq ?? action.proposedSeq)
-  const recorded = run.rec.record(
-    'tool/decision',
-    {
-      verdict: decision.verdict,
-      ruleId: decision.ruleId,
-      policyVersion,
-      reason: decision.reason,
-      approvers: decision.approvers,
-      toolVersion: tool.owner,
-    },
-    policy.provider,
-    ids,
-  )
-  if (decision.verdict === 'deny')
-    return {
-      next: await run.reject(action, 'policy_denied', `Denied by policy (rule ${decision.ruleId}): ${decision.reason}`, recorded.seq),
-    }
-  if (decision.verdict === 'ask') {
-    const grant = await grantFor(run, action, tool, args, policyVersion, decision.approvers)
-    if (grant) {
-      // A person approved calls like this one before, for the run or standing: no one is asked again.
-      const approved = run.rec.record(
-        'tool/approval-decided',
-        { approved: true, by: `grant:${grant.id}`, scope: grant.scope, grantId: grant.id },
-        KernelProducer,
-        run.idsOf(action.id, recorded.seq),
-      )
-      return { run: { action, tool, policyVersion, causation: approved.seq } }
-    }
-    const { ruleId, reason, approvers } = decision
-    return {
-      later: () =>
-        run.pause('WAITING_APPROVAL', `action ${action.id} (${action.tool}) waits for approval: ${reason}`, 'approval', {
-          actionId: action.id,
-          approval: {
-            tool: action.tool,
-            args: action.args,
-            argsHash: action.argsHash,
-            policyVersion,
-            ruleId,
-            reason,
-            approvers,
-            toolVersion: tool.owner,
-          },
-        }),
-    }
+  return decision
+}
+
+/** A call the policy wants approved: covered by a grant (approved at once, on record), or the run waits for a person. */
+async function admitAsked(
+  run: AdmissionPort,
+  action: ActionState,
+  tool: Tool,
+  args: unknown,
+  decision: PolicyDecision,
+  policyVersion: string,
+  decidedSeq: number,
+): Promise<Admitted> {
+  const grant = await grantFor(run, action, tool, args, policyVersion, decision.approvers)
+  if (grant) {
+    // A person approved calls like this one before, for the run or standing: no one is asked again.
+    const approved = run.rec.record(
+      'tool/approval-decided',
+      { approved: true, by: `grant:${grant.id}`, scope: grant.scope, grantId: grant.id },
+      KernelProducer,
+      run.idsOf(action.id, decidedSeq),
+    )
+    return { run: { action, tool, policyVersion, causation: approved.seq } }
   }
-  return { run: { action, tool, policyVersion, causation: recorded.seq } }
+  const { ruleId, reason, approvers } = decision
+  return {
+    later: () =>
+      run.pause('WAITING_APPROVAL', `action ${action.id} (${action.tool}) waits for approval: ${reason}`, 'approval', {
+        actionId: action.id,
+        approval: {
+          tool: action.tool,
+          args: action.args,
+          argsHash: action.argsHash,
+          policyVersion,
+          ruleId,
+          reason,
+          approvers,
+          toolVersion: tool.owner,
+        },
+      }),
+  }
 }
 
 /**

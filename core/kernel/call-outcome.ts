@@ -94,25 +94,7 @@ export async function recordFailed(
 ): Promise<Outcome> {
   const { action, tool, key } = c
   const effectful = tool.sideEffect !== 'none'
-  const producer = tool.owner ?? KernelProducer
-  const ids = run.idsOf(action.id, c.startedSeq)
-  if (run.cancelling && (error === run.signal.reason || CordageError.is(error, 'cancelled'))) {
-    const observation = 'The run was cancelled while this tool ran.'
-    const message = 'cancelled while the tool ran'
-    const data = {
-      tool: tool.name,
-      attempt: c.attempt,
-      errorClass: 'cancelled' as const,
-      code: 'cancelled' as const,
-      message,
-      observation,
-      durationMs: c.durationMs,
-    }
-    run.rec.record('tool/error', data, producer, ids)
-    // The call did not finish within the grace: whether it took effect is unknown, and stays so in the ledger.
-    if (effectful) run.noteEffect('unknown', { actionId: action.id, tool: tool.name, key })
-    return 'done'
-  }
+  if (run.cancelling && (error === run.signal.reason || CordageError.is(error, 'cancelled'))) return recordCancelled(run, c)
   const { code, kind, message } = classify(error, 'tool_failed')
   const willRetry = kind === 'tool_transient' && (!effectful || tool.idempotent) && c.attempt <= tool.retries
   // A side-effecting call that timed out, or whose connection broke, may have landed: its outcome
@@ -137,7 +119,7 @@ export async function recordFailed(
     unknown: unknown || undefined,
     stack,
   }
-  run.rec.record('tool/error', data, producer, ids)
+  run.rec.record('tool/error', data, tool.owner ?? KernelProducer, run.idsOf(action.id, c.startedSeq))
   if (willRetry) return 'retry'
   if (unknown) {
     const lost = code === 'tool_timeout' ? 'timeout' : 'connection_lost'
@@ -158,6 +140,26 @@ export async function recordFailed(
   if (effectful) await run.flush([{ op: 'outcome', key, status: 'failed', at: Date.now() }])
   if (kind !== 'tool_deterministic' && kind !== 'tool_transient' && kind !== 'model_semantic')
     return { kind: 'end', run: () => run.end('FAILED', code, message) }
+  return 'done'
+}
+
+/** A call cut short by the run's cancellation. */
+function recordCancelled(run: OutcomePort, c: FinishedCall): Outcome {
+  const { action, tool, key } = c
+  const observation = 'The run was cancelled while this tool ran.'
+  const message = 'cancelled while the tool ran'
+  const data = {
+    tool: tool.name,
+    attempt: c.attempt,
+    errorClass: 'cancelled' as const,
+    code: 'cancelled' as const,
+    message,
+    observation,
+    durationMs: c.durationMs,
+  }
+  run.rec.record('tool/error', data, tool.owner ?? KernelProducer, run.idsOf(action.id, c.startedSeq))
+  // The call did not finish within the grace: whether it took effect is unknown, and stays so in the ledger.
+  if (tool.sideEffect !== 'none') run.noteEffect('unknown', { actionId: action.id, tool: tool.name, key })
   return 'done'
 }
 

@@ -13,6 +13,7 @@ import { handledErrors, plugOne, unplug, type LoadedPlugin } from './plug.ts'
 import { offerState, takeSnapshot } from '../kernel/handover.ts'
 import { failClosedPlugin, guardedServices, isFailClosed } from './fail-closed.ts'
 import { RebuiltCatalog } from './reload-catalog.ts'
+import { swapSpec, type SwapTarget } from './swap-spec.ts'
 import { loadPreset, type AgentSpec, type PluginRef, type Preset } from './preset.ts'
 import { planAgent, type AgentPlan } from './resolve.ts'
 import { applyLock, readLock } from './lock.ts'
@@ -261,38 +262,10 @@ export class Cordage {
    * (or, on failure, back to the old one). If the old version cannot be plugged back either, a policy,
    * guardrail or verifier is replaced by a stand-in that refuses everything (host/fail-closed.ts).
    */
-  async swap(
-    agent: string,
-    plugin: string,
-    target: { version?: string; path?: string; config?: Record<string, unknown>; entry?: CatalogEntry },
-  ): Promise<{ from: string; to: string }> {
+  async swap(agent: string, plugin: string, target: SwapTarget): Promise<{ from: string; to: string }> {
     const loaded = this.loaded.get(agent)
     if (!loaded) throw new CordageError('agent_not_found', `agent "${agent}" is not loaded`)
-    const current = loaded.plugins.find((p) => p.planned.entry.manifest.name === plugin)
-    if (!current)
-      throw new CordageError(
-        'plugin_not_found',
-        `agent "${agent}" has no plugin "${plugin}"; it has ${loaded.plugins.map((p) => p.planned.entry.manifest.name).join(', ')}`,
-      )
-    const old = current.planned.ref
-    const ref: PluginRef = {
-      ...old,
-      plugin: target.path ? undefined : (old.plugin ?? current.planned.entry.manifest.name),
-      path: target.path ?? (target.version ? undefined : old.path),
-      version: target.version ?? (target.path ? '*' : old.version),
-      config: target.config ?? old.config,
-    }
-    const spec: AgentSpec = {
-      ...loaded.plan.spec,
-      model: loaded.plan.spec.model === old ? ref : loaded.plan.spec.model,
-      plugins: loaded.plan.spec.plugins.map((p) => (p === old ? ref : p)),
-    }
-    if (target.entry && target.entry.manifest.name !== plugin) {
-      throw new CordageError(
-        'manifest_invalid',
-        `the rebuilt plugin at ${target.entry.dir} is now named "${target.entry.manifest.name}"; agent "${agent}" uses it as "${plugin}" (renaming needs a preset change and a restart)`,
-      )
-    }
+    const { current, ref, spec } = swapSpec(loaded, agent, plugin, target)
     const plan = await planAgent(this.preset, spec, target.entry ? new RebuiltCatalog(this.catalog, target.entry) : this.catalog)
     const next = plan.plugins.find((p) => p.ref === ref)!
     const from = `${current.planned.entry.manifest.name}@${current.planned.entry.manifest.version}`

@@ -32,12 +32,15 @@ export class BasicContext implements ContextService {
       this.built.set(state.runId, built)
       if (this.built.size > this.cachedRuns) this.built.delete(this.built.keys().next().value!)
     }
-    for (let i = built.entries; i < state.transcript.length; i++) {
-      const message = transcriptMessage(state.transcript[i])
+    // Read once: `state` is the kernel's read-only view, and each property read through it costs a trap.
+    const transcript = state.transcript
+    const length = transcript.length
+    for (let i = built.entries; i < length; i++) {
+      const message = transcriptMessage(transcript[i])
       built.messages.push(message)
       built.tokens += estimateTokens(message.text) + (message.calls ? estimateTokens(JSON.stringify(message.calls)) : 0)
     }
-    built.entries = state.transcript.length
+    built.entries = length
     return { messages: built.messages.slice(), tokens: built.tokens }
   }
 

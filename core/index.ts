@@ -17,7 +17,7 @@ export * from './kernel/tool.ts'
 export * from './kernel/parallel.ts'
 export * from './kernel/state.ts'
 export * from './contracts/manifest.ts'
-export { handover, type Handover } from './kernel/handover.ts'
+export { handover, swapState, type Handover, type SwapState } from './kernel/swap-state.ts'
 export * from './contracts/versions.ts'
 // The runtime's class is the host's to build (it hands it the store writer): plugins get its type only.
 export {

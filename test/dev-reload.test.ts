@@ -1,7 +1,7 @@
 /**
  * Hot reload (`cordage dev`, core/host/dev.ts): editing a plugin's files swaps a rebuilt version into
  * the live agent at the next step boundary; a failed build or start keeps the old version serving, and
- * a policy never falls back to none; state crosses to the next version through `handover`. The
+ * a policy never falls back to none; state crosses to the next version through `swapState`. The
  * plugin edited is a copy of test/fixtures/plugins/dev-policy in a temp folder.
  */
 import assert from 'node:assert/strict'

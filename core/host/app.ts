@@ -10,7 +10,7 @@ import { agentDirectory } from './agents.ts'
 import { CordageError } from '../contracts/errors.ts'
 import { PluginCatalog, type CatalogEntry } from './catalog.ts'
 import { handledErrors, plugOne, unplug, type LoadedPlugin } from './plug.ts'
-import { offerState, takeSnapshot } from '../kernel/handover.ts'
+import { offerState, takeSnapshot } from '../kernel/swap-state.ts'
 import { failClosedPlugin, guardedServices, isFailClosed } from './fail-closed.ts'
 import { RebuiltCatalog } from './reload-catalog.ts'
 import { swapSpec, type SwapTarget } from './swap-spec.ts'
@@ -258,7 +258,7 @@ export class Cordage {
    * to start, the old version is plugged back and the error is thrown.
    *
    * `entry` is a rebuilt plugin (a hot reload, see host/dev.ts): it replaces the installed entry of the
-   * same folder for this swap. State the old version registered with `handover` goes to the new one
+   * same folder for this swap. State the old version registered with `swapState` goes to the new one
    * (or, on failure, back to the old one). If the old version cannot be plugged back either, a policy,
    * guardrail or verifier is replaced by a stand-in that refuses everything (host/fail-closed.ts).
    */

@@ -1,5 +1,5 @@
 /**
- * @module handover
+ * @module swap-state
  * State a plugin hands to its next version when it is swapped (a hot reload in `cordage dev`, or
  * `Cordage.swap` to another version of the same plugin). A plugin is disposed and applied from scratch
  * on a swap, so anything it keeps in memory is lost unless it says what to keep. The kernel owns the
@@ -9,7 +9,7 @@
  * @example
  * export default definePlugin(manifest, (ctx) => {
  *   const seen = new Map<string, number>()
- *   handover<{ seen: [string, number][] }>(ctx, {
+ *   swapState<{ seen: [string, number][] }>(ctx, {
  *     snapshot: () => ({ seen: [...seen] }),
  *     restore: (state) => { for (const [k, v] of state.seen ?? []) seen.set(k, v) },
  *   })
@@ -18,7 +18,7 @@
 import type { Context } from 'cordis'
 import { AgentKey } from './cordis.ts'
 
-export interface Handover<S = unknown> {
+export interface SwapState<S = unknown> {
   /**
    * What the next version should get. Called once, at a step boundary of every run of the agent, just
    * before this version is disposed by a swap.
@@ -30,7 +30,7 @@ export interface Handover<S = unknown> {
   snapshot(): S
   /**
    * Take over the previous version's snapshot. Called at most once, synchronously from inside
-   * {@link handover}, while the new version's apply runs; not called when the previous version had no
+   * {@link swapState}, while the new version's apply runs; not called when the previous version had no
    * snapshot (a fresh start). The state may come from an older (or newer) version of the plugin:
    * check its shape, or put a version number in it.
    *
@@ -41,7 +41,7 @@ export interface Handover<S = unknown> {
 }
 
 /** The snapshot hook of each running plugin, by its cordis fork. */
-const hooks = new WeakMap<object, Handover>()
+const hooks = new WeakMap<object, SwapState>()
 /** State waiting for the next version of a plugin of an agent, while that version starts. */
 const incoming = new Map<string, { state: unknown }>()
 
@@ -49,10 +49,10 @@ const incoming = new Map<string, { state: unknown }>()
  * Register this plugin's snapshot hook and, when it replaces a version that left state, restore it.
  * Call it from `apply`, with the `ctx` apply received.
  */
-export function handover<S>(ctx: Context, hook: Handover<S>): void {
+export function swapState<S>(ctx: Context, hook: SwapState<S>): void {
   const scope = (ctx as unknown as { scope?: { runtime?: { plugin?: { manifest?: { name?: string } } } } }).scope
   if (!scope) return
-  hooks.set(scope, hook as Handover)
+  hooks.set(scope, hook as SwapState)
   const key = keyOf((ctx as unknown as Record<symbol, string | undefined>)[AgentKey], scope.runtime?.plugin?.manifest?.name)
   const waiting = key ? incoming.get(key) : undefined
   if (waiting && hook.restore) {
@@ -60,6 +60,15 @@ export function handover<S>(ctx: Context, hook: Handover<S>): void {
     hook.restore(waiting.state as S)
   }
 }
+
+/**
+ * The former name of {@link swapState}, kept so plugins written against it still load: "handover" read
+ * too much like a run's handoff to another agent.
+ * @deprecated use swapState
+ */
+export const handover = swapState
+/** @deprecated use SwapState */
+export type Handover<S = unknown> = SwapState<S>
 
 /**
  * Host side: ask the plugin running in `fork` for its state, copied. `undefined` when it registered no

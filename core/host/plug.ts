@@ -25,51 +25,7 @@ export interface LoadedPlugin {
 export async function plugOne(ctx: Context, agent: string, planned: PlannedPlugin): Promise<LoadedPlugin> {
   const { manifest } = planned.entry
   const label = `${manifest.name}@${manifest.version}`
-  let plugin: CordagePlugin
-  try {
-    plugin = (planned.entry.module ??
-      (await importPluginModule(planned.entry.entry, planned.entry.dir, 'entry module')).default) as CordagePlugin
-  } catch (error) {
-    if (CordageError.is(error, 'plugin_load_timeout'))
-      throw failed(
-        ctx,
-        agent,
-        planned,
-        new CordageError('plugin_load_timeout', `plugin ${label} (${planned.where}): ${error.message}`, { cause: error }),
-      )
-    throw failed(
-      ctx,
-      agent,
-      planned,
-      new CordageError(
-        'plugin_start_failed',
-        `plugin ${label} (${planned.where}): cannot load ${planned.entry.entry}: ${(error as Error).message}`,
-        { cause: error },
-      ),
-    )
-  }
-  if (!plugin || typeof plugin.apply !== 'function' || !plugin.manifest) {
-    throw failed(
-      ctx,
-      agent,
-      planned,
-      new CordageError(
-        'manifest_invalid',
-        `plugin ${label} (${planned.where}): ${planned.entry.entry} must default-export definePlugin(manifest, apply)`,
-      ),
-    )
-  }
-  if (plugin.manifest.name !== manifest.name || plugin.manifest.version !== manifest.version) {
-    throw failed(
-      ctx,
-      agent,
-      planned,
-      new CordageError(
-        'manifest_invalid',
-        `plugin ${label} (${planned.where}): ${planned.entry.entry} exports ${plugin.manifest.name}@${plugin.manifest.version}, but its manifest file says ${label}`,
-      ),
-    )
-  }
+  const plugin = await loadEntry(ctx, agent, planned, label)
 
   let captured: unknown
   const undeclared = new Set<string>()
@@ -195,4 +151,55 @@ function failed(ctx: Context, agent: string, planned: PlannedPlugin, error: Cord
     message: error.message,
   })
   return error
+}
+
+/** The plugin its entry module default-exports: the one its manifest file names, or a failure that says what is wrong. */
+async function loadEntry(ctx: Context, agent: string, planned: PlannedPlugin, label: string): Promise<CordagePlugin> {
+  const { manifest } = planned.entry
+  let plugin: CordagePlugin
+  try {
+    plugin = (planned.entry.module ??
+      (await importPluginModule(planned.entry.entry, planned.entry.dir, 'entry module')).default) as CordagePlugin
+  } catch (error) {
+    if (CordageError.is(error, 'plugin_load_timeout'))
+      throw failed(
+        ctx,
+        agent,
+        planned,
+        new CordageError('plugin_load_timeout', `plugin ${label} (${planned.where}): ${error.message}`, { cause: error }),
+      )
+    throw failed(
+      ctx,
+      agent,
+      planned,
+      new CordageError(
+        'plugin_start_failed',
+        `plugin ${label} (${planned.where}): cannot load ${planned.entry.entry}: ${(error as Error).message}`,
+        { cause: error },
+      ),
+    )
+  }
+  if (!plugin || typeof plugin.apply !== 'function' || !plugin.manifest) {
+    throw failed(
+      ctx,
+      agent,
+      planned,
+      new CordageError(
+        'manifest_invalid',
+        `plugin ${label} (${planned.where}): ${planned.entry.entry} must default-export definePlugin(manifest, apply)`,
+      ),
+    )
+  }
+  if (plugin.manifest.name !== manifest.name || plugin.manifest.version !== manifest.version) {
+    throw failed(
+      ctx,
+      agent,
+      planned,
+      new CordageError(
+        'manifest_invalid',
+        `plugin ${label} (${planned.where}): ${planned.entry.entry} exports ${plugin.manifest.name}@${plugin.manifest.version}, but its manifest file says ${label}`,
+      ),
+    )
+  }
+  return plugin
 }

@@ -82,14 +82,7 @@ export async function callModel(
       }
       const { code, kind, message } = classify(error, 'model_permanent')
       const retry = code === 'model_transient' && attempt < attempts
-      // The provider's own hint (Retry-After) wins over our backoff when it asks for longer, up to a minute.
-      const hint = CordageError.is(error) ? Number((error.data as { retryAfterMs?: number } | undefined)?.retryAfterMs) : NaN
-      let retryInMs = retry
-        ? Math.max(jitter(backoffMs * 2 ** (attempt - 1)), Number.isFinite(hint) ? Math.min(hint, 60_000) : 0)
-        : undefined
-      // A wait that would outlast the deadline is no retry: stop now rather than sleep past it.
-      const pastDeadline = retryInMs !== undefined && run.state.deadline !== undefined && Date.now() + retryInMs >= run.state.deadline
-      if (pastDeadline) retryInMs = undefined
+      const { retryInMs, pastDeadline } = retryWait(error, retry, backoffMs, attempt, run.state.deadline)
       run.rec.record(
         'step/model-error',
         { errorClass: kind, code, message, attempt, retryInMs },
@@ -196,4 +189,23 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
       resolve()
     }
   })
+}
+
+/**
+ * How long to wait before asking the model again: the backoff (doubled per attempt, jittered), or the
+ * provider's own hint (Retry-After) when it asks for longer, up to a minute. A wait that would outlast
+ * the deadline is no retry (`pastDeadline`): the run stops rather than sleep past it.
+ */
+function retryWait(
+  error: unknown,
+  retry: boolean,
+  backoffMs: number,
+  attempt: number,
+  deadline: number | undefined,
+): { retryInMs: number | undefined; pastDeadline: boolean } {
+  if (!retry) return { retryInMs: undefined, pastDeadline: false }
+  const hint = CordageError.is(error) ? Number((error.data as { retryAfterMs?: number } | undefined)?.retryAfterMs) : NaN
+  const wait = Math.max(jitter(backoffMs * 2 ** (attempt - 1)), Number.isFinite(hint) ? Math.min(hint, 60_000) : 0)
+  const pastDeadline = deadline !== undefined && Date.now() + wait >= deadline
+  return { retryInMs: pastDeadline ? undefined : wait, pastDeadline }
 }

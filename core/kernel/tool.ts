@@ -53,20 +53,9 @@ const ContractKeys = ['name', 'sideEffect', 'idempotent', 'timeoutMs', 'needsApp
  * })
  */
 export function defineTool<A>(def: ToolDefinition<A>): Tool {
-  if (!NamePattern.test(def.name)) {
-    throw new CordageError(
-      'invalid_input',
-      `tool name "${def.name}" must match ${NamePattern} (letters, digits, _ and -, starting with a letter)`,
-    )
-  }
+  checkDefinition(def)
   const inputSchema = def.inputSchema ?? def.input.toJSONSchema?.() ?? { type: 'object' }
   delete (inputSchema as { $schema?: unknown }).$schema
-  if (!['none', 'local', 'external'].includes(def.sideEffect)) {
-    throw new CordageError(
-      'invalid_input',
-      `tool "${def.name}": sideEffect must be none, local or external, got ${JSON.stringify(def.sideEffect)}`,
-    )
-  }
   const body = def.run
   // Tickets for this tool are bound to this object: a copy of the tool keeps it (same invoke), a
   // wrapper that forwards to invoke does not, so its ticket is refused here.
@@ -82,19 +71,9 @@ export function defineTool<A>(def: ToolDefinition<A>): Tool {
     needsApproval: def.needsApproval ?? false,
     retries: def.retries ?? 0,
     tags: def.tags ?? [],
-    idempotencyKey:
-      def.idempotencyKey &&
-      ((args: unknown) => {
-        const parsed = def.input.safeParse(args)
-        return parsed.success ? def.idempotencyKey!(parsed.data) : ''
-      }),
+    idempotencyKey: def.idempotencyKey && onParsed(def.input, def.idempotencyKey, ''),
     reconcile: def.reconcile,
-    footprint:
-      def.footprint &&
-      ((args: unknown) => {
-        const parsed = def.input.safeParse(args)
-        return parsed.success ? def.footprint!(parsed.data) : {}
-      }),
+    footprint: def.footprint && onParsed(def.input, def.footprint, {}),
     async invoke(ticket, args, io) {
       redeemTicket(ticket, { runId: io.runId, actionId: io.actionId, tool: def.name, args, target: identity })
       const parsed = def.input.safeParse(args)
@@ -115,6 +94,30 @@ export function defineTool<A>(def: ToolDefinition<A>): Tool {
     }),
   )
   return tool
+}
+
+/** A definition's name and side-effect class, checked before the tool exists. */
+function checkDefinition(def: Pick<ToolDefinition<unknown>, 'name' | 'sideEffect'>): void {
+  if (!NamePattern.test(def.name)) {
+    throw new CordageError(
+      'invalid_input',
+      `tool name "${def.name}" must match ${NamePattern} (letters, digits, _ and -, starting with a letter)`,
+    )
+  }
+  if (!['none', 'local', 'external'].includes(def.sideEffect)) {
+    throw new CordageError(
+      'invalid_input',
+      `tool "${def.name}": sideEffect must be none, local or external, got ${JSON.stringify(def.sideEffect)}`,
+    )
+  }
+}
+
+/** `fn` of the arguments as the tool's schema parses them; `fallback` for arguments it refuses. */
+function onParsed<A, R>(input: ToolDefinition<A>['input'], fn: (args: A) => R, fallback: R): (args: unknown) => R {
+  return (args: unknown) => {
+    const parsed = input.safeParse(args)
+    return parsed.success ? fn(parsed.data) : fallback
+  }
 }
 
 /**

@@ -3,7 +3,7 @@
  * One readable line per run event: seq, type, the ids that apply, and the few fields a person reading
  * a run wants. `--json` prints the events themselves instead.
  */
-import type { RunEvent } from '../contracts/events.ts'
+import type { RunEvent, RunEventType } from '../contracts/events.ts'
 import type { RunSummary } from '../contracts/services/store.ts'
 import type { ApprovalGrant } from '../kernel/grants.ts'
 
@@ -31,98 +31,83 @@ export function formatEvent(event: RunEvent, color = false): string {
   return tint ? `\u001b[${tint}m${line}\u001b[0m` : line
 }
 
+/** One line of detail per event type (the type makes it exhaustive). */
+const Details: { readonly [K in RunEventType]: (event: RunEvent<K>) => string } = {
+  'run/start': (event) =>
+    `${event.data.parent ? `child of ${event.data.parent.runId} ${event.data.parent.actionId} ` : ''}agent=${event.data.agent} task=${quote(event.data.task, 60)} plugins=${Object.entries(
+      event.data.plugins,
+    )
+      .map(([n, v]) => `${n}@${v}`)
+      .join(',')}`,
+  'run/checkpoint': (event) => `reason=${event.data.reason} pending=${event.data.pending.join(',') || '-'}`,
+  'run/paused': (event) => `${event.data.status} ${event.data.reason}`,
+  'run/resumed': (event) => `from=${event.data.from} by=${event.data.by}${event.data.input ? ` input=${quote(event.data.input, 40)}` : ''}`,
+  'run/cancel-requested': (event) => `by=${event.data.by}${event.data.reason ? ` reason=${quote(event.data.reason, 60)}` : ''}`,
+  'run/recovered': (event) =>
+    `by worker ${event.data.worker} (lease ${event.data.token})${event.data.previous ? `, after ${event.data.previous}` : ''}`,
+  'run/handoff': (event) => `${event.data.from} → ${event.data.to}${event.data.reason ? ` — ${quote(event.data.reason, 60)}` : ''}`,
+  'run/version-drift': (event) =>
+    `${event.data.decision} by ${event.data.by}: ${event.data.changes.map((c) => `${c.plugin} ${c.from ?? '-'} → ${c.to ?? '-'}`).join(', ')}`,
+  'run/end': (event) => {
+    const d = event.data
+    const effects = d.effects ? ` effects: ${d.effects.committed.length} committed after cancel, ${d.effects.unknown.length} unknown` : ''
+    return `${d.status}${d.failureCode ? ` ${d.failureCode}` : ''} steps=${d.steps}${d.nestedSteps ? ` (+${d.nestedSteps} by subagents)` : ''} tokens=${d.usage.inputTokens + d.usage.outputTokens} cost=$${d.usage.costUsd.toFixed(4)}${d.reason && d.status !== 'COMPLETED' ? ` — ${d.reason}` : ''}${effects}`
+  },
+  'turn/start': (event) => quote(event.data.input, 80),
+  'turn/end': (event) => (event.data.answer ? quote(event.data.answer, 80) : ''),
+  'step/start': (event) => `#${event.data.index}`,
+  'step/context': (event) =>
+    `${event.data.messages} messages ~${event.data.tokens} tokens, tools: ${event.data.tools.join(', ') || 'none'}`,
+  'step/no-progress': (event) => `${event.data.response} (${event.data.detector}): ${event.data.reason}`,
+  'compaction/start': (event) => `${event.data.strategy}: ${event.data.tokens} tokens, limit ${event.data.limit}`,
+  'compaction/end': (event) =>
+    event.data.rejected
+      ? `${event.data.strategy}: rejected, ${event.data.rejected}`
+      : `${event.data.strategy}: ${event.data.before} → ${event.data.after} tokens, ${event.data.kept} messages kept, ${event.data.summarised.length} summarised`,
+  'step/model-request': (event) => `${event.data.model}${event.data.attempt > 1 ? ` attempt ${event.data.attempt}` : ''}`,
+  'step/model-error': (event) =>
+    `${event.data.code}${event.data.errorClass !== event.data.code ? ` (${event.data.errorClass})` : ''}${event.data.retryInMs !== undefined ? ` retry in ${event.data.retryInMs} ms` : ''}: ${event.data.message}`,
+  'step/model-response': (event) => {
+    const d = event.data.decision
+    const what =
+      d.kind === 'final'
+        ? `final ${quote(d.text, 70)}`
+        : d.kind === 'ask_user'
+          ? `ask ${quote(d.question, 70)}`
+          : `calls ${d.calls.map((c) => `${c.name}(${compact(c.args, 40)})`).join(', ')}`
+    return `${what}  [${event.data.usage.inputTokens}/${event.data.usage.outputTokens} tokens]`
+  },
+  'step/end': (event) => `${event.data.actions} action(s)`,
+  'tool/proposed': (event) => `${event.data.tool}(${compact(event.data.args, 60)})`,
+  'tool/decision': (event) => `${event.data.verdict} rule=${event.data.ruleId} policy=${event.data.policyVersion} — ${event.data.reason}`,
+  'tool/approval-requested': (event) => `${event.data.tool}(${compact(event.data.args, 50)}) rule=${event.data.ruleId}`,
+  'tool/approval-decided': (event) =>
+    `${event.data.approved ? 'approved' : 'rejected'} by ${event.data.by}${event.data.scope && event.data.scope !== 'once' ? ` (${event.data.scope}${event.data.grant ? ` ${event.data.grant.id}` : ''})` : ''}${event.data.reason ? ` — ${event.data.reason}` : ''}`,
+  'tool/start': (event) => `${event.data.tool} attempt ${event.data.attempt} ticket=${event.data.ticket} timeout=${event.data.timeoutMs}ms`,
+  'tool/end': (event) =>
+    `${event.data.tool} ${event.data.durationMs}ms${event.data.deduplicated ? ` (already done by ${event.data.deduplicated.runId} ${event.data.deduplicated.actionId})` : ''} ${quote(event.data.observation, 70)}`,
+  'tool/reconciled': (event) =>
+    `${event.data.tool} ${event.data.committed ? 'committed' : 'not committed'} (by ${event.data.by}) key=${event.data.key}`,
+  'tool/error': (event) =>
+    `${event.data.tool} ${event.data.code} (${event.data.errorClass})${event.data.willRetry ? ' will retry' : ''}: ${quote(event.data.message, 70)}${
+      event.data.stack
+        ? `\n${event.data.stack
+            .split('\n')
+            .slice(1)
+            .map((l) => `          ${l.trim()}`)
+            .join('\n')}`
+        : ''
+    }`,
+  'guard/tripped': (event) => `${event.data.stage} ${event.data.action} by ${event.data.guard}: ${quote(event.data.reason, 70)}`,
+  'verify/start': (event) => quote(event.data.answer, 70),
+  'verify/end': (event) =>
+    event.data.ok
+      ? `ok evidence: ${event.data.evidence.map((e) => e.ref).join(', ') || 'none'}`
+      : `${event.data.code}${event.data.repair ? ` (the model is told: ${quote(event.data.feedback ?? event.data.reason ?? '', 60)})` : ''}: ${quote(event.data.reason ?? '', 100)}`,
+}
+
 function detail(event: RunEvent): string {
-  switch (event.type) {
-    case 'run/start':
-      return `${event.data.parent ? `child of ${event.data.parent.runId} ${event.data.parent.actionId} ` : ''}agent=${event.data.agent} task=${quote(event.data.task, 60)} plugins=${Object.entries(
-        event.data.plugins,
-      )
-        .map(([n, v]) => `${n}@${v}`)
-        .join(',')}`
-    case 'run/checkpoint':
-      return `reason=${event.data.reason} pending=${event.data.pending.join(',') || '-'}`
-    case 'run/paused':
-      return `${event.data.status} ${event.data.reason}`
-    case 'run/resumed':
-      return `from=${event.data.from} by=${event.data.by}${event.data.input ? ` input=${quote(event.data.input, 40)}` : ''}`
-    case 'run/cancel-requested':
-      return `by=${event.data.by}${event.data.reason ? ` reason=${quote(event.data.reason, 60)}` : ''}`
-    case 'run/recovered':
-      return `by worker ${event.data.worker} (lease ${event.data.token})${event.data.previous ? `, after ${event.data.previous}` : ''}`
-    case 'run/handoff':
-      return `${event.data.from} → ${event.data.to}${event.data.reason ? ` — ${quote(event.data.reason, 60)}` : ''}`
-    case 'run/version-drift':
-      return `${event.data.decision} by ${event.data.by}: ${event.data.changes.map((c) => `${c.plugin} ${c.from ?? '-'} → ${c.to ?? '-'}`).join(', ')}`
-    case 'run/end': {
-      const d = event.data
-      const effects = d.effects ? ` effects: ${d.effects.committed.length} committed after cancel, ${d.effects.unknown.length} unknown` : ''
-      return `${d.status}${d.failureCode ? ` ${d.failureCode}` : ''} steps=${d.steps}${d.nestedSteps ? ` (+${d.nestedSteps} by subagents)` : ''} tokens=${d.usage.inputTokens + d.usage.outputTokens} cost=$${d.usage.costUsd.toFixed(4)}${d.reason && d.status !== 'COMPLETED' ? ` — ${d.reason}` : ''}${effects}`
-    }
-    case 'turn/start':
-      return quote(event.data.input, 80)
-    case 'turn/end':
-      return event.data.answer ? quote(event.data.answer, 80) : ''
-    case 'step/start':
-      return `#${event.data.index}`
-    case 'step/context':
-      return `${event.data.messages} messages ~${event.data.tokens} tokens, tools: ${event.data.tools.join(', ') || 'none'}`
-    case 'step/no-progress':
-      return `${event.data.response} (${event.data.detector}): ${event.data.reason}`
-    case 'compaction/start':
-      return `${event.data.strategy}: ${event.data.tokens} tokens, limit ${event.data.limit}`
-    case 'compaction/end':
-      return event.data.rejected
-        ? `${event.data.strategy}: rejected, ${event.data.rejected}`
-        : `${event.data.strategy}: ${event.data.before} → ${event.data.after} tokens, ${event.data.kept} messages kept, ${event.data.summarised.length} summarised`
-    case 'step/model-request':
-      return `${event.data.model}${event.data.attempt > 1 ? ` attempt ${event.data.attempt}` : ''}`
-    case 'step/model-error':
-      return `${event.data.code}${event.data.errorClass !== event.data.code ? ` (${event.data.errorClass})` : ''}${event.data.retryInMs !== undefined ? ` retry in ${event.data.retryInMs} ms` : ''}: ${event.data.message}`
-    case 'step/model-response': {
-      const d = event.data.decision
-      const what =
-        d.kind === 'final'
-          ? `final ${quote(d.text, 70)}`
-          : d.kind === 'ask_user'
-            ? `ask ${quote(d.question, 70)}`
-            : `calls ${d.calls.map((c) => `${c.name}(${compact(c.args, 40)})`).join(', ')}`
-      return `${what}  [${event.data.usage.inputTokens}/${event.data.usage.outputTokens} tokens]`
-    }
-    case 'step/end':
-      return `${event.data.actions} action(s)`
-    case 'tool/proposed':
-      return `${event.data.tool}(${compact(event.data.args, 60)})`
-    case 'tool/decision':
-      return `${event.data.verdict} rule=${event.data.ruleId} policy=${event.data.policyVersion} — ${event.data.reason}`
-    case 'tool/approval-requested':
-      return `${event.data.tool}(${compact(event.data.args, 50)}) rule=${event.data.ruleId}`
-    case 'tool/approval-decided':
-      return `${event.data.approved ? 'approved' : 'rejected'} by ${event.data.by}${event.data.scope && event.data.scope !== 'once' ? ` (${event.data.scope}${event.data.grant ? ` ${event.data.grant.id}` : ''})` : ''}${event.data.reason ? ` — ${event.data.reason}` : ''}`
-    case 'tool/start':
-      return `${event.data.tool} attempt ${event.data.attempt} ticket=${event.data.ticket} timeout=${event.data.timeoutMs}ms`
-    case 'tool/end':
-      return `${event.data.tool} ${event.data.durationMs}ms${event.data.deduplicated ? ` (already done by ${event.data.deduplicated.runId} ${event.data.deduplicated.actionId})` : ''} ${quote(event.data.observation, 70)}`
-    case 'tool/reconciled':
-      return `${event.data.tool} ${event.data.committed ? 'committed' : 'not committed'} (by ${event.data.by}) key=${event.data.key}`
-    case 'tool/error':
-      return `${event.data.tool} ${event.data.code} (${event.data.errorClass})${event.data.willRetry ? ' will retry' : ''}: ${quote(event.data.message, 70)}${
-        event.data.stack
-          ? `\n${event.data.stack
-              .split('\n')
-              .slice(1)
-              .map((l) => `          ${l.trim()}`)
-              .join('\n')}`
-          : ''
-      }`
-    case 'guard/tripped':
-      return `${event.data.stage} ${event.data.action} by ${event.data.guard}: ${quote(event.data.reason, 70)}`
-    case 'verify/start':
-      return quote(event.data.answer, 70)
-    case 'verify/end':
-      return event.data.ok
-        ? `ok evidence: ${event.data.evidence.map((e) => e.ref).join(', ') || 'none'}`
-        : `${event.data.code}${event.data.repair ? ` (the model is told: ${quote(event.data.feedback ?? event.data.reason ?? '', 60)})` : ''}: ${quote(event.data.reason ?? '', 100)}`
-  }
+  return (Details[event.type] as (event: RunEvent) => string)(event)
 }
 
 export function formatSummary(run: RunSummary): string {

@@ -195,19 +195,7 @@ export function loadPreset(file: string, options: { sets?: readonly string[] } =
   }
   const result = PresetShape.safeParse(raw)
   if (!result.success) {
-    const problems = result.error.issues.map((issue) => {
-      let path = issue.path as (string | number)[]
-      let message: string
-      if (issue.code === 'unrecognized_keys') {
-        const kind = objectKind(path)
-        path = [...path, issue.keys[0]]
-        message = `unknown key${issue.keys.length > 1 ? `s ${issue.keys.map((k) => `"${k}"`).join(', ')}` : ` "${issue.keys[0]}"`}; allowed here: ${allowedKeys[kind].join(', ')}`
-      } else {
-        const found = dig(raw, path)
-        message = `expected ${expected(issue)}, found ${describe(found)}`
-      }
-      return `${place(path)} ${keyPath(path)}: ${message}`
-    })
+    const problems = shapeProblems(result.error.issues, raw, place)
     throw new CordageError('preset_invalid', `preset ${shown} has ${problems.length} problem(s):\n  ${problems.join('\n  ')}`, {
       data: problems,
     })
@@ -215,39 +203,77 @@ export function loadPreset(file: string, options: { sets?: readonly string[] } =
   const dir = dirname(path)
   // No prototype: a name from the command line (`--agent constructor`) finds nothing it should not.
   const agents: Record<string, AgentSpec> = Object.create(null)
-  for (const [name, agent] of Object.entries(result.data.agents)) {
-    const base = `agents.${name}`
-    // A `path` was made absolute against the file that named it (host/layers.ts); resolve keeps it so.
-    const ref = (r: z.infer<typeof Ref>, where: string): PluginRef => ({
-      plugin: r.plugin,
-      path: r.path === undefined ? undefined : resolve(dir, r.path),
-      version: r.version,
-      config: r.config,
-      onDrift: r.onDrift,
-      at: where,
-    })
-    agents[name] = {
-      name,
-      description: agent.description,
-      task: agent.task,
-      budgets: agent.budgets,
-      contextTokens: agent.contextTokens,
-      parallelTools: agent.parallelTools,
-      retry: agent.retry,
-      durability: agent.durability,
-      serviceTimeouts: agent.serviceTimeouts,
-      spawns: agent.spawns,
-      handoffs: agent.handoffs,
-      model: ref(agent.model, `${base}.model`),
-      plugins: agent.plugins.map((p, i) => ref(p, `${base}.plugins[${i}]`)),
-      at: base,
-    }
-  }
+  for (const [name, agent] of Object.entries(result.data.agents)) agents[name] = agentSpec(name, agent, dir)
   const locate = (keyPath: string) => {
     const { origin } = layers.origin(parseKeyPath(keyPath))
     return origin ? placeOf(origin) : shown
   }
   // Whom an agent may start or hand a run to: other agents of this preset, by name.
+  const reach = reachProblems(agents, locate)
+  if (reach.length)
+    throw new CordageError('preset_invalid', `preset ${shown} has ${reach.length} problem(s):\n  ${reach.join('\n  ')}`, { data: reach })
+  return {
+    file: path,
+    shown,
+    dir,
+    agents,
+    secrets: result.data.secrets,
+    logLevel: result.data.logLevel,
+    locate,
+    layers: layers.files.map((l) => l.shown),
+    sets: layers.sets.map((l) => l.text),
+  }
+}
+
+/** Each way the parsed YAML does not fit the preset's shape, as "file:line key.path: what was expected". */
+function shapeProblems(issues: z.core.$ZodIssue[], raw: unknown, place: (path: (string | number)[]) => string): string[] {
+  return issues.map((issue) => {
+    let path = issue.path as (string | number)[]
+    let message: string
+    if (issue.code === 'unrecognized_keys') {
+      const kind = objectKind(path)
+      path = [...path, issue.keys[0]]
+      message = `unknown key${issue.keys.length > 1 ? `s ${issue.keys.map((k) => `"${k}"`).join(', ')}` : ` "${issue.keys[0]}"`}; allowed here: ${allowedKeys[kind].join(', ')}`
+    } else {
+      const found = dig(raw, path)
+      message = `expected ${expected(issue)}, found ${describe(found)}`
+    }
+    return `${place(path)} ${keyPath(path)}: ${message}`
+  })
+}
+
+/** An agent of the preset as the host plans it; plugin `path`s resolved against the preset's folder. */
+function agentSpec(name: string, agent: z.infer<typeof PresetShape>['agents'][string], dir: string): AgentSpec {
+  const base = `agents.${name}`
+  // A `path` was made absolute against the file that named it (host/layers.ts); resolve keeps it so.
+  const ref = (r: z.infer<typeof Ref>, where: string): PluginRef => ({
+    plugin: r.plugin,
+    path: r.path === undefined ? undefined : resolve(dir, r.path),
+    version: r.version,
+    config: r.config,
+    onDrift: r.onDrift,
+    at: where,
+  })
+  return {
+    name,
+    description: agent.description,
+    task: agent.task,
+    budgets: agent.budgets,
+    contextTokens: agent.contextTokens,
+    parallelTools: agent.parallelTools,
+    retry: agent.retry,
+    durability: agent.durability,
+    serviceTimeouts: agent.serviceTimeouts,
+    spawns: agent.spawns,
+    handoffs: agent.handoffs,
+    model: ref(agent.model, `${base}.model`),
+    plugins: agent.plugins.map((p, i) => ref(p, `${base}.plugins[${i}]`)),
+    at: base,
+  }
+}
+
+/** Each `spawns` or `handoffs` entry that names no other agent of this preset. */
+function reachProblems(agents: Record<string, AgentSpec>, locate: (keyPath: string) => string): string[] {
   const reach: string[] = []
   for (const spec of Object.values(agents)) {
     for (const key of ['spawns', 'handoffs'] as const) {
@@ -262,19 +288,7 @@ export function loadPreset(file: string, options: { sets?: readonly string[] } =
       })
     }
   }
-  if (reach.length)
-    throw new CordageError('preset_invalid', `preset ${shown} has ${reach.length} problem(s):\n  ${reach.join('\n  ')}`, { data: reach })
-  return {
-    file: path,
-    shown,
-    dir,
-    agents,
-    secrets: result.data.secrets,
-    logLevel: result.data.logLevel,
-    locate,
-    layers: layers.files.map((l) => l.shown),
-    sets: layers.sets.map((l) => l.text),
-  }
+  return reach
 }
 
 /** `agents.support.plugins[2].version` */

@@ -59,22 +59,7 @@ export function agentDirectory(host: AgentsHost, self: string): AgentDirectory {
       allowed('spawns', request.agent)
       const target = await known(request.agent)
       const parent = await host.agent(self).load(request.parent.runId)
-      const depth = (parent.parent?.depth ?? 0) + 1
-      if (depth > request.maxDepth) {
-        throw new CordageError(
-          'invalid_input',
-          `a child of run ${request.parent.runId} would be ${depth} levels deep; at most ${request.maxDepth} are allowed (maxDepth)`,
-        )
-      }
-      // A child belongs to the tool call that asks for it: that call must be running in the parent now
-      // (a resumed parent's call runs again, and re-attaches to its child below).
-      const asking = Object.hasOwn(parent.actions, request.parent.actionId) ? parent.actions[request.parent.actionId] : undefined
-      if (asking?.status !== 'running') {
-        throw new CordageError(
-          'invalid_input',
-          `run ${request.parent.runId} has no call ${request.parent.actionId} running now; a child run is started by the call that asks for it`,
-        )
-      }
+      const depth = childDepth(parent, request)
       const runId = childRunId(request.parent.runId, request.parent.actionId)
       let state = await existing(target, runId)
       let done: Promise<RunState> | undefined
@@ -89,18 +74,7 @@ export function agentDirectory(host: AgentsHost, self: string): AgentDirectory {
         // worker still drives it, wait for it there.
         done = reattach(target, runId, request.signal)
       }
-      if (done) {
-        const cancel = () => {
-          target.cancel(runId, { by: `parent:${request.parent.runId}`, reason: 'the parent run was cancelled' }).catch(() => {})
-        }
-        if (request.signal.aborted) cancel()
-        request.signal.addEventListener('abort', cancel, { once: true })
-        try {
-          state = await done
-        } finally {
-          request.signal.removeEventListener('abort', cancel)
-        }
-      }
+      if (done) state = await untilChildEnds(target, runId, done, request)
       return outcomeOf(state!, request.agent)
     },
 
@@ -152,5 +126,43 @@ function outcomeOf(state: RunState, agent: string): ChildOutcome {
     waiting: !isTerminal(state.status) && state.waiting ? { actionId: state.waiting.actionId, reason: state.waiting.reason } : undefined,
     steps: state.steps + state.nestedSteps,
     usage: { ...state.usage },
+  }
+}
+
+/**
+ * How deep a child of `parent` would be, refused beyond `maxDepth`; and the call asking for it must be
+ * running in the parent now (a resumed parent's call runs again, and re-attaches to its child).
+ */
+function childDepth(parent: RunState, request: SpawnRequest): number {
+  const depth = (parent.parent?.depth ?? 0) + 1
+  if (depth > request.maxDepth) {
+    throw new CordageError(
+      'invalid_input',
+      `a child of run ${request.parent.runId} would be ${depth} levels deep; at most ${request.maxDepth} are allowed (maxDepth)`,
+    )
+  }
+  // A child belongs to the tool call that asks for it: that call must be running in the parent now
+  // (a resumed parent's call runs again, and re-attaches to its child).
+  const asking = Object.hasOwn(parent.actions, request.parent.actionId) ? parent.actions[request.parent.actionId] : undefined
+  if (asking?.status !== 'running') {
+    throw new CordageError(
+      'invalid_input',
+      `run ${request.parent.runId} has no call ${request.parent.actionId} running now; a child run is started by the call that asks for it`,
+    )
+  }
+  return depth
+}
+
+/** The child's outcome; cancelling the parent (its call's signal) cancels the child. */
+async function untilChildEnds(target: AgentRuntime, runId: string, done: Promise<RunState>, request: SpawnRequest): Promise<RunState> {
+  const cancel = () => {
+    target.cancel(runId, { by: `parent:${request.parent.runId}`, reason: 'the parent run was cancelled' }).catch(() => {})
+  }
+  if (request.signal.aborted) cancel()
+  request.signal.addEventListener('abort', cancel, { once: true })
+  try {
+    return await done
+  } finally {
+    request.signal.removeEventListener('abort', cancel)
   }
 }

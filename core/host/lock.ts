@@ -143,56 +143,7 @@ export async function applyLock(
       continue
     }
     const seen = new Set<string>()
-    const pin = async (ref: PluginRef): Promise<PluginRef> => {
-      let name = ref.plugin
-      let entry: CatalogEntry | undefined
-      if (ref.path !== undefined) {
-        try {
-          entry = await catalog.addFolder(ref.path)
-          name = entry.manifest.name
-        } catch (error) {
-          if (!CordageError.is(error)) throw error
-          problems.push(`${spec.name}: ${ref.at}: ${error.message}`)
-          return ref
-        }
-      }
-      seen.add(name!)
-      const want = Object.hasOwn(agentLock, name!) ? agentLock[name!] : undefined
-      if (!want) {
-        problems.push(`${spec.name}: plugin ${name} (${ref.at}) is in the preset but not in the lock`)
-        return ref
-      }
-      if (!semver.satisfies(want.version, ref.version)) {
-        problems.push(
-          `${spec.name}: ${name}: the lock has ${want.version}, which the preset's range ${ref.version} (${ref.at}) does not admit`,
-        )
-        return ref
-      }
-      if (entry) {
-        if (entry.manifest.version !== want.version)
-          problems.push(`${spec.name}: ${name}: locked at ${want.version}, but ${ref.path} holds ${entry.manifest.version}`)
-      } else {
-        try {
-          entry = catalog.find(name!, want.version)
-        } catch (error) {
-          if (!CordageError.is(error)) throw error
-          const installed = catalog
-            .entries()
-            .filter((e) => e.manifest.name === name)
-            .map((e) => e.manifest.version)
-          problems.push(
-            `${spec.name}: ${name}: locked at ${want.version}, which is not installed (installed: ${installed.join(', ') || 'none'})`,
-          )
-          return ref
-        }
-      }
-      const now = hash(entry.dir)
-      if (now !== want.hash)
-        problems.push(
-          `${spec.name}: ${name}@${want.version}: its files differ from the lock (locked ${want.hash}, installed ${now} in ${relative(process.cwd(), entry.dir) || entry.dir})`,
-        )
-      return ref.path !== undefined ? ref : { ...ref, version: want.version }
-    }
+    const pin = (ref: PluginRef) => pinRef(ref, { agent: spec.name, lock: agentLock, catalog, hash, seen, problems })
     const model = await pin(spec.model)
     const plugins: PluginRef[] = []
     for (const ref of spec.plugins) plugins.push(await pin(ref))
@@ -211,4 +162,65 @@ export async function applyLock(
     )
   }
   return out
+}
+
+/** What pinning one plugin reference of an agent to its lock needs; problems are collected, not thrown. */
+interface PinContext {
+  agent: string
+  lock: LockFile['agents'][string]
+  catalog: PluginCatalog
+  hash: (dir: string) => string
+  /** Names of the agent's plugins seen so far, to find those the lock has and the preset does not. */
+  seen: Set<string>
+  problems: string[]
+}
+
+/** A plugin reference pinned to the version its agent's lock names, checked against what is installed. */
+async function pinRef(ref: PluginRef, c: PinContext): Promise<PluginRef> {
+  let name = ref.plugin
+  let entry: CatalogEntry | undefined
+  if (ref.path !== undefined) {
+    try {
+      entry = await c.catalog.addFolder(ref.path)
+      name = entry.manifest.name
+    } catch (error) {
+      if (!CordageError.is(error)) throw error
+      c.problems.push(`${c.agent}: ${ref.at}: ${error.message}`)
+      return ref
+    }
+  }
+  c.seen.add(name!)
+  const want = Object.hasOwn(c.lock, name!) ? c.lock[name!] : undefined
+  if (!want) {
+    c.problems.push(`${c.agent}: plugin ${name} (${ref.at}) is in the preset but not in the lock`)
+    return ref
+  }
+  if (!semver.satisfies(want.version, ref.version)) {
+    c.problems.push(`${c.agent}: ${name}: the lock has ${want.version}, which the preset's range ${ref.version} (${ref.at}) does not admit`)
+    return ref
+  }
+  if (entry) {
+    if (entry.manifest.version !== want.version)
+      c.problems.push(`${c.agent}: ${name}: locked at ${want.version}, but ${ref.path} holds ${entry.manifest.version}`)
+  } else {
+    try {
+      entry = c.catalog.find(name!, want.version)
+    } catch (error) {
+      if (!CordageError.is(error)) throw error
+      const installed = c.catalog
+        .entries()
+        .filter((e) => e.manifest.name === name)
+        .map((e) => e.manifest.version)
+      c.problems.push(
+        `${c.agent}: ${name}: locked at ${want.version}, which is not installed (installed: ${installed.join(', ') || 'none'})`,
+      )
+      return ref
+    }
+  }
+  const now = c.hash(entry.dir)
+  if (now !== want.hash)
+    c.problems.push(
+      `${c.agent}: ${name}@${want.version}: its files differ from the lock (locked ${want.hash}, installed ${now} in ${relative(process.cwd(), entry.dir) || entry.dir})`,
+    )
+  return ref.path !== undefined ? ref : { ...ref, version: want.version }
 }

@@ -12,7 +12,7 @@
  * the child exits. Every process the child starts is born in it and only a privileged process can move
  * out. A cgroup, unlike a PID namespace, leaves pids as they are and lets the child start threads.
  */
-import { spawn } from 'node:child_process'
+import { spawn, type ChildProcess } from 'node:child_process'
 import { accessSync, constants, mkdirSync, readFileSync, readdirSync, rmdirSync, statSync, writeFileSync } from 'node:fs'
 import { delimiter, join, resolve as resolvePath } from 'node:path'
 import { CordageError } from '../contracts/errors.ts'
@@ -135,13 +135,7 @@ function which(command: string, path: string | undefined, cwd: string): string |
 export function runProcess(command: string, args: string[], options: ProcessOptions): Promise<ProcessResult> {
   const max = options.maxOutput ?? 1_000_000
   const grace = options.killAfterMs ?? 500
-  const base = options.contain === false ? undefined : cgroupParent()
-  let cgroup = base && join(base, `cordage-${process.pid}-${++calls}`)
-  try {
-    if (cgroup) mkdirSync(cgroup)
-  } catch {
-    cgroup = undefined
-  }
+  let cgroup = newCgroup(options)
   // Checked here because behind the shim a command that cannot start would only be an exit code 127.
   if (cgroup && !which(command, (options.env ?? process.env).PATH, options.cwd ?? process.cwd())) {
     removeTree(cgroup)
@@ -150,27 +144,9 @@ export function runProcess(command: string, args: string[], options: ProcessOpti
     )
   }
   return new Promise((resolve, reject) => {
-    const child = cgroup
-      ? spawn('/bin/sh', ['-c', Shim, 'sh', command, ...args], {
-          cwd: options.cwd,
-          env: options.env,
-          detached: true,
-          stdio: ['pipe', 'pipe', 'pipe'],
-        })
-      : spawn(command, args, { cwd: options.cwd, env: options.env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] })
-    if (cgroup) {
-      // The shell waits for the line below: nothing runs before it is in the cgroup.
-      try {
-        writeFileSync(join(cgroup, 'cgroup.procs'), String(child.pid ?? ''))
-      } catch {
-        removeTree(cgroup)
-        cgroup = undefined
-      }
-      child.stdin?.on('error', () => {
-        /* the shell did not start: reported by 'error' */
-      })
-      child.stdin?.end('go\n')
-    }
+    const started = spawnIn(cgroup, command, args, options)
+    const child = started.child
+    cgroup = started.cgroup
     const containment: Containment = cgroup ? 'cgroup' : 'process-group'
     let ended: Promise<void> = Promise.resolve()
     let stdout = ''
@@ -219,4 +195,51 @@ export function runProcess(command: string, args: string[], options: ProcessOpti
     if (options.signal.aborted) onAbort()
     else options.signal.addEventListener('abort', onAbort, { once: true })
   })
+}
+
+/** A cgroup of its own for one command, when the machine lets this process make one (Linux, cgroup v2, delegated). */
+function newCgroup(options: ProcessOptions): string | undefined {
+  const base = options.contain === false ? undefined : cgroupParent()
+  const cgroup = base && join(base, `cordage-${process.pid}-${++calls}`)
+  try {
+    if (cgroup) mkdirSync(cgroup)
+    return cgroup || undefined
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * Start the command in its own process group, and inside `cgroup` when there is one: through a shell
+ * that waits until its pid is in the cgroup before it runs the command. The cgroup is dropped (removed,
+ * undefined) when the pid cannot be put in it.
+ */
+function spawnIn(
+  cgroup: string | undefined,
+  command: string,
+  args: string[],
+  options: ProcessOptions,
+): { child: ChildProcess; cgroup: string | undefined } {
+  const child = cgroup
+    ? spawn('/bin/sh', ['-c', Shim, 'sh', command, ...args], {
+        cwd: options.cwd,
+        env: options.env,
+        detached: true,
+        stdio: ['pipe', 'pipe', 'pipe'],
+      })
+    : spawn(command, args, { cwd: options.cwd, env: options.env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] })
+  if (cgroup) {
+    // The shell waits for the line below: nothing runs before it is in the cgroup.
+    try {
+      writeFileSync(join(cgroup, 'cgroup.procs'), String(child.pid ?? ''))
+    } catch {
+      removeTree(cgroup)
+      cgroup = undefined
+    }
+    child.stdin?.on('error', () => {
+      /* the shell did not start: reported by 'error' */
+    })
+    child.stdin?.end('go\n')
+  }
+  return { child, cgroup }
 }

@@ -468,29 +468,7 @@ function applySet(merged: unknown, layer: SetLayer): unknown {
   if (eq <= 0)
     throw new CordageError('preset_invalid', `--set ${layer.text}: expected KEY=VALUE, such as agents.support.budgets.maxSteps=4`)
   const key = layer.text.slice(0, eq)
-  let value: unknown
-  try {
-    const doc = parseDocument(layer.text.slice(eq + 1), { prettyErrors: false, uniqueKeys: true })
-    if (doc.errors.length) throw doc.errors[0]
-    let alias: string | undefined
-    visit(doc, {
-      Alias(_key, node) {
-        alias ??= node.source
-        return visit.BREAK
-      },
-    })
-    if (alias !== undefined)
-      throw new CordageError(
-        'preset_invalid',
-        `--set ${layer.text}: the value uses the YAML alias *${alias}; a --set value cannot use aliases (write the value out)`,
-      )
-    value = doc.toJS({ maxAliasCount: 0 })
-  } catch (error) {
-    if (CordageError.is(error)) throw error
-    throw new CordageError('preset_invalid', `--set ${layer.text}: the value is not valid YAML or JSON: ${firstLine(error)}`, {
-      cause: error,
-    })
-  }
+  const value = setValue(layer, eq)
   const segments = splitKey(key)
   if (!segments.length || segments.some((s) => s === ''))
     throw new CordageError('preset_invalid', `--set ${layer.text}: "${key}" is not a key path such as agents.support.budgets.maxSteps`)
@@ -537,6 +515,32 @@ function applySet(merged: unknown, layer: SetLayer): unknown {
     node = next as Record<string, unknown>
   }
   return merged
+}
+
+/** The value of `--set KEY=VALUE` (after the `=` at `eq`), read as YAML (so JSON too); aliases refused. */
+function setValue(layer: SetLayer, eq: number): unknown {
+  try {
+    const doc = parseDocument(layer.text.slice(eq + 1), { prettyErrors: false, uniqueKeys: true })
+    if (doc.errors.length) throw doc.errors[0]
+    let alias: string | undefined
+    visit(doc, {
+      Alias(_key, node) {
+        alias ??= node.source
+        return visit.BREAK
+      },
+    })
+    if (alias !== undefined)
+      throw new CordageError(
+        'preset_invalid',
+        `--set ${layer.text}: the value uses the YAML alias *${alias}; a --set value cannot use aliases (write the value out)`,
+      )
+    return doc.toJS({ maxAliasCount: 0 })
+  } catch (error) {
+    if (CordageError.is(error)) throw error
+    throw new CordageError('preset_invalid', `--set ${layer.text}: the value is not valid YAML or JSON: ${firstLine(error)}`, {
+      cause: error,
+    })
+  }
 }
 
 /**

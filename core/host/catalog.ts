@@ -236,10 +236,33 @@ async function loadPackage(dir: string, dependency: string): Promise<CatalogEntr
   if (pkg.cordage === undefined) return undefined
   const bad = (what: string) =>
     new CordageError('manifest_invalid', `package ${dependency} (${pkgFile}) declares a Cordage plugin, but ${what}`)
-  const field = pkg.cordage as Partial<PackageField> | null
+  const { entry, manifestFile } = packageFiles(dir, pkg.cordage, bad)
+  if (typeof pkg.version !== 'string') throw bad('its package.json has no "version"')
+  shareHostPackages()
+  let loaded: CatalogEntry
+  try {
+    loaded = await loadFolder(dir, 'builtin', { manifestFile, entry })
+  } catch (error) {
+    if (!CordageError.is(error)) throw error
+    throw new CordageError(error.code, `package ${dependency} (${pkgFile}) declares a Cordage plugin, but ${error.message}`, {
+      cause: error,
+      data: error.data,
+    })
+  }
+  if (loaded.manifest.version !== pkg.version) {
+    throw bad(
+      `its manifest says version ${loaded.manifest.version} and its package.json ${pkg.version}; they must be the same (a version must always mean the same code)`,
+    )
+  }
+  return { ...loaded, package: { dependency, name: typeof pkg.name === 'string' ? pkg.name : dependency } }
+}
+
+/** The entry module and the manifest a package's `"cordage"` field names, checked to be files inside the package. */
+function packageFiles(dir: string, cordage: unknown, bad: (what: string) => CordageError): { entry: string; manifestFile: string } {
+  const field = cordage as Partial<PackageField> | null
   const example = '{"cordage": {"plugin": "./index.js", "manifest": "./manifest.js"}}'
   if (!field || typeof field !== 'object' || Array.isArray(field))
-    throw bad(`its "cordage" field is ${JSON.stringify(pkg.cordage)}, expected an object such as ${example}`)
+    throw bad(`its "cordage" field is ${JSON.stringify(cordage)}, expected an object such as ${example}`)
   const unknown = Object.keys(field).filter((k) => k !== 'plugin' && k !== 'manifest')
   if (unknown.length)
     throw bad(`its "cordage" field has unknown key(s) ${unknown.map((k) => `"${k}"`).join(', ')}; allowed: "plugin", "manifest"`)
@@ -265,24 +288,7 @@ async function loadPackage(dir: string, dependency: string): Promise<CatalogEntr
     if (!beside) throw bad(`it names no "cordage.manifest" and there is no ${manifestFiles.join(', ')} beside ${field.plugin}`)
     manifestFile = beside
   }
-  if (typeof pkg.version !== 'string') throw bad('its package.json has no "version"')
-  shareHostPackages()
-  let loaded: CatalogEntry
-  try {
-    loaded = await loadFolder(dir, 'builtin', { manifestFile, entry })
-  } catch (error) {
-    if (!CordageError.is(error)) throw error
-    throw new CordageError(error.code, `package ${dependency} (${pkgFile}) declares a Cordage plugin, but ${error.message}`, {
-      cause: error,
-      data: error.data,
-    })
-  }
-  if (loaded.manifest.version !== pkg.version) {
-    throw bad(
-      `its manifest says version ${loaded.manifest.version} and its package.json ${pkg.version}; they must be the same (a version must always mean the same code)`,
-    )
-  }
-  return { ...loaded, package: { dependency, name: typeof pkg.name === 'string' ? pkg.name : dependency } }
+  return { entry, manifestFile }
 }
 
 async function loadFolder(

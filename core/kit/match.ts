@@ -58,6 +58,11 @@ export function compileArg(matcher: ArgMatcher, where = '(argument)'): Test {
       `a test is a glob string, a number, a boolean, or an object of operators (${ArgOperators.join(', ')}); got ${describe(matcher)}${matcher === null ? ' (to test for null, write { equals: null })' : ''}`,
     )
   }
+  return compileOperators(matcher, where)
+}
+
+/** An object of operators as one test: every operator known, at least one, each operand of its type; all must hold. */
+function compileOperators(matcher: object, where: string): Test {
   const keys = Object.keys(matcher)
   const unknown = keys.filter((k) => !(ArgOperators as readonly string[]).includes(k))
   if (unknown.length)

@@ -6,9 +6,15 @@
  * event, checked by asking the agent's policy service for a decision with the new label. Every 50
  * reloads: a run on the reloaded policy, a full GC, and heapUsed. See docs/guides/dev.md for the figures.
  *
- * `--reloads N` (default 500), `--debounce MS` (default 20).
+ * At the end, the heap's slope in KB per reload (least squares over the marks after the first 100
+ * reloads, and over the second half alone: a slope that falls is a heap that levels off). With
+ * `--snapshots`, heap snapshots are written after 100 reloads and at the end, and the kinds of object
+ * that grew between them are printed (bench/heap-diff.ts).
+ *
+ * `--reloads N` (default 500), `--debounce MS` (default 20), `--snapshots`.
  */
 import { cpSync, writeFileSync } from 'node:fs'
+import { writeHeapSnapshot } from 'node:v8'
 import { cpus } from 'node:os'
 import { join, resolve } from 'node:path'
 import { stringify } from 'yaml'
@@ -16,6 +22,7 @@ import { readService, type PluginEvent, type PolicyService } from 'cordage'
 import { Cordage } from '../core/host/app.ts'
 import { DevReloader } from '../core/host/dev.ts'
 import { deskPreset, refundAnswer, tempDir } from '../test/helpers.ts'
+import { growth } from './heap-diff.ts'
 
 const arg = (name: string, fallback: number) => {
   const at = process.argv.indexOf(`--${name}`)
@@ -23,6 +30,7 @@ const arg = (name: string, fallback: number) => {
 }
 const reloads = arg('reloads', 500)
 const debounceMs = arg('debounce', 20)
+const snapshots = process.argv.includes('--snapshots')
 const gc =
   globalThis.gc ??
   (() => {
@@ -79,6 +87,9 @@ console.log(`${'0'.padStart(7)} | ${''.padStart(6)} | ${''.padStart(6)} | ${''.p
 
 const all: number[] = []
 let window: number[] = []
+/** [reloads, heap MB] at every mark. */
+const marks: [number, number][] = [[0, baseline]]
+const snapshotFiles: string[] = []
 for (let i = 1; i <= reloads; i++) {
   const label = `r${i}`
   const reloaded = new Promise<PluginEvent>((done) => {
@@ -99,6 +110,8 @@ for (let i = 1; i <= reloads; i++) {
     await checkRun(label)
     const sorted = window.sort((a, b) => a - b)
     const mb = heap()
+    marks.push([i, mb])
+    if (snapshots && (i === 100 || i === reloads)) snapshotFiles.push(writeHeapSnapshot(join(dir, `after-${i}.heapsnapshot`)))
     console.log(
       `${String(i).padStart(7)} | ${quantile(sorted, 0.5).toFixed(1).padStart(6)} | ${quantile(sorted, 0.95).toFixed(1).padStart(6)} | ${sorted.at(-1)!.toFixed(1).padStart(6)} | ${mb.toFixed(1).padStart(18)} | ${(mb - baseline >= 0 ? '+' : '') + (mb - baseline).toFixed(1)}`,
     )
@@ -109,6 +122,27 @@ const sorted = all.sort((a, b) => a - b)
 console.log(
   `\nall ${reloads}: p50 ${quantile(sorted, 0.5).toFixed(1)} ms, p95 ${quantile(sorted, 0.95).toFixed(1)} ms (of which ${debounceMs} ms debounce); heap ${baseline.toFixed(1)} → ${heap().toFixed(1)} MB`,
 )
+
+/** Least-squares slope of heap over reloads, in KB per reload. */
+function slope(points: [number, number][]): number {
+  const n = points.length
+  const mx = points.reduce((s, [x]) => s + x, 0) / n
+  const my = points.reduce((s, [, y]) => s + y, 0) / n
+  const sxy = points.reduce((s, [x, y]) => s + (x - mx) * (y - my), 0)
+  const sxx = points.reduce((s, [x]) => s + (x - mx) ** 2, 0)
+  return (sxy / sxx) * 1024
+}
+const settled = marks.filter(([i]) => i >= 100)
+const secondHalf = marks.filter(([i]) => i >= reloads / 2)
+if (settled.length >= 3)
+  console.log(
+    `heap slope: ${slope(settled).toFixed(2)} KB per reload after the first 100${secondHalf.length >= 3 ? `, ${slope(secondHalf).toFixed(2)} KB over the second half` : ''}`,
+  )
+if (snapshotFiles.length === 2) {
+  console.log(`\ngrown between reload 100 and ${reloads} (kind of object: count, bytes):`)
+  for (const g of growth(snapshotFiles[0]!, snapshotFiles[1]!))
+    console.log(`  ${g.kind.padEnd(50)} ${String(g.count).padStart(6)} ${String(g.bytes).padStart(9)}`)
+}
 dev.stop()
 await dev.settled()
 await app.stop()

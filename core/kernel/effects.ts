@@ -203,15 +203,19 @@ export class EffectRunner {
     const run = this.run
     const { action, tool, policyVersion, causation, key } = job
     const attempt = action.attempts + 1
-    const ticket = issueTicket({
-      runId: run.runId,
-      actionId: action.id,
-      tool: tool.name,
-      argsHash: action.argsHash,
-      policyVersion,
-      ttlMs: run.options.ticketTtlMs,
-      target: targetOf(tool),
-    })
+    const ticket = issueTicket(
+      {
+        runId: run.runId,
+        actionId: action.id,
+        tool: tool.name,
+        argsHash: action.argsHash,
+        policyVersion,
+        ttlMs: run.options.ticketTtlMs,
+        target: targetOf(tool),
+      },
+      undefined,
+      action.args,
+    )
     const started = run.rec.record(
       'tool/start',
       {

@@ -17,7 +17,7 @@ import { EffectRunner, type Checkpoint, type DriverPort, type Next, type PauseDe
 import { CordageError, Codes, type Code } from '../contracts/errors.ts'
 import { deepFreeze } from '../kit/freeze.ts'
 import { readonlyView } from './readonly.ts'
-import { hashAnyway, hashArgs, jsonProblem } from '../kit/hash.ts'
+import { digestArgs, hashAnyway, jsonProblem } from '../kit/hash.ts'
 import { Ownership } from './ownership.ts'
 import { Recorder, type EventIds } from './recorder.ts'
 import type { Tool, ToolView } from '../contracts/services/tools.ts'
@@ -343,7 +343,13 @@ export class RunDriver implements DriverPort {
         const argsError = call.argsError ?? jsonProblem(args)
         this.rec.record(
           'tool/proposed',
-          { tool: call.name, args, argsHash: argsError === undefined ? hashArgs(args) : hashAnyway(args), callId: call.callId, argsError },
+          {
+            tool: call.name,
+            args,
+            argsHash: argsError === undefined ? digestArgs(args) : hashAnyway(args),
+            callId: call.callId,
+            argsError,
+          },
           KernelProducer,
           this.idsOf(`${ids.stepId}.a${i + 1}`, responded.seq),
         )

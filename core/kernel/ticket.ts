@@ -15,25 +15,35 @@
  * No crypto on the hot path.
  */
 import { CordageError } from '../contracts/errors.ts'
-import { hashArgs } from '../kit/hash.ts'
+import { digestArgs } from '../kit/hash.ts'
+import { isDeepFrozen } from '../kit/freeze.ts'
 import type { Ticket, Grant, CallBinding } from '../contracts/data.ts'
 export type { Ticket, Grant, CallBinding } from '../contracts/data.ts'
 
 /** Issued tickets not yet redeemed are kept to this many; beyond it, expired ones are dropped first. */
 const PruneAbove = 1024
+/** Redeemed tickets remembered for a clearer refusal of a replay. */
+const SpentKept = 4096
 
 /**
  * A book of tickets: what was issued and not yet used, and what was used. The kernel keeps one; a book
  * anyone else makes is worthless, since tools redeem against the kernel's.
  */
 export class TicketBook {
-  readonly #issued = new Map<string, Ticket>()
-  /** Redeemed tickets, so a replay of one says `ticket_reused` rather than `ticket_invalid`. */
-  readonly #spent = new WeakSet<Ticket>()
+  /** Issued and not yet redeemed, with the arguments object each was issued for (when the issuer gave it). */
+  readonly #issued = new Map<string, { ticket: Ticket; args: unknown }>()
+  /**
+   * The last tickets redeemed, by id, so a replay of one says `ticket_reused` rather than
+   * `ticket_invalid` (only the very object counts). A Map of ids, not a WeakSet of tickets: a weak
+   * entry per call is paid for again at every collection. Older ones than the last SpentKept are
+   * forgotten, and a replay of such a ticket is refused as `ticket_invalid`.
+   */
+  readonly #spent = new Map<string, Ticket>()
   readonly #prefix = Math.random().toString(36).slice(2, 8)
   #counter = 0
 
-  issue(grant: Grant, now = Date.now()): Ticket {
+  /** A ticket for one call. `args`, when given, is the deeply frozen object `grant.argsHash` is the hash of. */
+  issue(grant: Grant, now = Date.now(), args?: unknown): Ticket {
     if (this.#issued.size > PruneAbove) this.prune(now)
     const ticket: Ticket = Object.freeze({
       id: `tk_${this.#prefix}_${++this.#counter}`,
@@ -45,7 +55,7 @@ export class TicketBook {
       expiresAt: now + (grant.ttlMs ?? 60_000),
       target: grant.target,
     })
-    this.#issued.set(ticket.id, ticket)
+    this.#issued.set(ticket.id, { ticket, args })
     return ticket
   }
 
@@ -63,14 +73,19 @@ export class TicketBook {
       )
     const known = typeof ticket === 'object' ? this.#issued.get(ticket.id) : undefined
     if (known === undefined) {
-      if (this.#spent.has(ticket)) throw new CordageError('ticket_reused', `ticket ${ticket.id} for tool "${call.tool}" was already used`)
+      if (typeof ticket === 'object' && this.#spent.get(ticket.id) === ticket)
+        throw new CordageError('ticket_reused', `ticket ${ticket.id} for tool "${call.tool}" was already used`)
       throw new CordageError('ticket_invalid', `ticket ${String(ticket.id)} for tool "${call.tool}" was not issued by this process`)
     }
-    if (known !== ticket) throw new CordageError('ticket_invalid', `ticket ${ticket.id} is a copy, not the ticket that was issued`)
+    if (known.ticket !== ticket) throw new CordageError('ticket_invalid', `ticket ${ticket.id} is a copy, not the ticket that was issued`)
     this.#issued.delete(ticket.id)
-    this.#spent.add(ticket)
+    this.#spent.set(ticket.id, ticket)
+    if (this.#spent.size > SpentKept) this.#spent.delete(this.#spent.keys().next().value!)
     if (now > ticket.expiresAt) throw new CordageError('ticket_expired', `ticket ${ticket.id} expired ${now - ticket.expiresAt} ms ago`)
-    const argsHash = hashArgs(call.args)
+    // The very object the ticket was issued for, deeply frozen, still has the hash it had then.
+    const same =
+      known.args !== undefined && call.args === known.args && typeof call.args === 'object' && call.args !== null && isDeepFrozen(call.args)
+    const argsHash = same ? ticket.argsHash : digestArgs(call.args)
     const mismatch =
       ticket.runId !== call.runId
         ? `run ${ticket.runId}, not ${call.runId}`
@@ -93,7 +108,7 @@ export class TicketBook {
 
   /** Drop issued tickets whose expiry has passed. */
   prune(now = Date.now()): void {
-    for (const [id, ticket] of this.#issued) if (ticket.expiresAt < now) this.#issued.delete(id)
+    for (const [id, { ticket }] of this.#issued) if (ticket.expiresAt < now) this.#issued.delete(id)
   }
 }
 Object.freeze(TicketBook.prototype)
@@ -113,12 +128,12 @@ export function redeemTicket(ticket: Ticket | undefined, call: CallBinding, now 
  * The right to issue tickets into the kernel's book, handed out exactly once. core/kernel/effects.ts claims it
  * as it loads; every later call throws.
  */
-export function claimTicketIssuer(): (grant: Grant, now?: number) => Ticket {
+export function claimTicketIssuer(): (grant: Grant, now?: number, args?: unknown) => Ticket {
   if (claimed)
     throw new CordageError(
       'ticket_invalid',
       'tickets are issued by the kernel alone, after a recorded policy decision; no plugin or application can issue one',
     )
   claimed = true
-  return (grant, now) => kernelBook.issue(grant, now)
+  return (grant, now, args) => kernelBook.issue(grant, now, args)
 }

@@ -41,10 +41,19 @@ export function hashArgs(value: unknown): string {
     const cached = cache.get(value)
     if (cached) return cached
   }
-  // crypto.hash (Node ≥ 20.12) is the one-shot form: about 2.5× cheaper than createHash for short input.
-  const digest = 'sha256:' + hash('sha256', canonicalJson(value)).slice(0, 32)
+  const digest = digestArgs(value)
   if (cacheable) cache.set(value, digest)
   return digest
+}
+
+/**
+ * {@link hashArgs} without the cache: for a value hashed once (the loop hashes each proposed call's
+ * arguments once, and a ticket is checked against the very object it was issued for). Remembering
+ * costs a WeakMap entry per value, which the collector pays for again and again.
+ */
+export function digestArgs(value: unknown): string {
+  // crypto.hash (Node ≥ 20.12) is the one-shot form: about 2.5× cheaper than createHash for short input.
+  return 'sha256:' + hash('sha256', canonicalJson(value)).slice(0, 32)
 }
 
 /** Arguments nested deeper than this are refused: no tool needs it, and deep values cost stack everywhere. */

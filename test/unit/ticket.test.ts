@@ -226,3 +226,32 @@ describe('the kernel book', () => {
     redeemTicket(fresh, call(), 10)
   })
 })
+
+describe('TicketBook: the arguments object a ticket was issued for', () => {
+  it('accepts that very object, deeply frozen, without hashing it again, and refuses other content', async () => {
+    const { deepFreeze } = await import('../../core/kit/freeze.ts')
+    const book = new TicketBook()
+    const judged = deepFreeze({ ticketId: 'T-1', note: 'call back' })
+    book.redeem(book.issue(grant(), 1_000, judged), call({ args: judged }), 1_001)
+    // An equal copy passes on its hash; different content is refused whatever was remembered.
+    book.redeem(book.issue(grant(), 1_000, judged), call({ args: { ...judged } }), 1_001)
+    const other = deepFreeze({ ticketId: 'T-2', note: 'call back' })
+    assert.throws(() => book.redeem(book.issue(grant(), 1_000, judged), call({ args: other }), 1_001), { code: 'ticket_mismatch' })
+  })
+
+  it('hashes again when the object it was issued for is not deeply frozen: a change after issue is caught', () => {
+    const book = new TicketBook()
+    const judged = { ticketId: 'T-1', note: 'call back' }
+    const ticket = book.issue(grant(), 1_000, judged)
+    judged.ticketId = 'T-9'
+    assert.throws(() => book.redeem(ticket, call({ args: judged }), 1_001), { code: 'ticket_mismatch' })
+  })
+
+  it('says ticket_reused for a redeemed ticket, and ticket_invalid for a copy of one', () => {
+    const book = new TicketBook()
+    const ticket = book.issue(grant(), 1_000)
+    book.redeem(ticket, call(), 1_001)
+    assert.throws(() => book.redeem(ticket, call(), 1_002), { code: 'ticket_reused' })
+    assert.throws(() => book.redeem({ ...ticket }, call(), 1_002), { code: 'ticket_invalid' })
+  })
+})

@@ -6,6 +6,7 @@
 import type { WaitingStatus } from '../contracts/data.ts'
 import type { RunState } from '../contracts/state.ts'
 import type { Checkpoint, Next, PauseDetail } from './effects.ts'
+import { turn } from './command-ids.ts'
 import type { EventIds } from './recorder.ts'
 
 /** Turn and step ids of where a run is, rebuilt only when the run moves (they are read for every event). */
@@ -21,7 +22,7 @@ export class PlaceIds {
       this.#turns = turns
       this.#steps = steps
       this.#open = stepOpen
-      this.#ids = { turnId: turns ? `t${turns}` : undefined, stepId: stepOpen ? `s${steps}` : undefined }
+      this.#ids = turn(state)
     }
     return this.#ids
   }

@@ -3,6 +3,11 @@
  * message) is always kept; the rest is a list of blocks. A block is one message, or a model turn with
  * tool calls together with their results, so a cut between blocks never separates a call from its
  * result. Blocks are contiguous: anything between a call and its result joins the call's block.
+ *
+ * The split of a run is kept from one step to the next and extended with the messages the projection
+ * gained (a context provider such as context-basic appends to it), so a step splits only what is new:
+ * the cost of a compaction does not grow with the length of the run. A projection that does not begin
+ * with exactly the messages taken before (the same objects, in the same order) is split anew.
  */
 import type { ContextMessage } from 'cordage'
 import { messageTokens } from './tokens.ts'
@@ -21,40 +26,94 @@ export interface Split {
   blocks: Block[]
 }
 
-export function splitProjection(messages: readonly ContextMessage[]): Split {
-  const goal = messages.findIndex((m) => m.role === 'user')
-  let headEnd = goal + 1
-  if (goal < 0) while (headEnd < messages.length && messages[headEnd].role === 'system') headEnd++
-  const head = messages.slice(0, headEnd)
-  const blocks: Block[] = []
-  const byAction = new Map<string, Block>()
-  for (const message of messages.slice(headEnd)) {
-    const owner = message.role === 'tool' && message.actionId ? byAction.get(message.actionId) : undefined
-    if (owner) {
-      // Whatever landed between the call and this result joins the call's block.
-      const at = blocks.indexOf(owner)
-      for (const later of blocks.splice(at + 1)) {
-        for (const m of later.messages) add(owner, m)
-        for (const id of later.actionIds) {
-          owner.actionIds.push(id)
-          byAction.set(id, owner)
+export class ProjectionSplit implements Split {
+  head: ContextMessage[] = []
+  headTokens = 0
+  blocks: Block[] = []
+  /** The messages taken in so far, in order. */
+  private taken: ContextMessage[] = []
+  /** The index in {@link blocks} of the block that holds each call. */
+  private byAction = new Map<string, number>()
+  /** The head ends with the goal: no later message joins it. */
+  private goal = false
+  /**
+   * Leading blocks that stayed as they are since the last {@link take}: a block below this index was
+   * not merged with later ones. Readers that keep an index into the blocks lower theirs to it.
+   */
+  unchanged = 0
+
+  /** Whether `messages` begins with exactly the messages taken so far (the check is by identity). */
+  extends(messages: readonly ContextMessage[]): boolean {
+    const taken = this.taken
+    if (messages.length < taken.length) return false
+    for (let i = 0; i < taken.length; i++) if (messages[i] !== taken[i]) return false
+    return true
+  }
+
+  /** Take in the messages after those taken so far (call {@link extends} first). */
+  take(messages: readonly ContextMessage[]): this {
+    this.unchanged = this.blocks.length
+    for (let i = this.taken.length; i < messages.length; i++) {
+      const message = messages[i]
+      this.taken.push(message)
+      if (!this.goal && message.role === 'user') this.goalAt()
+      else if (!this.goal && message.role === 'system' && this.blocks.length === 0) this.toHead(message)
+      else this.add(message)
+    }
+    return this
+  }
+
+  /** The message just taken is the first user message: it and everything before it are the head. */
+  private goalAt(): void {
+    this.head = []
+    this.headTokens = 0
+    for (const m of this.taken) this.toHead(m)
+    this.blocks = []
+    this.byAction.clear()
+    this.unchanged = 0
+    this.goal = true
+  }
+
+  private toHead(message: ContextMessage): void {
+    this.head.push(message)
+    this.headTokens += messageTokens(message)
+  }
+
+  private add(message: ContextMessage): void {
+    const blocks = this.blocks
+    const at = message.role === 'tool' && message.actionId ? this.byAction.get(message.actionId) : undefined
+    if (at !== undefined) {
+      const owner = blocks[at]
+      if (at + 1 < blocks.length) {
+        // Whatever landed between the call and this result joins the call's block.
+        for (const later of blocks.splice(at + 1)) {
+          for (const m of later.messages) addTo(owner, m)
+          for (const id of later.actionIds) {
+            owner.actionIds.push(id)
+            this.byAction.set(id, at)
+          }
         }
+        this.unchanged = Math.min(this.unchanged, at)
       }
-      add(owner, message)
-      continue
+      addTo(owner, message)
+      return
     }
     const block: Block = { messages: [], tokens: 0, seqs: [], actionIds: [] }
     for (const call of message.calls ?? []) {
       block.actionIds.push(call.actionId)
-      byAction.set(call.actionId, block)
+      this.byAction.set(call.actionId, blocks.length)
     }
-    add(block, message)
+    addTo(block, message)
     blocks.push(block)
   }
-  return { head, headTokens: head.reduce((n, m) => n + messageTokens(m), 0), blocks }
 }
 
-function add(block: Block, message: ContextMessage): void {
+/** The split of one projection, from scratch. */
+export function splitProjection(messages: readonly ContextMessage[]): Split {
+  return new ProjectionSplit().take(messages)
+}
+
+function addTo(block: Block, message: ContextMessage): void {
   block.messages.push(message)
   block.tokens += messageTokens(message)
   if (message.source > 0) block.seqs.push(message.source)

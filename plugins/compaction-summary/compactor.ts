@@ -10,6 +10,12 @@
  * threshold. To avoid a model call each time, the last summary of a run is reused while it still covers
  * the older part exactly and the result fits; when it no longer fits, the new summary extends the old
  * one with what has aged since (a rolling summary).
+ *
+ * In a long run the projection can hold the whole transcript, and compaction runs at every step. So the
+ * split of a run's projection is kept and extended with what it gained (blocks.ts), and a step reads
+ * only what is new: the blocks after the last summary, the calls not yet settled, the transcript entries
+ * of what is summarised now. What is left that grows with the run is a comparison by identity of the
+ * projection's messages with those taken before (a pointer each).
  */
 import {
   CordageError,
@@ -21,7 +27,7 @@ import {
   type RunState,
   type Usage,
 } from 'cordage'
-import { splitProjection, type Block } from './blocks.ts'
+import { ProjectionSplit } from './blocks.ts'
 import { describeMissing, uncovered } from './coverage.ts'
 import { extractiveSummary } from './extractive.ts'
 import { needsOf, type Need, type NeedPatterns } from './needs.ts'
@@ -51,8 +57,8 @@ type Mode = 'model' | 'extractive'
 
 /** One way to cut: the older blocks to summarise, what stays verbatim, and the room left for the summary text. */
 interface Plan {
-  older: Block[]
-  /** Leading older blocks the previous summary already stands for. */
+  /** The older blocks are the first `at`; the first `extending` of them the previous summary already stands for. */
+  at: number
   extending: number
   summarised: number[]
   needs: Need[]
@@ -64,16 +70,32 @@ interface Plan {
 }
 
 interface Installed {
+  /** Sorted, each once. */
   seqs: number[]
   covered: Set<number>
+  /** What must survive of the older part it stands for: an extension checks these and the new part's. */
+  needs: Need[]
   text: string
   message: ContextMessage
+}
+
+/**
+ * What the compactor keeps of one run between steps: the split of its projection, extended at each
+ * step, the last summary, and two counts of leading blocks that save reading the older part again.
+ */
+interface RunCache {
+  split: ProjectionSplit
+  installed?: Installed
+  /** Leading blocks whose calls are all settled (an outcome on record is final): pinning looks after them. */
+  settled: number
+  /** Leading blocks the installed summary stands for, when counted for this split and summary. */
+  covered?: { of: Installed; count: number }
 }
 
 export class SummaryCompactor implements CompactorService {
   readonly strategy = Strategy
   readonly threshold: number
-  private installed = new Map<string, Installed>()
+  private runs = new Map<string, RunCache>()
 
   constructor(
     private options: SummaryOptions,
@@ -83,10 +105,11 @@ export class SummaryCompactor implements CompactorService {
   }
 
   async compact({ state, projection, limit, signal }: CompactRequest): Promise<CompactResult> {
-    const { head, headTokens, blocks } = splitProjection(projection.messages)
-    const pin = pinnedFrom(blocks, state)
-    const previous = this.installed.get(state.runId)
-    const reused = previous && this.reuse(previous, head, blocks, pin, limit)
+    const run = this.cacheOf(state.runId, projection.messages)
+    const { head, headTokens, blocks } = run.split
+    const pin = pinnedFrom(run, state)
+    const previous = run.installed
+    const reused = previous && this.reuse(run, previous, pin, limit)
     if (reused) return reused
 
     // The recent part: whole blocks from the end, within its share, and always from the first pinned block on.
@@ -101,23 +124,27 @@ export class SummaryCompactor implements CompactorService {
         `${Strategy}: nothing to summarise: the goal and the part that must stay verbatim (${headTokens + tailTokens} tokens) leave no older part`,
       )
 
+    // Only the part the previous summary does not stand for is read: its seqs and needs are carried over.
+    const lead = previous ? coveredCount(run, previous) : 0
     const plan = (at: number): Plan => {
-      const older = blocks.slice(0, at)
-      const extending = previous ? leadingCovered(older, previous.covered) : 0
-      const summarised = [...new Set([...(extending ? previous!.seqs : []), ...older.flatMap((b) => b.seqs)])].sort((a, b) => a - b)
+      const extending = Math.min(lead, at)
+      const fresh = blocks.slice(extending, at)
+      const seqs = fresh.flatMap((b) => b.seqs)
+      const summarised = extending ? mergeSorted(previous!.seqs, seqs) : [...new Set(seqs)].sort((a, b) => a - b)
       const tail = blocks.slice(at)
       const tailSize = tail.reduce((n, b) => n + b.tokens, 0)
       const frame = messageTokens(summaryMessage('', summarised, 'extractive', this.options.recall)) + 1
+      const needs = needsOf(
+        fresh.flatMap((b) => b.messages),
+        state,
+        this.options.patterns,
+      )
       return {
-        older,
+        at,
         extending,
         summarised,
         kept: tail.flatMap((b) => b.messages),
-        needs: needsOf(
-          older.flatMap((b) => b.messages),
-          state,
-          this.options.patterns,
-        ),
+        needs: extending ? [...previous!.needs, ...needs] : needs,
         budget: Math.min(limit - headTokens - tailSize, target) - frame,
         room: limit - headTokens - tailSize - frame,
       }
@@ -129,9 +156,9 @@ export class SummaryCompactor implements CompactorService {
     let mode: Mode = 'model'
     const model = this.options.useModel ? this.model() : undefined
     if (model) {
-      const { older, extending, needs, budget } = chosen
+      const { at, extending, needs, budget } = chosen
       const prompt = summaryPrompt({
-        older: older.slice(extending).flatMap((b) => b.messages),
+        older: blocks.slice(extending, at).flatMap((b) => b.messages),
         needs,
         previous: extending ? previous!.text : undefined,
         maxTokens: budget,
@@ -172,56 +199,90 @@ export class SummaryCompactor implements CompactorService {
       if (missing.length) throw new CordageError('internal_error', `${Strategy}: the extractive summary misses ${describeMissing(missing)}`)
     }
 
-    const { summarised, kept } = chosen
+    const { summarised, kept, needs } = chosen
     const message = summaryMessage(text, summarised, mode, this.options.recall)
     const messages = [...head, message, ...kept]
     const tokens = sumTokens(messages)
     if (tokens > limit)
       throw new CordageError('internal_error', `${Strategy}: the compacted projection has ${tokens} tokens, over the limit of ${limit}`)
-    this.remember(state.runId, { seqs: summarised, covered: new Set(summarised), text, message })
+    const installed: Installed = { seqs: summarised, covered: new Set(summarised), needs, text, message }
+    run.installed = installed
+    run.covered = { of: installed, count: chosen.at }
     return { messages, tokens, summarised, usage }
   }
 
   forget(runId: string): void {
-    this.installed.delete(runId)
+    this.runs.delete(runId)
+  }
+
+  /** The run's cache, with its split extended to `messages` (or made anew when they are not its continuation). */
+  private cacheOf(runId: string, messages: readonly ContextMessage[]): RunCache {
+    let run = this.runs.get(runId)
+    if (run) this.runs.delete(runId)
+    if (!run) run = { split: new ProjectionSplit(), settled: 0 }
+    else if (!run.split.extends(messages)) {
+      run.split = new ProjectionSplit()
+      run.settled = 0
+      run.covered = undefined
+    }
+    run.split.take(messages)
+    // What was counted of blocks that a late result merged with later ones is counted again.
+    run.settled = Math.min(run.settled, run.split.unchanged)
+    if (run.covered) run.covered.count = Math.min(run.covered.count, run.split.unchanged)
+    this.runs.set(runId, run)
+    if (this.runs.size > this.options.cachedRuns) this.runs.delete(this.runs.keys().next().value!)
+    return run
   }
 
   /** The last summary again, when it still stands for exactly the older blocks and the result fits. */
-  private reuse(previous: Installed, head: ContextMessage[], blocks: Block[], pin: number, limit: number): CompactResult | undefined {
-    const k = leadingCovered(blocks, previous.covered)
+  private reuse(run: RunCache, previous: Installed, pin: number, limit: number): CompactResult | undefined {
+    const { head, headTokens, blocks } = run.split
+    const k = coveredCount(run, previous)
     if (k === 0 || k > pin || k >= blocks.length) return undefined
-    if (blocks.slice(k).some((b) => b.seqs.some((s) => previous.covered.has(s)))) return undefined
-    const messages = [...head, previous.message, ...blocks.slice(k).flatMap((b) => b.messages)]
-    const tokens = sumTokens(messages)
-    return tokens <= limit ? { messages, tokens, summarised: previous.seqs } : undefined
-  }
-
-  private remember(runId: string, installed: Installed): void {
-    this.installed.delete(runId)
-    this.installed.set(runId, installed)
-    if (this.installed.size > this.options.cachedRuns) this.installed.delete(this.installed.keys().next().value!)
+    let tokens = headTokens + messageTokens(previous.message)
+    for (let i = k; i < blocks.length; i++) {
+      const block = blocks[i]
+      if (block.seqs.some((s) => previous.covered.has(s))) return undefined
+      tokens += block.tokens
+    }
+    if (tokens > limit) return undefined
+    const messages = [...head, previous.message]
+    for (let i = k; i < blocks.length; i++) messages.push(...blocks[i].messages)
+    return { messages, tokens, summarised: previous.seqs }
   }
 }
 
-/** How many leading blocks hold only seqs in `covered` (a block of text from elsewhere counts as covered). */
-function leadingCovered(blocks: readonly Block[], covered: Set<number>): number {
-  let k = 0
-  while (k < blocks.length && blocks[k].seqs.every((s) => covered.has(s))) k++
+/** How many leading blocks the summary stands for (a block of text from elsewhere counts as covered). */
+function coveredCount(run: RunCache, summary: Installed): number {
+  const blocks = run.split.blocks
+  let k = run.covered?.of === summary ? run.covered.count : 0
+  while (k < blocks.length && blocks[k].seqs.every((s) => summary.covered.has(s))) k++
+  run.covered = { of: summary, count: k }
   return k
 }
 
-/** The first block that must stay verbatim: the last one, or an earlier one with a call still open. */
-function pinnedFrom(blocks: readonly Block[], state: Readonly<RunState>): number {
-  const open = new Set(
-    Object.values(state.actions)
-      .filter((a) => OpenStatuses.has(a.status))
-      .map((a) => a.id),
-  )
-  const first = blocks.findIndex((b) => b.actionIds.some((id) => open.has(id)))
-  return first >= 0 ? Math.min(first, blocks.length - 1) : blocks.length - 1
+/**
+ * The first block that must stay verbatim: the last one, or an earlier one with a call still open. A
+ * call whose outcome is on record never opens again, so the leading blocks found settled are not read again.
+ */
+function pinnedFrom(run: RunCache, state: Readonly<RunState>): number {
+  const blocks = run.split.blocks
+  const actions = state.actions
+  let first = run.settled
+  while (first < blocks.length && !blocks[first].actionIds.some((id) => OpenStatuses.has(actions[id]?.status as string))) first++
+  run.settled = first
+  return first < blocks.length ? first : blocks.length - 1
 }
 
 const OpenStatuses = new Set(['proposed', 'allowed', 'awaiting_approval', 'approved', 'running'])
+
+/** `more` added to the sorted list `seqs`, sorted, each once (a new list). */
+function mergeSorted(seqs: readonly number[], more: readonly number[]): number[] {
+  const last = seqs.length ? seqs[seqs.length - 1] : -Infinity
+  const sorted = [...new Set(more)].sort((a, b) => a - b)
+  if (sorted.length === 0 || sorted[0] > last) return seqs.concat(sorted)
+  return [...new Set([...seqs, ...sorted])].sort((a, b) => a - b)
+}
 
 /**
  * The summary as the model sees it. A user message, not a system one: several providers accept system

@@ -42,6 +42,9 @@ export default {
     ).description('Model text that states an open commitment (regular expression in RE2 syntax, case-insensitive).'),
     recall: Schema.boolean().default(true).description("Register the recall tool, which reads events of the caller's run by seq."),
     recallMaxChars: Schema.natural().min(100).default(4000).description('Most characters recall returns per event.'),
-    cachedRuns: Schema.natural().min(1).default(256).description('Runs whose last summary is kept for reuse.'),
+    cachedRuns: Schema.natural()
+      .min(1)
+      .default(256)
+      .description('Runs whose last summary and split projection are kept, so a step reads only what is new.'),
   }),
 } satisfies Manifest

@@ -27,8 +27,7 @@ export interface NeedPatterns {
 }
 
 export function needsOf(older: readonly ContextMessage[], state: Readonly<RunState>, patterns: NeedPatterns): Need[] {
-  const bySeq = new Map<number, TranscriptEntry>()
-  for (const entry of state.transcript) bySeq.set(entry.seq, entry)
+  const bySeq = entriesOf(state.transcript, new Set(older.map((m) => m.source).filter((s) => s > 0)))
   const goalSeq = state.transcript.find((e) => e.kind === 'user')?.seq
   const needs: Need[] = []
   const push = (kind: NeedKind, seq: number, label: string, text: string, citations: string[] = []) =>
@@ -61,6 +60,20 @@ export function needsOf(older: readonly ContextMessage[], state: Readonly<RunSta
     }
   }
   return needs
+}
+
+/**
+ * The transcript entries with these seqs, looked for from the end: the older part a compaction reads is
+ * recent in a long run (what aged since the last summary), so the search stops long before the start of
+ * the transcript once every seq is found. A seq that is not there costs a read of the whole transcript.
+ */
+function entriesOf(transcript: readonly TranscriptEntry[], seqs: ReadonlySet<number>): Map<number, TranscriptEntry> {
+  const found = new Map<number, TranscriptEntry>()
+  for (let i = transcript.length - 1; i >= 0 && found.size < seqs.size; i--) {
+    const entry = transcript[i]
+    if (seqs.has(entry.seq)) found.set(entry.seq, entry)
+  }
+  return found
 }
 
 /** Approvals, rejections and denials: what the run was and was not allowed to do. */

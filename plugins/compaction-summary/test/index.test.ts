@@ -472,3 +472,76 @@ describe('compaction-summary: through the kernel', () => {
     assert.match(describeEvent({ seq: 1, type: 'run/start', data: {} } as unknown as RunEvent), /holds nothing the model was shown/)
   })
 })
+
+// ── unit: the cost of a step in a long run ──────────────────────────────────────────────────────────
+
+describe('compaction-summary: a step of a long run', () => {
+  it('reads what the projection gained since the last step, not the whole projection, transcript or actions', async () => {
+    // A run of many settled tool calls, projected the way context-basic does: the same message objects
+    // from one step to the next, one more exchange each step. Every read of a message, of the transcript
+    // and of the actions is counted: a step that re-reads the run costs more the longer the run is.
+    let reads = 0
+    const counted = <T extends object>(target: T): T =>
+      new Proxy(target, {
+        get(t, key, receiver) {
+          reads++
+          return Reflect.get(t, key, receiver)
+        },
+      })
+    const plain = emptyState('long')
+    const transcript: RunState['transcript'] = []
+    const actions: RunState['actions'] = {}
+    const state = { ...plain, transcript: counted(transcript), actions: counted(actions) }
+    const messages: ContextMessage[] = [counted({ role: 'system', text: 'sys', source: 0 } as ContextMessage)]
+    transcript.push({ kind: 'user', text: 'Go on for a long time.', seq: 2 })
+    messages.push(counted({ role: 'user', text: 'Go on for a long time.', source: 2 } as ContextMessage))
+    const exchange = (step: number) => {
+      const id = `s${step}.a1`
+      const seq = step * 10
+      const call = { actionId: id, name: 'noop', args: {} }
+      transcript.push({ kind: 'assistant', decision: { kind: 'tool_calls', calls: [{ name: 'noop', args: {} }] }, actionIds: [id], seq })
+      transcript.push({ kind: 'observation', actionId: id, tool: 'noop', text: 'ok', ok: true, seq: seq + 4 })
+      actions[id] = {
+        id,
+        stepId: `s${step}`,
+        tool: 'noop',
+        args: {},
+        argsHash: 'h',
+        proposedSeq: seq + 1,
+        status: 'succeeded',
+        attempts: 1,
+      }
+      messages.push(counted({ role: 'assistant', text: '', source: seq, calls: [call] } as ContextMessage))
+      messages.push(counted({ role: 'tool', text: 'ok', actionId: id, source: seq + 4 } as ContextMessage))
+    }
+    let summaries = 0
+    const c = compactor({
+      respond: async () => {
+        summaries++
+        return { decision: { kind: 'final', text: 'The no-op tool answered ok each time.' }, usage }
+      },
+    })
+    let tokens = sumTokens(messages)
+    /** One step's compaction; only what the compactor reads is counted. */
+    const step = async () => {
+      tokens += sumTokens(messages.slice(-2))
+      const projection = { messages: messages.slice(), tokens }
+      reads = 0
+      return c.compact({ state, projection, limit: 400, signal: new AbortController().signal })
+    }
+    const long = 3000
+    for (let s = 1; s <= long; s++) exchange(s)
+    tokens = sumTokens(messages.slice(0, -2))
+    await step()
+    const perStep: number[] = []
+    for (let s = long + 1; s <= long + 60; s++) {
+      exchange(s)
+      const result = await step()
+      perStep.push(reads)
+      assert.ok(result.tokens <= 400)
+      assert.equal(result.messages.at(-1)!.source, s * 10 + 4, 'the newest result verbatim')
+    }
+    assert.ok(summaries >= 3, `new summaries were written too, not only reused (${summaries})`)
+    assert.ok(Math.max(...perStep) < 400, `reads per step: at most ${Math.max(...perStep)}, in a run of ${messages.length} messages`)
+  })
+})

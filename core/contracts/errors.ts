@@ -136,6 +136,10 @@ export const Codes = {
     kind: 'internal',
     text: 'a deciding service (policy, guardrail, verifier, progress, compactor) answered something that does not fit its contract',
   },
+  service_output_invalid: {
+    kind: 'internal',
+    text: 'a service that decides nothing (embeddings) answered something that does not fit its contract; its answer is not used',
+  },
   plugin_load_timeout: { kind: 'config', text: 'a plugin module did not finish loading within its time limit' },
   unauthorized: { kind: 'authorization', text: 'the request did not carry the secret token this server was started with' },
   store_write_refused: { kind: 'authorization', text: 'a write to the run store did not come from the kernel' },

@@ -14,6 +14,7 @@ import { StoreContract } from './services/store.ts'
 import { ToolsContract } from './services/tools.ts'
 import { VerifierContract } from './services/verifier.ts'
 import { WorkspaceContract } from './services/workspace.ts'
+import { EmbeddingsContract } from './services/embeddings.ts'
 
 export const Contracts = {
   model: ModelContract,
@@ -27,6 +28,7 @@ export const Contracts = {
   store: StoreContract,
   workspace: WorkspaceContract,
   agents: AgentsContract,
+  embeddings: EmbeddingsContract,
 } as const
 Object.freeze(Contracts)
 

@@ -30,6 +30,7 @@ export const ServiceNames = [
   'store',
   'workspace',
   'agents',
+  'embeddings',
 ] as const
 Object.freeze(ServiceNames)
 export type ServiceName = (typeof ServiceNames)[number]

@@ -8,17 +8,29 @@
  * The data and how it was made: bench/tool-search/README.md.
  */
 import { Context } from 'cordis'
-import { createAgentContext, definePlugin, emptyState, readService, type RunState, type ToolView } from 'cordage'
+import { createAgentContext, definePlugin, emptyState, readService, type RunState, type Tool, type ToolView } from 'cordage'
+import embeddingsLocal, { LocalEmbeddings } from '../plugins/embeddings-local/index.ts'
+import { Dimensions, ModelId, sentenceEncoder } from '../plugins/embeddings-local/use-model.ts'
 import plugin, { SearchIndex, type ToolSearch, type Ranking } from '../plugins/tool-search/index.ts'
 import { runSearch, searchTool, type Searcher } from '../plugins/tool-search/search-tool.ts'
-import { loadQueries, loadRegistry, score, type LabeledQuery, type RegistryTool } from './tool-search/eval.ts'
+import { SemanticIndex } from '../plugins/tool-search/semantic-index.ts'
+import { loadMetaTool, loadQueries, loadRegistry, score, type LabeledQuery, type RegistryTool } from './tool-search/eval.ts'
 import { originalOf, scaleRegistry } from './tool-search/scale.ts'
 import { toolOf } from './tool-search/tools.ts'
 
 const quick = process.argv.includes('--quick')
 const registry = loadRegistry()
 const queries = loadQueries()
+const metatool = loadMetaTool()
 const K = 5
+/**
+ * One embeddings service for every agent of the bench, so a description is embedded once however many
+ * registries hold it (its cache is per text). The same class embeddings-local provides.
+ */
+const shared = new LocalEmbeddings(ModelId, Dimensions, sentenceEncoder, embeddingsLocal.manifest.config!({ cacheSize: 200_000 }))
+const sharedEmbeddings = definePlugin({ name: 'bench-embeddings', version: '1.0.0', provides: { embeddings: '1.0.0' } }, (c) => {
+  c.set('embeddings', shared)
+})
 
 async function main() {
   const spaces = new Set(registry.map((t) => t.name.split('__')[0])).size
@@ -27,38 +39,82 @@ async function main() {
   console.log(
     `evaluation set: ${fmt(registry.length)} tools in ${spaces} namespaces; ${queries.length} labelled queries (${dev} dev, ${queries.length - dev} test)\n`,
   )
-  quality()
+  await quality("the project's own set", registry, queries)
+  console.log(`MetaTool (public): ${metatool.source}, commit ${metatool.commit.slice(0, 7)}; ${metatool.licence}.`)
+  await quality('MetaTool', metatool.tools, metatool.queries)
   const scales = [await scale(registry.length), await scale(10_000)]
   latencyTable(scales)
-  tokens(scales.at(-1)!)
+  await embeddingCost()
+  await tokens(scales.at(-1)!)
 }
 
 // ── ranking quality ──────────────────────────────────────────────────────────────────────────────
 
-function quality() {
+async function quality(name: string, tools: { name: string; description: string; tags?: string[] }[], labelled: LabeledQuery[]) {
   const variants: [string, Partial<Ranking>][] = [
-    ['tool-search (defaults)', {}],
+    ['BM25, tool-search defaults', {}],
     ['  without synonyms', { synonyms: false }],
     ['  without the coverage bonus', { coverage: 0 }],
     ['plain BM25: exact terms only', { synonyms: false, fuzzy: 0, prefix: false, coverage: 0 }],
   ]
-  const rows = variants.map(([name, ranking]) => {
+  const row = (label: string, rank: (q: string) => string[] | Promise<string[]>) => async () => {
+    const ranked = new Map<string, string[]>()
+    for (const q of labelled) ranked.set(q.query, await rank(q.query))
+    const of = (qs: LabeledQuery[]) => score(qs, (q) => ranked.get(q)!, K)
+    const all = of(labelled)
+    const split = (s: LabeledQuery['split']) => of(labelled.filter((q) => q.split === s))
+    return [label, f3(all.recall), `${f3(split('dev').recall)} / ${f3(split('test').recall)}`, f3(all.success), f3(all.mrr)]
+  }
+  const rows: string[][] = []
+  for (const [label, ranking] of variants) {
     const index = new SearchIndex(ranking)
-    index.addAll(registry)
-    const rank = (q: string) => index.search(q, { limit: 20 }).map((h) => h.name)
-    const all = score(queries, rank, K)
-    const split = (s: LabeledQuery['split']) =>
-      score(
-        queries.filter((q) => q.split === s),
-        rank,
-        K,
-      )
-    return [name, f3(all.recall), `${f3(split('dev').recall)} / ${f3(split('test').recall)}`, f3(all.success), f3(all.mrr)]
-  })
-  console.log(`Ranking quality on ${fmt(registry.length)} tools (top ${K})`)
+    index.addAll(tools)
+    rows.push(await row(label, (q) => index.search(q, { limit: 20 }).map((h) => h.name))())
+  }
+  const hybrid = await searchService(tools.map(toolOfPlain), true)
+  rows.push(await row('hybrid: BM25 + use-lite vectors (RRF)', async (q) => (await hybrid.search(q, 20)).map((l) => l.name))())
+  const alone = new SemanticIndex(() => shared, { batch: 64, onError: (e) => console.error(e) })
+  for (const tool of tools) alone.add(tool)
+  await alone.settle()
+  const signal = new AbortController().signal
+  rows.push(
+    await row('  vectors alone (cosine)', async (q) => alone.nearest((await alone.queryVector(q, signal))!, 20).map((h) => h.name))(),
+  )
+  const dev = labelled.filter((q) => q.split === 'dev').length
+  console.log(
+    `Ranking quality on ${name}: ${fmt(tools.length)} tools, ${fmt(labelled.length)} queries (${dev} dev, ${labelled.length - dev} test), top ${K}`,
+  )
   table(['ranking', `recall@${K}`, 'dev / test', `success@${K}`, 'MRR'], rows)
   console.log(`recall@${K}: expected tools found in the top ${K} / min(expected, ${K}), averaged over queries. success@${K}: queries with`)
-  console.log(`at least one expected tool in the top ${K}. MRR: 1 / rank of the first expected tool (top 20), averaged.\n`)
+  console.log(
+    `at least one expected tool in the top ${K}. MRR: 1 / rank of the first expected tool (top 20), averaged. Only dev was read while tuning.\n`,
+  )
+}
+
+/** A tool-search service (optionally with the shared embeddings) holding `tools`, embedded when it returns. */
+async function searchService(tools: Tool[], vectors: boolean): Promise<ToolSearch> {
+  const ctx = createAgentContext(new Context(), 'bench')
+  if (vectors) ctx.plugin(sharedEmbeddings)
+  // The first query waits for the model to load.
+  const config = plugin.manifest.config!({ semantic: { timeoutMs: 60_000 } })
+  ctx.plugin(plugin, config)
+  ctx.plugin(
+    definePlugin({ name: 'bench-catalog', version: '1.0.0', requires: { tools: '^1.0.0' } }, (c) => {
+      const service = c.tools
+      for (const tool of tools) service.register(tool)
+    }),
+  )
+  await new Promise((r) => setImmediate(r))
+  const service = readService<ToolSearch>(ctx, 'tools')!.value
+  if (vectors) {
+    const { waiting } = await service.settled()
+    if (waiting) throw new Error(`${waiting} tools were not embedded`)
+  }
+  return service
+}
+
+function toolOfPlain(entry: { name: string; description: string; tags?: string[] }): Tool {
+  return toolOf({ sideEffect: 'none', tags: [], inputSchema: { type: 'object' }, ...entry } as RegistryTool)
 }
 
 // ── scale: registration, search and visible() through the real service ─────────────────────────
@@ -71,6 +127,8 @@ interface Scale {
   visible: number[]
   recall: number
   service: ToolSearch
+  /** With vectors: seconds to embed the registry, search latencies (query vector cached), recall. */
+  hybrid?: { embedS: number; query: number[]; recall: number }
 }
 
 async function scale(size: number): Promise<Scale> {
@@ -130,7 +188,49 @@ async function scale(size: number): Promise<Scale> {
   // Copies of a tool in other tenants count as that tool: a sanity check that ten times more
   // near-duplicates do not push the right tool out.
   const recall = score(queries, (q) => distinct(service.rank(q, 60).map((l) => originalOf(l.name))), K).recall
-  return { tools, buildMs, bulkBuildMs, query, visible, recall, service }
+  const hybrid =
+    quick && size > registry.length ? undefined : await hybridScale(built, size > registry.length ? Math.min(passes, 3) : passes)
+  return { tools, buildMs, bulkBuildMs, query, visible, recall, service, hybrid }
+}
+
+/**
+ * The same registry with vectors. The query's embedding is cached after the warm-up pass, so the
+ * times are the ranking's: BM25, the scan of every vector and the fusion. What embedding a new query
+ * costs is measured apart (embeddingCost), because it is the model's time, not the index's.
+ */
+async function hybridScale(built: Tool[], passes: number): Promise<Scale['hybrid']> {
+  const t0 = performance.now()
+  const service = await searchService(built, true)
+  const embedS = (performance.now() - t0) / 1000
+  const ranked = new Map<string, string[]>()
+  for (const q of queries) ranked.set(q.query, distinct((await service.search(q.query, 60)).map((l) => originalOf(l.name))))
+  const query: number[] = []
+  for (let pass = 0; pass < passes; pass++) {
+    for (const q of queries) {
+      const s = performance.now()
+      await service.search(q.query, K)
+      query.push(performance.now() - s)
+    }
+  }
+  return { embedS, query, recall: score(queries, (q) => ranked.get(q)!, K).recall }
+}
+
+/** What the model costs: one new query (no cache), and tools embedded in batches. */
+async function embeddingCost() {
+  const cold = new LocalEmbeddings(ModelId, Dimensions, sentenceEncoder, embeddingsLocal.manifest.config!({ cacheSize: 0 }))
+  await cold.embed(['warm up'])
+  const one: number[] = []
+  for (const q of queries.slice(0, quick ? 20 : 100)) {
+    const s = performance.now()
+    await cold.embed([q.query])
+    one.push(performance.now() - s)
+  }
+  const batch = registry.slice(0, 256).map((t) => t.description)
+  const t0 = performance.now()
+  await cold.embed(batch)
+  const perTool = (performance.now() - t0) / batch.length
+  console.log(`The embedding model (embeddings-local, ${ModelId}, ${Dimensions} dimensions, on the CPU in this process):`)
+  console.log(`one new query p50 ${ms(q(one, 0.5))}, p95 ${ms(q(one, 0.95))}; tools in batches of 32: ${ms(perTool)} per tool.\n`)
 }
 
 function latencyTable(scales: Scale[]) {
@@ -147,6 +247,23 @@ function latencyTable(scales: Scale[]) {
       ms(q(s.visible, 0.5)),
       f3(s.recall),
     ]),
+  )
+  console.log(
+    '\nThe same with vectors (hybrid search(); the query vector cached, so this is the ranking: BM25, the vector scan, the fusion)',
+  )
+  table(
+    ['tools', 'embed registry', 'query p50', 'query p95', 'query p99', `recall@${K}`, 'vs BM25 p50'],
+    scales
+      .filter((s) => s.hybrid)
+      .map((s) => [
+        fmt(s.tools.length),
+        `${s.hybrid!.embedS.toFixed(1)} s`,
+        ms(q(s.hybrid!.query, 0.5)),
+        ms(q(s.hybrid!.query, 0.95)),
+        ms(q(s.hybrid!.query, 0.99)),
+        f3(s.hybrid!.recall),
+        `${(q(s.hybrid!.query, 0.5) / q(s.query, 0.5)).toFixed(2)}x`,
+      ]),
   )
   console.log(
     `index build: ${fmt(scales.at(-1)!.tools.length)} register() calls through the service, as plugins make them; bulk build: the SearchIndex alone,\nwithout the service or cordis, for comparison.`,
@@ -169,7 +286,7 @@ function tokensOf(tools: ToolView[]): number {
   )
 }
 
-function tokens(big: Scale) {
+async function tokens(big: Scale) {
   const byName = new Map(registry.map((t) => [t.name, t]))
   const dummy: Searcher = { search: () => [], load: () => ({ found: [], missing: [] }), namespaces: () => [] }
   const meta = searchTool(dummy, { limit: K, maxLimit: 10 })
@@ -191,7 +308,7 @@ function tokens(big: Scale) {
           score: h.score,
         })),
     }
-    const result = runSearch(searcher, '', { query: q.query }, K)
+    const result = await runSearch(searcher, '', { query: q.query }, K)
     revealed += tokensOf(result.reveals!.map((n) => byName.get(n)!))
     observation += Math.ceil(result.observation!.length / 4)
   }

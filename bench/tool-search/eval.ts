@@ -28,6 +28,19 @@ export function loadQueries(): LabeledQuery[] {
   return JSON.parse(readFileSync(join(dir, 'queries.json'), 'utf8'))
 }
 
+/** A public labelled set converted by a script in public/ (its source and licence are in the file). */
+export interface PublicSet {
+  source: string
+  commit: string
+  licence: string
+  tools: { name: string; description: string }[]
+  queries: LabeledQuery[]
+}
+
+export function loadMetaTool(): PublicSet {
+  return JSON.parse(readFileSync(join(dir, 'public', 'metatool.json'), 'utf8'))
+}
+
 export interface Scores {
   queries: number
   /** Mean over queries of: expected tools in the top k / min(expected, k). */

@@ -19,6 +19,14 @@ export interface Config {
     synonymWeight: number
     coverage: number
   }
+  semantic: {
+    enabled: boolean
+    weight: number
+    k: number
+    candidates: number
+    timeoutMs: number
+    batch: number
+  }
 }
 
 const patterns = (text: string) => Schema.array(String).default([]).description(text)
@@ -27,8 +35,9 @@ export default {
   name: 'tool-search',
   version: '1.0.0',
   description:
-    'The tool registry with deferred loading: the model sees a search_tools meta-tool and the tools it found, ranked by BM25, filtered by environment, agent and phase.',
+    'The tool registry with deferred loading: the model sees a search_tools meta-tool and the tools it found, ranked by BM25 (fused with vectors when the agent has an embeddings service), filtered by environment, agent and phase.',
   provides: { tools: '1.0.0' },
+  optional: { embeddings: '^1.0.0' },
   config: Schema.object({
     pinned: patterns('Name patterns (`*` matches any run of characters) of tools always visible, without a search.'),
     pinnedTags: patterns('Tools with any of these tags are always visible.'),
@@ -93,5 +102,24 @@ export default {
         .default(2)
         .description("Bonus for matching more of the query's words: the score is multiplied by 1 + coverage × (share of words matched)."),
     }).description('How search results are ranked.'),
+    // Chosen on the dev halves of bench/tool-search's own set and of MetaTool's (see its README).
+    semantic: Schema.object({
+      enabled: Schema.boolean()
+        .default(true)
+        .description('Rank by meaning too when the agent has an `embeddings` service (embeddings-local, embeddings-openai).'),
+      weight: Schema.number().min(0).max(10).default(1).description("Weight of the vector ranking in the fusion, relative to BM25's."),
+      k: Schema.natural()
+        .min(1)
+        .max(1000)
+        .default(10)
+        .description('The constant of reciprocal rank fusion: a tool at rank r in a list gets weight / (k + r).'),
+      candidates: Schema.natural().min(1).max(500).default(50).description('How deep each ranking is read before fusing.'),
+      timeoutMs: Schema.natural()
+        .min(1)
+        .max(60_000)
+        .default(2000)
+        .description('How long a search waits for the embedding of its query; past it, the search ranks by words alone.'),
+      batch: Schema.natural().min(1).max(2048).default(64).description('Tools embedded per request when they are registered.'),
+    }).description('Hybrid ranking: BM25 fused with the cosine of embeddings (reciprocal rank fusion).'),
   }),
 } satisfies Manifest

@@ -21,7 +21,7 @@ export interface Listing {
 
 /** What the search tool asks of the tools service, for the run it is called in. */
 export interface Searcher {
-  search(runId: string, query: string, limit: number): Listing[]
+  search(runId: string, query: string, limit: number, signal?: AbortSignal): Listing[] | Promise<Listing[]>
   load(runId: string, names: string[]): { found: Listing[]; missing: { name: string; suggestions: string[] }[] }
   namespaces(runId: string): string[]
 }
@@ -50,12 +50,18 @@ export function searchTool(searcher: Searcher, limits: { limit: number; maxLimit
     sideEffect: 'none',
     timeoutMs: 5000,
     tags: ['meta'],
-    run: (args, io) => runSearch(searcher, io.runId, args, limits.limit),
+    run: (args, io) => runSearch(searcher, io.runId, args, limits.limit, io.signal),
   })
 }
 
 /** What one call of search_tools returns; a plain function so the bench can measure what the model reads. */
-export function runSearch(searcher: Searcher, runId: string, { query, names, limit }: SearchArgs, defaultLimit: number): ToolResult {
+export async function runSearch(
+  searcher: Searcher,
+  runId: string,
+  { query, names, limit }: SearchArgs,
+  defaultLimit: number,
+  signal?: AbortSignal,
+): Promise<ToolResult> {
   const found: Listing[] = []
   const notes: string[] = []
   if (names) {
@@ -66,7 +72,7 @@ export function runSearch(searcher: Searcher, runId: string, { query, names, lim
     }
   }
   if (query !== undefined) {
-    for (const hit of searcher.search(runId, query, limit ?? defaultLimit)) {
+    for (const hit of await searcher.search(runId, query, limit ?? defaultLimit, signal)) {
       if (!found.some((f) => f.name === hit.name)) found.push(hit)
     }
   }

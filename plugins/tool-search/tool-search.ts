@@ -12,6 +12,8 @@ import {
   CordageError,
   globPattern,
   pluginOf,
+  readService,
+  type EmbeddingsService,
   type RunState,
   type Tool,
   type ToolsService,
@@ -19,7 +21,8 @@ import {
   type Glob,
 } from 'cordage'
 import type { Config } from './manifest.ts'
-import { SearchIndex } from './search-index.ts'
+import { SearchIndex, type Hit } from './search-index.ts'
+import { fuse, SemanticIndex } from './semantic-index.ts'
 import { SearchToolName, searchTool, summaryOf, type Listing, type Searcher } from './search-tool.ts'
 import { namespaceOf } from './terms.ts'
 import { Visibility, type Scope } from './visibility.ts'
@@ -31,6 +34,9 @@ export class ToolSearch extends Service implements ToolsService {
   static reusable = true
   private tools = new Map<string, Tool>()
   private index: SearchIndex
+  /** Vectors of the registry, when ranking by meaning is on; used only when the agent has `embeddings`. */
+  private semantic: SemanticIndex | undefined
+  private semanticConfig: Config['semantic']
   private visibility: Visibility
   private pinned: Glob[]
   private pinnedTags: Set<string>
@@ -56,6 +62,18 @@ export class ToolSearch extends Service implements ToolsService {
   constructor(ctx: Context, config: Config) {
     super(ctx, 'tools', true)
     this.index = new SearchIndex(config.ranking)
+    this.semanticConfig = config.semantic
+    if (config.semantic.enabled) {
+      const logger = ctx.logger('tool-search')
+      this.semantic = new SemanticIndex(() => readService<EmbeddingsService>(ctx, 'embeddings')?.value, {
+        batch: config.semantic.batch,
+        // A provider that fails leaves those tools to BM25; say so once per failure, not per search.
+        onError: (error) =>
+          logger.warn(
+            `embedding tools failed, they are ranked by words alone until the next registration: ${String((error as Error)?.message ?? error)}`,
+          ),
+      })
+    }
     this.visibility = new Visibility(config, SearchToolName)
     this.pinned = config.pinned.map(globPattern)
     this.pinnedTags = new Set(config.pinnedTags)
@@ -115,11 +133,13 @@ export class ToolSearch extends Service implements ToolsService {
     const registered: Tool = Object.freeze({ ...tool, owner: owner ?? tool.owner })
     this.tools.set(tool.name, registered)
     this.index.add(registered)
+    this.semantic?.add(registered)
     this.version++
     return () => {
       if (this.tools.get(tool.name) !== registered) return
       this.tools.delete(tool.name)
       this.index.remove(tool.name)
+      this.semantic?.remove(tool.name)
       this.version++
     }
   }
@@ -175,18 +195,65 @@ export class ToolSearch extends Service implements ToolsService {
   }
 
   /**
-   * The tools a search for `query` lists, best first, among those that can be visible in `runId`'s
-   * next step (in any step of the agent when the run is unknown). What search_tools uses; public so
-   * that a bench or a plugin holding this service can rank without a tool call.
+   * The tools a search for `query` lists, best first, by words alone (BM25), among those that can be
+   * visible in `runId`'s next step (in any step of the agent when the run is unknown). Synchronous: the
+   * preload of visible() uses it. Public so that a bench or a plugin holding this service can rank
+   * without a tool call.
    */
   rank(query: string, limit: number, runId = ''): Listing[] {
     const scope = this.searchScope(runId)
     return this.index.search(query, { limit, accept: (name) => this.findable(name, scope) }).map((h) => this.listing(h.name, h.score))
   }
 
+  /**
+   * What search_tools lists: BM25 fused with the cosine of the query's embedding when the agent has an
+   * `embeddings` service and the query is embedded in time; otherwise `rank`. A fused listing's score is
+   * its fusion score, not BM25's.
+   */
+  async search(query: string, limit: number, runId = '', signal?: AbortSignal): Promise<Listing[]> {
+    const vector = await this.queryVector(query, signal)
+    if (!vector) return this.rank(query, limit, runId)
+    const scope = this.searchScope(runId)
+    const accept = (name: string) => this.findable(name, scope)
+    const depth = Math.max(limit, this.semanticConfig.candidates)
+    const lexical: Hit[] = this.index.search(query, { limit: depth, accept })
+    const near = this.semantic!.nearest(vector, depth, accept)
+    return fuse(lexical, near, this.semanticConfig.k, this.semanticConfig.weight)
+      .slice(0, limit)
+      .map((h) => this.listing(h.name, h.score * 100))
+  }
+
+  /** Starts embedding what is registered and resolves when nothing waits (for a bench, or a test). */
+  async settled(): Promise<{ embedded: number; waiting: number }> {
+    await this.semantic?.settle()
+    return { embedded: this.semantic?.size ?? 0, waiting: this.semantic?.waiting ?? 0 }
+  }
+
+  /** The query's vector, or undefined: no service, an error, a foreign model, or past the time limit. */
+  private async queryVector(query: string, signal?: AbortSignal): Promise<Float32Array | undefined> {
+    if (!this.semantic) return undefined
+    const controller = new AbortController()
+    const stop = () => controller.abort()
+    signal?.addEventListener('abort', stop, { once: true })
+    const timer = setTimeout(stop, this.semanticConfig.timeoutMs)
+    try {
+      // Tools registered since the last search start embedding now; this search does not wait for them.
+      void this.semantic.settle()
+      return await Promise.race([
+        this.semantic.queryVector(query, controller.signal),
+        new Promise<undefined>((resolve) => controller.signal.addEventListener('abort', () => resolve(undefined), { once: true })),
+      ])
+    } catch {
+      return undefined
+    } finally {
+      clearTimeout(timer)
+      signal?.removeEventListener('abort', stop)
+    }
+  }
+
   private searcher(): Searcher {
     return {
-      search: (runId, query, limit) => this.rank(query, limit, runId),
+      search: (runId, query, limit, signal) => this.search(query, limit, runId, signal),
       load: (runId, names) => {
         const scope = this.searchScope(runId)
         const found: Listing[] = []

@@ -236,13 +236,16 @@ export class ToolSearch extends Service implements ToolsService {
     const stop = () => controller.abort()
     signal?.addEventListener('abort', stop, { once: true })
     const timer = setTimeout(stop, this.semanticConfig.timeoutMs)
+    const aborted = new Promise<undefined>((resolve) =>
+      controller.signal.addEventListener('abort', () => resolve(undefined), { once: true }),
+    )
     try {
-      // Tools registered since the last search start embedding now; this search does not wait for them.
-      void this.semantic.settle()
-      return await Promise.race([
-        this.semantic.queryVector(query, controller.signal),
-        new Promise<undefined>((resolve) => controller.signal.addEventListener('abort', () => resolve(undefined), { once: true })),
-      ])
+      const vector = this.semantic.queryVector(query, controller.signal)
+      vector.catch(() => {}) // read below, or dropped when the time is up
+      // Tools registered and not embedded yet (a catalogue that just arrived): wait for them, within the
+      // same time limit. Past it, the tools embedded so far are ranked by meaning, the rest by words.
+      await Promise.race([this.semantic.settle(), aborted])
+      return await Promise.race([vector, aborted])
     } catch {
       return undefined
     } finally {

@@ -139,6 +139,19 @@ describe('tool-search: ranking by meaning (embeddings)', () => {
     assert.deepEqual(second.calls[1].sort(), ['billing refund payment: Refund a card payment.', 'deploy release prod: Deploy a build.'])
   })
 
+  it('the first search after a catalogue arrives waits for its embedding, within timeoutMs', async () => {
+    const slow = new ConceptEmbeddings('concepts@1', async (texts) => {
+      await new Promise((r) => setTimeout(r, 50))
+      return new ConceptEmbeddings().embed(texts)
+    })
+    const { ctx } = await plug(plugin, {})
+    await plug(provider(slow), {}, ctx)
+    await plug(opsCatalog, {}, ctx)
+    const tools = readService<ToolSearch>(ctx, 'tools')!.value
+    // No settled() first: the search itself waits for the catalogue.
+    assert.equal(namesOf(await tools.search('give the buyer their money back', 3))[0], 'billing__refund_payment')
+  })
+
   it('can be turned off in the config', async () => {
     const embeddings = new ConceptEmbeddings()
     const { tools } = await searchWith(embeddings, { semantic: { enabled: false } })

@@ -62,6 +62,46 @@ describe('compaction', () => {
     assert.equal(last.messages.filter((m) => m.role === 'tool').length, 4, 'the model saw every result')
   })
 
+  it('records what each compaction adds to the one before, so a long run does not record every summarised seq again at each step', async () => {
+    const topics = ['shipping', 'returns', 'warranty', 'refunds']
+    const long = [
+      ...Array.from({ length: 16 }, (_, i) => ({ tool: 'lookup_policy', args: { topic: topics[i % 4] } })),
+      { final: refundAnswer },
+    ]
+    harness = await supportDesk({
+      script: long,
+      contextTokens: 120,
+      budgets: { maxSteps: 20 },
+      plugins: [fixture('compactor-keep-recent')],
+    })
+    const state = await harness.agent.run('refund window?')
+    assert.equal(state.status, 'COMPLETED', state.reason)
+    const events = await harness.events(state.runId)
+    const ends = events.filter((e) => e.type === 'compaction/end')
+    assert.ok(ends.length >= 10, `${ends.length} compactions`)
+    // The compactor keeps the last four messages and lists every message before them as summarised.
+    const bySeq = new Map(events.map((e) => [e.seq, e]))
+    const summarisedAt = (seq: number): number[] => {
+      const end = bySeq.get(seq)!
+      assert.ok(end.type === 'compaction/end')
+      return [...(end.data.extends === undefined ? [] : summarisedAt(end.data.extends)), ...end.data.summarised]
+    }
+    const requests = harness.model().requests
+    for (const [i, end] of ends.entries()) {
+      assert.ok(end.type === 'compaction/end')
+      if (i > 0) assert.equal(end.data.extends, ends[i - 1].seq)
+      // What the model was shown at that step, and what the record says it was not shown verbatim.
+      const context = events.find((e) => e.seq === end.seq + 1)!
+      const shown = requests[events.filter((e) => e.type === 'step/context' && e.seq <= context.seq).length - 1].messages
+      const summarised = summarisedAt(end.seq)
+      assert.ok(summarised.every((s) => !shown.some((m) => m.source === s)))
+    }
+    const recorded = ends.reduce((n, e) => n + (e.type === 'compaction/end' ? e.data.summarised.length : 0), 0)
+    const last = summarisedAt(ends.at(-1)!.seq)
+    assert.ok(last.length >= 20, `${last.length} seqs summarised in the end`)
+    assert.equal(recorded, new Set(last).size, 'each summarised seq is recorded once')
+  })
+
   it('does not compact a projection under the limit', async () => {
     harness = await supportDesk({ script, contextTokens: 100_000, plugins: [fixture('compactor-keep-recent')] })
     const state = await harness.agent.run('refund window?')

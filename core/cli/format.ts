@@ -63,7 +63,7 @@ const Details: { readonly [K in RunEventType]: (event: RunEvent<K>) => string } 
   'compaction/end': (event) =>
     event.data.rejected
       ? `${event.data.strategy}: rejected, ${event.data.rejected}`
-      : `${event.data.strategy}: ${event.data.before} → ${event.data.after} tokens, ${event.data.kept} messages kept, ${event.data.summarised.length} summarised`,
+      : `${event.data.strategy}: ${event.data.before} → ${event.data.after} tokens, ${event.data.kept} messages kept, ${event.data.extends === undefined ? `${event.data.summarised.length} summarised` : `${event.data.summarised.length} more summarised than at seq ${event.data.extends}`}`,
   'step/model-request': (event) => `${event.data.model}${event.data.attempt > 1 ? ` attempt ${event.data.attempt}` : ''}`,
   'step/model-error': (event) =>
     `${event.data.code}${event.data.errorClass !== event.data.code ? ` (${event.data.errorClass})` : ''}${event.data.retryInMs !== undefined ? ` retry in ${event.data.retryInMs} ms` : ''}: ${event.data.message}`,

@@ -136,12 +136,16 @@ export interface RunEventMap {
   /**
    * The compactor answered. `rejected` says why its result was not used (the step then sees the whole
    * projection); otherwise `after` is what the model sees, `summarised` the seqs now only summarised.
+   * With `extends`, those are the seqs summarised in addition to the ones of the compaction/end at that
+   * seq (itself maybe extending an earlier one): a summary reused or extended step after step is
+   * recorded by what it adds, not by every seq it stands for again.
    */
   'compaction/end': {
     strategy: string
     before: number
     after: number
     summarised: number[]
+    extends?: number
     kept: number
     usage?: Usage
     rejected?: string

@@ -28,6 +28,8 @@ export interface ContextPort {
   readonly cancelRequest: unknown
   readonly services: { readonly context: ServiceEntry<ContextService>; readonly compactor?: ServiceEntry<CompactorService> }
   readonly visible: Pick<VisibleTools, 'views' | 'names'>
+  /** The run's last compaction used, as recorded: the seq of its compaction/end and every seq it summarised. */
+  lastCompaction?: { seq: number; summarised: readonly number[] }
   visibleTools(): Promise<void>
   ask<T>(service: TimedService, provider: string, call: () => T | Promise<T>): T | Promise<T>
   end(status: TerminalStatus, failureCode: Code | undefined, reason?: string, answer?: string): Promise<Next>
@@ -72,13 +74,18 @@ export async function projectContext(run: ContextPort, ids: EventIds): Promise<{
       problem = `the compactor failed: ${(error as Error)?.message ?? error}`
     }
     const used = !problem
-    run.rec.record(
+    // A summary reused or extended from one step to the next stands for every seq summarised so far: the
+    // record says only what this compaction adds to the last one, so it does not grow with the run.
+    const all = used ? compacted!.summarised : []
+    const from = used ? extensionOf(run.lastCompaction?.summarised, all) : undefined
+    const end = run.rec.record(
       'compaction/end',
       {
         strategy,
         before: projection.tokens,
         after: used ? compacted!.tokens : projection.tokens,
-        summarised: used ? compacted!.summarised : [],
+        summarised: from === undefined ? all : all.slice(from),
+        extends: from === undefined ? undefined : run.lastCompaction!.seq,
         kept: used ? compacted!.messages.length : projection.messages.length,
         usage: compacted?.usage,
         rejected: problem,
@@ -86,6 +93,7 @@ export async function projectContext(run: ContextPort, ids: EventIds): Promise<{
       compactor.provider,
       ids,
     )
+    if (used) run.lastCompaction = { seq: end.seq, summarised: all }
     // A compactor that hangs ends the run (after its compaction/end is on record), like any service.
     if (control) throw control
     if (used) projection = compacted!
@@ -98,4 +106,14 @@ export async function projectContext(run: ContextPort, ids: EventIds): Promise<{
     ids,
   )
   return { projection, views }
+}
+
+/**
+ * Where `next` goes on from `previous` (its length) when it begins with every seq of `previous`, in the
+ * same order; undefined when it does not (or there is no previous). The same list again costs nothing.
+ */
+function extensionOf(previous: readonly number[] | undefined, next: readonly number[]): number | undefined {
+  if (!previous || next.length < previous.length) return undefined
+  if (next !== previous) for (let i = 0; i < previous.length; i++) if (next[i] !== previous[i]) return undefined
+  return previous.length
 }

@@ -70,6 +70,8 @@ export class RunDriver implements DriverPort {
     unknown: [] as { actionId: string; tool: string; key: string }[],
   }
   private lastSnapshot = 0
+  /** The last compaction this driver recorded and used (core/kernel/context-step.ts): the next one may extend it. */
+  lastCompaction: { seq: number; summarised: readonly number[] } | undefined
   /** A service that did not answer in time while an outcome was being recorded: the run ends at the next boundary. */
   private deferred: unknown
 

@@ -330,6 +330,13 @@ async function longRun(script: unknown[], summaries: string[], compaction: Recor
 const ofType = <T extends RunEvent['type']>(events: RunEvent[], type: T) =>
   events.filter((e): e is Extract<RunEvent, { type: T }> => e.type === type)
 
+/** Every seq a compaction left only summarised: its own and, through `extends`, those of the ones before. */
+function summarisedAt(events: RunEvent[], end: RunEvent<'compaction/end'>): number[] {
+  const earlier = end.data.extends === undefined ? undefined : events.find((e) => e.seq === end.data.extends)
+  assert.ok(end.data.extends === undefined || earlier?.type === 'compaction/end', `compaction/end ${end.seq} extends a compaction/end`)
+  return [...(earlier ? summarisedAt(events, earlier as RunEvent<'compaction/end'>) : []), ...end.data.summarised]
+}
+
 describe('compaction-summary: through the kernel', () => {
   it('continues the same task across compactions: summary from the model, recent part verbatim, its cost in the run usage', async () => {
     const { state, events, requests } = await longRun([...lookups(topics), { final: refundAnswer }], [goodSummary])
@@ -346,8 +353,14 @@ describe('compaction-summary: through the kernel', () => {
       assert.equal(start.data.limit, 400, 'window 500 minus reserve 100')
       assert.equal(end.data.rejected, undefined)
       assert.ok(end.data.before > 400 && end.data.after <= 400 && end.data.after < end.data.before)
-      assert.ok(end.data.summarised.length > 0 && end.data.summarised.every((s) => s < start.seq))
+      const summarised = summarisedAt(events, end)
+      assert.ok(summarised.length > 0 && summarised.every((s) => s < start.seq))
+      if (i > 0) assert.equal(end.data.extends, ends[i - 1].seq, 'each compaction records what it adds to the one before')
     }
+    assert.ok(
+      ends.some((e) => e.data.summarised.length === 0),
+      'a reused summary adds nothing to the record',
+    )
 
     // The summary cost is counted: the run's usage is every step's plus every summary's.
     const summaryUsage = ends.filter((e) => e.data.usage)

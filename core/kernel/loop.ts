@@ -199,11 +199,12 @@ export class RunDriver implements DriverPort {
     else this.noted.unknown.push({ actionId: effect.actionId, tool: effect.tool, key: effect.key! })
   }
 
-  /** Flush under the lease, with a snapshot of state when the store asks for one every so many events. */
+  /** Flush under the lease, with a snapshot of state when one is due ({@link snapshotDue}). */
   async flush(effects?: EffectWrite[]): Promise<void> {
     if (this.lost) throw this.lost
-    const every = this.store().snapshotEvery
-    const snapshot = every && this.state.lastSeq - this.lastSnapshot >= every ? { version: StateVersion, state: this.state } : undefined
+    const snapshot = snapshotDue(this.state.lastSeq, this.lastSnapshot, this.store().snapshotEvery)
+      ? { version: StateVersion, state: this.state }
+      : undefined
     await this.rec.flush(effects, snapshot)
     if (snapshot) this.lastSnapshot = this.state.lastSeq
   }
@@ -452,6 +453,21 @@ export class RunDriver implements DriverPort {
 
 Object.freeze(RunDriver.prototype)
 // ── helpers ─────────────────────────────────────────────────────────────────────────────────────────
+
+/**
+ * A snapshot is due once the store's `snapshotEvery` events have passed since the last one, and a tenth
+ * of the run's events. A snapshot costs as much as the state is big, and the state grows with the run:
+ * at a fixed spacing, a long run would spend more on snapshots at each step than the step before. Spaced
+ * by a share of the run, their cost per event stays the same however long the run, and a load replays
+ * at most `snapshotEvery` events, or a tenth of the run, after its snapshot.
+ */
+export function snapshotDue(lastSeq: number, lastSnapshot: number, every: number | undefined): boolean {
+  const since = lastSeq - lastSnapshot
+  return !!every && since >= every && since >= lastSeq * SnapshotShare
+}
+
+/** The share of a run's events between two of its snapshots, at least (see {@link snapshotDue}). */
+export const SnapshotShare = 0.1
 
 function isThenable<T>(value: T | Promise<T>): value is Promise<T> {
   return typeof (value as { then?: unknown } | null)?.then === 'function'

@@ -155,7 +155,7 @@ export interface CancelRequest {
 }
 
 export interface StoreService {
-  /** When set, the kernel sends a state snapshot with an append once this many events passed since the last. */
+  /** When set, the kernel sends a state snapshot with an append once this many events, and a tenth of the run's, passed since the last. */
   readonly snapshotEvery?: number
   /** True when other processes may write to the same store (the kernel then watches for cancel requests). */
   readonly shared?: boolean

@@ -33,10 +33,10 @@ export function checkVectors(value: unknown, count: number, dimensions: number, 
   })
 }
 
-/** Dot product of `a` and row `row` of a row-major matrix of width `a.length`. */
-export function dotRow(a: Float32Array, matrix: Float32Array, row: number): number {
-  const n = a.length
-  const base = row * n
+/** Dot product of `a` and row `row` of a row-major matrix of rows `width` wide (default `a.length`). */
+export function dotRow(a: Float32Array, matrix: Float32Array, row: number, width = a.length): number {
+  const n = Math.min(a.length, width)
+  const base = row * width
   // Four sums: independent additions the CPU can overlap; about twice as fast as one running sum.
   let s0 = 0
   let s1 = 0

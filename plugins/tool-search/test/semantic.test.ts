@@ -4,7 +4,7 @@ import { z } from 'zod'
 import { definePlugin, defineTool, readService, type EmbeddingsService } from 'cordage'
 import { plug } from '../../../test/plug.ts'
 import plugin, { type ToolSearch } from '../index.ts'
-import { fuse, SemanticIndex } from '../semantic-index.ts'
+import { ExactBelow, fuse, SemanticIndex } from '../semantic-index.ts'
 import opsCatalog from './fixtures/ops-catalog/index.ts'
 
 /**
@@ -194,6 +194,39 @@ describe('tool-search: the vector index and the fusion', () => {
       index.nearest(query, 10, accept).map((h) => h.name),
       expected,
     )
+  })
+
+  it('above ExactBelow vectors, the sketch scan still finds the true nearest (clusters of near duplicates)', async () => {
+    let seed = 11
+    const random = () => ((seed = (seed * 16807) % 2147483647) / 2147483647) * 2 - 1
+    const dims = 128
+    const centers = Array.from({ length: 300 }, () => Array.from({ length: dims }, random))
+    const vectorOf = new Map<string, number[]>()
+    centers.forEach((c, i) => {
+      // Ten tenants of one tool: the same meaning with a little noise each.
+      for (let j = 0; j < 10; j++)
+        vectorOf.set(
+          `tool ${i * 10 + j}`,
+          c.map((x) => x + random() * 0.15),
+        )
+    })
+    const service: EmbeddingsService = {
+      model: 'clusters@1',
+      dimensions: dims,
+      embed: async (texts) => texts.map((t) => vectorOf.get(t.slice(t.indexOf(': ') + 2)) ?? centers[Number(t.match(/\d+/)![0]) % 300]),
+    }
+    const index = new SemanticIndex(() => service, { batch: 500, onError: (e) => assert.fail(String(e)) })
+    for (let i = 0; i < 3000; i++) index.add({ name: `t${i}`, description: `tool ${i}` })
+    await index.settle()
+    assert.ok(index.size >= ExactBelow)
+    const signal = new AbortController().signal
+    let found = 0
+    for (let c = 0; c < 300; c += 7) {
+      const query = (await index.queryVector(`center ${c}`, signal))!
+      const got = new Set(index.nearest(query, 10).map((h) => h.name))
+      for (let j = 0; j < 10; j++) if (got.has(`t${c * 10 + j}`)) found++
+    }
+    assert.ok(found / (43 * 10) >= 0.99, `found ${found} of ${43 * 10} true neighbours`)
   })
 
   it('fuse() adds 1 / (k + rank) from each list, the semantic one weighted', () => {

@@ -11,7 +11,7 @@
  * `--snapshots`, heap snapshots are written after 100 reloads and at the end, and the kinds of object
  * that grew between them are printed (bench/heap-diff.ts).
  *
- * `--reloads N` (default 500), `--debounce MS` (default 20), `--snapshots`.
+ * `--reloads N` (default 500; 200 with `--quick`), `--debounce MS` (default 20), `--snapshots`.
  */
 import { cpSync, writeFileSync } from 'node:fs'
 import { writeHeapSnapshot } from 'node:v8'
@@ -28,7 +28,7 @@ const arg = (name: string, fallback: number) => {
   const at = process.argv.indexOf(`--${name}`)
   return at > 0 ? Number(process.argv[at + 1]) : fallback
 }
-const reloads = arg('reloads', 500)
+const reloads = arg('reloads', process.argv.includes('--quick') ? 200 : 500)
 const debounceMs = arg('debounce', 20)
 const snapshots = process.argv.includes('--snapshots')
 const gc =

@@ -1,13 +1,24 @@
 /**
  * A long run costs the same per step at its end as at its start (issue 15, "Long runs";
  * bench/long-run.ts measures 10,000 steps). What the kernel does per step that depends on the run's
- * length: snapshots of run state, whose size grows with the run, so they are spaced by a share of it.
+ * length: snapshots of run state, whose size grows with the run, so they are spaced by a share of it;
+ * and the check of the context's projection, which holds the whole transcript with context-basic, so a
+ * message checked at one step is not read again at the next.
  */
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { Context } from 'cordis'
 import { z } from 'zod'
-import { createAgentContext, defineTool, type AppendOptions, type ModelRequest, type ModelResponse, type RunEvent } from 'cordage'
+import {
+  createAgentContext,
+  defineTool,
+  type AppendOptions,
+  type ContextMessage,
+  type ContextService,
+  type ModelRequest,
+  type ModelResponse,
+  type RunEvent,
+} from 'cordage'
 import { AgentRuntime } from '../core/kernel/agent.ts'
 import { snapshotDue } from '../core/kernel/loop.ts'
 import { KernelWriter } from '../core/kernel/store-writer.ts'
@@ -26,8 +37,12 @@ class SnapshotNotingStore extends MemoryStore {
 }
 Object.freeze(SnapshotNotingStore.prototype)
 
-/** A run of `steps` steps, each calling a no-op tool, on `store`, with services that do nothing else. */
-async function longRun(store: SnapshotNotingStore, steps: number) {
+/** A run of `steps` steps, each calling a no-op tool, on `store`, with services that do nothing else (or `context`). */
+async function longRun(
+  store: SnapshotNotingStore,
+  steps: number,
+  context: ContextService = { assemble: () => ({ messages: [], tokens: 0 }) },
+) {
   const ctx = createAgentContext(new Context(), 'long')
   const noop = defineTool({
     name: 'noop',
@@ -46,7 +61,7 @@ async function longRun(store: SnapshotNotingStore, steps: number) {
     apply(c: Context) {
       c.set('store', store)
       c.set('tools', { register: () => () => {}, get: () => noop, list: () => [noop], visible: () => [noop] })
-      c.set('context', { assemble: () => ({ messages: [], tokens: 0 }) })
+      c.set('context', context)
       c.set('policy', { version: 'p', decide: () => ({ verdict: 'allow', ruleId: 'all', reason: 'allowed' }) })
       c.set('verifier', { verify: () => ({ ok: true, evidence: [] }) })
       c.set('model', {
@@ -92,5 +107,35 @@ describe('a long run', () => {
     assert.equal(snapshotDue(110_000, 99_000, 500), true)
     assert.equal(snapshotDue(110_000, 99_500, 500), false, 'a tenth of the run is 11,000 events here')
     assert.equal(snapshotDue(10_000, 0, undefined), false, 'a store that keeps no snapshots')
+  })
+
+  it('checks the messages a projection gained, not every message of the run again at each step', async () => {
+    // A context provider that appends two messages a step and hands back a copy of its list, as
+    // context-basic does. Each read of a message's property is counted.
+    let reads = 0
+    const messages: ContextMessage[] = []
+    const counted = (message: ContextMessage) =>
+      new Proxy(message, {
+        get(target, key, receiver) {
+          reads++
+          return Reflect.get(target, key, receiver)
+        },
+      })
+    const perStep: number[] = []
+    const context: ContextService = {
+      assemble: ({ state }) => {
+        perStep.push(reads)
+        reads = 0
+        messages.push(
+          counted({ role: 'assistant', text: '', source: state.lastSeq }),
+          counted({ role: 'tool', text: 'ok', source: state.lastSeq + 1 }),
+        )
+        return { messages: messages.slice(), tokens: messages.length }
+      },
+    }
+    await longRun(new SnapshotNotingStore(500), 400, context)
+    // What the previous step's check and model call read: the two new messages, not the 800 of the run.
+    const late = perStep.slice(-50)
+    assert.ok(Math.max(...late) <= 4, `reads of messages per step, late in the run: ${late.join(' ')}`)
   })
 })

@@ -17,7 +17,7 @@ import { isControl } from './control.ts'
 import type { Next } from './effects.ts'
 import type { LoopHost, TimedService } from './loop-host.ts'
 import type { EventIds, Recorder } from './recorder.ts'
-import { checkProjection } from './verdicts.ts'
+import { checkProjection, type CheckedMessages } from './verdicts.ts'
 
 /** What projecting the context needs of the run. */
 export interface ContextPort {
@@ -28,6 +28,8 @@ export interface ContextPort {
   readonly cancelRequest: unknown
   readonly services: { readonly context: ServiceEntry<ContextService>; readonly compactor?: ServiceEntry<CompactorService> }
   readonly visible: Pick<VisibleTools, 'views' | 'names'>
+  /** The messages of the run's last projection that passed the check: the next one reads only what is new. */
+  checkedMessages?: CheckedMessages
   /** The run's last compaction used, as recorded: the seq of its compaction/end and every seq it summarised. */
   lastCompaction?: { seq: number; summarised: readonly number[] }
   visibleTools(): Promise<void>
@@ -44,6 +46,7 @@ export async function projectContext(run: ContextPort, ids: EventIds): Promise<{
 
   const assembled = checkProjection(
     await run.ask('context', context.provider, () => context.value.assemble({ state: run.view, tools: views })),
+    run.checkedMessages,
   )
   if (!assembled.ok)
     return run.end(
@@ -52,6 +55,7 @@ export async function projectContext(run: ContextPort, ids: EventIds): Promise<{
       `context service ${context.provider} returned something that is not a projection: ${assembled.problem}`,
     )
   let projection = assembled.value
+  run.checkedMessages = { list: projection.messages, length: projection.messages.length }
   const threshold = compactor?.value.threshold ?? run.agent.options.contextTokens
   if (compactor && threshold && projection.tokens > threshold) {
     // A compaction that breaks the projection's promises (or throws) is recorded and not used: the

@@ -34,6 +34,7 @@ import type { ToolCall } from './tool-call.ts'
 import type { LoopHost, TimedService } from './loop-host.ts'
 import { KernelProducer } from './version.ts'
 import { bounded } from './bounded.ts'
+import type { CheckedMessages } from './verdicts.ts'
 import { readStepServices, type StepServices } from './step-services.ts'
 
 import { callModel } from './model-call.ts'
@@ -70,6 +71,8 @@ export class RunDriver implements DriverPort {
     unknown: [] as { actionId: string; tool: string; key: string }[],
   }
   private lastSnapshot = 0
+  /** The messages of the last projection that passed its check (core/kernel/context-step.ts): the next check reads only what is new. */
+  checkedMessages: CheckedMessages | undefined
   /** The last compaction this driver recorded and used (core/kernel/context-step.ts): the next one may extend it. */
   lastCompaction: { seq: number; summarised: readonly number[] } | undefined
   /** A service that did not answer in time while an outcome was being recorded: the run ends at the next boundary. */

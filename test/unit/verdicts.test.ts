@@ -278,6 +278,33 @@ describe('checkProjection', () => {
     assert.equal(problem(checkProjection({ messages: [], tokens: NaN })), 'tokens must be a non-negative number, got null')
     assert.equal(problem(checkProjection({ messages: [], tokens: '3' })), 'tokens must be a non-negative number, got "3"')
   })
+
+  it('reads again only what is not the very message found at its place in the last projection that passed', () => {
+    const a = { role: 'system', text: 's' }
+    const b = { role: 'user', text: 'u' }
+    const before = { list: [a, b], length: 2 }
+    const bad = 'messages must be a list of messages, each with a role'
+    // A message that passed is not read again: a getter on it would count the reads.
+    let reads = 0
+    const watched = {
+      get role() {
+        reads++
+        return 'tool'
+      },
+    }
+    const last = { list: [a, watched], length: 2 }
+    assert.ok(checkProjection({ messages: [a, watched, b], tokens: 3 }, last).ok)
+    assert.equal(reads, 0)
+    // Whatever is new is checked: appended, put in the place of another, or behind one that changed.
+    assert.equal(problem(checkProjection({ messages: [a, b, { text: 'no role' }], tokens: 3 }, before)), bad)
+    assert.equal(problem(checkProjection({ messages: [a, { text: 'no role' }], tokens: 2 }, before)), bad)
+    assert.equal(problem(checkProjection({ messages: [{ role: 'user' }, b, {}], tokens: 3 }, before)), bad)
+    // The same list, grown in place since it passed: what lies past the length it had is checked.
+    const list: unknown[] = [a, b]
+    const grown = { list, length: 2 }
+    list.push({ content: 'no role' })
+    assert.equal(problem(checkProjection({ messages: list, tokens: 3 }, grown)), bad)
+  })
 })
 
 describe('how problems show a value', () => {

@@ -184,3 +184,49 @@ describe('store-postgres', { skip }, () => {
     })
   })
 })
+
+describe('store-postgres: a claim does not read finished runs', { skip }, () => {
+  it('after a burst of submissions, ANALYZE and the burst drained, a claim reads the queue, not the history', async () => {
+    const store = await open()
+    const client = new pg.Client({ connectionString: url, options: `-c search_path=${store.schema}` })
+    await client.connect()
+    try {
+      const columns = 'run_id, agent, task, status, last_seq, created_at, updated_at, lease_worker, lease_token, lease_expires, lease_released'
+      const now = Date.now()
+      // 30,000 finished runs, older than anything claimable, as in a store that has been in use.
+      await client.query(
+        `INSERT INTO runs (${columns}) SELECT 'done_' || i, 'orders', 'task', 'COMPLETED', 20, ${now - 10_000_000} + i, 0, 'w', 1, 0, TRUE FROM generate_series(1, 30000) AS i`,
+      )
+      // A burst the statistics see, then drained: the plan that walked every finished run.
+      await client.query(
+        `INSERT INTO runs (run_id, agent, task, status, last_seq, created_at, updated_at) SELECT 'queued_' || i, 'orders', 'task', 'RUNNING', 2, ${now} + i, 0 FROM generate_series(1, 10000) AS i`,
+      )
+      await client.query('ANALYZE runs')
+      await client.query(`UPDATE runs SET status = 'COMPLETED' WHERE run_id LIKE 'queued_%'`)
+      await client.query(
+        `INSERT INTO runs (run_id, agent, task, status, last_seq, created_at, updated_at) VALUES ('waiting', 'orders', 'task', 'RUNNING', 2, ${now + 20_000}, 0)`,
+      )
+      // The statement claimNext sends, explained in a transaction that is rolled back.
+      let sent: { text: string; values: unknown[] } | undefined
+      const pool = (store as unknown as { pool: pg.Pool }).pool
+      const original = pool.query.bind(pool)
+      pool.query = ((text: string, values: unknown[]) => {
+        if (/FOR UPDATE SKIP LOCKED/.test(text)) sent = { text, values }
+        return original(text, values)
+      }) as typeof pool.query
+      const lease = await store.claimNext('w1', 60_000, {}, KernelWriter)
+      pool.query = original as typeof pool.query
+      assert.equal(lease?.runId, 'waiting')
+      assert.ok(sent, 'claimNext sent its claim statement')
+      await client.query(`UPDATE runs SET status = 'RUNNING', lease_released = TRUE WHERE run_id = 'waiting'`)
+      await client.query('BEGIN')
+      const plan = (await client.query(`EXPLAIN (ANALYZE, FORMAT JSON) ${sent.text}`, sent.values)).rows[0]['QUERY PLAN'][0].Plan
+      await client.query('ROLLBACK')
+      const read = (node: any): number =>
+        (node['Actual Rows'] ?? 0) + (node['Rows Removed by Filter'] ?? 0) + (node.Plans ?? []).reduce((n: number, p: any) => n + read(p), 0)
+      assert.ok(read(plan) < 100, `the claim read ${read(plan)} rows of 40,001`)
+    } finally {
+      await client.end()
+    }
+  })
+})

@@ -1,6 +1,7 @@
 /**
  * Cordage under the bench: a real agent context with the built-in store, context, tools, policy and
- * verifier plugins, a bench-only scripted model and a no-op tool. Every kernel invariant is on in this
+ * verifier plugins, a bench-only scripted model and a no-op tool (in the many-tools variant, among
+ * others the model never calls, bench/many-tools.ts). Every kernel invariant is on in this
  * path: each call gets a recorded policy decision and a ticket, every event is appended to the store
  * with its seq and dispatched, budgets are checked at every boundary.
  *
@@ -13,6 +14,7 @@ import { Context, type ForkScope } from 'cordis'
 import { z } from 'zod'
 import type { CordagePlugin, ModelRequest, ModelResponse, ModelService } from 'cordage'
 import type { AgentRuntime } from '../core/kernel/agent.ts'
+import { fillers } from './many-tools.ts'
 import { gc, type Subject } from './measure.ts'
 
 /**
@@ -59,20 +61,44 @@ const modelPlugin = definePlugin({ name: 'bench-model', version: '1.0.0', provid
 /** Calls of the no-op tool body, so a run whose calls were all refused cannot pass for a good one. */
 let toolRuns = 0
 
-const noopPlugin = definePlugin({ name: 'bench-noop', version: '1.0.0', requires: { tools: '^1.0.0' } }, (ctx) => {
-  ctx.tools.register(
-    defineTool({
-      name: 'noop',
-      description: 'does nothing',
-      input: z.object({}),
-      sideEffect: 'none',
-      run: () => {
-        toolRuns++
-        return { output: null, observation: 'ok' }
-      },
-    }),
-  )
+const noop = defineTool({
+  name: 'noop',
+  description: 'does nothing',
+  input: z.object({}),
+  sideEffect: 'none',
+  run: () => {
+    toolRuns++
+    return { output: null, observation: 'ok' }
+  },
 })
+
+/** The no-op tool and `count - 1` others (bench/many-tools.ts), defined once per count and registered by every harness. */
+const toolSets = new Map<number, ReturnType<typeof defineTool>[]>()
+function toolSet(count: number) {
+  let set = toolSets.get(count)
+  if (!set) {
+    const others = fillers(count).map((filler) =>
+      defineTool({
+        name: filler.name,
+        description: filler.description,
+        input: z.object({ query: z.string(), limit: z.number() }),
+        sideEffect: 'none',
+        run: () => {
+          throw new Error(filler.refusal)
+        },
+      }),
+    )
+    toolSets.set(count, (set = [noop, ...others]))
+  }
+  return set
+}
+
+const noopPlugin = definePlugin(
+  { name: 'bench-noop', version: '1.0.0', requires: { tools: '^1.0.0' } },
+  (ctx, config: { tools: number }) => {
+    for (const tool of toolSet(config.tools)) ctx.tools.register(tool)
+  },
+)
 
 /**
  * The host validates config and fills defaults from each manifest's schema before plugging; plugging
@@ -88,8 +114,11 @@ export interface Harness {
   forks: ForkScope[]
 }
 
-/** A fresh root, agent context and plugins: an agent as the host would build it, with an empty store. */
-export async function buildHarness(): Promise<Harness> {
+/**
+ * A fresh root, agent context and plugins: an agent as the host would build it, with an empty store and
+ * `tools` registered tools (the no-op tool and `tools - 1` that are never called).
+ */
+export async function buildHarness(tools = 1): Promise<Harness> {
   const ctx = createAgentContext(new Context(), 'bench')
   const model = new ScriptModel()
   const plugins: [CordagePlugin, unknown][] = [
@@ -99,7 +128,7 @@ export async function buildHarness(): Promise<Harness> {
     configured(kernel.policyRules, { rules: [{ id: 'all', verdict: 'allow', match: {} }], default: 'deny' }),
     configured(kernel.verifierBasic, { pattern: 'x', minCount: 0, mustBeObserved: false, repairable: false }),
     [modelPlugin, model],
-    [noopPlugin, {}],
+    [noopPlugin, { tools }],
   ]
   const forks = plugins.map(([plugin, config]) => ctx.plugin(plugin, config))
   // Every plugin here starts synchronously; one turn of the event loop lets cordis finish applying them.
@@ -130,16 +159,17 @@ export async function runOnce(h: Harness, steps: number): Promise<void> {
  * keep nothing between runs. So the harness is rebuilt (untimed) every `recycleEvery` runs. What the
  * store keeps is measured separately, by {@link retainedPerRun}.
  */
-export async function cordageSubject(recycleEvery = 200): Promise<Subject> {
-  let h = await buildHarness()
+export async function cordageSubject(recycleEvery = 200, tools = 1): Promise<Subject> {
+  let h = await buildHarness(tools)
   let runs = 0
   return {
     name: 'Cordage',
+    tools,
     run: (steps) => runOnce(h, steps),
     async between() {
       if (++runs % recycleEvery !== 0) return
       for (const fork of h.forks) fork.dispose()
-      h = await buildHarness()
+      h = await buildHarness(tools)
     },
   }
 }

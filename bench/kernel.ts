@@ -1,7 +1,9 @@
 /**
  * npm run bench — kernel overhead per step: Cordage against Pi's agent core, the OpenAI Agents SDK and
  * a bare loop, all in this one process, each driven by an equally thin scripted model and a no-op tool.
- * A run of N steps is N model calls, the first N-1 each calling the tool once. See bench/README.md.
+ * A run of N steps is N model calls, the first N-1 each calling the tool once. At 50 steps the three
+ * systems are also measured with 200 registered tools (the no-op one among 199 the model never calls),
+ * to show whether a step costs more the more tools there are. See bench/README.md.
  *
  * `--quick` cuts every time budget by four (for checking the bench itself, not for numbers).
  */
@@ -9,11 +11,15 @@ import { readFileSync } from 'node:fs'
 import { cpus } from 'node:os'
 import { bareSubject } from './bare.ts'
 import { cordageSubject, retainedPerRun } from './cordage.ts'
+import { TOOL_COUNTS } from './many-tools.ts'
 import { measure, type Budget, type Sample, type Subject } from './measure.ts'
 import { openaiSubject } from './peers/openai.ts'
 import { piSubject } from './peers/pi.ts'
 
 const STEPS = [10, 50, 100]
+/** The run length at which the systems are measured with many tools too. */
+const AT = 50
+const MANY = TOOL_COUNTS[1]
 const scale = process.argv.includes('--quick') ? 0.25 : 1
 const warmup: Budget = { warmupMs: 0, measureMs: 400 * scale, minRuns: 3, maxRuns: Infinity }
 const budget: Budget = { warmupMs: 300 * scale, measureMs: 3000 * scale, minRuns: 15, maxRuns: 20_000 }
@@ -29,19 +35,30 @@ console.log(
 console.log(
   `peers: @openai/agents ${version('@openai/agents')} (tracing off), @mariozechner/pi-agent-core ${version('@mariozechner/pi-agent-core')}`,
 )
-console.log('workload: scripted model, no-op tool; a run of N steps = N model calls, N-1 tool calls\n')
+console.log(
+  `workload: scripted model, no-op tool; a run of N steps = N model calls, N-1 tool calls; at ${AT} steps also with ${MANY} tools registered\n`,
+)
 
 const bare = bareSubject()
 const cordage = await cordageSubject()
 const pi = piSubject()
 const openai = openaiSubject()
+const cordageMany = await cordageSubject(200, MANY)
+const piMany = piSubject(MANY)
+const openaiMany = openaiSubject(MANY)
 const results = new Map<string, Sample>()
+const key = (subject: Subject, steps: number) => `${subject.name}/${subject.tools ?? 1}/${steps}`
 
-/** Warm every subject at every length first, then time each; results keyed `name/steps`. */
-async function bench(subjects: Subject[]) {
+/**
+ * Warm every subject at every length (`many`: at {@link AT} steps only) first, then time each; the
+ * many-tools subjects right after the others at {@link AT} steps, so the pairs are measured close together.
+ */
+async function bench(subjects: Subject[], many: Subject[]) {
   for (const subject of subjects) for (const steps of STEPS) await measure(subject, steps, warmup)
+  for (const subject of many) await measure(subject, AT, warmup)
   for (const steps of STEPS) {
-    for (const subject of subjects) results.set(`${subject.name}/${steps}`, await measure(subject, steps, budget))
+    for (const subject of subjects) results.set(key(subject, steps), await measure(subject, steps, budget))
+    if (steps === AT) for (const subject of many) results.set(key(subject, steps), await measure(subject, steps, budget))
   }
 }
 
@@ -49,17 +66,17 @@ async function bench(subjects: Subject[]) {
 // tracing off), and on Node 20 that switches on promise hooks for the whole process: from then on every
 // await anywhere costs more. Measured first, it would slow Pi by about half and Cordage by about a
 // tenth. Both are measured again afterwards, so the size of that effect is in the output too.
-await bench([bare, cordage, pi])
+await bench([bare, cordage, pi], [cordageMany, piMany])
 const retained = []
 for (const steps of STEPS) retained.push({ steps, ...(await retainedPerRun(steps, retainedRuns)) })
-await bench([openai])
+await bench([openai], [openaiMany])
 const after = { cordage: await measure(cordage, 50, budget), pi: await measure(pi, 50, budget) }
 
 const us = (n: number) => (n < 10 ? n.toFixed(2) : n < 100 ? n.toFixed(1) : n.toFixed(0))
 const times = (r: number) => `${r < 0.1 ? r.toFixed(3) : r < 10 ? r.toFixed(2) : r.toFixed(1)}x`
 const col = (s: string) => s.padStart(24)
 const header = (title: string) => console.log(title.padEnd(20) + STEPS.map((n) => col(`${n} steps`)).join(''))
-const median = (name: string, n: number) => results.get(`${name}/${n}`)!.median
+const median = (subject: Subject, n: number) => results.get(key(subject, n))!.median
 
 header('us/step')
 console.log('  median / p95 across runs (runs timed)')
@@ -67,7 +84,7 @@ for (const subject of [bare, cordage, pi, openai]) {
   console.log(
     subject.name.padEnd(20) +
       STEPS.map((n) => {
-        const s = results.get(`${subject.name}/${n}`)!
+        const s = results.get(key(subject, n))!
         return col(`${us(s.median)} / ${us(s.p95)} (${s.runs})`)
       }).join(''),
   )
@@ -80,12 +97,33 @@ for (const [label, peer] of [
   ['Cordage / OpenAI', openai],
   ['Cordage / bare', bare],
 ] as const) {
-  console.log(label.padEnd(20) + STEPS.map((n) => col(times(median(cordage.name, n) / median(peer.name, n)))).join(''))
+  console.log(label.padEnd(20) + STEPS.map((n) => col(times(median(cordage, n) / median(peer, n)))).join(''))
+}
+
+console.log('')
+console.log(`tools registered, ${AT} steps`.padEnd(20) + [col('1 tool'), col(`${MANY} tools`), col(`${MANY} / 1 (flatness)`)].join(''))
+console.log('  median / p95 across runs (runs timed)')
+for (const [one, many] of [
+  [cordage, cordageMany],
+  [pi, piMany],
+  [openai, openaiMany],
+] as const) {
+  const cell = (s: Sample) => col(`${us(s.median)} / ${us(s.p95)} (${s.runs})`)
+  const [a, b] = [results.get(key(one, AT))!, results.get(key(many, AT))!]
+  console.log(one.name.padEnd(20) + cell(a) + cell(b) + col(times(b.median / a.median)))
+}
+for (const [label, peer, peerMany] of [
+  ['Cordage / Pi', pi, piMany],
+  ['Cordage / OpenAI', openai, openaiMany],
+] as const) {
+  console.log(
+    label.padEnd(20) + col(times(median(cordage, AT) / median(peer, AT))) + col(times(median(cordageMany, AT) / median(peerMany, AT))),
+  )
 }
 
 console.log('\nafter the OpenAI SDK has run in this process (AsyncLocalStorage on), 50 steps, median us/step:')
 console.log(
-  `  Cordage ${us(after.cordage.median)} (was ${us(median(cordage.name, 50))}), Pi ${us(after.pi.median)} (was ${us(median(pi.name, 50))}), Cordage / Pi ${times(after.cordage.median / after.pi.median)}`,
+  `  Cordage ${us(after.cordage.median)} (was ${us(median(cordage, 50))}), Pi ${us(after.pi.median)} (was ${us(median(pi, 50))}), Cordage / Pi ${times(after.cordage.median / after.pi.median)}`,
 )
 
 console.log(`\nCordage heap retained per finished run (store-memory keeps every event; ${retainedRuns} runs each, after full GC):`)

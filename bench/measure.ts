@@ -7,6 +7,8 @@
 /** One system under test: something that can do a full run of `steps` model calls. */
 export interface Subject {
   name: string
+  /** How many tools the system has registered (the model calls one of them); 1 unless said. */
+  tools?: number
   /** One complete run of `steps` steps; throws if the run did not go as scripted. */
   run(steps: number): Promise<void>
   /** Untimed housekeeping between runs. */

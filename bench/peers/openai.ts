@@ -1,6 +1,7 @@
 /**
  * The OpenAI Agents SDK for JS under the same workload, through its public API: an `Agent` with a
- * `tool()`, run by a `Runner`, with a custom `Model` (the SDK's own interface for plugging in a model)
+ * `tool()` (or, with `tools` above 1, that one among others the model never calls,
+ * bench/many-tools.ts), run by a `Runner`, with a custom `Model` (the SDK's own interface for plugging in a model)
  * that returns scripted responses and never touches the network.
  *
  * Tracing is off three ways — the env flag the SDK reads, the global provider switch, and the Runner
@@ -18,6 +19,7 @@ import {
   type ModelResponse,
   type StreamEvent,
 } from '@openai/agents'
+import { fillers } from '../many-tools.ts'
 import type { Subject } from '../measure.ts'
 
 process.env.OPENAI_AGENTS_DISABLE_TRACING = '1'
@@ -43,7 +45,7 @@ class ScriptModel implements Model {
   }
 }
 
-export function openaiSubject(): Subject {
+export function openaiSubject(tools = 1): Subject {
   const model = new ScriptModel()
   const noop = tool({
     name: 'noop',
@@ -51,10 +53,21 @@ export function openaiSubject(): Subject {
     parameters: z.object({}),
     execute: async () => 'ok',
   })
-  const agent = new Agent({ name: 'bench', instructions: 'bench', model, tools: [noop] })
+  const others = fillers(tools).map((filler) =>
+    tool({
+      name: filler.name,
+      description: filler.description,
+      parameters: z.object({ query: z.string(), limit: z.number() }),
+      execute: async () => {
+        throw new Error(filler.refusal)
+      },
+    }),
+  )
+  const agent = new Agent({ name: 'bench', instructions: 'bench', model, tools: [noop, ...others] })
   const runner = new Runner({ tracingDisabled: true })
   return {
     name: 'OpenAI Agents SDK',
+    tools,
     async run(steps) {
       model.steps = steps
       model.calls = 0

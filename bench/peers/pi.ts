@@ -1,11 +1,13 @@
 /**
- * Pi's agent core under the same workload, through its public API: an `Agent` with one `AgentTool`,
- * whose `streamFn` (the documented hook for a custom or proxied model) answers from a script. The
- * stream carries only the final `done` event, the least a stream function may send.
+ * Pi's agent core under the same workload, through its public API: an `Agent` with one `AgentTool`
+ * (or, with `tools` above 1, that one among others the model never calls, bench/many-tools.ts), whose
+ * `streamFn` (the documented hook for a custom or proxied model) answers from a script. The stream
+ * carries only the final `done` event, the least a stream function may send.
  */
 import { Agent, type AgentTool, type StreamFn } from '@mariozechner/pi-agent-core'
 import { createAssistantMessageEventStream, type AssistantMessage } from '@mariozechner/pi-ai'
 import { Type } from 'typebox'
+import { fillers } from '../many-tools.ts'
 import type { Subject } from '../measure.ts'
 
 const usage = () => ({
@@ -17,7 +19,7 @@ const usage = () => ({
   cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
 })
 
-export function piSubject(): Subject {
+export function piSubject(tools = 1): Subject {
   const script = { steps: 1, calls: 0 }
 
   /** Calls the no-op tool until call `steps`, then answers. Counts its own calls: reset before each run. */
@@ -47,10 +49,22 @@ export function piSubject(): Subject {
     parameters: Type.Object({}),
     execute: async () => ({ content: [{ type: 'text', text: 'ok' }], details: null }),
   }
-  const agent = new Agent({ initialState: { systemPrompt: 'bench', tools: [noop] }, streamFn })
+  const others = fillers(tools).map(
+    (filler): AgentTool => ({
+      name: filler.name,
+      label: filler.name,
+      description: filler.description,
+      parameters: Type.Object({ query: Type.String(), limit: Type.Number() }),
+      execute: async () => {
+        throw new Error(filler.refusal)
+      },
+    }),
+  )
+  const agent = new Agent({ initialState: { systemPrompt: 'bench', tools: [noop, ...others] }, streamFn })
 
   return {
     name: 'Pi agent core',
+    tools,
     async run(steps) {
       script.steps = steps
       script.calls = 0

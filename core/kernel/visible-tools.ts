@@ -2,17 +2,35 @@
  * @module visible-tools
  * The tools a step may call: asked of the tools service once per step (also for a step resumed in a
  * new process), checked to be a list, and kept by name, as the views the model is shown and as names
- * for the step's context event. The same list as the step before is not rebuilt.
+ * for the step's context event. The same list as the step before is not rebuilt; neither is a list
+ * another run was shown, when the service hands out the same one again (the registry keeps its visible
+ * list until a tool comes or goes): what a list comes to is built once and shared, frozen, by every run
+ * shown it, so a run's start does not cost more the more tools there are.
  */
 import { CordageError } from '../contracts/errors.ts'
 import { toView, type Tool, type ToolView } from '../contracts/services/tools.ts'
 import { asDefined } from './tool.ts'
 
+/**
+ * What one visible list comes to. Runs share it, so all of it is frozen (the arrays are typed as the
+ * contracts take them, `ToolView[]` and `string[]`, and refuse changes at run time).
+ */
+interface Derived {
+  /** The list's tools as they were when this was built: a list changed in place is built again. */
+  readonly tools: readonly Tool[]
+  readonly byName: ReadonlyMap<string, Tool>
+  readonly views: ToolView[]
+  readonly names: string[]
+}
+
+/** Built lists by the list the tools service returned; an entry goes when nothing holds its list any more. */
+const built = new WeakMap<readonly unknown[], Derived>()
+
 export class VisibleTools {
-  readonly byName = new Map<string, Tool>()
-  views: ToolView[] = []
-  names: string[] = []
-  #source: Tool[] | undefined
+  byName: ReadonlyMap<string, Tool> = new Map()
+  views: ToolView[] = Object.freeze([]) as never
+  names: string[] = Object.freeze([]) as never
+  #source: readonly unknown[] | undefined
   #step = ''
 
   /** Ask (`ask`, the tools service's `visible`) for step `step`, unless it was asked already. */
@@ -27,11 +45,33 @@ export class VisibleTools {
     this.#step = step
     if (visible === this.#source) return
     this.#source = visible
-    this.byName.clear()
-    for (const tool of visible as Tool[]) this.byName.set(tool.name, asDefined(tool))
-    this.views = visible.map(toView)
-    this.names = visible.map((t: Tool) => t.name)
+    const derived = derive(visible as Tool[])
+    this.byName = derived.byName
+    this.views = derived.views
+    this.names = derived.names
   }
+}
+
+/** The list's views, names and tools by name: built once per list, found again while it holds the same tools. */
+function derive(visible: readonly Tool[]): Derived {
+  const found = built.get(visible)
+  if (found && sameTools(found.tools, visible)) return found
+  const byName = new Map<string, Tool>()
+  for (const tool of visible) byName.set(tool.name, asDefined(tool))
+  const derived: Derived = Object.freeze({
+    tools: Object.freeze(visible.slice()),
+    byName,
+    views: Object.freeze(visible.map((tool) => Object.freeze(toView(tool)))) as ToolView[],
+    names: Object.freeze(visible.map((tool) => tool.name)) as string[],
+  })
+  built.set(visible, derived)
+  return derived
+}
+
+function sameTools(a: readonly Tool[], b: readonly Tool[]): boolean {
+  if (a.length !== b.length) return false
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false
+  return true
 }
 
 Object.freeze(VisibleTools.prototype)

@@ -1,22 +1,31 @@
 /**
- * node --expose-gc --import tsx bench/long-run.ts [--quick] — one long run, and whether it stays flat.
+ * node --expose-gc --import tsx bench/long-run.ts [--quick] [--store memory|sqlite] [--snapshots] — one long
+ * run, and whether it stays flat.
  *
  * One run of 10,000 steps (2,000 with `--quick`): a scripted model asks for a read-only no-op tool at
  * each of them, and answers at the step after. The agent is built as a long run would be: context-basic
- * projects the transcript, compaction-summary keeps the projection under its window (the summary is asked
- * of the model, which answers it), tools-registry, policy-rules allowing everything, verifier-basic.
- * It runs twice, on store-memory and on store-sqlite (a file, synchronous=FULL, WAL, a snapshot of state
- * every 500 events: the store's defaults).
+ * projects the transcript (the whole of it, at every step), compaction-summary keeps what the model sees
+ * under its window (the summary is asked of the model, which answers it), tools-registry, policy-rules
+ * allowing everything, verifier-basic. It runs twice: on store-memory, and on store-sqlite (a file,
+ * synchronous=FULL, WAL, snapshots of run state as the store asks: its defaults). The kernel and plugins
+ * run from the TypeScript sources (tsx), like bench/durability.ts.
  *
- * Every `window` steps the model, at the start of that step, stops the clock and samples: the mean wall
- * and CPU time per step of the window just ended, the heap used after a forced full collection, and the
- * sizes of what is held in memory (the kernel's run state: its transcript entries and actions, the state
- * as JSON, which is what a snapshot writes; the events store-memory holds; the messages the model was
- * sent). The sampling itself is outside the timed windows. Printed: the curve, the ratio of the last
- * window to the first for time and heap, and the heap's slope in bytes per step (least squares over the
- * samples after the first).
+ * Every 500 steps (250 with `--quick`) the model, at the start of a step, stops the clocks and samples:
+ * the mean wall-clock and CPU time per step of the window just ended (CPU time is the whole process's,
+ * the garbage collector's threads included), the heap used after a forced full collection, and the
+ * sizes of what the run holds: the kernel's run state (its transcript entries and actions, and the state
+ * as JSON, which is what a snapshot writes), the events store-memory holds in memory, the size of
+ * store-sqlite's database file with its write-ahead log, and the messages the model was sent. The
+ * sampling is outside the timed windows. Printed: the curve, the ratio of the last window to the first
+ * for time and heap, and the heap's slope in bytes per step (least squares over the samples after the
+ * first window, which holds the warm-up).
+ *
+ * `--store memory` or `--store sqlite` runs one of the two. `--snapshots` writes a heap snapshot at the
+ * second sample and at the last, and prints the kinds of object that grew between them, per step
+ * (bench/heap-diff.ts).
  */
 import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs'
+import { writeHeapSnapshot } from 'node:v8'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Context } from 'cordis'
@@ -31,9 +40,12 @@ import compactionSummary from '../plugins/compaction-summary/index.ts'
 import toolsRegistry from '../plugins/tools-registry/index.ts'
 import policyRules from '../plugins/policy-rules/index.ts'
 import verifierBasic from '../plugins/verifier-basic/index.ts'
+import { growth } from './heap-diff.ts'
 import { gc } from './measure.ts'
 
 const quick = process.argv.includes('--quick')
+const snapshots = process.argv.includes('--snapshots')
+const only = process.argv.includes('--store') ? process.argv[process.argv.indexOf('--store') + 1] : undefined
 const STEPS = quick ? 2_000 : 10_000
 const WINDOW = quick ? 250 : 500
 /** The model's window and reserve for compaction-summary: small, so the run is compacting after a few hundred steps. */
@@ -113,8 +125,12 @@ async function longRun(store: 'memory' | 'sqlite', dir: string) {
       messages,
     }
     gc()
-    return { ...sizes, heap: process.memoryUsage().heapUsed }
+    const heap = process.memoryUsage().heapUsed
+    if (snapshots && (step === 2 * WINDOW || step === STEPS))
+      heapFiles.push({ step, file: writeHeapSnapshot(join(dir, `${store}-${step}.heapsnapshot`)) })
+    return { ...sizes, heap }
   }, STEPS)
+  const heapFiles: { step: number; file: string }[] = []
   let toolRuns = 0
   const plugins: [CordagePlugin, unknown][] = [
     store === 'memory' ? configured(storeMemory) : configured(storeSqlite, { path: join(dir, 'long.db') }),
@@ -167,7 +183,7 @@ async function longRun(store: 'memory' | 'sqlite', dir: string) {
     )
   if (compactions.rejected) throw new Error(`${compactions.rejected} compactions were rejected`)
   for (const fork of forks) fork.dispose()
-  return { rows: model.rows, seconds, events: state.lastSeq, compactions: compactions.count, summaries: model.summaries }
+  return { rows: model.rows, seconds, events: state.lastSeq, compactions: compactions.count, summaries: model.summaries, heapFiles }
 }
 
 const kib = (n: number) => `${(n / 1024).toFixed(0)} KiB`
@@ -205,8 +221,16 @@ function print(name: string, r: Awaited<ReturnType<typeof longRun>>) {
     `last / first window: wall ${(last.wallUs / first.wallUs).toFixed(2)}x, cpu ${(last.cpuUs / first.cpuUs).toFixed(2)}x, heap ${(last.heap / first.heap).toFixed(2)}x`,
   )
   console.log(
-    `heap slope ${heapSlope.toFixed(0)} bytes per step; wall time slope ${(wallSlope * 1000).toFixed(2)} µs per step per 1,000 steps (after the first window)`,
+    `after the first window: the heap grows by ${heapSlope.toFixed(0)} bytes per step, the wall time of a step by ${(wallSlope * 1000).toFixed(1)} µs every 1,000 steps`,
   )
+  if (r.heapFiles.length === 2) {
+    const [a, b] = r.heapFiles as [{ step: number; file: string }, { step: number; file: string }]
+    console.log(`grown between step ${a.step} and step ${b.step}, per step (kind of object: count, bytes):`)
+    for (const g of growth(a.file, b.file, 16))
+      console.log(
+        `  ${g.kind.padEnd(60)} ${(g.count / (b.step - a.step)).toFixed(2).padStart(8)} ${(g.bytes / (b.step - a.step)).toFixed(0).padStart(7)}`,
+      )
+  }
 }
 
 console.log(
@@ -214,8 +238,8 @@ console.log(
 )
 const dir = mkdtempSync(join(tmpdir(), 'cordage-long-'))
 try {
-  print('store-memory', await longRun('memory', dir))
-  print('store-sqlite (synchronous=FULL, snapshot every 500 events)', await longRun('sqlite', dir))
+  if (only !== 'sqlite') print('store-memory', await longRun('memory', dir))
+  if (only !== 'memory') print('store-sqlite (synchronous=FULL, snapshots as the store asks)', await longRun('sqlite', dir))
 } finally {
   rmSync(dir, { recursive: true, force: true })
 }

@@ -18,7 +18,8 @@
  * store-sqlite's database file with its write-ahead log, and the messages the model was sent. The
  * sampling is outside the timed windows. Printed: the curve, the ratio of the last window to the first
  * for time and heap, and the heap's slope in bytes per step (least squares over the samples after the
- * first window, which holds the warm-up).
+ * first window, which holds the warm-up); then the time to load the finished run as a resume does (its
+ * newest snapshot and the events after it, mean of three).
  *
  * `--store memory` or `--store sqlite` runs one of the two. `--snapshots` writes a heap snapshot at the
  * second sample and at the last, and prints the kinds of object that grew between them, per step
@@ -182,8 +183,15 @@ async function longRun(store: 'memory' | 'sqlite', dir: string) {
       `the run ended ${state.status} after ${state.steps} of ${STEPS + 1} steps, ${toolRuns} tool calls (${state.failureCode ?? ''} ${state.reason ?? ''})`,
     )
   if (compactions.rejected) throw new Error(`${compactions.rejected} compactions were rejected`)
+  // Loading the finished run as a resume would: from its newest snapshot and the events after it.
+  const stored = await agent.store().loadRun(state.runId)
+  const load = { ms: 0, snapshot: stored.snapshot?.seq, after: stored.events.length }
+  await agent.load(state.runId)
+  const l0 = performance.now()
+  for (let i = 0; i < 3; i++) await agent.load(state.runId)
+  load.ms = (performance.now() - l0) / 3
   for (const fork of forks) fork.dispose()
-  return { rows: model.rows, seconds, events: state.lastSeq, compactions: compactions.count, summaries: model.summaries, heapFiles }
+  return { rows: model.rows, seconds, events: state.lastSeq, compactions: compactions.count, summaries: model.summaries, heapFiles, load }
 }
 
 const kib = (n: number) => `${(n / 1024).toFixed(0)} KiB`
@@ -222,6 +230,9 @@ function print(name: string, r: Awaited<ReturnType<typeof longRun>>) {
   )
   console.log(
     `after the first window: the heap grows by ${heapSlope.toFixed(0)} bytes per step, the wall time of a step by ${(wallSlope * 1000).toFixed(1)} µs every 1,000 steps`,
+  )
+  console.log(
+    `loading the finished run: ${r.load.ms.toFixed(1)} ms, ${r.load.snapshot === undefined ? 'no snapshot' : `from its snapshot at seq ${r.load.snapshot}`} and ${r.load.after} events after it`,
   )
   if (r.heapFiles.length === 2) {
     const [a, b] = r.heapFiles as [{ step: number; file: string }, { step: number; file: string }]

@@ -191,7 +191,8 @@ describe('store-postgres: a claim does not read finished runs', { skip }, () => 
     const client = new pg.Client({ connectionString: url, options: `-c search_path=${store.schema}` })
     await client.connect()
     try {
-      const columns = 'run_id, agent, task, status, last_seq, created_at, updated_at, lease_worker, lease_token, lease_expires, lease_released'
+      const columns =
+        'run_id, agent, task, status, last_seq, created_at, updated_at, lease_worker, lease_token, lease_expires, lease_released'
       const now = Date.now()
       // 30,000 finished runs, older than anything claimable, as in a store that has been in use.
       await client.query(
@@ -223,7 +224,9 @@ describe('store-postgres: a claim does not read finished runs', { skip }, () => 
       const plan = (await client.query(`EXPLAIN (ANALYZE, FORMAT JSON) ${sent.text}`, sent.values)).rows[0]['QUERY PLAN'][0].Plan
       await client.query('ROLLBACK')
       const read = (node: any): number =>
-        (node['Actual Rows'] ?? 0) + (node['Rows Removed by Filter'] ?? 0) + (node.Plans ?? []).reduce((n: number, p: any) => n + read(p), 0)
+        (node['Actual Rows'] ?? 0) +
+        (node['Rows Removed by Filter'] ?? 0) +
+        (node.Plans ?? []).reduce((n: number, p: any) => n + read(p), 0)
       assert.ok(read(plan) < 100, `the claim read ${read(plan)} rows of 40,001`)
     } finally {
       await client.end()

@@ -164,7 +164,6 @@ export async function cordageSubject(recycleEvery = 200, tools = 1): Promise<Sub
   let runs = 0
   return {
     name: 'Cordage',
-    tools,
     run: (steps) => runOnce(h, steps),
     async between() {
       if (++runs % recycleEvery !== 0) return

@@ -12,7 +12,7 @@ import { cpus } from 'node:os'
 import { bareSubject } from './bare.ts'
 import { cordageSubject, retainedPerRun } from './cordage.ts'
 import { TOOL_COUNTS } from './many-tools.ts'
-import { measure, type Budget, type Sample, type Subject } from './measure.ts'
+import { measure, measurePair, type Budget, type Sample, type Subject } from './measure.ts'
 import { openaiSubject } from './peers/openai.ts'
 import { piSubject } from './peers/pi.ts'
 
@@ -23,6 +23,8 @@ const MANY = TOOL_COUNTS[1]
 const scale = process.argv.includes('--quick') ? 0.25 : 1
 const warmup: Budget = { warmupMs: 0, measureMs: 400 * scale, minRuns: 3, maxRuns: Infinity }
 const budget: Budget = { warmupMs: 300 * scale, measureMs: 3000 * scale, minRuns: 15, maxRuns: 20_000 }
+/** For two subjects timed in turn: twice the time, so each gets about as many runs as alone. */
+const pairBudget: Budget = { ...budget, warmupMs: 2 * budget.warmupMs, measureMs: 2 * budget.measureMs }
 const retainedRuns = 200
 
 function version(pkg: string): string {
@@ -47,18 +49,21 @@ const cordageMany = await cordageSubject(200, MANY)
 const piMany = piSubject(MANY)
 const openaiMany = openaiSubject(MANY)
 const results = new Map<string, Sample>()
-const key = (subject: Subject, steps: number) => `${subject.name}/${subject.tools ?? 1}/${steps}`
+/** The tool-count comparison, at {@link AT} steps: each system with 1 and with {@link MANY} tools, timed in turn. */
+const byTools = new Map<string, [Sample, Sample]>()
+const key = (subject: Subject, steps: number) => `${subject.name}/${steps}`
 
 /**
- * Warm every subject at every length (`many`: at {@link AT} steps only) first, then time each; the
- * many-tools subjects right after the others at {@link AT} steps, so the pairs are measured close together.
+ * Warm every subject at every length (the many-tools ones at {@link AT} steps only) first, then time
+ * each; at {@link AT} steps also each system with 1 and with {@link MANY} tools, run by run in turn
+ * ({@link measurePair}), so that the ratio of the two, a small difference, is not lost in the noise.
  */
-async function bench(subjects: Subject[], many: Subject[]) {
+async function bench(subjects: Subject[], pairs: [Subject, Subject][]) {
   for (const subject of subjects) for (const steps of STEPS) await measure(subject, steps, warmup)
-  for (const subject of many) await measure(subject, AT, warmup)
+  for (const [, many] of pairs) await measure(many, AT, warmup)
   for (const steps of STEPS) {
     for (const subject of subjects) results.set(key(subject, steps), await measure(subject, steps, budget))
-    if (steps === AT) for (const subject of many) results.set(key(subject, steps), await measure(subject, steps, budget))
+    if (steps === AT) for (const [one, many] of pairs) byTools.set(one.name, await measurePair(one, many, AT, pairBudget))
   }
 }
 
@@ -66,10 +71,16 @@ async function bench(subjects: Subject[], many: Subject[]) {
 // tracing off), and on Node 20 that switches on promise hooks for the whole process: from then on every
 // await anywhere costs more. Measured first, it would slow Pi by about half and Cordage by about a
 // tenth. Both are measured again afterwards, so the size of that effect is in the output too.
-await bench([bare, cordage, pi], [cordageMany, piMany])
+await bench(
+  [bare, cordage, pi],
+  [
+    [cordage, cordageMany],
+    [pi, piMany],
+  ],
+)
 const retained = []
 for (const steps of STEPS) retained.push({ steps, ...(await retainedPerRun(steps, retainedRuns)) })
-await bench([openai], [openaiMany])
+await bench([openai], [[openai, openaiMany]])
 const after = { cordage: await measure(cordage, 50, budget), pi: await measure(pi, 50, budget) }
 
 const us = (n: number) => (n < 10 ? n.toFixed(2) : n < 100 ? n.toFixed(1) : n.toFixed(0))
@@ -102,23 +113,18 @@ for (const [label, peer] of [
 
 console.log('')
 console.log(`tools registered, ${AT} steps`.padEnd(20) + [col('1 tool'), col(`${MANY} tools`), col(`${MANY} / 1 (flatness)`)].join(''))
-console.log('  median / p95 across runs (runs timed)')
-for (const [one, many] of [
-  [cordage, cordageMany],
-  [pi, piMany],
-  [openai, openaiMany],
-] as const) {
-  const cell = (s: Sample) => col(`${us(s.median)} / ${us(s.p95)} (${s.runs})`)
-  const [a, b] = [results.get(key(one, AT))!, results.get(key(many, AT))!]
-  console.log(one.name.padEnd(20) + cell(a) + cell(b) + col(times(b.median / a.median)))
+console.log('  median / p95 across runs (runs timed); the two timed in turn, run by run')
+const cell = (s: Sample) => col(`${us(s.median)} / ${us(s.p95)} (${s.runs})`)
+for (const subject of [cordage, pi, openai]) {
+  const [one, many] = byTools.get(subject.name)!
+  console.log(subject.name.padEnd(20) + cell(one) + cell(many) + col(times(many.median / one.median)))
 }
-for (const [label, peer, peerMany] of [
-  ['Cordage / Pi', pi, piMany],
-  ['Cordage / OpenAI', openai, openaiMany],
+for (const [label, peer] of [
+  ['Cordage / Pi', pi],
+  ['Cordage / OpenAI', openai],
 ] as const) {
-  console.log(
-    label.padEnd(20) + col(times(median(cordage, AT) / median(peer, AT))) + col(times(median(cordageMany, AT) / median(peerMany, AT))),
-  )
+  const [ours, theirs] = [byTools.get(cordage.name)!, byTools.get(peer.name)!]
+  console.log(label.padEnd(20) + col(times(ours[0].median / theirs[0].median)) + col(times(ours[1].median / theirs[1].median)))
 }
 
 console.log('\nafter the OpenAI SDK has run in this process (AsyncLocalStorage on), 50 steps, median us/step:')

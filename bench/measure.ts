@@ -7,8 +7,6 @@
 /** One system under test: something that can do a full run of `steps` model calls. */
 export interface Subject {
   name: string
-  /** How many tools the system has registered (the model calls one of them); 1 unless said. */
-  tools?: number
   /** One complete run of `steps` steps; throws if the run did not go as scripted. */
   run(steps: number): Promise<void>
   /** Untimed housekeeping between runs. */
@@ -37,7 +35,28 @@ export interface Sample {
 export async function measure(subject: Subject, steps: number, budget: Budget): Promise<Sample> {
   await loop(subject, steps, budget.warmupMs, 3, Infinity)
   gc()
-  const times = await loop(subject, steps, budget.measureMs, budget.minRuns, budget.maxRuns)
+  return sample(subject, steps, await loop(subject, steps, budget.measureMs, budget.minRuns, budget.maxRuns))
+}
+
+/**
+ * Two subjects timed in turn, one run of each after the other, for the same budget in all: whatever
+ * else the machine is doing then slows both alike, so the ratio of the two is steadier than that of two
+ * subjects measured one after the other. Each gets about half the runs {@link measure} would give it
+ * for the same budget.
+ */
+export async function measurePair(a: Subject, b: Subject, steps: number, budget: Budget): Promise<[Sample, Sample]> {
+  for (const subject of [a, b]) await loop(subject, steps, budget.warmupMs / 2, 3, Infinity)
+  gc()
+  const times: [number[], number[]] = [[], []]
+  const until = performance.now() + budget.measureMs
+  while (times[0].length < budget.maxRuns && (times[0].length < budget.minRuns || performance.now() < until)) {
+    times[0].push(await timed(a, steps))
+    times[1].push(await timed(b, steps))
+  }
+  return [sample(a, steps, times[0]), sample(b, steps, times[1])]
+}
+
+function sample(subject: Subject, steps: number, times: number[]): Sample {
   const perStep = times.map((ns) => ns / 1000 / steps).sort((a, b) => a - b)
   return {
     subject: subject.name,
@@ -49,16 +68,20 @@ export async function measure(subject: Subject, steps: number, budget: Budget): 
   }
 }
 
+/** One run, timed on its own; the housekeeping after it is not. Nanoseconds. */
+async function timed(subject: Subject, steps: number): Promise<number> {
+  const t0 = process.hrtime.bigint()
+  await subject.run(steps)
+  const ns = Number(process.hrtime.bigint() - t0)
+  await subject.between?.()
+  return ns
+}
+
 /** Runs until `ms` have passed and at least `minRuns` are done, at most `maxRuns`; nanoseconds per run. */
 async function loop(subject: Subject, steps: number, ms: number, minRuns: number, maxRuns: number): Promise<number[]> {
   const times: number[] = []
   const until = performance.now() + ms
-  while (times.length < maxRuns && (times.length < minRuns || performance.now() < until)) {
-    const t0 = process.hrtime.bigint()
-    await subject.run(steps)
-    times.push(Number(process.hrtime.bigint() - t0))
-    await subject.between?.()
-  }
+  while (times.length < maxRuns && (times.length < minRuns || performance.now() < until)) times.push(await timed(subject, steps))
   return times
 }
 

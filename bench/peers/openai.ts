@@ -67,7 +67,6 @@ export function openaiSubject(tools = 1): Subject {
   const runner = new Runner({ tracingDisabled: true })
   return {
     name: 'OpenAI Agents SDK',
-    tools,
     async run(steps) {
       model.steps = steps
       model.calls = 0

@@ -64,7 +64,6 @@ export function piSubject(tools = 1): Subject {
 
   return {
     name: 'Pi agent core',
-    tools,
     async run(steps) {
       script.steps = steps
       script.calls = 0

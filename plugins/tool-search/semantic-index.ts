@@ -11,6 +11,7 @@
 import { checkVectors, dotRow, type EmbeddingsService } from 'cordage'
 import type { Indexable } from './search-index.ts'
 import { Projection } from './projection.ts'
+import { TopK } from './top-k.ts'
 import { localName, namespaceOf, words } from './terms.ts'
 
 /** Below this many vectors every one is compared exactly; above, sketches pick the candidates first. */
@@ -185,25 +186,30 @@ export class SemanticIndex {
     if (this.names.length < ExactBelow) return this.top(vector, limit, this.matrix, this.dimensions, accept)
     const sketch = new Float32Array(SketchWidth)
     this.projection!.project(vector, sketch)
-    const candidates = this.top(sketch, Math.max(MinCandidates, limit * 8), this.sketches, SketchWidth, accept)
-    const hits = candidates.map(({ name }) => ({ name, score: dotRow(vector, this.matrix, this.rowOf.get(name)!) }))
-    return hits.sort((a, b) => b.score - a.score).slice(0, limit)
+    // Candidates are not filtered: the filter is a call per row, and most candidates are dropped anyway.
+    const candidates = new TopK(Math.max(MinCandidates, limit * 8))
+    for (let row = 0; row < this.names.length; row++) {
+      const score = dotRow(sketch, this.sketches, row, SketchWidth)
+      if (score > candidates.floor) candidates.push(row, score)
+    }
+    const best = new TopK(limit)
+    for (const { row } of candidates.sorted()) {
+      const score = dotRow(vector, this.matrix, row)
+      if (score > best.floor && (!accept || accept(this.names[row]))) best.push(row, score)
+    }
+    return best.sorted().map(({ row, score }) => ({ name: this.names[row], score }))
   }
 
-  /** The best `limit` rows of `matrix` (rows `width` wide) by dot product with `query`. */
+  /** The best `limit` rows of `matrix` (rows `width` wide) by dot product with `query`, best first. */
   private top(query: Float32Array, limit: number, matrix: Float32Array, width: number, accept?: (name: string) => boolean): SemanticHit[] {
-    // A bounded list kept sorted by insertion: limit is small next to the rows, the scan is the cost.
-    const top: SemanticHit[] = []
+    const best = new TopK(limit)
     for (let row = 0; row < this.names.length; row++) {
       const score = dotRow(query, matrix, row, width)
-      if (top.length === limit && score <= top[limit - 1].score) continue
-      const name = this.names[row]
-      if (accept && !accept(name)) continue
-      if (top.length < limit) top.push({ name, score })
-      else top[limit - 1] = { name, score }
-      for (let i = top.length - 1; i > 0 && top[i - 1].score < top[i].score; i--) [top[i - 1], top[i]] = [top[i], top[i - 1]]
+      // The filter is a closure call: only for rows that would be kept.
+      if (score <= best.floor || (accept && !accept(this.names[row]))) continue
+      best.push(row, score)
     }
-    return top
+    return best.sorted().map(({ row, score }) => ({ name: this.names[row], score }))
   }
 }
 

@@ -5,6 +5,7 @@ import { definePlugin, defineTool, readService, type EmbeddingsService } from 'c
 import { plug } from '../../../test/plug.ts'
 import plugin, { type ToolSearch } from '../index.ts'
 import { ExactBelow, fuse, SemanticIndex } from '../semantic-index.ts'
+import { TopK } from '../top-k.ts'
 import opsCatalog from './fixtures/ops-catalog/index.ts'
 
 /**
@@ -227,6 +228,26 @@ describe('tool-search: the vector index and the fusion', () => {
       for (let j = 0; j < 10; j++) if (got.has(`t${c * 10 + j}`)) found++
     }
     assert.ok(found / (43 * 10) >= 0.99, `found ${found} of ${43 * 10} true neighbours`)
+  })
+
+  it('TopK keeps the k best of a stream, best first, ties by row', () => {
+    let seed = 5
+    const random = () => (seed = (seed * 16807) % 2147483647) % 1000
+    for (const k of [1, 3, 50]) {
+      const scores = Array.from({ length: 500 }, random)
+      const top = new TopK(k)
+      scores.forEach((score, row) => {
+        if (score > top.floor || top.size < k) top.push(row, score)
+      })
+      const expected = scores
+        .map((score, row) => ({ row, score }))
+        .sort((a, b) => b.score - a.score || a.row - b.row)
+        .slice(0, k)
+      assert.deepEqual(
+        top.sorted().map((h) => h.score),
+        expected.map((h) => h.score),
+      )
+    }
   })
 
   it('fuse() adds 1 / (k + rank) from each list, the semantic one weighted', () => {

@@ -19,11 +19,25 @@ interface Bench {
 }
 
 export const Benches: Bench[] = [
-  { name: 'kernel', file: 'kernel.ts', node: ['--expose-gc'], what: 'kernel overhead per step, 1 and 200 tools, against Pi and the OpenAI Agents SDK' },
+  {
+    name: 'kernel',
+    file: 'kernel.ts',
+    node: ['--expose-gc'],
+    what: 'kernel overhead per step, 1 and 200 tools, against Pi and the OpenAI Agents SDK',
+  },
   { name: 'durability', file: 'durability.ts', what: 'durable steps against raw SQLite; loading a long run; PostgreSQL appends' },
-  { name: 'long-run', file: 'long-run.ts', node: ['--expose-gc'], what: 'one 10,000-step run: time per step and heap, first window against last' },
+  {
+    name: 'long-run',
+    file: 'long-run.ts',
+    node: ['--expose-gc'],
+    what: 'one 10,000-step run: time per step and heap, first window against last',
+  },
   { name: 'reload', file: 'reload.ts', node: ['--expose-gc'], what: 'hot reload: edit-to-active latency and the heap slope per reload' },
-  { name: 'tool-search', file: 'tool-search.ts', what: 'ranking quality on the own and a public set, BM25 against hybrid; latency to 10,000 tools' },
+  {
+    name: 'tool-search',
+    file: 'tool-search.ts',
+    what: 'ranking quality on the own and a public set, BM25 against hybrid; latency to 10,000 tools',
+  },
   { name: 'scale-out', file: 'scale-out.ts', what: '1, 2, 4 and 8 workers on one PostgreSQL, against one worker' },
 ]
 
@@ -42,9 +56,13 @@ function main() {
   for (const bench of Benches.filter((b) => !only || only.has(b.name))) {
     console.log(`\n━━ ${bench.name}: ${bench.what}\n`)
     const started = Date.now()
-    const run = spawnSync(process.execPath, [...(bench.node ?? []), '--import', 'tsx', join(import.meta.dirname, bench.file), ...(quick ? ['--quick'] : [])], {
-      stdio: 'inherit',
-    })
+    const run = spawnSync(
+      process.execPath,
+      [...(bench.node ?? []), '--import', 'tsx', join(import.meta.dirname, bench.file), ...(quick ? ['--quick'] : [])],
+      {
+        stdio: 'inherit',
+      },
+    )
     times.push([bench.name, (Date.now() - started) / 1000])
     if (run.status !== 0) failed.push(`${bench.name} (exit ${run.status ?? run.signal})`)
   }

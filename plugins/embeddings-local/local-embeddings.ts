@@ -27,25 +27,27 @@ export class LocalEmbeddings implements EmbeddingsService {
     const out: (number[] | undefined)[] = cut.map((t) => this.cached(t))
     const todo = [...new Set(cut.filter((_, i) => out[i] === undefined))]
     if (todo.length) {
+      // This call's own vectors: the cache may be off, smaller than the call, or emptied by another
+      // call while this one waits for the model.
+      const fresh = new Map<string, number[]>()
       const model = await this.load()
       for (let at = 0; at < todo.length; at += this.config.batchSize) {
         stopIfAborted(options.signal)
         const batch = todo.slice(at, at + this.config.batchSize)
         const vectors = await model.embed(batch)
-        batch.forEach((text, i) => this.keep(text, vectors[i]))
+        batch.forEach((text, i) => {
+          fresh.set(text, vectors[i])
+          this.keep(text, vectors[i])
+        })
         // Give runs their turn between batches.
         if (at + this.config.batchSize < todo.length) await new Promise((r) => setImmediate(r))
       }
       cut.forEach((t, i) => {
-        out[i] ??= this.cache.get(t) ?? this.fresh.get(t)
+        out[i] ??= fresh.get(t)
       })
-      this.fresh.clear()
     }
     return out as number[][]
   }
-
-  /** Vectors of this call when the cache is off or too small to hold them all. */
-  private readonly fresh = new Map<string, number[]>()
 
   private cached(text: string): number[] | undefined {
     const v = this.cache.get(text)
@@ -58,7 +60,6 @@ export class LocalEmbeddings implements EmbeddingsService {
   }
 
   private keep(text: string, vector: number[]): void {
-    this.fresh.set(text, vector)
     if (this.config.cacheSize === 0) return
     this.cache.set(text, vector)
     if (this.cache.size > this.config.cacheSize) this.cache.delete(this.cache.keys().next().value!)

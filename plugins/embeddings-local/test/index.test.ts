@@ -69,3 +69,22 @@ test('the config refuses what would make no sense, naming the key', () => {
   assert.throws(() => plugin.manifest.config!({ batchSize: 0 }))
   assert.throws(() => plugin.manifest.config!({ maxChars: 4 }))
 })
+
+test('two calls at once each get their own vectors, with the cache off or too small for them', async () => {
+  for (const cacheSize of [0, 1]) {
+    const model = new CountingModel()
+    const slow: SentenceModel = {
+      embed: async (texts) => {
+        await new Promise((r) => setTimeout(r, 5))
+        return model.embed(texts)
+      },
+    }
+    const service = new LocalEmbeddings('m', 3, async () => slow, plugin.manifest.config!({ cacheSize, batchSize: 1 }))
+    const [a, b] = await Promise.all([service.embed(['a', 'bbb']), service.embed(['cc', 'dddd'])])
+    assert.deepEqual(
+      [...a, ...b].map((v) => v?.[0]),
+      [1, 3, 2, 4],
+      `cacheSize ${cacheSize}`,
+    )
+  }
+})

@@ -28,6 +28,24 @@ export interface ProviderApi {
   baseUrlShape: string
 }
 
+/** OpenAI's own API; OpenAI-compatible servers are reached through the preset's baseUrl or OPENAI_BASE_URL. */
+export const OpenAIBaseUrl = 'https://api.openai.com/v1'
+
+/**
+ * An OpenAI-compatible API at `path` below the base URL (`chat/completions`, `embeddings`): a bearer
+ * key, OPENAI_BASE_URL, base URLs that end in /v1. One description for every adapter of that API.
+ */
+export function openAICompatible(plugin: string, path: string): ProviderApi {
+  return {
+    plugin,
+    baseUrlEnv: 'OPENAI_BASE_URL',
+    defaultBaseUrl: OpenAIBaseUrl,
+    path,
+    auth: (key: string) => ({ authorization: `Bearer ${key}` }),
+    baseUrlShape: 'an OpenAI-compatible baseUrl usually ends in /v1',
+  }
+}
+
 /** The preset's part of the connection. */
 export type ConnectionConfig = Pick<AdapterConfig, 'model' | 'baseUrl' | 'apiKeyEnv' | 'timeoutMs' | 'headers'>
 

@@ -13,5 +13,5 @@ export { costOf, PricesSchema, type Prices, type TokenCounts } from './prices.ts
 export { parseArgs, type ParsedArgs } from './args.ts'
 export { AskUserTool, decisionOf, offeredTools, wireCallId, type ReceivedCall } from './decision.ts'
 export { endpoint, type Endpoint, type EndpointOptions } from './endpoint.ts'
-export { isJsonAnswer, ProviderClient, type ConnectionConfig, type ProviderApi } from './client.ts'
+export { isJsonAnswer, OpenAIBaseUrl, openAICompatible, ProviderClient, type ConnectionConfig, type ProviderApi } from './client.ts'
 export { AdapterSchema, type AdapterConfig } from './adapter-config.ts'

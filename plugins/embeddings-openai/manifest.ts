@@ -1,8 +1,8 @@
 import { Schema } from 'cordis'
 import type { Manifest } from 'cordage'
-import { AdapterSchema } from 'cordage/wire'
+import { AdapterSchema, OpenAIBaseUrl } from 'cordage/wire'
 
-export const DefaultBaseUrl = 'https://api.openai.com/v1'
+export const DefaultBaseUrl = OpenAIBaseUrl
 
 export interface Config {
   model: string

@@ -5,8 +5,8 @@
  * vector per input, the configured length) and refused whole otherwise.
  */
 import { CordageError, checkVectors, type EmbedOptions, type EmbeddingsService } from 'cordage'
-import { ProviderClient } from 'cordage/wire'
-import { DefaultBaseUrl, type Config } from './manifest.ts'
+import { openAICompatible, ProviderClient } from 'cordage/wire'
+import type { Config } from './manifest.ts'
 import { EmbeddingList, vectorsOf } from './response.ts'
 
 export class OpenAIEmbeddings implements EmbeddingsService {
@@ -21,15 +21,7 @@ export class OpenAIEmbeddings implements EmbeddingsService {
   ) {
     this.model = `openai:${config.model}`
     this.dimensions = config.dimensions
-    const api = {
-      plugin: 'embeddings-openai',
-      baseUrlEnv: 'OPENAI_BASE_URL',
-      defaultBaseUrl: DefaultBaseUrl,
-      path: 'embeddings',
-      auth: (key: string) => ({ authorization: `Bearer ${key}` }),
-      baseUrlShape: 'an OpenAI-compatible baseUrl usually ends in /v1',
-    }
-    this.client = new ProviderClient(api, { ...config, model: config.model }, env)
+    this.client = new ProviderClient(openAICompatible('embeddings-openai', 'embeddings'), config, env)
     this.baseUrl = this.client.baseUrl
   }
 

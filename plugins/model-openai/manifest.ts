@@ -1,13 +1,13 @@
 import { Schema } from 'cordis'
 import type { Manifest } from 'cordage'
-import { AdapterSchema, type AdapterConfig } from 'cordage/wire'
+import { AdapterSchema, type AdapterConfig, OpenAIBaseUrl } from 'cordage/wire'
 
 export interface Config extends AdapterConfig {
   streamUsage: boolean
   maxTokens?: number
 }
 
-export const DefaultBaseUrl = 'https://api.openai.com/v1'
+export const DefaultBaseUrl = OpenAIBaseUrl
 
 export default {
   name: 'model-openai',

@@ -4,8 +4,8 @@
  * attempt, so this class never loops.
  */
 import type { ModelRequest, ModelResponse, ModelService } from 'cordage'
-import { isJsonAnswer, offeredTools, ProviderClient } from 'cordage/wire'
-import { DefaultBaseUrl, type Config } from './manifest.ts'
+import { isJsonAnswer, offeredTools, openAICompatible, ProviderClient } from 'cordage/wire'
+import type { Config } from './manifest.ts'
 import { chatRequest } from './request.ts'
 import { ChatAnswer, Chunk, Completion } from './response.ts'
 
@@ -17,15 +17,7 @@ export class OpenAIChatModel implements ModelService {
     private readonly config: Config,
     env: NodeJS.ProcessEnv = process.env,
   ) {
-    const api = {
-      plugin: 'model-openai',
-      baseUrlEnv: 'OPENAI_BASE_URL',
-      defaultBaseUrl: DefaultBaseUrl,
-      path: 'chat/completions',
-      auth: (key: string) => ({ authorization: `Bearer ${key}` }),
-      baseUrlShape: 'an OpenAI-compatible baseUrl usually ends in /v1',
-    }
-    this.client = new ProviderClient(api, config, env)
+    this.client = new ProviderClient(openAICompatible('model-openai', 'chat/completions'), config, env)
     this.baseUrl = this.client.baseUrl
   }
 

@@ -29,6 +29,10 @@ const set: Flag = {
   help: 'Override one preset key after its layers: KEY=VALUE, a dotted path (agents.support.budgets.maxSteps=4) and a YAML or JSON value; repeatable',
 }
 const noLock: Flag = { type: 'boolean', help: "Ignore the preset's lock file (resolve the preset's ranges as if there were none)" }
+const model: Flag = {
+  type: 'string',
+  help: "Run the agent on this model plugin instead of the preset's: PLUGIN or PLUGIN@RANGE; --set model.config.KEY=VALUE configures it (the preset's model config is kept only for the same plugin); recorded in run/start",
+}
 const logLevel: Flag = {
   type: 'string',
   help: "Which plugin log lines go to stderr: error, warn (default), info or debug; overrides $CORDAGE_LOG_LEVEL and the preset's logLevel",
@@ -41,7 +45,7 @@ const acceptDrift: Flag = {
 export const Commands: Command[] = [
   {
     name: 'run',
-    usage: 'cordage run [--preset FILE] [--set KEY=VALUE]... [--no-lock] [--agent NAME] [--task TEXT] [--json]',
+    usage: 'cordage run [--preset FILE] [--set KEY=VALUE]... [--no-lock] [--model PLUGIN[@RANGE]] [--agent NAME] [--task TEXT] [--json]',
     summary: 'Start a run and print its events live',
     positionals: [],
     flags: {
@@ -51,6 +55,7 @@ export const Commands: Command[] = [
       json,
       set,
       'no-lock': noLock,
+      model,
     },
   },
   {
@@ -268,8 +273,9 @@ export const Commands: Command[] = [
   },
   {
     name: 'dev',
-    usage: 'cordage dev [--preset FILE] [--agent NAME] [--task TEXT] [--debounce MS] [--json]',
-    summary: 'Watch the plugins of a preset and hot-reload them into its live agents',
+    usage:
+      'cordage dev [--preset FILE] [--set KEY=VALUE]... [--no-lock] [--model PLUGIN[@RANGE]] [--agent NAME] [--task TEXT] [--debounce MS] [--json]',
+    summary: 'Watch a preset and its plugins and hot-reload them into its live agents',
     positionals: [],
     flags: {
       preset,
@@ -277,6 +283,9 @@ export const Commands: Command[] = [
       task: { type: 'string', help: 'Run this task at start and again after each successful reload' },
       debounce: { type: 'string', help: 'Quiet milliseconds after a file change before rebuilding (default 50)' },
       json,
+      set,
+      'no-lock': noLock,
+      model,
     },
   },
 ]
@@ -289,7 +298,22 @@ export const GlobalFlags = ['log-level'] as const
 for (const command of Commands) if (command.flags.preset && command.name !== 'lock') command.flags['log-level'] = logLevel
 
 /** Flags whose empty value (`--agent ""`) is a mistake, never "the default": refused rather than ignored. */
-const NonEmpty = ['preset', 'agent', 'by', 'status', 'scope', 'args', 'expires', 'after', 'poll', 'port', 'debounce', 'set', 'log-level']
+const NonEmpty = [
+  'preset',
+  'agent',
+  'by',
+  'status',
+  'scope',
+  'args',
+  'expires',
+  'after',
+  'poll',
+  'port',
+  'debounce',
+  'set',
+  'log-level',
+  'model',
+]
 
 export interface Parsed {
   command: Command

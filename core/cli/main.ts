@@ -6,7 +6,7 @@
 import { existsSync } from 'node:fs'
 import { relative } from 'node:path'
 import { CordageError } from '../contracts/errors.ts'
-import { RunEventTypes, type RunEvent } from '../contracts/events.ts'
+import { RunEventTypes, type RunEvent, type RunOverrides } from '../contracts/events.ts'
 import type { Cordage } from '../host/app.ts'
 import { parseLogLevel, type LogLevel } from '../host/log-level.ts'
 import type { RunState } from '../kernel/state.ts'
@@ -73,7 +73,7 @@ const commands: Record<string, Handler> = {
         throw new CordageError('invalid_input', `agent "${agent.name}" has no task in the preset; pass --task TEXT`)
       let runId: string | undefined
       follow(app, io, !!flags.json, () => runId)
-      const handle = agent.start(task)
+      const handle = agent.start(task, { overrides: overridesOf(agent, flags) })
       runId = handle.runId
       const stopOnSignal = cancelOnSignal(agent, handle.runId, io)
       try {
@@ -302,7 +302,7 @@ const commands: Record<string, Handler> = {
   effects: (args, io) => effects(args, io, (flags) => open(io, flags, undefined, true)),
   scan: (args, io) => scan(args, io, (flags) => open(io, flags, undefined, true)),
 
-  dev: async (args, io) => (await import('./dev.ts')).dev(args, io, (flags, agents) => open(io, flags, agents)),
+  dev: async (args, io) => (await import('./dev.ts')).dev(args, io, (flags, agents) => open(io, flags, agents), overridesOf),
 
   async lock({ flags }, io) {
     const file = (flags.preset as string | undefined) ?? DefaultPreset
@@ -369,14 +369,42 @@ async function open(io: Output, flags: Parsed['flags'], agents?: string[], store
     throw new CordageError('preset_not_found', `no --preset given and ${DefaultPreset} does not exist here; pass --preset FILE`)
   // The host (cordis, the catalogue, esbuild) is loaded by the commands that use it, not by --version or --help.
   const { Cordage } = await import('../host/app.ts')
-  return Cordage.fromPreset(file, {
-    agents,
-    storeOnly,
-    sets: flags.set as string[] | undefined,
-    lock: !flags['no-lock'],
-    logLevel,
-    log: (line) => io.err(line),
-  })
+  const model = await modelSets(file, flags)
+  try {
+    return await Cordage.fromPreset(file, {
+      agents,
+      storeOnly,
+      catalog: model?.catalog,
+      sets: model?.sets ?? (flags.set as string[] | undefined),
+      lock: !flags['no-lock'],
+      logLevel,
+      log: (line) => io.err(line),
+    })
+  } catch (error) {
+    // Named as the user wrote them: --model X and --set model.…, not the --set overrides they became.
+    if (!model || !CordageError.is(error)) throw error
+    throw new CordageError(error.code, model.shown(error.message), { cause: error, data: error.data })
+  }
+}
+
+/**
+ * `--model PLUGIN[@RANGE]` (and the `--set model.…` that go with it) as `--set` overrides, checked
+ * against the catalogue, which is then the one the preset is loaded with (cli/model-flag.ts).
+ */
+async function modelSets(file: string, flags: Parsed['flags']) {
+  if (flags.model === undefined && !(flags.set as string[] | undefined)?.some((s) => /^model[.[=]/.test(s))) return undefined
+  const { PluginCatalog } = await import('../host/catalog.ts')
+  const { modelOverride } = await import('./model-flag.ts')
+  const catalog = await PluginCatalog.scan()
+  const override = modelOverride(file, flags, catalog)
+  return override && { catalog, sets: override.sets, shown: override.shown }
+}
+
+/** What run/start records of `--model`: the model plugin the agent runs instead of the preset's, `name@version`. */
+function overridesOf(agent: AgentRuntime, flags: Parsed['flags']): RunOverrides | undefined {
+  if (flags.model === undefined) return undefined
+  const plugin = String(flags.model).split('@')[0]
+  return { model: `${plugin}@${agent.plugins[plugin]}` }
 }
 
 /** `--log-level LEVEL`, checked; undefined when not given ($CORDAGE_LOG_LEVEL or the preset decide). */

@@ -40,6 +40,12 @@ export interface Envelope {
   producer: string
 }
 
+/** What a run was started with instead of its preset's (recorded in run/start). */
+export interface RunOverrides {
+  /** The model plugin `cordage run --model` put in place of the preset's: `name@version`. */
+  model?: string
+}
+
 /** Payloads of run events, by type. */
 export interface RunEventMap {
   /** Fired once, first, when a run is created. */
@@ -57,6 +63,8 @@ export interface RunEventMap {
     deadline?: number
     /** Set on a child run (a subagent): the run and action that started it. */
     parent?: ParentLink
+    /** What the run was started with instead of the preset's; absent when nothing was overridden (and in older runs). */
+    overrides?: RunOverrides
   }
   /** A durable resume point, recorded before the run waits for anything outside it. */
   'run/checkpoint': { reason: 'approval' | 'user' | 'suspend' | 'reconciliation'; pending: string[]; steps: number; usage: Usage }

@@ -7,6 +7,7 @@ import { hostname } from 'node:os'
 import type { StoreWriter } from '../contracts/services/store.ts'
 import type { Secret } from '../kit/secrets.ts'
 import type { ParentLink } from '../contracts/services/agents.ts'
+import type { RunOverrides } from '../contracts/events.ts'
 import type { Budgets } from './budget.ts'
 import type { DriftPolicy } from './drift.ts'
 import type { ResolvedAgentOptions, TimedService } from './loop-host.ts'
@@ -87,6 +88,8 @@ export interface StartOptions {
   budgets?: Partial<Budgets>
   /** Start it as a child of another run (a subagent), recorded in run/start. */
   parent?: ParentLink
+  /** What the run was started with instead of the preset's (`cordage run --model`), recorded in run/start. */
+  overrides?: RunOverrides
 }
 
 /** `options` with every default filled in. */

@@ -61,6 +61,7 @@ export function recordRunStart(rec: Recorder, agent: StartingAgent, task: string
       budgets,
       deadline: budgets.deadlineMs !== undefined ? now + budgets.deadlineMs : undefined,
       parent: options.parent,
+      ...(options.overrides && Object.keys(options.overrides).length ? { overrides: { ...options.overrides } } : {}),
     },
     KernelProducer,
   )

@@ -1,0 +1,238 @@
+/**
+ * @module host/preset-reload
+ * `cordage dev` follows edits of its preset: the preset file, its bases (`extends`) and its lock are
+ * watched; on a change the preset is read and checked again with the same `--set` overrides and lock
+ * rule as at start, and what changed is applied all or nothing (host/preset-diff.ts):
+ * - a plugin whose config or version changed is swapped at the next step boundary ({@link Cordage.swap});
+ *   the whole new plan of each agent is checked before the first swap, and if a swap still fails to
+ *   start, the swaps already made are undone: never half of an edit;
+ * - anything else (a plugin added or removed, another model, agent settings) needs the agent planned
+ *   again: nothing is applied, and the result says why, for the caller to rebuild the app or refuse;
+ * - an edit that does not read, does not check, or no longer matches the lock is reported and changes
+ *   nothing: the agents go on with the preset they run.
+ */
+import { watch, type FSWatcher } from 'node:fs'
+import { dirname, resolve } from 'node:path'
+import { CordageError, type Code } from '../contracts/errors.ts'
+import type { Cordage } from './app.ts'
+import type { CatalogEntry, PluginCatalog } from './catalog.ts'
+import { applyLock, lockFileOf, readLock } from './lock.ts'
+import { presetChanges, type PluginChange, type PresetView } from './preset-diff.ts'
+import { loadPreset, type Preset } from './preset.ts'
+import { planAgent } from './resolve.ts'
+import type { SwapTarget } from './swap-spec.ts'
+
+export interface PresetReloadOptions {
+  /** The `--set` overrides the app was loaded with; applied again to each edit. */
+  sets?: readonly string[]
+  /** Whether the preset's lock is in force (it is unless `--no-lock`). Default true. */
+  lock?: boolean
+  /** Quiet time after the last change before the preset is read again (default 50 ms). */
+  debounceMs?: number
+  /** Watch the files (default true). Off, edits are applied only through {@link PresetWatcher.reload}. */
+  watch?: boolean
+  /** Each reload that found a change, applied or not. */
+  onReload?: (result: PresetReload) => void
+}
+
+/** One reload of the preset. */
+export interface PresetReload {
+  /** The edit was applied (or asked for nothing). */
+  ok: boolean
+  /** The plugins swapped: `name@version` before and after. */
+  swapped: { agent: string; name: string; changed: PluginChange['changed']; from: string; to: string }[]
+  /** Why the edit needs the agents planned again; set only when that is why nothing was applied. */
+  replan?: string[]
+  code?: Code
+  message?: string
+  durationMs: number
+}
+
+interface Read extends PresetView {
+  preset: Preset
+}
+
+export class PresetWatcher {
+  private watchers = new Map<string, FSWatcher>()
+  private names = new Set<string>()
+  private timer: NodeJS.Timeout | undefined
+  private running: Promise<PresetReload | undefined> = Promise.resolve(undefined)
+  private stopped = false
+
+  private constructor(
+    readonly app: Cordage,
+    private current: Read,
+    private readonly options: PresetReloadOptions,
+  ) {}
+
+  /** Follow the preset `app` was loaded from. @throws what reading it throws (it was just read, so rarely) */
+  static async start(app: Cordage, options: PresetReloadOptions = {}): Promise<PresetWatcher> {
+    const current = await read(app.preset.file, options, app.catalog)
+    const watcher = new PresetWatcher(app, current, options)
+    if (options.watch ?? true) watcher.follow(current.preset)
+    return watcher
+  }
+
+  /** The files followed: the preset, its bases and its lock (which need not exist yet). */
+  get files(): string[] {
+    return [...this.names]
+  }
+
+  /** Read the preset again and apply what changed. Reloads run one at a time; never throws (the result says). */
+  reload(): Promise<PresetReload | undefined> {
+    const next = this.running.then(() => this.apply())
+    this.running = next.catch(() => undefined)
+    return next
+  }
+
+  /** Wait until no reload is pending or running. */
+  async settled(): Promise<void> {
+    while (this.timer) await new Promise((r) => setTimeout(r, this.options.debounceMs ?? 50))
+    await this.running
+  }
+
+  stop(): void {
+    this.stopped = true
+    clearTimeout(this.timer)
+    this.timer = undefined
+    for (const w of this.watchers.values()) w.close()
+    this.watchers.clear()
+  }
+
+  /**
+   * The folders of the files are watched, not the files: an editor that saves by writing a new file
+   * and renaming it over the old one would leave a watch on the file with nothing to report.
+   */
+  private follow(preset: Preset): void {
+    const files = [...preset.layers.map((shown) => resolve(shown)), ...(this.options.lock === false ? [] : [lockFileOf(preset.file)])]
+    this.names = new Set(files)
+    for (const dir of new Set(files.map(dirname))) {
+      if (this.watchers.has(dir)) continue
+      const watcher = watch(dir, (_event, name) => {
+        if (name && !this.names.has(resolve(dir, String(name)))) return
+        this.changed()
+      })
+      watcher.on('error', (error) =>
+        this.app.root.emit(
+          this.app.root,
+          'internal/error',
+          new CordageError('preset_not_found', `cannot watch ${dir}: ${error.message}`, { cause: error }),
+        ),
+      )
+      this.watchers.set(dir, watcher)
+    }
+    for (const [dir, watcher] of this.watchers)
+      if (!files.some((f) => dirname(f) === dir)) {
+        watcher.close()
+        this.watchers.delete(dir)
+      }
+  }
+
+  private changed(): void {
+    if (this.stopped) return
+    clearTimeout(this.timer)
+    this.timer = setTimeout(() => {
+      this.timer = undefined
+      void this.reload().then((result) => result && this.options.onReload?.(result))
+    }, this.options.debounceMs ?? 50)
+  }
+
+  private async apply(): Promise<PresetReload | undefined> {
+    const since = Date.now()
+    const done = (result: Omit<PresetReload, 'durationMs'>): PresetReload => ({ ...result, durationMs: Date.now() - since })
+    let next: Read
+    try {
+      next = await read(this.current.preset.file, this.options, this.app.catalog)
+    } catch (error) {
+      return done({ ok: false, swapped: [], ...failure(error) })
+    }
+    if (!this.stopped && (this.options.watch ?? true)) this.follow(next.preset)
+    const live = Object.fromEntries(
+      this.app.agentNames().map((a) => [a, this.app.entriesOf(a).map((e) => ({ name: e.name, dir: e.entry.dir }))]),
+    )
+    const { swaps, replan } = presetChanges(this.current, next, live)
+    if (replan.length)
+      return done({
+        ok: false,
+        swapped: [],
+        replan,
+        message: `${next.preset.shown}: ${replan.join('; ')}: the agents must be planned again`,
+      })
+    if (!swaps.length) {
+      this.current = next
+      return undefined
+    }
+    // The whole new plan of each agent is checked before anything is swapped.
+    try {
+      for (const agent of new Set(swaps.map((s) => s.agent))) await planAgent(next.preset, next.specs[agent], this.app.catalog)
+    } catch (error) {
+      return done({ ok: false, swapped: [], ...failure(error) })
+    }
+    const swapped: PresetReload['swapped'] = []
+    const undo: { change: PluginChange; entry: CatalogEntry | undefined }[] = []
+    for (const change of swaps) {
+      const entry = this.app.entriesOf(change.agent).find((e) => e.name === change.name)?.entry
+      try {
+        const { from, to } = await this.app.swap(change.agent, change.name, target(change.after, change.changed, entry))
+        swapped.push({ agent: change.agent, name: change.name, changed: change.changed, from, to })
+        undo.push({ change, entry })
+      } catch (error) {
+        const undone = await this.undo(undo)
+        const failed = failure(error)
+        return done({
+          ok: false,
+          swapped: [],
+          code: failed.code,
+          message: `${change.name} in agent "${change.agent}" did not start with the edited preset: ${failed.message}${undone}`,
+        })
+      }
+    }
+    this.current = next
+    return done({ ok: true, swapped })
+  }
+
+  /** Swap back what an edit swapped before one of its swaps failed; what could not be undone is said. */
+  private async undo(done: { change: PluginChange; entry: CatalogEntry | undefined }[]): Promise<string> {
+    const left: string[] = []
+    for (const { change, entry } of done.reverse()) {
+      try {
+        await this.app.swap(change.agent, change.name, target(change.before, change.changed, entry))
+      } catch (error) {
+        left.push(`${change.name} in "${change.agent}" (${(error as Error)?.message ?? error})`)
+      }
+    }
+    if (!done.length) return '; nothing was changed'
+    return left.length
+      ? `; the plugins swapped before it could not all be swapped back: ${left.join('; ')}`
+      : '; the plugins swapped before it were swapped back: nothing was changed'
+  }
+}
+
+/**
+ * The swap that puts `ref` in place. A config change keeps the code that runs (`entry`: after a hot
+ * reload that is the rebuilt one, not the installed one); a version change names the version (and the
+ * folder, for a `path` entry).
+ */
+function target(
+  ref: { version: string; config: Record<string, unknown>; path?: string },
+  changed: PluginChange['changed'],
+  entry?: CatalogEntry,
+): SwapTarget {
+  if (!changed.includes('version')) return { config: ref.config, entry }
+  return { version: ref.version, config: ref.config, ...(ref.path !== undefined ? { path: ref.path } : {}), ...(entry ? { entry } : {}) }
+}
+
+/** The preset as `cordage dev` would load it now: its layers, the same --set overrides, and the lock unless --no-lock. */
+async function read(file: string, options: PresetReloadOptions, catalog: PluginCatalog): Promise<Read> {
+  const preset = loadPreset(file, { sets: options.sets })
+  const locked = options.lock === false ? undefined : readLock(preset.file)
+  const specs = locked ? await applyLock(preset, locked, catalog) : preset.agents
+  return { preset, specs }
+}
+
+function failure(error: unknown): { code: Code; message: string } {
+  return {
+    code: CordageError.is(error) ? error.code : 'preset_invalid',
+    message: (error as Error)?.message ?? String(error),
+  }
+}

@@ -1,0 +1,192 @@
+/**
+ * `cordage dev` and its preset (core/cli/dev.ts, core/host/preset-reload.ts): --set and --no-lock as
+ * for run; an edit of the preset while dev runs swaps the plugins whose config changed, plans the
+ * agents again when the plugin list changed, and changes nothing when the edit does not load. The real
+ * CLI runs as a child process on a preset in a temp folder; its --json lines are read as they come.
+ */
+import assert from 'node:assert/strict'
+import { spawn, spawnSync } from 'node:child_process'
+import { cpSync, readFileSync, writeFileSync } from 'node:fs'
+import { join, resolve } from 'node:path'
+import { describe, it } from 'node:test'
+import { stringify } from 'yaml'
+import { deskPreset, refundAnswer, tempDir } from './helpers.ts'
+
+const bin = resolve(import.meta.dirname, '../core/cli/bin.js')
+const fixture = resolve(import.meta.dirname, 'fixtures/plugins/dev-policy')
+
+type Line = Record<string, unknown> & { type?: string; data?: Record<string, unknown> }
+
+/** A temp folder with preset.yml (the desk, answering `answer`) and a writable copy of the dev-policy plugin. */
+function project(answer: string, extra: object[] = []): { dir: string; write: (answer: string, more?: object) => void } {
+  const dir = tempDir('cordage-dev-preset-')
+  const plugin = join(dir, 'dev-policy')
+  cpSync(fixture, plugin, { recursive: true })
+  writeFileSync(join(plugin, 'package.json'), JSON.stringify({ type: 'module' }))
+  const write = (text: string, more: { policy?: object; plugins?: object[] } = {}) => {
+    const preset = deskPreset(
+      {
+        script: [{ final: text }],
+        policyPlugin: { path: './dev-policy', ...more.policy },
+        plugins: more.plugins ?? extra,
+      },
+      'outbox.jsonl',
+    )
+    writeFileSync(join(dir, 'preset.yml'), stringify(preset))
+  }
+  write(answer)
+  return { dir, write }
+}
+
+/** `cordage dev ... --json` in `dir`: `expect` waits for a stdout line that passes a test (30 s at most, then fails with stderr). */
+function devProcess(dir: string, args: string[]) {
+  const child = spawn(process.execPath, [bin, 'dev', '--preset', 'preset.yml', '--debounce', '20', '--json', ...args], {
+    cwd: dir,
+    env: { ...process.env, NO_COLOR: '1' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  const lines: Line[] = []
+  let stderr = ''
+  let buffer = ''
+  const waiting = new Set<{ from: number; test: (l: Line) => boolean; done: (l: Line) => void }>()
+  child.stdout.on('data', (chunk) => {
+    buffer += chunk
+    for (let at = buffer.indexOf('\n'); at >= 0; at = buffer.indexOf('\n')) {
+      const line = JSON.parse(buffer.slice(0, at)) as Line
+      buffer = buffer.slice(at + 1)
+      lines.push(line)
+      for (const w of waiting)
+        if (lines.length > w.from && w.test(line)) {
+          waiting.delete(w)
+          w.done(line)
+        }
+    }
+  })
+  child.stderr.on('data', (chunk) => {
+    stderr += chunk
+  })
+  const exited = new Promise<number | null>((done) => child.on('exit', (code) => done(code)))
+  /** The first line after the `from`-th that passes `test`. */
+  const expect = (test: (l: Line) => boolean, from = 0): Promise<Line> => {
+    const seen = lines.slice(from).find(test)
+    if (seen) return Promise.resolve(seen)
+    return Promise.race([
+      new Promise<Line>((done) => waiting.add({ from, test, done })),
+      exited.then(() => {
+        throw new Error(`cordage dev exited; stderr:\n${stderr}`)
+      }),
+      new Promise<never>((_, fail) => setTimeout(() => fail(new Error(`timed out; stderr:\n${stderr}`)), 30_000).unref()),
+    ])
+  }
+  const stop = async () => {
+    child.kill('SIGTERM')
+    return { code: await exited, stderr }
+  }
+  return { lines, expect, stop, stderr: () => stderr }
+}
+
+const answerOf = (l: Line) => (l.type === 'run/end' ? (l.data?.answer as string | undefined) : undefined)
+const ended = (answer: string) => (l: Line) => answerOf(l) === answer
+
+describe('cordage dev: --set and --no-lock', () => {
+  it('applies a --set overlay to the preset it loads', async () => {
+    const { dir } = project(refundAnswer)
+    const dev = devProcess(dir, ['--task', 'refund window?', '--set', 'agents.support.model.config.script=[{final: "from --set"}]'])
+    try {
+      const end = await dev.expect((l) => l.type === 'run/end')
+      assert.equal(answerOf(end), 'from --set', dev.stderr())
+    } finally {
+      assert.equal((await dev.stop()).code, 0)
+    }
+  })
+
+  it('honours the lock as run does, and ignores a stale one with --no-lock', async () => {
+    const { dir } = project(refundAnswer)
+    // A lock written for another set of plugins: it no longer matches the preset.
+    writeFileSync(join(dir, 'preset.lock.json'), JSON.stringify({ cordage: 1, preset: 'preset.yml', agents: { support: {} } }))
+    const refused = spawnSync(process.execPath, [bin, 'dev', '--preset', 'preset.yml', '--task', 'x'], { cwd: dir, encoding: 'utf8' })
+    assert.equal(refused.status, 2, refused.stderr)
+    assert.match(refused.stderr, /error \[lock_mismatch\]: preset preset\.yml does not match its lock/)
+
+    const dev = devProcess(dir, ['--task', 'refund window?', '--no-lock'])
+    try {
+      assert.equal(answerOf(await dev.expect((l) => l.type === 'run/end')), refundAnswer)
+    } finally {
+      assert.equal((await dev.stop()).code, 0)
+    }
+  })
+})
+
+describe('cordage dev: preset edits', () => {
+  it('reloads the plugin whose config changed, and the next run uses the new config (--set still applied)', async () => {
+    const { dir, write } = project('one')
+    const dev = devProcess(dir, ['--task', 'refund window?', '--set', 'agents.support.budgets.maxSteps=5'])
+    try {
+      await dev.expect(ended('one'))
+      const mark = dev.lines.length
+      write('two')
+      const reloaded = await dev.expect((l) => l.type === 'preset/reloaded', mark)
+      assert.equal(reloaded.ok, true, String(reloaded.message))
+      assert.deepEqual(
+        (reloaded.swapped as { agent: string; name: string; changed: string[] }[]).map((s) => [s.agent, s.name, s.changed]),
+        [['support', 'model-scripted', ['config']]],
+      )
+      await dev.expect(ended('two'), mark)
+      // The --set overlay was applied to the edited preset too.
+      const start = dev.lines.filter((l) => l.type === 'run/start').at(-1)
+      assert.equal((start?.data?.budgets as { maxSteps: number }).maxSteps, 5)
+    } finally {
+      assert.equal((await dev.stop()).code, 0)
+    }
+  })
+
+  it('reports an edit that does not load and keeps the old preset serving, never half of an edit', async () => {
+    const { dir, write } = project('one')
+    const dev = devProcess(dir, ['--task', 'refund window?'])
+    try {
+      await dev.expect(ended('one'))
+      let mark = dev.lines.length
+      writeFileSync(join(dir, 'preset.yml'), `${readFileSync(join(dir, 'preset.yml'), 'utf8')}\n  oops: [\n`)
+      const broken = await dev.expect((l) => l.type === 'preset/reloaded', mark)
+      assert.equal(broken.ok, false)
+      assert.equal(broken.code, 'preset_invalid')
+      assert.match(String(broken.message), /preset\.yml/)
+
+      // Two changes, the second of which does not fit its plugin's config: neither is applied.
+      mark = dev.lines.length
+      write('two', { policy: { config: { startOnce: 'yes' } } })
+      const refused = await dev.expect((l) => l.type === 'preset/reloaded', mark)
+      assert.equal(refused.ok, false)
+      assert.match(String(refused.message), /startOnce/)
+      assert.deepEqual(refused.swapped, [])
+
+      // A plugin edit starts the next run: it still answers with the old model config.
+      mark = dev.lines.length
+      writeFileSync(join(dir, 'dev-policy', 'label.ts'), "export const Label = 'v2'\n")
+      await dev.expect((l) => l.type === 'plugin/reloaded' && l.ok === true, mark)
+      const end = await dev.expect((l) => l.type === 'run/end', mark)
+      assert.equal(answerOf(end), 'one')
+    } finally {
+      const { code, stderr } = await dev.stop()
+      assert.equal(code, 0, stderr)
+    }
+  })
+
+  it('plans the agent again when the plugin list changes and no run is in flight', async () => {
+    const { dir, write } = project('one')
+    const dev = devProcess(dir, ['--task', 'refund window?'])
+    try {
+      await dev.expect(ended('one'))
+      const mark = dev.lines.length
+      write('two', { plugins: [{ plugin: 'loop-guard' }] })
+      const replanned = await dev.expect((l) => l.type === 'preset/reloaded', mark)
+      assert.equal(replanned.ok, true, String(replanned.message))
+      assert.match(String((replanned.replan as string[])[0]), /plugin list changed \(added loop-guard\)/)
+      const start = await dev.expect((l) => l.type === 'run/start', mark)
+      assert.ok('loop-guard' in (start.data?.plugins as object))
+      await dev.expect(ended('two'), mark)
+    } finally {
+      assert.equal((await dev.stop()).code, 0)
+    }
+  })
+})

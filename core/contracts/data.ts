@@ -21,6 +21,19 @@ export type Decision =
   | { kind: 'final'; text: string }
   | { kind: 'ask_user'; question: string }
 
+/**
+ * What a provider needs back, unchanged, with the assistant message it came with: Anthropic's signed
+ * thinking and redacted thinking blocks, for example. Opaque to the kernel and to context plugins: it
+ * is recorded with the answer and carried on the assistant message; only the adapter that names itself
+ * in `provider` reads `blocks`, and every other adapter ignores the field. Plain JSON. Since `model`
+ * and `context` 1.2.0.
+ */
+export interface ModelReasoning {
+  /** Which wire format the blocks are in, for example `anthropic`. */
+  provider: string
+  blocks: unknown[]
+}
+
 export interface Usage {
   inputTokens: number
   outputTokens: number

@@ -12,6 +12,7 @@ import type {
   Decision,
   Evidence,
   GuardStage,
+  ModelReasoning,
   ParentLink,
   TerminalStatus,
   Usage,
@@ -129,7 +130,13 @@ export interface RunEventMap {
   /** A model request failed; `retryInMs` is set when the kernel will retry. */
   'step/model-error': { errorClass: ErrorKind; code: Code; message: string; attempt: number; retryInMs?: number }
   /** The model's decision, persisted before the kernel acts on it. */
-  'step/model-response': { decision: Decision; usage: Usage; model?: string }
+  'step/model-response': {
+    decision: Decision
+    usage: Usage
+    model?: string
+    /** What goes back to the provider with this answer (its signed thinking blocks, for example); scrubbed like the rest. */
+    reasoning?: ModelReasoning
+  }
   'step/end': { actions: number }
   /** The progress service judged the run stalled, before a new step; `response` says what happens now. */
   'step/no-progress': {

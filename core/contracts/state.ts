@@ -5,7 +5,7 @@
  * {@link module:contracts/data} and the error codes, and no service contract.
  */
 import type { Code } from './errors.ts'
-import type { ApprovalGrant, ApprovalScope, Budgets, Decision, ParentLink, RunStatus, Usage, Verdict } from './data.ts'
+import type { ApprovalGrant, ApprovalScope, Budgets, Decision, ModelReasoning, ParentLink, RunStatus, Usage, Verdict } from './data.ts'
 
 export type ActionStatus =
   | 'proposed'
@@ -51,7 +51,7 @@ export interface ActionState {
 /** The conversation as the run lived it, with the seq each entry came from. Context plugins project it. */
 export type TranscriptEntry =
   | { kind: 'user'; text: string; seq: number }
-  | { kind: 'assistant'; decision: Decision; actionIds: readonly string[]; seq: number }
+  | { kind: 'assistant'; decision: Decision; actionIds: readonly string[]; seq: number; reasoning?: ModelReasoning }
   | { kind: 'observation'; actionId: string; tool: string; text: string; ok: boolean; seq: number }
   | { kind: 'feedback'; text: string; seq: number }
 

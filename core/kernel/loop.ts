@@ -335,7 +335,7 @@ export class RunDriver implements DriverPort {
     const decision = response.decision
     const responded = this.rec.record(
       'step/model-response',
-      { decision, usage: response.usage, model: response.model },
+      { decision, usage: response.usage, model: response.model, ...(response.reasoning ? { reasoning: response.reasoning } : {}) },
       model.provider,
       this.idsOf(undefined, this.state.lastSeq),
     )

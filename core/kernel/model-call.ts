@@ -69,7 +69,7 @@ export async function callModel(
       const problem = checkResponse(response)
       if (problem) throw new CordageError('model_invalid_response', problem)
       // Plain data from here on: the record, the hash, policy and the tool see one value.
-      return plainResponse(response)
+      return withoutSecretReasoning(run, plainResponse(response))
     } catch (error) {
       if (run.lost) throw run.lost
       if (run.cancelRequest) {
@@ -102,6 +102,21 @@ export async function callModel(
       signal.dispose()
     }
   }
+}
+
+/**
+ * The answer without its reasoning when that holds a secret. The record scrubs secrets like everywhere
+ * else, but reasoning goes back to the provider as recorded, and a scrubbed thinking block no longer
+ * matches its signature: the provider would refuse that request and every later one that carries it.
+ * Left out, it is missing only where the provider needs it back next (a tool call), and the adapter
+ * says so; the secret never reaches the log.
+ */
+function withoutSecretReasoning(run: ModelCallPort, response: ModelResponse): ModelResponse {
+  const reasoning = response.reasoning
+  if (!reasoning || !run.agent.scrubber.active) return response
+  if (JSON.stringify(run.agent.scrubber.scrub(reasoning)) === JSON.stringify(reasoning)) return response
+  const { reasoning: _, ...rest } = response
+  return rest
 }
 
 /**

@@ -183,7 +183,14 @@ const Reducers: { readonly [K in RunEventType]: Reducer<K> } = Object.freeze({
   'step/model-response': (state, event) => {
     addUsage(state, event.data.usage)
     state.transcript.push(
-      Object.freeze({ kind: 'assistant', decision: freezeData(event.data.decision), actionIds: Object.freeze([]), seq: event.seq }),
+      Object.freeze({
+        kind: 'assistant',
+        decision: freezeData(event.data.decision),
+        actionIds: Object.freeze([]),
+        seq: event.seq,
+        // Carried to the next request unchanged (the provider checks its signatures), so kept as recorded.
+        ...(event.data.reasoning ? { reasoning: freezeData(event.data.reasoning) } : {}),
+      }),
     )
     state.stepDecision = event.data.decision.kind
   },

@@ -9,7 +9,7 @@
  * in words a plugin author can act on. What the loop does with a problem is its own rule: policy denies,
  * the guardrail blocks, a verifier or progress service fails the run with `verdict_invalid`.
  */
-import type { Code } from '../contracts/errors.ts'
+import { CordageError, type Code } from '../contracts/errors.ts'
 import type { PolicyDecision } from '../contracts/services/policy.ts'
 import type { GuardVerdict } from '../contracts/services/guardrail.ts'
 import type { Evidence, VerifyResult } from '../contracts/services/verifier.ts'
@@ -219,5 +219,25 @@ export function plainResponse(response: ModelResponse): ModelResponse {
     })
     decision = { kind: 'tool_calls', calls, ...(d.text === undefined ? {} : { text: String(d.text) }) }
   }
-  return { decision, usage, ...(model === undefined ? {} : { model }) }
+  const reasoning = plainReasoning(response.reasoning)
+  return { decision, usage, ...(model === undefined ? {} : { model }), ...(reasoning === undefined ? {} : { reasoning }) }
+}
+
+/**
+ * The provider's reasoning copied through JSON, like call arguments. Unlike them it cannot be shown to
+ * the model as an error: a provider that gets it back changed refuses the next request, so a copy
+ * that fails (or changes its shape) fails the call.
+ */
+function plainReasoning(reasoning: ModelResponse['reasoning']): ModelResponse['reasoning'] {
+  if (reasoning === undefined) return undefined
+  let copy: unknown
+  try {
+    copy = JSON.parse(JSON.stringify({ provider: reasoning.provider, blocks: reasoning.blocks }))
+  } catch (error) {
+    throw new CordageError('model_invalid_response', `the reasoning cannot be read as JSON: ${(error as Error)?.message ?? error}`)
+  }
+  const plain = copy as NonNullable<ModelResponse['reasoning']>
+  if (typeof plain.provider !== 'string' || !Array.isArray(plain.blocks) || plain.blocks.length !== reasoning.blocks.length)
+    throw new CordageError('model_invalid_response', 'the reasoning changes when copied as JSON (a block that is not plain data)')
+  return plain
 }

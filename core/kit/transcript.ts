@@ -37,13 +37,16 @@ export function transcriptMessage(
       return { role: 'tool', actionId: entry.actionId, text: resultText(entry), source: entry.seq }
     case 'assistant': {
       const d = entry.decision
-      if (d.kind === 'final') return { role: 'assistant', text: d.text, source: entry.seq }
-      if (d.kind === 'ask_user') return { role: 'assistant', text: d.question, source: entry.seq }
+      // The provider's reasoning (signed thinking blocks) goes back with the message, unchanged.
+      const reasoning = entry.reasoning ? { reasoning: entry.reasoning } : {}
+      if (d.kind === 'final') return { role: 'assistant', text: d.text, source: entry.seq, ...reasoning }
+      if (d.kind === 'ask_user') return { role: 'assistant', text: d.question, source: entry.seq, ...reasoning }
       return {
         role: 'assistant',
         text: d.text ?? '',
         source: entry.seq,
         calls: d.calls.map((call, i) => ({ actionId: entry.actionIds[i], name: call.name, args: call.args })),
+        ...reasoning,
       }
     }
   }

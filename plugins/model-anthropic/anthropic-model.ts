@@ -8,6 +8,7 @@ import { isJsonAnswer, offeredTools, ProviderClient } from 'cordage/wire'
 import { DefaultBaseUrl, type Config } from './manifest.ts'
 import { messagesRequest } from './request.ts'
 import { Message, MessageAnswer, StreamEvent } from './response.ts'
+import { checkThinking } from './thinking.ts'
 
 export class AnthropicMessagesModel implements ModelService {
   readonly baseUrl: string
@@ -26,6 +27,7 @@ export class AnthropicMessagesModel implements ModelService {
       headers: { 'anthropic-version': config.version },
       baseUrlShape: 'an Anthropic baseUrl does not end in /v1',
     }
+    checkThinking(config)
     this.client = new ProviderClient(api, config, env)
     this.baseUrl = this.client.baseUrl
   }

@@ -5,15 +5,20 @@ import { AdapterSchema, type AdapterConfig } from 'cordage/wire'
 export interface Config extends AdapterConfig {
   version: string
   maxTokens: number
+  /** Extended thinking, off when absent. */
+  thinking?: { budgetTokens: number }
 }
+
+/** The smallest thinking budget the API takes. */
+export const MinThinkingBudget = 1024
 
 export const DefaultBaseUrl = 'https://api.anthropic.com'
 
 export default {
   name: 'model-anthropic',
   version: '1.0.0',
-  description: 'Anthropic Messages API: streaming, tool_use blocks, usage and cost.',
-  provides: { model: '1.1.0' },
+  description: 'Anthropic Messages API: streaming, tool_use blocks, extended thinking, usage and cost.',
+  provides: { model: '1.2.0' },
   // The variable apiKeyEnv names holds the key: every run scrubs its value from what it records.
   secrets: ['apiKeyEnv'],
   config: Schema.object({
@@ -29,6 +34,14 @@ export default {
     headers: Schema.dict(Schema.string()).default({}).description('Extra HTTP headers, for example anthropic-beta.'),
     stream: AdapterSchema.stream,
     temperature: Schema.number().min(0).max(1).description('Sampling temperature.'),
+    // A union, so that an absent `thinking` stays absent (thinking off) while one without a budget is refused.
+    thinking: Schema.union([
+      Schema.object({
+        budgetTokens: Schema.natural()
+          .required()
+          .description(`Tokens the model may think for (budget_tokens): at least ${MinThinkingBudget}, and less than maxTokens.`),
+      }),
+    ]).description('Extended thinking, off when absent: { budgetTokens }. Its signed thinking blocks go back to the API with their turn.'),
     askUser: AdapterSchema.askUser,
     prices: AdapterSchema.prices,
     extraBody: Schema.dict(Schema.any()).default({}).description('Extra request fields (for example metadata or tool_choice).'),

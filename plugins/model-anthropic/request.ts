@@ -2,13 +2,17 @@
  * The kernel's projection as a Messages API request. The API is stricter than the projection: the
  * system prompt is a top-level field, roles must alternate, every tool_use must be answered by a
  * tool_result in the next user message (results first), and text blocks must not be empty. So
- * consecutive messages of one role are merged, and a later system message becomes user text.
+ * consecutive messages of one role are merged, and a later system message becomes user text. With
+ * extended thinking on, an assistant message's thinking blocks (its `reasoning`) open its content,
+ * unchanged: the API checks their signatures (thinking.ts).
  */
-import type { ContextMessage, ToolView } from 'cordage'
+import { CordageError, type ContextMessage, type ToolView } from 'cordage'
 import { wireCallId } from 'cordage/wire'
 import type { Config } from './manifest.ts'
+import { blocksBack, thinkingParam, type ReasoningBlock } from './thinking.ts'
 
 type Block =
+  | ReasoningBlock
   | { type: 'text'; text: string }
   | { type: 'tool_use'; id: string; name: string; input: Record<string, unknown> }
   | { type: 'tool_result'; tool_use_id: string; content: string }
@@ -38,7 +42,9 @@ export function messagesRequest(config: Config, messages: ContextMessage[], tool
       const calls = (m.calls ?? []).map(
         (c): Block => ({ type: 'tool_use', id: wireCallId(c.actionId), name: c.name, input: asObject(c.args) }),
       )
-      add('assistant', [...textBlock(m.text), ...calls])
+      // Thinking off, the blocks stay home: a request without thinking needs none back.
+      const thinking = config.thinking ? blocksBack(m.reasoning, m.source) : []
+      add('assistant', [...thinking, ...textBlock(m.text), ...calls])
       continue
     }
     add('user', textBlock(m.role === 'system' ? `[system] ${m.text}` : m.text))
@@ -49,14 +55,32 @@ export function messagesRequest(config: Config, messages: ContextMessage[], tool
     if (turn.content.length === 0) turn.content.push({ type: 'text', text: '(empty)' })
   }
   if (turns[0]?.role !== 'user') turns.unshift({ role: 'user', content: [{ type: 'text', text: '(continue)' }] })
+  if (config.thinking) checkContinuation(turns)
   const body: Record<string, unknown> = { model: config.model, max_tokens: config.maxTokens, messages: turns }
   const systemText = system.join('\n\n').trim()
   if (systemText) body.system = systemText
   if (tools.length)
     body.tools = tools.map((t) => ({ name: t.name, description: t.description, input_schema: { type: 'object', ...t.inputSchema } }))
   if (config.temperature !== undefined) body.temperature = config.temperature
+  const thinking = thinkingParam(config)
+  if (thinking) body.thinking = thinking
   if (config.stream) body.stream = true
   return { ...body, ...config.extraBody }
+}
+
+/**
+ * With thinking on, the API refuses a tool-use continuation whose assistant turn does not open with
+ * thinking blocks. Refused here, with the reasons it can have, rather than by the API with its own.
+ */
+function checkContinuation(turns: Turn[]): void {
+  const [assistant, results] = turns.slice(-2)
+  if (assistant?.role !== 'assistant' || !results?.content.some((b) => b.type === 'tool_result')) return
+  const first = assistant.content[0]?.type
+  if (first === 'thinking' || first === 'redacted_thinking') return
+  throw new CordageError(
+    'model_permanent',
+    'model-anthropic: extended thinking is on, and the assistant turn whose tool calls this request answers has no thinking blocks to send back, which the API refuses. Either that turn was answered with thinking off (turn thinking on or off only between turns, not within a tool-use loop), or its thinking held a secret value and was left out of the record.',
+  )
 }
 
 const textBlock = (text: string): Block[] => (text.trim() ? [{ type: 'text', text }] : [])

@@ -1,11 +1,13 @@
 /**
  * A Messages API answer, assembled from stream events (or read from one message body), checked with
  * zod at the trust boundary. Content blocks are gathered by index; a tool_use block's input arrives as
- * JSON pieces and is parsed only once the message is complete.
+ * JSON pieces and is parsed only once the message is complete. Thinking and redacted thinking blocks
+ * are kept whole, signature included, as the answer's `reasoning` (thinking.ts).
  */
 import { CordageError, type ModelDelta, type ModelResponse } from 'cordage'
 import { costOf, decisionOf, type Prices, type ReceivedCall } from 'cordage/wire'
 import { z } from 'zod'
+import { reasoningOf, type ReasoningBlock } from './thinking.ts'
 
 const WireUsage = z.object({
   input_tokens: z.number().int().min(0).nullish(),
@@ -13,22 +15,50 @@ const WireUsage = z.object({
   cache_read_input_tokens: z.number().int().min(0).nullish(),
   cache_creation_input_tokens: z.number().int().min(0).nullish(),
 })
-const ContentBlock = z.object({
+const Block = z.object({
   type: z.string(),
   text: z.string().optional(),
   id: z.string().optional(),
   name: z.string().optional(),
   input: z.unknown().optional(),
+  thinking: z.string().optional(),
+  signature: z.string().optional(),
+  data: z.string().optional(),
 })
+/**
+ * Thinking blocks must arrive whole: they go back to the API as they came, and it checks them. A block
+ * that opens a stream has its signature still to come (signature_delta); a block in a message has it.
+ */
+const thinkingShape =
+  (whole: boolean) =>
+  (b: z.infer<typeof Block>, ctx: z.RefinementCtx): void => {
+    const issue = (path: string, message: string) => ctx.addIssue({ code: 'custom', path: [path], message })
+    if (b.type === 'thinking') {
+      if (b.thinking === undefined) issue('thinking', 'a thinking block without its thinking text')
+      if (whole && !b.signature) issue('signature', 'a thinking block without its signature')
+    } else if (b.type === 'redacted_thinking' && !b.data) issue('data', 'a redacted_thinking block without its data')
+  }
+const ContentBlock = Block.superRefine(thinkingShape(true))
+const StartBlock = Block.superRefine(thinkingShape(false))
+const Delta = z
+  .object({
+    type: z.string(),
+    text: z.string().optional(),
+    partial_json: z.string().optional(),
+    thinking: z.string().optional(),
+    signature: z.string().optional(),
+  })
+  .superRefine((d, ctx) => {
+    if (d.type === 'thinking_delta' && d.thinking === undefined)
+      ctx.addIssue({ code: 'custom', path: ['thinking'], message: 'a thinking_delta without thinking text' })
+    if (d.type === 'signature_delta' && !d.signature)
+      ctx.addIssue({ code: 'custom', path: ['signature'], message: 'a signature_delta without a signature' })
+  })
 
 export const StreamEvent = z.discriminatedUnion('type', [
   z.object({ type: z.literal('message_start'), message: z.object({ model: z.string().optional(), usage: WireUsage.optional() }) }),
-  z.object({ type: z.literal('content_block_start'), index: z.number().int().min(0), content_block: ContentBlock }),
-  z.object({
-    type: z.literal('content_block_delta'),
-    index: z.number().int().min(0),
-    delta: z.object({ type: z.string(), text: z.string().optional(), partial_json: z.string().optional() }),
-  }),
+  z.object({ type: z.literal('content_block_start'), index: z.number().int().min(0), content_block: StartBlock }),
+  z.object({ type: z.literal('content_block_delta'), index: z.number().int().min(0), delta: Delta }),
   z.object({ type: z.literal('content_block_stop'), index: z.number().int().min(0) }),
   z.object({ type: z.literal('message_delta'), delta: z.object({ stop_reason: z.string().nullish() }), usage: WireUsage.optional() }),
   z.object({ type: z.literal('message_stop') }),
@@ -49,6 +79,9 @@ interface Gathered {
   name?: string
   json: string
   call?: number
+  thinking?: string
+  signature?: string
+  data?: string
 }
 
 /** Errors the API sends in a stream that may pass on another try. */
@@ -73,7 +106,7 @@ export class MessageAnswer {
         const b = event.content_block
         // Input normally starts empty and arrives as JSON pieces; take a complete one as it is.
         const json = b.input && typeof b.input === 'object' && Object.keys(b.input).length ? JSON.stringify(b.input) : ''
-        const block: Gathered = { type: b.type, text: b.text ?? '', id: b.id, name: b.name, json }
+        const block: Gathered = { type: b.type, text: b.text ?? '', id: b.id, name: b.name, json, ...reasoningFields(b) }
         if (b.type === 'tool_use') {
           block.call = this.calls++
           onDelta?.({ toolCall: { index: block.call, name: b.name } })
@@ -88,6 +121,15 @@ export class MessageAnswer {
         if (event.delta.type === 'text_delta' && event.delta.text) {
           block.text += event.delta.text
           onDelta?.({ text: event.delta.text })
+        } else if (event.delta.type === 'thinking_delta' || event.delta.type === 'signature_delta') {
+          if (block.type !== 'thinking')
+            throw new CordageError(
+              'model_invalid_response',
+              `a ${event.delta.type} for block ${event.index}, which is a ${block.type} block`,
+            )
+          if (event.delta.type === 'thinking_delta') block.thinking += event.delta.thinking!
+          // The signature arrives whole, just before the block stops (the SDK takes it the same way).
+          else block.signature = event.delta.signature
         } else if (event.delta.type === 'input_json_delta' && event.delta.partial_json) {
           block.json += event.delta.partial_json
           // Only the model's own tool calls are previewed (not server tools such as web search).
@@ -124,6 +166,7 @@ export class MessageAnswer {
         id: b.id,
         name: b.name,
         json: b.type === 'tool_use' ? JSON.stringify(b.input ?? {}) : '',
+        ...reasoningFields(b),
       })
     this.complete = true
   }
@@ -148,6 +191,7 @@ export class MessageAnswer {
     if (this.stop === 'max_tokens' && calls.length === 0)
       throw new CordageError('model_permanent', 'the answer was cut off at max_tokens; raise maxTokens, or ask for shorter answers')
     if (calls.some((c) => !c.name)) throw new CordageError('model_invalid_response', 'a tool_use block arrived without a name')
+    const reasoning = reasoningOf(blocks.flatMap(reasoningBlock))
     const input = this.usage.input_tokens ?? 0
     const cachedInput = this.usage.cache_read_input_tokens ?? 0
     const cacheWrite = this.usage.cache_creation_input_tokens ?? 0
@@ -160,6 +204,26 @@ export class MessageAnswer {
         costUsd: costOf({ input, cachedInput, cacheWrite, output }, prices),
       },
       model: this.model ?? configuredModel,
+      ...(reasoning ? { reasoning } : {}),
     }
   }
+}
+
+const reasoningFields = (b: z.infer<typeof Block>): Partial<Gathered> =>
+  b.type === 'thinking'
+    ? { thinking: b.thinking ?? '', ...(b.signature ? { signature: b.signature } : {}) }
+    : b.type === 'redacted_thinking'
+      ? { data: b.data }
+      : {}
+
+/** A gathered block in the exact shape the API takes back, or nothing when it is no thinking block. */
+function reasoningBlock(b: Gathered): ReasoningBlock[] {
+  if (b.type === 'redacted_thinking') return [{ type: 'redacted_thinking', data: b.data! }]
+  if (b.type !== 'thinking') return []
+  if (!b.signature)
+    throw new CordageError(
+      'model_invalid_response',
+      'a thinking block ended without its signature, so it could not be sent back to the API',
+    )
+  return [{ type: 'thinking', thinking: b.thinking ?? '', signature: b.signature }]
 }

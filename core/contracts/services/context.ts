@@ -4,10 +4,11 @@
  * State is not context (invariant 5): the projection may shrink, reorder or summarise, but it is
  * rebuilt from state every step and never written back into it.
  */
+import type { ModelReasoning } from '../data.ts'
 import type { ToolView } from './tools.ts'
 import type { RunState } from '../state.ts'
 
-export const ContextContract = '1.1.0'
+export const ContextContract = '1.2.0'
 
 /** One message of the projection, with provenance back to the run log. */
 export interface ContextMessage {
@@ -21,6 +22,11 @@ export interface ContextMessage {
   source: number
   /** Where text that does not come from the log came from (a file, a section of it, a note), for provenance. Since 1.1.0. */
   ref?: string
+  /**
+   * What the model's provider needs back with this assistant message (its signed thinking blocks, for
+   * example), as the model gave it: pass it on unchanged, or drop the message. Since 1.2.0.
+   */
+  reasoning?: ModelReasoning
 }
 
 export interface Projection {

@@ -6,11 +6,11 @@
  */
 import type { ContextMessage } from './context.ts'
 import type { ToolView } from './tools.ts'
-import type { Decision, Usage } from '../data.ts'
-export type { ProposedCall, Decision, Usage } from '../data.ts'
+import type { Decision, ModelReasoning, Usage } from '../data.ts'
+export type { ProposedCall, Decision, ModelReasoning, Usage } from '../data.ts'
 
 /** Contract version of `model`. Providers declare it in `provides`, dependents match it with a range. */
-export const ModelContract = '1.1.0'
+export const ModelContract = '1.2.0'
 
 /**
  * A piece of a streamed answer, as it arrives: preview only. It is not a run event (no seq, not stored,
@@ -46,6 +46,8 @@ export interface ModelResponse {
   usage: Usage
   /** The model name the adapter used, for the record (for example "gpt-4.1-mini" or "scripted"). */
   model?: string
+  /** What must go back to the provider with this answer in the next request. Since 1.2.0. */
+  reasoning?: ModelReasoning
 }
 
 export interface ModelService {
@@ -77,6 +79,9 @@ export function checkResponse(response: ModelResponse | undefined): string | und
   const d = response?.decision as Decision | undefined
   if (!d || typeof d !== 'object') return 'no decision'
   if (!response!.usage || typeof response!.usage.inputTokens !== 'number') return 'no usage'
+  const r = response!.reasoning as ModelReasoning | undefined
+  if (r !== undefined && (typeof r !== 'object' || r === null || typeof r.provider !== 'string' || !Array.isArray(r.blocks)))
+    return 'reasoning that is not { provider: string, blocks: [...] }'
   if (d.kind === 'final') return typeof d.text === 'string' ? undefined : 'final decision without text'
   if (d.kind === 'ask_user') return typeof d.question === 'string' ? undefined : 'ask_user decision without a question'
   if (d.kind === 'tool_calls') {

@@ -94,7 +94,7 @@ describe('model-anthropic', () => {
     })
   })
 
-  it('skips thinking blocks, their thinking and signature deltas included', () => {
+  it('keeps thinking blocks out of the decision, as the reasoning that goes back with it', () => {
     const answer = new MessageAnswer()
     const events: unknown[] = [
       { type: 'message_start', message: { model: 'claude-test', usage: { input_tokens: 10, output_tokens: 1 } } },
@@ -111,6 +111,7 @@ describe('model-anthropic', () => {
     for (const e of events) answer.add(StreamEvent.parse(e))
     const result = answer.result({ inputPerMTok: 0, outputPerMTok: 0 }, 'x', true)
     assert.deepEqual(result.decision, { kind: 'final', text: 'Hello' })
+    assert.deepEqual(result.reasoning, { provider: 'anthropic', blocks: [{ type: 'thinking', thinking: 'hmm', signature: 'abc' }] })
     assert.deepEqual(result.usage, { inputTokens: 10, outputTokens: 5, costUsd: 0 })
   })
 
@@ -135,7 +136,7 @@ describe('model-anthropic', () => {
     )
   })
 
-  it('skips a thinking block and an unknown event served over the wire, and prices cache writes', async () => {
+  it('reads a thinking block and skips an unknown event served over the wire, and prices cache writes', async () => {
     server.queue({
       text: 'Hello',
       quirks: { thinking: 'Let me think.', unknownEvent: true },

@@ -134,7 +134,7 @@ describe('cordage dev: preset edits', () => {
       await dev.expect(ended('two'), mark)
       // The --set overlay was applied to the edited preset too.
       const start = dev.lines.filter((l) => l.type === 'run/start').at(-1)
-      assert.equal((start?.data?.budgets as { maxSteps: number }).maxSteps, 5)
+      assert.equal((start?.data?.budgets as { maxSteps: number } | undefined)?.maxSteps, 5)
     } finally {
       assert.equal((await dev.stop()).code, 0)
     }
@@ -183,7 +183,7 @@ describe('cordage dev: preset edits', () => {
       assert.equal(replanned.ok, true, String(replanned.message))
       assert.match(String((replanned.replan as string[])[0]), /plugin list changed \(added loop-guard\)/)
       const start = await dev.expect((l) => l.type === 'run/start', mark)
-      assert.ok('loop-guard' in (start.data?.plugins as object))
+      assert.ok('loop-guard' in ((start.data?.plugins ?? {}) as object))
       await dev.expect(ended('two'), mark)
     } finally {
       assert.equal((await dev.stop()).code, 0)

@@ -153,6 +153,7 @@ export async function dev(
 
   let current = await attach(await open(flags, agents))
   printWatching(current.reloader, io)
+  io.err(`following edits of ${current.preset.files.map((f) => relative(process.cwd(), f) || f).join(', ')}`)
   startRun()
 
   await new Promise<void>((resolve) => {

@@ -6,6 +6,7 @@
 import type { RunEvent, RunEventType } from '../contracts/events.ts'
 import type { RunSummary } from '../contracts/services/store.ts'
 import type { ApprovalGrant } from '../kernel/grants.ts'
+import type { RunState } from '../kernel/state.ts'
 
 export function formatEvent(event: RunEvent, color = false): string {
   const id = event.actionId ?? event.stepId ?? event.turnId ?? ''
@@ -112,6 +113,23 @@ function detail(event: RunEvent): string {
 
 export function formatSummary(run: RunSummary): string {
   return `${run.runId}  ${run.status.padEnd(22)} ${(run.failureCode ?? '').padEnd(20)} ${run.agent.padEnd(12)} ${new Date(run.updatedAt).toISOString()}  ${quote(run.task, 50)}${run.owner ? `  (driven by ${run.owner})` : ''}`
+}
+
+/**
+ * What a waiting run waits on, and whose child it is, as indented lines (after its summary or status):
+ * the chain from a parent to the approval its child waits for.
+ */
+export function formatWaiting(run: Pick<RunState, 'runId' | 'waiting' | 'parent'>): string {
+  const lines: string[] = []
+  const w = run.waiting
+  if (w?.child)
+    lines.push(
+      `  waits on child run ${w.child.runId} (agent ${w.child.agent}${w.child.actionId ? `, action ${w.child.actionId}` : ''}), started by its call ${w.actionId}`,
+    )
+  else if (w?.actionId && w.status === 'WAITING_APPROVAL')
+    lines.push(`  approval of action ${w.actionId}: cordage approve ${run.runId} ${w.actionId}`)
+  if (run.parent) lines.push(`  child of run ${run.parent.runId} (agent ${run.parent.agent}, call ${run.parent.actionId})`)
+  return lines.length ? `\n${lines.join('\n')}` : ''
 }
 
 function quote(text: string, max: number): string {

@@ -15,7 +15,7 @@ import { KernelVersion } from '../kernel/version.ts'
 import type { AgentRuntime, ApprovalOptions, RunHandle } from '../kernel/agent.ts'
 import { helpText, parse, type Parsed } from './args.ts'
 import { ExitCodes, exitCodeFor } from './exit-codes.ts'
-import { formatEvent, formatGrant, formatSummary } from './format.ts'
+import { formatEvent, formatGrant, formatSummary, formatWaiting } from './format.ts'
 import { verify } from './verify.ts'
 import { effects } from './effects.ts'
 import { scan } from './scan.ts'
@@ -151,13 +151,15 @@ const commands: Record<string, Handler> = {
         for (const run of await app.agent(name).store().list({ status })) {
           if (seen.has(run.runId)) continue
           seen.set(run.runId, '')
-          rows.push(run)
+          // A waiting run says what it waits on, and whose child it is: the chain of a pending approval.
+          const state = isWaiting(run.status) ? await app.agent(name).load(run.runId) : undefined
+          rows.push(state ? { ...run, waiting: state.waiting, parent: state.parent } : run)
         }
       }
       rows.sort((a, b) => b.createdAt - a.createdAt)
       if (flags.json) for (const run of rows) io.out(JSON.stringify(run))
       else if (rows.length === 0) io.err(`no runs in the store of ${app.preset.shown}${storeHint(app)}`)
-      else for (const run of rows) io.out(formatSummary(run))
+      else for (const run of rows) io.out(formatSummary(run) + ('waiting' in run ? formatWaiting(run) : ''))
       return ExitCodes.ok
     } finally {
       await app.stop()
@@ -205,9 +207,17 @@ const commands: Record<string, Handler> = {
     process.once('SIGINT', onSignal)
     process.once('SIGTERM', onSignal)
     let driven = 0
+    // Parents whose child ended without waking them (its process stopped first) go on here.
+    const { parentSweep } = await import('../host/agents.ts')
+    const sweeps = agents.map((agent) => parentSweep(agent, (error) => io.err(`error [${error.code}]: ${error.message}`)))
     try {
       while (!stop.signal.aborted) {
         let found = false
+        for (const sweep of sweeps) {
+          const woken = await sweep()
+          driven += woken
+          found ||= woken > 0
+        }
         for (const agent of agents) {
           let handle
           try {
@@ -544,7 +554,9 @@ function finish(state: RunState, io: Output, flags: Parsed['flags'], volatile = 
     io.err(`  settle:  cordage reconcile ${state.runId} ${state.waiting.actionId} --committed|--not-committed${preset}`)
   }
   const decided = state.waiting?.actionId ? state.actions[state.waiting.actionId]?.status : undefined
-  if (state.status === 'WAITING_APPROVAL' && (decided === 'approved' || decided === 'rejected')) {
+  if (state.waiting?.child) {
+    // Waiting on its child: what is to be done is done there (formatWaiting below says what).
+  } else if (state.status === 'WAITING_APPROVAL' && (decided === 'approved' || decided === 'rejected')) {
     io.err(`  ${decided}; continue: cordage resume ${state.runId}${preset}`)
   } else if (state.status === 'WAITING_APPROVAL' && state.waiting?.actionId) {
     // When the policy names who may decide, say so: the default --by (cli) would be refused.
@@ -555,6 +567,7 @@ function finish(state: RunState, io: Output, flags: Parsed['flags'], volatile = 
   } else if (state.status === 'WAITING_USER') {
     io.err(`  answer:  cordage resume ${state.runId} --input "..."${preset}`)
   }
+  if (state.parent || state.waiting?.child) io.err(formatWaiting(state).replace(/^\n/, ''))
   if (volatile && isWaiting(state.status)) {
     io.err(
       '  note: this agent uses store-memory, which keeps the run only while this process lives; the commands above need a durable store',

@@ -61,6 +61,17 @@ export interface ParentLink {
   depth: number
 }
 
+/**
+ * The child run a run waits on: a tool call of the run (spawn_agent) started it, and it waits for a
+ * person (an approval, an answer, a reconciliation, a resume). Set on the parent's run/paused.
+ */
+export interface WaitingChild {
+  runId: string
+  agent: string
+  /** The child's action that waits, when it waits on one. */
+  actionId?: string
+}
+
 export type GuardStage = 'tool_input' | 'tool_output' | 'answer'
 
 export type RunStatus =

@@ -124,6 +124,7 @@ export const Codes = {
   run_not_found: { kind: 'usage', text: 'no run with that id in the store' },
   run_not_waiting: { kind: 'usage', text: 'the run is not in a state that accepts this command' },
   action_not_pending: { kind: 'usage', text: 'the action is not waiting for approval' },
+  child_waiting: { kind: 'usage', text: 'the run waits on a child run that has not ended: act on the child first' },
   run_busy: { kind: 'conflict', text: 'the run is already being driven in this process' },
   seq_conflict: { kind: 'conflict', text: 'another writer appended to the run first' },
   lease_lost: { kind: 'conflict', text: 'another worker owns the run now' },

@@ -16,6 +16,7 @@ import type {
   ParentLink,
   TerminalStatus,
   Usage,
+  WaitingChild,
   Verdict as PolicyVerdict,
   WaitingStatus,
 } from './data.ts'
@@ -70,7 +71,8 @@ export interface RunEventMap {
   /** A durable resume point, recorded before the run waits for anything outside it. */
   'run/checkpoint': { reason: 'approval' | 'user' | 'suspend' | 'reconciliation'; pending: string[]; steps: number; usage: Usage }
   /** The run stopped driving and waits (for approval, the user, reconciliation, or a resume). `code` says why, where a code applies. */
-  'run/paused': { status: WaitingStatus; reason: string; actionId?: string; code?: Code }
+  /** `child`: the run waits on a child run that waits for a person (`actionId` is the call that started it). */
+  'run/paused': { status: WaitingStatus; reason: string; actionId?: string; code?: Code; child?: WaitingChild }
   /** The run drives again after a wait. */
   'run/resumed': { from: WaitingStatus; by: string; input?: string }
   /** Cancellation was requested (at `requestedAt`, possibly in another process); the run is CANCELLING until run/end. */

@@ -5,7 +5,18 @@
  * {@link module:contracts/data} and the error codes, and no service contract.
  */
 import type { Code } from './errors.ts'
-import type { ApprovalGrant, ApprovalScope, Budgets, Decision, ModelReasoning, ParentLink, RunStatus, Usage, Verdict } from './data.ts'
+import type {
+  ApprovalGrant,
+  ApprovalScope,
+  Budgets,
+  Decision,
+  ModelReasoning,
+  ParentLink,
+  RunStatus,
+  Usage,
+  Verdict,
+  WaitingChild,
+} from './data.ts'
 
 export type ActionStatus =
   | 'proposed'
@@ -104,6 +115,6 @@ export interface RunState {
   /** Actions of the current step that have not been settled yet, in the order the model proposed them. */
   pending: string[]
   /** What the run waits for while paused. */
-  waiting?: { status: RunStatus; actionId?: string; reason: string; code?: Code }
+  waiting?: { status: RunStatus; actionId?: string; reason: string; code?: Code; child?: WaitingChild }
   cancel?: { by: string; at: number; reason?: string }
 }

@@ -3,11 +3,11 @@
  * The `agents` service the host gives each agent (core/contracts/services/agents.ts): the preset's other agents,
  * child runs (subagents) and handoffs. One directory per agent, so it knows who is asking.
  */
-import { childBudgets, type AgentDirectory, type ChildOutcome, type SpawnRequest } from '../contracts/services/agents.ts'
+import { childBudgets, type AgentDirectory, type ChildOutcome, type ParentLink, type SpawnRequest } from '../contracts/services/agents.ts'
 import type { AgentRuntime } from '../kernel/agent.ts'
 import { CordageError } from '../contracts/errors.ts'
 import type { RunState } from '../kernel/state.ts'
-import { isTerminal } from '../kernel/status.ts'
+import { isTerminal, isWaiting } from '../kernel/status.ts'
 import type { Preset } from './preset.ts'
 
 export interface AgentsHost {
@@ -78,6 +78,25 @@ export function agentDirectory(host: AgentsHost, self: string): AgentDirectory {
       return outcomeOf(state!, request.agent)
     },
 
+    async child(agent: string, runId: string): Promise<ChildOutcome | undefined> {
+      const state = await existing(await known(agent), runId)
+      return state && outcomeOf(state, agent)
+    },
+
+    async cancelChild(agent: string, runId: string, actor: { by: string; reason?: string }): Promise<void> {
+      const target = await known(agent)
+      const state = await existing(target, runId)
+      if (state && !isTerminal(state.status)) await target.cancel(runId, actor)
+    },
+
+    async childEnded(child: { runId: string; parent: ParentLink }): Promise<void> {
+      // The parent is another agent's run; it goes on only if it waits on this very child.
+      const parentAgent = await known(child.parent.agent)
+      const parent = await existing(parentAgent, child.parent.runId)
+      if (!parent || !isWaiting(parent.status) || parent.waiting?.child?.runId !== child.runId) return
+      await parentAgent.resume(parent.runId, { by: `child ${child.runId}` })
+    },
+
     async checkHandoff(agent: string, runId: string): Promise<void> {
       allowed('handoffs', agent)
       const target = await known(agent)
@@ -124,6 +143,7 @@ function outcomeOf(state: RunState, agent: string): ChildOutcome {
     failureCode: state.failureCode,
     reason: state.reason,
     waiting: !isTerminal(state.status) && state.waiting ? { actionId: state.waiting.actionId, reason: state.waiting.reason } : undefined,
+    parent: state.parent,
     steps: state.steps + state.nestedSteps,
     usage: { ...state.usage },
   }
@@ -164,5 +184,42 @@ async function untilChildEnds(target: AgentRuntime, runId: string, done: Promise
     return await done
   } finally {
     request.signal.removeEventListener('abort', cancel)
+  }
+}
+
+/**
+ * A sweep for `cordage worker`: resume the runs of `agent` that wait on a child run which has ended, in
+ * case the child's end did not wake them (the process that ended it stopped first, or could not load the
+ * parent's agent). A parent whose child still waits is left as it is (resume refuses it: child_waiting).
+ * Runs seen with nothing to wake are not read again until they change (their last seq).
+ */
+export function parentSweep(agent: AgentRuntime, report: (error: CordageError) => void): () => Promise<number> {
+  const seen = new Map<string, number>()
+  const statuses = ['WAITING_APPROVAL', 'WAITING_USER', 'WAITING_RECONCILIATION', 'SUSPENDED'] as const
+  return async () => {
+    let woken = 0
+    for (const status of statuses) {
+      for (const run of await agent.store().list({ status, agent: agent.name, limit: 1000 })) {
+        if (seen.get(run.runId) === run.lastSeq) continue
+        const state = await agent.load(run.runId)
+        if (!state.waiting?.child) {
+          seen.set(run.runId, run.lastSeq)
+          continue
+        }
+        try {
+          await agent.resume(run.runId, { by: 'worker' })
+          woken++
+        } catch (error) {
+          if (!CordageError.is(error)) throw error
+          // Its child still waits, or another worker took it on meanwhile: look again next time. Anything
+          // else (drift refused, say) is reported once, until the run changes.
+          if (!['child_waiting', 'run_busy', 'run_not_waiting', 'lease_lost'].includes(error.code)) {
+            seen.set(run.runId, run.lastSeq)
+            report(error)
+          }
+        }
+      }
+    }
+    return woken
   }
 }

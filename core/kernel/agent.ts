@@ -32,6 +32,7 @@ import { checkResumable } from './resumable.ts'
 import { turn } from './command-ids.ts'
 import { reconcilableAction, recordReconciled } from './reconcile.ts'
 import { followRun, RunWaiters, waitForEnd, wakingWaiters, type FollowOptions } from './waiters.ts'
+import { cancelChildOf, checkChildEnded, childEndedAlready, wakeParent } from './child-wait.ts'
 export type { DriftChange, DriftPolicy } from './drift.ts'
 export { DefaultServiceTimeouts, type AgentOptions, type StartOptions } from './agent-options.ts'
 export { TimedServices, type ResolvedAgentOptions, type TimedService } from './loop-host.ts'
@@ -206,6 +207,8 @@ export class AgentRuntime implements LoopHost {
         const found = readService<ToolsService>(this.ctx, 'tools')?.value.get(name)
         return found && asDefined(found)
       }
+      // A run waiting on its child goes on only once the child has ended (core/kernel/child-wait.ts).
+      await checkChildEnded(this.ctx, state)
       if (checkResumable(state, options.input, toolOf) === 'take-over') return this.takeOver(driver, state, lease, options)
       await this.drift(driver, state, options)
       driver.rec.record('run/resumed', { from: state.status as 'WAITING_USER', by, input: options.input }, KernelProducer, turn(state))
@@ -256,7 +259,14 @@ export class AgentRuntime implements LoopHost {
     }
     const driver = await claimToCancel(this, runId, { by, reason: options.reason, at: Date.now() }, this.#writer)
     if (!driver) return waitForEnd(() => this.load(runId), options.waitMs ?? 30_000)
-    return this.track(driver, () => driver.drive()).done
+    // Waiting on a child run: the child is cancelled first, so its pending approval is void (core/kernel/child-wait.ts).
+    let childFailed: unknown
+    const state = await this.track(driver, async () => {
+      childFailed = await cancelChildOf(this.ctx, driver)
+      return driver.drive()
+    }).done
+    if (childFailed) throw childFailed
+    return state
   }
 
   /**
@@ -410,6 +420,19 @@ export class AgentRuntime implements LoopHost {
   }
 
   /**
+   * A child run that ended wakes its parent; a run that paused on a child that ended meanwhile goes on
+   * at once (either side may see the other's last write first: core/kernel/child-wait.ts).
+   */
+  private async afterRun(state: RunState): Promise<RunState> {
+    await wakeParent(this.ctx, state)
+    if (!(await childEndedAlready(this.ctx, state))) return state
+    return this.resume(state.runId, { by: `child ${state.waiting!.child!.runId}` }).then(
+      (handle) => handle.done,
+      () => state,
+    )
+  }
+
+  /**
    * Drive `body` for a run. It starts on the next microtask: the caller has the handle (and the run id)
    * before any event of the run is dispatched, even with a store that writes synchronously.
    */
@@ -423,6 +446,7 @@ export class AgentRuntime implements LoopHost {
       })
       // Handed to another agent: the handle follows the run there, so `done` is still the run's outcome.
       .then((state) => (state.status === 'RUNNING' && state.handoff && handoff ? handoff(runId, state.handoff.to) : state))
+      .then((state) => this.afterRun(state))
     this.active.set(runId, { driver, done })
     return { runId, done }
   }

@@ -24,6 +24,13 @@ export interface GrantOptions {
 /** The action `actionId` if the run waits for a decision on it and `by` may give it; else why not. */
 export function decidableAction(state: RunState, actionId: string, by: string): ActionState {
   if (state.status !== 'WAITING_APPROVAL') throw notWaiting(state)
+  const child = state.waiting?.child
+  if (child) {
+    throw new CordageError(
+      'child_waiting',
+      `run ${state.runId} waits on its child run ${child.runId} (agent ${child.agent}), not on an approval of its own: decide the child's action there: cordage approve ${child.runId} ${child.actionId ?? 'ACTION'}`,
+    )
+  }
   const action = state.actions[actionId]
   if (action?.status !== 'awaiting_approval') {
     const waiting = state.waiting?.actionId

@@ -10,8 +10,9 @@
 import { classify, CordageError, type Code } from '../contracts/errors.ts'
 import type { EffectWrite } from '../contracts/services/store.ts'
 import type { Tool, ToolResult } from '../contracts/services/tools.ts'
-import type { TerminalStatus } from '../contracts/data.ts'
-import type { Next } from './flow.ts'
+import type { RunStatus, TerminalStatus, WaitingStatus } from '../contracts/data.ts'
+import type { Checkpoint, Next, PauseDetail } from './flow.ts'
+import { isWaiting } from './status.ts'
 import type { EventIds, Recorder } from './recorder.ts'
 import type { ActionState } from './state.ts'
 import { KernelProducer } from './version.ts'
@@ -19,9 +20,9 @@ import { KernelProducer } from './version.ts'
 /** After a call's outcome is recorded: nothing more, another attempt, or what the run must do next. */
 export type Outcome = 'done' | 'retry' | Consequence
 
-/** What the run must do after an outcome: end (FAILED), or settle an effect whose outcome is unknown. */
+/** What the run must do after an outcome: end (FAILED), settle an effect whose outcome is unknown, or wait on a child run. */
 export interface Consequence {
-  kind: 'end' | 'unknown'
+  kind: 'end' | 'unknown' | 'wait'
   run(): Promise<Next>
 }
 
@@ -47,10 +48,12 @@ export interface OutcomePort {
   noteEffect(kind: 'committed' | 'unknown', effect: { actionId: string; tool: string; receipt?: unknown; key?: string }): void
   guardOutput(action: ActionState, tool: Tool, observation: string, causation: number): Promise<string>
   end(status: TerminalStatus, failureCode: Code | undefined, reason?: string): Promise<Next>
+  pause(status: WaitingStatus, reason: string, checkpoint: Checkpoint, detail?: PauseDetail): Promise<Next>
 }
 
 export async function recordSucceeded(run: OutcomePort, c: FinishedCall, result: ToolResult): Promise<Outcome> {
   const { action, tool, key } = c
+  if (result.waitsFor !== undefined) return waitOnChild(run, c, result.waitsFor)
   const asked = validHandoff(result.handoff)
   // A handoff moves the run under another agent's policy: only to agents the preset lets this one
   // hand runs to, whichever tool asks. Another is dropped, and the model is told.
@@ -141,6 +144,44 @@ export async function recordFailed(
   if (kind !== 'tool_deterministic' && kind !== 'tool_transient' && kind !== 'model_semantic')
     return { kind: 'end', run: () => run.end('FAILED', code, message) }
   return 'done'
+}
+
+/**
+ * The call waits on a child run that waits for a person (ToolResult.waitsFor): no outcome is recorded
+ * (the action stays running, its ledger intent pending), and the run pauses in the child's status with
+ * `waiting.child`. Resumed once the child has ended, the call runs again: only an idempotent tool may
+ * ask for this. Anything malformed is the tool's failure, never a pause.
+ */
+async function waitOnChild(run: OutcomePort, c: FinishedCall, w: ToolResult['waitsFor']): Promise<Outcome> {
+  const { action, tool } = c
+  const problem = !tool.idempotent
+    ? 'only an idempotent tool may wait on a child run (it runs again once the child has ended)'
+    : waitProblem(w)
+  if (problem) {
+    const error = new CordageError('tool_failed', `${tool.name} returned an invalid waitsFor: ${problem}`)
+    return recordFailed(run, c, error, async () => 'continue')
+  }
+  const { child, status, reason } = w!
+  const checkpoints = {
+    WAITING_APPROVAL: 'approval',
+    WAITING_USER: 'user',
+    WAITING_RECONCILIATION: 'reconciliation',
+    SUSPENDED: 'suspend',
+  } as const
+  const why = `action ${action.id} (${tool.name}) waits on child run ${child.runId} (agent ${child.agent}), which is ${status}: ${reason}`
+  const waiting = { runId: child.runId, agent: child.agent, ...(child.actionId !== undefined ? { actionId: child.actionId } : {}) }
+  return { kind: 'wait', run: () => run.pause(status, why, checkpoints[status], { actionId: action.id, child: waiting }) }
+}
+
+function waitProblem(w: ToolResult['waitsFor']): string | undefined {
+  const text = (v: unknown) => typeof v === 'string' && v.length > 0
+  if (!w || typeof w !== 'object' || !w.child || typeof w.child !== 'object') return 'it must be { child, status, reason }'
+  if (!text(w.child.runId) || !text(w.child.agent)) return 'child.runId and child.agent must be non-empty strings'
+  if (w.child.actionId !== undefined && !text(w.child.actionId)) return 'child.actionId must be a non-empty string when given'
+  if (typeof w.status !== 'string' || !isWaiting(w.status as RunStatus))
+    return `status must be a waiting status, got ${JSON.stringify(w.status)}`
+  if (typeof w.reason !== 'string') return 'reason must be a string'
+  return undefined
 }
 
 /** A call cut short by the run's cancellation. */

@@ -37,7 +37,7 @@ export async function pauseRun(
   status: WaitingStatus,
   reason: string,
   checkpoint: Checkpoint,
-  { actionId, approval, code }: PauseDetail = {},
+  { actionId, approval, code, child }: PauseDetail = {},
 ): Promise<Next> {
   const ids = run.ids
   run.rec.record(
@@ -49,7 +49,7 @@ export async function pauseRun(
   // The checkpoint is durable before anyone is asked anything.
   await run.flush()
   if (approval) run.rec.record('tool/approval-requested', approval, KernelProducer, run.idsOf(actionId, run.state.lastSeq))
-  run.rec.record('run/paused', { status, reason, actionId, code }, KernelProducer, ids)
+  run.rec.record('run/paused', { status, reason, actionId, code, ...(child ? { child } : {}) }, KernelProducer, ids)
   await run.flush()
   return 'halt'
 }

@@ -8,6 +8,7 @@ import { CordageError } from '../contracts/errors.ts'
 import type { Tool } from '../contracts/services/tools.ts'
 import { notWaiting } from './approval.ts'
 import type { RunState } from './state.ts'
+import { isWaiting } from './status.ts'
 
 /**
  * `take-over` for a RUNNING or CANCELLING run (its worker died), `go-on` for a waiting run that may
@@ -20,6 +21,16 @@ export function checkResumable(
 ): 'take-over' | 'go-on' {
   const runId = state.runId
   const waitingOn = state.waiting?.actionId ? state.actions[state.waiting.actionId] : undefined
+  // Waiting on a child run (the runtime checked that it ended): whatever the status, what was asked was the child's.
+  const child = state.waiting?.child
+  if (child && isWaiting(state.status)) {
+    if (input !== undefined)
+      throw new CordageError(
+        'invalid_input',
+        `run ${runId} waits on its child run ${child.runId}, whose question it is: answer it there (cordage resume ${child.runId} --input ...)`,
+      )
+    return 'go-on'
+  }
   switch (state.status) {
     case 'RUNNING':
     case 'CANCELLING':

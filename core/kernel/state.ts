@@ -132,8 +132,10 @@ const Reducers: { readonly [K in RunEventType]: Reducer<K> } = Object.freeze({
   'run/checkpoint': nothing,
   'run/paused': (state, event) => {
     moveTo(state, event.data.status)
-    if (event.data.status === 'WAITING_USER') state.stepSettled = true
-    state.waiting = { status: event.data.status, actionId: event.data.actionId, reason: event.data.reason, code: event.data.code }
+    const { status, actionId, reason, code, child } = event.data
+    // A run that waits on its child's question is not asking one itself: its step still has that call open.
+    if (status === 'WAITING_USER' && !child) state.stepSettled = true
+    state.waiting = { status, actionId, reason, code, ...(child ? { child: { ...child } } : {}) }
   },
   'run/resumed': (state, event) => {
     moveTo(state, 'RUNNING')

@@ -4,7 +4,7 @@
  * second one. handoff changes nothing outside the run; the kernel moves the run once the step is over.
  */
 import { z } from 'zod'
-import { defineTool, type AgentDirectory, type ChildOutcome, type Tool } from 'cordage'
+import { defineTool, isWaiting, type AgentDirectory, type ChildOutcome, type Tool } from 'cordage'
 import type { Config } from './manifest.ts'
 
 export function spawnTool(agents: AgentDirectory, config: Config): Tool {
@@ -24,6 +24,15 @@ export function spawnTool(agents: AgentDirectory, config: Config): Tool {
         maxDepth: config.maxDepth,
         signal: io.signal,
       })
+      // The child waits for a person: so does this run, until the child ends; then this call runs again,
+      // re-attaches to the child by its derived id, and gets its outcome. Nothing is counted until then.
+      if (outcome.waiting && isWaiting(outcome.status)) {
+        const { actionId, reason } = outcome.waiting
+        return {
+          output: outcome,
+          waitsFor: { child: { runId: outcome.runId, agent, ...(actionId ? { actionId } : {}) }, status: outcome.status, reason },
+        }
+      }
       return {
         output: outcome,
         observation: observe(outcome),
@@ -50,7 +59,5 @@ export function handoffTool(agents: AgentDirectory, config: Config): Tool {
 function observe(o: ChildOutcome): string {
   const who = `${o.agent} (run ${o.runId})`
   if (o.status === 'COMPLETED') return `${who} answered: ${o.answer}`
-  if (o.waiting)
-    return `${who} is ${o.status}: ${o.waiting.reason}. Its answer is not available yet; a person has to act on that run first.`
   return `${who} did not finish: ${o.status}${o.failureCode ? ` (${o.failureCode})` : ''}${o.reason ? `: ${o.reason}` : ''}`
 }

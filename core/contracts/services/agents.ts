@@ -9,10 +9,10 @@
  * what it spent is added to the parent (through the tool result's `usage`).
  */
 import type { Code } from '../errors.ts'
-import type { Budgets, RunStatus, Usage } from '../data.ts'
+import type { Budgets, ParentLink, RunStatus, Usage } from '../data.ts'
 export type { ParentLink } from '../data.ts'
 
-export const AgentsContract = '1.1.0'
+export const AgentsContract = '1.2.0'
 
 export interface SpawnRequest {
   /** The agent to run, by its name in the preset. */
@@ -36,6 +36,8 @@ export interface ChildOutcome {
   reason?: string
   /** What it waits for, when it waits. */
   waiting?: { actionId?: string; reason: string }
+  /** The run and call that started it (run/start's `parent`). Since 1.2.0. */
+  parent?: ParentLink
   /** Steps and usage of the child (its own children included), to be counted against the parent. */
   steps: number
   usage: Usage
@@ -68,6 +70,18 @@ export interface AgentDirectory {
    * run in its store. Throws `agent_not_found`, or `invalid_input` when its store does not have the run.
    */
   checkHandoff(agent: string, runId: string): Promise<void>
+  /**
+   * The kernel's side of a run that waits on a child run (`waiting.child`: a call of it returned
+   * `waitsFor`). Since 1.2.0.
+   *
+   * `child`: what became of run `runId` of `agent`, undefined when that agent's store has no such run.
+   * `cancelChild`: cancel it (its parent is being cancelled; its pending approval becomes void).
+   * `childEnded`: run `child`, of this agent, has ended; its parent, if it waits on it, is resumed here
+   * (resolves once that resume is recorded, or at once when the parent does not wait on it).
+   */
+  child(agent: string, runId: string): Promise<ChildOutcome | undefined>
+  cancelChild(agent: string, runId: string, actor: { by: string; reason?: string }): Promise<void>
+  childEnded(child: { runId: string; parent: ParentLink }): Promise<void>
 }
 
 declare module 'cordis' {

@@ -5,7 +5,7 @@
  * execution with an authorization ticket, so a registry can hand tools around without handing out the
  * power to run them.
  */
-import type { Ticket } from '../data.ts'
+import type { Ticket, WaitingChild, WaitingStatus } from '../data.ts'
 import type { RunState } from '../state.ts'
 
 export const ToolsContract = '1.0.0'
@@ -74,6 +74,12 @@ export interface ToolResult {
   usage?: { inputTokens: number; outputTokens: number; costUsd: number; steps?: number }
   /** Hand the run to another agent once this step is over (recorded as run/handoff). */
   handoff?: { agent: string; reason?: string }
+  /**
+   * The call is not over: it waits on a child run (`child`) that waits for a person, in `status`. No
+   * outcome is recorded; the run pauses in the same status with `waiting.child`, and once the child
+   * has ended the call runs again (so the tool must be idempotent). Since kernel 0.x (issue 17).
+   */
+  waitsFor?: { child: WaitingChild; status: WaitingStatus; reason: string }
 }
 
 export interface Footprint {

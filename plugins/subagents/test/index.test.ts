@@ -129,26 +129,26 @@ describe('subagents', () => {
     assert.match(state.reason!, /3 of 3 steps used \(2 by subagents\)/)
   })
 
-  it("applies the child's own policy: its write waits for approval, the parent is told, and approving the child finishes it", async () => {
+  it("applies the child's own policy: its write waits for approval, the parent waits for the child, and approving the child finishes both", async () => {
     const careful: AgentSketch = {
       script: [{ tool: 'record_followup', args: { ticketId: 'T-1', note: 'refund approved' } }, { final: 'Noted on T-1 [source: T-1].' }],
       rules: [{ id: 'followups', verdict: 'ask', match: { tool: 'record_followup' } }],
     }
     app = await load({ lead: lead(), researcher: careful })
     const state = await app.agent('lead').run('note it')
-    assert.equal(state.status, 'COMPLETED', state.reason)
     const childId = `${state.runId}.s1.a1`
-    const observation = state.transcript.find((t) => t.kind === 'observation')
-    assert.match(
-      observation?.kind === 'observation' ? observation.text : '',
-      new RegExp(`run ${childId.replace(/\./g, '\\.')}\\) is WAITING_APPROVAL`),
-    )
+    // The parent does not go on without its child's answer (plugins/subagents/test/child-wait.test.ts has the rest).
+    assert.equal(state.status, 'WAITING_APPROVAL', state.reason)
+    assert.equal(state.waiting?.child?.runId, childId)
+    assert.ok(!state.transcript.some((t) => t.kind === 'observation'), 'no observation of a child that has not answered')
     const childEvents = (await eventsOf('researcher', childId)).map((e) => e.type)
     assert.ok(childEvents.includes('tool/approval-requested'))
     assert.ok(!childEvents.includes('tool/start'), 'the write did not run without approval')
 
     const done = await (await app.agent('researcher').approve(childId, 's1.a1', { by: 'alice' })).done
     assert.equal(done.status, 'COMPLETED', done.reason)
+    await app.agent('lead').idle()
+    assert.equal((await app.agent('lead').load(state.runId)).status, 'COMPLETED')
   })
 
   it('cancels the child when the parent is cancelled', async () => {

@@ -18,23 +18,30 @@ const fixture = resolve(import.meta.dirname, 'fixtures/plugins/dev-policy')
 type Line = Record<string, unknown> & { type?: string; data?: Record<string, unknown> }
 
 /** A temp folder with preset.yml (the desk, answering `answer`) and a writable copy of the dev-policy plugin. */
-function project(answer: string, extra: object[] = []): { dir: string; write: (answer: string, more?: object) => void } {
+interface Edit {
+  policy?: object
+  plugins?: object[]
+  /** The model's answer waits this long (a run in flight meanwhile). */
+  delayMs?: number
+}
+
+function project(answer: string, first: Edit = {}): { dir: string; write: (answer: string, more?: Edit) => void } {
   const dir = tempDir('cordage-dev-preset-')
   const plugin = join(dir, 'dev-policy')
   cpSync(fixture, plugin, { recursive: true })
   writeFileSync(join(plugin, 'package.json'), JSON.stringify({ type: 'module' }))
-  const write = (text: string, more: { policy?: object; plugins?: object[] } = {}) => {
+  const write = (text: string, more: Edit = {}) => {
     const preset = deskPreset(
       {
-        script: [{ final: text }],
+        script: [{ final: text, ...(more.delayMs ? { delayMs: more.delayMs } : {}) }],
         policyPlugin: { path: './dev-policy', ...more.policy },
-        plugins: more.plugins ?? extra,
+        plugins: more.plugins ?? [],
       },
       'outbox.jsonl',
     )
     writeFileSync(join(dir, 'preset.yml'), stringify(preset))
   }
-  write(answer)
+  write(answer, first)
   return { dir, write }
 }
 
@@ -187,6 +194,29 @@ describe('cordage dev: preset edits', () => {
       await dev.expect(ended('two'), mark)
     } finally {
       assert.equal((await dev.stop()).code, 0)
+    }
+  })
+
+  it('refuses a new plugin list while a run is in flight, saying why, and changes nothing', async () => {
+    const slow = { delayMs: 600_000 }
+    const { dir, write } = project('one', slow)
+    const dev = devProcess(dir, ['--task', 'refund window?'])
+    try {
+      // The model answers only after ten minutes: the run is in flight until dev stops and cancels it.
+      await dev.expect((l) => l.type === 'step/model-request')
+      const mark = dev.lines.length
+      write('one', { ...slow, plugins: [{ plugin: 'loop-guard' }] })
+      const refused = await dev.expect((l) => l.type === 'preset/reloaded', mark)
+      assert.equal(refused.ok, false)
+      assert.match(String(refused.message), /plugin list changed \(added loop-guard\)/)
+      assert.match(
+        String(refused.message),
+        /run run_\S+ is in flight, so nothing changed: restart cordage dev, or save the preset again once the run has ended/,
+      )
+    } finally {
+      const { code, stderr } = await dev.stop()
+      assert.equal(code, 0, stderr)
+      assert.match(stderr, /run run_\S+ CANCELLED/)
     }
   })
 })

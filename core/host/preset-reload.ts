@@ -13,6 +13,7 @@
  */
 import { watch, type FSWatcher } from 'node:fs'
 import { dirname, resolve } from 'node:path'
+import semver from 'semver'
 import { CordageError, type Code } from '../contracts/errors.ts'
 import type { Cordage } from './app.ts'
 import type { CatalogEntry, PluginCatalog } from './catalog.ts'
@@ -209,8 +210,9 @@ export class PresetWatcher {
 }
 
 /**
- * The swap that puts `ref` in place. A config change keeps the code that runs (`entry`: after a hot
- * reload that is the rebuilt one, not the installed one); a version change names the version (and the
+ * The swap that puts `ref` in place. The code that runs (`entry`: after a hot reload, the rebuilt one,
+ * not the installed one) is kept when it fits: always for a config change, and for a version change
+ * when it is in the new range (swapping back, say); otherwise the version is looked up again (with the
  * folder, for a `path` entry).
  */
 function target(
@@ -219,7 +221,8 @@ function target(
   entry?: CatalogEntry,
 ): SwapTarget {
   if (!changed.includes('version')) return { config: ref.config, entry }
-  return { version: ref.version, config: ref.config, ...(ref.path !== undefined ? { path: ref.path } : {}), ...(entry ? { entry } : {}) }
+  const keep = entry && semver.satisfies(entry.manifest.version, ref.version) ? { entry } : {}
+  return { version: ref.version, config: ref.config, ...(ref.path !== undefined ? { path: ref.path } : {}), ...keep }
 }
 
 /** The preset as `cordage dev` would load it now: its layers, the same --set overrides, and the lock unless --no-lock. */

@@ -1,0 +1,173 @@
+/**
+ * Following a preset's edits in process (core/host/preset-reload.ts, core/host/preset-diff.ts): which
+ * edits are swaps of one plugin, which need a new plan, and that an edit is applied all or nothing.
+ * The agents are the support desk of test/helpers.ts, loaded from a preset file that the tests rewrite.
+ */
+import assert from 'node:assert/strict'
+import { writeFileSync } from 'node:fs'
+import { resolve } from 'node:path'
+import { afterEach, describe, it } from 'node:test'
+import { stringify } from 'yaml'
+import { presetChanges, type PresetView } from '../core/host/preset-diff.ts'
+import { PresetWatcher } from '../core/host/preset-reload.ts'
+import type { AgentSpec, PluginRef } from '../core/host/preset.ts'
+import { DefaultRules, deskPreset, refundAnswer, supportDesk, type DeskOptions, type Harness } from './helpers.ts'
+
+const probe = resolve(import.meta.dirname, 'fixtures/plugins/start-probe')
+const lookup = { tool: 'lookup_policy', args: { topic: 'refunds' } }
+
+let harness: Harness | undefined
+let watcher: PresetWatcher | undefined
+afterEach(async () => {
+  watcher?.stop()
+  await harness?.stop()
+  harness = undefined
+  watcher = undefined
+})
+
+async function setup(options: DeskOptions) {
+  harness = await supportDesk(options)
+  watcher = await PresetWatcher.start(harness.app, { watch: false, lock: false })
+  const edit = (next: DeskOptions) => writeFileSync(harness!.presetFile, stringify(deskPreset(next, 'outbox.jsonl')))
+  return { h: harness, watcher, edit }
+}
+
+async function answer(h: Harness): Promise<string | undefined> {
+  const state = await h.agent.run('refund window?')
+  const end = (await h.events(state.runId)).find((e) => e.type === 'run/end')
+  return end?.type === 'run/end' ? end.data.answer : undefined
+}
+
+describe('preset edits (in process)', () => {
+  it('swaps a plugin whose version changed, and the next run decides with that version', async () => {
+    const policy = (version: string) => ({
+      plugin: 'policy-rules',
+      version,
+      config: { default: 'deny', rules: DefaultRules },
+    })
+    const base = { script: [lookup, { final: refundAnswer }] }
+    const { h, watcher, edit } = await setup({ ...base, policyPlugin: policy('^1') })
+    assert.equal(h.app.pluginsOf('support')['policy-rules'], '1.0.0')
+    edit({ ...base, policyPlugin: policy('^2') })
+    const result = await watcher.reload()
+    assert.equal(result?.ok, true, result?.message)
+    assert.deepEqual(result?.swapped, [
+      { agent: 'support', name: 'policy-rules', changed: ['version'], from: 'policy-rules@1.0.0', to: 'policy-rules@2.0.0' },
+    ])
+    assert.equal(h.app.pluginsOf('support')['policy-rules'], '2.0.0')
+    const state = await h.agent.run('refund window?')
+    const decision = (await h.events(state.runId)).find((e) => e.type === 'tool/decision')
+    assert.equal(decision?.producer, 'policy-rules@2.0.0')
+  })
+
+  it('undoes the swaps made before one that fails to start: nothing of the edit stays', async () => {
+    const plugins = (fail: boolean) => [{ path: probe, config: { fail } }]
+    const { h, watcher, edit } = await setup({ script: [{ final: 'one' }], plugins: plugins(false) })
+    assert.equal(await answer(h), 'one')
+    // The model's new script is swapped in first, then start-probe fails: the model is swapped back.
+    edit({ script: [{ final: 'two' }], plugins: plugins(true) })
+    const result = await watcher.reload()
+    assert.equal(result?.ok, false)
+    assert.equal(result?.code, 'plugin_start_failed')
+    assert.match(
+      result?.message ?? '',
+      /start-probe in agent "support" did not start with the edited preset: .*start-probe was told to fail/,
+    )
+    assert.match(result?.message ?? '', /the plugins swapped before it were swapped back: nothing was changed/)
+    assert.deepEqual(result?.swapped, [])
+    assert.equal(await answer(h), 'one')
+    assert.equal(h.app.pluginsOf('support')['start-probe'], '1.0.0')
+
+    // The same edit without the failure goes through, compared with what runs (not with the failed edit).
+    edit({ script: [{ final: 'two' }], plugins: plugins(false) })
+    const fixed = await watcher.reload()
+    assert.equal(fixed?.ok, true, fixed?.message)
+    assert.deepEqual(
+      fixed?.swapped.map((s) => s.name),
+      ['model-scripted'],
+    )
+    assert.equal(await answer(h), 'two')
+  })
+
+  it('checks the whole edit before it swaps anything: a config that does not fit touches no plugin', async () => {
+    const plugins = (fail: unknown) => [{ path: probe, config: { fail } }]
+    const { h, watcher, edit } = await setup({ script: [{ final: 'one' }], plugins: plugins(false) })
+    const disposed: string[] = []
+    h.app.root.on('plugin/disposed', (e: { name: string }) => disposed.push(e.name))
+    edit({ script: [{ final: 'two' }], plugins: plugins('yes') })
+    const result = await watcher.reload()
+    assert.equal(result?.ok, false)
+    assert.equal(result?.code, 'plugin_config_invalid')
+    assert.match(result?.message ?? '', /agents\.support\.plugins\[\d\]\.config\.fail/)
+    assert.deepEqual(disposed, [])
+    assert.equal(await answer(h), 'one')
+  })
+
+  it('applies nothing for an edit that changes nothing that matters, and asks for a new plan for a new plugin', async () => {
+    const { h, watcher, edit } = await setup({ script: [{ final: 'one' }] })
+    writeFileSync(h.presetFile, `# a comment\n${stringify(deskPreset({ script: [{ final: 'one' }] }, 'outbox.jsonl'))}`)
+    assert.equal(await watcher.reload(), undefined)
+    edit({ script: [{ final: 'one' }], plugins: [{ path: probe }] })
+    const result = await watcher.reload()
+    assert.equal(result?.ok, false)
+    assert.deepEqual(result?.replan, [`agent "support": the plugin list changed (added ${probe})`])
+    assert.equal(h.app.pluginsOf('support')['start-probe'], undefined)
+  })
+})
+
+describe('presetChanges', () => {
+  const ref = (plugin: string, config: Record<string, unknown> = {}, extra: Partial<PluginRef> = {}): PluginRef => ({
+    plugin,
+    version: '*',
+    config,
+    at: 'x',
+    ...extra,
+  })
+  const spec = (name: string, over: Partial<AgentSpec> = {}): AgentSpec => ({
+    name,
+    budgets: {},
+    spawns: [],
+    handoffs: [],
+    model: ref('model-scripted', { script: [] }),
+    plugins: [ref('store-memory'), { plugin: undefined, path: '/p/greeter', version: '*', config: { greeting: 'Hi' }, at: 'y' }],
+    at: `agents.${name}`,
+    ...over,
+  })
+  const view = (specs: AgentSpec[], secrets: string[] = []): PresetView => ({
+    preset: { secrets },
+    specs: Object.fromEntries(specs.map((s) => [s.name, s])),
+  })
+  const live = {
+    a: [
+      { name: 'model-scripted', dir: '/plugins/model-scripted' },
+      { name: 'store-memory', dir: '/plugins/store-memory' },
+      { name: 'greeter', dir: '/p/greeter' },
+    ],
+  }
+
+  it('names a path entry by the plugin that runs from its folder, and sees each kind of change', () => {
+    const before = view([spec('a')])
+    const greeter = spec('a', {
+      plugins: [ref('store-memory'), { path: '/p/greeter', version: '*', config: { greeting: 'Howdy' }, at: 'y' }],
+    })
+    assert.deepEqual(
+      presetChanges(before, view([greeter]), live).swaps.map((s) => [s.agent, s.name, s.changed]),
+      [['a', 'greeter', ['config']]],
+    )
+    const cases: [PresetView, RegExp][] = [
+      [view([spec('a', { budgets: { maxSteps: 3 } })]), /agent "a": budgets changed/],
+      [view([spec('a', { model: ref('model-openai') })]), /agent "a": the model changed from model-scripted to model-openai/],
+      [
+        view([spec('a', { plugins: [ref('store-memory', {}, { onDrift: 'pin' }), spec('a').plugins[1]] })]),
+        /onDrift of store-memory changed/,
+      ],
+      [view([spec('a')], ['API_KEY']), /the list of secrets changed/],
+      [view([spec('a'), spec('b')]), /agent "b" was added/],
+    ]
+    for (const [after, reason] of cases) assert.match(presetChanges(before, after, live).replan.join('\n'), reason)
+    // An agent that is not loaded here was planned at start: a change to it cannot be swapped in.
+    const two = view([spec('a'), spec('b')])
+    const changedB = view([spec('a'), spec('b', { model: ref('model-scripted', { script: [{ final: 'x' }] }) })])
+    assert.deepEqual(presetChanges(two, changedB, live).replan, ['agent "b" (not started here) changed'])
+  })
+})

@@ -107,6 +107,19 @@ describe('cordage dev: --set and --no-lock', () => {
     }
   })
 
+  it('takes --model as run does, and its runs record it', async () => {
+    const { dir } = project(refundAnswer)
+    const script = JSON.stringify([{ final: 'from --model' }])
+    const dev = devProcess(dir, ['--task', 'refund window?', '--model', 'model-scripted@^1', '--set', `model.config.script=${script}`])
+    try {
+      const start = await dev.expect((l) => l.type === 'run/start')
+      assert.deepEqual(start.data?.overrides, { model: 'model-scripted@1.1.0' })
+      assert.equal(answerOf(await dev.expect((l) => l.type === 'run/end')), 'from --model')
+    } finally {
+      assert.equal((await dev.stop()).code, 0)
+    }
+  })
+
   it('honours the lock as run does, and ignores a stale one with --no-lock', async () => {
     const { dir } = project(refundAnswer)
     // A lock written for another set of plugins: it no longer matches the preset.

@@ -20,6 +20,12 @@ export type ReasoningBlock = z.infer<typeof ThinkingBlock> | z.infer<typeof Reda
 
 /** A thinking budget the API would refuse, refused when the plugin starts, with what to change. */
 export function checkThinking(config: Config): void {
+  // Asked for through extraBody, thinking would be on without this plugin knowing to send blocks back.
+  if (config.extraBody && 'thinking' in config.extraBody)
+    throw new CordageError(
+      'plugin_config_invalid',
+      'model-anthropic: extraBody.thinking is not taken; set thinking: { budgetTokens } instead, so the thinking blocks go back to the API with their turn.',
+    )
   const budget = config.thinking?.budgetTokens
   if (budget === undefined) return
   if (budget < MinThinkingBudget)

@@ -52,6 +52,10 @@ describe('model-anthropic extended thinking', () => {
     })
     assert.throws(() => config({ thinking: {} }), /thinking/)
     assert.throws(() => config({ thinking: { budgetTokens: 'lots' } }), /thinking/)
+    assert.throws(() => new AnthropicMessagesModel(config({ extraBody: { thinking: { type: 'enabled', budget_tokens: 2048 } } }), env), {
+      code: 'plugin_config_invalid',
+      message: /extraBody.thinking is not taken; set thinking: \{ budgetTokens \} instead/,
+    })
     assert.ok(new AnthropicMessagesModel(config({ maxTokens: 4096, thinking: { budgetTokens: 1024 } }), env))
   })
 

@@ -1,14 +1,18 @@
 /**
  * Extended thinking through a real agent: model-anthropic against a local Messages API that refuses a
  * tool-use continuation unless its last assistant turn carries back the thinking blocks it was given,
- * signatures unchanged. Streamed and whole answers, both context plugins, and a run that goes on in a
- * new app from its SQLite log (the blocks come back from the recorded events, through the reducer).
+ * signatures unchanged. Streamed and whole answers, both context plugins, a run that goes on in a new
+ * app from its SQLite log, and one whose process is killed after the tool call and taken over by
+ * another (the blocks come back from the recorded events, through the reducer).
  */
 import assert from 'node:assert/strict'
+import { readFileSync, writeFileSync } from 'node:fs'
 import { describe, it } from 'node:test'
+import { parse, stringify } from 'yaml'
 import type { ContextMessage, RunEvent } from 'cordage'
 import { Cordage } from '../core/host/app.ts'
 import { chatMessages } from '../plugins/model-openai/request.ts'
+import { FaultLab, wellFormed } from './fault-lab.ts'
 import { refundAnswer, supportDesk, type DeskOptions } from './helpers.ts'
 import { ThinkingServer, type ThinkingReply } from './servers/anthropic-thinking.ts'
 
@@ -104,6 +108,46 @@ describe('model-anthropic with extended thinking, against a server that checks t
       assertSentBack(server, await agent.store().load(paused.runId))
     } finally {
       await app?.stop()
+      await server.close()
+    }
+  })
+
+  it('goes on after the process is killed after the tool call: another process sends the blocks back from the log', async () => {
+    process.env[KeyEnv] = Key
+    const server = await ThinkingServer.start(Key, [
+      { thinking: 'I need the record first.', redacted: true, toolCalls: [{ name: 'lookup', args: {} }] },
+      { thinking: 'Found it in kb/1.', text: 'done [source: kb/1]' },
+    ])
+    const lab = new FaultLab({ script: [] })
+    try {
+      // The fault lab's preset (store-sqlite, fault-desk), with this plugin as its model.
+      const preset = parse(readFileSync(lab.presetFile, 'utf8'))
+      preset.agents.pay.model = {
+        plugin: 'model-anthropic',
+        config: { model: 'claude-test', baseUrl: server.baseUrl, apiKeyEnv: KeyEnv, maxTokens: 4096, thinking: { budgetTokens: 2048 } },
+      }
+      writeFileSync(lab.presetFile, stringify(preset))
+      const crashed = await lab.run(['run', '--json'], 'kill-after=tool/start#1')
+      assert.equal(crashed.signal, 'SIGKILL', crashed.stderr)
+      const runId = crashed.events[0].runId
+      await lab.leaseExpiry()
+      const resumed = await lab.run(['resume', runId, '--json'])
+      assert.equal(resumed.code, 0, resumed.stderr)
+      assert.deepEqual(server.refusals, [])
+      const events = await lab.events(runId)
+      assert.equal(wellFormed(events), undefined)
+      assert.equal(events.filter((e) => e.type === 'run/recovered').length, 1, 'another process took the run over')
+      const end = events.at(-1)!
+      assert.equal(end.type === 'run/end' && end.data.status, 'COMPLETED')
+      const recorded = responses(events)[0].data.reasoning!.blocks
+      const turn = server.requests[1].body.messages.at(-2)
+      assert.deepEqual(turn.content.slice(0, 2), recorded)
+      assert.deepEqual(
+        recorded.map((b) => (b as { type: string }).type),
+        ['redacted_thinking', 'thinking'],
+      )
+    } finally {
+      lab.close()
       await server.close()
     }
   })

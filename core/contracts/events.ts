@@ -81,9 +81,17 @@ export interface RunEventMap {
   'run/recovered': { worker: string; token: number; previous?: string }
   /**
    * Another agent drives the run from here on: a tool of the step before asked for it (ToolResult.handoff).
-   * `plugins` and `services` are the new agent's, so later drift checks compare with them.
+   * `plugins`, `hashes` (their content hashes, host/plugin-hash.ts) and `services` are the new agent's,
+   * so later drift checks compare with them. `hashes` is absent in runs recorded before it was.
    */
-  'run/handoff': { from: string; to: string; reason?: string; plugins: Record<string, string>; services: Record<string, string> }
+  'run/handoff': {
+    from: string
+    to: string
+    reason?: string
+    plugins: Record<string, string>
+    hashes?: Record<string, string>
+    services: Record<string, string>
+  }
   /**
    * The agent's plugins differ (in version, or in content at one version) from those the run started
    * with; `decision` says what was done about it, and each change says what was decided for that plugin.

@@ -30,6 +30,8 @@ export interface CatalogEntry {
   package?: { dependency: string; name: string }
   /** The plugin, already evaluated (a hot-reload build, see host/reload-build.ts): used instead of importing `entry`. */
   module?: CordagePlugin
+  /** With `module`: the content hash (host/plugin-hash.ts) of the bytes that build compiled, what a swap to it records. */
+  hash?: string
 }
 
 const manifestFiles = ['manifest.ts', 'manifest.js', 'manifest.mjs']

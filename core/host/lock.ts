@@ -1,6 +1,7 @@
 /**
  * @module host/lock
- * A preset's lock file: for each agent, the exact version and the content hash (host/plugin-hash.ts)
+ * A preset's lock file: for each agent, the exact version and the content hash (host/plugin-hash.ts:
+ * the plugin's files, the local files its bundle includes, the versions of the packages it imports)
  * of every plugin it resolved to when `cordage lock` ran. While the lock is there, loading the preset
  * resolves exactly those versions and refuses, listing every difference, when one is not installed or
  * its files changed. The lock is written only by `cordage lock`; the preset itself is never written.
@@ -20,6 +21,10 @@ import type { CatalogEntry, PluginCatalog } from './catalog.ts'
 import { pluginHash } from './plugin-hash.ts'
 import type { AgentSpec, PluginRef, Preset } from './preset.ts'
 import type { AgentPlan } from './resolve.ts'
+
+/** The content hash of an installed plugin (host/plugin-hash.ts): its folder, its bundle's files and the packages it imports. */
+export type PluginHasher = (entry: Pick<CatalogEntry, 'dir' | 'entry'>) => string
+const hashEntry: PluginHasher = (entry) => pluginHash(entry.dir, entry.entry)
 
 export interface LockedPlugin {
   version: string
@@ -96,7 +101,7 @@ function lockProblems(lock: unknown): string[] {
 }
 
 /** The lock of resolved plans: each planned plugin's exact version and content hash. */
-export function lockOf(preset: Preset, plans: AgentPlan[], hash: (dir: string) => string = pluginHash): LockFile {
+export function lockOf(preset: Preset, plans: AgentPlan[], hash: PluginHasher = hashEntry): LockFile {
   const lockDir = dirname(lockFileOf(preset.file))
   const agents: LockFile['agents'] = {}
   for (const plan of plans) {
@@ -104,7 +109,7 @@ export function lockOf(preset: Preset, plans: AgentPlan[], hash: (dir: string) =
     for (const p of [...plan.plugins].sort((a, b) => a.entry.manifest.name.localeCompare(b.entry.manifest.name))) {
       plugins[p.entry.manifest.name] = {
         version: p.entry.manifest.version,
-        hash: hash(p.entry.dir),
+        hash: hash(p.entry),
         ...(p.ref.path !== undefined ? { path: relative(lockDir, p.entry.dir) || '.' } : {}),
       }
     }
@@ -132,7 +137,7 @@ export async function applyLock(
   preset: Preset,
   locked: { file: string; lock: LockFile },
   catalog: PluginCatalog,
-  hash: (dir: string) => string = pluginHash,
+  hash: PluginHasher = hashEntry,
 ): Promise<Record<string, AgentSpec>> {
   const problems: string[] = []
   const out: Record<string, AgentSpec> = {}
@@ -169,7 +174,7 @@ interface PinContext {
   agent: string
   lock: LockFile['agents'][string]
   catalog: PluginCatalog
-  hash: (dir: string) => string
+  hash: PluginHasher
   /** Names of the agent's plugins seen so far, to find those the lock has and the preset does not. */
   seen: Set<string>
   problems: string[]
@@ -217,7 +222,7 @@ async function pinRef(ref: PluginRef, c: PinContext): Promise<PluginRef> {
       return ref
     }
   }
-  const now = c.hash(entry.dir)
+  const now = c.hash(entry)
   if (now !== want.hash)
     c.problems.push(
       `${c.agent}: ${name}@${want.version}: its files differ from the lock (locked ${want.hash}, installed ${now} in ${relative(process.cwd(), entry.dir) || entry.dir})`,

@@ -1,19 +1,27 @@
 /**
  * @module host/plugin-hash
- * The content hash of a plugin folder: what a lock file pins next to the version, what `run/start`
- * records, and what a resumed run compares. One function, so the three always agree.
+ * The content hash of a plugin: what a lock file pins next to the version, what `run/start` and
+ * `run/handoff` record, and what a resumed run compares. One function, so they always agree.
  *
- * The files that make up a plugin are the files that ship in it: every file under its folder, at any
- * depth, except the plugin's `test/` folder (its tests, the helpers they share and the fixture plugins
- * they load), and also names that start with `.`, `node_modules/`, `fixtures/`, `test/` and `tests/`
- * folders at any depth, test files (`*.test.*`, `*.spec.*`) and Markdown (`*.md`: README and CHANGELOG
- * do not change what runs). So the manifest, the code and any data the code reads (a `package.json`, a
- * JSON table) are in it, and editing a test never makes a resumed run report drift
- * (docs/reference/manifest.md#what-the-hash-covers). `cordage dev` ignores the same files when it watches.
+ * It covers what runs (docs/reference/manifest.md#what-the-hash-covers):
+ * - the files of the plugin folder, at any depth, except the plugin's `test/` folder (its tests, the
+ *   helpers they share and the fixture plugins they load), names that start with `.`, `node_modules/`,
+ *   `fixtures/`, `test/` and `tests/` folders at any depth, test files (`*.test.*`, `*.spec.*`) and
+ *   Markdown (`*.md`: README and CHANGELOG do not change what runs). So the manifest, the code and any
+ *   data the code reads (a `package.json`, a JSON table) are in it, and editing a test never makes a
+ *   resumed run report drift;
+ * - every local file its bundle includes from outside that folder, or from a folder skipped above
+ *   (a helper in `../shared/`), as esbuild's metafile lists them (host/plugin-code.ts), test files left out;
+ * - the exact version of each npm package it imports, resolved from the importing file; a workspace
+ *   package (linked, not inside a node_modules) also with the hash of its files.
+ * When the plugin cannot be bundled (no entry module, a syntax esbuild does not take) the hash covers
+ * the folder's files and says that the bundle was not seen, so it never equals a hash that saw it.
+ * `cordage dev` ignores the same folder files when it watches.
  */
 import { createHash } from 'node:crypto'
 import { readdirSync, readFileSync } from 'node:fs'
-import { join } from 'node:path'
+import { dirname, join, relative, sep } from 'node:path'
+import { bundleCode, entryOf, isHostPackage, packageName, resolveImport, type PluginCode } from './plugin-code.ts'
 
 const skippedDirs = new Set(['node_modules', 'fixtures', 'test', 'tests'])
 const testFile = /\.(test|spec)\.[cm]?[jt]sx?$/
@@ -50,17 +58,68 @@ export function pluginFiles(dir: string): string[] {
 }
 
 /**
- * `sha256:` and 32 hex digits over each file's path and the SHA-256 of its bytes, in path order: a
- * renamed, added, removed or edited file changes it; the folder's location and file times do not.
+ * `sha256:` and 32 hex digits over each file's path (relative to the plugin folder, `../` for a file
+ * outside it) and the SHA-256 of its bytes, in path order, then each imported package's name and
+ * version: a renamed, added, removed or edited file, or another version of a package, changes it; the
+ * folder's location and file times do not. `entry` is the module the plugin is loaded from (found in
+ * the folder as the catalogue finds it when not given).
  * @example pluginHash('plugins/policy-rules') // 'sha256:3f1c…'
  */
-export function pluginHash(dir: string): string {
-  const whole = createHash('sha256')
-  for (const file of pluginFiles(dir)) {
-    const content = createHash('sha256')
-      .update(readFileSync(join(dir, file)))
-      .digest('hex')
-    whole.update(`${file}\0${content}\n`)
+export function pluginHash(dir: string, entry: string | undefined = entryOf(dir)): string {
+  let code: PluginCode | undefined
+  if (entry) {
+    try {
+      code = bundleCode(dir, entry)
+    } catch {
+      // Hashed without the bundle, and marked so (below): a plugin esbuild cannot read still hashes.
+      code = undefined
+    }
   }
+  return hashOfCode(dir, code, (file) => readFileSync(file))
+}
+
+/**
+ * The hash of a plugin from what a build saw: `code` lists the bundle's files and imports (undefined:
+ * the bundle is unknown), `read` gives a file's bytes (a hot-reload build hands in the bytes it
+ * compiled, so the hash is of the code that runs even when a file changes after the build).
+ */
+export function hashOfCode(dir: string, code: PluginCode | undefined, read: (file: string) => string | Uint8Array): string {
+  const sha = (bytes: string | Uint8Array) => createHash('sha256').update(bytes).digest('hex')
+  const files = new Map<string, string>()
+  for (const file of pluginFiles(dir)) files.set(file, sha(read(join(dir, file))))
+  const whole = createHash('sha256')
+  if (code) {
+    for (const input of code.inputs) {
+      const key = relative(dir, input).split(sep).join('/')
+      if (!files.has(key) && !isTest(key)) files.set(key, sha(read(input)))
+    }
+  }
+  for (const key of [...files.keys()].sort()) whole.update(`${key}\0${files.get(key)}\n`)
+  if (!code) whole.update('bundle\0unavailable\n')
+  else for (const line of packageLines(code)) whole.update(line)
   return 'sha256:' + whole.digest('hex').slice(0, 32)
+}
+
+/** A file of the bundle that is a test: a test-named file, or one under a `test/` or `tests/` folder. */
+function isTest(key: string): boolean {
+  const names = key.split('/')
+  return testFile.test(names.at(-1)!) || names.slice(0, -1).some((n) => n === 'test' || n === 'tests')
+}
+
+/** One line per package the code imports (sorted, once each): `npm:name@version`, or that it did not resolve. */
+function packageLines(code: PluginCode): string[] {
+  const lines = new Set<string>()
+  const seen = new Set<string>()
+  for (const { importer, path } of code.imports) {
+    const name = packageName(path)
+    const from = dirname(importer)
+    if (isHostPackage(name) || seen.has(`${name}\0${from}`)) continue
+    seen.add(`${name}\0${from}`)
+    const found = resolveImport(name, importer)
+    if (!found.found) lines.add(`npm:${name}\0unresolved\n`)
+    else if (!found.linked) lines.add(`npm:${name}@${found.version}\n`)
+    // A workspace package changes without a new version: its files count too.
+    else lines.add(`npm:${name}@${found.version}\0${hashOfCode(found.dir, { inputs: [], imports: [] }, (f) => readFileSync(f))}\n`)
+  }
+  return [...lines].sort()
 }

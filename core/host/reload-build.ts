@@ -12,16 +12,19 @@
  * (loaded once, shared by every version).
  */
 import { createHash } from 'node:crypto'
+import { readFileSync } from 'node:fs'
 import { readFile } from 'node:fs/promises'
 import { createRequire } from 'node:module'
 import { join, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { compileFunction } from 'node:vm'
-import { build, type Plugin as EsbuildPlugin } from 'esbuild'
+import { build, type Loader, type Metafile, type Plugin as EsbuildPlugin } from 'esbuild'
 import { CordageError } from '../contracts/errors.ts'
 import type { CordagePlugin } from '../contracts/manifest.ts'
 import type { CatalogEntry } from './catalog.ts'
 import { checkManifest } from './manifest-check.ts'
+import { codeOf } from './plugin-code.ts'
+import { hashOfCode } from './plugin-hash.ts'
 
 /** A plugin folder built into a module that is not (yet) plugged anywhere. */
 export interface PluginBuild {
@@ -29,6 +32,11 @@ export interface PluginBuild {
   entry: CatalogEntry & { module: CordagePlugin }
   /** `sha256:` and 16 hex digits of the bundle: the same sources always give the same hash. */
   hash: string
+  /**
+   * The plugin's content hash (host/plugin-hash.ts) of the very bytes this build compiled, also set as
+   * `entry.hash`: what a swap to this build records, even when a file changes after the build.
+   */
+  contentHash: string
   /** Milliseconds spent bundling and evaluating. */
   buildMs: number
 }
@@ -52,7 +60,9 @@ const sharedLoaded = new Map<string, object>()
  */
 export async function buildPlugin(entry: Pick<CatalogEntry, 'dir' | 'entry' | 'origin'>): Promise<PluginBuild> {
   const started = performance.now()
-  const { code, externals } = await bundle(entry.dir, entry.entry)
+  const { code, externals, sources, metafile } = await bundle(entry.dir, entry.entry)
+  // Files the bundle did not read (data the code reads at run time, the manifest's package.json) are read now, at build time.
+  const contentHash = hashOfCode(entry.dir, codeOf(entry.dir, metafile), (file) => sources.get(file) ?? readFileSync(file))
   const hash = 'sha256:' + createHash('sha256').update(code).digest('hex').slice(0, 16)
   const plugin = await evaluate(code, externals, entry.dir, entry.entry, hash)
   if (
@@ -65,8 +75,9 @@ export async function buildPlugin(entry: Pick<CatalogEntry, 'dir' | 'entry' | 'o
   }
   const manifest = checkManifest((plugin as CordagePlugin).manifest, entry.entry)
   return {
-    entry: { manifest, dir: entry.dir, entry: entry.entry, origin: entry.origin, module: plugin as CordagePlugin },
+    entry: { manifest, dir: entry.dir, entry: entry.entry, origin: entry.origin, module: plugin as CordagePlugin, hash: contentHash },
     hash,
+    contentHash,
     buildMs: performance.now() - started,
   }
 }
@@ -81,8 +92,12 @@ export async function hashPlugin(dir: string, entryFile: string): Promise<string
   }
 }
 
-async function bundle(dir: string, entryFile: string): Promise<{ code: string; externals: Set<string> }> {
+async function bundle(
+  dir: string,
+  entryFile: string,
+): Promise<{ code: string; externals: Set<string>; sources: Map<string, string>; metafile: Metafile }> {
   const externals = new Set<string>()
+  const sources = new Map<string, string>()
   let result
   try {
     result = await build({
@@ -97,7 +112,7 @@ async function bundle(dir: string, entryFile: string): Promise<{ code: string; e
       absWorkingDir: dir,
       sourcemap: false,
       metafile: true,
-      plugins: [importMeta()],
+      plugins: [sourcesOf(sources)],
     })
   } catch (error) {
     const errors = (error as { errors?: { text: string; location?: { file: string; line: number; column: number } | null }[] }).errors
@@ -111,27 +126,42 @@ async function bundle(dir: string, entryFile: string): Promise<{ code: string; e
   for (const output of Object.values(result.metafile.outputs)) {
     for (const imported of output.imports) if (imported.external) externals.add(imported.path)
   }
-  return { code: result.outputFiles[0].text, externals }
+  return { code: result.outputFiles[0].text, externals, sources, metafile: result.metafile }
+}
+
+const loaders: Record<string, Loader> = {
+  ts: 'ts',
+  mts: 'ts',
+  cts: 'ts',
+  tsx: 'tsx',
+  jsx: 'jsx',
+  js: 'js',
+  mjs: 'js',
+  cjs: 'js',
+  json: 'json',
 }
 
 /**
- * CommonJS has no `import.meta`: replace `import.meta.url`, `.filename` and `.dirname` in the plugin's
- * own files with the values they have for that file, so paths a plugin computes stay right.
+ * Every local source file is read here, once, and its text kept in `sources`: the plugin's content hash
+ * is computed from exactly the text that was compiled. CommonJS has no `import.meta`: in the plugin's
+ * own files (not a package's) `import.meta.url`, `.filename` and `.dirname` are replaced with the values
+ * they have for that file, so paths a plugin computes stay right.
  */
-function importMeta(): EsbuildPlugin {
+function sourcesOf(sources: Map<string, string>): EsbuildPlugin {
   return {
-    name: 'cordage-import-meta',
+    name: 'cordage-sources',
     setup(b) {
-      b.onLoad({ filter: /\.(m?ts|m?js|tsx|jsx)$/ }, async (args) => {
-        if (args.path.includes('/node_modules/')) return undefined
+      b.onLoad({ filter: /\.(m?ts|cts|m?js|cjs|tsx|jsx|json)$/ }, async (args) => {
+        if (args.namespace !== 'file') return undefined
         const source = await readFile(args.path, 'utf8')
-        if (!source.includes('import.meta')) return undefined
+        sources.set(args.path, source)
+        const loader = loaders[args.path.slice(args.path.lastIndexOf('.') + 1)]
+        if (args.path.includes('/node_modules/') || !source.includes('import.meta')) return { contents: source, loader }
         const dirname = args.path.slice(0, args.path.lastIndexOf('/'))
         const contents = source
           .replaceAll('import.meta.url', JSON.stringify(pathToFileURL(args.path).href))
           .replaceAll('import.meta.filename', JSON.stringify(args.path))
           .replaceAll('import.meta.dirname', JSON.stringify(dirname))
-        const loader = /\.m?ts$/.test(args.path) ? 'ts' : args.path.endsWith('x') ? (args.path.endsWith('.tsx') ? 'tsx' : 'jsx') : 'js'
         return { contents, loader }
       })
     },

@@ -109,7 +109,8 @@ const Reducers: { readonly [K in RunEventType]: Reducer<K> } = Object.freeze({
     Object.assign(state, {
       agent: event.data.to,
       plugins: event.data.plugins,
-      hashes: undefined,
+      // An older handoff recorded versions only: its hashes are unknown.
+      hashes: event.data.hashes ? { ...event.data.hashes } : undefined,
       services: event.data.services,
       handoff: undefined,
     })

@@ -1,0 +1,126 @@
+/**
+ * @module host/plugin-code
+ * What code a plugin runs, as its bundle sees it: the local files esbuild includes when it bundles the
+ * plugin from its entry module (a helper in `../shared/`, a data file it imports), and the npm packages
+ * it imports, each resolved from the importing file as Node would (name and exact version of the
+ * `package.json` that resolves). host/plugin-hash.ts turns this into the plugin's content hash.
+ */
+import { existsSync, readFileSync, realpathSync } from 'node:fs'
+import { isBuiltin } from 'node:module'
+import { dirname, join, resolve, sep } from 'node:path'
+import { buildSync, type Metafile } from 'esbuild'
+import { SharedPackages } from './shared-modules.ts'
+
+/** The code of a plugin as its bundle has it. */
+export interface PluginCode {
+  /** Absolute paths of the local files the bundle includes, sorted. */
+  inputs: string[]
+  /** Each bare import left outside the bundle, with the file that imports it. */
+  imports: { importer: string; path: string }[]
+}
+
+/** A package a plugin imports, as it resolves from the importing file. */
+export type ResolvedPackage =
+  | { name: string; found: false }
+  /** `dir` is the package's real folder; `linked` when that is not inside a node_modules (a workspace package). */
+  | { name: string; found: true; version: string; dir: string; linked: boolean }
+
+/**
+ * The packages that are the host itself (`cordage`, `cordage/kit`, ...): a plugin runs on the host it is
+ * loaded by, whose version every run records on its own; hashing them into each plugin would make every
+ * change to the host a drift of every plugin.
+ */
+const hostPackages = new Set(['cordage'])
+
+/** The entry module of the plugin folder `dir`, as the catalogue finds it; undefined when there is none. */
+export function entryOf(dir: string): string | undefined {
+  for (const name of ['index.ts', 'index.js', 'index.mjs']) if (existsSync(join(dir, name))) return join(dir, name)
+  try {
+    const field = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'))?.cordage?.plugin
+    if (typeof field === 'string' && existsSync(resolve(dir, field))) return resolve(dir, field)
+  } catch {
+    // No package.json, or not JSON: no entry named there.
+  }
+  return undefined
+}
+
+/**
+ * Bundle the plugin from `entry` (in memory, every bare import kept outside) and list what it includes.
+ * @throws the build's error when it cannot be bundled (the caller falls back to the folder's files)
+ */
+export function bundleCode(dir: string, entry: string): PluginCode {
+  const result = buildSync({
+    entryPoints: [entry],
+    bundle: true,
+    write: false,
+    metafile: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    packages: 'external',
+    logLevel: 'silent',
+    absWorkingDir: dir,
+  })
+  return codeOf(dir, result.metafile)
+}
+
+/** The files and bare imports of a build's metafile (paths in it are relative to `dir`, the build's working directory). */
+export function codeOf(dir: string, metafile: Metafile): PluginCode {
+  const inputs: string[] = []
+  const imports: PluginCode['imports'] = []
+  for (const [path, input] of Object.entries(metafile.inputs)) {
+    // Only real files: esbuild also lists virtual modules (`<define:…>`, a plugin's namespace).
+    const file = resolve(dir, path.replace(/^file:/, ''))
+    if (!existsSync(file)) continue
+    inputs.push(file)
+    for (const imported of input.imports)
+      if (imported.external && isBare(imported.path)) imports.push({ importer: file, path: imported.path })
+  }
+  return { inputs: inputs.sort(), imports }
+}
+
+const isBare = (path: string) => !/^(\.|\/|[a-zA-Z]:[\\/])/.test(path) && !isBuiltin(path)
+
+/** `@scope/name/sub` → `@scope/name`, `name/sub` → `name`. */
+export function packageName(specifier: string): string {
+  const parts = specifier.split('/')
+  return specifier.startsWith('@') ? parts.slice(0, 2).join('/') : parts[0]
+}
+
+/** Whether a package is the host itself (see {@link hostPackages}). */
+export const isHostPackage = (name: string) => hostPackages.has(name)
+
+/**
+ * The package `name` imported by the file `importer`, as it resolves when the plugin runs: the host's
+ * own copy for the packages the host shares with every plugin (host/shared-modules.ts), else from the
+ * importing file's folder as Node resolves it.
+ */
+export function resolveImport(name: string, importer: string): ResolvedPackage {
+  return resolvePackage(name, SharedPackages.includes(name) ? import.meta.dirname : dirname(importer))
+}
+
+/**
+ * The package `name` as Node resolves it from a file in `from`: the nearest `node_modules/<name>` up
+ * the folders, its `package.json` version and real folder.
+ */
+export function resolvePackage(name: string, from: string): ResolvedPackage {
+  for (let dir = from; ; dir = dirname(dir)) {
+    const manifest = join(dir, 'node_modules', name, 'package.json')
+    if (existsSync(manifest)) {
+      try {
+        const version = JSON.parse(readFileSync(manifest, 'utf8'))?.version
+        const real = realpathSync(dirname(manifest))
+        return {
+          name,
+          found: true,
+          version: typeof version === 'string' ? version : '(no version)',
+          dir: real,
+          linked: !real.split(sep).includes('node_modules'),
+        }
+      } catch {
+        return { name, found: false }
+      }
+    }
+    if (dirname(dir) === dir) return { name, found: false }
+  }
+}

@@ -238,7 +238,11 @@ const commands: Record<string, Handler> = {
         if (!found && flags.once) break
         if (!found) await new Promise((r) => setTimeout(r, poll))
       }
-      if (!flags.json) io.err(`worker ${agents[0]?.options.worker ?? ''} drove ${driven} run(s)`)
+      // Runtimes pinned for one run (onDrift: pin) are released as their runs pause or end (on the turn
+      // after): this says none is left behind.
+      await new Promise((r) => setImmediate(r))
+      if (!flags.json)
+        io.err(`worker ${agents[0]?.options.worker ?? ''} drove ${driven} run(s); ${app.pinnedRuntimes()} pinned runtime(s) loaded`)
       return ExitCodes.ok
     } finally {
       process.off('SIGINT', onSignal)

@@ -3,9 +3,9 @@
  * A Cordage application: one cordis root, and the agents of a preset, each in its own isolated
  * context with its own plugin versions. This is what the CLI (and later the playground) drives.
  */
-import { Context } from 'cordis'
+import { Context, symbols, type ForkScope } from 'cordis'
 import { AgentRuntime } from '../kernel/agent.ts'
-import { createAgentContext } from '../kernel/cordis.ts'
+import { createAgentContext, ServiceNames } from '../kernel/cordis.ts'
 import { agentDirectory } from './agents.ts'
 import { CordageError } from '../contracts/errors.ts'
 import { PluginCatalog, type CatalogEntry } from './catalog.ts'
@@ -55,6 +55,8 @@ interface LoadedAgent {
   ctx: Context
   plan: AgentPlan
   plugins: LoadedPlugin[]
+  /** A runtime pinned for one run lives in its own cordis scope: disposing it removes the runtime's listeners from the root. */
+  scope?: ForkScope<Context>
 }
 
 export class Cordage {
@@ -158,15 +160,28 @@ export class Cordage {
   /** The lock file the agents were resolved by, when one was used. */
   lockFile: string | undefined
 
-  /** Runtimes built for one run each, with plugins pinned to the run's recorded versions (see forRun). */
-  private pinnedRuns: LoadedAgent[] = []
+  /**
+   * Runtimes built for one run each, with plugins pinned to the run's recorded versions (see forRun).
+   * Each is released (its plugins unplugged) when its last run pauses or ends, or when a command on it
+   * fails before driving: an application that lives for weeks does not keep one per pinned run.
+   */
+  private pinnedRuns = new Set<LoadedAgent>()
   private hashes = new Map<string, string>()
 
-  /** The content hash of a plugin folder (host/plugin-hash.ts), once per folder for this app. */
-  hashOf(dir: string): string {
-    let hash = this.hashes.get(dir)
-    if (hash === undefined) this.hashes.set(dir, (hash = pluginHash(dir)))
+  /**
+   * The content hash of a plugin (host/plugin-hash.ts): a hot-reload build's own (of the bytes it
+   * compiled), else computed once per folder for this app.
+   */
+  hashOf(entry: Pick<CatalogEntry, 'dir' | 'entry' | 'hash'>): string {
+    if (entry.hash !== undefined) return entry.hash
+    let hash = this.hashes.get(entry.dir)
+    if (hash === undefined) this.hashes.set(entry.dir, (hash = pluginHash(entry.dir, entry.entry)))
     return hash
+  }
+
+  /** How many runtimes pinned for one run (onDrift: pin) are alive now; 0 once their runs paused or ended. */
+  pinnedRuntimes(): number {
+    return this.pinnedRuns.size
   }
 
   /**
@@ -195,11 +210,11 @@ export class Cordage {
       const name = p.entry.manifest.name
       const version = recorded.plugins[name]
       const hash = recorded.hashes?.[name]
-      const now = this.hashOf(p.entry.dir)
+      const now = this.hashOf(p.entry)
       if (version === undefined || (version === p.entry.manifest.version && (hash === undefined || hash === now))) continue
       const entry = this.catalog
         .entries()
-        .find((e) => e.manifest.name === name && e.manifest.version === version && (hash === undefined || this.hashOf(e.dir) === hash))
+        .find((e) => e.manifest.name === name && e.manifest.version === version && (hash === undefined || this.hashOf(e) === hash))
       if (!entry) continue
       pinned[name] = { version: p.entry.manifest.version, hash: now }
       refs.set(p.ref, {
@@ -229,8 +244,43 @@ export class Cordage {
       )
     }
     const built = await this.plugAgent(plan, false, pinned)
-    this.pinnedRuns.push(built)
+    this.pinnedRuns.add(built)
     return built.runtime
+  }
+
+  /** Unplug a runtime pinned for one run, once nothing runs on it (its onIdle, see plugAgent). */
+  private releasePinned(pinned: LoadedAgent): void {
+    // Deferred: whoever awaited the run's outcome reads it (and its runtime) before the plugins go.
+    setImmediate(() => {
+      if (!this.pinnedRuns.has(pinned) || pinned.runtime.running().length) return
+      this.pinnedRuns.delete(pinned)
+      this.unplugPinned(pinned)
+    })
+  }
+
+  private unplugPinned(pinned: LoadedAgent): void {
+    for (const p of [...pinned.plugins].reverse()) unplug(pinned.ctx, pinned.plan.spec.name, p, 'stop')
+    pinned.scope?.dispose()
+    // cordis keeps a slot ({ value: undefined, source }) at the root for each isolated service name
+    // after its provider left, and the source holds the runtime: the slots of this runtime's own names go.
+    const isolate = (pinned.ctx as any)[symbols.isolate]
+    const store = (this.root as any)[symbols.store]
+    for (const name of ServiceNames) if (isolate[name] !== (this.root as any)[symbols.isolate][name]) delete store[isolate[name]]
+  }
+
+  /**
+   * For a worker (AgentRuntime.driveNext): the pinned runtime that should drive `runId`, or undefined
+   * for the agent's own. When pinning fails, the error is reported and the agent's own runtime takes
+   * the run: its drift check cannot honour the pin and suspends the run, recorded (fail closed).
+   */
+  private async pinnedFor(agent: string, runId: string): Promise<AgentRuntime | undefined> {
+    try {
+      const runtime = await this.forRun(agent, runId)
+      return runtime === this.loaded.get(agent)?.runtime ? undefined : runtime
+    } catch (error) {
+      this.onError(error)
+      return undefined
+    }
   }
 
   agentNames(): string[] {
@@ -270,6 +320,7 @@ export class Cordage {
     const next = plan.plugins.find((p) => p.ref === ref)!
     const from = `${current.planned.entry.manifest.name}@${current.planned.entry.manifest.version}`
     const to = `${next.entry.manifest.name}@${next.entry.manifest.version}`
+    const hash = this.hashOf(next.entry)
 
     await loaded.runtime.gate.exclusive(async () => {
       // A service can be set by one provider at a time: the old one leaves first. The gate holds every
@@ -291,9 +342,10 @@ export class Cordage {
         loaded.plugins[loaded.plugins.indexOf(current)] = replacement
         loaded.plan = plan
         loaded.runtime.plugins[next.entry.manifest.name] = next.entry.manifest.version
-        // Read again: a hot reload swaps in new files from the same folder.
-        this.hashes.set(next.entry.dir, pluginHash(next.entry.dir))
-        loaded.runtime.hashes[next.entry.manifest.name] = this.hashOf(next.entry.dir)
+        // The hash of the code that started: a rebuilt entry's own (taken from the bytes it compiled, so
+        // an edit made while the swap waited at the step boundary is not in it); the folder's from now on.
+        this.hashes.set(next.entry.dir, hash)
+        loaded.runtime.hashes[next.entry.manifest.name] = hash
       } catch (error) {
         const back = await this.fallBack(loaded.ctx, agent, current, snapshot, error)
         loaded.plugins[loaded.plugins.indexOf(current)] = back
@@ -344,9 +396,10 @@ export class Cordage {
 
   /** Dispose every agent's plugins (after their runs pause or end). */
   async stop(): Promise<void> {
-    for (const agent of this.pinnedRuns.splice(0)) {
+    for (const agent of [...this.pinnedRuns]) {
+      this.pinnedRuns.delete(agent)
       await agent.runtime.idle()
-      for (const p of [...agent.plugins].reverse()) unplug(agent.ctx, agent.plan.spec.name, p, 'stop')
+      this.unplugPinned(agent)
     }
     for (const [name, agent] of this.loaded) {
       await agent.runtime.idle()
@@ -363,7 +416,8 @@ export class Cordage {
     pinned?: Record<string, { version: string; hash?: string }>,
   ): Promise<LoadedAgent> {
     const name = plan.spec.name
-    const ctx = createAgentContext(this.root, name).extend({ baseDir: plan.preset.dir })
+    const scope = pinned ? this.root.plugin({ name: `pinned:${name}`, apply: () => {} }) : undefined
+    const ctx = createAgentContext(scope?.ctx ?? this.root, name).extend({ baseDir: plan.preset.dir })
     // The host's own service: the preset's other agents, for subagents and handoffs.
     ctx.set('agents', agentDirectory(this, name))
     const plugins: LoadedPlugin[] = []
@@ -372,6 +426,7 @@ export class Cordage {
       for (const planned of wanted) plugins.push(await plugOne(ctx, name, planned))
     } catch (error) {
       for (const p of plugins.reverse()) unplug(ctx, name, p, 'rollback')
+      scope?.dispose()
       throw error
     }
     const found = secretsOf(plan.preset.secrets ?? [], plan.plugins)
@@ -396,11 +451,15 @@ export class Cordage {
       handoff: async (runId, to) => (await (await this.ensureAgent(to)).acceptHandoff(runId)).done,
       handoffs: plan.spec.handoffs,
       plugins: Object.fromEntries(plugins.map((p) => [p.planned.entry.manifest.name, p.planned.entry.manifest.version])),
-      hashes: Object.fromEntries(plugins.map((p) => [p.planned.entry.manifest.name, this.hashOf(p.planned.entry.dir)])),
+      hashes: Object.fromEntries(plugins.map((p) => [p.planned.entry.manifest.name, this.hashOf(p.planned.entry)])),
       drift: Object.fromEntries(plan.plugins.filter((p) => p.ref.onDrift).map((p) => [p.entry.manifest.name, p.ref.onDrift!])),
       pinned,
+      // A worker drives a run set to pin on the runtime resume would use (forRun); a pinned runtime is
+      // released when nothing runs on it any more.
+      runtimeFor: pinned || !plan.plugins.some((p) => p.ref.onDrift === 'pin') ? undefined : (runId) => this.pinnedFor(name, runId),
+      onIdle: pinned ? () => this.releasePinned(loaded) : undefined,
     })
-    const loaded = { runtime, ctx, plan, plugins }
+    const loaded: LoadedAgent = { runtime, ctx, plan, plugins, scope }
     // A runtime pinned for one run is not the agent's: the caller keeps it (forRun).
     if (!pinned) this.loaded.set(name, loaded)
     return loaded

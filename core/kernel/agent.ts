@@ -68,6 +68,21 @@ export interface ApprovalOptions extends ContinueOptions {
   expiresInMs?: number
 }
 
+/** What the host adds to a runtime it builds (host/app.ts): pinned runs for its worker, and their release. */
+export interface RuntimeHooks {
+  /**
+   * The runtime that should drive a run this one's worker claimed ({@link AgentRuntime.driveNext}), when
+   * not this one: the host's, with plugins pinned to the run's recorded versions (`onDrift: pin`), as a
+   * resume would use. It drives the run under the lease this runtime claimed (same store and worker).
+   */
+  runtimeFor?: (runId: string) => Promise<AgentRuntime | undefined>
+  /**
+   * Called when nothing runs on this runtime any more: its last run paused or ended, or a command on it
+   * failed before driving. The host releases a runtime it built for one run.
+   */
+  onIdle?: () => void
+}
+
 export class AgentRuntime implements LoopHost {
   readonly name: string
   readonly budgets: Budgets
@@ -86,6 +101,8 @@ export class AgentRuntime implements LoopHost {
   private active = new Map<string, { driver: RunDriver; done: Promise<RunState> }>()
   /** The kernel's writer, when the host gave it: private, so no holder of the runtime can take it. */
   readonly #writer: StoreWriter | undefined
+  readonly #runtimeFor: RuntimeHooks['runtimeFor']
+  readonly #onIdle: RuntimeHooks['onIdle']
   /** Runs whose stored log this runtime found damaged: driveNext passes them over. */
   private damaged = new Set<string>()
   private waiters = new RunWaiters()
@@ -95,7 +112,7 @@ export class AgentRuntime implements LoopHost {
 
   constructor(
     readonly ctx: Context,
-    options: AgentOptions,
+    options: AgentOptions & RuntimeHooks,
   ) {
     this.name = options.name
     this.budgets = { ...DefaultBudgets, ...options.budgets }
@@ -106,6 +123,8 @@ export class AgentRuntime implements LoopHost {
     this.defaultTask = options.defaultTask
     this.scrubber = new Scrubber(options.secrets ?? [])
     this.#writer = options.writer
+    this.#runtimeFor = options.runtimeFor
+    this.#onIdle = options.onIdle
     const dispatch = createDispatch(ctx, options.name)
     this.dispatch = wakingWaiters(dispatch, this.waiters)
     this.previews = dispatch
@@ -229,7 +248,14 @@ export class AgentRuntime implements LoopHost {
       }
       driver.rec.record(
         'run/handoff',
-        { from: state.agent, to: this.name, reason: state.handoff.reason, plugins: { ...this.plugins }, services: servicesOf(this.ctx) },
+        {
+          from: state.agent,
+          to: this.name,
+          reason: state.handoff.reason,
+          plugins: { ...this.plugins },
+          hashes: { ...this.hashes },
+          services: servicesOf(this.ctx),
+        },
         KernelProducer,
         { ...turn(state), causation: state.handoff.seq },
       )
@@ -282,9 +308,17 @@ export class AgentRuntime implements LoopHost {
       this.#writer!,
     )
     if (!lease) return undefined
+    // A run set to pin (onDrift: pin) is driven by the runtime the host built for it, as a resume would be.
+    let target: AgentRuntime = this
+    try {
+      target = (await this.#runtimeFor?.(lease.runId)) ?? this
+    } catch (error) {
+      await guardStore(this.store()).release(lease, this.#writer!)
+      throw error
+    }
     let prepared
     try {
-      prepared = await this.prepare(lease)
+      prepared = await target.prepare(lease)
     } catch (error) {
       // A damaged log is never replayed, and must not stop the runs queued behind it: this runtime
       // passes it over from now on (prepare released its lease), and says so to the caller.
@@ -292,7 +326,7 @@ export class AgentRuntime implements LoopHost {
       throw error
     }
     const { driver, state } = prepared
-    return this.withLease(driver, () => this.takeOver(driver, state, lease, {}))
+    return target.withLease(driver, () => target.takeOver(driver, state, lease, {}))
   }
 
   /** Current state of a run, rebuilt from the store (from its newest snapshot and the events after it). */
@@ -372,8 +406,18 @@ export class AgentRuntime implements LoopHost {
   }
 
   /** Take a run's lease (or refuse: another worker drives it), then rebuild its state (core/kernel/lease.ts). */
-  private take(runId: string): Promise<TakenRun> {
-    return takeRun(this, runId, this.active.has(runId), this.#writer)
+  private async take(runId: string): Promise<TakenRun> {
+    try {
+      return await takeRun(this, runId, this.active.has(runId), this.#writer)
+    } catch (error) {
+      this.settled()
+      throw error
+    }
+  }
+
+  /** Tell the host when nothing runs here any more (it releases a runtime built for one run). */
+  private settled(): void {
+    if (!this.active.size) this.#onIdle?.()
   }
 
   private prepare(lease: Lease): Promise<TakenRun> {
@@ -390,10 +434,12 @@ export class AgentRuntime implements LoopHost {
       next = await body()
     } catch (error) {
       await driver.releaseLease()
+      this.settled()
       throw error
     }
     if (!next) {
       await driver.releaseLease()
+      this.settled()
       return { runId: driver.runId, done: Promise.resolve(driver.state) }
     }
     return this.track(driver, next)
@@ -406,7 +452,7 @@ export class AgentRuntime implements LoopHost {
 
   /**
    * The plugins (name → version) and, when recorded, their content hashes that a run is bound to: those
-   * of its run/start, or of its last run/handoff (which records versions only, so hashes are then unknown).
+   * of its run/start, or of its last run/handoff (hashes unknown for one recorded before handoffs had them).
    */
   async startedWith(runId: string): Promise<{ plugins: Record<string, string>; hashes?: Record<string, string> }> {
     const state = await this.load(runId)
@@ -443,6 +489,7 @@ export class AgentRuntime implements LoopHost {
       .then(body)
       .finally(() => {
         if (this.active.get(runId)?.driver === driver) this.active.delete(runId)
+        this.settled()
       })
       // Handed to another agent: the handle follows the run there, so `done` is still the run's outcome.
       .then((state) => (state.status === 'RUNNING' && state.handoff && handoff ? handoff(runId, state.handoff.to) : state))

@@ -43,7 +43,7 @@ function agentEntry(name: string, script: unknown[], extra: Record<string, unkno
 }
 
 /** The lead asks the researcher, whose write (record_followup) waits for approval; both on one SQLite file. */
-function preset(dir: string, file = 'preset.yml', only?: string): string {
+function preset(dir: string, file = 'preset.yml', only?: string, researcherScript?: unknown[]): string {
   const agents: Record<string, unknown> = {
     lead: agentEntry(
       'lead',
@@ -52,7 +52,7 @@ function preset(dir: string, file = 'preset.yml', only?: string): string {
     ),
     researcher: agentEntry(
       'researcher',
-      [{ tool: 'record_followup', args: { ticketId: 'T-1', note: 'refund approved' } }, { final: note }],
+      researcherScript ?? [{ tool: 'record_followup', args: { ticketId: 'T-1', note: 'refund approved' } }, { final: note }],
       {},
       [
         { id: 'followups', verdict: 'ask', match: { tool: 'record_followup' } },
@@ -187,6 +187,67 @@ describe('a parent waits for a child that waits for a person', () => {
     assert.equal(approved.code, 0, approved.err)
     assert.match(approved.err, new RegExp(`child of run ${parent.runId} \\(agent lead, call s1\\.a1\\)`))
     assert.equal((await app.agent('lead').load(parent.runId)).status, 'COMPLETED')
+  })
+
+  it("waits WAITING_USER on a child's question: the answer is given to the child, and the parent goes on with its answer", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cordage-child-wait-'))
+    dirs.push(dir)
+    const app = await open(preset(dir, 'preset.yml', undefined, [{ ask: 'Which ticket?' }, { final: 'It is ticket T-1.' }]))
+    apps.push(app)
+    const parent = await app.agent('lead').run('note the refund')
+    const childId = `${parent.runId}.s1.a1`
+    assert.equal(parent.status, 'WAITING_USER', parent.reason)
+    assert.deepEqual(parent.waiting?.child, { runId: childId, agent: 'researcher' })
+    assert.match(parent.waiting?.reason ?? '', /which is WAITING_USER: Which ticket\?/)
+    // The question is the child's: an answer given to the parent is refused while the child waits.
+    await assert.rejects(app.agent('lead').resume(parent.runId, { input: 'T-1' }), { code: 'child_waiting' })
+    const child = await (await app.agent('researcher').resume(childId, { input: 'T-1' })).done
+    assert.equal(child.status, 'COMPLETED', child.reason)
+    await app.agent('lead').idle()
+    const done = await app.agent('lead').load(parent.runId)
+    assert.equal(done.status, 'COMPLETED', done.reason)
+    assert.ok(
+      !done.transcript.some((t) => t.kind === 'user' && t.text === 'T-1'),
+      "the child's answer is not put in the parent's conversation",
+    )
+    const observation = done.transcript.find((t) => t.kind === 'observation')
+    assert.equal(observation?.kind === 'observation' && observation.text, `researcher (run ${childId}) answered: It is ticket T-1.`)
+  })
+
+  it('waits along a chain: a grandchild waits for approval, so do its parent and grandparent; approving it completes all three', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cordage-child-wait-'))
+    dirs.push(dir)
+    const ask = (target: string, answer: string) => [
+      { tool: 'spawn_agent', args: { agent: target, task: 'Note the refund on T-1.' } },
+      { final: answer },
+    ]
+    const agents = {
+      lead: agentEntry('lead', ask('researcher', 'Done, says the researcher.'), { spawns: ['researcher'] }),
+      researcher: agentEntry('researcher', ask('clerk', 'Done, says the clerk.'), { spawns: ['clerk'] }),
+      clerk: agentEntry('clerk', [{ tool: 'record_followup', args: { ticketId: 'T-1', note: 'refund approved' } }, { final: note }], {}, [
+        { id: 'followups', verdict: 'ask', match: { tool: 'record_followup' } },
+        { id: 'rest', verdict: 'allow', match: {} },
+      ]),
+    }
+    writeFileSync(join(dir, 'preset.yml'), stringify({ cordage: 1, agents }))
+    const app = await open(join(dir, 'preset.yml'))
+    apps.push(app)
+    const top = await app.agent('lead').run('note the refund')
+    const middle = `${top.runId}.s1.a1`
+    const bottom = `${middle}.s1.a1`
+    assert.equal(top.status, 'WAITING_APPROVAL', top.reason)
+    assert.deepEqual(top.waiting?.child, { runId: middle, agent: 'researcher', actionId: 's1.a1' })
+    assert.deepEqual((await app.agent('researcher').load(middle)).waiting?.child, { runId: bottom, agent: 'clerk', actionId: 's1.a1' })
+    await assert.rejects(app.agent('researcher').resume(middle), { code: 'child_waiting' })
+
+    assert.equal((await (await app.agent('clerk').approve(bottom, 's1.a1', { by: 'alice' })).done).status, 'COMPLETED')
+    await app.agent('researcher').idle()
+    await app.agent('lead').idle()
+    assert.equal((await app.agent('researcher').load(middle)).status, 'COMPLETED')
+    const done = await app.agent('lead').load(top.runId)
+    assert.equal(done.status, 'COMPLETED', done.reason)
+    assert.equal(done.nestedSteps, 4, "the researcher's two steps and the clerk's two")
+    assert.equal(outbox(dir), 1)
   })
 
   it("resumes a parent whose child ended without waking it (the child's process could not): a worker's sweep does", async () => {

@@ -1,16 +1,21 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
+import type { RedactedThinkingBlockParam, ThinkingBlockParam } from '@anthropic-ai/sdk/resources/messages'
 import type { ContextMessage } from 'cordage'
 import { AnthropicMessagesModel } from '../anthropic-model.ts'
 import manifest from '../manifest.ts'
 import { messagesRequest } from '../request.ts'
 import { Message, MessageAnswer, StreamEvent } from '../response.ts'
+import type { ReasoningBlock } from '../thinking.ts'
 
 const env = { ANTHROPIC_BASE_URL: 'http://127.0.0.1:9' }
 const config = (over: Record<string, unknown> = {}) => manifest.config({ model: 'claude-test', ...over })
 const prices = { inputPerMTok: 0, outputPerMTok: 0 }
-const thinking = { type: 'thinking', thinking: 'Look it up.', signature: 'c2ln' }
-const redacted = { type: 'redacted_thinking', data: 'ZW5jcnlwdGVk' }
+// The shapes the official SDK sends back (its types, checked by tsc).
+const thinking = { type: 'thinking', thinking: 'Look it up.', signature: 'c2ln' } satisfies ThinkingBlockParam
+const redacted = { type: 'redacted_thinking', data: 'ZW5jcnlwdGVk' } satisfies RedactedThinkingBlockParam
+/** What this plugin sends back is a block the SDK would send: tsc refuses this line otherwise. */
+export const asSdkBlock = (b: ReasoningBlock): ThinkingBlockParam | RedactedThinkingBlockParam => b
 const history = (reasoning?: ContextMessage['reasoning']): ContextMessage[] => [
   { role: 'user', text: 'Refund window?', source: 1 },
   {

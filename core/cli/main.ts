@@ -209,7 +209,13 @@ const commands: Record<string, Handler> = {
     let driven = 0
     // Parents whose child ended without waking them (its process stopped first) go on here.
     const { parentSweep } = await import('../host/agents.ts')
-    const sweeps = agents.map((agent) => parentSweep(agent, (error) => io.err(`error [${error.code}]: ${error.message}`)))
+    const sweeps = agents.map((agent) =>
+      parentSweep(
+        agent,
+        (error) => io.err(`error [${error.code}]: ${error.message}`),
+        (runId) => app.forRun(agent.name, runId),
+      ),
+    )
     try {
       while (!stop.signal.aborted) {
         let found = false

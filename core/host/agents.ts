@@ -5,6 +5,7 @@
  */
 import { childBudgets, type AgentDirectory, type ChildOutcome, type ParentLink, type SpawnRequest } from '../contracts/services/agents.ts'
 import type { AgentRuntime } from '../kernel/agent.ts'
+import { readService } from '../kernel/cordis.ts'
 import { CordageError } from '../contracts/errors.ts'
 import type { RunState } from '../kernel/state.ts'
 import { isTerminal, isWaiting } from '../kernel/status.ts'
@@ -16,6 +17,8 @@ export interface AgentsHost {
   agent(name: string): AgentRuntime
   /** An agent of the preset, loaded now if this process had not loaded it (`cordage run --agent X` loads only X). */
   ensureAgent(name: string): Promise<AgentRuntime>
+  /** The runtime a run goes on with: the agent's, or one pinned to the run's versions (onDrift: pin). */
+  forRun?(agent: string, runId: string): Promise<AgentRuntime>
 }
 
 /** The child run's id: a function of the parent run and action, so asking again re-attaches. */
@@ -94,7 +97,9 @@ export function agentDirectory(host: AgentsHost, self: string): AgentDirectory {
       const parentAgent = await known(child.parent.agent)
       const parent = await existing(parentAgent, child.parent.runId)
       if (!parent || !isWaiting(parent.status) || parent.waiting?.child?.runId !== child.runId) return
-      await parentAgent.resume(parent.runId, { by: `child ${child.runId}` })
+      // As `cordage resume` would: on the runtime pinned for the run when its preset entry says onDrift: pin.
+      const runtime = host.forRun ? await host.forRun(parentAgent.name, parent.runId) : parentAgent
+      await runtime.resume(parent.runId, { by: `child ${child.runId}` })
     },
 
     async checkHandoff(agent: string, runId: string): Promise<void> {
@@ -193,7 +198,11 @@ async function untilChildEnds(target: AgentRuntime, runId: string, done: Promise
  * parent's agent). A parent whose child still waits is left as it is (resume refuses it: child_waiting).
  * Runs seen with nothing to wake are not read again until they change (their last seq).
  */
-export function parentSweep(agent: AgentRuntime, report: (error: CordageError) => void): () => Promise<number> {
+export function parentSweep(
+  agent: AgentRuntime,
+  report: (error: CordageError) => void,
+  runtimeFor: (runId: string) => Promise<AgentRuntime> = async () => agent,
+): () => Promise<number> {
   const seen = new Map<string, number>()
   const statuses = ['WAITING_APPROVAL', 'WAITING_USER', 'WAITING_RECONCILIATION', 'SUSPENDED'] as const
   return async () => {
@@ -202,12 +211,18 @@ export function parentSweep(agent: AgentRuntime, report: (error: CordageError) =
       for (const run of await agent.store().list({ status, agent: agent.name, limit: 1000 })) {
         if (seen.get(run.runId) === run.lastSeq) continue
         const state = await agent.load(run.runId)
-        if (!state.waiting?.child) {
+        const child = state.waiting?.child
+        if (!child) {
           seen.set(run.runId, run.lastSeq)
           continue
         }
+        // A child that still waits: nothing to do (and no runtime to build for a pinned parent).
+        const outcome = await readService<AgentDirectory>(agent.ctx, 'agents')
+          ?.value.child(child.agent, child.runId)
+          .catch(() => undefined)
+        if (outcome && !isTerminal(outcome.status)) continue
         try {
-          await agent.resume(run.runId, { by: 'worker' })
+          await (await runtimeFor(run.runId)).resume(run.runId, { by: 'worker' })
           woken++
         } catch (error) {
           if (!CordageError.is(error)) throw error

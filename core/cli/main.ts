@@ -564,8 +564,13 @@ function finish(state: RunState, io: Output, flags: Parsed['flags'], volatile = 
     io.err(`  settle:  cordage reconcile ${state.runId} ${state.waiting.actionId} --committed|--not-committed${preset}`)
   }
   const decided = state.waiting?.actionId ? state.actions[state.waiting.actionId]?.status : undefined
-  if (state.waiting?.child) {
-    // Waiting on its child: what is to be done is done there (formatWaiting below says what).
+  const child = state.waiting?.child
+  if (child) {
+    // Waiting on its child: what is to be done is done there.
+    if (state.status === 'WAITING_APPROVAL' && child.actionId) {
+      io.err(`  approve: cordage approve ${child.runId} ${child.actionId}${preset}`)
+      io.err(`  reject:  cordage reject ${child.runId} ${child.actionId}${preset}`)
+    } else if (state.status === 'WAITING_USER') io.err(`  answer:  cordage resume ${child.runId} --input "..."${preset}`)
   } else if (state.status === 'WAITING_APPROVAL' && (decided === 'approved' || decided === 'rejected')) {
     io.err(`  ${decided}; continue: cordage resume ${state.runId}${preset}`)
   } else if (state.status === 'WAITING_APPROVAL' && state.waiting?.actionId) {

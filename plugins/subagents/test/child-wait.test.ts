@@ -182,11 +182,23 @@ describe('a parent waits for a child that waits for a person', () => {
     assert.deepEqual(parentRow.waiting.child, { runId: childId, agent: 'researcher', actionId: 's1.a1' })
     assert.deepEqual(rows.find((r) => r.runId === childId).parent.runId, parent.runId)
 
+    // `cordage resume` of the parent is refused, and says what to run instead.
+    const refused = await cli(['resume', parent.runId, '--preset', file])
+    assert.equal(refused.code, 2)
+    assert.match(refused.err, new RegExp(`error \\[child_waiting\\].*cordage approve ${childId.replace(/\./g, '\\.')} s1\\.a1`))
+
     // Approving the child from the command line says whose child it is; the parent goes on in that process.
     const approved = await cli(['approve', childId, 's1.a1', '--preset', file])
     assert.equal(approved.code, 0, approved.err)
     assert.match(approved.err, new RegExp(`child of run ${parent.runId} \\(agent lead, call s1\\.a1\\)`))
     assert.equal((await app.agent('lead').load(parent.runId)).status, 'COMPLETED')
+
+    // A run that ends up waiting on its child says so, with the child's commands.
+    const ran = await cli(['run', '--preset', file, '--agent', 'lead', '--task', 'note it again'])
+    assert.equal(ran.code, 5, ran.err)
+    const waiting = /run (\S+) WAITING_APPROVAL/.exec(ran.err)![1]
+    assert.match(ran.err, new RegExp(`approve: cordage approve ${waiting.replace(/\./g, '\\.')}\\.s1\\.a1 s1\\.a1`))
+    assert.match(ran.err, /waits on child run \S+\.s1\.a1 \(agent researcher, action s1\.a1\)/)
   })
 
   it("waits WAITING_USER on a child's question: the answer is given to the child, and the parent goes on with its answer", async () => {

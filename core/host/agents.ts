@@ -4,6 +4,7 @@
  * child runs (subagents) and handoffs. One directory per agent, so it knows who is asking.
  */
 import { childBudgets, type AgentDirectory, type ChildOutcome, type ParentLink, type SpawnRequest } from '../contracts/services/agents.ts'
+import type { WaitingChild } from '../contracts/data.ts'
 import type { AgentRuntime } from '../kernel/agent.ts'
 import { readService } from '../kernel/cordis.ts'
 import { CordageError } from '../contracts/errors.ts'
@@ -195,27 +196,27 @@ async function untilChildEnds(target: AgentRuntime, runId: string, done: Promise
 /**
  * A sweep for `cordage worker`: resume the runs of `agent` that wait on a child run which has ended, in
  * case the child's end did not wake them (the process that ended it stopped first, or could not load the
- * parent's agent). A parent whose child still waits is left as it is (resume refuses it: child_waiting).
- * Runs seen with nothing to wake are not read again until they change (their last seq).
+ * parent's agent). A parent whose child still waits is left as it is. What a waiting run waits on is
+ * read once per version of it (its last seq); then each pass only looks at the child.
  */
 export function parentSweep(
   agent: AgentRuntime,
   report: (error: CordageError) => void,
   runtimeFor: (runId: string) => Promise<AgentRuntime> = async () => agent,
 ): () => Promise<number> {
-  const seen = new Map<string, number>()
+  // runId → the seq it was read at, the child it waits on, and whether that version was reported.
+  let known = new Map<string, { seq: number; child?: WaitingChild; reported?: boolean }>()
   const statuses = ['WAITING_APPROVAL', 'WAITING_USER', 'WAITING_RECONCILIATION', 'SUSPENDED'] as const
   return async () => {
     let woken = 0
+    const next = new Map<string, { seq: number; child?: WaitingChild; reported?: boolean }>()
     for (const status of statuses) {
       for (const run of await agent.store().list({ status, agent: agent.name, limit: 1000 })) {
-        if (seen.get(run.runId) === run.lastSeq) continue
-        const state = await agent.load(run.runId)
-        const child = state.waiting?.child
-        if (!child) {
-          seen.set(run.runId, run.lastSeq)
-          continue
-        }
+        let entry = known.get(run.runId)
+        if (entry?.seq !== run.lastSeq) entry = { seq: run.lastSeq, child: (await agent.load(run.runId)).waiting?.child }
+        next.set(run.runId, entry)
+        const child = entry.child
+        if (!child || entry.reported) continue
         // A child that still waits: nothing to do (and no runtime to build for a pinned parent).
         const outcome = await readService<AgentDirectory>(agent.ctx, 'agents')
           ?.value.child(child.agent, child.runId)
@@ -226,15 +227,17 @@ export function parentSweep(
           woken++
         } catch (error) {
           if (!CordageError.is(error)) throw error
-          // Its child still waits, or another worker took it on meanwhile: look again next time. Anything
-          // else (drift refused, say) is reported once, until the run changes.
-          if (!['child_waiting', 'run_busy', 'run_not_waiting', 'lease_lost'].includes(error.code)) {
-            seen.set(run.runId, run.lastSeq)
+          // Another worker took it on meanwhile: look again next time. Anything else (drift refused, a
+          // child that is gone) is reported once, until the run changes.
+          if (!['run_busy', 'run_not_waiting', 'lease_lost'].includes(error.code)) {
+            entry.reported = true
             report(error)
           }
         }
       }
     }
+    // Runs no longer waiting are forgotten.
+    known = next
     return woken
   }
 }

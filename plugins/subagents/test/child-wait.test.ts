@@ -264,6 +264,10 @@ describe('a parent waits for a child that waits for a person', () => {
 
   it("resumes a parent whose child ended without waking it (the child's process could not): a worker's sweep does", async () => {
     const { dir, file, app, parent, childId } = await setUp()
+    // While the child waits, a worker leaves the parent alone.
+    const early = await cli(['worker', '--once', '--preset', file, '--agent', 'lead'])
+    assert.equal(early.code, 0, early.err)
+    assert.equal((await app.agent('lead').load(parent.runId)).lastSeq, parent.lastSeq, 'nothing recorded')
     // Another process, whose preset has only the researcher: the child ends there, and its parent's agent is unknown there.
     const only = await open(preset(dir, 'researcher-only.yml', 'researcher'))
     apps.push(only)

@@ -14,6 +14,7 @@ import { main } from '../core/cli/main.ts'
 import { lockFileOf, type LockFile } from '../core/host/lock.ts'
 import { pluginHash } from '../core/host/plugin-hash.ts'
 import { buildPlugin } from '../core/host/reload-build.ts'
+import { replay } from '../core/kernel/state.ts'
 import { refundAnswer as answer } from './helpers.ts'
 import { allowAll, close, open, presetFile, removeDirs, scratchDir, stopApps } from './sqlite-preset.ts'
 
@@ -181,6 +182,12 @@ describe('what runs records the hashes', () => {
     assert.deepEqual(handoff.data.hashes, app.agent('billing').hashes)
     assert.match(handoff.data.hashes!['policy-rules'], /^sha256:[0-9a-f]{32}$/)
     assert.deepEqual(state.hashes, app.agent('billing').hashes, 'the run is bound to the hashes of the agent it was handed to')
+    // A log recorded before handoffs carried hashes still replays: versions only, hashes unknown.
+    const old = events.map((e) => (e.type === 'run/handoff' ? { ...e, data: { ...e.data, hashes: undefined } } : e))
+    const replayed = replay(state.runId, old as RunEvent[])
+    assert.equal(replayed.agent, 'billing')
+    assert.equal(replayed.hashes, undefined)
+    assert.deepEqual(replayed.plugins, handoff.data.plugins)
   })
 
   it('a hot-reload swap records the hash of the bytes it built, even when a file is edited after the build', async () => {

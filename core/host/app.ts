@@ -17,7 +17,7 @@ import { swapSpec, type SwapTarget } from './swap-spec.ts'
 import { loadPreset, type AgentSpec, type PluginRef, type Preset } from './preset.ts'
 import { planAgent, type AgentPlan } from './resolve.ts'
 import { applyLock, readLock } from './lock.ts'
-import { pluginHash } from './plugin-hash.ts'
+import { PluginHashes } from './plugin-hashes.ts'
 import { secretsOf } from './secrets.ts'
 import { KernelWriter } from '../kernel/store-writer.ts'
 import { MinSecretLength, Scrubber } from '../kit/secrets.ts'
@@ -95,7 +95,8 @@ export class Cordage {
     const preset = loadPreset(file, { sets: options.sets })
     const catalog = options.catalog ?? (await PluginCatalog.scan())
     const locked = options.lock === false ? undefined : readLock(preset.file)
-    const specs = locked ? await applyLock(preset, locked, catalog) : preset.agents
+    const hashes = new PluginHashes()
+    const specs = locked ? await applyLock(preset, locked, catalog, (entry) => hashes.start(entry)) : preset.agents
     const level = effectiveLogLevel(options.logLevel, preset.logLevel)
     const wanted = options.agents ?? Object.keys(preset.agents)
     for (const name of wanted) {
@@ -108,6 +109,8 @@ export class Cordage {
     }
     const plans = new Map<string, AgentPlan>()
     for (const spec of Object.values(specs)) plans.set(spec.name, await planAgent(preset, spec, catalog))
+    // Hashed side by side in esbuild's process while the plugins are imported and started (plugAgent waits).
+    for (const plan of plans.values()) for (const p of plan.plugins) void hashes.start(p.entry)
     // Log lines are scrubbed of every agent's secrets: a plugin cannot log an API key.
     const secrets = [...plans.values()].flatMap((plan) => secretsOf(preset.secrets ?? [], plan.plugins).secrets)
     const write =
@@ -121,6 +124,7 @@ export class Cordage {
       scrubber: new Scrubber(secrets),
     })
     app.plans = plans
+    app.hashes = hashes
     app.lockFile = locked?.file
     app.storeOnly = options.storeOnly ?? false
     try {
@@ -166,17 +170,14 @@ export class Cordage {
    * fails before driving: an application that lives for weeks does not keep one per pinned run.
    */
   private pinnedRuns = new Set<LoadedAgent>()
-  private hashes = new Map<string, string>()
+  private hashes = new PluginHashes()
 
   /**
    * The content hash of a plugin (host/plugin-hash.ts): a hot-reload build's own (of the bytes it
    * compiled), else computed once per folder for this app.
    */
   hashOf(entry: Pick<CatalogEntry, 'dir' | 'entry' | 'hash'>): string {
-    if (entry.hash !== undefined) return entry.hash
-    let hash = this.hashes.get(entry.dir)
-    if (hash === undefined) this.hashes.set(entry.dir, (hash = pluginHash(entry.dir, entry.entry)))
-    return hash
+    return this.hashes.get(entry)
   }
 
   /** How many runtimes pinned for one run (onDrift: pin) are alive now; 0 once their runs paused or ended. */
@@ -424,6 +425,13 @@ export class Cordage {
     const wanted = storeOnly ? plan.plugins.filter((p) => p.entry.manifest.provides?.store) : plan.plugins
     try {
       for (const planned of wanted) plugins.push(await plugOne(ctx, name, planned))
+    } catch (error) {
+      for (const p of plugins.reverse()) unplug(ctx, name, p, 'rollback')
+      scope?.dispose()
+      throw error
+    }
+    try {
+      for (const p of plugins) await this.hashes.start(p.planned.entry)
     } catch (error) {
       for (const p of plugins.reverse()) unplug(ctx, name, p, 'rollback')
       scope?.dispose()

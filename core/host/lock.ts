@@ -137,7 +137,7 @@ export async function applyLock(
   preset: Preset,
   locked: { file: string; lock: LockFile },
   catalog: PluginCatalog,
-  hash: PluginHasher = hashEntry,
+  hash: (entry: Pick<CatalogEntry, 'dir' | 'entry'>) => string | Promise<string> = hashEntry,
 ): Promise<Record<string, AgentSpec>> {
   const problems: string[] = []
   const out: Record<string, AgentSpec> = {}
@@ -174,7 +174,7 @@ interface PinContext {
   agent: string
   lock: LockFile['agents'][string]
   catalog: PluginCatalog
-  hash: PluginHasher
+  hash: (entry: Pick<CatalogEntry, 'dir' | 'entry'>) => string | Promise<string>
   /** Names of the agent's plugins seen so far, to find those the lock has and the preset does not. */
   seen: Set<string>
   problems: string[]
@@ -222,7 +222,7 @@ async function pinRef(ref: PluginRef, c: PinContext): Promise<PluginRef> {
       return ref
     }
   }
-  const now = c.hash(entry)
+  const now = await c.hash(entry)
   if (now !== want.hash)
     c.problems.push(
       `${c.agent}: ${name}@${want.version}: its files differ from the lock (locked ${want.hash}, installed ${now} in ${relative(process.cwd(), entry.dir) || entry.dir})`,

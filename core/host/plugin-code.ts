@@ -8,7 +8,7 @@
 import { existsSync, readFileSync, realpathSync } from 'node:fs'
 import { isBuiltin } from 'node:module'
 import { dirname, join, resolve, sep } from 'node:path'
-import { buildSync, type Metafile } from 'esbuild'
+import { build, buildSync, type BuildOptions, type Metafile } from 'esbuild'
 import { SharedPackages } from './shared-modules.ts'
 
 /** The code of a plugin as its bundle has it. */
@@ -49,20 +49,27 @@ export function entryOf(dir: string): string | undefined {
  * @throws the build's error when it cannot be bundled (the caller falls back to the folder's files)
  */
 export function bundleCode(dir: string, entry: string): PluginCode {
-  const result = buildSync({
+  return codeOf(dir, buildSync(hashBuild(dir, entry)).metafile)
+}
+
+/** {@link bundleCode} in esbuild's own process: several plugins bundle side by side while the host goes on. */
+export async function bundleCodeAsync(dir: string, entry: string): Promise<PluginCode> {
+  return codeOf(dir, (await build(hashBuild(dir, entry))).metafile)
+}
+
+const hashBuild = (dir: string, entry: string) =>
+  ({
     entryPoints: [entry],
     bundle: true,
     write: false,
-    metafile: true,
-    format: 'esm',
-    platform: 'node',
+    metafile: true as const,
+    format: 'esm' as const,
+    platform: 'node' as const,
     target: 'node20',
-    packages: 'external',
-    logLevel: 'silent',
+    packages: 'external' as const,
+    logLevel: 'silent' as const,
     absWorkingDir: dir,
-  })
-  return codeOf(dir, result.metafile)
-}
+  }) satisfies BuildOptions
 
 /** The files and bare imports of a build's metafile (paths in it are relative to `dir`, the build's working directory). */
 export function codeOf(dir: string, metafile: Metafile): PluginCode {

@@ -21,7 +21,7 @@
 import { createHash } from 'node:crypto'
 import { readdirSync, readFileSync } from 'node:fs'
 import { dirname, join, relative, sep } from 'node:path'
-import { bundleCode, entryOf, isHostPackage, packageName, resolveImport, type PluginCode } from './plugin-code.ts'
+import { bundleCode, bundleCodeAsync, entryOf, isHostPackage, packageName, resolveImport, type PluginCode } from './plugin-code.ts'
 
 const skippedDirs = new Set(['node_modules', 'fixtures', 'test', 'tests'])
 const testFile = /\.(test|spec)\.[cm]?[jt]sx?$/
@@ -72,6 +72,19 @@ export function pluginHash(dir: string, entry: string | undefined = entryOf(dir)
       code = bundleCode(dir, entry)
     } catch {
       // Hashed without the bundle, and marked so (below): a plugin esbuild cannot read still hashes.
+      code = undefined
+    }
+  }
+  return hashOfCode(dir, code, (file) => readFileSync(file))
+}
+
+/** {@link pluginHash}, bundling in esbuild's own process: an app hashes its plugins side by side while it imports them. */
+export async function pluginHashAsync(dir: string, entry: string | undefined = entryOf(dir)): Promise<string> {
+  let code: PluginCode | undefined
+  if (entry) {
+    try {
+      code = await bundleCodeAsync(dir, entry)
+    } catch {
       code = undefined
     }
   }

@@ -3,13 +3,14 @@
  * A Cordage application: one cordis root, and the agents of a preset, each in its own isolated
  * context with its own plugin versions. This is what the CLI (and later the playground) drives.
  */
-import { Context, symbols, type ForkScope } from 'cordis'
+import { Context } from 'cordis'
 import { AgentRuntime } from '../kernel/agent.ts'
-import { createAgentContext, ServiceNames } from '../kernel/cordis.ts'
+import { createAgentContext } from '../kernel/cordis.ts'
 import { agentDirectory } from './agents.ts'
 import { CordageError } from '../contracts/errors.ts'
 import { PluginCatalog, type CatalogEntry } from './catalog.ts'
 import { handledErrors, plugOne, unplug, type LoadedPlugin } from './plug.ts'
+import { type LoadedAgent, PinnedRuntimes } from './pinned-runtimes.ts'
 import { offerState, takeSnapshot } from '../kernel/swap-state.ts'
 import { failClosedPlugin, guardedServices, isFailClosed } from './fail-closed.ts'
 import { RebuiltCatalog } from './reload-catalog.ts'
@@ -50,15 +51,6 @@ export interface CordageOptions {
   log?: (line: string) => void
 }
 
-interface LoadedAgent {
-  runtime: AgentRuntime
-  ctx: Context
-  plan: AgentPlan
-  plugins: LoadedPlugin[]
-  /** A runtime pinned for one run lives in its own cordis scope: disposing it removes the runtime's listeners from the root. */
-  scope?: ForkScope<Context>
-}
-
 export class Cordage {
   private loaded = new Map<string, LoadedAgent>()
   private plans = new Map<string, AgentPlan>()
@@ -77,6 +69,7 @@ export class Cordage {
     // plugin failures the host reports itself as CordageErrors) goes to this app's sink, at its level,
     // scrubbed; other cordis roots in the process are not affected (host/logging.ts).
     attachLogSink(root, logSink)
+    this.pinnedRuns = new PinnedRuntimes(root)
     const log = root.logger('cordage')
     this.onError = onError ?? ((error) => log.error(error))
     this.root.on('internal/error', (error: unknown) => {
@@ -165,11 +158,10 @@ export class Cordage {
   lockFile: string | undefined
 
   /**
-   * Runtimes built for one run each, with plugins pinned to the run's recorded versions (see forRun).
-   * Each is released (its plugins unplugged) when its last run pauses or ends, or when a command on it
-   * fails before driving: an application that lives for weeks does not keep one per pinned run.
+   * Runtimes built for one run each, with plugins pinned to the run's recorded versions (see forRun),
+   * released when their last run pauses or ends, or when a command on them fails before driving.
    */
-  private pinnedRuns = new Set<LoadedAgent>()
+  private pinnedRuns: PinnedRuntimes
   private hashes = new PluginHashes()
 
   /**
@@ -247,26 +239,6 @@ export class Cordage {
     const built = await this.plugAgent(plan, false, pinned)
     this.pinnedRuns.add(built)
     return built.runtime
-  }
-
-  /** Unplug a runtime pinned for one run, once nothing runs on it (its onIdle, see plugAgent). */
-  private releasePinned(pinned: LoadedAgent): void {
-    // Deferred: whoever awaited the run's outcome reads it (and its runtime) before the plugins go.
-    setImmediate(() => {
-      if (!this.pinnedRuns.has(pinned) || pinned.runtime.running().length) return
-      this.pinnedRuns.delete(pinned)
-      this.unplugPinned(pinned)
-    })
-  }
-
-  private unplugPinned(pinned: LoadedAgent): void {
-    for (const p of [...pinned.plugins].reverse()) unplug(pinned.ctx, pinned.plan.spec.name, p, 'stop')
-    pinned.scope?.dispose()
-    // cordis keeps a slot ({ value: undefined, source }) at the root for each isolated service name
-    // after its provider left, and the source holds the runtime: the slots of this runtime's own names go.
-    const isolate = (pinned.ctx as any)[symbols.isolate]
-    const store = (this.root as any)[symbols.store]
-    for (const name of ServiceNames) if (isolate[name] !== (this.root as any)[symbols.isolate][name]) delete store[isolate[name]]
   }
 
   /**
@@ -397,11 +369,7 @@ export class Cordage {
 
   /** Dispose every agent's plugins (after their runs pause or end). */
   async stop(): Promise<void> {
-    for (const agent of [...this.pinnedRuns]) {
-      this.pinnedRuns.delete(agent)
-      await agent.runtime.idle()
-      this.unplugPinned(agent)
-    }
+    await this.pinnedRuns.stop()
     for (const [name, agent] of this.loaded) {
       await agent.runtime.idle()
       for (const p of [...agent.plugins].reverse()) unplug(agent.ctx, name, p, 'stop')
@@ -417,7 +385,7 @@ export class Cordage {
     pinned?: Record<string, { version: string; hash?: string }>,
   ): Promise<LoadedAgent> {
     const name = plan.spec.name
-    const scope = pinned ? this.root.plugin({ name: `pinned:${name}`, apply: () => {} }) : undefined
+    const scope = pinned ? this.pinnedRuns.scope(name) : undefined
     const ctx = createAgentContext(scope?.ctx ?? this.root, name).extend({ baseDir: plan.preset.dir })
     // The host's own service: the preset's other agents, for subagents and handoffs.
     ctx.set('agents', agentDirectory(this, name))
@@ -465,7 +433,7 @@ export class Cordage {
       // A worker drives a run set to pin on the runtime resume would use (forRun); a pinned runtime is
       // released when nothing runs on it any more.
       runtimeFor: pinned || !plan.plugins.some((p) => p.ref.onDrift === 'pin') ? undefined : (runId) => this.pinnedFor(name, runId),
-      onIdle: pinned ? () => this.releasePinned(loaded) : undefined,
+      onIdle: pinned ? () => this.pinnedRuns.release(loaded) : undefined,
     })
     const loaded: LoadedAgent = { runtime, ctx, plan, plugins, scope }
     // A runtime pinned for one run is not the agent's: the caller keeps it (forRun).

@@ -320,6 +320,8 @@ export class AgentRuntime implements LoopHost {
     try {
       prepared = await target.prepare(lease)
     } catch (error) {
+      // A runtime built for this run is released: it will not drive it.
+      if (target !== this) target.settled()
       // A damaged log is never replayed, and must not stop the runs queued behind it: this runtime
       // passes it over from now on (prepare released its lease), and says so to the caller.
       if (CordageError.is(error, 'store_corrupt')) this.damaged.add(lease.runId)

@@ -29,6 +29,9 @@ function greeterWithSharedHelper(dir: string): { greeter: string; helper: string
   cpSync(greeterFixture, greeter, { recursive: true })
   writeFileSync(join(greeter, 'package.json'), '{ "type": "module" }\n')
   mkdirSync(join(dir, 'shared'))
+  // An ES module like the plugin: as CommonJS, tsx would load it through a data: URL, which c8's
+  // coverage report cannot map back to a file.
+  writeFileSync(join(dir, 'shared', 'package.json'), '{ "type": "module" }\n')
   const helper = join(dir, 'shared', 'helper.ts')
   writeFileSync(helper, "export const punctuation = '!'\n")
   const index = readFileSync(join(greeter, 'index.ts'), 'utf8')

@@ -491,11 +491,12 @@ export class AgentRuntime implements LoopHost {
       .then(body)
       .finally(() => {
         if (this.active.get(runId)?.driver === driver) this.active.delete(runId)
-        this.settled()
       })
       // Handed to another agent: the handle follows the run there, so `done` is still the run's outcome.
       .then((state) => (state.status === 'RUNNING' && state.handoff && handoff ? handoff(runId, state.handoff.to) : state))
       .then((state) => this.afterRun(state))
+      // Only now: a runtime built for this run must still be there while the run wakes its parent or goes on after its child.
+      .finally(() => this.settled())
     this.active.set(runId, { driver, done })
     return { runId, done }
   }

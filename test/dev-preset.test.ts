@@ -21,6 +21,8 @@ type Line = Record<string, unknown> & { type?: string; data?: Record<string, unk
 interface Edit {
   policy?: object
   plugins?: object[]
+  /** More keys of the model's config. */
+  model?: object
   /** The model's answer waits this long (a run in flight meanwhile). */
   delayMs?: number
 }
@@ -34,6 +36,7 @@ function project(answer: string, first: Edit = {}): { dir: string; write: (answe
     const preset = deskPreset(
       {
         script: [{ final: text, ...(more.delayMs ? { delayMs: more.delayMs } : {}) }],
+        ...(more.model ? { model: more.model } : {}),
         policyPlugin: { path: './dev-policy', ...more.policy },
         plugins: more.plugins ?? [],
       },
@@ -159,6 +162,33 @@ describe('cordage dev: preset edits', () => {
       assert.equal((await dev.stop()).code, 0)
     }
   })
+
+  // A --set of a plugin's config, and the --set overrides --model becomes, hold after an edit of another
+  // key of that plugin's config swaps it: the edited preset is read with the same overrides.
+  const overrides: [string, string[]][] = [
+    ['--set', ['--set', 'agents.support.model.config.script=[{final: "from --set"}]']],
+    ['--model', ['--model', 'model-scripted@^1', '--set', 'model.config.script=[{final: "from --set"}]']],
+  ]
+  for (const [flag, args] of overrides)
+    it(`keeps the ${flag} overrides of a plugin's config when an edit of that config swaps it`, async () => {
+      const { dir, write } = project('from the file')
+      const dev = devProcess(dir, ['--task', 'refund window?', ...args])
+      try {
+        await dev.expect(ended('from --set'))
+        const mark = dev.lines.length
+        write('from the file', { model: { summaries: ['edited'] } })
+        const reloaded = await dev.expect((l) => l.type === 'preset/reloaded', mark)
+        assert.equal(reloaded.ok, true, String(reloaded.message))
+        assert.deepEqual(
+          (reloaded.swapped as { name: string; changed: string[] }[]).map((s) => [s.name, s.changed]),
+          [['model-scripted', ['config']]],
+        )
+        const end = await dev.expect((l) => l.type === 'run/end', mark)
+        assert.equal(answerOf(end), 'from --set', dev.stderr())
+      } finally {
+        assert.equal((await dev.stop()).code, 0)
+      }
+    })
 
   it('reports an edit that does not load and keeps the old preset serving, never half of an edit', async () => {
     const { dir, write } = project('one')

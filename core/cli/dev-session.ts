@@ -97,6 +97,8 @@ export class DevSession {
     try {
       reloader = await DevReloader.start(app, { debounceMs })
       const preset: PresetWatcher = await PresetWatcher.start(app, {
+        // The overrides the app was loaded with (--set, and those --model became): each edit is read with them.
+        sets: app.preset.sets,
         lock: !flags['no-lock'],
         debounceMs,
         // A result of a watcher that was replaced meanwhile is stale: the new app read the file after it.

@@ -1,8 +1,9 @@
 /**
  * @module host/preset-reload
  * `cordage dev` follows edits of its preset: the preset file, its bases (`extends`) and its lock are
- * watched; on a change the preset is read and checked again with the same `--set` overrides and lock
- * rule as at start, and what changed is applied all or nothing (host/preset-diff.ts):
+ * watched; on a change the preset is read and checked again with the same `--set` overrides (by default
+ * those the app was loaded with, `--model`'s included) and lock rule as at start, and what changed is
+ * applied all or nothing (host/preset-diff.ts):
  * - a plugin whose config or version changed is swapped at the next step boundary ({@link Cordage.swap});
  *   the whole new plan of each agent is checked before the first swap, and if a swap still fails to
  *   start, the swaps already made are undone: never half of an edit;
@@ -24,7 +25,7 @@ import { planAgent } from './resolve.ts'
 import type { SwapTarget } from './swap-spec.ts'
 
 export interface PresetReloadOptions {
-  /** The `--set` overrides the app was loaded with; applied again to each edit. */
+  /** The `--set` overrides applied again to each edit; by default those the app was loaded with (`app.preset.sets`). */
   sets?: readonly string[]
   /** Whether the preset's lock is in force (it is unless `--no-lock`). Default true. */
   lock?: boolean
@@ -68,8 +69,10 @@ export class PresetWatcher {
 
   /** Follow the preset `app` was loaded from. @throws what reading it throws (it was just read, so rarely) */
   static async start(app: Cordage, options: PresetReloadOptions = {}): Promise<PresetWatcher> {
-    const current = await read(app.preset.file, options, app.catalog)
-    const watcher = new PresetWatcher(app, current, options)
+    // Each edit is read with the overrides the app was loaded with unless told otherwise: an edit must not drop them.
+    const own = { ...options, sets: options.sets ?? app.preset.sets }
+    const current = await read(app.preset.file, own, app.catalog)
+    const watcher = new PresetWatcher(app, current, own)
     if (options.watch ?? true) watcher.follow(current.preset)
     return watcher
   }

@@ -12,7 +12,7 @@ import { CordageError } from 'cordage'
 import type { RunEvent } from 'cordage'
 import { main } from '../core/cli/main.ts'
 import { lockFileOf, type LockFile } from '../core/host/lock.ts'
-import { pluginHash } from '../core/host/plugin-hash.ts'
+import { pluginFiles, pluginHash, pluginHashAsync, unhashableReason } from '../core/host/plugin-hash.ts'
 import { buildPlugin } from '../core/host/reload-build.ts'
 import { replay } from '../core/kernel/state.ts'
 import { refundAnswer as answer } from './helpers.ts'
@@ -94,15 +94,63 @@ describe('what a plugin hash covers', () => {
     assert.notEqual(pluginHash(plugin), before)
   })
 
-  it('a plugin esbuild cannot bundle still hashes its folder, and never as if the bundle were seen', () => {
+  it('a plugin esbuild cannot bundle (a syntax error) fails closed: its hash never matches, and says why', async () => {
     const dir = scratchDir()
     const plugin = join(dir, 'broken')
     mkdirSync(plugin)
     writeFileSync(join(plugin, 'index.ts'), 'export default {\n')
     const broken = pluginHash(plugin)
-    assert.match(broken, /^sha256:[0-9a-f]{32}$/)
-    appendFileSync(join(plugin, 'index.ts'), '// edited\n')
-    assert.notEqual(pluginHash(plugin), broken, 'the folder still counts without a bundle')
+    assert.match(broken, /^unhashable:[0-9a-f]{16}$/)
+    assert.notEqual(pluginHash(plugin), broken, 'not even the same files hash the same: nothing recorded can match')
+    assert.match(await pluginHashAsync(plugin), /^unhashable:/)
+    assert.match(unhashableReason(broken)!, /esbuild cannot bundle it from .*index\.ts \(.*end of file.*\).*fix that error/)
+    assert.equal(unhashableReason(pluginHash(greeterFixture)), undefined)
+  })
+
+  it('an import esbuild cannot resolve (a dynamic import that never runs) leaves the rest of the bundle hashed', async () => {
+    const { greeter, helper } = greeterWithSharedHelper(scratchDir())
+    appendFileSync(join(greeter, 'index.ts'), "if (Math.random() < 0) await import('./nope.js')\n")
+    const before = pluginHash(greeter)
+    assert.match(before, /^sha256:[0-9a-f]{32}$/)
+    assert.equal(await pluginHashAsync(greeter), before, 'the app (asynchronous) and the lock (synchronous) agree')
+    writeFileSync(helper, "export const punctuation = '?'\n")
+    assert.notEqual(pluginHash(greeter), before, '../shared/helper.ts still counts')
+    assert.notEqual(await pluginHashAsync(greeter), before)
+  })
+
+  it('code the bundle imports from a tests/ folder or a test-named file counts: if the code imports it, it runs', () => {
+    const dir = scratchDir()
+    const plugin = join(dir, 'odd')
+    mkdirSync(join(plugin, 'tests'), { recursive: true })
+    writeFileSync(join(plugin, 'index.ts'), "import { a } from './tests/impl.ts'\nimport { b } from './b.test.ts'\nexport default a + b\n")
+    writeFileSync(join(plugin, 'tests', 'impl.ts'), 'export const a = 1\n')
+    writeFileSync(join(plugin, 'b.test.ts'), 'export const b = 1\n')
+    const before = pluginHash(plugin)
+    writeFileSync(join(plugin, 'tests', 'impl.ts'), 'export const a = 2\n')
+    const edited = pluginHash(plugin)
+    assert.notEqual(edited, before, 'tests/impl.ts is imported')
+    writeFileSync(join(plugin, 'b.test.ts'), 'export const b = 2\n')
+    assert.notEqual(pluginHash(plugin), edited, 'b.test.ts is imported')
+  })
+
+  it('a symbolic link in the folder counts as what it points at; a link back up the tree is walked once', () => {
+    const dir = scratchDir()
+    const plugin = join(dir, 'linked')
+    mkdirSync(join(dir, 'outside'))
+    mkdirSync(plugin)
+    writeFileSync(join(plugin, 'index.ts'), 'export default 1\n')
+    writeFileSync(join(dir, 'outside', 'table.json'), '{"a":1}\n')
+    writeFileSync(join(dir, 'outside', 'more.json'), '{"b":1}\n')
+    symlinkSync(join(dir, 'outside', 'table.json'), join(plugin, 'table.json'), 'file')
+    symlinkSync(join(dir, 'outside'), join(plugin, 'data'), 'dir')
+    symlinkSync(plugin, join(plugin, 'loop'), 'dir')
+    assert.deepEqual(pluginFiles(plugin), ['data/more.json', 'data/table.json', 'index.ts', 'table.json'])
+    const before = pluginHash(plugin)
+    writeFileSync(join(dir, 'outside', 'table.json'), '{"a":2}\n')
+    const edited = pluginHash(plugin)
+    assert.notEqual(edited, before, 'the linked file is read at run time')
+    writeFileSync(join(dir, 'outside', 'more.json'), '{"b":2}\n')
+    assert.notEqual(pluginHash(plugin), edited, 'so is a file in a linked folder')
   })
 
   it('a compiled plugin installed as a package (node_modules, entry named by its package.json) hashes its dist code and its dependencies', () => {
@@ -164,6 +212,27 @@ describe('drift and the lock see a change outside the plugin folder', () => {
     const code = await main(['run', '--preset', file, '--task', 'refund T-1001'], { out: () => {}, err: (l) => err.push(l) })
     assert.notEqual(code, 0, 'ran on other code than the lock names')
     assert.match(err.join('\n'), /lock_mismatch[\s\S]*greeter@0\.3\.0: its files differ from the lock/)
+  })
+})
+
+describe('a plugin esbuild cannot bundle cannot be locked', () => {
+  it("cordage lock refuses it, naming esbuild's error; a lock written before refuses the run", async () => {
+    const dir = scratchDir()
+    const { helper } = greeterWithSharedHelper(dir)
+    const file = presetFile({ support: { script: [{ final: answer }], plugins: [{ path: 'greeter' }] } }, dir)
+    const quiet = { out: () => {}, err: () => {} }
+    assert.equal(await main(['lock', '--preset', file], quiet), 0)
+    const locked = readFileSync(lockFileOf(file), 'utf8')
+    writeFileSync(helper, 'export const punctuation = {\n')
+    const err: string[] = []
+    const code = await main(['lock', '--preset', file], { out: () => {}, err: (l) => err.push(l) })
+    assert.notEqual(code, 0, 'locked a plugin whose code it cannot hash')
+    assert.match(err.join('\n'), /lock_mismatch[\s\S]*greeter@0\.3\.0: esbuild cannot bundle it from .*index\.ts \(.*end of file/)
+    assert.equal(readFileSync(lockFileOf(file), 'utf8'), locked, 'the lock is not written')
+    const runErr: string[] = []
+    const ran = await main(['run', '--preset', file, '--task', 'refund T-1001'], { out: () => {}, err: (l) => runErr.push(l) })
+    assert.notEqual(ran, 0)
+    assert.match(runErr.join('\n'), /lock_mismatch[\s\S]*greeter@0\.3\.0: esbuild cannot bundle it/)
   })
 })
 

@@ -18,7 +18,7 @@ import { basename, dirname, join, relative } from 'node:path'
 import semver from 'semver'
 import { CordageError } from '../contracts/errors.ts'
 import type { CatalogEntry, PluginCatalog } from './catalog.ts'
-import { pluginHash } from './plugin-hash.ts'
+import { pluginHash, unhashableReason } from './plugin-hash.ts'
 import type { AgentSpec, PluginRef, Preset } from './preset.ts'
 import type { AgentPlan } from './resolve.ts'
 
@@ -104,17 +104,25 @@ function lockProblems(lock: unknown): string[] {
 export function lockOf(preset: Preset, plans: AgentPlan[], hash: PluginHasher = hashEntry): LockFile {
   const lockDir = dirname(lockFileOf(preset.file))
   const agents: LockFile['agents'] = {}
+  const unhashable: string[] = []
   for (const plan of plans) {
     const plugins: Record<string, LockedPlugin> = {}
     for (const p of [...plan.plugins].sort((a, b) => a.entry.manifest.name.localeCompare(b.entry.manifest.name))) {
-      plugins[p.entry.manifest.name] = {
+      const name = p.entry.manifest.name
+      const pinned = hash(p.entry)
+      const why = unhashableReason(pinned)
+      if (why !== undefined) unhashable.push(`${plan.spec.name}: ${name}@${p.entry.manifest.version}: ${why}`)
+      plugins[name] = {
         version: p.entry.manifest.version,
-        hash: hash(p.entry),
+        hash: pinned,
         ...(p.ref.path !== undefined ? { path: relative(lockDir, p.entry.dir) || '.' } : {}),
       }
     }
     agents[plan.spec.name] = plugins
   }
+  // A lock pins the code that runs; a plugin whose code cannot be hashed cannot be pinned (fail closed).
+  if (unhashable.length)
+    throw new CordageError('lock_mismatch', `cannot lock preset ${preset.shown}:\n  ${unhashable.join('\n  ')}`, { data: unhashable })
   return { cordage: 1, preset: basename(preset.file), agents }
 }
 
@@ -131,7 +139,8 @@ export function writeLock(presetFile: string, lock: LockFile): string {
  * Each agent of the preset with every plugin pinned to its locked version. Every difference between
  * the preset, the lock and what is installed is collected and thrown at once (`lock_mismatch`): a plugin
  * not in the lock or not in the preset, a locked version the preset's range no longer admits or that is
- * not installed, and installed files whose hash is not the locked one.
+ * not installed, installed files whose hash is not the locked one, and a plugin whose code cannot be
+ * hashed (esbuild cannot bundle it: it never matches).
  */
 export async function applyLock(
   preset: Preset,
@@ -223,7 +232,9 @@ async function pinRef(ref: PluginRef, c: PinContext): Promise<PluginRef> {
     }
   }
   const now = await c.hash(entry)
-  if (now !== want.hash)
+  const why = unhashableReason(now)
+  if (why !== undefined) c.problems.push(`${c.agent}: ${name}@${want.version}: ${why}`)
+  else if (now !== want.hash)
     c.problems.push(
       `${c.agent}: ${name}@${want.version}: its files differ from the lock (locked ${want.hash}, installed ${now} in ${relative(process.cwd(), entry.dir) || entry.dir})`,
     )

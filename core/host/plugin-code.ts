@@ -5,10 +5,12 @@
  * it imports, each resolved from the importing file as Node would (name and exact version of the
  * `package.json` that resolves). host/plugin-hash.ts turns this into the plugin's content hash.
  */
+import { execFileSync } from 'node:child_process'
 import { existsSync, readFileSync, realpathSync } from 'node:fs'
-import { isBuiltin } from 'node:module'
+import { createRequire, isBuiltin } from 'node:module'
 import { dirname, join, resolve, sep } from 'node:path'
-import { build, buildSync, type BuildOptions, type Metafile } from 'esbuild'
+import { pathToFileURL } from 'node:url'
+import { build, buildSync, type BuildOptions, type Message, type Metafile, type PluginBuild } from 'esbuild'
 import { SharedPackages } from './shared-modules.ts'
 
 /** The code of a plugin as its bundle has it. */
@@ -46,16 +48,75 @@ export function entryOf(dir: string): string | undefined {
 
 /**
  * Bundle the plugin from `entry` (in memory, every bare import kept outside) and list what it includes.
- * @throws the build's error when it cannot be bundled (the caller falls back to the folder's files)
+ * A local import that does not resolve is kept outside (see {@link unresolvedExternal}); esbuild's
+ * plugins run only in its asynchronous API, so then this builds again in a child Node process with that
+ * plugin and waits for it. Without such an import the plugin changes nothing: both builds agree.
+ * @throws {BundleError} when it cannot be bundled (a syntax error): the caller fails closed
  */
 export function bundleCode(dir: string, entry: string): PluginCode {
-  return codeOf(dir, buildSync(hashBuild(dir, entry)).metafile)
+  try {
+    return codeOf(dir, buildSync(hashBuild(dir, entry)).metafile)
+  } catch (error) {
+    const errors = (error as { errors?: Message[] }).errors ?? []
+    if (!errors.length || !errors.every((e) => e.text.startsWith('Could not resolve ')))
+      throw new BundleError(errors.length ? errors.map((e) => e.text) : [String((error as Error).message)], { cause: error })
+  }
+  const esbuild = pathToFileURL(createRequire(import.meta.url).resolve('esbuild')).href
+  const script = `const { build } = await import(${JSON.stringify(esbuild)})
+const setup = ${unresolvedExternalSource}
+const options = JSON.parse(process.argv[1])
+try {
+  const { metafile } = await build({ ...options, plugins: [{ name: 'unresolved-external', setup }] })
+  process.stdout.write(JSON.stringify({ metafile }))
+} catch (error) {
+  process.stdout.write(JSON.stringify({ errors: (error.errors ?? []).map((e) => e.text), message: String(error.message) }))
+}`
+  const out = execFileSync(process.execPath, ['--input-type=module', '-e', script, JSON.stringify(hashBuild(dir, entry))], {
+    encoding: 'utf8',
+    maxBuffer: 64 * 1024 * 1024,
+  })
+  const result = JSON.parse(out) as { metafile?: Metafile; errors?: string[]; message?: string }
+  if (!result.metafile) throw new BundleError(result.errors?.length ? result.errors : [result.message ?? 'esbuild failed'])
+  return codeOf(dir, result.metafile)
 }
 
 /** {@link bundleCode} in esbuild's own process: several plugins bundle side by side while the host goes on. */
 export async function bundleCodeAsync(dir: string, entry: string): Promise<PluginCode> {
-  return codeOf(dir, (await build(hashBuild(dir, entry))).metafile)
+  try {
+    const plugins = [{ name: 'unresolved-external', setup: unresolvedExternal }]
+    return codeOf(dir, (await build({ ...hashBuild(dir, entry), plugins })).metafile)
+  } catch (error) {
+    const errors = (error as { errors?: Message[] }).errors
+    throw new BundleError(errors?.length ? errors.map((e) => e.text) : [String((error as Error).message)], { cause: error })
+  }
 }
+
+/** A plugin esbuild cannot bundle: `errors` are esbuild's messages (`Expected "}" but found end of file`). */
+export class BundleError extends Error {
+  constructor(
+    readonly errors: string[],
+    options?: ErrorOptions,
+  ) {
+    super(errors.join('; '), options)
+    this.name = 'BundleError'
+  }
+}
+
+/**
+ * An esbuild plugin that keeps a local import that does not resolve (`await import('./optional.js')`
+ * behind a branch that never runs) outside the bundle instead of failing it: Node runs such a plugin,
+ * so its other files must still be hashed. As source text, so that the child process of
+ * {@link bundleCode} runs the very same code; a second `resolve` (marked by its pluginData) is esbuild's own.
+ */
+const unresolvedExternalSource = `(b) => {
+  const again = { again: true }
+  b.onResolve({ filter: /^(\\.\\.?(\\/|$)|\\/)/ }, async (args) => {
+    if (args.pluginData === again) return undefined
+    const found = await b.resolve(args.path, { kind: args.kind, importer: args.importer, resolveDir: args.resolveDir, with: args.with, pluginData: again })
+    return found.errors.length ? { path: args.path, external: true } : found
+  })
+}`
+const unresolvedExternal: (build: PluginBuild) => void = new Function(`return ${unresolvedExternalSource}`)()
 
 const hashBuild = (dir: string, entry: string) =>
   ({

@@ -22,7 +22,7 @@ interface Edit {
   policy?: object
   plugins?: object[]
   /** More keys of the model's config. */
-  model?: object
+  model?: Record<string, unknown>
   /** The model's answer waits this long (a run in flight meanwhile). */
   delayMs?: number
 }

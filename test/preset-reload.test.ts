@@ -8,12 +8,15 @@ import { writeFileSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { afterEach, describe, it } from 'node:test'
 import { stringify } from 'yaml'
-import { presetChanges, type PresetView } from '../core/host/preset-diff.ts'
+import { presetChanges, secretsChanged, type PresetView } from '../core/host/preset-diff.ts'
 import { PresetWatcher } from '../core/host/preset-reload.ts'
 import type { AgentSpec, PluginRef } from '../core/host/preset.ts'
+import type { PlannedPlugin } from '../core/host/resolve.ts'
 import { DefaultRules, deskPreset, refundAnswer, supportDesk, type DeskOptions, type Harness } from './helpers.ts'
 
 const probe = resolve(import.meta.dirname, 'fixtures/plugins/start-probe')
+const chatty = resolve(import.meta.dirname, 'fixtures/plugins/chatty')
+const devPolicy = resolve(import.meta.dirname, 'fixtures/plugins/dev-policy')
 const lookup = { tool: 'lookup_policy', args: { topic: 'refunds' } }
 
 let harness: Harness | undefined
@@ -87,6 +90,48 @@ describe('preset edits (in process)', () => {
       ['model-scripted'],
     )
     assert.equal(await answer(h), 'two')
+  })
+
+  it('asks for a new plan, not a swap, when an edit changes the secrets a plugin names (secrets are computed when planned)', async () => {
+    const name = 'CORDAGE_PRESET_RELOAD_TOKEN'
+    process.env[name] = 'tok-preset-reload-0123456789abcdef'
+    try {
+      const plugins = (tokenEnv: string) => [{ path: chatty, config: { tokenEnv } }]
+      const { h, watcher, edit } = await setup({ script: [{ final: 'one' }], plugins: plugins('') })
+      const disposed: string[] = []
+      h.app.root.on('plugin/disposed', (e: { name: string }) => disposed.push(e.name))
+      // chatty's manifest marks tokenEnv as secret: the variable it names is a key the runs must scrub.
+      edit({ script: [{ final: 'one' }], plugins: plugins(name) })
+      const result = await watcher.reload()
+      assert.equal(result?.ok, false)
+      assert.deepEqual(result?.swapped, [])
+      assert.deepEqual(result?.replan, [`agent "support": the secrets its plugins name changed (now also ${name})`])
+      assert.deepEqual(disposed, [])
+    } finally {
+      delete process.env[name]
+    }
+  })
+
+  it('says so when an undo fails too, and plans the agents again on the next edit (what runs is no longer the preset read)', async () => {
+    // dev-policy with startOnce cannot start twice in one process: once swapped away, it cannot be swapped back.
+    const desk = (once: boolean, fail: boolean): DeskOptions => ({
+      script: [{ final: 'one' }],
+      policyPlugin: { path: devPolicy, config: { startOnce: once } },
+      plugins: [{ path: probe, config: { fail } }],
+    })
+    const { h, watcher, edit } = await setup(desk(true, false))
+    edit(desk(false, true))
+    const result = await watcher.reload()
+    assert.equal(result?.ok, false)
+    assert.equal(result?.partial, true)
+    assert.match(result?.message ?? '', /could not all be swapped back: dev-policy in "support" \(.*already started once/)
+    assert.match(result?.message ?? '', /the agents now run part of this edit: the next edit plans them again/)
+    assert.equal(await answer(h), 'one')
+    // Back to the preset the agents were loaded with: no diff from it, yet dev-policy runs the edited config.
+    edit(desk(true, false))
+    const next = await watcher.reload()
+    assert.equal(next?.ok, false)
+    assert.deepEqual(next?.replan, ['an earlier edit was applied only in part (dev-policy in "support" kept the edited config)'])
   })
 
   it('checks the whole edit before it swaps anything: a config that does not fit touches no plugin', async () => {
@@ -169,5 +214,23 @@ describe('presetChanges', () => {
     const two = view([spec('a'), spec('b')])
     const changedB = view([spec('a'), spec('b', { model: ref('model-scripted', { script: [{ final: 'x' }] }) })])
     assert.deepEqual(presetChanges(two, changedB, live).replan, ['agent "b" (not started here) changed'])
+  })
+
+  it('sees a swap that would change the secrets a plugin names: another manifest (a version swap) or another variable', () => {
+    const planned = (secrets: string[] | undefined, config: Record<string, unknown>) =>
+      [{ ref: ref('p'), where: 'x', config, entry: { manifest: { name: 'p', version: '1.0.0', secrets } } }] as unknown as PlannedPlugin[]
+    const env = { KEY_A: 'a-long-enough-secret-value-0123', KEY_B: 'b-long-enough-secret-value-0123' }
+    assert.equal(
+      secretsChanged('a', planned(['keyEnv'], { keyEnv: 'KEY_A' }), planned(['keyEnv'], { keyEnv: 'KEY_A', x: 1 }), env),
+      undefined,
+    )
+    assert.equal(
+      secretsChanged('a', planned(undefined, { keyEnv: 'KEY_A' }), planned(['keyEnv'], { keyEnv: 'KEY_A' }), env),
+      'agent "a": the secrets its plugins name changed (now also KEY_A)',
+    )
+    assert.match(
+      secretsChanged('a', planned(['keyEnv'], { keyEnv: 'KEY_A' }), planned(['keyEnv'], { keyEnv: 'KEY_B' }), env) ?? '',
+      /now also KEY_B/,
+    )
   })
 })

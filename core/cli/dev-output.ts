@@ -23,7 +23,9 @@ export function printPreset(result: PresetReload, shown: string, io: Output, jso
       io.out(`preset ${shown}: reloaded ${s.name} in ${s.agent} (${s.changed.join(', ')}): ${s.from} → ${s.to}`)
   else
     io.err(
-      `preset ${shown} edit not applied${result.code ? ` [${result.code}]` : ''}: ${result.message}\n  the agents keep running on the preset they were running`,
+      result.partial
+        ? `preset ${shown} edit applied only IN PART${result.code ? ` [${result.code}]` : ''}: ${result.message}\n  the agents run neither the old preset nor the edited one until it is planned again`
+        : `preset ${shown} edit not applied${result.code ? ` [${result.code}]` : ''}: ${result.message}\n  the agents keep running on the preset they were running`,
     )
 }
 

@@ -4,10 +4,13 @@
  * the plugins whose config or version changed (each a swap of that plugin: {@link Cordage.swap}), or
  * the reasons the agent has to be planned again (a plugin added or removed, another model, changed
  * budgets or other agent settings, another `onDrift`, another list of secrets): those cannot be swapped
- * in one plugin at a time.
+ * in one plugin at a time. A swap that would change what an agent's runs scrub (its plugins' secrets:
+ * {@link secretsChanged}) is a new plan too: an agent computes its secrets when it is planned, not on a swap.
  */
 import { isDeepStrictEqual } from 'node:util'
 import type { AgentSpec, PluginRef, Preset } from './preset.ts'
+import type { PlannedPlugin } from './resolve.ts'
+import { secretsOf } from './secrets.ts'
 
 /** One plugin of a live agent to swap: its preset entry before and after the edit. */
 export interface PluginChange {
@@ -108,4 +111,25 @@ function identity(ref: PluginRef): string {
 
 function label(ref: PluginRef): string {
   return ref.path !== undefined ? ref.path : `${ref.plugin}`
+}
+
+/**
+ * Why swapping an agent from the plugins of plan `before` to those of plan `after` would change what its
+ * runs scrub, or undefined when it would not. The secrets are read as the agent reads them when it is
+ * planned (host/secrets.ts: the variables named by the config keys a manifest lists under `secrets`, such
+ * as model-openai's `apiKeyEnv`, set in `env`): a new manifest `secrets` list or a renamed variable
+ * would otherwise bring a key that the runs, still scrubbing the old ones, record in the clear.
+ */
+export function secretsChanged(
+  agent: string,
+  before: readonly PlannedPlugin[],
+  after: readonly PlannedPlugin[],
+  env: NodeJS.ProcessEnv = process.env,
+): string | undefined {
+  const was = secretsOf([], before, env)
+  const now = secretsOf([], after, env)
+  const names = (found: typeof was) => [...found.secrets.map((s) => `${s.name}=${s.value}`), ...found.tooShort.map((n) => `${n} (short)`)]
+  if (isDeepStrictEqual(names(was), names(now))) return undefined
+  const added = now.secrets.map((s) => s.name).filter((n) => !was.secrets.some((s) => s.name === n))
+  return `agent "${agent}": the secrets its plugins name changed${added.length ? ` (now also ${added.join(', ')})` : ''}`
 }

@@ -6,8 +6,11 @@
  * applied all or nothing (host/preset-diff.ts):
  * - a plugin whose config or version changed is swapped at the next step boundary ({@link Cordage.swap});
  *   the whole new plan of each agent is checked before the first swap, and if a swap still fails to
- *   start, the swaps already made are undone: never half of an edit;
- * - anything else (a plugin added or removed, another model, agent settings) needs the agent planned
+ *   start, the swaps already made are undone: never half of an edit. Should an undo fail too, the agents
+ *   run part of the edit: that is reported (`partial`), and every later edit asks for a new plan, as
+ *   what runs no longer is the preset last read;
+ * - anything else (a plugin added or removed, another model, agent settings, a swap that changes the
+ *   secrets the runs scrub) needs the agent planned
  *   again: nothing is applied, and the result says why, for the caller to rebuild the app or refuse;
  * - an edit that does not read, does not check, or no longer matches the lock is reported and changes
  *   nothing: the agents go on with the preset they run.
@@ -19,9 +22,9 @@ import { CordageError, type Code } from '../contracts/errors.ts'
 import type { Cordage } from './app.ts'
 import type { CatalogEntry, PluginCatalog } from './catalog.ts'
 import { applyLock, lockFileOf, readLock } from './lock.ts'
-import { presetChanges, type PluginChange, type PresetView } from './preset-diff.ts'
+import { presetChanges, secretsChanged, type PluginChange, type PresetView } from './preset-diff.ts'
 import { loadPreset, type Preset } from './preset.ts'
-import { planAgent } from './resolve.ts'
+import { planAgent, type PlannedPlugin } from './resolve.ts'
 import type { SwapTarget } from './swap-spec.ts'
 
 export interface PresetReloadOptions {
@@ -45,6 +48,11 @@ export interface PresetReload {
   swapped: { agent: string; name: string; changed: PluginChange['changed']; from: string; to: string }[]
   /** Why the edit needs the agents planned again; set only when that is why nothing was applied. */
   replan?: string[]
+  /**
+   * A swap failed and undoing the swaps made before it failed too: the agents run part of this edit.
+   * Every later edit asks for a new plan ({@link PresetReload.replan}) until the app is rebuilt.
+   */
+  partial?: true
   code?: Code
   message?: string
   durationMs: number
@@ -60,6 +68,8 @@ export class PresetWatcher {
   private timer: NodeJS.Timeout | undefined
   private running: Promise<PresetReload | undefined> = Promise.resolve(undefined)
   private stopped = false
+  /** Set when an edit was left applied in part: what runs is no longer `current`, so no diff from it holds. */
+  private partial: string | undefined
 
   private constructor(
     readonly app: Cordage,
@@ -155,6 +165,7 @@ export class PresetWatcher {
       this.app.agentNames().map((a) => [a, this.app.entriesOf(a).map((e) => ({ name: e.name, dir: e.entry.dir }))]),
     )
     const { swaps, replan } = presetChanges(this.current, next, live)
+    if (this.partial) replan.unshift(`an earlier edit was applied only in part (${this.partial})`)
     if (replan.length)
       return done({
         ok: false,
@@ -168,10 +179,21 @@ export class PresetWatcher {
     }
     // The whole new plan of each agent is checked before anything is swapped.
     try {
-      for (const agent of new Set(swaps.map((s) => s.agent))) await planAgent(next.preset, next.specs[agent], this.app.catalog)
+      for (const agent of new Set(swaps.map((s) => s.agent))) {
+        const plan = await planAgent(next.preset, next.specs[agent], this.app.catalog)
+        const secrets = await this.secretsChange(agent, plan.plugins)
+        if (secrets) replan.push(secrets)
+      }
     } catch (error) {
       return done({ ok: false, swapped: [], ...failure(error) })
     }
+    if (replan.length)
+      return done({
+        ok: false,
+        swapped: [],
+        replan,
+        message: `${next.preset.shown}: ${replan.join('; ')}: the agents must be planned again`,
+      })
     const swapped: PresetReload['swapped'] = []
     const undo: { change: PluginChange; entry: CatalogEntry | undefined }[] = []
     for (const change of swaps) {
@@ -181,13 +203,17 @@ export class PresetWatcher {
         swapped.push({ agent: change.agent, name: change.name, changed: change.changed, from, to })
         undo.push({ change, entry })
       } catch (error) {
-        const undone = await this.undo(undo)
+        const { said, left } = await this.undo(undo)
         const failed = failure(error)
+        const message = `${change.name} in agent "${change.agent}" did not start with the edited preset: ${failed.message}${said}`
+        if (!left) return done({ ok: false, swapped: [], code: failed.code, message })
+        this.partial = `${left} kept the edited config`
         return done({
           ok: false,
           swapped: [],
+          partial: true,
           code: failed.code,
-          message: `${change.name} in agent "${change.agent}" did not start with the edited preset: ${failed.message}${undone}`,
+          message: `${message}; the agents now run part of this edit: the next edit plans them again (or restart cordage dev)`,
         })
       }
     }
@@ -195,20 +221,40 @@ export class PresetWatcher {
     return done({ ok: true, swapped })
   }
 
-  /** Swap back what an edit swapped before one of its swaps failed; what could not be undone is said. */
-  private async undo(done: { change: PluginChange; entry: CatalogEntry | undefined }[]): Promise<string> {
+  /**
+   * Swap back what an edit swapped before one of its swaps failed. `said` tells what was undone and what
+   * could not be; `left` names the plugins that could not (undefined when all were).
+   */
+  private async undo(done: { change: PluginChange; entry: CatalogEntry | undefined }[]): Promise<{ said: string; left?: string }> {
     const left: string[] = []
+    const why: string[] = []
     for (const { change, entry } of done.reverse()) {
       try {
         await this.app.swap(change.agent, change.name, target(change.before, change.changed, entry))
       } catch (error) {
-        left.push(`${change.name} in "${change.agent}" (${(error as Error)?.message ?? error})`)
+        left.push(`${change.name} in "${change.agent}"`)
+        why.push(`${change.name} in "${change.agent}" (${(error as Error)?.message ?? error})`)
       }
     }
-    if (!done.length) return '; nothing was changed'
+    if (!done.length) return { said: '; nothing was changed' }
     return left.length
-      ? `; the plugins swapped before it could not all be swapped back: ${left.join('; ')}`
-      : '; the plugins swapped before it were swapped back: nothing was changed'
+      ? { said: `; the plugins swapped before it could not all be swapped back: ${why.join('; ')}`, left: left.join(', ') }
+      : { said: '; the plugins swapped before it were swapped back: nothing was changed' }
+  }
+
+  /**
+   * Why swapping `agent` to the plugins of its new plan would change the secrets its runs scrub
+   * (host/preset-diff.ts), compared with its plan from the preset it runs now. A plan that can no longer
+   * be made (its plugin gone from the catalogue, say) cannot be compared: that is a new plan too.
+   */
+  private async secretsChange(agent: string, after: PlannedPlugin[]): Promise<string | undefined> {
+    let before: PlannedPlugin[]
+    try {
+      before = (await planAgent(this.current.preset, this.current.specs[agent], this.app.catalog)).plugins
+    } catch (error) {
+      return `agent "${agent}": the plan it runs could not be made again to compare its secrets (${(error as Error)?.message ?? error})`
+    }
+    return secretsChanged(agent, before, after)
   }
 }
 

@@ -82,15 +82,33 @@ export function agentDirectory(host: AgentsHost, self: string): AgentDirectory {
       return outcomeOf(state!, request.agent)
     },
 
+    // Only this agent's own children, of agents it may start: a plugin of one agent must not read or
+    // cancel another's runs (a tool's `waitsFor` names any run it likes).
     async child(agent: string, runId: string): Promise<ChildOutcome | undefined> {
+      allowed('spawns', agent)
       const state = await existing(await known(agent), runId)
-      return state && outcomeOf(state, agent)
+      return state && state.parent?.agent === self ? outcomeOf(state, agent) : undefined
     },
 
     async cancelChild(agent: string, runId: string, actor: { by: string; reason?: string }): Promise<void> {
+      allowed('spawns', agent)
       const target = await known(agent)
       const state = await existing(target, runId)
-      if (state && !isTerminal(state.status)) await target.cancel(runId, actor)
+      if (!state || state.parent?.agent !== self) {
+        throw new CordageError(
+          'invalid_input',
+          `agent "${self}" cannot cancel run ${runId} of agent "${agent}": it is not a child of agent "${self}"`,
+        )
+      }
+      // The actor says which parent run asks (`parent:RUN`, as the kernel names it): it must be the child's.
+      const asking = /^parent:(.+)$/.exec(actor.by)?.[1]
+      if (asking !== undefined && asking !== state.parent.runId) {
+        throw new CordageError(
+          'invalid_input',
+          `run ${asking} cannot cancel run ${runId} of agent "${agent}": its parent is run ${state.parent.runId}`,
+        )
+      }
+      if (!isTerminal(state.status)) await target.cancel(runId, actor)
     },
 
     async childEnded(child: { runId: string; parent: ParentLink }): Promise<void> {

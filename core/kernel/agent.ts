@@ -26,7 +26,7 @@ import type { LoopHost, ResolvedAgentOptions } from './loop-host.ts'
 import { resolveOptions, type AgentOptions, type StartOptions } from './agent-options.ts'
 import { checkTask, recordRunStart, servicesOf } from './run-start.ts'
 import { driftChanges, recordDrift, type DriftPolicy } from './drift.ts'
-import { planDecision, recordDecision } from './approval.ts'
+import { checkParentGoing, planDecision, recordDecision } from './approval.ts'
 import { claimToCancel, prepareRun, takeOverRun, takeRun, type TakenRun } from './lease.ts'
 import { checkResumable } from './resumable.ts'
 import { turn } from './command-ids.ts'
@@ -386,6 +386,8 @@ export class AgentRuntime implements LoopHost {
     const { driver, state } = await this.take(runId)
     return this.withLease(driver, async () => {
       const decision = planDecision(this.name, state, actionId, approved, options, () => !!this.store().putGrant)
+      // A child whose parent has ended (and could not cancel it) is not approved (core/kernel/approval.ts).
+      if (approved) await checkParentGoing(state, (id) => this.load(id).catch(() => undefined))
       const { by, grant } = decision
       // Drift first: a refused approval must leave the action waiting, so that the same command with
       // --accept-drift (or an onDrift change) can be given again.

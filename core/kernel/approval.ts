@@ -13,6 +13,7 @@ import { checkArgsPattern } from '../kit/match.ts'
 import { turn } from './command-ids.ts'
 import type { Recorder } from './recorder.ts'
 import { KernelProducer } from './version.ts'
+import { isTerminal } from './status.ts'
 
 /** What a wider approval covers (ApprovalOptions in core/kernel/agent.ts). */
 export interface GrantOptions {
@@ -112,6 +113,24 @@ export function notWaiting(state: RunState): CordageError {
     'run_not_waiting',
     `run ${state.runId} is ${state.status}: ${what[state.status] ?? 'it is not waiting for this command'}`,
   )
+}
+
+/**
+ * Refuse (`run_not_waiting`) to approve an action of a child run whose parent has ended: its parent was
+ * cancelled (or ended otherwise) and could not cancel it, and nobody waits for what it would do. The
+ * parent is looked up with `loadParent` (undefined: not found, as when the agents keep different stores,
+ * and then this cannot tell).
+ */
+export async function checkParentGoing(state: RunState, loadParent: (runId: string) => Promise<RunState | undefined>): Promise<void> {
+  const link = state.parent
+  if (!link) return
+  const parent = await loadParent(link.runId)
+  if (parent && isTerminal(parent.status)) {
+    throw new CordageError(
+      'run_not_waiting',
+      `run ${state.runId} is a child of run ${link.runId} (agent ${link.agent}), which has ended ${parent.status}: nobody waits for this child any more, so its actions are not approved; cancel it instead: cordage cancel ${state.runId}`,
+    )
+  }
 }
 
 /** A decision on a waiting action, checked and ready to record. */

@@ -16,6 +16,8 @@ import { isWaiting } from './status.ts'
 import type { EventIds, Recorder } from './recorder.ts'
 import type { ActionState } from './state.ts'
 import { KernelProducer } from './version.ts'
+import { cancelOwnChild, childWaitProblem } from './child-wait.ts'
+import type { Context } from './cordis.ts'
 
 /** After a call's outcome is recorded: nothing more, another attempt, or what the run must do next. */
 export type Outcome = 'done' | 'retry' | Consequence
@@ -24,6 +26,8 @@ export type Outcome = 'done' | 'retry' | Consequence
 export interface Consequence {
   kind: 'end' | 'unknown' | 'wait'
   run(): Promise<Next>
+  /** For `wait`: cancel the child instead (the run ends without waiting on it: a neighbour's outcome ended it). */
+  cancelChild?(): Promise<void>
 }
 
 /** One finished call. */
@@ -38,6 +42,9 @@ export interface FinishedCall {
 
 /** What recording an outcome needs of the run. */
 export interface OutcomePort {
+  readonly runId: string
+  /** The agent's context: its `agents` service says whether a child a call waits on is that call's own. */
+  readonly agent: { readonly ctx: Context }
   readonly rec: Recorder
   readonly signal: AbortSignal
   readonly options: { observationChars: number; handoffs: readonly string[] }
@@ -150,15 +157,18 @@ export async function recordFailed(
  * The call waits on a child run that waits for a person (ToolResult.waitsFor): no outcome is recorded
  * (the action stays running, its ledger intent pending), and the run pauses in the child's status with
  * `waiting.child`. Resumed once the child has ended, the call runs again: only an idempotent tool may
- * ask for this. Anything malformed is the tool's failure, never a pause.
+ * ask for this. Anything malformed is the tool's failure, never a pause; so is a child that is not
+ * this call's own, or has ended (core/kernel/child-wait.ts: childWaitProblem).
  */
 async function waitOnChild(run: OutcomePort, c: FinishedCall, w: ToolResult['waitsFor']): Promise<Outcome> {
   const { action, tool } = c
   const problem = !tool.idempotent
     ? 'only an idempotent tool may wait on a child run (it runs again once the child has ended)'
     : waitProblem(w)
-  if (problem) {
-    const error = new CordageError('tool_failed', `${tool.name} returned an invalid waitsFor: ${problem}`)
+  // Well formed, it must name a child this very call started, still going.
+  const refused = problem ?? (await childWaitProblem(run.agent.ctx, { runId: run.runId, actionId: action.id }, w!.child))
+  if (refused) {
+    const error = new CordageError('tool_failed', `${tool.name} returned an invalid waitsFor: ${refused}`)
     return recordFailed(run, c, error, async () => 'continue')
   }
   const { child, status, reason } = w!
@@ -170,7 +180,11 @@ async function waitOnChild(run: OutcomePort, c: FinishedCall, w: ToolResult['wai
   } as const
   const why = `action ${action.id} (${tool.name}) waits on child run ${child.runId} (agent ${child.agent}), which is ${status}: ${reason}`
   const waiting = { runId: child.runId, agent: child.agent, ...(child.actionId !== undefined ? { actionId: child.actionId } : {}) }
-  return { kind: 'wait', run: () => run.pause(status, why, checkpoints[status], { actionId: action.id, child: waiting }) }
+  return {
+    kind: 'wait',
+    run: () => run.pause(status, why, checkpoints[status], { actionId: action.id, child: waiting }),
+    cancelChild: () => cancelOwnChild(run.agent.ctx, { runId: run.runId, actionId: action.id }, child),
+  }
 }
 
 function waitProblem(w: ToolResult['waitsFor']): string | undefined {

@@ -10,7 +10,8 @@ import { CordageError } from '../contracts/errors.ts'
 import type { AgentDirectory } from '../contracts/services/agents.ts'
 import type { RunState } from '../contracts/state.ts'
 import { readService, type Context } from './cordis.ts'
-import type { RunDriver } from './loop.ts'
+import type { CancelRequest } from '../contracts/services/store.ts'
+import type { EventIds, Recorder } from './recorder.ts'
 import { isTerminal, isWaiting } from './status.ts'
 import { KernelProducer } from './version.ts'
 
@@ -27,15 +28,23 @@ export async function checkChildEnded(ctx: Context, state: RunState): Promise<vo
   const child = state.waiting?.child
   if (!child || !isWaiting(state.status)) return
   const agents = directory(ctx)
-  const found = agents ? await agents.child(child.agent, child.runId) : undefined
+  let asked: unknown
+  const found = agents
+    ? await agents.child(child.agent, child.runId).catch((error: unknown) => {
+        asked = error
+        return undefined
+      })
+    : undefined
   if (found && found.parent?.runId === state.runId && isTerminal(found.status)) return
   const why = !agents
     ? `this agent has no agents service to look at it; cancel the run instead`
-    : !found
-      ? `agent "${child.agent}" has no such run in its store; cancel the run instead`
-      : found.parent?.runId !== state.runId
-        ? `that run was not started by this one; cancel the run instead`
-        : `it is ${found.status}${found.waiting ? ` (${found.waiting.reason})` : ''}; act on it first${found.waiting?.actionId && found.status === 'WAITING_APPROVAL' ? `: cordage approve ${child.runId} ${found.waiting.actionId}` : ''}, and this run goes on when it ends`
+    : asked
+      ? `agent "${child.agent}" cannot be asked about it (${asked instanceof Error ? asked.message : String(asked)}); cancel the run instead`
+      : !found
+        ? `agent "${child.agent}" has no such run in its store; cancel the run instead`
+        : found.parent?.runId !== state.runId
+          ? `that run was not started by this one; cancel the run instead`
+          : `it is ${found.status}${found.waiting ? ` (${found.waiting.reason})` : ''}; act on it first${found.waiting?.actionId && found.status === 'WAITING_APPROVAL' ? `: cordage approve ${child.runId} ${found.waiting.actionId}` : ''}, and this run goes on when it ends`
   throw new CordageError('child_waiting', `run ${state.runId} waits on its child run ${child.runId} (agent ${child.agent}): ${why}`)
 }
 
@@ -51,30 +60,84 @@ export async function childEndedAlready(ctx: Context, state: RunState): Promise<
 }
 
 /**
+ * Why run `parent.runId` may not pause on `child` for its call `parent.actionId` (undefined: it may).
+ * A tool's `waitsFor` is only a claim: the child must be a run this very call started, and must still
+ * be going. Any other run (another agent's, another run's child) would let a tool pause the run on
+ * something it does not own, and have cancelling this run cancel it; a child that already ended would
+ * wake the run at once, whose call would say it waits again, without end.
+ */
+export async function childWaitProblem(
+  ctx: Context,
+  parent: { runId: string; actionId: string },
+  child: { agent: string; runId: string },
+): Promise<string | undefined> {
+  const agents = directory(ctx)
+  if (!agents) return 'this agent has no agents service to look at the child'
+  let found
+  try {
+    found = await agents.child(child.agent, child.runId)
+  } catch (error) {
+    return `agent "${child.agent}" cannot be asked about it: ${error instanceof Error ? error.message : String(error)}`
+  }
+  if (!found || found.parent?.runId !== parent.runId || found.parent.actionId !== parent.actionId)
+    return `run ${child.runId} of agent "${child.agent}" is not a child started by this call (run ${parent.runId}, action ${parent.actionId})`
+  if (isTerminal(found.status)) return `child run ${child.runId} has already ended (${found.status}); there is nothing to wait for`
+  return undefined
+}
+
+/** What cancelling a run's child needs of the run. */
+export interface CancelPort {
+  readonly state: RunState
+  readonly cancelRequest: CancelRequest | undefined
+  readonly rec: Recorder
+  readonly ids: EventIds
+  flush(): Promise<void>
+}
+
+/**
  * Before a run that waits on a child ends CANCELLED: its cancellation is put on record (so the child,
  * ending, does not wake it), then the child is cancelled, so the child's pending approval is void
- * before the parent ends. Returns the error if the child could not be cancelled (the parent is
- * cancelled anyway; the caller reports it).
+ * before the parent ends. Only a run the parent's call started is cancelled (looked at again here: the
+ * run's `waiting.child` came from a tool). Returns the error if the child could not be cancelled (the
+ * parent is cancelled anyway; the caller reports it, and the child's approvals are refused once its
+ * parent has ended: {@link checkParentGoing}).
  */
-export async function cancelChildOf(ctx: Context, driver: RunDriver): Promise<unknown> {
+export async function cancelChildOf(ctx: Context, driver: CancelPort): Promise<unknown> {
   const { state, cancelRequest } = driver
   const child = state.waiting?.child
   if (!child || !cancelRequest) return undefined
+  const asking = { runId: state.runId, actionId: state.waiting?.actionId }
   try {
     const { by, reason, at } = cancelRequest
-    driver.rec.record('run/cancel-requested', { by, reason, requestedAt: at }, KernelProducer, driver.ids)
-    await driver.flush()
-    const agents = directory(ctx)
-    if (!agents)
-      throw new CordageError('service_missing', `agent "${state.agent}" has no agents service to cancel child run ${child.runId}`)
-    await agents.cancelChild(child.agent, child.runId, {
-      by: `parent:${state.runId}`,
-      reason: `its parent run ${state.runId} was cancelled`,
-    })
+    if (state.status !== 'CANCELLING') {
+      driver.rec.record('run/cancel-requested', { by, reason, requestedAt: at }, KernelProducer, driver.ids)
+      await driver.flush()
+    }
+    await cancelOwnChild(ctx, asking, child)
     return undefined
   } catch (error) {
     return error
   }
+}
+
+/**
+ * Cancel `child` if, and only if, it is a run that `parent` (its call `actionId`, when known) started
+ * and it has not ended. Anything else is left alone.
+ */
+export async function cancelOwnChild(
+  ctx: Context,
+  parent: { runId: string; actionId?: string },
+  child: { agent: string; runId: string },
+): Promise<void> {
+  const agents = directory(ctx)
+  if (!agents) throw new CordageError('service_missing', `run ${parent.runId} has no agents service to cancel child run ${child.runId}`)
+  const found = await agents.child(child.agent, child.runId)
+  const ours = found?.parent?.runId === parent.runId && (parent.actionId === undefined || found.parent.actionId === parent.actionId)
+  if (!found || !ours || isTerminal(found.status)) return
+  await agents.cancelChild(child.agent, child.runId, {
+    by: `parent:${parent.runId}`,
+    reason: `its parent run ${parent.runId} was cancelled`,
+  })
 }
 
 /**

@@ -182,7 +182,12 @@ export class EffectRunner {
       // is unknown is listed as such in run/end. Otherwise unknown effects are settled in proposal order
       // (reconcile, or wait for a person), and retries go again as a wave.
       const ending = outcomes.find((o): o is Consequence => typeof o === 'object' && o.kind === 'end')
-      if (ending) return ending.run()
+      if (ending) {
+        // A neighbour that would have waited on its child: the run ends instead, so the child (still
+        // waiting for a person) is cancelled first, or its approval would outlive its parent.
+        for (const o of outcomes) if (typeof o === 'object' && o.kind === 'wait') await o.cancelChild?.().catch(() => {})
+        return ending.run()
+      }
       const again: Ready[] = []
       for (const [i, outcome] of outcomes.entries()) {
         if (outcome === 'retry') {

@@ -74,8 +74,14 @@ export interface AgentDirectory {
    * The kernel's side of a run that waits on a child run (`waiting.child`: a call of it returned
    * `waitsFor`). Since 1.2.0.
    *
-   * `child`: what became of run `runId` of `agent`, undefined when that agent's store has no such run.
-   * `cancelChild`: cancel it (its parent is being cancelled; its pending approval becomes void).
+   * Both reach only this agent's own children: `agent` must be one it may start (the preset's
+   * `spawns`), and the run's parent must be this agent; a plugin cannot read or cancel other runs
+   * through them.
+   *
+   * `child`: what became of run `runId` of `agent`, undefined when that agent's store has no such run
+   *   or the run is not a child of this agent.
+   * `cancelChild`: cancel it (its parent is being cancelled; its pending approval becomes void);
+   *   refused (`invalid_input`) for a run that is not this agent's child.
    * `childEnded`: run `child`, of this agent, has ended; its parent, if it waits on it, is resumed here
    * (resolves once that resume is recorded, or at once when the parent does not wait on it).
    */

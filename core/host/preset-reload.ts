@@ -165,14 +165,10 @@ export class PresetWatcher {
       this.app.agentNames().map((a) => [a, this.app.entriesOf(a).map((e) => ({ name: e.name, dir: e.entry.dir }))]),
     )
     const { swaps, replan } = presetChanges(this.current, next, live)
+    const planAgain = () =>
+      done({ ok: false, swapped: [], replan, message: `${next.preset.shown}: ${replan.join('; ')}: the agents must be planned again` })
     if (this.partial) replan.unshift(`an earlier edit was applied only in part (${this.partial})`)
-    if (replan.length)
-      return done({
-        ok: false,
-        swapped: [],
-        replan,
-        message: `${next.preset.shown}: ${replan.join('; ')}: the agents must be planned again`,
-      })
+    if (replan.length) return planAgain()
     if (!swaps.length) {
       this.current = next
       return undefined
@@ -187,13 +183,7 @@ export class PresetWatcher {
     } catch (error) {
       return done({ ok: false, swapped: [], ...failure(error) })
     }
-    if (replan.length)
-      return done({
-        ok: false,
-        swapped: [],
-        replan,
-        message: `${next.preset.shown}: ${replan.join('; ')}: the agents must be planned again`,
-      })
+    if (replan.length) return planAgain()
     const swapped: PresetReload['swapped'] = []
     const undo: { change: PluginChange; entry: CatalogEntry | undefined }[] = []
     for (const change of swaps) {

@@ -26,7 +26,8 @@ module.exports = {
     layer('kernel', ['core/kernel/', 'core/kit/', 'core/contracts/']),
     layer('wire', ['core/wire/', 'core/index.ts', 'core/kit/', 'core/contracts/']),
     layer('host', ['core/host/', 'core/index.ts', 'core/kernel/', 'core/kit/', 'core/contracts/', 'core/wire/']),
-    layer('cli', ['core/cli/', 'core/host/', 'core/index.ts', 'core/kernel/', 'core/kit/', 'core/contracts/', 'core/wire/']),
+    layer('eval', ['core/eval/', 'core/host/', 'core/index.ts', 'core/kit/', 'core/contracts/', 'core/wire/']),
+    layer('cli', ['core/cli/', 'core/eval/', 'core/host/', 'core/index.ts', 'core/kernel/', 'core/kit/', 'core/contracts/', 'core/wire/']),
     {
       name: 'plugins-public-only',
       comment: 'a plugin imports the public entry points (cordage, cordage/kit, cordage/wire), its own folder and packages; never another plugin, the host or kernel files',
@@ -36,10 +37,10 @@ module.exports = {
     },
     {
       name: 'playground-public-only',
-      comment: 'the playground is an app on the public API: cordage, cordage/host, cordage/kit, cordage/wire',
+      comment: 'the playground is an app on the public API: cordage, cordage/host, cordage/eval, cordage/kit, cordage/wire',
       severity: 'error',
       from: { path: '^playground/' },
-      to: { path: '^(core|plugins)/', pathNot: ['^core/index\\.ts$', '^core/host/index\\.ts$', '^core/kit/index\\.ts$', '^core/wire/index\\.ts$'] },
+      to: { path: '^(core|plugins)/', pathNot: ['^core/index\\.ts$', '^core/host/index\\.ts$', '^core/eval/index\\.ts$', '^core/kit/index\\.ts$', '^core/wire/index\\.ts$'] },
     },
     {
       name: 'core-not-on-apps',

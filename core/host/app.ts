@@ -4,6 +4,7 @@
  * context with its own plugin versions. This is what the CLI (and later the playground) drives.
  */
 import { Context } from 'cordis'
+import type { Tool } from '../contracts/services/tools.ts'
 import { AgentRuntime } from '../kernel/agent.ts'
 import { createAgentContext } from '../kernel/cordis.ts'
 import { agentDirectory } from './agents.ts'
@@ -49,12 +50,15 @@ export interface CordageOptions {
   logLevel?: LogLevel
   /** Where this app's log lines go, one line per call, secrets scrubbed. Default: stderr. */
   log?: (line: string) => void
+  /** Stand in for a tool at each call of an agent's runs (fault injection; `cordage eval`). */
+  interceptTool?: (agent: string, tool: Tool) => Tool
 }
 
 export class Cordage {
   private loaded = new Map<string, LoadedAgent>()
   private plans = new Map<string, AgentPlan>()
   private storeOnly = false
+  private interceptTool: CordageOptions['interceptTool']
 
   private readonly onError: (error: unknown) => void
 
@@ -118,6 +122,7 @@ export class Cordage {
     })
     app.plans = plans
     app.hashes = hashes
+    app.interceptTool = options.interceptTool
     app.lockFile = locked?.file
     app.storeOnly = options.storeOnly ?? false
     try {
@@ -426,6 +431,7 @@ export class Cordage {
       ...plan.spec.durability,
       handoff: async (runId, to) => (await (await this.ensureAgent(to)).acceptHandoff(runId)).done,
       handoffs: plan.spec.handoffs,
+      interceptTool: this.interceptTool ? (tool) => this.interceptTool!(name, tool) : undefined,
       plugins: Object.fromEntries(plugins.map((p) => [p.planned.entry.manifest.name, p.planned.entry.manifest.version])),
       hashes: Object.fromEntries(plugins.map((p) => [p.planned.entry.manifest.name, this.hashOf(p.planned.entry)])),
       drift: Object.fromEntries(plan.plugins.filter((p) => p.ref.onDrift).map((p) => [p.entry.manifest.name, p.ref.onDrift!])),

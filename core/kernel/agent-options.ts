@@ -9,6 +9,7 @@ import type { Secret } from '../kit/secrets.ts'
 import type { ParentLink } from '../contracts/services/agents.ts'
 import type { RunOverrides } from '../contracts/events.ts'
 import type { Budgets } from './budget.ts'
+import type { Tool } from '../contracts/services/tools.ts'
 import type { DriftPolicy } from './drift.ts'
 import type { ResolvedAgentOptions, TimedService } from './loop-host.ts'
 import type { RunState } from './state.ts'
@@ -65,6 +66,12 @@ export interface AgentOptions {
   handoff?: (runId: string, to: string) => Promise<RunState>
   /** Agents this one may hand runs to (the preset's `handoffs`); a tool's handoff to another is dropped. Default none. */
   handoffs?: readonly string[]
+  /**
+   * Stand in for a tool at each call (fault injection for `cordage eval`): given the tool about to be
+   * invoked, return the one to invoke. Set by host code only; a preset cannot reach it. The kernel still
+   * applies the returned tool's policy-checked ticket, time limit and outcome handling.
+   */
+  interceptTool?: (tool: Tool) => Tool
 }
 
 /**
@@ -108,5 +115,6 @@ export function resolveOptions(options: AgentOptions): ResolvedAgentOptions {
     cancelWatchMs: options.cancelWatchMs ?? 250,
     cancelGraceMs: options.cancelGraceMs ?? 2000,
     effectWaitMs: options.effectWaitMs ?? 10_000,
+    interceptTool: options.interceptTool,
   }
 }

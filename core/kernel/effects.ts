@@ -42,6 +42,7 @@ export interface DriverPort extends OutcomePort {
     cancelGraceMs: number
     effectWaitMs: number
     handoffs: readonly string[]
+    interceptTool?: (tool: Tool) => Tool
   }
   readonly cancelling: boolean
   idsOf(actionId: string | undefined, causation?: number): EventIds
@@ -260,7 +261,8 @@ export class EffectRunner {
     const run = this.run
     const { action, tool, key } = s.job
     s.t0 = performance.now()
-    const call = new ToolCall(tool, s.ticket, action.args, {
+    const invoked = run.options.interceptTool ? run.options.interceptTool(tool) : tool
+    const call = new ToolCall(invoked, s.ticket, action.args, {
       runId: run.runId,
       actionId: action.id,
       idempotencyKey: key,

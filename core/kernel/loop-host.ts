@@ -9,6 +9,7 @@ import type { ModelDeltaEvent } from '../contracts/events.ts'
 import type { StepGate } from './gate.ts'
 import type { Scrubber } from '../kit/secrets.ts'
 import type { RunState } from '../contracts/state.ts'
+import type { Tool } from '../contracts/services/tools.ts'
 
 /** The services whose calls the loop bounds in time. */
 export const TimedServices = ['context', 'tools', 'policy', 'guardrail', 'progress', 'compactor', 'verifier'] as const
@@ -29,6 +30,7 @@ export interface ResolvedAgentOptions {
   cancelWatchMs: number
   cancelGraceMs: number
   effectWaitMs: number
+  interceptTool?: (tool: Tool) => Tool
 }
 
 /** The agent runtime as its run drivers see it. */

@@ -14,6 +14,7 @@ export const Layers: [string, string[]][] = [
   ['kit', ['core/kit']],
   ['host', ['core/host']],
   ['cli', ['core/cli']],
+  ['eval', ['core/eval']],
   ['wire', ['core/wire']],
   ['plugins', ['plugins']],
   ['playground', ['playground']],

@@ -1,0 +1,111 @@
+/**
+ * @module eval/svg
+ * What the eval report's charts are drawn with: escaping, number formats that never print NaN or
+ * Infinity, scales, and the colours of failure codes. The report is a file a browser opens from disk
+ * with no script, so every chart is plain inline SVG, and every text in it may come from a model's
+ * answer or a case file: it goes through `esc` and nothing else.
+ */
+
+const Entities: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' }
+
+/** Text for HTML or SVG, in an element or in a quoted attribute. */
+export function esc(value: unknown): string {
+  return String(value ?? '').replace(/[&<>"']/g, (c) => Entities[c] as string)
+}
+
+/** A finite number, or 0: a malformed result (NaN, Infinity) must not break the drawing. */
+export function finite(value: unknown): number {
+  return typeof value === 'number' && Number.isFinite(value) ? value : 0
+}
+
+/** A coordinate: two decimals at most, so the file stays small and stable. */
+export function px(value: number): string {
+  return String(Math.round(finite(value) * 100) / 100)
+}
+
+export function percent(rate: number): string {
+  return `${Math.round(finite(rate) * 1000) / 10}%`
+}
+
+export function usd(value: number): string {
+  const v = finite(value)
+  if (v === 0) return '$0'
+  return v >= 1 ? `$${v.toFixed(2)}` : `$${v.toPrecision(2)}`
+}
+
+export function count(value: number): string {
+  return Math.round(finite(value)).toLocaleString('en-US')
+}
+
+export function duration(ms: number): string {
+  const v = finite(ms)
+  if (v < 1000) return `${Math.round(v)} ms`
+  if (v < 60_000) return `${(v / 1000).toFixed(1)} s`
+  return `${Math.floor(v / 60_000)} min ${Math.round((v % 60_000) / 1000)} s`
+}
+
+/** The top of an axis: a round number at or above `max` (1 when there is nothing to show). */
+export function niceMax(max: number): number {
+  const v = finite(max)
+  if (v <= 0) return 1
+  const step = 10 ** Math.floor(Math.log10(v))
+  for (const m of [1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6, 8, 10]) if (m * step >= v) return m * step
+  return 10 * step
+}
+
+/**
+ * Colours for failure codes, told apart by people with the common colour-vision deficiencies
+ * (Okabe and Ito's set first); each code keeps its colour through every chart of one report.
+ */
+const Palette = [
+  '#d55e00',
+  '#0072b2',
+  '#e69f00',
+  '#009e73',
+  '#cc79a7',
+  '#56b4e9',
+  '#7f3c8d',
+  '#a5aa99',
+  '#f0e442',
+  '#3969ac',
+  '#80ba5a',
+  '#e68310',
+]
+
+export function codeColours(codes: Iterable<string>): Map<string, string> {
+  const sorted = [...new Set(codes)].sort()
+  return new Map(sorted.map((code, i) => [code, Palette[i % Palette.length] as string]))
+}
+
+/** Text colour that reads on `fill` (the palette's light colours take dark text). */
+export function inkOn(fill: string): string {
+  return ['#f0e442', '#e69f00', '#56b4e9', '#a5aa99', '#80ba5a'].includes(fill) ? '#1d232a' : '#fff'
+}
+
+/** Label text cut to `n` characters for inside a chart; the full text stays in the tooltip. */
+export function clip(text: string, n: number): string {
+  return text.length > n ? `${text.slice(0, Math.max(1, n - 1))}…` : text
+}
+
+/** The horizontal grid lines and tick labels of a value axis, at 0, ¼, ½, ¾ and the top. */
+export function yTicks(opts: {
+  x0: number
+  x1: number
+  y0: number
+  height: number
+  top: number
+  label: (v: number) => string
+  side: 'left' | 'right'
+}): string {
+  const out: string[] = []
+  for (let i = 0; i <= 4; i++) {
+    const value = (opts.top * i) / 4
+    const y = opts.y0 - (opts.height * i) / 4
+    if (opts.side === 'left') out.push(`<line class="grid" x1="${px(opts.x0)}" x2="${px(opts.x1)}" y1="${px(y)}" y2="${px(y)}"/>`)
+    const x = opts.side === 'left' ? opts.x0 - 6 : opts.x1 + 6
+    out.push(
+      `<text class="tick" x="${px(x)}" y="${px(y + 4)}" text-anchor="${opts.side === 'left' ? 'end' : 'start'}">${esc(opts.label(value))}</text>`,
+    )
+  }
+  return out.join('')
+}

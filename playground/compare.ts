@@ -17,6 +17,7 @@ import type { Schema } from 'cordis'
 import { stringify } from 'yaml'
 import { CordageError, isTerminal, type RunEvent, type RunState } from 'cordage'
 import { Cordage, type AgentSpec, type PluginRef } from 'cordage/host'
+import { prune } from 'cordage/eval'
 
 export interface SideRequest {
   /** An exact version or a range of the plugin under comparison. */
@@ -263,31 +264,6 @@ async function answerRecorded(
     return (await runtime.resume(state.runId, { input })).done
   }
   return undefined
-}
-
-/**
- * Config for a version of a plugin: the keys its schema does not declare are left out (and listed in
- * `dropped`), so the 2.x config of a plugin can be tried on 1.x as far as 1.x understands it.
- */
-export function prune(schema: Schema | undefined, value: unknown, path: string, dropped: string[]): unknown {
-  const s = schema as unknown as { type?: string; dict?: Record<string, Schema>; inner?: Schema; list?: Schema[] } | undefined
-  if (!s || value === null || typeof value !== 'object') return value
-  // A config schema wrapped in a check (Schema.transform, as policy-rules checks its argument tests):
-  // the keys are those of the schema inside; the check itself runs when the side's preset is loaded.
-  if (s.type === 'transform' && s.inner) return prune(s.inner, value, path, dropped)
-  if (s.type === 'object' && s.dict && !Array.isArray(value)) {
-    const out: Record<string, unknown> = {}
-    for (const [key, v] of Object.entries(value)) {
-      if (!s.dict[key]) dropped.push(`${path}${path ? '.' : ''}${key}`)
-      else out[key] = prune(s.dict[key], v, `${path}${path ? '.' : ''}${key}`, dropped)
-    }
-    return out
-  }
-  if (s.type === 'array' && s.inner && Array.isArray(value)) return value.map((v, i) => prune(s.inner, v, `${path}[${i}]`, dropped))
-  if (s.type === 'dict' && s.inner && !Array.isArray(value)) {
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, prune(s.inner, v, `${path}.${k}`, dropped)]))
-  }
-  return value
 }
 
 /** Values that differ in every replay (times, ids made from the run id, tickets, durations) are replaced. */

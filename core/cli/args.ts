@@ -252,6 +252,42 @@ export const Commands: Command[] = [
     },
   },
   {
+    name: 'eval',
+    usage:
+      'cordage eval SUITE [--preset FILE] [--ablate LIST] [--vary KEY=V1,V2]... [--plugin NAME@RANGE]... [--baseline FILE [--regressions-only]] [--out FILE] [--report FILE] [--jobs N] [--keep] [--json]',
+    summary:
+      'Run a suite of eval cases (a case file or a folder of them) against a preset, with ablations, sensitivity axes or plugin versions',
+    positionals: ['SUITE'],
+    flags: {
+      preset: { type: 'string', help: 'Run every case on this preset instead of the one each case names' },
+      ablate: {
+        type: 'string',
+        multiple: true,
+        help: 'Also run the suite with each of these switched off: verifier, policy, progress, compaction, tool-search, or a plugin name (comma separated; repeatable)',
+      },
+      vary: {
+        type: 'string',
+        multiple: true,
+        help: 'Also run it with one setting at each value: maxSteps=1,3,8 (any budget), tools=20,200 (distractor tools), PLUGIN.key=a,b (plugin config); repeatable, one axis each',
+      },
+      plugin: {
+        type: 'string',
+        multiple: true,
+        help: 'Run it once per version of a plugin: --plugin policy-rules@^1 --plugin policy-rules@^2 (the first is the reference)',
+      },
+      baseline: { type: 'string', help: 'Compare with the result an earlier --out wrote: regressions, fixes and figures that moved' },
+      'regressions-only': {
+        type: 'boolean',
+        help: 'Exit 0 unless a case that passed in the baseline fails now (instead of: unless any expectation fails)',
+      },
+      out: { type: 'string', help: 'Write the result as JSON (what --baseline reads)' },
+      report: { type: 'string', help: 'Write a self-contained HTML report (also copied to .cordage/eval/latest.html for the playground)' },
+      jobs: { type: 'string', help: 'Cases run side by side (default: cores, at most 4); a case marked serial always runs alone' },
+      keep: { type: 'boolean', help: "Keep each case's scratch folder (its preset, database and records) and print where" },
+      json: { type: 'boolean', help: 'Print the whole result as one JSON object instead of lines and tables' },
+    },
+  },
+  {
     name: 'playground',
     usage: 'cordage playground [--preset FILE] [--port N] [--watch] [--debounce MS] [--token T] [--read-only]',
     summary: 'Serve the local web playground on 127.0.0.1 (agents, live runs, approvals, side-by-side replay, hot reload)',

@@ -333,6 +333,12 @@ const commands: Record<string, Handler> = {
     return ExitCodes.ok
   },
 
+  async eval(args, io) {
+    // Loaded on demand: the other commands do not pay for the eval engine.
+    const { evalCommand } = await import('./eval.ts')
+    return evalCommand(args, io)
+  },
+
   async playground({ flags }, io) {
     const port = flags.port === undefined ? undefined : Number(flags.port)
     if (port !== undefined && (!Number.isInteger(port) || port < 0 || port > 65535))

@@ -62,6 +62,8 @@ export interface CaseRun {
   duplicates: Record<string, number>
   /** The run's event types in order (a tool's name in brackets for tool events). */
   events: string[]
+  /** What the reader should know: a variant that changes nothing for this case, faults injected, log lines of a failed case. */
+  notes?: string[]
 }
 
 export interface VariantSummary {

@@ -11,6 +11,8 @@ import { Codes, Contracts, Kinds, PluginEventTypes, PreviewEventTypes, RunEventT
 import { Cordage } from '../core/host/app.ts'
 import { Commands } from '../core/cli/args.ts'
 import { ExitCodes } from '../core/cli/exit-codes.ts'
+import { CaseShape } from '../core/eval/case.ts'
+import { validateExpect } from '../core/eval/expect.ts'
 import { parse } from 'yaml'
 import { tempDir } from './helpers.ts'
 
@@ -194,6 +196,45 @@ describe('docs/reference/services.md', () => {
   it('lists every service contract at its current version, and none that does not exist', () => {
     const rows = [...doc('docs/reference/services.md').matchAll(/^\| `(\w+)` \| `(\w+)Contract` \| ([\d.]+) \|/gm)].map((m) => [m[1], m[3]])
     assert.deepEqual(Object.fromEntries(rows), { ...Contracts })
+  })
+})
+
+describe('docs/eval.md', () => {
+  const examples = blocks(doc('docs/eval.md'), 'yaml').filter((b) => b.startsWith('# example:'))
+  /** Every problem with a case, as the loader reports them: the shape's (path: message), then the expectations'. */
+  const problems = (text: string) => {
+    const shape = CaseShape.safeParse(parse(text))
+    if (!shape.success) return shape.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`)
+    return validateExpect(shape.data.expect)
+  }
+
+  it('has examples to check, valid and refused', () => {
+    const kinds = examples.map((e) => e.split('\n')[0].startsWith('# example: valid'))
+    assert.ok(kinds.filter(Boolean).length >= 3 && kinds.filter((k) => !k).length >= 5, `${examples.length} examples`)
+  })
+
+  for (const [i, example] of examples.entries()) {
+    const expected = example.split('\n')[0].replace('# example:', '').trim()
+    it(`example ${i + 1} is ${expected === 'valid' ? 'a valid case' : expected}`, () => {
+      if (expected === 'valid') return assert.deepEqual(problems(example), [])
+      assert.ok(expected.startsWith('refused: '), `"# example: ${expected}" must be "valid" or "refused: PROBLEM"`)
+      const found = problems(example)
+      assert.ok(
+        found.some((p) => p.includes(expected.slice('refused: '.length))),
+        `expected a problem with "${expected.slice('refused: '.length)}", found: ${found.join('; ') || 'none'}`,
+      )
+    })
+  }
+
+  it('the project suite in evals/ is in that format: every case loads, and its preset exists', () => {
+    const cases = readdirSync(join(root, 'evals'), { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.yml'))
+    assert.ok(cases.length >= 15, cases.join(', '))
+    for (const file of cases) {
+      const text = readFileSync(join(root, 'evals', file), 'utf8')
+      assert.deepEqual(problems(text), [], file)
+      const preset = CaseShape.parse(parse(text)).preset
+      assert.ok(preset && existsSync(resolve(root, 'evals', dirname(file), preset)), `${file}: preset ${preset} exists`)
+    }
   })
 })
 

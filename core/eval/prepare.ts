@@ -107,22 +107,26 @@ function caseLayer(c: EvalCase, spec: AgentSpec): Record<string, unknown> {
   }
   if (c.task) layer.task = c.task
   const modelFaults = c.faults.filter((f): f is Extract<Fault, { model: string }> => 'model' in f)
-  if (c.model) {
-    const script = expand(c.model.script)
+  const presetScript =
+    spec.model.plugin === 'model-scripted' && Array.isArray(spec.model.config.script) ? spec.model.config.script : undefined
+  if (c.model || (modelFaults.length && presetScript?.length)) {
+    // Without a script of its own, a case with model faults breaks the preset's scripted model.
+    const model = c.model ?? { script: presetScript as Record<string, unknown>[] }
+    const script = expand(model.script)
     for (const f of modelFaults) {
       if (f.call > script.length)
         throw new CordageError('invalid_input', `${c.shown}: a model fault at call ${f.call}, but the script has ${script.length} call(s)`)
       script[f.call - 1] = { ...script[f.call - 1], failFirst: { code: `model_${f.model}`, times: f.times } }
     }
     const config: Record<string, unknown> = { script }
-    if (c.model.usage) config.usage = c.model.usage
-    if (c.model.onExhausted) config.onExhausted = c.model.onExhausted
+    if (c.model?.usage) config.usage = c.model.usage
+    if (c.model?.onExhausted) config.onExhausted = c.model.onExhausted
     layer.model =
       spec.model.plugin === 'model-scripted' ? { plugin: 'model-scripted', config } : { plugin: 'model-scripted', version: '*', config }
   } else if (modelFaults.length) {
     throw new CordageError(
       'invalid_input',
-      `${c.shown}: model faults need the case's scripted model ("model: script:"); the preset's own model cannot be made to fail`,
+      `${c.shown}: model faults need a scripted model: give "model: script:" in the case (the preset's model is ${spec.model.plugin ?? spec.model.path}, which cannot be made to fail)`,
     )
   }
   return layer

@@ -31,6 +31,12 @@ const CostInk = '#b35900'
 /** Hatching for the cost series, so it differs from the success bars in shape, not only in colour. */
 const Defs = `<defs><pattern id="hatch" width="6" height="6" patternUnits="userSpaceOnUse" patternTransform="rotate(45)"><rect width="6" height="6" fill="#fde9d6"/><line x1="0" y1="0" x2="0" y2="6" stroke="${CostInk}" stroke-width="2.5"/></pattern></defs>`
 
+/** A label cut to `n` characters; the whole text goes in a tooltip only when it was cut. */
+function label(text: string, n: number): string {
+  const shown = clip(text, n)
+  return shown === text ? esc(text) : `<title>${esc(text)}</title>${esc(shown)}`
+}
+
 function figure(id: string, caption: string, body: string): string {
   return `<figure class="chart" id="${esc(id)}" data-chart="${esc(id)}"><figcaption>${caption}</figcaption>${body}</figure>`
 }
@@ -78,7 +84,7 @@ export function successChart(rows: Row[]): string {
       `<text class="value" x="${px(cx - bar / 2 - 2)}" y="${px(y0 - h - 5)}" text-anchor="middle">${esc(percent(rate))}</text>`,
       `<rect class="bar cost" data-variant="${esc(row.id)}" data-value="${cost}" x="${px(cx + 2)}" y="${px(y0 - ch)}" width="${px(bar)}" height="${px(ch)}" fill="url(#hatch)" stroke="${CostInk}"><title>${esc(`${row.id}: cost ${usd(cost)} (${cost} USD)`)}</title></rect>`,
       `<text class="value cost" x="${px(cx + bar / 2 + 2)}" y="${px(y0 - ch - 5)}" text-anchor="middle">${esc(usd(cost))}</text>`,
-      `<text class="label" x="${px(cx)}" y="${px(y0 + 18)}" text-anchor="middle"><title>${esc(row.id)}</title>${esc(clip(row.id, 16))}</text>`,
+      `<text class="label" x="${px(cx)}" y="${px(y0 + 18)}" text-anchor="middle">${label(row.id, 16)}</text>`,
       `<text class="sub" x="${px(cx)}" y="${px(y0 + 34)}" text-anchor="middle">${esc(passed)}</text>`,
       '</g>',
     )
@@ -142,7 +148,7 @@ function curve(axis: string, points: Row[], full: Row | undefined): string {
     const text = `full harness: ${percent(full.summary.verifiedSuccessRate)}`
     parts.push(
       `<g class="reference"><line x1="${left}" x2="${px(left + plotW)}" y1="${px(y)}" y2="${px(y)}" stroke-dasharray="2 4"><title>${esc(`${text} verified success (variant ${full.id})`)}</title></line>`,
-      `<text x="${px(left + plotW - 4)}" y="${px(y - 5)}" text-anchor="end">${esc(text)}</text></g>`,
+      `<text x="${px(left + plotW - 4)}" y="${px(y < top + plotH / 2 ? y + 14 : y - 5)}" text-anchor="end">${esc(text)}</text></g>`,
     )
   }
   const line = (ys: number[]) => ys.map((y, i) => `${i === 0 ? 'M' : 'L'}${px(xOf(i))} ${px(y)}`).join(' ')
@@ -157,12 +163,15 @@ function curve(axis: string, points: Row[], full: Row | undefined): string {
     const rate = Math.min(1, Math.max(0, finite(s.verifiedSuccessRate)))
     const cost = Math.max(0, finite(s.costUsd))
     const yc = yCost(cost)
+    const yr = yRate(rate)
+    // The two labels go on opposite sides, away from each other, so they never overlap.
+    const costAbove = yc < yr
     parts.push(
-      `<circle class="point success" data-axis="${esc(axis)}" data-value="${esc(value)}" data-rate="${rate}" cx="${px(x)}" cy="${px(yRate(rate))}" r="5" fill="${Accent}"><title>${esc(`${axis}=${value} (${p.id}): verified success ${percent(rate)}, ${count(s.passed)} of ${count(s.cases)} passed`)}</title></circle>`,
-      `<text class="value" x="${px(x)}" y="${px(yRate(rate) - 9)}" text-anchor="middle">${esc(percent(rate))}</text>`,
+      `<circle class="point success" data-axis="${esc(axis)}" data-value="${esc(value)}" data-rate="${rate}" cx="${px(x)}" cy="${px(yr)}" r="5" fill="${Accent}"><title>${esc(`${axis}=${value} (${p.id}): verified success ${percent(rate)}, ${count(s.passed)} of ${count(s.cases)} passed`)}</title></circle>`,
+      `<text class="value" x="${px(x)}" y="${px(costAbove ? yr + 19 : yr - 9)}" text-anchor="middle">${esc(percent(rate))}</text>`,
       `<rect class="point cost" data-axis="${esc(axis)}" data-value="${esc(value)}" x="${px(x - 4)}" y="${px(yc - 4)}" width="8" height="8" fill="#fff" stroke="${CostInk}" stroke-width="2"><title>${esc(`${axis}=${value} (${p.id}): cost ${usd(cost)} (${cost} USD)`)}</title></rect>`,
-      `<text class="value cost" x="${px(x + 8)}" y="${px(yc + 14)}">${esc(usd(cost))}</text>`,
-      `<text class="label" x="${px(x)}" y="${px(y0 + 18)}" text-anchor="middle"><title>${esc(p.id)}</title>${esc(clip(value, 14))}</text>`,
+      `<text class="value cost" x="${px(x)}" y="${px(costAbove ? yc - 9 : yc + 19)}" text-anchor="middle">${esc(usd(cost))}</text>`,
+      `<text class="label" x="${px(x)}" y="${px(y0 + 18)}" text-anchor="middle">${label(value, 14)}</text>`,
     )
   })
   parts.push(
@@ -204,7 +213,7 @@ export function failureChart(rows: Row[]): string {
     const total = totals[i] as number
     parts.push(
       `<g class="variant" data-variant="${esc(row.id)}" data-failures="${total}">`,
-      `<text class="label" x="${labelW - 8}" y="${px(y + barH / 2 + 4)}" text-anchor="end"><title>${esc(row.id)}</title>${esc(clip(row.id, 20))}</text>`,
+      `<text class="label" x="${labelW - 8}" y="${px(y + barH / 2 + 4)}" text-anchor="end">${label(row.id, 20)}</text>`,
     )
     let x = labelW
     for (const [code, n] of mixes[i] ?? []) {
@@ -229,7 +238,7 @@ export function failureChart(rows: Row[]): string {
     const y = Math.floor(i / 4) * 20
     const all = mixes.flat().reduce((sum, [c, n]) => sum + (c === code ? n : 0), 0)
     legend.push(
-      `<g class="key" data-code="${esc(code)}"><rect x="${x}" y="${y}" width="12" height="12" fill="${fill}"/><text x="${x + 18}" y="${y + 10}"><title>${esc(code)}</title>${esc(clip(code, 22))} (${all})</text></g>`,
+      `<g class="key" data-code="${esc(code)}"><rect x="${x}" y="${y}" width="12" height="12" fill="${fill}"/><text x="${x + 18}" y="${y + 10}">${label(code, 22)} (${all})</text></g>`,
     )
   })
   if (legend.length) parts.push(`<g class="legend" transform="translate(${labelW} ${px(axisY + 14)})">${legend.join('')}</g>`)

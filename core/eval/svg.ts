@@ -44,12 +44,12 @@ export function duration(ms: number): string {
   return `${Math.floor(v / 60_000)} min ${Math.round((v % 60_000) / 1000)} s`
 }
 
-/** The top of an axis: a round number at or above `max` (1 when there is nothing to show). */
+/** The top of an axis: a round number at or above `max` whose quarters are round too (1 when there is nothing to show). */
 export function niceMax(max: number): number {
   const v = finite(max)
   if (v <= 0) return 1
   const step = 10 ** Math.floor(Math.log10(v))
-  for (const m of [1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6, 8, 10]) if (m * step >= v) return m * step
+  for (const m of [1, 1.2, 2, 4, 6, 8, 10]) if (m * step >= v) return m * step
   return 10 * step
 }
 

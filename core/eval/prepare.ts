@@ -170,7 +170,13 @@ async function variantLayers(
   const spec = preset.agents[agent]
   const plan = await planAgent(preset, spec, catalog)
   const mine = first[agent].plugins
+  const replaced = new Set<string>()
   const replace = (service: string, by: Entry | undefined, why: string) => {
+    if (replaced.has(service)) {
+      notes.push(`${why}: the ${service} is already replaced by the case's fault; the fault's stands`)
+      return
+    }
+    replaced.add(service)
     const provider = plan.providers[service]
     if (provider) mine.push(removal(provider.ref))
     else if (Required.includes(service)) throw new CordageError('invalid_input', `${c.shown}: ${why}: agent "${agent}" has no ${service}`)

@@ -207,7 +207,7 @@ describe('checkExpectations on a read-only run', () => {
           answer: { includes: ['30 days', '14 days'], excludes: ['photo', 'delivery'], matches: '\\[file: ' },
           sideEffects: { followups: { min: 1 }, outbox: 0 },
           events: {
-            includes: ['tool/end[record_followup]', 'verify/end'],
+            includes: ['tool/end[record_followup]', 'verify/end', 'tool/decision[record_followup]'],
             excludes: ['verify/end', 'tool/start[lookup_policy]'],
             order: ['verify/start < tool/end[lookup_policy]', 'tool/start[record_followup] < run/end', 'run/start < tool/error'],
           },
@@ -229,7 +229,8 @@ describe('checkExpectations on a read-only run', () => {
     assert.match(c['answer.matches'].actual, /^does not match: /)
     assert.deepEqual([c['sideEffects.followups'].expected, c['sideEffects.followups'].actual], ['at least 1', '0'])
     assert.equal(c['sideEffects.outbox'].actual, 'no record named "outbox" was counted')
-    assert.equal(c['events.includes'].actual, 'no tool/end[record_followup]')
+    // lookup_policy's tool/decision is not record_followup's: a decision is narrowed through its action's tool.
+    assert.equal(c['events.includes'].actual, 'no tool/end[record_followup], tool/decision[record_followup]')
     assert.match(c['events.excludes'].actual, /^verify\/end at seq \d+, tool\/start\[lookup_policy\] at seq \d+$/)
     assert.match(c['events.order[0]'].actual, /^verify\/start at seq \d+, tool\/end\[lookup_policy\] at seq \d+$/)
     assert.match(c['events.order[1]'].actual, /^no tool\/start\[record_followup\], run\/end at seq \d+$/)

@@ -63,7 +63,11 @@ export function loadCase(file: string): EvalCase | string[] {
     return `${shown}:${line}`
   }
   const result = CaseShape.safeParse(raw)
-  if (!result.success) return result.error.issues.map((issue) => `${place(issue.path)} ${pathText(issue.path)}: ${messageOf(issue)}`)
+  if (!result.success)
+    return result.error.issues.map((found) => {
+      const { issue, path } = innermost(found, found.path)
+      return `${place(path)} ${pathText(path)}: ${messageOf(issue)}`
+    })
   const expectProblems = validateExpect(result.data.expect).map((p) => `${place(['expect'])} expect: ${p}`)
   const recordProblems = Object.keys(result.data.expect.sideEffects ?? {})
     .concat(Object.keys(result.data.expect.duplicates ?? {}))
@@ -89,6 +93,20 @@ function deepestNode(root: YamlNode | null, path: readonly PropertyKey[]): YamlN
 
 function pathText(path: readonly PropertyKey[]): string {
   return path.length ? path.map((k, i) => (typeof k === 'number' ? `[${k}]` : `${i ? '.' : ''}${String(k)}`)).join('') : '(top)'
+}
+
+/**
+ * The issue to report and where: an unknown key at its own line; for a value that fits none of a
+ * union's forms (a fault), the problem of the form it came closest to, since "matches none" does not
+ * say what to fix.
+ */
+function innermost(issue: z.core.$ZodIssue, path: PropertyKey[]): { issue: z.core.$ZodIssue; path: PropertyKey[] } {
+  if (issue.code === 'unrecognized_keys') return { issue, path: [...path, issue.keys[0]] }
+  if (issue.code === 'invalid_union' && issue.errors.length) {
+    const closest = [...issue.errors].sort((a, b) => a.length - b.length)[0]
+    if (closest.length) return innermost(closest[0], [...path, ...closest[0].path])
+  }
+  return { issue, path }
 }
 
 function messageOf(issue: z.core.$ZodIssue): string {

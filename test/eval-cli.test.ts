@@ -1,0 +1,229 @@
+/**
+ * `cordage eval` end to end: the project's own suite and what its ablations show, a suite that is not
+ * valid, the scratch isolation (nothing written to the project or the working directory), baselines
+ * and the exit codes, and plugin versions side by side.
+ */
+import assert from 'node:assert/strict'
+import { spawnSync } from 'node:child_process'
+import { cpSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { join, resolve } from 'node:path'
+import { describe, it } from 'node:test'
+import { main } from '../core/cli/main.ts'
+import type { SuiteResult } from '../core/eval/result.ts'
+import { tempDir } from './helpers.ts'
+
+const root = resolve(import.meta.dirname, '..')
+const bin = join(root, 'core/cli/bin.js')
+
+async function cli(args: string[]): Promise<{ code: number; out: string; err: string }> {
+  const out: string[] = []
+  const err: string[] = []
+  const code = await main(args, { out: (l) => out.push(l), err: (l) => err.push(l) })
+  return { code, out: out.join('\n'), err: err.join('\n') }
+}
+
+const run = (result: SuiteResult, variant: string, name: string) => {
+  const found = result.runs.find((r) => r.variant === variant && r.case === name)
+  assert.ok(found, `${name} ran under ${variant}`)
+  return found
+}
+
+describe('cordage eval on the project suite (evals/support) with verifier and policy ablated', () => {
+  let result: SuiteResult
+  let code: number
+
+  it('runs, and every case holds on the full harness (exit 0 although ablated variants fail)', async () => {
+    const r = await cli(['eval', join(root, 'evals/support'), '--ablate', 'verifier,policy', '--json'])
+    code = r.code
+    result = JSON.parse(r.out)
+    const failed = result.runs
+      .filter((x) => x.variant === 'full' && !x.ok)
+      .map((x) => `${x.case}: ${JSON.stringify(x.checks.filter((k) => !k.ok))} ${x.error?.message ?? ''}`)
+    assert.deepEqual(failed, [])
+    assert.equal(code, 0)
+    assert.deepEqual(
+      result.variants.map((v) => v.id),
+      ['full', '-verifier', '-policy'],
+    )
+  })
+
+  it('without the verifier, a wrong answer is accepted: the run completes with it', () => {
+    const full = run(result, 'full', 'wrong-answer-no-citation')
+    const ablated = run(result, '-verifier', 'wrong-answer-no-citation')
+    assert.equal(full.status, 'FAILED_VERIFICATION')
+    assert.equal(ablated.status, 'COMPLETED')
+    assert.match(ablated.answer ?? '', /60 days/)
+    assert.equal(ablated.ok, false)
+    assert.ok(
+      result.summaries
+        .find((s) => s.variant === '-verifier')!
+        .changed.some((c) => c.startsWith('wrong-answer-no-citation: FAILED_VERIFICATION')),
+    )
+  })
+
+  it('without the policy, a write nobody approved happens: counted in the tool’s own outbox', () => {
+    const full = run(result, 'full', 'followup-unapproved')
+    const ablated = run(result, '-policy', 'followup-unapproved')
+    assert.equal(full.status, 'WAITING_APPROVAL')
+    assert.equal(full.sideEffects.followups, 0)
+    assert.equal(ablated.status, 'COMPLETED')
+    assert.equal(ablated.sideEffects.followups, 1)
+    assert.ok(!ablated.events.includes('tool/approval-requested[record_followup]'))
+    assert.ok(result.summaries.find((s) => s.variant === '-policy')!.changed.some((c) => c.includes('followups 0 → 1')))
+  })
+
+  it('the summary per variant adds up from the runs', () => {
+    for (const s of result.summaries) {
+      const mine = result.runs.filter((r) => r.variant === s.variant)
+      assert.equal(s.cases, mine.length)
+      assert.equal(s.passed, mine.filter((r) => r.ok).length)
+      const notCompleted = mine.filter((r) => r.status !== 'COMPLETED').length
+      assert.equal(
+        Object.values(s.failureMix).reduce((a, b) => a + b, 0),
+        notCompleted,
+      )
+    }
+  })
+})
+
+describe('cordage eval refuses what is not valid, before anything runs', () => {
+  it('every problem of a case file, with its line', async () => {
+    const dir = tempDir()
+    writeFileSync(
+      join(dir, 'bad.yml'),
+      [
+        'eval: 1',
+        'preset: ../nowhere.yml',
+        'colour: blue',
+        'faults:',
+        '  - { tool: lookup_policy, kind: slow }',
+        'expect:',
+        '  status: DONE',
+        '  sideEffects: { mails: 1 }',
+        '  events:',
+        '    includes: [tool/strat]',
+      ].join('\n'),
+    )
+    const r = await cli(['eval', dir])
+    assert.equal(r.code, 2)
+    assert.match(r.err, /bad\.yml:3 colour: unknown key "colour"/)
+    assert.match(r.err, /bad\.yml:5 faults\[0\]\.kind: expected one of "timeout", "transient", "lost-response", "fail"/)
+    assert.match(r.err, /bad\.yml:7 expect\.status: expected one of .*"COMPLETED"/)
+  })
+
+  it('an expectation on an event type that does not exist, or a record the case does not name', async () => {
+    const dir = tempDir()
+    const base = ['eval: 1', 'preset: ../p.yml']
+    writeFileSync(join(dir, 'a.yml'), [...base, 'expect:', '  events:', '    includes: [tool/strat]'].join('\n'))
+    writeFileSync(join(dir, 'b.yml'), [...base, 'expect:', '  sideEffects: { mails: 1 }'].join('\n'))
+    const r = await cli(['eval', dir])
+    assert.equal(r.code, 2)
+    assert.match(r.err, /a\.yml:\d+ expect: .*tool\/strat/)
+    assert.match(r.err, /b\.yml:\d+ expect: "mails" is not a record of this case/)
+  })
+
+  for (const [args, message] of [
+    [['--ablate', 'Verifier'], /--ablate Verifier: not a mechanism/],
+    [['--vary', 'maxStep=1,2'], /did you mean maxSteps/],
+    [['--vary', 'maxSteps=1,,2'], /an empty value/],
+    [['--vary', 'tools=-3'], /whole number ≥ 0/],
+    [['--plugin', 'policy-rules@^1.0.0'], /give two or more/],
+    [['--regressions-only'], /add --baseline/],
+    [['--jobs', '0'], /--jobs must be/],
+  ] as const) {
+    it(`${args.join(' ')} is refused`, async () => {
+      const r = await cli(['eval', join(root, 'evals/support/answer-cites-source.yml'), ...args])
+      assert.equal(r.code, 2, r.err)
+      assert.match(r.err, message)
+    })
+  }
+
+  it('a baseline that is not an eval result', async () => {
+    const file = join(tempDir(), 'b.json')
+    writeFileSync(file, JSON.stringify({ runs: [] }))
+    const r = await cli(['eval', join(root, 'evals/support/answer-cites-source.yml'), '--baseline', file])
+    assert.equal(r.code, 2)
+    assert.match(r.err, /not a cordage eval result of format 1/)
+  })
+})
+
+describe('cordage eval isolation', () => {
+  it('writes nothing to the preset folder or the working directory; the report goes where asked and to .cordage/eval/latest.html', () => {
+    const work = tempDir()
+    cpSync(join(root, 'presets'), join(work, 'presets'), { recursive: true })
+    cpSync(join(root, 'evals/support'), join(work, 'evals/support'), { recursive: true })
+    const before = readdirSync(join(work, 'presets')).sort()
+    const p = spawnSync(process.execPath, [bin, 'eval', 'evals', '--report', 'out/report.html'], {
+      cwd: work,
+      encoding: 'utf8',
+      env: { ...process.env, NO_COLOR: '1' },
+    })
+    assert.equal(p.status, 0, p.stdout + p.stderr)
+    assert.deepEqual(readdirSync(join(work, 'presets')).sort(), before)
+    // The default preset's store is .cordage/cordage.db of the working directory, its follow-up outbox
+    // ../.cordage/support-outbox.jsonl: neither exists, every case ran on its own copy.
+    assert.ok(!existsSync(join(work, '.cordage/cordage.db')))
+    assert.ok(!existsSync(join(work, '.cordage/support-outbox.jsonl')))
+    const report = readFileSync(join(work, 'out/report.html'), 'utf8')
+    assert.equal(readFileSync(join(work, '.cordage/eval/latest.html'), 'utf8'), report)
+    assert.match(report, /answer-cites-source/)
+  })
+})
+
+describe('cordage eval against a baseline', () => {
+  it('--regressions-only passes while nothing that passed fails, and fails on a regression', async () => {
+    const dir = tempDir()
+    for (const name of ['answer-cites-source.yml', 'followup-unapproved.yml']) cpSync(join(root, 'evals/support', name), join(dir, name))
+    for (const name of readdirSync(dir)) {
+      const file = join(dir, name)
+      writeFileSync(
+        file,
+        readFileSync(file, 'utf8').replace('preset: ../../presets/default.yml', `preset: ${join(root, 'presets/default.yml')}`),
+      )
+    }
+    const baseline = join(dir, '..', `baseline-${Date.now()}.json`)
+    const first = await cli(['eval', dir, '--out', baseline])
+    assert.equal(first.code, 0, first.out + first.err)
+
+    // The same suite again: nothing regressed.
+    const same = await cli(['eval', dir, '--baseline', baseline, '--regressions-only'])
+    assert.equal(same.code, 0, same.out)
+    assert.match(same.out, /0 regression\(s\)/)
+
+    // Now one case expects what the harness does not do: a regression, exit 1 with --regressions-only.
+    const file = join(dir, 'followup-unapproved.yml')
+    writeFileSync(file, readFileSync(file, 'utf8').replace('status: WAITING_APPROVAL', 'status: COMPLETED'))
+    const worse = await cli(['eval', dir, '--baseline', baseline, '--regressions-only'])
+    assert.equal(worse.code, 1)
+    assert.match(worse.out, /regression followup-unapproved \(full\): pass \(WAITING_APPROVAL\) → fail \(WAITING_APPROVAL\)/)
+  })
+})
+
+describe('cordage eval --plugin: two versions of a plugin side by side', () => {
+  it('policy-rules 1.x and 2.x on the support agent: 2.x refuses an ask nobody may answer', async () => {
+    const dir = tempDir()
+    writeFileSync(
+      join(dir, 'followup.yml'),
+      [
+        'eval: 1',
+        `preset: ${join(root, 'presets/default.yml')}`,
+        'agent: support',
+        'model:',
+        '  script:',
+        '    - tool: record_followup',
+        '      args: { ticketId: T-1, note: refund approved }',
+        '    - final: "Recorded [source: T-1]."',
+        'expect:',
+        '  status: WAITING_APPROVAL',
+      ].join('\n'),
+    )
+    const r = await cli(['eval', dir, '--plugin', 'policy-rules@^1.0.0', '--plugin', 'policy-rules@^2.0.0', '--json'])
+    const result: SuiteResult = JSON.parse(r.out)
+    const v1 = run(result, 'policy-rules@^1.0.0', 'followup')
+    const v2 = run(result, 'policy-rules@^2.0.0', 'followup')
+    assert.equal(v1.status, 'WAITING_APPROVAL')
+    assert.notEqual(v2.status, 'WAITING_APPROVAL')
+    assert.ok(v2.events.some((e) => e.startsWith('tool/decision')))
+    assert.equal(r.code, 0, 'the first --plugin is the reference, and it holds')
+  })
+})

@@ -232,6 +232,14 @@ describe('docs/eval.md', () => {
     assert.ok(cases.length >= 15, cases.map((c) => c.name).join(', '))
     for (const c of cases) assert.ok(c.preset && existsSync(resolve(dirname(c.file), c.preset)), `${c.shown}: preset ${c.preset} exists`)
   })
+
+  it('lists every case of evals/ in its table of the suite, and no case that is not there', () => {
+    const listed = [...doc('docs/eval.md').matchAll(/^\| `([a-z]+\/[a-z-]+)` \|/gm)].map((m) => m[1]).sort()
+    const cases = loadSuite(join(root, 'evals'))
+      .map((c) => relative(join(root, 'evals'), c.file).replace(/\.ya?ml$/, ''))
+      .sort()
+    assert.deepEqual(listed, cases)
+  })
 })
 
 /** The markdown whose relative links must resolve: the README, every page under docs/, and the READMEs of plugins and core's layers. */

@@ -5,7 +5,26 @@ import { fillerCandidates, type FillerSpec } from './vocabulary.ts'
 
 export { fillerCandidates, Combinations, type FillerSpec } from './vocabulary.ts'
 
-function input(spec: FillerSpec): ArgSchema<unknown> {
+/**
+ * The argument schema of a distractor, and its JSON schema, made once per shape and kind of record
+ * (90 of them) rather than per tool: converting a zod schema takes about a millisecond, which is
+ * seconds for 2000 tools.
+ */
+const schemas = new Map<string, { input: ArgSchema<unknown>; json: Record<string, unknown> }>()
+
+function schemaOf(spec: FillerSpec): { input: ArgSchema<unknown>; inputSchema: Record<string, unknown> } {
+  const id = `${spec.shape}:${spec.kind}`
+  let made = schemas.get(id)
+  if (!made) {
+    const zod = input(spec)
+    made = { input: zod, json: zod.toJSONSchema() as Record<string, unknown> }
+    schemas.set(id, made)
+  }
+  // A copy per tool: defineTool edits the JSON schema it is given.
+  return { input: made.input, inputSchema: structuredClone(made.json) }
+}
+
+function input(spec: FillerSpec) {
   if (spec.shape === 'id') return z.object({ id: z.string().min(1).describe(`The ${spec.kind} id`) }).strict()
   if (spec.shape === 'range')
     return z
@@ -27,7 +46,7 @@ export function fillerTool(spec: FillerSpec): Tool {
   return defineTool({
     name: spec.name,
     description: spec.description,
-    input: input(spec),
+    ...schemaOf(spec),
     sideEffect: 'none',
     idempotent: true,
     timeoutMs: 5000,

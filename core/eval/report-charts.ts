@@ -6,7 +6,7 @@
  * mouse; series differ by shape and pattern as well as by colour.
  */
 import type { SuiteResult, Variant, VariantSummary } from './result.ts'
-import { clip, codeColours, count, esc, finite, inkOn, niceMax, percent, px, usd, yTicks } from './svg.ts'
+import { clip, codeColours, count, countMax, esc, exact, finite, inkOn, niceMax, percent, px, usd, yTicks } from './svg.ts'
 
 /** One variant as the report shows it: its summary, and its description when the result has one. */
 export interface Row {
@@ -82,7 +82,7 @@ export function successChart(rows: Row[]): string {
       `<g class="variant" data-variant="${esc(row.id)}">`,
       `<rect class="bar success" data-variant="${esc(row.id)}" data-value="${rate}" x="${px(cx - bar - 2)}" y="${px(y0 - h)}" width="${px(bar)}" height="${px(h)}" fill="${Accent}"><title>${esc(tip)}</title></rect>`,
       `<text class="value" x="${px(cx - bar / 2 - 2)}" y="${px(y0 - h - 5)}" text-anchor="middle">${esc(percent(rate))}</text>`,
-      `<rect class="bar cost" data-variant="${esc(row.id)}" data-value="${cost}" x="${px(cx + 2)}" y="${px(y0 - ch)}" width="${px(bar)}" height="${px(ch)}" fill="url(#hatch)" stroke="${CostInk}"><title>${esc(`${row.id}: cost ${usd(cost)} (${cost} USD)`)}</title></rect>`,
+      `<rect class="bar cost" data-variant="${esc(row.id)}" data-value="${cost}" x="${px(cx + 2)}" y="${px(y0 - ch)}" width="${px(bar)}" height="${px(ch)}" fill="url(#hatch)" stroke="${CostInk}"><title>${esc(`${row.id}: cost ${usd(cost)} (${exact(cost)} USD)`)}</title></rect>`,
       `<text class="value cost" x="${px(cx + bar / 2 + 2)}" y="${px(y0 - ch - 5)}" text-anchor="middle">${esc(usd(cost))}</text>`,
       `<text class="label" x="${px(cx)}" y="${px(y0 + 18)}" text-anchor="middle">${label(row.id, 16)}</text>`,
       `<text class="sub" x="${px(cx)}" y="${px(y0 + 34)}" text-anchor="middle">${esc(passed)}</text>`,
@@ -169,7 +169,7 @@ function curve(axis: string, points: Row[], full: Row | undefined): string {
     parts.push(
       `<circle class="point success" data-axis="${esc(axis)}" data-value="${esc(value)}" data-rate="${rate}" cx="${px(x)}" cy="${px(yr)}" r="5" fill="${Accent}"><title>${esc(`${axis}=${value} (${p.id}): verified success ${percent(rate)}, ${count(s.passed)} of ${count(s.cases)} passed`)}</title></circle>`,
       `<text class="value" x="${px(x)}" y="${px(costAbove ? yr + 19 : yr - 9)}" text-anchor="middle">${esc(percent(rate))}</text>`,
-      `<rect class="point cost" data-axis="${esc(axis)}" data-value="${esc(value)}" x="${px(x - 4)}" y="${px(yc - 4)}" width="8" height="8" fill="#fff" stroke="${CostInk}" stroke-width="2"><title>${esc(`${axis}=${value} (${p.id}): cost ${usd(cost)} (${cost} USD)`)}</title></rect>`,
+      `<rect class="point cost" data-axis="${esc(axis)}" data-value="${esc(value)}" x="${px(x - 4)}" y="${px(yc - 4)}" width="8" height="8" fill="#fff" stroke="${CostInk}" stroke-width="2"><title>${esc(`${axis}=${value} (${p.id}): cost ${usd(cost)} (${exact(cost)} USD)`)}</title></rect>`,
       `<text class="value cost" x="${px(x)}" y="${px(costAbove ? yc - 9 : yc + 19)}" text-anchor="middle">${esc(usd(cost))}</text>`,
       `<text class="label" x="${px(x)}" y="${px(y0 + 18)}" text-anchor="middle">${label(value, 14)}</text>`,
     )
@@ -185,6 +185,12 @@ function curve(axis: string, points: Row[], full: Row | undefined): string {
 export function failureChart(rows: Row[]): string {
   const caption = 'Failure mix per variant: runs that did not complete, by failure code'
   if (rows.length === 0) return empty('chart-failures', caption, 'No variant ran, so there is nothing to chart.')
+  if (rows.every((r) => Object.values(r.summary.failureMix ?? {}).every((n) => !finite(n))))
+    return empty(
+      'chart-failures',
+      caption,
+      'Every run completed, in every variant (a wrong answer that completed shows under verified success).',
+    )
   const mixes = rows.map((r) => Object.entries(r.summary.failureMix ?? {}).map(([code, n]) => [code, Math.max(0, finite(n))] as const))
   const colours = codeColours(mixes.flat().map(([code]) => code))
   const totals = mixes.map((mix) => mix.reduce((sum, [, n]) => sum + n, 0))
@@ -196,7 +202,7 @@ export function failureChart(rows: Row[]): string {
   const plotW = W - labelW - 70
   const legendRows = Math.ceil(colours.size / 4)
   const H = top + rows.length * (barH + gap) + 34 + legendRows * 20 + 8
-  const scaleTop = niceMax(Math.max(0, ...totals))
+  const scaleTop = countMax(Math.max(0, ...totals))
   const parts: string[] = []
   for (let i = 0; i <= 4; i++) {
     const x = labelW + (plotW * i) / 4
@@ -229,7 +235,7 @@ export function failureChart(rows: Row[]): string {
         )
       x += w
     }
-    const after = total === 0 ? 'no failures' : `${count(total)} of ${count(row.summary.cases)}`
+    const after = total === 0 ? 'all completed' : `${count(total)} of ${count(row.summary.cases)}`
     parts.push(`<text class="sub" x="${px(x + 6)}" y="${px(y + barH / 2 + 4)}">${esc(after)}</text>`, '</g>')
   })
   const legend: string[] = []

@@ -30,7 +30,12 @@ export function percent(rate: number): string {
 export function usd(value: number): string {
   const v = finite(value)
   if (v === 0) return '$0'
-  return v >= 1 ? `$${v.toFixed(2)}` : `$${v.toPrecision(2)}`
+  return v >= 0.1 ? `$${v.toFixed(2)}` : `$${Number(v.toPrecision(2))}`
+}
+
+/** A figure for a tooltip: exact to 6 significant digits, without float noise (0.015, not 0.015000000000000001). */
+export function exact(value: number): string {
+  return String(Number(finite(value).toPrecision(6)))
 }
 
 export function count(value: number): string {
@@ -51,6 +56,11 @@ export function niceMax(max: number): number {
   const step = 10 ** Math.floor(Math.log10(v))
   for (const m of [1, 1.2, 2, 4, 6, 8, 10]) if (m * step >= v) return m * step
   return 10 * step
+}
+
+/** The top of a count axis: its quarters are whole numbers (4 at least). */
+export function countMax(max: number): number {
+  return Math.max(4, 4 * Math.ceil(niceMax(max) / 4))
 }
 
 /**

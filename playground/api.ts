@@ -10,6 +10,7 @@ import { CordageError, isTerminal, type AgentRuntime, type RunSummary } from 'co
 import type { Cordage } from 'cordage/host'
 import type { DevReloader } from 'cordage/host'
 import { compare } from './compare.ts'
+import type { EvalReports } from './eval-report.ts'
 import { describeAgents } from './graph.ts'
 import type { PluginFeed } from './feed.ts'
 import { cursorOf, openSse } from './sse.ts'
@@ -23,6 +24,8 @@ export interface ApiContext {
   onError(error: unknown): void
   /** Started with `readOnly`: the routes that change something answer 403 (checked in server.ts). */
   readOnly?: boolean
+  /** The latest eval report of the working directory, and the tickets of its link (playground/eval-report.ts). */
+  evalReports: EvalReports
 }
 
 /** An HTTP error with a Cordage code. */

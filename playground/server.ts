@@ -25,6 +25,7 @@ import { DevReloader } from 'cordage/host'
 import type { LogLevel } from 'cordage/host'
 import { handlers, HttpError, sendJson, statusOf, type ApiContext } from './api.ts'
 import { checkGivenToken, newToken, sameToken, tokenOf } from './auth.ts'
+import { EvalReports } from './eval-report.ts'
 import { PluginFeed } from './feed.ts'
 
 export const DefaultPort = 4780
@@ -54,6 +55,11 @@ export interface PlaygroundOptions {
   /** Which plugin log lines are shown, and where they go (CordageOptions.logLevel and .log; docs/guides/logging.md). */
   logLevel?: LogLevel
   log?: (line: string) => void
+  /**
+   * The working directory whose latest eval report the page links to: `cordage eval --report` leaves a
+   * copy in .cordage/eval/latest.html there (cordage/eval latestReportPath). Default: process.cwd().
+   */
+  cwd?: string
 }
 
 export interface Playground {
@@ -100,7 +106,8 @@ export async function startPlayground(options: PlaygroundOptions): Promise<Playg
     reloader?.stop()
     await reloader?.settled()
   }
-  const api: ApiContext = { app, feed, reloader, onError, readOnly }
+  const evalReports = new EvalReports(resolve(options.cwd ?? process.cwd()))
+  const api: ApiContext = { app, feed, reloader, onError, readOnly, evalReports }
   const server = createServer((req, res) => {
     void handle(api, token, req, res, server)
   })
@@ -175,9 +182,16 @@ async function handle(api: ApiContext, token: string, req: IncomingMessage, res:
     const url = new URL(req.url ?? '/', `http://${host}`)
     if (url.pathname === '/api' || url.pathname.startsWith('/api/')) {
       // Every API route, reads too: events hold task text, tool outputs and approvals. EventSource
-      // cannot set headers, so the stream routes also take ?token=.
-      const stream = (req.method ?? 'GET') === 'GET' && /\/stream\/*$/.test(url.pathname)
-      if (!sameToken(tokenOf(req, url, stream), token)) {
+      // cannot set headers, so the stream routes also take ?token=. The eval report, opened as a
+      // link, takes a ticket instead (playground/eval-report.ts): the token stays out of addresses.
+      const get = (req.method ?? 'GET') === 'GET'
+      const stream = get && /\/stream\/*$/.test(url.pathname)
+      const ticketed =
+        get &&
+        req.headers.authorization === undefined &&
+        /^\/api\/eval\/latest\/*$/.test(url.pathname) &&
+        api.evalReports.admits(url.searchParams.get('ticket'))
+      if (!ticketed && !sameToken(tokenOf(req, url, stream), token)) {
         res.setHeader('www-authenticate', 'Bearer realm="cordage-playground"')
         throw new HttpError(
           401,
@@ -257,6 +271,14 @@ async function route(api: ApiContext, req: IncomingMessage, res: ServerResponse,
   if (first === 'compare' && !id) {
     only('POST')
     return handlers.compare(api, res, await body(req))
+  }
+  if (first === 'eval' && !id) {
+    only('GET')
+    return api.evalReports.info(res)
+  }
+  if (first === 'eval' && id === 'latest' && !action) {
+    only('GET')
+    return api.evalReports.serve(res)
   }
   if (first === 'plugin-events' && !id) {
     only('GET')

@@ -716,6 +716,22 @@ function scheduleAgents() {
   agentsTimer = setTimeout(() => loadAgents().catch(() => {}), 200)
 }
 
+// ---- the latest eval report ----
+// `cordage eval --report` leaves a copy of its report in .cordage/eval/latest.html; the link shows
+// only when there is one. Its address carries a ticket good for that page alone, never the token.
+
+async function loadEvalLink() {
+  const { latest } = await api('/eval')
+  const link = $('eval-link')
+  link.hidden = !latest
+  if (!latest) {
+    link.removeAttribute('href')
+    return
+  }
+  link.href = latest.href
+  link.title = `written ${new Date(latest.modifiedAt).toLocaleString()} (${latest.bytes} bytes); opens in a new tab`
+}
+
 // ---- start ----
 
 async function boot() {
@@ -728,7 +744,10 @@ async function boot() {
   pluginEvents()
   const runId = new URLSearchParams(location.search).get('run')
   if (runId) await openRun(runId)
+  await loadEvalLink().catch(() => {})
   setInterval(() => loadRuns().catch(() => {}), 3000)
+  // Often enough that a link keeps a live ticket (good for 10 minutes) and a new report shows up.
+  setInterval(() => loadEvalLink().catch(() => {}), 30_000)
   document.body.dataset.ready = 'true'
 }
 

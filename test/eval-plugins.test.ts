@@ -13,6 +13,7 @@ import { CordageError, type RunEvent, type RunEventType, type RunState } from 'c
 import { Cordage } from '../core/host/app.ts'
 import { deskPreset, DefaultRules, refundAnswer, tempDir, type DeskOptions } from './helpers.ts'
 import { Outbox } from '../plugins/support-desk/outbox.ts'
+import { fillerCandidates } from '../core/eval/plugins/eval-filler-tools/vocabulary.ts'
 
 const evalPlugin = (name: string, config: Record<string, unknown>) => ({
   path: resolve(import.meta.dirname, '../core/eval/plugins', name),
@@ -276,6 +277,25 @@ describe('eval-filler-tools', () => {
       const [end] = typed(await d.events(run.runId), 'tool/end')
       assert.equal(end.data.tool, name)
       assert.deepEqual((end.data.output as { results: unknown[] }).results, [])
+    } finally {
+      await d.stop()
+    }
+  })
+
+  it("passes over a name another plugin registered first, and still adds count tools; the other plugin's tool stays", async () => {
+    const [taken, ...next] = [...fillerCandidates(1)].slice(0, 4).map((spec) => spec.name)
+    const desk1 = {
+      path: resolve(import.meta.dirname, 'fixtures/plugins/eval-desk'),
+      config: { records: 'records.jsonl', names: [taken] },
+    }
+    const d = await desk({ script: [noted], plugins: [desk1, evalPlugin('eval-filler-tools', { count: 3 })] })
+    try {
+      const tools = d.app.agent('support').ctx.tools.list()
+      assert.deepEqual(
+        tools.filter((t) => t.owner?.startsWith('eval-filler-tools@')).map((t) => t.name),
+        next,
+      )
+      assert.match(tools.find((t) => t.name === taken)?.owner ?? '', /^eval-desk@/)
     } finally {
       await d.stop()
     }

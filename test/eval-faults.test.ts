@@ -302,7 +302,9 @@ describe('toolFaults', () => {
           { tool: 'b', kind: 'fail', times: 'always' },
           { tool: 'b', kind: 'timeout', times: 1 },
         ]),
-      (e) => CordageError.is(e, 'invalid_input') && /faults\[1\].*can never apply/.test(e.message),
+      (e) =>
+        CordageError.is(e, 'invalid_input') &&
+        /the fault timeout on b can never apply: an earlier fault \(fail, times: always\)/.test(e.message),
     )
     assert.throws(
       () => toolFaults([{ tool: 'b', kind: 'explode' as 'fail', times: 1 }]),

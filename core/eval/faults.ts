@@ -60,7 +60,7 @@ export function toolFaults(faults: readonly ToolFault[]): ToolFaults {
     if (always)
       throw new CordageError(
         'invalid_input',
-        `faults[${i}] (${fault.kind} on ${fault.tool}) can never apply: an earlier fault (${always.kind}, times: always) breaks every call of ${fault.tool}; remove one of them`,
+        `the fault ${fault.kind} on ${fault.tool} can never apply: an earlier fault (${always.kind}, times: always) breaks every call of ${fault.tool}; remove one of them`,
       )
     list.push(fault)
     byTool.set(fault.tool, list)

@@ -15,7 +15,6 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto'
 import { readFile, stat } from 'node:fs/promises'
 import type { ServerResponse } from 'node:http'
 import { latestReportPath } from 'cordage/eval'
-import { HttpError, sendJson } from './api.ts'
 
 /** The report's own policy (core/eval/report.ts), plus what only a header can say: sandboxed, never framed. */
 export const ReportPolicy =
@@ -69,32 +68,34 @@ export class EvalReports {
     return info?.isFile() ? { file, bytes: info.size, modifiedAt: info.mtimeMs } : undefined
   }
 
-  /** `GET /api/eval`: `{ latest: { bytes, modifiedAt, href } }`, or `{ latest: null }` when there is none. */
-  async info(res: ServerResponse): Promise<void> {
+  /** What `GET /api/eval` answers: `{ latest: { bytes, modifiedAt, href } }`, or `{ latest: null }` when there is none. */
+  async info(): Promise<{ latest: { bytes: number; modifiedAt: number; href: string } | null }> {
     const found = await this.latest()
-    const href = found && `/api/eval/latest?ticket=${this.ticket()}`
-    sendJson(res, 200, { latest: found ? { bytes: found.bytes, modifiedAt: found.modifiedAt, href } : null })
+    return { latest: found ? { bytes: found.bytes, modifiedAt: found.modifiedAt, href: `/api/eval/latest?ticket=${this.ticket()}` } : null }
   }
 
-  /** `GET /api/eval/latest`: the report itself, or 404 saying how to make one. */
-  async serve(res: ServerResponse): Promise<void> {
+  /** The report's bytes, or undefined when there is none (or it went away while being read). */
+  async read(): Promise<Buffer | undefined> {
     const found = await this.latest()
-    const content = found && (await readFile(found.file).catch(() => undefined))
-    if (!content)
-      throw new HttpError(
-        404,
-        'invalid_input',
-        `no eval report yet: run \`cordage eval SUITE --report FILE\` in ${this.cwd} (it keeps a copy of the last report in ${latestReportPath(this.cwd)})`,
-      )
-    res.writeHead(200, {
-      'content-type': 'text/html; charset=utf-8',
-      'content-length': content.length,
-      'cache-control': 'no-store',
-      'x-content-type-options': 'nosniff',
-      'content-security-policy': ReportPolicy,
-      'x-frame-options': 'DENY',
-      'referrer-policy': 'no-referrer',
-    })
-    res.end(content)
+    return found && (await readFile(found.file).catch(() => undefined))
   }
+
+  /** Why there is nothing to serve, and how to make it. */
+  missing(): string {
+    return `no eval report yet: run \`cordage eval SUITE --report FILE\` in ${this.cwd} (it keeps a copy of the last report in ${latestReportPath(this.cwd)})`
+  }
+}
+
+/** `GET /api/eval/latest`: the report, sandboxed under its own policy, never cached, never framed. */
+export function sendReport(res: ServerResponse, content: Buffer): void {
+  res.writeHead(200, {
+    'content-type': 'text/html; charset=utf-8',
+    'content-length': content.length,
+    'cache-control': 'no-store',
+    'x-content-type-options': 'nosniff',
+    'content-security-policy': ReportPolicy,
+    'x-frame-options': 'DENY',
+    'referrer-policy': 'no-referrer',
+  })
+  res.end(content)
 }

@@ -25,7 +25,7 @@ import { DevReloader } from 'cordage/host'
 import type { LogLevel } from 'cordage/host'
 import { handlers, HttpError, sendJson, statusOf, type ApiContext } from './api.ts'
 import { checkGivenToken, newToken, sameToken, tokenOf } from './auth.ts'
-import { EvalReports } from './eval-report.ts'
+import { EvalReports, sendReport } from './eval-report.ts'
 import { PluginFeed } from './feed.ts'
 
 export const DefaultPort = 4780
@@ -274,11 +274,13 @@ async function route(api: ApiContext, req: IncomingMessage, res: ServerResponse,
   }
   if (first === 'eval' && !id) {
     only('GET')
-    return api.evalReports.info(res)
+    return sendJson(res, 200, await api.evalReports.info())
   }
   if (first === 'eval' && id === 'latest' && !action) {
     only('GET')
-    return api.evalReports.serve(res)
+    const content = await api.evalReports.read()
+    if (!content) throw new HttpError(404, 'invalid_input', api.evalReports.missing())
+    return sendReport(res, content)
   }
   if (first === 'plugin-events' && !id) {
     only('GET')

@@ -186,6 +186,9 @@ export function checkExpectations(expect: Expect, seen: Observed): Check[] {
     }
     if (events.excludes !== undefined) {
       const found = events.excludes.flatMap((text) => {
+        // A selector that can match nothing would make this check pass whatever happened.
+        const invalid = selectorProblems(text, 'selector')
+        if (invalid.length) return invalid
         const event = firstOf(text)
         return event ? [`${text.trim()} at seq ${event.seq}`] : []
       })

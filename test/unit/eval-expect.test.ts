@@ -237,6 +237,13 @@ describe('checkExpectations on a read-only run', () => {
     assert.match(c['events.order[2]'].actual, /^run\/start at seq 1, no tool\/error$/)
     assert.deepEqual([c.steps.expected, c.tokens.expected, c.costUsd.expected], ['at most 1', '239', 'at least 0.001'])
   })
+
+  it('fails, never passes, a selector validateExpect would refuse, when checked without it', () => {
+    const c = byName(checkExpectations(expect({ events: { excludes: ['tool/started[record_followup]'], includes: ['nonsense'] } }), seen))
+    assert.equal(c['events.excludes'].ok, false)
+    assert.match(c['events.excludes'].actual, /^selector: "tool\/started" is not a run event type/)
+    assert.deepEqual([c['events.includes'].ok, c['events.includes'].actual], [false, 'no nonsense'])
+  })
 })
 
 describe('checkExpectations on a write that needs approval', () => {

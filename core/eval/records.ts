@@ -6,6 +6,7 @@
  */
 import { readFileSync } from 'node:fs'
 import { CordageError } from '../contracts/errors.ts'
+import { canonicalJson } from '../kit/hash.ts'
 
 export interface RecordCount {
   /** Records in the file (one per non-blank line). */
@@ -17,7 +18,8 @@ export interface RecordCount {
 /**
  * Count the records of a JSON-lines file and those that repeat an earlier one.
  * @param key a field (a dotted path such as `ticket.id`) whose equal values mean the same effect;
- *   without it, two identical lines are the same effect
+ *   without it, two equal records are. Equal is compared on canonical JSON: the order of an object's
+ *   keys and the spacing do not matter, 1 and "1" differ.
  * @returns zero records for a file that does not exist (the tool never wrote anything)
  * @throws CordageError `invalid_input` naming the file and line of a line that is not JSON, or of a
  *   record without the key: a record that cannot be read is never counted as no effect
@@ -45,13 +47,19 @@ export function countRecords(file: string, key?: string): RecordCount {
       )
     }
     count += 1
-    seen.add(key === undefined ? line : identity(record, key, `${file}, line ${index + 1}`))
+    const where = `${file}, line ${index + 1}`
+    const value = key === undefined ? record : valueAt(record, key, where)
+    try {
+      seen.add(canonicalJson(value))
+    } catch (error) {
+      throw new CordageError('invalid_input', `records file ${where}: ${(error as Error).message}`)
+    }
   }
   return { count, duplicates: count - seen.size }
 }
 
-/** The value at a dotted path, as a string two equal values share (JSON, so 1 and "1" differ). */
-function identity(record: unknown, key: string, where: string): string {
+/** The value at a dotted path of a record. */
+function valueAt(record: unknown, key: string, where: string): unknown {
   let value = record
   for (const part of key.split('.')) {
     if (value === null || typeof value !== 'object' || Array.isArray(value) || !Object.hasOwn(value, part)) {
@@ -60,5 +68,5 @@ function identity(record: unknown, key: string, where: string): string {
     }
     value = (value as Record<string, unknown>)[part]
   }
-  return JSON.stringify(value) ?? 'undefined'
+  return value
 }

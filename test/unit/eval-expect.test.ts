@@ -69,6 +69,11 @@ describe('countRecords', () => {
     const mixed = join(tempDir(), 'mixed.jsonl')
     writeFileSync(mixed, '{"id":1}\n{"id":"1"}\n')
     assert.deepEqual(countRecords(mixed, 'id'), { count: 2, duplicates: 0 })
+    // The same record written with its keys in another order, or other spacing, is the same effect.
+    const reordered = join(tempDir(), 'reordered.jsonl')
+    writeFileSync(reordered, '{"id":{"a":1,"b":2},"n":1}\n{ "n": 1, "id": { "b": 2, "a": 1 } }\n')
+    assert.deepEqual(countRecords(reordered), { count: 2, duplicates: 1 })
+    assert.deepEqual(countRecords(reordered, 'id'), { count: 2, duplicates: 1 })
   })
 
   it('fails closed on a line that is not JSON, or a record without the key, naming the file and line', () => {
@@ -85,6 +90,9 @@ describe('countRecords', () => {
     writeFileSync(file, '{"id":"a"}\n{"ticket":"b"}\n')
     assert.throws(() => countRecords(file, 'id'), /line 2: the record has no "id"/)
     assert.throws(() => countRecords(file, 'id.x'), /line 1: the record has no "id.x"/)
+    // A lone surrogate has no canonical form: refused, with its line, rather than compared as something else.
+    writeFileSync(file, '{"id":"a"}\n{"id":"\\ud800"}\n')
+    assert.throws(() => countRecords(file, 'id'), /line 2: the value has no canonical JSON form/)
   })
 })
 

@@ -205,7 +205,7 @@ describe('cordage CLI', () => {
     assert.deepEqual(JSON.parse(out[0]), {
       agent: 'support',
       plugins: {
-        'model-scripted': '1.1.0',
+        'model-scripted': '1.2.0',
         'store-memory': '2.2.0',
         'tools-registry': '1.0.0',
         'context-basic': '1.0.0',

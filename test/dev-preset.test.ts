@@ -116,7 +116,7 @@ describe('cordage dev: --set and --no-lock', () => {
     const dev = devProcess(dir, ['--task', 'refund window?', '--model', 'model-scripted@^1', '--set', `model.config.script=${script}`])
     try {
       const start = await dev.expect((l) => l.type === 'run/start')
-      assert.deepEqual(start.data?.overrides, { model: 'model-scripted@1.1.0' })
+      assert.deepEqual(start.data?.overrides, { model: 'model-scripted@1.2.0' })
       assert.equal(answerOf(await dev.expect((l) => l.type === 'run/end')), 'from --model')
     } finally {
       assert.equal((await dev.stop()).code, 0)

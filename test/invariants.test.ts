@@ -394,7 +394,7 @@ describe('invariant 6: evidence is ordered', () => {
     const state = await harness.agent.run('go')
     const events = await harness.events(state.runId)
     const producer = (type: string) => events.find((e) => e.type === type)!.producer
-    assert.equal(producer('step/model-response'), 'model-scripted@1.1.0')
+    assert.equal(producer('step/model-response'), 'model-scripted@1.2.0')
     assert.equal(producer('tool/decision'), 'policy-rules@2.0.0')
     assert.equal(producer('tool/end'), 'support-desk@1.0.0')
     assert.equal(producer('verify/end'), 'verifier-basic@1.0.0')

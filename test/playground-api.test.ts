@@ -297,7 +297,7 @@ describe('playground API', () => {
       [get(`/api/runs/${runId}/events?after=-1`), 400, 'invalid_input', /whole number/],
       [get(`/api/runs/${runId}/stream?after=x`), 400, 'invalid_input', /whole number/],
       [
-        post('/api/compare', { runId, plugin: 'model-scripted', a: { version: '1.1.0' }, b: { version: '1.1.0' } }),
+        post('/api/compare', { runId, plugin: 'model-scripted', a: { version: '1.2.0' }, b: { version: '1.2.0' } }),
         400,
         'invalid_input',
         /model/,

@@ -51,10 +51,10 @@ describe('cordage run --model', () => {
     const all = events(stdout)
     const start = all.find((e) => e.type === 'run/start')!
     assert.ok(start.type === 'run/start')
-    assert.equal(start.data.plugins['model-scripted'], '1.1.0')
+    assert.equal(start.data.plugins['model-scripted'], '1.2.0')
     assert.equal(start.data.plugins['model-openai'], undefined)
-    assert.deepEqual(start.data.overrides, { model: 'model-scripted@1.1.0' })
-    assert.equal(start.data.services.model, 'model-scripted@1.1.0')
+    assert.deepEqual(start.data.overrides, { model: 'model-scripted@1.2.0' })
+    assert.equal(start.data.services.model, 'model-scripted@1.2.0')
     const end = all.at(-1)!
     assert.ok(end.type === 'run/end')
     assert.equal(end.data.answer, refundAnswer)
@@ -67,7 +67,7 @@ describe('cordage run --model', () => {
     const all = events(same.stdout)
     const start = all.find((e) => e.type === 'run/start')!
     assert.ok(start.type === 'run/start')
-    assert.deepEqual(start.data.overrides, { model: 'model-scripted@1.1.0' })
+    assert.deepEqual(start.data.overrides, { model: 'model-scripted@1.2.0' })
     const end = all.at(-1)!
     assert.ok(end.type === 'run/end' && end.data.answer === refundAnswer)
 
@@ -93,7 +93,7 @@ describe('cordage run --model', () => {
 
   it('refuses an unknown plugin, a plugin that is no model, a range nothing satisfies and a malformed value, listing the model plugins', () => {
     const dir = presetDir({ script: [{ final: refundAnswer }] })
-    const installed = /installed model plugins: model-anthropic@[\d.]+, model-openai@[\d.]+, model-scripted@1\.1\.0/
+    const installed = /installed model plugins: model-anthropic@[\d.]+, model-openai@[\d.]+, model-scripted@1\.2\.0/
     const cases: [string[], RegExp, RegExp | undefined][] = [
       [
         ['--model', 'model-scriptd'],

@@ -33,6 +33,7 @@ export interface Config {
   delayMs: number
   onExhausted: 'fail' | 'repeat-last'
   recordRequests: number
+  measureInput: boolean
 }
 
 const usage = Schema.object({
@@ -68,7 +69,7 @@ const entry = Schema.object({
 
 export default {
   name: 'model-scripted',
-  version: '1.1.0',
+  version: '1.2.0',
   description: 'A deterministic model that answers from a script. The test and demo default; no network.',
   provides: { model: '1.1.0' },
   config: Schema.object({
@@ -83,5 +84,10 @@ export default {
     delayMs: Schema.natural().default(0).description('Wait this long before each answer (honours cancellation).'),
     onExhausted: Schema.union(['fail', 'repeat-last']).default('fail').description('What to do when the script has no more entries.'),
     recordRequests: Schema.natural().default(1000).description('How many received requests to keep for inspection.'),
+    measureInput: Schema.boolean()
+      .default(false)
+      .description(
+        'Report input tokens as an estimate of what each request held (messages and tool schemas) instead of the configured figure, so a bigger prompt costs more tokens (tool exposure in `cordage eval --vary tools=...`).',
+      ),
   }),
 } satisfies Manifest

@@ -3,6 +3,7 @@
  * what the model saw.
  */
 import { CordageError, type ModelRequest, type ModelResponse, type ModelService } from 'cordage'
+import { estimateTokens } from 'cordage/kit'
 import type { Config, ScriptEntry } from './manifest.ts'
 import { decisionOf } from './script.ts'
 
@@ -42,7 +43,9 @@ export class ScriptedModel implements ModelService {
         )
       }
     }
-    return { decision: decisionOf(entry), usage: { ...this.config.usage, ...entry.usage }, model: 'scripted' }
+    const usage = { ...this.config.usage, ...entry.usage }
+    if (this.config.measureInput) usage.inputTokens = inputTokens(request)
+    return { decision: decisionOf(entry), usage, model: 'scripted' }
   }
 
   /** Summaries are scripted apart from steps: a compactor asking mid-step must not take the step's answer. */
@@ -80,4 +83,12 @@ function wait(ms: number, signal: AbortSignal): Promise<void> {
     }
     signal.addEventListener('abort', onAbort, { once: true })
   })
+}
+
+/** What a request holds, in estimated tokens: its messages (text and tool calls) and the tools it offers. */
+function inputTokens(request: ModelRequest): number {
+  let n = 0
+  for (const m of request.messages) n += estimateTokens(m.text) + (m.calls?.length ? estimateTokens(JSON.stringify(m.calls)) : 0)
+  for (const t of request.tools) n += estimateTokens(`${t.name} ${t.description} ${JSON.stringify(t.inputSchema)}`)
+  return n
 }

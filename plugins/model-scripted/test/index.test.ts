@@ -34,6 +34,22 @@ describe('model-scripted', () => {
     })
   })
 
+  it('measureInput reports the tokens a request holds: more tools offered, more input tokens; off, the configured figure', async () => {
+    const tool = (i: number) => ({
+      name: `tool_${i}`,
+      description: `does thing number ${i} for the customer`,
+      inputSchema: { type: 'object' },
+    })
+    const withTools = (n: number) => ({ ...request(1), tools: Array.from({ length: n }, (_, i) => tool(i)) })
+    const measured = await model({ script: [{ final: 'x' }], measureInput: true, usage: { inputTokens: 7 } })
+    const few = (await measured.respond(withTools(2))).usage.inputTokens
+    const many = (await measured.respond(withTools(40))).usage.inputTokens
+    assert.ok(few > 0)
+    assert.ok(many > few * 10, `${many} tokens with 40 tools, ${few} with 2`)
+    const fixed = await model({ script: [{ final: 'x' }], usage: { inputTokens: 7 } })
+    assert.equal((await fixed.respond(withTools(40))).usage.inputTokens, 7)
+  })
+
   it('records every request it received, without the signal', async () => {
     const m = await model({ script: [{ final: 'x' }] })
     await m.respond(request(1))

@@ -118,7 +118,9 @@ function caseLayer(c: EvalCase, spec: AgentSpec): Record<string, unknown> {
         throw new CordageError('invalid_input', `${c.shown}: a model fault at call ${f.call}, but the script has ${script.length} call(s)`)
       script[f.call - 1] = { ...script[f.call - 1], failFirst: { code: `model_${f.model}`, times: f.times } }
     }
-    const config: Record<string, unknown> = { script }
+    // The overlay may configure the same model plugin (measureInput, delayMs): its keys are kept.
+    const given = layer.model as { plugin?: string; config?: Record<string, unknown> } | undefined
+    const config: Record<string, unknown> = { ...(given?.plugin === 'model-scripted' ? given.config : {}), script }
     if (c.model?.usage) config.usage = c.model.usage
     if (c.model?.onExhausted) config.onExhausted = c.model.onExhausted
     layer.model =

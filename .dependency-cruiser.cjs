@@ -36,6 +36,13 @@ module.exports = {
       to: { path: '^(core|plugins|playground)/', pathNot: ['^core/index\\.ts$', '^core/kit/index\\.ts$', '^core/wire/index\\.ts$', '^plugins/$1/'] },
     },
     {
+      name: 'eval-plugins-public-only',
+      comment: 'the plugins cordage eval puts in (core/eval/plugins) are plugins like any other: public entry points, their own folder and packages',
+      severity: 'error',
+      from: { path: '^core/eval/plugins/([^/]+)/' },
+      to: { path: '^(core|plugins|playground)/', pathNot: ['^core/index\\.ts$', '^core/kit/index\\.ts$', '^core/wire/index\\.ts$', '^core/eval/plugins/$1/'] },
+    },
+    {
       name: 'playground-public-only',
       comment: 'the playground is an app on the public API: cordage, cordage/host, cordage/eval, cordage/kit, cordage/wire',
       severity: 'error',

@@ -9,6 +9,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { dirname } from 'node:path'
 import { CordageError } from '../contracts/errors.ts'
+import { loadPreset } from '../host/preset.ts'
 import { compareBaseline, readBaseline } from '../eval/baseline.ts'
 import { loadSuite } from '../eval/load.ts'
 import { latestReportPath, renderReport } from '../eval/report.ts'
@@ -27,10 +28,13 @@ export async function evalCommand({ positionals, flags }: Parsed, io: Output): P
     throw new CordageError('invalid_input', `--jobs must be a whole number from 1 to 64, got ${JSON.stringify(flags.jobs)}`)
   if (flags['regressions-only'] && !flags.baseline)
     throw new CordageError('invalid_input', '--regressions-only compares with a baseline; add --baseline FILE')
+  // The preset first: a --preset that does not load is that error, whatever the suite holds.
+  if (flags.preset !== undefined) loadPreset(String(flags.preset))
   const variants = parseVariants({ ablate: list('ablate'), vary: list('vary'), plugin: list('plugin') })
   const cases = loadSuite(suite)
   const baseline = flags.baseline ? readBaseline(String(flags.baseline)) : undefined
   const json = !!flags.json
+  const width = Math.max(...variants.map((v) => v.id.length), 7)
   if (!json) io.err(`eval ${suite}: ${cases.length} case(s) × ${variants.length} variant(s)`)
   const result = await runSuite({
     suite,
@@ -39,7 +43,7 @@ export async function evalCommand({ positionals, flags }: Parsed, io: Output): P
     preset: flags.preset as string | undefined,
     jobs,
     keep: !!flags.keep,
-    onRun: json ? undefined : (run) => io.out(caseLine(run)),
+    onRun: json ? undefined : (run) => io.out(caseLine(run, width)),
   })
   if (baseline) result.baseline = compareBaseline(String(flags.baseline), baseline, result)
   if (flags.out) write(String(flags.out), `${JSON.stringify(result, null, 2)}\n`)
@@ -64,13 +68,14 @@ export function exitCode(result: SuiteResult, regressionsOnly: boolean): number 
   return result.runs.every((r) => r.variant !== reference || r.ok) ? ExitCodes.ok : ExitCodes.failed
 }
 
-function caseLine(run: CaseRun): string {
+function caseLine(run: CaseRun, width: number): string {
   const mark = run.ok ? 'pass' : 'FAIL'
   const outcome = run.error
     ? `error [${run.error.code}] ${run.error.message}`
     : `${run.status}${run.failureCode ? ` ${run.failureCode}` : ''}`
   const failed = run.checks.filter((k) => !k.ok).map((k) => `\n      ${k.name}: expected ${k.expected}, got ${k.actual}`)
-  return `${mark}  ${run.variant.padEnd(12)} ${run.case.padEnd(28)} ${outcome}  ${run.steps} step(s) ${run.latencyMs} ms${failed.join('')}`
+  const notes = (run.notes ?? []).map((n) => `\n      note: ${n}`)
+  return `${mark}  ${run.variant.padEnd(width)}  ${run.case.padEnd(28)} ${outcome}  ${run.steps} step(s) ${run.latencyMs} ms${failed.join('')}${notes.join('')}`
 }
 
 /** The per-variant table (the ablation table when there are variants), then what moved against the baseline. */

@@ -83,6 +83,8 @@ const Answer = z.union([
   z.object({ approve: z.literal(true), by: z.string().min(1).default('eval'), reason: z.string().optional() }).strict(),
   z.object({ reject: z.literal(true), by: z.string().min(1).default('eval'), reason: z.string().optional() }).strict(),
   z.object({ input: z.string() }).strict(),
+  /** A person settles an effect the harness could not: whether the call committed (`cordage reconcile`). */
+  z.object({ reconcile: z.enum(['committed', 'not-committed']), by: z.string().min(1).default('eval') }).strict(),
 ])
 export type Answer = z.infer<typeof Answer>
 

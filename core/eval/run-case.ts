@@ -123,6 +123,8 @@ async function answer(runtime: Runtime, state: RunState, next: Answer | undefine
         : await runtime.reject(state.runId, actionId, { by: next.by, reason: next.reason })
     return handle.done
   }
+  if (state.status === 'WAITING_RECONCILIATION' && actionId && 'reconcile' in next)
+    return (await runtime.reconcile(state.runId, actionId, next.reconcile === 'committed', { by: next.by })).done
   if (state.status === 'WAITING_USER' && 'input' in next) return (await runtime.resume(state.runId, { input: next.input })).done
   return `the run paused in ${state.status}${actionId ? ` on ${actionId}` : ''}, where the case's next answer (${Object.keys(next)[0]}) does not fit: it was left there`
 }

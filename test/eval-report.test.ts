@@ -54,11 +54,17 @@ function ablationResult(): SuiteResult {
     variant('maxSteps=5', 'vary', { axis: 'maxSteps', value: 5 }),
   ]
   const runs = Object.entries(outcomes).flatMap(([v, list]) => list.map((o, i) => run(`case-${i}`, v, o, { costUsd: 0.01 * (i + 1) })))
+  // Completed with a right answer, yet an expectation failed (a write it should not have made):
+  // verified success without a pass, so the two shares differ.
+  Object.assign(runs.find((r) => r.variant === 'tools=20' && r.case === 'case-0')!, {
+    ok: false,
+    checks: [{ name: 'sideEffects.followups', ok: false, expected: '0', actual: '1' }],
+  })
   return suite(variants, runs)
 }
 
 describe('eval report', () => {
-  it('draws one success bar per variant, full first, with heights in proportion to the rates', () => {
+  it('draws one success bar and one passed bar per variant, full first, with heights in proportion to the shares', () => {
     const result = ablationResult()
     const html = renderReport(result)
     const bars = elements(html, 'rect', 'bar success')
@@ -75,6 +81,18 @@ describe('eval report', () => {
     }
     assert.equal(Number(bars[1]!.height) * 2, Number(full.height), 'two of four verified without the verifier')
     assert.equal(elements(html, 'rect', 'bar cost').length, 7)
+    // The share of cases passed, beside it, on the same axis: full passed 4 of 4.
+    const passed = elements(html, 'rect', 'bar passed')
+    assert.equal(passed.length, 7)
+    for (const bar of passed) {
+      const s = result.summaries.find((x) => x.variant === bar['data-variant'])!
+      const expected = (Number(full.height) * s.passed) / s.cases
+      assert.ok(Math.abs(Number(bar.height) - expected) < 0.02, `${bar['data-variant']} passed: height ${bar.height}, expected ${expected}`)
+    }
+    assert.ok(html.includes('>3/4</text>'), 'tools=20 says 3/4 above its bar')
+    const tools20 = (cls: string) => Number(elements(html, 'rect', cls).find((b) => b['data-variant'] === 'tools=20')!.height)
+    assert.equal(tools20('bar success'), Number(full.height), 'tools=20 verified all four')
+    assert.ok(tools20('bar passed') < tools20('bar success'), 'but passed three')
   })
 
   it('orders sensitivity points by numeric value per axis, not as given or as text', () => {
@@ -197,9 +215,9 @@ describe('eval report', () => {
     assert.match(html, /id="baseline"/)
     assert.match(html, /1 regression\(s\), 0 fixed, 1 added, 0 removed/)
     assert.match(html, /<td>\$0\.50<\/td><td>\$0\.10<\/td>/)
-    // 4 + 2 + 3 + 4 + 3 + 1 + 3 of 28 case runs passed.
-    assert.match(html, /data-testid="overall">20 of 28 case run\(s\)/)
-    assert.match(html, /8 case run\(s\) failed/)
+    // 4 + 2 + 3 + 3 + 3 + 1 + 3 of 28 case runs passed.
+    assert.match(html, /data-testid="overall">19 of 28 case run\(s\)/)
+    assert.match(html, /9 case run\(s\) failed/)
   })
 
   it('draws nothing broken with no variants, or with variants but no case', () => {

@@ -28,6 +28,7 @@ export function rowsOf(result: SuiteResult): Row[] {
 
 const Accent = '#2456a6'
 const CostInk = '#b35900'
+const PassInk = '#c9d8f0'
 /** Hatching for the cost series, so it differs from the success bars in shape, not only in colour. */
 const Defs = `<defs><pattern id="hatch" width="6" height="6" patternUnits="userSpaceOnUse" patternTransform="rotate(45)"><rect width="6" height="6" fill="#fde9d6"/><line x1="0" y1="0" x2="0" y2="6" stroke="${CostInk}" stroke-width="2.5"/></pattern></defs>`
 
@@ -45,53 +46,92 @@ function empty(id: string, caption: string, why: string): string {
   return figure(id, caption, `<p class="empty">${esc(why)}</p>`)
 }
 
-/** Chart 1: per variant, the verified success rate (bars, left axis) and the cost (hatched bars, right axis). */
+/**
+ * Chart 1: per variant, the share of cases whose every expectation held (light bars, "8/11") and the
+ * verified success rate (dark bars, "45%") on the left axis, and the cost (hatched bars) on the right.
+ * Both shares are needed: switching the verifier off can raise verified success while cases fail.
+ */
 export function successChart(rows: Row[]): string {
-  const caption = 'Verified success and cost per variant'
+  const caption = 'Cases passed, verified success and cost per variant'
   if (rows.length === 0) return empty('chart-success', caption, 'No variant ran, so there is nothing to chart.')
-  const W = Math.max(560, 90 + rows.length * 110)
-  const H = 330
+  const W = Math.max(600, 150 + rows.length * 130)
+  const H = 350
   const left = 64
   const right = 78
-  const top = 40
-  const bottom = 74
+  const top = 58
+  const bottom = 70
   const plotW = W - left - right
   const plotH = H - top - bottom
   const y0 = top + plotH
   const costTop = niceMax(Math.max(0, ...rows.map((r) => finite(r.summary.costUsd))))
   const group = plotW / rows.length
-  const bar = Math.min(48, group * 0.34)
+  const bar = Math.min(36, group * 0.26)
   const parts: string[] = [Defs]
   parts.push(yTicks({ x0: left, x1: left + plotW, y0, height: plotH, top: 1, label: percent, side: 'left' }))
   parts.push(yTicks({ x0: left, x1: left + plotW, y0, height: plotH, top: costTop, label: usd, side: 'right' }))
   parts.push(`<line class="axis" x1="${left}" x2="${px(left + plotW)}" y1="${px(y0)}" y2="${px(y0)}"/>`)
   parts.push(
-    `<text class="axis-title" transform="translate(16 ${px(top + plotH / 2)}) rotate(-90)" text-anchor="middle">verified success rate</text>`,
+    `<text class="axis-title" transform="translate(16 ${px(top + plotH / 2)}) rotate(-90)" text-anchor="middle">share of cases</text>`,
     `<text class="axis-title" transform="translate(${px(W - 12)} ${px(top + plotH / 2)}) rotate(90)" text-anchor="middle">cost (USD)</text>`,
   )
   rows.forEach((row, i) => {
     const s = row.summary
     const cx = left + group * i + group / 2
+    const cases = Math.max(0, finite(s.cases))
+    const passed = Math.min(cases, Math.max(0, finite(s.passed)))
+    const share = cases ? passed / cases : 0
     const rate = Math.min(1, Math.max(0, finite(s.verifiedSuccessRate)))
-    const h = plotH * rate
     const cost = Math.max(0, finite(s.costUsd))
-    const ch = (plotH * cost) / costTop
-    const passed = `${count(s.passed)} of ${count(s.cases)} passed`
-    const tip = `${row.id}: verified success ${percent(rate)} of ${count(s.cases)} case(s); ${passed}`
+    const bars = [
+      {
+        cls: 'bar passed',
+        value: share,
+        h: plotH * share,
+        fill: PassInk,
+        stroke: Accent,
+        text: `${count(passed)}/${count(cases)}`,
+        ink: '',
+        tip: `${row.id}: ${count(passed)} of ${count(cases)} case(s) passed (every expectation held)`,
+      },
+      {
+        cls: 'bar success',
+        value: rate,
+        h: plotH * rate,
+        fill: Accent,
+        stroke: Accent,
+        text: percent(rate),
+        ink: '',
+        tip: `${row.id}: verified success ${percent(rate)} of ${count(cases)} case(s) (completed, with an answer that meets the case)`,
+      },
+      {
+        cls: 'bar cost',
+        value: cost,
+        h: (plotH * cost) / costTop,
+        fill: 'url(#hatch)',
+        stroke: CostInk,
+        text: usd(cost),
+        ink: ' cost',
+        tip: `${row.id}: cost ${usd(cost)} (${exact(cost)} USD)`,
+      },
+    ]
+    parts.push(`<g class="variant" data-variant="${esc(row.id)}">`)
+    bars.forEach((b, j) => {
+      const x = cx - (3 * bar) / 2 - 2 + j * (bar + 2)
+      parts.push(
+        `<rect class="${b.cls}" data-variant="${esc(row.id)}" data-value="${b.value}" x="${px(x)}" y="${px(y0 - b.h)}" width="${px(bar)}" height="${px(b.h)}" fill="${b.fill}" stroke="${b.stroke}"><title>${esc(b.tip)}</title></rect>`,
+        `<text class="value${b.ink}" x="${px(x + bar / 2)}" y="${px(y0 - b.h - (j === 1 ? 17 : 5))}" text-anchor="middle">${esc(b.text)}</text>`,
+      )
+    })
     parts.push(
-      `<g class="variant" data-variant="${esc(row.id)}">`,
-      `<rect class="bar success" data-variant="${esc(row.id)}" data-value="${rate}" x="${px(cx - bar - 2)}" y="${px(y0 - h)}" width="${px(bar)}" height="${px(h)}" fill="${Accent}"><title>${esc(tip)}</title></rect>`,
-      `<text class="value" x="${px(cx - bar / 2 - 2)}" y="${px(y0 - h - 5)}" text-anchor="middle">${esc(percent(rate))}</text>`,
-      `<rect class="bar cost" data-variant="${esc(row.id)}" data-value="${cost}" x="${px(cx + 2)}" y="${px(y0 - ch)}" width="${px(bar)}" height="${px(ch)}" fill="url(#hatch)" stroke="${CostInk}"><title>${esc(`${row.id}: cost ${usd(cost)} (${exact(cost)} USD)`)}</title></rect>`,
-      `<text class="value cost" x="${px(cx + bar / 2 + 2)}" y="${px(y0 - ch - 5)}" text-anchor="middle">${esc(usd(cost))}</text>`,
-      `<text class="label" x="${px(cx)}" y="${px(y0 + 18)}" text-anchor="middle">${label(row.id, 16)}</text>`,
-      `<text class="sub" x="${px(cx)}" y="${px(y0 + 34)}" text-anchor="middle">${esc(passed)}</text>`,
+      `<text class="label" x="${px(cx)}" y="${px(y0 + 18)}" text-anchor="middle">${label(row.id, 18)}</text>`,
+      `<text class="sub" x="${px(cx)}" y="${px(y0 + 34)}" text-anchor="middle">${esc(`${count(passed)} of ${count(cases)} passed`)}</text>`,
       '</g>',
     )
   })
   parts.push(
-    `<g class="legend" transform="translate(${left} 14)"><rect width="12" height="12" fill="${Accent}"/><text x="18" y="10">verified success rate (left axis)</text>`,
-    `<rect x="250" width="12" height="12" fill="url(#hatch)" stroke="${CostInk}"/><text x="268" y="10">cost, hatched (right axis)</text></g>`,
+    `<g class="legend" transform="translate(${left} 14)"><rect width="12" height="12" fill="${PassInk}" stroke="${Accent}"/><text x="18" y="10">cases passed, n/m (left)</text>`,
+    `<rect x="190" width="12" height="12" fill="${Accent}"/><text x="208" y="10">verified success, % (left)</text>`,
+    `<rect x="390" width="12" height="12" fill="url(#hatch)" stroke="${CostInk}"/><text x="408" y="10">cost, hatched (right)</text></g>`,
   )
   return figure('chart-success', caption, svg(W, H, caption, parts))
 }
@@ -164,8 +204,8 @@ function curve(axis: string, points: Row[], full: Row | undefined): string {
     const cost = Math.max(0, finite(s.costUsd))
     const yc = yCost(cost)
     const yr = yRate(rate)
-    // The two labels go on opposite sides, away from each other, so they never overlap.
-    const costAbove = yc < yr
+    // The two labels go on opposite sides, away from each other (the success label never under the axis).
+    const costAbove = yc < yr && y0 - yr > 24
     parts.push(
       `<circle class="point success" data-axis="${esc(axis)}" data-value="${esc(value)}" data-rate="${rate}" cx="${px(x)}" cy="${px(yr)}" r="5" fill="${Accent}"><title>${esc(`${axis}=${value} (${p.id}): verified success ${percent(rate)}, ${count(s.passed)} of ${count(s.cases)} passed`)}</title></circle>`,
       `<text class="value" x="${px(x)}" y="${px(costAbove ? yr + 19 : yr - 9)}" text-anchor="middle">${esc(percent(rate))}</text>`,
@@ -200,7 +240,7 @@ export function failureChart(rows: Row[]): string {
   const gap = 12
   const top = 12
   const plotW = W - labelW - 70
-  const legendRows = Math.ceil(colours.size / 4)
+  const legendRows = Math.ceil(colours.size / 3)
   const H = top + rows.length * (barH + gap) + 34 + legendRows * 20 + 8
   const scaleTop = countMax(Math.max(0, ...totals))
   const parts: string[] = []
@@ -240,11 +280,11 @@ export function failureChart(rows: Row[]): string {
   })
   const legend: string[] = []
   ;[...colours].forEach(([code, fill], i) => {
-    const x = (i % 4) * 200
-    const y = Math.floor(i / 4) * 20
+    const x = (i % 3) * 230
+    const y = Math.floor(i / 3) * 20
     const all = mixes.flat().reduce((sum, [c, n]) => sum + (c === code ? n : 0), 0)
     legend.push(
-      `<g class="key" data-code="${esc(code)}"><rect x="${x}" y="${y}" width="12" height="12" fill="${fill}"/><text x="${x + 18}" y="${y + 10}">${label(code, 22)} (${all})</text></g>`,
+      `<g class="key" data-code="${esc(code)}"><rect x="${x}" y="${y}" width="12" height="12" fill="${fill}"/><text x="${x + 18}" y="${y + 10}">${label(code, 24)} (${all})</text></g>`,
     )
   })
   if (legend.length) parts.push(`<g class="legend" transform="translate(${labelW} ${px(axisY + 14)})">${legend.join('')}</g>`)

@@ -114,7 +114,7 @@ function baselineSection(diff: BaselineDiff): string {
 function mixText(mix: Record<string, number>): string {
   const entries = Object.entries(mix ?? {})
   return entries.length
-    ? entries.map(([code, n]) => `<code>${esc(code)}</code> ×${esc(count(n))}`).join(', ')
+    ? entries.map(([code, n]) => `<span class="mix"><code>${esc(code)}</code> ×${esc(count(n))}</span>`).join(', ')
     : '<span class="muted">none</span>'
 }
 
@@ -259,6 +259,11 @@ th, td { text-align: left; vertical-align: top; padding: .3rem .5rem; border-bot
 thead th { font-size: 12px; color: var(--muted); font-weight: 600; }
 tbody th { font-weight: normal; }
 td ul { margin: 0; padding-left: 1rem; }
+.mix { white-space: nowrap; }
+table[data-table=ablation] td:nth-child(n+2):nth-child(-n+6) { white-space: nowrap; }
+table[data-table=ablation] td:first-child { min-width: 9rem; }
+table[data-table=checks] { table-layout: fixed; }
+table[data-table=checks] th:first-child { width: 22%; }
 .failures { display: grid; gap: .6rem; }
 .failure { border-left: 3px solid var(--bad); padding: .3rem .7rem; background: #fdfafa; }
 .failure p { margin: .2rem 0; }

@@ -10,7 +10,9 @@
  * writeFileSync('report.html', renderReport(result))
  */
 import { join } from 'node:path'
-import { failureChart, type Row, rowsOf, sensitivityCharts, successChart } from './report-charts.ts'
+import { type Row, rowsOf, successChart } from './report-charts.ts'
+import { sensitivityCharts } from './report-curves.ts'
+import { failureChart } from './report-failures.ts'
 import type { BaselineDiff, CaseRun, SuiteResult } from './result.ts'
 import { count, duration, esc, finite, percent, usd } from './svg.ts'
 

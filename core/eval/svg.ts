@@ -119,3 +119,57 @@ export function yTicks(opts: {
   }
   return out.join('')
 }
+
+export const Accent = '#2456a6'
+export const CostInk = '#b35900'
+export const PassInk = '#c9d8f0'
+
+/** A label cut to `n` characters; the whole text goes in a tooltip only when it was cut. */
+export function label(text: string, n: number): string {
+  const shown = clip(text, n)
+  return shown === text ? esc(text) : `<title>${esc(text)}</title>${esc(shown)}`
+}
+
+export function figure(id: string, caption: string, body: string): string {
+  return `<figure class="chart" id="${esc(id)}" data-chart="${esc(id)}"><figcaption>${esc(caption)}</figcaption>${body}</figure>`
+}
+
+/** A chart with nothing to draw says why, in words. */
+export function empty(id: string, caption: string, why: string): string {
+  return figure(id, caption, `<p class="empty">${esc(why)}</p>`)
+}
+
+export function svg(width: number, height: number, name: string, parts: string[]): string {
+  return `<svg viewBox="0 0 ${px(width)} ${px(height)}" width="${px(width)}" height="${px(height)}" role="img" aria-label="${esc(name)}">${parts.join('')}</svg>`
+}
+
+/** Where a chart with a value axis on each side draws: its size and its plot area. */
+export interface Frame {
+  W: number
+  H: number
+  left: number
+  top: number
+  plotW: number
+  plotH: number
+  /** The baseline: where 0 is. */
+  y0: number
+}
+
+export function frame(W: number, H: number, top: number, bottom: number): Frame {
+  const left = 64
+  const plotH = H - top - bottom
+  return { W, H, left, top, plotW: W - left - 78, plotH, y0: top + plotH }
+}
+
+/** A share (0..1) on the left axis, a cost on the right one, and the baseline, with both axes titled. */
+export function valueAxes(f: Frame, costTop: number, leftTitle: string): string {
+  const span = { x0: f.left, x1: f.left + f.plotW, y0: f.y0, height: f.plotH }
+  const middle = px(f.top + f.plotH / 2)
+  return [
+    yTicks({ ...span, top: 1, label: percent, side: 'left' }),
+    yTicks({ ...span, top: costTop, label: usd, side: 'right' }),
+    `<line class="axis" x1="${f.left}" x2="${px(f.left + f.plotW)}" y1="${px(f.y0)}" y2="${px(f.y0)}"/>`,
+    `<text class="axis-title" transform="translate(16 ${middle}) rotate(-90)" text-anchor="middle">${esc(leftTitle)}</text>`,
+    `<text class="axis-title" transform="translate(${px(f.W - 12)} ${middle}) rotate(90)" text-anchor="middle">cost (USD)</text>`,
+  ].join('')
+}

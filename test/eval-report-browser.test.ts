@@ -15,38 +15,22 @@ import type { Browser, Page } from 'playwright-core'
 import { renderReport } from '../core/eval/report.ts'
 import type { SuiteResult } from '../core/eval/result.ts'
 import { tempDir } from './helpers.ts'
-import { run, suite, variant } from './eval-report-builder.ts'
+import { loadSuite } from '../core/eval/load.ts'
+import { runSuite } from '../core/eval/suite.ts'
+import { parseVariants } from '../core/eval/variants.ts'
 import { browserSkip, openPage, shots } from './playground-helpers.ts'
 
-/** The result the report is drawn from: the one place to change to draw a real `runSuite` result instead. */
+/**
+ * The result the report is drawn from: a real run of the project's support suite, with the verifier and
+ * the policy ablated and the step budget varied (a sensitivity curve), as `cordage eval` would run it.
+ */
 async function suiteResult(): Promise<SuiteResult> {
-  const variants = [
-    variant('full', 'full'),
-    variant('-verifier', 'ablate', { mechanism: 'verifier', label: 'verifier switched off' }),
-    variant('-policy', 'ablate', { mechanism: 'policy', label: 'policy switched off' }),
-    variant('maxSteps=1', 'vary', { axis: 'maxSteps', value: 1 }),
-    variant('maxSteps=8', 'vary', { axis: 'maxSteps', value: 8 }),
-    variant('maxSteps=3', 'vary', { axis: 'maxSteps', value: 3 }),
-  ]
-  const cases = ['refund-approved', 'wrong-answer-caught', 'unapproved-write', 'tool-timeout', 'crash-resume']
-  const runs = variants.flatMap((v) =>
-    cases.map((c, i) => {
-      const extra = { costUsd: 0.001 * (i + 1) * (v.id === 'maxSteps=8' ? 2 : 1), latencyMs: 80 + 40 * i, tokens: 250 + 50 * i }
-      if (v.id === '-verifier' && c === 'wrong-answer-caught') return run(c, v.id, 'wrong-answer', extra)
-      if (v.id === '-policy' && c === 'unapproved-write')
-        return run(
-          c,
-          v.id,
-          { status: 'COMPLETED' },
-          { ...extra, ok: false, checks: [{ name: 'sideEffects.followups', ok: false, expected: '0', actual: '1' }] },
-        )
-      if (v.id === 'maxSteps=1' && i >= 2) return run(c, v.id, { status: 'STOPPED', failureCode: 'max_steps' }, extra)
-      if (v.id === 'maxSteps=3' && i === 4) return run(c, v.id, { status: 'STOPPED', failureCode: 'max_steps' }, extra)
-      if (c === 'tool-timeout' && v.id !== 'full') return run(c, v.id, { status: 'FAILED', failureCode: 'tool_timeout' }, extra)
-      return run(c, v.id, 'ok', extra)
-    }),
-  )
-  return suite(variants, runs, { suite: 'evals/support' })
+  const suite = join(import.meta.dirname, '../evals/support')
+  return runSuite({
+    suite: 'evals/support',
+    cases: loadSuite(suite),
+    variants: parseVariants({ ablate: ['verifier,policy'], vary: ['maxSteps=1,3,8'] }),
+  })
 }
 
 describe('eval report in headless Chromium', { skip: browserSkip }, () => {

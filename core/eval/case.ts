@@ -135,7 +135,7 @@ export const CaseShape = z
     eval: z.literal(1),
     name: z.string().min(1).optional(),
     description: z.string().optional(),
-    /** The preset (relative to the case file); `cordage eval --preset` and the suite's `defaults` give one otherwise. */
+    /** The preset (relative to the case file); `cordage eval --preset` replaces it for every case. */
     preset: z.string().min(1).optional(),
     agent: z.string().min(1).optional(),
     task: z.string().min(1).optional(),

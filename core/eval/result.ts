@@ -100,6 +100,8 @@ export interface SuiteResult {
   format: typeof ResultFormat
   /** The suite as named on the command line. */
   suite: string
+  /** The preset every case ran on when one was given (`--preset`), as named. */
+  preset?: string
   startedAt: string
   durationMs: number
   variants: Variant[]

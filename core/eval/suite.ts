@@ -46,6 +46,7 @@ export async function runSuite(options: SuiteOptions): Promise<SuiteResult> {
   return {
     format: ResultFormat,
     suite: options.suite,
+    preset: options.preset,
     startedAt: new Date(started).toISOString(),
     durationMs: Date.now() - started,
     variants: options.variants,

@@ -1,8 +1,11 @@
 /**
  * @module eval/baseline
  * A baseline is the JSON of an earlier `cordage eval --out FILE`. It is read back strictly (a file of
- * another format, or edited by hand into something else, is refused, not compared as if empty), and
- * the current result is compared with it case by case and figure by figure.
+ * another format, or edited by hand into something else, is refused, not compared as if empty), it must
+ * be of the same suite and preset, and the current result is compared with it case by case and figure by
+ * figure. `--regressions-only` gates on the regressions alone, so nothing that hides a failure may escape
+ * them: a case that passed and is gone now (deleted, renamed, or its variant not run) and a new case
+ * that fails are regressions too.
  */
 import { readFileSync } from 'node:fs'
 import { z } from 'zod'
@@ -11,6 +14,9 @@ import { ResultFormat, type BaselineDiff, type SuiteResult } from './result.ts'
 
 const Stored = z.object({
   format: z.literal(ResultFormat),
+  suite: z.string(),
+  preset: z.string().optional(),
+  variants: z.array(z.object({ id: z.string() })),
   runs: z.array(
     z.object({ case: z.string(), variant: z.string(), ok: z.boolean(), status: z.string().optional(), failureCode: z.string().optional() }),
   ),
@@ -25,9 +31,9 @@ const Stored = z.object({
     }),
   ),
 })
-type Stored = z.infer<typeof Stored>
+export type Baseline = z.infer<typeof Stored>
 
-export function readBaseline(file: string): Stored {
+export function readBaseline(file: string): Baseline {
   let data: unknown
   try {
     data = JSON.parse(readFileSync(file, 'utf8'))
@@ -48,20 +54,61 @@ export function readBaseline(file: string): Stored {
   return parsed.data
 }
 
-export function compareBaseline(file: string, baseline: Stored, now: SuiteResult): BaselineDiff {
+/**
+ * A baseline of another suite or preset compares different things: refused, not read as a list of
+ * cases added and removed. The suite is compared as named on the command line.
+ * @throws CordageError `invalid_input` saying what differs
+ */
+export function checkBaselineFits(file: string, baseline: Baseline, now: { suite: string; preset?: string }): void {
+  const differs: string[] = []
+  if (baseline.suite !== now.suite)
+    differs.push(`it is of suite ${JSON.stringify(baseline.suite)}, this run of ${JSON.stringify(now.suite)}`)
+  if (baseline.preset !== now.preset) {
+    const named = (p: string | undefined) => (p === undefined ? "each case's own preset" : `--preset ${JSON.stringify(p)}`)
+    differs.push(`it ran on ${named(baseline.preset)}, this run on ${named(now.preset)}`)
+  }
+  if (differs.length)
+    throw new CordageError(
+      'invalid_input',
+      `--baseline ${file} does not fit this run: ${differs.join('; ')}. Name the suite and preset as the baseline did, or write a new baseline for this run with --out FILE`,
+    )
+}
+
+export function compareBaseline(file: string, baseline: Baseline, now: SuiteResult): BaselineDiff {
+  checkBaselineFits(file, baseline, now)
   const key = (r: { case: string; variant: string }) => `${r.variant}\u0000${r.case}`
   const before = new Map(baseline.runs.map((r) => [key(r), r]))
   const after = new Map(now.runs.map((r) => [key(r), r]))
+  const variantsBefore = new Set(baseline.variants.map((v) => v.id))
+  const variantsNow = new Set(now.variants.map((v) => v.id))
   const outcome = (r: { ok: boolean; status?: string; failureCode?: string }) =>
     `${r.ok ? 'pass' : 'fail'} (${r.status ?? 'no run'}${r.failureCode ? ` ${r.failureCode}` : ''})`
   const diff: BaselineDiff = { file, regressions: [], fixed: [], added: [], removed: [], metrics: [] }
+  for (const id of variantsNow) if (!variantsBefore.has(id)) diff.added.push(`variant ${id}`)
+  for (const id of variantsBefore) if (!variantsNow.has(id)) diff.removed.push(`variant ${id}`)
   for (const [k, r] of after) {
     const was = before.get(k)
-    if (!was) diff.added.push(`${r.case} (${r.variant})`)
-    else if (was.ok && !r.ok) diff.regressions.push({ case: r.case, variant: r.variant, was: outcome(was), now: outcome(r) })
+    if (!was) {
+      diff.added.push(`${r.case} (${r.variant})`)
+      // A failing case the baseline does not know (a failing case renamed, or added failing) is not
+      // excused for being new. A variant the baseline did not run has nothing to regress from: it is
+      // listed as added, and its runs are measured, not gated.
+      if (!r.ok && variantsBefore.has(r.variant)) diff.regressions.push({ case: r.case, variant: r.variant, was: 'new', now: outcome(r) })
+    } else if (was.ok && !r.ok) diff.regressions.push({ case: r.case, variant: r.variant, was: outcome(was), now: outcome(r) })
     else if (!was.ok && r.ok) diff.fixed.push({ case: r.case, variant: r.variant })
   }
-  for (const [k, r] of before) if (!after.has(k)) diff.removed.push(`${r.case} (${r.variant})`)
+  for (const [k, r] of before) {
+    if (after.has(k)) continue
+    diff.removed.push(`${r.case} (${r.variant})`)
+    // What passed and is not run now is not known to pass any more.
+    if (r.ok)
+      diff.regressions.push({
+        case: r.case,
+        variant: r.variant,
+        was: outcome(r),
+        now: variantsNow.has(r.variant) ? 'not run (removed)' : `not run (variant ${r.variant} not run)`,
+      })
+  }
   for (const s of now.summaries) {
     const was = baseline.summaries.find((b) => b.variant === s.variant)
     if (!was) continue

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict'
 import { spawnSync } from 'node:child_process'
-import { cpSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { cpSync, existsSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { describe, it } from 'node:test'
 import { main } from '../core/cli/main.ts'
@@ -77,11 +77,13 @@ describe('cordage eval on the project suite (evals/support) with verifier and po
       const mine = result.runs.filter((r) => r.variant === s.variant)
       assert.equal(s.cases, mine.length)
       assert.equal(s.passed, mine.filter((r) => r.ok).length)
-      const notCompleted = mine.filter((r) => r.status !== 'COMPLETED').length
+      // Every run that did not complete with its expectations met is in the mix, a wrong completion included.
+      const notVerified = mine.filter((r) => !(r.status === 'COMPLETED' && r.ok)).length
       assert.equal(
         Object.values(s.failureMix).reduce((a, b) => a + b, 0),
-        notCompleted,
+        notVerified,
       )
+      assert.equal(s.verifiedSuccessRate, mine.filter((r) => r.status === 'COMPLETED' && r.ok).length / mine.length)
     }
   })
 })
@@ -114,12 +116,14 @@ describe('cordage eval refuses what is not valid, before anything runs', () => {
   it('an expectation on an event type that does not exist, or a record the case does not name', async () => {
     const dir = tempDir()
     const base = ['eval: 1', 'preset: ../p.yml']
-    writeFileSync(join(dir, 'a.yml'), [...base, 'expect:', '  events:', '    includes: [tool/strat]'].join('\n'))
-    writeFileSync(join(dir, 'b.yml'), [...base, 'expect:', '  sideEffects: { mails: 1 }'].join('\n'))
+    writeFileSync(join(dir, 'c.yml'), [...base, 'expect:', '  answer: { includes: [x] }'].join('\n'))
+    writeFileSync(join(dir, 'a.yml'), [...base, 'expect:', '  status: COMPLETED', '  events:', '    includes: [tool/strat]'].join('\n'))
+    writeFileSync(join(dir, 'b.yml'), [...base, 'expect:', '  status: COMPLETED', '  sideEffects: { mails: 1 }'].join('\n'))
     const r = await cli(['eval', dir])
     assert.equal(r.code, 2)
     assert.match(r.err, /a\.yml:\d+ expect: .*tool\/strat/)
     assert.match(r.err, /b\.yml:\d+ expect: "mails" is not a record of this case/)
+    assert.match(r.err, /c\.yml:\d+ expect\.status: required, and missing/)
   })
 
   for (const [args, message] of [
@@ -224,6 +228,158 @@ describe('cordage eval --plugin: two versions of a plugin side by side', () => {
     assert.equal(v1.status, 'WAITING_APPROVAL')
     assert.notEqual(v2.status, 'WAITING_APPROVAL')
     assert.ok(v2.events.some((e) => e.startsWith('tool/decision')))
-    assert.equal(r.code, 0, 'the first --plugin is the reference, and it holds')
+    assert.equal(v1.ok, true)
+    assert.equal(r.code, 1, 'every --plugin side is gated: 2.x does not hold the case')
+  })
+})
+
+/** A case file in its own folder, on the project's default preset unless it says otherwise. */
+function caseFile(lines: string[], name = 'case.yml'): string {
+  const dir = tempDir()
+  const text = lines.join('\n').replace('PRESET', join(root, 'presets/default.yml'))
+  writeFileSync(join(dir, name), text)
+  return dir
+}
+
+describe('cordage eval does not let a case pass on what it did not check', () => {
+  it('a fault that never fires is a failed check, not a silent pass', async () => {
+    const dir = caseFile([
+      'eval: 1',
+      'preset: PRESET',
+      'agent: support',
+      'faults:',
+      '  - { tool: record_followup, kind: fail, times: always }',
+      'expect:',
+      '  status: COMPLETED',
+    ])
+    const r = await cli(['eval', dir, '--json'])
+    const result: SuiteResult = JSON.parse(r.out)
+    const check = result.runs[0].checks.find((k) => k.name === 'faults[0]')
+    assert.equal(check?.ok, false)
+    assert.match(check!.actual, /never: the run made no call to record_followup/)
+    assert.equal(r.code, 1)
+  })
+
+  it('excluding a misspelt tool fails; a tool the model made up may be excluded', async () => {
+    const dir = caseFile([
+      'eval: 1',
+      'preset: PRESET',
+      'agent: support',
+      'expect:',
+      '  status: COMPLETED',
+      '  events:',
+      "    excludes: ['tool/start[record_folowup]']",
+    ])
+    const result: SuiteResult = JSON.parse((await cli(['eval', dir, '--json'])).out)
+    const check = result.runs[0].checks.find((k) => k.name === 'events.excludes[record_folowup]')
+    assert.equal(check?.ok, false)
+    const madeUp: SuiteResult = JSON.parse((await cli(['eval', join(root, 'evals/lab/unknown-tool.yml'), '--json'])).out)
+    assert.ok(madeUp.runs[0].ok, JSON.stringify(madeUp.runs[0].checks.filter((k) => !k.ok)))
+  })
+
+  it('a record file no plugin writes, or one outside the case folder, is refused', async () => {
+    for (const [file, message] of [
+      ['eval-outbox/followup.jsonl', /not a file any plugin of the preset writes/],
+      ['../../../../etc/passwd', /outside the case's folder/],
+    ] as const) {
+      const dir = caseFile([
+        'eval: 1',
+        'preset: PRESET',
+        'agent: followup',
+        'overlay:',
+        '  plugins:',
+        '    - { plugin: support-desk, config: { outbox: eval-outbox/followups.jsonl } }',
+        'answers: [{ approve: true }]',
+        'records:',
+        `  followups: { file: "${file}" }`,
+        'expect:',
+        '  status: COMPLETED',
+        '  sideEffects: { followups: 0 }',
+      ])
+      const r = await cli(['eval', dir, '--json'])
+      const result: SuiteResult = JSON.parse(r.out)
+      assert.match(result.runs[0].error?.message ?? '', message)
+      assert.equal(r.code, 1)
+    }
+  })
+
+  it('a case that runs past its time limit is cancelled and fails; the suite goes on', async () => {
+    const dir = caseFile([
+      'eval: 1',
+      'preset: PRESET',
+      'agent: followup',
+      'timeoutMs: 300',
+      'overlay:',
+      '  model: { plugin: model-scripted, config: { delayMs: 60000 } }',
+      'expect:',
+      '  status: COMPLETED',
+    ])
+    writeFileSync(
+      join(dir, 'quick.yml'),
+      ['eval: 1', `preset: ${join(root, 'presets/default.yml')}`, 'agent: support', 'expect:', '  status: COMPLETED'].join('\n'),
+    )
+    const r = await cli(['eval', dir, '--json'])
+    const result: SuiteResult = JSON.parse(r.out)
+    const slow = result.runs.find((x) => x.case === 'case')!
+    assert.equal(slow.error?.code, 'deadline_exceeded')
+    assert.ok(result.runs.find((x) => x.case === 'quick')!.ok)
+    assert.equal(r.code, 1)
+  })
+
+  it('a name no plugin has is refused before anything runs: --ablate, --plugin, --vary PLUGIN.key', async () => {
+    const one = join(root, 'evals/support/answer-cites-source.yml')
+    for (const [args, message] of [
+      [['--ablate', 'polcy'], /no installed plugin is named "polcy" \(did you mean policy\?\)/],
+      [['--vary', 'policy-rules.defualt=allow,deny'], /policy-rules has no config key "defualt" \(did you mean default\?\)/],
+      [['--plugin', 'policy-rulez@1', '--plugin', 'policy-rulez@2'], /no installed plugin is named "policy-rulez"/],
+    ] as const) {
+      const r = await cli(['eval', one, ...args])
+      assert.equal(r.code, 2, r.err)
+      assert.match(r.err, message)
+    }
+  })
+
+  it('a --plugin side that cannot run fails the command, and the model can be compared by version', async () => {
+    const one = join(root, 'evals/support/answer-cites-source.yml')
+    const broken = await cli(['eval', one, '--plugin', 'policy-rules@^1', '--plugin', 'policy-rules@^9', '--json'])
+    assert.equal(broken.code, 1)
+    assert.equal(JSON.parse(broken.out).runs[1].error.code, 'plugin_version_unsatisfiable')
+    const model = await cli(['eval', one, '--plugin', 'model-scripted@^1.1.0', '--plugin', 'model-scripted@^1.2.0', '--json'])
+    assert.equal(model.code, 0, model.out)
+  })
+
+  it('a preset folder with a symbolic link is refused: a tool could write through it out of the copy', async () => {
+    const work = tempDir()
+    cpSync(join(root, 'presets/default.yml'), join(work, 'preset.yml'))
+    symlinkSync(tempDir(), join(work, 'out'))
+    const dir = caseFile(['eval: 1', `preset: ${join(work, 'preset.yml')}`, 'agent: support', 'expect:', '  status: COMPLETED'])
+    const result: SuiteResult = JSON.parse((await cli(['eval', dir, '--json'])).out)
+    assert.match(result.runs[0].error?.message ?? '', /holds a symbolic link/)
+  })
+
+  it("a preset's path: plugin works in every case (each case has its own catalogue)", async () => {
+    const work = tempDir()
+    cpSync(join(root, 'test/fixtures/plugins/eval-desk'), join(work, 'desk'), { recursive: true })
+    const preset = readFileSync(join(root, 'presets/default.yml'), 'utf8').replace(
+      '      - plugin: support-desk\n',
+      '      - { path: ./desk, config: { records: desk.jsonl } }\n      - plugin: support-desk\n',
+    )
+    writeFileSync(join(work, 'preset.yml'), preset)
+    writeFileSync(join(work, 'package.json'), '{"type": "module"}')
+    const dir = tempDir()
+    for (const name of ['one', 'two'])
+      writeFileSync(
+        join(dir, `${name}.yml`),
+        ['eval: 1', `preset: ${join(work, 'preset.yml')}`, 'agent: support', 'expect:', '  status: COMPLETED'].join('\n'),
+      )
+    const r = await cli(['eval', dir, '--jobs', '1', '--json'])
+    const result: SuiteResult = JSON.parse(r.out)
+    assert.deepEqual(
+      result.runs.map((x) => [x.case, x.ok, x.error?.message]),
+      [
+        ['one', true, undefined],
+        ['two', true, undefined],
+      ],
+    )
   })
 })

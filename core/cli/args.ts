@@ -254,7 +254,7 @@ export const Commands: Command[] = [
   {
     name: 'eval',
     usage:
-      'cordage eval SUITE [--preset FILE] [--ablate LIST] [--vary KEY=V1,V2]... [--plugin NAME@RANGE]... [--baseline FILE [--regressions-only]] [--out FILE] [--report FILE] [--jobs N] [--keep] [--json]',
+      'cordage eval SUITE [--preset FILE] [--ablate LIST] [--vary KEY=V1,V2]... [--plugin NAME@RANGE]... [--baseline FILE [--regressions-only]] [--out FILE] [--report FILE] [--jobs N] [--case-timeout MS] [--keep] [--json]',
     summary:
       'Run a suite of eval cases (a case file or a folder of them) against a preset, with ablations, sensitivity axes or plugin versions',
     positionals: ['SUITE'],
@@ -283,6 +283,10 @@ export const Commands: Command[] = [
       out: { type: 'string', help: 'Write the result as JSON (what --baseline reads)' },
       report: { type: 'string', help: 'Write a self-contained HTML report (also copied to .cordage/eval/latest.html for the playground)' },
       jobs: { type: 'string', help: 'Cases run side by side (default: cores, at most 4); a case marked serial always runs alone' },
+      'case-timeout': {
+        type: 'string',
+        help: 'Time limit of each case in ms, from its run start (default 300000); a case may set its own timeoutMs',
+      },
       keep: { type: 'boolean', help: "Keep each case's scratch folder (its preset, database and records) and print where" },
       json: { type: 'boolean', help: 'Print the whole result as one JSON object instead of lines and tables' },
     },

@@ -15,3 +15,6 @@ const code = await main(process.argv.slice(2), {
   color: process.stdout.isTTY && !process.env.NO_COLOR,
 })
 process.exitCode = code
+// `cordage eval` starts and stops an app per case: a plugin's stray timer must not keep the finished
+// command alive (stdout and stderr to pipes and files are written synchronously on Linux).
+if (process.argv[2] === 'eval') process.exit(code)

@@ -6,16 +6,21 @@
  * unless a case that passed in the baseline fails now. Ablated and varied variants are measured, not
  * gated: switching a mechanism off is expected to break cases (that is what it shows).
  */
-import { mkdirSync, writeFileSync } from 'node:fs'
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs'
 import { dirname } from 'node:path'
 import { CordageError } from '../contracts/errors.ts'
 import { loadPreset } from '../host/preset.ts'
-import { compareBaseline, readBaseline } from '../eval/baseline.ts'
+import { PluginCatalog } from '../host/catalog.ts'
+import { closest } from '../kit/closest.ts'
+import { liveScratch } from '../eval/run-case.ts'
+import type { Schema } from 'cordis'
+import { configKeys } from '../eval/prune.ts'
+import { checkBaselineFits, compareBaseline, readBaseline } from '../eval/baseline.ts'
 import { loadSuite } from '../eval/load.ts'
 import { latestReportPath, renderReport } from '../eval/report.ts'
-import type { CaseRun, SuiteResult } from '../eval/result.ts'
+import type { CaseRun, SuiteResult, Variant } from '../eval/result.ts'
 import { runSuite } from '../eval/suite.ts'
-import { parseVariants } from '../eval/variants.ts'
+import { Mechanisms, parseVariants } from '../eval/variants.ts'
 import type { Parsed } from './args.ts'
 import { ExitCodes } from './exit-codes.ts'
 import type { Output } from './output.ts'
@@ -30,21 +35,42 @@ export async function evalCommand({ positionals, flags }: Parsed, io: Output): P
     throw new CordageError('invalid_input', '--regressions-only compares with a baseline; add --baseline FILE')
   // The preset first: a --preset that does not load is that error, whatever the suite holds.
   if (flags.preset !== undefined) loadPreset(String(flags.preset))
+  const timeoutMs = flags['case-timeout'] === undefined ? undefined : Number(flags['case-timeout'])
+  if (timeoutMs !== undefined && (!Number.isInteger(timeoutMs) || timeoutMs < 1 || timeoutMs > 3_600_000))
+    throw new CordageError(
+      'invalid_input',
+      `--case-timeout must be a whole number of milliseconds from 1 to 3600000, got ${JSON.stringify(flags['case-timeout'])}`,
+    )
   const variants = parseVariants({ ablate: list('ablate'), vary: list('vary'), plugin: list('plugin') })
+  const catalog = await PluginCatalog.scan()
+  checkVariants(variants, catalog)
   const cases = loadSuite(suite)
   const baseline = flags.baseline ? readBaseline(String(flags.baseline)) : undefined
+  // Before anything runs: a baseline of another suite or preset would be compared case by case with nothing.
+  if (baseline) checkBaselineFits(String(flags.baseline), baseline, { suite, preset: flags.preset as string | undefined })
   const json = !!flags.json
   const width = Math.max(...variants.map((v) => v.id.length), 7)
   if (!json) io.err(`eval ${suite}: ${cases.length} case(s) × ${variants.length} variant(s)`)
+  // Interrupted: the scratch copies of the cases in progress go too.
+  const interrupted = () => {
+    for (const dir of liveScratch) rmSync(dir, { recursive: true, force: true })
+    process.exit(130)
+  }
+  process.once('SIGINT', interrupted)
+  process.once('SIGTERM', interrupted)
   const result = await runSuite({
     suite,
     cases,
     variants,
     preset: flags.preset as string | undefined,
     jobs,
+    timeoutMs,
+    catalog,
     keep: !!flags.keep,
     onRun: json ? undefined : (run) => io.out(caseLine(run, width)),
   })
+  process.off('SIGINT', interrupted)
+  process.off('SIGTERM', interrupted)
   if (baseline) result.baseline = compareBaseline(String(flags.baseline), baseline, result)
   if (flags.out) write(String(flags.out), `${JSON.stringify(result, null, 2)}\n`)
   if (flags.report) {
@@ -62,10 +88,53 @@ function write(file: string, text: string): void {
   writeFileSync(file, text)
 }
 
+/**
+ * 1 when a case could not run in any variant (an error is never a measurement), or an expectation of a
+ * gated variant failed: the full harness, or every side of --plugin (a new version must hold too).
+ * Ablated and varied variants are measured, not gated. With --regressions-only: regressions only.
+ */
 export function exitCode(result: SuiteResult, regressionsOnly: boolean): number {
+  if (result.runs.some((r) => r.error)) return ExitCodes.failed
   if (regressionsOnly) return result.baseline?.regressions.length ? ExitCodes.failed : ExitCodes.ok
-  const reference = result.variants[0]?.id
-  return result.runs.every((r) => r.variant !== reference || r.ok) ? ExitCodes.ok : ExitCodes.failed
+  const gated = new Set(result.variants.filter((v) => v.kind === 'full' || v.kind === 'plugin').map((v) => v.id))
+  return result.runs.every((r) => !gated.has(r.variant) || r.ok) ? ExitCodes.ok : ExitCodes.failed
+}
+
+/**
+ * Names the variants give, checked against the installed plugins before anything runs: an ablation of a
+ * plugin that does not exist, or a config key a plugin does not have, would run as the full harness.
+ */
+function checkVariants(variants: Variant[], catalog: PluginCatalog): void {
+  const names = [...new Set(catalog.entries().map((e) => e.manifest.name))]
+  const known = (name: string, flag: string) => {
+    if (names.includes(name)) return
+    const near = closest(name, [...names, ...Object.keys(Mechanisms)])
+    throw new CordageError(
+      'invalid_input',
+      `${flag}: no installed plugin is named "${name}"${near ? ` (did you mean ${near}?)` : ''}; mechanisms are ${Object.keys(Mechanisms).join(', ')}`,
+    )
+  }
+  for (const v of variants) {
+    if (v.kind === 'ablate' && !Mechanisms[v.mechanism!]) known(v.mechanism!, `--ablate ${v.mechanism}`)
+    if (v.kind === 'plugin') known(v.plugin!, `--plugin ${v.id}`)
+    if (v.kind === 'vary' && v.axis!.includes('.')) {
+      const [plugin, key] = v.axis!.split('.')
+      known(plugin, `--vary ${v.axis}`)
+      const keys = new Set(
+        catalog
+          .entries()
+          .filter((e) => e.manifest.name === plugin)
+          .flatMap((e) => configKeys(e.manifest.config as Schema | undefined)),
+      )
+      if (!keys.has(key)) {
+        const near = closest(key, [...keys])
+        throw new CordageError(
+          'invalid_input',
+          `--vary ${v.axis}: ${plugin} has no config key "${key}"${near ? ` (did you mean ${near}?)` : ''}; its keys: ${[...keys].join(', ') || 'none'}`,
+        )
+      }
+    }
+  }
 }
 
 function caseLine(run: CaseRun, width: number): string {
@@ -100,6 +169,11 @@ export function summaryLines(result: SuiteResult): string[] {
       .trimEnd()
   const out = ['', line(head), ...rows.map(line)]
   for (const s of result.summaries) for (const c of s.changed) out.push(`  ${s.variant}: ${c}`)
+  for (const v of result.variants) {
+    const mine = result.runs.filter((r) => r.variant === v.id)
+    if (v.kind === 'ablate' && mine.length && mine.every((r) => r.notes?.some((n) => n.includes('changes nothing'))))
+      out.push(`  warning: ${v.id} changes nothing for any case of this suite (no agent has it): its row equals the full harness`)
+  }
   const b = result.baseline
   if (b) {
     out.push(

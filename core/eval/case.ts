@@ -99,11 +99,15 @@ const Records = z
 
 const EventOrder = z
   .string()
-  .regex(/^\s*[a-z]+\/[a-z-]+(\[[^\]]+\])?\s*<\s*[a-z]+\/[a-z-]+(\[[^\]]+\])?\s*$/, 'expected "TYPE[tool] < TYPE[tool]"')
+  .regex(
+    /^\s*[a-z]+\/[a-z-]+(\[[^\]]+\])?(:[a-z_]+)?\s*<\s*[a-z]+\/[a-z-]+(\[[^\]]+\])?(:[a-z_]+)?\s*$/,
+    'expected "TYPE[tool]:code < TYPE[tool]:code" (tool and code optional)',
+  )
 
 export const Expect = z
   .object({
-    status: z.enum(RunStatuses).optional(),
+    /** Required: a case says where the run must end, so a run that failed cannot pass on its other checks. */
+    status: z.enum(RunStatuses),
     failureCode: z.enum(Object.keys(Codes) as [string, ...string[]]).optional(),
     answer: z
       .object({ includes: z.array(z.string()).optional(), excludes: z.array(z.string()).optional(), matches: z.string().optional() })
@@ -119,6 +123,8 @@ export const Expect = z
         excludes: z.array(z.string()).optional(),
         /** "A < B": the first A comes before the first B; `tool/started[record_followup]` narrows to one tool. */
         order: z.array(EventOrder).optional(),
+        /** How many events a selector matches: `tool/start[record_followup]: 1`, `tool/error:tool_timeout: { min: 1 }`. */
+        count: z.record(z.string(), Bound).optional(),
       })
       .strict()
       .optional(),
@@ -148,6 +154,8 @@ export const CaseShape = z
     answers: z.array(Answer).default([]),
     records: z.record(z.string(), Records).default({}),
     expect: Expect,
+    /** The case's time limit from its run's start (ms; default `--case-timeout`, else 5 minutes): the run is cancelled after it. */
+    timeoutMs: z.number().int().min(1).max(3_600_000).optional(),
     /** Run this case alone, never beside another (it measures time, or shares something outside its folder). */
     serial: z.boolean().default(false),
   })

@@ -9,6 +9,8 @@
 import type { RunStatus } from '../contracts/data.ts'
 import { RunEventTypes, type RunEvent } from '../contracts/events.ts'
 import { regexProblem, safeRegex } from '../kit/regex.ts'
+import { Codes } from '../contracts/errors.ts'
+import { closest } from '../kit/closest.ts'
 import type { Bound, Expect } from './case.ts'
 import type { Check } from './result.ts'
 
@@ -31,19 +33,24 @@ interface Selector {
   text: string
   type: string
   tool?: string
+  /** `tool/error:tool_timeout`: only events whose data carries this failure code. */
+  code?: string
 }
 
-const SelectorPattern = /^([a-z]+\/[a-z-]+)(?:\[([^\]]+)\])?$/
+const SelectorPattern = /^([a-z]+\/[a-z-]+)(?:\[([^\]]+)\])?(?::([a-z_]+))?$/
 
 function parseSelector(text: string): Selector | undefined {
   const m = SelectorPattern.exec(text.trim())
-  return m ? { text: text.trim(), type: m[1], tool: m[2] } : undefined
+  return m ? { text: text.trim(), type: m[1], tool: m[2], code: m[3] } : undefined
 }
 
 /** The problems of a selector: a type that is not in the catalogue, or a tool on an event that has none. */
 function selectorProblems(text: string, where: string): string[] {
   const selector = parseSelector(text)
-  if (!selector) return [`${where}: "${text}" is not an event selector; write TYPE or TYPE[tool], such as tool/start[record_followup]`]
+  if (!selector)
+    return [
+      `${where}: "${text}" is not an event selector; write TYPE, TYPE[tool] or TYPE[tool]:code, such as tool/start[record_followup] or tool/error:tool_timeout`,
+    ]
   if (!(RunEventTypes as readonly string[]).includes(selector.type)) {
     const near = RunEventTypes.filter((t) => t.split('/')[0] === selector.type.split('/')[0])
     return [
@@ -52,7 +59,23 @@ function selectorProblems(text: string, where: string): string[] {
   }
   if (selector.tool !== undefined && !selector.type.startsWith('tool/'))
     return [`${where}: "${text}" names a tool, but ${selector.type} is not a tool event; only tool/ events can be narrowed to one tool`]
+  if (selector.code !== undefined && !Object.hasOwn(Codes, selector.code)) {
+    const near = closest(selector.code, Object.keys(Codes))
+    return [
+      `${where}: "${selector.code}" is not an error code${near ? ` (did you mean ${near}?)` : ''}; docs/reference/errors.md lists them`,
+    ]
+  }
   return []
+}
+
+/** A pattern that matches the empty answer and an unrelated one matches anything a model could say. */
+function matchesAnything(pattern: string): boolean {
+  try {
+    const regex = safeRegex(pattern)
+    return regex.test('') && regex.test('an unrelated answer, 42 [source: nowhere]')
+  } catch {
+    return false
+  }
 }
 
 function boundProblems(bound: Bound | undefined, where: string): string[] {
@@ -74,6 +97,10 @@ export function validateExpect(expect: Expect): string[] {
   const { events, answer } = expect
   for (const [i, text] of (events?.includes ?? []).entries()) problems.push(...selectorProblems(text, `expect.events.includes[${i}]`))
   for (const [i, text] of (events?.excludes ?? []).entries()) problems.push(...selectorProblems(text, `expect.events.excludes[${i}]`))
+  for (const [text, bound] of Object.entries(events?.count ?? {})) {
+    problems.push(...selectorProblems(text, `expect.events.count["${text}"]`))
+    problems.push(...boundProblems(bound, `expect.events.count["${text}"]`))
+  }
   for (const [i, text] of (events?.order ?? []).entries()) {
     const sides = text.split('<')
     const where = `expect.events.order[${i}]`
@@ -88,6 +115,23 @@ export function validateExpect(expect: Expect): string[] {
   }
   const problem = answer?.matches === undefined ? undefined : regexProblem(answer.matches)
   if (problem) problems.push(`expect.answer.matches: ${problem}`)
+  else if (answer?.matches !== undefined && matchesAnything(answer.matches))
+    problems.push(
+      `expect.answer.matches: /${answer.matches}/ matches any answer (the empty one too), so it can never fail; anchor it or say what must be there`,
+    )
+  for (const key of ['includes', 'excludes'] as const)
+    for (const [i, text] of (answer?.[key] ?? []).entries())
+      if (!text.trim()) problems.push(`expect.answer.${key}[${i}]: an empty string is in every answer, so it checks nothing`)
+  // An empty group checks nothing: most likely its keys went elsewhere by mistake.
+  if (answer && !Object.values(answer).some((v) => v !== undefined))
+    problems.push('expect.answer: {} checks nothing; give includes, excludes or matches, or remove it')
+  if (events && !Object.values(events).some((v) => v !== undefined))
+    problems.push('expect.events: {} checks nothing; give includes, excludes, order or count, or remove it')
+  for (const group of ['sideEffects', 'duplicates'] as const)
+    if (expect[group] && !Object.keys(expect[group]!).length)
+      problems.push(`expect.${group}: {} checks nothing; name a record or remove it`)
+  if (events?.count && !Object.keys(events.count).length)
+    problems.push('expect.events.count: {} checks nothing; name an event or remove it')
   // An empty list checks nothing: most likely a list whose items went elsewhere by mistake.
   for (const [key, list] of Object.entries({
     'answer.includes': answer?.includes,
@@ -194,6 +238,16 @@ export function checkExpectations(expect: Expect, seen: Observed): Check[] {
       })
       add('events.excludes', found.length === 0, `has none of ${events.excludes.join(', ')}`, found.length ? found.join(', ') : 'has none')
     }
+    for (const [text, bound] of Object.entries(events.count ?? {})) {
+      const selector = parseSelector(text)
+      const n = selector ? seen.events.filter((e) => matches(e, selector, tools)).length : Number.NaN
+      add(
+        `events.count[${text.trim()}]`,
+        selector !== undefined && within(n, bound),
+        describeBound(bound),
+        selector ? number(n) : 'not a selector',
+      )
+    }
     for (const [i, text] of (events.order ?? []).entries()) {
       const [a, b] = text.split('<').map((s) => s.trim())
       const first = firstOf(a)
@@ -230,6 +284,7 @@ function toolsByAction(events: RunEvent[]): Map<string, string> {
 
 function matches(event: RunEvent, selector: Selector, tools: Map<string, string>): boolean {
   if (event.type !== selector.type) return false
+  if (selector.code !== undefined && (event.data as { code?: unknown }).code !== selector.code) return false
   if (selector.tool === undefined) return true
   const tool = (event.data as { tool?: unknown }).tool
   return (typeof tool === 'string' ? tool : event.actionId ? tools.get(event.actionId) : undefined) === selector.tool

@@ -138,7 +138,9 @@ export function loadCase(file: string): EvalCase | string[] {
   if (!result.success)
     return result.error.issues.map((found) => {
       const { issue, path } = innermost(found, found.path)
-      return `${place(path)} ${pathText(path)}: ${messageOf(issue)}`
+      // A key left out reads "expected one of ..., found nothing" from zod: say it is required.
+      const missing = issue.code !== 'unrecognized_keys' && valueAt(raw, path) === undefined
+      return `${place(path)} ${pathText(path)}: ${missing ? `required, and missing (${messageOf(issue)})` : messageOf(issue)}`
     })
   const expectProblems = validateExpect(result.data.expect).map((p) => `${place(['expect'])} expect: ${p}`)
   const recordProblems = Object.keys(result.data.expect.sideEffects ?? {})
@@ -263,6 +265,12 @@ function innermost(issue: z.core.$ZodIssue, path: PropertyKey[]): { issue: z.cor
     if (closest.length) return innermost(closest[0], [...path, ...closest[0].path])
   }
   return { issue, path }
+}
+
+function valueAt(raw: unknown, path: readonly PropertyKey[]): unknown {
+  let value = raw
+  for (const key of path) value = value && typeof value === 'object' ? (value as Record<PropertyKey, unknown>)[key] : undefined
+  return value
 }
 
 function messageOf(issue: z.core.$ZodIssue): string {

@@ -9,8 +9,8 @@
  *   scratch folder, and the variant's and the faults' plugins are put in.
  * Nothing outside the scratch folder is written.
  */
-import { cpSync, existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs'
-import { basename, dirname, isAbsolute, join, resolve } from 'node:path'
+import { cpSync, existsSync, lstatSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs'
+import { basename, dirname, isAbsolute, join, resolve, sep } from 'node:path'
 import type { Schema } from 'cordis'
 import { stringify } from 'yaml'
 import { CordageError } from '../contracts/errors.ts'
@@ -85,8 +85,39 @@ export async function prepare(
     writeFileSync(join(presetDir, name), stringify({ cordage: 1, extends: `./${previous}`, agents }))
     previous = name
   })
-  const records = Object.fromEntries(Object.entries(c.records).map(([name, r]) => [name, { file: resolve(presetDir, r.file), key: r.key }]))
-  return { presetFile: join(presetDir, previous), presetDir, agent, task, records, notes }
+  const presetFile = join(presetDir, previous)
+  const records = recordFiles(c, presetDir, loadPreset(presetFile), options.scratch)
+  return { presetFile, presetDir, agent, task, records, notes }
+}
+
+/**
+ * The case's record files, each inside the scratch folder and named by some plugin's config in the
+ * preset as the case runs it: a record path with a typo would read as "no effect" and pass.
+ */
+function recordFiles(c: EvalCase, presetDir: string, preset: Preset, scratch: string): Prepared['records'] {
+  const named = new Set<string>()
+  const collect = (value: unknown): void => {
+    if (typeof value === 'string') named.add(resolve(presetDir, value))
+    else if (Array.isArray(value)) value.forEach(collect)
+    else if (value && typeof value === 'object') Object.values(value).forEach(collect)
+  }
+  for (const spec of Object.values(preset.agents)) for (const ref of [spec.model, ...spec.plugins]) collect(ref.config)
+  const out: Prepared['records'] = {}
+  for (const [name, r] of Object.entries(c.records)) {
+    const file = resolve(presetDir, r.file)
+    if (!file.startsWith(scratch + sep))
+      throw new CordageError(
+        'invalid_input',
+        `${c.shown}: records.${name}.file ${r.file} is outside the case's folder; name the file as the preset's plugin config does (relative to the preset)`,
+      )
+    if (!named.has(file))
+      throw new CordageError(
+        'invalid_input',
+        `${c.shown}: records.${name}.file ${r.file} is not a file any plugin of the preset writes (no plugin config names it); use the path the tool's config gives, for example an overlay setting support-desk's outbox`,
+      )
+    out[name] = { file, key: r.key }
+  }
+  return out
 }
 
 function onlyAgent(preset: Preset, c: EvalCase): string {
@@ -155,8 +186,8 @@ async function variantLayers(
   catalog: PluginCatalog,
   notes: string[],
   scratch: string,
-): Promise<Record<string, { plugins?: Entry[]; budgets?: Record<string, unknown> }>[]> {
-  const first: Record<string, { plugins: Entry[]; budgets?: Record<string, unknown> }> = {}
+): Promise<Record<string, { plugins?: Entry[]; budgets?: Record<string, unknown>; model?: Entry }>[]> {
+  const first: Record<string, { plugins: Entry[]; budgets?: Record<string, unknown>; model?: Entry }> = {}
   const second: Record<string, { plugins: Entry[] }> = {}
   for (const [name, spec] of Object.entries(preset.agents)) {
     const plan = await planAgent(preset, spec, catalog)
@@ -168,6 +199,11 @@ async function variantLayers(
           ? [{ plugin: 'store-sqlite', config: { path: own } }]
           : [...(storeRef ? [removal(storeRef)] : []), { plugin: 'store-sqlite', config: { path: own } }],
     }
+    // Workspaces too: the plugin's default root is the working directory's .cordage, and `temporary`
+    // keeps failed runs' copies in the OS temporary folder after the case is gone.
+    const workspace = plan.providers.workspace
+    if (workspace?.entry.manifest.name === 'workspace-local')
+      first[name].plugins.push({ ...entryOf(workspace.ref), config: { temporary: false, root: join(scratch, `workspaces-${name}`) } })
   }
   const spec = preset.agents[agent]
   const plan = await planAgent(preset, spec, catalog)
@@ -222,14 +258,22 @@ async function variantLayers(
     const ref = [spec.model, ...spec.plugins].find((r) => nameOf(r) === variant.plugin)
     if (!ref) throw new CordageError('invalid_input', `--plugin ${variant.id}: agent "${agent}" has no plugin ${variant.plugin}`)
     const entry = catalog.find(variant.plugin!, variant.range!)
-    const dropped: string[] = []
-    const config = prune(entry.manifest.config as Schema | undefined, ref.config, '', dropped)
-    if (dropped.length)
-      notes.push(
-        `${variant.id}: config keys ${dropped.join(', ')} left out (${entry.manifest.name}@${entry.manifest.version} does not know them)`,
-      )
-    mine.push(removal(ref))
-    second[agent] = { plugins: [{ plugin: entry.manifest.name, version: entry.manifest.version, config }] }
+    const service = Object.keys(plan.providers).find((k) => plan.providers[k].ref === ref)
+    if (service && replaced.has(service)) {
+      notes.push(`${variant.id}: the ${service} is replaced by the case's fault; the fault's stands`)
+    } else if (ref === spec.model) {
+      // The model is one entry, merged by name: the version changes in place, its config as the preset gives it.
+      first[agent].model = { plugin: entry.manifest.name, version: entry.manifest.version }
+    } else {
+      const dropped: string[] = []
+      const config = prune(entry.manifest.config as Schema | undefined, ref.config, '', dropped)
+      if (dropped.length)
+        notes.push(
+          `${variant.id}: config keys ${dropped.join(', ')} left out (${entry.manifest.name}@${entry.manifest.version} does not know them)`,
+        )
+      mine.push(removal(ref))
+      second[agent] = { plugins: [{ plugin: entry.manifest.name, version: entry.manifest.version, config }] }
+    }
   }
   return Object.keys(second).length ? [first, second] : [first]
 }
@@ -257,7 +301,13 @@ function copyFolder(from: string, to: string): void {
     for (const name of readdirSync(dir)) {
       if (skipped(name)) continue
       const path = join(dir, name)
-      const stat = statSync(path)
+      const stat = lstatSync(path)
+      // A link in the copy would lead a tool's writes (or a record) back out of the scratch folder.
+      if (stat.isSymbolicLink())
+        throw new CordageError(
+          'invalid_input',
+          `the preset's folder holds a symbolic link, ${path}; each case runs on a copy of the folder, and a link would let its tools write outside the copy: replace the link with the file or folder it points to`,
+        )
       if (stat.isDirectory()) count(path)
       else {
         files++

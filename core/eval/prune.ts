@@ -27,3 +27,10 @@ export function prune(schema: Schema | undefined, value: unknown, path: string, 
   }
   return value
 }
+
+/** The top-level keys a plugin's config schema declares (through a Schema.transform check, as prune does). */
+export function configKeys(schema: Schema | undefined): string[] {
+  let s = schema as unknown as { type?: string; dict?: Record<string, Schema>; inner?: Schema } | undefined
+  while (s?.type === 'transform' && s.inner) s = s.inner as unknown as typeof s
+  return s?.type === 'object' && s.dict ? Object.keys(s.dict) : []
+}

@@ -8,7 +8,7 @@
  */
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { join, relative } from 'node:path'
 import { CordageError } from '../contracts/errors.ts'
 import type { RunEvent } from '../contracts/events.ts'
 import { isTerminal, type RunState } from '../index.ts'
@@ -18,20 +18,27 @@ import { checkExpectations, type Observed } from './expect.ts'
 import { toolFaults, type ToolFault } from './faults.ts'
 import { prepare, type Prepared } from './prepare.ts'
 import { countRecords } from './records.ts'
-import type { CaseRun, Variant } from './result.ts'
+import type { CaseRun, Check, Variant } from './result.ts'
 
 export interface RunCaseOptions {
   preset?: string
   catalog: PluginCatalog
   /** Keep the scratch folder (its path is printed in the case's notes). */
   keep?: boolean
+  /** Time limit of each case that does not set its own (ms). */
+  timeoutMs?: number
 }
 
 /** At most this many pauses are answered: a run that keeps pausing is stopped where it stands. */
 const MaxPauses = 50
+/** How long a case may take, from its run's start, when neither the case nor the command says. */
+export const DefaultTimeoutMs = 300_000
+/** Scratch folders of cases in progress, so an interrupted `cordage eval` can remove them. */
+export const liveScratch = new Set<string>()
 
 export async function runCase(c: EvalCase, variant: Variant, options: RunCaseOptions): Promise<CaseRun> {
   const scratch = mkdtempSync(join(tmpdir(), 'cordage-eval-'))
+  liveScratch.add(scratch)
   const run: CaseRun = {
     case: c.name,
     file: c.shown,
@@ -63,7 +70,8 @@ export async function runCase(c: EvalCase, variant: Variant, options: RunCaseOpt
       log: (line) => logs.push(line),
     })
     const runtime = app.agent(prepared.agent)
-    const unused = faults.unused(runtime.ctx.tools.list().map((t) => t.name))
+    const registered = runtime.ctx.tools.list().map((t) => t.name)
+    const unused = faults.unused(registered)
     if (unused.length)
       throw new CordageError(
         'invalid_input',
@@ -72,10 +80,13 @@ export async function runCase(c: EvalCase, variant: Variant, options: RunCaseOpt
     run.startupMs = Math.round(performance.now() - t0)
 
     const t1 = performance.now()
-    let state = await runtime.run(prepared.task)
+    const deadline = Date.now() + (c.timeoutMs ?? options.timeoutMs ?? DefaultTimeoutMs)
+    const handle = runtime.start(prepared.task)
+    run.runId = handle.runId
+    let state = await bounded(handle.done, deadline, runtime, handle.runId)
     const answers = [...c.answers]
     for (let i = 0; i < MaxPauses && !isTerminal(state.status); i++) {
-      const next = await answer(runtime, state, answers[0])
+      const next = await answer(runtime, state, answers[0], deadline)
       if (typeof next === 'string') {
         // The run did not pause where the case expected (a variant changed its path): it stays where it
         // stands, and the expectations say what that means.
@@ -90,9 +101,15 @@ export async function runCase(c: EvalCase, variant: Variant, options: RunCaseOpt
     run.latencyMs = Math.round(performance.now() - t1)
     const events = await runtime.store().read(state.runId)
     observe(run, state, events, prepared)
-    run.checks = checkExpectations(withDefaults(c), observed(run, state, events))
+    run.checks = [
+      ...checkExpectations(withDefaults(c), observed(run, state, events)),
+      ...faultChecks(c, faults.injected(), events),
+      ...excludedToolChecks(c, registered, events),
+    ]
     run.ok = run.checks.every((k) => k.ok)
-    run.verifiedSuccess = state.status === 'COMPLETED' && run.checks.filter((k) => k.name.startsWith('answer')).every((k) => k.ok)
+    // Verified: the run completed and the case's every expectation held; a completion with a wrong
+    // answer, or with an effect it should not have had, is not a success.
+    run.verifiedSuccess = state.status === 'COMPLETED' && run.ok
     const injected = Object.entries(faults.injected()).filter(([, n]) => n > 0)
     if (injected.length) (run.notes ??= []).push(`faults injected: ${injected.map(([t, n]) => `${t} ×${n}`).join(', ')}`)
   } catch (error) {
@@ -105,6 +122,7 @@ export async function runCase(c: EvalCase, variant: Variant, options: RunCaseOpt
     await app?.stop().catch(() => {})
     if (options.keep) (run.notes ??= []).push(`scratch folder kept: ${scratch}`)
     else rmSync(scratch, { recursive: true, force: true })
+    liveScratch.delete(scratch)
   }
   if (logs.length && !run.ok) (run.notes ??= []).push(...logs.slice(-5).map((l) => `log: ${clean(l, scratch)}`))
   return run
@@ -113,7 +131,7 @@ export async function runCase(c: EvalCase, variant: Variant, options: RunCaseOpt
 type Runtime = ReturnType<Cordage['agent']>
 
 /** Give the next answer to the pause the run is in: the state after it, or why it was not given ('' when no answer is left). */
-async function answer(runtime: Runtime, state: RunState, next: Answer | undefined): Promise<RunState | string> {
+async function answer(runtime: Runtime, state: RunState, next: Answer | undefined, deadline: number): Promise<RunState | string> {
   if (!next) return ''
   const actionId = state.waiting?.actionId
   if (state.status === 'WAITING_APPROVAL' && actionId && ('approve' in next || 'reject' in next)) {
@@ -121,11 +139,17 @@ async function answer(runtime: Runtime, state: RunState, next: Answer | undefine
       'approve' in next
         ? await runtime.approve(state.runId, actionId, { by: next.by, reason: next.reason })
         : await runtime.reject(state.runId, actionId, { by: next.by, reason: next.reason })
-    return handle.done
+    return bounded(handle.done, deadline, runtime, state.runId)
   }
   if (state.status === 'WAITING_RECONCILIATION' && actionId && 'reconcile' in next)
-    return (await runtime.reconcile(state.runId, actionId, next.reconcile === 'committed', { by: next.by })).done
-  if (state.status === 'WAITING_USER' && 'input' in next) return (await runtime.resume(state.runId, { input: next.input })).done
+    return bounded(
+      (await runtime.reconcile(state.runId, actionId, next.reconcile === 'committed', { by: next.by })).done,
+      deadline,
+      runtime,
+      state.runId,
+    )
+  if (state.status === 'WAITING_USER' && 'input' in next)
+    return bounded((await runtime.resume(state.runId, { input: next.input })).done, deadline, runtime, state.runId)
   return `the run paused in ${state.status}${actionId ? ` on ${actionId}` : ''}, where the case's next answer (${Object.keys(next)[0]}) does not fit: it was left there`
 }
 
@@ -168,6 +192,75 @@ function withDefaults(c: EvalCase): EvalCase['expect'] {
   return Object.keys(duplicates).length ? { ...c.expect, duplicates } : c.expect
 }
 
+/** Messages name the case's scratch copy, relative to the working directory or absolute (the relative form first: it holds the absolute one's tail). */
 function clean(text: string, scratch: string): string {
-  return text.replaceAll(`${scratch}/preset/`, '').replaceAll(scratch, '<case folder>')
+  let out = text
+  for (const form of [relative(process.cwd(), scratch), scratch])
+    out = out.replaceAll(`${form}/preset/`, '').replaceAll(form, '<case folder>')
+  return out
+}
+
+/**
+ * The run's end, or a cancel when the case's time is up: a case never hangs the suite. A run that does
+ * not stop within a grace period after the cancel is left behind (the app is stopped anyway).
+ */
+async function bounded(done: Promise<RunState>, deadline: number, runtime: Runtime, runId: string): Promise<RunState> {
+  let timer: ReturnType<typeof setTimeout> | undefined
+  const late = new Promise<'late'>((resolve) => {
+    timer = setTimeout(() => resolve('late'), Math.max(0, deadline - Date.now()))
+  })
+  try {
+    const first = await Promise.race([done, late])
+    if (first !== 'late') return first
+  } finally {
+    clearTimeout(timer)
+  }
+  await runtime.cancel(runId, { by: 'eval', waitMs: 5000 }).catch(() => undefined)
+  throw new CordageError('deadline_exceeded', `the case did not finish within its time limit (timeoutMs); the run was cancelled`)
+}
+
+/**
+ * An `excludes` selector naming a tool that is neither the agent's nor one the model asked for passes
+ * whatever happened: most likely a misspelling. (A tool the model made up, `tool/decision[refund_order]`,
+ * is in the run's events, and excluding what follows from it is a real check.)
+ */
+function excludedToolChecks(c: EvalCase, registered: string[], events: RunEvent[]): Check[] {
+  const seen = new Set(events.map((e) => (e.data as { tool?: unknown }).tool).filter((t): t is string => typeof t === 'string'))
+  const named = new Set((c.expect.events?.excludes ?? []).flatMap((t) => [...t.matchAll(/\[([^\]]+)\]/g)].map((m) => m[1])))
+  return [...named]
+    .filter((tool) => !registered.includes(tool) && !seen.has(tool))
+    .map((tool) => ({
+      name: `events.excludes[${tool}]`,
+      ok: false,
+      expected: `${tool} is a tool of the agent or one the model called`,
+      actual: `neither (the agent has ${registered.join(', ')}): a misspelt name is never there, so excluding it checks nothing`,
+    }))
+}
+
+/** A fault that never fired tested nothing: each is a check that fails when it did not happen. */
+function faultChecks(c: EvalCase, injected: Record<string, number>, events: RunEvent[]): Check[] {
+  const checks: Check[] = []
+  const byTool = new Map<string, number>()
+  for (const [i, f] of c.faults.entries()) {
+    if ('tool' in f) {
+      // Several faults on one tool share its count: each is checked once the tool's total is known.
+      byTool.set(f.tool, (byTool.get(f.tool) ?? 0) + 1)
+      const n = injected[f.tool] ?? 0
+      checks.push({
+        name: `faults[${i}]`,
+        ok: n >= byTool.get(f.tool)!,
+        expected: `${f.kind} on ${f.tool} injected`,
+        actual: n ? `injected ${n} time(s)` : `never: the run made no call to ${f.tool}`,
+      })
+    } else if ('model' in f) {
+      const n = events.filter((e) => e.type === 'step/model-error' && (e.data as { code?: string }).code === `model_${f.model}`).length
+      checks.push({
+        name: `faults[${i}]`,
+        ok: n > 0,
+        expected: `model_${f.model} at call ${f.call}`,
+        actual: n ? `recorded ${n} time(s)` : 'never: the run did not reach that call',
+      })
+    }
+  }
+  return checks
 }

@@ -20,6 +20,8 @@ export interface SuiteOptions {
   /** Cases run at once (default: the machine's cores, at most 4). */
   jobs?: number
   keep?: boolean
+  /** Time limit of each case that does not set its own (ms). */
+  timeoutMs?: number
   catalog?: PluginCatalog
   /** Told of each case as it ends (for live output). */
   onRun?: (run: CaseRun) => void
@@ -33,7 +35,14 @@ export async function runSuite(options: SuiteOptions): Promise<SuiteResult> {
   const runs: CaseRun[] = new Array(work.length)
   const one = async (i: number) => {
     const { c, variant } = work[i]
-    runs[i] = await runCase(c, variant, { preset: options.preset, catalog, keep: options.keep })
+    // A catalogue per case: a preset's `path:` plugins are in each case's own copy of its folder, and
+    // one catalogue would take the second copy for the same plugin installed twice.
+    runs[i] = await runCase(c, variant, {
+      preset: options.preset,
+      catalog: catalogFor(catalog),
+      keep: options.keep,
+      timeoutMs: options.timeoutMs,
+    })
     options.onRun?.(runs[i])
   }
   // Cases that may share the machine first, side by side; then each serial one alone.
@@ -55,6 +64,12 @@ export async function runSuite(options: SuiteOptions): Promise<SuiteResult> {
   }
 }
 
+function catalogFor(base: PluginCatalog): PluginCatalog {
+  const own = new PluginCatalog()
+  for (const entry of base.entries()) if (entry.origin !== 'path') own.add(entry)
+  return own
+}
+
 async function pool(items: number[], size: number, each: (i: number) => Promise<void>): Promise<void> {
   let next = 0
   const worker = async () => {
@@ -70,8 +85,13 @@ export function summarize(variants: Variant[], runs: CaseRun[]): VariantSummary[
     const mine = runs.filter((r) => r.variant === v.id)
     const failureMix: Record<string, number> = {}
     for (const r of mine) {
-      if (r.status === 'COMPLETED') continue
-      const key = r.error ? `error:${r.error.code}` : (r.failureCode ?? r.status ?? 'unknown')
+      if (r.status === 'COMPLETED' && r.ok) continue
+      // A completion that broke the case's expectations (a wrong answer let through) is a failure too.
+      const key = r.error
+        ? `error:${r.error.code}`
+        : r.status === 'COMPLETED'
+          ? 'completed-wrong'
+          : (r.failureCode ?? r.status ?? 'unknown')
       failureMix[key] = (failureMix[key] ?? 0) + 1
     }
     const latencies = mine.map((r) => r.latencyMs).sort((a, b) => a - b)

@@ -1,23 +1,16 @@
 /**
  * @module playground/compare
- * Replay one recorded run against two versions of one plugin, side by side. The recorded script is
- * the model's decisions (the run's `step/model-response` events, in order), fed to model-scripted, so
- * both sides see exactly the answers the model gave; everything else is the agent as the preset has
- * it, except the store (store-memory: a replay leaves no run behind) and the plugin under comparison.
- * Where the replay pauses for the same approval the recorded run got, the recorded decision is given
- * again (same person, same verdict); a pause the record has no answer for ends that side.
- *
- * Each side is a preset of one agent written to its own scratch folder, so relative paths in plugin
- * config (an outbox file, say) resolve inside that folder and the replay's side effects stay there.
+ * Replay one recorded run against two versions of one plugin, side by side. The replay is an eval
+ * case run by `cordage eval`'s engine (cordage/eval): the recorded script is the model's decisions
+ * (the run's `step/model-response` events, in order), fed to model-scripted, so both sides see exactly
+ * the answers the model gave; the recorded approvals and answers are the case's answers, each bound to
+ * the action it was given for (same person, same verdict; a pause the record has no answer for ends
+ * that side); each side is a `--plugin` variant. So a side runs as an eval case does: on its own copy
+ * of the preset's folder, with its own store, and what its tools write stays there.
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import type { Schema } from 'cordis'
-import { stringify } from 'yaml'
-import { CordageError, isTerminal, type RunEvent, type RunState } from 'cordage'
-import { Cordage, type AgentSpec, type PluginRef } from 'cordage/host'
-import { prune } from 'cordage/eval'
+import { CordageError, type RunEvent, type RunState } from 'cordage'
+import type { Cordage, AgentSpec, PluginRef } from 'cordage/host'
+import { catalogFor, runCase, type EvalCase, type Variant } from 'cordage/eval'
 
 export interface SideRequest {
   /** An exact version or a range of the plugin under comparison. */
@@ -119,26 +112,22 @@ export async function compare(app: Cordage, request: CompareRequest, recorded: R
   const script = scriptOf(recorded)
   if (!script.length)
     throw new CordageError('invalid_input', `run ${request.runId} has no recorded model decision (step/model-response) to replay`)
-  const target = refOf(app, spec, request.plugin)
+  refOf(app, spec, request.plugin)
   const task = recorded.find((e) => e.type === 'run/start')
   if (task?.type !== 'run/start') throw new CordageError('invalid_input', `run ${request.runId} has no run/start event`)
 
-  const scratch = mkdtempSync(join(tmpdir(), 'cordage-compare-'))
-  try {
-    const a = await replaySide(app, spec, target, request.a, 'a', script, task.data.task, recorded, scratch, request.runId)
-    const b = await replaySide(app, spec, target, request.b, 'b', script, task.data.task, recorded, scratch, request.runId)
-    return {
-      runId: request.runId,
-      agent: request.agent,
-      plugin: request.plugin,
-      script,
-      a,
-      b,
-      rows: align(a.events, b.events),
-      outcome: outcomeDiff(a, b),
-    }
-  } finally {
-    rmSync(scratch, { recursive: true, force: true })
+  const answers = answersOf(recorded)
+  const a = await replaySide(app, spec, request.plugin, request.a, 'a', script, task.data.task, answers, request.runId)
+  const b = await replaySide(app, spec, request.plugin, request.b, 'b', script, task.data.task, answers, request.runId)
+  return {
+    runId: request.runId,
+    agent: request.agent,
+    plugin: request.plugin,
+    script,
+    a,
+    b,
+    rows: align(a.events, b.events),
+    outcome: outcomeDiff(a, b),
   }
 }
 
@@ -176,94 +165,68 @@ function safeFind(app: Cordage, name: string, range: string) {
 async function replaySide(
   app: Cordage,
   spec: AgentSpec,
-  target: PluginRef,
+  plugin: string,
   side: SideRequest,
   label: 'a' | 'b',
   script: unknown[],
   task: string,
-  recorded: RunEvent[],
-  scratch: string,
+  answers: EvalCase['answers'],
   runId: string,
 ): Promise<SideResult> {
   const result: SideResult = { label, dropped: [], replayed: [], events: [] }
-  let replay: Cordage | undefined
-  try {
-    const entry = app.catalog.find(target.plugin ?? app.catalog.entries().find((e) => e.dir === target.path)!.manifest.name, side.version)
-    result.plugin = `${entry.manifest.name}@${entry.manifest.version}`
-    const config = side.config ?? prune(entry.manifest.config as Schema | undefined, target.config, '', result.dropped)
-    result.config = config
-    const ref = (r: PluginRef) => {
-      if (r === target) return { plugin: entry.manifest.name, version: entry.manifest.version, config }
-      if (providesStore(app, r)) return { plugin: 'store-memory' }
-      return r.path !== undefined
-        ? { path: r.path, version: r.version, config: r.config }
-        : { plugin: r.plugin, version: r.version, config: r.config }
-    }
-    const agent = {
-      description: spec.description,
-      task,
-      budgets: spec.budgets,
-      contextTokens: spec.contextTokens,
-      parallelTools: spec.parallelTools,
-      retry: spec.retry,
-      model: { plugin: 'model-scripted', version: '^1.0.0', config: { script } },
-      plugins: spec.plugins.map(ref),
-    }
-    // One folder level below the side's own folder, so a `../x` in plugin config stays inside it.
-    const dir = join(scratch, label, 'preset')
-    mkdirSync(dir, { recursive: true })
-    const file = join(dir, 'preset.yml')
-    writeFileSync(file, stringify(JSON.parse(JSON.stringify({ cordage: 1, agents: { [spec.name]: agent } }))))
-    replay = await Cordage.fromPreset(file, { catalog: app.catalog, onError: () => {} })
-    const runtime = replay.agent(spec.name)
-    let state = await runtime.run(task)
-    const decisions = recorded.filter((e) => e.type === 'tool/approval-decided')
-    const inputs = recorded.flatMap((e) =>
-      e.type === 'run/resumed' && e.data.from === 'WAITING_USER' && e.data.input ? [e.data.input] : [],
-    )
-    for (let i = 0; i < 50 && !isTerminal(state.status); i++) {
-      const next = await answerRecorded(runtime, state, decisions, inputs, result)
-      if (!next) break
-      state = next
-    }
-    result.events = (await runtime.store().read(state.runId)).map((e) => reduce(e, state.runId))
-    result.outcome = outcomeOf(state)
-  } catch (error) {
-    result.error = {
-      code: CordageError.is(error) ? error.code : 'internal_error',
-      message: (error as Error).message.replaceAll(scratch, `<replay of ${runId}>`),
-    }
-  } finally {
-    await replay?.stop()
+  const replay: EvalCase = {
+    eval: 1,
+    name: `replay of ${runId} (${label})`,
+    file: app.preset.file,
+    shown: app.preset.shown,
+    preset: app.preset.file,
+    agent: spec.name,
+    task,
+    model: { script: script as Record<string, unknown>[] },
+    faults: [],
+    answers,
+    records: {},
+    // What a replay shows is the difference between the sides, not whether a case held.
+    expect: { status: 'COMPLETED' },
+    serial: true,
   }
+  const variant: Variant = {
+    id: label,
+    kind: 'plugin',
+    label: `${plugin} at ${side.version}`,
+    plugin,
+    range: side.version,
+    config: side.config,
+  }
+  const run = await runCase(replay, variant, {
+    catalog: catalogFor(app.catalog),
+    inspect: ({ state, events, prepared, given }) => {
+      if (prepared.plugin) {
+        result.plugin = `${prepared.plugin.name}@${prepared.plugin.version}`
+        result.config = prepared.plugin.config
+        result.dropped = prepared.plugin.dropped
+      }
+      result.replayed = given
+      result.events = events.map((e) => reduce(e, state.runId))
+      result.outcome = outcomeOf(state)
+    },
+  })
+  if (run.error) result.error = { code: run.error.code, message: run.error.message.replaceAll('<case folder>', `<replay of ${runId}>`) }
   return result
 }
 
-/** Give the recorded answer to the pause the replay reached, if the record has one. */
-async function answerRecorded(
-  runtime: ReturnType<Cordage['agent']>,
-  state: RunState,
-  decisions: RunEvent[],
-  inputs: string[],
-  result: SideResult,
-): Promise<RunState | undefined> {
-  const actionId = state.waiting?.actionId
-  if (state.status === 'WAITING_APPROVAL' && actionId) {
-    const recorded = decisions.find((e) => e.actionId === actionId)
-    if (recorded?.type !== 'tool/approval-decided') return undefined
-    const { approved, by, reason } = recorded.data
-    result.replayed.push(`${approved ? 'approved' : 'rejected'} ${actionId} as ${by}`)
-    const handle = approved
-      ? await runtime.approve(state.runId, actionId, { by, reason })
-      : await runtime.reject(state.runId, actionId, { by, reason })
-    return handle.done
+/** The recorded approvals and answers, in the order given, each approval bound to its action. */
+function answersOf(recorded: RunEvent[]): EvalCase['answers'] {
+  const answers: EvalCase['answers'] = []
+  for (const e of recorded) {
+    if (e.type === 'tool/approval-decided' && e.actionId) {
+      const { approved, by, reason } = e.data
+      answers.push(approved ? { approve: true, by, reason, action: e.actionId } : { reject: true, by, reason, action: e.actionId })
+    } else if (e.type === 'run/resumed' && e.data.from === 'WAITING_USER' && e.data.input) {
+      answers.push({ input: e.data.input })
+    }
   }
-  if (state.status === 'WAITING_USER' && inputs.length) {
-    const input = inputs.shift()!
-    result.replayed.push(`answered the question with "${input}"`)
-    return (await runtime.resume(state.runId, { input })).done
-  }
-  return undefined
+  return answers
 }
 
 /** Values that differ in every replay (times, ids made from the run id, tickets, durations) are replaced. */

@@ -80,8 +80,23 @@ export const Fault = z.union([
 export type Fault = z.infer<typeof Fault>
 
 const Answer = z.union([
-  z.object({ approve: z.literal(true), by: z.string().min(1).default('eval'), reason: z.string().optional() }).strict(),
-  z.object({ reject: z.literal(true), by: z.string().min(1).default('eval'), reason: z.string().optional() }).strict(),
+  /** `action`: only the pause on this action (`s1.a1`); the run paused on another is left there. */
+  z
+    .object({
+      approve: z.literal(true),
+      by: z.string().min(1).default('eval'),
+      reason: z.string().optional(),
+      action: z.string().min(1).optional(),
+    })
+    .strict(),
+  z
+    .object({
+      reject: z.literal(true),
+      by: z.string().min(1).default('eval'),
+      reason: z.string().optional(),
+      action: z.string().min(1).optional(),
+    })
+    .strict(),
   z.object({ input: z.string() }).strict(),
   /** A person settles an effect the harness could not: whether the call committed (`cordage reconcile`). */
   z.object({ reconcile: z.enum(['committed', 'not-committed']), by: z.string().min(1).default('eval') }).strict(),

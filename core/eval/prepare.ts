@@ -12,6 +12,7 @@
 import { cpSync, existsSync, lstatSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs'
 import { basename, dirname, isAbsolute, join, resolve, sep } from 'node:path'
 import type { Schema } from 'cordis'
+import semver from 'semver'
 import { stringify } from 'yaml'
 import { CordageError } from '../contracts/errors.ts'
 import { loadPreset, planAgent, type AgentSpec, type PluginCatalog, type PluginRef, type Preset } from '../host/index.ts'
@@ -45,6 +46,8 @@ export interface Prepared {
   records: Record<string, { file: string; key?: string }>
   /** What the variant could not change for this case (it has no such plugin): the run equals full there. */
   notes: string[]
+  /** A `plugin` variant: the version put in, its config, and the config keys left out. */
+  plugin?: { name: string; version: string; config: unknown; dropped: string[] }
 }
 
 /**
@@ -78,7 +81,8 @@ export async function prepare(
   writeFileSync(caseFile, stringify({ cordage: 1, extends: `./${basename(base)}`, agents: { [agent]: caseLayer(c, spec) } }))
   const preset = loadPreset(caseFile)
   const notes: string[] = []
-  const changes = await variantLayers(c, variant, preset, agent, options.catalog, notes, options.scratch)
+  const swapped: Pick<Prepared, 'plugin'> = {}
+  const changes = await variantLayers(c, variant, preset, agent, options.catalog, notes, options.scratch, swapped)
   let previous = '.eval-case.yml'
   changes.forEach((agents, i) => {
     const name = `.eval-variant-${i}.yml`
@@ -87,7 +91,7 @@ export async function prepare(
   })
   const presetFile = join(presetDir, previous)
   const records = recordFiles(c, presetDir, loadPreset(presetFile), options.scratch)
-  return { presetFile, presetDir, agent, task, records, notes }
+  return { presetFile, presetDir, agent, task, records, notes, plugin: swapped.plugin }
 }
 
 /**
@@ -186,6 +190,7 @@ async function variantLayers(
   catalog: PluginCatalog,
   notes: string[],
   scratch: string,
+  swapped: Pick<Prepared, 'plugin'>,
 ): Promise<Record<string, { plugins?: Entry[]; budgets?: Record<string, unknown>; model?: Entry }>[]> {
   const first: Record<string, { plugins: Entry[]; budgets?: Record<string, unknown>; model?: Entry }> = {}
   const second: Record<string, { plugins: Entry[] }> = {}
@@ -257,22 +262,30 @@ async function variantLayers(
   if (variant.kind === 'plugin') {
     const ref = [spec.model, ...spec.plugins].find((r) => nameOf(r) === variant.plugin)
     if (!ref) throw new CordageError('invalid_input', `--plugin ${variant.id}: agent "${agent}" has no plugin ${variant.plugin}`)
-    const entry = catalog.find(variant.plugin!, variant.range!)
+    const entry = ref.path !== undefined ? await catalog.addFolder(ref.path) : catalog.find(variant.plugin!, variant.range!)
+    if (!semver.satisfies(entry.manifest.version, variant.range!))
+      throw new CordageError(
+        'plugin_version_unsatisfiable',
+        `--plugin ${variant.id}: ${entry.manifest.name} is the folder ${ref.path} at ${entry.manifest.version}, which is not ${variant.range}`,
+      )
     const service = Object.keys(plan.providers).find((k) => plan.providers[k].ref === ref)
+    const dropped: string[] = []
     if (service && replaced.has(service)) {
       notes.push(`${variant.id}: the ${service} is replaced by the case's fault; the fault's stands`)
     } else if (ref === spec.model) {
       // The model is one entry, merged by name: the version changes in place, its config as the preset gives it.
       first[agent].model = { plugin: entry.manifest.name, version: entry.manifest.version }
+      swapped.plugin = { name: entry.manifest.name, version: entry.manifest.version, config: ref.config, dropped }
     } else {
-      const dropped: string[] = []
-      const config = prune(entry.manifest.config as Schema | undefined, ref.config, '', dropped)
+      const config = variant.config ?? prune(entry.manifest.config as Schema | undefined, ref.config, '', dropped)
       if (dropped.length)
         notes.push(
           `${variant.id}: config keys ${dropped.join(', ')} left out (${entry.manifest.name}@${entry.manifest.version} does not know them)`,
         )
       mine.push(removal(ref))
-      second[agent] = { plugins: [{ plugin: entry.manifest.name, version: entry.manifest.version, config }] }
+      const added = ref.path !== undefined ? { path: ref.path } : { plugin: entry.manifest.name, version: entry.manifest.version }
+      second[agent] = { plugins: [{ ...added, config }] }
+      swapped.plugin = { name: entry.manifest.name, version: entry.manifest.version, config, dropped }
     }
   }
   return Object.keys(second).length ? [first, second] : [first]

@@ -23,6 +23,8 @@ export interface Variant {
   /** `plugin`: the plugin and the range asked for. */
   plugin?: string
   range?: string
+  /** `plugin`: its config for this side, given whole; default: the agent's, less what the version does not know. */
+  config?: Record<string, unknown>
 }
 
 /** One expectation of a case, checked. */

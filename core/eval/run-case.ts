@@ -27,6 +27,16 @@ export interface RunCaseOptions {
   keep?: boolean
   /** Time limit of each case that does not set its own (ms). */
   timeoutMs?: number
+  /** Told what the run did, in full, before the case's folder goes (the playground's compare view reads it). */
+  inspect?: (seen: Inspected) => void
+}
+
+export interface Inspected {
+  state: RunState
+  events: RunEvent[]
+  prepared: Prepared
+  /** The answers given, in words: `approved s1.a1 as alice`. */
+  given: string[]
 }
 
 /** At most this many pauses are answered: a run that keeps pausing is stopped where it stands. */
@@ -85,8 +95,9 @@ export async function runCase(c: EvalCase, variant: Variant, options: RunCaseOpt
     run.runId = handle.runId
     let state = await bounded(handle.done, deadline, runtime, handle.runId)
     const answers = [...c.answers]
+    const given: string[] = []
     for (let i = 0; i < MaxPauses && !isTerminal(state.status); i++) {
-      const next = await answer(runtime, state, answers[0], deadline)
+      const next = await answer(runtime, state, answers[0], deadline, given)
       if (typeof next === 'string') {
         // The run did not pause where the case expected (a variant changed its path): it stays where it
         // stands, and the expectations say what that means.
@@ -100,6 +111,7 @@ export async function runCase(c: EvalCase, variant: Variant, options: RunCaseOpt
       (run.notes ??= []).push(`the run ended ${state.status} with ${answers.length} answer(s) of the case not used`)
     run.latencyMs = Math.round(performance.now() - t1)
     const events = await runtime.store().read(state.runId)
+    options.inspect?.({ state, events, prepared, given })
     observe(run, state, events, prepared)
     run.checks = [
       ...checkExpectations(withDefaults(c), observed(run, state, events)),
@@ -131,26 +143,39 @@ export async function runCase(c: EvalCase, variant: Variant, options: RunCaseOpt
 type Runtime = ReturnType<Cordage['agent']>
 
 /** Give the next answer to the pause the run is in: the state after it, or why it was not given ('' when no answer is left). */
-async function answer(runtime: Runtime, state: RunState, next: Answer | undefined, deadline: number): Promise<RunState | string> {
+async function answer(
+  runtime: Runtime,
+  state: RunState,
+  next: Answer | undefined,
+  deadline: number,
+  given: string[],
+): Promise<RunState | string> {
   if (!next) return ''
   const actionId = state.waiting?.actionId
-  if (state.status === 'WAITING_APPROVAL' && actionId && ('approve' in next || 'reject' in next)) {
+  const forThis = !('action' in next) || next.action === undefined || next.action === actionId
+  if (state.status === 'WAITING_APPROVAL' && actionId && ('approve' in next || 'reject' in next) && forThis) {
     const handle =
       'approve' in next
         ? await runtime.approve(state.runId, actionId, { by: next.by, reason: next.reason })
         : await runtime.reject(state.runId, actionId, { by: next.by, reason: next.reason })
+    given.push(`${'approve' in next ? 'approved' : 'rejected'} ${actionId} as ${next.by}`)
     return bounded(handle.done, deadline, runtime, state.runId)
   }
-  if (state.status === 'WAITING_RECONCILIATION' && actionId && 'reconcile' in next)
+  if (state.status === 'WAITING_RECONCILIATION' && actionId && 'reconcile' in next) {
+    given.push(`settled ${actionId} as ${next.reconcile} as ${next.by}`)
     return bounded(
       (await runtime.reconcile(state.runId, actionId, next.reconcile === 'committed', { by: next.by })).done,
       deadline,
       runtime,
       state.runId,
     )
-  if (state.status === 'WAITING_USER' && 'input' in next)
+  }
+  if (state.status === 'WAITING_USER' && 'input' in next) {
+    given.push(`answered the question with "${next.input}"`)
     return bounded((await runtime.resume(state.runId, { input: next.input })).done, deadline, runtime, state.runId)
-  return `the run paused in ${state.status}${actionId ? ` on ${actionId}` : ''}, where the case's next answer (${Object.keys(next)[0]}) does not fit: it was left there`
+  }
+  const kind = Object.keys(next)[0]
+  return `the run paused in ${state.status}${actionId ? ` on ${actionId}` : ''}, where the case's next answer (${kind}${'action' in next && next.action ? ` for ${next.action}` : ''}) does not fit: it was left there`
 }
 
 function observe(run: CaseRun, state: RunState, events: RunEvent[], prepared: Prepared): void {

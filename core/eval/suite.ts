@@ -64,7 +64,8 @@ export async function runSuite(options: SuiteOptions): Promise<SuiteResult> {
   }
 }
 
-function catalogFor(base: PluginCatalog): PluginCatalog {
+/** A catalogue for one case: the installed plugins of `base`, none of the folders earlier cases added. */
+export function catalogFor(base: PluginCatalog): PluginCatalog {
   const own = new PluginCatalog()
   for (const entry of base.entries()) if (entry.origin !== 'path') own.add(entry)
   return own

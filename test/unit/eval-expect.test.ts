@@ -39,7 +39,8 @@ function observe(events: RunEvent[], outbox: string): Observed {
   }
 }
 
-const expect = (shape: unknown) => Expect.parse(shape)
+// Every case states a status (required); the checks under test are the others.
+const expect = (shape: unknown) => Expect.parse({ status: 'COMPLETED', ...(shape as object) })
 const byName = (checks: Check[]) => Object.fromEntries(checks.map((c) => [c.name, c]))
 
 describe('countRecords', () => {
@@ -128,7 +129,7 @@ describe('validateExpect', () => {
     assert.deepEqual(problems, [
       'expect.events.includes[0]: "tool/started" is not a run event type (tool/ events are tool/proposed, tool/decision, tool/approval-requested, tool/approval-decided, tool/start, tool/end, tool/error, tool/reconciled)',
       'expect.events.excludes[0]: "run/start[lookup_policy]" names a tool, but run/start is not a tool event; only tool/ events can be narrowed to one tool',
-      'expect.events.excludes[1]: "nonsense" is not an event selector; write TYPE or TYPE[tool], such as tool/start[record_followup]',
+      'expect.events.excludes[1]: "nonsense" is not an event selector; write TYPE, TYPE[tool] or TYPE[tool]:code, such as tool/start[record_followup] or tool/error:tool_timeout',
       'expect.events.order[0]: "tool/end < tool/end" orders an event before itself, which can never hold',
       'expect.events.order[1]: "step/strat" is not a run event type (step/ events are step/start, step/context, step/model-request, step/model-error, step/model-response, step/end, step/no-progress)',
       'expect.steps: {} sets no limit, so it can never fail; give min, max or a number',
@@ -158,6 +159,36 @@ describe('checkExpectations on a read-only run', () => {
     seen = observe(await harness.events(state.runId), harness.outboxFile)
   })
   after(() => harness.stop())
+
+  it('counts the events a selector matches, narrowed by tool and by failure code', () => {
+    const checks = byName(
+      checkExpectations(
+        expect({
+          events: {
+            count: {
+              'tool/start[lookup_policy]': 1,
+              'step/model-response': { min: 2, max: 2 },
+              'tool/error': 0,
+              'verify/end:missing_evidence': 0,
+              'tool/start[record_followup]': { min: 1 },
+            },
+          },
+        }),
+        seen,
+      ),
+    )
+    assert.equal(checks['events.count[tool/start[lookup_policy]]'].ok, true)
+    assert.equal(checks['events.count[step/model-response]'].ok, true)
+    assert.equal(checks['events.count[tool/error]'].ok, true)
+    assert.equal(checks['events.count[verify/end:missing_evidence]'].ok, true)
+    assert.deepEqual(
+      [checks['events.count[tool/start[record_followup]]'].ok, checks['events.count[tool/start[record_followup]]'].actual],
+      [false, '0'],
+    )
+    assert.deepEqual(validateExpect(expect({ events: { count: { 'tool/error:tool_timed_out': 1 } } })), [
+      'expect.events.count["tool/error:tool_timed_out"]: "tool_timed_out" is not an error code (did you mean tool_timeout?); docs/reference/errors.md lists them',
+    ])
+  })
 
   it('holds every expectation the run meets, with what was seen', () => {
     const checks = checkExpectations(

@@ -121,7 +121,7 @@ describe('cordage eval refuses what is not valid, before anything runs', () => {
     writeFileSync(join(dir, 'b.yml'), [...base, 'expect:', '  status: COMPLETED', '  sideEffects: { mails: 1 }'].join('\n'))
     const r = await cli(['eval', dir])
     assert.equal(r.code, 2)
-    assert.match(r.err, /a\.yml:\d+ expect: .*tool\/strat/)
+    assert.match(r.err, /a\.yml:\d+ expect\.events\.includes\[0\]: .*tool\/strat/)
     assert.match(r.err, /b\.yml:\d+ expect: "mails" is not a record of this case/)
     assert.match(r.err, /c\.yml:\d+ expect\.status: required, and missing/)
   })
@@ -329,9 +329,9 @@ describe('cordage eval does not let a case pass on what it did not check', () =>
   it('a name no plugin has is refused before anything runs: --ablate, --plugin, --vary PLUGIN.key', async () => {
     const one = join(root, 'evals/support/answer-cites-source.yml')
     for (const [args, message] of [
-      [['--ablate', 'polcy'], /no installed plugin is named "polcy" \(did you mean policy\?\)/],
+      [['--ablate', 'polcy'], /no plugin installed or named by the suite's presets is called "polcy" \(did you mean policy\?\)/],
       [['--vary', 'policy-rules.defualt=allow,deny'], /policy-rules has no config key "defualt" \(did you mean default\?\)/],
-      [['--plugin', 'policy-rulez@1', '--plugin', 'policy-rulez@2'], /no installed plugin is named "policy-rulez"/],
+      [['--plugin', 'policy-rulez@1', '--plugin', 'policy-rulez@2'], /no plugin installed or named by the suite's presets is called "policy-rulez"/],
     ] as const) {
       const r = await cli(['eval', one, ...args])
       assert.equal(r.code, 2, r.err)

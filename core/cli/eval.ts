@@ -7,10 +7,10 @@
  * gated: switching a mechanism off is expected to break cases (that is what it shows).
  */
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs'
-import { dirname } from 'node:path'
+import { dirname, resolve } from 'node:path'
 import { CordageError } from '../contracts/errors.ts'
-import { loadPreset } from '../host/preset.ts'
-import { PluginCatalog } from '../host/catalog.ts'
+import { loadPreset, type Preset } from '../host/preset.ts'
+import { PluginCatalog, type CatalogEntry } from '../host/catalog.ts'
 import { closest } from '../kit/closest.ts'
 import { liveScratch } from '../eval/run-case.ts'
 import type { Schema } from 'cordis'
@@ -42,9 +42,32 @@ export async function evalCommand({ positionals, flags }: Parsed, io: Output): P
       `--case-timeout must be a whole number of milliseconds from 1 to 3600000, got ${JSON.stringify(flags['case-timeout'])}`,
     )
   const variants = parseVariants({ ablate: list('ablate'), vary: list('vary'), plugin: list('plugin') })
-  const catalog = await PluginCatalog.scan()
-  checkVariants(variants, catalog)
   const cases = loadSuite(suite)
+  const catalog = await PluginCatalog.scan()
+  // The presets the cases run on, loaded before anything runs: one that is missing or not valid is a
+  // usage error (exit 2), and their `path:` plugins are names --ablate, --vary and --plugin may give.
+  const presets = new Map<string, Preset>()
+  for (const c of cases) {
+    const file = flags.preset !== undefined ? resolve(String(flags.preset)) : c.preset ? resolve(dirname(c.file), c.preset) : undefined
+    if (!file)
+      throw new CordageError(
+        'invalid_input',
+        `${c.shown}: no preset to run; give "preset:" in the case (relative to the case file) or --preset`,
+      )
+    if (!presets.has(file)) {
+      try {
+        presets.set(file, loadPreset(file))
+      } catch (error) {
+        if (CordageError.is(error) && error.code === 'preset_not_found')
+          throw new CordageError(
+            'preset_not_found',
+            `${c.shown}: preset ${file} does not exist (a case's preset is relative to the case file)`,
+          )
+        throw error
+      }
+    }
+  }
+  checkVariants(variants, catalog, await pathPlugins([...presets.values()]))
   const baseline = flags.baseline ? readBaseline(String(flags.baseline)) : undefined
   // Before anything runs: a baseline of another suite or preset would be compared case by case with nothing.
   if (baseline) checkBaselineFits(String(flags.baseline), baseline, { suite, preset: flags.preset as string | undefined })
@@ -100,18 +123,31 @@ export function exitCode(result: SuiteResult, regressionsOnly: boolean): number 
   return result.runs.every((r) => !gated.has(r.variant) || r.ok) ? ExitCodes.ok : ExitCodes.failed
 }
 
+/** The plugins the presets name by folder (`path:`), read from their manifests. */
+async function pathPlugins(presets: Preset[]): Promise<CatalogEntry[]> {
+  const scratch = new PluginCatalog()
+  const out: CatalogEntry[] = []
+  for (const preset of presets)
+    for (const spec of Object.values(preset.agents))
+      for (const ref of [spec.model, ...spec.plugins])
+        if (ref.path !== undefined) out.push(await scratch.addFolder(ref.path).catch(() => undefined as never))
+  return out.filter(Boolean)
+}
+
 /**
  * Names the variants give, checked against the installed plugins before anything runs: an ablation of a
  * plugin that does not exist, or a config key a plugin does not have, would run as the full harness.
  */
-function checkVariants(variants: Variant[], catalog: PluginCatalog): void {
-  const names = [...new Set(catalog.entries().map((e) => e.manifest.name))]
+function checkVariants(variants: Variant[], catalog: PluginCatalog, local: CatalogEntry[]): void {
+  const entries = [...catalog.entries(), ...local]
+  const names = [...new Set(entries.map((e) => e.manifest.name))]
   const known = (name: string, flag: string) => {
     if (names.includes(name)) return
-    const near = closest(name, [...names, ...Object.keys(Mechanisms)])
+    const ablate = flag.startsWith('--ablate')
+    const near = closest(name, ablate ? [...names, ...Object.keys(Mechanisms)] : names)
     throw new CordageError(
       'invalid_input',
-      `${flag}: no installed plugin is named "${name}"${near ? ` (did you mean ${near}?)` : ''}; mechanisms are ${Object.keys(Mechanisms).join(', ')}`,
+      `${flag}: no plugin installed or named by the suite's presets is called "${name}"${near ? ` (did you mean ${near}?)` : ''}${ablate ? `; mechanisms are ${Object.keys(Mechanisms).join(', ')}` : ''}`,
     )
   }
   for (const v of variants) {
@@ -121,10 +157,7 @@ function checkVariants(variants: Variant[], catalog: PluginCatalog): void {
       const [plugin, key] = v.axis!.split('.')
       known(plugin, `--vary ${v.axis}`)
       const keys = new Set(
-        catalog
-          .entries()
-          .filter((e) => e.manifest.name === plugin)
-          .flatMap((e) => configKeys(e.manifest.config as Schema | undefined)),
+        entries.filter((e) => e.manifest.name === plugin).flatMap((e) => configKeys(e.manifest.config as Schema | undefined)),
       )
       if (!keys.has(key)) {
         const near = closest(key, [...keys])

@@ -12,7 +12,8 @@ import { isMap, LineCounter, parseDocument, visit, type Document, type Node as Y
 import type { z } from 'zod'
 import { CordageError } from '../contracts/errors.ts'
 import { MaxAliasCount } from '../host/layers.ts'
-import { CaseShape, type EvalCase } from './case.ts'
+import { CaseShape, Expect, type EvalCase } from './case.ts'
+import { closest } from '../kit/closest.ts'
 import { validateExpect } from './expect.ts'
 
 /** A case is written by hand: far below this. A larger file is refused before it is read. */
@@ -140,9 +141,10 @@ export function loadCase(file: string): EvalCase | string[] {
       const { issue, path } = innermost(found, found.path)
       // A key left out reads "expected one of ..., found nothing" from zod: say it is required.
       const missing = issue.code !== 'unrecognized_keys' && valueAt(raw, path) === undefined
-      return `${place(path)} ${pathText(path)}: ${missing ? `required, and missing (${messageOf(issue)})` : messageOf(issue)}`
+      const message = messageOf(issue, path, valueAt(raw, path))
+      return `${place(path)} ${pathText(path)}: ${missing ? `required, and missing (${message})` : message}`
     })
-  const expectProblems = validateExpect(result.data.expect).map((p) => `${place(['expect'])} expect: ${p}`)
+  const expectProblems = validateExpect(result.data.expect).map((p) => `${place(['expect'])} ${p}`)
   const recordProblems = Object.keys(result.data.expect.sideEffects ?? {})
     .concat(Object.keys(result.data.expect.duplicates ?? {}))
     .filter((name) => !Object.hasOwn(result.data.records, name))
@@ -267,16 +269,37 @@ function innermost(issue: z.core.$ZodIssue, path: PropertyKey[]): { issue: z.cor
   return { issue, path }
 }
 
+/** The keys a case allows at a path of its top two levels (for "allowed here" in an unknown key's message). */
+function allowedKeys(path: readonly PropertyKey[]): string[] | undefined {
+  const at = path.join('.')
+  if (at === '') return Object.keys(CaseShape.shape)
+  if (at === 'expect') return Object.keys(Expect.shape)
+  if (at === 'expect.events') return Object.keys(Expect.shape.events.unwrap().shape)
+  if (at === 'expect.answer') return Object.keys(Expect.shape.answer.unwrap().shape)
+  if (at === 'model') return Object.keys(CaseShape.shape.model.unwrap().shape)
+  return undefined
+}
+
 function valueAt(raw: unknown, path: readonly PropertyKey[]): unknown {
   let value = raw
   for (const key of path) value = value && typeof value === 'object' ? (value as Record<PropertyKey, unknown>)[key] : undefined
   return value
 }
 
-function messageOf(issue: z.core.$ZodIssue): string {
-  if (issue.code === 'unrecognized_keys')
-    return `unknown key${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `"${k}"`).join(', ')}`
-  if (issue.code === 'invalid_value') return `expected one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')}`
+function messageOf(issue: z.core.$ZodIssue, path: readonly PropertyKey[] = [], found?: unknown): string {
+  if (issue.code === 'unrecognized_keys') {
+    const allowed = allowedKeys(path.slice(0, -1))
+    const near = allowed && closest(String(issue.keys[0]), allowed)
+    return `unknown key${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `"${k}"`).join(', ')}${near ? ` (did you mean ${near}?)` : ''}${allowed ? `; allowed here: ${allowed.join(', ')}` : ''}`
+  }
+  if (issue.code === 'invalid_value') {
+    const values = issue.values.map(String)
+    const near = typeof found === 'string' ? closest(found, values) : undefined
+    // The error codes are many: name the page that lists them rather than all of them.
+    const list =
+      values.length > 16 ? 'an error code (docs/reference/errors.md)' : `one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')}`
+    return `expected ${list}${near ? ` (did you mean ${near}?)` : ''}`
+  }
   if (issue.code === 'invalid_union') return 'matches none of the allowed forms (see docs/eval.md)'
   return issue.message
 }

@@ -9,8 +9,8 @@
  *   scratch folder, and the variant's and the faults' plugins are put in.
  * Nothing outside the scratch folder is written.
  */
-import { cpSync, existsSync, lstatSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs'
-import { basename, dirname, isAbsolute, join, resolve, sep } from 'node:path'
+import { cpSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path'
 import type { Schema } from 'cordis'
 import semver from 'semver'
 import { stringify } from 'yaml'
@@ -78,7 +78,10 @@ export async function prepare(
   if (!task) throw new CordageError('invalid_input', `${c.shown}: agent "${agent}" has no task in the preset; give "task:" in the case`)
 
   const caseFile = join(presetDir, '.eval-case.yml')
-  writeFileSync(caseFile, stringify({ cordage: 1, extends: `./${basename(base)}`, agents: { [agent]: caseLayer(c, spec) } }))
+  writeFileSync(
+    caseFile,
+    stringify({ cordage: 1, extends: `./${basename(base)}`, agents: { [agent]: caseLayer(c, spec, dirname(base), presetDir) } }),
+  )
   const preset = loadPreset(caseFile)
   const notes: string[] = []
   const swapped: Pick<Prepared, 'plugin'> = {}
@@ -90,7 +93,7 @@ export async function prepare(
     previous = name
   })
   const presetFile = join(presetDir, previous)
-  const records = recordFiles(c, presetDir, loadPreset(presetFile), options.scratch)
+  const records = recordFiles(c, presetDir, loadPreset(presetFile), options.scratch, notes)
   return { presetFile, presetDir, agent, task, records, notes, plugin: swapped.plugin }
 }
 
@@ -98,7 +101,7 @@ export async function prepare(
  * The case's record files, each inside the scratch folder and named by some plugin's config in the
  * preset as the case runs it: a record path with a typo would read as "no effect" and pass.
  */
-function recordFiles(c: EvalCase, presetDir: string, preset: Preset, scratch: string): Prepared['records'] {
+function recordFiles(c: EvalCase, presetDir: string, preset: Preset, scratch: string, notes: string[]): Prepared['records'] {
   const named = new Set<string>()
   const collect = (value: unknown): void => {
     if (typeof value === 'string') named.add(resolve(presetDir, value))
@@ -114,11 +117,21 @@ function recordFiles(c: EvalCase, presetDir: string, preset: Preset, scratch: st
         'invalid_input',
         `${c.shown}: records.${name}.file ${r.file} is outside the case's folder; name the file as the preset's plugin config does (relative to the preset)`,
       )
-    if (!named.has(file))
+    if (!named.has(file)) {
+      const paths = [...named].filter((p) => p.startsWith(presetDir + sep) && /\.[a-z]+$/i.test(p)).map((p) => relative(presetDir, p))
       throw new CordageError(
         'invalid_input',
-        `${c.shown}: records.${name}.file ${r.file} is not a file any plugin of the preset writes (no plugin config names it); use the path the tool's config gives, for example an overlay setting support-desk's outbox`,
+        `${c.shown}: records.${name}.file ${r.file} is not a file any plugin of the preset writes (no plugin config names it); use the path the tool's config gives${paths.length ? ` (the configs name ${paths.join(', ')})` : ''}, or set it with an overlay`,
       )
+    }
+    // Records from earlier runs in the preset's folder came along with the copy: this run's are counted alone.
+    if (existsSync(file)) {
+      const before = readFileSync(file, 'utf8')
+        .split('\n')
+        .filter((l) => l.trim()).length
+      rmSync(file)
+      if (before) notes.push(`records.${name}: ${r.file} already held ${before} record(s) from earlier runs; the case's copy starts empty`)
+    }
     out[name] = { file, key: r.key }
   }
   return out
@@ -131,13 +144,17 @@ function onlyAgent(preset: Preset, c: EvalCase): string {
 }
 
 /** The case's own layer: its overlay (plugin paths made absolute), and its scripted model with model faults in. */
-function caseLayer(c: EvalCase, spec: AgentSpec): Record<string, unknown> {
+function caseLayer(c: EvalCase, spec: AgentSpec, from: string, copy: string): Record<string, unknown> {
   const layer: Record<string, unknown> = { ...(c.overlay ?? {}) }
   if (Array.isArray(layer.plugins)) {
+    // An overlay's `path:` is relative to the case file; a folder inside the preset's folder is the
+    // copy's (the preset's own entry names the copy, and the overlay must match it to configure it).
+    const inCopy = (path: string) => {
+      const full = isAbsolute(path) ? path : resolve(caseDir(c), path)
+      return full === from || full.startsWith(from + sep) ? join(copy, relative(from, full)) : full
+    }
     layer.plugins = layer.plugins.map((p) =>
-      p && typeof p === 'object' && typeof (p as Entry).path === 'string' && !isAbsolute((p as Entry).path!)
-        ? { ...p, path: resolve(caseDir(c), (p as Entry).path!) }
-        : p,
+      p && typeof p === 'object' && typeof (p as Entry).path === 'string' ? { ...p, path: inCopy((p as Entry).path!) } : p,
     )
   }
   if (c.task) layer.task = c.task

@@ -109,9 +109,12 @@ export async function runCase(c: EvalCase, variant: Variant, options: RunCaseOpt
     }
     if (answers.length && isTerminal(state.status))
       (run.notes ??= []).push(`the run ended ${state.status} with ${answers.length} answer(s) of the case not used`)
+    const unusedAnswers = answers.length > 0
     run.latencyMs = Math.round(performance.now() - t1)
     const events = await runtime.store().read(state.runId)
     options.inspect?.({ state, events, prepared, given })
+    // An approval the case meant to give that was never asked for: say what the policy decided instead.
+    if (unusedAnswers) for (const denied of denials(events)) (run.notes ??= []).push(denied)
     observe(run, state, events, prepared)
     run.checks = [
       ...checkExpectations(withDefaults(c), observed(run, state, events)),
@@ -154,10 +157,17 @@ async function answer(
   const actionId = state.waiting?.actionId
   const forThis = !('action' in next) || next.action === undefined || next.action === actionId
   if (state.status === 'WAITING_APPROVAL' && actionId && ('approve' in next || 'reject' in next) && forThis) {
-    const handle =
-      'approve' in next
-        ? await runtime.approve(state.runId, actionId, { by: next.by, reason: next.reason })
-        : await runtime.reject(state.runId, actionId, { by: next.by, reason: next.reason })
+    const handle = await ('approve' in next
+      ? runtime.approve(state.runId, actionId, { by: next.by, reason: next.reason })
+      : runtime.reject(state.runId, actionId, { by: next.by, reason: next.reason })
+    ).catch((error) => {
+      if (CordageError.is(error) && error.code === 'approver_not_allowed')
+        throw new CordageError(
+          'approver_not_allowed',
+          `${error.message.split(';')[0]}; in the case, give the answer as one of them: \`by: NAME\``,
+        )
+      throw error
+    })
     given.push(`${'approve' in next ? 'approved' : 'rejected'} ${actionId} as ${next.by}`)
     return bounded(handle.done, deadline, runtime, state.runId)
   }
@@ -260,6 +270,18 @@ function excludedToolChecks(c: EvalCase, registered: string[], events: RunEvent[
       expected: `${tool} is a tool of the agent or one the model called`,
       actual: `neither (the agent has ${registered.join(', ')}): a misspelt name is never there, so excluding it checks nothing`,
     }))
+}
+
+/** Each action the policy denied, in words, with its rule and reason. */
+function denials(events: RunEvent[]): string[] {
+  return events.flatMap((e) => {
+    if (e.type !== 'tool/decision' || e.data.verdict !== 'deny') return []
+    const tool = events.find((p) => p.type === 'tool/proposed' && p.actionId === e.actionId)
+    const name = tool?.type === 'tool/proposed' ? ` ${tool.data.tool}` : ''
+    return [
+      `${e.actionId}${name} was denied by policy (rule ${e.data.ruleId ?? '-'}${e.data.reason ? `: ${e.data.reason}` : ''}), so no approval was asked`,
+    ]
+  })
 }
 
 /** A fault that never fired tested nothing: each is a check that fails when it did not happen. */

@@ -331,7 +331,10 @@ describe('cordage eval does not let a case pass on what it did not check', () =>
     for (const [args, message] of [
       [['--ablate', 'polcy'], /no plugin installed or named by the suite's presets is called "polcy" \(did you mean policy\?\)/],
       [['--vary', 'policy-rules.defualt=allow,deny'], /policy-rules has no config key "defualt" \(did you mean default\?\)/],
-      [['--plugin', 'policy-rulez@1', '--plugin', 'policy-rulez@2'], /no plugin installed or named by the suite's presets is called "policy-rulez"/],
+      [
+        ['--plugin', 'policy-rulez@1', '--plugin', 'policy-rulez@2'],
+        /no plugin installed or named by the suite's presets is called "policy-rulez"/,
+      ],
     ] as const) {
       const r = await cli(['eval', one, ...args])
       assert.equal(r.code, 2, r.err)

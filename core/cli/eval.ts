@@ -214,6 +214,9 @@ export function summaryLines(result: SuiteResult): string[] {
       `against ${b.file}: ${b.regressions.length} regression(s), ${b.fixed.length} fixed, ${b.added.length} new, ${b.removed.length} gone`,
     )
     for (const r of b.regressions) out.push(`  regression ${r.case} (${r.variant}): ${r.was} → ${r.now}`)
+    const missing = b.removed.filter((x) => x.startsWith('variant ')).map((x) => x.slice('variant '.length))
+    if (missing.length)
+      out.push(`  the baseline also ran ${missing.join(', ')}: run with the same --ablate / --vary / --plugin flags to compare those`)
     for (const m of b.metrics) out.push(`  ${m.variant} ${m.field}: ${m.was} → ${m.now}`)
   }
   return out

@@ -119,7 +119,21 @@ export function compareBaseline(file: string, baseline: Baseline, now: SuiteResu
       ['tokens', was.tokens, s.tokens],
       ['latencyP50', was.latencyMs.p50, s.latencyMs.p50],
     ] as const
-    for (const [field, a, b] of pairs) if (a !== b) diff.metrics.push({ variant: s.variant, field, was: a, now: b })
+    for (const [field, a, b] of pairs)
+      if (moved(field, a, b)) diff.metrics.push({ variant: s.variant, field, was: round(a), now: round(b) })
   }
   return diff
+}
+
+/**
+ * A figure moved: any change of a count, rate or cost; latency only by a quarter and 5 ms or more,
+ * since the same suite on the same machine varies by a few milliseconds from run to run.
+ */
+function moved(field: string, was: number, now: number): boolean {
+  if (field !== 'latencyP50') return round(was) !== round(now)
+  return Math.abs(now - was) >= 5 && Math.abs(now - was) >= 0.25 * Math.max(was, 1)
+}
+
+function round(n: number): number {
+  return Math.round(n * 1e6) / 1e6
 }

@@ -1,6 +1,6 @@
 /**
  * @module eval/report-failures
- * The report's failure-mix chart: per variant, one horizontal bar of the runs that did not complete,
+ * The report's failure-mix chart: per variant, one horizontal bar of the runs that were not a verified success (a completion whose expectations failed is `completed-wrong`),
  * in segments by failure code (or status when there is none). Each code keeps one colour through the
  * chart, and a segment wide enough names its code and count; the legend gives each code's total.
  */
@@ -16,9 +16,9 @@ const BarH = 24
 const Gap = 12
 const Top = 12
 
-/** Chart 3: per variant, the runs that did not complete, stacked by failure code. */
+/** Chart 3: per variant, the runs that were not a verified success, stacked by failure code. */
 export function failureChart(rows: Row[]): string {
-  const caption = 'Failure mix per variant: runs that did not complete, by failure code'
+  const caption = 'Failure mix per variant: runs that were not a verified success, by failure code'
   if (rows.length === 0) return empty('chart-failures', caption, 'No variant ran, so there is nothing to chart.')
   const mixes: Mix[] = rows.map((r) =>
     Object.entries(r.summary.failureMix ?? {}).map(([code, n]) => [code, Math.max(0, finite(n))] as const),
@@ -43,7 +43,7 @@ export function failureChart(rows: Row[]): string {
     )
   }
   parts.push(
-    `<text class="axis-title" x="${px(LabelW + PlotW / 2)}" y="${px(bottom + 30)}" text-anchor="middle">runs that did not complete</text>`,
+    `<text class="axis-title" x="${px(LabelW + PlotW / 2)}" y="${px(bottom + 30)}" text-anchor="middle">runs that were not a verified success</text>`,
   )
   rows.forEach((row, i) => parts.push(failureRow(row, mixes[i] ?? [], Top + i * (BarH + Gap), scaleTop, colours)))
   parts.push(legend(mixes, colours, bottom + 44))
@@ -63,7 +63,7 @@ function failureRow(row: Row, mix: Mix, y: number, scaleTop: number, colours: Ma
     const fill = colours.get(code) as string
     const text = w >= code.length * 7 + 24 ? `${code} ${n}` : w >= 16 ? String(n) : ''
     out.push(
-      `<rect class="segment" data-variant="${esc(row.id)}" data-code="${esc(code)}" data-count="${n}" x="${px(x)}" y="${px(y)}" width="${px(w)}" height="${BarH}" fill="${fill}" stroke="#fff"><title>${esc(`${row.id}: ${code} ${n} of ${total} run(s) that did not complete`)}</title></rect>`,
+      `<rect class="segment" data-variant="${esc(row.id)}" data-code="${esc(code)}" data-count="${n}" x="${px(x)}" y="${px(y)}" width="${px(w)}" height="${BarH}" fill="${fill}" stroke="#fff"><title>${esc(`${row.id}: ${code} ${n} of ${total} run(s) that were not a verified success`)}</title></rect>`,
     )
     if (text)
       out.push(`<text class="in-bar" x="${px(x + w / 2)}" y="${middle}" text-anchor="middle" fill="${inkOn(fill)}">${esc(text)}</text>`)

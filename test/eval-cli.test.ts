@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict'
 import { spawnSync } from 'node:child_process'
-import { cpSync, existsSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs'
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { describe, it } from 'node:test'
 import { main } from '../core/cli/main.ts'
@@ -383,6 +383,100 @@ describe('cordage eval does not let a case pass on what it did not check', () =>
         ['one', true, undefined],
         ['two', true, undefined],
       ],
+    )
+  })
+})
+
+describe('cordage eval for a project of its own (what a new user ran into)', () => {
+  it('a case whose preset does not exist is a usage error before anything runs, naming where it looked', async () => {
+    const dir = caseFile(['eval: 1', 'preset: ./nope.yml', 'expect:', '  status: COMPLETED'])
+    const r = await cli(['eval', dir])
+    assert.equal(r.code, 2)
+    assert.match(r.err, /preset .*nope\.yml does not exist \(a case's preset is relative to the case file\)/)
+  })
+
+  it("records an earlier run left in the preset's folder are not counted, and the case says so", async () => {
+    const work = tempDir()
+    cpSync(join(root, 'presets/default.yml'), join(work, 'preset.yml'))
+    mkdirSync(join(work, 'eval-outbox'))
+    writeFileSync(join(work, 'eval-outbox/followups.jsonl'), '{"ticketId":"T-1001","note":"old"}\n{"ticketId":"T-1002","note":"old"}\n')
+    const dir = caseFile([
+      'eval: 1',
+      `preset: ${join(work, 'preset.yml')}`,
+      'agent: followup',
+      'overlay:',
+      '  plugins:',
+      '    - { plugin: support-desk, config: { outbox: eval-outbox/followups.jsonl } }',
+      'answers: [{ approve: true }]',
+      'records:',
+      '  followups: { file: eval-outbox/followups.jsonl, key: ticketId }',
+      'expect:',
+      '  status: COMPLETED',
+      '  sideEffects: { followups: 1 }',
+    ])
+    const result: SuiteResult = JSON.parse((await cli(['eval', dir, '--json'])).out)
+    assert.ok(result.runs[0].ok, JSON.stringify(result.runs[0]))
+    assert.ok(result.runs[0].notes?.some((n) => /already held 2 record\(s\) from earlier runs/.test(n)))
+    assert.equal(
+      readFileSync(join(work, 'eval-outbox/followups.jsonl'), 'utf8').split('\n').filter(Boolean).length,
+      2,
+      'the project file is untouched',
+    )
+  })
+
+  it("an overlay configures the preset's own path: plugin, and --ablate knows it by name", async () => {
+    const work = tempDir()
+    cpSync(join(root, 'test/fixtures/plugins/eval-desk'), join(work, 'desk'), { recursive: true })
+    writeFileSync(join(work, 'package.json'), '{"type": "module"}')
+    writeFileSync(
+      join(work, 'preset.yml'),
+      readFileSync(join(root, 'presets/default.yml'), 'utf8').replace(
+        '      - plugin: support-desk\n',
+        '      - { path: ./desk, config: { records: desk.jsonl } }\n      - plugin: support-desk\n',
+      ),
+    )
+    const dir = caseFile([
+      'eval: 1',
+      `preset: ${join(work, 'preset.yml')}`,
+      'agent: support',
+      'overlay:',
+      '  plugins:',
+      `    - { path: ${join(work, 'desk')}, config: { records: other.jsonl } }`,
+      'records:',
+      '  notes: { file: other.jsonl }',
+      'expect:',
+      '  status: COMPLETED',
+      '  sideEffects: { notes: 0 }',
+    ])
+    const r = await cli(['eval', dir, '--ablate', 'eval-desk', '--json'])
+    assert.equal(r.code, 0, r.err + r.out)
+    const result: SuiteResult = JSON.parse(r.out)
+    assert.deepEqual(
+      result.runs.map((x) => [x.variant, x.ok]),
+      [
+        ['full', true],
+        ['-eval-desk', true],
+      ],
+    )
+  })
+
+  it('an approval the case meant to give, never asked for because policy denied the action, is explained', async () => {
+    const dir = caseFile([
+      'eval: 1',
+      'preset: PRESET',
+      'agent: followup',
+      'overlay:',
+      '  plugins:',
+      '    - { plugin: policy-rules, config: { approvers: [] } }',
+      'answers: [{ approve: true }]',
+      'expect:',
+      '  status: COMPLETED',
+    ])
+    const result: SuiteResult = JSON.parse((await cli(['eval', dir, '--json'])).out)
+    const notes = result.runs[0].notes ?? []
+    assert.ok(
+      notes.some((n) => /s1\.a1 record_followup was denied by policy/.test(n)),
+      notes.join('\n'),
     )
   })
 })

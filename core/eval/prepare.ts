@@ -93,7 +93,9 @@ export async function prepare(
     previous = name
   })
   const presetFile = join(presetDir, previous)
-  const records = recordFiles(c, presetDir, loadPreset(presetFile), options.scratch, notes)
+  // Checked against the case as written (before the variant): an ablation that removes the plugin writing a
+  // record leaves the record empty, which is what it shows.
+  const records = recordFiles(c, presetDir, preset, options.scratch, notes)
   return { presetFile, presetDir, agent, task, records, notes, plugin: swapped.plugin }
 }
 

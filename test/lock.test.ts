@@ -230,7 +230,7 @@ describe('cordage lock', () => {
     const c = capture()
     assert.equal(await main(['run', '--preset', file], c.io), 2)
     const message = c.err.join('\n')
-    assert.match(message, /support: model-scripted: locked at 9\.9\.9, which is not installed \(installed: 1\.1\.0\)/)
+    assert.match(message, /support: model-scripted: locked at 9\.9\.9, which is not installed \(installed: 1\.2\.0\)/)
     assert.match(message, /support: plugin tools-registry \(agents\.support\.plugins\[1\]\) is in the preset but not in the lock/)
     assert.match(
       message,

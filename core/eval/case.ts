@@ -7,22 +7,10 @@
 import { z } from 'zod'
 import { Codes } from '../contracts/errors.ts'
 import type { RunStatus } from '../contracts/data.ts'
+import { Transitions } from '../index.ts'
 
-/** Every run status (contracts/data.ts RunStatus); a case expecting another is refused. */
-export const RunStatuses = [
-  'CREATED',
-  'RUNNING',
-  'WAITING_APPROVAL',
-  'WAITING_USER',
-  'WAITING_RECONCILIATION',
-  'SUSPENDED',
-  'CANCELLING',
-  'COMPLETED',
-  'FAILED',
-  'FAILED_VERIFICATION',
-  'STOPPED',
-  'CANCELLED',
-] as const satisfies readonly RunStatus[]
+/** Every run status: the kernel's table of transitions names each once; a case expecting another is refused. */
+export const RunStatuses = Object.keys(Transitions) as [RunStatus, ...RunStatus[]]
 
 const Bound = z
   .union([z.number().min(0), z.object({ min: z.number().min(0).optional(), max: z.number().min(0).optional() }).strict()])

@@ -328,6 +328,13 @@ export const Commands: Command[] = [
       model,
     },
   },
+  {
+    name: 'init',
+    usage: 'cordage init [DIR]',
+    summary: 'Start a project in DIR (default: here): a preset, a plugin of your own, its test and a README',
+    positionals: ['[DIR]'],
+    flags: {},
+  },
 ]
 
 /**
@@ -400,7 +407,9 @@ export function parse(argv: string[]): Parsed | 'help' | 'version' | 'usage' {
     const empty = Array.isArray(value) ? value.some((v) => !String(v).trim()) : typeof value === 'string' && !value.trim()
     if (empty) throw new CordageError('invalid_input', `--${flag} is empty; give it a value (cordage ${name} --help), or leave it out`)
   }
-  if (parsed.positionals.length !== command.positionals.length) {
+  // `[DIR]` names an optional positional: it may be left out, never exceeded.
+  const required = command.positionals.filter((p) => !p.startsWith('[')).length
+  if (parsed.positionals.length < required || parsed.positionals.length > command.positionals.length) {
     throw new CordageError(
       'invalid_input',
       `"${name}" takes ${command.positionals.length ? command.positionals.join(' ') : 'no positional arguments'}, got ${parsed.positionals.length ? parsed.positionals.map((p) => JSON.stringify(p)).join(' ') : 'none'}; usage: ${command.usage}`,

@@ -323,6 +323,8 @@ const commands: Record<string, Handler> = {
   scan: (args, io) => scan(args, io, (flags) => open(io, flags, undefined, true)),
 
   dev: async (args, io) => (await import('./dev.ts')).dev(args, io, (flags, agents) => open(io, flags, agents), overridesOf),
+  // Loaded on demand, and loads no host: it only writes files.
+  init: async (args, io) => (await import('./init.ts')).init(args, io),
 
   async lock({ flags }, io) {
     const file = (flags.preset as string | undefined) ?? DefaultPreset

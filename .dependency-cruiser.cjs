@@ -27,6 +27,7 @@ module.exports = {
     layer('wire', ['core/wire/', 'core/index.ts', 'core/kit/', 'core/contracts/']),
     layer('host', ['core/host/', 'core/index.ts', 'core/kernel/', 'core/kit/', 'core/contracts/', 'core/wire/']),
     layer('eval', ['core/eval/', 'core/host/', 'core/index.ts', 'core/kit/', 'core/contracts/', 'core/wire/']),
+    layer('testing', ['core/testing/', 'core/host/', 'core/index.ts', 'core/kit/', 'core/contracts/']),
     layer('cli', ['core/cli/', 'core/eval/', 'core/host/', 'core/index.ts', 'core/kernel/', 'core/kit/', 'core/contracts/', 'core/wire/']),
     {
       name: 'plugins-public-only',

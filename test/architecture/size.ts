@@ -15,6 +15,7 @@ export const Layers: [string, string[]][] = [
   ['host', ['core/host']],
   ['cli', ['core/cli']],
   ['eval', ['core/eval']],
+  ['testing', ['core/testing']],
   ['wire', ['core/wire']],
   ['plugins', ['plugins']],
   ['playground', ['playground']],

@@ -21,7 +21,8 @@ export interface Manifest {
   /** schemastery schema of the plugin's config; the host validates config against it before plugging. */
   config?: Schema
   /**
-   * Config keys whose value names an environment variable that holds a secret (`['apiKeyEnv']`). The
+   * Config keys whose value names an environment variable that holds a secret (`['apiKeyEnv']`), or
+   * is an object each of whose values names one (`headersEnv: { authorization: OTEL_TOKEN }`). The
    * host reads those variables and every run of the agent scrubs their values from what it records
    * (core/kit/secrets.ts).
    */

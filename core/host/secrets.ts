@@ -2,7 +2,8 @@
  * @module host/secrets
  * Which values an agent's runs keep out of their record (core/kit/secrets.ts): the environment variables a
  * preset lists under `secrets`, and those its plugins name in config keys their manifests mark as
- * secret (`secrets: ['apiKeyEnv']` in model-openai's manifest: the variable named by `apiKeyEnv`).
+ * secret (`secrets: ['apiKeyEnv']` in model-openai's manifest: the variable named by `apiKeyEnv`; a key
+ * whose value is an object names a variable in each of its values, as otel-traces' `headersEnv`).
  */
 import { MinSecretLength, type Secret } from '../kit/secrets.ts'
 import type { PlannedPlugin } from './resolve.ts'
@@ -23,8 +24,10 @@ export function secretsOf(
   for (const planned of plugins) {
     const config = planned.config as Record<string, unknown> | undefined
     for (const key of planned.entry.manifest.secrets ?? []) {
-      const name = config && Object.hasOwn(config, key) ? config[key] : undefined
-      if (typeof name === 'string' && name) names.add(name)
+      const value = config && Object.hasOwn(config, key) ? config[key] : undefined
+      // A key names one variable (apiKeyEnv), or several by what they are for (otel-traces' headersEnv).
+      const named = typeof value === 'string' ? [value] : value && typeof value === 'object' ? Object.values(value) : []
+      for (const name of named) if (typeof name === 'string' && name) names.add(name)
     }
   }
   const secrets: Secret[] = []

@@ -27,6 +27,7 @@ import { handlers, HttpError, sendJson, statusOf, type ApiContext } from './api.
 import { checkGivenToken, newToken, sameToken, tokenOf } from './auth.ts'
 import { EvalReports, sendReport } from './eval-report.ts'
 import { PluginFeed } from './feed.ts'
+import { traceHandlers } from './trace-api.ts'
 
 export const DefaultPort = 4780
 const PublicDir = resolve(import.meta.dirname, 'public')
@@ -249,6 +250,14 @@ async function route(api: ApiContext, req: IncomingMessage, res: ServerResponse,
     }
     only('GET')
     return handlers.runs(api, res, url)
+  }
+  if (first === 'runs' && id && action === 'trace' && !extra) {
+    only('GET')
+    return traceHandlers.trace(api, res, id)
+  }
+  if (first === 'runs' && id && action === 'steps' && extra && parts.length <= 5 && (parts[4] === undefined || parts[4] === 'context')) {
+    only('GET')
+    return parts[4] === 'context' ? traceHandlers.context(api, res, id, extra) : traceHandlers.step(api, res, id, extra)
   }
   if (first === 'runs' && id && !extra) {
     if (!action) {

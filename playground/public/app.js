@@ -3,6 +3,8 @@
 // The events already shown are kept in sessionStorage, so a reload shows them at once and asks the
 // server only for those after the last seq: nothing is missed, nothing is shown twice.
 
+import { traceView } from './trace.js'
+
 const $ = (id) => document.getElementById(id)
 
 // ---- the token ----
@@ -300,6 +302,9 @@ $('start-form').addEventListener('submit', async (event) => {
 /** The run shown: its id, the events shown so far (by seq), and its stream. */
 let current
 
+/** The chosen run's timeline (trace.js): opened with the run, asked again as its events arrive. */
+const trace = traceView({ api, el, $ })
+
 const storeKey = (runId) => `cordage-events:${runId}`
 
 function saveEvents() {
@@ -335,6 +340,7 @@ async function openRun(runId) {
     ? `restored ${current.events.length} event(s), streaming after seq ${lastSeq()}`
     : 'streaming from the start'
   stream()
+  trace.open(runId)
   await refreshRun()
 }
 
@@ -349,6 +355,7 @@ function stream() {
     addEvent(JSON.parse(message.data), true)
     saveEvents()
     scheduleRefresh()
+    trace.changed()
   })
   source.addEventListener('end', () => {
     source.close()

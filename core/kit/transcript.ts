@@ -3,7 +3,7 @@
  * How a transcript entry reads to the model, for context plugins: one entry, one message, with the seq
  * it came from as `source`. A user entry as it is; harness feedback marked `[harness]`; a model turn as
  * its answer, its question or its text with its tool calls; a tool result as a `tool` message, marked
- * `Error: ` when the tool failed. How long a tool result may be is the plugin's choice (`resultText`).
+ * `Error: ` and flagged `isError` when the tool failed. How long a tool result may be is the plugin's choice (`resultText`).
  */
 import type { ContextMessage } from '../contracts/services/context.ts'
 import type { TranscriptEntry } from '../contracts/state.ts'
@@ -34,7 +34,7 @@ export function transcriptMessage(
     case 'feedback':
       return { role: 'user', text: `[harness] ${entry.text}`, source: entry.seq }
     case 'observation':
-      return { role: 'tool', actionId: entry.actionId, text: resultText(entry), source: entry.seq }
+      return { role: 'tool', actionId: entry.actionId, text: resultText(entry), source: entry.seq, ...(entry.ok ? {} : { isError: true }) }
     case 'assistant': {
       const d = entry.decision
       // The provider's reasoning (signed thinking blocks) goes back with the message, unchanged.

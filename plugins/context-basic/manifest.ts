@@ -10,7 +10,7 @@ export default {
   name: 'context-basic',
   version: '1.0.0',
   description: 'Projects the run transcript into messages: system prompt, user input, model turns, observations.',
-  provides: { context: '1.2.0' },
+  provides: { context: '1.3.0' },
   config: Schema.object({
     system: Schema.string()
       .default('You are a careful assistant. Use the tools to find facts, and cite the source of each fact you state.')

@@ -46,7 +46,7 @@ export default {
   version: '1.0.0',
   description:
     'Assembles the projection in ordered sections (system, sources, goal, transcript) with priorities, a token budget and provenance on every item.',
-  provides: { context: '1.2.0' },
+  provides: { context: '1.3.0' },
   config: Schema.object({
     system: Schema.string()
       .default('You are a careful assistant. Use the tools to find facts, and cite the source of each fact you state.')

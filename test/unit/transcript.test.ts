@@ -27,9 +27,15 @@ describe('transcriptMessage', () => {
     })
   })
 
-  it('gives a tool result as a tool message of its action, marking a failure', () => {
+  it('gives a tool result as a tool message of its action, marking and flagging a failure', () => {
     assert.deepEqual(transcriptMessage(ok), { role: 'tool', actionId: 's1.a1', text: 'order 42 shipped', source: 11 })
-    assert.deepEqual(transcriptMessage(failed), { role: 'tool', actionId: 's1.a2', text: 'Error: no such order', source: 12 })
+    assert.deepEqual(transcriptMessage(failed), {
+      role: 'tool',
+      actionId: 's1.a2',
+      text: 'Error: no such order',
+      source: 12,
+      isError: true,
+    })
   })
 
   it("gives a model turn's answer, question, or text with its calls paired to their action ids", () => {
@@ -73,7 +79,13 @@ describe('transcriptMessage', () => {
       seen.push(entry)
       return `${entry.ok ? '' : FailedResultMark}${entry.text.slice(0, 5)}…`
     }
-    assert.deepEqual(transcriptMessage(failed, clipped), { role: 'tool', actionId: 's1.a2', text: 'Error: no su…', source: 12 })
+    assert.deepEqual(transcriptMessage(failed, clipped), {
+      role: 'tool',
+      actionId: 's1.a2',
+      text: 'Error: no su…',
+      source: 12,
+      isError: true,
+    })
     assert.deepEqual(transcriptMessage({ kind: 'user', text: 'a long question', seq: 1 }, clipped).text, 'a long question')
     assert.deepEqual(seen, [failed])
   })

@@ -8,7 +8,7 @@ import type { ModelReasoning } from '../data.ts'
 import type { ToolView } from './tools.ts'
 import type { RunState } from '../state.ts'
 
-export const ContextContract = '1.2.0'
+export const ContextContract = '1.3.0'
 
 /** One message of the projection, with provenance back to the run log. */
 export interface ContextMessage {
@@ -18,6 +18,12 @@ export interface ContextMessage {
   calls?: { actionId: string; name: string; args: unknown }[]
   /** The action whose observation this is (tool messages only). */
   actionId?: string
+  /**
+   * The tool failed: this observation reports an error, not a result (tool messages only). An adapter
+   * whose provider has a flag for it sends it (Anthropic's `is_error`); the text still says so for one
+   * that has none. Since 1.3.0.
+   */
+  isError?: boolean
   /** Seq of the event this message was derived from; 0 for text that does not come from the log (the system prompt). */
   source: number
   /** Where text that does not come from the log came from (a file, a section of it, a note), for provenance. Since 1.1.0. */

@@ -6,6 +6,7 @@
 import { parseArgs } from 'node:util'
 import { CordageError } from '../contracts/errors.ts'
 import { closest } from '../kit/closest.ts'
+import { table } from './help.ts'
 
 type Flag = { type: 'string' | 'boolean'; help: string; short?: string; multiple?: boolean }
 
@@ -37,6 +38,14 @@ const logLevel: Flag = {
   type: 'string',
   help: "Which plugin log lines go to stderr: error, warn (default), info or debug; overrides $CORDAGE_LOG_LEVEL and the preset's logLevel",
 }
+const stream: Flag = {
+  type: 'boolean',
+  help: 'Print the model\'s text as it arrives (streamed by model-openai and model-anthropic; whole when the answer is in otherwise); with --json, one {"type":"model/delta"} object per piece',
+}
+const quiet: Flag = {
+  type: 'boolean',
+  help: 'No status line: on a terminal, stderr otherwise shows the model call or tool in progress and its elapsed time',
+}
 const acceptDrift: Flag = {
   type: 'boolean',
   help: 'Continue even if the plugin versions differ from those the run started with (recorded)',
@@ -45,7 +54,8 @@ const acceptDrift: Flag = {
 export const Commands: Command[] = [
   {
     name: 'run',
-    usage: 'cordage run [--preset FILE] [--set KEY=VALUE]... [--no-lock] [--model PLUGIN[@RANGE]] [--agent NAME] [--task TEXT] [--json]',
+    usage:
+      'cordage run [--preset FILE] [--set KEY=VALUE]... [--no-lock] [--model PLUGIN[@RANGE]] [--agent NAME] [--task TEXT] [--stream] [--quiet] [--json]',
     summary: 'Start a run and print its events live',
     positionals: [],
     flags: {
@@ -53,6 +63,8 @@ export const Commands: Command[] = [
       agent,
       task: { type: 'string', help: "The task (default: the agent's task in the preset)" },
       json,
+      stream,
+      quiet,
       set,
       'no-lock': noLock,
       model,
@@ -75,7 +87,7 @@ export const Commands: Command[] = [
   {
     name: 'approve',
     usage:
-      'cordage approve RUN ACTION [--scope once|run|grant] [--args JSON | --any-args] [--expires DURATION] [--preset FILE] [--set KEY=VALUE]... [--no-lock] [--agent NAME] [--by NAME] [--reason TEXT] [--no-resume] [--accept-drift] [--json]',
+      'cordage approve RUN ACTION [--scope once|run|grant] [--args JSON | --any-args] [--expires DURATION] [--preset FILE] [--set KEY=VALUE]... [--no-lock] [--agent NAME] [--by NAME] [--reason TEXT] [--no-resume] [--accept-drift] [--stream] [--quiet] [--json]',
     summary: 'Approve a pending action (or, with --scope, calls like it) and continue the run',
     positionals: ['RUN', 'ACTION'],
     flags: {
@@ -93,6 +105,8 @@ export const Commands: Command[] = [
       'no-resume': { type: 'boolean', help: 'Record the approval only; continue later with resume' },
       'accept-drift': acceptDrift,
       json,
+      stream,
+      quiet,
       set,
       'no-lock': noLock,
     },
@@ -100,7 +114,7 @@ export const Commands: Command[] = [
   {
     name: 'reject',
     usage:
-      'cordage reject RUN ACTION [--preset FILE] [--set KEY=VALUE]... [--no-lock] [--agent NAME] [--by NAME] [--reason TEXT] [--no-resume] [--accept-drift] [--json]',
+      'cordage reject RUN ACTION [--preset FILE] [--set KEY=VALUE]... [--no-lock] [--agent NAME] [--by NAME] [--reason TEXT] [--no-resume] [--accept-drift] [--stream] [--quiet] [--json]',
     summary: 'Reject a pending action; the model is told and the run goes on',
     positionals: ['RUN', 'ACTION'],
     flags: {
@@ -111,6 +125,8 @@ export const Commands: Command[] = [
       'no-resume': { type: 'boolean', help: 'Record the rejection only; continue later with resume' },
       'accept-drift': acceptDrift,
       json,
+      stream,
+      quiet,
       set,
       'no-lock': noLock,
     },
@@ -118,7 +134,7 @@ export const Commands: Command[] = [
   {
     name: 'reconcile',
     usage:
-      'cordage reconcile RUN ACTION (--committed | --not-committed) [--receipt TEXT] [--preset FILE] [--set KEY=VALUE]... [--no-lock] [--agent NAME] [--by NAME] [--no-resume] [--accept-drift] [--json]',
+      'cordage reconcile RUN ACTION (--committed | --not-committed) [--receipt TEXT] [--preset FILE] [--set KEY=VALUE]... [--no-lock] [--agent NAME] [--by NAME] [--no-resume] [--accept-drift] [--stream] [--quiet] [--json]',
     summary: 'Settle whether an action with an unknown effect took effect, and continue',
     positionals: ['RUN', 'ACTION'],
     flags: {
@@ -131,6 +147,8 @@ export const Commands: Command[] = [
       'no-resume': { type: 'boolean', help: 'Record the decision only; continue later with resume' },
       'accept-drift': acceptDrift,
       json,
+      stream,
+      quiet,
       set,
       'no-lock': noLock,
     },
@@ -138,7 +156,7 @@ export const Commands: Command[] = [
   {
     name: 'resume',
     usage:
-      'cordage resume RUN [--preset FILE] [--set KEY=VALUE]... [--no-lock] [--agent NAME] [--by NAME] [--input TEXT] [--accept-drift] [--json]',
+      'cordage resume RUN [--preset FILE] [--set KEY=VALUE]... [--no-lock] [--agent NAME] [--by NAME] [--input TEXT] [--accept-drift] [--stream] [--quiet] [--json]',
     summary: 'Continue a waiting or suspended run, or take over one whose worker died',
     positionals: ['RUN'],
     flags: {
@@ -148,16 +166,18 @@ export const Commands: Command[] = [
       input: { type: 'string', help: 'Your answer, when the run waits for the user' },
       'accept-drift': acceptDrift,
       json,
+      stream,
+      quiet,
       set,
       'no-lock': noLock,
     },
   },
   {
     name: 'cancel',
-    usage: 'cordage cancel RUN [--preset FILE] [--agent NAME] [--by NAME] [--reason TEXT] [--json]',
+    usage: 'cordage cancel RUN [--preset FILE] [--agent NAME] [--by NAME] [--reason TEXT] [--quiet] [--json]',
     summary: 'Cancel a run; a pending approval becomes void',
     positionals: ['RUN'],
-    flags: { preset, agent, by, reason, json },
+    flags: { preset, agent, by, reason, json, quiet },
   },
   {
     name: 'runs',
@@ -207,7 +227,7 @@ export const Commands: Command[] = [
   },
   {
     name: 'worker',
-    usage: 'cordage worker [--preset FILE] [--set KEY=VALUE]... [--no-lock] [--agent NAME] [--once] [--poll MS] [--json]',
+    usage: 'cordage worker [--preset FILE] [--set KEY=VALUE]... [--no-lock] [--agent NAME] [--once] [--poll MS] [--quiet] [--json]',
     summary: 'Drive runs that need a driver (submitted, or whose worker died) until stopped',
     positionals: [],
     flags: {
@@ -216,6 +236,7 @@ export const Commands: Command[] = [
       once: { type: 'boolean', help: 'Exit when no run needs a driver' },
       poll: { type: 'string', help: 'Milliseconds between looks for work (default 500)' },
       json,
+      quiet,
       set,
       'no-lock': noLock,
     },
@@ -418,15 +439,18 @@ export function parse(argv: string[]): Parsed | 'help' | 'version' | 'usage' {
   return { command, positionals: parsed.positionals, flags: parsed.values as Parsed['flags'] }
 }
 
-export function helpText(command?: Command): string {
+/** @param width the terminal's width, when known: descriptions wrap within it (cli/help.ts). */
+export function helpText(command?: Command, width?: number): string {
   if (command) {
-    const width = Math.max(...Object.keys(command.flags).map((f) => f.length)) + 4
     return [
       `${command.summary}.`,
       '',
       `usage: ${command.usage}`,
       '',
-      ...Object.entries(command.flags).map(([f, d]) => `  --${f.padEnd(width)}${d.help}`),
+      ...table(
+        Object.entries(command.flags).map(([f, d]) => [`--${f}`, d.help]),
+        width,
+      ),
     ].join('\n')
   }
   return [
@@ -434,7 +458,10 @@ export function helpText(command?: Command): string {
     '',
     'usage: cordage <command> [options]     (cordage <command> --help for its options)',
     '',
-    ...Commands.map((c) => `  ${c.name.padEnd(Math.max(...Commands.map((d) => d.name.length)) + 2)}${c.summary}`),
+    ...table(
+      Commands.map((c) => [c.name, c.summary]),
+      width,
+    ),
     '',
     "plugin logs: --log-level error|warn|info|debug on every command that loads a preset (default warn, or $CORDAGE_LOG_LEVEL, or the preset's logLevel; docs/guides/logging.md)",
     'exit codes: 0 completed · 1 failed · 2 usage or config error · 3 failed verification · 4 stopped (budget) · 5 waiting · 6 cancelled · 7 busy (another process drives the run)',

@@ -12,7 +12,11 @@ const { main } = await import('./main.ts')
 const code = await main(process.argv.slice(2), {
   out: (line) => process.stdout.write(line + '\n'),
   err: (line) => process.stderr.write(line + '\n'),
-  color: process.stdout.isTTY && !process.env.NO_COLOR,
+  write: (text) => process.stdout.write(text),
+  errWrite: (text) => process.stderr.write(text),
+  // Colour follows stdout's terminal and FORCE_COLOR / NO_COLOR (cli/color.ts); the status line, stderr's.
+  outIsTTY: !!process.stdout.isTTY,
+  errIsTTY: !!process.stderr.isTTY,
 })
 process.exitCode = code
 // `cordage eval` starts and stops an app per case: a plugin's stray timer must not keep the finished

@@ -18,6 +18,7 @@ import type { Cordage } from '../host/app.ts'
 import type { SecretFinding } from '../kit/secrets.ts'
 import type { StoreService } from '../contracts/services/store.ts'
 import type { Parsed } from './args.ts'
+import { errorReport } from './errors.ts'
 import { ExitCodes } from './exit-codes.ts'
 import type { Output } from './output.ts'
 
@@ -69,7 +70,8 @@ export async function scan({ flags }: Parsed, io: Output, open: (flags: Parsed['
         } catch (error) {
           if (!CordageError.is(error)) throw error
           counts.unreadable++
-          io.err(`run ${run.runId} could not be read, so it was not searched: error [${error.code}]: ${error.message}`)
+          if (flags.json) io.err(JSON.stringify({ error: { ...errorReport(error, { command: 'scan', flags }), run: run.runId } }))
+          else io.err(`run ${run.runId} could not be read, so it was not searched: error [${error.code}]: ${error.message}`)
         }
       }
       for (const grant of (await store.grants?.({ inactive: true })) ?? []) {

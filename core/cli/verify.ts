@@ -10,6 +10,7 @@ import type { Cordage } from '../host/app.ts'
 import type { HistoryCheck } from '../contracts/services/store.ts'
 import { storeCorrupt } from '../kit/store-kit.ts'
 import type { Parsed } from './args.ts'
+import { reportError } from './errors.ts'
 import { ExitCodes } from './exit-codes.ts'
 import type { Output } from './output.ts'
 
@@ -25,7 +26,7 @@ export async function verify(
     else for (const line of describe(check)) io.out(line)
     if (!check.firstBad) return ExitCodes.ok
     const error = storeCorrupt(runId, check.firstBad.seq, check.firstBad.problem)
-    io.err(`error [${error.code}]: ${error.message}`)
+    reportError(io, error, { command: 'verify', flags, json: !!flags.json })
     return ExitCodes.failed
   } finally {
     await app.stop()

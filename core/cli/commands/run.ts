@@ -1,0 +1,39 @@
+/**
+ * @module cli/commands/run
+ * `cordage run`: start a run of an agent of the preset and follow it live until it ends or pauses.
+ */
+import { CordageError } from '../../contracts/errors.ts'
+import { cancelOnSignal, finish, follow, live, volatileStore } from '../live.ts'
+import { open, overridesOf, pickAgent } from '../open.ts'
+import type { Handler } from '../output.ts'
+
+export const run: Handler = async ({ flags }, io) => {
+  const app = await open(io, flags, flags.agent ? [String(flags.agent)] : undefined)
+  const view = live(io, flags)
+  try {
+    const agent = pickAgent(app, flags.agent as string | undefined)
+    const task = flags.task as string | undefined
+    if (task !== undefined && !task.trim())
+      throw new CordageError(
+        'invalid_input',
+        "--task is empty; give the task as text, or leave --task out to use the agent's task from the preset",
+      )
+    if (task === undefined && !agent.defaultTask)
+      throw new CordageError('invalid_input', `agent "${agent.name}" has no task in the preset; pass --task TEXT`)
+    let runId: string | undefined
+    follow(app, view, () => runId, false, !!flags.stream)
+    const handle = agent.start(task, { overrides: overridesOf(agent, flags) })
+    runId = handle.runId
+    const stopOnSignal = cancelOnSignal(agent, handle.runId, view.io)
+    try {
+      const state = await handle.done
+      view.close()
+      return finish(state, view.io, flags, volatileStore(app, agent.name))
+    } finally {
+      stopOnSignal()
+    }
+  } finally {
+    view.close()
+    await app.stop()
+  }
+}

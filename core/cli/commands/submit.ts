@@ -1,0 +1,22 @@
+/**
+ * @module cli/commands/submit
+ * `cordage submit`: record a run for a worker to drive, and print its id.
+ */
+import { CordageError } from '../../contracts/errors.ts'
+import { ExitCodes } from '../exit-codes.ts'
+import { open, pickAgent } from '../open.ts'
+import type { Handler } from '../output.ts'
+
+export const submit: Handler = async ({ flags }, io) => {
+  const app = await open(io, flags, flags.agent ? [String(flags.agent)] : undefined)
+  try {
+    const agent = pickAgent(app, flags.agent as string | undefined)
+    const task = flags.task as string | undefined
+    if (task !== undefined && !task.trim()) throw new CordageError('invalid_input', '--task is empty')
+    const runId = await agent.submit(task)
+    io.out(flags.json ? JSON.stringify({ runId }) : runId)
+    return ExitCodes.ok
+  } finally {
+    await app.stop()
+  }
+}

@@ -1,0 +1,113 @@
+/**
+ * @module cli/open
+ * What the commands that read a preset share: opening it (with `--model`, `--set`, `--log-level`), and
+ * finding the agent a command or a run is about.
+ */
+import { existsSync } from 'node:fs'
+import { CordageError } from '../contracts/errors.ts'
+import type { RunOverrides } from '../contracts/events.ts'
+import type { Cordage } from '../host/app.ts'
+import { parseLogLevel, type LogLevel } from '../host/log-level.ts'
+import type { AgentRuntime } from '../kernel/agent.ts'
+import type { Parsed } from './args.ts'
+import type { Output } from './output.ts'
+
+export const DefaultPreset = 'presets/default.yml'
+
+/** `--preset FILE`, or the default preset when it exists here. */
+export function presetFile(flags: Parsed['flags']): string {
+  const file = (flags.preset as string | undefined) ?? DefaultPreset
+  if (!flags.preset && !existsSync(file))
+    throw new CordageError('preset_not_found', `no --preset given and ${DefaultPreset} does not exist here; pass --preset FILE`)
+  return file
+}
+
+export async function open(io: Output, flags: Parsed['flags'], agents?: string[], storeOnly = false): Promise<Cordage> {
+  const logLevel = logLevelOf(flags)
+  const file = presetFile(flags)
+  // The host (cordis, the catalogue, esbuild) is loaded by the commands that use it, not by --version or --help.
+  const { Cordage } = await import('../host/app.ts')
+  const model = await modelSets(file, flags)
+  try {
+    return await Cordage.fromPreset(file, {
+      agents,
+      storeOnly,
+      catalog: model?.catalog,
+      sets: model?.sets ?? (flags.set as string[] | undefined),
+      lock: !flags['no-lock'],
+      logLevel,
+      log: (line) => io.err(line),
+    })
+  } catch (error) {
+    // Named as the user wrote them: --model X and --set model.…, not the --set overrides they became.
+    if (!model || !CordageError.is(error)) throw error
+    throw new CordageError(error.code, model.shown(error.message), { cause: error, data: error.data })
+  }
+}
+
+/**
+ * `--model PLUGIN[@RANGE]` (and the `--set model.…` that go with it) as `--set` overrides, checked
+ * against the catalogue, which is then the one the preset is loaded with (cli/model-flag.ts).
+ */
+async function modelSets(file: string, flags: Parsed['flags']) {
+  if (flags.model === undefined && !(flags.set as string[] | undefined)?.some((s) => /^model[.[=]/.test(s))) return undefined
+  const { PluginCatalog } = await import('../host/catalog.ts')
+  const { modelOverride } = await import('./model-flag.ts')
+  const catalog = await PluginCatalog.scan()
+  const override = modelOverride(file, flags, catalog)
+  return override && { catalog, sets: override.sets, shown: override.shown }
+}
+
+/** What run/start records of `--model`: the model plugin the agent runs instead of the preset's, `name@version`. */
+export function overridesOf(agent: AgentRuntime, flags: Parsed['flags']): RunOverrides | undefined {
+  if (flags.model === undefined) return undefined
+  const plugin = String(flags.model).split('@')[0]
+  return { model: `${plugin}@${agent.plugins[plugin]}` }
+}
+
+/** `--log-level LEVEL`, checked; undefined when not given ($CORDAGE_LOG_LEVEL or the preset decide). */
+export function logLevelOf(flags: Parsed['flags']): LogLevel | undefined {
+  return flags['log-level'] === undefined ? undefined : parseLogLevel(String(flags['log-level']), '--log-level')
+}
+
+/** `--agent NAME` of a command that only filters by agent: a name the preset does not have is an error, not an empty list. */
+export function knownAgent(app: Cordage, name: string | undefined): void {
+  if (name !== undefined && !app.agentNames().includes(name)) {
+    throw new CordageError(
+      'agent_not_found',
+      `preset ${app.preset.shown} has no agent ${JSON.stringify(name)}; agents: ${app.agentNames().join(', ')}`,
+    )
+  }
+}
+
+/** The agent named, or else the first one the preset lists. */
+export function pickAgent(app: Cordage, name?: string): AgentRuntime {
+  return app.agent(name ?? app.agentNames()[0])
+}
+
+/**
+ * The agent the run belongs to (its run/start names it). Several agents may share one store, so finding
+ * the run in an agent's store is not enough: steering it with another agent's plugins would be wrong.
+ */
+export async function locate(app: Cordage, runId: string, name?: string): Promise<AgentRuntime> {
+  const candidates = name ? [app.agent(name)] : app.agentNames().map((n) => app.agent(n))
+  let last: unknown
+  for (const agent of candidates) {
+    let owner: string | undefined
+    try {
+      // The agent that drives it now: the one of its run/start, or of its last run/handoff.
+      owner = (await agent.load(runId)).agent || undefined
+    } catch (error) {
+      if (!CordageError.is(error, 'run_not_found')) throw error
+      last = error
+      continue
+    }
+    if (owner === agent.name) return agent
+    if (owner && app.agentNames().includes(owner) && !name) return app.agent(owner)
+    throw new CordageError(
+      'agent_not_found',
+      `run ${runId} belongs to agent "${owner}", which ${app.agentNames().includes(owner ?? '') ? `is not --agent ${name}` : `is not in preset ${app.preset.shown}`}`,
+    )
+  }
+  throw last ?? new CordageError('run_not_found', `no run ${runId}`)
+}

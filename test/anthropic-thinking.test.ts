@@ -174,6 +174,8 @@ describe('model-anthropic with extended thinking, against a server that checks t
             model: 'm',
             max_tokens: 4096,
             thinking: { type: 'enabled', budget_tokens: 2048 },
+            // The API wants tools defined whenever the messages hold tool blocks.
+            tools: [{ name: 'lookup_policy', input_schema: { type: 'object' } }],
             messages: [
               { role: 'user', content: 'Refund window?' },
               { role: 'assistant', content: assistant },

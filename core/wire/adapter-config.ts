@@ -6,6 +6,7 @@
  * Config extends AdapterConfig, and its manifest takes these schemas for the keys that read the same.
  */
 import { Schema } from 'cordis'
+import { CordageError } from '../contracts/errors.ts'
 import { MaxTimerMs } from './http.ts'
 import { PricesSchema, type Prices } from './prices.ts'
 
@@ -45,4 +46,26 @@ export const AdapterSchema = {
     .default(true)
     .description('Offer the model an ask_user tool; calling it pauses the run until the user answers.'),
   prices: PricesSchema.description('Price table for the cost budget; without it the cost is 0.'),
+}
+
+/**
+ * Refuse, when the plugin starts, extraBody keys the adapter writes itself: merged last, they would
+ * replace what the adapter sends behind its back (a second model name, messages the context never made).
+ * @param owned each such key, with the config key or plugin that sets it instead
+ */
+export function checkExtraBody(plugin: string, extraBody: Record<string, unknown> | undefined, owned: Record<string, string>): void {
+  for (const key of Object.keys(extraBody ?? {}))
+    if (Object.hasOwn(owned, key))
+      throw new CordageError(
+        'plugin_config_invalid',
+        `${plugin}: extraBody.${key} is not taken, since the plugin sends ${key} itself; ${owned[key]}, and take ${key} out of extraBody.`,
+      )
+}
+
+/** extraBody keys every adapter writes itself, with what sets them instead. */
+export const OwnedBodyKeys: Record<string, string> = {
+  model: 'set the model key instead',
+  messages: 'the context plugin makes the messages',
+  tools: 'the tools plugins (and askUser) decide the tools',
+  stream: 'set the stream key instead',
 }

@@ -4,7 +4,8 @@
  * records each attempt, so this class never loops.
  */
 import type { ModelRequest, ModelResponse, ModelService } from 'cordage'
-import { isJsonAnswer, offeredTools, ProviderClient } from 'cordage/wire'
+import { checkExtraBody, isJsonAnswer, offeredTools, OwnedBodyKeys, ProviderClient } from 'cordage/wire'
+import { OfferedTools } from './history-tools.ts'
 import { DefaultBaseUrl, type Config } from './manifest.ts'
 import { messagesRequest } from './request.ts'
 import { Message, MessageAnswer, StreamEvent } from './response.ts'
@@ -13,6 +14,7 @@ import { checkThinking } from './thinking.ts'
 export class AnthropicMessagesModel implements ModelService {
   readonly baseUrl: string
   private readonly client: ProviderClient
+  private readonly offered = new OfferedTools()
 
   constructor(
     private readonly config: Config,
@@ -28,13 +30,20 @@ export class AnthropicMessagesModel implements ModelService {
       baseUrlShape: 'an Anthropic baseUrl does not end in /v1',
     }
     checkThinking(config)
+    checkExtraBody('model-anthropic', config.extraBody, {
+      ...OwnedBodyKeys,
+      system: 'the context plugin makes the system prompt',
+      max_tokens: 'set maxTokens instead',
+    })
     this.client = new ProviderClient(api, config, env)
     this.baseUrl = this.client.baseUrl
   }
 
   async respond(request: ModelRequest): Promise<ModelResponse> {
     const { tools, askUserOffered } = offeredTools(request.tools, this.config.askUser && request.purpose !== 'summary')
-    return this.client.post(messagesRequest(this.config, request.messages, tools), request.signal, async (response, call) => {
+    this.offered.remember(tools)
+    const body = messagesRequest(this.config, request.messages, tools, (names) => this.offered.definitions(names))
+    return this.client.post(body, request.signal, async (response, call) => {
       const answer = new MessageAnswer()
       if (isJsonAnswer(response, this.config.stream)) {
         answer.read(call.checked(Message, await call.json(response), 'a message that does not fit the Messages format'))

@@ -7,6 +7,9 @@ export interface Config extends AdapterConfig {
   maxTokens: number
   /** Extended thinking, off when absent. */
   thinking?: { budgetTokens: number }
+  /** Mark the stable prefix for the API's prompt cache (cache.ts). */
+  promptCache: boolean
+  promptCacheTtl: '5m' | '1h'
 }
 
 /** The smallest thinking budget the API takes. */
@@ -16,8 +19,8 @@ export const DefaultBaseUrl = 'https://api.anthropic.com'
 
 export default {
   name: 'model-anthropic',
-  version: '1.0.0',
-  description: 'Anthropic Messages API: streaming, tool_use blocks, extended thinking, usage and cost.',
+  version: '1.1.0',
+  description: 'Anthropic Messages API: streaming, tool_use blocks, extended thinking, prompt caching, usage and cost.',
   provides: { model: '1.2.0' },
   // The variable apiKeyEnv names holds the key: every run scrubs its value from what it records.
   secrets: ['apiKeyEnv'],
@@ -42,6 +45,14 @@ export default {
           .description(`Tokens the model may think for (budget_tokens): at least ${MinThinkingBudget}, and less than maxTokens.`),
       }),
     ]).description('Extended thinking, off when absent: { budgetTokens }. Its signed thinking blocks go back to the API with their turn.'),
+    promptCache: Schema.boolean()
+      .default(true)
+      .description(
+        'Mark the system prompt, tools and conversation so far for the prompt cache (cache_control): later steps read them back at the cache price.',
+      ),
+    promptCacheTtl: Schema.union(['5m', '1h'])
+      .default('5m')
+      .description('How long a cached prefix lives: 5m (the API default), or 1h, whose writes cost more (set cacheWritePerMTok to match).'),
     askUser: AdapterSchema.askUser,
     prices: AdapterSchema.prices,
     extraBody: Schema.dict(Schema.any()).default({}).description('Extra request fields (for example metadata or tool_choice).'),

@@ -6,22 +6,33 @@
  * extended thinking on, an assistant message's thinking blocks (its `reasoning`) open its content,
  * unchanged: the API checks their signatures (thinking.ts).
  */
-import { CordageError, type ContextMessage, type ToolView } from 'cordage'
+import { CordageError, FailedResultMark, type ContextMessage, type ToolView } from 'cordage'
 import { wireCallId } from 'cordage/wire'
+import { cacheControl, markCache, type CacheControl } from './cache.ts'
 import type { Config } from './manifest.ts'
 import { blocksBack, thinkingParam, type ReasoningBlock } from './thinking.ts'
 
-type Block =
+type Block = (
   | ReasoningBlock
   | { type: 'text'; text: string }
   | { type: 'tool_use'; id: string; name: string; input: Record<string, unknown> }
-  | { type: 'tool_result'; tool_use_id: string; content: string }
+  | { type: 'tool_result'; tool_use_id: string; content: string; is_error?: true }
+) & { cache_control?: CacheControl }
 interface Turn {
   role: 'user' | 'assistant'
   content: Block[]
 }
 
-export function messagesRequest(config: Config, messages: ContextMessage[], tools: ToolView[]): Record<string, unknown> {
+/**
+ * @param historyTools definitions for the tools the history calls, by name, when `tools` is empty and
+ *   the history holds tool blocks (history-tools.ts)
+ */
+export function messagesRequest(
+  config: Config,
+  messages: ContextMessage[],
+  tools: ToolView[],
+  historyTools: (names: string[]) => ToolView[] = () => [],
+): Record<string, unknown> {
   const system: string[] = []
   const turns: Turn[] = []
   const add = (role: Turn['role'], blocks: Block[]) => {
@@ -35,7 +46,10 @@ export function messagesRequest(config: Config, messages: ContextMessage[], tool
       continue
     }
     if (m.role === 'tool') {
-      add('user', [{ type: 'tool_result', tool_use_id: wireCallId(m.actionId ?? ''), content: m.text || '(empty)' }])
+      // The flag says it failed: the mark that says so in text for providers without one goes.
+      const text = m.isError && m.text.startsWith(FailedResultMark) ? m.text.slice(FailedResultMark.length) : m.text
+      const failed = m.isError ? { is_error: true as const } : {}
+      add('user', [{ type: 'tool_result', tool_use_id: wireCallId(m.actionId ?? ''), content: text || '(empty)', ...failed }])
       continue
     }
     if (m.role === 'assistant') {
@@ -58,9 +72,14 @@ export function messagesRequest(config: Config, messages: ContextMessage[], tool
   if (config.thinking) checkContinuation(turns)
   const body: Record<string, unknown> = { model: config.model, max_tokens: config.maxTokens, messages: turns }
   const systemText = system.join('\n\n').trim()
-  if (systemText) body.system = systemText
-  if (tools.length)
-    body.tools = tools.map((t) => ({ name: t.name, description: t.description, input_schema: { type: 'object', ...t.inputSchema } }))
+  const mark = cacheControl(config)
+  // As blocks when caching, so the system prompt can carry its mark; as the plain string otherwise.
+  if (systemText) body.system = mark ? [{ type: 'text', text: systemText }] : systemText
+  const used = turns.flatMap((t) => t.content.flatMap((b) => (b.type === 'tool_use' ? [b.name] : [])))
+  const defined = tools.length ? tools : historyTools(used)
+  if (defined.length) body.tools = defined.map(toolParam)
+  if (!tools.length && defined.length) body.tool_choice = { type: 'none' }
+  if (mark) markCache(mark, body as Parameters<typeof markCache>[1])
   if (config.temperature !== undefined) body.temperature = config.temperature
   const thinking = thinkingParam(config)
   if (thinking) body.thinking = thinking
@@ -82,6 +101,8 @@ function checkContinuation(turns: Turn[]): void {
     'model-anthropic: extended thinking is on, and the assistant turn whose tool calls this request answers has no thinking blocks to send back, which the API refuses. Either that turn was answered with thinking off (turn thinking on or off only between turns, not within a tool-use loop), or its thinking held a secret value and was left out of the record.',
   )
 }
+
+const toolParam = (t: ToolView) => ({ name: t.name, description: t.description, input_schema: { type: 'object', ...t.inputSchema } })
 
 const textBlock = (text: string): Block[] => (text.trim() ? [{ type: 'text', text }] : [])
 

@@ -190,6 +190,11 @@ export class MessageAnswer {
     // parse, and the model hears about it.
     if (this.stop === 'max_tokens' && calls.length === 0)
       throw new CordageError('model_permanent', 'the answer was cut off at max_tokens; raise maxTokens, or ask for shorter answers')
+    if (this.stop === 'model_context_window_exceeded' && calls.length === 0)
+      throw new CordageError(
+        'model_permanent',
+        "the answer was cut off at the model's context window (stop_reason model_context_window_exceeded); give the context a smaller budget",
+      )
     if (calls.some((c) => !c.name)) throw new CordageError('model_invalid_response', 'a tool_use block arrived without a name')
     const reasoning = reasoningOf(blocks.flatMap(reasoningBlock))
     const input = this.usage.input_tokens ?? 0

@@ -74,6 +74,23 @@ function checkTurns(messages: Msg[]): string | undefined {
   return undefined
 }
 
+/** Prompt-cache marks: at most 4 in a request, none on a thinking block, and only the TTLs the API knows. */
+function checkCacheMarks(body: Record<string, any>): string | undefined {
+  const marked: { type?: string; cache_control?: { type?: unknown; ttl?: unknown } }[] = [
+    ...(Array.isArray(body.system) ? body.system : []),
+    ...(body.tools ?? []),
+    ...body.messages.flatMap((m: Msg) => (typeof m.content === 'string' ? [] : m.content)),
+  ].filter((b) => b?.cache_control != null)
+  if (body.cache_control != null) marked.push(body)
+  if (marked.length > 4) return `A maximum of 4 blocks with cache_control may be provided. Found ${marked.length}.`
+  for (const b of marked) {
+    if (b.type === 'thinking' || b.type === 'redacted_thinking') return `${b.type}.cache_control: Extra inputs are not permitted`
+    if (b.cache_control!.type !== 'ephemeral' || ![undefined, '5m', '1h'].includes(b.cache_control!.ttl as string))
+      return `cache_control: Input should be {"type": "ephemeral", "ttl": "5m" | "1h"}`
+  }
+  return undefined
+}
+
 const usageOf = (reply: ScriptedReply) => ({
   input_tokens: reply.usage?.input ?? 50,
   cache_creation_input_tokens: reply.usage?.cacheWrite ?? 0,
@@ -103,7 +120,10 @@ export const AnthropicProtocol: Protocol = {
     if (!headers['anthropic-version']) return 'anthropic-version: header is required'
     const parsed = Request.safeParse(body)
     if (!parsed.success) return issuesText(parsed.error.issues)
-    return checkTurns(parsed.data.messages)
+    const blocks = parsed.data.messages.flatMap(blocksOf)
+    if (!parsed.data.tools?.length && blocks.some((b) => b.type === 'tool_use' || b.type === 'tool_result'))
+      return 'Requests which include `tool_use` or `tool_result` blocks must define tools.'
+    return checkCacheMarks(body as Record<string, any>) ?? checkTurns(parsed.data.messages)
   },
 
   stream(reply, request, n) {

@@ -26,7 +26,7 @@ export function supportHistory(assistantText = ''): ContextMessage[] {
       source: 5,
     },
     { role: 'tool', actionId: 's1.a1', text: '30 days', source: 9 },
-    { role: 'tool', actionId: 's1.a2', text: 'Error: not valid JSON', source: 10 },
+    { role: 'tool', actionId: 's1.a2', text: 'Error: not valid JSON', source: 10, isError: true },
   ]
 }
 

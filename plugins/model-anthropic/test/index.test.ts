@@ -25,9 +25,12 @@ describe('model-anthropic', () => {
   })
   after(() => server.close())
 
-  it('sends the system prompt on top, merges turns so roles alternate, and answers every tool_use first thing', async () => {
+  it('sends the system prompt on top, merges turns so roles alternate, answers every tool_use first thing, and flags a failed result', async () => {
     server.queue({ text: 'It is 30 days.' })
-    const model = new AnthropicMessagesModel(config(server, { maxTokens: 512, temperature: 0.3, headers: { 'anthropic-beta': 'x' } }), env)
+    const model = new AnthropicMessagesModel(
+      config(server, { maxTokens: 512, temperature: 0.3, headers: { 'anthropic-beta': 'x' }, promptCache: false }),
+      env,
+    )
     const response = await model.respond(request())
     assert.deepEqual(response.decision, { kind: 'final', text: 'It is 30 days.' })
     const sent = server.requests.at(-1)!
@@ -53,7 +56,8 @@ describe('model-anthropic', () => {
         role: 'user',
         content: [
           { type: 'tool_result', tool_use_id: 'call_s1_a1', content: '30 days' },
-          { type: 'tool_result', tool_use_id: 'call_s1_a2', content: 'Error: not valid JSON' },
+          // A failed result is flagged, as the API has it, rather than marked in its text.
+          { type: 'tool_result', tool_use_id: 'call_s1_a2', content: 'not valid JSON', is_error: true },
           { type: 'text', text: '[harness] The answer must cite a source.' },
           { type: 'text', text: '[system] Be brief.' },
         ],

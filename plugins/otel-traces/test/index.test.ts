@@ -171,6 +171,34 @@ describe('otel-traces: spans of a support-desk run with an approval (in-memory e
     }
   })
 
+  it('a model attempt that fails is a chat span with status ERROR; the retry is a chat span of its own', async () => {
+    const exporter = new InMemorySpanExporter()
+    const file = deskFile({ processor: 'simple' }, [{ final: refundAnswer, failFirst: { code: 'model_transient', times: 1 } }])
+    const { app } = await open(file, await catalogWith(exporter))
+    try {
+      const ended = await app.agent('support').run()
+      assert.equal(ended.status, 'FAILED_VERIFICATION', 'no lookup, so no evidence: beside the point here')
+      const chats = exporter.getFinishedSpans().filter((s) => s.attributes[GenAi.operationName] === 'chat')
+      assert.deepEqual(
+        chats.map((c) => [
+          c.name,
+          c.attributes['cordage.attempt'],
+          c.status.code,
+          c.attributes[ErrorType] ?? null,
+          c.parentSpanContext?.spanId,
+        ]),
+        [
+          ['chat', 1, SpanStatusCode.ERROR, 'model_transient', chats[0].parentSpanContext?.spanId],
+          ['chat scripted', 2, SpanStatusCode.UNSET, null, chats[0].parentSpanContext?.spanId],
+        ],
+      )
+      assert.equal(typeof chats[0].attributes['cordage.retry_in_ms'], 'number')
+      assert.equal(chats[0].attributes[GenAi.inputTokens], undefined, 'a failed attempt reports no usage')
+    } finally {
+      await app.stop()
+    }
+  })
+
   it('copies the GenAI attribute names that @opentelemetry/semantic-conventions/incubating defines', () => {
     const expected: Record<keyof typeof GenAi, string> = {
       operationName: incubating.ATTR_GEN_AI_OPERATION_NAME,

@@ -13,10 +13,13 @@ import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statS
 import { dirname, join, relative, resolve } from 'node:path'
 
 const root = resolve(import.meta.dirname, '..')
-const out = join(root, 'dist')
+// `--out DIR` builds elsewhere (a test's own folder, so tests that build at once do not share dist/).
+const outFlag = process.argv.indexOf('--out')
+if (outFlag >= 0 && !process.argv[outFlag + 1]) throw new Error('build: --out needs a folder')
+const out = outFlag < 0 ? join(root, 'dist') : resolve(process.argv[outFlag + 1])
 
 rmSync(out, { recursive: true, force: true })
-execFileSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', join(root, 'tsconfig.build.json')], {
+execFileSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', join(root, 'tsconfig.build.json'), '--outDir', out], {
   stdio: 'inherit',
 })
 
@@ -37,6 +40,8 @@ copyAssets('playground')
 cpSync(join(root, 'core/host/shared-modules-hook.mjs'), join(out, 'core/host/shared-modules-hook.mjs'))
 cpSync(join(root, 'presets'), join(out, 'presets'), { recursive: true, filter: (src) => !src.includes('node_modules') })
 cpSync(join(root, 'README.md'), join(out, 'README.md'))
+// `cordage init` copies these into a new project: TypeScript the user's project runs, not compiled here.
+cpSync(join(root, 'templates'), join(out, 'templates'), { recursive: true })
 
 // The compiled executable: the repository's core/cli/bin.js registers tsx first; this one does not.
 writeFileSync(
@@ -57,15 +62,21 @@ const exports: Record<string, unknown> = {}
 for (const [key, source] of Object.entries(pkg.exports as Record<string, string>)) {
   exports[key] = source.endsWith('.ts') ? { types: compiled(source).replace(/\.js$/, '.d.ts'), default: compiled(source) } : source
 }
+// The published package (docs/decisions/0016-publish-dist.md): not private, unlike the repository's
+// manifest, which guards the sources against `npm publish`. Source maps stay in dist/ for debugging
+// here but not in the tarball: they point at TypeScript sources the package does not ship.
 const manifest = {
   name: pkg.name,
   version: pkg.version,
-  private: pkg.private,
   description: pkg.description,
+  keywords: pkg.keywords,
+  repository: pkg.repository,
+  license: pkg.license,
   type: pkg.type,
   engines: pkg.engines,
   bin: pkg.bin,
   exports,
+  files: ['core', 'plugins', 'playground', 'presets', 'templates', '!**/*.map'],
   dependencies: pkg.dependencies,
 }
 writeFileSync(join(out, 'package.json'), `${JSON.stringify(manifest, null, 2)}\n`)

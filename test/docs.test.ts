@@ -93,6 +93,15 @@ describe('docs/guides/writing-a-plugin.md', () => {
   })
 })
 
+describe('docs/guides/testing.md', () => {
+  it('shows the test cordage init writes exactly as it is (test/cli-init.test.ts runs it)', () => {
+    const shown = blocks(doc('docs/guides/testing.md'), 'ts').filter((b) => b.startsWith('// file: templates/init/'))
+    assert.equal(shown.length, 1)
+    const [first, ...rest] = shown[0].split('\n')
+    assert.equal(rest.join('\n'), doc(first.replace('// file: ', '')), `${first} differs from the doc`)
+  })
+})
+
 describe('README', () => {
   const readme = doc('README.md')
 

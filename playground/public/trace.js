@@ -60,24 +60,17 @@ export function traceView({ api, el, $ }) {
 
   const openSpans = () => !!data?.spans.some((s) => s.end === undefined)
 
+  /** The drawn rows (span, bar, duration text) and the axis ticks: redrawn as time passes, not rebuilt. */
+  let drawn = []
+  let ticks = []
+
+  /** Build the rows from the trace just fetched, then lay them out. */
   function render() {
-    const now = Date.now() + skew
-    const start = data.start ?? now
-    const end = data.end ?? (openSpans() ? now : Math.max(start, ...data.spans.map((s) => s.end ?? start)))
-    const total = Math.max(1, end - start)
     const box = $('trace-timeline')
-    box.dataset.total = String(total)
     box.dataset.status = data.status
-    const pct = (ms) => `${((ms / total) * 100).toFixed(4)}%`
-    const rows = data.spans.map((s) => {
-      const stop = s.end ?? now
-      const bar = el('div', {
-        class: `trace-bar ${s.kind} ${s.status}`,
-        'data-testid': 'trace-bar',
-        title: `${s.label}: ${duration(stop - s.start)}${s.end === undefined ? ' so far' : ''}${s.note ? `\n${s.note}` : ''}`,
-      })
-      bar.style.left = pct(s.start - start)
-      bar.style.width = pct(stop - s.start)
+    drawn = data.spans.map((s) => {
+      const bar = el('div', { class: `trace-bar ${s.kind} ${s.status}`, 'data-testid': 'trace-bar' })
+      const took = el('span', {})
       const label = el(
         'div',
         { class: 'trace-label' },
@@ -85,12 +78,12 @@ export function traceView({ api, el, $ }) {
         el(
           'span',
           { class: 'trace-meta' },
-          `${duration(stop - s.start)}${s.end === undefined ? '…' : ''}`,
+          took,
           s.usage ? ` · ${s.usage.inputTokens + s.usage.outputTokens} tok · ${money(s.usage.costUsd)}` : '',
         ),
       )
       label.style.paddingLeft = `${s.depth * 14 + 4}px`
-      return el(
+      const row = el(
         'div',
         {
           class: `trace-row${s.stepId && s.stepId === selected ? ' selected' : ''}${s.stepId ? ' clickable' : ''}`,
@@ -106,9 +99,10 @@ export function traceView({ api, el, $ }) {
         label,
         el('div', { class: 'trace-track' }, bar),
       )
+      return { span: s, row, bar, took }
     })
-    const ticks = [0, 0.25, 0.5, 0.75, 1].map((f) => {
-      const t = el('span', { class: 'trace-tick' }, duration(total * f))
+    ticks = [0, 0.25, 0.5, 0.75, 1].map((f) => {
+      const t = el('span', { class: 'trace-tick' })
       t.style.left = `${f * 100}%`
       return t
     })
@@ -119,14 +113,35 @@ export function traceView({ api, el, $ }) {
         el('div', { class: 'trace-label muted' }, 'span'),
         el('div', { class: 'trace-track' }, ticks),
       ),
-      ...rows,
+      ...drawn.map((d) => d.row),
     )
-    const u = data.usage
-    $('trace-summary').textContent =
-      `${data.status} · ${data.spans.length} spans · ${duration(total)}${data.end === undefined ? ' so far' : ''} · ${tokens(u)}`
-    // Open bars grow with the clock while the run is live or waits; stop ticking once nothing is open.
+    layout()
+    // Open bars grow with the clock while the run works or waits; the rows stay (a click is not lost).
     clearInterval(tick)
-    if (openSpans()) tick = setInterval(() => data && render(), 500)
+    if (openSpans()) tick = setInterval(layout, 500)
+  }
+
+  /** Place every bar on the run's scale: from its start to its end, or to now while it is open. */
+  function layout() {
+    if (!data) return
+    const now = Date.now() + skew
+    const start = data.start ?? now
+    const end = data.end ?? (openSpans() ? now : Math.max(start, ...data.spans.map((s) => s.end ?? start)))
+    const total = Math.max(1, end - start)
+    const pct = (ms) => `${((ms / total) * 100).toFixed(4)}%`
+    for (const { span: s, bar, took } of drawn) {
+      const stop = s.end ?? now
+      bar.style.left = pct(s.start - start)
+      bar.style.width = pct(stop - s.start)
+      bar.title = `${s.label}: ${duration(stop - s.start)}${s.end === undefined ? ' so far' : ''}${s.note ? `\n${s.note}` : ''}`
+      took.textContent = `${duration(stop - s.start)}${s.end === undefined ? '…' : ''}`
+    }
+    ticks.forEach((t, i) => {
+      t.textContent = duration(total * (i / (ticks.length - 1)))
+    })
+    $('trace-timeline').dataset.total = String(total)
+    $('trace-summary').textContent =
+      `${data.status} · ${data.spans.length} spans · ${duration(total)}${data.end === undefined ? ' so far' : ''} · ${tokens(data.usage)}`
   }
 
   async function showStep(stepId, scroll) {

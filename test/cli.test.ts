@@ -208,7 +208,7 @@ describe('cordage CLI', () => {
         'model-scripted': '1.2.0',
         'store-memory': '2.2.0',
         'tools-registry': '1.0.0',
-        'context-basic': '1.0.0',
+        'context-basic': '1.1.0',
         'verifier-basic': '1.0.0',
         'policy-rules': '2.0.0',
         'support-desk': '1.0.0',

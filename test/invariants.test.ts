@@ -398,7 +398,7 @@ describe('invariant 6: evidence is ordered', () => {
     assert.equal(producer('tool/decision'), 'policy-rules@2.0.0')
     assert.equal(producer('tool/end'), 'support-desk@1.0.0')
     assert.equal(producer('verify/end'), 'verifier-basic@1.0.0')
-    assert.equal(producer('step/context'), 'context-basic@1.0.0')
+    assert.equal(producer('step/context'), 'context-basic@1.1.0')
     assert.match(producer('run/start'), /^kernel@\d+\.\d+\.\d+$/)
     for (const e of events) {
       assert.equal(e.schema, 1)

@@ -9,7 +9,7 @@
  * the cost of a compaction does not grow with the length of the run. A projection that does not begin
  * with exactly the messages taken before (the same objects, in the same order) is split anew.
  */
-import type { ContextMessage } from 'cordage'
+import { EstimateCounter, type ContextMessage, type TokenCounter } from 'cordage'
 import { messageTokens } from './tokens.ts'
 
 export interface Block {
@@ -41,6 +41,18 @@ export class ProjectionSplit implements Split {
    * not merged with later ones. Readers that keep an index into the blocks lower theirs to it.
    */
   unchanged = 0
+  /** The revision of the counter when the split was made: counts from another one are stale. */
+  readonly revision: number | undefined
+
+  /** @param counter counts the blocks: the agent model's counter, or the kit's estimate */
+  constructor(readonly counter: TokenCounter = EstimateCounter) {
+    this.revision = counter.revision
+  }
+
+  /** Whether the counts were made by `counter` as it counts now. */
+  counts(counter: TokenCounter): boolean {
+    return this.counter === counter && this.revision === counter.revision
+  }
 
   /** Whether `messages` begins with exactly the messages taken so far (the check is by identity). */
   extends(messages: readonly ContextMessage[]): boolean {
@@ -76,7 +88,7 @@ export class ProjectionSplit implements Split {
 
   private toHead(message: ContextMessage): void {
     this.head.push(message)
-    this.headTokens += messageTokens(message)
+    this.headTokens += messageTokens(message, this.counter)
   }
 
   private add(message: ContextMessage): void {
@@ -87,7 +99,7 @@ export class ProjectionSplit implements Split {
       if (at + 1 < blocks.length) {
         // Whatever landed between the call and this result joins the call's block.
         for (const later of blocks.splice(at + 1)) {
-          for (const m of later.messages) addTo(owner, m)
+          for (const m of later.messages) this.addTo(owner, m)
           for (const id of later.actionIds) {
             owner.actionIds.push(id)
             this.byAction.set(id, at)
@@ -95,7 +107,7 @@ export class ProjectionSplit implements Split {
         }
         this.unchanged = Math.min(this.unchanged, at)
       }
-      addTo(owner, message)
+      this.addTo(owner, message)
       return
     }
     const block: Block = { messages: [], tokens: 0, seqs: [], actionIds: [] }
@@ -103,18 +115,18 @@ export class ProjectionSplit implements Split {
       block.actionIds.push(call.actionId)
       this.byAction.set(call.actionId, blocks.length)
     }
-    addTo(block, message)
+    this.addTo(block, message)
     blocks.push(block)
+  }
+
+  private addTo(block: Block, message: ContextMessage): void {
+    block.messages.push(message)
+    block.tokens += messageTokens(message, this.counter)
+    if (message.source > 0) block.seqs.push(message.source)
   }
 }
 
 /** The split of one projection, from scratch. */
-export function splitProjection(messages: readonly ContextMessage[]): Split {
-  return new ProjectionSplit().take(messages)
-}
-
-function addTo(block: Block, message: ContextMessage): void {
-  block.messages.push(message)
-  block.tokens += messageTokens(message)
-  if (message.source > 0) block.seqs.push(message.source)
+export function splitProjection(messages: readonly ContextMessage[], counter: TokenCounter = EstimateCounter): Split {
+  return new ProjectionSplit(counter).take(messages)
 }

@@ -18,6 +18,7 @@
  * projection's messages with those taken before (a pointer each).
  */
 import {
+  counterOf,
   CordageError,
   type CompactRequest,
   type CompactResult,
@@ -25,6 +26,7 @@ import {
   type ContextMessage,
   type ModelService,
   type RunState,
+  type TokenCounter,
   type Usage,
 } from 'cordage'
 import { ProjectionSplit } from './blocks.ts'
@@ -32,7 +34,7 @@ import { describeMissing, uncovered } from './coverage.ts'
 import { extractiveSummary } from './extractive.ts'
 import { needsOf, type Need, type NeedPatterns } from './needs.ts'
 import { summaryPrompt } from './prompt.ts'
-import { estimateTokens, messageTokens, sumTokens } from './tokens.ts'
+import { messageTokens, sumTokens } from './tokens.ts'
 
 /** Bump when what the strategy keeps, asks or checks changes: runs record it in compaction events. */
 export const StrategyVersion = 1
@@ -105,11 +107,14 @@ export class SummaryCompactor implements CompactorService {
   }
 
   async compact({ state, projection, limit, signal }: CompactRequest): Promise<CompactResult> {
-    const run = this.cacheOf(state.runId, projection.messages)
+    // The agent model's counter, the one the context plugins counted the projection with.
+    const counter = counterOf(this.model())
+    const count = (m: ContextMessage) => messageTokens(m, counter)
+    const run = this.cacheOf(state.runId, projection.messages, counter)
     const { head, headTokens, blocks } = run.split
     const pin = pinnedFrom(run, state)
     const previous = run.installed
-    const reused = previous && this.reuse(run, previous, pin, limit)
+    const reused = previous && this.reuse(run, previous, pin, limit, count)
     if (reused) return reused
 
     // The recent part: whole blocks from the end, within its share, and always from the first pinned block on.
@@ -133,7 +138,7 @@ export class SummaryCompactor implements CompactorService {
       const summarised = extending ? mergeSorted(previous!.seqs, seqs) : [...new Set(seqs)].sort((a, b) => a - b)
       const tail = blocks.slice(at)
       const tailSize = tail.reduce((n, b) => n + b.tokens, 0)
-      const frame = messageTokens(summaryMessage('', summarised, 'extractive', this.options.recall)) + 1
+      const frame = count(summaryMessage('', summarised, 'extractive', this.options.recall)) + 1
       const needs = needsOf(
         fresh.flatMap((b) => b.messages),
         state,
@@ -175,7 +180,7 @@ export class SummaryCompactor implements CompactorService {
         })
         usage = response.usage
         const candidate = response.decision.kind === 'final' ? response.decision.text.trim() : ''
-        if (candidate && estimateTokens(candidate) <= budget && uncovered(candidate, needs).length === 0) text = candidate
+        if (candidate && counter.count(candidate) <= budget && uncovered(candidate, needs).length === 0) text = candidate
       } catch (error) {
         // A cancelled run stops here; any other failure of the model leaves the extractive summary.
         if (signal.aborted) throw error
@@ -185,10 +190,10 @@ export class SummaryCompactor implements CompactorService {
       // Extractive: within the summary's share at the same cut; else in all the room left; else summarising
       // more and keeping less verbatim, down to the pinned part.
       mode = 'extractive'
-      text = extractiveSummary(chosen.needs, chosen.summarised, chosen.budget)
+      text = extractiveSummary(chosen.needs, chosen.summarised, chosen.budget, counter)
       for (let at = cut; at <= pin && text === undefined; at++) {
         chosen = at === cut ? chosen : plan(at)
-        text = extractiveSummary(chosen.needs, chosen.summarised, chosen.room)
+        text = extractiveSummary(chosen.needs, chosen.summarised, chosen.room, counter)
       }
       if (text === undefined)
         throw new CordageError(
@@ -202,7 +207,7 @@ export class SummaryCompactor implements CompactorService {
     const { summarised, kept, needs } = chosen
     const message = summaryMessage(text, summarised, mode, this.options.recall)
     const messages = [...head, message, ...kept]
-    const tokens = sumTokens(messages)
+    const tokens = sumTokens(messages, counter)
     if (tokens > limit)
       throw new CordageError('internal_error', `${Strategy}: the compacted projection has ${tokens} tokens, over the limit of ${limit}`)
     const installed: Installed = { seqs: summarised, covered: new Set(summarised), needs, text, message }
@@ -216,12 +221,13 @@ export class SummaryCompactor implements CompactorService {
   }
 
   /** The run's cache, with its split extended to `messages` (or made anew when they are not its continuation). */
-  private cacheOf(runId: string, messages: readonly ContextMessage[]): RunCache {
+  private cacheOf(runId: string, messages: readonly ContextMessage[], counter: TokenCounter): RunCache {
     let run = this.runs.get(runId)
     if (run) this.runs.delete(runId)
-    if (!run) run = { split: new ProjectionSplit(), settled: 0 }
-    else if (!run.split.extends(messages)) {
-      run.split = new ProjectionSplit()
+    if (!run) run = { split: new ProjectionSplit(counter), settled: 0 }
+    // Another counter (a swapped model, a calibration that moved) splits and counts anew.
+    else if (!run.split.extends(messages) || !run.split.counts(counter)) {
+      run.split = new ProjectionSplit(counter)
       run.settled = 0
       run.covered = undefined
     }
@@ -235,11 +241,17 @@ export class SummaryCompactor implements CompactorService {
   }
 
   /** The last summary again, when it still stands for exactly the older blocks and the result fits. */
-  private reuse(run: RunCache, previous: Installed, pin: number, limit: number): CompactResult | undefined {
+  private reuse(
+    run: RunCache,
+    previous: Installed,
+    pin: number,
+    limit: number,
+    count: (m: ContextMessage) => number,
+  ): CompactResult | undefined {
     const { head, headTokens, blocks } = run.split
     const k = coveredCount(run, previous)
     if (k === 0 || k > pin || k >= blocks.length) return undefined
-    let tokens = headTokens + messageTokens(previous.message)
+    let tokens = headTokens + count(previous.message)
     for (let i = k; i < blocks.length; i++) {
       const block = blocks[i]
       if (block.seqs.some((s) => previous.covered.has(s))) return undefined

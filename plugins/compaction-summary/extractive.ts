@@ -3,8 +3,9 @@
  * Used when the model cannot be asked, fails, or writes a summary that misses something. It covers every
  * need by construction; to fit its budget it shortens the bullets step by step, down to bare references.
  */
+import { EstimateCounter, type TokenCounter } from 'cordage'
 import type { Need, NeedKind } from './needs.ts'
-import { estimateTokens, shorten } from './tokens.ts'
+import { shorten } from './tokens.ts'
 
 /** Each kind under its title; the short one is for the barest level. */
 const Sections: { kind: NeedKind; title: string; short: string }[] = [
@@ -24,12 +25,18 @@ const Detail = [240, 120, 60, 0, -1]
 
 /**
  * @param summarised seqs the summary stands for; those no bullet names are listed for recall at the end
+ * @param counter counts `budget`'s tokens: the agent model's counter, or the kit's estimate
  * @returns the summary text, or undefined when even bare references do not fit `budget` tokens
  */
-export function extractiveSummary(needs: readonly Need[], summarised: readonly number[], budget: number): string | undefined {
+export function extractiveSummary(
+  needs: readonly Need[],
+  summarised: readonly number[],
+  budget: number,
+  counter: TokenCounter = EstimateCounter,
+): string | undefined {
   for (const detail of Detail) {
     const text = render(needs, summarised, detail)
-    if (estimateTokens(text) <= budget) return text
+    if (counter.count(text) <= budget) return text
   }
   return undefined
 }

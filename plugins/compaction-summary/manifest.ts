@@ -17,7 +17,7 @@ export interface Config {
 
 export default {
   name: 'compaction-summary',
-  version: '1.0.0',
+  version: '1.1.0',
   description:
     'Compacts under token pressure: keeps the recent part verbatim, summarises the rest through the model (extractive fallback), checks what must survive, and offers a recall tool.',
   provides: { compactor: '1.1.0' },

@@ -1,13 +1,14 @@
 /**
- * The token estimate of the compacted projection: the kernel's documented estimate (core/kit/tokens.ts),
- * the one context-default counts with too, so this plugin works with any context provider.
+ * Tokens of the compacted projection, by the agent model's counter or else the kit's estimate
+ * (core/kit/tokens.ts, `counterOf`): the counter the context plugins count with too, so this plugin's
+ * figures match the projection's whatever the context provider.
  */
-import { messageTokens, type ContextMessage } from 'cordage'
+import { EstimateCounter, messageTokens, type ContextMessage, type TokenCounter } from 'cordage'
 
 export { estimateTokens, messageTokens, MessageOverhead } from 'cordage'
 
-export function sumTokens(messages: readonly ContextMessage[]): number {
-  return messages.reduce((n, m) => n + messageTokens(m), 0)
+export function sumTokens(messages: readonly ContextMessage[], counter: TokenCounter = EstimateCounter): number {
+  return messages.reduce((n, m) => n + messageTokens(m, counter), 0)
 }
 
 /** `text` shortened to about `chars` characters, marked when cut. */

@@ -8,7 +8,7 @@ export interface Config {
 
 export default {
   name: 'context-basic',
-  version: '1.0.0',
+  version: '1.1.0',
   description: 'Projects the run transcript into messages: system prompt, user input, model turns, observations.',
   provides: { context: '1.3.0' },
   config: Schema.object({

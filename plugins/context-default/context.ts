@@ -7,6 +7,7 @@
  * whatever the projection leaves out is still in the state and the store.
  */
 import {
+  EstimateCounter,
   safeRegex,
   type AssembleInput,
   type ContextMessage,
@@ -14,6 +15,7 @@ import {
   type Projection,
   type RunState,
   type SafeRegex,
+  type TokenCounter,
 } from 'cordage'
 import { fit, type Candidate, type Fate } from './budget.ts'
 import { ItemClasses, type Config, type ItemClass } from './manifest.ts'
@@ -37,6 +39,7 @@ export class DefaultContext implements ContextService {
   constructor(
     private options: ContextOptions,
     sources: SourceItem[],
+    private counter: () => TokenCounter = () => EstimateCounter,
   ) {
     this.system = { role: 'system', text: options.system, source: 0 }
     this.sources = sources.map((s) => ({ role: 'system', text: s.text, source: 0, ref: s.ref }))
@@ -45,19 +48,21 @@ export class DefaultContext implements ContextService {
   }
 
   assemble({ state }: AssembleInput): Projection {
-    const units = this.unitsOf(state).units
+    const counter = this.counter()
+    const count = (m: ContextMessage) => messageTokens(m, counter)
+    const units = this.unitsOf(state, counter).units
     const goal = units.findIndex((u) => u.goal)
     const pinnedFrom = this.pinnedFrom(units, goal)
 
     const candidates: Candidate[] = []
     this.sources.forEach((m, i) =>
-      candidates.push({ cls: 'sources', priority: this.priority('sources'), rank: -i, tokens: messageTokens(m), pinned: false }),
+      candidates.push({ cls: 'sources', priority: this.priority('sources'), rank: -i, tokens: count(m), pinned: false }),
     )
     const unitAt: number[] = []
     units.forEach((unit, i) => {
       if (i === goal) return
       const cls = classOf(unit, (c) => this.priority(c))
-      const short = i < pinnedFrom ? shortened(unit, this.options.clippedTokens, this.citation) : null
+      const short = i < pinnedFrom ? shortened(unit, this.options.clippedTokens, this.citation, counter) : null
       candidates.push({
         cls,
         priority: this.priority(cls),
@@ -69,8 +74,8 @@ export class DefaultContext implements ContextService {
       unitAt.push(i)
     })
 
-    const fixed = messageTokens(this.system) + (goal >= 0 ? units[goal].tokens : 0)
-    const { fates, note } = this.fitWithNote(candidates, fixed, units, unitAt)
+    const fixed = count(this.system) + (goal >= 0 ? units[goal].tokens : 0)
+    const { fates, note } = this.fitWithNote(candidates, fixed, units, unitAt, count)
 
     const messages: ContextMessage[] = [this.system]
     this.sources.forEach((m, i) => {
@@ -83,17 +88,18 @@ export class DefaultContext implements ContextService {
       if (fate === 'full') messages.push(...units[u].messages)
       else if (fate === 'short') messages.push(...units[u].short!.messages)
     })
-    return { messages, tokens: messages.reduce((n, m) => n + messageTokens(m), 0) }
+    return { messages, tokens: messages.reduce((n, m) => n + count(m), 0) }
   }
 
   forget(runId: string): void {
     this.runs.delete(runId)
   }
 
-  private unitsOf(state: Readonly<RunState>): TranscriptUnits {
+  private unitsOf(state: Readonly<RunState>, counter: TokenCounter): TranscriptUnits {
     let units = this.runs.get(state.runId)
-    if (!units?.fits(state.transcript)) {
-      units = new TranscriptUnits({ observationTokens: this.options.observationTokens, citation: this.citation })
+    // Another counter (a swapped model, a calibration that moved) clips and counts the transcript anew.
+    if (!units?.fits(state.transcript) || !units.counts(counter)) {
+      units = new TranscriptUnits({ observationTokens: this.options.observationTokens, citation: this.citation, counter })
       this.runs.delete(state.runId)
       this.runs.set(state.runId, units)
       if (this.runs.size > (this.options.cachedRuns ?? 256)) this.runs.delete(this.runs.keys().next().value!)
@@ -114,14 +120,20 @@ export class DefaultContext implements ContextService {
   }
 
   /** Fit the candidates, leaving room for the note about what was left out (its size depends on what is). */
-  private fitWithNote(candidates: Candidate[], fixed: number, units: Unit[], unitAt: number[]): { fates: Fate[]; note?: ContextMessage } {
+  private fitWithNote(
+    candidates: Candidate[],
+    fixed: number,
+    units: Unit[],
+    unitAt: number[],
+    count: (m: ContextMessage) => number,
+  ): { fates: Fate[]; note?: ContextMessage } {
     let reserve = 0
     let fates: Fate[] = []
     let note: ContextMessage | undefined
     for (let pass = 0; pass < 4; pass++) {
       fates = fit(candidates, fixed + reserve, this.options.maxTokens, this.shares)
       note = omittedNote(fates, this.sources.length, units, unitAt)
-      const needed = note ? messageTokens(note) : 0
+      const needed = note ? count(note) : 0
       if (needed <= reserve) break
       reserve = needed
     }

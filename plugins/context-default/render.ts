@@ -11,36 +11,39 @@ import {
   type SafeRegex,
   type TranscriptEntry,
 } from 'cordage'
-import { estimateTokens, prefixWithin } from './tokens.ts'
+import type { TokenCounter } from 'cordage'
+import { prefixWithin } from './tokens.ts'
 
 export interface RenderOptions {
   /** Tool results longer than this are clipped. */
   observationTokens: number
   /** Citations a clip keeps in its note. On the linear-time engine: it runs over tool results. */
   citation: SafeRegex
+  /** The agent model's counter (or the kit's estimate). */
+  counter: TokenCounter
 }
 
 export function toMessage(entry: TranscriptEntry, options: RenderOptions): ContextMessage {
-  return transcriptMessage(entry, (result) => resultText(result, options.observationTokens, options.citation))
+  return transcriptMessage(entry, (result) => resultText(result, options.observationTokens, options.citation, options.counter))
 }
 
 /** A tool result as the model reads it, clipped to `tokens`; a failure stays marked as one however much is cut. */
-export function resultText(entry: ObservationEntry, tokens: number, citation: SafeRegex): string {
+export function resultText(entry: ObservationEntry, tokens: number, citation: SafeRegex, counter: TokenCounter): string {
   const mark = entry.ok ? '' : FailedResultMark
-  return mark + clip(entry.text, entry.seq, tokens - estimateTokens(mark), citation)
+  return mark + clip(entry.text, entry.seq, tokens - counter.count(mark), citation, counter)
 }
 
 /** `text` cut to at most `tokens` (note included), or `text` itself when it fits. */
-export function clip(text: string, seq: number, tokens: number, citation: SafeRegex): string {
-  if (estimateTokens(text) <= tokens) return text
+export function clip(text: string, seq: number, tokens: number, citation: SafeRegex, counter: TokenCounter): string {
+  if (counter.count(text) <= tokens) return text
   // The note's length depends on what is cut: size it for cutting everything, then settle once more
   // in the rare case the citations it keeps came out longer.
-  let room = tokens - estimateTokens(note(text, '', seq, citation))
+  let room = tokens - counter.count(note(text, '', seq, citation))
   let out = ''
   for (let pass = 0; pass < 3; pass++) {
-    const kept = prefixWithin(text, Math.max(0, room))
+    const kept = prefixWithin(text, Math.max(0, room), counter)
     out = kept + note(text, kept, seq, citation)
-    const over = estimateTokens(out) - tokens
+    const over = counter.count(out) - tokens
     if (over <= 0 || kept === '') break
     room -= over
   }

@@ -1,23 +1,30 @@
 /**
- * The token estimate is the kernel's documented one (core/kit/tokens.ts, shared with compaction-summary);
- * this file adds what assembling under a budget needs on top of it.
+ * Tokens are counted by the agent model's counter, or the kit's estimate when it has none
+ * (core/kit/tokens.ts, shared with compaction-summary); this file adds what assembling under a budget
+ * needs on top of it.
  */
+import { EstimateCounter, type TokenCounter } from 'cordage'
+
 export { estimateTokens, messageTokens, MessageOverhead } from 'cordage'
 
-/** The longest prefix of `text` whose estimate is at most `tokens`, cut at a character boundary. */
-export function prefixWithin(text: string, tokens: number): string {
-  let ascii = 0
-  let other = 0
-  let end = 0
-  while (end < text.length) {
-    const code = text.charCodeAt(end)
-    const pair = code >= 0xd800 && code < 0xdc00 && end + 1 < text.length
-    const nextAscii = code < 128 ? ascii + 1 : ascii
-    const nextOther = code < 128 ? other : other + 1
-    if (Math.ceil(nextAscii / 4) + nextOther > tokens) break
-    ascii = nextAscii
-    other = nextOther
-    end += pair ? 2 : 1
+/**
+ * The longest prefix of `text` that `counter` counts at most `tokens`, cut at a character boundary.
+ * A binary search over the length: any counter will do, a tokenizer included, in a few dozen counts.
+ */
+export function prefixWithin(text: string, tokens: number, counter: TokenCounter = EstimateCounter): string {
+  if (counter.count(text) <= tokens) return text
+  const fits = (end: number) => counter.count(text.slice(0, end)) <= tokens
+  let lo = 0
+  let hi = text.length
+  // A long text is mostly cut far below its end: no token spans 16 characters of ordinary text.
+  const bound = Math.max(0, tokens) * 16
+  if (bound < hi && !fits(bound)) hi = bound
+  while (hi - lo > 1) {
+    const mid = (lo + hi) >>> 1
+    if (fits(mid)) lo = mid
+    else hi = mid
   }
-  return text.slice(0, end)
+  // Never split a surrogate pair.
+  const code = text.charCodeAt(lo - 1)
+  return text.slice(0, code >= 0xd800 && code < 0xdc00 ? lo - 1 : lo)
 }

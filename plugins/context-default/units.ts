@@ -31,7 +31,11 @@ export class TranscriptUnits {
   private byAction = new Map<string, Unit>()
   private goalSeen = false
 
-  constructor(private options: RenderOptions) {}
+  private readonly revision: number | undefined
+
+  constructor(private options: RenderOptions) {
+    this.revision = options.counter.revision
+  }
 
   /** Whether this cache was built from the start of `transcript`. */
   fits(transcript: readonly TranscriptEntry[]): boolean {
@@ -89,9 +93,14 @@ export class TranscriptUnits {
     this.units.push(unit)
   }
 
+  /** The counter the units were counted with, and its revision then: another one means counting again. */
+  counts(counter: RenderOptions['counter']): boolean {
+    return this.options.counter === counter && this.revision === counter.revision
+  }
+
   private push(unit: Unit, message: ContextMessage): void {
     unit.messages.push(message)
-    unit.tokens += messageTokens(message)
+    unit.tokens += messageTokens(message, this.options.counter)
     unit.short = undefined
   }
 
@@ -119,18 +128,18 @@ export function classOf(unit: Unit, priority: (c: ItemClass) => number): ItemCla
 }
 
 /** The unit with each tool result clipped to `tokens`, or null when that would not make it smaller. */
-export function shortened(unit: Unit, tokens: number, citation: SafeRegex): Unit['short'] {
+export function shortened(unit: Unit, tokens: number, citation: SafeRegex, counter: RenderOptions['counter']): Unit['short'] {
   if (unit.short !== undefined) return unit.short
   let changed = false
   const messages = unit.messages.map((m) => {
     const result = m.role === 'tool' && m.actionId !== undefined ? unit.results.get(m.actionId) : undefined
     if (result === undefined) return m
-    const text = resultText(result, tokens, citation)
+    const text = resultText(result, tokens, citation, counter)
     if (text === m.text) return m
     changed = true
     return { ...m, text }
   })
-  const total = messages.reduce((n, m) => n + messageTokens(m), 0)
+  const total = messages.reduce((n, m) => n + messageTokens(m, counter), 0)
   unit.short = changed && total < unit.tokens ? { messages, tokens: total } : null
   return unit.short
 }

@@ -10,7 +10,28 @@ import type { Decision, ModelReasoning, Usage } from '../data.ts'
 export type { ProposedCall, Decision, ModelReasoning, Usage } from '../data.ts'
 
 /** Contract version of `model`. Providers declare it in `provides`, dependents match it with a range. */
-export const ModelContract = '1.2.0'
+export const ModelContract = '1.3.0'
+
+/**
+ * How a model counts tokens, for whoever must fit text under a budget in its terms (context assembly,
+ * compaction). Since 1.3.0.
+ */
+export interface TokenCounter {
+  /** What counts, for the record: a tokenizer (`o200k_base`) or an estimate (`estimate`, `estimate calibrated`). */
+  readonly name: string
+  /**
+   * Tokens of `text` as the model's provider counts them, or as close as the adapter can tell.
+   *
+   * Contract: synchronous, cheap enough to call for every message of every step, never throws, and
+   * returns a non-negative integer; the same text gives the same count while `revision` stays the same.
+   */
+  count(text: string): number
+  /**
+   * Changes whenever `count` may answer differently (a calibration moved): whoever keeps counts from
+   * earlier steps counts again. Absent for a counter that never changes.
+   */
+  readonly revision?: number
+}
 
 /**
  * A piece of a streamed answer, as it arrives: preview only. It is not a run event (no seq, not stored,
@@ -61,6 +82,11 @@ export interface ModelService {
    * Must stop work promptly when `signal` aborts. Must not mutate `messages` or `tools`.
    */
   respond(request: ModelRequest): Promise<ModelResponse>
+  /**
+   * The model's own token count (its tokenizer, or an estimate calibrated on the usage it reports), for
+   * context and compaction plugins; without it they use the kit's estimate (`counterOf`). Since 1.3.0.
+   */
+  readonly tokens?: TokenCounter
 }
 
 declare module 'cordis' {

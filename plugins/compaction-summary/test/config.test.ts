@@ -14,31 +14,31 @@ const entry = (config: Record<string, unknown>) => ({ script: [], plugins: [{ pl
 describe('compaction-summary: config', () => {
   it('refuses a bad config, naming the key and what is wrong', async () => {
     const cases: [Record<string, unknown>, RegExp][] = [
-      [{ windowTokens: 0 }, /config\.windowTokens: plugin compaction-summary@1\.0\.0: expected number >= 1 but got 0/],
-      [{ keepRecentShare: 1.5 }, /config\.keepRecentShare: plugin compaction-summary@1\.0\.0: expected number <= 1 but got 1\.5/],
+      [{ windowTokens: 0 }, /config\.windowTokens: plugin compaction-summary@1\.1\.0: expected number >= 1 but got 0/],
+      [{ keepRecentShare: 1.5 }, /config\.keepRecentShare: plugin compaction-summary@1\.1\.0: expected number <= 1 but got 1\.5/],
       [
         { reserve: 100 },
-        /config\.reserve: plugin compaction-summary@1\.0\.0 has no config key "reserve"; allowed: windowTokens, reserveTokens/,
+        /config\.reserve: plugin compaction-summary@1\.1\.0 has no config key "reserve"; allowed: windowTokens, reserveTokens/,
       ],
       [
         { citationPattern: '([' },
-        /preset\.yml:\d+:\d+ agents\.support\.plugins\[6\]\.config\.citationPattern: plugin compaction-summary@1\.0\.0: \/\(\[\/ is not a valid regular expression: missing closing \]/,
+        /preset\.yml:\d+:\d+ agents\.support\.plugins\[6\]\.config\.citationPattern: plugin compaction-summary@1\.1\.0: \/\(\[\/ is not a valid regular expression: missing closing \]/,
       ],
       [
         { commitmentPattern: '(?<' },
-        /config\.commitmentPattern: plugin compaction-summary@1\.0\.0: \/\(\?<\/ is not a valid regular expression/,
+        /config\.commitmentPattern: plugin compaction-summary@1\.1\.0: \/\(\?<\/ is not a valid regular expression/,
       ],
       [
         { citationPattern: '\\[source: ((?!draft)[^\\]]+)\\]' },
-        /config\.citationPattern: plugin compaction-summary@1\.0\.0: .*\(lookahead, lookbehind and backreferences are not supported: patterns run on a linear-time engine, so that no input can stall the process\)/,
+        /config\.citationPattern: plugin compaction-summary@1\.1\.0: .*\(lookahead, lookbehind and backreferences are not supported: patterns run on a linear-time engine, so that no input can stall the process\)/,
       ],
       [
         { commitmentPattern: '\\b(I will) (\\w+) \\2\\b' },
-        /config\.commitmentPattern: plugin compaction-summary@1\.0\.0: .*backreferences are not supported/,
+        /config\.commitmentPattern: plugin compaction-summary@1\.1\.0: .*backreferences are not supported/,
       ],
       [
         { windowTokens: 8000, reserveTokens: 8000 },
-        /compaction-summary@1\.0\.0 .* failed while starting: compaction-summary: reserveTokens \(8000\) must be less than windowTokens \(8000\)/,
+        /compaction-summary@1\.1\.0 .* failed while starting: compaction-summary: reserveTokens \(8000\) must be less than windowTokens \(8000\)/,
       ],
     ]
     for (const [config, message] of cases) {

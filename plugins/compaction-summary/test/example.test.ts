@@ -44,17 +44,17 @@ async function example(useModel: boolean) {
 }
 
 describe('compaction-summary: the documented example', () => {
-  it("with the model's summary: 414 tokens before, 280 after, the goal, the summary and the last three calls kept", async () => {
+  it("with the model's summary: 408 tokens before, 277 after, the goal, the summary and the last three calls kept", async () => {
     const { state, ends, steps, summaries } = await example(true)
     const [first, second] = ends
     assert.deepEqual(
       [first.data.before, first.data.after, first.data.kept, first.data.summarised],
-      [414, 280, 9, [6, 10, 15, 19, 24, 28, 33, 37]],
+      [408, 277, 9, [6, 10, 15, 19, 24, 28, 33, 37]],
     )
     assert.deepEqual(first.data.usage, { inputTokens: 100, outputTokens: 10, costUsd: 0.001 })
     assert.deepEqual(
       [second.data.before, second.data.after, second.data.usage],
-      [470, 336, undefined],
+      [466, 335, undefined],
       'the next step reuses the summary: no second model call',
     )
     assert.equal(summaries.length, 1)
@@ -66,7 +66,7 @@ describe('compaction-summary: the documented example', () => {
       after.map((m) => m.source),
       [0, 2, 0, 42, 46, 51, 55, 60, 64],
     )
-    assert.equal(sumTokens(after), 280)
+    assert.equal(sumTokens(after), 277)
     assert.equal(after[2].ref, SummaryRef)
     assert.equal(
       after[2].text,
@@ -74,14 +74,14 @@ describe('compaction-summary: the documented example', () => {
     )
     assert.equal(state.usage.inputTokens, 1000, 'nine steps and one summary, 100 input tokens each')
     for (const doc of [readme, page]) {
-      assert.ok(doc.includes('| model summary | 414 | 280 | 16 → 9 | 6, 10, 15, 19, 24, 28, 33, 37 |'), 'the docs give the same figures')
+      assert.ok(doc.includes('| model summary | 408 | 277 | 16 → 9 | 6, 10, 15, 19, 24, 28, 33, 37 |'), 'the docs give the same figures')
       assert.ok(doc.includes(after[2].text.split('\n')[1]), 'the docs show the summary as the model saw it')
     }
   })
 
-  it('with the extractive summary: 414 tokens before, 284 after, every fact and the failure named by seq', async () => {
+  it('with the extractive summary: 408 tokens before, 288 after, every fact and the failure named by seq', async () => {
     const { ends, steps } = await example(false)
-    assert.deepEqual([ends[0].data.before, ends[0].data.after, ends[0].data.kept, ends[0].data.usage], [414, 284, 9, undefined])
+    assert.deepEqual([ends[0].data.before, ends[0].data.after, ends[0].data.kept, ends[0].data.usage], [408, 288, 9, undefined])
     const summary = steps[7].messages[2]
     assert.equal(
       summary.text,
@@ -94,7 +94,7 @@ describe('compaction-summary: the documented example', () => {
     )
     for (const doc of [readme, page]) {
       assert.ok(
-        doc.includes('| extractive summary | 414 | 284 | 16 → 9 | 6, 10, 15, 19, 24, 28, 33, 37 |'),
+        doc.includes('| extractive summary | 408 | 288 | 16 → 9 | 6, 10, 15, 19, 24, 28, 33, 37 |'),
         'the docs give the same figures',
       )
       assert.ok(doc.includes(summary.text.split('\n').slice(1).join('\n')), 'the docs show the extractive summary as it is')
@@ -116,11 +116,11 @@ describe('compaction-summary: the documented example', () => {
       RunEvent<'compaction/start'>,
       RunEvent<'compaction/end'>,
     ]
-    assert.deepEqual([start.seq, start.data.tokens, start.data.limit], [67, 414, 400])
+    assert.deepEqual([start.seq, start.data.tokens, start.data.limit], [67, 408, 400])
     assert.deepEqual(
       [end.seq, end.data.before, end.data.after, end.data.kept, end.data.summarised],
-      [68, 414, 280, 9, [6, 10, 15, 19, 24, 28, 33, 37]],
+      [68, 408, 277, 9, [6, 10, 15, 19, 24, 28, 33, 37]],
     )
-    assert.ok(page.includes('68 compaction/end     strategy=summary@1 before=414 after=280 kept=9 summarised=[6,10,15,19,24,28,33,37]'))
+    assert.ok(page.includes('68 compaction/end     strategy=summary@1 before=408 after=277 kept=9 summarised=[6,10,15,19,24,28,33,37]'))
   })
 })

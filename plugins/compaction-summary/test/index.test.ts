@@ -219,6 +219,28 @@ describe('compaction-summary: the compactor', () => {
     assert.deepEqual(result.summarised, [6, 10, 15, 18, 20, 23])
   })
 
+  it("counts with the model's token counter, and splits anew when the counter's revision moves", async () => {
+    const { state, messages } = eventfulRun()
+    // Two tokens a character: far more than the estimate, so the same limit leaves less room.
+    const counter = { name: 'double-chars', revision: 1, count: (text: string) => 2 * text.length }
+    const model = { ...answer('Refund 30 days [source: policy/refunds#2].'), tokens: counter }
+    const byCounter = (list: ContextMessage[]) => sumTokens(list, counter)
+    const c = compactor(model, { useModel: false })
+    const request = (limit: number) => ({
+      state,
+      projection: { messages, tokens: byCounter(messages) },
+      limit,
+      signal: new AbortController().signal,
+    })
+    const result = await c.compact(request(1200))
+    assert.equal(result.tokens, byCounter(result.messages), 'the result is counted by the model counter')
+    assert.ok(result.tokens <= 1200 && result.tokens > sumTokens(result.messages), 'and not by the estimate')
+    counter.count = (text: string) => text.length
+    counter.revision = 2
+    const again = await c.compact(request(600))
+    assert.equal(again.tokens, sumTokens(again.messages, counter), 'the new revision counts, not cached figures')
+  })
+
   it("falls back to the extractive summary when the model's misses an item, fails, or answers with no text", async () => {
     const { state, messages } = eventfulRun()
     const request = { state, projection: { messages, tokens: sumTokens(messages) }, limit: 200, signal: new AbortController().signal }
@@ -349,7 +371,7 @@ describe('compaction-summary: through the kernel', () => {
       const start = starts[i]
       assert.equal(start.seq + 1, end.seq, 'compaction/end right after compaction/start')
       assert.equal(events.find((e) => e.seq === end.seq + 1)?.type, 'step/context')
-      assert.ok(start.data.strategy === 'summary@1' && end.data.strategy === 'summary@1' && end.producer === 'compaction-summary@1.0.0')
+      assert.ok(start.data.strategy === 'summary@1' && end.data.strategy === 'summary@1' && end.producer === 'compaction-summary@1.1.0')
       assert.equal(start.data.limit, 400, 'window 500 minus reserve 100')
       assert.equal(end.data.rejected, undefined)
       assert.ok(end.data.before > 400 && end.data.after <= 400 && end.data.after < end.data.before)

@@ -34,26 +34,27 @@ describe('one preset, two implementations of each service', () => {
       const state = await desk.agent.run()
       assert.equal(state.status, 'COMPLETED')
       const events = await desk.events(state.runId)
-      assert.equal(events[0].type === 'run/start' && events[0].data.services.context, `${name}@1.0.0`)
-      assert.ok(events.filter((e) => e.type === 'step/context').every((e) => e.producer === `${name}@1.0.0`))
+      assert.equal(events[0].type === 'run/start' && events[0].data.services.context, `${name}@1.1.0`)
+      assert.ok(events.filter((e) => e.type === 'step/context').every((e) => e.producer === `${name}@1.1.0`))
     })
   }
 
   const compactors = [
-    { name: 'compactor-keep-recent', entry: fixture('compactor-keep-recent'), strategy: 'compactor-keep-recent@1.0.0' },
+    { name: 'compactor-keep-recent', entry: fixture('compactor-keep-recent'), strategy: 'compactor-keep-recent@1.0.0', version: '1.0.0' },
     {
       name: 'compaction-summary',
       entry: { plugin: 'compaction-summary', config: { windowTokens: 500, reserveTokens: 100 } },
       strategy: 'summary@1',
+      version: '1.1.0',
     },
   ]
-  for (const { name, entry, strategy } of compactors) {
+  for (const { name, entry, strategy, version } of compactors) {
     it(`completes a long run with ${name} as the compactor`, async () => {
       desk = await deskWith({ script, maxSteps: 12, contextTokens: 400, model: { summaries }, plugins: [entry] })
       const state = await desk.agent.run()
       assert.equal(state.status, 'COMPLETED')
       const events = await desk.events(state.runId)
-      assert.equal(events[0].type === 'run/start' && events[0].data.services.compactor, `${name}@1.0.0`)
+      assert.equal(events[0].type === 'run/start' && events[0].data.services.compactor, `${name}@${version}`)
       const ends = events.filter((e): e is Extract<RunEvent, { type: 'compaction/end' }> => e.type === 'compaction/end')
       assert.ok(ends.length >= 1)
       for (const e of ends)
@@ -79,15 +80,15 @@ describe('one preset, two implementations of each service', () => {
     const waiting = await desk.agent.run()
     assert.equal(waiting.status, 'WAITING_APPROVAL')
     assert.deepEqual(await desk.app.swap('support', 'context-basic', { path: plugin('context-default'), config: { maxTokens: 0 } }), {
-      from: 'context-basic@1.0.0',
-      to: 'context-default@1.0.0',
+      from: 'context-basic@1.1.0',
+      to: 'context-default@1.1.0',
     })
     assert.deepEqual(
       await desk.app.swap('support', 'compactor-keep-recent', {
         path: plugin('compaction-summary'),
         config: { windowTokens: 500, reserveTokens: 100 },
       }),
-      { from: 'compactor-keep-recent@1.0.0', to: 'compaction-summary@1.0.0' },
+      { from: 'compactor-keep-recent@1.0.0', to: 'compaction-summary@1.1.0' },
     )
     // Resuming under other plugins is an explicit, recorded decision (invariant 8).
     const state = await (await desk.agent.approve(waiting.runId, waiting.waiting!.actionId!, { by: 'alice', acceptDrift: true })).done
@@ -96,8 +97,8 @@ describe('one preset, two implementations of each service', () => {
     const approved = events.find((e) => e.type === 'tool/approval-decided')!.seq
     const producers = (type: string, before: boolean) =>
       new Set(events.filter((e) => e.type === type && e.seq < approved === before).map((e) => e.producer))
-    assert.deepEqual([...producers('step/context', true)], ['context-basic@1.0.0'])
-    assert.deepEqual([...producers('step/context', false)], ['context-default@1.0.0'])
+    assert.deepEqual([...producers('step/context', true)], ['context-basic@1.1.0'])
+    assert.deepEqual([...producers('step/context', false)], ['context-default@1.1.0'])
     const strategies = (before: boolean) =>
       new Set(
         events

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { emptyState, type RunState } from 'cordage'
+import { emptyState, estimateTokens, type RunState } from 'cordage'
 import { BasicContext } from '../projection.ts'
 
 function transcript(state: RunState, steps: number) {
@@ -65,9 +65,26 @@ describe('context-basic', () => {
     assert.equal(state.transcript.length, 1)
   })
 
-  it('estimates tokens from the text it projects', () => {
+  it('estimates tokens from the text it projects, with the kit estimate when the model has no counter', () => {
     const state = emptyState('r')
-    state.transcript.push({ kind: 'user', text: 'x'.repeat(400), seq: 2 })
-    assert.equal(new BasicContext('', 10).assemble({ state, tools: [] }).tokens, 4 + 104)
+    const text = 'Damaged items can be refunded within 30 days of delivery. '.repeat(10)
+    state.transcript.push({ kind: 'user', text, seq: 2 })
+    // 4 for each message frame (the empty system prompt and the task), and the estimate of the text.
+    assert.equal(new BasicContext('', 10).assemble({ state, tools: [] }).tokens, 4 + 4 + estimateTokens(text))
+    assert.equal(estimateTokens(text), 110, 'o200k_base counts 131')
+  })
+
+  it("counts with the model's counter, and counts again when its revision moves", () => {
+    const state = emptyState('r')
+    state.transcript.push({ kind: 'user', text: 'abcdefghij', seq: 2 })
+    const counter = { name: 'chars', revision: 1, count: (text: string) => text.length }
+    const context = new BasicContext('sys', 10, () => counter)
+    assert.equal(context.assemble({ state, tools: [] }).tokens, 4 + 3 + 4 + 10)
+    counter.count = (text: string) => 2 * text.length
+    assert.equal(context.assemble({ state, tools: [] }).tokens, 4 + 3 + 4 + 10, 'the same revision: the counts are kept')
+    counter.revision = 2
+    assert.equal(context.assemble({ state, tools: [] }).tokens, 4 + 6 + 4 + 20)
+    state.transcript.push({ kind: 'user', text: 'xy', seq: 3 })
+    assert.equal(context.assemble({ state, tools: [] }).tokens, 4 + 6 + 4 + 20 + 4 + 4)
   })
 })

@@ -47,9 +47,9 @@ describe('docs/concepts/context.md', () => {
     }
     assert.deepEqual(
       [budgeted.contexts[6].data.messages, budgeted.contexts[6].data.tokens, unbounded.contexts[6].data.tokens],
-      [8, 190, 365],
+      [10, 238, 361],
     )
-    assert.ok(budgeted.contexts.every((e) => e.data.tokens <= 240 && e.producer === 'context-default@1.0.0'))
+    assert.ok(budgeted.contexts.every((e) => e.data.tokens <= 240 && e.producer === 'context-default@1.1.0'))
     const seen = budgeted.requests[6].messages
     assert.deepEqual(
       seen.map((m) => [m.role, m.source, m.ref]),
@@ -58,13 +58,15 @@ describe('docs/concepts/context.md', () => {
         ['system', 0, 'note:style'],
         ['user', 2, undefined],
         ['user', 0, OmittedRef],
+        ['assistant', 33, undefined],
+        ['tool', 37, undefined],
         ['assistant', 42, undefined],
         ['tool', 46, undefined],
         ['assistant', 51, undefined],
         ['tool', 55, undefined],
       ],
     )
-    assert.ok(page.includes('8 earlier messages between seq 6') && seen[3].text.includes('8 earlier messages between seq 6 and seq 37'))
+    assert.ok(page.includes('6 earlier messages between seq 6') && seen[3].text.includes('6 earlier messages between seq 6 and seq 28'))
     assert.ok(readme.includes(seen[3].text), 'the README shows the note as the model saw it')
     assert.equal(budgeted.state.transcript.filter((t) => t.kind === 'observation').length, 6, 'the state keeps all six results')
   })

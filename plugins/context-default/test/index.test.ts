@@ -176,7 +176,10 @@ describe('context-default: the token budget', () => {
   })
 
   it('keeps sources within their share and drops their last paragraphs first', () => {
-    const sources = Array.from({ length: 6 }, (_, i) => ({ ref: `file:kb.md#${i + 1}`, text: `[kb.md#${i + 1}] ${'x'.repeat(118)}` })) // 36 tokens each
+    const sources = Array.from({ length: 6 }, (_, i) => ({
+      ref: `file:kb.md#${i + 1}`,
+      text: `[kb.md#${i + 1}] ${'word '.repeat(25).trim()}`,
+    })) // 36 tokens each
     const { messages } = context({ maxTokens: 400 }, sources).assemble({ state: run(1), tools: [] })
     const kept = messages.filter((m) => m.ref?.startsWith('file:'))
     assert.deepEqual(
@@ -199,11 +202,26 @@ describe('context-default: the token budget', () => {
     }
   })
 
-  it('estimates ASCII at four characters a token, other characters at one, four a message', () => {
-    assert.equal(estimateTokens('x'.repeat(400)), 100)
-    assert.equal(estimateTokens('退款期限是多久'), 7)
-    assert.equal(estimateTokens('😀'), 1, 'a surrogate pair is one character')
-    assert.equal(messageTokens({ role: 'user', text: 'x'.repeat(400), source: 2 }), 104)
+  it('estimates a token a short word, digits in pairs, punctuation runs of four, three CJK characters in four; four a message', () => {
+    assert.equal(estimateTokens('the cat sat on the mat'), 6)
+    assert.equal(estimateTokens('1234567'), 4)
+    assert.equal(estimateTokens('{"a":'), 3, '{" and ": merge')
+    assert.equal(estimateTokens('退款期限是多久'), 6)
+    assert.equal(estimateTokens('😀'), 2, 'a surrogate pair is one character, counted at the rate of other characters')
+    assert.equal(messageTokens({ role: 'user', text: 'the cat sat on the mat', source: 2 }), 10)
+  })
+
+  it("clips and fits with the model's counter when it has one", () => {
+    const chars = { name: 'chars', count: (text: string) => text.length }
+    const state = run(0)
+    addStep(state, 1, 400)
+    const clipped = new DefaultContext(configOf({ system: 'sys', observationTokens: 100 }), [], () => chars).assemble({ state, tools: [] })
+    const result = clipped.messages.find((m) => m.role === 'tool')!
+    assert.ok(result.text.length <= 100 && result.text.includes('[clipped'), 'clipped to 100 characters, note included')
+    assert.equal(
+      clipped.tokens,
+      clipped.messages.reduce((n, m) => n + 4 + m.text.length + (m.calls ? JSON.stringify(m.calls).length : 0), 0),
+    )
   })
 })
 
@@ -231,7 +249,7 @@ describe('context-default: through the kernel', () => {
       assert.equal(state.status, 'COMPLETED')
       const events = await agent.store().load(state.runId)
       const contexts = events.filter((e) => e.type === 'step/context')
-      assert.ok(contexts.every((e) => e.producer === 'context-default@1.0.0'))
+      assert.ok(contexts.every((e) => e.producer === 'context-default@1.1.0'))
       assert.ok(
         contexts.every((e) => e.type === 'step/context' && e.data.tokens <= 260),
         'every step under the budget',
@@ -274,22 +292,22 @@ describe('context-default: config', () => {
 
   it('refuses a bad config when the preset loads, naming the key and what is wrong', async () => {
     const cases: [Record<string, unknown>, RegExp][] = [
-      [{ maxTokens: -1 }, /plugins\[2\]\.config\.maxTokens: plugin context-default@1\.0\.0: expected number >= 0 but got -1/],
+      [{ maxTokens: -1 }, /plugins\[2\]\.config\.maxTokens: plugin context-default@1\.1\.0: expected number >= 0 but got -1/],
       [
         { maxTokns: 300 },
-        /config\.maxTokns: plugin context-default@1\.0\.0 has no config key "maxTokns"; allowed: system, sources, maxTokens/,
+        /config\.maxTokns: plugin context-default@1\.1\.0 has no config key "maxTokns"; allowed: system, sources, maxTokens/,
       ],
       [
         { classes: { sources: { share: 2 } } },
-        /config\.classes\.sources\.share: plugin context-default@1\.0\.0: expected number <= 1 but got 2/,
+        /config\.classes\.sources\.share: plugin context-default@1\.1\.0: expected number <= 1 but got 2/,
       ],
       [
         { citationPattern: '([' },
-        /preset\.yml:\d+:\d+ agents\.support\.plugins\[2\]\.config\.citationPattern: plugin context-default@1\.0\.0: \/\(\[\/ is not a valid regular expression: missing closing \]/,
+        /preset\.yml:\d+:\d+ agents\.support\.plugins\[2\]\.config\.citationPattern: plugin context-default@1\.1\.0: \/\(\[\/ is not a valid regular expression: missing closing \]/,
       ],
       [
         { citationPattern: '\\[source: (?!draft)[^\\]]+\\]' },
-        /config\.citationPattern: plugin context-default@1\.0\.0: .* is not a valid regular expression: .*\(lookahead, lookbehind and backreferences are not supported: patterns run on a linear-time engine, so that no input can stall the process\)/,
+        /config\.citationPattern: plugin context-default@1\.1\.0: .* is not a valid regular expression: .*\(lookahead, lookbehind and backreferences are not supported: patterns run on a linear-time engine, so that no input can stall the process\)/,
       ],
       [{ citationPattern: '\\[(source)\\] \\1' }, /config\.citationPattern: .*backreferences are not supported/],
       [{ observationTokens: 4 }, /config\.observationTokens: .*expected number >= 16 but got 4/],
@@ -306,7 +324,7 @@ describe('context-default: config', () => {
     assert.equal(both.code, 'plugin_config_invalid')
     assert.match(
       both.message,
-      /context-default@1\.0\.0 .* failed while starting: context-default: sources\[0\] must have exactly one of file and note/,
+      /context-default@1\.1\.0 .* failed while starting: context-default: sources\[0\] must have exactly one of file and note/,
     )
     const missing = await refused({ plugin: 'context-default', config: { sources: [{ file: 'kb.md' }] } })
     assert.match(missing.message, /cannot read source file .*kb\.md/)

@@ -86,7 +86,7 @@ describe('cordage run --model', () => {
     assert.equal(code, 2, stderr)
     assert.match(
       stderr,
-      /error \[plugin_config_invalid\]: --model model-openai agents\.support\.model\.config\.model: plugin model-openai@1\.0\.0: missing required value/,
+      /error \[plugin_config_invalid\]: --model model-openai agents\.support\.model\.config\.model: plugin model-openai@1\.1\.0: missing required value/,
     )
     assert.doesNotMatch(stderr, /script/)
   })

@@ -6,7 +6,7 @@
 import type { ModelRequest, ModelResponse, ModelService } from 'cordage'
 import { isJsonAnswer, offeredTools, openAICompatible, ProviderClient } from 'cordage/wire'
 import type { Config } from './manifest.ts'
-import { chatRequest } from './request.ts'
+import { chatRequest, checkConfig } from './request.ts'
 import { ChatAnswer, Chunk, Completion } from './response.ts'
 
 export class OpenAIChatModel implements ModelService {
@@ -17,6 +17,7 @@ export class OpenAIChatModel implements ModelService {
     private readonly config: Config,
     env: NodeJS.ProcessEnv = process.env,
   ) {
+    checkConfig(config)
     this.client = new ProviderClient(openAICompatible('model-openai', 'chat/completions'), config, env)
     this.baseUrl = this.client.baseUrl
   }

@@ -2,8 +2,8 @@
  * The kernel's projection as a Chat Completions request body. Past tool calls get ids derived from
  * their action ids, so every `tool` message names the call it answers.
  */
-import type { ContextMessage, ToolView } from 'cordage'
-import { wireCallId } from 'cordage/wire'
+import { CordageError, type ContextMessage, type ToolView } from 'cordage'
+import { checkExtraBody, OwnedBodyKeys, wireCallId } from 'cordage/wire'
 import type { Config } from './manifest.ts'
 
 type ChatMessage =
@@ -64,11 +64,29 @@ export function chatRequest(config: Config, messages: ContextMessage[], tools: T
   const body: Record<string, unknown> = { model: config.model, messages: chatMessages(messages) }
   if (tools.length)
     body.tools = tools.map((t) => ({ type: 'function', function: { name: t.name, description: t.description, parameters: t.inputSchema } }))
-  if (config.maxTokens !== undefined) body.max_completion_tokens = config.maxTokens
+  // One cap, one field: OpenAI refuses a body with both (400). extraBody's max_tokens, for a server
+  // that does not know max_completion_tokens, replaces it (checkConfig: the same value, if both are set).
+  if (config.maxTokens !== undefined && !('max_tokens' in config.extraBody)) body.max_completion_tokens = config.maxTokens
   if (config.temperature !== undefined) body.temperature = config.temperature
   if (config.stream) {
     body.stream = true
     if (config.streamUsage) body.stream_options = { include_usage: true }
   }
   return { ...body, ...config.extraBody }
+}
+
+/** A config whose request the API would refuse, or that the adapter would not honour, refused at start. */
+export function checkConfig(config: Config): void {
+  checkExtraBody('model-openai', config.extraBody, { ...OwnedBodyKeys, stream_options: 'set streamUsage instead' })
+  const extra = config.extraBody
+  if ('max_tokens' in extra && 'max_completion_tokens' in extra)
+    throw new CordageError(
+      'plugin_config_invalid',
+      'model-openai: extraBody has both max_tokens and max_completion_tokens, and OpenAI refuses a request with both; keep one (max_tokens only for a server that does not know max_completion_tokens).',
+    )
+  if ('max_tokens' in extra && config.maxTokens !== undefined && extra.max_tokens !== config.maxTokens)
+    throw new CordageError(
+      'plugin_config_invalid',
+      `model-openai: maxTokens (${config.maxTokens}) and extraBody.max_tokens (${JSON.stringify(extra.max_tokens)}) are two different output caps; extraBody.max_tokens replaces max_completion_tokens in the request, so keep only one of them.`,
+    )
 }

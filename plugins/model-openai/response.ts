@@ -69,6 +69,8 @@ export class ChatAnswer {
   private model: string | undefined
   /** `data: [DONE]` arrived. */
   done = false
+  /** A choice arrived: a stream of usage alone holds no answer at all. */
+  private answered = false
 
   /** Take one stream chunk; pass text and argument pieces on as previews. */
   add(chunk: z.infer<typeof Chunk>, onDelta?: (delta: ModelDelta) => void): void {
@@ -77,6 +79,7 @@ export class ChatAnswer {
     if (chunk.usage) this.usage = chunk.usage
     const choice = chunk.choices?.find((c) => (c.index ?? 0) === 0)
     if (!choice) return
+    this.answered = true
     const delta = choice.delta
     const piece = (delta?.content ?? '') + (delta?.refusal ?? '')
     if (piece) {
@@ -116,6 +119,7 @@ export class ChatAnswer {
       this.calls.push({ id: call.id ?? undefined, name: call.function.name, argsText: call.function.arguments ?? '' })
     this.finish = choice.finish_reason ?? 'stop'
     this.done = true
+    this.answered = true
   }
 
   /** The answer is whole: the stream said [DONE], or at least gave a finish reason before it closed. */
@@ -124,6 +128,12 @@ export class ChatAnswer {
   }
 
   result(prices: Prices, configuredModel: string, askUserOffered: boolean): ModelResponse {
+    // Not an empty final answer: nothing was answered. Taken as a server's hiccup, like a stream cut short.
+    if (!this.answered)
+      throw new CordageError(
+        'model_transient',
+        'the stream ended without any choice (no text, tool call or finish_reason; usage alone at most), so there is no answer to take',
+      )
     if (this.finish === 'content_filter')
       throw new CordageError('model_permanent', 'the provider withheld the answer (finish_reason content_filter)')
     if (this.finish === 'function_call')

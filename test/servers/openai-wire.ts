@@ -92,6 +92,8 @@ export const OpenAIProtocol: Protocol = {
     const parsed = Request.safeParse(body)
     if (!parsed.success) return issuesText(parsed.error.issues)
     if (parsed.data.stream_options && !parsed.data.stream) return "The 'stream_options' parameter is only allowed when 'stream' is enabled."
+    if (parsed.data.max_tokens !== undefined && parsed.data.max_completion_tokens !== undefined)
+      return 'max_tokens and max_completion_tokens cannot both be set; use max_completion_tokens'
     return checkPairing(parsed.data.messages)
   },
 
@@ -112,6 +114,7 @@ export const OpenAIProtocol: Protocol = {
         ...(usage && q.nullUsage ? { usage: null } : {}),
         ...(q.unknownEvent ? { service_tier: 'default', obfuscation: 'x1y2' } : {}),
       })
+    if (q.usageOnly) return [sse({ ...base, choices: [], usage: usageOf(reply) }), sse('[DONE]')]
     const out = [chunk({ role: 'assistant', content: '', refusal: null })]
     if (reply.text) for (const piece of pieces(reply.text, reply.chunkChars)) out.push(chunk({ content: piece }))
     for (const [i, call] of (reply.toolCalls ?? []).entries()) {

@@ -50,6 +50,8 @@ export interface Quirks {
   thinking?: string
   /** Both: an event (Anthropic) or a chunk field (OpenAI) this adapter version does not know. */
   unknownEvent?: boolean
+  /** OpenAI: a stream of no choice at all, only the usage chunk and then `data: [DONE]`. */
+  usageOnly?: boolean
 }
 
 export interface ScriptedReply {

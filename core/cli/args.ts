@@ -6,7 +6,7 @@
 import { parseArgs } from 'node:util'
 import { CordageError } from '../contracts/errors.ts'
 import { closest } from '../kit/closest.ts'
-import { table } from './help.ts'
+import { table, wrap } from './help.ts'
 
 type Flag = { type: 'string' | 'boolean'; help: string; short?: string; multiple?: boolean }
 
@@ -463,8 +463,11 @@ export function helpText(command?: Command, width?: number): string {
       width,
     ),
     '',
-    "plugin logs: --log-level error|warn|info|debug on every command that loads a preset (default warn, or $CORDAGE_LOG_LEVEL, or the preset's logLevel; docs/guides/logging.md)",
-    'exit codes: 0 completed · 1 failed · 2 usage or config error · 3 failed verification · 4 stopped (budget) · 5 waiting · 6 cancelled · 7 busy (another process drives the run)',
-    'the default preset keeps runs in .cordage/cordage.db (SQLite) in the working directory',
+    ...[
+      "plugin logs: --log-level error|warn|info|debug on every command that loads a preset (default warn, or $CORDAGE_LOG_LEVEL, or the preset's logLevel; docs/guides/logging.md)",
+      'exit codes: 0 completed · 1 failed · 2 usage or config error · 3 failed verification · 4 stopped (budget) · 5 waiting · 6 cancelled · 7 busy (another process drives the run)',
+      'the default preset keeps runs in .cordage/cordage.db (SQLite) in the working directory',
+      // Wrapped to a terminal only: into a pipe each stays one line, for grep.
+    ].flatMap((line) => (width ? wrap(line, width) : [line])),
   ].join('\n')
 }

@@ -43,6 +43,9 @@ export function live(io: Output, flags: Parsed['flags']): Live {
     around(print)
   }
   const wrapped: Output = { ...io, out: (l) => line(() => io.out(l)), err: (l) => line(() => io.err(l)) }
+  // A second Ctrl-C exits at once: the terminal is not left with a status line on it.
+  const onExit = () => status?.close()
+  if (status) process.once('exit', onExit)
   return {
     io: wrapped,
     event(event) {
@@ -55,6 +58,7 @@ export function live(io: Output, flags: Parsed['flags']): Live {
     close() {
       stream?.endLine()
       status?.close()
+      process.off('exit', onExit)
     },
   }
 }

@@ -67,7 +67,7 @@ for (const adapter of Adapters) {
             .join(''),
           refundAnswer,
         )
-        assert.equal(desk.deltas[0].producer, `${adapter.plugin}@1.0.0`)
+        assert.equal(desk.deltas[0].producer, `${adapter.plugin}@1.1.0`)
       } finally {
         await desk.close()
       }

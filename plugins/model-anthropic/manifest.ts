@@ -21,7 +21,7 @@ export default {
   name: 'model-anthropic',
   version: '1.1.0',
   description: 'Anthropic Messages API: streaming, tool_use blocks, extended thinking, prompt caching, usage and cost.',
-  provides: { model: '1.2.0' },
+  provides: { model: '1.3.0' },
   // The variable apiKeyEnv names holds the key: every run scrubs its value from what it records.
   secrets: ['apiKeyEnv'],
   config: Schema.object({

@@ -1,10 +1,12 @@
 import { Schema } from 'cordis'
 import type { Manifest } from 'cordage'
 import { AdapterSchema, type AdapterConfig, OpenAIBaseUrl } from 'cordage/wire'
+import type { TokenizerChoice } from './tokens.ts'
 
 export interface Config extends AdapterConfig {
   streamUsage: boolean
   maxTokens?: number
+  tokenizer: TokenizerChoice
 }
 
 export const DefaultBaseUrl = OpenAIBaseUrl
@@ -13,7 +15,7 @@ export default {
   name: 'model-openai',
   version: '1.1.0',
   description: 'OpenAI Chat Completions and compatible servers (DeepSeek, vLLM, Ollama, llama.cpp): streaming, tool calls, usage and cost.',
-  provides: { model: '1.1.0' },
+  provides: { model: '1.3.0' },
   // The variable apiKeyEnv names holds the key: every run scrubs its value from what it records.
   secrets: ['apiKeyEnv'],
   config: Schema.object({
@@ -32,6 +34,11 @@ export default {
         'Upper bound on output tokens per call (sent as max_completion_tokens; extraBody.max_tokens replaces it, for older servers).',
       ),
     temperature: Schema.number().min(0).max(2).description('Sampling temperature.'),
+    tokenizer: Schema.union(['auto', 'o200k_base', 'cl100k_base', 'estimate'])
+      .default('auto')
+      .description(
+        "How context plugins count this model's tokens: auto (o200k_base or cl100k_base by the model's name, else estimate), an encoding, or estimate (calibrated on the usage the server reports).",
+      ),
     askUser: AdapterSchema.askUser,
     prices: AdapterSchema.prices,
     extraBody: Schema.dict(Schema.any())

@@ -64,6 +64,8 @@ export async function main(argv: string[], sink: Output): Promise<number> {
 /** The output with its colour decided: as the caller said, or from the terminal and FORCE_COLOR / NO_COLOR. */
 function withColor(io: Output): Output {
   if (io.color !== undefined) return io
+  // Not the binary (a test, an embedding): plain lines, whatever the environment says (node --test sets FORCE_COLOR).
+  if (io.outIsTTY === undefined) return { ...io, color: false }
   const choice = colorChoice(!!io.outIsTTY, process.env)
   if (choice.warning) io.err(`warning: ${choice.warning}`)
   return { ...io, color: choice.color }

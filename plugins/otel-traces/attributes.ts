@@ -46,6 +46,8 @@ export const Cordage = {
   resumedBy: 'cordage.resumed.by',
   /** True on a span opened for work that started in an earlier drive (a step that waited for approval). */
   continued: 'cordage.continued',
+  /** Why a drive ended other than by its run's events: `plugin_disposed`. */
+  driveEnd: 'cordage.drive.end',
   modelPlugin: 'cordage.model.plugin',
   attempt: 'cordage.attempt',
   decision: 'cordage.model.decision',

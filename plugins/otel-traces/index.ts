@@ -48,6 +48,7 @@ export function createOtelTraces(options: OtelTracesOptions = {}): CordagePlugin
       })
     }
     ctx.on('dispose', () => {
+      spans.closeAll(Date.now())
       void provider.shutdown().catch((error) => logger.debug(`shutdown: ${(error as Error)?.message}`))
     })
   })

@@ -81,6 +81,19 @@ export class RunTracer {
     return [...this.#runs.values()].filter((r) => r.drive).length
   }
 
+  /**
+   * End every open drive (the plugin is going away: the app stops, or a swap replaces it), so what was
+   * recorded is exported rather than lost. An approval recorded without resuming (`resume: false`) opens
+   * a drive that no later event of this process ends.
+   */
+  closeAll(at: number): void {
+    for (const run of this.#runs.values()) {
+      if (!run.drive) continue
+      run.drive.span.setAttribute(C.driveEnd, 'plugin_disposed')
+      this.#closeDrive(run, at, { code: SpanStatusCode.UNSET })
+    }
+  }
+
   handle(event: RunEvent): void {
     const run = this.#run(event)
     if (event.type === 'run/start') {

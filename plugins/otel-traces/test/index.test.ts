@@ -11,7 +11,7 @@ import * as incubating from '@opentelemetry/semantic-conventions/incubating'
 import { refundAnswer } from '../../../test/helpers.ts'
 import { ErrorType, GenAi } from '../attributes.ts'
 import { providerOf, traceIdOf } from '../index.ts'
-import { catalogWith, deskFile, open, Usage } from './desk.ts'
+import { catalogWith, deskFile, open, until, Usage } from './desk.ts'
 
 const parentOf = (span: ReadableSpan) => span.parentSpanContext?.spanId
 const named = (spans: ReadableSpan[], name: string) => spans.filter((s) => s.name === name)
@@ -197,6 +197,23 @@ describe('otel-traces: spans of a support-desk run with an approval (in-memory e
     } finally {
       await app.stop()
     }
+  })
+
+  it('an approval recorded without resuming opens a drive that stopping the app ends and exports', async () => {
+    const exporter = new InMemorySpanExporter()
+    const { app } = await open(deskFile({}), await catalogWith(exporter))
+    const agent = app.agent('support')
+    const paused = await agent.run()
+    await agent.approve(paused.runId, 's3.a1', { by: 'alice', resume: false })
+    const before = named(exporter.getFinishedSpans(), 'invoke_agent support').length
+    await app.stop()
+    await until(() => named(exporter.getFinishedSpans(), 'invoke_agent support').length > before, 'the open drive to be exported')
+    const last = named(exporter.getFinishedSpans(), 'invoke_agent support').at(-1)!
+    assert.deepEqual([last.attributes['cordage.drive.end'], last.attributes['cordage.continued']], ['plugin_disposed', true])
+    assert.ok(
+      named(exporter.getFinishedSpans(), 'cordage.step').some((s) => s.events.some((e) => e.name === 'cordage.approval.decided')),
+      'the approval is in it',
+    )
   })
 
   it('copies the GenAI attribute names that @opentelemetry/semantic-conventions/incubating defines', () => {

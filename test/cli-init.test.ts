@@ -53,6 +53,7 @@ describe('cordage init', () => {
     assert.equal(pkg.dependencies.cordage, `^${own.version}`)
     assert.equal(pkg.dependencies.zod, own.dependencies.zod)
     assert.equal(pkg.scripts.test, 'node --import tsx --test test/*.test.ts')
+    assert.deepEqual(pkg.allowScripts, { 'better-sqlite3': true, esbuild: true })
     assert.equal(
       readFileSync(join(cwd, 'Room Desk/presets/default.yml'), 'utf8'),
       readFileSync(join(TemplatesDir, 'presets/default.yml'), 'utf8'),

@@ -82,6 +82,8 @@ function manifest(target: string) {
     },
     dependencies: { cordage: `^${own.version}`, cordis: range('cordis'), zod: range('zod') },
     devDependencies: { tsx: range('tsx') },
+    // npm 11 asks before running install scripts: these build the SQLite driver and fetch esbuild's binary.
+    allowScripts: { 'better-sqlite3': true, esbuild: true },
   }
 }
 

@@ -49,7 +49,8 @@ export class CalibratedCounter implements TokenCounter {
 
   count(text: string): number {
     const n = this.base.count(text)
-    return this.scale === 1 ? n : Math.ceil(n * this.scale)
+    // Less a hair: 10 × 1.1 is 11.000000000000002 in floating point, and 11 tokens, not 12.
+    return this.scale === 1 ? n : Math.ceil(n * this.scale - 1e-9)
   }
 
   /**

@@ -85,6 +85,7 @@ describe('CalibratedCounter', () => {
     assert.equal(counter.revision, 0, 'a ratio of 1 is the start: nothing moved')
     counter.observe(1000, 1210)
     assert.equal(counter.factor, 1.1, '2210 / 2000 = 1.105, to 1.1')
+    assert.equal(counter.count('word '.repeat(10)), 11, 'ten tokens scaled by 1.1, not rounded up by floating point')
     counter.observe(1000, 1190)
     assert.equal(counter.factor, 1.2, 'the first call has left the window: 2400 / 2000')
     const revision = counter.revision

@@ -17,6 +17,7 @@ import type { Parsed } from './args.ts'
 import { printPreset, printReload, printWatching } from './dev-output.ts'
 import { formatEvent } from './format.ts'
 import type { Output } from './output.ts'
+import { reportError } from './errors.ts'
 
 export interface DevSessionOptions {
   flags: Parsed['flags']
@@ -83,7 +84,10 @@ export class DevSession {
     this.running = handle.done
       .then(
         (state) => io.err(`run ${state.runId} ${state.status}${state.failureCode ? ` (${state.failureCode})` : ''}`),
-        (error) => io.err(`run failed: ${(error as Error)?.message ?? error}`),
+        (error) =>
+          flags.json
+            ? reportError(io, error, { command: 'dev', flags, json: true })
+            : io.err(`run failed: ${(error as Error)?.message ?? error}`),
       )
       .finally(() => {
         this.running = undefined
@@ -105,7 +109,11 @@ export class DevSession {
         onReload: (result) => {
           this.edits = this.edits
             .then(() => (this.current.preset === preset ? this.onPreset(result) : undefined))
-            .catch((error) => io.err(`preset reload failed: ${(error as Error)?.message ?? error}`))
+            .catch((error) =>
+              json
+                ? reportError(io, error, { command: 'dev', flags, json })
+                : io.err(`preset reload failed: ${(error as Error)?.message ?? error}`),
+            )
         },
       })
       const agent = app.agent((flags.agent as string | undefined) ?? app.agentNames()[0])

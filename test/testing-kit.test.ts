@@ -83,6 +83,8 @@ describe('cordage/testing', () => {
     )
     assert.throws(() => expectEventOrder(run, [{ type: 'tool/end', tool: 'find_room' }]), /does not come in the run/)
     assert.throws(() => scriptedModel([]), /non-empty array/)
+    // A store that cannot list its ledger must not make "no side effects" pass by counting nothing.
+    assert.throws(() => expectSideEffects({ ...run, effects: null }, 0), /cannot list its ledger/)
   })
 
   it('checks a failed run by its code', async () => {
@@ -99,7 +101,7 @@ describe('cordage/testing', () => {
       const run = await app.run()
       expectFailure(run, 'missing_evidence')
       expectSideEffects(run, 1)
-      assert.equal(run.effects[0].status, 'failed')
+      assert.equal(run.effects?.[0]?.status, 'failed')
       assert.throws(
         () => expectFailure(run, 'tool_failed'),
         /is FAILED_VERIFICATION \(missing_evidence\): booking BK-1 was not made in this run, expected failure code tool_failed/,

@@ -42,6 +42,15 @@ export function expectFailure(run: RunLike, code: string): void {
 
 /** The run started exactly `count` calls with side effects (ledger entries), of `tool` when given. */
 export function expectSideEffects(run: TestRun, count: number, tool?: string): void {
+  // A store that cannot list its ledger would make every count of zero pass: say so instead.
+  if (!run.effects)
+    fail(
+      `run ${run.state.runId}: the agent's store cannot list its ledger (no effectsOf), so side effects cannot be counted; test on store-memory or store-sqlite`,
+      null,
+      count,
+      'expectSideEffects',
+      expectSideEffects,
+    )
   const effects = tool ? run.effects.filter((e) => e.tool === tool) : run.effects
   if (effects.length !== count) {
     const seen = effects.map((e) => `${e.tool} (${e.status})`).join(', ') || 'none'

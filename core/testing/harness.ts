@@ -26,8 +26,11 @@ export interface StartOptions {
 export interface TestRun {
   state: RunState
   events: RunEvent[]
-  /** The calls with side effects that started, one ledger entry each (`cordage effects`). */
-  effects: Effect[]
+  /**
+   * The calls with side effects that started, one ledger entry each (`cordage effects`); `null` when the
+   * store cannot list its ledger (then {@link expectSideEffects} fails rather than count nothing).
+   */
+  effects: Effect[] | null
 }
 
 export interface TestApp {
@@ -75,7 +78,7 @@ export async function startApp(preset: Record<string, unknown> | string, options
     return {
       state: await runtime.load(runId),
       events: await store.load(runId),
-      effects: store.effectsOf ? await store.effectsOf(runId) : [],
+      effects: store.effectsOf ? await store.effectsOf(runId) : null,
     }
   }
   return {

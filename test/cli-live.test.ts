@@ -12,11 +12,13 @@ import { describe, it } from 'node:test'
 import { promisify } from 'node:util'
 import { stringify } from 'yaml'
 import type { RunEvent } from 'cordage'
+import type { ModelDeltaEvent } from '../core/contracts/events.ts'
 import { Commands, helpText } from '../core/cli/args.ts'
 import { colorChoice } from '../core/cli/color.ts'
 import { live } from '../core/cli/live.ts'
 import { main, type Output } from '../core/cli/main.ts'
 import { StatusLine } from '../core/cli/status-line.ts'
+import { StreamPrinter } from '../core/cli/stream.ts'
 import { deskPreset, refundAnswer, tempDir, type DeskOptions } from './helpers.ts'
 import { ProviderServer } from './servers/provider-server.ts'
 
@@ -147,6 +149,46 @@ describe('--stream', () => {
     assert.equal(lines.filter((l) => l === 'Hello.').length, 1, stdout)
     assert.match(lines[lines.indexOf('Hello.') + 1], /step\/model-response +s1 +final "Hello\."/)
     assert.doesNotMatch(cordage(['run', '--preset', 'presets/minimal.yml']).stdout, /^Hello\.$/m, 'only with --stream')
+  })
+
+  it("shows the control characters of a model's answer as text: no escape sequence reaches the terminal", () => {
+    const answer = 'Done.\u001b]52;c;ZWNobw==\u0007\u001b[2J\rforged\u009b1m\u007f end'
+    const file = join(tempDir(), 'escape.yml')
+    writeFileSync(
+      file,
+      stringify({
+        cordage: 1,
+        agents: {
+          echo: {
+            task: 'Say hello.',
+            budgets: { maxSteps: 2 },
+            model: { plugin: 'model-scripted', config: { script: [{ final: answer }] } },
+            plugins: [
+              'store-memory',
+              'tools-registry',
+              'context-basic',
+              { plugin: 'policy-rules', config: { default: 'deny' } },
+              { plugin: 'verifier-basic', config: { minCount: 0 } },
+            ],
+          },
+        },
+      }),
+    )
+    const { code, stdout, stderr } = cordage(['run', '--preset', file, '--stream'])
+    assert.equal(code, 0, stderr)
+    const shown = stdout.split('\n').find((l) => l.startsWith('Done.'))
+    assert.equal(shown, 'Done.\\x1b]52;c;ZWNobw==\\x07\\x1b[2J\\x0dforged\\x9b1m\\x7f end', stdout)
+    // Not in the answer line, nor anywhere else on stdout (the event lines quote it as JSON).
+    assert.doesNotMatch(stdout, /[\u001b\u0007\u009b\u007f]|\r/)
+  })
+
+  it('keeps a CRLF split across two pieces, and shows a bare CR', () => {
+    const { io, log } = recorder(true)
+    const printer = new StreamPrinter(io.out, io.write, false)
+    printer.delta({ runId: 'r', stepId: 's1', text: 'one\r' } as ModelDeltaEvent)
+    printer.delta({ runId: 'r', stepId: 's1', text: '\ntwo\r' } as ModelDeltaEvent)
+    printer.endLine()
+    assert.equal(log.map((l) => l.replace(/^raw:/, '')).join(''), 'one\r\ntwo\\x0d\n')
   })
 
   it("prints model-openai's text as it streams in, in pieces with --json, once as text without", async () => {

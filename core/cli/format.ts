@@ -134,11 +134,11 @@ export function formatWaiting(run: Pick<RunState, 'runId' | 'waiting' | 'parent'
 
 function quote(text: string, max: number): string {
   const flat = text.replace(/\s+/g, ' ')
-  return JSON.stringify(flat.length > max ? flat.slice(0, max - 1) + '…' : flat)
+  return json(flat.length > max ? flat.slice(0, max - 1) + '…' : flat)
 }
 
 function compact(value: unknown, max: number): string {
-  const text = JSON.stringify(value) ?? ''
+  const text = json(value) ?? ''
   return text.length > max ? text.slice(0, max - 1) + '…' : text
 }
 
@@ -159,4 +159,9 @@ export function formatGrant(grant: ApprovalGrant): string {
           : ` until ${new Date(grant.expiresAt).toISOString()}`
         : ''
   return `${grant.id}  ${grant.agent}  ${grant.tool}  ${args}  by ${grant.by}  policy ${grant.policyVersion}${state}`
+}
+
+/** JSON, with DEL and C1 escaped too (JSON.stringify leaves them raw): model text reaches a terminal here. */
+function json(value: unknown): string | undefined {
+  return JSON.stringify(value)?.replace(/[\x7f-\x9f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)
 }

@@ -4,7 +4,9 @@
  * sends while it reads the provider's stream. An adapter that does not stream (model-scripted, or
  * `stream: false`) sends none: its text is printed whole when the answer is in, which is when it
  * arrived. With `--json`, each piece is one JSON object `{"type":"model/delta", ...}` (no seq: a
- * preview, not a stored event).
+ * preview, not a stored event). The text is the model's, so untrusted: its control characters are shown
+ * as text (`\x1b`), never sent to the terminal, where an escape sequence could clear the screen, set
+ * the clipboard (OSC 52) or forge a line.
  */
 import type { ModelDeltaEvent, RunEvent } from '../contracts/events.ts'
 
@@ -13,6 +15,8 @@ export class StreamPrinter {
   private open = false
   /** Text held back when there is no raw writer: whole lines only. */
   private pending = ''
+  /** A `\r` that ended the last piece: harmless only if the next piece starts with `\n`. */
+  private cr = false
   /** Steps whose text came in pieces: their whole answer is not printed again. */
   private readonly streamed = new Set<string>()
 
@@ -50,6 +54,8 @@ export class StreamPrinter {
 
   /** End the partial line, if one is open: before any other line is printed, and at the end. */
   endLine(): void {
+    // A held \r with nothing after it was bare after all.
+    if (this.cr) this.text('')
     if (this.write) {
       if (!this.open) return
       this.open = false
@@ -61,7 +67,11 @@ export class StreamPrinter {
     this.pending = ''
   }
 
-  private text(text: string): void {
+  private text(raw: string): void {
+    const held = this.cr
+    this.cr = raw.endsWith('\r')
+    const text = visible((held ? '\r' : '') + (this.cr ? raw.slice(0, -1) : raw))
+    if (!text) return
     if (!this.write) {
       const lines = (this.pending + text).split('\n')
       this.pending = lines.pop() ?? ''
@@ -73,4 +83,13 @@ export class StreamPrinter {
     this.open = !text.endsWith('\n')
     if (!this.open) this.onOpen(false)
   }
+}
+
+/**
+ * The text with every control character a terminal would act on written out as `\xNN`: C0 but `\n` and
+ * `\t`, a `\r` not before `\n` (it would overwrite the line), DEL, and C1 (0x80-0x9f, which some
+ * terminals read as ESC + a letter).
+ */
+export function visible(text: string): string {
+  return text.replace(/\r(?!\n)|[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`)
 }

@@ -50,16 +50,40 @@ export const AdapterSchema = {
 
 /**
  * Refuse, when the plugin starts, extraBody keys the adapter writes itself: merged last, they would
- * replace what the adapter sends behind its back (a second model name, messages the context never made).
- * @param owned each such key, with the config key or plugin that sets it instead
+ * replace what the adapter sends behind its back (a second model name, messages the context never made,
+ * a wider output cap than the config's).
+ * @param owned keys the adapter always writes, with the config key or plugin that sets them instead
+ * @param configured keys the adapter writes from a config key when that key is set: each with the
+ *   config key's name and value (undefined when unset, and then extraBody may set the field)
  */
-export function checkExtraBody(plugin: string, extraBody: Record<string, unknown> | undefined, owned: Record<string, string>): void {
-  for (const key of Object.keys(extraBody ?? {}))
+export function checkExtraBody(
+  plugin: string,
+  extraBody: Record<string, unknown> | undefined,
+  owned: Record<string, string>,
+  configured: Record<string, ConfiguredBodyKey> = {},
+): void {
+  for (const key of Object.keys(extraBody ?? {})) {
     if (Object.hasOwn(owned, key))
       throw new CordageError(
         'plugin_config_invalid',
         `${plugin}: extraBody.${key} is not taken, since the plugin sends ${key} itself; ${owned[key]}, and take ${key} out of extraBody.`,
       )
+    const from = Object.hasOwn(configured, key) ? configured[key] : undefined
+    if (from && from.value !== undefined)
+      throw new CordageError(
+        'plugin_config_invalid',
+        `${plugin}: ${from.key} (${JSON.stringify(from.value)}) and extraBody.${key} (${JSON.stringify(extraBody?.[key])}) both set ${key} in the request, and extraBody's would silently replace the config's. Keep ${from.key} and take ${key} out of extraBody${from.instead ? `; ${from.instead}` : ''}.`,
+      )
+  }
+}
+
+/** A request field the adapter writes from a config key, when that key is set. */
+export interface ConfiguredBodyKey {
+  /** The config key, for example maxTokens. */
+  key: string
+  value: unknown
+  /** When to keep the extraBody field instead (and leave the config key out). */
+  instead?: string
 }
 
 /** extraBody keys every adapter writes itself, with what sets them instead. */

@@ -30,11 +30,12 @@ export class AnthropicMessagesModel implements ModelService {
       baseUrlShape: 'an Anthropic baseUrl does not end in /v1',
     }
     checkThinking(config)
-    checkExtraBody('model-anthropic', config.extraBody, {
-      ...OwnedBodyKeys,
-      system: 'the context plugin makes the system prompt',
-      max_tokens: 'set maxTokens instead',
-    })
+    checkExtraBody(
+      'model-anthropic',
+      config.extraBody,
+      { ...OwnedBodyKeys, system: 'the context plugin makes the system prompt', max_tokens: 'set maxTokens instead' },
+      { temperature: { key: 'temperature', value: config.temperature } },
+    )
     this.client = new ProviderClient(api, config, env)
     this.baseUrl = this.client.baseUrl
   }

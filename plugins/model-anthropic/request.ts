@@ -84,7 +84,11 @@ export function messagesRequest(
   const thinking = thinkingParam(config)
   if (thinking) body.thinking = thinking
   if (config.stream) body.stream = true
-  return { ...body, ...config.extraBody }
+  const merged = { ...body, ...config.extraBody }
+  // A request that offers no tools but must define its history's answers in text: a tool_choice from
+  // extraBody (any, or a named tool) would have the model call a tool it was not offered.
+  if (body.tool_choice) merged.tool_choice = body.tool_choice
+  return merged
 }
 
 /**

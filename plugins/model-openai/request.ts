@@ -65,8 +65,8 @@ export function chatRequest(config: Config, messages: ContextMessage[], tools: T
   if (tools.length)
     body.tools = tools.map((t) => ({ type: 'function', function: { name: t.name, description: t.description, parameters: t.inputSchema } }))
   // One cap, one field: OpenAI refuses a body with both (400). extraBody's max_tokens, for a server
-  // that does not know max_completion_tokens, replaces it (checkConfig: the same value, if both are set).
-  if (config.maxTokens !== undefined && !('max_tokens' in config.extraBody)) body.max_completion_tokens = config.maxTokens
+  // that does not know max_completion_tokens, stands in for it (checkConfig: only without maxTokens).
+  if (config.maxTokens !== undefined) body.max_completion_tokens = config.maxTokens
   if (config.temperature !== undefined) body.temperature = config.temperature
   if (config.stream) {
     body.stream = true
@@ -77,16 +77,30 @@ export function chatRequest(config: Config, messages: ContextMessage[], tools: T
 
 /** A config whose request the API would refuse, or that the adapter would not honour, refused at start. */
 export function checkConfig(config: Config): void {
-  checkExtraBody('model-openai', config.extraBody, { ...OwnedBodyKeys, stream_options: 'set streamUsage instead' })
+  checkExtraBody(
+    'model-openai',
+    config.extraBody,
+    {
+      ...OwnedBodyKeys,
+      stream_options: 'set streamUsage instead',
+      // The legacy forms of tools and tool_choice: sent beside tools, the model would see two tool lists.
+      functions: 'the tools plugins (and askUser) decide the tools',
+      function_call: 'use tool_choice in extraBody instead',
+    },
+    {
+      max_completion_tokens: { key: 'maxTokens', value: config.maxTokens },
+      max_tokens: {
+        key: 'maxTokens',
+        value: config.maxTokens,
+        instead: 'or, for a server that does not know max_completion_tokens, keep extraBody.max_tokens and take maxTokens out',
+      },
+      temperature: { key: 'temperature', value: config.temperature },
+    },
+  )
   const extra = config.extraBody
   if ('max_tokens' in extra && 'max_completion_tokens' in extra)
     throw new CordageError(
       'plugin_config_invalid',
       'model-openai: extraBody has both max_tokens and max_completion_tokens, and OpenAI refuses a request with both; keep one (max_tokens only for a server that does not know max_completion_tokens).',
-    )
-  if ('max_tokens' in extra && config.maxTokens !== undefined && extra.max_tokens !== config.maxTokens)
-    throw new CordageError(
-      'plugin_config_invalid',
-      `model-openai: maxTokens (${config.maxTokens}) and extraBody.max_tokens (${JSON.stringify(extra.max_tokens)}) are two different output caps; extraBody.max_tokens replaces max_completion_tokens in the request, so keep only one of them.`,
     )
 }

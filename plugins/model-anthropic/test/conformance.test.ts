@@ -179,6 +179,24 @@ describe('model-anthropic conformance with @anthropic-ai/sdk', () => {
       })
   })
 
+  it('refuses at start an extraBody field that would replace what the config sets', () => {
+    assert.throws(() => new AnthropicMessagesModel(config(server, { temperature: 0.2, extraBody: { temperature: 1 } }), env), {
+      code: 'plugin_config_invalid',
+      message:
+        /temperature \(0.2\) and extraBody.temperature \(1\) both set temperature.*Keep temperature and take temperature out of extraBody/,
+    })
+  })
+
+  it("takes extraBody's temperature and tool_choice where the adapter sets none, but its own tool_choice none wins on a summary", async () => {
+    server.queue({ text: 'step' }, { text: 'A summary.' })
+    const model = new AnthropicMessagesModel(config(server, { extraBody: { temperature: 1, tool_choice: { type: 'any' } } }), env)
+    await model.respond(request())
+    assert.deepEqual([server.requests.at(-1)!.body.temperature, server.requests.at(-1)!.body.tool_choice], [1, { type: 'any' }])
+    // The summary request defines the history's tools only so the API takes it: none may be called.
+    await model.respond(request({ tools: [], purpose: 'summary' }))
+    assert.deepEqual(server.requests.at(-1)!.body.tool_choice, { type: 'none' })
+  })
+
   it('reads a stream shaped by the SDK types: thinking, cache usage, a server tool block, an unknown delta', () => {
     const events: Anthropic.RawMessageStreamEvent[] = [
       {

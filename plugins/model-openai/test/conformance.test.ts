@@ -84,26 +84,42 @@ describe('model-openai conformance with the openai SDK', () => {
     assert.equal(completion.usage?.prompt_tokens, 9)
   })
 
-  it('sends one output cap: extraBody.max_tokens (for older servers) replaces max_completion_tokens, which OpenAI refuses both of', async () => {
+  it('sends one output cap: extraBody.max_tokens (for older servers, without maxTokens) replaces max_completion_tokens, which OpenAI refuses both of', async () => {
     server.queue({ text: 'ok' }, { text: 'ok' })
-    await new OpenAIChatModel(config(server, { maxTokens: 300, extraBody: { max_tokens: 300 } }), env).respond(request())
-    const body = server.requests.at(-1)!.body
-    assert.equal(body.max_tokens, 300)
-    assert.equal('max_completion_tokens' in body, false)
     await new OpenAIChatModel(config(server, { extraBody: { max_tokens: 200 } }), env).respond(request())
     assert.deepEqual([server.requests.at(-1)!.body.max_tokens, server.requests.at(-1)!.body.max_completion_tokens], [200, undefined])
+    await new OpenAIChatModel(config(server, { maxTokens: 300 }), env).respond(request())
+    assert.deepEqual([server.requests.at(-1)!.body.max_tokens, server.requests.at(-1)!.body.max_completion_tokens], [undefined, 300])
   })
 
-  it('refuses at start two different caps, both fields in extraBody, and extraBody keys the adapter sends itself', () => {
+  it('refuses at start an extraBody field that would replace what the config sets, both caps in extraBody, and keys the adapter always sends', () => {
     const refused = (over: Record<string, unknown>, message: RegExp) =>
       assert.throws(() => new OpenAIChatModel(config(server, over), env), { code: 'plugin_config_invalid', message })
+    // The output cap widened behind the config's back: 100000 would have been sent for maxTokens 50.
     refused(
-      { maxTokens: 300, extraBody: { max_tokens: 200 } },
-      /maxTokens \(300\) and extraBody.max_tokens \(200\) are two different output caps/,
+      { maxTokens: 50, extraBody: { max_completion_tokens: 100000 } },
+      /maxTokens \(50\) and extraBody.max_completion_tokens \(100000\) both set max_completion_tokens.*Keep maxTokens/,
     )
+    // Even the same value: one key says what the cap is.
+    refused(
+      { maxTokens: 300, extraBody: { max_tokens: 300 } },
+      /maxTokens \(300\) and extraBody.max_tokens \(300\) both set max_tokens.*keep extraBody.max_tokens and take maxTokens out/,
+    )
+    refused({ temperature: 0.2, extraBody: { temperature: 1 } }, /temperature \(0.2\) and extraBody.temperature \(1\) both set temperature/)
     refused({ extraBody: { max_tokens: 200, max_completion_tokens: 200 } }, /both max_tokens and max_completion_tokens/)
     refused({ extraBody: { stream_options: { include_usage: false } } }, /extraBody.stream_options is not taken.*set streamUsage instead/)
     refused({ extraBody: { messages: [] } }, /extraBody.messages is not taken.*context plugin makes the messages/)
+    refused({ extraBody: { functions: [] } }, /extraBody.functions is not taken.*tools plugins/)
+    refused({ extraBody: { function_call: 'auto' } }, /extraBody.function_call is not taken.*tool_choice/)
+  })
+
+  it('takes from extraBody a field the config leaves unset', async () => {
+    server.queue({ text: 'ok' })
+    await new OpenAIChatModel(config(server, { extraBody: { max_completion_tokens: 64, temperature: 0.7, seed: 3 } }), env).respond(
+      request(),
+    )
+    const body = server.requests.at(-1)!.body
+    assert.deepEqual([body.max_completion_tokens, body.temperature, body.seed], [64, 0.7, 3])
   })
 
   it('fails a stream that ends with no choice at all (usage, then [DONE]) transiently: there is no answer, not an empty one', async () => {

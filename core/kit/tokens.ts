@@ -121,9 +121,21 @@ export function messageTokens(message: ContextMessage, counter: TokenCounter = E
 const checked = new WeakMap<TokenCounter, TokenCounter>()
 
 /**
+ * The most tokens a counter may count for a text: {@link MaxTokensPerUnit} per UTF-16 code unit, plus
+ * {@link MaxTokensSlack}. A byte-level tokenizer emits at most one token per UTF-8 byte, which is at most
+ * three per code unit, plus the few special tokens a format adds; the estimate counts at most two per
+ * code unit, and calibration scales it by at most 2.5 (DefaultCalibration). A count above this is a
+ * broken counter, and would make a projection look full (or a budget spent) for no reason.
+ */
+export const MaxTokensPerUnit = 8
+export const MaxTokensSlack = 16
+export const maxTokensFor = (text: string): number => text.length * MaxTokensPerUnit + MaxTokensSlack
+
+/**
  * The counter context plugins count with for an agent: its model's own (`ModelService.tokens`), or the
  * estimate when the model has none (or no model is there yet). Fails closed: a counter that is not one,
- * or that answers with something other than a non-negative integer, throws (the kernel fails the run
+ * or that answers with something other than a non-negative integer, or with more than
+ * {@link maxTokensFor} the text, throws (the kernel fails the run
  * with `internal_error`) rather than let a projection be measured wrong.
  * @example const counter = counterOf(readService<ModelService>(ctx, 'model')?.value)
  */
@@ -148,6 +160,11 @@ export function counterOf(model: ModelService | undefined): TokenCounter {
         throw new CordageError(
           'internal_error',
           `token counter ${own.name} counted ${String(n)} tokens for a text: not a non-negative integer`,
+        )
+      if (n > maxTokensFor(text))
+        throw new CordageError(
+          'internal_error',
+          `token counter ${own.name} counted ${n} tokens for a text of ${text.length} characters: more than the ${maxTokensFor(text)} any tokenizer emits for it (${MaxTokensPerUnit} per character + ${MaxTokensSlack})`,
         )
       return n
     },

@@ -5,8 +5,18 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import type { ModelRequest, ModelService } from '../../core/contracts/services/model.ts'
-import { CalibratedCounter, calibrated, requestTokens } from '../../core/kit/token-calibration.ts'
-import { counterOf, EstimateCounter, estimateTokens, estimateWith, messageTokens, Rates } from '../../core/kit/tokens.ts'
+import { CalibratedCounter, calibrated, DefaultCalibration, requestTokens } from '../../core/kit/token-calibration.ts'
+import {
+  counterOf,
+  EstimateCounter,
+  estimateTokens,
+  estimateWith,
+  MaxTokensPerUnit,
+  MaxTokensSlack,
+  maxTokensFor,
+  messageTokens,
+  Rates,
+} from '../../core/kit/tokens.ts'
 
 const decision = { kind: 'final' as const, text: 'ok' }
 
@@ -64,6 +74,29 @@ describe('counterOf', () => {
         message: /token counter bad counted .* not a non-negative integer/,
       })
     }
+  })
+
+  it('fails closed on a count no tokenizer emits for the text (1e300), and takes one up to the bound', () => {
+    const respond = async () => ({ decision, usage: { inputTokens: 0, outputTokens: 0, costUsd: 0 } })
+    const counting = (n: number) => counterOf({ respond, tokens: { name: 'huge', count: () => n } })
+    assert.throws(() => counting(1e300).count('text'), {
+      code: 'internal_error',
+      message: /token counter huge counted 1e\+300 tokens for a text of 4 characters: more than the 48 /,
+    })
+    assert.equal(maxTokensFor('text'), 4 * MaxTokensPerUnit + MaxTokensSlack)
+    assert.equal(counting(48).count('text'), 48)
+    assert.throws(() => counting(49).count('text'), { code: 'internal_error', message: /huge counted 49 tokens/ })
+    assert.throws(() => counting(17).count(''), { code: 'internal_error', message: /huge counted 17 tokens for a text of 0 characters/ })
+  })
+
+  it('takes the calibrated estimate at its highest scale on the text it counts most for (the bound is not too tight)', () => {
+    const counter = new CalibratedCounter()
+    for (let i = 0; i < 20; i++) counter.observe(1000, 100_000)
+    assert.equal(counter.factor, DefaultCalibration.max)
+    const respond = async () => ({ decision, usage: { inputTokens: 0, outputTokens: 0, costUsd: 0 } })
+    const checked = counterOf({ respond, tokens: counter })
+    // Characters outside ASCII and CJK count most in the estimate (2 each), single digits and punctuation 1.
+    for (const text of ['é', 'ДДДДДДДДДД', '7', '{', 'ÿ'.repeat(5000), '🙂🙂']) assert.equal(checked.count(text), counter.count(text))
   })
 })
 

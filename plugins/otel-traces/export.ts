@@ -14,8 +14,9 @@ import {
   type SpanExporter,
 } from '@opentelemetry/sdk-trace-base'
 import { ATTR_SERVICE_NAME } from '@opentelemetry/semantic-conventions'
-import type { Config } from './manifest.ts'
+import { Connections } from './connections.ts'
 import { RunIds } from './ids.ts'
+import type { Config } from './manifest.ts'
 
 export type Warn = (message: string) => void
 
@@ -57,9 +58,24 @@ export class LoggedExporter implements SpanExporter {
   }
 }
 
+/** How long the plugin, once disposed, waits for its last exports before dropping them (or timeoutMs if shorter). */
+export const ExitWaitMs = 2_000
+
 export interface Tracing {
   provider: BasicTracerProvider
   ids: RunIds
+  /** The OTLP exporter's connections; none when an exporter was given. */
+  connections?: Connections
+}
+
+/** The endpoint as logs may show it: no query string (it may carry a token) and no user info. */
+export function shownEndpoint(endpoint: string): string {
+  try {
+    const url = new URL(endpoint)
+    return `${url.origin}${url.pathname}`
+  } catch {
+    return '(the endpoint)'
+  }
 }
 
 /**
@@ -67,8 +83,17 @@ export interface Tracing {
  * @param exporter instead of OTLP/HTTP (tests, an embedding application)
  */
 export function startTracing(config: Config, headers: Record<string, string>, warn: Warn, exporter?: SpanExporter): Tracing {
-  const inner = exporter ?? new OTLPTraceExporter({ url: config.endpoint, headers, timeoutMillis: config.timeoutMs, concurrencyLimit: 4 })
-  const logged = new LoggedExporter(inner, exporter ? 'the given exporter' : config.endpoint, warn)
+  const connections = exporter ? undefined : new Connections()
+  const inner =
+    exporter ??
+    new OTLPTraceExporter({
+      url: config.endpoint,
+      headers,
+      timeoutMillis: config.timeoutMs,
+      concurrencyLimit: 4,
+      httpAgentOptions: connections!.agentFor,
+    })
+  const logged = new LoggedExporter(inner, exporter ? 'the given exporter' : shownEndpoint(config.endpoint), warn)
   const processor =
     config.processor === 'simple'
       ? new SimpleSpanProcessor(logged)
@@ -79,5 +104,5 @@ export function startTracing(config: Config, headers: Record<string, string>, wa
     idGenerator: ids,
     spanProcessors: [processor],
   })
-  return { provider, ids }
+  return { provider, ids, connections }
 }

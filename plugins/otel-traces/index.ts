@@ -1,6 +1,6 @@
 import type { SpanExporter } from '@opentelemetry/sdk-trace-base'
 import { AgentKey, definePlugin, RunEventTypes, type CordagePlugin, type RunEvent } from 'cordage'
-import { startTracing } from './export.ts'
+import { ExitWaitMs, startTracing } from './export.ts'
 import manifest, { type Config } from './manifest.ts'
 import { RunTracer } from './run-spans.ts'
 import { exportHeaders } from './settings.ts'
@@ -27,7 +27,7 @@ export function createOtelTraces(options: OtelTracesOptions = {}): CordagePlugin
     const headers = exportHeaders(config, options.env ?? process.env)
     const logger = ctx.logger('otel-traces')
     const warn = (message: string) => logger.warn(message)
-    const { provider, ids } = startTracing(config, headers, warn, options.exporter)
+    const { provider, ids, connections } = startTracing(config, headers, warn, options.exporter)
     const tracer = provider.getTracer('cordage.otel-traces', manifest.version)
     // The failure itself was logged by the exporter; what the flush rejects with adds nothing.
     const flush = () => void provider.forceFlush().catch((error) => logger.debug(`flush: ${(error as Error)?.message}`))
@@ -49,7 +49,16 @@ export function createOtelTraces(options: OtelTracesOptions = {}): CordagePlugin
     }
     ctx.on('dispose', () => {
       spans.closeAll(Date.now())
-      void provider.shutdown().catch((error) => logger.debug(`shutdown: ${(error as Error)?.message}`))
+      // The last export gets a short while, then is dropped: a process that is exiting (a `cordage run`
+      // whose run is over) must not wait timeoutMs for a collector that hangs. Unref'd, the timer itself
+      // holds nothing: it fires only if an export is still open then.
+      const waitMs = Math.min(config.timeoutMs, ExitWaitMs)
+      const giveUp = setTimeout(() => connections?.close(`the plugin stopped and waited ${waitMs} ms for the collector, no longer`), waitMs)
+      giveUp.unref()
+      void provider
+        .shutdown()
+        .catch((error) => logger.debug(`shutdown: ${(error as Error)?.message}`))
+        .finally(() => clearTimeout(giveUp))
     })
   })
 }

@@ -20,8 +20,8 @@ export interface Config {
   providerName?: string
 }
 
-/** Largest timer Node accepts. */
-const MaxTimerMs = 2_147_483_647
+/** The longest `timeoutMs`: an export still unanswered after a minute is not coming back. */
+export const MaxTimeoutMs = 60_000
 
 export default {
   name: 'otel-traces',
@@ -51,9 +51,11 @@ export default {
       .description('batch: send spans in batches, and at once whenever a run ends or pauses; simple: send each span as it ends.'),
     timeoutMs: Schema.natural()
       .min(1)
-      .max(MaxTimerMs)
+      .max(MaxTimeoutMs)
       .default(10_000)
-      .description('Abandon an export that takes longer than this (the failure is logged; runs never wait for an export).'),
+      .description(
+        'Abandon an export that takes longer than this, at most 60000 (the failure is logged; runs never wait for an export, and a process exiting waits at most 2 s).',
+      ),
     providerName: Schema.string().description(
       'gen_ai.provider.name of model calls; by default from the model plugin: model-openai → openai, model-anthropic → anthropic, model-NAME → NAME.',
     ),

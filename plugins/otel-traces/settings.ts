@@ -12,6 +12,13 @@ const HeaderName = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/
 /** What a header value may hold: visible ASCII and inner spaces. */
 const HeaderValue = /^[\x21-\x7e]([\x20-\x7e]*[\x21-\x7e])?$/
 
+/**
+ * Header names that carry credentials (Authorization, X-API-Key, X-Honeycomb-Team, DD-API-KEY,
+ * X-SF-Token, Cookie, ...): their values belong in the environment, never in a preset people read
+ * and commit.
+ */
+const CredentialName = /auth|key|token|secret|passw|credential|cookie|session|signature|^x-honeycomb-team$/i
+
 const invalid = (message: string) => new CordageError('plugin_config_invalid', `otel-traces: ${message}`)
 
 /** Every header to send, the secret ones read from `env`. */
@@ -30,6 +37,11 @@ export function exportHeaders(config: Config, env: NodeJS.ProcessEnv): Record<st
     headers[name] = value
   }
   for (const [name, value] of Object.entries(config.headers)) {
+    // Never echo the value: it is likely the credential itself.
+    if (CredentialName.test(name))
+      throw invalid(
+        `headers.${name} looks like a credential, and a preset is read by people and kept in version control: put the value in an environment variable and name it in headersEnv instead (headersEnv: { ${name}: OTEL_EXPORTER_AUTH }); if the value was a real secret, rotate it`,
+      )
     if (!HeaderValue.test(value))
       throw invalid(`headers.${name}: the value holds characters an HTTP header cannot carry (a line break, a non-ASCII character)`)
     add('headers', name, value)
@@ -60,7 +72,7 @@ function checkEndpoint(endpoint: string): void {
     throw invalid(`endpoint "${endpoint}" is not a URL; write it in full, for example http://localhost:4318/v1/traces`)
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:')
-    throw invalid(`endpoint "${endpoint}" must start with http:// or https:// (this plugin speaks OTLP over HTTP)`)
+    throw invalid(`endpoint "${endpoint.replace(/[?#].*$/, '')}" must start with http:// or https:// (this plugin speaks OTLP over HTTP)`)
   if (url.username || url.password)
     throw invalid('endpoint holds a user name or password; send credentials in a header named in headersEnv instead')
 }

@@ -42,6 +42,43 @@ describe('otel-traces config', () => {
   it('a processor or timeout out of range is an error naming the key', async () => {
     await refused({ processor: 'eventually' }, /processor/)
     await refused({ timeoutMs: 0 }, /timeoutMs/)
+    // Longer would hold an exiting process, or a swap, for as long as a collector hangs.
+    await refused({ timeoutMs: 60_001 }, /timeoutMs/)
+    const { app } = await open(deskFile({ timeoutMs: 60_000 }))
+    await app.stop()
+  })
+
+  it('a credential in headers is refused, pointing to headersEnv, and its value is never echoed', async () => {
+    const names = [
+      'authorization',
+      'Authorization',
+      'x-api-key',
+      'api-key',
+      'x-honeycomb-team',
+      'DD-API-KEY',
+      'x-sf-token',
+      'x-client-secret',
+      'cookie',
+    ]
+    for (const name of names) {
+      await assert.rejects(
+        (async () => (await open(deskFile({ headers: { [name]: 'Bearer sk-live-in-the-preset' } }))).app.stop())(),
+        (error: CordageError) => {
+          assert.equal(error.code, 'plugin_config_invalid', error.message)
+          assert.match(
+            error.message,
+            new RegExp(
+              `headers\\.${name} looks like a credential.*name it in headersEnv instead \\(headersEnv: \\{ ${name}: OTEL_EXPORTER_AUTH \\}\\)`,
+            ),
+          )
+          assert.ok(!error.message.includes('sk-live'), 'the value is not repeated')
+          return true
+        },
+      )
+    }
+    // A header that is not a credential stays in the preset.
+    const { app } = await open(deskFile({ headers: { 'x-tenant': 'support', 'x-scope-orgid': 'team-a' } }))
+    await app.stop()
   })
 
   it('an endpoint that is not an http(s) URL, or that holds credentials, is refused', async () => {
@@ -74,8 +111,8 @@ describe('otel-traces config', () => {
     await refused({ resource: { 'service.name': 'x' } }, /resource sets service\.name; set it with the key serviceName/)
     process.env.CORDAGE_OTEL_DUP = 'abcdefghijkl'
     await refused(
-      { headers: { Authorization: 'a' }, headersEnv: { authorization: 'CORDAGE_OTEL_DUP' } },
-      /header authorization is also given in headers/,
+      { headers: { 'X-Tenant': 'a' }, headersEnv: { 'x-tenant': 'CORDAGE_OTEL_DUP' } },
+      /header x-tenant is also given in headers/,
     )
   })
 

@@ -31,7 +31,7 @@ export default {
     maxTokens: Schema.natural()
       .min(1)
       .description(
-        'Upper bound on output tokens per call (sent as max_completion_tokens; extraBody.max_tokens replaces it, for older servers).',
+        'Upper bound on output tokens per call (sent as max_completion_tokens; for an older server, leave it out and set extraBody.max_tokens).',
       ),
     temperature: Schema.number().min(0).max(2).description('Sampling temperature.'),
     tokenizer: Schema.union(['auto', 'o200k_base', 'cl100k_base', 'estimate'])
@@ -44,7 +44,7 @@ export default {
     extraBody: Schema.dict(Schema.any())
       .default({})
       .description(
-        'Extra request fields for this server (for example reasoning_effort, or max_tokens for older servers, which replaces max_completion_tokens); not the fields the plugin sends itself.',
+        'Extra request fields for this server (for example reasoning_effort, or max_tokens for older servers, without maxTokens); not the fields the plugin sends itself, nor one a set config key sends (max_completion_tokens, max_tokens, temperature).',
       ),
   }),
 } satisfies Manifest

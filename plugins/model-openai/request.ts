@@ -72,7 +72,14 @@ export function chatRequest(config: Config, messages: ContextMessage[], tools: T
     body.stream = true
     if (config.streamUsage) body.stream_options = { include_usage: true }
   }
-  return { ...body, ...config.extraBody }
+  const merged = { ...body, ...config.extraBody }
+  // The API refuses tool_choice and parallel_tool_calls without tools (400): a request that offers none
+  // (a compactor's summary) goes without them, so extraBody's apply only where there are tools to choose.
+  if (!tools.length) {
+    delete merged.tool_choice
+    delete merged.parallel_tool_calls
+  }
+  return merged
 }
 
 /** A config whose request the API would refuse, or that the adapter would not honour, refused at start. */

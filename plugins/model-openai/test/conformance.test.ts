@@ -113,6 +113,16 @@ describe('model-openai conformance with the openai SDK', () => {
     refused({ extraBody: { function_call: 'auto' } }, /extraBody.function_call is not taken.*tool_choice/)
   })
 
+  it("sends extraBody's tool_choice and parallel_tool_calls only with tools, which the API refuses them without (a summary)", async () => {
+    server.queue({ text: 'step' }, { text: 'A summary.' })
+    const model = new OpenAIChatModel(config(server, { extraBody: { tool_choice: 'required', parallel_tool_calls: false } }), env)
+    await model.respond(request())
+    assert.deepEqual([server.requests.at(-1)!.body.tool_choice, server.requests.at(-1)!.body.parallel_tool_calls], ['required', false])
+    await model.respond(request({ tools: [], purpose: 'summary' }))
+    const body = server.requests.at(-1)!.body
+    assert.deepEqual(['tools' in body, 'tool_choice' in body, 'parallel_tool_calls' in body], [false, false, false])
+  })
+
   it('takes from extraBody a field the config leaves unset', async () => {
     server.queue({ text: 'ok' })
     await new OpenAIChatModel(config(server, { extraBody: { max_completion_tokens: 64, temperature: 0.7, seed: 3 } }), env).respond(

@@ -6,10 +6,12 @@
  */
 import assert from 'node:assert/strict'
 import { spawnSync } from 'node:child_process'
-import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
+import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { describe, it } from 'node:test'
-import { packageName, TemplatesDir } from '../core/cli/init.ts'
+import { Commands, parse } from '../core/cli/args.ts'
+import { nextSteps, packageName, scaffold, TemplateFiles, TemplatesDir, writeAll } from '../core/cli/init.ts'
+import { CordageError } from '../core/contracts/errors.ts'
 import { tempDir } from './helpers.ts'
 
 const root = resolve(import.meta.dirname, '..')
@@ -46,7 +48,9 @@ describe('cordage init', () => {
     assert.equal(result.code, 0, result.stderr)
     assert.deepEqual(listed(join(cwd, 'Room Desk')), Expected)
     assert.match(result.stdout, /created 10 files in Room Desk/)
-    assert.match(result.stdout, /cd Room Desk\n {2}npm install/)
+    // cordage is not on the npm registry: a bare `npm install` would fail, the tarball is named instead.
+    assert.match(result.stdout, /cd Room Desk\n {2}npm install PATH\/cordage-0\.1\.0\.tgz +# cordage is not on the npm registry yet/)
+    assert.doesNotMatch(result.stdout, /^ {2}npm install *$/m)
     const pkg = JSON.parse(readFileSync(join(cwd, 'Room Desk/package.json'), 'utf8'))
     const own = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'))
     assert.equal(pkg.name, 'room-desk')
@@ -102,6 +106,116 @@ describe('cordage init', () => {
     assert.equal(two.code, 2)
     assert.match(two.stderr, /"init" takes \[DIR\], got "a" "b"/)
     assert.deepEqual(readdirSync(cwd), ['taken'])
+  })
+
+  it('refuses a symbolic link among the paths inside DIR, even a dangling one, and writes nothing', () => {
+    const cwd = tempDir('cordage-init-')
+    const elsewhere = join(cwd, 'elsewhere')
+    mkdirSync(elsewhere)
+    mkdirSync(join(cwd, 'app'))
+    symlinkSync(elsewhere, join(cwd, 'app/plugins'))
+    const through = cordage(['init', 'app'], cwd)
+    assert.equal(through.code, 2, through.stderr)
+    assert.match(through.stderr, /^error \[invalid_input\]: cordage init app: plugins is a symbolic link; .*nothing was written/m)
+    assert.deepEqual(readdirSync(elsewhere), [])
+    assert.deepEqual(readdirSync(join(cwd, 'app')), ['plugins'])
+
+    mkdirSync(join(cwd, 'dangling'))
+    symlinkSync(join(cwd, 'missing.md'), join(cwd, 'dangling/README.md'))
+    const dangling = cordage(['init', 'dangling'], cwd)
+    assert.equal(dangling.code, 2, dangling.stderr)
+    assert.match(dangling.stderr, /README\.md is a symbolic link/)
+    assert.doesNotMatch(dangling.stderr, /internal error|EEXIST/)
+    assert.deepEqual(readdirSync(join(cwd, 'dangling')), ['README.md'])
+    assert.equal(existsSync(join(cwd, 'missing.md')), false)
+  })
+
+  it('takes back what it wrote when a write fails, and says what failed', () => {
+    const target = join(tempDir('cordage-init-'), 'app')
+    mkdirSync(target)
+    const files = scaffold(target)
+    let calls = 0
+    const failOnFourth = (file: string, text: string) => {
+      if (++calls === 4) throw Object.assign(new Error(`ENOSPC: no space left on device, open '${file}'`), { code: 'ENOSPC', path: file })
+      writeFileSync(file, text, { flag: 'wx' })
+    }
+    assert.throws(
+      () => writeAll(target, files, 'app', failOnFourth),
+      (error: unknown) =>
+        CordageError.is(error) &&
+        error.code === 'invalid_input' &&
+        /could not write plugins\/bookings\/manifest\.ts \(ENOSPC.*the 3 file\(s\) written before it were removed/.test(error.message),
+    )
+    assert.equal(calls, 4)
+    // DIR was there before: it stays, empty; the folders init made are gone.
+    assert.deepEqual(readdirSync(target), [])
+  })
+
+  it('copies only its fixed list of templates: a stray database, .env or node_modules never ships', () => {
+    const copy = join(tempDir('cordage-templates-'), 'init')
+    cpSync(TemplatesDir, copy, { recursive: true })
+    mkdirSync(join(copy, '.cordage'))
+    writeFileSync(join(copy, '.cordage/cordage.db'), 'runs')
+    writeFileSync(join(copy, '.env'), 'OPENAI_API_KEY=sk-secret')
+    mkdirSync(join(copy, 'node_modules/x'), { recursive: true })
+    writeFileSync(join(copy, 'node_modules/x/index.js'), '')
+    writeFileSync(join(copy, 'plugins/bookings/notes.txt'), 'draft')
+    const files = scaffold(join(tempDir(), 'app'), copy)
+    assert.deepEqual([...files.keys()].sort(), Expected)
+    assert.deepEqual([...TemplateFiles, 'package.json', '.gitignore'].sort(), Expected)
+    // A template missing from the installation is an error, not a project without it.
+    rmSync(join(copy, 'presets/default.yml'))
+    assert.throws(() => scaffold(join(tempDir(), 'app'), copy), /the template presets\/default\.yml is missing/)
+  })
+
+  it('takes --json: the result as one object, errors as JSON lines; says what it takes for others', () => {
+    const cwd = tempDir('cordage-init-')
+    const ok = cordage(['init', 'app', '--json'], cwd)
+    assert.equal(ok.code, 0, ok.stderr)
+    const result = JSON.parse(ok.stdout)
+    assert.equal(result.dir, join(cwd, 'app'))
+    assert.deepEqual([...result.files].sort(), Expected)
+    assert.equal(result.next[0], 'cd app')
+    const again = cordage(['init', 'app', '--json'], cwd)
+    assert.equal(again.code, 2)
+    assert.equal(JSON.parse(again.stderr.trim()).error.code, 'invalid_input')
+    const force = cordage(['init', 'app', '--force'], cwd)
+    assert.equal(force.code, 2)
+    assert.match(force.stderr, /Unknown option '--force'; "init" takes: --json$/m)
+    // A command without flags says so, rather than an empty list.
+    Commands.push({ name: 'bare', usage: 'cordage bare', summary: 'x', positionals: [], flags: {} })
+    try {
+      assert.throws(() => parse(['bare', '--json']), /Unknown option '--json'; "bare" takes no options$/)
+    } finally {
+      Commands.pop()
+    }
+  })
+
+  it('names the tarball an installed cordage came from, and the parent folder node resolves it from', () => {
+    const home = tempDir('cordage-home-')
+    writeFileSync(join(home, 'package.json'), JSON.stringify({ dependencies: { cordage: 'file:cordage-0.1.0.tgz' } }))
+    writeFileSync(join(home, 'cordage-0.1.0.tgz'), '')
+    const root = join(home, 'node_modules/cordage')
+    mkdirSync(root, { recursive: true })
+    writeFileSync(join(root, 'package.json'), JSON.stringify({ name: 'cordage', version: '0.1.0' }))
+    const inside = nextSteps(join(home, 'agents'), 'agents', root)
+    assert.deepEqual(
+      inside.steps.map(([command]) => command),
+      ['cd agents', 'npm install ../cordage-0.1.0.tgz', 'npm test', 'npx cordage run --preset presets/default.yml'],
+    )
+    assert.match(inside.note ?? '', new RegExp(`node also resolves cordage from ${root.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`))
+    // Relative to the new project, where npm install runs.
+    const elsewhere = join(tempDir(), 'agents')
+    const outside = nextSteps(elsewhere, '.', root)
+    const [, path] = outside.steps[0][0].split(' install ')
+    assert.equal(resolve(elsewhere, path), join(home, 'cordage-0.1.0.tgz'))
+    assert.equal(outside.note, undefined)
+    // Installed without a tarball it can find: the placeholder, no invented registry.
+    rmSync(join(home, 'cordage-0.1.0.tgz'))
+    assert.deepEqual(nextSteps(join(home, 'agents'), '.', root).steps[0], [
+      'npm install PATH/cordage-0.1.0.tgz',
+      'cordage is not on the npm registry yet: its tarball',
+    ])
   })
 
   it('names the package after the folder, as npm accepts names', () => {

@@ -351,10 +351,10 @@ export const Commands: Command[] = [
   },
   {
     name: 'init',
-    usage: 'cordage init [DIR]',
+    usage: 'cordage init [DIR] [--json]',
     summary: 'Start a project in DIR (default: here): a preset, a plugin of your own, its test and a README',
     positionals: ['[DIR]'],
-    flags: {},
+    flags: { json: { type: 'boolean', help: 'One JSON object on stdout: {"dir", "files", "next"}; errors as JSON lines on stderr' } },
   },
 ]
 
@@ -396,7 +396,18 @@ export interface Parsed {
 export function parse(argv: string[]): Parsed | 'help' | 'version' | 'usage' {
   const [name, ...rest] = argv
   if (name === undefined) return 'usage'
-  if (name === '--help' || name === '-h' || name === 'help') return 'help'
+  if (name === '--help' || name === '-h') return 'help'
+  if (name === 'help') {
+    // `cordage help CMD` is `cordage CMD --help`.
+    if (rest.length === 0) return 'help'
+    const command = Commands.find((c) => c.name === rest[0])
+    if (!command || rest.length > 1)
+      throw new CordageError(
+        'invalid_input',
+        `"help" takes one command, got ${rest.map((a) => JSON.stringify(a)).join(' ')}; commands: ${Commands.map((c) => c.name).join(', ')}`,
+      )
+    return { command, positionals: [], flags: { help: true } }
+  }
   if (name === '--version' || name === '-v') return 'version'
   const command = Commands.find((c) => c.name === name)
   if (!command) {
@@ -420,7 +431,7 @@ export function parse(argv: string[]): Parsed | 'help' | 'version' | 'usage' {
     const hint = unknown ? closest(unknown, flags) : undefined
     throw new CordageError(
       'invalid_input',
-      `${(error as Error).message.split(/\.\s|\n/)[0]}${hint ? ` (did you mean ${hint}?)` : ''}; "${name}" takes: ${flags.join(', ')}`,
+      `${(error as Error).message.split(/\.\s|\n/)[0]}${hint ? ` (did you mean ${hint}?)` : ''}; ${flags.length ? `"${name}" takes: ${flags.join(', ')}` : `"${name}" takes no options`}`,
     )
   }
   for (const flag of NonEmpty) {

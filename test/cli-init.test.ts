@@ -231,7 +231,7 @@ describe('cordage init', () => {
       env: { ...process.env, NODE_TEST_CONTEXT: undefined, NODE_OPTIONS: '' },
     })
     assert.equal(result.status, 0, result.stdout + result.stderr)
-    assert.match(result.stdout, /^# pass 3$/m)
+    assert.match(result.stdout, /^# pass 4$/m)
     assert.match(result.stdout, /^# fail 0$/m)
   })
 })

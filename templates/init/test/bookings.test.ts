@@ -57,13 +57,37 @@ describe('bookings', () => {
     }
   })
 
-  it('asks for a booking reference when an answer says booked without one', () => {
+  it('fails closed: after a denied booking only an answer that says so completes, not "reserved"', async () => {
+    const denied = (final: string) =>
+      testPreset({
+        script: [{ tool: 'book_room', args: { roomId: 'R-3', day: '2026-03-14', people: 12 } }, { final }],
+        rules: [{ id: 'large-bookings', verdict: 'deny', match: { tool: 'book_room', args: { people: { gt: 10 } } } }],
+        plugins: [{ path: 'plugins/bookings', config: { rooms } }],
+        budgets: { maxRepairs: 0 },
+      })
+    for (const [answer, status] of [
+      ['Your room is reserved, all set.', 'FAILED_VERIFICATION'],
+      ['I could not book the Hall: bookings over 10 people go to the office manager.', 'COMPLETED'],
+    ] as const) {
+      const app = await startApp(denied(answer), { dir: project })
+      try {
+        const run = await app.run('Book the Hall for 12 people on 2026-03-14.')
+        expectSideEffects(run, 0)
+        expectStatus(run, status)
+        if (status === 'FAILED_VERIFICATION') expectFailure(run, 'missing_evidence')
+      } finally {
+        await app.stop()
+      }
+    }
+  })
+
+  it('asks for a booking reference when an answer names none', () => {
     const signal = new AbortController().signal
     const result = bookingVerifier.verify({ state: emptyState('r'), answer: 'Booked, all done.', signal })
     assert.deepEqual(result, {
       ok: false,
       code: 'missing_evidence',
-      reason: 'the answer says booked but names no booking',
+      reason: 'the answer names no booking made in this run, and does not say that none could be made',
       repairable: true,
     })
   })

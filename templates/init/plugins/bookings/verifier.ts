@@ -1,16 +1,26 @@
 import type { RunState, VerifierService, VerifyResult } from 'cordage'
 
+/** An answer that says plainly that no booking was made. */
+const NotBooked =
+  /\b(could ?n[o']t|can ?n[o']t|cannot|was ?n[o']t able to|were ?n[o']t able to|unable to|not able to|did ?n[o']t|failed to)\b[^.]*\bbook|\bnot booked\b|\bno booking\b/i
+
 /**
- * The completion contract: an answer that says a room is booked must name a booking reference that
- * book_room returned in this run.
+ * The completion contract, closed by default: an answer passes only if it names booking references
+ * that book_room returned in this run (the receipts are its evidence), or says that it could not book
+ * when indeed no booking was made. Anything else, "Your room is reserved" included, fails.
  */
 export const bookingVerifier: VerifierService = {
   verify({ state, answer }): VerifyResult {
-    if (!/booked/i.test(answer)) return { ok: true, evidence: [] }
-    const refs = answer.match(/BK-\d+/g) ?? []
-    if (refs.length === 0)
-      return { ok: false, code: 'missing_evidence', reason: 'the answer says booked but names no booking', repairable: true }
     const made = bookingsOf(state)
+    const refs = answer.match(/BK-\d+/g) ?? []
+    if (refs.length === 0) {
+      if (NotBooked.test(answer) && made.size === 0) return { ok: true, evidence: [] }
+      const reason =
+        made.size > 0
+          ? `the answer names none of the bookings made in this run (${[...made.keys()].join(', ')})`
+          : 'the answer names no booking made in this run, and does not say that none could be made'
+      return { ok: false, code: 'missing_evidence', reason, repairable: true }
+    }
     const evidence = []
     for (const ref of refs) {
       const seq = made.get(ref)

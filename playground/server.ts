@@ -253,7 +253,7 @@ async function route(api: ApiContext, req: IncomingMessage, res: ServerResponse,
   }
   if (first === 'runs' && id && action === 'trace' && !extra) {
     only('GET')
-    return traceHandlers.trace(api, res, id)
+    return traceHandlers.trace(api, res, id, url)
   }
   if (first === 'runs' && id && action === 'steps' && extra && parts.length <= 5 && (parts[4] === undefined || parts[4] === 'context')) {
     only('GET')

@@ -26,6 +26,8 @@ export type SpanKind =
   | 'tool'
   | 'verify'
   | 'wait'
+  /** Stands for the spans a capped trace left out (see `capTrace`). */
+  | 'more'
 
 /** How a span went: `retried` is a failed attempt another one followed; `open` has no end on record yet. */
 export type SpanStatus = 'ok' | 'error' | 'retried' | 'denied' | 'open'
@@ -66,7 +68,21 @@ export interface Trace {
   spans: Span[]
   usage: Usage
   lastSeq: number
+  /** Set when `capTrace` left spans out: how many there were, how many are shown, and which steps the rest are in. */
+  truncated?: Truncation
 }
+
+export interface Truncation {
+  /** Spans in the whole trace, and in this one (not counting the `more` entry). */
+  total: number
+  shown: number
+  omitted: number
+  /** The first and last step the omitted spans belong to, in the order drawn. */
+  steps?: { from: string; to: string }
+}
+
+/** How many spans the trace route returns unless asked otherwise: enough for a few hundred steps, small enough to draw. */
+export const DefaultSpanLimit = 2_000
 
 type Ev = RunEvent
 const zero = (): Usage => ({ inputTokens: 0, outputTokens: 0, costUsd: 0 })
@@ -114,6 +130,23 @@ export function traceOf(events: readonly RunEvent[]): Trace {
   /** The attempt of the model call under way in each step, and of the tool call under way in each action. */
   const modelAttempt = new Map<string, string>()
   const toolAttempt = new Map<string, string>()
+  /** Open compaction and verify spans per step, and open waits: found without scanning every span (long runs have many). */
+  const openCompaction = new Map<string, Span[]>()
+  const openVerify = new Map<string, Span[]>()
+  const openWaits = new Set<Span>()
+  const push = (map: Map<string, Span[]>, key: string, span: Span) => {
+    const list = map.get(key) ?? []
+    list.push(span)
+    map.set(key, list)
+  }
+  const latestOpen = (map: Map<string, Span[]>, key: string): Span | undefined => {
+    const list = map.get(key)
+    while (list?.length) {
+      const span = list.pop()!
+      if (span.end === undefined) return span
+    }
+    return undefined
+  }
 
   for (const e of events) {
     runId ??= e.runId
@@ -136,8 +169,8 @@ export function traceOf(events: readonly RunEvent[]): Trace {
       case 'run/paused':
         status = e.data.status
         // An approval has its own span under the action; other waits (for the user, a resume) get one here.
-        if (e.data.status !== 'WAITING_APPROVAL')
-          open({
+        if (e.data.status !== 'WAITING_APPROVAL') {
+          const wait = open({
             id: `wait@${e.seq}`,
             parent: stepParent(e),
             kind: 'wait',
@@ -147,11 +180,13 @@ export function traceOf(events: readonly RunEvent[]): Trace {
             ...ids(e),
             note: e.data.reason,
           })
+          if (wait.end === undefined) openWaits.add(wait)
+        }
         break
       case 'run/resumed': {
         status = 'RUNNING'
-        for (const span of spans.values())
-          if (span.kind === 'wait' && span.end === undefined) close(span, e, 'ok', `resumed by ${e.data.by}`)
+        for (const span of openWaits) if (span.end === undefined) close(span, e, 'ok', `resumed by ${e.data.by}`)
+        openWaits.clear()
         break
       }
       case 'turn/start':
@@ -186,18 +221,22 @@ export function traceOf(events: readonly RunEvent[]): Trace {
         close(spans.get(e.stepId ?? ''), e, 'ok', `${e.data.actions} action(s)`)
         break
       case 'compaction/start':
-        open({
-          id: `${e.stepId}/compaction@${e.seq}`,
-          parent: stepParent(e),
-          kind: 'compaction',
-          label: `compaction ${e.data.strategy}`,
-          start: e.time,
-          startSeq: e.seq,
-          ...ids(e),
-        })
+        push(
+          openCompaction,
+          e.stepId ?? '',
+          open({
+            id: `${e.stepId}/compaction@${e.seq}`,
+            parent: stepParent(e),
+            kind: 'compaction',
+            label: `compaction ${e.data.strategy}`,
+            start: e.time,
+            startSeq: e.seq,
+            ...ids(e),
+          }),
+        )
         break
       case 'compaction/end': {
-        const span = [...spans.values()].reverse().find((s) => s.kind === 'compaction' && s.stepId === e.stepId && s.end === undefined)
+        const span = latestOpen(openCompaction, e.stepId ?? '')
         close(
           span,
           e,
@@ -328,18 +367,22 @@ export function traceOf(events: readonly RunEvent[]): Trace {
         if (e.data.committed) close(spans.get(e.actionId ?? ''), e, 'ok', `reconciled by ${e.data.by}`)
         break
       case 'verify/start':
-        open({
-          id: `${e.stepId}/verify@${e.seq}`,
-          parent: stepParent(e),
-          kind: 'verify',
-          label: 'verify',
-          start: e.time,
-          startSeq: e.seq,
-          ...ids(e),
-        })
+        push(
+          openVerify,
+          e.stepId ?? '',
+          open({
+            id: `${e.stepId}/verify@${e.seq}`,
+            parent: stepParent(e),
+            kind: 'verify',
+            label: 'verify',
+            start: e.time,
+            startSeq: e.seq,
+            ...ids(e),
+          }),
+        )
         break
       case 'verify/end': {
-        const span = [...spans.values()].reverse().find((s) => s.kind === 'verify' && s.stepId === e.stepId && s.end === undefined)
+        const span = latestOpen(openVerify, e.stepId ?? '')
         if (span) span.label = e.data.ok ? 'verify ok' : `verify failed`
         close(
           span,
@@ -378,6 +421,50 @@ export function traceOf(events: readonly RunEvent[]): Trace {
   walk(undefined, 0)
   const run = spans.get('run')
   return { runId, status, start: run?.start, end: run?.end, spans: flat, usage: run?.usage ?? zero(), lastSeq }
+}
+
+/**
+ * The trace with at most `limit` spans: the first ones in the order drawn (a depth-first prefix, so every
+ * span shown has its parents), then one `more` span under the run standing for the rest, labelled with
+ * how many and which steps; `truncated` says the same in fields. A trace within the limit comes back as is.
+ * The cap keeps a long run's response small and its page drawable (72k spans were 17.5 MB of JSON).
+ */
+export function capTrace(trace: Trace, limit = DefaultSpanLimit): Trace {
+  if (trace.spans.length <= limit) return trace
+  const shown = trace.spans.slice(0, limit)
+  let firstStep: string | undefined
+  let lastStep: string | undefined
+  let start = Number.POSITIVE_INFINITY
+  let end: number | undefined = Number.NEGATIVE_INFINITY
+  let startSeq = Number.POSITIVE_INFINITY
+  let open = false
+  // Loops, not spreads: Math.max(...spans) overflows the stack at a few hundred thousand.
+  for (let i = limit; i < trace.spans.length; i++) {
+    const span = trace.spans[i]!
+    if (span.stepId) {
+      firstStep ??= span.stepId
+      lastStep = span.stepId
+    }
+    if (span.start < start) start = span.start
+    if (span.startSeq < startSeq) startSeq = span.startSeq
+    if (span.end === undefined) open = true
+    else if (span.end > end) end = span.end
+  }
+  const omitted = trace.spans.length - limit
+  const steps = firstStep && lastStep ? { from: firstStep, to: lastStep } : undefined
+  const more: Span = {
+    id: 'more',
+    parent: trace.spans[0]?.id === 'run' ? 'run' : undefined,
+    depth: trace.spans[0]?.id === 'run' ? 1 : 0,
+    kind: 'more',
+    label: `${omitted} more spans${steps ? ` (steps ${steps.from}–${steps.to})` : ''}`,
+    start,
+    end: open ? undefined : end,
+    status: open ? 'open' : 'ok',
+    startSeq,
+    note: `not drawn: the trace is capped at ${limit} spans`,
+  }
+  return { ...trace, spans: [...shown, more], truncated: { total: trace.spans.length, shown: limit, omitted, steps } }
 }
 
 function statusOfEnd(status: string): SpanStatus {

@@ -8,7 +8,7 @@
  */
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
-import type { RunEvent } from 'cordage'
+import { readService, type ContextService, type RunEvent } from 'cordage'
 import { startPlayground, type Playground } from '../playground/server.ts'
 import { rebuildContext } from '../playground/step-context.ts'
 import { stepDetail } from '../playground/step-detail.ts'
@@ -174,5 +174,94 @@ describe('the trace routes', () => {
     assert.match(missing.body.error.message, /the run has no step "s9"/)
     assert.equal((await get(`/api/runs/run_nope/trace`)).status, 404)
     assert.equal((await get(`/api/runs/${runId}/steps/s1/more`)).status, 404)
+  })
+
+  it('caps the spans at ?limit= and says so; keeps the trace of an unchanged run (no full read of the log again)', async () => {
+    const capped = await get(`/api/runs/${runId}/trace?limit=5`)
+    assert.equal(capped.status, 200)
+    assert.equal(capped.body.spans.length, 6)
+    assert.deepEqual(capped.body.truncated, { total: 20, shown: 5, omitted: 15, steps: { from: 's1', to: 's3' } })
+    assert.equal(capped.body.spans[5].kind, 'more')
+    assert.equal(capped.body.spans[5].label, '15 more spans (steps s1–s3)')
+    assert.equal((await get(`/api/runs/${runId}/trace`)).body.truncated, undefined)
+    for (const bad of ['0', '-1', '1.5', 'all', '20001'])
+      assert.match((await get(`/api/runs/${runId}/trace?limit=${bad}`)).body.error.message, /limit is how many spans to return/)
+
+    // Asked again with no event since, the trace is the one kept (the log is not replayed); an event makes it new.
+    const first = await get(`/api/runs/${runId}/trace?limit=7`)
+    const second = await get(`/api/runs/${runId}/trace?limit=7`)
+    assert.deepEqual([first.body.cached, second.body.cached], [false, true])
+    assert.deepEqual({ ...second.body, now: 0, cached: true }, { ...first.body, now: 0, cached: true })
+    assert.equal((await get(`/api/runs/${runId}/trace?limit=8`)).body.cached, false, 'another limit is another trace')
+    const waiting = await get(`/api/runs/${waitingId}/trace`)
+    assert.equal((await get(`/api/runs/${waitingId}/trace`)).body.cached, true)
+    const agent = playground.app.agent('followup')
+    const paused = (await agent.store().read(waitingId)).findLast((e) => e.type === 'tool/approval-requested')!
+    assert.equal((await (await agent.approve(waitingId, paused.actionId!, { by: 'bob' })).done).status, 'COMPLETED')
+    const after = await get(`/api/runs/${waitingId}/trace`)
+    assert.equal(after.body.cached, false)
+    assert.deepEqual([waiting.body.status, after.body.status], ['WAITING_APPROVAL', 'COMPLETED'])
+  })
+
+  it('rebuilds one context at a time: another request while one is under way gets 429', async () => {
+    const agent = playground.app.agent('followup')
+    const context = readService<ContextService>(agent.ctx, 'context')!.value
+    const assemble = context.assemble
+    let release!: () => void
+    let entered!: () => void
+    const gate = new Promise<void>((r) => (release = r))
+    const inside = new Promise<void>((r) => (entered = r))
+    context.assemble = async (input) => {
+      entered()
+      await gate
+      return assemble.call(context, input)
+    }
+    try {
+      const first = get(`/api/runs/${runId}/steps/s1/context`)
+      await inside
+      const second = await get(`/api/runs/${runId}/steps/s2/context`)
+      assert.equal(second.status, 429)
+      assert.match(second.body.error.message, /another step's context is being rebuilt on this playground \(one at a time/)
+      release()
+      assert.equal((await first).status, 200)
+    } finally {
+      context.assemble = assemble
+    }
+    assert.equal((await get(`/api/runs/${runId}/steps/s2/context`)).status, 200, 'the slot is free again')
+  })
+})
+
+describe('the trace routes of a read-only playground', () => {
+  it("refuse to rebuild a step's context (it runs plugin code), and still serve the trace and the step", async () => {
+    const playground = await startPlayground({
+      preset: tracePresetCopy(),
+      port: 0,
+      readOnly: true,
+      onError: (e) => assert.fail(e as Error),
+    })
+    try {
+      const agent = playground.app.agent('followup')
+      let assembled = 0
+      const context = readService<ContextService>(agent.ctx, 'context')!.value
+      const { runId } = await agent.run()
+      const assemble = context.assemble
+      context.assemble = (input) => {
+        assembled++
+        return assemble.call(context, input)
+      }
+      const get = async (path: string) => {
+        const response = await fetch(`${playground.origin}${path}`, { headers: bearer(playground) })
+        return { status: response.status, body: (await response.json()) as any }
+      }
+      const refused = await get(`/api/runs/${runId}/steps/s1/context`)
+      assert.equal(refused.status, 403)
+      assert.match(refused.body.error.message, /read-only .*a timeout cannot stop a plugin that never yields/)
+      assert.equal(assembled, 0, 'the context plugin was not called')
+      assert.equal((await get(`/api/runs/${runId}/trace`)).status, 200)
+      assert.equal((await get(`/api/runs/${runId}/steps/s1`)).status, 200)
+      context.assemble = assemble
+    } finally {
+      await playground.close()
+    }
   })
 })

@@ -12,6 +12,35 @@ const tokens = (u) => (u ? `${u.inputTokens + u.outputTokens} tok (${u.inputToke
 const json = (value) => (value === undefined ? '' : JSON.stringify(value, null, 2))
 
 /**
+ * Where a finished run's timeline ends: the latest span end, or `start`. A loop, not
+ * Math.max(...spans): spreading a few hundred thousand values overflows the call stack.
+ * @param {{ end?: number }[]} spans
+ * @param {number} start
+ */
+export function timelineEnd(spans, start) {
+  let end = start
+  for (const s of spans) if (s.end !== undefined && s.end > end) end = s.end
+  return end
+}
+
+/** A trace with this many spans (or a capped one) is asked for again at most every `SlowRefreshMs`. */
+export const LargeTrace = 500
+export const SlowRefreshMs = 500
+const QuickRefreshMs = 80
+
+/**
+ * How long to wait before asking for the trace again after an event, given the last trace: soon for a
+ * small run (a burst of events makes one request), at most every half second for a large one (each
+ * request replays its log on the server, which also drives the runs).
+ * @param {{ spans: unknown[], truncated?: unknown } | undefined} trace
+ * @param {number} sinceLastMs how long ago the last request started
+ */
+export function refreshDelay(trace, sinceLastMs) {
+  const large = !!trace && (trace.spans.length >= LargeTrace || !!trace.truncated)
+  return large ? Math.max(QuickRefreshMs, SlowRefreshMs - sinceLastMs) : QuickRefreshMs
+}
+
+/**
  * @param {{ api: (path: string) => Promise<any>, el: Function, $: (id: string) => HTMLElement }} page
  */
 export function traceView({ api, el, $ }) {
@@ -22,12 +51,20 @@ export function traceView({ api, el, $ }) {
   let selected
   let loadTimer
   let tick
-  let loading = Promise.resolve()
+  /** One request for the trace at a time: `inFlight` while one is out, `again` when an event came meanwhile. */
+  let inFlight = false
+  let again = false
+  let lastLoad = 0
+  /** The selected step's context, once rebuilt: it does not change as the run goes on. */
+  let contextOf
 
   function open(id) {
     runId = id
     data = undefined
     selected = undefined
+    contextOf = undefined
+    clearTimeout(loadTimer)
+    loadTimer = undefined
     $('trace-timeline').replaceChildren(el('p', { class: 'muted' }, 'loading…'))
     $('trace-detail').hidden = true
     $('trace-detail').replaceChildren()
@@ -35,27 +72,42 @@ export function traceView({ api, el, $ }) {
     load()
   }
 
-  /** A new event of the run arrived: ask again soon (several events in a burst make one request). */
+  /** A new event of the run arrived: ask again soon, once for a burst, and not while a request is out. */
   function changed() {
-    clearTimeout(loadTimer)
-    loadTimer = setTimeout(load, 80)
+    if (inFlight) {
+      again = true
+      return
+    }
+    if (loadTimer !== undefined) return
+    loadTimer = setTimeout(load, refreshDelay(data, Date.now() - lastLoad))
   }
 
-  function load() {
+  async function load() {
+    loadTimer = undefined
     const run = runId
-    loading = loading
-      .then(async () => {
-        if (!run || run !== runId) return
-        const trace = await api(`/runs/${encodeURIComponent(run)}/trace`)
-        if (run !== runId) return
-        data = trace
-        skew = trace.now - Date.now()
-        render()
-        if (selected) await showStep(selected, false)
-      })
-      .catch((error) => {
-        $('trace-timeline').replaceChildren(el('p', { class: 'error' }, `the trace could not load: ${error.message}`))
-      })
+    if (!run) return
+    if (inFlight) {
+      again = true
+      return
+    }
+    inFlight = true
+    again = false
+    lastLoad = Date.now()
+    try {
+      const trace = await api(`/runs/${encodeURIComponent(run)}/trace`)
+      if (run !== runId) return
+      data = trace
+      skew = trace.now - Date.now()
+      render()
+      // The step's detail only changes while its step is open (or not drawn: capped away).
+      const step = selected && data.spans.find((s) => s.kind === 'step' && s.id === selected)
+      if (selected && step?.end === undefined) await showStep(selected, false)
+    } catch (error) {
+      if (run === runId) $('trace-timeline').replaceChildren(el('p', { class: 'error' }, `the trace could not load: ${error.message}`))
+    } finally {
+      inFlight = false
+      if (again && run === runId) changed()
+    }
   }
 
   const openSpans = () => !!data?.spans.some((s) => s.end === undefined)
@@ -126,7 +178,7 @@ export function traceView({ api, el, $ }) {
     if (!data) return
     const now = Date.now() + skew
     const start = data.start ?? now
-    const end = data.end ?? (openSpans() ? now : Math.max(start, ...data.spans.map((s) => s.end ?? start)))
+    const end = data.end ?? (openSpans() ? now : timelineEnd(data.spans, start))
     const total = Math.max(1, end - start)
     const pct = (ms) => `${((ms / total) * 100).toFixed(4)}%`
     for (const { span: s, bar, took } of drawn) {
@@ -140,11 +192,14 @@ export function traceView({ api, el, $ }) {
       t.textContent = duration(total * (i / (ticks.length - 1)))
     })
     $('trace-timeline').dataset.total = String(total)
+    const cap = data.truncated
+    const count = cap ? `${cap.total} spans (the first ${cap.shown} drawn)` : `${data.spans.length} spans`
     $('trace-summary').textContent =
-      `${data.status} · ${data.spans.length} spans · ${duration(total)}${data.end === undefined ? ' so far' : ''} · ${tokens(data.usage)}`
+      `${data.status} · ${count} · ${duration(total)}${data.end === undefined ? ' so far' : ''} · ${tokens(data.usage)}`
   }
 
   async function showStep(stepId, scroll) {
+    if (selected !== stepId) contextOf = undefined
     selected = stepId
     for (const row of $('trace-timeline').querySelectorAll('.trace-row')) row.classList.toggle('selected', row.dataset.step === stepId)
     const run = runId
@@ -155,13 +210,14 @@ export function traceView({ api, el, $ }) {
     try {
       ;[detail, context] = await Promise.all([
         api(`/runs/${encodeURIComponent(run)}/steps/${encodeURIComponent(stepId)}`),
-        api(`/runs/${encodeURIComponent(run)}/steps/${encodeURIComponent(stepId)}/context`).catch((error) => ({ error })),
+        contextOf ?? api(`/runs/${encodeURIComponent(run)}/steps/${encodeURIComponent(stepId)}/context`).catch((error) => ({ error })),
       ])
     } catch (error) {
       panel.replaceChildren(el('p', { class: 'error' }, `step ${stepId}: ${error.message}`))
       return
     }
     if (run !== runId || selected !== stepId) return
+    if (!context.error) contextOf = context
     panel.dataset.step = stepId
     panel.replaceChildren(...stepPanel(detail, context))
     if (scroll) panel.scrollIntoView({ block: 'nearest' })

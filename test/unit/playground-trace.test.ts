@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import type { RunEvent } from 'cordage'
-import { traceOf, type Span } from '../../playground/trace.ts'
+import { capTrace, DefaultSpanLimit, traceOf, type Span } from '../../playground/trace.ts'
 
 const T0 = 1_000_000
 const usage = { inputTokens: 100, outputTokens: 20, costUsd: 0.001 }
@@ -234,5 +234,82 @@ describe('traceOf', () => {
       usage: { inputTokens: 0, outputTokens: 0, costUsd: 0 },
       lastSeq: 0,
     })
+  })
+})
+
+describe('a long run', () => {
+  /** A run of `steps` steps, each a model call and one tool call: 7 events and 6 spans a step. */
+  function longLog(steps: number): RunEvent[] {
+    const entries: Parameters<typeof log>[0] = [
+      [0, 'run/start', { agent: 'desk', task: 'do it', plugins: {}, services: {}, budgets: {} }],
+      [0, 'turn/start', { input: 'do it' }, t1],
+    ]
+    for (let i = 1; i <= steps; i++) {
+      const s = { t: 't1', s: `s${i}` }
+      const a = { ...s, a: `s${i}.a1` }
+      const at = i * 10
+      entries.push(
+        [at, 'step/start', { index: i }, s],
+        [at + 1, 'step/context', { messages: i, tokens: 10 * i, tools: ['check'] }, s],
+        [at + 1, 'step/model-request', { model: 'm@1', messages: i, tools: ['check'], attempt: 1 }, s],
+        [at + 5, 'step/model-response', { decision: { kind: 'tool_calls', calls: [{ name: 'check', args: {} }] }, usage }, s],
+        [at + 6, 'tool/proposed', { tool: 'check', args: {}, argsHash: 'h' }, a],
+        [at + 7, 'tool/end', { tool: 'check', output: {}, observation: 'ok', durationMs: 1 }, a],
+        [at + 9, 'step/end', { actions: 1 }, s],
+      )
+    }
+    return log(entries)
+  }
+
+  it('caps a trace of 50k events at the limit, with one entry standing for the rest and `truncated` saying so', () => {
+    const events = longLog(7_200)
+    assert.ok(events.length > 50_000)
+    const full = traceOf(events)
+    assert.equal(full.spans.length, 2 + 7_200 * 4)
+    const capped = capTrace(full)
+    assert.equal(capped.spans.length, DefaultSpanLimit + 1)
+    assert.deepEqual(capped.spans.slice(0, DefaultSpanLimit), full.spans.slice(0, DefaultSpanLimit))
+    const more = capped.spans.at(-1)!
+    assert.equal(more.kind, 'more')
+    assert.equal(more.parent, 'run')
+    // 2,000 spans: the run, the turn, then four a step (499 whole steps and s500's first two).
+    assert.equal(more.label, `${full.spans.length - 2_000} more spans (steps s500–s7200)`)
+    assert.deepEqual(capped.truncated, {
+      total: full.spans.length,
+      shown: 2_000,
+      omitted: full.spans.length - 2_000,
+      steps: { from: 's500', to: 's7200' },
+    })
+    assert.equal(more.end, T0 + 7_200 * 10 + 9)
+    assert.ok(JSON.stringify(capped).length < 1_000_000, 'the capped trace is small to send')
+    assert.equal(capTrace(full, full.spans.length), full, 'a trace within the limit is as it was')
+  })
+})
+
+/** The page's pure helpers (a browser module without type declarations, so typed here). */
+interface TracePage {
+  timelineEnd(spans: { end?: number }[], start: number): number
+  refreshDelay(trace: { spans: unknown[]; truncated?: unknown } | undefined, sinceLastMs: number): number
+  SlowRefreshMs: number
+}
+const pageModule = '../../playground/public/trace.js'
+const tracePage = (): Promise<TracePage> => import(pageModule)
+
+describe('the page (playground/public/trace.js)', () => {
+  it("finds the timeline's end of 300k spans without spreading them into Math.max (which overflows the stack)", async () => {
+    const { timelineEnd } = await tracePage()
+    const spans = Array.from({ length: 300_000 }, (_, i) => ({ end: i % 7 === 1 ? undefined : 1_000 + i }))
+    assert.equal(timelineEnd(spans, 5), 1_000 + 299_999)
+    assert.equal(timelineEnd([], 5), 5)
+    assert.equal(timelineEnd([{ end: 3 }], 5), 5)
+  })
+
+  it('asks for a large or capped trace at most every 500 ms, a small one soon after an event', async () => {
+    const { refreshDelay, SlowRefreshMs } = await tracePage()
+    assert.equal(refreshDelay(undefined, 0), 80)
+    assert.equal(refreshDelay({ spans: new Array(10) }, 0), 80)
+    assert.equal(refreshDelay({ spans: new Array(10), truncated: { total: 9000 } }, 0), SlowRefreshMs)
+    assert.equal(refreshDelay({ spans: new Array(600) }, 100), SlowRefreshMs - 100)
+    assert.equal(refreshDelay({ spans: new Array(600) }, 5_000), 80)
   })
 })

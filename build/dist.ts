@@ -2,15 +2,16 @@
  * npm run build — the package as compiled JavaScript in dist/: what `bin` and the exports point at once
  * it is installed, so neither the CLI nor an embedding application needs tsx at run time.
  *
- * dist/ is a complete package folder (its own package.json, presets, the playground's static files, the
- * plugins' READMEs and changelogs), laid out like the repository so every path the code computes from
+ * dist/ is a complete package folder (its own package.json and README, presets, the playground's static
+ * files, the plugins' READMEs and changelogs, the docs; build/assets.ts says which files and why), laid out like the repository so every path the code computes from
  * `import.meta.dirname` (the built-in plugins folder, the playground's public folder) holds. The
  * repository itself keeps running its TypeScript through tsx: its tests and `core/cli/bin.js` are
  * unchanged. See docs/decisions/0015-compiled-dist.md.
  */
 import { execFileSync } from 'node:child_process'
-import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs'
-import { dirname, join, relative, resolve } from 'node:path'
+import { cpSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { join, relative, resolve } from 'node:path'
+import { copyAssets, packageFiles } from './assets.ts'
 
 const root = resolve(import.meta.dirname, '..')
 // `--out DIR` builds elsewhere (a test's own folder, so tests that build at once do not share dist/).
@@ -23,25 +24,9 @@ execFileSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '
   stdio: 'inherit',
 })
 
-/** Files tsc does not emit that the code or a user reads at run time. Plugin tests stay behind. */
-function copyAssets(from: string) {
-  for (const name of readdirSync(join(root, from))) {
-    const path = join(from, name)
-    if (statSync(join(root, path)).isDirectory()) {
-      if (name !== 'test' && name !== 'node_modules') copyAssets(path)
-    } else if (!/\.(m?ts|tsx)$/.test(name) || name.endsWith('.d.ts')) {
-      mkdirSync(dirname(join(out, path)), { recursive: true })
-      cpSync(join(root, path), join(out, path))
-    }
-  }
-}
-copyAssets('plugins')
-copyAssets('playground')
-cpSync(join(root, 'core/host/shared-modules-hook.mjs'), join(out, 'core/host/shared-modules-hook.mjs'))
-cpSync(join(root, 'presets'), join(out, 'presets'), { recursive: true, filter: (src) => !src.includes('node_modules') })
-cpSync(join(root, 'README.md'), join(out, 'README.md'))
-// `cordage init` copies these into a new project: TypeScript the user's project runs, not compiled here.
-cpSync(join(root, 'templates'), join(out, 'templates'), { recursive: true })
+copyAssets(root, out)
+// The package's own README: the repository's speaks of cloning, `npm test` and files the package lacks.
+cpSync(join(root, 'build/README.package.md'), join(out, 'README.md'))
 
 // The compiled executable: the repository's core/cli/bin.js registers tsx first; this one does not.
 writeFileSync(
@@ -63,20 +48,21 @@ for (const [key, source] of Object.entries(pkg.exports as Record<string, string>
   exports[key] = source.endsWith('.ts') ? { types: compiled(source).replace(/\.js$/, '.d.ts'), default: compiled(source) } : source
 }
 // The published package (docs/decisions/0016-publish-dist.md): not private, unlike the repository's
-// manifest, which guards the sources against `npm publish`. Source maps stay in dist/ for debugging
-// here but not in the tarball: they point at TypeScript sources the package does not ship.
+// manifest, which guards the sources against `npm publish`. `repository` and `homepage` only once the
+// project has a public address (it has none yet); undefined fields are left out of the JSON.
 const manifest = {
   name: pkg.name,
   version: pkg.version,
   description: pkg.description,
   keywords: pkg.keywords,
   repository: pkg.repository,
+  homepage: pkg.homepage,
   license: pkg.license,
   type: pkg.type,
   engines: pkg.engines,
   bin: pkg.bin,
   exports,
-  files: ['core', 'plugins', 'playground', 'presets', 'templates', '!**/*.map'],
+  files: packageFiles,
   dependencies: pkg.dependencies,
 }
 writeFileSync(join(out, 'package.json'), `${JSON.stringify(manifest, null, 2)}\n`)

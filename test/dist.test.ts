@@ -6,9 +6,10 @@
  */
 import assert from 'node:assert/strict'
 import { execFileSync, spawnSync } from 'node:child_process'
-import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, symlinkSync } from 'node:fs'
-import { join, resolve } from 'node:path'
+import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs'
+import { dirname, join, resolve } from 'node:path'
 import { before, describe, it } from 'node:test'
+import { copyAssets, packageFiles } from '../build/assets.ts'
 import { KernelVersion } from '../core/kernel/version.ts'
 import { tempDir } from './helpers.ts'
 
@@ -52,6 +53,7 @@ describe('the compiled package (dist/)', () => {
       assert.ok(existsSync(join(dist, file)), `export ${key}: ${file} exists`)
       assert.ok(existsSync(join(dist, types)), `export ${key}: ${types} exists`)
     }
+    assert.doesNotMatch(readFileSync(join(dist, 'README.md'), 'utf8'), /npm install && npm start/, "the package's own README")
     const bin = readFileSync(join(dist, manifest.bin.cordage), 'utf8')
     assert.doesNotMatch(bin, /tsx|\.ts'/, 'the compiled executable neither registers tsx nor imports TypeScript')
   })
@@ -88,5 +90,76 @@ describe('the compiled package (dist/)', () => {
     const run = cordage(join(dist, 'core/cli/bin.js'), ['run', '--preset', 'docs/examples/returns-desk.yml'], root)
     assert.match(run.stdout, /tool\/proposed .*check_order/)
     assert.match(run.stdout, /WAITING_APPROVAL/)
+  })
+})
+
+/**
+ * A source tree like the repository's, with what a developer leaves lying around planted in it: a
+ * secret, a run's database, a log, an untracked note, a dependency folder. Written as files, then (for a
+ * checkout) committed but for the planted ones, with `.gitignore` ignoring some of them as the
+ * repository's does.
+ */
+function plantedTree(git: boolean): string {
+  const src = tempDir('cordage-assets-')
+  const write = (path: string, text = 'x\n') => {
+    mkdirSync(dirname(join(src, path)), { recursive: true })
+    writeFileSync(join(src, path), text)
+  }
+  const shipped = [
+    'plugins/model-openai/README.md',
+    'plugins/model-openai/index.ts',
+    'plugins/model-openai/test/request.test.ts',
+    'presets/default.yml',
+    'templates/init/plugins/bookings/index.ts',
+    'playground/public/index.html',
+    'core/host/shared-modules-hook.mjs',
+    'docs/guides/tutorial.md',
+    'docs/examples/returns-desk.yml',
+  ]
+  for (const path of shipped) write(path)
+  if (git) {
+    write('.gitignore', '.cordage/\n*.log\nnode_modules\n')
+    execFileSync('git', ['init', '-q'], { cwd: src })
+    execFileSync('git', ['add', '.'], { cwd: src })
+    execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', 'commit', '-qm', 'sources'], { cwd: src })
+  }
+  write('plugins/model-openai/.env', 'OPENAI_API_KEY=sk-planted\n')
+  write('presets/debug.log')
+  write('templates/init/.cordage/cordage.db')
+  write('templates/init/node_modules/x/index.js')
+  write('plugins/model-openai/NOTES.md')
+  write('docs/scratch.sqlite')
+  return src
+}
+
+/** What `npm pack --dry-run` of a package folder holding these assets would put in the tarball. */
+function packList(src: string): string[] {
+  const out = tempDir('cordage-assets-out-')
+  copyAssets(src, out)
+  writeFileSync(join(out, 'package.json'), JSON.stringify({ name: 'probe', version: '0.0.0', files: packageFiles }))
+  const [packed] = JSON.parse(
+    execFileSync('npm', ['pack', '--dry-run', '--json'], { cwd: out, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }),
+  )
+  return packed.files.map((f: { path: string }) => f.path).sort()
+}
+
+describe('what the build copies besides compiled code', () => {
+  const expected = [
+    'core/host/shared-modules-hook.mjs',
+    'docs/guides/tutorial.md',
+    'package.json',
+    'playground/public/index.html',
+    'plugins/model-openai/README.md',
+    'presets/default.yml',
+    'templates/init/plugins/bookings/index.ts',
+  ]
+
+  it('packs only tracked files from a git checkout: no secret, database, log or untracked file', () => {
+    assert.deepEqual(packList(plantedTree(true)), expected)
+  })
+
+  it('refuses secrets, local state and dependencies from a tree that is not a checkout', () => {
+    // Without git, untracked files cannot be told apart: the stray note ships, nothing refused does.
+    assert.deepEqual(packList(plantedTree(false)), [...expected, 'plugins/model-openai/NOTES.md'].sort())
   })
 })

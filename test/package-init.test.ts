@@ -6,6 +6,10 @@
  * Slow by nature: the build (tsc) and `npm install`, from npm's cache (`--prefer-offline`; CI's cache is
  * warm after `npm ci`). better-sqlite3's binary comes from a loopback mirror (prebuildMirror) rather than
  * a node-gyp compile. Each phase's time is printed, not asserted.
+ *
+ * Its time (2 to 4.5 min on a loaded 2-core machine) is near the runner's per-file limit, which a
+ * `timeout` here cannot raise: `--test-timeout` bounds each file as a whole, so package.json's test
+ * scripts give files 600 s.
  */
 import assert from 'node:assert/strict'
 import { execFileSync, spawn } from 'node:child_process'
@@ -17,6 +21,7 @@ import { homedir } from 'node:os'
 import { existsSync, readFileSync, readdirSync, rmSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { before, describe, it } from 'node:test'
+import { refused } from '../build/assets.ts'
 import { tempDir } from './helpers.ts'
 
 const root = resolve(import.meta.dirname, '..')
@@ -136,9 +141,20 @@ describe('the packed package, installed into an empty folder', { timeout: 20 * 6
     for (const name of builtins) assert.ok(files.includes(`plugins/${name}/manifest.js`), `built-in plugin ${name} is in the tarball`)
     const unwanted = files.filter(
       (f) =>
-        /^plugins\/[^/]+\/test\//.test(f) || /^(test|bench|evals|docs|build|reports|coverage)\//.test(f) || /\.(map|tsbuildinfo)$/.test(f),
+        /^plugins\/[^/]+\/test\//.test(f) ||
+        /^(test|bench|evals|build|reports|coverage)\//.test(f) ||
+        /\.(map|tsbuildinfo)$/.test(f) ||
+        (f.startsWith('docs/') && !f.endsWith('.md')),
     )
     assert.deepEqual(unwanted, [])
+    assert.deepEqual(files.filter(refused), [], 'no dotfiles, node_modules, databases or logs')
+    // The package's own README, whose links into docs/ resolve inside the tarball.
+    const readme = readFileSync(join(work, 'dist/README.md'), 'utf8')
+    assert.match(readme, /npm install \/path\/to\/cordage-/)
+    assert.doesNotMatch(readme, /npm install && npm start/)
+    const links = [...readme.matchAll(/\]\((?!https?:)([^)#]+)/g)].map((m) => m[1])
+    assert.ok(links.length > 5, 'the README links to the docs')
+    for (const link of links) assert.ok(files.includes(link), `README link ${link} is in the tarball`)
     assert.equal(
       files.filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts') && !f.startsWith('templates/')).length,
       0,
@@ -164,7 +180,10 @@ describe('the packed package, installed into an empty folder', { timeout: 20 * 6
     const app = join(installed, 'app')
     const test = await sh('npm', ['test'], app)
     assert.equal(test.code, 0, test.all)
-    assert.match(test.stdout, /^(#|ℹ) pass 3$/m)
+    // Every test the scaffold has, counted from the template, ran and passed.
+    const tests = readFileSync(join(root, 'templates/init/test/bookings.test.ts'), 'utf8').match(/^\s*it\(/gm)?.length
+    assert.ok(tests && tests >= 3)
+    assert.match(test.stdout, new RegExp(`^(#|ℹ) pass ${tests}$`, 'm'))
     assert.match(test.stdout, /^(#|ℹ) fail 0$/m)
     const run = await sh('npx', ['--no', '--', 'cordage', 'run', '--preset', 'presets/default.yml'], app)
     assert.equal(run.code, 0, run.all)

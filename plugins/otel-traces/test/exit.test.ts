@@ -2,8 +2,10 @@
  * A `cordage run` whose run is over exits soon, whatever the collector does: a collector that is
  * down (connection refused) fails the export at once instead of being retried until timeoutMs, and
  * one that never answers is given up on a short while after the plugin stops. Real child processes
- * running the CLI, real servers on loopback. No timing is measured: with timeoutMs at 30 s, the
- * process must simply be gone within 10 s of starting, and it must have said what it dropped.
+ * running the CLI, real servers on loopback. No timing is measured: with timeoutMs at its maximum,
+ * 60 s, the process must simply be gone within 15 s of starting (a plain `cordage run` took up to
+ * 6.4 s on a loaded 2-core machine), and it must have said what it dropped. That a refused connection
+ * is not retried is counted, not timed, in connections.test.ts.
  */
 import assert from 'node:assert/strict'
 import { spawn } from 'node:child_process'
@@ -16,8 +18,8 @@ import { startReceiver } from './receiver.ts'
 
 const bin = resolve(import.meta.dirname, '../../../core/cli/bin.js')
 /** Far below timeoutMs: a process still there then is waiting on the collector. */
-const GoneWithinMs = 10_000
-const TimeoutMs = 30_000
+const GoneWithinMs = 15_000
+const TimeoutMs = 60_000
 
 interface Exit {
   code: number | null

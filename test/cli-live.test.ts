@@ -11,12 +11,13 @@ import { join, resolve } from 'node:path'
 import { describe, it } from 'node:test'
 import { promisify } from 'node:util'
 import { stringify } from 'yaml'
-import type { RunEvent } from 'cordage'
+import { emptyState, type RunEvent } from 'cordage'
 import type { ModelDeltaEvent } from '../core/contracts/events.ts'
 import { Commands, helpText } from '../core/cli/args.ts'
 import { colorChoice } from '../core/cli/color.ts'
-import { live } from '../core/cli/live.ts'
+import { finish, live } from '../core/cli/live.ts'
 import { main, type Output } from '../core/cli/main.ts'
+import { selfCommand } from '../core/cli/self.ts'
 import { StatusLine } from '../core/cli/status-line.ts'
 import { StreamPrinter } from '../core/cli/stream.ts'
 import { deskPreset, refundAnswer, tempDir, type DeskOptions } from './helpers.ts'
@@ -283,20 +284,39 @@ describe('--json errors', () => {
     assert.ok(Array.isArray(error.details) && error.details.length >= 1, JSON.stringify(error))
   })
 
-  it('reports an internal error as code internal_error with its stack', async () => {
-    const err: string[] = []
-    const io: Output = {
-      out: () => {
-        throw new TypeError('the sink broke')
-      },
-      err: (l) => err.push(l),
-      color: false,
+  it('reports an internal error as code internal_error, its stack only when debugging', async () => {
+    const internal = async (args: string[], env: Record<string, string | undefined> = {}) => {
+      const err: string[] = []
+      const io: Output = {
+        out: () => {
+          throw new TypeError('the sink broke')
+        },
+        err: (l) => err.push(l),
+        color: false,
+      }
+      const saved = { CORDAGE_DEBUG: process.env.CORDAGE_DEBUG, CORDAGE_LOG_LEVEL: process.env.CORDAGE_LOG_LEVEL }
+      Object.assign(process.env, { CORDAGE_DEBUG: '', CORDAGE_LOG_LEVEL: '' }, env)
+      try {
+        assert.equal(await main(['check', '--preset', 'presets/minimal.yml', '--json', ...args], io), 1)
+      } finally {
+        for (const [key, value] of Object.entries(saved))
+          if (value === undefined) delete process.env[key]
+          else process.env[key] = value
+      }
+      assert.equal(err.length, 1)
+      return JSON.parse(err[0]).error
     }
-    assert.equal(await main(['check', '--preset', 'presets/minimal.yml', '--json'], io), 1)
-    assert.equal(err.length, 1)
-    const { error } = JSON.parse(err[0])
+    const error = await internal([])
     assert.deepEqual([error.code, error.message, error.where.command], ['internal_error', 'the sink broke', 'check'])
-    assert.match(error.stack, /TypeError: the sink broke\n\s+at /)
+    // The stack names this machine's absolute paths: not in what a program may log or pass on.
+    assert.equal(error.stack, undefined)
+    assert.doesNotMatch(JSON.stringify(error), new RegExp(root.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
+    for (const [args, env] of [
+      [[], { CORDAGE_DEBUG: '1' }],
+      [['--log-level', 'debug'], {}],
+      [[], { CORDAGE_LOG_LEVEL: 'debug' }],
+    ] as const)
+      assert.match((await internal([...args], env)).stack, /TypeError: the sink broke\n\s+at /, JSON.stringify({ args, env }))
   })
 })
 
@@ -399,5 +419,39 @@ describe('did you mean, and the help', () => {
       'cordage --help',
     )
     assert.doesNotMatch(stdout, /reconcileSettle|playgroundServe/)
+  })
+})
+
+describe('the hints after a pause', () => {
+  it('say npx cordage when this cordage is installed in node_modules, cordage from a checkout', () => {
+    assert.equal(selfCommand(join('/home/me/app', 'node_modules', 'cordage', 'core', 'cli')), 'npx cordage')
+    assert.equal(selfCommand(join('/usr/lib', 'node_modules', 'cordage', 'dist', 'core', 'cli')), 'npx cordage')
+    assert.equal(selfCommand(join('/home/me/node-modules-notes', 'cordage', 'core', 'cli')), 'cordage')
+    // This checkout is not an install: the hints stay `cordage` (test/cli.test.ts runs the binary).
+    assert.equal(selfCommand(), 'cordage')
+    const state = {
+      ...emptyState('run_1'),
+      status: 'WAITING_APPROVAL',
+      waiting: { actionId: 's1.a1' },
+      actions: { 's1.a1': { status: 'pending', decision: { approvers: ['me'] } } },
+    } as unknown as Parameters<typeof finish>[0]
+    const { io, log } = recorder(false)
+    assert.equal(finish(state, io, { preset: 'p.yml' }, false, 'npx cordage'), 5)
+    assert.ok(log.includes('err:  approve: npx cordage approve run_1 s1.a1 --preset p.yml --by me'), log.join('\n'))
+    assert.ok(log.includes('err:  reject:  npx cordage reject run_1 s1.a1 --preset p.yml --by me'), log.join('\n'))
+  })
+})
+
+describe('cordage help CMD', () => {
+  it("prints CMD's help, as CMD --help does; an unknown CMD is a usage error", () => {
+    const help = cordage(['help', 'run'])
+    assert.equal(help.code, 0, help.stderr)
+    assert.equal(help.stdout, cordage(['run', '--help']).stdout)
+    assert.match(help.stdout, /^usage: cordage run /m)
+    assert.doesNotMatch(help.stdout, /^usage: cordage <command>/m)
+    assert.match(cordage(['help']).stdout, /^usage: cordage <command>/m)
+    const unknown = cordage(['help', 'rnu'])
+    assert.equal(unknown.code, 2)
+    assert.match(unknown.stderr, /"help" takes one command, got "rnu"/)
   })
 })

@@ -20,7 +20,7 @@ export interface ErrorReport {
   where: ErrorWhere
   /** The problems one by one, when the error holds several (a preset's, a lock file's). */
   details?: unknown
-  /** Internal errors only: where in the code it happened. */
+  /** Internal errors only, and only when debugging (CORDAGE_DEBUG=1 or log level debug): where in the code it happened. */
   stack?: string
 }
 
@@ -28,6 +28,8 @@ export interface ErrorReport {
 export interface Invocation {
   command: string | null
   flags: Record<string, unknown>
+  /** Debugging: an internal error's JSON keeps its stack (absolute paths of this machine), left out otherwise. */
+  debug?: boolean
 }
 
 export function errorReport(error: unknown, at: Invocation): ErrorReport {
@@ -35,7 +37,8 @@ export function errorReport(error: unknown, at: Invocation): ErrorReport {
   if (typeof at.flags.preset === 'string') where.preset = at.flags.preset
   if (!CordageError.is(error)) {
     const message = String((error as Error)?.message ?? error).split('\n')[0]
-    return { code: 'internal_error', message, where, stack: (error as Error)?.stack }
+    const stack = (error as Error)?.stack
+    return { code: 'internal_error', message, where, ...(at.debug && stack ? { stack } : {}) }
   }
   // A message about one flag starts with it (or quotes it, from the parser): that is where.
   const flag = /^(--[a-z][\w-]*)|^Unknown option '(--[\w-]+)'|^Option '(--[\w-]+)/.exec(error.message)
@@ -50,13 +53,20 @@ export function reportError(io: Output, error: unknown, at: Invocation & { json?
   else io.err(`error [${report.code}]: ${report.message}`)
 }
 
-/** The command and flags of argv as well as they can be read without parsing it (which may be what failed). */
-export function invocationOf(argv: string[], known: string[]): Invocation & { json: boolean } {
+/**
+ * The command and flags of argv as well as they can be read without parsing it (which may be what
+ * failed). Debugging is CORDAGE_DEBUG=1, or the log level debug (--log-level or CORDAGE_LOG_LEVEL).
+ */
+export function invocationOf(argv: string[], known: string[], env: NodeJS.ProcessEnv = process.env): Invocation & { json: boolean } {
   const [name, ...rest] = argv
   const flags: Record<string, unknown> = {}
   const end = rest.indexOf('--')
   const args = end < 0 ? rest : rest.slice(0, end)
   const preset = args.findIndex((a) => a === '--preset' || a.startsWith('--preset='))
   if (preset >= 0) flags.preset = args[preset].includes('=') ? args[preset].slice('--preset='.length) : args[preset + 1]
-  return { command: name !== undefined && known.includes(name) ? name : null, flags, json: args.includes('--json') }
+  const level = args.findIndex((a) => a === '--log-level' || a.startsWith('--log-level='))
+  const logLevel =
+    level < 0 ? env.CORDAGE_LOG_LEVEL : args[level].includes('=') ? args[level].slice('--log-level='.length) : args[level + 1]
+  const debug = env.CORDAGE_DEBUG === '1' || logLevel === 'debug'
+  return { command: name !== undefined && known.includes(name) ? name : null, flags, json: args.includes('--json'), debug }
 }

@@ -7,6 +7,7 @@ import type { RunEvent, RunEventType } from '../contracts/events.ts'
 import type { RunSummary } from '../contracts/services/store.ts'
 import type { ApprovalGrant } from '../kernel/grants.ts'
 import type { RunState } from '../kernel/state.ts'
+import { Self } from './self.ts'
 
 export function formatEvent(event: RunEvent, color = false): string {
   const id = event.actionId ?? event.stepId ?? event.turnId ?? ''
@@ -127,14 +128,14 @@ export function formatWaiting(run: Pick<RunState, 'runId' | 'waiting' | 'parent'
       `  waits on child run ${w.child.runId} (agent ${w.child.agent}${w.child.actionId ? `, action ${w.child.actionId}` : ''}), started by its call ${w.actionId}`,
     )
   else if (w?.actionId && w.status === 'WAITING_APPROVAL')
-    lines.push(`  approval of action ${w.actionId}: cordage approve ${run.runId} ${w.actionId}`)
+    lines.push(`  approval of action ${w.actionId}: ${Self} approve ${run.runId} ${w.actionId}`)
   if (run.parent) lines.push(`  child of run ${run.parent.runId} (agent ${run.parent.agent}, call ${run.parent.actionId})`)
   return lines.length ? `\n${lines.join('\n')}` : ''
 }
 
 function quote(text: string, max: number): string {
   const flat = text.replace(/\s+/g, ' ')
-  return json(flat.length > max ? flat.slice(0, max - 1) + '…' : flat)
+  return json(flat.length > max ? flat.slice(0, max - 1) + '…' : flat) ?? '""'
 }
 
 function compact(value: unknown, max: number): string {

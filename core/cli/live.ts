@@ -13,6 +13,7 @@ import type { Parsed } from './args.ts'
 import { ExitCodes, exitCodeFor } from './exit-codes.ts'
 import { formatEvent, formatWaiting } from './format.ts'
 import type { Output } from './output.ts'
+import { Self } from './self.ts'
 import { StatusLine } from './status-line.ts'
 import { StreamPrinter } from './stream.ts'
 
@@ -89,31 +90,31 @@ export function print(io: Output, event: RunEvent, json: boolean) {
  * The status line and the hints, on stderr in both output modes: with --json, stdout holds only the
  * events, and stderr still says how the run ended and what to do next.
  */
-export function finish(state: RunState, io: Output, flags: Parsed['flags'], volatile = false): number {
+export function finish(state: RunState, io: Output, flags: Parsed['flags'], volatile = false, self = Self): number {
   const preset = flags.preset ? ` --preset ${flags.preset}` : ''
   const code = state.failureCode ? ` (${state.failureCode})` : ''
   io.err(`run ${state.runId} ${state.status}${code}`)
   if (state.status === 'WAITING_RECONCILIATION' && state.waiting?.actionId) {
-    io.err(`  settle:  cordage reconcile ${state.runId} ${state.waiting.actionId} --committed|--not-committed${preset}`)
+    io.err(`  settle:  ${self} reconcile ${state.runId} ${state.waiting.actionId} --committed|--not-committed${preset}`)
   }
   const decided = state.waiting?.actionId ? state.actions[state.waiting.actionId]?.status : undefined
   const child = state.waiting?.child
   if (child) {
     // Waiting on its child: what is to be done is done there.
     if (state.status === 'WAITING_APPROVAL' && child.actionId) {
-      io.err(`  approve: cordage approve ${child.runId} ${child.actionId}${preset}`)
-      io.err(`  reject:  cordage reject ${child.runId} ${child.actionId}${preset}`)
-    } else if (state.status === 'WAITING_USER') io.err(`  answer:  cordage resume ${child.runId} --input "..."${preset}`)
+      io.err(`  approve: ${self} approve ${child.runId} ${child.actionId}${preset}`)
+      io.err(`  reject:  ${self} reject ${child.runId} ${child.actionId}${preset}`)
+    } else if (state.status === 'WAITING_USER') io.err(`  answer:  ${self} resume ${child.runId} --input "..."${preset}`)
   } else if (state.status === 'WAITING_APPROVAL' && (decided === 'approved' || decided === 'rejected')) {
-    io.err(`  ${decided}; continue: cordage resume ${state.runId}${preset}`)
+    io.err(`  ${decided}; continue: ${self} resume ${state.runId}${preset}`)
   } else if (state.status === 'WAITING_APPROVAL' && state.waiting?.actionId) {
     // When the policy names who may decide, say so: the default --by (cli) would be refused.
     const approvers = state.actions[state.waiting.actionId]?.decision?.approvers
     const by = approvers && !approvers.includes('*') ? ` --by ${approvers.length === 1 ? approvers[0] : `<${approvers.join('|')}>`}` : ''
-    io.err(`  approve: cordage approve ${state.runId} ${state.waiting.actionId}${preset}${by}`)
-    io.err(`  reject:  cordage reject ${state.runId} ${state.waiting.actionId}${preset}${by}`)
+    io.err(`  approve: ${self} approve ${state.runId} ${state.waiting.actionId}${preset}${by}`)
+    io.err(`  reject:  ${self} reject ${state.runId} ${state.waiting.actionId}${preset}${by}`)
   } else if (state.status === 'WAITING_USER') {
-    io.err(`  answer:  cordage resume ${state.runId} --input "..."${preset}`)
+    io.err(`  answer:  ${self} resume ${state.runId} --input "..."${preset}`)
   }
   if (state.parent || state.waiting?.child) io.err(formatWaiting(state).replace(/^\n/, ''))
   if (volatile && isWaiting(state.status)) {

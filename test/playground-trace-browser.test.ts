@@ -287,3 +287,50 @@ describe('the trace view in headless Chromium', { skip: browserSkip }, () => {
     assert.deepEqual(pageErrors, [])
   })
 })
+
+describe('the trace view shows hostile text as text', { skip: browserSkip }, () => {
+  // A tool result (check_stock echoes the item) and the model's answer carrying markup and script.
+  const item = '<img src=x onerror="window.__xss=1">'
+  const answer = '<script>window.__xss=2</script><img src=y onerror="window.__xss=3"> done [source: stock/mugs]'
+  let playground: Playground
+  let browser: Browser
+  let page: Page
+  let pageErrors: string[] = []
+
+  before(async () => {
+    const script = [{ tool: 'check_stock', args: { item } }, { final: answer }]
+    playground = await startPlayground({ preset: tracePresetCopy(0, 0, script), port: 0, onError: (e) => assert.fail(e as Error) })
+    ;({ browser, page, pageErrors } = await openPage())
+  })
+
+  after(async () => {
+    await browser?.close()
+    await playground?.close()
+  })
+
+  it('draws a tool result and a final answer holding <img onerror> and <script> as text: no element made, no script run', async () => {
+    const { runId } = await playground.app.agent('followup').run()
+    await page.goto(playground.url)
+    await page.waitForSelector('body[data-ready=true]')
+    await page.click(`[data-testid=runs] tr[data-run="${runId}"]`)
+    await page.waitForSelector('[data-testid=trace-timeline] .trace-row[data-span="s2"]')
+    const detail = '[data-testid=trace-detail]'
+
+    await page.click('[data-testid=trace-timeline] .trace-row[data-span="s1"]')
+    await page.waitForSelector(`${detail}[data-step=s1] [data-testid=context-messages]`)
+    const s1 = (await page.textContent(`${detail} [data-testid=detail-actions]`)) ?? ''
+    assert.ok(s1.includes(`"item": "${item.replaceAll('"', '\\"')}"`), `the raw result shows the markup as text: ${s1}`)
+    assert.ok(s1.includes(`12 ${item} in stock`), 'the observation too')
+    assert.equal(await page.locator('#trace img, #trace script').count(), 0)
+
+    await page.click('[data-testid=trace-timeline] .trace-row[data-span="s2"]')
+    await page.waitForSelector(`${detail}[data-step=s2] [data-testid=context-messages]`)
+    assert.ok(((await page.textContent(`${detail} [data-testid=detail-model]`)) ?? '').includes(answer), "the model's answer as text")
+    assert.ok(((await page.textContent(`${detail} [data-testid=context-messages]`)) ?? '').includes(`12 ${item} in stock`))
+    assert.equal(await page.locator('#trace img, #trace script').count(), 0, 'no element was made from the text')
+    assert.equal(await page.locator('img[src=x], img[src=y]').count(), 0)
+    assert.equal(await page.evaluate(() => (globalThis as { __xss?: unknown }).__xss), undefined, 'no script ran')
+    assert.deepEqual(pageErrors, [])
+    await page.locator('#trace').screenshot({ path: join(shots, 'trace-5-hostile-text.png') })
+  })
+})

@@ -18,8 +18,8 @@ export const TraceScript = [
   { final: 'The follow-up is recorded on the ticket [source: T-1001].' },
 ]
 
-/** The preset file; `modelDelayMs` is how long each model answer takes, `toolDelayMs` each check_stock attempt. */
-export function tracePresetCopy(modelDelayMs = 0, toolDelayMs = 0): string {
+/** The preset file; `modelDelayMs` is how long each model answer takes, `toolDelayMs` each check_stock attempt, `script` what the model answers. */
+export function tracePresetCopy(modelDelayMs = 0, toolDelayMs = 0, script: readonly unknown[] = TraceScript): string {
   const dir = tempDir('cordage-playground-trace-')
   const raw = parse(readFileSync(join(root, 'presets/default.yml'), 'utf8'))
   const followup = raw.agents.followup
@@ -34,7 +34,7 @@ export function tracePresetCopy(modelDelayMs = 0, toolDelayMs = 0): string {
     ...followup.model.config,
     delayMs: modelDelayMs,
     usage: { inputTokens: 120, outputTokens: 30, costUsd: 0.0002 },
-    script: TraceScript,
+    script,
   }
   const preset = join(dir, 'preset.yml')
   writeFileSync(preset, stringify({ ...raw, agents: { followup } }))

@@ -49,7 +49,7 @@ describe('cordage init', () => {
     assert.deepEqual(listed(join(cwd, 'Room Desk')), Expected)
     assert.match(result.stdout, /created 10 files in Room Desk/)
     // cordage is not on the npm registry: a bare `npm install` would fail, the tarball is named instead.
-    assert.match(result.stdout, /cd Room Desk\n {2}npm install PATH\/cordage-0\.1\.0\.tgz +# cordage is not on the npm registry yet/)
+    assert.match(result.stdout, /cd Room Desk\n {2}npm install \/path\/to\/cordage-0\.1\.0\.tgz +# cordage is not on the npm registry yet/)
     assert.doesNotMatch(result.stdout, /^ {2}npm install *$/m)
     const pkg = JSON.parse(readFileSync(join(cwd, 'Room Desk/package.json'), 'utf8'))
     const own = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'))
@@ -213,7 +213,7 @@ describe('cordage init', () => {
     // Installed without a tarball it can find: the placeholder, no invented registry.
     rmSync(join(home, 'cordage-0.1.0.tgz'))
     assert.deepEqual(nextSteps(join(home, 'agents'), '.', root).steps[0], [
-      'npm install PATH/cordage-0.1.0.tgz',
+      'npm install /path/to/cordage-0.1.0.tgz',
       'cordage is not on the npm registry yet: its tarball',
     ])
   })

@@ -169,7 +169,7 @@ export function nextSteps(target: string, shown: string, root = PackageRoot): { 
       note = `(node also resolves cordage from ${join(home, 'node_modules', 'cordage')}, in a parent folder; the install above makes the project stand on its own)`
   } else {
     const made = home ? '' : ` (npm pack in ${root} makes it)`
-    steps.push([`npm install PATH/cordage-${version}.tgz`, `cordage is not on the npm registry yet: its tarball${made}`])
+    steps.push([`npm install /path/to/cordage-${version}.tgz`, `cordage is not on the npm registry yet: its tarball${made}`])
   }
   steps.push(['npm test', "the plugin's tests, offline"])
   steps.push(['npx cordage run --preset presets/default.yml', 'a run on the scripted model'])

@@ -6,7 +6,8 @@
  * at a target that ignores the token) is the documented residual window, shown by the last case.
  */
 import assert from 'node:assert/strict'
-import { readFileSync } from 'node:fs'
+import { existsSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { after, describe, it } from 'node:test'
 import type { RunEvent } from 'cordage'
 import { FaultLab, sharedStores } from '../fault-lab.ts'
@@ -34,7 +35,8 @@ async function callStarted(l: FaultLab) {
   const end = Date.now() + 15_000
   for (;;) {
     const runs = await l.db().list({ limit: 1 })
-    if (runs.length && (await l.events(runs[0].runId)).some((e) => e.type === 'tool/start')) return
+    // The tool's own marker, not tool/start: a freeze between the two would stop the call before it is in flight.
+    if (runs.length && existsSync(join(l.dir, 'payments.jsonl.in-flight'))) return
     if (Date.now() > end) throw new Error('the call never started')
     await new Promise((r) => setTimeout(r, 10))
   }

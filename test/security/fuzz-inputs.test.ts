@@ -922,7 +922,15 @@ const categories: Category[] = [
         // reconcile checks --committed before it opens the preset
         const pos = [...positionals(c.positionals.length), ...(c.name === 'reconcile' ? ['--committed'] : [])]
         cli(`${c.name}: an unknown flag`, [c.name, ...pos, '--fz-unknown'], "'--fz-unknown'", ['invalid_input'])
-        cli(`${c.name}: a near flag`, [c.name, ...pos, '--presett', preset], '(did you mean --preset?)', ['invalid_input'])
+        // A near miss of a flag the command takes (--preset where it takes one; init takes only --json).
+        const near = 'preset' in c.flags ? 'preset' : Object.keys(c.flags)[0]
+        if (near)
+          cli(
+            `${c.name}: a near flag`,
+            [c.name, ...pos, `--${near}${near.at(-1)}`, ...(near === 'preset' ? [preset] : [])],
+            `(did you mean --${near}?)`,
+            ['invalid_input'],
+          )
         cli(`${c.name}: a short flag`, [c.name, ...pos, '-x'], "'-x'", ['invalid_input'])
         cli(`${c.name}: one positional too many`, [c.name, ...pos, 'extra', '--preset', preset], `"${c.name}" takes`, ['invalid_input'])
         if (c.positionals.length)

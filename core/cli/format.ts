@@ -62,6 +62,11 @@ const Details: { readonly [K in RunEventType]: (event: RunEvent<K>) => string } 
     `${event.data.messages} messages ~${event.data.tokens} tokens, tools: ${event.data.tools.join(', ') || 'none'}`,
   'step/no-progress': (event) => `${event.data.response} (${event.data.detector}): ${event.data.reason}`,
   'compaction/start': (event) => `${event.data.strategy}: ${event.data.tokens} tokens, limit ${event.data.limit}`,
+  'thread/history': (event) => `from ${event.data.from}: ${event.data.turns} turn(s), ${event.data.entries.length} entries`,
+  'budget/reserved': (event) =>
+    event.data.reservations.map((r) => `${r.actionId ?? r.kind} ${r.tokens} tokens $${r.costUsd.toFixed(4)}`).join(', '),
+  'budget/settled': (event) =>
+    `${event.data.reservation.actionId ?? event.data.reservation.kind} reserved ${event.data.reservation.tokens} tokens, used ${event.data.actual.tokens}`,
   'compaction/end': (event) =>
     event.data.rejected
       ? `${event.data.strategy}: rejected, ${event.data.rejected}`

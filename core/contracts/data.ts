@@ -103,6 +103,8 @@ export interface Budgets {
   maxCostUsd?: number
   /** Times a repairable verification failure is fed back to the model before the run fails. */
   maxRepairs: number
+  /** Bounds over the whole thread, for a run that is a turn of one (see {@link ThreadLink}). */
+  thread?: ThreadBudgets
 }
 
 export interface BudgetState {
@@ -201,4 +203,86 @@ export interface CallBinding {
   args: unknown
   /** The identity of the definition redeeming the ticket (defineTool passes its own); undefined otherwise. */
   target?: object
+}
+
+/**
+ * A run that is one turn of a thread (a conversation of many turns; decision 0017: a thread is a
+ * series of runs, one per turn). Recorded in run/start; turn ids are `t${turn}` without gaps across
+ * the thread, and events of the run carry `threadId`.
+ */
+export interface ThreadLink {
+  id: string
+  /** 1 for the thread's first turn. */
+  turn: number
+  /** The run of the turn before, whose transcript this turn sees (absent for turn 1). */
+  previousRunId?: string
+  /** What the thread's earlier turns used; the thread's budgets count it with this run's usage. */
+  usedBefore: Usage
+}
+
+/** Bounds over a whole thread (every turn of it); checked at the same boundaries as the run's own. */
+export interface ThreadBudgets {
+  /** Turns the thread may have; starting turn maxTurns + 1 is refused. */
+  maxTurns?: number
+  maxTokens?: number
+  maxCostUsd?: number
+}
+
+/** Who may read a piece of stored event data. `model`: what the model saw; `ui`: people using the CLI and playground; `audit`: the audit view only. */
+export type Visibility = 'model' | 'ui' | 'audit'
+
+/**
+ * A stored blob, addressed by content: `ref` is `artifact:sha256:<hex>`. Events and observations
+ * carry this, never the bytes. `visibility` `audit` marks raw content a guardrail redacted (kept only
+ * when the preset allows it, and shown only in the audit view).
+ */
+export interface ArtifactRef {
+  ref: string
+  sha256: string
+  bytes: number
+  mediaType: string
+  visibility?: 'ui' | 'audit'
+}
+
+/** What a side-effecting call would do, computed by the tool's `preview` without doing it. */
+export interface Preview {
+  /** One line, for a person: what the call would do. */
+  summary: string
+  /** A unified diff, when the call changes text (the playground renders it as a diff). */
+  diff?: string
+  /** The record it would write. Plain JSON. */
+  record?: unknown
+  /** The amount it would move. */
+  amount?: { value: number; currency: string }
+}
+
+/** What came of asking for a preview: recorded with an approval request, shown to whoever decides. */
+export type PreviewOutcome =
+  | { status: 'ok'; preview: Preview; durationMs: number }
+  /** The tool declares no `preview`. */
+  | { status: 'unavailable' }
+  /** The preview threw, timed out or answered something that is not a Preview (`code` from the error table). */
+  | { status: 'failed'; code: string; message: string }
+
+/**
+ * Limits a policy may attach to an `allow` (a constrained allow). The tool gets them in `io.constraints`
+ * and must declare in `enforces` that it can hold each one it is given, or the call is refused with
+ * `constraint_unenforceable`. `timeLimitMs` the kernel enforces itself (it shortens the call's timeout).
+ */
+export interface Constraints {
+  /** The largest amount the call may move (in the tool's own unit). */
+  maxAmount?: number
+  /** Paths the call may touch must start with this. */
+  pathPrefix?: string
+  /** The call must finish within this many milliseconds. */
+  timeLimitMs?: number
+}
+
+/** Budget set aside before a model or tool call runs, settled with what it actually cost after. */
+export interface Reservation {
+  /** The action it is for; absent for a model call. */
+  actionId?: string
+  kind: 'model' | 'tool'
+  tokens: number
+  costUsd: number
 }

@@ -62,6 +62,11 @@ export const Codes = {
   token_budget_exceeded: { kind: 'budget_exhausted', text: 'the token budget is spent' },
   cost_budget_exceeded: { kind: 'budget_exhausted', text: 'the cost budget is spent' },
   no_progress: { kind: 'budget_exhausted', text: 'the run kept repeating itself or stopped finding anything new' },
+  thread_budget_exceeded: { kind: 'budget_exhausted', text: "the thread's budget (turns, tokens or cost over all its turns) is spent" },
+  reservation_refused: {
+    kind: 'budget_exhausted',
+    text: 'the budget a call must reserve before it starts is not available: the run is suspended before the call',
+  },
 
   // model
   model_transient: { kind: 'model_transient', text: 'the model request failed in a way that may pass (rate limit, network, 5xx)' },
@@ -73,6 +78,10 @@ export const Codes = {
   // policy and approvals
   policy_denied: { kind: 'policy_denied', text: 'policy denied the action' },
   approval_rejected: { kind: 'policy_denied', text: 'a human rejected the action' },
+  constraint_unenforceable: {
+    kind: 'policy_denied',
+    text: 'policy allowed the call only within constraints the tool does not declare it can enforce',
+  },
 
   // tools
   tool_timeout: { kind: 'tool_transient', text: 'the tool did not finish within its time limit' },
@@ -122,6 +131,12 @@ export const Codes = {
 
   // runs and the store
   run_not_found: { kind: 'usage', text: 'no run with that id in the store' },
+  thread_not_found: { kind: 'usage', text: 'no thread with that id in the store' },
+  thread_busy: { kind: 'conflict', text: "the thread's previous turn has not ended, or another process added this turn first" },
+  thread_closed: { kind: 'usage', text: 'the thread was closed and takes no more turns' },
+  artifact_not_found: { kind: 'usage', text: 'no artifact with that reference in the store' },
+  artifact_forbidden: { kind: 'authorization', text: 'the artifact is not visible to this reader (another run, or audit-only)' },
+  feature_unsupported: { kind: 'config', text: "the agent's store (or another plugin) does not support what was asked (threads, artifacts)" },
   run_not_waiting: { kind: 'usage', text: 'the run is not in a state that accepts this command' },
   action_not_pending: { kind: 'usage', text: 'the action is not waiting for approval' },
   child_waiting: { kind: 'usage', text: 'the run waits on a child run that has not ended: act on the child first' },

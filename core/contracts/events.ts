@@ -5,16 +5,22 @@
  * docs/reference/events.md has one section per event; test/docs.test.ts keeps the two in step.
  */
 import type { Code, ErrorKind } from './errors.ts'
+import type { TranscriptEntry } from './state.ts'
 import type {
   ApprovalGrant,
   ApprovalScope,
+  ArtifactRef,
   Budgets,
+  Constraints,
   Decision,
   Evidence,
   GuardStage,
   ModelReasoning,
   ParentLink,
+  PreviewOutcome,
+  Reservation,
   TerminalStatus,
+  ThreadLink,
   Usage,
   WaitingChild,
   Verdict as PolicyVerdict,
@@ -31,6 +37,8 @@ export interface Envelope {
   /** Milliseconds since the epoch, when the event was recorded. */
   time: number
   runId: string
+  /** Set on every event of a run that is a turn of a thread (run/start `thread`). */
+  threadId?: string
   turnId?: string
   stepId?: string
   actionId?: string
@@ -67,7 +75,17 @@ export interface RunEventMap {
     parent?: ParentLink
     /** What the run was started with instead of the preset's; absent when nothing was overridden (and in older runs). */
     overrides?: RunOverrides
+    /** Set when the run is a turn of a thread: which thread, which turn, the turn before and what the thread used before it. */
+    thread?: ThreadLink
   }
+  /**
+   * What a turn of a thread sees of the turns before it, recorded once, after run/start and before
+   * turn/start: the previous turn's transcript (itself holding the turns before it). Entries of earlier
+   * turns carry `turn` and their action ids are prefixed with it (`t1.s1.a1`), so they never collide with
+   * this run's. `shortened` counts earlier turns kept only as the user's message and the answer, to
+   * bound the record; the compactor shrinks the projection further when needed.
+   */
+  'thread/history': { from: string; turns: number; entries: TranscriptEntry[]; shortened?: number }
   /** A durable resume point, recorded before the run waits for anything outside it. */
   'run/checkpoint': { reason: 'approval' | 'user' | 'suspend' | 'reconciliation'; pending: string[]; steps: number; usage: Usage }
   /** The run stopped driving and waits (for approval, the user, reconciliation, or a resume). `code` says why, where a code applies. */
@@ -165,6 +183,14 @@ export interface RunEventMap {
    * seq (itself maybe extending an earlier one): a summary reused or extended step after step is
    * recorded by what it adds, not by every seq it stands for again.
    */
+  /**
+   * Budget set aside before calls start: a model call, or every call of a wave at once (so parallel
+   * calls and subagents cannot overshoot). `available` is what the run's (and thread's) budgets left
+   * before these reservations, counting those still open.
+   */
+  'budget/reserved': { reservations: Reservation[]; available: { tokens?: number; costUsd?: number } }
+  /** A reservation was settled with what the call actually cost (the reservation's unused part goes back to the pool). */
+  'budget/settled': { reservation: Reservation; actual: { tokens: number; costUsd: number } }
   'compaction/end': {
     strategy: string
     before: number
@@ -175,8 +201,12 @@ export interface RunEventMap {
     usage?: Usage
     rejected?: string
   }
-  /** `argsError` is set when the model's arguments did not parse; the call then ends with invalid_arguments. */
-  'tool/proposed': { tool: string; args: unknown; argsHash: string; callId?: string; argsError?: string }
+  /**
+   * `argsError` is set when the model's arguments did not parse; the call then ends with invalid_arguments.
+   * `dryRun` when the model asked for the call's preview (`dry_run: true`, removed from `args`): policy
+   * decides it as a read, and the tool's `preview` runs instead of the tool.
+   */
+  'tool/proposed': { tool: string; args: unknown; argsHash: string; callId?: string; argsError?: string; dryRun?: boolean }
   /** `toolVersion` is the plugin that registered the tool; a decision holds only for that version. */
   'tool/decision': {
     verdict: PolicyVerdict
@@ -185,6 +215,8 @@ export interface RunEventMap {
     reason: string
     approvers?: string[]
     toolVersion?: string
+    /** Limits the policy attached to an allow; the tool gets them in `io.constraints`. */
+    constraints?: Constraints
   }
   'tool/approval-requested': {
     tool: string
@@ -195,6 +227,8 @@ export interface RunEventMap {
     reason: string
     approvers?: string[]
     toolVersion?: string
+    /** What the call would do, computed before the request (or why there is no preview). */
+    preview?: PreviewOutcome
   }
   /**
    * `scope` says how far the approval reaches: this call (`once`), the rest of the run (`run`), or a
@@ -232,6 +266,15 @@ export interface RunEventMap {
     usage?: { inputTokens: number; outputTokens: number; costUsd: number; steps?: number }
     /** The run goes to this agent once the step is over. */
     handoff?: { agent: string; reason?: string }
+    /** The raw result was larger than the tool's threshold: it is stored as this artifact and `output` is left out. */
+    artifact?: ArtifactRef
+    /**
+     * A guardrail redacted the result: `output` holds what the model and people may see, not the raw
+     * result; `audit` is the raw result as an audit-only artifact, when the preset keeps it.
+     */
+    redacted?: { guard: string; audit?: ArtifactRef }
+    /** The call was a dry run: `output` is the tool's Preview, and nothing was done. */
+    dryRun?: boolean
   }
   /**
    * An action whose effect was unknown (its call started and no outcome was recorded) was settled: by
@@ -291,6 +334,7 @@ export const RunEventTypes: readonly RunEventType[] = [
   'run/version-drift',
   'run/handoff',
   'run/end',
+  'thread/history',
   'turn/start',
   'turn/end',
   'step/start',
@@ -300,6 +344,8 @@ export const RunEventTypes: readonly RunEventType[] = [
   'step/model-response',
   'step/end',
   'step/no-progress',
+  'budget/reserved',
+  'budget/settled',
   'compaction/start',
   'compaction/end',
   'tool/proposed',

@@ -13,6 +13,7 @@ import type {
   ModelReasoning,
   ParentLink,
   RunStatus,
+  ThreadLink,
   Usage,
   Verdict,
   WaitingChild,
@@ -59,12 +60,16 @@ export interface ActionState {
   error?: { code: Code; message: string; seq: number }
 }
 
-/** The conversation as the run lived it, with the seq each entry came from. Context plugins project it. */
+/**
+ * The conversation as the run lived it, with the seq each entry came from. Context plugins project it.
+ * Entries from earlier turns of a thread (thread/history) carry `turn` (`t1`, ...), their `seq` is that
+ * of the thread/history event, and their action ids are prefixed with the turn (`t1.s1.a1`).
+ */
 export type TranscriptEntry =
-  | { kind: 'user'; text: string; seq: number }
-  | { kind: 'assistant'; decision: Decision; actionIds: readonly string[]; seq: number; reasoning?: ModelReasoning }
-  | { kind: 'observation'; actionId: string; tool: string; text: string; ok: boolean; seq: number }
-  | { kind: 'feedback'; text: string; seq: number }
+  | { kind: 'user'; text: string; seq: number; turn?: string }
+  | { kind: 'assistant'; decision: Decision; actionIds: readonly string[]; seq: number; reasoning?: ModelReasoning; turn?: string }
+  | { kind: 'observation'; actionId: string; tool: string; text: string; ok: boolean; seq: number; turn?: string }
+  | { kind: 'feedback'; text: string; seq: number; turn?: string }
 
 export interface RunState {
   runId: string
@@ -108,6 +113,8 @@ export interface RunState {
   nestedSteps: number
   /** Set on a child run: who started it. */
   parent?: ParentLink
+  /** Set on a run that is a turn of a thread (run/start `thread`). */
+  thread?: ThreadLink
   /** A tool asked to hand the run to another agent; cleared by run/handoff. */
   handoff?: { to: string; reason?: string; seq: number }
   transcript: TranscriptEntry[]

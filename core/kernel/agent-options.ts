@@ -97,6 +97,12 @@ export interface StartOptions {
   parent?: ParentLink
   /** What the run was started with instead of the preset's (`cordage run --model`), recorded in run/start. */
   overrides?: RunOverrides
+  /**
+   * Start the run as the next turn of this thread (created when new): it sees the thread's earlier
+   * turns, and the thread's budgets hold over all of them. `thread_busy` while the previous turn has
+   * not ended; `thread_closed` once the thread was closed.
+   */
+  thread?: string
 }
 
 /** `options` with every default filled in. */

@@ -180,6 +180,10 @@ const Reducers: { readonly [K in RunEventType]: Reducer<K> } = Object.freeze({
   'compaction/start': nothing,
   'step/model-request': nothing,
   'step/model-error': nothing,
+  // Issue 12: filled in by the threads and reservations work.
+  'thread/history': nothing,
+  'budget/reserved': nothing,
+  'budget/settled': nothing,
   'compaction/end': (state, event) => {
     if (event.data.usage) addUsage(state, event.data.usage)
   },

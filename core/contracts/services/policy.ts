@@ -6,11 +6,12 @@
  * another.
  */
 import type { Tool } from './tools.ts'
-import type { Verdict } from '../data.ts'
+import type { Constraints, Verdict } from '../data.ts'
 import type { RunState } from '../state.ts'
 export type { Verdict } from '../data.ts'
 
-export const PolicyContract = '1.1.0'
+/** 1.2.0: `dryRun` on requests, `constraints` on an allow (issue 12). */
+export const PolicyContract = '1.2.0'
 
 export interface PolicyRequest {
   runId: string
@@ -22,6 +23,11 @@ export interface PolicyRequest {
   /** Hash of the arguments as proposed; the ticket and any approval are bound to it. */
   argsHash: string
   state: Readonly<RunState>
+  /**
+   * The model asked for the call's preview, not the call: nothing will happen but the tool's `preview`.
+   * The kernel shows the tool as a read (`sideEffect: 'none'`) in such a request. Since 1.2.0.
+   */
+  dryRun?: boolean
 }
 
 export interface PolicyDecision {
@@ -35,6 +41,12 @@ export interface PolicyDecision {
    * list means nobody can, and the kernel denies the action rather than wait forever. Since 1.1.0.
    */
   approvers?: string[]
+  /**
+   * For `allow`: limits the call must keep (a constrained allow). Unknown names or bad values make the
+   * decision invalid (denied, fail closed); a tool that cannot hold one is refused with
+   * `constraint_unenforceable`. Since 1.2.0.
+   */
+  constraints?: Constraints
 }
 
 export interface PolicyService {

@@ -8,13 +8,16 @@
  */
 import type { RunEvent } from '../events.ts'
 import type { Code } from '../errors.ts'
-import type { ApprovalGrant, ApprovalGrantQuery, RunStatus } from '../data.ts'
+import type { ApprovalGrant, ApprovalGrantQuery, ArtifactRef, RunStatus } from '../data.ts'
 
 /**
  * 2.0.0: ledger, leases, cancel requests and snapshots joined the log (1.0.0 was the log alone).
  * 2.1.0: standing grants (optional methods: a store without them cannot keep approvals across runs).
+ * 2.3.0: threads (`AppendOptions.thread`, `threadTurns`, `threads`, `closeThread`) and artifacts
+ * (`putArtifact`, `artifact`, `readArtifact`, `artifactsOf`); optional: a store without them cannot
+ * hold threads or artifacts, and the kernel says so when asked to use them.
  */
-export const StoreContract = '2.2.0'
+export const StoreContract = '2.3.0'
 
 /** One line of `cordage runs`. */
 export interface RunSummary {
@@ -28,6 +31,42 @@ export interface RunSummary {
   updatedAt: number
   /** The worker that holds the run's lease, while the lease is live. */
   owner?: string
+  /** Set when the run is a turn of a thread. Since 2.3.0. */
+  threadId?: string
+  turn?: number
+}
+
+/** One turn of a thread: the run that is that turn. Since 2.3.0. */
+export interface ThreadTurn {
+  threadId: string
+  turn: number
+  runId: string
+  agent: string
+  task: string
+  status: RunStatus
+  failureCode?: Code
+  createdAt: number
+  updatedAt: number
+}
+
+/** One line of `cordage runs --threads`. Since 2.3.0. */
+export interface ThreadSummary {
+  threadId: string
+  agent: string
+  turns: number
+  lastRunId: string
+  lastStatus: RunStatus
+  createdAt: number
+  updatedAt: number
+  /** Set once the thread was closed (cancelled as a whole): it takes no more turns. */
+  closed?: { by: string; at: number; reason?: string }
+}
+
+/** A stored artifact as listed for a run. Since 2.3.0. */
+export interface StoredArtifact extends ArtifactRef {
+  runId: string
+  actionId?: string
+  createdAt: number
 }
 
 export interface ListFilter {
@@ -105,6 +144,13 @@ export interface AppendOptions {
   snapshot?: { version: number; state: unknown }
   /** The kernel's writer (see {@link StoreWriter}). Since 2.2.0. */
   writer?: StoreWriter
+  /**
+   * Only with `expectedSeq` 0 (a new run): make the run turn `turn` of thread `id`, in the same
+   * transaction. Refused with `thread_busy` (nothing written) when the thread has that turn already, or
+   * a turn before it that has not ended, or is closed (`thread_closed`); turn 1 creates the thread
+   * (for `agent`), a later turn needs turn - 1 to exist. Since 2.3.0.
+   */
+  thread?: { id: string; turn: number; agent: string }
 }
 
 /**
@@ -227,6 +273,33 @@ export interface StoreService {
   verify?(runId: string): Promise<HistoryCheck>
   /** The ledger entries a run wrote (for `cordage scan`). Optional, since 2.2.0. */
   effectsOf?(runId: string): Promise<Effect[]>
+  /** The turns of a thread, in turn order; empty for an unknown thread. Since 2.3.0, optional. */
+  threadTurns?(threadId: string): Promise<ThreadTurn[]>
+  /** Threads, most recently updated first (default limit 100). Since 2.3.0, optional. */
+  threads?(filter?: { agent?: string; limit?: number }): Promise<ThreadSummary[]>
+  /** The thread, or undefined. Since 2.3.0, optional. */
+  thread?(threadId: string): Promise<ThreadSummary | undefined>
+  /** Close a thread: it takes no more turns. Closing twice keeps the first. `run_not_found`-like `thread_not_found` for an unknown one. Since 2.3.0. */
+  closeThread?(threadId: string, close: { by: string; at: number; reason?: string }, writer: StoreWriter): Promise<void>
+
+  /**
+   * Keep a blob by content (sha256) and list it under `runId` (and `actionId`). Storing the same bytes
+   * again stores nothing new and returns the same ref; the listing is added. Since 2.3.0, optional.
+   */
+  putArtifact?(
+    artifact: { runId: string; actionId?: string; bytes: Uint8Array; mediaType: string; visibility?: 'ui' | 'audit' },
+    writer: StoreWriter,
+  ): Promise<ArtifactRef>
+  /** The artifact's metadata, or undefined. Since 2.3.0. */
+  artifact?(ref: string): Promise<StoredArtifact | undefined>
+  /**
+   * Bytes `offset` .. `offset + length` of an artifact (fewer at its end), checked against its sha256
+   * when read whole. `artifact_not_found` for an unknown ref. Since 2.3.0.
+   */
+  readArtifact?(ref: string, range?: { offset: number; length: number }): Promise<Uint8Array>
+  /** Artifacts listed under a run, oldest first. Since 2.3.0. */
+  artifactsOf?(runId: string): Promise<StoredArtifact[]>
+
   /** Revoke a grant; resolves with it, or undefined when there is no such grant. Revoking twice keeps the first. Since 2.1.0. */
   revokeGrant?(id: string, by: string, at: number, reason: string | undefined, writer: StoreWriter): Promise<ApprovalGrant | undefined>
 }

@@ -5,10 +5,14 @@
  * execution with an authorization ticket, so a registry can hand tools around without handing out the
  * power to run them.
  */
-import type { Ticket, WaitingChild, WaitingStatus } from '../data.ts'
+import type { Constraints, Preview, Ticket, WaitingChild, WaitingStatus } from '../data.ts'
 import type { RunState } from '../state.ts'
 
-export const ToolsContract = '1.0.0'
+/** 1.1.0: `preview`, `enforces`, `cost`, `artifactAboveBytes`, `io.constraints` (issue 12). */
+export const ToolsContract = '1.1.0'
+
+/** The constraints a policy may attach to an allow, by name (see {@link Constraints}). */
+export type ConstraintName = keyof Constraints
 
 /** What running the tool may change outside the run. */
 export type SideEffect = 'none' | 'local' | 'external'
@@ -52,6 +56,19 @@ export interface ToolIO {
    */
   fencingToken?: number
   /** Aborted on timeout and on cancellation. */
+  signal: AbortSignal
+  /**
+   * Limits the policy attached to this call's allow (a constrained allow). The tool must hold each one
+   * it declares in `enforces`; the kernel refuses the call before it starts when it is given one it does not.
+   */
+  constraints?: Readonly<Constraints>
+}
+
+/** What a preview gets besides the arguments: no ticket, since a preview must not change anything. */
+export interface PreviewIO {
+  runId: string
+  actionId: string
+  /** Aborted when the preview overruns its time limit (the tool's `timeoutMs`) or the run is cancelled. */
   signal: AbortSignal
 }
 
@@ -127,6 +144,22 @@ export interface Tool extends ToolView, ToolContract {
    * but not beside writes), and a tool with side effects runs alone.
    */
   footprint?(args: unknown): Footprint
+  /**
+   * What a call with these (validated) arguments would do, without doing it: the record it would write,
+   * a diff, an amount. Contract: no side effects, no ticket; may throw (recorded as a failed preview).
+   * The kernel runs it before asking a person to approve the call, and instead of the call when the
+   * model asks for a dry run (`dry_run: true`). A tool without it says so in every approval request.
+   */
+  preview?(args: unknown, io: PreviewIO): Promise<Preview> | Preview
+  /** The constraints this tool holds when a policy attaches them (`io.constraints`); default none. */
+  enforces?: readonly ConstraintName[]
+  /**
+   * What one call may cost the run at most (a subagent's budget, a paid API), reserved from the run's
+   * budgets before the call starts and settled after. Default: nothing to reserve.
+   */
+  cost?: { tokens?: number; costUsd?: number }
+  /** A raw result whose JSON is larger than this many bytes is stored as an artifact, not in the event (default: the agent's). */
+  artifactAboveBytes?: number
   /**
    * Run the tool.
    *

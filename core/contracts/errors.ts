@@ -136,7 +136,10 @@ export const Codes = {
   thread_closed: { kind: 'usage', text: 'the thread was closed and takes no more turns' },
   artifact_not_found: { kind: 'usage', text: 'no artifact with that reference in the store' },
   artifact_forbidden: { kind: 'authorization', text: 'the artifact is not visible to this reader (another run, or audit-only)' },
-  feature_unsupported: { kind: 'config', text: "the agent's store (or another plugin) does not support what was asked (threads, artifacts)" },
+  feature_unsupported: {
+    kind: 'config',
+    text: "the agent's store (or another plugin) does not support what was asked (threads, artifacts)",
+  },
   run_not_waiting: { kind: 'usage', text: 'the run is not in a state that accepts this command' },
   action_not_pending: { kind: 'usage', text: 'the action is not waiting for approval' },
   child_waiting: { kind: 'usage', text: 'the run waits on a child run that has not ended: act on the child first' },

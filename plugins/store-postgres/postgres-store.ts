@@ -149,6 +149,8 @@ export class PostgresStore implements StoreService {
 
   async append(runId: string, events: readonly RunEvent[], expectedSeq: number, options: AppendOptions = {}): Promise<void> {
     assertKernelWriter(options.writer, `append to run ${runId}`)
+    // A malformed thread is the caller's mistake whatever the log holds: said first.
+    const thread = options.thread === undefined ? undefined : checkThreadLink(runId, options.thread, expectedSeq, events[0])
     await this.tx(async (c) => {
       // With the run's row, the chain hash of its last event: the link the batch continues.
       const row = (
@@ -181,7 +183,6 @@ export class PostgresStore implements StoreService {
         throw new CordageError('invalid_event', `run ${runId}: the first event must be run/start, got ${events[0]?.type}`)
 
       // The turn is checked (and a new thread created) under the thread's row lock, in this transaction.
-      const thread = options.thread === undefined ? undefined : checkThreadLink(runId, options.thread, expectedSeq, events[0])
       if (thread) await this.threadRows.join(c, thread)
 
       let summary = row ? summaryOf(row) : undefined

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { CordageError, type RunEvent } from 'cordage'
 import { historyOf } from '../core/kernel/thread-history.ts'
-import type { TranscriptEntry } from '../core/kernel/state.ts'
+import type { RunState, TranscriptEntry } from '../core/kernel/state.ts'
 import { chatMessages } from '../plugins/model-openai/request.ts'
 import { messagesRequest } from '../plugins/model-anthropic/request.ts'
 import { refundAnswer, supportDesk, type Harness } from './helpers.ts'
@@ -36,7 +36,7 @@ describe('threads: a series of runs, one per turn', () => {
   it('turns t1, t2, t3 without gaps, threadId on every event, and each turn sees the turns before it', async () => {
     const desk = await supportDesk({ script: [lookup, { final: refundAnswer }] })
     try {
-      const runs = []
+      const runs: RunState[] = []
       for (const task of ['First question?', 'Second question?', 'Third question?']) {
         const state = await desk.agent.run(task, { thread: 'th-1' })
         assert.equal(state.status, 'COMPLETED', state.reason)

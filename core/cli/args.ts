@@ -66,7 +66,6 @@ export const Commands: Command[] = [
     flags: {
       preset,
       agent,
-      thread: threadFlag,
       task: { type: 'string', help: "The task (default: the agent's task in the preset)" },
       json,
       stream,
@@ -74,6 +73,7 @@ export const Commands: Command[] = [
       set,
       'no-lock': noLock,
       model,
+      thread: threadFlag,
     },
   },
   {

@@ -25,17 +25,17 @@ const summaries = [
 
 describe('one preset, two implementations of each service', () => {
   const contexts = [
-    { name: 'context-basic', entry: 'context-basic' },
-    { name: 'context-default', entry: { plugin: 'context-default', config: { maxTokens: 300 } } },
+    { name: 'context-basic', entry: 'context-basic', version: '1.1.0' },
+    { name: 'context-default', entry: { plugin: 'context-default', config: { maxTokens: 300 } }, version: '1.2.0' },
   ]
-  for (const { name, entry } of contexts) {
+  for (const { name, entry, version } of contexts) {
     it(`completes the support desk with ${name} as the context`, async () => {
       desk = await deskWith({ script, maxSteps: 12, context: entry })
       const state = await desk.agent.run()
       assert.equal(state.status, 'COMPLETED')
       const events = await desk.events(state.runId)
-      assert.equal(events[0].type === 'run/start' && events[0].data.services.context, `${name}@1.1.0`)
-      assert.ok(events.filter((e) => e.type === 'step/context').every((e) => e.producer === `${name}@1.1.0`))
+      assert.equal(events[0].type === 'run/start' && events[0].data.services.context, `${name}@${version}`)
+      assert.ok(events.filter((e) => e.type === 'step/context').every((e) => e.producer === `${name}@${version}`))
     })
   }
 
@@ -81,7 +81,7 @@ describe('one preset, two implementations of each service', () => {
     assert.equal(waiting.status, 'WAITING_APPROVAL')
     assert.deepEqual(await desk.app.swap('support', 'context-basic', { path: plugin('context-default'), config: { maxTokens: 0 } }), {
       from: 'context-basic@1.1.0',
-      to: 'context-default@1.1.0',
+      to: 'context-default@1.2.0',
     })
     assert.deepEqual(
       await desk.app.swap('support', 'compactor-keep-recent', {
@@ -98,7 +98,7 @@ describe('one preset, two implementations of each service', () => {
     const producers = (type: string, before: boolean) =>
       new Set(events.filter((e) => e.type === type && e.seq < approved === before).map((e) => e.producer))
     assert.deepEqual([...producers('step/context', true)], ['context-basic@1.1.0'])
-    assert.deepEqual([...producers('step/context', false)], ['context-default@1.1.0'])
+    assert.deepEqual([...producers('step/context', false)], ['context-default@1.2.0'])
     const strategies = (before: boolean) =>
       new Set(
         events

@@ -49,7 +49,7 @@ describe('docs/concepts/context.md', () => {
       [budgeted.contexts[6].data.messages, budgeted.contexts[6].data.tokens, unbounded.contexts[6].data.tokens],
       [10, 238, 361],
     )
-    assert.ok(budgeted.contexts.every((e) => e.data.tokens <= 240 && e.producer === 'context-default@1.1.0'))
+    assert.ok(budgeted.contexts.every((e) => e.data.tokens <= 240 && e.producer === 'context-default@1.2.0'))
     const seen = budgeted.requests[6].messages
     assert.deepEqual(
       seen.map((m) => [m.role, m.source, m.ref]),

@@ -249,7 +249,7 @@ describe('context-default: through the kernel', () => {
       assert.equal(state.status, 'COMPLETED')
       const events = await agent.store().load(state.runId)
       const contexts = events.filter((e) => e.type === 'step/context')
-      assert.ok(contexts.every((e) => e.producer === 'context-default@1.1.0'))
+      assert.ok(contexts.every((e) => e.producer === 'context-default@1.2.0'))
       assert.ok(
         contexts.every((e) => e.type === 'step/context' && e.data.tokens <= 260),
         'every step under the budget',
@@ -292,22 +292,22 @@ describe('context-default: config', () => {
 
   it('refuses a bad config when the preset loads, naming the key and what is wrong', async () => {
     const cases: [Record<string, unknown>, RegExp][] = [
-      [{ maxTokens: -1 }, /plugins\[2\]\.config\.maxTokens: plugin context-default@1\.1\.0: expected number >= 0 but got -1/],
+      [{ maxTokens: -1 }, /plugins\[2\]\.config\.maxTokens: plugin context-default@1\.2\.0: expected number >= 0 but got -1/],
       [
         { maxTokns: 300 },
-        /config\.maxTokns: plugin context-default@1\.1\.0 has no config key "maxTokns"; allowed: system, sources, maxTokens/,
+        /config\.maxTokns: plugin context-default@1\.2\.0 has no config key "maxTokns"; allowed: system, sources, maxTokens/,
       ],
       [
         { classes: { sources: { share: 2 } } },
-        /config\.classes\.sources\.share: plugin context-default@1\.1\.0: expected number <= 1 but got 2/,
+        /config\.classes\.sources\.share: plugin context-default@1\.2\.0: expected number <= 1 but got 2/,
       ],
       [
         { citationPattern: '([' },
-        /preset\.yml:\d+:\d+ agents\.support\.plugins\[2\]\.config\.citationPattern: plugin context-default@1\.1\.0: \/\(\[\/ is not a valid regular expression: missing closing \]/,
+        /preset\.yml:\d+:\d+ agents\.support\.plugins\[2\]\.config\.citationPattern: plugin context-default@1\.2\.0: \/\(\[\/ is not a valid regular expression: missing closing \]/,
       ],
       [
         { citationPattern: '\\[source: (?!draft)[^\\]]+\\]' },
-        /config\.citationPattern: plugin context-default@1\.1\.0: .* is not a valid regular expression: .*\(lookahead, lookbehind and backreferences are not supported: patterns run on a linear-time engine, so that no input can stall the process\)/,
+        /config\.citationPattern: plugin context-default@1\.2\.0: .* is not a valid regular expression: .*\(lookahead, lookbehind and backreferences are not supported: patterns run on a linear-time engine, so that no input can stall the process\)/,
       ],
       [{ citationPattern: '\\[(source)\\] \\1' }, /config\.citationPattern: .*backreferences are not supported/],
       [{ observationTokens: 4 }, /config\.observationTokens: .*expected number >= 16 but got 4/],
@@ -324,7 +324,7 @@ describe('context-default: config', () => {
     assert.equal(both.code, 'plugin_config_invalid')
     assert.match(
       both.message,
-      /context-default@1\.1\.0 .* failed while starting: context-default: sources\[0\] must have exactly one of file and note/,
+      /context-default@1\.2\.0 .* failed while starting: context-default: sources\[0\] must have exactly one of file and note/,
     )
     const missing = await refused({ plugin: 'context-default', config: { sources: [{ file: 'kb.md' }] } })
     assert.match(missing.message, /cannot read source file .*kb\.md/)

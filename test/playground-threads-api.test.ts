@@ -59,7 +59,7 @@ describe('playground threads API', () => {
       ['POST', '/api/threads'],
       ['POST', '/api/threads/t-1/turns'],
     ]) {
-      for (const headers of [{}, { authorization: 'Bearer wrong-token-wrong-token-wrong' }]) {
+      for (const headers of [{} as Record<string, string>, { authorization: 'Bearer wrong-token-wrong-token-wrong' }]) {
         const response = await fetch(base + path, {
           method,
           headers: { ...headers, ...(method === 'POST' ? { 'content-type': 'application/json' } : {}) },

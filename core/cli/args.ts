@@ -51,16 +51,22 @@ const acceptDrift: Flag = {
   help: 'Continue even if the plugin versions differ from those the run started with (recorded)',
 }
 
+const threadFlag: Flag = {
+  type: 'string',
+  help: 'Add the run as the next turn of this thread (created when new): it sees the earlier turns; refused while the last turn has not ended',
+}
+
 export const Commands: Command[] = [
   {
     name: 'run',
     usage:
-      'cordage run [--preset FILE] [--set KEY=VALUE]... [--no-lock] [--model PLUGIN[@RANGE]] [--agent NAME] [--task TEXT] [--stream] [--quiet] [--json]',
+      'cordage run [--preset FILE] [--set KEY=VALUE]... [--no-lock] [--model PLUGIN[@RANGE]] [--agent NAME] [--thread ID] [--task TEXT] [--stream] [--quiet] [--json]',
     summary: 'Start a run and print its events live',
     positionals: [],
     flags: {
       preset,
       agent,
+      thread: threadFlag,
       task: { type: 'string', help: "The task (default: the agent's task in the preset)" },
       json,
       stream,
@@ -72,12 +78,13 @@ export const Commands: Command[] = [
   },
   {
     name: 'submit',
-    usage: 'cordage submit [--preset FILE] [--set KEY=VALUE]... [--no-lock] [--agent NAME] [--task TEXT] [--json]',
+    usage: 'cordage submit [--preset FILE] [--set KEY=VALUE]... [--no-lock] [--agent NAME] [--thread ID] [--task TEXT] [--json]',
     summary: 'Record a run for a worker to drive, and print its id',
     positionals: [],
     flags: {
       preset,
       agent,
+      thread: threadFlag,
       task: { type: 'string', help: "The task (default: the agent's task in the preset)" },
       json: { type: 'boolean', help: 'Print {"runId": ...} instead of the bare id' },
       set,
@@ -174,21 +181,45 @@ export const Commands: Command[] = [
   },
   {
     name: 'cancel',
-    usage: 'cordage cancel RUN [--preset FILE] [--agent NAME] [--by NAME] [--reason TEXT] [--quiet] [--json]',
-    summary: 'Cancel a run; a pending approval becomes void',
-    positionals: ['RUN'],
-    flags: { preset, agent, by, reason, json, quiet },
+    usage: 'cordage cancel RUN | --thread ID [--preset FILE] [--agent NAME] [--by NAME] [--reason TEXT] [--quiet] [--json]',
+    summary:
+      'Cancel a run (one turn of a thread), or with --thread close the thread and cancel its turn going on; a pending approval becomes void',
+    positionals: ['[RUN]'],
+    flags: {
+      preset,
+      agent,
+      thread: {
+        type: 'string',
+        help: 'Close this thread (it takes no more turns) and cancel its turn that has not ended, instead of one run',
+      },
+      by,
+      reason,
+      json,
+      quiet,
+    },
   },
   {
     name: 'runs',
-    usage: 'cordage runs [--preset FILE] [--agent NAME] [--status STATUS] [--json]',
-    summary: 'List runs in the store, newest first',
+    usage: 'cordage runs [--preset FILE] [--agent NAME] [--status STATUS] [--threads] [--json]',
+    summary: 'List runs in the store, newest first (with thread and turn for runs that are turns), or threads',
     positionals: [],
     flags: {
       preset,
       agent,
       status: { type: 'string', help: 'Only runs with this status (COMPLETED, WAITING_APPROVAL, ...)' },
+      threads: { type: 'boolean', help: 'List threads instead of runs: turns, last run and status, closed or not' },
       json: jsonRows,
+    },
+  },
+  {
+    name: 'thread',
+    usage: 'cordage thread ID [--preset FILE] [--agent NAME] [--json]',
+    summary: "Print a thread's turns: run, status, failure code, task and answer; and whether it is closed",
+    positionals: ['ID'],
+    flags: {
+      preset,
+      agent,
+      json: { type: 'boolean', help: 'One JSON object on stdout: the thread and its turns' },
     },
   },
   {
@@ -368,6 +399,7 @@ for (const command of Commands) if (command.flags.preset && command.name !== 'lo
 /** Flags whose empty value (`--agent ""`) is a mistake, never "the default": refused rather than ignored. */
 const NonEmpty = [
   'preset',
+  'thread',
   'agent',
   'by',
   'status',

@@ -118,7 +118,7 @@ function detail(event: RunEvent): string {
 }
 
 export function formatSummary(run: RunSummary): string {
-  return `${run.runId}  ${run.status.padEnd(22)} ${(run.failureCode ?? '').padEnd(20)} ${run.agent.padEnd(12)} ${new Date(run.updatedAt).toISOString()}  ${quote(run.task, 50)}${run.owner ? `  (driven by ${run.owner})` : ''}`
+  return `${run.runId}  ${run.status.padEnd(22)} ${(run.failureCode ?? '').padEnd(20)} ${run.agent.padEnd(12)} ${new Date(run.updatedAt).toISOString()}  ${quote(run.task, 50)}${run.threadId ? `  (thread ${run.threadId} turn ${run.turn})` : ''}${run.owner ? `  (driven by ${run.owner})` : ''}`
 }
 
 /**

@@ -17,6 +17,7 @@ import { run } from './commands/run.ts'
 import { runs } from './commands/runs.ts'
 import { approve, cancel, reconcile, reject, resume } from './commands/steer.ts'
 import { submit } from './commands/submit.ts'
+import { thread } from './commands/thread.ts'
 import { worker } from './commands/worker.ts'
 import { effects } from './effects.ts'
 import { invocationOf, reportError } from './errors.ts'
@@ -54,7 +55,7 @@ export async function main(argv: string[], sink: Output): Promise<number> {
   } catch (error) {
     reportError(io, error, at)
     if (CordageError.is(error)) {
-      if (['run_busy', 'lease_lost', 'seq_conflict'].includes(error.code)) return ExitCodes.busy
+      if (['run_busy', 'lease_lost', 'seq_conflict', 'thread_busy'].includes(error.code)) return ExitCodes.busy
       return ['config', 'usage', 'environment_drift'].includes(error.kind) ? ExitCodes.usage : ExitCodes.failed
     }
     return ExitCodes.failed
@@ -83,6 +84,7 @@ const commands: Record<string, Handler> = {
   resume,
   cancel,
   runs,
+  thread,
   events,
   worker,
   grants,

@@ -83,9 +83,10 @@ export interface RunEventMap {
    * turn/start: the previous turn's transcript (itself holding the turns before it). Entries of earlier
    * turns carry `turn` and their action ids are prefixed with it (`t1.s1.a1`), so they never collide with
    * this run's. `shortened` counts earlier turns kept only as the user's message and the answer, to
-   * bound the record; the compactor shrinks the projection further when needed.
+   * bound the record (core/kernel/thread-history.ts: 256 KB of JSON); `dropped` counts the oldest turns
+   * left out when even that does not fit. The compactor shrinks the projection further when needed.
    */
-  'thread/history': { from: string; turns: number; entries: TranscriptEntry[]; shortened?: number }
+  'thread/history': { from: string; turns: number; entries: TranscriptEntry[]; shortened?: number; dropped?: number }
   /** A durable resume point, recorded before the run waits for anything outside it. */
   'run/checkpoint': { reason: 'approval' | 'user' | 'suspend' | 'reconciliation'; pending: string[]; steps: number; usage: Usage }
   /** The run stopped driving and waits (for approval, the user, reconciliation, or a resume). `code` says why, where a code applies. */

@@ -107,6 +107,12 @@ const Ref = z.preprocess(
 const MaxTimerMs = 2_147_483_647
 const TimerMessage = 'at most 2147483647 ms (about 24.8 days), the longest a timer can wait'
 
+/** Bounds over every turn of a thread (docs/concepts/threads.md). */
+const ThreadBudgetsShape = z
+  .object({ maxTurns: z.number().int().min(1), maxTokens: z.number().int().min(1), maxCostUsd: z.number().positive() })
+  .partial()
+  .strict()
+
 const BudgetsShape = z
   .object({
     maxSteps: z.number().int().min(1),
@@ -114,6 +120,7 @@ const BudgetsShape = z
     maxTokens: z.number().int().min(1),
     maxCostUsd: z.number().positive(),
     maxRepairs: z.number().int().min(0),
+    thread: ThreadBudgetsShape,
   })
   .partial()
   .strict()

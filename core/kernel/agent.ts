@@ -25,6 +25,7 @@ import { KernelProducer } from './version.ts'
 import type { LoopHost, ResolvedAgentOptions } from './loop-host.ts'
 import { resolveOptions, type AgentOptions, type StartOptions } from './agent-options.ts'
 import { checkTask, recordRunStart, servicesOf } from './run-start.ts'
+import { checkThreadId, checkThreadStore, prepareThreadStart } from './thread-start.ts'
 import { driftChanges, recordDrift, type DriftPolicy } from './drift.ts'
 import { checkParentGoing, planDecision, recordDecision } from './approval.ts'
 import { claimToCancel, prepareRun, takeOverRun, takeRun, type TakenRun } from './lease.ts'
@@ -138,11 +139,17 @@ export class AgentRuntime implements LoopHost {
   start(task: string | undefined = this.defaultTask, options: StartOptions = {}): RunHandle {
     const runId = options.runId ?? newRunId()
     const driver = new RunDriver(this, emptyState(runId), this.#writer)
+    const checked = checkTask(task, this.name, !!this.defaultTask)
+    if (options.thread !== undefined) {
+      checkThreadId(options.thread)
+      checkThreadStore(this.store(), this.name)
+    }
     // A new run is this worker's from its first event: no other worker can claim it before it is driven.
     driver.own({ runId, worker: this.options.worker, token: 1, expiresAt: Date.now() + this.options.leaseTtlMs })
-    recordRunStart(driver.rec, this, checkTask(task, this.name, !!this.defaultTask), options)
+    if (options.thread === undefined) recordRunStart(driver.rec, this, checked, options)
     return this.track(driver, async () => {
-      await driver.flush()
+      if (options.thread !== undefined) await this.recordTurnStart(driver, checked, options)
+      else await driver.flush()
       return driver.drive()
     })
   }
@@ -156,9 +163,32 @@ export class AgentRuntime implements LoopHost {
   async submit(task: string | undefined = this.defaultTask, options: StartOptions = {}): Promise<string> {
     const runId = options.runId ?? newRunId()
     const driver = new RunDriver(this, emptyState(runId), this.#writer)
-    recordRunStart(driver.rec, this, checkTask(task, this.name, !!this.defaultTask), options)
+    const checked = checkTask(task, this.name, !!this.defaultTask)
+    if (options.thread !== undefined) {
+      await this.recordTurnStart(driver, checked, options)
+      return runId
+    }
+    recordRunStart(driver.rec, this, checked, options)
     await driver.flush()
     return runId
+  }
+
+  /**
+   * Record the start of a run that is the next turn of `options.thread` (core/kernel/thread-start.ts):
+   * nothing is written when the thread cannot take it; the store claims the turn with the first append.
+   */
+  private async recordTurnStart(driver: RunDriver, task: string, options: StartOptions): Promise<void> {
+    try {
+      const store = this.store()
+      const budgets = { ...this.budgets, ...options.budgets }
+      const thread = await prepareThreadStart(store, options.thread!, this.name, budgets, (id) => this.load(id))
+      recordRunStart(driver.rec, this, task, options, thread)
+      await driver.flush()
+    } catch (error) {
+      // The run was never written: the lease it was started under is given back (there is nothing to own).
+      await driver.releaseLease().catch(() => {})
+      throw error
+    }
   }
 
   /**
@@ -293,6 +323,27 @@ export class AgentRuntime implements LoopHost {
     }).done
     if (childFailed) throw childFailed
     return state
+  }
+
+  /**
+   * Close a thread: it takes no more turns (closing twice keeps the first close). Its turn that has not
+   * ended (running, or waiting on an approval, an answer or a reconciliation) is cancelled, as
+   * {@link cancel} would. Resolves with that turn's state, or undefined when no turn was going on.
+   */
+  async closeThread(threadId: string, options: Actor & { waitMs?: number } = {}): Promise<RunState | undefined> {
+    checkThreadId(threadId)
+    const store = this.store()
+    checkThreadStore(store, this.name)
+    if (typeof store.closeThread !== 'function')
+      throw new CordageError(
+        'feature_unsupported',
+        `the store of agent "${this.name}" cannot close threads (store contract 2.3.0 closeThread)`,
+      )
+    const by = options.by ?? 'api'
+    await guardStore(store).closeThread!(threadId, { by, at: Date.now(), reason: options.reason }, this.#writer!)
+    const last = (await store.threadTurns!(threadId)).at(-1)
+    if (!last || isTerminal((await this.load(last.runId)).status)) return undefined
+    return this.cancel(last.runId, { by, reason: options.reason ?? `thread ${threadId} closed`, waitMs: options.waitMs })
   }
 
   /**

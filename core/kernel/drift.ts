@@ -9,6 +9,7 @@ import { CordageError } from '../contracts/errors.ts'
 import type { RunState } from '../contracts/state.ts'
 import type { Recorder } from './recorder.ts'
 import { KernelProducer } from './version.ts'
+import { turn } from './command-ids.ts'
 
 /** What a resumed run does when a plugin differs from the one it started with (preset `onDrift`). */
 export type DriftPolicy = 'refuse' | 'accept' | 'pin'
@@ -84,10 +85,7 @@ export async function recordDrift(driver: DriftPort, state: RunState, changes: D
   if (!changes.length) return
   const refused = changes.filter((c) => c.decision === 'refused')
   const decision = refused.length ? 'refused' : changes.every((c) => c.decision === 'pinned') ? 'pinned' : 'accepted'
-  driver.rec.record('run/version-drift', { changes, decision, by }, KernelProducer, {
-    turnId: state.turns ? `t${state.turns}` : undefined,
-    stepId: state.stepOpen ? `s${state.steps}` : undefined,
-  })
+  driver.rec.record('run/version-drift', { changes, decision, by }, KernelProducer, turn(state))
   if (decision !== 'refused') return
   await driver.flush()
   // Hashes are shown only when they are the difference (same version, other files).

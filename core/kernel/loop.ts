@@ -12,6 +12,7 @@
  * effects (its outcome), and before the run pauses or ends. Listeners see events as they become durable.
  */
 import { overBudget, outOfSteps } from './budget.ts'
+import { overThreadBudget } from './thread-budget.ts'
 import { readService, type ServiceEntry } from './cordis.ts'
 import { EffectRunner, type Checkpoint, type DriverPort, type Next, type PauseDetail } from './effects.ts'
 import { CordageError, Codes, type Code } from '../contracts/errors.ts'
@@ -236,7 +237,7 @@ export class RunDriver implements DriverPort {
     if (this.deferred) throw this.deferred
     if (this.cancelRequest) return this.endCancelled()
     if (this.suspendRequest) return this.pause('SUSPENDED', this.suspendRequest.reason, 'suspend')
-    const bound = overBudget(this.state.budgets, this.state, Date.now())
+    const bound = overBudget(this.state.budgets, this.state, Date.now()) ?? overThreadBudget(this.state)
     if (bound) return this.end('STOPPED', bound.code, bound.reason)
 
     if (!this.inStep) {

@@ -16,7 +16,7 @@ export class PlaceIds {
   #open = false
   #ids: EventIds = {}
 
-  of(state: Pick<RunState, 'turns' | 'steps' | 'stepOpen'>): EventIds {
+  of(state: Pick<RunState, 'turns' | 'steps' | 'stepOpen' | 'thread'>): EventIds {
     const { turns, steps, stepOpen } = state
     if (this.#turns !== turns || this.#steps !== steps || this.#open !== stepOpen) {
       this.#turns = turns

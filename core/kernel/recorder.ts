@@ -7,7 +7,7 @@
  */
 import { EventSchemaVersion, type RunEvent, type RunEventMap, type RunEventType } from '../contracts/events.ts'
 import { apply, type RunState } from './state.ts'
-import type { EffectWrite, Lease, StoreService, StoreWriter } from '../contracts/services/store.ts'
+import type { AppendOptions, EffectWrite, Lease, StoreService, StoreWriter } from '../contracts/services/store.ts'
 import type { Dispatch } from './cordis.ts'
 import { guardStore } from './store-writer.ts'
 import type { Scrubber } from '../kit/secrets.ts'
@@ -25,6 +25,8 @@ export class Recorder {
   private durable: number
   /** Sent with every append as a fencing token, once the run has an owner. */
   lease: Lease | undefined
+  /** The thread turn the run's first append claims (core/kernel/thread-start.ts); cleared once written. */
+  threadClaim: AppendOptions['thread']
 
   constructor(
     readonly state: RunState,
@@ -57,6 +59,8 @@ export class Recorder {
       seq: this.state.lastSeq + 1,
       time: Date.now(),
       runId: this.state.runId,
+      // Every event of a run that is a turn of a thread says which thread (run/start before state has it).
+      threadId: this.state.thread?.id ?? (type === 'run/start' ? (data as RunEventMap['run/start']).thread?.id : undefined),
       turnId: ids.turnId,
       stepId: ids.stepId,
       actionId: ids.actionId,
@@ -82,8 +86,11 @@ export class Recorder {
     const batch = this.buffer
     this.buffer = []
     if (effects && this.scrubber?.active) effects = effects.map((e) => this.scrubber!.scrub(e))
+    const thread = this.threadClaim
     const options =
-      this.lease || effects?.length || snapshot ? { lease: this.lease, effects, snapshot, writer: this.#writer } : this.#writerOnly
+      this.lease || effects?.length || snapshot || thread
+        ? { lease: this.lease, effects, snapshot, writer: this.#writer, ...(thread ? { thread } : {}) }
+        : this.#writerOnly
     let written
     try {
       written = guardStore(this.store()).append(this.state.runId, batch, this.durable, options)
@@ -116,6 +123,7 @@ export class Recorder {
 
   private delivered(batch: RunEvent[]): void {
     this.durable = batch[batch.length - 1].seq
+    this.threadClaim = undefined
     for (const event of batch) this.dispatch(event)
   }
 

@@ -1,8 +1,8 @@
 /**
  * @module run-start
  * The first events of a run: run/start (the agent, its task, the plugins and services it starts with,
- * its budgets and deadline, its parent) and the first turn/start. Refused before anything is recorded
- * when the task is empty or the agent has no store.
+ * its budgets and deadline, its parent, its thread), for a later turn of a thread thread/history, and
+ * turn/start. Refused before anything is recorded when the task is empty or the agent has no store.
  */
 import { CordageError } from '../contracts/errors.ts'
 import type { StartOptions } from './agent-options.ts'
@@ -10,6 +10,8 @@ import type { Budgets } from './budget.ts'
 import { readService, ServiceNames, type Context } from './cordis.ts'
 import type { Recorder } from './recorder.ts'
 import { KernelProducer } from './version.ts'
+import { turnIdOf } from './thread-history.ts'
+import type { ThreadStart } from './thread-start.ts'
 
 /** What run/start records of the agent. */
 export interface StartingAgent {
@@ -41,7 +43,7 @@ export function servicesOf(ctx: Context): Record<string, string> {
   return services
 }
 
-export function recordRunStart(rec: Recorder, agent: StartingAgent, task: string, options: StartOptions): void {
+export function recordRunStart(rec: Recorder, agent: StartingAgent, task: string, options: StartOptions, thread?: ThreadStart): void {
   const services = servicesOf(agent.ctx)
   if (!services.store)
     throw new CordageError(
@@ -62,8 +64,11 @@ export function recordRunStart(rec: Recorder, agent: StartingAgent, task: string
       deadline: budgets.deadlineMs !== undefined ? now + budgets.deadlineMs : undefined,
       parent: options.parent,
       ...(options.overrides && Object.keys(options.overrides).length ? { overrides: { ...options.overrides } } : {}),
+      ...(thread ? { thread: thread.link } : {}),
     },
     KernelProducer,
   )
-  rec.record('turn/start', { input: task }, KernelProducer, { turnId: 't1' })
+  if (thread) rec.threadClaim = thread.claim
+  if (thread?.history) rec.record('thread/history', thread.history, KernelProducer)
+  rec.record('turn/start', { input: task }, KernelProducer, { turnId: turnIdOf(thread?.link.turn ?? 1) })
 }

@@ -103,6 +103,7 @@ const Reducers: { readonly [K in RunEventType]: Reducer<K> } = Object.freeze({
       deadline: d.deadline,
       createdAt: event.time,
       parent: d.parent,
+      ...(d.thread ? { thread: freezeData(d.thread) } : {}),
     })
   },
   'run/handoff': (state, event) => {
@@ -180,8 +181,11 @@ const Reducers: { readonly [K in RunEventType]: Reducer<K> } = Object.freeze({
   'compaction/start': nothing,
   'step/model-request': nothing,
   'step/model-error': nothing,
-  // Issue 12: filled in by the threads and reservations work.
-  'thread/history': nothing,
+  // The turns before this one, ahead of the run's own transcript (core/kernel/thread-history.ts).
+  'thread/history': (state, event) => {
+    for (const entry of event.data.entries) state.transcript.push(freezeData({ ...entry, seq: event.seq }))
+  },
+  // Issue 12: filled in by the reservations work.
   'budget/reserved': nothing,
   'budget/settled': nothing,
   'compaction/end': (state, event) => {

@@ -81,13 +81,19 @@ export class DefaultContext implements ContextService {
     this.sources.forEach((m, i) => {
       if (fates[i] !== 'dropped') messages.push(m)
     })
-    if (goal >= 0) messages.push(...units[goal].messages)
-    if (note) messages.push(note)
-    unitAt.forEach((u, k) => {
+    // Earlier turns of a thread come before the goal, as they happened: the model reads the
+    // conversation so far, then this turn's task. Without a thread the goal is the first unit.
+    const before = goal < 0 ? 0 : unitAt.findIndex((u) => u > goal)
+    const emit = (u: number, k: number) => {
       const fate = fates[this.sources.length + k]
       if (fate === 'full') messages.push(...units[u].messages)
       else if (fate === 'short') messages.push(...units[u].short!.messages)
-    })
+    }
+    const split = before < 0 ? unitAt.length : before
+    unitAt.slice(0, split).forEach((u, k) => emit(u, k))
+    if (goal >= 0) messages.push(...units[goal].messages)
+    if (note) messages.push(note)
+    unitAt.slice(split).forEach((u, k) => emit(u, split + k))
     return { messages, tokens: messages.reduce((n, m) => n + count(m), 0) }
   }
 

@@ -43,7 +43,7 @@ const itemClass = (priority: number, description: string, share?: number) =>
 
 export default {
   name: 'context-default',
-  version: '1.1.0',
+  version: '1.2.0',
   description:
     'Assembles the projection in ordered sections (system, sources, goal, transcript) with priorities, a token budget and provenance on every item.',
   provides: { context: '1.3.0' },

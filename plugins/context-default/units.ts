@@ -14,7 +14,7 @@ export interface Unit {
   /** Each tool result as recorded, by actionId: clipping under pressure starts from the original. */
   results: Map<string, ObservationEntry>
   tokens: number
-  /** The first user message of the run. */
+  /** The first user message of the run's own turn (not one of an earlier turn of its thread). */
   goal: boolean
   /** Calls of this unit that have no result yet. */
   open: Set<string>
@@ -71,7 +71,10 @@ export class TranscriptUnits {
       open: new Set(),
       has: { input: false, feedback: false, failure: false, calls: false, answer: false },
     }
-    if (entry.kind === 'user') {
+    if (entry.kind === 'user' && entry.turn !== undefined) {
+      // A message of an earlier turn of the thread (thread/history): context for this turn, not its goal.
+      unit.has.input = true
+    } else if (entry.kind === 'user') {
       unit.goal = !this.goalSeen
       unit.has.input = this.goalSeen
       this.goalSeen = true

@@ -1,17 +1,23 @@
 /**
  * @module cli/commands/run
- * `cordage run`: start a run of an agent of the preset and follow it live until it ends or pauses.
+ * `cordage run`: start a run of an agent of the preset (with --thread, as the thread's next turn) and
+ * follow it live until it ends or pauses.
  */
 import { CordageError } from '../../contracts/errors.ts'
 import { cancelOnSignal, finish, follow, live, volatileStore } from '../live.ts'
 import { open, overridesOf, pickAgent } from '../open.ts'
 import type { Handler } from '../output.ts'
+import { threadAgent } from './thread.ts'
 
 export const run: Handler = async ({ flags }, io) => {
   const app = await open(io, flags, flags.agent ? [String(flags.agent)] : undefined)
   const view = live(io, flags)
   try {
-    const agent = pickAgent(app, flags.agent as string | undefined)
+    const threadId = flags.thread as string | undefined
+    const agent =
+      threadId !== undefined
+        ? await threadAgent(app, threadId, flags.agent as string | undefined)
+        : pickAgent(app, flags.agent as string | undefined)
     const task = flags.task as string | undefined
     if (task !== undefined && !task.trim())
       throw new CordageError(
@@ -22,7 +28,7 @@ export const run: Handler = async ({ flags }, io) => {
       throw new CordageError('invalid_input', `agent "${agent.name}" has no task in the preset; pass --task TEXT`)
     let runId: string | undefined
     follow(app, view, () => runId, false, !!flags.stream)
-    const handle = agent.start(task, { overrides: overridesOf(agent, flags) })
+    const handle = agent.start(task, { overrides: overridesOf(agent, flags), thread: threadId })
     runId = handle.runId
     const stopOnSignal = cancelOnSignal(agent, handle.runId, view.io)
     try {

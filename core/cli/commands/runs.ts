@@ -9,12 +9,14 @@ import { ExitCodes } from '../exit-codes.ts'
 import { formatSummary, formatWaiting } from '../format.ts'
 import { knownAgent, open } from '../open.ts'
 import type { Handler } from '../output.ts'
+import { listThreads } from './thread.ts'
 
 export const runs: Handler = async ({ flags }, io) => {
   // Reading runs starts only the stores: no tool servers, no model keys needed.
   const app = await open(io, flags, undefined, true)
   try {
     knownAgent(app, flags.agent as string | undefined)
+    if (flags.threads) return await listThreads(app, flags, io)
     const status = flags.status as RunStatus | undefined
     if (status !== undefined && !Object.hasOwn(Transitions, status)) {
       throw new CordageError(

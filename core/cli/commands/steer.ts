@@ -10,6 +10,7 @@ import type { Parsed } from '../args.ts'
 import { finish, follow, live } from '../live.ts'
 import { locate, open } from '../open.ts'
 import type { Handler, Output } from '../output.ts'
+import { cancelThread } from './thread.ts'
 
 export const approve: Handler = async (args, io) => {
   const wide = approvalScope(args)
@@ -32,12 +33,19 @@ export const resume: Handler = (args, io) =>
     agent.resume(run, { by: by(args), input: args.flags.input as string | undefined, acceptDrift: !!args.flags['accept-drift'] }),
   )
 
-export const cancel: Handler = (args, io) =>
-  steer(args, io, async (agent, [run]) => {
+export const cancel: Handler = (args, io) => {
+  if (args.flags.thread !== undefined) return cancelThread(args, io)
+  if (!args.positionals.length)
+    throw new CordageError(
+      'invalid_input',
+      'say what to cancel: cordage cancel RUN (one run, or one turn of a thread) or cordage cancel --thread ID (close the thread)',
+    )
+  return steer(args, io, async (agent, [run]) => {
     // Driven by another process, the run is asked to stop through the store; this waits for it.
     const done = agent.cancel(run, { by: by(args), reason: args.flags.reason as string | undefined })
     return { runId: run, done }
   })
+}
 
 async function steer(
   args: Parsed,

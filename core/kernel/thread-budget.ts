@@ -1,0 +1,31 @@
+/**
+ * @module thread-budget
+ * A thread's token and cost budgets (`budgets.thread`) hold over all its turns: what the turns before
+ * used (run/start `thread.usedBefore`) plus what this turn used so far. Checked at the same boundaries
+ * as the run's own budgets (beside overBudget, core/kernel/budget.ts); the turn then ends STOPPED
+ * `thread_budget_exceeded`. The turn budget (`maxTurns`) is checked before a turn starts
+ * (core/kernel/thread-start.ts).
+ */
+import type { Code } from '../contracts/errors.ts'
+import type { RunState } from '../contracts/state.ts'
+
+/** The thread budget code that ends the turn now, or undefined (not a thread, or within its budgets). */
+export function overThreadBudget(state: Pick<RunState, 'budgets' | 'thread' | 'usage'>): { code: Code; reason: string } | undefined {
+  const bounds = state.budgets.thread
+  const thread = state.thread
+  if (!bounds || !thread) return undefined
+  const before = thread.usedBefore
+  const tokens = before.inputTokens + before.outputTokens + state.usage.inputTokens + state.usage.outputTokens
+  if (bounds.maxTokens !== undefined && tokens >= bounds.maxTokens)
+    return {
+      code: 'thread_budget_exceeded',
+      reason: `thread ${thread.id}: ${tokens} tokens used over ${thread.turn} turn(s), budget ${bounds.maxTokens} (budgets.thread.maxTokens)`,
+    }
+  const cost = before.costUsd + state.usage.costUsd
+  if (bounds.maxCostUsd !== undefined && cost >= bounds.maxCostUsd)
+    return {
+      code: 'thread_budget_exceeded',
+      reason: `thread ${thread.id}: $${cost.toFixed(4)} spent over ${thread.turn} turn(s), budget $${bounds.maxCostUsd} (budgets.thread.maxCostUsd)`,
+    }
+  return undefined
+}

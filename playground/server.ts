@@ -52,7 +52,7 @@ export interface PlaygroundOptions {
    * $CORDAGE_PLAYGROUND_TOKEN here.
    */
   token?: string
-  /** Serve the page and the read routes only: start, approve, reject, compare and swap answer 403. Default: off. */
+  /** Serve the page and the read routes only: start, approve, reject, compare, swap and new threads or turns answer 403. Default: off. */
   readOnly?: boolean
   /** Which plugin log lines are shown, and where they go (CordageOptions.logLevel and .log; docs/guides/logging.md). */
   logLevel?: LogLevel

@@ -123,6 +123,9 @@ export function chatView({ api, el, $, withToken, detail, openRun, agents, readO
       ),
     )
     if (!threads.length) list.append(el('li', { class: 'muted' }, 'no threads yet'))
+    // A turn added elsewhere (another tab, the CLI) shows up in the open thread too.
+    const mine = open?.info && threads.find((t) => t.threadId === open.id)
+    if (mine && (mine.turns !== open.info.thread.turns || mine.lastStatus !== open.info.turns.at(-1)?.status)) scheduleRefresh()
   }
 
   // ---- one thread ----

@@ -124,8 +124,13 @@ export function chatView({ api, el, $, withToken, detail, openRun, agents, readO
     )
     if (!threads.length) list.append(el('li', { class: 'muted' }, 'no threads yet'))
     // A turn added elsewhere (another tab, the CLI) shows up in the open thread too.
+    // (Once per change of the list's line: a line that lags the run's state must not make a loop.)
     const mine = open?.info && threads.find((t) => t.threadId === open.id)
-    if (mine && (mine.turns !== open.info.thread.turns || mine.lastStatus !== open.info.turns.at(-1)?.status)) scheduleRefresh()
+    const line = mine && `${mine.turns} ${mine.lastStatus} ${mine.updatedAt}`
+    if (mine && line !== open.line && (mine.turns !== open.info.thread.turns || mine.lastStatus !== open.info.turns.at(-1)?.status)) {
+      open.line = line
+      scheduleRefresh()
+    }
   }
 
   // ---- one thread ----

@@ -54,7 +54,7 @@ describe('the Threads (chat) view in headless Chromium', { skip: browserSkip }, 
     await page.fill('[data-testid=chat-new-id]', 'ada-chat')
     await page.fill('[data-testid=chat-first]', 'my name is Ada')
     await page.click('[data-testid=chat-start]')
-    await page.waitForSelector(`${turn(1)}[data-status=COMPLETED] [data-testid=chat-answer]`, { timeout: 30_000 })
+    await page.waitForSelector(`${turn(1)}[data-status=COMPLETED] [data-testid=chat-answer]`, { timeout: 60_000 })
     assert.equal(await page.textContent('[data-testid=chat-thread-id]'), 'ada-chat')
     assert.deepEqual(await turns(), [
       { turn: 1, status: 'COMPLETED', user: 'my name is Ada', answer: 'You said "my name is Ada". Earlier you said: nothing.' },
@@ -67,7 +67,7 @@ describe('the Threads (chat) view in headless Chromium', { skip: browserSkip }, 
   it('sends message 2: two turns in order, each with its status, and turn 2 saw turn 1', async () => {
     await page.fill('[data-testid=chat-input]', 'what is my name?')
     await page.click('[data-testid=chat-send]')
-    await page.waitForSelector(`${turn(2)}[data-status=COMPLETED] [data-testid=chat-answer]`, { timeout: 30_000 })
+    await page.waitForSelector(`${turn(2)}[data-status=COMPLETED] [data-testid=chat-answer]`, { timeout: 60_000 })
     assert.deepEqual(await turns(), [
       { turn: 1, status: 'COMPLETED', user: 'my name is Ada', answer: 'You said "my name is Ada". Earlier you said: nothing.' },
       {
@@ -102,7 +102,7 @@ describe('the Threads (chat) view in headless Chromium', { skip: browserSkip }, 
   it('turns the box off while a turn waits for approval, with the reason and a way to approve; the end arrives live', async () => {
     await page.fill('[data-testid=chat-input]', 'please record that Ada called')
     await page.click('[data-testid=chat-send]')
-    await page.waitForSelector(`${turn(3)}[data-status=WAITING_APPROVAL] [data-testid=chat-waiting]`, { timeout: 30_000 })
+    await page.waitForSelector(`${turn(3)}[data-status=WAITING_APPROVAL] [data-testid=chat-waiting]`, { timeout: 60_000 })
     assert.match((await page.textContent(`${turn(3)} [data-testid=chat-waiting]`)) ?? '', /waiting for approval: record_followup \(/)
     await page.waitForSelector('[data-testid=chat-composer][data-blocked=true]')
     assert.equal(await page.isDisabled('[data-testid=chat-send]'), true)
@@ -118,7 +118,7 @@ describe('the Threads (chat) view in headless Chromium', { skip: browserSkip }, 
     assert.equal(await page.textContent('[data-testid=run-id]'), await page.getAttribute(turn(3), 'data-run'))
     await page.fill('[data-testid=decide-by]', 'alice')
     await page.click('[data-testid=approve]')
-    await page.waitForSelector(`${turn(3)}[data-status=COMPLETED] [data-testid=chat-answer]`, { timeout: 30_000 })
+    await page.waitForSelector(`${turn(3)}[data-status=COMPLETED] [data-testid=chat-answer]`, { timeout: 60_000 })
     await page.waitForSelector('[data-testid=chat-composer][data-blocked=false]')
     assert.equal(await page.isEnabled('[data-testid=chat-send]'), true)
     assert.deepEqual(
@@ -135,7 +135,7 @@ describe('the Threads (chat) view in headless Chromium', { skip: browserSkip }, 
     const xss = '<img src=x onerror="document.body.dataset.pwned=1"><b>bold</b>'
     await page.fill('[data-testid=chat-input]', xss)
     await page.click('[data-testid=chat-send]')
-    await page.waitForSelector(`${turn(4)}[data-status=COMPLETED] [data-testid=chat-answer]`, { timeout: 30_000 })
+    await page.waitForSelector(`${turn(4)}[data-status=COMPLETED] [data-testid=chat-answer]`, { timeout: 60_000 })
     const four = (await turns())[3]
     assert.equal(four.user, xss)
     assert.match(four.answer ?? '', /^You said "<img src=x onerror=/)

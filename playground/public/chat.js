@@ -8,6 +8,9 @@
 /** The statuses a turn ends in: only then does the thread take the next message. */
 const Terminal = new Set(['COMPLETED', 'FAILED', 'FAILED_VERIFICATION', 'STOPPED', 'CANCELLED'])
 
+/** A long message or answer, cut for one line of events (the turn's card has it whole). */
+const cut = (text) => (typeof text === 'string' && text.length > 120 ? `${text.slice(0, 119)}…` : String(text ?? ''))
+
 /** Events after which the turn's line (status, answer, what it waits for) is asked for again. */
 const Changes = new Set(['run/paused', 'run/resumed', 'run/end', 'turn/end', 'tool/approval-requested', 'tool/approval-decided'])
 
@@ -282,7 +285,11 @@ export function chatView({ api, el, $, withToken, detail, openRun, agents, readO
   function historyLine(d) {
     const said = (d.entries ?? [])
       .map((e) =>
-        e.kind === 'user' ? `you: ${e.text}` : e.kind === 'assistant' && e.decision?.kind === 'final' ? `answer: ${e.decision.text}` : '',
+        e.kind === 'user'
+          ? `you: ${cut(e.text)}`
+          : e.kind === 'assistant' && e.decision?.kind === 'final'
+            ? `answer: ${cut(e.decision.text)}`
+            : '',
       )
       .filter(Boolean)
     return `${d.turns} earlier turn(s)${d.shortened ? ` (${d.shortened} shortened)` : ''}: ${said.join(' | ')}`

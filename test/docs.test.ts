@@ -11,6 +11,7 @@ import { Codes, Contracts, Kinds, PluginEventTypes, PreviewEventTypes, RunEventT
 import { Cordage } from '../core/host/app.ts'
 import { Commands } from '../core/cli/args.ts'
 import { ExitCodes } from '../core/cli/exit-codes.ts'
+import { main } from '../core/cli/main.ts'
 import { loadCase, loadSuite } from '../core/eval/load.ts'
 import { parse } from 'yaml'
 import { tempDir } from './helpers.ts'
@@ -44,6 +45,31 @@ describe('docs/reference/presets.md', () => {
       })
     })
   }
+})
+
+describe('docs/concepts/threads.md', () => {
+  it('runs the example session against the example preset, each command with the exit code it shows', async () => {
+    const text = doc('docs/concepts/threads.md')
+    const preset = blocks(text, 'yaml').find((b) => b.startsWith('# threads example'))
+    assert.ok(preset, 'the page has its example preset')
+    const dir = tempDir()
+    writeFileSync(join(dir, 'threads.yml'), preset)
+    const session = blocks(text, 'sh').find((b) => b.includes('--thread T-1'))!
+    const lines = session.split('\n').filter((l) => l.startsWith('cordage '))
+    assert.ok(lines.length >= 5)
+    for (const line of lines) {
+      const [command, comment] = line.split(/\s+# /)
+      const expected = Number(/^exit (\d+)/.exec(comment)![1])
+      // Words, with "quoted text" as one; the preset is the one written above.
+      const argv = [...command.matchAll(/"([^"]*)"|(\S+)/g)].map((m) => m[1] ?? m[2]).slice(1)
+      argv[argv.indexOf('threads.yml')] = join(dir, 'threads.yml')
+      const out: string[] = []
+      const code = await main(argv, { out: (l) => out.push(l), err: (l) => out.push(l) })
+      assert.equal(code, expected, `${command}\n${out.join('\n')}`)
+      if (comment.includes('thread_closed')) assert.match(out.join('\n'), /thread_closed/)
+      if (argv[0] === 'thread') assert.match(out.join('\n'), /^thread T-1 {2}agent support {2}2 turn\(s\) {2}open$/m)
+    }
+  })
 })
 
 describe('docs/guides/writing-a-plugin.md', () => {

@@ -1,7 +1,7 @@
 /**
  * @module playground/threads-api
  * The chat view's routes: threads, each a series of runs, one run per turn (the turn's run sees the
- * thread's earlier turns; decision 0017, docs/guides/playground.md#threads-chat). Listing and reading a thread are reads; starting a
+ * thread's earlier turns; docs/concepts/threads.md). Listing and reading a thread are reads; starting a
  * thread and adding a turn start a run, so they take the same token, JSON-only bodies and read-only
  * rule as `POST /api/runs` (checked in server.ts before these handlers run).
  *

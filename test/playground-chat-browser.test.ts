@@ -21,10 +21,12 @@ describe('the Threads (chat) view in headless Chromium', { skip: browserSkip }, 
   let page: Page
   const errors: unknown[] = []
   let pageErrors: string[] = []
+  let preset: string
 
   before(async () => {
     // Each answer takes 300 ms: long enough that a turn is seen running before it ends.
-    playground = await startPlayground({ preset: chatPresetCopy(300), port: 0, onError: (e) => errors.push(e) })
+    preset = chatPresetCopy(300)
+    playground = await startPlayground({ preset, port: 0, onError: (e) => errors.push(e) })
     ;({ browser, page, pageErrors } = await openPage())
   })
 
@@ -156,5 +158,21 @@ describe('the Threads (chat) view in headless Chromium', { skip: browserSkip }, 
     await page.locator(turn(4)).scrollIntoViewIfNeeded()
     await shot('chat-4-markup-as-text.png')
     assert.deepEqual(pageErrors, ['Failed to load resource: the server responded with a status of 400 (Bad Request)'])
+  })
+
+  it('read-only: shows the thread and its turns, with Start thread and Send off and the reason said', async () => {
+    const viewer = await startPlayground({ preset, port: 0, readOnly: true, onError: (e) => errors.push(e) })
+    try {
+      await page.goto(viewer.url)
+      await page.waitForSelector('body[data-ready=true]')
+      await page.click('[data-testid=chat-threads] li[data-thread=ada-chat]')
+      await page.waitForSelector(`${turn(4)}[data-status=COMPLETED]`)
+      assert.equal((await turns()).length, 4)
+      assert.equal(await page.isDisabled('[data-testid=chat-start]'), true)
+      assert.equal(await page.isDisabled('[data-testid=chat-send]'), true)
+      assert.match((await page.textContent('[data-testid=chat-blocked]')) ?? '', /^read-only playground \(--read-only\)/)
+    } finally {
+      await viewer.close()
+    }
   })
 })

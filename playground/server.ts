@@ -27,6 +27,7 @@ import { handlers, HttpError, sendJson, statusOf, type ApiContext } from './api.
 import { checkGivenToken, newToken, sameToken, tokenOf } from './auth.ts'
 import { EvalReports, sendReport } from './eval-report.ts'
 import { PluginFeed } from './feed.ts'
+import { threadRoute } from './threads-api.ts'
 import { traceHandlers } from './trace-api.ts'
 
 export const DefaultPort = 4780
@@ -51,7 +52,7 @@ export interface PlaygroundOptions {
    * $CORDAGE_PLAYGROUND_TOKEN here.
    */
   token?: string
-  /** Serve the page and the read routes only: start, approve, reject, compare and swap answer 403. Default: off. */
+  /** Serve the page and the read routes only: start, approve, reject, compare, swap and new threads or turns answer 403. Default: off. */
   readOnly?: boolean
   /** Which plugin log lines are shown, and where they go (CordageOptions.logLevel and .log; docs/guides/logging.md). */
   logLevel?: LogLevel
@@ -277,6 +278,7 @@ async function route(api: ApiContext, req: IncomingMessage, res: ServerResponse,
       return handlers.decide(api, res, id, action === 'approve', await body(req))
     }
   }
+  if (first === 'threads' && (await threadRoute(api, res, url, parts.slice(1), method, only, () => body(req)))) return
   if (first === 'compare' && !id) {
     only('POST')
     return handlers.compare(api, res, await body(req))

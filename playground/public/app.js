@@ -3,6 +3,7 @@
 // The events already shown are kept in sessionStorage, so a reload shows them at once and asks the
 // server only for those after the last seq: nothing is missed, nothing is shown twice.
 
+import { chatView } from './chat.js'
 import { traceView } from './trace.js'
 
 const $ = (id) => document.getElementById(id)
@@ -304,6 +305,9 @@ let current
 
 /** The chosen run's timeline (trace.js): opened with the run, asked again as its events arrive. */
 const trace = traceView({ api, el, $ })
+
+/** The Threads view (chat.js): a thread as a chat, a turn's events live, a waiting turn approved in the Run view. */
+const chat = chatView({ api, el, $, withToken, detail, openRun, agents: () => agents, readOnly: () => readOnly })
 
 const storeKey = (runId) => `cordage-events:${runId}`
 
@@ -748,6 +752,7 @@ async function boot() {
   }
   await loadAgents()
   await loadRuns()
+  await chat.start()
   pluginEvents()
   const runId = new URLSearchParams(location.search).get('run')
   if (runId) await openRun(runId)

@@ -45,7 +45,7 @@ describe('playground in headless Chromium', { skip: browserSkip }, () => {
     assert.equal(page.url(), `${playground.origin}/`, 'the token is taken out of the address bar')
     assert.match((await page.textContent('[data-testid=preset]')) ?? '', /preset\.yml$/)
     assert.equal(await page.textContent('[data-testid=version-support-policy-rules]'), '1.0.0')
-    assert.equal(await page.textContent('[data-testid=version-followup-policy-rules]'), '2.0.0')
+    assert.equal(await page.textContent('[data-testid=version-followup-policy-rules]'), '2.1.0')
     const services = await page.textContent('[data-testid=services-followup]')
     assert.match(services ?? '', /policy-rules@2\.0\.0/)
     assert.match(services ?? '', /support-desk \^1\.0\.0/)

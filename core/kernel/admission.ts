@@ -169,7 +169,8 @@ export async function previewFor(run: AdmissionPort, action: ActionState, tool: 
   if (action.dryRun) return undefined
   if (!tool) return { status: 'failed', code: 'unknown_tool', message: `${action.tool} is no longer installed` }
   const parsed = tool.input.safeParse(action.args)
-  if (!parsed.success) return { status: 'failed', code: 'invalid_arguments', message: `the arguments no longer match ${tool.name}'s schema` }
+  if (!parsed.success)
+    return { status: 'failed', code: 'invalid_arguments', message: `the arguments no longer match ${tool.name}'s schema` }
   return runPreview(run, tool, parsed.data, action.id)
 }
 

@@ -92,7 +92,8 @@ export function checkPreview(answer: unknown): Checked<Preview> {
   if (!o) return bad(`a preview is an object, got ${describe(answer)}`)
   const extra = Object.keys(o).filter((k) => !['summary', 'diff', 'record', 'amount'].includes(k))
   if (extra.length) return bad(`unknown key(s) ${extra.join(', ')}: a preview has summary, diff, record and amount only`)
-  if (typeof o.summary !== 'string' || o.summary.trim().length === 0) return bad(`summary must be a non-empty string, got ${describe(o.summary)}`)
+  if (typeof o.summary !== 'string' || o.summary.trim().length === 0)
+    return bad(`summary must be a non-empty string, got ${describe(o.summary)}`)
   if (o.summary.length > PreviewLimits.summaryChars)
     return bad(`summary is ${o.summary.length} characters, more than ${PreviewLimits.summaryChars}`)
   const preview: Preview = { summary: o.summary }
@@ -119,7 +120,8 @@ export function checkPreview(answer: unknown): Checked<Preview> {
     if (!a) return bad(`amount must be { value, currency }, got ${describe(o.amount)}`)
     const extraA = Object.keys(a).filter((k) => k !== 'value' && k !== 'currency')
     if (extraA.length) return bad(`amount has unknown key(s) ${extraA.join(', ')}: it is { value, currency }`)
-    if (typeof a.value !== 'number' || !Number.isFinite(a.value)) return bad(`amount.value must be a finite number, got ${describe(a.value)}`)
+    if (typeof a.value !== 'number' || !Number.isFinite(a.value))
+      return bad(`amount.value must be a finite number, got ${describe(a.value)}`)
     if (typeof a.currency !== 'string' || !/^[A-Z]{3}$/.test(a.currency))
       return bad(`amount.currency must be a three-letter currency code such as EUR, got ${describe(a.currency)}`)
     preview.amount = { value: a.value, currency: a.currency }
@@ -184,8 +186,7 @@ export function splitDryRun(args: unknown, tool: Tool | undefined): { args: unkn
 /** Why a proposed call's `dry_run` is refused (`invalid_arguments`), or undefined when it has none the kernel must judge. */
 export function dryRunProblem(action: ActionState, tool: Tool): string | undefined {
   if (action.dryRun || ownsDryRun(tool) || !isRecord(action.args) || !Object.hasOwn(action.args, DryRunArg)) return undefined
-  if (typeof tool.preview !== 'function')
-    return `${tool.name} has no preview, so it cannot be dry-run: call it without dry_run.`
+  if (typeof tool.preview !== 'function') return `${tool.name} has no preview, so it cannot be dry-run: call it without dry_run.`
   return `dry_run for ${tool.name} must be true or false, got ${describe(action.args[DryRunArg])}. Call it again with dry_run: true to see what it would do, or without dry_run.`
 }
 

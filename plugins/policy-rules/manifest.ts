@@ -84,7 +84,7 @@ export default {
             sideEffect: oneOrMany(sideEffect),
             needsApproval: Schema.boolean().description("Match on the tool contract's needsApproval flag."),
             dryRun: Schema.boolean().description(
-              'true: the request is a dry run (only the tool\'s preview runs; the tool is shown as a read, sideEffect none). false: a real call.',
+              "true: the request is a dry run (only the tool's preview runs; the tool is shown as a read, sideEffect none). false: a real call.",
             ),
             args: Schema.dict(argMatcher).description('Argument path → test; all must pass.'),
             agent: oneOrMany(Schema.string()).description('Agent name pattern(s).'),

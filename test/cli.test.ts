@@ -211,7 +211,7 @@ describe('cordage CLI', () => {
         'context-basic': '1.1.0',
         'verifier-basic': '1.0.0',
         'policy-rules': '2.1.0',
-        'support-desk': '1.0.0',
+        'support-desk': '1.1.0',
       },
     })
   })

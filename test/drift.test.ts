@@ -102,7 +102,7 @@ describe('resume under drift', () => {
     writePreset(dir, { version: '^2.0.0' })
     const refused = cordage(['approve', runId, 's1.a1', '--preset', 'desk.yml'], dir)
     assert.equal(refused.code, 2, refused.stderr)
-    assert.match(refused.stderr, /error \[version_drift\]: run \S+ started with other plugin versions \(policy-rules 1\.0\.0 → 2\.0\.0\)/)
+    assert.match(refused.stderr, /error \[version_drift\]: run \S+ started with other plugin versions \(policy-rules 1\.0\.0 → 2\.1\.0\)/)
     const events = storedEvents(dir, runId)
     const [drift] = driftOf(events)
     assert.equal(drift.decision, 'refused')

@@ -4,6 +4,7 @@
 // server only for those after the last seq: nothing is missed, nothing is shown twice.
 
 import { traceView } from './trace.js'
+import { renderPreview } from './preview.js'
 
 const $ = (id) => document.getElementById(id)
 
@@ -494,6 +495,7 @@ async function refreshRun() {
     $('pending-why').textContent =
       `${pending.reason ?? ''}${pending.ruleId ? ` (rule ${pending.ruleId})` : ''}${pending.approvers ? ` · approvers: ${pending.approvers.join(', ')}` : ''}`
   }
+  renderPreview($('pending-preview'), pending)
   $('run-answer').hidden = !info.answer
   $('run-answer').textContent = info.answer ?? ''
 }

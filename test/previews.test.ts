@@ -13,7 +13,8 @@ import { describe, it } from 'node:test'
 import type { RunEvent, Tool } from 'cordage'
 import { z } from 'zod'
 import { defineTool } from '../core/kernel/tool.ts'
-import { checkPreview, dryRunView, splitDryRun } from '../core/kernel/preview.ts'
+import { checkPreview, dryRunView, runPreview, splitDryRun } from '../core/kernel/preview.ts'
+import { emptyState } from '../core/kernel/state.ts'
 import { toView } from '../core/contracts/services/tools.ts'
 import { LeakedSecret } from './fixtures/plugins/preview-desk/index.ts'
 import { indexOf, supportDesk } from './helpers.ts'
@@ -391,5 +392,27 @@ describe('preview answers, checked strictly', () => {
     assert.ok((view.inputSchema as { properties: object }).properties.hasOwnProperty('dry_run'))
     assert.equal((withPreview.inputSchema as { properties: object }).properties.hasOwnProperty('dry_run'), false)
     assert.deepEqual(dryRunView(without, toView(without)), toView(without))
+  })
+
+  it("is bounded by the run: past the deadline or cancelled, the run's end is thrown, not recorded as the preview's failure", async () => {
+    const never = defineTool({
+      name: 'never',
+      description: 'd',
+      input: z.object({}),
+      sideEffect: 'local',
+      timeoutMs: 60_000,
+      run: () => ({ output: 1 }),
+      preview: (_args, io) => new Promise((_, reject) => io.signal.addEventListener('abort', () => reject(io.signal.reason))),
+    })
+    const state = emptyState('run_d')
+    state.deadline = Date.now() + 50
+    await assert.rejects(runPreview({ runId: 'run_d', state, signal: new AbortController().signal }, never, {}, 's1.a1'), {
+      code: 'deadline_exceeded',
+    })
+    const cancel = new AbortController()
+    const pending = runPreview({ runId: 'run_c', state: emptyState('run_c'), signal: cancel.signal }, never, {}, 's1.a1')
+    const reason = new Error('cancelled by a test')
+    cancel.abort(reason)
+    await assert.rejects(pending, (error) => error === reason)
   })
 })

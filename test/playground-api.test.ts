@@ -86,10 +86,10 @@ describe('playground API', () => {
     const [support, followup] = body.agents
     const policy = (agent: any) => agent.plugins.find((p: any) => p.name === 'policy-rules')
     assert.equal(policy(support).version, '1.0.0')
-    assert.equal(policy(followup).version, '2.0.0')
+    assert.equal(policy(followup).version, '2.1.0')
     assert.equal(policy(followup).range, '^2.0.0')
-    assert.deepEqual(policy(followup).installed, ['2.0.0', '1.0.0'])
-    assert.deepEqual(policy(followup).provides, { policy: '1.1.0' })
+    assert.deepEqual(policy(followup).installed, ['2.1.0', '1.0.0'])
+    assert.deepEqual(policy(followup).provides, { policy: '1.2.0' })
     assert.equal(followup.plugins.find((p: any) => p.model).name, 'model-scripted')
     const service = followup.services.find((s: any) => s.service === 'policy')
     assert.equal(service.provider, 'policy-rules@2.1.0')
@@ -116,7 +116,13 @@ describe('playground API', () => {
 
     const state = await get(`/api/runs/${runId}`)
     assert.equal(state.body.status, 'WAITING_APPROVAL')
-    assert.deepEqual(state.body.pending, {
+    // The preview recorded with the request comes along (its duration varies): the card shows it.
+    const { preview, ...pending } = state.body.pending
+    assert.deepEqual(preview.preview, {
+      summary: 'record a follow-up note of 35 characters on ticket T-1001',
+      record: { ticketId: 'T-1001', note: 'Refund approved; customer informed.' },
+    })
+    assert.deepEqual(pending, {
       actionId: 's1.a1',
       tool: 'record_followup',
       args: { ticketId: 'T-1001', note: 'Refund approved; customer informed.' },
@@ -180,7 +186,7 @@ describe('playground API', () => {
     const { status, body } = await post('/api/compare', {
       runId,
       plugin: 'policy-rules',
-      a: { version: '2.0.0' },
+      a: { version: '2.1.0' },
       b: { version: '^1.0.0' },
     })
     assert.equal(status, 200, JSON.stringify(body))
@@ -211,7 +217,7 @@ describe('playground API', () => {
       runId,
       plugin: 'policy-rules',
       a: { version: '1.0.0' },
-      b: { version: '2.0.0', config: closed },
+      b: { version: '2.1.0', config: closed },
     })
     assert.equal(strict.status, 200)
     assert.equal(strict.body.a.outcome.status, 'COMPLETED')
@@ -228,7 +234,7 @@ describe('playground API', () => {
     const { status, body } = await post('/api/compare', {
       runId,
       plugin: 'policy-rules',
-      a: { version: '2.0.0' },
+      a: { version: '2.1.0' },
       b: { version: '1.0.0', config: { default: 'sometimes' } },
     })
     assert.equal(status, 200)

@@ -320,7 +320,7 @@ describe('playground: the token guards every API route', () => {
     assert.deepEqual(recorded[0].data, {
       agent: 'followup',
       name: 'policy-rules',
-      version: '2.0.0',
+      version: '2.1.0',
       ok: true,
       from: 'policy-rules@2.1.0',
       to: 'policy-rules@2.1.0',

@@ -142,6 +142,9 @@ export const handlers = {
             reason: action.decision?.reason,
             ruleId: action.decision?.ruleId,
             approvers: action.decision?.approvers,
+            // What the call would do, as recorded with the request (rendered by public/preview.js).
+            preview: action.preview,
+            dryRun: action.dryRun,
           }
         : undefined
     sendJson(res, 200, {

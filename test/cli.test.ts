@@ -210,8 +210,8 @@ describe('cordage CLI', () => {
         'tools-registry': '1.0.0',
         'context-basic': '1.1.0',
         'verifier-basic': '1.0.0',
-        'policy-rules': '2.0.0',
-        'support-desk': '1.0.0',
+        'policy-rules': '2.1.0',
+        'support-desk': '1.1.0',
       },
     })
   })

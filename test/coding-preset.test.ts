@@ -162,7 +162,7 @@ describe('presets/coding.yml through the agent API', () => {
       assert.match(only(before, 'tool/end')[2].data.observation, /src\/cart\.js:5: return subtotal - subtotal \* discountPercent/)
       const ask = only(before, 'tool/decision').at(-1)!
       assert.deepEqual([ask.data.verdict, ask.data.ruleId], ['ask', 'edits-need-approval'])
-      assert.match(ask.data.policyVersion, /^policy-rules@2\.0\.0\+/)
+      assert.match(ask.data.policyVersion, /^policy-rules@2\.1\.0\+/)
 
       // What the files are when the verifier runs: the approved edit, in the run's workspace.
       let verified: string | undefined

@@ -87,7 +87,7 @@ describe('conflict messages', () => {
         assert.equal(error.code, 'plugin_version_unsatisfiable')
         assert.match(
           error.message,
-          /agents\.support\.plugins\[4\]: no installed version of "policy-rules" satisfies \^7\.0\.0 \(installed: 2\.0\.0, 1\.0\.0\)/,
+          /agents\.support\.plugins\[4\]: no installed version of "policy-rules" satisfies \^7\.0\.0 \(installed: 2\.1\.0, 1\.0\.0\)/,
         )
         return true
       },

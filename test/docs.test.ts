@@ -94,6 +94,10 @@ describe('docs/guides/writing-a-plugin.md', () => {
     const paused = await agent.run('Order O-7 arrived broken. Please refund it.')
     assert.equal(paused.status, 'WAITING_APPROVAL')
     assert.equal(paused.waiting?.actionId, 's2.a1')
+    // The refund's preview, recorded with the request: what the person approving it is shown.
+    const preview = paused.actions['s2.a1'].preview
+    assert.ok(preview?.status === 'ok', JSON.stringify(preview))
+    assert.deepEqual(preview.preview.amount, { value: 40, currency: 'EUR' })
     const done = await (await agent.approve(paused.runId, 's2.a1', { by: 'returns-lead' })).done
     assert.equal(done.status, 'COMPLETED')
     const verified = (await agent.store().load(done.runId)).find((e) => e.type === 'verify/end')

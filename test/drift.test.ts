@@ -102,13 +102,13 @@ describe('resume under drift', () => {
     writePreset(dir, { version: '^2.0.0' })
     const refused = cordage(['approve', runId, 's1.a1', '--preset', 'desk.yml'], dir)
     assert.equal(refused.code, 2, refused.stderr)
-    assert.match(refused.stderr, /error \[version_drift\]: run \S+ started with other plugin versions \(policy-rules 1\.0\.0 → 2\.0\.0\)/)
+    assert.match(refused.stderr, /error \[version_drift\]: run \S+ started with other plugin versions \(policy-rules 1\.0\.0 → 2\.1\.0\)/)
     const events = storedEvents(dir, runId)
     const [drift] = driftOf(events)
     assert.equal(drift.decision, 'refused')
     assert.deepEqual(
       drift.changes.map((c) => [c.plugin, c.from, c.to, c.decision]),
-      [['policy-rules', '1.0.0', '2.0.0', 'refused']],
+      [['policy-rules', '1.0.0', '2.1.0', 'refused']],
     )
     assert.equal(events.at(-1)!.type, 'run/version-drift')
   })
@@ -125,7 +125,7 @@ describe('resume under drift', () => {
     assert.equal(drift.changes[0].decision, 'accepted')
     const producers = policyProducers(events)
     assert.equal(producers[0], 'policy-rules@1.0.0')
-    assert.equal(producers.at(-1), 'policy-rules@2.0.0')
+    assert.equal(producers.at(-1), 'policy-rules@2.1.0')
   })
 
   it('pins with onDrift: pin: the recorded 1.0.0 is loaded for this run while the preset names ^2.0.0', () => {
@@ -139,7 +139,7 @@ describe('resume under drift', () => {
     assert.equal(drift.decision, 'pinned')
     assert.deepEqual(
       drift.changes.map((c) => [c.plugin, c.from, c.to, c.decision]),
-      [['policy-rules', '1.0.0', '2.0.0', 'pinned']],
+      [['policy-rules', '1.0.0', '2.1.0', 'pinned']],
     )
     assert.equal(drift.changes[0].fromHash, pluginHash(resolve(import.meta.dirname, '../plugins/policy-rules-v1')))
     assert.equal(drift.changes[0].toHash, pluginHash(resolve(import.meta.dirname, '../plugins/policy-rules')))
@@ -152,7 +152,7 @@ describe('resume under drift', () => {
     // A new run of the same preset gets 2.0.0: the pin was for that run only.
     const fresh = cordage(['run', '--preset', 'desk.yml', '--json'], dir)
     const start = jsonEvents(fresh.stdout)[0]
-    assert.ok(start.type === 'run/start' && start.data.plugins['policy-rules'] === '2.0.0')
+    assert.ok(start.type === 'run/start' && start.data.plugins['policy-rules'] === '2.1.0')
   })
 
   it('--accept-drift overrides onDrift: refuse, given to the same approve the refusal named', () => {
@@ -179,7 +179,7 @@ describe('resume under drift', () => {
       decisions.map((d) => [d.producer, d.data.verdict]),
       [
         ['policy-rules@1.0.0', 'ask'],
-        ['policy-rules@2.0.0', 'deny'],
+        ['policy-rules@2.1.0', 'deny'],
       ],
     )
     assert.equal(events.filter((e) => e.type === 'tool/start' && e.data.tool === 'record_followup').length, 0)

@@ -395,8 +395,8 @@ describe('invariant 6: evidence is ordered', () => {
     const events = await harness.events(state.runId)
     const producer = (type: string) => events.find((e) => e.type === type)!.producer
     assert.equal(producer('step/model-response'), 'model-scripted@1.2.0')
-    assert.equal(producer('tool/decision'), 'policy-rules@2.0.0')
-    assert.equal(producer('tool/end'), 'support-desk@1.0.0')
+    assert.equal(producer('tool/decision'), 'policy-rules@2.1.0')
+    assert.equal(producer('tool/end'), 'support-desk@1.1.0')
     assert.equal(producer('verify/end'), 'verifier-basic@1.0.0')
     assert.equal(producer('step/context'), 'context-basic@1.1.0')
     assert.match(producer('run/start'), /^kernel@\d+\.\d+\.\d+$/)
@@ -409,8 +409,8 @@ describe('invariant 6: evidence is ordered', () => {
     }
     const start = events.find((e) => e.type === 'run/start')
     assert.ok(start?.type === 'run/start')
-    assert.equal(start.data.services.policy, 'policy-rules@2.0.0')
-    assert.equal(start.data.plugins['support-desk'], '1.0.0')
+    assert.equal(start.data.services.policy, 'policy-rules@2.1.0')
+    assert.equal(start.data.plugins['support-desk'], '1.1.0')
   })
 
   it('dispatches no event of a run before start() has returned its id', async () => {

@@ -163,8 +163,8 @@ describe('cordage lock', () => {
       'tools-registry',
       'verifier-basic',
     ])
-    assert.deepEqual(lock.agents.support['policy-rules'], { version: '2.0.0', hash: pluginHash(join(plugins, 'policy-rules')) })
-    assert.match(c.out.join('\n'), /policy-rules@2\.0\.0 +sha256:[0-9a-f]{32}/)
+    assert.deepEqual(lock.agents.support['policy-rules'], { version: '2.1.0', hash: pluginHash(join(plugins, 'policy-rules')) })
+    assert.match(c.out.join('\n'), /policy-rules@2\.1\.0 +sha256:[0-9a-f]{32}/)
     assert.match(c.out.at(-1)!, /^wrote \S*desk\.lock\.json$/)
 
     const check = capture()
@@ -183,13 +183,13 @@ describe('cordage lock', () => {
     assert.equal(locked.events[0].data.hashes['policy-rules'], pluginHash(join(plugins, 'policy-rules-v1')))
 
     const unlocked = await run(file, '--no-lock')
-    assert.equal(unlocked.events[0].data.plugins['policy-rules'], '2.0.0')
+    assert.equal(unlocked.events[0].data.plugins['policy-rules'], '2.1.0')
 
     const again = capture()
     assert.equal(await main(['lock', '--preset', file], again.io), 0)
-    assert.match(again.out.join('\n'), /policy-rules@2\.0\.0 +sha256:\S+ +\(was 1\.0\.0\)/)
+    assert.match(again.out.join('\n'), /policy-rules@2\.1\.0 +sha256:\S+ +\(was 1\.0\.0\)/)
     assert.match(again.out.at(-1)!, /^updated /)
-    assert.equal((await run(file)).events[0].data.plugins['policy-rules'], '2.0.0')
+    assert.equal((await run(file)).events[0].data.plugins['policy-rules'], '2.1.0')
   })
 
   it("refuses when a locked plugin's files changed, listing what differs, until locked again", async () => {
@@ -234,7 +234,7 @@ describe('cordage lock', () => {
     assert.match(message, /support: plugin tools-registry \(agents\.support\.plugins\[1\]\) is in the preset but not in the lock/)
     assert.match(
       message,
-      /support: policy-rules: the lock has 2\.0\.0, which the preset's range \^1\.0\.0 \(agents\.support\.plugins\[4\]\) does not admit/,
+      /support: policy-rules: the lock has 2\.1\.0, which the preset's range \^1\.0\.0 \(agents\.support\.plugins\[4\]\) does not admit/,
     )
     assert.match(message, /support: plugin loop-guard is in the lock but not in the preset/)
   })

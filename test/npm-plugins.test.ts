@@ -251,9 +251,9 @@ describe('plugins from npm packages', () => {
 
   it('refuses a package that installs a version already installed elsewhere, only when that version is asked for', async () => {
     const dir = tempDir('cordage-npm-twice-')
-    write(join(dir, 'package.json'), { dependencies: { 'policy-rules': '2.0.0', 'policy-rules-9': '9.0.0' } })
+    write(join(dir, 'package.json'), { dependencies: { 'policy-rules': '2.1.0', 'policy-rules-9': '9.0.0' } })
     for (const [folder, version] of [
-      ['policy-rules', '2.0.0'],
+      ['policy-rules', '2.1.0'],
       ['policy-rules-9', '9.0.0'],
     ]) {
       write(join(dir, 'node_modules', folder, 'package.json'), { name: folder, version, type: 'module', cordage: { plugin: './index.js' } })
@@ -264,12 +264,12 @@ describe('plugins from npm packages', () => {
       write(join(dir, 'node_modules', folder, 'index.js'), 'export default {}\n')
     }
     const catalog = await PluginCatalog.scan(undefined, { project: dir })
-    // Built-in 1.0.0 and 2.0.0, and 9.0.0 from npm, side by side.
+    // Built-in 1.0.0 and 2.1.0, and 9.0.0 from npm, side by side.
     assert.equal(catalog.find('policy-rules', '^9.0.0').package?.dependency, 'policy-rules-9')
     assert.ok(!catalog.find('policy-rules', '^1.0.0').package)
     assert.throws(() => catalog.find('policy-rules', '^2.0.0'), {
       code: 'plugin_conflict',
-      message: /policy-rules@2\.0\.0 is installed twice: .*plugins\/policy-rules and .*node_modules\/policy-rules/,
+      message: /policy-rules@2\.1\.0 is installed twice: .*plugins\/policy-rules and .*node_modules\/policy-rules/,
     })
   })
 

@@ -67,7 +67,7 @@ describe('a worker honours onDrift: pin', () => {
     const script = [{ tool: 'lookup_policy', args: { topic: 'refunds' } }, { final: refundAnswer }]
     const [runId] = await submittedUnderV1(dir, 1, script)
     const app = await open(join(dir, 'desk.yml'))
-    assert.equal(app.pluginsOf('support')['policy-rules'], '2.0.0', 'the agent itself runs 2.0.0')
+    assert.equal(app.pluginsOf('support')['policy-rules'], '2.1.0', 'the agent itself runs 2.1.0')
     const handle = await app.agent('support').driveNext()
     assert.equal(handle?.runId, runId)
     const state = await handle!.done

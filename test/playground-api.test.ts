@@ -86,13 +86,13 @@ describe('playground API', () => {
     const [support, followup] = body.agents
     const policy = (agent: any) => agent.plugins.find((p: any) => p.name === 'policy-rules')
     assert.equal(policy(support).version, '1.0.0')
-    assert.equal(policy(followup).version, '2.0.0')
+    assert.equal(policy(followup).version, '2.1.0')
     assert.equal(policy(followup).range, '^2.0.0')
-    assert.deepEqual(policy(followup).installed, ['2.0.0', '1.0.0'])
-    assert.deepEqual(policy(followup).provides, { policy: '1.1.0' })
+    assert.deepEqual(policy(followup).installed, ['2.1.0', '1.0.0'])
+    assert.deepEqual(policy(followup).provides, { policy: '1.2.0' })
     assert.equal(followup.plugins.find((p: any) => p.model).name, 'model-scripted')
     const service = followup.services.find((s: any) => s.service === 'policy')
-    assert.equal(service.provider, 'policy-rules@2.0.0')
+    assert.equal(service.provider, 'policy-rules@2.1.0')
     assert.deepEqual(service.neededBy, [{ from: 'kernel', range: '^1.0.0', required: true, ok: true }])
     const tools = followup.services.find((s: any) => s.service === 'tools')
     assert.ok(
@@ -116,7 +116,13 @@ describe('playground API', () => {
 
     const state = await get(`/api/runs/${runId}`)
     assert.equal(state.body.status, 'WAITING_APPROVAL')
-    assert.deepEqual(state.body.pending, {
+    // The preview recorded with the request comes along (its duration varies): the card shows it.
+    const { preview, ...pending } = state.body.pending
+    assert.deepEqual(preview.preview, {
+      summary: 'record a follow-up note of 35 characters on ticket T-1001',
+      record: { ticketId: 'T-1001', note: 'Refund approved; customer informed.' },
+    })
+    assert.deepEqual(pending, {
       actionId: 's1.a1',
       tool: 'record_followup',
       args: { ticketId: 'T-1001', note: 'Refund approved; customer informed.' },
@@ -180,11 +186,11 @@ describe('playground API', () => {
     const { status, body } = await post('/api/compare', {
       runId,
       plugin: 'policy-rules',
-      a: { version: '2.0.0' },
+      a: { version: '2.1.0' },
       b: { version: '^1.0.0' },
     })
     assert.equal(status, 200, JSON.stringify(body))
-    assert.equal(body.a.plugin, 'policy-rules@2.0.0')
+    assert.equal(body.a.plugin, 'policy-rules@2.1.0')
     assert.equal(body.b.plugin, 'policy-rules@1.0.0')
     assert.deepEqual(
       body.script.map((s: any) => Object.keys(s)[0]),
@@ -211,7 +217,7 @@ describe('playground API', () => {
       runId,
       plugin: 'policy-rules',
       a: { version: '1.0.0' },
-      b: { version: '2.0.0', config: closed },
+      b: { version: '2.1.0', config: closed },
     })
     assert.equal(strict.status, 200)
     assert.equal(strict.body.a.outcome.status, 'COMPLETED')
@@ -228,7 +234,7 @@ describe('playground API', () => {
     const { status, body } = await post('/api/compare', {
       runId,
       plugin: 'policy-rules',
-      a: { version: '2.0.0' },
+      a: { version: '2.1.0' },
       b: { version: '1.0.0', config: { default: 'sometimes' } },
     })
     assert.equal(status, 200)
@@ -239,7 +245,7 @@ describe('playground API', () => {
   it('keeps the plugin events of this process, and a swap shows up in them with who asked', async () => {
     const before = await get('/api/plugin-events')
     const loaded = before.body.events.filter((e: any) => e.type === 'plugin/loaded')
-    assert.ok(loaded.some((e: any) => e.data.agent === 'followup' && e.data.name === 'policy-rules' && e.data.version === '2.0.0'))
+    assert.ok(loaded.some((e: any) => e.data.agent === 'followup' && e.data.name === 'policy-rules' && e.data.version === '2.1.0'))
     const last = before.body.events[before.body.events.length - 1].id
     const live = sse(`/api/plugin-events/stream?after=${last}`, (f) => f.data?.type === 'plugin/swapped')
     const swapped = await post('/api/agents/support/swap', { plugin: 'verifier-basic', config: {} })
@@ -314,7 +320,7 @@ describe('playground API', () => {
         'plugin_not_found',
         /nothing-like-it/,
       ],
-      [post('/api/compare', { runId, plugin: 'policy-rules', a: { version: '2.0.0' } }), 400, 'invalid_input', /b/],
+      [post('/api/compare', { runId, plugin: 'policy-rules', a: { version: '2.1.0' } }), 400, 'invalid_input', /b/],
       [post('/api/agents/support/swap', { plugin: 'policy-rules' }), 400, 'invalid_input', /version/],
       [post('/api/agents/support/swap', { plugin: 'policy-rules', version: '1.0.0', by: ' ' }), 400, 'invalid_input', /by/],
       [post('/api/agents/support/swap', { plugin: 'policy-rules', version: '9.0.0' }), 400, 'plugin_version_unsatisfiable', /9\.0\.0/],

@@ -45,9 +45,9 @@ describe('playground in headless Chromium', { skip: browserSkip }, () => {
     assert.equal(page.url(), `${playground.origin}/`, 'the token is taken out of the address bar')
     assert.match((await page.textContent('[data-testid=preset]')) ?? '', /preset\.yml$/)
     assert.equal(await page.textContent('[data-testid=version-support-policy-rules]'), '1.0.0')
-    assert.equal(await page.textContent('[data-testid=version-followup-policy-rules]'), '2.0.0')
+    assert.equal(await page.textContent('[data-testid=version-followup-policy-rules]'), '2.1.0')
     const services = await page.textContent('[data-testid=services-followup]')
-    assert.match(services ?? '', /policy-rules@2\.0\.0/)
+    assert.match(services ?? '', /policy-rules@2\.1\.0/)
     assert.match(services ?? '', /support-desk \^1\.0\.0/)
     await page.waitForSelector('[data-testid=plugin-events] tr[data-type="plugin/loaded"]')
     await page.screenshot({ path: join(shots, '1-agents.png'), fullPage: true })
@@ -109,19 +109,19 @@ describe('playground in headless Chromium', { skip: browserSkip }, () => {
   it('replays the run under policy-rules 2.x and 1.x side by side and shows the differences', async () => {
     await page.selectOption('[data-testid=compare-run]', runId)
     await page.selectOption('[data-testid=compare-plugin]', 'policy-rules')
-    await page.selectOption('[data-testid=compare-a]', '2.0.0')
+    await page.selectOption('[data-testid=compare-a]', '2.1.0')
     await page.selectOption('[data-testid=compare-b]', '1.0.0')
     await page.click('[data-testid=compare-button]')
     await page.waitForSelector('[data-testid=compare-result]:not([hidden])', { timeout: 20_000 })
     const outcome = await page.textContent('[data-testid=compare-outcome]')
-    assert.match(outcome ?? '', /A: policy-rules@2\.0\.0.*B: policy-rules@1\.0\.0/)
+    assert.match(outcome ?? '', /A: policy-rules@2\.1\.0.*B: policy-rules@1\.0\.0/)
     assert.match(outcome ?? '', /approved s1\.a1 as alice/)
     assert.equal(await page.textContent('[data-testid=compare-outcome] tr[data-key=status] td:nth-of-type(1)'), 'COMPLETED')
     assert.equal(await page.textContent('[data-testid=compare-outcome] tr[data-key=status] td:nth-of-type(2)'), 'COMPLETED')
     assert.match((await page.textContent('[data-testid=compare-outcome] tr[data-key=dropped]')) ?? '', /approvers/)
     assert.equal(await page.getAttribute('[data-testid=compare-events] tr[data-type="tool/decision"]', 'data-kind'), 'changed')
     const decision = await page.textContent('[data-testid=compare-events] tr[data-type="tool/decision"]')
-    assert.match(decision ?? '', /policy-rules@2\.0\.0.*policy-rules@1\.0\.0.*differs: producer, data\.policyVersion/)
+    assert.match(decision ?? '', /policy-rules@2\.1\.0.*policy-rules@1\.0\.0.*differs: producer, data\.policyVersion/)
     assert.match(
       (await page.textContent('[data-testid=compare-summary]')) ?? '',
       /\d+ same, \d+ changed, 0 only in A, 0 only in B; outcome the same/,
@@ -140,7 +140,7 @@ describe('playground in headless Chromium', { skip: browserSkip }, () => {
     const row = await page.waitForSelector('[data-testid=plugin-events] tr[data-type="plugin/swapped"][data-by=alice]')
     assert.match(
       (await row.textContent()) ?? '',
-      /followup.*policy-rules@1\.0\.0.*swapped policy-rules@2\.0\.0 → policy-rules@1\.0\.0 \(version 1\.0\.0, config \{"default":"deny"\}\) by alice via playground/,
+      /followup.*policy-rules@1\.0\.0.*swapped policy-rules@2\.1\.0 → policy-rules@1\.0\.0 \(version 1\.0\.0, config \{"default":"deny"\}\) by alice via playground/,
     )
     await page.waitForSelector('[data-testid=version-followup-policy-rules]:text-is("1.0.0")')
     assert.deepEqual(pageErrors, [])

@@ -252,7 +252,7 @@ describe('cordage playground (the CLI): --watch, the token, --read-only', () => 
         if (Date.now() > end) assert.fail(out.err)
         await new Promise((r) => setTimeout(r, 50))
       }
-      assert.match(out.err, /swapped policy-rules in followup: policy-rules@2\.0\.0 → policy-rules@2\.0\.0 by "alice" \(playground\)/)
+      assert.match(out.err, /swapped policy-rules in followup: policy-rules@2\.1\.0 → policy-rules@2\.1\.0 by "alice" \(playground\)/)
     } finally {
       assert.equal(await stop(), 0, out.err)
     }

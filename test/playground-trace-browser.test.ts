@@ -226,7 +226,7 @@ describe('the trace view in headless Chromium', { skip: browserSkip }, () => {
     )
     const actions = await part('actions')
     assert.match(actions, /proposal\s*check_stock\(\{"item":"mugs"\}\)/)
-    assert.match(actions, /policy decision allow by rule read-only \(policy-rules@2\.0\.0\+\w+\): matched rule read-only/)
+    assert.match(actions, /policy decision allow by rule read-only \(policy-rules@2\.1\.0\+\w+\): matched rule read-only/)
     assert.match(
       (await page.textContent('[data-testid=detail-attempt][data-attempt="1"]')) ?? '',
       /attempt 1 tool_unavailable \(tool_transient\) after .*: the stock service did not answer \(first attempt\) — retried/,

@@ -55,12 +55,12 @@ describe('preset edits (in process)', () => {
     const result = await watcher.reload()
     assert.equal(result?.ok, true, result?.message)
     assert.deepEqual(result?.swapped, [
-      { agent: 'support', name: 'policy-rules', changed: ['version'], from: 'policy-rules@1.0.0', to: 'policy-rules@2.0.0' },
+      { agent: 'support', name: 'policy-rules', changed: ['version'], from: 'policy-rules@1.0.0', to: 'policy-rules@2.1.0' },
     ])
-    assert.equal(h.app.pluginsOf('support')['policy-rules'], '2.0.0')
+    assert.equal(h.app.pluginsOf('support')['policy-rules'], '2.1.0')
     const state = await h.agent.run('refund window?')
     const decision = (await h.events(state.runId)).find((e) => e.type === 'tool/decision')
-    assert.equal(decision?.producer, 'policy-rules@2.0.0')
+    assert.equal(decision?.producer, 'policy-rules@2.1.0')
   })
 
   it('undoes the swaps made before one that fails to start: nothing of the edit stays', async () => {

@@ -57,20 +57,20 @@ describe('presets', () => {
     [
       'unsatisfiable-range',
       'plugin_version_unsatisfiable',
-      [/agents\.support\.plugins\[4\]: no installed version of "policy-rules" satisfies \^3\.0\.0 \(installed: 2\.0\.0, 1\.0\.0\)/],
+      [/agents\.support\.plugins\[4\]: no installed version of "policy-rules" satisfies \^3\.0\.0 \(installed: 2\.1\.0, 1\.0\.0\)/],
     ],
     [
       'bad-plugin-config',
       'plugin_config_invalid',
       [
-        /bad-plugin-config\.yml:21:15 agents\.support\.plugins\[4\]\.config\.rules\[0\]\.verdict: plugin policy-rules@2\.0\.0: expected "allow" \| "ask" \| "deny" but got "alow"/,
+        /bad-plugin-config\.yml:21:15 agents\.support\.plugins\[4\]\.config\.rules\[0\]\.verdict: plugin policy-rules@2\.1\.0: expected "allow" \| "ask" \| "deny" but got "alow"/,
       ],
     ],
     [
       'unknown-config-key',
       'plugin_config_invalid',
       [
-        /unknown-config-key\.yml:19:11 agents\.support\.plugins\[4\]\.config\.ruls: plugin policy-rules@2\.0\.0 has no config key "ruls"; allowed: rules, default, approvers, environment/,
+        /unknown-config-key\.yml:19:11 agents\.support\.plugins\[4\]\.config\.ruls: plugin policy-rules@2\.1\.0 has no config key "ruls"; allowed: rules, default, approvers, environment/,
       ],
     ],
     [
@@ -119,7 +119,7 @@ describe('presets', () => {
       'duplicate-rule-id',
       'plugin_config_invalid',
       [
-        /plugin policy-rules@2\.0\.0 \(.*duplicate-rule-id\.yml:10:9 agents\.support\.plugins\[4\]\) failed while starting: policy-rules: rule id "same" is used twice/,
+        /plugin policy-rules@2\.1\.0 \(.*duplicate-rule-id\.yml:10:9 agents\.support\.plugins\[4\]\) failed while starting: policy-rules: rule id "same" is used twice/,
       ],
     ],
     [

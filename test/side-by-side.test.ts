@@ -48,12 +48,12 @@ describe('side-by-side plugin versions', () => {
     const app = await Cordage.fromPreset(file)
     try {
       assert.equal(app.pluginsOf('old')['policy-rules'], '1.0.0')
-      assert.equal(app.pluginsOf('new')['policy-rules'], '2.0.0')
+      assert.equal(app.pluginsOf('new')['policy-rules'], '2.1.0')
       // Each agent's context holds its own policy service: isolation, not a shared one overwritten.
       const providers = ['old', 'new'].map((name) => readService<PolicyService>(app.agent(name).ctx, 'policy')!)
       assert.deepEqual(
         providers.map((p) => p.provider),
-        ['policy-rules@1.0.0', 'policy-rules@2.0.0'],
+        ['policy-rules@1.0.0', 'policy-rules@2.1.0'],
       )
       assert.notEqual(providers[0].value, providers[1].value)
 
@@ -65,9 +65,9 @@ describe('side-by-side plugin versions', () => {
           .filter((e) => e.type === 'tool/decision')
           .map((e) => e.type === 'tool/decision' && [e.producer, e.data.policyVersion.split('+')[0]])
       assert.deepEqual(await decided('old', a.runId), [['policy-rules@1.0.0', 'policy-rules@1.0.0']])
-      assert.deepEqual(await decided('new', b.runId), [['policy-rules@2.0.0', 'policy-rules@2.0.0']])
+      assert.deepEqual(await decided('new', b.runId), [['policy-rules@2.1.0', 'policy-rules@2.1.0']])
       assert.equal(a.services.policy, 'policy-rules@1.0.0')
-      assert.equal(b.services.policy, 'policy-rules@2.0.0')
+      assert.equal(b.services.policy, 'policy-rules@2.1.0')
     } finally {
       await app.stop()
     }

@@ -87,7 +87,18 @@ const Details: { readonly [K in RunEventType]: (event: RunEvent<K>) => string } 
   'step/end': (event) => `${event.data.actions} action(s)`,
   'tool/proposed': (event) => `${event.data.tool}(${compact(event.data.args, 60)})`,
   'tool/decision': (event) => `${event.data.verdict} rule=${event.data.ruleId} policy=${event.data.policyVersion} — ${event.data.reason}`,
-  'tool/approval-requested': (event) => `${event.data.tool}(${compact(event.data.args, 50)}) rule=${event.data.ruleId}`,
+  'tool/approval-requested': (event) => {
+    const p = event.data.preview
+    const shown =
+      p?.status === 'ok'
+        ? ` preview: ${quote(p.preview.summary, 60)}`
+        : p?.status === 'failed'
+          ? ` preview failed: ${p.code}`
+          : p?.status === 'unavailable'
+            ? ' no preview'
+            : ''
+    return `${event.data.tool}(${compact(event.data.args, 50)}) rule=${event.data.ruleId}${shown}`
+  },
   'tool/approval-decided': (event) =>
     `${event.data.approved ? 'approved' : 'rejected'} by ${event.data.by}${event.data.scope && event.data.scope !== 'once' ? ` (${event.data.scope}${event.data.grant ? ` ${event.data.grant.id}` : ''})` : ''}${event.data.reason ? ` — ${event.data.reason}` : ''}`,
   'tool/start': (event) => `${event.data.tool} attempt ${event.data.attempt} ticket=${event.data.ticket} timeout=${event.data.timeoutMs}ms`,

@@ -12,6 +12,7 @@ import { isWaiting } from '../kernel/status.ts'
 import type { Parsed } from './args.ts'
 import { ExitCodes, exitCodeFor } from './exit-codes.ts'
 import { formatEvent, formatWaiting } from './format.ts'
+import { formatPreview } from './preview.ts'
 import type { Output } from './output.ts'
 import { Self } from './self.ts'
 import { StatusLine } from './status-line.ts'
@@ -113,6 +114,9 @@ export function finish(state: RunState, io: Output, flags: Parsed['flags'], vola
     const by = approvers && !approvers.includes('*') ? ` --by ${approvers.length === 1 ? approvers[0] : `<${approvers.join('|')}>`}` : ''
     io.err(`  approve: ${self} approve ${state.runId} ${state.waiting.actionId}${preset}${by}`)
     io.err(`  reject:  ${self} reject ${state.runId} ${state.waiting.actionId}${preset}${by}`)
+    // What the call would do, as recorded with the request: the person deciding reads it here.
+    const action = state.actions[state.waiting.actionId]
+    if (action) for (const line of formatPreview(action, io.color)) io.err(line)
   } else if (state.status === 'WAITING_USER') {
     io.err(`  answer:  ${self} resume ${state.runId} --input "..."${preset}`)
   }

@@ -12,6 +12,7 @@ import type {
   Decision,
   ModelReasoning,
   ParentLink,
+  PreviewOutcome,
   RunStatus,
   ThreadLink,
   Usage,
@@ -38,6 +39,8 @@ export interface ActionState {
   argsHash: string
   callId?: string
   argsError?: string
+  /** The model asked for the call's preview (tool/proposed `dryRun`): only the tool's `preview` runs. */
+  dryRun?: boolean
   /** Seq of the tool/proposed event. */
   proposedSeq: number
   status: ActionStatus
@@ -53,6 +56,8 @@ export interface ActionState {
   approval?: { approved: boolean; by: string; reason?: string; scope?: ApprovalScope; grantId?: string; seq: number }
   /** Seq of tool/approval-requested, when approval was asked. */
   requestedSeq?: number
+  /** The preview recorded with the approval request (what whoever decides is shown). */
+  preview?: PreviewOutcome
   /** The idempotency key of its calls (from tool/start). */
   key?: string
   attempts: number

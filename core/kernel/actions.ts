@@ -12,7 +12,8 @@ import type { GuardrailService } from '../contracts/services/guardrail.ts'
 import type { PolicyService } from '../contracts/services/policy.ts'
 import type { Tool, ToolsService } from '../contracts/services/tools.ts'
 import type { ActionState } from '../contracts/state.ts'
-import { type AdmissionPort, type Admitted, decidePolicy } from './admission.ts'
+import { type AdmissionPort, type Admitted, decidePolicy, previewFor } from './admission.ts'
+import { asRead, type DryRunPort, dryRunProblem, runDryRun } from './preview.ts'
 import type { ServiceEntry } from './cordis.ts'
 import type { Authorized, EffectRunner, Next } from './effects.ts'
 import type { LoopHost } from './loop-host.ts'
@@ -21,7 +22,7 @@ import { asDefined } from './tool.ts'
 import { askGuardrail, type GuardPort, Pass } from './verification.ts'
 
 /** What settling actions needs of the run. */
-export interface ActionsPort extends AdmissionPort, GuardPort {
+export interface ActionsPort extends AdmissionPort, GuardPort, DryRunPort {
   readonly agent: Pick<LoopHost, 'name' | 'options'>
   readonly services: {
     readonly policy: ServiceEntry<PolicyService>
@@ -60,6 +61,8 @@ export async function actOn(run: ActionsPort, action: ActionState): Promise<Next
       // Resumed: the decision is durable. It still holds only under the policy version it was made with.
       const tool = await installedTool(run, action)
       if (!tool) return run.reject(action, 'unknown_tool', `Tool "${action.tool}" is no longer installed.`)
+      // A dry run never reaches the tool: only its preview runs, under a decision that still holds.
+      if (action.dryRun) return resumeDryRun(run, action, tool)
       if (action.status === 'running') {
         // The call started and no outcome was recorded: the process stopped while the tool ran.
         const settled = await run.effects.settleUnknown(action, tool, run.effects.keyOf(action, tool), 'resume')
@@ -78,6 +81,7 @@ export async function actOn(run: ActionsPort, action: ActionState): Promise<Next
     case 'awaiting_approval': {
       // Asked, but the request was never put on record (the rest of its step ran first and paused, or the process stopped): put it now.
       const d = action.decision
+      const preview = action.requestedSeq === undefined && d ? await previewFor(run, action, await installedTool(run, action)) : undefined
       const approval =
         action.requestedSeq === undefined && d
           ? {
@@ -89,6 +93,7 @@ export async function actOn(run: ActionsPort, action: ActionState): Promise<Next
               reason: d.reason,
               approvers: d.approvers,
               toolVersion: d.toolVersion,
+              ...(preview ? { preview } : {}),
             }
           : undefined
       return run.pause('WAITING_APPROVAL', `action ${action.id} (${action.tool}) waits for approval`, 'approval', {
@@ -121,6 +126,8 @@ async function admit(run: ActionsPort, action: ActionState): Promise<Admitted> {
         `Unknown tool "${action.tool}". Tools you can call: ${[...run.visible.byName.keys()].join(', ') || 'none'}.`,
       ),
     }
+  const refused = dryRunProblem(action, tool)
+  if (refused) return { next: await run.reject(action, 'invalid_arguments', refused) }
   const parsed = tool.input.safeParse(action.args)
   if (!parsed.success) {
     const issues = parsed.error.issues.map((i) => `${i.path.length ? i.path.join('.') : '(arguments)'}: ${i.message}`).join('; ')
@@ -144,7 +151,29 @@ async function admit(run: ActionsPort, action: ActionState): Promise<Admitted> {
         run.state.lastSeq,
       ),
     }
+  if (action.dryRun) return admitDryRun(run, action, tool, parsed.data)
   return decidePolicy(run, action, tool, parsed.data)
+}
+
+/**
+ * A dry run: policy decides it as a read (`dryRun` in the request), and an allow runs the tool's
+ * preview here, never the tool. An ask goes to a person like any call (fail closed); approved, the
+ * preview runs then (resumeDryRun).
+ */
+async function admitDryRun(run: ActionsPort, action: ActionState, tool: Tool, args: unknown): Promise<Admitted> {
+  const admitted = await decidePolicy(run, action, asRead(tool), args, true)
+  if (!('run' in admitted)) return admitted
+  return { next: await runDryRun(run, action, tool, args, admitted.run.causation) }
+}
+
+/** A dry run resumed from its decision (or approval): under the same policy and tool version its preview runs, else it is decided again. */
+async function resumeDryRun(run: ActionsPort, action: ActionState, tool: Tool): Promise<Next> {
+  const parsed = tool.input.safeParse(action.args)
+  if (!parsed.success) return run.reject(action, 'invalid_arguments', `The arguments for ${tool.name} no longer match its schema.`)
+  const toolChanged = action.decision?.toolVersion !== undefined && tool.owner !== undefined && action.decision.toolVersion !== tool.owner
+  if (action.decision?.policyVersion !== run.services.policy.value.version || toolChanged)
+    return follow(run, await admitDryRun(run, action, tool, parsed.data))
+  return runDryRun(run, action, tool, parsed.data, action.approval?.seq ?? action.decision.seq)
 }
 
 function follow(run: ActionsPort, admitted: Admitted): Promise<Next> {

@@ -10,7 +10,7 @@ import type { PolicyDecision, PolicyService } from '../contracts/services/policy
 import type { StoreService } from '../contracts/services/store.ts'
 import type { Tool } from '../contracts/services/tools.ts'
 import type { ActionState, RunState } from '../contracts/state.ts'
-import type { WaitingStatus } from '../contracts/data.ts'
+import type { PreviewOutcome, WaitingStatus } from '../contracts/data.ts'
 import type { ServiceEntry } from './cordis.ts'
 import { isControl } from './control.ts'
 import type { Authorized, Checkpoint, Next, PauseDetail } from './effects.ts'
@@ -18,6 +18,7 @@ import { grantMismatch, type ApprovalGrant } from './grants.ts'
 import type { LoopHost, TimedService } from './loop-host.ts'
 import type { EventIds, Recorder } from './recorder.ts'
 import { checkPolicyDecision } from './verdicts.ts'
+import { runPreview } from './preview.ts'
 import { KernelProducer } from './version.ts'
 
 /** What admitting an action leads to: run it, wait for a person (later, once the rest of the step ran), or nothing more (settled). */
@@ -30,6 +31,8 @@ export interface AdmissionPort {
   readonly state: RunState
   readonly view: Readonly<RunState>
   readonly rec: Recorder
+  /** Aborted when the run is cancelled (a preview in progress stops). */
+  readonly signal: AbortSignal
   readonly services: { readonly policy: ServiceEntry<PolicyService> }
   idsOf(actionId: string | undefined, causation?: number): EventIds
   ask<T>(service: TimedService, provider: string, call: () => T | Promise<T>): T | Promise<T>
@@ -38,10 +41,14 @@ export interface AdmissionPort {
   pause(status: WaitingStatus, reason: string, checkpoint: Checkpoint, detail?: PauseDetail): Promise<Next>
 }
 
-/** Ask policy, record its decision, and say what comes next: run the call, wait for a person, or nothing (denied). */
-export async function decidePolicy(run: AdmissionPort, action: ActionState, tool: Tool, args: unknown): Promise<Admitted> {
+/**
+ * Ask policy, record its decision, and say what comes next: run the call, wait for a person, or nothing
+ * (denied). `dryRun`: the model asked for the call's preview (core/kernel/preview.ts); `tool` is then
+ * shown as a read, and no preview runs before an approval request (running it is what is asked).
+ */
+export async function decidePolicy(run: AdmissionPort, action: ActionState, tool: Tool, args: unknown, dryRun = false): Promise<Admitted> {
   const policy = run.services.policy
-  const decision = await askPolicy(run, action, tool, args)
+  const decision = await askPolicy(run, action, tool, args, dryRun)
   const policyVersion = policy.value.version
   const ids = run.idsOf(action.id, action.approval?.seq ?? action.proposedSeq)
   const recorded = run.rec.record(
@@ -61,7 +68,7 @@ export async function decidePolicy(run: AdmissionPort, action: ActionState, tool
     return {
       next: await run.reject(action, 'policy_denied', `Denied by policy (rule ${decision.ruleId}): ${decision.reason}`, recorded.seq),
     }
-  if (decision.verdict === 'ask') return admitAsked(run, action, tool, args, decision, policyVersion, recorded.seq)
+  if (decision.verdict === 'ask') return admitAsked(run, action, tool, args, decision, policyVersion, recorded.seq, dryRun)
   return { run: { action, tool, policyVersion, causation: recorded.seq } }
 }
 
@@ -69,7 +76,7 @@ export async function decidePolicy(run: AdmissionPort, action: ActionState, tool
  * The policy's decision on a call, checked strictly: a policy that throws or answers something that is
  * not a decision denies (fail closed), and so does an `ask` that names no one who may approve it.
  */
-async function askPolicy(run: AdmissionPort, action: ActionState, tool: Tool, args: unknown): Promise<PolicyDecision> {
+async function askPolicy(run: AdmissionPort, action: ActionState, tool: Tool, args: unknown, dryRun: boolean): Promise<PolicyDecision> {
   const policy = run.services.policy
   let decision: PolicyDecision
   try {
@@ -82,6 +89,7 @@ async function askPolicy(run: AdmissionPort, action: ActionState, tool: Tool, ar
         args,
         argsHash: action.argsHash,
         state: run.view,
+        ...(dryRun ? { dryRun: true } : {}),
       }),
     )
     const checked = checkPolicyDecision(answer)
@@ -120,6 +128,7 @@ async function admitAsked(
   decision: PolicyDecision,
   policyVersion: string,
   decidedSeq: number,
+  dryRun: boolean,
 ): Promise<Admitted> {
   const grant = await grantFor(run, action, tool, args, policyVersion, decision.approvers)
   if (grant) {
@@ -134,8 +143,10 @@ async function admitAsked(
   }
   const { ruleId, reason, approvers } = decision
   return {
-    later: () =>
-      run.pause('WAITING_APPROVAL', `action ${action.id} (${action.tool}) waits for approval: ${reason}`, 'approval', {
+    later: async () => {
+      // Decision → preview → checkpoint → request: whoever decides reads this record and nothing runs it again.
+      const preview = dryRun ? undefined : await runPreview(run, tool, args, action.id)
+      return run.pause('WAITING_APPROVAL', `action ${action.id} (${action.tool}) waits for approval: ${reason}`, 'approval', {
         actionId: action.id,
         approval: {
           tool: action.tool,
@@ -146,9 +157,21 @@ async function admitAsked(
           reason,
           approvers,
           toolVersion: tool.owner,
+          ...(preview ? { preview } : {}),
         },
-      }),
+      })
+    },
   }
+}
+
+/** The preview for an approval request put on record late (core/kernel/actions.ts, a resumed ask): none for a dry run. */
+export async function previewFor(run: AdmissionPort, action: ActionState, tool: Tool | undefined): Promise<PreviewOutcome | undefined> {
+  if (action.dryRun) return undefined
+  if (!tool) return { status: 'failed', code: 'unknown_tool', message: `${action.tool} is no longer installed` }
+  const parsed = tool.input.safeParse(action.args)
+  if (!parsed.success)
+    return { status: 'failed', code: 'invalid_arguments', message: `the arguments no longer match ${tool.name}'s schema` }
+  return runPreview(run, tool, parsed.data, action.id)
 }
 
 /**

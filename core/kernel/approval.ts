@@ -158,6 +158,9 @@ export function planDecision(
   const by = options.by ?? 'api'
   const action = decidableAction(state, actionId, by)
   const scope = approved ? (options.scope ?? 'once') : undefined
+  // A grant from a dry run's approval would cover the real call: a dry run is approved once, or not at all.
+  if (action.dryRun && scope !== undefined && scope !== 'once')
+    throw new CordageError('invalid_input', `action ${actionId} is a dry run (only its preview runs): approve it with --scope once`)
   const grant = scope === 'run' || scope === 'grant' ? newGrant(agent, state, action, scope, by, options) : undefined
   if (grant?.scope === 'grant' && !keepsGrants())
     throw new CordageError('invalid_input', `the store of agent "${agent}" keeps no standing grants; approve with --scope once or run`)

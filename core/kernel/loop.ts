@@ -44,6 +44,7 @@ import { projectContext } from './context-step.ts'
 import { askGuardrail, guardOutput, verifyAnswer } from './verification.ts'
 import { crash, endCancelled, endRun, pauseRun } from './ending.ts'
 import { checkProgress } from './progress.ts'
+import { splitDryRun } from './preview.ts'
 
 /** Services of one step, read once at its start so a swap can only take effect between steps. */
 
@@ -345,7 +346,8 @@ export class RunDriver implements DriverPort {
       decision.calls.forEach((call, i) => {
         // Frozen from here on: the decision, the ticket and the call are about these exact arguments.
         // Scrubbed before they are hashed: the record, the decision and the call see the same arguments.
-        const args = deepFreeze(this.rec.scrub(call.args))
+        // A boolean `dry_run` the kernel offers (core/kernel/preview.ts) is taken out: the hash is of the call's own arguments.
+        const { args, dryRun } = splitDryRun(deepFreeze(this.rec.scrub(call.args)), this.visible.byName.get(call.name))
         // Arguments that are not plain JSON are refused before anyone judges them (hash.ts, jsonProblem).
         const argsError = call.argsError ?? jsonProblem(args)
         this.rec.record(
@@ -356,6 +358,7 @@ export class RunDriver implements DriverPort {
             argsHash: argsError === undefined ? digestArgs(args) : hashAnyway(args),
             callId: call.callId,
             argsError,
+            ...(dryRun ? { dryRun } : {}),
           },
           KernelProducer,
           this.idsOf(`${ids.stepId}.a${i + 1}`, responded.seq),

@@ -215,6 +215,7 @@ const Reducers: { readonly [K in RunEventType]: Reducer<K> } = Object.freeze({
       argsHash: event.data.argsHash,
       callId: event.data.callId,
       argsError: event.data.argsError,
+      ...(event.data.dryRun ? { dryRun: true } : {}),
       proposedSeq: event.seq,
       status: 'proposed',
       attempts: 0,
@@ -234,6 +235,7 @@ const Reducers: { readonly [K in RunEventType]: Reducer<K> } = Object.freeze({
     const a = needAction(event, actionOf(state, event))
     a.status = 'awaiting_approval'
     a.requestedSeq = event.seq
+    if (event.data.preview) a.preview = event.data.preview
   },
   'tool/approval-decided': (state, event) => {
     const a = needAction(event, actionOf(state, event))

@@ -6,7 +6,8 @@
  */
 import { CordageError } from '../contracts/errors.ts'
 import { redeemTicket } from './ticket.ts'
-import type { ArgSchema, Footprint, SideEffect, Tool, ToolIO, ToolResult } from '../contracts/services/tools.ts'
+import type { ArgSchema, Footprint, PreviewIO, SideEffect, Tool, ToolIO, ToolResult } from '../contracts/services/tools.ts'
+import type { Preview } from '../contracts/data.ts'
 
 export interface ToolDefinition<A> {
   /** Letters, digits, `_` and `-`, starting with a letter, at most 64 characters (what providers accept). */
@@ -33,6 +34,8 @@ export interface ToolDefinition<A> {
   reconcile?: Tool['reconcile']
   /** What a call reads and writes, so calls of one step can run side by side (see Tool.footprint). */
   footprint?(args: A): Footprint
+  /** What a call would do, without doing it (see Tool.preview); gets the arguments as the schema parsed them. */
+  preview?(args: A, io: PreviewIO): Promise<Preview> | Preview
 }
 
 const NamePattern = /^[a-zA-Z][a-zA-Z0-9_-]{0,63}$/
@@ -74,6 +77,7 @@ export function defineTool<A>(def: ToolDefinition<A>): Tool {
     idempotencyKey: def.idempotencyKey && onParsed(def.input, def.idempotencyKey, ''),
     reconcile: def.reconcile,
     footprint: def.footprint && onParsed(def.input, def.footprint, {}),
+    preview: def.preview && previewOnParsed(def.name, def.input, def.preview),
     async invoke(ticket, args, io) {
       redeemTicket(ticket, { runId: io.runId, actionId: io.actionId, tool: def.name, args, target: identity })
       const parsed = def.input.safeParse(args)
@@ -117,6 +121,15 @@ function onParsed<A, R>(input: ToolDefinition<A>['input'], fn: (args: A) => R, f
   return (args: unknown) => {
     const parsed = input.safeParse(args)
     return parsed.success ? fn(parsed.data) : fallback
+  }
+}
+
+/** The definition's preview, of the arguments as the schema parses them (arguments it refuses are the preview's failure). */
+function previewOnParsed<A>(name: string, input: ToolDefinition<A>['input'], preview: NonNullable<ToolDefinition<A>['preview']>) {
+  return async (args: unknown, io: PreviewIO): Promise<Preview> => {
+    const parsed = input.safeParse(args)
+    if (!parsed.success) throw new CordageError('invalid_arguments', `arguments for ${name} do not match its schema`)
+    return await preview(parsed.data, io)
   }
 }
 

@@ -10,6 +10,7 @@
 import { CordageError } from '../contracts/errors.ts'
 import { toView, type Tool, type ToolView } from '../contracts/services/tools.ts'
 import { asDefined } from './tool.ts'
+import { dryRunView } from './preview.ts'
 
 /**
  * What one visible list comes to. Runs share it, so all of it is frozen (the arrays are typed as the
@@ -61,7 +62,8 @@ function derive(visible: readonly Tool[]): Derived {
   const derived: Derived = Object.freeze({
     tools: Object.freeze(visible.slice()),
     byName,
-    views: Object.freeze(visible.map((tool) => Object.freeze(toView(tool)))) as ToolView[],
+    // A tool with a preview is shown with an optional `dry_run` (a copy of its schema; the tool is not changed).
+    views: Object.freeze(visible.map((tool) => Object.freeze(dryRunView(tool, toView(tool))))) as ToolView[],
     names: Object.freeze(visible.map((tool) => tool.name)) as string[],
   })
   built.set(visible, derived)

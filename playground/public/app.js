@@ -5,6 +5,7 @@
 
 import { chatView } from './chat.js'
 import { traceView } from './trace.js'
+import { renderPreview } from './preview.js'
 
 const $ = (id) => document.getElementById(id)
 
@@ -498,6 +499,7 @@ async function refreshRun() {
     $('pending-why').textContent =
       `${pending.reason ?? ''}${pending.ruleId ? ` (rule ${pending.ruleId})` : ''}${pending.approvers ? ` · approvers: ${pending.approvers.join(', ')}` : ''}`
   }
+  renderPreview($('pending-preview'), pending)
   $('run-answer').hidden = !info.answer
   $('run-answer').textContent = info.answer ?? ''
 }

@@ -12,7 +12,8 @@
  */
 import { z } from 'zod'
 import { writes } from './footprint.ts'
-import { CordageError, defineTool, type Reconciled, type Tool } from 'cordage'
+import { CordageError, defineTool, type Preview, type Reconciled, type Tool } from 'cordage'
+import { lines, unifiedDiff } from './line-diff.ts'
 import { contentHash, readIfExists, readRecord, writeAtomic, writeRecord, type EditRecord } from './edit-journal.ts'
 import type { Config } from './manifest.ts'
 import type { DirOf } from './read-files.ts'
@@ -47,6 +48,19 @@ export function editFileTool(dirOf: DirOf, config: Config): Tool {
     needsApproval: true,
     timeoutMs: 10_000,
     footprint: (args) => writes(args.path),
+    // What the edit would do, as a unified diff, without writing anything (shown to whoever approves it).
+    preview: async (args, io): Promise<Preview> => {
+      const root = await dirOf(io.runId)
+      const file = await resolveInside(root, args.path)
+      const current = await readIfExists(file.real)
+      const next = apply(args, current, file.shown)
+      if (next.length > config.maxWriteChars)
+        throw new CordageError(
+          'tool_failed',
+          `${file.shown} would have ${next.length} characters; at most ${config.maxWriteChars} are allowed`,
+        )
+      return previewOf(file.shown, current, next)
+    },
     run: async (args, io) => {
       const root = await dirOf(io.runId)
       const file = await resolveInside(root, args.path)
@@ -114,6 +128,27 @@ function apply(args: EditArgs, current: string | undefined, shown: string): stri
     )
   }
   return current.slice(0, first) + replace + current.slice(first + find.length)
+}
+
+/** A diff larger than this is cut (at a line) so the preview stays within what the kernel accepts (256 KB). */
+const MaxDiffBytes = 200 * 1024
+
+function previewOf(shown: string, current: string | undefined, next: string): Preview {
+  let diff = unifiedDiff(shown, current, next)
+  const added = diff.split('\n').filter((l) => l.startsWith('+') && !l.startsWith('+++')).length
+  const removed = diff.split('\n').filter((l) => l.startsWith('-') && !l.startsWith('---')).length
+  let cut = ''
+  if (Buffer.byteLength(diff, 'utf8') > MaxDiffBytes) {
+    diff = diff.slice(0, diff.lastIndexOf('\n', MaxDiffBytes / 4) + 1)
+    cut = ' (diff shortened)'
+  }
+  const what =
+    current === undefined
+      ? `create ${shown} (${lines(next).length} lines)`
+      : diff === ''
+        ? `leave ${shown} as it is (no change)`
+        : `change ${shown}: +${added} -${removed} lines`
+  return { summary: `${what}${cut}`, ...(diff === '' ? {} : { diff }) }
 }
 
 function receiptOf(record: EditRecord): string {

@@ -10,6 +10,8 @@ export interface Match {
   namespace?: OneOrMany<string>
   sideEffect?: OneOrMany<SideEffect>
   needsApproval?: boolean
+  /** The request is a dry run (the model asked for the call's preview; the tool is shown as a read). */
+  dryRun?: boolean
   /** Argument path (dots for nesting) → test. Every listed test must pass. */
   args?: Record<string, ArgMatcher>
   /** Agent name pattern(s): who is acting. */
@@ -58,10 +60,10 @@ const argMatcher: Schema<ArgMatcher> = Schema.union([
 
 export default {
   name: 'policy-rules',
-  version: '2.0.0',
+  version: '2.1.0',
   description:
     'Allow / ask / deny by tool, namespace, side effect, arguments, agent and environment, by explicit priority; asks name their approvers and fail closed without one.',
-  provides: { policy: '1.1.0' },
+  provides: { policy: '1.2.0' },
   // Each argument test is compiled here, so an unknown operator or a bad operand is a config error
   // (naming its key path) and never a rule that matches everything.
   config: Schema.transform(
@@ -81,6 +83,9 @@ export default {
             namespace: oneOrMany(Schema.string()).description('Pattern(s) for the part of the tool name before `__`.'),
             sideEffect: oneOrMany(sideEffect),
             needsApproval: Schema.boolean().description("Match on the tool contract's needsApproval flag."),
+            dryRun: Schema.boolean().description(
+              "true: the request is a dry run (only the tool's preview runs; the tool is shown as a read, sideEffect none). false: a real call.",
+            ),
             args: Schema.dict(argMatcher).description('Argument path → test; all must pass.'),
             agent: oneOrMany(Schema.string()).description('Agent name pattern(s).'),
             environment: oneOrMany(Schema.string()).description('Environment name(s), compared with the config `environment`.'),

@@ -61,6 +61,7 @@ function compile(match: Match, environment: string | undefined): (request: Polic
     tests.push((r) => classes.includes(r.tool.sideEffect))
   }
   if (match.needsApproval !== undefined) tests.push((r) => r.tool.needsApproval === match.needsApproval)
+  if (match.dryRun !== undefined) tests.push((r) => (r.dryRun === true) === match.dryRun)
   if (match.args) {
     const test = compileArgs(match.args)
     tests.push((r) => test(r.args))

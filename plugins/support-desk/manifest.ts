@@ -9,7 +9,7 @@ export interface Config {
 
 export default {
   name: 'support-desk',
-  version: '1.0.0',
+  version: '1.1.0',
   description: 'Demo domain plugin: look up support policy (cites sources), record follow-ups (approval, idempotent), and a slow lookup.',
   requires: { tools: '^1.0.0' },
   config: Schema.object({

@@ -34,6 +34,11 @@ export function recordFollowup(outbox: Outbox): Tool {
     idempotent: true,
     needsApproval: true,
     timeoutMs: 5000,
+    // The record it would write, read-only: whoever approves the follow-up sees it first.
+    preview: ({ ticketId, note }) => ({
+      summary: `record a follow-up note of ${note.length} characters on ticket ${ticketId}`,
+      record: { ticketId, note },
+    }),
     run: ({ ticketId, note }, io) => {
       const { receipt, duplicate } = outbox.write(io.idempotencyKey, ticketId, note)
       return {

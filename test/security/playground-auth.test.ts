@@ -123,7 +123,7 @@ describe('playground: the token guards every API route', () => {
     ['POST', `/api/runs/${waiting}/approve`, JSON.stringify({ by: 'mallory' })],
     ['POST', `/api/runs/${waiting}/reject`, JSON.stringify({ by: 'mallory' })],
     ['POST', '/api/agents/followup/swap', allowAll],
-    ['POST', '/api/compare', JSON.stringify({ runId: waiting, plugin: 'policy-rules', a: { version: '2.0.0' }, b: { version: '1.0.0' } })],
+    ['POST', '/api/compare', JSON.stringify({ runId: waiting, plugin: 'policy-rules', a: { version: '2.1.0' }, b: { version: '1.0.0' } })],
     ['GET', '/api/agents'],
     ['GET', '/api/runs'],
     ['GET', `/api/runs/${waiting}`],
@@ -313,17 +313,17 @@ describe('playground: the token guards every API route', () => {
       JSON.stringify({ plugin: 'policy-rules', config: { default: 'allow' }, by: 'alice' }),
     )
     assert.equal(swap.status, 200, swap.text)
-    assert.deepEqual(swap.body, { from: 'policy-rules@2.0.0', to: 'policy-rules@2.0.0', by: 'alice' })
+    assert.deepEqual(swap.body, { from: 'policy-rules@2.1.0', to: 'policy-rules@2.1.0', by: 'alice' })
     const events = (await call(playground, 'GET', '/api/plugin-events', bearer(playground.token))).body.events
     const recorded = events.filter((e: any) => e.type === 'plugin/swapped')
     assert.equal(recorded.length, 1, 'only the swap with the token is recorded: the refused ones never reached the host')
     assert.deepEqual(recorded[0].data, {
       agent: 'followup',
       name: 'policy-rules',
-      version: '2.0.0',
+      version: '2.1.0',
       ok: true,
-      from: 'policy-rules@2.0.0',
-      to: 'policy-rules@2.0.0',
+      from: 'policy-rules@2.1.0',
+      to: 'policy-rules@2.1.0',
       by: 'alice',
       via: 'playground',
       config: { default: 'allow' },
@@ -370,7 +370,7 @@ describe('playground: readOnly', () => {
       ['/api/runs/run_x/approve', JSON.stringify({ by: 'alice' })],
       ['/api/runs/run_x/reject', JSON.stringify({ by: 'alice' })],
       ['/api/agents/followup/swap', allowAll],
-      ['/api/compare', JSON.stringify({ runId: 'run_x', plugin: 'policy-rules', a: { version: '2.0.0' }, b: { version: '1.0.0' } })],
+      ['/api/compare', JSON.stringify({ runId: 'run_x', plugin: 'policy-rules', a: { version: '2.1.0' }, b: { version: '1.0.0' } })],
     ]
     for (const [path, body] of mutating) {
       const answer = await call(playground, 'POST', path, { ...json, ...auth }, body)
@@ -476,11 +476,11 @@ describe('playground in headless Chromium: the token in the page, and a page on 
       await page.waitForSelector('body[data-ready=true]')
       assert.equal(page.url(), `${playground.origin}/`, 'the token is taken out of the address bar')
       assert.equal(await page.$('[data-testid=locked]'), null)
-      assert.equal(await page.textContent('[data-testid=version-followup-policy-rules]'), '2.0.0')
+      assert.equal(await page.textContent('[data-testid=version-followup-policy-rules]'), '2.1.0')
       // A reload (no token in the address any more) still works: this origin's localStorage keeps it.
       await page.reload()
       await page.waitForSelector('body[data-ready=true]')
-      assert.equal(await page.textContent('[data-testid=version-followup-policy-rules]'), '2.0.0')
+      assert.equal(await page.textContent('[data-testid=version-followup-policy-rules]'), '2.1.0')
       await page.waitForSelector('[data-testid=plugin-events] tr[data-type="plugin/loaded"]')
 
       // A token from an earlier start is refused, forgotten, and the page says so.

@@ -10,11 +10,21 @@ import type { Parsed } from '../args.ts'
 import { finish, follow, live } from '../live.ts'
 import { locate, open } from '../open.ts'
 import type { Handler, Output } from '../output.ts'
+import { formatPreview } from '../preview.ts'
 import { cancelThread } from './thread.ts'
 
 export const approve: Handler = async (args, io) => {
   const wide = approvalScope(args)
-  return steer(args, io, (agent, [run, action]) => agent.approve(run, action, { ...continuing(args), ...wide }))
+  return steer(args, io, async (agent, [run, action]) => {
+    // The person approving sees what the call would do: the preview recorded with the request, never run again.
+    const pending = (await agent.load(run)).actions[action]
+    if (pending?.status === 'awaiting_approval') {
+      const lines = formatPreview(pending, io.color)
+      if (lines.length) io.err(`approving ${action} (${pending.tool}):`)
+      for (const line of lines) io.err(line)
+    }
+    return agent.approve(run, action, { ...continuing(args), ...wide })
+  })
 }
 
 export const reject: Handler = (args, io) => steer(args, io, (agent, [run, action]) => agent.reject(run, action, continuing(args)))

@@ -27,6 +27,16 @@ export function issueRefund(orders: Config['orders'], ledger: Ledger) {
     sideEffect: 'external',
     idempotent: true,
     needsApproval: true,
+    // What the refund would do, without doing it: shown to whoever approves it, and to a model that asks for a dry run.
+    preview: ({ orderId, amount }) => {
+      const order = orders[orderId]
+      if (!order) throw new CordageError('tool_failed', `no order ${orderId}`)
+      return {
+        summary: `refund ${amount} of the ${order.amount} paid for ${orderId}`,
+        amount: { value: amount, currency: 'EUR' },
+        record: { orderId, amount },
+      }
+    },
     run: ({ orderId, amount }, io) => {
       const order = orders[orderId]
       if (!order) throw new CordageError('tool_failed', `no order ${orderId}`)

@@ -331,3 +331,29 @@ function alive(pid: number): boolean {
     return false
   }
 }
+
+describe('coding-tools: edit_file preview', () => {
+  it('shows the diff of the change without writing anything, and fails like the edit would', async () => {
+    const ws = workspaces()
+    const edit = editFileTool(ws.dirOf, config())
+    const io = { runId: 'run_1', actionId: 's1.a1', signal: new AbortController().signal }
+    const preview = await edit.preview!(
+      { path: 'src/cart.js', find: 'subtotal * discountPercent', replace: 'subtotal * discountPercent / 100' },
+      io,
+    )
+    assert.equal(preview.summary, 'change src/cart.js: +1 -1 lines')
+    assert.match(preview.diff!, /^--- a\/src\/cart\.js\n\+\+\+ b\/src\/cart\.js\n@@ -1,4 \+1,4 @@\n/)
+    assert.match(preview.diff!, /^- {2}return subtotal - subtotal \* discountPercent$/m)
+    assert.match(preview.diff!, /^\+ {2}return subtotal - subtotal \* discountPercent \/ 100$/m)
+    assert.equal(readFileSync(join(await ws.dirOf('run_1'), 'src', 'cart.js'), 'utf8'), Cart, 'nothing written')
+    assert.equal(existsSync(join(await ws.dirOf('run_1'), '.cordage')), false, 'no journal entry either')
+    const created = await edit.preview!({ path: 'lib/new.js', content: 'a\nb\n' }, io)
+    assert.deepEqual(created, {
+      summary: 'create lib/new.js (2 lines)',
+      diff: '--- /dev/null\n+++ b/lib/new.js\n@@ -0,0 +1,2 @@\n+a\n+b\n',
+    })
+    assert.equal(existsSync(join(await ws.dirOf('run_1'), 'lib')), false)
+    await assert.rejects(Promise.resolve(edit.preview!({ path: 'src/cart.js', find: 'nope', replace: 'x' }, io)), /not in src\/cart\.js/)
+    await assert.rejects(Promise.resolve(edit.preview!({ path: '../outside/secret.txt', content: 'x' }, io)), /outside|workspace/)
+  })
+})

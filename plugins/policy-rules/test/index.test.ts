@@ -168,8 +168,36 @@ describe('policy-rules: 1.x and 2.x behind the same contract', () => {
       ['ask', 'followups-need-approval', 'policy-rules@1.0.0'],
     ])
     assert.deepEqual(outcomes[1].decisions, [
-      ['allow', 'read-only', 'policy-rules@2.0.0'],
-      ['ask', 'followups-need-approval', 'policy-rules@2.0.0'],
+      ['allow', 'read-only', 'policy-rules@2.1.0'],
+      ['ask', 'followups-need-approval', 'policy-rules@2.1.0'],
     ])
+  })
+})
+
+describe('policy-rules 2.1: dry runs', () => {
+  const dry = (t: Tool, args: unknown = {}): PolicyRequest => ({ ...request(t, args), dryRun: true })
+  it('matches dryRun: true on dry runs only, and dryRun: false on real calls only', () => {
+    const p = policy({
+      approvers: ['*'],
+      rules: [
+        { id: 'refunds', verdict: 'ask', match: { tool: 'issue_refund' } },
+        { id: 'previews', verdict: 'allow', priority: 5, match: { dryRun: true } },
+        { id: 'real-only', verdict: 'deny', priority: 1, match: { tool: 'wipe', dryRun: false } },
+      ],
+    })
+    assert.equal(p.decide(dry(tool('issue_refund', 'none'))).ruleId, 'previews')
+    assert.equal(p.decide(request(tool('issue_refund', 'external'))).ruleId, 'refunds')
+    assert.equal(p.decide(request(tool('wipe', 'external'))).ruleId, 'real-only')
+    assert.equal(p.decide(dry(tool('wipe', 'none'))).ruleId, 'previews')
+  })
+
+  it('a dry run is matched as a read: the kernel shows its tool with sideEffect none', () => {
+    const p = policy({ rules: [{ id: 'reads', verdict: 'allow', match: { sideEffect: 'none' } }] })
+    assert.equal(p.decide(dry(tool('issue_refund', 'none'))).verdict, 'allow')
+    assert.equal(p.decide(request(tool('issue_refund', 'external'))).verdict, 'deny')
+  })
+
+  it('refuses a dryRun that is not a boolean (unknown match keys: test/previews.test.ts, through the host)', () => {
+    assert.throws(() => policy({ rules: [{ id: 'x', verdict: 'allow', match: { dryRun: 'yes' } }] }))
   })
 })

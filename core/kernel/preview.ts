@@ -1,0 +1,261 @@
+/**
+ * @module preview
+ * What a side-effecting call would do, asked of the tool's `preview` without doing it (issue 12):
+ * before a person is asked to approve the call (the outcome is recorded in tool/approval-requested, so
+ * whoever decides, in any process, reads it and nothing runs it again), and instead of the call when
+ * the model asks for a dry run (`dry_run: true`). A preview is bounded in time (the tool's timeoutMs,
+ * at most {@link PreviewLimitMs}, and the run's deadline) and its answer is checked strictly: a
+ * preview that throws, overruns or answers something that is not a Preview is recorded as failed, and
+ * a failed preview never approves anything (the person is still asked, and sees that it failed).
+ */
+import { CordageError, Codes, type Code } from '../contracts/errors.ts'
+import type { Preview, PreviewOutcome } from '../contracts/data.ts'
+import type { Tool, ToolView } from '../contracts/services/tools.ts'
+import type { ActionState, RunState } from '../contracts/state.ts'
+import type { EventIds, Recorder } from './recorder.ts'
+import type { Checked } from './verdicts.ts'
+import { KernelProducer } from './version.ts'
+
+export type { Preview, PreviewOutcome } from '../contracts/data.ts'
+
+/** The longest a preview may take, whatever the tool's own time limit. */
+export const PreviewLimitMs = 30_000
+/** Bounds on what a preview answers (checkPreview). */
+export const PreviewLimits = { summaryChars: 500, diffBytes: 256 * 1024, recordBytes: 64 * 1024 } as const
+/** The argument a model adds to ask for a call's preview rather than the call. */
+export const DryRunArg = 'dry_run'
+
+/** What running a preview needs of the run. */
+export interface PreviewPort {
+  readonly runId: string
+  readonly state: RunState
+  /** Aborted when the run is cancelled. */
+  readonly signal: AbortSignal
+}
+
+/** Run `tool`'s preview of a call with these (validated) arguments, bounded in time; never throws but for the run's own end (cancel, deadline). */
+export async function runPreview(run: PreviewPort, tool: Tool, args: unknown, actionId: string): Promise<PreviewOutcome> {
+  if (typeof tool.preview !== 'function') return { status: 'unavailable' }
+  const limit = Math.min(tool.timeoutMs > 0 ? tool.timeoutMs : PreviewLimitMs, PreviewLimitMs)
+  const deadline = run.state.deadline
+  const byDeadline = deadline !== undefined && deadline - Date.now() < limit
+  const ms = Math.max(0, byDeadline ? deadline! - Date.now() : limit)
+  const controller = new AbortController()
+  const t0 = performance.now()
+  let timer: ReturnType<typeof setTimeout> | undefined
+  let onAbort: (() => void) | undefined
+  const stop = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      const error = byDeadline
+        ? new CordageError('deadline_exceeded', `the deadline passed while ${tool.name}'s preview was running`)
+        : new CordageError('service_timeout', `${tool.name}'s preview did not answer within ${ms} ms`)
+      controller.abort(error)
+      reject(error)
+    }, ms)
+    onAbort = () => {
+      controller.abort(run.signal.reason)
+      reject(run.signal.reason)
+    }
+    if (run.signal.aborted) onAbort()
+    else run.signal.addEventListener('abort', onAbort, { once: true })
+  })
+  try {
+    const io = { runId: run.runId, actionId, signal: controller.signal }
+    const answer = await Promise.race([Promise.resolve().then(() => tool.preview!(args, io)), stop])
+    const checked = checkPreview(answer)
+    if (!checked.ok) return failed('verdict_invalid', `${tool.name}'s preview answered something that is not a preview: ${checked.problem}`)
+    return { status: 'ok', preview: checked.value, durationMs: Math.round(performance.now() - t0) }
+  } catch (error) {
+    // The run ends (cancelled, or past its deadline): that is not the preview's failure.
+    if (run.signal.aborted && error === run.signal.reason) throw error
+    if (CordageError.is(error, 'deadline_exceeded') && byDeadline) throw error
+    if (CordageError.is(error, 'service_timeout')) return failed('service_timeout', error.message)
+    return failed('tool_failed', `${tool.name}'s preview failed: ${(error as Error)?.message ?? String(error)}`)
+  } finally {
+    clearTimeout(timer)
+    if (onAbort) run.signal.removeEventListener('abort', onAbort)
+    stop.catch(() => {})
+  }
+}
+
+function failed(code: Code, message: string): PreviewOutcome {
+  return { status: 'failed', code, message: message.length > 1000 ? `${message.slice(0, 999)}…` : message }
+}
+
+/**
+ * A preview, checked and copied to plain data: `summary` a non-empty string of at most 500 characters,
+ * `diff` a string of at most 256 KB, `record` plain JSON of at most 64 KB, `amount` a finite `value`
+ * and a three-letter upper-case `currency`; no other keys.
+ */
+export function checkPreview(answer: unknown): Checked<Preview> {
+  const o = own(answer)
+  if (!o) return bad(`a preview is an object, got ${describe(answer)}`)
+  const extra = Object.keys(o).filter((k) => !['summary', 'diff', 'record', 'amount'].includes(k))
+  if (extra.length) return bad(`unknown key(s) ${extra.join(', ')}: a preview has summary, diff, record and amount only`)
+  if (typeof o.summary !== 'string' || o.summary.trim().length === 0)
+    return bad(`summary must be a non-empty string, got ${describe(o.summary)}`)
+  if (o.summary.length > PreviewLimits.summaryChars)
+    return bad(`summary is ${o.summary.length} characters, more than ${PreviewLimits.summaryChars}`)
+  const preview: Preview = { summary: o.summary }
+  if (o.diff !== undefined) {
+    if (typeof o.diff !== 'string') return bad(`diff must be a string (a unified diff), got ${describe(o.diff)}`)
+    const bytes = Buffer.byteLength(o.diff, 'utf8')
+    if (bytes > PreviewLimits.diffBytes) return bad(`diff is ${bytes} bytes, more than ${PreviewLimits.diffBytes}`)
+    preview.diff = o.diff
+  }
+  if (o.record !== undefined) {
+    let text: string | undefined
+    try {
+      text = JSON.stringify(o.record)
+    } catch (error) {
+      return bad(`record must be plain JSON: ${(error as Error)?.message ?? error}`)
+    }
+    if (text === undefined) return bad(`record must be plain JSON, got ${typeof o.record}`)
+    const bytes = Buffer.byteLength(text, 'utf8')
+    if (bytes > PreviewLimits.recordBytes) return bad(`record is ${bytes} bytes as JSON, more than ${PreviewLimits.recordBytes}`)
+    preview.record = JSON.parse(text)
+  }
+  if (o.amount !== undefined) {
+    const a = own(o.amount)
+    if (!a) return bad(`amount must be { value, currency }, got ${describe(o.amount)}`)
+    const extraA = Object.keys(a).filter((k) => k !== 'value' && k !== 'currency')
+    if (extraA.length) return bad(`amount has unknown key(s) ${extraA.join(', ')}: it is { value, currency }`)
+    if (typeof a.value !== 'number' || !Number.isFinite(a.value))
+      return bad(`amount.value must be a finite number, got ${describe(a.value)}`)
+    if (typeof a.currency !== 'string' || !/^[A-Z]{3}$/.test(a.currency))
+      return bad(`amount.currency must be a three-letter currency code such as EUR, got ${describe(a.currency)}`)
+    preview.amount = { value: a.value, currency: a.currency }
+  }
+  return { ok: true, value: preview }
+}
+
+/** The preview as the model reads it after a dry run, and as a person reads it in one block of text. */
+export function renderPreview(preview: Preview): string {
+  const parts = [`Dry run, nothing was done. ${preview.summary}`]
+  if (preview.amount) parts.push(`Amount: ${preview.amount.value} ${preview.amount.currency}`)
+  if (preview.record !== undefined) parts.push(`Record it would write: ${JSON.stringify(preview.record)}`)
+  if (preview.diff !== undefined) parts.push(`Diff:\n${preview.diff}`)
+  return parts.join('\n')
+}
+
+// ── dry runs ─────────────────────────────────────────────────────────────────────────────────────
+
+/** Whether the kernel offers `dry_run` for this tool: it declares a preview and its schema has no `dry_run` of its own. */
+export function offersDryRun(tool: Pick<Tool, 'preview' | 'inputSchema'>): boolean {
+  return typeof tool.preview === 'function' && !ownsDryRun(tool)
+}
+
+function ownsDryRun(tool: Pick<Tool, 'inputSchema'>): boolean {
+  const props = (tool.inputSchema as { properties?: unknown } | undefined)?.properties
+  return !!props && typeof props === 'object' && Object.hasOwn(props, DryRunArg)
+}
+
+/** The view the model is shown: with an optional boolean `dry_run` when the kernel offers it (a copy; the tool is never changed). */
+export function dryRunView(tool: Tool, view: ToolView): ToolView {
+  if (!offersDryRun(tool)) return view
+  const schema = tool.inputSchema as { properties?: Record<string, unknown> }
+  return {
+    ...view,
+    inputSchema: {
+      ...schema,
+      type: 'object',
+      properties: {
+        ...(schema.properties ?? {}),
+        [DryRunArg]: {
+          type: 'boolean',
+          description: 'true: do nothing, only show what this call would do (its preview). Allowed like a read.',
+        },
+      },
+    },
+  }
+}
+
+/**
+ * The proposed arguments with a boolean `dry_run` taken out, for a tool the kernel offers it for. Any
+ * other `dry_run` (not a boolean, or on a tool without a preview) is left in, and admission refuses it
+ * ({@link dryRunProblem}).
+ */
+export function splitDryRun(args: unknown, tool: Tool | undefined): { args: unknown; dryRun?: true } {
+  if (!tool || !offersDryRun(tool) || !isRecord(args) || !Object.hasOwn(args, DryRunArg)) return { args }
+  const flag = args[DryRunArg]
+  if (typeof flag !== 'boolean') return { args }
+  const { [DryRunArg]: _, ...rest } = args
+  return flag ? { args: Object.freeze(rest), dryRun: true } : { args: Object.freeze(rest) }
+}
+
+/** Why a proposed call's `dry_run` is refused (`invalid_arguments`), or undefined when it has none the kernel must judge. */
+export function dryRunProblem(action: ActionState, tool: Tool): string | undefined {
+  if (action.dryRun || ownsDryRun(tool) || !isRecord(action.args) || !Object.hasOwn(action.args, DryRunArg)) return undefined
+  if (typeof tool.preview !== 'function') return `${tool.name} has no preview, so it cannot be dry-run: call it without dry_run.`
+  return `dry_run for ${tool.name} must be true or false, got ${describe(action.args[DryRunArg])}. Call it again with dry_run: true to see what it would do, or without dry_run.`
+}
+
+/** The tool as policy sees it in a dry run: a read, that needs no approval of its own. */
+export function asRead(tool: Tool): Tool {
+  return Object.freeze({ ...tool, sideEffect: 'none', needsApproval: false })
+}
+
+/** What recording a dry run's outcome needs of the run. */
+export interface DryRunPort extends PreviewPort {
+  readonly rec: Recorder
+  readonly options: { observationChars: number }
+  readonly guarded: boolean
+  idsOf(actionId: string | undefined, causation?: number): EventIds
+  guardOutput(action: ActionState, tool: Tool, observation: string, causation: number): Promise<string>
+}
+
+/**
+ * A dry run policy allowed (or a person approved): the tool's preview runs instead of the tool (no
+ * ticket, no ledger, no tool/start), and the call ends with tool/end `dryRun: true`, its output the
+ * Preview; or with tool/error when the preview failed.
+ */
+export async function runDryRun(run: DryRunPort, action: ActionState, tool: Tool, args: unknown, causation: number): Promise<'continue'> {
+  const outcome = await runPreview(run, tool, args, action.id)
+  const ids = run.idsOf(action.id, causation)
+  if (outcome.status !== 'ok') {
+    const code: Code = outcome.status === 'failed' ? (outcome.code as Code) : 'invalid_arguments'
+    const message = outcome.status === 'failed' ? outcome.message : `${tool.name} has no preview`
+    const observation = `The dry run of ${tool.name} failed (${code}): ${message}. Nothing was done.`
+    const errorClass = Codes[code]?.kind ?? 'tool_deterministic'
+    run.rec.record('tool/error', { tool: tool.name, errorClass, code, message, observation }, KernelProducer, ids)
+    return 'continue'
+  }
+  const raw = renderPreview(outcome.preview)
+  const max = run.options.observationChars
+  const bounded = raw.length > max ? `${raw.slice(0, max)}… (${raw.length - max} more characters in the store)` : raw
+  const observation = run.guarded ? await run.guardOutput(action, tool, bounded, causation) : bounded
+  run.rec.record(
+    'tool/end',
+    { tool: tool.name, attempt: 1, output: outcome.preview, observation, durationMs: outcome.durationMs, dryRun: true },
+    tool.owner ?? KernelProducer,
+    ids,
+  )
+  return 'continue'
+}
+
+// ── helpers ──────────────────────────────────────────────────────────────────────────────────────
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value)
+}
+
+function own(value: unknown): Record<string, unknown> | undefined {
+  if (!isRecord(value)) return undefined
+  const out: Record<string, unknown> = Object.create(null)
+  for (const key of Object.keys(value)) out[key] = value[key]
+  return out
+}
+
+function describe(value: unknown): string {
+  if (value === undefined) return 'nothing'
+  try {
+    const text = JSON.stringify(value)
+    return text === undefined ? String(value) : text.length > 80 ? `${text.slice(0, 80)}…` : text
+  } catch {
+    return String(value)
+  }
+}
+
+function bad<T>(problem: string): Checked<T> {
+  return { ok: false, problem }
+}

@@ -1,0 +1,69 @@
+// What a person deciding an approval is shown of the call: the preview recorded with the request
+// (docs/concepts/approvals.md). Everything in it comes from a tool, so untrusted: it is only ever put
+// in the page as text (textContent, never innerHTML), one element per diff line.
+
+/** Diff lines shown at most; the rest is counted (the whole diff is in the run's events). */
+const MaxDiffLines = 500
+
+function el(tag, className, text) {
+  const node = document.createElement(tag)
+  if (className) node.className = className
+  if (text !== undefined) node.textContent = text
+  return node
+}
+
+/** The class of one line of a unified diff. */
+function lineClass(line) {
+  if (line.startsWith('+++') || line.startsWith('---')) return 'diff-file'
+  if (line.startsWith('@@')) return 'diff-hunk'
+  if (line.startsWith('+')) return 'diff-added'
+  if (line.startsWith('-')) return 'diff-removed'
+  return 'diff-context'
+}
+
+/** Fill `box` with the pending action's preview (`pending` as GET /api/runs/:id gives it), or say why there is none. */
+export function renderPreview(box, pending) {
+  box.replaceChildren()
+  if (!pending) return
+  if (pending.dryRun) {
+    box.append(el('p', 'preview-note', `Dry run: approving runs only ${pending.tool}'s preview; nothing is changed.`))
+    return
+  }
+  const outcome = pending.preview
+  if (!outcome) return
+  if (outcome.status === 'unavailable') {
+    box.append(el('p', 'preview-note', 'No preview: the tool declares none.'))
+    return
+  }
+  if (outcome.status === 'failed') {
+    const p = el('p', 'preview-failed', `Preview failed: ${outcome.code} ${outcome.message}`)
+    p.dataset.testid = 'preview-failed'
+    box.append(p)
+    return
+  }
+  const preview = outcome.preview
+  const summary = el('p', 'preview-summary', preview.summary)
+  summary.dataset.testid = 'preview-summary'
+  box.append(summary)
+  if (preview.amount) {
+    const amount = el('p', 'preview-amount', `Amount: ${preview.amount.value} ${preview.amount.currency}`)
+    amount.dataset.testid = 'preview-amount'
+    box.append(amount)
+  }
+  if (preview.record !== undefined) {
+    const record = el('pre', 'preview-record', JSON.stringify(preview.record, null, 2))
+    record.dataset.testid = 'preview-record'
+    box.append(record)
+  }
+  if (typeof preview.diff === 'string') {
+    const diff = el('div', 'preview-diff')
+    diff.dataset.testid = 'preview-diff'
+    const lines = preview.diff.replace(/\n$/, '').split('\n')
+    for (const line of lines.slice(0, MaxDiffLines)) {
+      const row = el('div', `diff-line ${lineClass(line)}`, line)
+      diff.append(row)
+    }
+    if (lines.length > MaxDiffLines) diff.append(el('div', 'diff-line diff-more', `… ${lines.length - MaxDiffLines} more lines`))
+    box.append(diff)
+  }
+}

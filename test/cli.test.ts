@@ -206,7 +206,7 @@ describe('cordage CLI', () => {
       agent: 'support',
       plugins: {
         'model-scripted': '1.2.0',
-        'store-memory': '2.2.0',
+        'store-memory': '2.3.0',
         'tools-registry': '1.0.0',
         'context-basic': '1.1.0',
         'verifier-basic': '1.0.0',

@@ -8,9 +8,9 @@ export interface Config {
 
 export default {
   name: 'store-memory',
-  version: '2.2.0',
+  version: '2.3.0',
   description: 'Keeps run events in process memory. Fast, and gone when the process exits.',
-  provides: { store: '2.2.0' },
+  provides: { store: '2.3.0' },
   config: Schema.object({
     maxEventsPerRun: Schema.natural().default(1_000_000).description('Refuse appends beyond this many events per run.'),
   }),

@@ -21,8 +21,20 @@ import {
   type ClaimFilter,
   assertKernelWriter,
   type StoreWriter,
+  type StoredArtifact,
+  type ThreadSummary,
+  type ThreadTurn,
+  checkArtifactInput,
+  checkThreadClose,
+  checkThreadLink,
+  checkThreadId,
 } from 'cordage'
+
+/** `ArtifactRef` (core/contracts/data.ts), which `cordage` does not export by that name. */
+type ArtifactRef = Omit<StoredArtifact, 'runId' | 'actionId' | 'createdAt'>
 import { MemoryGrants } from './grants.ts'
+import { MemoryThreads } from './threads.ts'
+import { MemoryArtifacts } from './artifacts.ts'
 
 export class MemoryStore implements StoreService {
   private logs = new Map<string, RunEvent[]>()
@@ -31,6 +43,8 @@ export class MemoryStore implements StoreService {
   private leases = new Map<string, { worker: string; token: number; expiresAt: number; released: boolean }>()
   private cancels = new Map<string, CancelRequest>()
   private readonly grantList = new MemoryGrants()
+  private readonly threadList = new MemoryThreads((runId) => this.summaries.get(runId))
+  private readonly artifactList = new MemoryArtifacts()
 
   constructor(private maxEventsPerRun: number) {}
 
@@ -59,6 +73,10 @@ export class MemoryStore implements StoreService {
       throw new CordageError('invalid_event', `run ${runId}: the first event must be run/start, got ${events[0]?.type}`)
     if (options.lease && !log && options.lease.token !== 1)
       throw new CordageError('lease_lost', `run ${runId} is new: its first lease has token 1, not ${options.lease.token}`)
+    const joinThread =
+      options.thread === undefined
+        ? undefined
+        : this.threadList.prepare(runId, checkThreadLink(runId, options.thread, expectedSeq, events[0]))
     const inBatch = new Map<string, EffectWrite>()
     const effects = (options.effects ?? []).map((write) => {
       // Two intents of one batch under one key: the second is checked against the first, as if it were stored.
@@ -86,6 +104,11 @@ export class MemoryStore implements StoreService {
     for (const event of events) {
       summary = summarize(summary, event)
       if (event.type === 'run/end') this.cancels.delete(runId)
+    }
+    if (joinThread) {
+      joinThread()
+      const link = this.threadList.linkOf(runId)!
+      summary = { ...summary!, threadId: link.threadId, turn: link.turn }
     }
     this.summaries.set(runId, summary!)
   }
@@ -285,6 +308,47 @@ export class MemoryStore implements StoreService {
   ): Promise<ApprovalGrant | undefined> {
     assertKernelWriter(writer, `revocation of grant ${id}`)
     return this.grantList.revoke(id, by, at, reason)
+  }
+
+  async threadTurns(threadId: string): Promise<ThreadTurn[]> {
+    return this.threadList.turns(checkThreadId(threadId, 'threadTurns'))
+  }
+
+  async threads(filter: { agent?: string; limit?: number } = {}): Promise<ThreadSummary[]> {
+    return this.threadList.list(filter)
+  }
+
+  async thread(threadId: string): Promise<ThreadSummary | undefined> {
+    return this.threadList.get(checkThreadId(threadId, 'thread'))
+  }
+
+  async closeThread(threadId: string, close: { by: string; at: number; reason?: string }, writer?: StoreWriter): Promise<void> {
+    assertKernelWriter(writer, `close of thread ${threadId}`)
+    const checked = checkThreadClose(threadId, close)
+    this.threadList.close(checked.threadId, checked)
+  }
+
+  async putArtifact(
+    artifact: { runId: string; actionId?: string; bytes: Uint8Array; mediaType: string; visibility?: 'ui' | 'audit' },
+    writer?: StoreWriter,
+  ): Promise<ArtifactRef> {
+    assertKernelWriter(writer, `artifact of run ${artifact?.runId}`)
+    const input = checkArtifactInput(artifact)
+    this.log(input.runId)
+    return this.artifactList.put(input)
+  }
+
+  async artifact(ref: string): Promise<StoredArtifact | undefined> {
+    return this.artifactList.get(ref)
+  }
+
+  async readArtifact(ref: string, range?: { offset: number; length: number }): Promise<Uint8Array> {
+    return this.artifactList.read(ref, range)
+  }
+
+  async artifactsOf(runId: string): Promise<StoredArtifact[]> {
+    this.log(runId)
+    return this.artifactList.of(runId)
   }
 }
 

@@ -18,6 +18,8 @@ import {
   type StoreService,
 } from 'cordage'
 import { KernelWriter } from '../../core/kernel/store-writer.ts'
+import { runThreadContract } from './store-threads.ts'
+import { runArtifactContract } from './store-artifacts.ts'
 
 const usage = { inputTokens: 0, outputTokens: 0, costUsd: 0 }
 
@@ -41,7 +43,7 @@ export function runEvents(runId: string, from: number, count: number, agent = 'a
   return out
 }
 
-const endEvent = (runId: string, seq: number, time = 5000): RunEvent => ({
+export const endEvent = (runId: string, seq: number, time = 5000): RunEvent => ({
   type: 'run/end',
   seq,
   time,
@@ -53,7 +55,10 @@ const endEvent = (runId: string, seq: number, time = 5000): RunEvent => ({
 
 /** A store's methods as the kernel calls them, with the kernel's writer added to every write. */
 export interface KernelStore
-  extends Omit<StoreService, 'append' | 'claim' | 'renew' | 'release' | 'claimNext' | 'requestCancel' | 'putGrant' | 'revokeGrant'> {
+  extends Omit<
+    StoreService,
+    'append' | 'claim' | 'renew' | 'release' | 'claimNext' | 'requestCancel' | 'putGrant' | 'revokeGrant' | 'closeThread' | 'putArtifact'
+  > {
   append(runId: string, events: readonly RunEvent[], expectedSeq: number, options?: AppendOptions): Promise<void> | void
   claim(runId: string, worker: string, ttlMs: number): Promise<Lease | undefined>
   renew(lease: Lease, ttlMs: number): Promise<boolean>
@@ -62,6 +67,8 @@ export interface KernelStore
   requestCancel(runId: string, request: CancelRequest): Promise<void>
   putGrant?(grant: ApprovalGrant): Promise<void>
   revokeGrant?(id: string, by: string, at: number, reason?: string): Promise<ApprovalGrant | undefined>
+  closeThread?(threadId: string, close: { by: string; at: number; reason?: string }): Promise<void>
+  putArtifact?(artifact: Parameters<NonNullable<StoreService['putArtifact']>>[0]): ReturnType<NonNullable<StoreService['putArtifact']>>
   /** The store itself, for calls without the writer. */
   raw: StoreService
 }
@@ -80,6 +87,11 @@ export function asKernel(store: StoreService): KernelStore {
     requestCancel: (runId: string, request: CancelRequest) => store.requestCancel(runId, request, w),
     putGrant: store.putGrant && ((grant: ApprovalGrant) => store.putGrant!(grant, w)),
     revokeGrant: store.revokeGrant && ((id: string, by: string, at: number, reason?: string) => store.revokeGrant!(id, by, at, reason, w)),
+    closeThread:
+      store.closeThread &&
+      ((threadId: string, close: { by: string; at: number; reason?: string }) => store.closeThread!(threadId, close, w)),
+    putArtifact:
+      store.putArtifact && ((artifact: Parameters<NonNullable<StoreService['putArtifact']>>[0]) => store.putArtifact!(artifact, w)),
   }
   // Defined, not assigned: the store's class is frozen, so its inherited write methods cannot be
   // shadowed by assignment on an object made from it.
@@ -497,6 +509,9 @@ export function runStoreContract(
       else assert.equal(check.head, undefined)
       await assert.rejects(store.verify('nope'), { code: 'run_not_found' })
     })
+
+    runThreadContract(makeStore)
+    runArtifactContract(makeStore, contract)
 
     const damage = contract.damage
     describe('integrity of the stored log', { skip: damage ? false : 'this store keeps no text that could be damaged' }, () => {

@@ -143,6 +143,9 @@ export function resolveOptions(options: AgentOptions): ResolvedAgentOptions {
 function checkedThreshold(value: number | undefined): number {
   if (value === undefined) return DefaultArtifactAboveBytes
   if (!Number.isSafeInteger(value) || value < 1)
-    throw new CordageError('invalid_input', `artifactAboveBytes must be a whole number of bytes of at least 1, got ${JSON.stringify(value)}`)
+    throw new CordageError(
+      'invalid_input',
+      `artifactAboveBytes must be a whole number of bytes of at least 1, got ${JSON.stringify(value)}`,
+    )
   return value
 }

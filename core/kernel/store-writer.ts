@@ -22,7 +22,17 @@ import type { StoreService, StoreWriter } from '../contracts/services/store.ts'
 /** The kernel's writer. Stores compare identity: a copy or a look-alike is refused. */
 export const KernelWriter: StoreWriter = Object.freeze({ writer: 'cordage-kernel' as const })
 
-const WriteMethods = ['append', 'claim', 'renew', 'release', 'claimNext', 'requestCancel', 'putGrant', 'revokeGrant', 'putArtifact'] as const
+const WriteMethods = [
+  'append',
+  'claim',
+  'renew',
+  'release',
+  'claimNext',
+  'requestCancel',
+  'putGrant',
+  'revokeGrant',
+  'putArtifact',
+] as const
 
 /**
  * The store, once it is sure that what the kernel calls on it is the store's own code: the object is

@@ -1,0 +1,189 @@
+/**
+ * Issue 12's proof for artifacts: a 5 MB tool result is stored once as an artifact (the run's events
+ * hold its reference, not its bytes), the model pages through it with read_artifact (each offset the
+ * `next` of the read before, then the last page) and answers with what only the last page holds;
+ * read_artifact refuses another run's artifact and an audit-only one; a redacted result is stored
+ * redacted, its raw form kept (audit-only) only when the preset says so.
+ */
+import assert from 'node:assert/strict'
+import { createHash } from 'node:crypto'
+import { after, describe, it } from 'node:test'
+import { eventsOf, startApp, testPreset, type ScriptStep, type TestApp } from '../core/testing/index.ts'
+import { bigReport, CardNumber, CustomerRecord, FinalCode, ReportBytes } from './fixtures/plugins/artifact-desk/index.ts'
+import { tempDir } from './helpers.ts'
+import sqliteManifest from '../plugins/store-sqlite/manifest.ts'
+import postgresManifest from '../plugins/store-postgres/manifest.ts'
+
+/** Skip a store whose plugin does not keep artifacts yet (store contract before 2.3.0). */
+const keepsArtifacts = (m: { provides?: Record<string, string> }) =>
+  (m.provides?.store ?? '0').localeCompare('2.3.0', undefined, { numeric: true }) >= 0 ? undefined : 'this store keeps no artifacts yet'
+
+const desk = { path: 'test/fixtures/plugins/artifact-desk' }
+const allow = [{ id: 'all', verdict: 'allow', match: { tool: '*' } }]
+const sha = (text: string) => createHash('sha256').update(Buffer.from(text, 'utf8')).digest('hex')
+const reportRef = `artifact:sha256:${sha(bigReport())}`
+const Page = 65_536
+/** The head the model sees (observationChars, 4000 by default) ends where the first read starts. */
+const Head = 4000
+
+interface StoreCase {
+  name: string
+  entry: () => unknown
+  skip?: string
+}
+
+const stores: StoreCase[] = [
+  { name: 'store-memory', entry: () => 'store-memory' },
+  {
+    name: 'store-sqlite',
+    entry: () => ({ plugin: 'store-sqlite', config: { path: `${tempDir()}/runs.db` } }),
+    skip: keepsArtifacts(sqliteManifest),
+  },
+  {
+    name: 'store-postgres',
+    entry: () => ({ plugin: 'store-postgres', config: { url: process.env.CORDAGE_PG_URL, schema: `art_${process.pid}_${Date.now()}` } }),
+    skip: process.env.CORDAGE_PG_URL ? keepsArtifacts(postgresManifest) : 'CORDAGE_PG_URL is not set',
+  },
+]
+
+function preset(store: StoreCase, script: ScriptStep[], extra: Record<string, unknown> = {}, plugins: unknown[] = [], citations = 0) {
+  const verifier = { plugin: 'verifier-basic', config: { minCount: citations } }
+  const p = testPreset({ script, rules: allow, plugins: [verifier, 'artifacts', desk, ...(plugins as never[])], budgets: { maxSteps: 12 } })
+  const agent = (p.agents as Record<string, Record<string, unknown>>).agent
+  ;(agent.plugins as unknown[])[0] = store.entry()
+  Object.assign(agent, extra)
+  return p
+}
+
+const apps: TestApp[] = []
+after(async () => {
+  for (const app of apps) await app.stop()
+})
+
+async function start(p: Record<string, unknown>): Promise<TestApp> {
+  const app = await startApp(p)
+  apps.push(app)
+  return app
+}
+
+for (const store of stores) {
+  describe(`artifacts (${store.name})`, { skip: store.skip }, () => {
+    it('stores a 5 MB result once, and the model pages through it to the last page', async () => {
+      const script: ScriptStep[] = [
+        // The same bytes twice: one blob, two listings.
+        { calls: [{ tool: 'big_report' }, { tool: 'big_report' }] },
+        { tool: 'read_artifact', args: { ref: reportRef, offset: Head, length: Page } },
+        { tool: 'read_artifact', args: { ref: reportRef, offset: Head + Page, length: Page } },
+        { tool: 'read_artifact', args: { ref: reportRef, offset: ReportBytes - Page, length: Page } },
+        { final: `The ledger ends with ${FinalCode}.` },
+      ]
+      // The answer must cite what the last page says: the verifier checks the model saw it in a result.
+      const app = await start(preset(store, script, {}, [], 1))
+      const run = await app.run()
+      assert.equal(run.state.status, 'COMPLETED', run.state.reason)
+
+      const ends = eventsOf(run, 'tool/end')
+      const reports = ends.filter((e) => e.data.tool === 'big_report')
+      assert.equal(reports.length, 2)
+      for (const end of reports) {
+        assert.equal(end.data.output, undefined, 'tool/end leaves the output out')
+        assert.deepEqual(end.data.artifact, {
+          ref: reportRef,
+          sha256: reportRef.slice('artifact:sha256:'.length),
+          bytes: ReportBytes,
+          mediaType: 'text/plain; charset=utf-8',
+          visibility: 'ui',
+        })
+        // The model sees the head and where to read on.
+        assert.ok(end.data.observation.length < Head + 400, `the observation is bounded (${end.data.observation.length})`)
+        assert.ok(end.data.observation.includes(`read_artifact {"ref":"${reportRef}","offset":${Head}}`))
+        assert.ok(!end.data.observation.includes(FinalCode))
+      }
+      // The log holds references, not the 5 MB (twice): what it holds is the three pages the model read.
+      const logBytes = Buffer.byteLength(JSON.stringify(run.events))
+      assert.ok(logBytes < 3 * 2 * Page + 64 * 1024, `the stored log is ${logBytes} bytes`)
+      assert.deepEqual(run.state.artifacts, [reportRef])
+
+      // One blob, listed under each action that stored it.
+      const storeService = app.agent().store()
+      const listed = await storeService.artifactsOf!(run.state.runId)
+      assert.deepEqual(
+        listed.map((a) => [a.ref, a.actionId, a.bytes]),
+        [
+          [reportRef, 's1.a1', ReportBytes],
+          [reportRef, 's1.a2', ReportBytes],
+        ],
+      )
+      const whole = await storeService.readArtifact!(reportRef)
+      assert.equal(whole.byteLength, ReportBytes)
+
+      // The pages: each offset is the `next` of the read before; the last read reaches the end.
+      const reads = ends.filter((e) => e.data.tool === 'read_artifact').map((e) => e.data.output as Record<string, unknown>)
+      assert.equal(reads.length, 3)
+      assert.deepEqual(
+        reads.map((r) => [r.offset, r.bytes, r.total, r.next]),
+        [
+          [Head, Page, ReportBytes, Head + Page],
+          [Head + Page, Page, ReportBytes, Head + 2 * Page],
+          [ReportBytes - Page, Page, ReportBytes, undefined],
+        ],
+      )
+      assert.equal(reads[1].offset, reads[0].next)
+      assert.ok(!String(reads[0].text).includes(FinalCode) && !String(reads[1].text).includes(FinalCode))
+      assert.ok(String(reads[2].text).includes(FinalCode), 'only the last page holds the code')
+      assert.equal(run.state.answer, `The ledger ends with ${FinalCode}.`)
+    })
+
+    it("refuses another run's artifact and an audit-only one; a redacted result is stored redacted, raw only audit-only", async () => {
+      const auditRef = `audit:sha256:${sha(CustomerRecord)}`
+      // Both runs follow the same script: the first read asks for the report before this run stored it.
+      const script: ScriptStep[] = [
+        { tool: 'read_artifact', args: { ref: reportRef } },
+        { tool: 'big_report' },
+        { tool: 'customer_record' },
+        { tool: 'read_artifact', args: { ref: auditRef } },
+        { final: 'done' },
+      ]
+      const app = await start(preset(store, script, { audit: { keepRedacted: true } }, ['guardrails']))
+      const first = await app.run()
+      const second = await app.run()
+      for (const run of [first, second]) {
+        assert.equal(run.state.status, 'COMPLETED', run.state.reason)
+        const errors = eventsOf(run, 'tool/error')
+        assert.deepEqual(
+          errors.map((e) => [e.actionId, e.data.code]),
+          [
+            ['s1.a1', 'tool_failed'],
+            ['s4.a1', 'tool_failed'],
+          ],
+        )
+        assert.match(errors[0].data.message, /is not an artifact of this run/)
+        assert.match(errors[1].data.message, /is audit-only/)
+        assert.deepEqual(run.state.artifacts, [reportRef, auditRef])
+        // The redacted result: stored as the guardrail let it through; the raw one only as the audit artifact.
+        const record = eventsOf(run, 'tool/end').find((e) => e.data.tool === 'customer_record')!
+        assert.equal(record.data.redacted?.guard, 'card')
+        assert.equal(record.data.redacted?.audit?.ref, auditRef)
+        assert.equal(record.data.redacted?.audit?.visibility, 'audit')
+        assert.ok(!JSON.stringify(run.events).includes(CardNumber), 'the card number is in no event')
+        assert.match(String(record.data.output), /Customer C-7: Ada Lovelace, card \[redacted:card\], plan gold\./)
+      }
+      // The second run's refused read asked for a blob that exists (the first run's): listing is what counts.
+      const storeService = app.agent().store()
+      assert.ok(await storeService.artifact!(reportRef))
+      const raw = Buffer.from(await storeService.readArtifact!(auditRef)).toString('utf8')
+      assert.equal(raw, CustomerRecord, 'the audit artifact keeps the raw result')
+    })
+
+    it('drops the raw result of a redacted call unless the preset keeps it', async () => {
+      const app = await start(preset(store, [{ tool: 'customer_record' }, { final: 'done' }], {}, ['guardrails']))
+      const run = await app.run()
+      assert.equal(run.state.status, 'COMPLETED', run.state.reason)
+      const record = eventsOf(run, 'tool/end')[0]
+      assert.deepEqual(record.data.redacted, { guard: 'card' })
+      assert.equal(run.state.artifacts, undefined)
+      assert.deepEqual(await app.agent().store().artifactsOf!(run.state.runId), [])
+      assert.ok(!JSON.stringify(run.events).includes(CardNumber))
+    })
+  })
+}

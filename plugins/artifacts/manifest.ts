@@ -12,7 +12,8 @@ export default {
   description:
     "The read_artifact tool: the model pages through a large result its run stored as an artifact (never another run's, never an audit-only one).",
   requires: { tools: '^1.0.0' },
-  optional: { store: '^2.3.0' },
+  // Any store: one without artifacts (before 2.3.0) makes each call fail with tool_unavailable.
+  optional: { store: '^2.0.0' },
   config: Schema.object({
     defaultLength: Schema.natural()
       .min(256)

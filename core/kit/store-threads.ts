@@ -17,7 +17,7 @@ import { createHash } from 'node:crypto'
 import { CordageError } from '../contracts/errors.ts'
 import type { RunEvent } from '../contracts/events.ts'
 import type { ArtifactRef, RunStatus, TerminalStatus } from '../contracts/data.ts'
-import type { StoredArtifact, ThreadSummary } from '../contracts/services/store.ts'
+import type { StoredArtifact, ThreadSummary, ThreadTurn } from '../contracts/services/store.ts'
 
 /** A thread id: 1..128 of letters, digits and `. _ : -` (it goes into file names, URLs and SQL keys). */
 export const ThreadIdPattern = /^[A-Za-z0-9._:-]{1,128}$/
@@ -360,6 +360,54 @@ export function checkedThreadRow(row: StoredThreadRow): ThreadSummary {
     summary.closed = { by: row.closedBy, at, ...(typeof row.closedReason === 'string' ? { reason: row.closedReason } : {}) }
   }
   return summary
+}
+
+/** One turn's row (the run's columns), as a store read it. */
+export interface StoredTurnRow {
+  turn: unknown
+  runId: unknown
+  agent: unknown
+  task: unknown
+  status: unknown
+  failureCode: unknown
+  createdAt: unknown
+  updatedAt: unknown
+}
+
+/**
+ * A thread's turns as read (in turn order), checked: numbered 1..n without a gap, each a run with a
+ * status the store writes.
+ * @throws CordageError `store_corrupt`
+ */
+export function checkedThreadTurns(threadId: string, rows: readonly StoredTurnRow[]): ThreadTurn[] {
+  return rows.map((row, i) => {
+    const turn = Number(row.turn)
+    const corrupt = (problem: string) =>
+      new CordageError(
+        'store_corrupt',
+        `thread ${threadId}, turn ${i + 1}: ${problem}; the store was damaged or edited; restore it from a backup`,
+        {
+          data: { threadId, turn: i + 1 },
+        },
+      )
+    if (turn !== i + 1) throw corrupt(`the turns stored go ${rows.map((r) => r.turn).join(', ')}, with a gap`)
+    if (typeof row.runId !== 'string' || !row.runId || typeof row.agent !== 'string' || typeof row.task !== 'string')
+      throw corrupt('its run is malformed')
+    const createdAt = Number(row.createdAt)
+    const updatedAt = Number(row.updatedAt)
+    if (!Number.isSafeInteger(createdAt) || !Number.isSafeInteger(updatedAt)) throw corrupt('its stored times are malformed')
+    return {
+      threadId,
+      turn,
+      runId: row.runId,
+      agent: row.agent,
+      task: row.task,
+      status: checkedStatus(row.runId, row.status),
+      ...(typeof row.failureCode === 'string' && row.failureCode ? { failureCode: row.failureCode as ThreadTurn['failureCode'] } : {}),
+      createdAt,
+      updatedAt,
+    }
+  })
 }
 
 /** The ref metadata of a stored artifact, without its listing. */

@@ -11,9 +11,9 @@ export interface Config {
 
 export default {
   name: 'store-sqlite',
-  version: '1.4.0',
+  version: '1.5.0',
   description: 'Runs, the side-effect ledger and leases in an embedded SQLite database (better-sqlite3). The default store.',
-  provides: { store: '2.2.0' },
+  provides: { store: '2.3.0' },
   // The chain key is a secret: runs scrub its value from everything they record.
   secrets: ['chainKeyEnv'],
   config: Schema.object({

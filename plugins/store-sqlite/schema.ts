@@ -83,6 +83,39 @@ export const migrations: ((db: Database.Database) => void)[] = [
     ALTER TABLE snapshots ADD COLUMN chain BLOB;
     DELETE FROM snapshots;
   `),
+  // 5: threads and artifacts (store contract 2.3.0). A run's thread and turn are columns of the run, one
+  // run per (thread, turn) by a unique index; the thread row holds its agent and its close. A blob is
+  // kept once per ref (visibility and content hash); a listing ties it to a run and an action ('' for
+  // none, so the unique key holds), in insertion order (id).
+  (db) =>
+    db.exec(`
+    ALTER TABLE runs ADD COLUMN thread_id TEXT;
+    ALTER TABLE runs ADD COLUMN turn INTEGER;
+    CREATE UNIQUE INDEX runs_thread_turn ON runs (thread_id, turn) WHERE thread_id IS NOT NULL;
+    CREATE TABLE threads (
+      thread_id TEXT PRIMARY KEY,
+      agent TEXT NOT NULL,
+      closed_by TEXT,
+      closed_at INTEGER,
+      closed_reason TEXT
+    );
+    CREATE TABLE artifact_blobs (
+      ref TEXT PRIMARY KEY,
+      size INTEGER NOT NULL,
+      media_type TEXT NOT NULL,
+      body BLOB NOT NULL,
+      created_at INTEGER NOT NULL
+    );
+    CREATE TABLE artifact_listings (
+      id INTEGER PRIMARY KEY AUTOINCREMENT,
+      run_id TEXT NOT NULL,
+      ref TEXT NOT NULL,
+      action_id TEXT NOT NULL DEFAULT '',
+      created_at INTEGER NOT NULL,
+      UNIQUE (run_id, ref, action_id)
+    );
+    CREATE INDEX artifact_listings_ref ON artifact_listings (ref, id);
+  `),
 ]
 
 export const SchemaVersion = migrations.length

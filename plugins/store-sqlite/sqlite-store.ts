@@ -35,8 +35,18 @@ import {
   assertKernelWriter,
   storeCorrupt,
   type StoreWriter,
+  type StoredArtifact,
+  type ThreadSummary,
+  type ThreadTurn,
+  artifactRefOfStored,
+  checkArtifactInput,
+  checkThreadClose,
+  checkThreadId,
+  checkThreadLink,
 } from 'cordage'
 import { SqliteGrants } from './grants.ts'
+import { SqliteThreads } from './threads.ts'
+import { SqliteArtifacts } from './artifacts.ts'
 import { openDatabase } from './open.ts'
 
 interface RunRow {
@@ -55,6 +65,8 @@ interface RunRow {
   cancel_by: string | null
   cancel_reason: string | null
   cancel_at: number | null
+  thread_id: string | null
+  turn: number | null
 }
 
 interface EffectRow {
@@ -94,6 +106,8 @@ export class SqliteStore implements StoreService {
   private db: Database.Database
   private sql: Statements
   private grantRows: SqliteGrants
+  private threadRows: SqliteThreads
+  private artifactRows: SqliteArtifacts
   private tx: {
     append: Database.Transaction<SqliteStore['appendInTx']>
     claim: Database.Transaction<SqliteStore['claimInTx']>
@@ -111,6 +125,8 @@ export class SqliteStore implements StoreService {
     this.chain = options.chain !== false
     this.sql = statements(this.db)
     this.grantRows = new SqliteGrants(this.db)
+    this.threadRows = new SqliteThreads(this.db)
+    this.artifactRows = new SqliteArtifacts(this.db)
     // BEGIN IMMEDIATE takes the write lock at once, so a check and the write that depends on it (seq,
     // lease, ledger key, which run to claim) cannot interleave with another process's.
     this.tx = {
@@ -149,6 +165,9 @@ export class SqliteStore implements StoreService {
     })
     if (!row && events[0]?.type !== 'run/start')
       throw new CordageError('invalid_event', `run ${runId}: the first event must be run/start, got ${events[0]?.type}`)
+    // The turn is checked (and a new thread created) in this transaction: a refusal rolls back everything.
+    const thread = options.thread === undefined ? undefined : checkThreadLink(runId, options.thread, expectedSeq, events[0])
+    if (thread) this.threadRows.join(thread)
     for (const write of options.effects ?? []) this.writeEffect(write)
     // Each event is chained to the one before over the exact text stored (core/kit/store-kit.ts): one hash
     // per event, nothing serialised again. A run stored before chaining continues from the empty link.
@@ -184,7 +203,17 @@ export class SqliteStore implements StoreService {
       updatedAt: summary!.updatedAt,
     }
     if (row) this.sql.updateRun.run(values)
-    else this.sql.insertRun.run(values)
+    else
+      try {
+        this.sql.insertRun.run({ ...values, threadId: thread?.id ?? null, turn: thread?.turn ?? null })
+      } catch (error) {
+        // The turn was checked free in this transaction: only a row written behind the store's back takes it.
+        if (thread && (error as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE')
+          throw new CordageError('thread_busy', `thread ${thread.id} has a turn ${thread.turn} already`, {
+            data: { threadId: thread.id, turn: thread.turn },
+          })
+        throw error
+      }
     if (!row && options.lease) this.sql.firstLease.run({ runId, worker: options.lease.worker, expires: options.lease.expiresAt })
     if (events.some((e) => e.type === 'run/end')) this.sql.clearCancel.run(runId)
     if (options.snapshot) {
@@ -426,6 +455,47 @@ export class SqliteStore implements StoreService {
     assertKernelWriter(writer, `revocation of grant ${id}`)
     return this.grantRows.revoke(id, by, at, reason)
   }
+
+  async threadTurns(threadId: string): Promise<ThreadTurn[]> {
+    return this.threadRows.turns(checkThreadId(threadId, 'threadTurns'))
+  }
+
+  async threads(filter: { agent?: string; limit?: number } = {}): Promise<ThreadSummary[]> {
+    return this.threadRows.list(filter)
+  }
+
+  async thread(threadId: string): Promise<ThreadSummary | undefined> {
+    return this.threadRows.get(checkThreadId(threadId, 'thread'))
+  }
+
+  async closeThread(threadId: string, close: { by: string; at: number; reason?: string }, writer?: StoreWriter): Promise<void> {
+    assertKernelWriter(writer, `close of thread ${threadId}`)
+    const checked = checkThreadClose(threadId, close)
+    this.threadRows.closeThread(checked.threadId, checked)
+  }
+
+  async putArtifact(
+    artifact: { runId: string; actionId?: string; bytes: Uint8Array; mediaType: string; visibility?: 'ui' | 'audit' },
+    writer?: StoreWriter,
+  ): Promise<Omit<StoredArtifact, 'runId' | 'actionId' | 'createdAt'>> {
+    assertKernelWriter(writer, `artifact of run ${artifact?.runId}`)
+    const input = checkArtifactInput(artifact)
+    this.need(input.runId)
+    return { ...artifactRefOfStored(this.artifactRows.store(input)), visibility: input.visibility }
+  }
+
+  async artifact(ref: string): Promise<StoredArtifact | undefined> {
+    return this.artifactRows.get(ref)
+  }
+
+  async readArtifact(ref: string, range?: { offset: number; length: number }): Promise<Uint8Array> {
+    return this.artifactRows.read(ref, range)
+  }
+
+  async artifactsOf(runId: string): Promise<StoredArtifact[]> {
+    this.need(runId)
+    return this.artifactRows.of(runId)
+  }
 }
 
 // The kernel writes only through a frozen class (core/kernel/store-writer.ts guardStore): nobody holding the
@@ -438,7 +508,7 @@ function statements(db: Database.Database) {
   return {
     run: db.prepare<[string], RunRow>('SELECT * FROM runs WHERE run_id = ?'),
     insertRun: db.prepare(
-      'INSERT INTO runs (run_id, agent, task, status, failure_code, last_seq, created_at, updated_at) VALUES (@runId, @agent, @task, @status, @failureCode, @lastSeq, @createdAt, @updatedAt)',
+      'INSERT INTO runs (run_id, agent, task, status, failure_code, last_seq, created_at, updated_at, thread_id, turn) VALUES (@runId, @agent, @task, @status, @failureCode, @lastSeq, @createdAt, @updatedAt, @threadId, @turn)',
     ),
     updateRun: db.prepare(
       'UPDATE runs SET status = @status, failure_code = @failureCode, last_seq = @lastSeq, updated_at = @updatedAt, agent = @agent WHERE run_id = @runId',
@@ -512,6 +582,7 @@ function summaryOf(row: RunRow): RunSummary {
     lastSeq: row.last_seq,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
+    ...(row.thread_id !== null ? { threadId: row.thread_id, turn: row.turn ?? undefined } : {}),
   }
 }
 

@@ -161,7 +161,11 @@ describe('store-sqlite', () => {
     first.close()
     // As 1.3.0 kept it: a snapshot without a link.
     const db = new Database(file)
-    db.exec("DELETE FROM snapshots; UPDATE meta SET value = '3' WHERE key = 'schema_version'; ALTER TABLE snapshots DROP COLUMN chain")
+    db.exec(
+      "DELETE FROM snapshots; UPDATE meta SET value = '3' WHERE key = 'schema_version'; ALTER TABLE snapshots DROP COLUMN chain; " +
+        // and without what schema 5 added (threads, artifacts)
+        'DROP INDEX runs_thread_turn; ALTER TABLE runs DROP COLUMN thread_id; ALTER TABLE runs DROP COLUMN turn; DROP TABLE threads; DROP TABLE artifact_blobs; DROP TABLE artifact_listings',
+    )
     db.prepare('INSERT INTO snapshots (run_id, seq, version, state) VALUES (?, ?, ?, ?)').run('r1', 3, 1, '{"at":3}')
     db.close()
     const store = open(file)

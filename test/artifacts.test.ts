@@ -10,6 +10,11 @@ import { createHash } from 'node:crypto'
 import { after, describe, it } from 'node:test'
 import { eventsOf, startApp, testPreset, type ScriptStep, type TestApp } from '../core/testing/index.ts'
 import { bigReport, CardNumber, CustomerRecord, FinalCode, ReportBytes } from './fixtures/plugins/artifact-desk/index.ts'
+import Database from 'better-sqlite3'
+import { readFileSync, writeFileSync } from 'node:fs'
+import { join, resolve } from 'node:path'
+import { stringify } from 'yaml'
+import { main } from '../core/cli/main.ts'
 import { tempDir } from './helpers.ts'
 import sqliteManifest from '../plugins/store-sqlite/manifest.ts'
 import postgresManifest from '../plugins/store-postgres/manifest.ts'
@@ -30,14 +35,29 @@ interface StoreCase {
   name: string
   entry: () => unknown
   skip?: string
+  /** Blobs the store holds, counted in its own tables (not through the contract). */
+  blobs?: () => number
 }
+
+let sqlitePath = ''
 
 const stores: StoreCase[] = [
   { name: 'store-memory', entry: () => 'store-memory' },
   {
     name: 'store-sqlite',
-    entry: () => ({ plugin: 'store-sqlite', config: { path: `${tempDir()}/runs.db` } }),
+    entry: () => {
+      sqlitePath = `${tempDir()}/runs.db`
+      return { plugin: 'store-sqlite', config: { path: sqlitePath } }
+    },
     skip: keepsArtifacts(sqliteManifest),
+    blobs: () => {
+      const db = new Database(sqlitePath, { readonly: true })
+      try {
+        return (db.prepare('SELECT count(*) AS n FROM artifact_blobs').get() as { n: number }).n
+      } finally {
+        db.close()
+      }
+    },
   },
   {
     name: 'store-postgres',
@@ -114,6 +134,7 @@ for (const store of stores) {
           [reportRef, 's1.a2', ReportBytes],
         ],
       )
+      if (store.blobs) assert.equal(store.blobs(), 1, 'one blob for the two calls')
       const whole = await storeService.readArtifact!(reportRef)
       assert.equal(whole.byteLength, ReportBytes)
 
@@ -187,3 +208,69 @@ for (const store of stores) {
     })
   })
 }
+
+describe('cordage artifacts and cordage artifact', { skip: keepsArtifacts(sqliteManifest) }, () => {
+  it('lists a run’s artifacts, prints one by range, and prints an audit-only one only with --audit', async () => {
+    const dir = tempDir()
+    const file = join(dir, 'preset.yml')
+    const p = preset(
+      stores[1],
+      [{ tool: 'big_report' }, { tool: 'customer_record' }, { final: 'done' }],
+      { audit: { keepRedacted: true } },
+      ['guardrails'],
+    )
+    const agent = (p.agents as Record<string, Record<string, unknown>>).agent
+    ;(agent.plugins as unknown[])[0] = { plugin: 'store-sqlite', config: { path: join(dir, 'runs.db') } }
+    agent.plugins = (agent.plugins as unknown[]).map((e) => (e === desk ? { path: resolve(desk.path) } : e))
+    writeFileSync(file, stringify(p))
+    const app = await startApp(file, { keepStores: true })
+    const run = await app.run()
+    await app.stop()
+    assert.equal(run.state.status, 'COMPLETED', run.state.reason)
+    const auditRef = `audit:sha256:${sha(CustomerRecord)}`
+
+    const cli = async (...args: string[]) => {
+      const out: string[] = []
+      const err: string[] = []
+      const code = await main([...args, '--preset', file], { out: (l) => out.push(l), err: (l) => err.push(l) })
+      return { code, out: out.join('\n'), err: err.join('\n') }
+    }
+    const listed = await cli('artifacts', run.state.runId, '--json')
+    assert.equal(listed.code, 0, listed.err)
+    assert.deepEqual(
+      listed.out
+        .split('\n')
+        .map((l) => JSON.parse(l))
+        .map((a) => [a.ref, a.bytes, a.mediaType, a.actionId, a.visibility]),
+      [
+        [reportRef, ReportBytes, 'text/plain; charset=utf-8', 's1.a1', 'ui'],
+        [auditRef, Buffer.byteLength(CustomerRecord), 'text/plain; charset=utf-8', 's2.a1', 'audit'],
+      ],
+    )
+    const lines = await cli('artifacts', run.state.runId)
+    assert.match(lines.out, new RegExp(`${reportRef}\\s+${ReportBytes} B\\s+text/plain; charset=utf-8\\s+s1.a1\\s+ui`))
+
+    const tail = await cli('artifact', reportRef, '--offset', String(ReportBytes - FinalCode.length - 1), '--length', '200')
+    assert.equal(tail.code, 0, tail.err)
+    assert.equal(tail.out, `${FinalCode}\n`)
+    const out = join(dir, 'report.txt')
+    assert.equal((await cli('artifact', reportRef, '--run', run.state.runId, '--out', out)).code, 0)
+    assert.equal(readFileSync(out, 'utf8'), bigReport())
+
+    // The UI view never prints an audit-only artifact; the audit view does.
+    const forbidden = await cli('artifact', auditRef)
+    assert.notEqual(forbidden.code, 0)
+    assert.match(forbidden.err, /artifact_forbidden/)
+    assert.ok(!forbidden.out.includes(CardNumber) && !forbidden.err.includes(CardNumber))
+    const audit = await cli('artifact', auditRef, '--audit')
+    assert.equal(audit.code, 0, audit.err)
+    assert.equal(audit.out, CustomerRecord)
+
+    const unknown = await cli('artifact', `artifact:sha256:${'0'.repeat(64)}`)
+    assert.match(unknown.err, /artifact_not_found/)
+    const elsewhere = await cli('artifact', reportRef, '--run', 'run_nope')
+    assert.match(elsewhere.err, /run_not_found/)
+    const bad = await cli('artifact', 'sha256:abc')
+    assert.match(bad.err, /invalid_input/)
+  })
+})

@@ -28,6 +28,7 @@ import { checkGivenToken, newToken, sameToken, tokenOf } from './auth.ts'
 import { EvalReports, sendReport } from './eval-report.ts'
 import { PluginFeed } from './feed.ts'
 import { traceHandlers } from './trace-api.ts'
+import { artifactHandlers } from './artifacts-api.ts'
 
 export const DefaultPort = 4780
 const PublicDir = resolve(import.meta.dirname, 'public')
@@ -268,6 +269,10 @@ async function route(api: ApiContext, req: IncomingMessage, res: ServerResponse,
       only('GET')
       return handlers.events(api, res, url, id, req)
     }
+    if (action === 'artifacts') {
+      only('GET')
+      return artifactHandlers.list(api, res, id)
+    }
     if (action === 'stream') {
       only('GET')
       return handlers.stream(api, res, url, id, req)
@@ -276,6 +281,10 @@ async function route(api: ApiContext, req: IncomingMessage, res: ServerResponse,
       only('POST')
       return handlers.decide(api, res, id, action === 'approve', await body(req))
     }
+  }
+  if (first === 'artifacts' && id && !action) {
+    only('GET')
+    return artifactHandlers.read(api, res, id, url)
   }
   if (first === 'compare' && !id) {
     only('POST')

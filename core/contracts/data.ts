@@ -232,9 +232,11 @@ export interface ThreadBudgets {
 export type Visibility = 'model' | 'ui' | 'audit'
 
 /**
- * A stored blob, addressed by content: `ref` is `artifact:sha256:<hex>`. Events and observations
- * carry this, never the bytes. `visibility` `audit` marks raw content a guardrail redacted (kept only
- * when the preset allows it, and shown only in the audit view).
+ * A stored blob, addressed by content: `ref` is `artifact:sha256:<64 hex>` for visibility `ui` (the
+ * default) and `audit:sha256:<64 hex>` for visibility `audit`. The ref is the store's key, so a store
+ * keeps one blob per visibility and content, and a ref alone says which view may show it. Events and
+ * observations carry this, never the bytes. `visibility` `audit` marks raw content a guardrail
+ * redacted (kept only when the preset allows it, and shown only in the audit view).
  */
 export interface ArtifactRef {
   ref: string

@@ -51,6 +51,8 @@ export class MemoryStore implements StoreService {
   /** Synchronous: memory is as durable as it gets, and the loop skips an await when nothing is returned. */
   append(runId: string, events: readonly RunEvent[], expectedSeq: number, options: AppendOptions = {}): void {
     assertKernelWriter(options.writer, `append to run ${runId}`)
+    // A malformed thread is the caller's mistake whatever the log holds: said first.
+    const link = options.thread === undefined ? undefined : checkThreadLink(runId, options.thread, expectedSeq, events[0])
     const log = this.logs.get(runId)
     const last = log ? log.length : 0
     // The lease first: "another worker owns the run" says more than "you are behind".
@@ -107,8 +109,7 @@ export class MemoryStore implements StoreService {
     }
     if (joinThread) {
       joinThread()
-      const link = this.threadList.linkOf(runId)!
-      summary = { ...summary!, threadId: link.threadId, turn: link.turn }
+      summary = { ...summary!, threadId: link!.id, turn: link!.turn }
     }
     this.summaries.set(runId, summary!)
   }

@@ -21,7 +21,6 @@ interface Thread {
 
 export class MemoryThreads {
   private threads = new Map<string, Thread>()
-  private ofRun = new Map<string, { threadId: string; turn: number }>()
 
   constructor(private summary: (runId: string) => RunSummary | undefined) {}
 
@@ -44,12 +43,7 @@ export class MemoryThreads {
       const into = thread ?? { agent: link.agent, runs: [] }
       into.runs[link.turn - 1] = runId
       this.threads.set(link.id, into)
-      this.ofRun.set(runId, { threadId: link.id, turn: link.turn })
     }
-  }
-
-  linkOf(runId: string): { threadId: string; turn: number } | undefined {
-    return this.ofRun.get(runId)
   }
 
   turns(threadId: string): ThreadTurn[] {

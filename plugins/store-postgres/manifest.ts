@@ -11,9 +11,9 @@ export interface Config {
 
 export default {
   name: 'store-postgres',
-  version: '1.4.0',
+  version: '1.5.0',
   description: 'Runs, the side-effect ledger and leases in PostgreSQL, for many workers on many machines.',
-  provides: { store: '2.2.0' },
+  provides: { store: '2.3.0' },
   // The chain key is a secret: runs scrub its value from everything they record.
   secrets: ['chainKeyEnv'],
   config: Schema.object({

@@ -36,8 +36,18 @@ import {
   assertKernelWriter,
   storeCorrupt,
   type StoreWriter,
+  type StoredArtifact,
+  type ThreadSummary,
+  type ThreadTurn,
+  artifactRefOfStored,
+  checkArtifactInput,
+  checkThreadClose,
+  checkThreadId,
+  checkThreadLink,
 } from 'cordage'
 import { PostgresGrants } from './grants.ts'
+import { PostgresThreads } from './threads.ts'
+import { PostgresArtifacts } from './artifacts.ts'
 import { migrate } from './schema.ts'
 
 const nowMs = `(extract(epoch from clock_timestamp()) * 1000)::bigint`
@@ -58,6 +68,8 @@ interface RunRow {
   cancel_by: string | null
   cancel_reason: string | null
   cancel_at: string | null
+  thread_id: string | null
+  turn: number | null
 }
 
 interface EffectRow {
@@ -98,6 +110,12 @@ export class PostgresStore implements StoreService {
     (body) => this.tx(body),
   )
 
+  private threadRows = new PostgresThreads((sql, params) => this.query(sql, params))
+  private artifactRows = new PostgresArtifacts(
+    (sql, params) => this.query(sql, params),
+    (body) => this.tx(body),
+  )
+
   private readonly chainKey: string | undefined
   private readonly chain: boolean
 
@@ -131,6 +149,8 @@ export class PostgresStore implements StoreService {
 
   async append(runId: string, events: readonly RunEvent[], expectedSeq: number, options: AppendOptions = {}): Promise<void> {
     assertKernelWriter(options.writer, `append to run ${runId}`)
+    // A malformed thread is the caller's mistake whatever the log holds: said first.
+    const thread = options.thread === undefined ? undefined : checkThreadLink(runId, options.thread, expectedSeq, events[0])
     await this.tx(async (c) => {
       // With the run's row, the chain hash of its last event: the link the batch continues.
       const row = (
@@ -162,29 +182,43 @@ export class PostgresStore implements StoreService {
       if (!row && events[0]?.type !== 'run/start')
         throw new CordageError('invalid_event', `run ${runId}: the first event must be run/start, got ${events[0]?.type}`)
 
+      // The turn is checked (and a new thread created) under the thread's row lock, in this transaction.
+      if (thread) await this.threadRows.join(c, thread)
+
       let summary = row ? summaryOf(row) : undefined
       for (const event of events) summary = summarize(summary, event)
       const s = summary!
       if (!row) {
-        const created = await c.query(
-          // The first lease's lifetime is counted on the database clock, like every other lease time.
-          `INSERT INTO runs (run_id, agent, task, status, failure_code, last_seq, created_at, updated_at, lease_worker, lease_token, lease_expires, lease_released)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, ${nowMs} + $11, $12) ON CONFLICT (run_id) DO NOTHING`,
-          [
-            runId,
-            s.agent,
-            s.task,
-            s.status,
-            s.failureCode ?? null,
-            s.lastSeq,
-            s.createdAt,
-            s.updatedAt,
-            options.lease?.worker ?? null,
-            options.lease ? 1 : 0,
-            options.lease ? Math.max(0, options.lease.expiresAt - Date.now()) : 0,
-            !options.lease,
-          ],
-        )
+        const created = await c
+          .query(
+            // The first lease's lifetime is counted on the database clock, like every other lease time.
+            `INSERT INTO runs (run_id, agent, task, status, failure_code, last_seq, created_at, updated_at, lease_worker, lease_token, lease_expires, lease_released, thread_id, turn)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, ${nowMs} + $11, $12, $13, $14) ON CONFLICT (run_id) DO NOTHING`,
+            [
+              runId,
+              s.agent,
+              s.task,
+              s.status,
+              s.failureCode ?? null,
+              s.lastSeq,
+              s.createdAt,
+              s.updatedAt,
+              options.lease?.worker ?? null,
+              options.lease ? 1 : 0,
+              options.lease ? Math.max(0, options.lease.expiresAt - Date.now()) : 0,
+              !options.lease,
+              thread?.id ?? null,
+              thread?.turn ?? null,
+            ],
+          )
+          .catch((error: { code?: string; constraint?: string }) => {
+            // The turn was checked free under the thread's lock: only a row written behind the store's back takes it.
+            if (thread && error.code === '23505' && error.constraint === 'runs_thread_turn')
+              throw new CordageError('thread_busy', `thread ${thread.id} has a turn ${thread.turn} already`, {
+                data: { threadId: thread.id, turn: thread.turn },
+              })
+            throw error
+          })
         if (created.rowCount === 0) throw new CordageError('seq_conflict', `run ${runId}: another writer created it first`)
       } else {
         await c.query('UPDATE runs SET status = $2, failure_code = $3, last_seq = $4, updated_at = $5, agent = $6 WHERE run_id = $1', [
@@ -493,6 +527,46 @@ export class PostgresStore implements StoreService {
   }
 
   /** Drop the schema and everything in it (tests and benches that made a throwaway schema). */
+  async threadTurns(threadId: string): Promise<ThreadTurn[]> {
+    return this.threadRows.turns(checkThreadId(threadId, 'threadTurns'))
+  }
+
+  async threads(filter: { agent?: string; limit?: number } = {}): Promise<ThreadSummary[]> {
+    return this.threadRows.list(filter)
+  }
+
+  async thread(threadId: string): Promise<ThreadSummary | undefined> {
+    return this.threadRows.get(checkThreadId(threadId, 'thread'))
+  }
+
+  async closeThread(threadId: string, close: { by: string; at: number; reason?: string }, writer?: StoreWriter): Promise<void> {
+    assertKernelWriter(writer, `close of thread ${threadId}`)
+    const checked = checkThreadClose(threadId, close)
+    await this.threadRows.close(checked.threadId, checked)
+  }
+
+  async putArtifact(
+    artifact: { runId: string; actionId?: string; bytes: Uint8Array; mediaType: string; visibility?: 'ui' | 'audit' },
+    writer?: StoreWriter,
+  ): Promise<Omit<StoredArtifact, 'runId' | 'actionId' | 'createdAt'>> {
+    assertKernelWriter(writer, `artifact of run ${artifact?.runId}`)
+    const input = checkArtifactInput(artifact)
+    return { ...artifactRefOfStored(await this.artifactRows.store(input)), visibility: input.visibility }
+  }
+
+  async artifact(ref: string): Promise<StoredArtifact | undefined> {
+    return this.artifactRows.get(ref)
+  }
+
+  async readArtifact(ref: string, range?: { offset: number; length: number }): Promise<Uint8Array> {
+    return this.artifactRows.read(ref, range)
+  }
+
+  async artifactsOf(runId: string): Promise<StoredArtifact[]> {
+    await this.need(runId)
+    return this.artifactRows.of(runId)
+  }
+
   async dropSchema(): Promise<void> {
     await this.query(`DROP SCHEMA IF EXISTS ${this.schema} CASCADE`, [])
   }
@@ -605,6 +679,7 @@ function summaryOf(row: RunRow): RunSummary {
     lastSeq: row.last_seq,
     createdAt: Number(row.created_at),
     updatedAt: Number(row.updated_at),
+    ...(row.thread_id !== null && row.thread_id !== undefined ? { threadId: row.thread_id, turn: row.turn ?? undefined } : {}),
   }
 }
 

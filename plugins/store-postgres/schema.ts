@@ -87,6 +87,40 @@ export const migrations: string[] = [
   `
   CREATE INDEX IF NOT EXISTS runs_queue ON runs (created_at, run_id) WHERE status IN ('RUNNING', 'CANCELLING');
   `,
+  // 6: threads and artifacts (store contract 2.3.0). A run's thread and turn are columns of the run, one
+  // run per (thread, turn) by a unique index; the thread row (its agent and its close) is what a new
+  // turn locks, so two workers adding a turn to one thread take turns. A blob is kept once per ref
+  // (visibility and content hash), uncompressed (EXTERNAL) so that a range reads only its chunks; a
+  // listing ties it to a run and an action ('' for none, so the unique key holds), in order (id).
+  `
+  ALTER TABLE runs ADD COLUMN thread_id TEXT;
+  ALTER TABLE runs ADD COLUMN turn INTEGER;
+  CREATE UNIQUE INDEX runs_thread_turn ON runs (thread_id, turn) WHERE thread_id IS NOT NULL;
+  CREATE TABLE threads (
+    thread_id TEXT PRIMARY KEY,
+    agent TEXT NOT NULL,
+    closed_by TEXT,
+    closed_at BIGINT,
+    closed_reason TEXT
+  );
+  CREATE TABLE artifact_blobs (
+    ref TEXT PRIMARY KEY,
+    size BIGINT NOT NULL,
+    media_type TEXT NOT NULL,
+    body BYTEA NOT NULL,
+    created_at BIGINT NOT NULL
+  );
+  ALTER TABLE artifact_blobs ALTER COLUMN body SET STORAGE EXTERNAL;
+  CREATE TABLE artifact_listings (
+    id BIGSERIAL PRIMARY KEY,
+    run_id TEXT NOT NULL,
+    ref TEXT NOT NULL,
+    action_id TEXT NOT NULL DEFAULT '',
+    created_at BIGINT NOT NULL,
+    UNIQUE (run_id, ref, action_id)
+  );
+  CREATE INDEX artifact_listings_ref ON artifact_listings (ref, id);
+  `,
 ]
 
 export const SchemaVersion = migrations.length

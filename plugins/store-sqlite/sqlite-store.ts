@@ -43,6 +43,7 @@ import {
   checkThreadClose,
   checkThreadId,
   checkThreadLink,
+  type ThreadAppend,
 } from 'cordage'
 import { SqliteGrants } from './grants.ts'
 import { SqliteThreads } from './threads.ts'
@@ -138,10 +139,12 @@ export class SqliteStore implements StoreService {
 
   append(runId: string, events: readonly RunEvent[], expectedSeq: number, options: AppendOptions = {}): void {
     assertKernelWriter(options.writer, `append to run ${runId}`)
-    this.tx.append.immediate(runId, events, expectedSeq, options)
+    // A malformed thread is the caller's mistake whatever the log holds: said first.
+    const thread = options.thread === undefined ? undefined : checkThreadLink(runId, options.thread, expectedSeq, events[0])
+    this.tx.append.immediate(runId, events, expectedSeq, options, thread)
   }
 
-  private appendInTx(runId: string, events: readonly RunEvent[], expectedSeq: number, options: AppendOptions): void {
+  private appendInTx(runId: string, events: readonly RunEvent[], expectedSeq: number, options: AppendOptions, thread?: ThreadAppend): void {
     const row = this.sql.run.get(runId)
     const last = row?.last_seq ?? 0
     // The lease first: "another worker owns the run" says more than "you are behind".
@@ -166,7 +169,6 @@ export class SqliteStore implements StoreService {
     if (!row && events[0]?.type !== 'run/start')
       throw new CordageError('invalid_event', `run ${runId}: the first event must be run/start, got ${events[0]?.type}`)
     // The turn is checked (and a new thread created) in this transaction: a refusal rolls back everything.
-    const thread = options.thread === undefined ? undefined : checkThreadLink(runId, options.thread, expectedSeq, events[0])
     if (thread) this.threadRows.join(thread)
     for (const write of options.effects ?? []) this.writeEffect(write)
     // Each event is chained to the one before over the exact text stored (core/kit/store-kit.ts): one hash

@@ -191,6 +191,10 @@ export function runThreadContract(makeStore: () => Promise<KernelStore>) {
         message: /first events only/,
       })
       assert.equal((await store.load('r1')).length, 2)
+      // Said as invalid_input before anything is compared with the log (a new run, a wrong expected seq).
+      await assert.rejects(async () => store.append('r8', runEvents('r8', 4, 1), 3, { thread: { id: 't1', turn: 1, agent: 'a' } }), {
+        code: 'invalid_input',
+      })
       assert.deepEqual(await store.threads!(), [])
       // A valid id of every allowed character.
       await startTurn(store, 'r2', 'A-z_0.9:x', 1)

@@ -61,7 +61,11 @@ const stores: StoreCase[] = [
   },
   {
     name: 'store-postgres',
-    entry: () => ({ plugin: 'store-postgres', config: { url: process.env.CORDAGE_PG_URL, schema: `art_${process.pid}_${Date.now()}` } }),
+    entry: () => {
+      const schema = `art_${process.pid}_${Date.now()}`
+      pgSchemas.push(schema)
+      return { plugin: 'store-postgres', config: { url: process.env.CORDAGE_PG_URL, schema } }
+    },
     skip: process.env.CORDAGE_PG_URL ? keepsArtifacts(postgresManifest) : 'CORDAGE_PG_URL is not set',
   },
 ]
@@ -76,8 +80,18 @@ function preset(store: StoreCase, script: ScriptStep[], extra: Record<string, un
 }
 
 const apps: TestApp[] = []
+const pgSchemas: string[] = []
 after(async () => {
   for (const app of apps) await app.stop()
+  if (!pgSchemas.length) return
+  const { default: pg } = await import('pg')
+  const client = new pg.Client(process.env.CORDAGE_PG_URL)
+  await client.connect()
+  try {
+    for (const schema of pgSchemas) await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`)
+  } finally {
+    await client.end()
+  }
 })
 
 async function start(p: Record<string, unknown>): Promise<TestApp> {

@@ -210,6 +210,32 @@ for (const store of stores) {
       assert.equal(raw, CustomerRecord, 'the audit artifact keeps the raw result')
     })
 
+    it('keeps a write’s large result by reference in the ledger: a deduplicated call in another run gets the same artifact', async () => {
+      const script: ScriptStep[] = [
+        { tool: 'export_ledger' },
+        { tool: 'read_artifact', args: { ref: reportRef, offset: ReportBytes - 200 } },
+        { final: 'exported' },
+      ]
+      const app = await start(preset(store, script))
+      const first = await app.run()
+      const second = await app.run()
+      for (const run of [first, second]) assert.equal(run.state.status, 'COMPLETED', run.state.reason)
+      const [entry] = first.effects!
+      assert.deepEqual(entry.output, { 'cordage:artifact': eventsOf(first, 'tool/end')[0].data.artifact })
+      const again = eventsOf(second, 'tool/end')[0]
+      assert.deepEqual(again.data.deduplicated, { runId: first.state.runId, actionId: 's1.a1' })
+      assert.equal(again.data.artifact?.ref, reportRef)
+      assert.equal(again.data.output, undefined)
+      // Listed under the second run as well, so it may read it.
+      assert.deepEqual(
+        (await app.agent().store().artifactsOf!(second.state.runId)).map((a) => [a.ref, a.actionId]),
+        [[reportRef, 's1.a1']],
+      )
+      const read = eventsOf(second, 'tool/end')[1]
+      assert.equal(read.data.tool, 'read_artifact')
+      assert.ok(String((read.data.output as { text: string }).text).includes(FinalCode))
+    })
+
     it('drops the raw result of a redacted call unless the preset keeps it', async () => {
       const app = await start(preset(store, [{ tool: 'customer_record' }, { final: 'done' }], {}, ['guardrails']))
       const run = await app.run()
@@ -286,5 +312,31 @@ describe('cordage artifacts and cordage artifact', { skip: keepsArtifacts(sqlite
     assert.match(elsewhere.err, /run_not_found/)
     const bad = await cli('artifact', 'sha256:abc')
     assert.match(bad.err, /invalid_input/)
+  })
+})
+
+describe('artifacts: a store without them', () => {
+  it('keeps a large result inline and notes it, rather than lose it', async () => {
+    const { shapeResult } = await import('../core/kernel/artifacts.ts')
+    const notes: string[] = []
+    const port = {
+      options: { observationChars: 100, artifactAboveBytes: 1024, keepRedacted: true },
+      guarded: false,
+      scrub: <T>(v: T) => v,
+      screenOutput: async () => assert.fail('not guarded'),
+      artifactsKept: (why: string) => (notes.push(why), false),
+      putArtifact: async () => assert.fail('the store keeps no artifacts'),
+    }
+    const output = 'x'.repeat(5000)
+    const shaped = await shapeResult(
+      port,
+      { action: { id: 's1.a1' } as never, tool: { name: 't' } as never, causation: 1 },
+      { output },
+      '',
+      (o, max) => String(o).slice(0, max),
+    )
+    assert.equal(shaped.output, output)
+    assert.equal(shaped.artifact, undefined)
+    assert.deepEqual(notes, ['a result above 1024 bytes is kept inline in its event'])
   })
 })

@@ -29,6 +29,7 @@ import { EvalReports, sendReport } from './eval-report.ts'
 import { PluginFeed } from './feed.ts'
 import { threadRoute } from './threads-api.ts'
 import { traceHandlers } from './trace-api.ts'
+import { artifactHandlers } from './artifacts-api.ts'
 
 export const DefaultPort = 4780
 const PublicDir = resolve(import.meta.dirname, 'public')
@@ -269,6 +270,10 @@ async function route(api: ApiContext, req: IncomingMessage, res: ServerResponse,
       only('GET')
       return handlers.events(api, res, url, id, req)
     }
+    if (action === 'artifacts') {
+      only('GET')
+      return artifactHandlers.list(api, res, id)
+    }
     if (action === 'stream') {
       only('GET')
       return handlers.stream(api, res, url, id, req)
@@ -279,6 +284,10 @@ async function route(api: ApiContext, req: IncomingMessage, res: ServerResponse,
     }
   }
   if (first === 'threads' && (await threadRoute(api, res, url, parts.slice(1), method, only, () => body(req)))) return
+  if (first === 'artifacts' && id && !action) {
+    only('GET')
+    return artifactHandlers.read(api, res, id, url)
+  }
   if (first === 'compare' && !id) {
     only('POST')
     return handlers.compare(api, res, await body(req))

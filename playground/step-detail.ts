@@ -99,6 +99,10 @@ export interface ActionDetail {
     timeoutMs: number
     /** The raw result the tool returned (tool/end `output`), and its receipt. */
     output?: unknown
+    /** Set instead of `output` when the result was stored as an artifact (tool/end `artifact`). */
+    artifact?: { ref: string; bytes: number; mediaType: string }
+    /** Set when the guardrail redacted the result: `output` is the redacted form. */
+    redacted?: { guard: string }
     receipt?: unknown
     observation?: string
     durationMs?: number
@@ -246,6 +250,9 @@ export function stepDetail(events: readonly RunEvent[], stepId: string): StepDet
           Object.assign(attempt, {
             end: e.time,
             output: e.data.output,
+            // The reference, never an audit-only one: that is for the audit view alone.
+            artifact: e.data.artifact && { ref: e.data.artifact.ref, bytes: e.data.artifact.bytes, mediaType: e.data.artifact.mediaType },
+            redacted: e.data.redacted && { guard: e.data.redacted.guard },
             receipt: e.data.receipt,
             observation: e.data.observation,
             durationMs: e.data.durationMs,

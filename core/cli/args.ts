@@ -243,6 +243,28 @@ export const Commands: Command[] = [
     flags: { preset, json: { type: 'boolean', help: 'One JSON object per ledger entry on stdout, as the store holds it' } },
   },
   {
+    name: 'artifacts',
+    usage: 'cordage artifacts RUN [--preset FILE] [--agent NAME] [--json]',
+    summary: 'List the artifacts a run stored: ref, bytes, media type, action and visibility',
+    positionals: ['RUN'],
+    flags: { preset, agent, json: jsonRows },
+  },
+  {
+    name: 'artifact',
+    usage: 'cordage artifact REF [--preset FILE] [--agent NAME] [--run RUN] [--offset N] [--length N] [--out FILE] [--audit]',
+    summary: "Print an artifact's bytes (an audit-only one only with --audit)",
+    positionals: ['REF'],
+    flags: {
+      preset,
+      agent,
+      run: { type: 'string', help: 'Only an artifact listed under this run' },
+      offset: { type: 'string', help: 'Byte offset to start at (default 0)' },
+      length: { type: 'string', help: 'Bytes to print (default: to the end, at most 16 MiB)' },
+      out: { type: 'string', help: 'Write the bytes to this file instead of stdout' },
+      audit: { type: 'boolean', help: 'The audit view: also print an audit-only artifact (the raw result of a redacted call)' },
+    },
+  },
+  {
     name: 'verify',
     usage: 'cordage verify RUN [--preset FILE] [--json]',
     summary: "Check a run's stored history: numbered, parsed, of this run, and unedited (its hash chain)",

@@ -8,6 +8,7 @@ import { CordageError } from '../contracts/errors.ts'
 import { KernelVersion } from '../kernel/version.ts'
 import { Commands, helpText, parse } from './args.ts'
 import { colorChoice } from './color.ts'
+import { artifact, artifacts } from './commands/artifacts.ts'
 import { check } from './commands/check.ts'
 import { events } from './commands/events.ts'
 import { grants, revoke } from './commands/grants.ts'
@@ -92,6 +93,8 @@ const commands: Record<string, Handler> = {
   check,
   verify: (args, io) => verify(args, io, storeOnly(io)),
   effects: (args, io) => effects(args, io, storeOnly(io)),
+  artifacts,
+  artifact,
   scan: (args, io) => scan(args, io, storeOnly(io)),
   dev: async (args, io) => (await import('./dev.ts')).dev(args, io, (flags, agents) => open(io, flags, agents), overridesOf),
   // Loaded on demand, and loads no host: it only writes files.

@@ -257,7 +257,8 @@ export interface RunEventMap {
   'tool/end': {
     tool: string
     attempt: number
-    output: unknown
+    /** The raw result; absent when it is an `artifact`, the redacted form when `redacted`. */
+    output?: unknown
     observation: string
     receipt?: unknown
     durationMs: number

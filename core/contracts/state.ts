@@ -120,6 +120,8 @@ export interface RunState {
   parent?: ParentLink
   /** Set on a run that is a turn of a thread (run/start `thread`). */
   thread?: ThreadLink
+  /** References of the artifacts this run's calls produced (tool/end `artifact` and `redacted.audit`), in order; absent until the first. */
+  artifacts?: string[]
   /** A tool asked to hand the run to another agent; cleared by run/handoff. */
   handoff?: { to: string; reason?: string; seq: number }
   transcript: TranscriptEntry[]

@@ -45,6 +45,8 @@ const Settings = [
   'retry',
   'durability',
   'serviceTimeouts',
+  'artifactAboveBytes',
+  'audit',
   'spawns',
   'handoffs',
 ] as const

@@ -46,6 +46,10 @@ export interface AgentSpec {
   durability?: { leaseTtlMs?: number; cancelWatchMs?: number; cancelGraceMs?: number; effectWaitMs?: number }
   /** How long the loop waits for each service's answer (milliseconds), by service. */
   serviceTimeouts?: Partial<Record<TimedService, number>>
+  /** A tool result whose JSON is larger than this many bytes is stored as an artifact (default 256 KiB). */
+  artifactAboveBytes?: number
+  /** What the audit view keeps: `keepRedacted`, the raw result of a call the guardrail redacted (default false). */
+  audit?: { keepRedacted?: boolean }
   /** Agents of the preset this one may start as children (subagents); none unless listed. */
   spawns: string[]
   /** Agents of the preset this one may hand a run to; none unless listed. */
@@ -146,6 +150,13 @@ const AgentShape = z
       .partial()
       .strict()
       .optional(),
+    artifactAboveBytes: z
+      .number()
+      .int()
+      .min(1024, 'at least 1024 bytes (an artifact for every small result would make the model read on for nothing)')
+      .max(1024 * 1024 * 1024, 'at most 1 GiB')
+      .optional(),
+    audit: z.object({ keepRedacted: z.boolean() }).partial().strict().optional(),
     spawns: z.array(z.string().min(1)).default([]),
     handoffs: z.array(z.string().min(1)).default([]),
     serviceTimeouts: z
@@ -271,6 +282,8 @@ function agentSpec(name: string, agent: z.infer<typeof PresetShape>['agents'][st
     retry: agent.retry,
     durability: agent.durability,
     serviceTimeouts: agent.serviceTimeouts,
+    artifactAboveBytes: agent.artifactAboveBytes,
+    audit: agent.audit,
     spawns: agent.spawns,
     handoffs: agent.handoffs,
     model: ref(agent.model, `${base}.model`),

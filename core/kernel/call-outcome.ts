@@ -18,6 +18,7 @@ import type { ActionState } from './state.ts'
 import { KernelProducer } from './version.ts'
 import { cancelOwnChild, childWaitProblem } from './child-wait.ts'
 import type { Context } from './cordis.ts'
+import { shapeResult, type ArtifactPort } from './artifacts.ts'
 
 /** After a call's outcome is recorded: nothing more, another attempt, or what the run must do next. */
 export type Outcome = 'done' | 'retry' | Consequence
@@ -41,13 +42,13 @@ export interface FinishedCall {
 }
 
 /** What recording an outcome needs of the run. */
-export interface OutcomePort {
+export interface OutcomePort extends ArtifactPort {
   readonly runId: string
   /** The agent's context: its `agents` service says whether a child a call waits on is that call's own. */
   readonly agent: { readonly ctx: Context }
   readonly rec: Recorder
   readonly signal: AbortSignal
-  readonly options: { observationChars: number; handoffs: readonly string[] }
+  readonly options: { observationChars: number; handoffs: readonly string[]; artifactAboveBytes: number; keepRedacted: boolean }
   readonly cancelling: boolean
   readonly guarded: boolean
   idsOf(actionId: string | undefined, causation?: number): EventIds
@@ -69,24 +70,28 @@ export async function recordSucceeded(run: OutcomePort, c: FinishedCall, result:
     asked && !handoff
       ? `\n(The handoff to agent "${asked.agent}" was refused: this agent may hand runs to ${run.options.handoffs.length ? run.options.handoffs.join(', ') : 'no agent'}.)`
       : ''
-  const raw = (result.observation ?? observe(result.output, run.options.observationChars)) + refused
-  const observation = run.guarded ? await run.guardOutput(action, tool, raw, c.startedSeq) : raw
+  // A large result is stored as an artifact before tool/end names it; a redacted one is recorded as
+  // redacted (core/kernel/artifacts.ts).
+  const shaped = await shapeResult(run, { action, tool, causation: c.startedSeq }, result, refused, observe)
+  const { observation } = shaped
   const data = {
     tool: tool.name,
     attempt: c.attempt,
-    output: result.output ?? null,
+    output: shaped.output,
     observation,
     receipt: result.receipt,
     durationMs: c.durationMs,
     reveals: validReveals(result.reveals),
     usage: validUsage(result.usage),
     handoff,
+    artifact: shaped.artifact,
+    redacted: shaped.redacted,
   }
   run.rec.record('tool/end', data, tool.owner ?? KernelProducer, run.idsOf(action.id, c.startedSeq))
   if (tool.sideEffect !== 'none') {
     if (run.cancelling) run.noteEffect('committed', { actionId: action.id, tool: tool.name, receipt: result.receipt })
     await run.flush([
-      { op: 'outcome', key, status: 'committed', receipt: result.receipt, output: result.output ?? null, observation, at: Date.now() },
+      { op: 'outcome', key, status: 'committed', receipt: result.receipt, output: shaped.ledgerOutput, observation, at: Date.now() },
     ])
   }
   return 'done'

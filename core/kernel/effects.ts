@@ -24,6 +24,7 @@ import { ToolCall } from './tool-call.ts'
 import { targetOf } from './tool.ts'
 import { KernelProducer } from './version.ts'
 import type { Checkpoint, Next, PauseDetail } from './flow.ts'
+import { ledgerArtifact, relist } from './artifacts.ts'
 import { observe, recordFailed, recordSucceeded, type Consequence, type Outcome, type OutcomePort } from './call-outcome.ts'
 export type { Checkpoint, Next, PauseDetail } from './flow.ts'
 
@@ -42,6 +43,8 @@ export interface DriverPort extends OutcomePort {
     cancelGraceMs: number
     effectWaitMs: number
     handoffs: readonly string[]
+    artifactAboveBytes: number
+    keepRedacted: boolean
     interceptTool?: (tool: Tool) => Tool
   }
   readonly cancelling: boolean
@@ -388,6 +391,10 @@ async function deduplicate(run: DriverPort, action: ActionState, tool: Tool, eff
   // The tool's own observation of the effect when the ledger kept it (a citation the verifier looks for
   // is in it), else the raw output rendered; then a line that says it was not done again.
   const seen = typeof effect.observation === 'string' ? effect.observation : observe(effect.output ?? null, run.options.observationChars)
+  // The ledger holds a large result's reference, not its bytes: this run gets the same reference,
+  // listed under it too (content-addressed: no second blob), so read_artifact lets it read on.
+  const artifact = ledgerArtifact(effect.output)
+  if (artifact && effect.runId !== run.runId) await relist(run, action, artifact)
   const observation = await run.guardOutput(
     action,
     tool,
@@ -399,10 +406,11 @@ async function deduplicate(run: DriverPort, action: ActionState, tool: Tool, eff
     {
       tool: tool.name,
       attempt: action.attempts,
-      output: effect.output ?? null,
+      output: artifact ? undefined : (effect.output ?? null),
       observation,
       receipt: effect.receipt,
       durationMs: 0,
+      artifact,
       deduplicated: { runId: effect.runId, actionId: effect.actionId },
     },
     tool.owner ?? KernelProducer,

@@ -41,7 +41,10 @@ import { readStepServices, type StepServices } from './step-services.ts'
 import { callModel } from './model-call.ts'
 import { actOn, actTogether } from './actions.ts'
 import { projectContext } from './context-step.ts'
-import { askGuardrail, guardOutput, verifyAnswer } from './verification.ts'
+import { askGuardrail, guardOutput, screenOutput, verifyAnswer } from './verification.ts'
+import type { Screened } from './artifacts.ts'
+import { guardStore } from './store-writer.ts'
+import type { ArtifactRef } from '../contracts/data.ts'
 import { crash, endCancelled, endRun, pauseRun } from './ending.ts'
 import { checkProgress } from './progress.ts'
 import { splitDryRun } from './preview.ts'
@@ -406,6 +409,28 @@ export class RunDriver implements DriverPort {
 
   guardOutput(action: ActionState, tool: Tool, observation: string, causation: number): Promise<string> {
     return guardOutput(this, action, tool, observation, causation)
+  }
+
+  screenOutput(action: ActionState, tool: Tool, observation: string, causation: number): Promise<Screened> {
+    return screenOutput(this, action, tool, observation, causation)
+  }
+
+  scrub<T>(value: T): T {
+    return this.rec.scrub(value)
+  }
+
+  /** The store keeps artifacts; otherwise the agent notes once what that means (core/kernel/artifacts.ts). */
+  artifactsKept(why: string): boolean {
+    const store = this.store()
+    if (typeof store.putArtifact === 'function') return true
+    this.agent.noteOnce('artifacts', `agent "${this.agent.name}": its store keeps no artifacts, so ${why}`)
+    return false
+  }
+
+  /** Store a blob under this run with the kernel's writer (content-addressed: storing it again adds only a listing). */
+  putArtifact(a: { actionId: string; bytes: Uint8Array; mediaType: string; visibility: 'ui' | 'audit' }): Promise<ArtifactRef> {
+    if (!this.#writer) throw new CordageError('store_write_refused', `run ${this.runId}: this driver has no store writer`)
+    return guardStore(this.store()).putArtifact!({ runId: this.runId, ...a }, this.#writer)
   }
 
   /** A control error met where the run cannot stop yet (a call's outcome still to record): it ends at the next boundary. */

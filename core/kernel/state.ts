@@ -258,6 +258,8 @@ const Reducers: { readonly [K in RunEventType]: Reducer<K> } = Object.freeze({
       state.nestedSteps += event.data.usage.steps ?? 0
     }
     if (event.data.handoff) state.handoff = { to: event.data.handoff.agent, reason: event.data.handoff.reason, seq: event.seq }
+    for (const ref of [event.data.artifact?.ref, event.data.redacted?.audit?.ref])
+      if (ref && !state.artifacts?.includes(ref)) (state.artifacts ??= []).push(ref)
     a.status = 'succeeded'
     a.result = { observation: event.data.observation, seq: event.seq }
     settle(state, a, event.data.observation, true, event.seq)

@@ -32,6 +32,7 @@ const WriteMethods = [
   'putGrant',
   'revokeGrant',
   'closeThread',
+  'putArtifact',
 ] as const
 
 /**

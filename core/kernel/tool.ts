@@ -23,6 +23,8 @@ export interface ToolDefinition<A> {
   needsApproval?: boolean
   retries?: number
   tags?: string[]
+  /** A result whose JSON is larger than this many bytes is stored as an artifact (default: the agent's). */
+  artifactAboveBytes?: number
   /**
    * The tool body. Receives validated arguments. Throw CordageError `tool_failed` with a message the
    * model can act on for bad input, `tool_unavailable` when what it calls is down.
@@ -74,6 +76,7 @@ export function defineTool<A>(def: ToolDefinition<A>): Tool {
     needsApproval: def.needsApproval ?? false,
     retries: def.retries ?? 0,
     tags: def.tags ?? [],
+    artifactAboveBytes: def.artifactAboveBytes,
     idempotencyKey: def.idempotencyKey && onParsed(def.input, def.idempotencyKey, ''),
     reconcile: def.reconcile,
     footprint: def.footprint && onParsed(def.input, def.footprint, {}),
@@ -101,7 +104,14 @@ export function defineTool<A>(def: ToolDefinition<A>): Tool {
 }
 
 /** A definition's name and side-effect class, checked before the tool exists. */
-function checkDefinition(def: Pick<ToolDefinition<unknown>, 'name' | 'sideEffect'>): void {
+function checkDefinition(def: Pick<ToolDefinition<unknown>, 'name' | 'sideEffect' | 'artifactAboveBytes'>): void {
+  const above = def.artifactAboveBytes
+  if (above !== undefined && !(Number.isSafeInteger(above) && above > 0)) {
+    throw new CordageError(
+      'invalid_input',
+      `tool "${def.name}": artifactAboveBytes must be a whole number of bytes of at least 1, got ${JSON.stringify(above)}`,
+    )
+  }
   if (!NamePattern.test(def.name)) {
     throw new CordageError(
       'invalid_input',

@@ -20,6 +20,7 @@ import type { EventIds, Recorder } from './recorder.ts'
 import { KernelProducer } from './version.ts'
 import { checkGuardVerdict, checkVerifyResult } from './verdicts.ts'
 import { isControl } from './control.ts'
+import type { Screened } from './artifacts.ts'
 
 export const Pass: GuardVerdict = { action: 'pass' }
 const VerifyStartEvents = ['verify/start'] as const
@@ -172,16 +173,38 @@ export async function guardOutput(
   observation: string,
   causation: number,
 ): Promise<string> {
+  return (await screenOutput(run, action, tool, observation, causation)).text
+}
+
+/**
+ * {@link guardOutput}, saying which guard redacted or withheld the observation: the result is then
+ * recorded in its redacted form (core/kernel/artifacts.ts), never raw.
+ */
+export async function screenOutput(
+  run: OutputGuardPort,
+  action: ActionState,
+  tool: Tool,
+  observation: string,
+  causation: number,
+): Promise<Screened> {
   let verdict: GuardVerdict
   try {
     verdict = await askGuardrail(run, { stage: 'tool_output', tool, text: observation }, action.id, causation)
   } catch (error) {
     if (!isControl(error)) throw error
     run.defer(error)
-    return `The result of ${tool.name} was withheld: ${(error as Error).message}. The call itself ran.`
+    return {
+      text: `The result of ${tool.name} was withheld: ${(error as Error).message}. The call itself ran.`,
+      guard: 'guardrail-deferred',
+      action: 'block',
+    }
   }
-  if (verdict.action === 'redact') return verdict.text
+  if (verdict.action === 'redact') return { text: verdict.text, guard: String(verdict.guard), action: 'redact' }
   if (verdict.action === 'block')
-    return `The result of ${tool.name} was withheld by guardrail ${verdict.guard}: ${verdict.reason}. The call itself ran.`
-  return observation
+    return {
+      text: `The result of ${tool.name} was withheld by guardrail ${verdict.guard}: ${verdict.reason}. The call itself ran.`,
+      guard: String(verdict.guard),
+      action: 'block',
+    }
+  return { text: observation }
 }

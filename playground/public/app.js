@@ -451,7 +451,8 @@ function detail(event) {
     case 'tool/start':
       return `${d.tool} attempt ${d.attempt} timeout=${d.timeoutMs}ms`
     case 'tool/end':
-      return `${d.tool} ${d.durationMs}ms ${short(d.observation, 70)}`
+      // A large result is shown by its artifact reference, never inline; a redacted one says so.
+      return `${d.tool} ${d.durationMs}ms ${d.artifact ? `artifact ${d.artifact.ref} (${d.artifact.bytes} bytes) ` : ''}${d.redacted ? `[redacted by ${d.redacted.guard}] ` : ''}${short(d.observation, 70)}`
     case 'tool/error':
       return `${d.tool} ${d.code} ${short(d.message, 70)}`
     case 'verify/end':

@@ -8,8 +8,9 @@
  * - `tool_input`: a call's validated arguments, before policy. A block closes the action with
  *   `guardrail_blocked` (the model is told, nothing runs).
  * - `tool_output`: a finished call's observation, before the model sees it. A redact replaces the
- *   observation; a block replaces it with a notice. The raw output stays in the store (which is inside
- *   the trust boundary) and the call's effect stands: it already happened.
+ *   observation; a block replaces it with a notice. The kernel then records the result redacted too
+ *   (`tool/end.redacted`; the raw result only as an audit-only artifact when the preset keeps it,
+ *   docs/concepts/artifacts.md), and the call's effect stands: it already happened.
  * - `answer`: the final answer, before the verifier. A redact replaces the answer that is verified and
  *   returned; a block sends the model feedback to answer again without it (a repair).
  *

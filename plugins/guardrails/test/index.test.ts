@@ -501,7 +501,7 @@ describe('guardrails in a run', () => {
     }
   })
 
-  it('redacts a tool result before the model sees it; the stored output keeps the raw value', async () => {
+  it('redacts a tool result before the model sees it; the stored output is the redacted one too', async () => {
     const script = [{ tool: 'customer_profile', args: { customerId: 'C-42' } }, lookup, { final: refundAnswer }]
     const desk = await supportDesk({ script, plugins: [customerDesk, entry({ detectors: { email: true } })] })
     try {
@@ -519,8 +519,11 @@ describe('guardrails in a run', () => {
       )
       const [end] = ofType(events, 'tool/end', 's1.a1')
       assert.match(end.data.observation, /"email":"\[redacted:email\]","card":"\[redacted:card\]"/)
-      // The store is inside the trust boundary: the raw output is kept there, for audit and replay.
-      assert.deepEqual(end.data.output, Customer)
+      // Redacted for people too (docs/concepts/artifacts.md): the stored output is what the guardrail let
+      // through, and without audit.keepRedacted the raw one is not kept at all.
+      assert.equal(end.data.output, end.data.observation)
+      assert.deepEqual(end.data.redacted, { guard: 'card,email' })
+      for (const raw of [Customer.email, Customer.card]) assert.ok(!JSON.stringify(events).includes(raw), `an event holds ${raw}`)
       const seen = JSON.stringify(desk.model().requests[1].messages)
       assert.match(seen, /\[redacted:email\]/)
       for (const raw of [Customer.email, Customer.card]) {

@@ -1,0 +1,185 @@
+/**
+ * @module artifacts
+ * A tool's raw result, the observation the model sees, and the artifact people keep are three things
+ * (docs/concepts/artifacts.md):
+ *
+ * - A result whose JSON is larger than the tool's threshold (`Tool.artifactAboveBytes`, else the
+ *   agent's `artifactAboveBytes`) is stored as a content-addressed artifact BEFORE `tool/end` is
+ *   appended; `tool/end` carries its {@link ArtifactRef} and no `output`, the ledger keeps the reference,
+ *   and the model sees a bounded projection: the head of the content and a line naming the ref and how
+ *   to read on (`read_artifact`). A crash between the two leaves at most a blob no event names.
+ * - A result the guardrail redacted (or withheld) at `tool_output` is stored in its redacted form: the
+ *   event and the ledger hold what the guardrail let through, `tool/end.redacted` names the guard, and
+ *   the raw result is kept only as an audit-only artifact when the preset says so (`audit.keepRedacted`).
+ * - Secrets (the recorder's scrubber) are scrubbed before anything is stored, artifacts included.
+ *
+ * A store without artifacts keeps today's behaviour (the output inline in the event): losing the data
+ * would be worse than a large event. The driver notes it once.
+ */
+import { Buffer } from 'node:buffer'
+import type { ArtifactRef } from '../contracts/data.ts'
+import type { Tool, ToolResult } from '../contracts/services/tools.ts'
+import type { ActionState } from './state.ts'
+
+/** The key under which a ledger outcome holds an artifact's reference instead of the bytes. */
+export const LedgerArtifactKey = 'cordage:artifact'
+
+/** Default threshold (bytes of the result's JSON) above which a result becomes an artifact: 256 KiB. */
+export const DefaultArtifactAboveBytes = 256 * 1024
+
+/** What the guardrail made of an observation: `guard` is set when it redacted or withheld it. */
+export interface Screened {
+  text: string
+  guard?: string
+  action?: 'redact' | 'block'
+}
+
+/** What shaping a result needs of the run. */
+export interface ArtifactPort {
+  readonly options: { observationChars: number; artifactAboveBytes: number; keepRedacted: boolean }
+  readonly guarded: boolean
+  /** The run's secrets scrubbed out of a value (the recorder's). */
+  scrub<T>(value: T): T
+  /** The guardrail's `tool_output` check of an observation (records a trip). */
+  screenOutput(action: ActionState, tool: Tool, observation: string, causation: number): Promise<Screened>
+  /** True when the agent's store keeps artifacts; otherwise the driver notes `why` once. */
+  artifactsKept(why: string): boolean
+  /** Store a blob for this run and action (the kernel's writer). */
+  putArtifact(artifact: { actionId: string; bytes: Uint8Array; mediaType: string; visibility: 'ui' | 'audit' }): Promise<ArtifactRef>
+}
+
+/** What tool/end and the ledger record of a result. */
+export interface Shaped {
+  /** tool/end.output; undefined when the result is an artifact. */
+  output: unknown
+  observation: string
+  artifact?: ArtifactRef
+  redacted?: { guard: string; audit?: ArtifactRef }
+  /** The ledger outcome's output: the stored form, or `{ 'cordage:artifact': ref }`. */
+  ledgerOutput: unknown
+}
+
+/** The threshold for one tool: its own when it declares a positive integer, else the agent's. */
+export function thresholdOf(tool: Tool, agentDefault: number): number {
+  const own = tool.artifactAboveBytes
+  return typeof own === 'number' && Number.isSafeInteger(own) && own > 0 ? own : agentDefault
+}
+
+/** A result as stored bytes: a string as UTF-8 text, anything else as JSON. */
+export function contentOf(output: unknown): { text: string; mediaType: string } {
+  return typeof output === 'string'
+    ? { text: output, mediaType: 'text/plain; charset=utf-8' }
+    : { text: JSON.stringify(output) ?? 'null', mediaType: 'application/json' }
+}
+
+/** At most `max` characters from the start of `text`, never ending inside a surrogate pair. */
+export function headOf(text: string, max: number): string {
+  if (text.length <= max) return text
+  let end = max
+  const last = text.charCodeAt(end - 1)
+  if (last >= 0xd800 && last <= 0xdbff) end--
+  return text.slice(0, end)
+}
+
+/**
+ * Shape a finished call's result into what is recorded: the output or an artifact, the observation the
+ * model sees (through the guardrail), and the redaction. `suffix` is appended to the observation before
+ * the guardrail sees it (a refused handoff). `render` renders an output the tool gave no observation for.
+ */
+export async function shapeResult(
+  run: ArtifactPort,
+  call: { action: ActionState; tool: Tool; causation: number },
+  result: ToolResult,
+  suffix: string,
+  render: (output: unknown, max: number) => string,
+): Promise<Shaped> {
+  const { action, tool } = call
+  const output = result.output ?? null
+  const chars = run.options.observationChars
+  const content = contentOf(output)
+  const limit = thresholdOf(tool, run.options.artifactAboveBytes)
+  // Bytes are never fewer than UTF-16 units, so a short text is under the limit without counting.
+  const large =
+    content.text.length * 3 > limit &&
+    Buffer.byteLength(content.text) > limit &&
+    run.artifactsKept(`a result above ${limit} bytes is kept inline in its event`)
+  let stored: { text: string; mediaType: string; bytes: Uint8Array } | undefined
+  const bytesOf = () => {
+    if (!stored) {
+      // Secrets never reach a blob: scrubbed as the recorder scrubs events.
+      const scrubbed = contentOf(run.scrub(output))
+      stored = { ...scrubbed, bytes: Buffer.from(scrubbed.text, 'utf8') }
+    }
+    return stored
+  }
+  let head: string | undefined
+  let raw: string
+  if (large) {
+    head = result.observation === undefined ? headOf(bytesOf().text, chars) : undefined
+    raw = result.observation === undefined ? head! : headOf(result.observation, chars)
+  } else raw = result.observation ?? render(output, chars)
+  raw += suffix
+  const screened = run.guarded ? await run.screenOutput(action, tool, raw, call.causation) : { text: raw }
+  if (screened.guard) {
+    // What the guardrail let through is what every reader but the audit view gets; the raw result is
+    // kept apart (audit-only) when the preset says so, else dropped.
+    let audit: ArtifactRef | undefined
+    if (run.options.keepRedacted && run.artifactsKept('the raw result of a redacted call is not kept for the audit view')) {
+      const blob = bytesOf()
+      audit = await run.putArtifact({ actionId: action.id, bytes: blob.bytes, mediaType: blob.mediaType, visibility: 'audit' })
+    }
+    const shown = screened.action === 'redact' ? screened.text : { withheld: true, guard: screened.guard }
+    const observation = large
+      ? `${screened.text}\n(The rest of the result is not available: guardrail ${screened.guard} redacted it.)`
+      : screened.text
+    return { output: shown, observation, redacted: { guard: screened.guard, ...(audit ? { audit } : {}) }, ledgerOutput: shown }
+  }
+  if (large) {
+    const blob = bytesOf()
+    const artifact = await run.putArtifact({ actionId: action.id, bytes: blob.bytes, mediaType: blob.mediaType, visibility: 'ui' })
+    const offset = head === undefined ? 0 : Buffer.byteLength(head)
+    const observation = `${screened.text}\n${referenceLine(artifact, offset, head !== undefined)}`
+    return { output: undefined, observation, artifact, ledgerOutput: { [LedgerArtifactKey]: artifact } }
+  }
+  return { output, observation: screened.text, ledgerOutput: output }
+}
+
+/** The line that tells the model where the rest of a large result is and how to read it. */
+export function referenceLine(artifact: ArtifactRef, offset: number, isHead: boolean): string {
+  const shown = isHead ? `the first ${offset} bytes are above` : "the tool's summary is above"
+  return `[The full result (${artifact.bytes} bytes, ${artifact.mediaType}) is stored as artifact ${artifact.ref}; ${shown}. Read more with read_artifact ${JSON.stringify({ ref: artifact.ref, offset })}.]`
+}
+
+/** The artifact a ledger outcome refers to, when it holds a reference rather than the bytes. */
+export function ledgerArtifact(output: unknown): ArtifactRef | undefined {
+  if (!output || typeof output !== 'object' || Array.isArray(output)) return undefined
+  const ref = (output as Record<string, unknown>)[LedgerArtifactKey]
+  if (!ref || typeof ref !== 'object') return undefined
+  const r = ref as ArtifactRef
+  return typeof r.ref === 'string' && typeof r.sha256 === 'string' && typeof r.bytes === 'number' && typeof r.mediaType === 'string'
+    ? r
+    : undefined
+}
+
+/** What listing another run's artifact under this run needs. */
+export interface RelistPort {
+  store(): { readArtifact?(ref: string): Promise<Uint8Array> }
+  putArtifact: ArtifactPort['putArtifact']
+}
+
+/**
+ * List an artifact another run produced under this run as well (a deduplicated call): stored again by
+ * content, so no second blob is kept. A store without artifacts, or a blob gone, leaves the reference
+ * as it is: the event still names it, and read_artifact says it is not this run's.
+ */
+export async function relist(run: RelistPort, action: ActionState, artifact: ArtifactRef): Promise<void> {
+  const store = run.store()
+  if (typeof store.readArtifact !== 'function') return
+  let bytes: Uint8Array
+  try {
+    bytes = await store.readArtifact(artifact.ref)
+  } catch {
+    return
+  }
+  await run.putArtifact({ actionId: action.id, bytes, mediaType: artifact.mediaType, visibility: artifact.visibility ?? 'ui' })
+}

@@ -14,6 +14,8 @@ import type {
   ParentLink,
   RunStatus,
   ThreadLink,
+  Constraints,
+  Reservation,
   Usage,
   Verdict,
   WaitingChild,
@@ -48,6 +50,8 @@ export interface ActionState {
     reason: string
     approvers?: string[]
     toolVersion?: string
+    /** Limits the policy attached to its allow (tool/decision `constraints`): the call runs under these, as recorded. */
+    constraints?: Constraints
     seq: number
   }
   approval?: { approved: boolean; by: string; reason?: string; scope?: ApprovalScope; grantId?: string; seq: number }
@@ -115,6 +119,12 @@ export interface RunState {
   parent?: ParentLink
   /** Set on a run that is a turn of a thread (run/start `thread`). */
   thread?: ThreadLink
+  /**
+   * Budget set aside for calls in flight (budget/reserved), released when each is settled
+   * (budget/settled) or its action ends; absent when none was ever made. Counted as spent by the
+   * budget checks, so calls side by side cannot overshoot together (core/kernel/reservations.ts).
+   */
+  reservations?: Reservation[]
   /** A tool asked to hand the run to another agent; cleared by run/handoff. */
   handoff?: { to: string; reason?: string; seq: number }
   transcript: TranscriptEntry[]

@@ -89,7 +89,7 @@ describe('playground API', () => {
     assert.equal(policy(followup).version, '2.0.0')
     assert.equal(policy(followup).range, '^2.0.0')
     assert.deepEqual(policy(followup).installed, ['2.0.0', '1.0.0'])
-    assert.deepEqual(policy(followup).provides, { policy: '1.1.0' })
+    assert.deepEqual(policy(followup).provides, { policy: '1.2.0' })
     assert.equal(followup.plugins.find((p: any) => p.model).name, 'model-scripted')
     const service = followup.services.find((s: any) => s.service === 'policy')
     assert.equal(service.provider, 'policy-rules@2.0.0')

@@ -5,10 +5,11 @@
  */
 import assert from 'node:assert/strict'
 import { resolve } from 'node:path'
-import { afterEach, describe, it } from 'node:test'
+import { after, afterEach, describe, it } from 'node:test'
 import { CordageError, replay, type RunEvent } from 'cordage'
 import { available } from '../core/kernel/reservations.ts'
 import { supportDesk, type Harness } from './helpers.ts'
+import { open as openApp, presetFile, removeDirs, stopApps } from './sqlite-preset.ts'
 import { budgetDeskLog } from './fixtures/plugins/budget-desk/index.ts'
 
 const desk = { path: resolve(import.meta.dirname, 'fixtures/plugins/budget-desk') }
@@ -164,5 +165,61 @@ describe('reservations: model calls', () => {
     assert.equal(state.status, 'COMPLETED', state.reason)
     const types = await harness.types(state.runId)
     assert.ok(!types.some((t) => t.startsWith('budget/')))
+  })
+})
+
+describe('reservations: subagents reserve from the parent pool', () => {
+  after(removeDirs)
+  afterEach(stopApps)
+  const spawn = (task: string) => ({ tool: 'spawn_agent', args: { agent: 'researcher', task } })
+  const file = (tasks: string[]) =>
+    presetFile({
+      lead: {
+        script: [{ calls: tasks.map(spawn) }, { final: 'Both answered.' }],
+        budgets: { maxTokens: 1000 },
+        subagents: { agents: ['researcher'], childMaxTokens: 400 },
+      },
+      researcher: { script: [{ final: 'Found it.' }], budgets: { maxTokens: 5000 } },
+    })
+
+  it('two spawns side by side reserve at once, and each child is capped at its reservation', async () => {
+    const app = await openApp(file(['first question', 'second question']))
+    const state = await app.agent('lead').run('ask two')
+    assert.equal(state.status, 'COMPLETED', state.reason)
+    const events = await app.agent('lead').store().load(state.runId)
+    const reserved = of(events, 'budget/reserved')
+    assert.equal(reserved.length, 1, 'one reservation event for the wave')
+    assert.deepEqual(
+      reserved[0].data.reservations.map((r) => [r.actionId, r.tokens]),
+      [
+        ['s1.a1', 400],
+        ['s1.a2', 400],
+      ],
+    )
+    // Side by side: both children started before either ended.
+    const starts = events.filter((e) => e.type === 'tool/start').map((e) => e.seq)
+    const ends = events.filter((e) => e.type === 'tool/end').map((e) => e.seq)
+    assert.ok(Math.max(...starts) < Math.min(...ends))
+    for (const end of of(events, 'tool/end')) {
+      const child = await app.agent('researcher').load((end.data.output as { runId: string }).runId)
+      assert.equal(child.budgets.maxTokens, 400, 'the child gets no more than its reservation (its own budget is 5000)')
+    }
+    assert.equal(of(events, 'budget/settled').length, 2)
+    assert.equal((await app.agent('researcher').store().list()).length, 3, 'the parent and its two children')
+  })
+
+  it('three spawns that together exceed the parent budget start no child at all', async () => {
+    const app = await openApp(file(['one', 'two', 'three']))
+    const state = await app.agent('lead').run('ask three')
+    assert.equal(state.status, 'SUSPENDED', state.reason)
+    assert.equal(state.waiting?.code, 'reservation_refused')
+    const events = await app.agent('lead').store().load(state.runId)
+    assert.equal(of(events, 'tool/start').length, 0)
+    const runs = await app.agent('researcher').store().list()
+    assert.deepEqual(
+      runs.map((r) => r.runId),
+      [state.runId],
+      'no child run was started (the store holds only the parent)',
+    )
   })
 })

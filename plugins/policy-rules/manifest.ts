@@ -60,7 +60,7 @@ const argMatcher: Schema<ArgMatcher> = Schema.union([
 
 export default {
   name: 'policy-rules',
-  version: '2.2.0',
+  version: '2.0.0',
   description:
     'Allow / ask / deny by tool, namespace, side effect, arguments, agent and environment, by explicit priority; asks name their approvers and fail closed without one.',
   provides: { policy: '1.2.0' },

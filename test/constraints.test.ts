@@ -5,9 +5,10 @@
  */
 import assert from 'node:assert/strict'
 import { resolve } from 'node:path'
-import { afterEach, describe, it } from 'node:test'
+import { after, afterEach, describe, it } from 'node:test'
 import type { RunEvent } from 'cordage'
 import { supportDesk, type Harness } from './helpers.ts'
+import { open as openApp, presetFile, removeDirs, stopApps } from './sqlite-preset.ts'
 import { budgetDeskLog } from './fixtures/plugins/budget-desk/index.ts'
 
 const desk = { path: resolve(import.meta.dirname, 'fixtures/plugins/budget-desk') }
@@ -135,4 +136,33 @@ describe('constrained allows in policy-rules presets', () => {
         /constraints/.test(String((e as Error)?.message)),
       )
     })
+})
+
+describe('constrained allows across processes', () => {
+  after(removeDirs)
+  afterEach(stopApps)
+
+  it('a call resumed in another process runs under the constraints recorded with its decision', async () => {
+    // The refund reserves 100 tokens of a 50-token budget: the run suspends after the decision, before the call.
+    const file = presetFile({
+      support: {
+        script: [{ tool: 'issue_refund', args: { amount: 500 } }, { final: 'Done.' }],
+        budgets: { maxTokens: 50 },
+        rules: [{ id: 'small-refunds', verdict: 'allow', match: { tool: 'issue_refund' }, constraints: { maxAmount: 100 } }],
+        plugins: [desk],
+      },
+    })
+    const first = await openApp(file)
+    const paused = await first.agent('support').run('refund')
+    assert.equal(paused.waiting?.code, 'reservation_refused', paused.reason)
+    assert.deepEqual(paused.actions['s1.a1'].decision?.constraints, { maxAmount: 100 })
+    assert.deepEqual(budgetDeskLog, [])
+    await first.stop()
+    const second = await openApp(file)
+    const done = await (await second.agent('support').resume(paused.runId, { budgets: { maxTokens: 5000 } })).done
+    assert.equal(done.status, 'COMPLETED', done.reason)
+    assert.deepEqual(budgetDeskLog, ['refund 500 {"maxAmount":100}'])
+    const error = (await second.agent('support').store().load(paused.runId)).find((e) => e.type === 'tool/error')
+    assert.ok(error?.type === 'tool/error' && error.data.code === 'tool_failed', 'the tool refused the refund over the recorded maximum')
+  })
 })

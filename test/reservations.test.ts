@@ -4,6 +4,7 @@
  * any call of its wave starts, and a resume with a larger budget goes on.
  */
 import assert from 'node:assert/strict'
+import { spawnSync } from 'node:child_process'
 import { resolve } from 'node:path'
 import { after, afterEach, describe, it } from 'node:test'
 import { CordageError, replay, type RunEvent } from 'cordage'
@@ -221,5 +222,47 @@ describe('reservations: subagents reserve from the parent pool', () => {
       [state.runId],
       'no child run was started (the store holds only the parent)',
     )
+  })
+})
+
+describe('reservations: cordage resume --max-tokens (a real CLI process)', () => {
+  after(removeDirs)
+  const bin = resolve(import.meta.dirname, '../core/cli/bin.js')
+  const cordage = (args: string[]) => {
+    const r = spawnSync(process.execPath, [bin, ...args], { encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } })
+    return { code: r.status, stdout: r.stdout, stderr: r.stderr }
+  }
+  const lines = (stdout: string) =>
+    stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as RunEvent)
+
+  it('suspends a run whose wave does not fit, refuses a bad figure, and resumes it with a larger budget', () => {
+    const file = presetFile({
+      support: { script: [{ calls: four }, { final: 'Done.' }], budgets: { maxTokens: 1000 }, plugins: [desk] },
+    })
+    const run = cordage(['run', '--preset', file, '--task', 'search', '--json'])
+    const events = lines(run.stdout)
+    const paused = events.at(-1)!
+    assert.ok(paused.type === 'run/paused' && paused.data.code === 'reservation_refused', run.stderr)
+    assert.ok(!events.some((e) => e.type === 'tool/start'))
+
+    const bad = cordage(['resume', paused.runId, '--preset', file, '--max-tokens', 'lots'])
+    assert.notEqual(bad.code, 0)
+    assert.match(bad.stderr, /--max-tokens takes a number, got "lots"/)
+    const negative = cordage(['resume', paused.runId, '--preset', file, '--max-tokens=-5'])
+    assert.notEqual(negative.code, 0)
+    assert.match(negative.stderr, /maxTokens must be a positive integer/)
+
+    const resumed = cordage(['resume', paused.runId, '--preset', file, '--max-tokens', '5000', '--json'])
+    assert.equal(resumed.code, 0, resumed.stderr)
+    const after = lines(resumed.stdout)
+    const first = after.find((e) => e.type === 'run/resumed')
+    assert.ok(first?.type === 'run/resumed')
+    assert.deepEqual(first.data.budgets, { maxTokens: 5000 })
+    assert.equal(after.filter((e) => e.type === 'tool/start').length, 4)
+    const end = after.at(-1)!
+    assert.ok(end.type === 'run/end' && end.data.status === 'COMPLETED')
   })
 })

@@ -31,6 +31,8 @@ export interface InvokeOptions {
   actionId?: string
   /** Aborting it cancels the run while the tool runs. */
   signal?: AbortSignal
+  /** The policy allows the call only within these (a constrained allow; the tool gets them in io.constraints). */
+  constraints?: { maxAmount?: number; pathPrefix?: string; timeLimitMs?: number }
 }
 
 const noop = defineTool({
@@ -75,7 +77,12 @@ export async function invokeTool(tool: Tool, args: unknown, options: InvokeOptio
       c.set('context', { assemble: () => ({ messages: [], tokens: 0 }) })
       c.set('policy', {
         version: 'harness',
-        decide: () => ({ verdict: 'allow', ruleId: 'harness', reason: 'the test harness allows every call' }),
+        decide: (request: { tool: Tool }) => ({
+          verdict: 'allow',
+          ruleId: 'harness',
+          reason: 'the test harness allows every call',
+          ...(options.constraints && request.tool.name === tool.name ? { constraints: options.constraints } : {}),
+        }),
       })
       c.set('verifier', { verify: () => ({ ok: true, evidence: [{ kind: 'harness', ref: 'harness' }] }) })
       c.set('model', {

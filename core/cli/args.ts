@@ -163,7 +163,7 @@ export const Commands: Command[] = [
   {
     name: 'resume',
     usage:
-      'cordage resume RUN [--preset FILE] [--set KEY=VALUE]... [--no-lock] [--agent NAME] [--by NAME] [--input TEXT] [--accept-drift] [--stream] [--quiet] [--json]',
+      'cordage resume RUN [--preset FILE] [--set KEY=VALUE]... [--no-lock] [--agent NAME] [--by NAME] [--input TEXT] [--max-tokens N] [--max-cost USD] [--accept-drift] [--stream] [--quiet] [--json]',
     summary: 'Continue a waiting or suspended run, or take over one whose worker died',
     positionals: ['RUN'],
     flags: {
@@ -171,6 +171,8 @@ export const Commands: Command[] = [
       agent,
       by,
       input: { type: 'string', help: 'Your answer, when the run waits for the user' },
+      'max-tokens': { type: 'string', help: "Set the run's token budget from here on (a run suspended with reservation_refused)" },
+      'max-cost': { type: 'string', help: "Set the run's cost budget in US dollars from here on" },
       'accept-drift': acceptDrift,
       json,
       stream,

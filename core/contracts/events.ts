@@ -51,6 +51,12 @@ export interface Envelope {
 }
 
 /** What a run was started with instead of its preset's (recorded in run/start). */
+/** Budgets a resume may set (run/resumed `budgets`): positive figures, replacing the run's own. */
+export interface ResumeBudgets {
+  maxTokens?: number
+  maxCostUsd?: number
+}
+
 export interface RunOverrides {
   /** The model plugin `cordage run --model` put in place of the preset's: `name@version`. */
   model?: string
@@ -92,8 +98,12 @@ export interface RunEventMap {
   /** The run stopped driving and waits (for approval, the user, reconciliation, or a resume). `code` says why, where a code applies. */
   /** `child`: the run waits on a child run that waits for a person (`actionId` is the call that started it). */
   'run/paused': { status: WaitingStatus; reason: string; actionId?: string; code?: Code; child?: WaitingChild }
-  /** The run drives again after a wait. */
-  'run/resumed': { from: WaitingStatus; by: string; input?: string }
+  /**
+   * The run drives again after a wait. `budgets`: token and cost bounds raised (or set) on resume, for a
+   * run suspended because a reservation did not fit (`cordage resume --max-tokens --max-cost`); from here
+   * on they replace the run's own.
+   */
+  'run/resumed': { from: WaitingStatus; by: string; input?: string; budgets?: ResumeBudgets }
   /** Cancellation was requested (at `requestedAt`, possibly in another process); the run is CANCELLING until run/end. */
   'run/cancel-requested': { by: string; reason?: string; requestedAt: number }
   /** A worker took over a run whose previous owner stopped (its lease expired) and drives it from the log. */

@@ -15,6 +15,8 @@ import type {
   PreviewOutcome,
   RunStatus,
   ThreadLink,
+  Constraints,
+  Reservation,
   Usage,
   Verdict,
   WaitingChild,
@@ -51,6 +53,8 @@ export interface ActionState {
     reason: string
     approvers?: string[]
     toolVersion?: string
+    /** Limits the policy attached to its allow (tool/decision `constraints`): the call runs under these, as recorded. */
+    constraints?: Constraints
     seq: number
   }
   approval?: { approved: boolean; by: string; reason?: string; scope?: ApprovalScope; grantId?: string; seq: number }
@@ -122,6 +126,12 @@ export interface RunState {
   thread?: ThreadLink
   /** References of the artifacts this run's calls produced (tool/end `artifact` and `redacted.audit`), in order; absent until the first. */
   artifacts?: string[]
+  /**
+   * Budget set aside for calls in flight (budget/reserved), released when each is settled
+   * (budget/settled) or its action ends; absent when none was ever made. Counted as spent by the
+   * budget checks, so calls side by side cannot overshoot together (core/kernel/reservations.ts).
+   */
+  reservations?: Reservation[]
   /** A tool asked to hand the run to another agent; cleared by run/handoff. */
   handoff?: { to: string; reason?: string; seq: number }
   transcript: TranscriptEntry[]

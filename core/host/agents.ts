@@ -70,7 +70,7 @@ export function agentDirectory(host: AgentsHost, self: string): AgentDirectory {
       if (!state) {
         done = target.start(request.task, {
           runId,
-          budgets: childBudgets(target.budgets, parent, Date.now()),
+          budgets: childBudgets(target.budgets, parent, Date.now(), request.parent.actionId),
           parent: { ...request.parent, depth },
         }).done
       } else if (state.status === 'RUNNING' || state.status === 'CANCELLING') {

@@ -60,6 +60,7 @@ export async function decidePolicy(run: AdmissionPort, action: ActionState, tool
       reason: decision.reason,
       approvers: decision.approvers,
       toolVersion: tool.owner,
+      ...(decision.constraints ? { constraints: decision.constraints } : {}),
     },
     policy.provider,
     ids,

@@ -6,10 +6,10 @@
  * one worker drives a run at a time across processes and machines; the state is then rebuilt from the
  * store, so a command works the same on a run started by another process.
  */
-import { DefaultBudgets, type Budgets } from './budget.ts'
+import { checkResumeBudgets, DefaultBudgets, type Budgets } from './budget.ts'
 import { createDispatch, readService, type Context, type Dispatch } from './cordis.ts'
 import { CordageError } from '../contracts/errors.ts'
-import type { ModelDeltaEvent, RunEvent } from '../contracts/events.ts'
+import type { ModelDeltaEvent, ResumeBudgets, RunEvent } from '../contracts/events.ts'
 import { StepGate } from './gate.ts'
 import type { ApprovalGrant, ApprovalScope } from './grants.ts'
 import type { ArgsPattern } from '../kit/match.ts'
@@ -248,7 +248,9 @@ export class AgentRuntime implements LoopHost {
    * its action has been approved or rejected; RUNNING or CANCELLING when no worker owns it any more
    * (its process died and its lease expired): this worker recovers it from the log.
    */
-  async resume(runId: string, options: ContinueOptions & { input?: string } = {}): Promise<RunHandle> {
+  async resume(runId: string, options: ContinueOptions & { input?: string; budgets?: ResumeBudgets } = {}): Promise<RunHandle> {
+    // Raised budgets (a run suspended with reservation_refused goes on with more), checked before anything is taken.
+    const budgets = checkResumeBudgets(options.budgets)
     const { driver, state, lease } = await this.take(runId)
     return this.withLease(driver, async () => {
       const by = options.by ?? 'api'
@@ -258,9 +260,18 @@ export class AgentRuntime implements LoopHost {
       }
       // A run waiting on its child goes on only once the child has ended (core/kernel/child-wait.ts).
       await checkChildEnded(this.ctx, state)
-      if (checkResumable(state, options.input, toolOf) === 'take-over') return this.takeOver(driver, state, lease, options)
+      if (checkResumable(state, options.input, toolOf) === 'take-over') {
+        if (budgets)
+          throw new CordageError('run_not_waiting', `run ${runId} is ${state.status}: budgets can be set only when resuming a waiting run`)
+        return this.takeOver(driver, state, lease, options)
+      }
       await this.drift(driver, state, options)
-      driver.rec.record('run/resumed', { from: state.status as 'WAITING_USER', by, input: options.input }, KernelProducer, turn(state))
+      driver.rec.record(
+        'run/resumed',
+        { from: state.status as 'WAITING_USER', by, input: options.input, ...(budgets ? { budgets } : {}) },
+        KernelProducer,
+        turn(state),
+      )
       await driver.flush()
       return () => driver.drive()
     })

@@ -3,7 +3,8 @@
  * Hard bounds live outside the model (invariant 4). The loop calls {@link overBudget} at every
  * boundary: before each model call and before each action.
  */
-import type { Code } from '../contracts/errors.ts'
+import { CordageError, type Code } from '../contracts/errors.ts'
+import type { ResumeBudgets } from '../contracts/events.ts'
 import type { Budgets, BudgetState } from '../contracts/data.ts'
 export type { Budgets, BudgetState } from '../contracts/data.ts'
 
@@ -35,4 +36,31 @@ export function outOfSteps(budgets: Budgets, state: BudgetState): { code: Code; 
     }
   }
   return undefined
+}
+
+/**
+ * Budgets given on resume (`cordage resume --max-tokens --max-cost`), checked strictly: only maxTokens
+ * (a positive integer) and maxCostUsd (a positive finite number). Undefined when none was given.
+ */
+export function checkResumeBudgets(value: unknown): ResumeBudgets | undefined {
+  if (value === undefined) return undefined
+  if (value === null || typeof value !== 'object' || Array.isArray(value))
+    throw new CordageError('invalid_input', 'resume budgets must be an object with maxTokens and/or maxCostUsd')
+  const out: ResumeBudgets = {}
+  for (const [key, v] of Object.entries(value)) {
+    if (v === undefined) continue
+    if (key === 'maxTokens') {
+      if (typeof v !== 'number' || !Number.isSafeInteger(v) || v <= 0)
+        throw new CordageError('invalid_input', `resume budget maxTokens must be a positive integer (--max-tokens N), got ${String(v)}`)
+      out.maxTokens = v
+    } else if (key === 'maxCostUsd') {
+      if (typeof v !== 'number' || !Number.isFinite(v) || v <= 0)
+        throw new CordageError(
+          'invalid_input',
+          `resume budget maxCostUsd must be a positive number of dollars (--max-cost USD), got ${String(v)}`,
+        )
+      out.maxCostUsd = v
+    } else throw new CordageError('invalid_input', `unknown resume budget "${key}": only maxTokens and maxCostUsd can be set on resume`)
+  }
+  return Object.keys(out).length ? out : undefined
 }

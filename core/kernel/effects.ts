@@ -26,6 +26,9 @@ import { KernelProducer } from './version.ts'
 import type { Checkpoint, Next, PauseDetail } from './flow.ts'
 import { ledgerArtifact, relist } from './artifacts.ts'
 import { observe, recordFailed, recordSucceeded, type Consequence, type Outcome, type OutcomePort } from './call-outcome.ts'
+import { timeLimitOf, unenforceable } from './constraints.ts'
+import { openReservation, reserveOrSuspend, reserving, settle, toolReservation } from './reservations.ts'
+import type { Reservation } from '../contracts/data.ts'
 export type { Checkpoint, Next, PauseDetail } from './flow.ts'
 
 /** The kernel's right to issue tickets: claimed here, as this module loads, and never handed on. */
@@ -99,6 +102,8 @@ interface Started {
   intent: EffectWrite[]
   t0: number
   call?: ToolCall
+  /** What the call reserved of the budgets (core/kernel/reservations.ts), settled once its action ends. */
+  reservation?: Reservation
 }
 
 export class EffectRunner {
@@ -113,6 +118,8 @@ export class EffectRunner {
   /** Run an action that policy (or a person) authorized under `policyVersion`. */
   async execute(action: ActionState, tool: Tool, policyVersion: string, causation: number): Promise<Next> {
     // The common case, one call, without the wave's bookkeeping (it costs microseconds a step).
+    const unheld = this.unheldConstraints(action, tool)
+    if (unheld) return unheld
     const key = this.keyOf(action, tool)
     let takeover = false
     if (tool.sideEffect !== 'none') {
@@ -121,6 +128,8 @@ export class EffectRunner {
       else if (verdict) return verdict
     }
     const job: Ready = { action, tool, policyVersion, causation, key, takeover }
+    const refused = await this.reserve([job])
+    if (refused) return refused
     for (;;) {
       const started = this.start(job)
       try {
@@ -157,6 +166,11 @@ export class EffectRunner {
     const run = this.run
     let queue: Ready[] = []
     for (const job of jobs) {
+      const unheld = this.unheldConstraints(job.action, job.tool)
+      if (unheld) {
+        await unheld
+        continue
+      }
       const key = this.keyOf(job.action, job.tool)
       let takeover = false
       if (job.tool.sideEffect !== 'none') {
@@ -168,6 +182,9 @@ export class EffectRunner {
       }
       queue.push({ ...job, key, takeover })
     }
+    // Every call of the wave reserves at once, before any starts: all of them fit, or none starts.
+    const refused = await this.reserve(queue)
+    if (refused) return refused
     while (queue.length) {
       const started = queue.map((job) => this.start(job))
       try {
@@ -234,7 +251,7 @@ export class EffectRunner {
         idempotencyKey: key,
         argsHash: action.argsHash,
         policyVersion,
-        timeoutMs: tool.timeoutMs,
+        timeoutMs: timeLimitOf(tool, action.decision?.constraints),
       },
       KernelProducer,
       run.idsOf(action.id, causation),
@@ -256,7 +273,38 @@ export class EffectRunner {
             },
           ]
         : []
-    return { job, attempt, ticket, startedSeq: started.seq, intent, t0: 0 }
+    const reservation = openReservation(run.state, 'tool', action.id)
+    return { job, attempt, ticket, startedSeq: started.seq, intent, t0: 0, reservation }
+  }
+
+  /**
+   * A constrained allow the tool cannot hold (core/kernel/constraints.ts): the call is refused before
+   * any ticket, ledger intent or tool/start, with `constraint_unenforceable`. Undefined when it may run.
+   */
+  private unheldConstraints(action: ActionState, tool: Tool): Promise<Next> | undefined {
+    const missing = unenforceable(action.decision?.constraints, tool)
+    if (!missing.length) return undefined
+    const declared = tool.enforces?.length ? tool.enforces.join(', ') : 'none'
+    return this.run.reject(
+      action,
+      'constraint_unenforceable',
+      `Policy allowed ${tool.name} only within constraints it cannot enforce (${missing.map((m) => `${m} ${JSON.stringify(action.decision!.constraints![m as 'maxAmount'])}`).join(', ')}; it enforces ${declared}). Nothing was run.`,
+      action.decision?.seq,
+    )
+  }
+
+  /** Reserve what the calls of a wave may cost, at once (core/kernel/reservations.ts); the pause when they do not fit. */
+  private async reserve(jobs: readonly Authorized[]): Promise<Next | undefined> {
+    const run = this.run
+    if (!reserving(run.state)) return undefined
+    const wanted: (Reservation | string)[] = []
+    for (const { action, tool } of jobs) {
+      // Kept from an earlier attempt, or from before a crash (state holds it): not reserved twice.
+      if (openReservation(run.state, 'tool', action.id)) continue
+      const r = toolReservation(tool, action.id)
+      if (r) wanted.push(r)
+    }
+    return reserveOrSuspend(run, wanted, (r) => `call ${r.actionId} (${run.state.actions[r.actionId!]?.tool})`)
   }
 
   /** Run one started call under its time limit, reachable by cancellation while it runs. */
@@ -265,13 +313,22 @@ export class EffectRunner {
     const { action, tool, key } = s.job
     s.t0 = performance.now()
     const invoked = run.options.interceptTool ? run.options.interceptTool(tool) : tool
-    const call = new ToolCall(invoked, s.ticket, action.args, {
-      runId: run.runId,
-      actionId: action.id,
-      idempotencyKey: key,
-      attempt: s.attempt,
-      fencingToken: run.fencingToken,
-    })
+    // The constraints as recorded with the decision (tool/decision), never as a policy might answer now.
+    const constraints = action.decision?.constraints
+    const call = new ToolCall(
+      invoked,
+      s.ticket,
+      action.args,
+      {
+        runId: run.runId,
+        actionId: action.id,
+        idempotencyKey: key,
+        attempt: s.attempt,
+        fencingToken: run.fencingToken,
+        ...(constraints ? { constraints } : {}),
+      },
+      timeLimitOf(tool, constraints),
+    )
     s.call = call
     run.track(call, true)
     if (run.cancelling) call.abort(run.signal.reason, tool.sideEffect !== 'none' ? run.options.cancelGraceMs : 0)
@@ -283,8 +340,19 @@ export class EffectRunner {
     const { action, tool, key } = s.job
     const call = { action, tool, key, attempt: s.attempt, startedSeq: s.startedSeq, durationMs: Math.round(performance.now() - s.t0) }
     if (s.call) this.run.track(s.call, false)
-    if (settled.status === 'fulfilled') return recordSucceeded(this.run, call, settled.value)
-    return recordFailed(this.run, call, settled.reason, (lost) => this.settleUnknown(action, tool, key, lost))
+    const outcome =
+      settled.status === 'fulfilled'
+        ? await recordSucceeded(this.run, call, settled.value)
+        : await recordFailed(this.run, call, settled.reason, (lost) => this.settleUnknown(action, tool, key, lost))
+    // The action ended (not another attempt, not an effect still unknown): settle what it reserved.
+    if (s.reservation && outcome !== 'retry' && !this.run.state.pending.includes(action.id)) {
+      const usage = settled.status === 'fulfilled' ? settled.value?.usage : undefined
+      settle(this.run, s.reservation, {
+        tokens: (Number(usage?.inputTokens) || 0) + (Number(usage?.outputTokens) || 0),
+        costUsd: Number(usage?.costUsd) || 0,
+      })
+    }
+    return outcome
   }
 
   /**

@@ -48,6 +48,7 @@ import type { ArtifactRef } from '../contracts/data.ts'
 import { crash, endCancelled, endRun, pauseRun } from './ending.ts'
 import { checkProgress } from './progress.ts'
 import { splitDryRun } from './preview.ts'
+import { reserveModelCall, settleModelCall } from './reservations.ts'
 
 /** Services of one step, read once at its start so a swap can only take effect between steps. */
 
@@ -334,6 +335,9 @@ export class RunDriver implements DriverPort {
     const projected = await projectContext(this, ids)
     if (typeof projected === 'string') return projected
     const { projection, views } = projected
+    // A run with a token or cost budget sets the call's cost aside first, or suspends before it (core/kernel/reservations.ts).
+    const refused = await reserveModelCall(this, model.value, projection.tokens, index)
+    if (refused) return refused
 
     const response = await this.callModel(model, projection.messages, views, index)
     if (!response) return 'halt'
@@ -344,6 +348,7 @@ export class RunDriver implements DriverPort {
       model.provider,
       this.idsOf(undefined, this.state.lastSeq),
     )
+    settleModelCall(this, response.usage)
 
     if (decision.kind === 'tool_calls') {
       decision.calls.forEach((call, i) => {

@@ -142,6 +142,7 @@ const Reducers: { readonly [K in RunEventType]: Reducer<K> } = Object.freeze({
   'run/resumed': (state, event) => {
     moveTo(state, 'RUNNING')
     state.waiting = undefined
+    if (event.data.budgets) state.budgets = { ...state.budgets, ...event.data.budgets }
     if (event.data.input !== undefined) state.transcript.push(Object.freeze({ kind: 'user', text: event.data.input, seq: event.seq }))
   },
   'run/cancel-requested': (state, event) => {
@@ -156,6 +157,7 @@ const Reducers: { readonly [K in RunEventType]: Reducer<K> } = Object.freeze({
     state.answer = event.data.answer
     state.waiting = undefined
     state.pending = []
+    if (state.reservations?.length) state.reservations = []
   },
   'turn/start': (state, event) => {
     state.turns++
@@ -185,9 +187,14 @@ const Reducers: { readonly [K in RunEventType]: Reducer<K> } = Object.freeze({
   'thread/history': (state, event) => {
     for (const entry of event.data.entries) state.transcript.push(freezeData({ ...entry, seq: event.seq }))
   },
-  // Issue 12: filled in by the reservations work.
-  'budget/reserved': nothing,
-  'budget/settled': nothing,
+  // Open reservations count as spent (core/kernel/reservations.ts) until settled or their action ends.
+  'budget/reserved': (state, event) => {
+    state.reservations = [...(state.reservations ?? []), ...event.data.reservations.map((r) => ({ ...r }))]
+  },
+  'budget/settled': (state, event) => {
+    const { kind, actionId } = event.data.reservation
+    release(state, (r) => r.kind === kind && r.actionId === actionId)
+  },
   'compaction/end': (state, event) => {
     if (event.data.usage) addUsage(state, event.data.usage)
   },
@@ -325,8 +332,15 @@ function moveTo(state: RunState, status: RunStatus) {
   state.status = status
 }
 
+/** Take the reservations `which` picks out of the pool (a new array: a snapshot may share the old one). */
+function release(state: RunState, which: (r: NonNullable<RunState['reservations']>[number]) => boolean) {
+  if (state.reservations?.some(which)) state.reservations = state.reservations.filter((r) => !which(r))
+}
+
 function settle(state: RunState, action: ActionState, text: string, ok: boolean, seq: number) {
   state.pending = state.pending.filter((id) => id !== action.id)
+  // However the action ended (an outcome, a refusal, a cancellation), what it reserved goes back to the pool.
+  release(state, (r) => r.actionId === action.id)
   // The observations of one step stay in the order the model proposed the calls, whatever order they
   // settled in (a denied call settles before an allowed one that runs). Only the open step's tail
   // moves: what a context plugin saw before this step never changes.

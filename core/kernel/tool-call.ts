@@ -7,6 +7,7 @@
 import { CordageError } from '../contracts/errors.ts'
 import type { Ticket } from './ticket.ts'
 import type { Tool, ToolIO, ToolResult } from '../contracts/services/tools.ts'
+import type { Constraints } from '../contracts/data.ts'
 
 export class ToolCall {
   readonly result: Promise<ToolResult>
@@ -16,13 +17,14 @@ export class ToolCall {
   private timer: ReturnType<typeof setTimeout> | undefined
   private fail!: (reason: unknown) => void
 
-  constructor(tool: Tool, ticket: Ticket, args: unknown, io: Omit<ToolIO, 'signal'>) {
+  /** @param timeoutMs the call's time limit when a constraint shortens the tool's own (core/kernel/constraints.ts) */
+  constructor(tool: Tool, ticket: Ticket, args: unknown, io: Omit<ToolIO, 'signal'>, timeoutMs = tool.timeoutMs) {
     const toolIO = new CallIO(io, this)
     this.result = new Promise<ToolResult>((resolve, reject) => {
       this.fail = reject
       this.timer = setTimeout(
-        () => this.abort(new CordageError('tool_timeout', `${tool.name} did not finish within ${tool.timeoutMs} ms`)),
-        tool.timeoutMs,
+        () => this.abort(new CordageError('tool_timeout', `${tool.name} did not finish within ${timeoutMs} ms`)),
+        timeoutMs,
       )
       tool.invoke(ticket, args, toolIO).then(
         (result) => {
@@ -82,6 +84,7 @@ class CallIO implements ToolIO {
   readonly idempotencyKey: string
   readonly attempt: number
   readonly fencingToken: number | undefined
+  readonly constraints: Readonly<Constraints> | undefined
   readonly #call: ToolCall
 
   constructor(io: Omit<ToolIO, 'signal'>, call: ToolCall) {
@@ -90,6 +93,8 @@ class CallIO implements ToolIO {
     this.idempotencyKey = io.idempotencyKey
     this.attempt = io.attempt
     this.fencingToken = io.fencingToken
+    // A frozen copy: the tool holds the limits as recorded, and cannot loosen them for a neighbour.
+    this.constraints = io.constraints ? Object.freeze({ ...io.constraints }) : undefined
     this.#call = call
   }
 

@@ -6,7 +6,7 @@
  */
 import { CordageError } from '../contracts/errors.ts'
 import { redeemTicket } from './ticket.ts'
-import type { ArgSchema, Footprint, PreviewIO, SideEffect, Tool, ToolIO, ToolResult } from '../contracts/services/tools.ts'
+import type { ArgSchema, ConstraintName, Footprint, PreviewIO, SideEffect, Tool, ToolIO, ToolResult } from '../contracts/services/tools.ts'
 import type { Preview } from '../contracts/data.ts'
 
 export interface ToolDefinition<A> {
@@ -38,16 +38,23 @@ export interface ToolDefinition<A> {
   footprint?(args: A): Footprint
   /** What a call would do, without doing it (see Tool.preview); gets the arguments as the schema parsed them. */
   preview?(args: A, io: PreviewIO): Promise<Preview> | Preview
+  /** The constraints of a constrained allow this tool holds, from `io.constraints` (see Tool.enforces). */
+  enforces?: readonly ConstraintName[]
+  /** What one call may cost the run at most, reserved before it starts (see Tool.cost). */
+  cost?: { tokens?: number; costUsd?: number }
 }
 
 const NamePattern = /^[a-zA-Z][a-zA-Z0-9_-]{0,63}$/
 
 /** The fields policy, the ledger and the loop rely on, as each tool was defined: by its `invoke`. */
-type Defined = Readonly<Pick<Tool, 'name' | 'sideEffect' | 'idempotent' | 'timeoutMs' | 'needsApproval' | 'retries'>> & {
+type Defined = Readonly<
+  Pick<Tool, 'name' | 'sideEffect' | 'idempotent' | 'timeoutMs' | 'needsApproval' | 'retries' | 'enforces' | 'cost'>
+> & {
   readonly identity: object
 }
 const definitions = new WeakMap<Tool['invoke'], Defined>()
-const ContractKeys = ['name', 'sideEffect', 'idempotent', 'timeoutMs', 'needsApproval', 'retries'] as const
+// A copy must not claim to hold constraints, or to cost less, than the tool was defined with.
+const ContractKeys = ['name', 'sideEffect', 'idempotent', 'timeoutMs', 'needsApproval', 'retries', 'enforces', 'cost'] as const
 
 /**
  * @example
@@ -81,6 +88,8 @@ export function defineTool<A>(def: ToolDefinition<A>): Tool {
     reconcile: def.reconcile,
     footprint: def.footprint && onParsed(def.input, def.footprint, {}),
     preview: def.preview && previewOnParsed(def.name, def.input, def.preview),
+    ...(def.enforces ? { enforces: Object.freeze([...def.enforces]) } : {}),
+    ...(def.cost ? { cost: Object.freeze({ ...def.cost }) } : {}),
     async invoke(ticket, args, io) {
       redeemTicket(ticket, { runId: io.runId, actionId: io.actionId, tool: def.name, args, target: identity })
       const parsed = def.input.safeParse(args)
@@ -97,6 +106,8 @@ export function defineTool<A>(def: ToolDefinition<A>): Tool {
       timeoutMs: tool.timeoutMs,
       needsApproval: tool.needsApproval,
       retries: tool.retries,
+      enforces: tool.enforces,
+      cost: tool.cost,
       identity,
     }),
   )

@@ -16,6 +16,8 @@ import type { Evidence, VerifyResult } from '../contracts/services/verifier.ts'
 import type { ProgressVerdict, Stall } from '../contracts/services/progress.ts'
 import type { Projection } from '../contracts/services/context.ts'
 import type { Decision, ModelResponse, ProposedCall } from '../contracts/services/model.ts'
+import type { Constraints } from '../contracts/data.ts'
+import { checkConstraints } from './constraints.ts'
 
 export type Checked<T> = { ok: true; value: T } | { ok: false; problem: string }
 
@@ -35,7 +37,24 @@ export function checkPolicyDecision(answer: unknown): Checked<PolicyDecision> {
       return bad(`approvers must be a list of names, got ${describe(o.approvers)}`)
     approvers = [...o.approvers]
   }
-  return { ok: true, value: { verdict: o.verdict, ruleId: o.ruleId, reason: o.reason, ...(approvers ? { approvers } : {}) } }
+  // Constrained allows (core/kernel/constraints.ts): only on allow, only known names with good values.
+  let constraints: Constraints | undefined
+  if (o.constraints !== undefined) {
+    if (o.verdict !== 'allow') return bad(`constraints go only with an allow, not with ${o.verdict}`)
+    const checked = checkConstraints(o.constraints)
+    if (!checked.ok) return bad(checked.problem)
+    constraints = checked.value
+  }
+  return {
+    ok: true,
+    value: {
+      verdict: o.verdict,
+      ruleId: o.ruleId,
+      reason: o.reason,
+      ...(approvers ? { approvers } : {}),
+      ...(constraints ? { constraints } : {}),
+    },
+  }
 }
 
 export function checkGuardVerdict(answer: unknown): Checked<GuardVerdict> {

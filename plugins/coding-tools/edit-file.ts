@@ -61,9 +61,17 @@ export function editFileTool(dirOf: DirOf, config: Config): Tool {
         )
       return previewOf(file.shown, current, next)
     },
+    // A constrained allow's pathPrefix (policy `constraints`) is held here: the edit is refused outside it.
+    enforces: ['pathPrefix'],
     run: async (args, io) => {
       const root = await dirOf(io.runId)
       const file = await resolveInside(root, args.path)
+      const prefix = io.constraints?.pathPrefix?.replace(/^\.\//, '')
+      if (prefix !== undefined && !file.shown.startsWith(prefix))
+        throw new CordageError(
+          'tool_failed',
+          `${file.shown} is outside ${prefix}, the only path policy allows this call to change; nothing was written`,
+        )
       const current = await readIfExists(file.real)
       const done = await readRecord(root, io.idempotencyKey)
       if (done) {

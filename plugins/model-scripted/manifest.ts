@@ -34,6 +34,10 @@ export interface Config {
   onExhausted: 'fail' | 'repeat-last'
   recordRequests: number
   measureInput: boolean
+  /** Declared output cap per call: a run with a token or cost budget reserves it before each call. */
+  maxOutputTokens?: number
+  /** Declared prices (US dollars per million tokens): a reservation estimates a call's cost from them. */
+  prices?: { inputPerMTok: number; outputPerMTok: number }
 }
 
 const usage = Schema.object({
@@ -89,5 +93,13 @@ export default {
       .description(
         'Report input tokens as an estimate of what each request held (messages and tool schemas) instead of the configured figure, so a bigger prompt costs more tokens (tool exposure in `cordage eval --vary tools=...`).',
       ),
+    maxOutputTokens: Schema.natural().description(
+      'Declare this output cap per call (ModelService.maxOutputTokens): a run with a token or cost budget reserves the context plus this before each call, and suspends with reservation_refused when it does not fit.',
+    ),
+    // An optional object: schemastery would otherwise check an absent one as {} and demand its fields.
+    prices: Schema.union([
+      Schema.const(undefined as never),
+      Schema.object({ inputPerMTok: Schema.number().min(0).required(), outputPerMTok: Schema.number().min(0).required() }),
+    ]).description('Declare prices (US dollars per million tokens): a reservation estimates the cost of a call from them.'),
   }),
 } satisfies Manifest

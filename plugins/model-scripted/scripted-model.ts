@@ -16,10 +16,18 @@ export class ScriptedModel implements ModelService {
   /** Summary requests answered so far, per run. */
   private summaries = new Map<string, number>()
 
+  /** The output cap a run with a token or cost budget reserves per call (config `maxOutputTokens`); none by default. */
+  readonly maxOutputTokens?: number
+  /** Prices a reservation estimates cost from (config `prices`); none by default. */
+  readonly prices?: { inputPerMTok: number; outputPerMTok: number }
+
   constructor(
     private entries: ScriptEntry[],
     private config: Omit<Config, 'script' | 'file'>,
-  ) {}
+  ) {
+    if (config.maxOutputTokens !== undefined) this.maxOutputTokens = config.maxOutputTokens
+    if (config.prices !== undefined) this.prices = { ...config.prices }
+  }
 
   async respond(request: ModelRequest): Promise<ModelResponse> {
     const { signal, ...recorded } = request

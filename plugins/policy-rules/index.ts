@@ -1,6 +1,7 @@
 import { checkArgsPattern, CordageError, definePlugin } from 'cordage'
 import manifest, { type Config } from './manifest.ts'
 import { RulePolicy } from './rules.ts'
+import { checkConstraints } from './constraints.ts'
 
 export { RulePolicy } from './rules.ts'
 
@@ -20,6 +21,11 @@ export default definePlugin<Config>(manifest, (ctx, config) => {
         'plugin_config_invalid',
         `policy-rules: rule "${rule.id}" names approvers but its verdict is ${rule.verdict}; approvers only matter for ask`,
       )
+    if (rule.constraints !== undefined) {
+      const checked = checkConstraints(rule.constraints, rule.verdict)
+      if (typeof checked === 'string') throw new CordageError('plugin_config_invalid', `policy-rules: rule "${rule.id}" ${checked}`)
+      rule.constraints = checked
+    }
   }
   ctx.set('policy', new RulePolicy({ ...config, environment: config.environment ?? process.env.CORDAGE_ENV }, manifest.version))
 })

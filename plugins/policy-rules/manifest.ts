@@ -29,6 +29,8 @@ export interface Rule {
   reason?: string
   /** For ask: who may approve (overrides the top-level `approvers`). */
   approvers?: string[]
+  /** For allow: limits the call must keep (a constrained allow); checked strictly at load (see constraints.ts). */
+  constraints?: { maxAmount?: number; pathPrefix?: string; timeLimitMs?: number }
 }
 
 export interface Config {
@@ -93,6 +95,10 @@ export default {
           reason: Schema.string().description('Why, in words a reviewer understands.'),
           approvers: Schema.union([Schema.const(undefined as never), Schema.array(Schema.string())]).description(
             'For ask: who may approve (names given with --by; * for anyone). Overrides the top-level approvers.',
+          ),
+          // Checked by hand at load (constraints.ts): unknown names and bad values are errors, never dropped.
+          constraints: Schema.any().description(
+            'For allow: limits the call must keep, given to the tool in io.constraints: maxAmount (a number >= 0), pathPrefix (a path without ..), timeLimitMs (a positive integer). A tool that does not enforce one is refused (constraint_unenforceable).',
           ),
         }),
       )

@@ -26,7 +26,13 @@ export class RulePolicy implements PolicyService {
   decide(request: PolicyRequest): PolicyDecision {
     const hit = this.ordered.find(({ test }) => test(request))
     const decision: PolicyDecision = hit
-      ? { verdict: hit.rule.verdict, ruleId: hit.rule.id, reason: hit.rule.reason ?? `matched rule ${hit.rule.id}` }
+      ? {
+          verdict: hit.rule.verdict,
+          ruleId: hit.rule.id,
+          reason: hit.rule.reason ?? `matched rule ${hit.rule.id}`,
+          // A copy: the kernel records it, and the rule's own must not be reachable through the decision.
+          ...(hit.rule.constraints ? { constraints: { ...hit.rule.constraints } } : {}),
+        }
       : {
           verdict: this.config.default,
           ruleId: 'default',

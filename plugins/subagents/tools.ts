@@ -16,6 +16,19 @@ export function spawnTool(agents: AgentDirectory, config: Config): Tool {
     sideEffect: 'local',
     idempotent: true,
     timeoutMs: config.timeoutMs,
+    // What a child may spend, reserved from the parent's pool before the call starts (issue 12):
+    // spawns side by side cannot hand out the same remainder twice. The child is capped at it.
+    ...(config.childMaxTokens !== undefined || config.childMaxCostUsd !== undefined
+      ? {
+          cost: {
+            ...(config.childMaxTokens !== undefined ? { tokens: config.childMaxTokens } : {}),
+            ...(config.childMaxCostUsd !== undefined ? { costUsd: config.childMaxCostUsd } : {}),
+          },
+        }
+      : {}),
+    // Each child is its own run: spawns of other tasks may run side by side in one wave (and reserve
+    // from the parent's pool together); the same task twice runs one after the other.
+    footprint: ({ agent, task }) => ({ reads: [], writes: [`spawn_agent/${agent}/${task}`] }),
     async run({ agent, task }, io) {
       const outcome = await agents.spawn({
         agent,

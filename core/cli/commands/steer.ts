@@ -38,10 +38,32 @@ export const reconcile: Handler = async (args, io) => {
   )
 }
 
-export const resume: Handler = (args, io) =>
-  steer(args, io, (agent, [run]) =>
-    agent.resume(run, { by: by(args), input: args.flags.input as string | undefined, acceptDrift: !!args.flags['accept-drift'] }),
+export const resume: Handler = (args, io) => {
+  const budgets = resumeBudgets(args)
+  return steer(args, io, (agent, [run]) =>
+    agent.resume(run, {
+      by: by(args),
+      input: args.flags.input as string | undefined,
+      acceptDrift: !!args.flags['accept-drift'],
+      ...(budgets ? { budgets } : {}),
+    }),
   )
+}
+
+/** --max-tokens and --max-cost, read as numbers; the kernel checks them (positive) before the run is taken. */
+function resumeBudgets(args: Parsed): { maxTokens?: number; maxCostUsd?: number } | undefined {
+  const number = (flag: string): number | undefined => {
+    const text = args.flags[flag] as string | undefined
+    if (text === undefined) return undefined
+    const value = Number(text)
+    if (text.trim() === '' || !Number.isFinite(value)) throw new CordageError('invalid_input', `--${flag} takes a number, got "${text}"`)
+    return value
+  }
+  const maxTokens = number('max-tokens')
+  const maxCostUsd = number('max-cost')
+  if (maxTokens === undefined && maxCostUsd === undefined) return undefined
+  return { ...(maxTokens === undefined ? {} : { maxTokens }), ...(maxCostUsd === undefined ? {} : { maxCostUsd }) }
+}
 
 export const cancel: Handler = (args, io) => {
   if (args.flags.thread !== undefined) return cancelThread(args, io)

@@ -9,7 +9,7 @@
  * what it spent is added to the parent (through the tool result's `usage`).
  */
 import type { Code } from '../errors.ts'
-import type { Budgets, ParentLink, RunStatus, Usage } from '../data.ts'
+import type { Budgets, ParentLink, Reservation, RunStatus, Usage } from '../data.ts'
 export type { ParentLink } from '../data.ts'
 
 export const AgentsContract = '1.2.0'
@@ -96,11 +96,22 @@ declare module 'cordis' {
   }
 }
 
-/** Budgets of a child: its own, but never more than its parent has left. */
+/**
+ * Budgets of a child: its own, but never more than its parent has left, and, when the call that starts
+ * it reserved budget (`actionId`'s open reservation, issue 12), never more than that reservation.
+ */
 export function childBudgets(
   own: Partial<Budgets>,
-  parent: { budgets: Budgets; steps: number; nestedSteps?: number; usage: Usage; deadline?: number },
+  parent: {
+    budgets: Budgets
+    steps: number
+    nestedSteps?: number
+    usage: Usage
+    deadline?: number
+    reservations?: readonly Reservation[]
+  },
   now: number,
+  actionId?: string,
 ): Partial<Budgets> {
   const out: Partial<Budgets> = { ...own }
   const stepsLeft = Math.max(0, parent.budgets.maxSteps - parent.steps - (parent.nestedSteps ?? 0))
@@ -113,6 +124,9 @@ export function childBudgets(
     const left = Math.max(0, parent.budgets.maxCostUsd - parent.usage.costUsd)
     out.maxCostUsd = Math.min(own.maxCostUsd ?? left, left)
   }
+  const reserved = actionId === undefined ? undefined : parent.reservations?.find((r) => r.kind === 'tool' && r.actionId === actionId)
+  if (reserved && reserved.tokens > 0) out.maxTokens = Math.min(out.maxTokens ?? reserved.tokens, reserved.tokens)
+  if (reserved && reserved.costUsd > 0) out.maxCostUsd = Math.min(out.maxCostUsd ?? reserved.costUsd, reserved.costUsd)
   if (parent.deadline !== undefined) {
     const left = Math.max(1, parent.deadline - now)
     out.deadlineMs = Math.min(own.deadlineMs ?? left, left)

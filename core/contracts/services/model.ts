@@ -87,6 +87,15 @@ export interface ModelService {
    * context and compaction plugins; without it they use the kit's estimate (`counterOf`). Since 1.3.0.
    */
   readonly tokens?: TokenCounter
+  /**
+   * The most output tokens one call may produce (the adapter's cap). A run with a token or cost budget
+   * reserves the step's context tokens plus this before each model call, and suspends with
+   * `reservation_refused` rather than call when it does not fit (core/kernel/reservations.ts). Without
+   * it the call is not reserved: the budget is checked at the boundaries only. Optional; issue 12.
+   */
+  readonly maxOutputTokens?: number
+  /** US dollars per million tokens, when known: the cost a model call reserves is estimated from them. Optional; issue 12. */
+  readonly prices?: { readonly inputPerMTok: number; readonly outputPerMTok: number }
 }
 
 declare module 'cordis' {

@@ -168,6 +168,19 @@ describe('coding-tools: paths stay inside the workspace', () => {
 describe('coding-tools: edit_file', () => {
   const fix = { path: 'src/cart.js', find: 'subtotal * discountPercent', replace: 'subtotal * discountPercent / 100' }
 
+  it('holds a pathPrefix constraint (a constrained allow): an edit inside it is done, one outside is refused', async () => {
+    const ws = workspaces()
+    const edit = editFileTool(ws.dirOf, config())
+    assert.deepEqual(edit.enforces, ['pathPrefix'])
+    const inside = await invokeTool(edit, fix, { constraints: { pathPrefix: 'src/' } })
+    assert.equal(inside.observation, 'replaced one snippet in src/cart.js.')
+    await refused(
+      invokeTool(edit, { path: 'README.md', content: 'gone\n' }, { runId: 'run_2', constraints: { pathPrefix: 'src/' } }),
+      /README\.md is outside src\/, the only path policy allows/,
+    )
+    assert.equal(readFileSync(join(await ws.dirOf('run_2'), 'README.md'), 'utf8'), 'A cart.\nIt has a discountPercent.\n')
+  })
+
   it('replaces one exact snippet, and a retry of the same action does not apply it twice', async () => {
     const ws = workspaces()
     const edit = editFileTool(ws.dirOf, config())

@@ -205,6 +205,27 @@ describe('dry runs', () => {
     }
   })
 
+  it('a dry run is never evidence: citing what the model wrote into a preview fails verification', async () => {
+    const cited = 'Refunds take 365 days [source: policy/refunds#2]'
+    const h = await supportDesk({
+      script: [{ tool: 'write_note', args: { path: 'a.txt', text: '[source: policy/refunds#2]', dry_run: true } }, { final: cited }] as never,
+      rules: [Reads, Writes],
+      verifier: { minCount: 1 },
+      plugins: [fixture],
+    })
+    try {
+      const state = await h.agent.run()
+      const events = await h.events(state.runId)
+      const end = ofType(events, 'tool/end')[0]
+      assert.equal(end.data.dryRun, true)
+      assert.match(end.data.observation, /policy\/refunds#2/, 'the preview does repeat the citation')
+      assert.equal(state.status, 'FAILED_VERIFICATION')
+      assert.equal(state.failureCode, 'missing_evidence')
+    } finally {
+      await h.stop()
+    }
+  })
+
   it('policy is told it is a dry run: a rule on dryRun denies it, and the model is told so', async () => {
     const rules = [{ id: 'no-previews', verdict: 'deny', priority: 5, match: { dryRun: true } }, Reads, Writes]
     const h = await desk([{ tool: 'write_note', args: { path: 'a', text: 'x', dry_run: true } }, done], { rules })

@@ -77,7 +77,8 @@ export interface ActionState {
 export type TranscriptEntry =
   | { kind: 'user'; text: string; seq: number; turn?: string }
   | { kind: 'assistant'; decision: Decision; actionIds: readonly string[]; seq: number; reasoning?: ModelReasoning; turn?: string }
-  | { kind: 'observation'; actionId: string; tool: string; text: string; ok: boolean; seq: number; turn?: string }
+  /** `dryRun`: the text is a preview of a call that did not happen (it shows what was asked, not what a system returned: never evidence). */
+  | { kind: 'observation'; actionId: string; tool: string; text: string; ok: boolean; seq: number; turn?: string; dryRun?: boolean }
   | { kind: 'feedback'; text: string; seq: number; turn?: string }
 
 export interface RunState {

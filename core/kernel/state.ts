@@ -356,7 +356,8 @@ function settle(state: RunState, action: ActionState, text: string, ok: boolean,
       break
     at--
   }
-  t.splice(at, 0, Object.freeze({ kind: 'observation', actionId: action.id, tool: action.tool, text, ok, seq }))
+  const entry = { kind: 'observation' as const, actionId: action.id, tool: action.tool, text, ok, seq }
+  t.splice(at, 0, Object.freeze(action.dryRun ? { ...entry, dryRun: true } : entry))
 }
 
 /** The position of an action in its step: 2 for `s4.a2`. */

@@ -52,7 +52,8 @@ export class CitationVerifier implements VerifierService {
 
 function observedIn(state: Readonly<RunState>, ref: string): number | undefined {
   for (const entry of state.transcript) {
-    if (entry.kind === 'observation' && entry.ok && entry.text.includes(ref)) return entry.seq
+    // A dry run's observation is a preview built from the model's own arguments: it proves nothing.
+    if (entry.kind === 'observation' && entry.ok && !entry.dryRun && entry.text.includes(ref)) return entry.seq
   }
   return undefined
 }

@@ -53,7 +53,8 @@ export class EvidenceCheck implements Check {
 /** Seq of the first successful tool result that contains `ref`. */
 function observedIn(state: Readonly<RunState>, ref: string): number | undefined {
   for (const entry of state.transcript) {
-    if (entry.kind === 'observation' && entry.ok && entry.text.includes(ref)) return entry.seq
+    // A dry run's observation is a preview built from the model's own arguments: it proves nothing.
+    if (entry.kind === 'observation' && entry.ok && !entry.dryRun && entry.text.includes(ref)) return entry.seq
   }
   return undefined
 }

@@ -109,6 +109,8 @@ export function childBudgets(
     usage: Usage
     deadline?: number
     reservations?: readonly Reservation[]
+    /** Set when the parent is a turn of a thread: the thread's budgets hold over the child too. */
+    thread?: { usedBefore: Usage }
   },
   now: number,
   actionId?: string,
@@ -123,6 +125,22 @@ export function childBudgets(
   if (parent.budgets.maxCostUsd !== undefined) {
     const left = Math.max(0, parent.budgets.maxCostUsd - parent.usage.costUsd)
     out.maxCostUsd = Math.min(own.maxCostUsd ?? left, left)
+  }
+  // A turn of a thread: what the thread's budgets have left caps the child as well (issue 12 red-team).
+  const thread = parent.budgets.thread
+  if (thread && parent.thread) {
+    const used = parent.thread.usedBefore
+    if (thread.maxTokens !== undefined) {
+      const left = Math.max(
+        0,
+        thread.maxTokens - used.inputTokens - used.outputTokens - parent.usage.inputTokens - parent.usage.outputTokens,
+      )
+      out.maxTokens = Math.min(out.maxTokens ?? left, left)
+    }
+    if (thread.maxCostUsd !== undefined) {
+      const left = Math.max(0, thread.maxCostUsd - used.costUsd - parent.usage.costUsd)
+      out.maxCostUsd = Math.min(out.maxCostUsd ?? left, left)
+    }
   }
   const reserved = actionId === undefined ? undefined : parent.reservations?.find((r) => r.kind === 'tool' && r.actionId === actionId)
   if (reserved && reserved.tokens > 0) out.maxTokens = Math.min(out.maxTokens ?? reserved.tokens, reserved.tokens)

@@ -178,6 +178,7 @@ describe('threads: a series of runs, one per turn', () => {
       await assert.rejects(desk.agent.run('More?', { thread: 'th-c' }), rejectsWith('thread_closed', /closed by bob/))
       assert.equal(await desk.agent.closeThread('th-c', { by: 'carol' }), undefined, 'closing again cancels nothing')
       assert.equal((await desk.agent.store().thread!('th-c'))?.closed?.by, 'bob', 'the first close is kept')
+      await assert.rejects(desk.agent.closeThread('th-none', { by: 'bob' }), rejectsWith('thread_not_found', /th-none/))
     } finally {
       await desk.stop()
     }

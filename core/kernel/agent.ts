@@ -350,6 +350,14 @@ export class AgentRuntime implements LoopHost {
         'feature_unsupported',
         `the store of agent "${this.name}" cannot close threads (store contract 2.3.0 closeThread)`,
       )
+    // Only the thread's own agent closes it, as only it adds turns to it.
+    const thread = await store.thread!(threadId)
+    if (!thread) throw new CordageError('thread_not_found', `no thread "${threadId}" in the store of agent "${this.name}"`)
+    if (thread.agent !== this.name)
+      throw new CordageError(
+        'invalid_input',
+        `thread "${threadId}" belongs to agent "${thread.agent}", not "${this.name}": close it as that agent (--agent ${thread.agent})`,
+      )
     const by = options.by ?? 'api'
     await guardStore(store).closeThread!(threadId, { by, at: Date.now(), reason: options.reason }, this.#writer!)
     const last = (await store.threadTurns!(threadId)).at(-1)

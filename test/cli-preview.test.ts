@@ -65,6 +65,14 @@ describe('cordage: the preview of a pending approval', () => {
     assert.match(text, /\+\\x1b\]0;title\\x07x/)
   })
 
+  it('writes bidirectional controls out as text: a diff cannot read differently from what it does (Trojan Source)', () => {
+    const lines = formatPreview(action(ok({ summary: 'refund \u202e0001\u202c EUR', diff: '+const ok = true \u2066// admin\u2069\n' })))
+    const text = lines.join('\n')
+    assert.ok(!/[\u200e\u200f\u202a-\u202e\u2066-\u2069]/.test(text), JSON.stringify(text))
+    assert.match(text, /refund \\u\{202e\}0001\\u\{202c\} EUR/)
+    assert.match(text, /\\u\{2066\}\/\/ admin\\u\{2069\}/)
+  })
+
   it('says when there is no preview, when it failed, and what a dry run approval does', () => {
     assert.deepEqual(formatPreview(action({ status: 'unavailable' })), ['  no preview: the tool declares none'])
     assert.deepEqual(formatPreview(action({ status: 'failed', code: 'service_timeout', message: "edit_file's preview did not answer" })), [

@@ -88,8 +88,11 @@ export class StreamPrinter {
 /**
  * The text with every control character a terminal would act on written out as `\xNN`: C0 but `\n` and
  * `\t`, a `\r` not before `\n` (it would overwrite the line), DEL, and C1 (0x80-0x9f, which some
- * terminals read as ESC + a letter).
+ * terminals read as ESC + a letter). Bidirectional controls (U+200E/F, U+202A-E, U+2066-9) are written
+ * out as `\u{NNNN}`: they would make a diff or a note read differently from what it is (Trojan Source).
  */
 export function visible(text: string): string {
-  return text.replace(/\r(?!\n)|[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`)
+  return text
+    .replace(/\r(?!\n)|[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`)
+    .replace(/[\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, (c) => `\\u{${c.charCodeAt(0).toString(16)}}`)
 }

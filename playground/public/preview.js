@@ -5,10 +5,15 @@
 /** Diff lines shown at most; the rest is counted (the whole diff is in the run's events). */
 const MaxDiffLines = 500
 
+/** Bidirectional controls written out (`⟨U+202E⟩`): they would make a diff read differently from what it does. */
+function shown(text) {
+  return text.replace(/[\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, (c) => `⟨U+${c.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}⟩`)
+}
+
 function el(tag, className, text) {
   const node = document.createElement(tag)
   if (className) node.className = className
-  if (text !== undefined) node.textContent = text
+  if (text !== undefined) node.textContent = shown(String(text))
   return node
 }
 

@@ -11,6 +11,7 @@
  * message and the final answer (`shortened`), then long texts are clipped, and as a last resort the
  * oldest turns are left out (`dropped`).
  */
+import { Buffer } from 'node:buffer'
 import type { RunState, TranscriptEntry } from '../contracts/state.ts'
 
 /** Bound of a thread/history record, in characters of its entries' JSON. */
@@ -86,6 +87,7 @@ function clipped(entry: TranscriptEntry): TranscriptEntry {
   return { ...entry, text: cut(entry.text) }
 }
 
+/** UTF-8 bytes, as stored: the bound is in bytes, not UTF-16 units (CJK text is 3 bytes a character). */
 function size(entries: readonly TranscriptEntry[]): number {
-  return JSON.stringify(entries).length
+  return Buffer.byteLength(JSON.stringify(entries), 'utf8')
 }

@@ -73,8 +73,29 @@ export function describe(event: RunEvent): string {
       return event.data.ok
         ? 'the answer was accepted'
         : `the answer was not accepted (${event.data.code}): ${event.data.feedback ?? event.data.reason ?? ''}`
+    case 'thread/history':
+      // The turns before this one, as the model was shown them (docs/concepts/threads.md).
+      return event.data.entries.map(historyLine).join('\n')
     default:
       return `a ${event.type} event; it holds nothing the model was shown`
+  }
+}
+
+function historyLine(entry: Extract<RunEvent, { type: 'thread/history' }>['data']['entries'][number]): string {
+  const turn = entry.turn ? `${entry.turn} ` : ''
+  switch (entry.kind) {
+    case 'user':
+      return `${turn}user: ${entry.text}`
+    case 'feedback':
+      return `${turn}feedback: ${entry.text}`
+    case 'observation':
+      return `${turn}${entry.actionId} ${entry.tool} ${entry.ok ? 'returned' : 'failed'}: ${entry.text}`
+    case 'assistant': {
+      const d = entry.decision
+      if (d.kind === 'final') return `${turn}assistant answered: ${d.text}`
+      if (d.kind === 'ask_user') return `${turn}assistant asked: ${d.question}`
+      return `${turn}assistant called ${d.calls.map((c) => `${c.name}(${JSON.stringify(c.args)})`).join(', ')}`
+    }
   }
 }
 

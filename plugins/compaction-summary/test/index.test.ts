@@ -506,6 +506,38 @@ describe('compaction-summary: through the kernel', () => {
     assert.equal(describeEvent(sealed), 'the answer was not accepted (verification_failed): the tests fail')
     assert.match(describeEvent({ seq: 1, type: 'run/start', data: {} } as unknown as RunEvent), /holds nothing the model was shown/)
   })
+
+  it("brings back a thread's earlier turns (thread/history), as the model was shown them", () => {
+    const history = {
+      seq: 2,
+      type: 'thread/history',
+      data: {
+        from: 'run_1',
+        turns: 1,
+        entries: [
+          { kind: 'user', text: 'Where is order 7?', seq: 2, turn: 't1' },
+          {
+            kind: 'assistant',
+            decision: { kind: 'tool_calls', calls: [{ name: 'lookup', args: { order: 7 } }] },
+            actionIds: ['t1.s1.a1'],
+            seq: 2,
+            turn: 't1',
+          },
+          { kind: 'observation', actionId: 't1.s1.a1', tool: 'lookup', text: 'shipped on May 2', ok: true, seq: 2, turn: 't1' },
+          { kind: 'assistant', decision: { kind: 'final', text: 'It shipped on May 2.' }, actionIds: [], seq: 2, turn: 't1' },
+        ],
+      },
+    } as unknown as RunEvent
+    assert.equal(
+      describeEvent(history),
+      [
+        't1 user: Where is order 7?',
+        't1 assistant called lookup({"order":7})',
+        't1 t1.s1.a1 lookup returned: shipped on May 2',
+        't1 assistant answered: It shipped on May 2.',
+      ].join('\n'),
+    )
+  })
 })
 
 // ── unit: the cost of a step in a long run ──────────────────────────────────────────────────────────

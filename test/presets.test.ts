@@ -27,6 +27,20 @@ async function loadError(name: string, root?: Context): Promise<CordageError> {
 }
 
 describe('presets', () => {
+  it('names the keys that exist under budgets.thread and audit when one is misspelt', () => {
+    for (const [set, expected] of [
+      [
+        'agents.support.budgets.thread.maxTurn=3',
+        /budgets\.thread\.maxTurn: unknown key "maxTurn"; allowed here: maxTurns, maxTokens, maxCostUsd$/m,
+      ],
+      ['agents.support.audit.keepRedcted=true', /audit\.keepRedcted: unknown key "keepRedcted"; allowed here: keepRedacted$/m],
+    ] as const)
+      assert.throws(
+        () => loadPreset(fixture('valid'), { sets: [set] }),
+        (error: CordageError) => error.code === 'preset_invalid' && expected.test(error.message),
+      )
+  })
+
   it('loads a valid preset and runs it', async () => {
     const app = await Cordage.fromPreset(fixture('valid'))
     assert.equal((await app.agent('support').run('hi')).status, 'COMPLETED')

@@ -194,6 +194,8 @@ const allowedKeys: Record<string, string[]> = {
   retry: ['attempts', 'backoffMs'],
   durability: ['leaseTtlMs', 'cancelWatchMs', 'cancelGraceMs', 'effectWaitMs'],
   serviceTimeouts: [...TimedServices],
+  thread: ['maxTurns', 'maxTokens', 'maxCostUsd'],
+  audit: ['keepRedacted'],
 }
 
 /**
@@ -338,6 +340,8 @@ function objectKind(path: (string | number)[]): keyof typeof allowedKeys {
   if (path[path.length - 1] === 'retry') return 'retry'
   if (path[path.length - 1] === 'durability') return 'durability'
   if (path[path.length - 1] === 'serviceTimeouts') return 'serviceTimeouts'
+  if (path[path.length - 1] === 'thread' && path[path.length - 2] === 'budgets') return 'thread'
+  if (path.length === 3 && path[0] === 'agents' && path[2] === 'audit') return 'audit'
   return 'ref'
 }
 

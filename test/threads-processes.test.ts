@@ -155,12 +155,24 @@ describe('a thread across processes', () => {
       end.type === 'run/end' && end.data.status === 'STOPPED' && end.data.failureCode === 'thread_budget_exceeded',
       JSON.stringify(end),
     )
-    // The third turn starts and stops at once (the thread's tokens are spent); the fourth is refused.
-    assert.equal((await lab.run(['run', '--thread', 'b-1', '--task', 'Three.'])).code, 4)
-    const four = await lab.run(['run', '--thread', 'b-1', '--task', 'Four.'])
-    assert.equal(four.code, 1)
-    assert.match(four.stderr, /thread_budget_exceeded.*3 turn\(s\).*maxTurns/)
-    assert.equal((await (lab.db() as import('cordage').StoreService).threadTurns!('b-1')).length, 3)
+    // The thread's tokens are spent: the third turn is refused before anything is recorded (it would
+    // only stop at once and use up a turn).
+    const three = await lab.run(['run', '--thread', 'b-1', '--task', 'Three.'])
+    assert.equal(three.code, 1)
+    assert.match(
+      three.stderr,
+      /thread_budget_exceeded.*used \d+ tokens over its turns, its budget allows 150 \(budgets\.thread\.maxTokens\): start a new thread/,
+    )
+    assert.equal((await (lab.db() as import('cordage').StoreService).threadTurns!('b-1')).length, 2)
+  })
+
+  it('maxTurns refuses the turn after the last one allowed', async () => {
+    lab = new FaultLab({ script: [{ final: 'done' }], budgets: { thread: { maxTurns: 2 } } as never })
+    for (const task of ['One.', 'Two.']) assert.equal((await lab.run(['run', '--thread', 'm-1', '--task', task])).code, 0)
+    const three = await lab.run(['run', '--thread', 'm-1', '--task', 'Three.'])
+    assert.equal(three.code, 1)
+    assert.match(three.stderr, /thread_budget_exceeded.*2 turn\(s\).*maxTurns/)
+    assert.equal((await (lab.db() as import('cordage').StoreService).threadTurns!('m-1')).length, 2)
   })
 
   it('cancel RUN cancels one turn; cancel --thread closes the thread and cancels its waiting turn', async () => {

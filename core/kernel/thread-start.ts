@@ -85,6 +85,13 @@ export async function prepareThreadStart(
       `thread ${id} has had ${turn - 1} turn(s), its budget allows ${maxTurns} (budgets.thread.maxTurns): start a new thread`,
     )
   const usedBefore = previous ? addUsage(previous.thread?.usedBefore, previous.usage) : { inputTokens: 0, outputTokens: 0, costUsd: 0 }
+  // A thread whose tokens or cost are spent takes no turn that could only stop at once (and use up a turn number).
+  const spent = threadSpent(budgets.thread, usedBefore)
+  if (spent)
+    throw new CordageError(
+      'thread_budget_exceeded',
+      `thread ${id} has used ${spent}: start a new thread, or raise budgets.thread in the preset (for one run: --set agents.${agent}.budgets.thread.…)`,
+    )
   return {
     link: { id, turn, ...(previous ? { previousRunId: previous.runId } : {}), usedBefore },
     history: previous ? historyOf(previous, turn - 1) : undefined,
@@ -114,3 +121,13 @@ function addUsage(before: Usage | undefined, usage: Usage): Usage {
 }
 
 export { turnIdOf }
+
+/** What a thread's budgets say is spent already, in words; undefined while both still hold. */
+function threadSpent(thread: Budgets['thread'], used: Usage): string | undefined {
+  const tokens = used.inputTokens + used.outputTokens
+  if (thread?.maxTokens !== undefined && tokens >= thread.maxTokens)
+    return `${tokens} tokens over its turns, its budget allows ${thread.maxTokens} (budgets.thread.maxTokens)`
+  if (thread?.maxCostUsd !== undefined && used.costUsd >= thread.maxCostUsd)
+    return `$${used.costUsd.toFixed(4)} over its turns, its budget allows $${thread.maxCostUsd} (budgets.thread.maxCostUsd)`
+  return undefined
+}

@@ -266,3 +266,19 @@ describe('reservations: cordage resume --max-tokens (a real CLI process)', () =>
     assert.ok(end.type === 'run/end' && end.data.status === 'COMPLETED')
   })
 })
+
+describe('usage a tool reports', () => {
+  it('fails the run when it is in a shape the budgets cannot count, rather than count it as 0', async () => {
+    harness = await supportDesk({
+      script: [{ tool: 'odd_usage', args: {} }, { final: 'Done.' }],
+      rules,
+      verifier: { minCount: 0 },
+      plugins: [desk],
+      budgets: { maxTokens: 10_000 },
+    })
+    const state = await harness.agent.run()
+    assert.equal(state.status, 'FAILED')
+    assert.equal(state.failureCode, 'internal_error')
+    assert.match(state.reason ?? '', /odd_usage.*unknown key "tokens".*inputTokens, outputTokens, costUsd/)
+  })
+})

@@ -62,6 +62,7 @@ export interface OutcomePort extends ArtifactPort {
 export async function recordSucceeded(run: OutcomePort, c: FinishedCall, result: ToolResult): Promise<Outcome> {
   const { action, tool, key } = c
   if (result.waitsFor !== undefined) return waitOnChild(run, c, result.waitsFor)
+  const usage = validUsage(result.usage, tool.name)
   const asked = validHandoff(result.handoff)
   // A handoff moves the run under another agent's policy: only to agents the preset lets this one
   // hand runs to, whichever tool asks. Another is dropped, and the model is told.
@@ -82,7 +83,7 @@ export async function recordSucceeded(run: OutcomePort, c: FinishedCall, result:
     receipt: result.receipt,
     durationMs: c.durationMs,
     reveals: validReveals(result.reveals),
-    usage: validUsage(result.usage),
+    usage,
     handoff,
     artifact: shaped.artifact,
     redacted: shaped.redacted,
@@ -228,10 +229,26 @@ export function observe(output: unknown, max: number): string {
   return text.length > max ? `${text.slice(0, max)}… (${text.length - max} more characters in the store)` : text
 }
 
-/** Usage a call reports for a nested run: four non-negative numbers, or nothing. */
-function validUsage(usage: ToolResult['usage']): ToolResult['usage'] {
-  if (!usage || typeof usage !== 'object') return undefined
-  const n = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) && v >= 0 ? v : 0)
+const UsageKeys = new Set(['inputTokens', 'outputTokens', 'costUsd', 'steps'])
+
+/**
+ * Usage a call reports for a nested run: up to four non-negative numbers (a missing one is 0), or
+ * nothing. A usage in another shape (`{ tokens: 250 }`, a negative or non-numeric count) would let the
+ * run's budgets count less than was spent: the run fails (`internal_error`) rather than count 0.
+ */
+function validUsage(usage: ToolResult['usage'], tool: string): ToolResult['usage'] {
+  if (usage === undefined || usage === null) return undefined
+  const bad = (why: string) =>
+    new CordageError(
+      'internal_error',
+      `tool "${tool}" reported usage Cordage cannot count (${why}): ToolResult.usage is { inputTokens, outputTokens, costUsd, steps? }, non-negative numbers`,
+    )
+  if (typeof usage !== 'object' || Array.isArray(usage)) throw bad(`not an object: ${typeof usage}`)
+  for (const [key, value] of Object.entries(usage)) {
+    if (!UsageKeys.has(key)) throw bad(`unknown key "${key}"`)
+    if (value !== undefined && !(typeof value === 'number' && Number.isFinite(value) && value >= 0)) throw bad(`${key} is ${JSON.stringify(value)}`)
+  }
+  const n = (v: unknown) => (typeof v === 'number' ? v : 0)
   return {
     inputTokens: n(usage.inputTokens),
     outputTokens: n(usage.outputTokens),

@@ -1,5 +1,5 @@
 // What a person deciding an approval is shown of the call: the preview recorded with the request
-// (docs/concepts/approvals.md). Everything in it comes from a tool, so untrusted: it is only ever put
+// (docs/concepts/security.md, "Previews before writes"). Everything in it comes from a tool, so untrusted: it is only ever put
 // in the page as text (textContent, never innerHTML), one element per diff line.
 
 /** Diff lines shown at most; the rest is counted (the whole diff is in the run's events). */

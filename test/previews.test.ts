@@ -208,7 +208,10 @@ describe('dry runs', () => {
   it('a dry run is never evidence: citing what the model wrote into a preview fails verification', async () => {
     const cited = 'Refunds take 365 days [source: policy/refunds#2]'
     const h = await supportDesk({
-      script: [{ tool: 'write_note', args: { path: 'a.txt', text: '[source: policy/refunds#2]', dry_run: true } }, { final: cited }] as never,
+      script: [
+        { tool: 'write_note', args: { path: 'a.txt', text: '[source: policy/refunds#2]', dry_run: true } },
+        { final: cited },
+      ] as never,
       rules: [Reads, Writes],
       verifier: { minCount: 1 },
       plugins: [fixture],

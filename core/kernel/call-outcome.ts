@@ -246,7 +246,8 @@ function validUsage(usage: ToolResult['usage'], tool: string): ToolResult['usage
   if (typeof usage !== 'object' || Array.isArray(usage)) throw bad(`not an object: ${typeof usage}`)
   for (const [key, value] of Object.entries(usage)) {
     if (!UsageKeys.has(key)) throw bad(`unknown key "${key}"`)
-    if (value !== undefined && !(typeof value === 'number' && Number.isFinite(value) && value >= 0)) throw bad(`${key} is ${JSON.stringify(value)}`)
+    if (value !== undefined && !(typeof value === 'number' && Number.isFinite(value) && value >= 0))
+      throw bad(`${key} is ${JSON.stringify(value)}`)
   }
   const n = (v: unknown) => (typeof v === 'number' ? v : 0)
   return {

@@ -7,7 +7,10 @@ const MaxDiffLines = 500
 
 /** Bidirectional controls written out (`⟨U+202E⟩`): they would make a diff read differently from what it does. */
 function shown(text) {
-  return text.replace(/[\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, (c) => `⟨U+${c.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}⟩`)
+  return text.replace(
+    /[\u200e\u200f\u202a-\u202e\u2066-\u2069]/g,
+    (c) => `⟨U+${c.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}⟩`,
+  )
 }
 
 function el(tag, className, text) {

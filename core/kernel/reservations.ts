@@ -132,7 +132,7 @@ export async function reserveOrSuspend(
       const others = list.length > 1 ? ` (with the ${list.length - 1} other call(s) of its wave, ${list.length} reserved at once)` : ''
       return refuse(
         run,
-        `${what(r)} must reserve ${r.tokens} tokens and $${r.costUsd}${others}: ${need} needed, ${have} available${held ? ` after ${held} open reservation(s)` : ''} (${budgetText(run.state)}); resume with a larger budget (cordage resume RUN --max-tokens N --max-cost USD)`,
+        `${what(r)} must reserve ${r.tokens} tokens and $${r.costUsd}${others}: ${need} needed, ${have} available${held ? ` after ${held} open reservation(s)` : ''} (${budgetText(run.state)}); resume with a larger budget (cordage resume ${run.state.runId} ${overTokens ? '--max-tokens N' : '--max-cost USD'})`,
       )
     }
   }

@@ -42,7 +42,7 @@ const Details: { readonly [K in RunEventType]: (event: RunEvent<K>) => string } 
       .map(([n, v]) => `${n}@${v}`)
       .join(',')}`,
   'run/checkpoint': (event) => `reason=${event.data.reason} pending=${event.data.pending.join(',') || '-'}`,
-  'run/paused': (event) => `${event.data.status} ${event.data.reason}`,
+  'run/paused': (event) => `${event.data.status}${event.data.code ? ` (${event.data.code})` : ''} ${event.data.reason}`,
   'run/resumed': (event) => `from=${event.data.from} by=${event.data.by}${event.data.input ? ` input=${quote(event.data.input, 40)}` : ''}`,
   'run/cancel-requested': (event) => `by=${event.data.by}${event.data.reason ? ` reason=${quote(event.data.reason, 60)}` : ''}`,
   'run/recovered': (event) =>
@@ -85,8 +85,9 @@ const Details: { readonly [K in RunEventType]: (event: RunEvent<K>) => string } 
     return `${what}  [${event.data.usage.inputTokens}/${event.data.usage.outputTokens} tokens]`
   },
   'step/end': (event) => `${event.data.actions} action(s)`,
-  'tool/proposed': (event) => `${event.data.tool}(${compact(event.data.args, 60)})`,
-  'tool/decision': (event) => `${event.data.verdict} rule=${event.data.ruleId} policy=${event.data.policyVersion} — ${event.data.reason}`,
+  'tool/proposed': (event) => `${event.data.tool}(${compact(event.data.args, 60)})${event.data.dryRun ? ' dry run' : ''}`,
+  'tool/decision': (event) =>
+    `${event.data.verdict} rule=${event.data.ruleId} policy=${event.data.policyVersion}${event.data.constraints ? ` constraints=${compact(event.data.constraints, 60)}` : ''} — ${event.data.reason}`,
   'tool/approval-requested': (event) => {
     const p = event.data.preview
     const shown =
@@ -103,7 +104,7 @@ const Details: { readonly [K in RunEventType]: (event: RunEvent<K>) => string } 
     `${event.data.approved ? 'approved' : 'rejected'} by ${event.data.by}${event.data.scope && event.data.scope !== 'once' ? ` (${event.data.scope}${event.data.grant ? ` ${event.data.grant.id}` : ''})` : ''}${event.data.reason ? ` — ${event.data.reason}` : ''}`,
   'tool/start': (event) => `${event.data.tool} attempt ${event.data.attempt} ticket=${event.data.ticket} timeout=${event.data.timeoutMs}ms`,
   'tool/end': (event) =>
-    `${event.data.tool} ${event.data.durationMs}ms${event.data.deduplicated ? ` (already done by ${event.data.deduplicated.runId} ${event.data.deduplicated.actionId})` : ''} ${quote(event.data.observation, 70)}`,
+    `${event.data.tool} ${event.data.durationMs}ms${event.data.deduplicated ? ` (already done by ${event.data.deduplicated.runId} ${event.data.deduplicated.actionId})` : ''}${event.data.dryRun ? ' dry run' : ''}${event.data.artifact ? ` → ${event.data.artifact.ref} (${event.data.artifact.bytes} B)` : ''}${event.data.redacted ? ` (redacted by ${event.data.redacted.guard})` : ''} ${quote(event.data.observation, 70)}`,
   'tool/reconciled': (event) =>
     `${event.data.tool} ${event.data.committed ? 'committed' : 'not committed'} (by ${event.data.by}) key=${event.data.key}`,
   'tool/error': (event) =>

@@ -6,7 +6,7 @@
  * one worker drives a run at a time across processes and machines; the state is then rebuilt from the
  * store, so a command works the same on a run started by another process.
  */
-import { checkResumeBudgets, DefaultBudgets, type Budgets } from './budget.ts'
+import { checkResumeBudgets, DefaultBudgets, startBudgets, type Budgets } from './budget.ts'
 import { createDispatch, readService, type Context, type Dispatch } from './cordis.ts'
 import { CordageError } from '../contracts/errors.ts'
 import type { ModelDeltaEvent, ResumeBudgets, RunEvent } from '../contracts/events.ts'
@@ -180,7 +180,7 @@ export class AgentRuntime implements LoopHost {
   private async recordTurnStart(driver: RunDriver, task: string, options: StartOptions): Promise<void> {
     try {
       const store = this.store()
-      const budgets = { ...this.budgets, ...options.budgets }
+      const budgets = startBudgets(this.budgets, options.budgets)
       const thread = await prepareThreadStart(store, options.thread!, this.name, budgets, (id) => this.load(id))
       recordRunStart(driver.rec, this, task, options, thread)
       await driver.flush()

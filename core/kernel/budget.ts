@@ -64,3 +64,27 @@ export function checkResumeBudgets(value: unknown): ResumeBudgets | undefined {
   }
   return Object.keys(out).length ? out : undefined
 }
+
+const BudgetKeys = new Set(['maxSteps', 'deadlineMs', 'maxTokens', 'maxCostUsd', 'maxRepairs', 'thread'])
+const ThreadBudgetKeys = new Set(['maxTurns', 'maxTokens', 'maxCostUsd'])
+
+/**
+ * The agent's budgets with a run's own (`StartOptions.budgets`) laid over them: `thread` key by key,
+ * so a run that sets one thread bound keeps the others. An unknown key is `invalid_input` (a typo must
+ * not drop a bound silently).
+ */
+export function startBudgets(agent: Budgets, own: Partial<Budgets> | undefined): Budgets {
+  if (own === undefined) return agent
+  const unknown = (keys: Set<string>, value: object, where: string) => {
+    for (const key of Object.keys(value))
+      if (!keys.has(key))
+        throw new CordageError(
+          'invalid_input',
+          `unknown budget "${where}${key}": the keys are ${[...keys].map((k) => where + k).join(', ')}`,
+        )
+  }
+  unknown(BudgetKeys, own, '')
+  if (own.thread !== undefined) unknown(ThreadBudgetKeys, own.thread, 'thread.')
+  const thread = own.thread ? { ...agent.thread, ...own.thread } : agent.thread
+  return { ...agent, ...own, ...(thread ? { thread } : {}) }
+}

@@ -6,7 +6,7 @@
  */
 import { CordageError } from '../contracts/errors.ts'
 import type { StartOptions } from './agent-options.ts'
-import type { Budgets } from './budget.ts'
+import { startBudgets, type Budgets } from './budget.ts'
 import { readService, ServiceNames, type Context } from './cordis.ts'
 import type { Recorder } from './recorder.ts'
 import { KernelProducer } from './version.ts'
@@ -50,7 +50,7 @@ export function recordRunStart(rec: Recorder, agent: StartingAgent, task: string
       'service_missing',
       `agent "${agent.name}" has no store: add a plugin that provides "store" (for example store-sqlite)`,
     )
-  const budgets = { ...agent.budgets, ...options.budgets }
+  const budgets = startBudgets(agent.budgets, options.budgets)
   const now = Date.now()
   rec.record(
     'run/start',

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { afterEach, describe, it } from 'node:test'
-import { DefaultBudgets, outOfSteps, overBudget, type Budgets, type BudgetState } from '../../core/kernel/budget.ts'
+import { DefaultBudgets, outOfSteps, overBudget, startBudgets, type Budgets, type BudgetState } from '../../core/kernel/budget.ts'
 import { supportDesk, type Harness } from '../helpers.ts'
 
 const usage = (inputTokens = 0, outputTokens = 0, costUsd = 0) => ({ inputTokens, outputTokens, costUsd })
@@ -118,5 +118,20 @@ describe('a deadline that passes between steps', () => {
     assert.notEqual(run.failureCode, 'deadline_exceeded')
     const types = await harness.types(run.runId)
     assert.equal(types.filter((t) => t === 'step/model-request').length, 2)
+  })
+})
+
+describe("a run's own budgets over the agent's (startBudgets)", () => {
+  const agent: Budgets = { maxSteps: 10, maxRepairs: 0, thread: { maxTurns: 5, maxTokens: 1000 } }
+
+  it('lays thread bounds over the agent’s key by key, so setting one keeps the others', () => {
+    assert.deepEqual(startBudgets(agent, { thread: { maxTokens: 5 } }).thread, { maxTurns: 5, maxTokens: 5 })
+    assert.equal(startBudgets(agent, { maxSteps: 3 }).maxSteps, 3)
+    assert.equal(startBudgets(agent, undefined), agent)
+  })
+
+  it('refuses an unknown key, at the top and under thread, rather than drop a bound', () => {
+    assert.throws(() => startBudgets(agent, { maxTokns: 5 } as never), /invalid_input|unknown budget "maxTokns"/)
+    assert.throws(() => startBudgets(agent, { thread: { maxTurn: 2 } } as never), /unknown budget "thread\.maxTurn"/)
   })
 })

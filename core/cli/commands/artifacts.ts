@@ -40,14 +40,16 @@ export const artifact: Handler = async ({ flags, positionals: [ref] }, io) => {
   const length = whole(flags.length, '--length', undefined)
   if (length !== undefined && (length < 1 || length > MaxRead))
     throw new CordageError('invalid_input', `--length must be between 1 and ${MaxRead} bytes, got ${length}`)
-  let parsed: ReturnType<typeof parseArtifactRef>
-  try {
-    parsed = parseArtifactRef(ref)
-  } catch (error) {
-    throw new CordageError('invalid_input', (error as Error).message)
-  }
+  // The preset and the agent first, as every command checks them: a bad preset is the first thing to fix.
   const app = await open(io, flags, undefined, true)
   try {
+    if (typeof flags.agent === 'string') knownAgent(app, flags.agent)
+    let parsed: ReturnType<typeof parseArtifactRef>
+    try {
+      parsed = parseArtifactRef(ref)
+    } catch (error) {
+      throw new CordageError('invalid_input', (error as Error).message)
+    }
     const found = await find(app, parsed.ref, flags.run as string | undefined, flags.agent as string | undefined)
     // Audit-only content is for the audit view, asked for by name: never shown by default.
     if (found.meta.visibility === 'audit' && !flags.audit)

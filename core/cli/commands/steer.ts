@@ -70,7 +70,7 @@ export const cancel: Handler = (args, io) => {
   if (!args.positionals.length)
     throw new CordageError(
       'invalid_input',
-      'say what to cancel: cordage cancel RUN (one run, or one turn of a thread) or cordage cancel --thread ID (close the thread)',
+      '"cancel" takes RUN or --thread ID: cordage cancel RUN (one run, or one turn of a thread) or cordage cancel --thread ID (close the thread)',
     )
   return steer(args, io, async (agent, [run]) => {
     // Driven by another process, the run is asked to stop through the store; this waits for it.

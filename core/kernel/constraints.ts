@@ -10,6 +10,7 @@
  */
 import type { Constraints } from '../contracts/data.ts'
 import type { ConstraintName, Tool } from '../contracts/services/tools.ts'
+import { describe } from './describe-value.ts'
 
 export type CheckedConstraints = { ok: true; value: Constraints } | { ok: false; problem: string }
 
@@ -18,7 +19,7 @@ const Names: readonly ConstraintName[] = ['maxAmount', 'pathPrefix', 'timeLimitM
 /** The constraints of a decision, checked and copied (own keys only; a getter is read once). */
 export function checkConstraints(value: unknown): CheckedConstraints {
   if (value === null || typeof value !== 'object' || Array.isArray(value))
-    return { ok: false, problem: `constraints must be an object, got ${show(value)}` }
+    return { ok: false, problem: `constraints must be an object, got ${describe(value)}` }
   const out: Constraints = {}
   for (const key of Object.keys(value)) {
     const v = (value as Record<string, unknown>)[key]
@@ -26,7 +27,7 @@ export function checkConstraints(value: unknown): CheckedConstraints {
       return { ok: false, problem: `unknown constraint "${key}" (known: ${Names.join(', ')})` }
     if (key === 'maxAmount') {
       if (typeof v !== 'number' || !Number.isFinite(v) || v < 0)
-        return { ok: false, problem: `constraints.maxAmount must be a finite number >= 0, got ${show(v)}` }
+        return { ok: false, problem: `constraints.maxAmount must be a finite number >= 0, got ${describe(v)}` }
       out.maxAmount = v
     } else if (key === 'pathPrefix') {
       const problem = pathProblem(v)
@@ -34,7 +35,7 @@ export function checkConstraints(value: unknown): CheckedConstraints {
       out.pathPrefix = v as string
     } else {
       if (typeof v !== 'number' || !Number.isSafeInteger(v) || v <= 0)
-        return { ok: false, problem: `constraints.timeLimitMs must be a positive integer, got ${show(v)}` }
+        return { ok: false, problem: `constraints.timeLimitMs must be a positive integer, got ${describe(v)}` }
       out.timeLimitMs = v
     }
   }
@@ -43,9 +44,9 @@ export function checkConstraints(value: unknown): CheckedConstraints {
 
 /** What is wrong with a path prefix, or undefined: a non-empty string, without a `..` segment or a NUL. */
 export function pathProblem(value: unknown): string | undefined {
-  if (typeof value !== 'string' || value.length === 0) return `must be a non-empty string, got ${show(value)}`
+  if (typeof value !== 'string' || value.length === 0) return `must be a non-empty string, got ${describe(value)}`
   if (value.includes('\0')) return 'must not hold a NUL character'
-  if (value.split(/[\\/]/).includes('..')) return `must not hold a ".." segment, got ${show(value)}`
+  if (value.split(/[\\/]/).includes('..')) return `must not hold a ".." segment, got ${describe(value)}`
   return undefined
 }
 
@@ -60,14 +61,4 @@ export function unenforceable(constraints: Constraints | undefined, tool: Tool):
 export function timeLimitOf(tool: Tool, constraints: Constraints | undefined): number {
   const limit = constraints?.timeLimitMs
   return limit !== undefined && limit < tool.timeoutMs ? limit : tool.timeoutMs
-}
-
-function show(value: unknown): string {
-  if (value === undefined) return 'nothing'
-  try {
-    const text = JSON.stringify(value)
-    return text === undefined ? String(value) : text.length > 80 ? `${text.slice(0, 80)}…` : text
-  } catch {
-    return String(value)
-  }
 }

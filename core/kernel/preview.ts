@@ -13,7 +13,8 @@ import type { Preview, PreviewOutcome } from '../contracts/data.ts'
 import type { Tool, ToolView } from '../contracts/services/tools.ts'
 import type { ActionState, RunState } from '../contracts/state.ts'
 import type { EventIds, Recorder } from './recorder.ts'
-import type { Checked } from './verdicts.ts'
+import { describe } from './describe-value.ts'
+import { bad, type Checked } from './verdicts.ts'
 import { KernelProducer } from './version.ts'
 
 export type { Preview, PreviewOutcome } from '../contracts/data.ts'
@@ -244,18 +245,4 @@ function own(value: unknown): Record<string, unknown> | undefined {
   const out: Record<string, unknown> = Object.create(null)
   for (const key of Object.keys(value)) out[key] = value[key]
   return out
-}
-
-function describe(value: unknown): string {
-  if (value === undefined) return 'nothing'
-  try {
-    const text = JSON.stringify(value)
-    return text === undefined ? String(value) : text.length > 80 ? `${text.slice(0, 80)}…` : text
-  } catch {
-    return String(value)
-  }
-}
-
-function bad<T>(problem: string): Checked<T> {
-  return { ok: false, problem }
 }

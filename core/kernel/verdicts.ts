@@ -18,6 +18,7 @@ import type { Projection } from '../contracts/services/context.ts'
 import type { Decision, ModelResponse, ProposedCall } from '../contracts/services/model.ts'
 import type { Constraints } from '../contracts/data.ts'
 import { checkConstraints } from './constraints.ts'
+import { describe } from './describe-value.ts'
 
 export type Checked<T> = { ok: true; value: T } | { ok: false; problem: string }
 
@@ -185,17 +186,7 @@ function nonEmpty(value: unknown): value is string {
   return typeof value === 'string' && value.length > 0
 }
 
-function describe(value: unknown): string {
-  if (value === undefined) return 'nothing'
-  try {
-    const text = JSON.stringify(value)
-    return text === undefined ? String(value) : text.length > 80 ? `${text.slice(0, 80)}…` : text
-  } catch {
-    return String(value)
-  }
-}
-
-function bad<T>(problem: string): Checked<T> {
+export function bad<T>(problem: string): Checked<T> {
   return { ok: false, problem }
 }
 

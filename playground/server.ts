@@ -38,6 +38,8 @@ const MaxBody = 1 << 20
 export interface PlaygroundOptions {
   /** The preset file whose agents the playground loads. */
   preset: string
+  /** Serve only these agents of the preset (all are still checked). Default: every agent. */
+  agents?: string[]
   /** Port on 127.0.0.1; 0 picks a free one. Default 4780. */
   port?: number
   /** Where errors of runs driven in the background and of plugins are reported. Default: stderr. */
@@ -96,7 +98,7 @@ export async function startPlayground(options: PlaygroundOptions): Promise<Playg
   const root = new Context()
   const feed = new PluginFeed()
   feed.attach(root)
-  const app = await Cordage.fromPreset(options.preset, { root, onError, logLevel: options.logLevel, log: options.log })
+  const app = await Cordage.fromPreset(options.preset, { root, onError, agents: options.agents, logLevel: options.logLevel, log: options.log })
   let reloader: DevReloader | undefined
   if (options.watch) {
     const debounceMs = options.watch === true ? undefined : options.watch.debounceMs

@@ -369,11 +369,12 @@ export const Commands: Command[] = [
   },
   {
     name: 'playground',
-    usage: 'cordage playground [--preset FILE] [--port N] [--watch] [--debounce MS] [--token T] [--read-only]',
+    usage: 'cordage playground [--preset FILE] [--agent NAME] [--port N] [--watch] [--debounce MS] [--token T] [--read-only]',
     summary: 'Serve the local web playground on 127.0.0.1 (agents, live runs, approvals, side-by-side replay, hot reload)',
     positionals: [],
     flags: {
       preset,
+      agent: { ...agent, help: 'Serve only this agent (default: every agent of the preset)' },
       port: { type: 'string', help: 'Port on 127.0.0.1 (default 4780; 0 picks a free one)' },
       watch: {
         type: 'boolean',

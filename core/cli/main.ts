@@ -74,7 +74,7 @@ function withColor(io: Output): Output {
 }
 
 // Reading runs starts only the stores: no tool servers, no model keys needed.
-const storeOnly = (io: Output) => (flags: Parameters<typeof open>[1]) => open(io, flags, undefined, true)
+const storeOnly = (io: Output) => (flags: Parameters<typeof open>[1]) => open(io, flags, 'stores')
 
 const commands: Record<string, Handler> = {
   run,
@@ -96,7 +96,7 @@ const commands: Record<string, Handler> = {
   artifacts,
   artifact,
   scan: (args, io) => scan(args, io, storeOnly(io)),
-  dev: async (args, io) => (await import('./dev.ts')).dev(args, io, (flags, agents) => open(io, flags, agents), overridesOf),
+  dev: async (args, io) => (await import('./dev.ts')).dev(args, io, (flags, agents) => open(io, flags, agents ?? 'every agent'), overridesOf),
   // Loaded on demand, and loads no host: it only writes files.
   init: async (args, io) => (await import('./init.ts')).init(args, io),
   lock,

@@ -22,7 +22,15 @@ export function presetFile(flags: Parsed['flags']): string {
   return file
 }
 
-export async function open(io: Output, flags: Parsed['flags'], agents?: string[], storeOnly = false): Promise<Cordage> {
+/**
+ * Which agents a command starts (docs/reference/presets.md#which-agents-a-command-starts): every agent
+ * (a worker, the playground, `check`); the ones named (`run --agent`); `stores`, each agent's store only
+ * (commands that read runs); or `on demand`, each agent's store now and the whole agent once the command
+ * acts through it ({@link startAgent}: commands about one run or thread).
+ */
+export type Starting = 'every agent' | 'stores' | 'on demand' | string[] | ((names: string[]) => string[])
+
+export async function open(io: Output, flags: Parsed['flags'], starting: Starting = 'every agent'): Promise<Cordage> {
   const logLevel = logLevelOf(flags)
   const file = presetFile(flags)
   // The host (cordis, the catalogue, esbuild) is loaded by the commands that use it, not by --version or --help.
@@ -30,8 +38,9 @@ export async function open(io: Output, flags: Parsed['flags'], agents?: string[]
   const model = await modelSets(file, flags)
   try {
     return await Cordage.fromPreset(file, {
-      agents,
-      storeOnly,
+      agents: typeof starting === 'string' ? undefined : starting,
+      storeOnly: starting === 'stores',
+      onDemand: starting === 'on demand',
       catalog: model?.catalog,
       sets: model?.sets ?? (flags.set as string[] | undefined),
       lock: !flags['no-lock'],
@@ -83,6 +92,40 @@ export function knownAgent(app: Cordage, name: string | undefined): void {
 /** The agent named, or else the first one the preset lists. */
 export function pickAgent(app: Cordage, name?: string): AgentRuntime {
   return app.agent(name ?? app.agentNames()[0])
+}
+
+/**
+ * A command that starts every agent of the preset (`worker`, `playground`) could not start one: the
+ * error says so and how to serve the others, as the docs say (presets.md#which-agents-a-command-starts).
+ */
+export async function openEvery(io: Output, flags: Parsed['flags'], command: string): Promise<Cordage> {
+  try {
+    return await open(io, flags, flags.agent ? [String(flags.agent)] : 'every agent')
+  } catch (error) {
+    const agent = CordageError.is(error) ? (error.data as { agent?: string } | undefined)?.agent : undefined
+    if (!agent || flags.agent) throw error
+    throw everyAgent(error as CordageError, agent, command)
+  }
+}
+
+/** The error of agent `agent` that did not start, with what a command that starts every agent can do about it. */
+export function everyAgent(error: CordageError, agent: string, command: string): CordageError {
+  return new CordageError(
+    error.code,
+    `${error.message}; cordage ${command} starts every agent of the preset: fix agent "${agent}", or serve the others one at a time with --agent NAME`,
+    { cause: error, data: error.data },
+  )
+}
+
+/** What `run` and `submit` start: the agent named, else the preset's first (a thread's agent is found on demand). */
+export function startingFor(flags: Parsed['flags']): Starting {
+  if (flags.thread !== undefined) return 'on demand'
+  return (names) => [(flags.agent as string | undefined) ?? names[0]]
+}
+
+/** The agent a command acts through, with all its plugins started (in an app opened on demand, only its store was). */
+export function startAgent(app: Cordage, agent: AgentRuntime): Promise<AgentRuntime> {
+  return app.ensureAgent(agent.name)
 }
 
 /**

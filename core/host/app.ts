@@ -3,7 +3,7 @@
  * A Cordage application: one cordis root, and the agents of a preset, each in its own isolated
  * context with its own plugin versions. This is what the CLI (and later the playground) drives.
  */
-import { Context } from 'cordis'
+import { Context, type ForkScope } from 'cordis'
 import type { Tool } from '../contracts/services/tools.ts'
 import { AgentRuntime } from '../kernel/agent.ts'
 import { createAgentContext } from '../kernel/cordis.ts'
@@ -28,8 +28,11 @@ import { attachLogSink, effectiveLogLevel, type LogLevel, type LogSink } from '.
 export interface CordageOptions {
   /** Plugins to choose from; the built-in plugins/ folder by default. */
   catalog?: PluginCatalog
-  /** Only plug these agents (all are still checked). */
-  agents?: string[]
+  /**
+   * Only plug these agents (all are still checked): names, or a function of the preset's agent names
+   * in file order (`cordage run` without --agent starts the first one only).
+   */
+  agents?: string[] | ((names: string[]) => string[])
   /** Where errors raised inside cordis (a plugin's listener, a late failure) are reported. Default: stderr. */
   onError?: (error: unknown) => void
   /** Use this cordis root (to listen to plugin events before loading starts, or to embed Cordage). */
@@ -39,6 +42,13 @@ export interface CordageOptions {
    * start tool servers or need a model key. Such an app cannot start or steer runs.
    */
   storeOnly?: boolean
+  /**
+   * Start every agent's store now and its other plugins only when a command acts through it
+   * ({@link Cordage.ensureAgent}): for the commands about one run or thread, which find it in the
+   * stores and then start only the agent it belongs to (and, as the run reaches them, its children
+   * and handoff targets). See docs/reference/presets.md#which-agents-a-command-starts.
+   */
+  onDemand?: boolean
   /** `--set KEY=VALUE` overrides, applied after the preset's layers (host/layers.ts). */
   sets?: readonly string[]
   /** Use the preset's lock file when there is one (host/lock.ts). Default true. */
@@ -58,6 +68,8 @@ export class Cordage {
   private loaded = new Map<string, LoadedAgent>()
   private plans = new Map<string, AgentPlan>()
   private storeOnly = false
+  /** Agents loaded with their store only, in an app opened `onDemand`: ensureAgent starts the rest. */
+  private storesOnly = new Set<string>()
   private interceptTool: CordageOptions['interceptTool']
 
   private readonly onError: (error: unknown) => void
@@ -95,7 +107,8 @@ export class Cordage {
     const hashes = new PluginHashes()
     const specs = locked ? await applyLock(preset, locked, catalog, (entry) => hashes.start(entry)) : preset.agents
     const level = effectiveLogLevel(options.logLevel, preset.logLevel)
-    const wanted = options.agents ?? Object.keys(preset.agents)
+    const names = Object.keys(preset.agents)
+    const wanted = typeof options.agents === 'function' ? options.agents(names) : (options.agents ?? names)
     for (const name of wanted) {
       if (!Object.hasOwn(preset.agents, name)) {
         throw new CordageError(
@@ -125,11 +138,18 @@ export class Cordage {
     app.interceptTool = options.interceptTool
     app.lockFile = locked?.file
     app.storeOnly = options.storeOnly ?? false
-    try {
-      for (const name of wanted) await app.plugAgent(plans.get(name)!, options.storeOnly ?? false)
-    } catch (error) {
-      await app.stop()
-      throw error
+    for (const name of wanted) {
+      try {
+        if (options.onDemand && !app.storeOnly) {
+          await app.plugAgent(plans.get(name)!, true, undefined, app.root.plugin({ name: `stores:${name}`, apply: () => {} }))
+          app.storesOnly.add(name)
+        } else await app.plugAgent(plans.get(name)!, app.storeOnly)
+      } catch (error) {
+        await app.stop()
+        // Which agent did not start, for a command that started every agent to say how to serve the others.
+        if (CordageError.is(error) && error.data === undefined) error.data = { agent: name }
+        throw error
+      }
     }
     return app
   }
@@ -141,23 +161,39 @@ export class Cordage {
     return agent.runtime
   }
 
-  /** An agent of the preset, plugged now if it was not loaded (a subagent or handoff target of a loaded one). */
+  /**
+   * An agent of the preset with all its plugins started: plugged now if it was not loaded (a subagent
+   * or handoff target of a loaded one), or, in an app opened `onDemand`, started whole where only its
+   * store was.
+   * @throws CordageError `agent_not_found` for a name the preset does not have, or in an app that
+   *   only reads (`storeOnly`); a plugin's start failure as {@link Cordage.fromPreset} throws it
+   */
   async ensureAgent(name: string): Promise<AgentRuntime> {
-    if (this.loaded.has(name)) return this.agent(name)
+    if (this.loaded.has(name) && !this.storesOnly.has(name)) return this.agent(name)
     const plan = this.plans.get(name)
     if (!plan) throw new CordageError('agent_not_found', `preset ${this.preset.shown} has no agent "${name}"`)
     if (this.storeOnly) throw new CordageError('agent_not_found', `agent "${name}" is not loaded (only stores are loaded for this command)`)
     const loading =
       this.loading.get(name) ??
-      this.plugAgent(plan, false)
-        .then(() => {})
-        .finally(() => this.loading.delete(name))
+      this.startWhole(plan).finally(() => this.loading.delete(name))
     this.loading.set(name, loading)
     await loading
     return this.agent(name)
   }
 
   private loading = new Map<string, Promise<void>>()
+
+  /** Plug every plugin of `plan`'s agent, in place of its store-only runtime when it had one (nothing runs on that). */
+  private async startWhole(plan: AgentPlan): Promise<void> {
+    const name = plan.spec.name
+    const storesOnly = this.loaded.get(name)
+    if (storesOnly && this.storesOnly.has(name)) {
+      this.loaded.delete(name)
+      this.storesOnly.delete(name)
+      this.pinnedRuns.unplug(storesOnly)
+    }
+    await this.plugAgent(plan, false)
+  }
 
   /** The lock file the agents were resolved by, when one was used. */
   lockFile: string | undefined
@@ -261,6 +297,7 @@ export class Cordage {
     }
   }
 
+  /** The agents this app has loaded (in an app opened `onDemand`, every agent: some with their store only). */
   agentNames(): string[] {
     return [...this.loaded.keys()]
   }
@@ -377,20 +414,27 @@ export class Cordage {
     await this.pinnedRuns.stop()
     for (const [name, agent] of this.loaded) {
       await agent.runtime.idle()
-      for (const p of [...agent.plugins].reverse()) unplug(agent.ctx, name, p, 'stop')
+      if (this.storesOnly.has(name)) this.pinnedRuns.unplug(agent)
+      else for (const p of [...agent.plugins].reverse()) unplug(agent.ctx, name, p, 'stop')
     }
     this.loaded.clear()
+    this.storesOnly.clear()
     // The log sink stays attached: a late line (a server closing) must not fall through to cordis's own
     // printer on stdout. It goes when the root does (a WeakMap).
   }
 
+  /**
+   * Plug an agent. A runtime pinned for one run, or one with its store only that will be replaced by
+   * the whole agent, lives in a cordis scope of its own, so it goes without leaving listeners behind.
+   */
   private async plugAgent(
     plan: AgentPlan,
     storeOnly: boolean,
     pinned?: Record<string, { version: string; hash?: string }>,
+    ownScope?: ForkScope<Context>,
   ): Promise<LoadedAgent> {
     const name = plan.spec.name
-    const scope = pinned ? this.pinnedRuns.scope(name) : undefined
+    const scope = ownScope ?? (pinned ? this.pinnedRuns.scope(name) : undefined)
     const ctx = createAgentContext(scope?.ctx ?? this.root, name).extend({ baseDir: plan.preset.dir })
     // The host's own service: the preset's other agents, for subagents and handoffs.
     ctx.set('agents', agentDirectory(this, name))

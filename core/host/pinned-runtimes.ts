@@ -59,7 +59,8 @@ export class PinnedRuntimes {
     }
   }
 
-  private unplug(agent: LoadedAgent): void {
+  /** Unplug a runtime built in its own scope (one pinned for a run, or an agent's store-only runtime) and drop its service slots. */
+  unplug(agent: LoadedAgent): void {
     for (const p of [...agent.plugins].reverse()) unplug(agent.ctx, agent.plan.spec.name, p, 'stop')
     agent.scope?.dispose()
     // cordis keeps a slot ({ value: undefined, source }) at the root for each isolated service name

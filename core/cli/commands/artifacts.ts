@@ -18,7 +18,7 @@ import type { Handler } from '../output.ts'
 const MaxRead = 16 * 1024 * 1024
 
 export const artifacts: Handler = async ({ flags, positionals: [runId] }, io) => {
-  const app = await open(io, flags, undefined, true)
+  const app = await open(io, flags, 'stores')
   try {
     const agent = await locate(app, runId, flags.agent as string | undefined)
     const store = agent.store()
@@ -41,7 +41,7 @@ export const artifact: Handler = async ({ flags, positionals: [ref] }, io) => {
   if (length !== undefined && (length < 1 || length > MaxRead))
     throw new CordageError('invalid_input', `--length must be between 1 and ${MaxRead} bytes, got ${length}`)
   // The preset and the agent first, as every command checks them: a bad preset is the first thing to fix.
-  const app = await open(io, flags, undefined, true)
+  const app = await open(io, flags, 'stores')
   try {
     if (typeof flags.agent === 'string') knownAgent(app, flags.agent)
     let parsed: ReturnType<typeof parseArtifactRef>

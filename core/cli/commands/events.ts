@@ -12,7 +12,7 @@ export const events: Handler = async ({ flags, positionals: [runId] }, io) => {
   const after = flags.after === undefined ? 0 : Number(flags.after)
   if (!Number.isInteger(after) || after < 0)
     throw new CordageError('invalid_input', `--after must be a whole number ≥ 0, got ${JSON.stringify(flags.after)}`)
-  const app = await open(io, flags, undefined, true)
+  const app = await open(io, flags, 'stores')
   try {
     const agent = await locate(app, runId, flags.agent as string | undefined)
     if (!flags.follow) {

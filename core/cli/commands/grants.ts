@@ -10,7 +10,7 @@ import { knownAgent, open } from '../open.ts'
 import type { Handler } from '../output.ts'
 
 export const grants: Handler = async ({ flags }, io) => {
-  const app = await open(io, flags, undefined, true)
+  const app = await open(io, flags, 'stores')
   try {
     knownAgent(app, flags.agent as string | undefined)
     let listed = 0
@@ -29,7 +29,7 @@ export const grants: Handler = async ({ flags }, io) => {
 }
 
 export const revoke: Handler = async ({ flags, positionals: [id] }, io) => {
-  const app = await open(io, flags, undefined, true)
+  const app = await open(io, flags, 'stores')
   try {
     knownAgent(app, flags.agent as string | undefined)
     const agents = app.agentNames().filter((n) => !flags.agent || n === flags.agent)

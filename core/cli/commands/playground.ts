@@ -5,7 +5,7 @@
  */
 import { CordageError } from '../../contracts/errors.ts'
 import { ExitCodes } from '../exit-codes.ts'
-import { logLevelOf, presetFile } from '../open.ts'
+import { everyAgent, logLevelOf, presetFile } from '../open.ts'
 import type { Handler } from '../output.ts'
 
 export const playground: Handler = async ({ flags }, io) => {
@@ -21,6 +21,7 @@ export const playground: Handler = async ({ flags }, io) => {
   const token = (flags.token as string | undefined) ?? (process.env.CORDAGE_PLAYGROUND_TOKEN || undefined)
   const playground = await startPlayground({
     preset: file,
+    agents: flags.agent ? [String(flags.agent)] : undefined,
     port,
     watch,
     token,
@@ -28,6 +29,9 @@ export const playground: Handler = async ({ flags }, io) => {
     logLevel: logLevelOf(flags),
     log: (line) => io.err(line),
     onError: (error) => io.err(`[playground] ${(error as Error)?.message ?? error}`),
+  }).catch((error) => {
+    const agent = CordageError.is(error) ? (error.data as { agent?: string } | undefined)?.agent : undefined
+    throw agent && !flags.agent ? everyAgent(error, agent, 'playground') : error
   })
   // The address carries the secret token (printed to whoever started it, as notebook servers do).
   io.err(`playground for ${playground.app.preset.shown} on ${playground.url} ${playground.readOnly ? '(read-only) ' : ''}(Ctrl-C to stop)`)

@@ -5,19 +5,19 @@
  */
 import { CordageError } from '../../contracts/errors.ts'
 import { cancelOnSignal, finish, follow, live, volatileStore } from '../live.ts'
-import { open, overridesOf, pickAgent } from '../open.ts'
+import { open, overridesOf, pickAgent, startAgent, startingFor } from '../open.ts'
 import type { Handler } from '../output.ts'
 import { threadAgent } from './thread.ts'
 
 export const run: Handler = async ({ flags }, io) => {
-  const app = await open(io, flags, flags.agent ? [String(flags.agent)] : undefined)
+  const app = await open(io, flags, startingFor(flags))
   const view = live(io, flags)
   try {
     const threadId = flags.thread as string | undefined
-    const agent =
-      threadId !== undefined
-        ? await threadAgent(app, threadId, flags.agent as string | undefined)
-        : pickAgent(app, flags.agent as string | undefined)
+    const agent = await startAgent(
+      app,
+      threadId !== undefined ? await threadAgent(app, threadId, flags.agent as string | undefined) : pickAgent(app, flags.agent as string | undefined),
+    )
     const task = flags.task as string | undefined
     if (task !== undefined && !task.trim())
       throw new CordageError(

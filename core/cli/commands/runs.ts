@@ -13,7 +13,7 @@ import { listThreads } from './thread.ts'
 
 export const runs: Handler = async ({ flags }, io) => {
   // Reading runs starts only the stores: no tool servers, no model keys needed.
-  const app = await open(io, flags, undefined, true)
+  const app = await open(io, flags, 'stores')
   try {
     knownAgent(app, flags.agent as string | undefined)
     if (flags.threads) return await listThreads(app, flags, io)

@@ -8,7 +8,7 @@ import { CordageError } from '../../contracts/errors.ts'
 import type { AgentRuntime, ApprovalOptions, RunHandle } from '../../kernel/agent.ts'
 import type { Parsed } from '../args.ts'
 import { finish, follow, live } from '../live.ts'
-import { locate, open } from '../open.ts'
+import { locate, open, startAgent } from '../open.ts'
 import type { Handler, Output } from '../output.ts'
 import { formatPreview } from '../preview.ts'
 import { cancelThread } from './thread.ts'
@@ -85,10 +85,12 @@ async function steer(
   command: (agent: AgentRuntime, positionals: string[]) => Promise<RunHandle>,
 ): Promise<number> {
   const [runId] = args.positionals
-  const app = await open(io, args.flags)
+  // Only the run's own agent starts (docs/reference/presets.md#which-agents-a-command-starts): another
+  // agent of the preset that cannot start does not close the way to this run.
+  const app = await open(io, args.flags, 'on demand')
   const view = live(io, args.flags)
   try {
-    let agent = await locate(app, runId, args.flags.agent as string | undefined)
+    let agent = await startAgent(app, await locate(app, runId, args.flags.agent as string | undefined))
     // A run that goes on may need plugins pinned to its recorded versions (onDrift: pin).
     if (args.command.name !== 'cancel' && !args.flags['no-resume']) agent = await app.forRun(agent.name, runId)
     follow(app, view, () => runId, false, !!args.flags.stream)

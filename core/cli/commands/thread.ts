@@ -12,7 +12,7 @@ import { checkThreadId } from '../../kernel/thread-start.ts'
 import type { RunState } from '../../kernel/state.ts'
 import { ExitCodes } from '../exit-codes.ts'
 import { finish } from '../live.ts'
-import { knownAgent, open, pickAgent } from '../open.ts'
+import { knownAgent, open, pickAgent, startAgent } from '../open.ts'
 import type { Handler, Output } from '../output.ts'
 import type { Parsed } from '../args.ts'
 
@@ -21,7 +21,7 @@ const AnswerChars = 80
 
 export const thread: Handler = async ({ positionals, flags }, io) => {
   const id = checkThreadId(positionals[0])
-  const app = await open(io, flags, undefined, true)
+  const app = await open(io, flags, 'stores')
   try {
     knownAgent(app, flags.agent as string | undefined)
     const found = await findThread(app, id, flags.agent as string | undefined)
@@ -84,12 +84,13 @@ export async function cancelThread(args: Parsed, io: Output): Promise<number> {
       'invalid_input',
       `give a run or --thread, not both: cordage cancel --thread ${id} closes the thread and cancels its turn going on`,
     )
-  const app = await open(io, args.flags)
+  const app = await open(io, args.flags, 'on demand')
   try {
     const found = await findThread(app, id, args.flags.agent as string | undefined)
     if (!found) throw new CordageError('thread_not_found', `no thread ${id} in the stores of ${app.preset.shown}`)
     const by = (args.flags.by as string | undefined) ?? 'cli'
-    const state = await found.agent.closeThread(id, { by, reason: args.flags.reason as string | undefined })
+    const agent = await startAgent(app, found.agent)
+    const state = await agent.closeThread(id, { by, reason: args.flags.reason as string | undefined })
     io.err(`thread ${id} closed: it takes no more turns`)
     return state ? finish(state, io, args.flags) : ExitCodes.ok
   } finally {

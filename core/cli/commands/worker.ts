@@ -7,7 +7,7 @@ import { CordageError } from '../../contracts/errors.ts'
 import { reportError } from '../errors.ts'
 import { ExitCodes } from '../exit-codes.ts'
 import { follow, live } from '../live.ts'
-import { open } from '../open.ts'
+import { openEvery } from '../open.ts'
 import type { Handler } from '../output.ts'
 
 export const worker: Handler = async (args, io) => {
@@ -16,7 +16,7 @@ export const worker: Handler = async (args, io) => {
   const poll = flags.poll === undefined ? 500 : Number(flags.poll)
   if (!Number.isInteger(poll) || poll < 10)
     throw new CordageError('invalid_input', `--poll must be a whole number of milliseconds ≥ 10, got ${JSON.stringify(flags.poll)}`)
-  const app = await open(io, flags, flags.agent ? [String(flags.agent)] : undefined)
+  const app = await openEvery(io, flags, 'worker')
   const agents = app.agentNames().map((n) => app.agent(n))
   const view = live(io, flags)
   const out = view.io

@@ -98,7 +98,13 @@ export async function startPlayground(options: PlaygroundOptions): Promise<Playg
   const root = new Context()
   const feed = new PluginFeed()
   feed.attach(root)
-  const app = await Cordage.fromPreset(options.preset, { root, onError, agents: options.agents, logLevel: options.logLevel, log: options.log })
+  const app = await Cordage.fromPreset(options.preset, {
+    root,
+    onError,
+    agents: options.agents,
+    logLevel: options.logLevel,
+    log: options.log,
+  })
   let reloader: DevReloader | undefined
   if (options.watch) {
     const debounceMs = options.watch === true ? undefined : options.watch.debounceMs

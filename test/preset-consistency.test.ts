@@ -68,7 +68,10 @@ describe('one preset, one behaviour: a command about a run starts only the agent
     const resumed = await lab.run(['resume', runId])
     noPresetError(resumed, 'resume')
     assert.equal(resumed.code, 2, resumed.stderr)
-    assert.match(resumed.stderr, /error \[run_not_waiting\]: .* still waits for approval of s1\.a1 \(pay_once\): approve or reject it first/)
+    assert.match(
+      resumed.stderr,
+      /error \[run_not_waiting\]: .* still waits for approval of s1\.a1 \(pay_once\): approve or reject it first/,
+    )
 
     const approved = await lab.run(['approve', runId, 's1.a1', '--by', 'alice'])
     assert.equal(approved.code, 0, approved.stderr)
@@ -123,7 +126,13 @@ describe('one preset, one behaviour: a command about a run starts only the agent
       assert.match(refused.stderr, parentRefusal, what)
     }
     // The two that serve every agent say how to serve the others.
-    assert.match(refusals[1].stderr, /cordage worker starts every agent of the preset: fix agent "parent", or serve the others .* --agent NAME/)
-    assert.match(refusals[2].stderr, /cordage playground starts every agent of the preset: fix agent "parent", or serve the others .* --agent NAME/)
+    assert.match(
+      refusals[1].stderr,
+      /cordage worker starts every agent of the preset: fix agent "parent", or serve the others .* --agent NAME/,
+    )
+    assert.match(
+      refusals[2].stderr,
+      /cordage playground starts every agent of the preset: fix agent "parent", or serve the others .* --agent NAME/,
+    )
   })
 })

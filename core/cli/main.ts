@@ -96,7 +96,8 @@ const commands: Record<string, Handler> = {
   artifacts,
   artifact,
   scan: (args, io) => scan(args, io, storeOnly(io)),
-  dev: async (args, io) => (await import('./dev.ts')).dev(args, io, (flags, agents) => open(io, flags, agents ?? 'every agent'), overridesOf),
+  dev: async (args, io) =>
+    (await import('./dev.ts')).dev(args, io, (flags, agents) => open(io, flags, agents ?? 'every agent'), overridesOf),
   // Loaded on demand, and loads no host: it only writes files.
   init: async (args, io) => (await import('./init.ts')).init(args, io),
   lock,

@@ -173,9 +173,7 @@ export class Cordage {
     const plan = this.plans.get(name)
     if (!plan) throw new CordageError('agent_not_found', `preset ${this.preset.shown} has no agent "${name}"`)
     if (this.storeOnly) throw new CordageError('agent_not_found', `agent "${name}" is not loaded (only stores are loaded for this command)`)
-    const loading =
-      this.loading.get(name) ??
-      this.startWhole(plan).finally(() => this.loading.delete(name))
+    const loading = this.loading.get(name) ?? this.startWhole(plan).finally(() => this.loading.delete(name))
     this.loading.set(name, loading)
     await loading
     return this.agent(name)

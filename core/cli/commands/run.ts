@@ -16,7 +16,9 @@ export const run: Handler = async ({ flags }, io) => {
     const threadId = flags.thread as string | undefined
     const agent = await startAgent(
       app,
-      threadId !== undefined ? await threadAgent(app, threadId, flags.agent as string | undefined) : pickAgent(app, flags.agent as string | undefined),
+      threadId !== undefined
+        ? await threadAgent(app, threadId, flags.agent as string | undefined)
+        : pickAgent(app, flags.agent as string | undefined),
     )
     const task = flags.task as string | undefined
     if (task !== undefined && !task.trim())

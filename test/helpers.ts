@@ -2,8 +2,7 @@
  * Test setup through the front door: a real preset file in a temporary folder, loaded by the host with
  * the built-in plugins, and helpers to read what a run left in the store and in the outbox.
  */
-import { mkdtempSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { stringify } from 'yaml'
 import { readService, type AgentRuntime, type RunEvent } from 'cordage'
@@ -12,9 +11,9 @@ import type { ScriptEntry } from '../plugins/model-scripted/manifest.ts'
 import type { ScriptedModel } from '../plugins/model-scripted/index.ts'
 import { Outbox, type Followup } from '../plugins/support-desk/outbox.ts'
 
-export function tempDir(prefix = 'cordage-test-'): string {
-  return mkdtempSync(join(tmpdir(), prefix))
-}
+import { tempDir } from './temp.ts'
+
+export { removeTemp, tempDir } from './temp.ts'
 
 export const DefaultRules = [
   { id: 'read-only', verdict: 'allow', match: { sideEffect: 'none' } },

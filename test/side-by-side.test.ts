@@ -3,16 +3,16 @@
  * own version, even while both run at once.
  */
 import assert from 'node:assert/strict'
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { after, describe, it } from 'node:test'
 import { stringify } from 'yaml'
 import { readService, type PolicyService } from 'cordage'
 import { Cordage } from 'cordage/host'
 import { refundAnswer } from './helpers.ts'
+import { tempDir } from './temp.ts'
 
-const dir = mkdtempSync(join(tmpdir(), 'cordage-side-by-side-'))
+const dir = tempDir('cordage-side-by-side-')
 after(() => rmSync(dir, { recursive: true, force: true }))
 
 const agent = (policy: Record<string, unknown>) => ({

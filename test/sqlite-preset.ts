@@ -4,11 +4,11 @@
  * opens them: two apps on one file are two processes sharing a store. A test file that uses it
  * registers `afterEach(stopApps)` and `after(removeDirs)`.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { stringify } from 'yaml'
 import { Cordage } from '../core/host/app.ts'
+import { tempDir } from './temp.ts'
 
 export const allowAll = [{ id: 'all', verdict: 'allow', match: {} }]
 
@@ -16,7 +16,7 @@ const dirs: string[] = []
 
 /** A temporary folder that removeDirs removes. */
 export function scratchDir(prefix = 'cordage-preset-'): string {
-  const dir = mkdtempSync(join(tmpdir(), prefix))
+  const dir = tempDir(prefix)
   dirs.push(dir)
   return dir
 }

@@ -14,8 +14,7 @@
  */
 import assert from 'node:assert/strict'
 import { execFile } from 'node:child_process'
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { basename, join, resolve } from 'node:path'
 import { after, before, describe, it } from 'node:test'
 import fc from 'fast-check'
@@ -24,10 +23,11 @@ import { main } from '../../core/cli/main.ts'
 import { Codes, CordageError } from '../../core/contracts/errors.ts'
 import { Cordage } from '../../core/host/app.ts'
 import { BuiltinPluginsDir, PluginCatalog } from '../../core/host/catalog.ts'
+import { tempDir } from '../temp.ts'
 
 const root = resolve(import.meta.dirname, '../..')
 const bin = join(root, 'core/cli/bin.js')
-const work = mkdtempSync(join(tmpdir(), 'cordage-fuzz-'))
+const work = tempDir('cordage-fuzz-')
 after(() => rmSync(work, { recursive: true, force: true }))
 
 // ---------------------------------------------------------------------------------------------------
@@ -757,7 +757,7 @@ const categories: Category[] = [
         ])
       })
       // A folder outside any ES module package.
-      const bare = join(mkdtempSync(join(tmpdir(), 'cordage-fuzz-bare-')), 'fz-bare')
+      const bare = join(tempDir('cordage-fuzz-bare-'), 'fz-bare')
       mkdirSync(bare)
       writeFileSync(join(bare, 'manifest.ts'), plainManifest('fz-bare'))
       writeFileSync(join(bare, 'index.ts'), plainIndex)

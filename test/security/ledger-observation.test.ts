@@ -6,8 +6,7 @@
  * second run is driven by a new host on the same store, so the observation comes from the database.
  */
 import assert from 'node:assert/strict'
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { after, describe, it } from 'node:test'
 import { stringify } from 'yaml'
@@ -28,7 +27,7 @@ const writes: string[] = ((globalThis as Record<string, unknown>).__noteWrites ?
  * output is a bare receipt and whose observation carries the citation the verifier needs.
  */
 function notePlugin(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'cordage-notes-'))
+  const dir = tempDir('cordage-notes-')
   dirs.push(dir)
   writeFileSync(join(dir, 'package.json'), JSON.stringify({ type: 'module' }))
   writeFileSync(
@@ -44,6 +43,7 @@ export default { name: 'notes', version: '1.0.0', requires: { tools: '^1.0.0' },
 import { z } from 'zod'
 import { definePlugin, defineTool } from 'cordage'
 import manifest from './manifest.ts'
+import { tempDir } from '../temp.ts'
 const writes = (globalThis.__noteWrites ??= [])
 export default definePlugin(manifest, (ctx) => {
   ctx.tools.register(defineTool({

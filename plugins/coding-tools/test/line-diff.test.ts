@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict'
 import { spawnSync } from 'node:child_process'
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, it } from 'node:test'
 import { diffLines, lines, MaxCells, unifiedDiff } from '../line-diff.ts'
+import { tempDir } from '../../../test/temp.ts'
 
 /** Apply a unified diff to the old text: what `patch` would make of it (hunks in order, context checked). */
 function applyDiff(before: string, diff: string): string {
@@ -64,7 +64,7 @@ describe('coding-tools: line diff', () => {
   })
 
   it('agrees with diff(1) on what changes (when diff is installed)', (t) => {
-    const dir = mkdtempSync(join(tmpdir(), 'line-diff-'))
+    const dir = tempDir('line-diff-')
     try {
       const before = randomText(42, 40)
       const after = randomText(43, 40)

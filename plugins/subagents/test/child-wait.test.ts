@@ -5,14 +5,14 @@
  * and cancelling it cancels the child, whose approval is then void.
  */
 import assert from 'node:assert/strict'
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { after, afterEach, describe, it } from 'node:test'
 import { stringify } from 'yaml'
 import type { RunEvent, RunState } from 'cordage'
 import { Cordage } from 'cordage/host'
 import { main } from '../../../core/cli/main.ts'
+import { tempDir } from '../../../test/temp.ts'
 
 const dirs: string[] = []
 after(() => {
@@ -80,7 +80,7 @@ afterEach(async () => {
 })
 
 async function setUp() {
-  const dir = mkdtempSync(join(tmpdir(), 'cordage-child-wait-'))
+  const dir = tempDir('cordage-child-wait-')
   dirs.push(dir)
   const file = preset(dir)
   const app = await open(file)
@@ -202,7 +202,7 @@ describe('a parent waits for a child that waits for a person', () => {
   })
 
   it("waits WAITING_USER on a child's question: the answer is given to the child, and the parent goes on with its answer", async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'cordage-child-wait-'))
+    const dir = tempDir('cordage-child-wait-')
     dirs.push(dir)
     const app = await open(preset(dir, 'preset.yml', undefined, [{ ask: 'Which ticket?' }, { final: 'It is ticket T-1.' }]))
     apps.push(app)
@@ -227,7 +227,7 @@ describe('a parent waits for a child that waits for a person', () => {
   })
 
   it('waits along a chain: a grandchild waits for approval, so do its parent and grandparent; approving it completes all three', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'cordage-child-wait-'))
+    const dir = tempDir('cordage-child-wait-')
     dirs.push(dir)
     const ask = (target: string, answer: string) => [
       { tool: 'spawn_agent', args: { agent: target, task: 'Note the refund on T-1.' } },

@@ -5,14 +5,14 @@
  * comes while the run pauses on its child is not lost; and a child whose parent has ended is not approved.
  */
 import assert from 'node:assert/strict'
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { rmSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { after, afterEach, beforeEach, describe, it } from 'node:test'
 import { stringify } from 'yaml'
 import type { RunEvent } from 'cordage'
 import { Cordage } from 'cordage/host'
 import { hooks } from './fixtures/hostile-waits/index.ts'
+import { tempDir } from '../../../test/temp.ts'
 
 const hostile = { path: resolve(import.meta.dirname, 'fixtures/hostile-waits') }
 const dirs: string[] = []
@@ -63,7 +63,7 @@ const followup = [{ tool: 'record_followup', args: { ticketId: 'T-1', note: 'ref
 
 /** lead (with the hostile tools and spawn_agent), researcher (its write waits for approval), quick (answers at once). */
 async function setUp(leadScript: unknown[]) {
-  const dir = mkdtempSync(join(tmpdir(), 'cordage-hostile-waits-'))
+  const dir = tempDir('cordage-hostile-waits-')
   dirs.push(dir)
   const agents = {
     lead: entry('lead', leadScript, {

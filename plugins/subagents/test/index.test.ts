@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict'
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { after, afterEach, describe, it } from 'node:test'
 import { stringify } from 'yaml'
 import { readService, type AgentDirectory, type RunEvent, type RunState } from 'cordage'
 import { Cordage } from 'cordage/host'
+import { tempDir } from '../../../test/temp.ts'
 
 const dirs: string[] = []
 after(() => {
@@ -30,7 +30,7 @@ function load(agents: Record<string, AgentSketch>): Promise<Cordage> {
 
 /** The same, with the preset's spawns and handoffs only when `reach` says so. */
 async function loadRaw(agents: Record<string, AgentSketch>, reach = false): Promise<Cordage> {
-  const dir = mkdtempSync(join(tmpdir(), 'cordage-subagents-'))
+  const dir = tempDir('cordage-subagents-')
   dirs.push(dir)
   const preset = {
     cordage: 1,
@@ -244,7 +244,7 @@ describe('subagents', () => {
 
   it('runs the README example: triage hands over to billing, which asks the researcher', async () => {
     const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8')
-    const dir = mkdtempSync(join(tmpdir(), 'cordage-subagents-'))
+    const dir = tempDir('cordage-subagents-')
     dirs.push(dir)
     writeFileSync(join(dir, 'preset.yml'), /```yaml\n([\s\S]*?)```/.exec(readme)![1])
     app = await Cordage.fromPreset(join(dir, 'preset.yml'), {

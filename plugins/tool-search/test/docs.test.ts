@@ -4,8 +4,7 @@
  * list exactly the keys of the config schema.
  */
 import assert from 'node:assert/strict'
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { readFileSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { describe, it } from 'node:test'
 import { parse } from 'yaml'
@@ -13,6 +12,7 @@ import { Cordage } from 'cordage/host'
 import type { RunEvent } from 'cordage'
 import manifest from '../manifest.ts'
 import { toolsByStep } from './test-desk.ts'
+import { tempDir } from '../../../test/temp.ts'
 
 const root = resolve(import.meta.dirname, '../../..')
 const page = readFileSync(join(root, 'docs/guides/tool-search.md'), 'utf8')
@@ -26,7 +26,7 @@ describe('docs/guides/tool-search.md', () => {
   it('runs its example preset: a search in step 1, the revealed tool in step 2, the answer in step 3', async () => {
     const example = blocks(page, 'yaml').find((b) => b.startsWith('# tool-search example'))
     assert.ok(example, 'the page has an example preset')
-    const file = join(mkdtempSync(join(tmpdir(), 'tool-search-docs-')), 'preset.yml')
+    const file = join(tempDir('tool-search-docs-'), 'preset.yml')
     writeFileSync(file, example)
     const app = await Cordage.fromPreset(file)
     try {

@@ -1,7 +1,5 @@
 import assert from 'node:assert/strict'
-import { mkdtempSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join, resolve } from 'node:path'
+import { resolve } from 'node:path'
 import { describe, it } from 'node:test'
 import { Cordage } from 'cordage/host'
 import { definePlugin, emptyState, readService, type CordageError, type RunEvent, type RunState } from 'cordage'
@@ -12,6 +10,7 @@ import plugin, { DefaultRanking, SearchToolName, type ToolSearch } from '../inde
 import manifest from '../manifest.ts'
 import opsCatalog, { OpsTools } from './fixtures/ops-catalog/index.ts'
 import { deskCatalog, fixture, RefundAnswer, searchDesk, toolsByStep, writeDeskPreset } from './test-desk.ts'
+import { tempDir } from '../../../test/temp.ts'
 
 const search = (args: Record<string, unknown>) => ({ tool: SearchToolName, args })
 const lookup = (topic: string) => ({ tool: 'lookup_policy', args: { topic } })
@@ -226,7 +225,7 @@ describe('tool-search: search_tools', () => {
   })
 
   it('keeps revealed tools visible when the run resumes in another process', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'tool-search-resume-'))
+    const dir = tempDir('tool-search-resume-')
     const options = {
       dir,
       store: { plugin: 'store-sqlite', config: { path: 'runs.db' } },

@@ -4,12 +4,12 @@
  * test/helpers.ts (whose preset always uses tools-registry), with a read-only policy fixture so the
  * scenarios depend on the policy contract, not on one policy plugin's config.
  */
-import { mkdtempSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { stringify } from 'yaml'
 import { readService, type AgentRuntime, type RunEvent, type RunState, type ToolView } from 'cordage'
 import { BuiltinPluginsDir, Cordage, PluginCatalog } from 'cordage/host'
+import { tempDir } from '../../../test/temp.ts'
 
 export const RefundAnswer = 'Damaged items can be refunded in full within 30 days of delivery [source: policy/refunds#2].'
 
@@ -38,7 +38,7 @@ export interface Desk {
 }
 
 export function writeDeskPreset(options: DeskOptions): { dir: string; presetFile: string } {
-  const dir = options.dir ?? mkdtempSync(join(tmpdir(), 'tool-search-'))
+  const dir = options.dir ?? tempDir('tool-search-')
   const presetFile = join(dir, 'preset.yml')
   writeFileSync(
     presetFile,

@@ -1,0 +1,169 @@
+/**
+ * The suite's runner (`npm test`): every test file in its own process, several at a time, then the ten
+ * slowest files; a file fails when it leaves anything in the temp dir.
+ *
+ * Why not `node --test` alone: on a 2-core machine it runs one file at a time (its default is one fewer
+ * than the cores), while most files wait on child processes, servers and timers, not on the CPU; it
+ * says nothing of which files are slow; and a file that leaves a folder behind goes unnoticed. Each file
+ * runs here with TMPDIR pointing at a folder of its own, which must be empty when it ends.
+ *
+ * Files that must not overlap (they share something a parallel file would disturb) are listed in
+ * {@link Alone} with the reason; they run after the others, one at a time.
+ *
+ * Usage: node --import tsx test/run.ts [--jobs N] [--verbose] [FILE...]
+ *   FILE   test files to run (default: the whole suite, as {@link Suite} lists it)
+ *   --jobs how many files at once (default $CORDAGE_TEST_JOBS, else cores + 2)
+ *   --verbose  print every file's output, not only the failing ones'
+ */
+import { spawn } from 'node:child_process'
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from 'node:fs'
+import { availableParallelism, tmpdir } from 'node:os'
+import { basename, join, relative, resolve } from 'node:path'
+
+const root = resolve(import.meta.dirname, '..')
+
+/** The suite: each folder's *.test.ts (not recursive). */
+const Suite = ['test', 'test/unit', 'test/security', ...readdirSync(join(root, 'plugins')).map((p) => `plugins/${p}/test`)]
+
+/** Files that run alone, after the rest, and why. */
+const Alone: Record<string, string> = {}
+
+/** Where tsx keeps its compile cache (tsx: `os.tmpdir()/tsx-<uid>`). */
+const TsxCache = join(tmpdir(), `tsx-${process.getuid?.() ?? 0}`)
+
+/** A file that runs longer than this is killed and counts as failed. */
+const FileTimeoutMs = 15 * 60_000
+
+interface Outcome {
+  file: string
+  ms: number
+  ok: boolean
+  output: string
+  counts: string
+}
+
+function suiteFiles(): string[] {
+  const files: string[] = []
+  for (const dir of Suite) {
+    let names: string[]
+    try {
+      names = readdirSync(join(root, dir))
+    } catch {
+      continue
+    }
+    for (const name of names.sort()) if (name.endsWith('.test.ts')) files.push(`${dir}/${name}`)
+  }
+  return files
+}
+
+function parseArgs(argv: string[]): { jobs: number; verbose: boolean; files: string[] } {
+  let jobs = Number(process.env.CORDAGE_TEST_JOBS) || availableParallelism() + 2
+  let verbose = false
+  const files: string[] = []
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]
+    if (arg === '--jobs') {
+      jobs = Number(argv[++i])
+      if (!Number.isInteger(jobs) || jobs < 1) throw new Error(`--jobs takes a whole number >= 1, got ${argv[i]}`)
+    } else if (arg === '--verbose') verbose = true
+    else if (arg.startsWith('--')) throw new Error(`unknown option ${arg}; options: --jobs N, --verbose`)
+    else files.push(relative(root, resolve(arg)))
+  }
+  return { jobs, verbose, files: files.length ? files : suiteFiles() }
+}
+
+/**
+ * Run one file in its own process (its own process group, so a timeout kills what it started too),
+ * with a temp dir of its own: what is left there when it ends is that file's, and fails it.
+ */
+async function runFile(file: string, env: NodeJS.ProcessEnv, temp: string): Promise<Outcome> {
+  const own = mkdtempSync(join(temp, `${file.replace(/[^\w.-]+/g, '_')}-`))
+  // tsx keeps its compile cache in the temp dir: every file shares the usual one (a link the check skips).
+  symlinkSync(TsxCache, join(own, basename(TsxCache)))
+  const outcome = await runIn(file, { ...env, TMPDIR: own })
+  const left = readdirSync(own).filter((name) => name !== basename(TsxCache))
+  rmSync(own, { recursive: true, force: true })
+  if (!left.length) return outcome
+  const shown = left.slice(0, 20).join(', ') + (left.length > 20 ? `, … (${left.length} in all)` : '')
+  return {
+    ...outcome,
+    ok: false,
+    output: `${outcome.output}\n[test/run.ts] ${file} left ${left.length} item(s) in its temp dir: ${shown}; every test removes what it creates (tempDir() in test/helpers.ts)\n`,
+  }
+}
+
+function runIn(file: string, env: NodeJS.ProcessEnv): Promise<Outcome> {
+  const started = Date.now()
+  return new Promise((done) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', '--test-reporter=spec', file], {
+      cwd: root,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    })
+    let output = ''
+    child.stdout.on('data', (d) => {
+      output += d
+    })
+    child.stderr.on('data', (d) => {
+      output += d
+    })
+    const timer = setTimeout(() => {
+      output += `\n[test/run.ts] ${file} ran longer than ${FileTimeoutMs / 60_000} minutes: killed\n`
+      try {
+        process.kill(-child.pid!, 'SIGKILL')
+      } catch {}
+    }, FileTimeoutMs)
+    child.on('close', (code, signal) => {
+      clearTimeout(timer)
+      const count = (name: string) => new RegExp(`^ℹ ${name} (\\d+)$`, 'm').exec(output)?.[1]
+      const counts = `${count('tests') ?? '?'} tests, ${count('fail') ?? '?'} failed`
+      done({ file, ms: Date.now() - started, ok: code === 0 && signal === null, output, counts })
+    })
+  })
+}
+
+async function pool(files: string[], jobs: number, temp: string, report: (o: Outcome) => void): Promise<Outcome[]> {
+  const queue = [...files]
+  const outcomes: Outcome[] = []
+  const worker = async () => {
+    for (let file = queue.shift(); file !== undefined; file = queue.shift()) {
+      const outcome = await runFile(file, process.env, temp)
+      outcomes.push(outcome)
+      report(outcome)
+    }
+  }
+  await Promise.all(Array.from({ length: Math.min(jobs, files.length) }, worker))
+  return outcomes
+}
+
+function seconds(ms: number): string {
+  return `${(ms / 1000).toFixed(1)} s`
+}
+
+async function main(): Promise<number> {
+  const { jobs, verbose, files } = parseArgs(process.argv.slice(2))
+  // Every file's temp dirs land in a folder of its own in here: os.tmpdir() reads TMPDIR.
+  const temp = mkdtempSync(join(tmpdir(), 'cordage-suite-'))
+  mkdirSync(TsxCache, { recursive: true })
+  const started = Date.now()
+  const report = (o: Outcome) => {
+    console.log(`${o.ok ? '✔' : '✖'} ${o.file} (${seconds(o.ms)}; ${o.counts})`)
+    if (verbose || !o.ok) console.log(o.output.replace(/^/gm, '    '))
+  }
+  const together = files.filter((f) => !Object.hasOwn(Alone, f))
+  const alone = files.filter((f) => Object.hasOwn(Alone, f))
+  console.log(`running ${files.length} test files, ${jobs} at a time${alone.length ? ` (${alone.length} alone after)` : ''}`)
+  const outcomes = [...(await pool(together, jobs, temp, report)), ...(await pool(alone, 1, temp, report))]
+
+  const failed = outcomes.filter((o) => !o.ok)
+  console.log(`\nthe ten slowest files:`)
+  for (const o of [...outcomes].sort((a, b) => b.ms - a.ms).slice(0, 10)) console.log(`  ${seconds(o.ms).padStart(8)}  ${o.file}`)
+  console.log(`\n${outcomes.length} files in ${seconds(Date.now() - started)}, ${jobs} at a time; ${failed.length} failed`)
+  for (const o of failed) console.log(`  ✖ ${o.file}`)
+
+  rmSync(temp, { recursive: true, force: true })
+  return failed.length ? 1 : 0
+}
+
+process.exitCode = await main()

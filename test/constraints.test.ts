@@ -129,6 +129,7 @@ describe('constrained allows in policy-rules presets', () => {
     ['a bad value', { id: 'r', verdict: 'allow', match: { tool: 'issue_refund' }, constraints: { maxAmount: -5 } }],
     ['constraints on a deny rule', { id: 'r', verdict: 'deny', match: { tool: 'issue_refund' }, constraints: { maxAmount: 5 } }],
     ['a pathPrefix with ..', { id: 'r', verdict: 'allow', match: { tool: 'issue_refund' }, constraints: { pathPrefix: '../x' } }],
+    ['an absolute pathPrefix', { id: 'r', verdict: 'allow', match: { tool: 'issue_refund' }, constraints: { pathPrefix: '/etc' } }],
   ]
   for (const [name, rule] of bad)
     it(`refuses a rule with ${name} at load`, async () => {

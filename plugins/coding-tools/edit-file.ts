@@ -2,7 +2,9 @@
  * edit_file: the one tool that changes the workspace (`sideEffect: local`, so policy can ask a person
  * first). Two forms: replace one exact snippet (`find` → `replace`; the snippet must occur exactly once),
  * or write a whole file (`content`). Paths are checked by resolveInside: nothing outside the workspace,
- * not even through a symbolic link.
+ * not even through a symbolic link, and under a constrained allow nothing outside its `pathPrefix`. The
+ * file is read and written by the kit's readFileWithin and writeFileWithin, which do not follow a link
+ * that appeared after the check.
  *
  * Its idempotency key is the kernel's default, `<runId>/<actionId>`, not a hash of path and content: the
  * ledger shares keys across runs, and each run has its own workspace, so a content key would let one
@@ -14,7 +16,8 @@ import { z } from 'zod'
 import { writes } from './footprint.ts'
 import { CordageError, defineTool, type Preview, type Reconciled, type Tool } from 'cordage'
 import { lines, unifiedDiff } from './line-diff.ts'
-import { contentHash, readIfExists, readRecord, writeAtomic, writeRecord, type EditRecord } from './edit-journal.ts'
+import { readFileWithin, writeFileWithin } from 'cordage/kit'
+import { contentHash, readRecord, writeRecord, type EditRecord } from './edit-journal.ts'
 import type { Config } from './manifest.ts'
 import type { DirOf } from './read-files.ts'
 import { resolveInside } from './workspace-path.ts'
@@ -52,7 +55,7 @@ export function editFileTool(dirOf: DirOf, config: Config): Tool {
     preview: async (args, io): Promise<Preview> => {
       const root = await dirOf(io.runId)
       const file = await resolveInside(root, args.path)
-      const current = await readIfExists(file.real)
+      const current = await readFileWithin(file)
       const next = apply(args, current, file.shown)
       if (next.length > config.maxWriteChars)
         throw new CordageError(
@@ -61,18 +64,13 @@ export function editFileTool(dirOf: DirOf, config: Config): Tool {
         )
       return previewOf(file.shown, current, next)
     },
-    // A constrained allow's pathPrefix (policy `constraints`) is held here: the edit is refused outside it.
+    // A constrained allow's pathPrefix (policy `constraints`) is held here: the edit is refused unless
+    // the file it writes, after every symbolic link, lies in the prefix folder (cordage/kit paths.ts).
     enforces: ['pathPrefix'],
     run: async (args, io) => {
       const root = await dirOf(io.runId)
-      const file = await resolveInside(root, args.path)
-      const prefix = io.constraints?.pathPrefix?.replace(/^\.\//, '')
-      if (prefix !== undefined && !file.shown.startsWith(prefix))
-        throw new CordageError(
-          'tool_failed',
-          `${file.shown} is outside ${prefix}, the only path policy allows this call to change; nothing was written`,
-        )
-      const current = await readIfExists(file.real)
+      const file = await resolveInside(root, args.path, io.constraints?.pathPrefix)
+      const current = await readFileWithin(file)
       const done = await readRecord(root, io.idempotencyKey)
       if (done) {
         const now = contentHash(current)
@@ -94,8 +92,9 @@ export function editFileTool(dirOf: DirOf, config: Config): Tool {
       // Intent first: whatever happens next, reconcile can compare the file with both hashes.
       await writeRecord(root, record)
       try {
-        await writeAtomic(file.real, next)
+        await writeFileWithin(file, next)
       } catch (error) {
+        if (error instanceof CordageError) throw error
         throw new CordageError('tool_failed', `cannot write ${file.shown}: ${(error as Error).message}`, { cause: error })
       }
       return result(record, args, false)
@@ -108,7 +107,7 @@ export function editFileTool(dirOf: DirOf, config: Config): Tool {
       // No intent on record: the call never got as far as touching the file.
       if (!record) return { committed: false }
       const file = await resolveInside(root, record.path)
-      const now = contentHash(await readIfExists(file.real))
+      const now = contentHash(await readFileWithin(file))
       if (now === record.after) return { committed: true, receipt: receiptOf(record), output: { path: record.path, sha256: record.after } }
       if (now === record.before) return { committed: false }
       return undefined

@@ -44,19 +44,9 @@ export async function writeRecord(root: string, record: EditRecord): Promise<voi
 }
 
 /** Write through a temporary file and a rename, so a reader never sees half a file. */
-export async function writeAtomic(path: string, content: string): Promise<void> {
+async function writeAtomic(path: string, content: string): Promise<void> {
   await mkdir(dirname(path), { recursive: true })
   const temporary = `${path}.tmp-${randomBytes(4).toString('hex')}`
   await writeFile(temporary, content)
   await rename(temporary, path)
-}
-
-/** The file's text, or undefined when it does not exist. */
-export async function readIfExists(path: string): Promise<string | undefined> {
-  try {
-    return await readFile(path, 'utf8')
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined
-    throw error
-  }
 }

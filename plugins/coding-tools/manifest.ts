@@ -22,7 +22,7 @@ export interface Config {
 
 export default {
   name: 'coding-tools',
-  version: '1.2.0',
+  version: '1.3.0',
   description: "Read, list, search and edit the files of the run's workspace, and run its tests.",
   requires: { tools: '^1.0.0', workspace: '^1.0.0' },
   config: Schema.object({

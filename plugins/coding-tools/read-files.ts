@@ -1,11 +1,14 @@
 /**
  * The read-only tools: read_file, list_files and search. They change nothing (`sideEffect: none`), so
- * policy can let them run without asking. Every path goes through resolveInside.
+ * policy can let them run without asking. Every path goes through resolveInside. Each holds a constrained
+ * allow's `pathPrefix` (policy may let the model read only a part of the workspace): the file or folder
+ * must lie in the prefix folder, by path segments, after every symbolic link.
  */
-import { readFile, stat } from 'node:fs/promises'
+import { stat } from 'node:fs/promises'
 import { z } from 'zod'
 import { reads } from './footprint.ts'
 import { CordageError, defineTool, type Tool } from 'cordage'
+import { readFileWithin } from 'cordage/kit'
 import type { Config } from './manifest.ts'
 import { walkFiles } from './walk.ts'
 import { realRoot, resolveInside } from './workspace-path.ts'
@@ -27,23 +30,26 @@ export function readFileTool(dirOf: DirOf, config: Config): Tool {
     sideEffect: 'none',
     timeoutMs: 10_000,
     footprint: ({ path }) => reads(path),
+    enforces: ['pathPrefix'],
     run: async ({ path, startLine, endLine }, io) => {
-      const file = await resolveInside(await dirOf(io.runId), path)
+      const file = await resolveInside(await dirOf(io.runId), path, io.constraints?.pathPrefix)
       if (!file.exists || !(await stat(file.real)).isFile())
         throw new CordageError('tool_failed', `${file.shown} is not a file; list_files shows what there is`)
-      const lines = (await readFile(file.real, 'utf8')).split('\n')
+      const text = await readFileWithin(file)
+      if (text === undefined) throw new CordageError('tool_failed', `${file.shown} is gone; list_files shows what there is`)
+      const lines = text.split('\n')
       // A final newline ends the last line; it does not start another one.
       if (lines.length > 1 && lines[lines.length - 1] === '') lines.pop()
       const from = startLine ?? 1
       const to = Math.min(endLine ?? lines.length, lines.length)
-      let text = lines.slice(from - 1, to).join('\n')
-      const cut = text.length > config.maxReadChars
-      if (cut) text = text.slice(0, config.maxReadChars)
+      let shown = lines.slice(from - 1, to).join('\n')
+      const cut = shown.length > config.maxReadChars
+      if (cut) shown = shown.slice(0, config.maxReadChars)
       const range = from === 1 && to === lines.length ? `${lines.length} lines` : `lines ${from}-${to} of ${lines.length}`
       const note = cut ? `\n… cut at ${config.maxReadChars} characters; read a line range with startLine and endLine` : ''
       return {
         output: { path: file.shown, lines: lines.length, from, to, cut },
-        observation: `[file: ${file.shown}] ${range}\n${text}${note}`,
+        observation: `[file: ${file.shown}] ${range}\n${shown}${note}`,
       }
     },
   })
@@ -57,9 +63,10 @@ export function listFilesTool(dirOf: DirOf, config: Config): Tool {
     sideEffect: 'none',
     timeoutMs: 10_000,
     footprint: ({ path }) => reads(path),
+    enforces: ['pathPrefix'],
     run: async ({ path }, io) => {
       const root = await realRoot(dirOf(io.runId))
-      const folder = await resolveInside(root, path)
+      const folder = await resolveInside(root, path, io.constraints?.pathPrefix)
       if (!folder.exists || !(await stat(folder.real)).isDirectory())
         throw new CordageError('tool_failed', `${folder.shown} is not a folder of the workspace`)
       const { files, truncated } = await walkFiles(root, folder.real, config.ignore, config.maxListEntries)

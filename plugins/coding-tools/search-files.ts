@@ -3,7 +3,8 @@
  * Bounded three ways, so one call cannot take the run's time or context: matches returned, file size
  * (larger files and binary files are skipped) and the length of each line shown.
  */
-import { readFile, stat } from 'node:fs/promises'
+import { constants } from 'node:fs'
+import { open, stat, type FileHandle } from 'node:fs/promises'
 import { join } from 'node:path'
 import { z } from 'zod'
 import { reads } from './footprint.ts'
@@ -47,10 +48,12 @@ export function searchTool(dirOf: DirOf, config: Config): Tool {
     sideEffect: 'none',
     timeoutMs: 15_000,
     footprint: ({ path }) => reads(path),
+    // Under a constrained allow's pathPrefix the folder searched must lie in it (the walk follows no link).
+    enforces: ['pathPrefix'],
     run: async ({ query, regex, caseSensitive, path }, io) => {
       const test = matcher(query, regex, caseSensitive)
       const root = await realRoot(dirOf(io.runId))
-      const folder = await resolveInside(root, path)
+      const folder = await resolveInside(root, path, io.constraints?.pathPrefix)
       if (!folder.exists || !(await stat(folder.real)).isDirectory())
         throw new CordageError('tool_failed', `${folder.shown} is not a folder of the workspace`)
       const { files } = await walkFiles(root, folder.real, config.ignore, MaxFiles)
@@ -117,8 +120,21 @@ function matcher(query: string, regex: boolean, caseSensitive: boolean): (line: 
 
 /** The file as text, or undefined when it is too large or looks binary (a NUL byte near the start). */
 async function readText(path: string, maxBytes: number): Promise<string | undefined> {
-  if ((await stat(path)).size > maxBytes) return undefined
-  const buffer = await readFile(path)
-  if (buffer.subarray(0, 8000).includes(0)) return undefined
-  return buffer.toString('utf8')
+  // The walk listed regular files only; one replaced by a symbolic link since is skipped, not followed.
+  let handle: FileHandle
+  try {
+    handle = await open(path, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0))
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ELOOP') return undefined
+    throw error
+  }
+  try {
+    const info = await handle.stat()
+    if (!info.isFile() || info.size > maxBytes) return undefined
+    const buffer = await handle.readFile()
+    if (buffer.subarray(0, 8000).includes(0)) return undefined
+    return buffer.toString('utf8')
+  } finally {
+    await handle.close()
+  }
 }

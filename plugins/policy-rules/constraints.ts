@@ -25,6 +25,10 @@ export function checkConstraints(value: unknown, verdict: string): Constraints |
     } else if (key === 'pathPrefix') {
       if (typeof v !== 'string' || v.length === 0 || v.includes('\0') || v.split(/[\\/]/).includes('..'))
         return `constraints.pathPrefix must be a non-empty path without a ".." segment or a NUL, got ${JSON.stringify(v)}`
+      // Relative to the workspace root, as the tools hold it (cordage/kit resolvePathWithin): an
+      // absolute one would allow nothing at run time, so it is refused here, where the preset is.
+      if (/^[\\/]/.test(v))
+        return `constraints.pathPrefix must be relative to the workspace root (such as "src/"), got ${JSON.stringify(v)}`
       out.pathPrefix = v
     } else {
       if (typeof v !== 'number' || !Number.isSafeInteger(v) || v <= 0)

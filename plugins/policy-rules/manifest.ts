@@ -98,7 +98,7 @@ export default {
           ),
           // Checked by hand at load (constraints.ts): unknown names and bad values are errors, never dropped.
           constraints: Schema.any().description(
-            'For allow: limits the call must keep, given to the tool in io.constraints: maxAmount (a number >= 0), pathPrefix (a path without ..), timeLimitMs (a positive integer). A tool that does not enforce one is refused (constraint_unenforceable).',
+            'For allow: limits the call must keep, given to the tool in io.constraints: maxAmount (a number >= 0), pathPrefix (a folder relative to the workspace root, without ..; held by path segments after symbolic links), timeLimitMs (a positive integer). A tool that does not enforce one is refused (constraint_unenforceable).',
           ),
         }),
       )

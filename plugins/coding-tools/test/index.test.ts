@@ -172,11 +172,12 @@ describe('coding-tools: edit_file', () => {
     const ws = workspaces()
     const edit = editFileTool(ws.dirOf, config())
     assert.deepEqual(edit.enforces, ['pathPrefix'])
+    for (const tool of [readFileTool, listFilesTool, searchTool]) assert.deepEqual(tool(ws.dirOf, config()).enforces, ['pathPrefix'])
     const inside = await invokeTool(edit, fix, { constraints: { pathPrefix: 'src/' } })
     assert.equal(inside.observation, 'replaced one snippet in src/cart.js.')
     await refused(
       invokeTool(edit, { path: 'README.md', content: 'gone\n' }, { runId: 'run_2', constraints: { pathPrefix: 'src/' } }),
-      /README\.md is outside src\/, the only path policy allows/,
+      /path "README\.md" is outside pathPrefix "src\/": policy allows this call only within src,/,
     )
     assert.equal(readFileSync(join(await ws.dirOf('run_2'), 'README.md'), 'utf8'), 'A cart.\nIt has a discountPercent.\n')
   })

@@ -134,6 +134,10 @@ export const Codes = {
   thread_not_found: { kind: 'usage', text: 'no thread with that id in the store' },
   thread_busy: { kind: 'conflict', text: "the thread's previous turn has not ended, or another process added this turn first" },
   thread_closed: { kind: 'usage', text: 'the thread was closed and takes no more turns' },
+  thread_spending_unknown: {
+    kind: 'internal',
+    text: "what the thread's last turn spent (with its child runs) cannot be read: the next turn is refused, not given the thread's budget",
+  },
   artifact_not_found: { kind: 'usage', text: 'no artifact with that reference in the store' },
   artifact_forbidden: { kind: 'authorization', text: 'the artifact is not visible to this reader (another run, or audit-only)' },
   feature_unsupported: {

@@ -3,7 +3,14 @@
  * The `agents` service the host gives each agent (core/contracts/services/agents.ts): the preset's other agents,
  * child runs (subagents) and handoffs. One directory per agent, so it knows who is asking.
  */
-import { childBudgets, type AgentDirectory, type ChildOutcome, type ParentLink, type SpawnRequest } from '../contracts/services/agents.ts'
+import {
+  childBudgets,
+  childRunId,
+  type AgentDirectory,
+  type ChildOutcome,
+  type ParentLink,
+  type SpawnRequest,
+} from '../contracts/services/agents.ts'
 import type { WaitingChild } from '../contracts/data.ts'
 import type { AgentRuntime } from '../kernel/agent.ts'
 import { readService } from '../kernel/cordis.ts'
@@ -11,6 +18,7 @@ import { CordageError } from '../contracts/errors.ts'
 import type { RunState } from '../kernel/state.ts'
 import { isTerminal, isWaiting } from '../kernel/status.ts'
 import type { Preset } from './preset.ts'
+import { spentByRun } from './run-spending.ts'
 
 export interface AgentsHost {
   preset: Preset
@@ -22,10 +30,7 @@ export interface AgentsHost {
   forRun?(agent: string, runId: string): Promise<AgentRuntime>
 }
 
-/** The child run's id: a function of the parent run and action, so asking again re-attaches. */
-export function childRunId(parentRunId: string, actionId: string): string {
-  return `${parentRunId}.${actionId}`
-}
+export { childRunId }
 
 export function agentDirectory(host: AgentsHost, self: string): AgentDirectory {
   const known = async (name: string) => {
@@ -120,6 +125,8 @@ export function agentDirectory(host: AgentsHost, self: string): AgentDirectory {
       const runtime = host.forRun ? await host.forRun(parentAgent.name, parent.runId) : parentAgent
       await runtime.resume(parent.runId, { by: `child ${child.runId}` })
     },
+
+    spent: (runId: string) => spentByRun(host, self, runId),
 
     async checkHandoff(agent: string, runId: string): Promise<void> {
       allowed('handoffs', agent)

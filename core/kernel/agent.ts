@@ -26,6 +26,7 @@ import type { LoopHost, ResolvedAgentOptions } from './loop-host.ts'
 import { resolveOptions, type AgentOptions, type StartOptions } from './agent-options.ts'
 import { checkTask, recordRunStart, servicesOf } from './run-start.ts'
 import { checkThreadId, checkThreadStore, prepareThreadStart } from './thread-start.ts'
+import { turnSpending } from './thread-budget.ts'
 import { driftChanges, recordDrift, type DriftPolicy } from './drift.ts'
 import { checkParentGoing, planDecision, recordDecision } from './approval.ts'
 import { claimToCancel, prepareRun, takeOverRun, takeRun, type TakenRun } from './lease.ts'
@@ -181,7 +182,14 @@ export class AgentRuntime implements LoopHost {
     try {
       const store = this.store()
       const budgets = startBudgets(this.budgets, options.budgets)
-      const thread = await prepareThreadStart(store, options.thread!, this.name, budgets, (id) => this.load(id))
+      const thread = await prepareThreadStart(
+        store,
+        options.thread!,
+        this.name,
+        budgets,
+        (id) => this.load(id),
+        (turn) => turnSpending(this.ctx, turn),
+      )
       recordRunStart(driver.rec, this, task, options, thread)
       await driver.flush()
     } catch (error) {

@@ -4,7 +4,8 @@
  * turn). Everything is checked before anything is recorded: the store holds threads, the thread is
  * open, its last turn has ended, and the thread's turn budget allows one more. The store then makes
  * the turn gap-free atomically with the run's first append (`AppendOptions.thread`): of two processes
- * adding the same turn, one gets `thread_busy` and nothing of its run is written.
+ * adding the same turn, one gets `thread_busy` and nothing of its run is written. What the turns before
+ * spent is read from the logs of the last turn and of the runs it started (core/kernel/thread-budget.ts).
  */
 import type { Usage } from '../contracts/data.ts'
 import { CordageError } from '../contracts/errors.ts'
@@ -14,6 +15,8 @@ import type { ThreadLink } from '../contracts/data.ts'
 import type { Budgets } from './budget.ts'
 import { isTerminal } from './status.ts'
 import { historyOf, turnIdOf, type ThreadHistory } from './thread-history.ts'
+import type { RunSpending } from '../contracts/services/agents.ts'
+import { spentByTurn } from './thread-budget.ts'
 
 /** What a thread id may look like: it is typed by people and printed in commands. */
 const ThreadIdPattern = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/
@@ -47,8 +50,9 @@ export function checkThreadStore(store: StoreService, agent: string): void {
 
 /**
  * Work out the next turn of thread `id` for `agent`: which turn, the run before, what the thread used
- * so far, and the history the turn sees. `load` rebuilds a run's state from the store.
- * @throws CordageError thread_closed, thread_busy, thread_budget_exceeded, feature_unsupported
+ * so far, and the history the turn sees. `load` rebuilds a run's state from the store; `spent` says
+ * what an ended turn spent with the runs it started (core/kernel/thread-budget.ts: turnSpending).
+ * @throws CordageError thread_closed, thread_busy, thread_budget_exceeded, thread_spending_unknown, feature_unsupported
  */
 export async function prepareThreadStart(
   store: StoreService,
@@ -56,6 +60,7 @@ export async function prepareThreadStart(
   agent: string,
   budgets: Budgets,
   load: (runId: string) => Promise<RunState>,
+  spent: (turn: RunState) => Promise<RunSpending>,
 ): Promise<ThreadStart> {
   checkThreadId(id)
   checkThreadStore(store, agent)
@@ -84,13 +89,15 @@ export async function prepareThreadStart(
       'thread_budget_exceeded',
       `thread ${id} has had ${turn - 1} turn(s), its budget allows ${maxTurns} (budgets.thread.maxTurns): start a new thread`,
     )
-  const usedBefore = previous ? addUsage(previous.thread?.usedBefore, previous.usage) : { inputTokens: 0, outputTokens: 0, costUsd: 0 }
+  const usedBefore = previous
+    ? addUsage(previous.thread?.usedBefore, await spentByTurn({ id, turn: last!.turn }, previous, spent))
+    : { inputTokens: 0, outputTokens: 0, costUsd: 0 }
   // A thread whose tokens or cost are spent takes no turn that could only stop at once (and use up a turn number).
-  const spent = threadSpent(budgets.thread, usedBefore)
-  if (spent)
+  const exhausted = threadSpent(budgets.thread, usedBefore)
+  if (exhausted)
     throw new CordageError(
       'thread_budget_exceeded',
-      `thread ${id} has used ${spent}: start a new thread, or raise budgets.thread in the preset (for one run: --set agents.${agent}.budgets.thread.…)`,
+      `thread ${id} has used ${exhausted}: start a new thread, or raise budgets.thread in the preset (for one run: --set agents.${agent}.budgets.thread.…)`,
     )
   return {
     link: { id, turn, ...(previous ? { previousRunId: previous.runId } : {}), usedBefore },

@@ -12,7 +12,7 @@ import type { Code } from '../errors.ts'
 import type { Budgets, ParentLink, Reservation, RunStatus, Usage } from '../data.ts'
 export type { ParentLink } from '../data.ts'
 
-export const AgentsContract = '1.2.0'
+export const AgentsContract = '1.3.0'
 
 export interface SpawnRequest {
   /** The agent to run, by its name in the preset. */
@@ -41,6 +41,14 @@ export interface ChildOutcome {
   /** Steps and usage of the child (its own children included), to be counted against the parent. */
   steps: number
   usage: Usage
+}
+
+/** What a run and every run it started spent, read from their logs. Since 1.3.0. */
+export interface RunSpending {
+  /** The run's own model calls and compactions, each call's reported usage, and each child's spending (the larger of the two per call). */
+  usage: Usage
+  /** Runs of the tree that have not ended (their spending is not final), with the agent that drives each. */
+  open: { runId: string; agent: string; status: RunStatus }[]
 }
 
 export interface AgentDirectory {
@@ -88,12 +96,26 @@ export interface AgentDirectory {
   child(agent: string, runId: string): Promise<ChildOutcome | undefined>
   cancelChild(agent: string, runId: string, actor: { by: string; reason?: string }): Promise<void>
   childEnded(child: { runId: string; parent: ParentLink }): Promise<void>
+  /**
+   * What run `runId`, started by this agent, spent, with every run it started (children, theirs, ...),
+   * whatever their status, each read from its own log: a child whose call never reported it (cut short
+   * by a cancel or a crash, or waiting on it) counts all the same. The kernel sums a thread's turns with
+   * it (core/kernel/thread-budget.ts). A child of action `a` is run `<runId>.<a>` (see `spawn`), looked
+   * for in this agent's store, then in those of the agents it may start. Throws `invalid_input` for a
+   * run this agent did not start, and what a store throws for a log it cannot read. Since 1.3.0.
+   */
+  spent?(runId: string): Promise<RunSpending>
 }
 
 declare module 'cordis' {
   interface Context {
     agents: AgentDirectory
   }
+}
+
+/** A child run's id: a function of the parent run and the action that starts it, so asking again re-attaches (`spawn`). */
+export function childRunId(parentRunId: string, actionId: string): string {
+  return `${parentRunId}.${actionId}`
 }
 
 /**

@@ -5,17 +5,17 @@
  * CLI runs as a child process on a preset in a temp folder; its --json lines are read as they come.
  */
 import assert from 'node:assert/strict'
-import { spawn, spawnSync } from 'node:child_process'
+import { spawnSync } from 'node:child_process'
 import { cpSync, readFileSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { describe, it } from 'node:test'
 import { stringify } from 'yaml'
+import { devProcess, type Line } from './dev-process.ts'
+import { saves, type SaveStyle } from './editor-saves.ts'
 import { deskPreset, refundAnswer, tempDir } from './helpers.ts'
 
 const bin = resolve(import.meta.dirname, '../core/cli/bin.js')
 const fixture = resolve(import.meta.dirname, 'fixtures/plugins/dev-policy')
-
-type Line = Record<string, unknown> & { type?: string; data?: Record<string, unknown> }
 
 /** A temp folder with preset.yml (the desk, answering `answer`) and a writable copy of the dev-policy plugin. */
 interface Edit {
@@ -27,12 +27,12 @@ interface Edit {
   delayMs?: number
 }
 
-function project(answer: string, first: Edit = {}): { dir: string; write: (answer: string, more?: Edit) => void } {
+function project(answer: string, first: Edit = {}): { dir: string; write: (answer: string, more?: Edit, save?: SaveStyle) => void } {
   const dir = tempDir('cordage-dev-preset-')
   const plugin = join(dir, 'dev-policy')
   cpSync(fixture, plugin, { recursive: true })
   writeFileSync(join(plugin, 'package.json'), JSON.stringify({ type: 'module' }))
-  const write = (text: string, more: Edit = {}) => {
+  const write = (text: string, more: Edit = {}, save: SaveStyle = 'inPlace') => {
     const preset = deskPreset(
       {
         script: [{ final: text, ...(more.delayMs ? { delayMs: more.delayMs } : {}) }],
@@ -42,57 +42,10 @@ function project(answer: string, first: Edit = {}): { dir: string; write: (answe
       },
       'outbox.jsonl',
     )
-    writeFileSync(join(dir, 'preset.yml'), stringify(preset))
+    saves[save](join(dir, 'preset.yml'), stringify(preset))
   }
   write(answer, first)
   return { dir, write }
-}
-
-/** `cordage dev ... --json` in `dir`: `expect` waits for a stdout line that passes a test (30 s at most, then fails with stderr). */
-function devProcess(dir: string, args: string[]) {
-  const child = spawn(process.execPath, [bin, 'dev', '--preset', 'preset.yml', '--debounce', '20', '--json', ...args], {
-    cwd: dir,
-    env: { ...process.env, NO_COLOR: '1' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
-  const lines: Line[] = []
-  let stderr = ''
-  let buffer = ''
-  const waiting = new Set<{ from: number; test: (l: Line) => boolean; done: (l: Line) => void }>()
-  child.stdout.on('data', (chunk) => {
-    buffer += chunk
-    for (let at = buffer.indexOf('\n'); at >= 0; at = buffer.indexOf('\n')) {
-      const line = JSON.parse(buffer.slice(0, at)) as Line
-      buffer = buffer.slice(at + 1)
-      lines.push(line)
-      for (const w of waiting)
-        if (lines.length > w.from && w.test(line)) {
-          waiting.delete(w)
-          w.done(line)
-        }
-    }
-  })
-  child.stderr.on('data', (chunk) => {
-    stderr += chunk
-  })
-  const exited = new Promise<number | null>((done) => child.on('exit', (code) => done(code)))
-  /** The first line after the `from`-th that passes `test`. */
-  const expect = (test: (l: Line) => boolean, from = 0): Promise<Line> => {
-    const seen = lines.slice(from).find(test)
-    if (seen) return Promise.resolve(seen)
-    return Promise.race([
-      new Promise<Line>((done) => waiting.add({ from, test, done })),
-      exited.then(() => {
-        throw new Error(`cordage dev exited; stderr:\n${stderr}`)
-      }),
-      new Promise<never>((_, fail) => setTimeout(() => fail(new Error(`timed out; stderr:\n${stderr}`)), 30_000).unref()),
-    ])
-  }
-  const stop = async () => {
-    child.kill('SIGTERM')
-    return { code: await exited, stderr }
-  }
-  return { lines, expect, stop, stderr: () => stderr }
 }
 
 const answerOf = (l: Line) => (l.type === 'run/end' ? (l.data?.answer as string | undefined) : undefined)
@@ -158,6 +111,25 @@ describe('cordage dev: preset edits', () => {
       // The --set overlay was applied to the edited preset too.
       const start = dev.lines.filter((l) => l.type === 'run/start').at(-1)
       assert.equal((start?.data?.budgets as { maxSteps: number } | undefined)?.maxSteps, 5)
+    } finally {
+      assert.equal((await dev.stop()).code, 0)
+    }
+  })
+
+  it('follows a preset saved by write-then-rename, and by every other way editors save, save after save', async () => {
+    const { dir, write } = project('one')
+    const dev = devProcess(dir, ['--task', 'refund window?'])
+    try {
+      await dev.expect(ended('one'))
+      const styles: SaveStyle[] = ['atomic', 'atomic', 'atomic', 'backup', 'replace', 'inPlace']
+      for (const [i, style] of styles.entries()) {
+        const answer = `answer ${i + 2} (${style})`
+        const mark = dev.lines.length
+        write(answer, {}, style)
+        const reloaded = await dev.expect((l) => l.type === 'preset/reloaded', mark)
+        assert.equal(reloaded.ok, true, String(reloaded.message))
+        await dev.expect(ended(answer), mark)
+      }
     } finally {
       assert.equal((await dev.stop()).code, 0)
     }

@@ -6,12 +6,14 @@
  */
 import assert from 'node:assert/strict'
 import { spawn } from 'node:child_process'
-import { cpSync, readFileSync, writeFileSync } from 'node:fs'
+import { cpSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { afterEach, describe, it } from 'node:test'
 import { stringify } from 'yaml'
 import type { PluginEvent, RunEvent } from 'cordage'
 import { DevReloader } from '../core/host/dev.ts'
+import { devProcess } from './dev-process.ts'
+import { saves } from './editor-saves.ts'
 import { deskPreset, refundAnswer, supportDesk, tempDir, type Harness } from './helpers.ts'
 
 const fixture = resolve(import.meta.dirname, 'fixtures/plugins/dev-policy')
@@ -51,12 +53,17 @@ async function setup(options: { script?: object[]; startOnce?: boolean; watch?: 
   return { plugin, h: harness, dev }
 }
 
-/** The next plugin/reloaded event for `name`. */
+/** The next plugin/reloaded event for `name` (failing after 30 s: a deadline for a lost event, not a measure). */
 function nextReload(h: Harness, name = 'dev-policy'): Promise<PluginEvent> {
-  return new Promise((done) => {
+  return new Promise((done, fail) => {
+    const timer = setTimeout(() => {
+      stop()
+      fail(new Error(`no plugin/reloaded for ${name} within 30 s`))
+    }, 30_000)
     const stop = h.app.root.on('plugin/reloaded', (event: PluginEvent) => {
       if (event.name !== name) return
       stop()
+      clearTimeout(timer)
       done(event)
     })
   })
@@ -200,6 +207,41 @@ describe('cordage dev: hot reload', () => {
     )
   })
 
+  it('reloads on every save, whichever way the editor saves, also in a folder made after it started', async () => {
+    const { plugin, h } = await setup()
+    const hashes = new Set([dev!.hashOf('support', plugin)])
+    const styles = ['atomic', 'atomic', 'atomic', 'backup', 'replace', 'inPlace', 'atomic'] as const
+    for (const [i, style] of styles.entries()) {
+      const reloaded = nextReload(h)
+      saves[style](join(plugin, 'label.ts'), `export const Label = 'v${i + 2}'\n`)
+      const event = await reloaded
+      assert.equal(event.ok, true, `${style} save #${i + 1}: ${event.message}`)
+      assert.ok(!hashes.has(event.to?.hash), `${style} save #${i + 1} built a bundle seen before`)
+      hashes.add(event.to?.hash)
+    }
+    // A folder made after the start is watched too: label.ts now takes its label from a file in it.
+    mkdirSync(join(plugin, 'lib'))
+    writeFileSync(join(plugin, 'lib', 'label.ts'), "export const Label = 'lib-1'\n")
+    const moved = nextReload(h)
+    saves.atomic(join(plugin, 'label.ts'), "export { Label } from './lib/label.ts'\n")
+    assert.equal((await moved).ok, true, (await moved).message)
+    for (const [i, style] of (['atomic', 'atomic', 'inPlace'] as const).entries()) {
+      const reloaded = nextReload(h)
+      saves[style](join(plugin, 'lib', 'label.ts'), `export const Label = 'lib-${i + 2}'\n`)
+      const event = await reloaded
+      assert.equal(event.ok, true, event.message)
+      assert.ok(!hashes.has(event.to?.hash), `lib/label.ts save #${i + 1} (${style}) built a bundle seen before`)
+      hashes.add(event.to?.hash)
+    }
+    // The last save is the code that decides.
+    const state = await h.agent.run('refund window?')
+    assert.equal(state.status, 'COMPLETED')
+    assert.deepEqual(
+      (await decisions(h, state.runId)).map((d) => d.rule),
+      ['lib-4', 'lib-4'],
+    )
+  })
+
   it('hands state over on every reload, and refuses a swap whose snapshot cannot be copied (old version keeps serving)', async () => {
     // Reloads are asked for here (no watching), so each edit is exactly one reload.
     const { plugin, h, dev } = await setup({ script: [twoLookups[0], { final: refundAnswer }], watch: false })
@@ -294,5 +336,39 @@ describe('cordage dev (the command)', () => {
     assert.match(stderr, /stopped/)
     // No process left behind: the child is gone and nothing else runs from this folder.
     assert.throws(() => process.kill(child.pid!, 0), { code: 'ESRCH' })
+  })
+
+  it('follows a plugin file across saves by write-then-rename: an atomic save and the two after it each reload, and a folder that goes away is reported', async () => {
+    const dir = tempDir('cordage-dev-cli-')
+    const plugin = pluginCopy(dir)
+    const preset = deskPreset({ script: [twoLookups[0], { final: refundAnswer }], policyPlugin: { path: './dev-policy' } }, 'outbox.jsonl')
+    writeFileSync(join(dir, 'preset.yml'), stringify(preset))
+    const dev = devProcess(dir, ['--task', 'refund window?'])
+    const decision = (rule: string) => (l: Record<string, unknown>) =>
+      l.type === 'tool/decision' && (l.data as { ruleId: string }).ruleId === rule
+    try {
+      await dev.expect(decision('v1'))
+      await dev.expect((l) => l.type === 'run/end')
+      for (const label of ['v2', 'v3', 'v4']) {
+        const mark = dev.lines.length
+        saves.atomic(join(plugin, 'label.ts'), `export const Label = '${label}'\n`)
+        const reloaded = await dev.expect((l) => l.type === 'plugin/reloaded', mark)
+        assert.equal(reloaded.ok, true, String(reloaded.message))
+        // The run that follows the reload decides with this save's label, and ends before the next save.
+        await dev.expect(decision(label), mark)
+        await dev.expect((l) => l.type === 'run/end', mark)
+      }
+
+      // The folder renamed away can no longer be followed: that is said, not left silent.
+      const mark = dev.lines.length
+      renameSync(plugin, join(dir, 'dev-policy-moved'))
+      const lost = await dev.expect((l) => l.type === 'plugin/reloaded', mark)
+      assert.equal(lost.ok, false)
+      assert.equal(lost.code, 'watch_failed')
+      assert.equal(lost.name, 'dev-policy')
+      assert.match(String(lost.message), /dev-policy was removed or renamed, so it is no longer watched: hot reload of dev-policy stopped/)
+    } finally {
+      assert.equal((await dev.stop()).code, 0, dev.stderr())
+    }
   })
 })

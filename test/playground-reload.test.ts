@@ -21,14 +21,15 @@ import { after, before, describe, it } from 'node:test'
 import type { Browser, Page } from 'playwright-core'
 import type { RunEvent } from 'cordage'
 import { startPlayground, type Playground } from '../playground/server.ts'
+import { saves, type SaveStyle } from './editor-saves.ts'
 import { browserSkip, defaultPresetCopy, openPage, reloadPresetCopy, shots } from './playground-helpers.ts'
 
 const bin = resolve(import.meta.dirname, '../core/cli/bin.js')
 
 /** The fixture's manifest.ts with another version and rules label: one file, so one save changes both. */
-function edited(plugin: string, version: string, rules: string): void {
+function edited(plugin: string, version: string, rules: string, save: SaveStyle = 'inPlace'): void {
   const file = join(plugin, 'manifest.ts')
-  writeFileSync(
+  saves[save](
     file,
     readFileSync(file, 'utf8')
       .replace(/version: '[^']+'/, `version: '${version}'`)
@@ -200,6 +201,48 @@ describe('cordage playground (the CLI): --watch, the token, --read-only', () => 
       const reload = feed.events.find((e) => e.type === 'plugin/reloaded')
       assert.equal(reload?.data.ok, true)
       assert.equal(reload?.data.to?.version, '1.0.1')
+      child.kill('SIGINT')
+      const code = await new Promise((done) => child.once('exit', done))
+      assert.equal(code, 0, err)
+    } finally {
+      if (child.exitCode === null) child.kill('SIGKILL')
+      rmSync(copy.dir, { recursive: true, force: true })
+    }
+  })
+
+  it('reloads on each of three saves by write-then-rename (an atomic save and the two after it)', async () => {
+    const copy = reloadPresetCopy()
+    const child = spawn(process.execPath, [bin, 'playground', '--preset', copy.preset, '--port', '0', '--watch', '--debounce', '20'], {
+      cwd: copy.dir,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
+    let out = '',
+      err = ''
+    child.stdout.on('data', (chunk) => {
+      out += chunk
+    })
+    child.stderr.on('data', (chunk) => {
+      err += chunk
+    })
+    // Polls what the process printed until it shows what is awaited; 30 s is a deadline for a lost line, not a measure.
+    const until = async (what: () => boolean, label: string) => {
+      const end = Date.now() + 30_000
+      while (!what()) {
+        if (child.exitCode !== null || Date.now() > end) assert.fail(`${label}; exit ${child.exitCode}\nstdout: ${out}\nstderr: ${err}`)
+        await new Promise((r) => setTimeout(r, 50))
+      }
+    }
+    try {
+      await until(() => /reload-policy {2}followup:reload-policy/.test(err), 'the watched folders are listed')
+      const versions = ['1.0.0', '1.0.1', '1.0.2', '1.0.3']
+      for (let i = 1; i < versions.length; i++) {
+        edited(join(copy.dir, 'reload-policy'), versions[i], `v${i + 1}`, 'atomic')
+        const line = new RegExp(
+          `reloaded reload-policy in followup: ${versions[i - 1].replaceAll('.', '\\.')} → ${versions[i].replaceAll('.', '\\.')} `,
+        )
+        await until(() => line.test(out), `save #${i} (write-then-rename) is reloaded`)
+      }
+      assert.doesNotMatch(err, /reload of reload-policy failed/)
       child.kill('SIGINT')
       const code = await new Promise((done) => child.once('exit', done))
       assert.equal(code, 0, err)

@@ -4,14 +4,15 @@
  * The agents are the support desk of test/helpers.ts, loaded from a preset file that the tests rewrite.
  */
 import assert from 'node:assert/strict'
-import { writeFileSync } from 'node:fs'
+import { renameSync, writeFileSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { afterEach, describe, it } from 'node:test'
 import { stringify } from 'yaml'
 import { presetChanges, secretsChanged, type PresetView } from '../core/host/preset-diff.ts'
-import { PresetWatcher } from '../core/host/preset-reload.ts'
+import { PresetWatcher, type PresetReload } from '../core/host/preset-reload.ts'
 import type { AgentSpec, PluginRef } from '../core/host/preset.ts'
 import type { PlannedPlugin } from '../core/host/resolve.ts'
+import { saves, type SaveStyle } from './editor-saves.ts'
 import { DefaultRules, deskPreset, refundAnswer, supportDesk, type DeskOptions, type Harness } from './helpers.ts'
 
 const probe = resolve(import.meta.dirname, 'fixtures/plugins/start-probe')
@@ -157,6 +158,70 @@ describe('preset edits (in process)', () => {
     assert.equal(result?.ok, false)
     assert.deepEqual(result?.replan, [`agent "support": the plugin list changed (added ${probe})`])
     assert.equal(h.app.pluginsOf('support')['start-probe'], undefined)
+  })
+})
+
+describe('preset edits, watched', () => {
+  /** The desk with its preset followed on disk: each reload result is kept, and `next` waits for the next one. */
+  async function watched() {
+    harness = await supportDesk({ script: [{ final: 'one' }] })
+    const results: PresetReload[] = []
+    let waiting: ((r: PresetReload) => void) | undefined
+    watcher = await PresetWatcher.start(harness.app, {
+      lock: false,
+      debounceMs: 20,
+      onReload: (result) => {
+        results.push(result)
+        waiting?.(result)
+        waiting = undefined
+      },
+    })
+    // The next result (30 s is a deadline for a lost one, not a measure).
+    const next = () =>
+      new Promise<PresetReload>((done, fail) => {
+        const timer = setTimeout(() => fail(new Error(`no preset reload within 30 s; results: ${JSON.stringify(results)}`)), 30_000)
+        waiting = (r) => {
+          clearTimeout(timer)
+          done(r)
+        }
+      })
+    return { h: harness, next }
+  }
+
+  it('follows a preset saved by write-then-rename, save after save, and every other way editors save', async () => {
+    const { h, next } = await watched()
+    const styles: SaveStyle[] = ['atomic', 'atomic', 'atomic', 'backup', 'replace', 'inPlace']
+    for (const [i, style] of styles.entries()) {
+      const text = `answer ${i + 2} (${style})`
+      const reloaded = next()
+      saves[style](h.presetFile, stringify(deskPreset({ script: [{ final: text }] }, 'outbox.jsonl')))
+      const result = await reloaded
+      assert.equal(result.ok, true, `${style} save #${i + 1}: ${result.message}`)
+      assert.deepEqual(
+        result.swapped.map((s) => s.name),
+        ['model-scripted'],
+      )
+      assert.equal(await answer(h), text)
+    }
+  })
+
+  it("says so when the preset's folder goes away: watch_failed, and the agents keep what they run", async () => {
+    const { h, next } = await watched()
+    const moved = `${h.dir}-moved`
+    const lost = next()
+    renameSync(h.dir, moved)
+    try {
+      const result = await lost
+      assert.equal(result.ok, false)
+      assert.equal(result.code, 'watch_failed')
+      assert.match(
+        result.message ?? '',
+        /was removed or renamed, so it is no longer watched: edits of .*preset\.yml are no longer followed/,
+      )
+      assert.deepEqual(result.swapped, [])
+    } finally {
+      renameSync(moved, h.dir)
+    }
   })
 })
 

@@ -12,12 +12,14 @@ import type { Parsed } from './args.ts'
 import type { Output } from './output.ts'
 
 /**
- * A reload of the preset: what was swapped (stdout), or why nothing changed (stderr); with `json`, as a
- * `preset/reloaded` line on stdout.
+ * A reload of the preset: what was swapped (stdout), or why nothing changed (stderr), or that its edits
+ * are no longer followed (`watch_failed`, stderr); with `json`, as a `preset/reloaded` line on stdout.
  */
 export function printPreset(result: PresetReload, shown: string, io: Output, json = false): void {
   if (json) io.out(JSON.stringify({ type: 'preset/reloaded', ...result }))
   else if (result.ok && result.replan) io.out(`preset ${shown} reloaded: ${result.replan.join('; ')}: agents planned again and restarted`)
+  else if (result.code === 'watch_failed')
+    io.err(`preset ${shown} [watch_failed]: ${result.message}\n  the agents keep running on the preset they were running`)
   else if (result.ok)
     for (const s of result.swapped)
       io.out(`preset ${shown}: reloaded ${s.name} in ${s.agent} (${s.changed.join(', ')}): ${s.from} → ${s.to}`)

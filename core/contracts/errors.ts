@@ -152,6 +152,10 @@ export const Codes = {
   lease_lost: { kind: 'conflict', text: 'another worker owns the run now' },
   version_drift: { kind: 'environment_drift', text: 'the plugins differ from the versions the run started with' },
   lock_mismatch: { kind: 'environment_drift', text: 'the installed plugins or the preset differ from its lock file' },
+  watch_failed: {
+    kind: 'environment_drift',
+    text: 'a folder that hot reload follows can no longer be watched (removed, renamed, or a system limit on watches reached)',
+  },
   illegal_transition: { kind: 'internal', text: 'the run cannot move between these statuses' },
   store_corrupt: { kind: 'internal', text: 'the stored record of a run is damaged or was edited after it was written' },
   service_timeout: { kind: 'internal', text: 'a service the loop asked did not answer within its time limit' },

@@ -5,7 +5,9 @@
  * version into every agent that uses it at the next step boundary (through {@link Cordage.swap}: the
  * step in flight finishes on the old version, the rebuilt one is checked like a preset entry, a failed
  * start plugs the old version back, and a policy, guardrail or verifier never falls back to none).
- * Each attempt is a `plugin/reloaded` event per agent, ok or not.
+ * Each attempt is a `plugin/reloaded` event per agent, ok or not; so is a folder that can no longer be
+ * watched (`watch_failed`): hot reload never stops without saying so. Each folder is watched on its own
+ * (host/watch-tree.ts), which follows files saved by renaming a new one over them.
  *
  * @example
  * const app = await Cordage.fromPreset('presets/default.yml')
@@ -14,15 +16,14 @@
  * // … edit plugins/policy-rules/rules.ts …
  * dev.stop()
  */
-import { watch, type FSWatcher } from 'node:fs'
-import { sep } from 'node:path'
 import { agentFilter } from '../kernel/cordis.ts'
 import { CordageError } from '../contracts/errors.ts'
 import type { PluginEvent } from '../contracts/events.ts'
 import type { Cordage } from './app.ts'
 import type { CatalogEntry } from './catalog.ts'
 import { buildPlugin, hashPlugin, type PluginBuild } from './reload-build.ts'
-import { shipsInPlugin } from './plugin-hash.ts'
+import { shipsInPlugin, walksPluginFolder } from './plugin-hash.ts'
+import { watchTree, type TreeWatch } from './watch-tree.ts'
 
 export interface DevOptions {
   /** Quiet time after the last file change before a folder is rebuilt (default 50 ms): an editor's save is several writes. */
@@ -46,7 +47,7 @@ export class DevReloader {
   readonly folders = new Map<string, WatchedFolder>()
   /** Bundle hash serving in each agent, by `agent\0dir`; unset while unknown (or after a fail-closed fallback). */
   private hashes = new Map<string, string | undefined>()
-  private watchers: FSWatcher[] = []
+  private watchers: TreeWatch[] = []
   private timers = new Map<string, NodeJS.Timeout>()
   /** Time of the first change not yet picked up, per folder. */
   private since = new Map<string, number>()
@@ -58,7 +59,10 @@ export class DevReloader {
     private readonly options: Required<DevOptions>,
   ) {}
 
-  /** Watch every plugin folder of the app's loaded agents. The sources' hashes are taken first, so the first reload can say what it replaced. */
+  /**
+   * Watch every plugin folder of the app's loaded agents. The sources' hashes are taken first, so the first reload can say what it replaced.
+   * @throws CordageError `watch_failed` when a folder cannot be watched (nothing stays watched)
+   */
   static async start(app: Cordage, options: DevOptions = {}): Promise<DevReloader> {
     const dev = new DevReloader(app, { debounceMs: options.debounceMs ?? 50, watch: options.watch ?? true })
     for (const agent of app.agentNames()) {
@@ -72,10 +76,16 @@ export class DevReloader {
         dev.folders.set(entry.dir, folder)
       }
     }
-    for (const folder of dev.folders.values()) {
-      const hash = await hashPlugin(folder.dir, folder.entry.entry)
-      for (const { agent } of folder.users) dev.hashes.set(key(agent, folder.dir), hash)
-      if (dev.options.watch) dev.watchFolder(folder)
+    try {
+      for (const folder of dev.folders.values()) {
+        const hash = await hashPlugin(folder.dir, folder.entry.entry)
+        for (const { agent } of folder.users) dev.hashes.set(key(agent, folder.dir), hash)
+        if (dev.options.watch) dev.watchFolder(folder)
+      }
+    } catch (error) {
+      // No watch is left behind by a start that fails (it would keep the process alive).
+      dev.stop()
+      throw error
     }
     return dev
   }
@@ -117,21 +127,44 @@ export class DevReloader {
     this.timers.clear()
   }
 
+  /**
+   * Each folder of the plugin is watched on its own (host/watch-tree.ts), so a file saved by renaming a
+   * new one over it is followed save after save. What the plugin's hash leaves out (its test/ folder,
+   * node_modules, dot files, tests) is not watched either.
+   * @throws CordageError `watch_failed` when the folder cannot be watched at the start
+   */
   private watchFolder(folder: WatchedFolder): void {
-    const watcher = watch(folder.dir, { recursive: true }, (_event, file) => {
-      const name = String(file ?? '')
-      // What the plugin's hash leaves out (its test/ folder, node_modules, dot files, tests) is not watched either.
-      if (name && (!SourceFile.test(name) || !shipsInPlugin(name.split(sep).join('/')))) return
-      this.changed(folder.dir)
+    const tree = watchTree(folder.dir, {
+      folder: walksPluginFolder,
+      file: (path) => SourceFile.test(path) && shipsInPlugin(path),
+      onChange: () => this.changed(folder.dir),
+      onError: (error, stopped) => this.unwatched(folder, error, stopped),
     })
-    watcher.on('error', (error) =>
-      this.app.root.emit(
-        this.app.root,
-        'internal/error',
-        new CordageError('plugin_start_failed', `cannot watch ${folder.dir}: ${error.message}`, { cause: error }),
-      ),
-    )
-    this.watchers.push(watcher)
+    this.watchers.push(tree)
+  }
+
+  /**
+   * A folder that can no longer be watched is said, as a failed reload of each plugin it serves: edits
+   * would otherwise stop reaching the agents without a word. What serves is not changed.
+   */
+  private unwatched(folder: WatchedFolder, error: CordageError, stopped: boolean): void {
+    if (this.stopped) return
+    for (const { agent, name } of folder.users) {
+      const version = this.app.pluginsOf(agent)[name]
+      const event: PluginEvent = {
+        agent,
+        name,
+        dir: folder.dir,
+        version,
+        ok: false,
+        from: { version, hash: this.hashes.get(key(agent, folder.dir)) },
+        code: error.code,
+        message: stopped
+          ? `${error.message}: hot reload of ${name} stopped; put the folder back and restart to follow it again`
+          : `${error.message}: edits there no longer reload ${name} until restarted`,
+      }
+      this.app.root.emit(agentFilter(agent), 'plugin/reloaded', event)
+    }
   }
 
   private changed(dir: string): void {

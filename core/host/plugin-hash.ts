@@ -52,6 +52,16 @@ export function shipsInPlugin(path: string): boolean {
 }
 
 /**
+ * Whether files in the folder at `path` (relative to the plugin folder, `/` between names) can make up
+ * the plugin: what `cordage dev` watches below a plugin folder.
+ * @example walksPluginFolder('lib/util') // true
+ * @example walksPluginFolder('node_modules/zod') // false
+ */
+export function walksPluginFolder(path: string): boolean {
+  return !path.split('/').filter(Boolean).some(skippedDir)
+}
+
+/**
  * Relative paths (with `/`) of the files that make up the plugin in `dir`, sorted. A symbolic link is
  * followed: to a file, it counts as that file (its content is what runs); to a folder, that folder is
  * walked once (a link back up the tree is not walked again); a link to nothing is left out.

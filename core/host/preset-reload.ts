@@ -15,7 +15,6 @@
  * - an edit that does not read, does not check, or no longer matches the lock is reported and changes
  *   nothing: the agents go on with the preset they run.
  */
-import { watch, type FSWatcher } from 'node:fs'
 import { dirname, resolve } from 'node:path'
 import semver from 'semver'
 import { CordageError, type Code } from '../contracts/errors.ts'
@@ -26,6 +25,7 @@ import { presetChanges, secretsChanged, type PluginChange, type PresetView } fro
 import { loadPreset, type Preset } from './preset.ts'
 import { planAgent, type PlannedPlugin } from './resolve.ts'
 import type { SwapTarget } from './swap-spec.ts'
+import { watchTree, type TreeWatch } from './watch-tree.ts'
 
 export interface PresetReloadOptions {
   /** The `--set` overrides applied again to each edit; by default those the app was loaded with (`app.preset.sets`). */
@@ -63,7 +63,7 @@ interface Read extends PresetView {
 }
 
 export class PresetWatcher {
-  private watchers = new Map<string, FSWatcher>()
+  private watchers = new Map<string, TreeWatch>()
   private names = new Set<string>()
   private timer: NodeJS.Timeout | undefined
   private running: Promise<PresetReload | undefined> = Promise.resolve(undefined)
@@ -77,7 +77,10 @@ export class PresetWatcher {
     private readonly options: PresetReloadOptions,
   ) {}
 
-  /** Follow the preset `app` was loaded from. @throws what reading it throws (it was just read, so rarely) */
+  /**
+   * Follow the preset `app` was loaded from.
+   * @throws what reading it throws (it was just read, so rarely); `watch_failed` when its folder cannot be watched
+   */
   static async start(app: Cordage, options: PresetReloadOptions = {}): Promise<PresetWatcher> {
     // Each edit is read with the overrides the app was loaded with unless told otherwise: an edit must not drop them.
     const own = { ...options, sets: options.sets ?? app.preset.sets }
@@ -114,32 +117,44 @@ export class PresetWatcher {
   }
 
   /**
-   * The folders of the files are watched, not the files: an editor that saves by writing a new file
-   * and renaming it over the old one would leave a watch on the file with nothing to report.
+   * The folders of the files are watched, not the files (host/watch-tree.ts): an editor that saves by
+   * writing a new file and renaming it over the old one would leave a watch on the file with nothing
+   * to report. A folder that can no longer be watched is reported as a failed reload (`watch_failed`).
+   * @throws CordageError `watch_failed` when a folder cannot be watched
    */
   private follow(preset: Preset): void {
     const files = [...preset.layers.map((shown) => resolve(shown)), ...(this.options.lock === false ? [] : [lockFileOf(preset.file)])]
     this.names = new Set(files)
     for (const dir of new Set(files.map(dirname))) {
       if (this.watchers.has(dir)) continue
-      const watcher = watch(dir, (_event, name) => {
-        if (name && !this.names.has(resolve(dir, String(name)))) return
-        this.changed()
+      const tree = watchTree(dir, {
+        recursive: false,
+        file: (name) => this.names.has(resolve(dir, name)),
+        onChange: () => this.changed(),
+        onError: (error) => {
+          this.watchers.delete(dir)
+          this.lost(error)
+        },
       })
-      watcher.on('error', (error) =>
-        this.app.root.emit(
-          this.app.root,
-          'internal/error',
-          new CordageError('preset_not_found', `cannot watch ${dir}: ${error.message}`, { cause: error }),
-        ),
-      )
-      this.watchers.set(dir, watcher)
+      this.watchers.set(dir, tree)
     }
-    for (const [dir, watcher] of this.watchers)
+    for (const [dir, tree] of this.watchers)
       if (!files.some((f) => dirname(f) === dir)) {
-        watcher.close()
+        tree.close()
         this.watchers.delete(dir)
       }
+  }
+
+  /** Edits of the preset are no longer followed (a folder of its files went away): said as a reload that failed. */
+  private lost(error: CordageError): void {
+    if (this.stopped) return
+    this.options.onReload?.({
+      ok: false,
+      swapped: [],
+      code: error.code,
+      message: `${error.message}: edits of ${this.current.preset.shown} are no longer followed; restart to follow them again`,
+      durationMs: 0,
+    })
   }
 
   private changed(): void {
@@ -160,7 +175,15 @@ export class PresetWatcher {
     } catch (error) {
       return done({ ok: false, swapped: [], ...failure(error) })
     }
-    if (!this.stopped && (this.options.watch ?? true)) this.follow(next.preset)
+    if (!this.stopped && (this.options.watch ?? true)) {
+      try {
+        this.follow(next.preset)
+      } catch (error) {
+        // A base the edit added sits in a folder that cannot be watched: say so, and apply the edit all the same.
+        if (CordageError.is(error)) this.lost(error)
+        else throw error
+      }
+    }
     const live = Object.fromEntries(
       this.app.agentNames().map((a) => [a, this.app.entriesOf(a).map((e) => ({ name: e.name, dir: e.entry.dir }))]),
     )

@@ -711,6 +711,8 @@ function reloaded(d) {
   const serving = d.failClosed
     ? `fail-closed: ${d.name}@${d.version} refuses everything until an edit builds and starts`
     : `${d.name}@${d.version} (${shortHash(d.from?.hash)}) keeps serving`
+  // The folder is no longer watched: nothing was built, the edits that follow will not be.
+  if (d.code === 'watch_failed') return `FAILED [watch_failed]: ${d.message} — ${serving}`
   return `FAILED [${d.code}] ${from} → ${to}${took}: ${d.message} — ${serving}`
 }
 

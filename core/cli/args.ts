@@ -268,10 +268,18 @@ export const Commands: Command[] = [
   },
   {
     name: 'verify',
-    usage: 'cordage verify RUN [--preset FILE] [--json]',
-    summary: "Check a run's stored history: numbered, parsed, of this run, and unedited (its hash chain)",
-    positionals: ['RUN'],
-    flags: { preset, json: { type: 'boolean', help: 'One JSON object on stdout: the check, with "intact"' } },
+    usage: 'cordage verify RUN | --thread ID [--preset FILE] [--json]',
+    summary:
+      "Check a run's stored history (numbered, parsed, of this run, unedited: its hash chain), the artifacts it names and its place in a thread; or a thread's turns",
+    positionals: ['[RUN]'],
+    flags: {
+      preset,
+      thread: {
+        type: 'string',
+        help: "Check this thread instead of one run: its turns against each run's chained run/start, and each turn's run",
+      },
+      json: { type: 'boolean', help: 'One JSON object on stdout: the check, with "intact"' },
+    },
   },
   {
     name: 'scan',

@@ -86,11 +86,7 @@ export class Scrubber {
     if (!pattern) return found
     const visit = (v: unknown, at: string) => {
       if (typeof v === 'string') {
-        pattern.lastIndex = 0
-        for (const match of v.matchAll(pattern)) {
-          const hit = this.#byVariant.get(match[0].toLowerCase())!
-          found.push({ path: at, name: hit.name, form: hit.form })
-        }
+        for (const hit of this.locate(v)) found.push({ path: at, name: hit.name, form: hit.form })
       } else if (Array.isArray(v)) {
         v.forEach((item, i) => visit(item, `${at}[${i}]`))
       } else if (v !== null && typeof v === 'object') {
@@ -101,6 +97,22 @@ export class Scrubber {
       }
     }
     visit(value, path)
+    return found
+  }
+
+  /**
+   * Where secrets occur in one text, each with the index (UTF-16 units) it starts at, so a long text
+   * (an artifact's) can say where; without changing it.
+   */
+  locate(text: string): { index: number; name: string; form: string }[] {
+    const pattern = this.#pattern
+    if (!pattern) return []
+    pattern.lastIndex = 0
+    const found: { index: number; name: string; form: string }[] = []
+    for (const match of text.matchAll(pattern)) {
+      const hit = this.#byVariant.get(match[0].toLowerCase())!
+      found.push({ index: match.index, name: hit.name, form: hit.form })
+    }
     return found
   }
 

@@ -96,7 +96,7 @@ describe('cordage scan', () => {
     assert.equal(result.out, '')
     assert.match(
       result.err,
-      /scanned 1 run\(s\) \(\d+ events, 0 snapshot\(s\), 1 ledger entry\) and 0 grant\(s\) .* for 1 secret\(s\): DESK_TOKEN; none found/,
+      /scanned 1 run\(s\) \(\d+ events, 0 snapshot\(s\), 1 ledger entry, 0 artifact\(s\)\) and 0 grant\(s\) .* for 1 secret\(s\): DESK_TOKEN; none found/,
     )
   })
 

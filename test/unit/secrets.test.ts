@@ -203,6 +203,20 @@ describe('Scrubber.find', () => {
   })
 })
 
+describe('Scrubber.locate', () => {
+  it('says where in a text each occurrence starts, and in which form', () => {
+    const hex = Buffer.from(key).toString('hex')
+    const text = `ab ${key} cd ${hex} ${key.toUpperCase()}`
+    assert.deepEqual(scrubber.locate(text), [
+      { index: 3, name: 'API_KEY', form: 'as written' },
+      { index: 7 + key.length, name: 'API_KEY', form: 'hex' },
+      { index: 8 + key.length + hex.length, name: 'API_KEY', form: 'as written' },
+    ])
+    assert.deepEqual(scrubber.locate('clean'), [])
+    assert.deepEqual(new Scrubber([]).locate(key), [])
+  })
+})
+
 describe('StreamScrubber', () => {
   const stream = (pieces: string[]) => {
     const s = new StreamScrubber(scrubber)

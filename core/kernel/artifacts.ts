@@ -20,6 +20,9 @@ import { Buffer } from 'node:buffer'
 import type { ArtifactRef } from '../contracts/data.ts'
 import type { Tool, ToolResult } from '../contracts/services/tools.ts'
 import type { ActionState } from './state.ts'
+import { guardsOf, screenToolValue, type ScreenPort } from './tool-texts.ts'
+
+export type { Screened } from './tool-texts.ts'
 
 /** The key under which a ledger outcome holds an artifact's reference instead of the bytes. */
 export const LedgerArtifactKey = 'cordage:artifact'
@@ -27,21 +30,11 @@ export const LedgerArtifactKey = 'cordage:artifact'
 /** Default threshold (bytes of the result's JSON) above which a result becomes an artifact: 256 KiB. */
 export const DefaultArtifactAboveBytes = 256 * 1024
 
-/** What the guardrail made of an observation: `guard` is set when it redacted or withheld it. */
-export interface Screened {
-  text: string
-  guard?: string
-  action?: 'redact' | 'block'
-}
-
 /** What shaping a result needs of the run. */
-export interface ArtifactPort {
+export interface ArtifactPort extends ScreenPort {
   readonly options: { observationChars: number; artifactAboveBytes: number; keepRedacted: boolean }
-  readonly guarded: boolean
   /** The run's secrets scrubbed out of a value (the recorder's). */
   scrub<T>(value: T): T
-  /** The guardrail's `tool_output` check of an observation (records a trip). */
-  screenOutput(action: ActionState, tool: Tool, observation: string, causation: number): Promise<Screened>
   /** True when the agent's store keeps artifacts; otherwise the driver notes `why` once. */
   artifactsKept(why: string): boolean
   /** Store a blob for this run and action (the kernel's writer). */
@@ -83,8 +76,11 @@ export function headOf(text: string, max: number): string {
 
 /**
  * Shape a finished call's result into what is recorded: the output or an artifact, the observation the
- * model sees (through the guardrail), and the redaction. `suffix` is appended to the observation before
- * the guardrail sees it (a refused handoff). `render` renders an output the tool gave no observation for.
+ * model sees, and the redaction. The whole result passes the guardrail (core/kernel/tool-texts.ts), not
+ * only the part its observation shows, and so does the tool's own observation when it gives one: the
+ * event, the ledger and the artifact hold what the guardrail let through. `suffix` is appended to the
+ * observation (a refused handoff; it names what the tool asked for, so it is screened too). `render`
+ * renders an output the tool gave no observation for.
  */
 export async function shapeResult(
   run: ArtifactPort,
@@ -112,15 +108,13 @@ export async function shapeResult(
     }
     return stored
   }
-  let head: string | undefined
-  let raw: string
-  if (large) {
-    head = result.observation === undefined ? headOf(bytesOf().text, chars) : undefined
-    raw = result.observation === undefined ? head! : headOf(result.observation, chars)
-  } else raw = result.observation ?? render(output, chars)
-  raw += suffix
-  const screened = run.guarded ? await run.screenOutput(action, tool, raw, call.causation) : { text: raw }
-  if (screened.guard) {
+  const screen = (text: string) => run.screenOutput(action, tool, text, call.causation, 'result')
+  const shown = await screenToolValue(run, call, output, 'result', content.text)
+  const own = result.observation === undefined ? undefined : await screen(large ? headOf(result.observation, chars) : result.observation)
+  const note = suffix ? await screen(suffix) : undefined
+  const guard = guardsOf(shown.guard, own?.guard, note?.guard)
+  const tail = note?.text ?? ''
+  if (shown.guard) {
     // What the guardrail let through is what every reader but the audit view gets; the raw result is
     // kept apart (audit-only) when the preset says so, else dropped.
     let audit: ArtifactRef | undefined
@@ -128,20 +122,24 @@ export async function shapeResult(
       const blob = bytesOf()
       audit = await run.putArtifact({ actionId: action.id, bytes: blob.bytes, mediaType: blob.mediaType, visibility: 'audit' })
     }
-    const shown = screened.action === 'redact' ? screened.text : { withheld: true, guard: screened.guard }
+    // A large result keeps only its head inline: the event stays small, and the rest is not available.
+    const kept = large && shown.action === 'redact' ? headOf(shown.text, chars) : shown.value
+    const seen = own?.text ?? (large ? headOf(shown.text, chars) : render(shown.text, chars))
     const observation = large
-      ? `${screened.text}\n(The rest of the result is not available: guardrail ${screened.guard} redacted it.)`
-      : screened.text
-    return { output: shown, observation, redacted: { guard: screened.guard, ...(audit ? { audit } : {}) }, ledgerOutput: shown }
+      ? `${seen}\n(The rest of the result is not available: guardrail ${shown.guard} redacted it.)${tail}`
+      : `${seen}${tail}`
+    return { output: kept, observation, redacted: { guard: guard!, ...(audit ? { audit } : {}) }, ledgerOutput: kept }
   }
+  const redacted = guard ? { guard } : undefined
   if (large) {
+    const head = own === undefined ? headOf(bytesOf().text, chars) : undefined
     const blob = bytesOf()
     const artifact = await run.putArtifact({ actionId: action.id, bytes: blob.bytes, mediaType: blob.mediaType, visibility: 'ui' })
     const offset = head === undefined ? 0 : Buffer.byteLength(head)
-    const observation = `${screened.text}\n${referenceLine(artifact, offset, head !== undefined)}`
-    return { output: undefined, observation, artifact, ledgerOutput: { [LedgerArtifactKey]: artifact } }
+    const observation = `${own?.text ?? head}${tail}\n${referenceLine(artifact, offset, head !== undefined)}`
+    return { output: undefined, observation, artifact, ledgerOutput: { [LedgerArtifactKey]: artifact }, redacted }
   }
-  return { output, observation: screened.text, ledgerOutput: output }
+  return { output, observation: `${own?.text ?? render(output, chars)}${tail}`, ledgerOutput: output, redacted }
 }
 
 /** The line that tells the model where the rest of a large result is and how to read it. */

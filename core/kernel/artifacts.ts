@@ -9,8 +9,9 @@
  *   and the model sees a bounded projection: the head of the content and a line naming the ref and how
  *   to read on (`read_artifact`). A crash between the two leaves at most a blob no event names.
  * - A result the guardrail redacted (or withheld) at `tool_output` is stored in its redacted form: the
- *   event and the ledger hold what the guardrail let through, `tool/end.redacted` names the guard, and
- *   the raw result is kept only as an audit-only artifact when the preset says so (`audit.keepRedacted`).
+ *   event, the ledger and a large result's artifact hold what the guardrail let through (it sees the
+ *   whole result, core/kernel/tool-texts.ts), `tool/end.redacted` names the guard, and the raw result
+ *   is kept only as an audit-only artifact when the preset says so (`audit.keepRedacted`).
  * - Secrets (the recorder's scrubber) are scrubbed before anything is stored, artifacts included.
  *
  * A store without artifacts keeps today's behaviour (the output inline in the event): losing the data
@@ -114,32 +115,32 @@ export async function shapeResult(
   const note = suffix ? await screen(suffix) : undefined
   const guard = guardsOf(shown.guard, own?.guard, note?.guard)
   const tail = note?.text ?? ''
-  if (shown.guard) {
-    // What the guardrail let through is what every reader but the audit view gets; the raw result is
-    // kept apart (audit-only) when the preset says so, else dropped.
-    let audit: ArtifactRef | undefined
-    if (run.options.keepRedacted && run.artifactsKept('the raw result of a redacted call is not kept for the audit view')) {
-      const blob = bytesOf()
-      audit = await run.putArtifact({ actionId: action.id, bytes: blob.bytes, mediaType: blob.mediaType, visibility: 'audit' })
-    }
-    // A large result keeps only its head inline: the event stays small, and the rest is not available.
-    const kept = large && shown.action === 'redact' ? headOf(shown.text, chars) : shown.value
-    const seen = own?.text ?? (large ? headOf(shown.text, chars) : render(shown.text, chars))
-    const observation = large
-      ? `${seen}\n(The rest of the result is not available: guardrail ${shown.guard} redacted it.)${tail}`
-      : `${seen}${tail}`
-    return { output: kept, observation, redacted: { guard: guard!, ...(audit ? { audit } : {}) }, ledgerOutput: kept }
-  }
-  const redacted = guard ? { guard } : undefined
-  if (large) {
-    const head = own === undefined ? headOf(bytesOf().text, chars) : undefined
+  let audit: ArtifactRef | undefined
+  if (shown.guard && run.options.keepRedacted && run.artifactsKept('the raw result of a redacted call is not kept for the audit view')) {
+    // The raw result, apart and audit-only, when the preset says so; else it is dropped.
     const blob = bytesOf()
+    audit = await run.putArtifact({ actionId: action.id, bytes: blob.bytes, mediaType: blob.mediaType, visibility: 'audit' })
+  }
+  const redacted = guard ? { guard, ...(audit ? { audit } : {}) } : undefined
+  if (large && shown.action !== 'block') {
+    // Stored whole as the guardrail let it through (it saw all of it), so a redacted result can be read on too.
+    const blob = shown.guard ? redactedBlob(run, shown.text, shown.value) : bytesOf()
     const artifact = await run.putArtifact({ actionId: action.id, bytes: blob.bytes, mediaType: blob.mediaType, visibility: 'ui' })
+    const head = own === undefined ? headOf(blob.text, chars) : undefined
     const offset = head === undefined ? 0 : Buffer.byteLength(head)
     const observation = `${own?.text ?? head}${tail}\n${referenceLine(artifact, offset, head !== undefined)}`
     return { output: undefined, observation, artifact, ledgerOutput: { [LedgerArtifactKey]: artifact }, redacted }
   }
-  return { output, observation: `${own?.text ?? render(output, chars)}${tail}`, ledgerOutput: output, redacted }
+  // What the guardrail let through is what every reader but the audit view gets: the output redacted, or withheld.
+  const seen = own?.text ?? (shown.guard ? render(shown.text, chars) : render(output, chars))
+  return { output: shown.value, observation: `${seen}${tail}`, ledgerOutput: shown.value, redacted }
+}
+
+/** A redacted result as stored bytes: JSON when the redaction left JSON, else text; scrubbed as the recorder scrubs events. */
+function redactedBlob(run: ArtifactPort, text: string, value: unknown): { text: string; mediaType: string; bytes: Uint8Array } {
+  const scrubbed = run.scrub(text)
+  const mediaType = typeof value === 'string' ? 'text/plain; charset=utf-8' : 'application/json'
+  return { text: scrubbed, mediaType, bytes: Buffer.from(scrubbed, 'utf8') }
 }
 
 /** The line that tells the model where the rest of a large result is and how to read it. */

@@ -36,6 +36,7 @@ const Scripts = {
   'dryrun-fails': [call('charge_card', { mode: 'preview-fails', dry_run: true }), done],
   declined: [call('charge_card', { mode: 'decline' }), done],
   charged: [call('charge_card', {}), done],
+  large: [call('charge_card', { mode: 'large' }), done],
   approval: [call('refund_card', {}), done],
 }
 type AgentName = keyof typeof Scripts
@@ -119,7 +120,7 @@ describe('every text a tool produces passes the guardrail, as the playground ser
   before(async () => {
     preset = presetFile()
     playground = await startPlayground({ preset, port: 0, onError: (e) => errors.push(e) })
-    for (const agent of ['dryrun', 'dryrun-fails', 'declined', 'charged'] as const) await until(await start(agent), 'COMPLETED')
+    for (const agent of ['dryrun', 'dryrun-fails', 'declined', 'charged', 'large'] as const) await until(await start(agent), 'COMPLETED')
     const paused = await until(await start('approval'), 'WAITING_APPROVAL')
     approvalCard = paused.pending
     await api(`/api/runs/${paused.runId}/approve`, { actionId: 's1.a1', by: 'alice' })
@@ -182,6 +183,24 @@ describe('every text a tool produces passes the guardrail, as the playground ser
     noCard(await served(runId), 'the playground')
   })
 
+  it('a large result is screened whole: its artifact holds the card redacted, far past what the observation shows', async () => {
+    const runId = runs.get('large')!
+    const end = ofType(await events(runId), 'tool/end')[0]
+    assert.ok(end.data.artifact, 'stored as an artifact')
+    assert.equal(end.data.artifact.visibility, 'ui')
+    assert.deepEqual(end.data.redacted, { guard: 'card' })
+    assert.doesNotMatch(end.data.observation, /redacted/, "the card is far past the observation's head")
+    const { body } = await api(`/api/runs/${runId}/artifacts`)
+    assert.deepEqual(
+      body.artifacts.map((a: { ref: string }) => a.ref),
+      [end.data.artifact.ref],
+    )
+    const size = end.data.artifact.bytes
+    const last = (await api(`/api/artifacts/${end.data.artifact.ref}?offset=${size - 100}&length=100`)).text
+    assert.match(last, /charged card \[redacted:card\]/)
+    noCard(last, 'the artifact')
+  })
+
   it('a preview recorded with an approval request is redacted and says so, and the approval card shows it so', async () => {
     const runId = runs.get('approval')!
     const request = ofType(await events(runId), 'tool/approval-requested')[0]
@@ -231,6 +250,7 @@ describe('a guardrail that fails on a tool text withholds it (fail closed)', () 
     ['a failed dry run', Scripts['dryrun-fails']],
     ['an error message', Scripts.declined],
     ['a result under its own observation', Scripts.charged],
+    ['a large result', Scripts.large],
     ['a preview before an approval', Scripts.approval],
   ] as const) {
     it(`${name}: a guardrail that throws at tool_output withholds the text`, async () => {
@@ -253,7 +273,12 @@ describe('a guardrail that fails on a tool text withholds it (fail closed)', () 
     try {
       const state = await h.agent.run()
       assert.deepEqual([state.status, state.failureCode], ['FAILED', 'service_timeout'])
-      noCard(JSON.stringify(await h.events(state.runId)), 'the events')
+      const events = await h.events(state.runId)
+      // Nothing ran, so nothing waits to be recorded: the run ends at once, and the dry run with it.
+      const [error] = ofType(events, 'tool/error')
+      assert.deepEqual([error.actionId, error.data.code], ['s1.a1', 'service_timeout'])
+      assert.equal(ofType(events, 'tool/end').length, 0)
+      noCard(JSON.stringify(events), 'the events')
     } finally {
       await h.stop()
     }

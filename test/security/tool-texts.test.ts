@@ -147,6 +147,13 @@ describe('every text a tool produces passes the guardrail, as the playground ser
       [['tool_output', 'redact', 'card']],
       'one look at the preview: its output and the observation rendered from it agree',
     )
+    // The trace view and the step's detail say it was a dry run, and show the preview as recorded.
+    const span = (await api(`/api/runs/${runId}/trace`)).body.spans.find((x: { id: string }) => x.id === 's1.a1')
+    assert.deepEqual([span.dryRun, span.label], [true, 'charge_card s1.a1 (dry run)'])
+    const [action] = (await api(`/api/runs/${runId}/steps/s1`)).body.actions
+    assert.equal(action.dryRun, true)
+    assert.deepEqual(action.preview.output, output)
+    assert.deepEqual(action.preview.redacted, { guard: 'card' })
     noCard(await served(runId), 'the playground')
   })
 
@@ -170,6 +177,8 @@ describe('every text a tool produces passes the guardrail, as the playground ser
     assert.deepEqual(error.data.redacted, { guard: 'card' })
     assert.match(error.data.stack ?? '', /^Error: card \[redacted:card\] was declined\n\s+at /, 'the stack keeps its frames')
     assert.equal(error.data.dryRun, undefined, 'a real call is not marked as a dry run')
+    const [action] = (await api(`/api/runs/${runId}/steps/s1`)).body.actions
+    assert.deepEqual(action.attempts[0].error.redacted, { guard: 'card' })
     noCard(await served(runId), 'the playground')
   })
 
@@ -276,7 +285,7 @@ describe('a guardrail that fails on a tool text withholds it (fail closed)', () 
       const events = await h.events(state.runId)
       // Nothing ran, so nothing waits to be recorded: the run ends at once, and the dry run with it.
       const [error] = ofType(events, 'tool/error')
-      assert.deepEqual([error.actionId, error.data.code], ['s1.a1', 'service_timeout'])
+      assert.deepEqual([error.actionId, error.data.code, error.data.dryRun], ['s1.a1', 'service_timeout', true])
       assert.equal(ofType(events, 'tool/end').length, 0)
       noCard(JSON.stringify(events), 'the events')
     } finally {

@@ -243,6 +243,32 @@ describe('every text a tool produces passes the guardrail, as the playground ser
   })
 })
 
+describe("what a tool's reconcile reports passes the guardrail too", () => {
+  it('a charge that timed out and was settled by asking the bank: tool/reconciled and the ledger hold the card redacted', async () => {
+    const h = await supportDesk({
+      script: [{ tool: 'charge_by_phone', args: { customerId: 'C-7' } }, done] as never,
+      rules: [{ id: 'phone', verdict: 'allow', match: { tool: 'charge_by_phone' } }],
+      verifier: { minCount: 0 },
+      plugins: ['guardrails', { path: fixture }],
+    })
+    try {
+      const state = await h.agent.run()
+      assert.equal(state.status, 'COMPLETED', state.reason)
+      const events = await h.events(state.runId)
+      const [reconciled] = ofType(events, 'tool/reconciled')
+      assert.deepEqual(
+        [reconciled.data.committed, reconciled.data.output, reconciled.data.redacted],
+        [true, { charged: true, card: '[redacted:card]' }, { guard: 'card' }],
+      )
+      const effect = await h.agent.store().effect(`${state.runId}/s1.a1`)
+      assert.deepEqual(effect?.output, { charged: true, card: '[redacted:card]' })
+      noCard(JSON.stringify(events), 'the events')
+    } finally {
+      await h.stop()
+    }
+  })
+})
+
 describe('a guardrail that fails on a tool text withholds it (fail closed)', () => {
   const rogue = (mode: string) => ({ path: resolve(import.meta.dirname, '../fixtures/plugins/rogue-guardrail'), config: { mode } })
   const desk = (script: unknown[], mode: string, serviceTimeouts?: Record<string, number>) =>

@@ -67,23 +67,23 @@ export async function screenToolText(
     // Nothing ran: the run ends now, as it does when policy overruns. A call that ran must have its outcome recorded first.
     if (kind === 'preview') throw error
     run.defer(error)
-    return { text: withheld(kind, tool.name, (error as Error).message), guard: 'guardrail-deferred', action: 'block' }
+    return { text: withheld(kind, tool.name, `: ${(error as Error).message}`), guard: 'guardrail-deferred', action: 'block' }
   }
   if (verdict.action === 'redact') return { text: verdict.text, guard: String(verdict.guard), action: 'redact' }
   if (verdict.action === 'block')
     return {
-      text: withheld(kind, tool.name, `by guardrail ${verdict.guard}: ${verdict.reason}`),
+      text: withheld(kind, tool.name, ` by guardrail ${verdict.guard}: ${verdict.reason}`),
       guard: String(verdict.guard),
       action: 'block',
     }
   return { text }
 }
 
-/** The notice that stands for a withheld text. */
+/** The notice that stands for a withheld text; `why` follows "was withheld" (` by guardrail G: reason`, or `: what ended the run`). */
 function withheld(kind: ToolTextKind, tool: string, why: string): string {
-  if (kind === 'error') return `The error message of ${tool} was withheld ${why}.`
-  if (kind === 'preview') return `The preview of ${tool} was withheld ${why}. Nothing was done.`
-  return `The result of ${tool} was withheld ${why}. The call itself ran.`
+  if (kind === 'error') return `The error message of ${tool} was withheld${why}.`
+  if (kind === 'preview') return `The preview of ${tool} was withheld${why}. Nothing was done.`
+  return `The result of ${tool} was withheld${why}. The call itself ran.`
 }
 
 /** A JSON value a tool produced, as the guardrail lets it be recorded. */

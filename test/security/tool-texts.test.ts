@@ -296,6 +296,11 @@ describe('a guardrail that fails on a tool text withholds it (fail closed)', () 
         const trips = ofType(events, 'guard/tripped')
         assert.ok(trips.length >= 1, 'the failure is recorded as a trip')
         assert.ok(trips.every((t) => t.data.action === 'block' && t.data.guard === 'guardrail-error'))
+        assert.match(
+          JSON.stringify(events),
+          /The (result|error message|preview) of (charge|refund)_card was withheld by guardrail guardrail-error: guardrail rogue-guardrail@1\.0\.0 failed, blocked to fail closed: the detector crashed\./,
+          'a notice stands where the text was',
+        )
         noCard(JSON.stringify(events), 'the events')
       } finally {
         await h.stop()

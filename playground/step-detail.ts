@@ -77,6 +77,10 @@ export interface ActionDetail {
   actionId: string
   tool: string
   proposal: { seq: number; args: unknown; argsHash: string; callId?: string; argsError?: string }
+  /** The model asked for the call's preview (`dry_run: true`): nothing was done, whatever ended it. */
+  dryRun?: boolean
+  /** A dry run's preview (its tool/end `output`), as the guardrail let it through: there is no attempt. */
+  preview?: { seq: number; output: unknown; redacted?: { guard: string }; durationMs?: number }
   decision?: {
     seq: number
     verdict: string
@@ -106,12 +110,21 @@ export interface ActionDetail {
     receipt?: unknown
     observation?: string
     durationMs?: number
-    error?: { code: string; errorClass: string; message: string; willRetry?: boolean; unknown?: boolean; stack?: string }
+    /** `redacted`: the guardrail redacted or withheld the message (and stack): they are what it let through. */
+    error?: {
+      code: string
+      errorClass: string
+      message: string
+      willRetry?: boolean
+      unknown?: boolean
+      stack?: string
+      redacted?: { guard: string }
+    }
   }[]
   /** What the model was told of the action: the observation of the event that closed it. */
   observation?: string
   /** Closed without a tool call (denied, rejected, invalid arguments): the error that closed it. */
-  closedBy?: { seq: number; type: string; code?: string; message?: string }
+  closedBy?: { seq: number; type: string; code?: string; message?: string; redacted?: { guard: string } }
   reconciled?: { seq: number; committed: boolean; by: string }
 }
 
@@ -206,6 +219,7 @@ export function stepDetail(events: readonly RunEvent[], stepId: string): StepDet
           actionId: e.actionId ?? `?${e.seq}`,
           tool: d.tool,
           proposal: { seq: e.seq, args: d.args, argsHash: d.argsHash, callId: d.callId, argsError: d.argsError },
+          ...(d.dryRun ? { dryRun: true } : {}),
           attempts: [],
         }
         actions.set(made.actionId, made)
@@ -257,6 +271,14 @@ export function stepDetail(events: readonly RunEvent[], stepId: string): StepDet
             observation: e.data.observation,
             durationMs: e.data.durationMs,
           })
+        // A dry run has no attempt: its preview is what it came to.
+        if (a && !attempt && e.data.dryRun)
+          a.preview = {
+            seq: e.seq,
+            output: e.data.output,
+            redacted: e.data.redacted && { guard: e.data.redacted.guard },
+            durationMs: e.data.durationMs,
+          }
         if (a) a.observation = e.data.observation
         break
       }
@@ -271,9 +293,11 @@ export function stepDetail(events: readonly RunEvent[], stepId: string): StepDet
           willRetry: d.willRetry,
           unknown: d.unknown,
           stack: d.stack,
+          redacted: d.redacted && { guard: d.redacted.guard },
         }
         if (attempt) Object.assign(attempt, { end: e.time, observation: d.observation, durationMs: d.durationMs, error })
-        else if (a) a.closedBy = { seq: e.seq, type: e.type, code: d.code, message: d.message }
+        else if (a)
+          a.closedBy = { seq: e.seq, type: e.type, code: d.code, message: d.message, redacted: d.redacted && { guard: d.redacted.guard } }
         if (a && !d.willRetry) a.observation = d.observation
         break
       }

@@ -56,6 +56,8 @@ export interface Span {
   usage?: Usage
   /** One line of what happened (an error code, a verdict, who approved). */
   note?: string
+  /** An action the model asked to dry-run: only its preview ran, nothing was done. */
+  dryRun?: boolean
 }
 
 export interface Trace {
@@ -288,10 +290,11 @@ export function traceOf(events: readonly RunEvent[]): Trace {
           id: e.actionId ?? `action@${e.seq}`,
           parent: stepParent(e),
           kind: 'action',
-          label: `${e.data.tool} ${e.actionId ?? ''}`.trim(),
+          label: `${e.data.tool} ${e.actionId ?? ''}${e.data.dryRun ? ' (dry run)' : ''}`.trim(),
           start: e.time,
           startSeq: e.seq,
           ...ids(e),
+          ...(e.data.dryRun ? { dryRun: true } : {}),
         })
         break
       case 'tool/decision': {
@@ -348,13 +351,20 @@ export function traceOf(events: readonly RunEvent[]): Trace {
         const span = spans.get(toolAttempt.get(e.actionId ?? '') ?? '')
         close(span, e, 'ok', e.data.deduplicated ? 'deduplicated: done before under the same key' : undefined)
         charge(span, e, e.data.usage)
-        close(spans.get(e.actionId ?? ''), e, 'ok')
+        close(
+          spans.get(e.actionId ?? ''),
+          e,
+          'ok',
+          e.data.dryRun
+            ? `dry run: only the preview ran, nothing was done${e.data.redacted ? ` (redacted by ${e.data.redacted.guard})` : ''}`
+            : undefined,
+        )
         break
       }
       case 'tool/error': {
         const attempt = spans.get(toolAttempt.get(e.actionId ?? '') ?? '')
         const running = attempt && attempt.end === undefined ? attempt : undefined
-        const note = `${e.data.code}${e.data.willRetry ? ', retried' : ''}${e.data.unknown ? ', outcome unknown' : ''}`
+        const note = `${e.data.code}${e.data.willRetry ? ', retried' : ''}${e.data.unknown ? ', outcome unknown' : ''}${e.data.dryRun ? ', dry run: nothing was done' : ''}`
         close(running, e, e.data.willRetry ? 'retried' : 'error', note)
         if (!e.data.willRetry && !e.data.unknown) {
           const action = spans.get(e.actionId ?? '')

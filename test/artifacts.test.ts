@@ -323,7 +323,7 @@ describe('artifacts: a store without them', () => {
       options: { observationChars: 100, artifactAboveBytes: 1024, keepRedacted: true },
       guarded: false,
       scrub: <T>(v: T) => v,
-      screenOutput: async () => assert.fail('not guarded'),
+      screenOutput: async (_action: unknown, _tool: unknown, text: string) => ({ text }),
       artifactsKept: (why: string) => (notes.push(why), false),
       putArtifact: async () => assert.fail('the store keeps no artifacts'),
     }

@@ -97,6 +97,43 @@ describe('cordage effects', () => {
     assert.equal(stderr.trim(), `run ${reader}: no ledger entries (no call with side effects started)`)
   })
 
+  it('names the dry runs of a run on stderr: they are not in the ledger, nothing was done', () => {
+    const charges = join(dir, 'charges.yml')
+    const charge = (customerId: string, extra: object = {}) => ({ tool: 'charge_card', args: { customerId, amount: 5, ...extra } })
+    writeFileSync(
+      charges,
+      stringify(
+        deskPreset(
+          {
+            script: [{ calls: [charge('C-1', { dry_run: true }), charge('C-2')] }, { final: 'Charged C-2.' }],
+            rules: [{ id: 'charges', verdict: 'allow', match: { tool: 'charge_card' } }],
+            verifier: { minCount: 0 },
+            storePlugin: { plugin: 'store-sqlite', config: { path: 'charges.db' } },
+            plugins: [{ path: resolve(import.meta.dirname, 'fixtures/plugins/card-leak-desk') }],
+          },
+          join(dir, 'outbox.jsonl'),
+        ),
+      ),
+    )
+    const run = cordage(['run', '--preset', charges, '--json'], dir)
+    assert.equal(run.code, 0, run.stderr)
+    const runId = JSON.parse(run.stdout.split('\n')[0]).runId
+    const { code, stdout, stderr } = cordage(['effects', runId, '--preset', charges], dir)
+    assert.equal(code, 0, stderr)
+    assert.deepEqual(
+      stdout
+        .trim()
+        .split('\n')
+        .map((l) => l.split(/\s+/).slice(1, 4)),
+      [['committed', 's1.a2', 'charge_card']],
+      'only the real charge is in the ledger',
+    )
+    assert.equal(
+      stderr.trim(),
+      `run ${runId}: 1 ledger entry: 1 committed; 1 dry run (s1.a1 charge_card) not in the ledger: only a preview ran, nothing was done`,
+    )
+  })
+
   it('answers an unknown run with run_not_found, exit 2, and nothing on stdout', () => {
     const { code, stdout, stderr } = cordage(['effects', 'run_nope', '--preset', preset], dir)
     assert.equal(code, 2)

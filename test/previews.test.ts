@@ -239,6 +239,7 @@ describe('dry runs', () => {
         [error.data.code, error.data.observation],
         ['policy_denied', 'Denied by policy (rule no-previews): matched rule no-previews'],
       )
+      assert.equal(error.data.dryRun, true, 'the denial of a dry run says it was one')
       assert.equal(h.log().length, 0, 'neither the preview nor the tool ran')
     } finally {
       await h.stop()
@@ -315,8 +316,11 @@ describe('dry runs', () => {
     })
     try {
       const state = await h.agent.run()
-      const proposed = ofType(await h.events(state.runId), 'tool/proposed')[0]
+      const events = await h.events(state.runId)
+      const proposed = ofType(events, 'tool/proposed')[0]
       assert.deepEqual([proposed.data.args, proposed.data.dryRun], [{ path: 'a', dry_run: true }, undefined])
+      // To the kernel it is a real call (a ticket, a ledger entry): it cannot know the tool did nothing, so it does not say so.
+      assert.equal(ofType(events, 'tool/end')[0].data.dryRun, undefined)
       assert.deepEqual(
         h.log().map((e) => [e.kind, e.tool, e.dry_run]),
         [['write', 'own_dry_run', true]],
@@ -350,6 +354,62 @@ describe('dry runs', () => {
       desk([done], { rules: [{ id: 'previews', verdict: 'allow', match: { dry_run: true } }] }),
       /no config key "dry_run"/,
     )
+  })
+})
+
+describe('every event that ends a dry run says so (dryRun: true)', () => {
+  const AskPreviews = { id: 'ask-previews', verdict: 'ask', priority: 5, match: { dryRun: true } }
+  const closing = (events: RunEvent[], actionId: string) =>
+    events.filter((e) => e.actionId === actionId && (e.type === 'tool/end' || e.type === 'tool/error')) as RunEvent<
+      'tool/end' | 'tool/error'
+    >[]
+
+  it('a dry run a person rejects, and one left waiting when the run is cancelled', async () => {
+    const script = [{ tool: 'write_note', args: { path: 'a', text: 'x', dry_run: true } }, done]
+    for (const end of ['reject', 'cancel'] as const) {
+      const h = await desk(script, { rules: [AskPreviews, Reads, Writes] })
+      try {
+        const paused = await h.agent.run()
+        assert.equal(paused.status, 'WAITING_APPROVAL')
+        const state =
+          end === 'reject'
+            ? await (await h.agent.reject(paused.runId, 's1.a1', { by: 'alice' })).done
+            : await h.agent.cancel(paused.runId, { by: 'alice' })
+        const [error] = closing(await h.events(state.runId), 's1.a1')
+        assert.equal(error.type, 'tool/error', end)
+        assert.deepEqual([error.data.code, error.data.dryRun], [end === 'reject' ? 'approval_rejected' : 'cancelled', true], end)
+        assert.equal(h.log().length, 0)
+      } finally {
+        await h.stop()
+      }
+    }
+  })
+
+  it('a dry run in a parallel wave: its tool/end is marked, the real call beside it is not', async () => {
+    const charge = (customerId: string, extra: object = {}) => ({ tool: 'charge_card', args: { customerId, amount: 5, ...extra } })
+    const h = await supportDesk({
+      script: [{ calls: [charge('C-1', { dry_run: true }), charge('C-2')] }, done] as never,
+      rules: [Reads, { id: 'charges', verdict: 'allow', match: { tool: 'charge_card' } }],
+      verifier: { minCount: 0 },
+      plugins: [{ path: resolve(import.meta.dirname, 'fixtures/plugins/card-leak-desk') }],
+    })
+    try {
+      const state = await h.agent.run()
+      assert.equal(state.status, 'COMPLETED', state.reason)
+      const events = await h.events(state.runId)
+      const [dry] = closing(events, 's1.a1')
+      const [real] = closing(events, 's1.a2')
+      assert.deepEqual([dry.type, dry.data.dryRun], ['tool/end', true])
+      assert.deepEqual([real.type, real.data.dryRun], ['tool/end', undefined])
+      assert.deepEqual(
+        events.filter((e) => e.type === 'tool/start').map((e) => e.actionId),
+        ['s1.a2'],
+        'only the real call started',
+      )
+      assert.equal(await h.agent.store().effect(`${state.runId}/s1.a1`), undefined, 'the dry run is not in the ledger')
+    } finally {
+      await h.stop()
+    }
   })
 })
 

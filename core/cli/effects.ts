@@ -5,7 +5,8 @@
  * what the model was told. So a person or a script can count what a run did to the outside world
  * without reading its events. Read through the store's read methods only (`effectsOf`, or, for a store
  * without that optional method, `effect(key)` for each key the run's actions used); the values were
- * scrubbed of the agents' secrets before they were stored. Exit 0, 2 for usage (`run_not_found`).
+ * scrubbed of the agents' secrets and passed the guardrail before they were stored. The summary names
+ * the run's dry runs, which are never in the ledger. Exit 0, 2 for usage (`run_not_found`).
  */
 import { CordageError } from '../contracts/errors.ts'
 import type { Cordage } from '../host/app.ts'
@@ -25,7 +26,7 @@ export async function effects(
   try {
     const entries = await ledgerOf(app, runId)
     for (const entry of entries) io.out(flags.json ? JSON.stringify(entry) : formatEffect(entry))
-    io.err(summary(runId, entries))
+    io.err(summary(runId, entries) + dryRunNote(await dryRunsOf(app, runId)))
     return ExitCodes.ok
   } finally {
     await app.stop()
@@ -57,6 +58,30 @@ async function ledgerOf(app: Cordage, runId: string): Promise<Effect[]> {
     return entries.sort((a, b) => a.startedAt - b.startedAt || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
   }
   throw notFound ?? new CordageError('run_not_found', `no run ${runId} in the stores of ${app.preset.shown}`)
+}
+
+/**
+ * The run's dry runs: actions whose preview ran instead of the call. None is in the ledger (nothing was
+ * done), and the summary says so, so nobody reading this view looks for them as writes or counts them.
+ */
+async function dryRunsOf(app: Cordage, runId: string): Promise<{ actionId: string; tool: string }[]> {
+  for (const name of app.agentNames()) {
+    try {
+      const state = await app.agent(name).load(runId)
+      return Object.values(state.actions)
+        .filter((a) => a.dryRun)
+        .map((a) => ({ actionId: a.id, tool: a.tool }))
+    } catch (error) {
+      if (!CordageError.is(error, 'run_not_found')) throw error
+    }
+  }
+  return []
+}
+
+function dryRunNote(dryRuns: { actionId: string; tool: string }[]): string {
+  if (!dryRuns.length) return ''
+  const named = dryRuns.map((d) => `${d.actionId} ${d.tool}`).join(', ')
+  return `; ${dryRuns.length} dry run${dryRuns.length === 1 ? '' : 's'} (${named}) not in the ledger: only a preview ran, nothing was done`
 }
 
 /** One readable line: key, status, action and tool, attempts, times, receipt and what the model was told. */

@@ -98,7 +98,8 @@ const Details: { readonly [K in RunEventType]: (event: RunEvent<K>) => string } 
           : p?.status === 'unavailable'
             ? ' no preview'
             : ''
-    return `${event.data.tool}(${compact(event.data.args, 50)}) rule=${event.data.ruleId}${shown}`
+    const redacted = p && p.status !== 'unavailable' && p.redacted ? ` (redacted by ${p.redacted.guard})` : ''
+    return `${event.data.tool}(${compact(event.data.args, 50)}) rule=${event.data.ruleId}${shown}${redacted}`
   },
   'tool/approval-decided': (event) =>
     `${event.data.approved ? 'approved' : 'rejected'} by ${event.data.by}${event.data.scope && event.data.scope !== 'once' ? ` (${event.data.scope}${event.data.grant ? ` ${event.data.grant.id}` : ''})` : ''}${event.data.reason ? ` — ${event.data.reason}` : ''}`,
@@ -106,9 +107,9 @@ const Details: { readonly [K in RunEventType]: (event: RunEvent<K>) => string } 
   'tool/end': (event) =>
     `${event.data.tool} ${event.data.durationMs}ms${event.data.deduplicated ? ` (already done by ${event.data.deduplicated.runId} ${event.data.deduplicated.actionId})` : ''}${event.data.dryRun ? ' dry run' : ''}${event.data.artifact ? ` → ${event.data.artifact.ref} (${event.data.artifact.bytes} B)` : ''}${event.data.redacted ? ` (redacted by ${event.data.redacted.guard})` : ''} ${quote(event.data.observation, 70)}`,
   'tool/reconciled': (event) =>
-    `${event.data.tool} ${event.data.committed ? 'committed' : 'not committed'} (by ${event.data.by}) key=${event.data.key}`,
+    `${event.data.tool} ${event.data.committed ? 'committed' : 'not committed'} (by ${event.data.by}) key=${event.data.key}${event.data.redacted ? ` (redacted by ${event.data.redacted.guard})` : ''}`,
   'tool/error': (event) =>
-    `${event.data.tool} ${event.data.code} (${event.data.errorClass})${event.data.willRetry ? ' will retry' : ''}: ${quote(event.data.message, 70)}${
+    `${event.data.tool} ${event.data.code} (${event.data.errorClass})${event.data.willRetry ? ' will retry' : ''}${event.data.dryRun ? ' dry run' : ''}${event.data.redacted ? ` (redacted by ${event.data.redacted.guard})` : ''}: ${quote(event.data.message, 70)}${
       event.data.stack
         ? `\n${event.data.stack
             .split('\n')

@@ -21,9 +21,12 @@ export function formatPreview(action: Pick<ActionState, 'id' | 'tool' | 'preview
   const outcome = action.preview
   if (!outcome) return lines
   if (outcome.status === 'unavailable') return [`  no preview: the tool declares none`]
-  if (outcome.status === 'failed') return [tint(33, `  preview failed: ${visible(outcome.code)} ${visible(flat(outcome.message))}`)]
+  // The guardrail changed what the tool said: the person sees that it did, and by which guard.
+  const redacted = outcome.redacted ? ` (redacted by guardrail ${visible(outcome.redacted.guard)})` : ''
+  if (outcome.status === 'failed')
+    return [tint(33, `  preview failed: ${visible(outcome.code)} ${visible(flat(outcome.message))}${redacted}`)]
   const p = outcome.preview
-  lines.push(`  preview: ${visible(flat(p.summary))}`)
+  lines.push(`  preview: ${visible(flat(p.summary))}${redacted}`)
   if (p.amount) lines.push(`  amount: ${p.amount.value} ${visible(p.amount.currency)}`)
   if (p.record !== undefined) {
     lines.push('  record:')

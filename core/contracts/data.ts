@@ -258,13 +258,17 @@ export interface Preview {
   amount?: { value: number; currency: string }
 }
 
-/** What came of asking for a preview: recorded with an approval request, shown to whoever decides. */
+/**
+ * What came of asking for a preview: recorded with an approval request, shown to whoever decides.
+ * `redacted` names the guard when the guardrail redacted or withheld the preview (or the failed
+ * preview's message): what is recorded is what it let through.
+ */
 export type PreviewOutcome =
-  | { status: 'ok'; preview: Preview; durationMs: number }
+  | { status: 'ok'; preview: Preview; durationMs: number; redacted?: { guard: string } }
   /** The tool declares no `preview`. */
   | { status: 'unavailable' }
   /** The preview threw, timed out or answered something that is not a Preview (`code` from the error table). */
-  | { status: 'failed'; code: string; message: string }
+  | { status: 'failed'; code: string; message: string; redacted?: { guard: string } }
 
 /**
  * Limits a policy may attach to an `allow` (a constrained allow). The tool gets them in `io.constraints`

@@ -285,7 +285,7 @@ export interface RunEventMap {
      * result; `audit` is the raw result as an audit-only artifact, when the preset keeps it.
      */
     redacted?: { guard: string; audit?: ArtifactRef }
-    /** The call was a dry run: `output` is the tool's Preview, and nothing was done. */
+    /** The call was a dry run: `output` is the tool's Preview (as the guardrail let it through), and nothing was done. */
     dryRun?: boolean
   }
   /**
@@ -293,7 +293,16 @@ export interface RunEventMap {
    * the tool's `reconcile`, or by a person. Committed closes the action with a result; not committed
    * sends it back to be run again under the same idempotency key.
    */
-  'tool/reconciled': { tool: string; key: string; committed: boolean; by: string; receipt?: unknown; output?: unknown }
+  'tool/reconciled': {
+    tool: string
+    key: string
+    committed: boolean
+    by: string
+    receipt?: unknown
+    output?: unknown
+    /** The guardrail redacted or withheld the tool's `output`: it holds what it let through. */
+    redacted?: { guard: string }
+  }
   /**
    * The action ended without a result. After tool/start it closes the call; without one, the call never
    * started (unknown tool, invalid arguments, denied, rejected, or the run ended first). Every
@@ -314,6 +323,10 @@ export interface RunEventMap {
     willRetry?: boolean
     unknown?: boolean
     stack?: string
+    /** The guardrail redacted or withheld the message (and `stack`, `observation` with it): they hold what it let through. */
+    redacted?: { guard: string }
+    /** The action was a dry run: nothing was done, whatever ended it. */
+    dryRun?: boolean
   }
   /**
    * A guardrail stopped or cleaned content (core/contracts/services/guardrail.ts). At `tool_input` and

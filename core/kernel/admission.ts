@@ -18,14 +18,15 @@ import { grantMismatch, type ApprovalGrant } from './grants.ts'
 import type { LoopHost, TimedService } from './loop-host.ts'
 import type { EventIds, Recorder } from './recorder.ts'
 import { checkPolicyDecision } from './verdicts.ts'
-import { runPreview } from './preview.ts'
+import { screenedPreview } from './preview.ts'
+import type { ScreenPort } from './tool-texts.ts'
 import { KernelProducer } from './version.ts'
 
 /** What admitting an action leads to: run it, wait for a person (later, once the rest of the step ran), or nothing more (settled). */
 export type Admitted = { run: Authorized } | { later: () => Promise<Next> } | { next: Next }
 
 /** What deciding an action needs of the run. */
-export interface AdmissionPort {
+export interface AdmissionPort extends ScreenPort {
   readonly runId: string
   readonly agent: Pick<LoopHost, 'name'>
   readonly state: RunState
@@ -146,7 +147,7 @@ async function admitAsked(
   return {
     later: async () => {
       // Decision → preview → checkpoint → request: whoever decides reads this record and nothing runs it again.
-      const preview = dryRun ? undefined : await runPreview(run, tool, args, action.id)
+      const preview = dryRun ? undefined : await screenedPreview(run, tool, args, action, decidedSeq)
       return run.pause('WAITING_APPROVAL', `action ${action.id} (${action.tool}) waits for approval: ${reason}`, 'approval', {
         actionId: action.id,
         approval: {
@@ -172,7 +173,7 @@ export async function previewFor(run: AdmissionPort, action: ActionState, tool: 
   const parsed = tool.input.safeParse(action.args)
   if (!parsed.success)
     return { status: 'failed', code: 'invalid_arguments', message: `the arguments no longer match ${tool.name}'s schema` }
-  return runPreview(run, tool, parsed.data, action.id)
+  return screenedPreview(run, tool, parsed.data, action, action.decision?.seq ?? action.proposedSeq)
 }
 
 /**

@@ -9,8 +9,9 @@
  *   and the model sees a bounded projection: the head of the content and a line naming the ref and how
  *   to read on (`read_artifact`). A crash between the two leaves at most a blob no event names.
  * - A result the guardrail redacted (or withheld) at `tool_output` is stored in its redacted form: the
- *   event and the ledger hold what the guardrail let through, `tool/end.redacted` names the guard, and
- *   the raw result is kept only as an audit-only artifact when the preset says so (`audit.keepRedacted`).
+ *   event, the ledger and a large result's artifact hold what the guardrail let through (it sees the
+ *   whole result, core/kernel/tool-texts.ts), `tool/end.redacted` names the guard, and the raw result
+ *   is kept only as an audit-only artifact when the preset says so (`audit.keepRedacted`).
  * - Secrets (the recorder's scrubber) are scrubbed before anything is stored, artifacts included.
  *
  * A store without artifacts keeps today's behaviour (the output inline in the event): losing the data
@@ -20,6 +21,9 @@ import { Buffer } from 'node:buffer'
 import type { ArtifactRef } from '../contracts/data.ts'
 import type { Tool, ToolResult } from '../contracts/services/tools.ts'
 import type { ActionState } from './state.ts'
+import { guardsOf, screenToolValue, type ScreenPort } from './tool-texts.ts'
+
+export type { Screened } from './tool-texts.ts'
 
 /** The key under which a ledger outcome holds an artifact's reference instead of the bytes. */
 export const LedgerArtifactKey = 'cordage:artifact'
@@ -27,21 +31,11 @@ export const LedgerArtifactKey = 'cordage:artifact'
 /** Default threshold (bytes of the result's JSON) above which a result becomes an artifact: 256 KiB. */
 export const DefaultArtifactAboveBytes = 256 * 1024
 
-/** What the guardrail made of an observation: `guard` is set when it redacted or withheld it. */
-export interface Screened {
-  text: string
-  guard?: string
-  action?: 'redact' | 'block'
-}
-
 /** What shaping a result needs of the run. */
-export interface ArtifactPort {
+export interface ArtifactPort extends ScreenPort {
   readonly options: { observationChars: number; artifactAboveBytes: number; keepRedacted: boolean }
-  readonly guarded: boolean
   /** The run's secrets scrubbed out of a value (the recorder's). */
   scrub<T>(value: T): T
-  /** The guardrail's `tool_output` check of an observation (records a trip). */
-  screenOutput(action: ActionState, tool: Tool, observation: string, causation: number): Promise<Screened>
   /** True when the agent's store keeps artifacts; otherwise the driver notes `why` once. */
   artifactsKept(why: string): boolean
   /** Store a blob for this run and action (the kernel's writer). */
@@ -83,8 +77,11 @@ export function headOf(text: string, max: number): string {
 
 /**
  * Shape a finished call's result into what is recorded: the output or an artifact, the observation the
- * model sees (through the guardrail), and the redaction. `suffix` is appended to the observation before
- * the guardrail sees it (a refused handoff). `render` renders an output the tool gave no observation for.
+ * model sees, and the redaction. The whole result passes the guardrail (core/kernel/tool-texts.ts), not
+ * only the part its observation shows, and so does the tool's own observation when it gives one: the
+ * event, the ledger and the artifact hold what the guardrail let through. `suffix` is appended to the
+ * observation (a refused handoff; it names what the tool asked for, so it is screened too). `render`
+ * renders an output the tool gave no observation for.
  */
 export async function shapeResult(
   run: ArtifactPort,
@@ -112,36 +109,38 @@ export async function shapeResult(
     }
     return stored
   }
-  let head: string | undefined
-  let raw: string
-  if (large) {
-    head = result.observation === undefined ? headOf(bytesOf().text, chars) : undefined
-    raw = result.observation === undefined ? head! : headOf(result.observation, chars)
-  } else raw = result.observation ?? render(output, chars)
-  raw += suffix
-  const screened = run.guarded ? await run.screenOutput(action, tool, raw, call.causation) : { text: raw }
-  if (screened.guard) {
-    // What the guardrail let through is what every reader but the audit view gets; the raw result is
-    // kept apart (audit-only) when the preset says so, else dropped.
-    let audit: ArtifactRef | undefined
-    if (run.options.keepRedacted && run.artifactsKept('the raw result of a redacted call is not kept for the audit view')) {
-      const blob = bytesOf()
-      audit = await run.putArtifact({ actionId: action.id, bytes: blob.bytes, mediaType: blob.mediaType, visibility: 'audit' })
-    }
-    const shown = screened.action === 'redact' ? screened.text : { withheld: true, guard: screened.guard }
-    const observation = large
-      ? `${screened.text}\n(The rest of the result is not available: guardrail ${screened.guard} redacted it.)`
-      : screened.text
-    return { output: shown, observation, redacted: { guard: screened.guard, ...(audit ? { audit } : {}) }, ledgerOutput: shown }
-  }
-  if (large) {
+  const screen = (text: string) => run.screenOutput(action, tool, text, call.causation, 'result')
+  const shown = await screenToolValue(run, call, output, 'result', content.text)
+  const own = result.observation === undefined ? undefined : await screen(large ? headOf(result.observation, chars) : result.observation)
+  const note = suffix ? await screen(suffix) : undefined
+  const guard = guardsOf(shown.guard, own?.guard, note?.guard)
+  const tail = note?.text ?? ''
+  let audit: ArtifactRef | undefined
+  if (shown.guard && run.options.keepRedacted && run.artifactsKept('the raw result of a redacted call is not kept for the audit view')) {
+    // The raw result, apart and audit-only, when the preset says so; else it is dropped.
     const blob = bytesOf()
-    const artifact = await run.putArtifact({ actionId: action.id, bytes: blob.bytes, mediaType: blob.mediaType, visibility: 'ui' })
-    const offset = head === undefined ? 0 : Buffer.byteLength(head)
-    const observation = `${screened.text}\n${referenceLine(artifact, offset, head !== undefined)}`
-    return { output: undefined, observation, artifact, ledgerOutput: { [LedgerArtifactKey]: artifact } }
+    audit = await run.putArtifact({ actionId: action.id, bytes: blob.bytes, mediaType: blob.mediaType, visibility: 'audit' })
   }
-  return { output, observation: screened.text, ledgerOutput: output }
+  const redacted = guard ? { guard, ...(audit ? { audit } : {}) } : undefined
+  if (large && shown.action !== 'block') {
+    // Stored whole as the guardrail let it through (it saw all of it), so a redacted result can be read on too.
+    const blob = shown.guard ? redactedBlob(run, shown.text, shown.value) : bytesOf()
+    const artifact = await run.putArtifact({ actionId: action.id, bytes: blob.bytes, mediaType: blob.mediaType, visibility: 'ui' })
+    const head = own === undefined ? headOf(blob.text, chars) : undefined
+    const offset = head === undefined ? 0 : Buffer.byteLength(head)
+    const observation = `${own?.text ?? head}${tail}\n${referenceLine(artifact, offset, head !== undefined)}`
+    return { output: undefined, observation, artifact, ledgerOutput: { [LedgerArtifactKey]: artifact }, redacted }
+  }
+  // What the guardrail let through is what every reader but the audit view gets: the output redacted, or withheld.
+  const seen = own?.text ?? (shown.guard ? render(shown.text, chars) : render(output, chars))
+  return { output: shown.value, observation: `${seen}${tail}`, ledgerOutput: shown.value, redacted }
+}
+
+/** A redacted result as stored bytes: JSON when the redaction left JSON, else text; scrubbed as the recorder scrubs events. */
+function redactedBlob(run: ArtifactPort, text: string, value: unknown): { text: string; mediaType: string; bytes: Uint8Array } {
+  const scrubbed = run.scrub(text)
+  const mediaType = typeof value === 'string' ? 'text/plain; charset=utf-8' : 'application/json'
+  return { text: scrubbed, mediaType, bytes: Buffer.from(scrubbed, 'utf8') }
 }
 
 /** The line that tells the model where the rest of a large result is and how to read it. */

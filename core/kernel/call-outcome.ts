@@ -1,11 +1,12 @@
 /**
  * @module call-outcome
  * Recording what one tool call came to, and saying what happens next. A result becomes tool/end (its
- * observation through the guardrail, a handoff only to an agent the preset allows) and, for a write,
- * the ledger's `committed` in the same batch. A failure becomes tool/error: retried when transient and
- * safe to repeat; a write that timed out or lost its connection is an unknown effect, never a failure;
- * a write that failed is `failed` in the ledger. A call cut short by cancellation is cancelled, its
- * effect (for a write) unknown.
+ * texts through the guardrail, core/kernel/tool-texts.ts; a handoff only to an agent the preset
+ * allows) and, for a write, the ledger's `committed` in the same batch. A failure becomes tool/error
+ * (its message and stack through the guardrail too): retried when transient and safe to repeat; a
+ * write that timed out or lost its connection is an unknown effect, never a failure; a write that
+ * failed is `failed` in the ledger. A call cut short by cancellation is cancelled, its effect (for a
+ * write) unknown.
  */
 import { classify, CordageError, type Code } from '../contracts/errors.ts'
 import type { EffectWrite } from '../contracts/services/store.ts'
@@ -19,6 +20,7 @@ import { KernelProducer } from './version.ts'
 import { cancelOwnChild, childWaitProblem } from './child-wait.ts'
 import type { Context } from './cordis.ts'
 import { shapeResult, type ArtifactPort } from './artifacts.ts'
+import { screenFailure } from './tool-texts.ts'
 
 /** After a call's outcome is recorded: nothing more, another attempt, or what the run must do next. */
 export type Outcome = 'done' | 'retry' | Consequence
@@ -50,11 +52,9 @@ export interface OutcomePort extends ArtifactPort {
   readonly signal: AbortSignal
   readonly options: { observationChars: number; handoffs: readonly string[]; artifactAboveBytes: number; keepRedacted: boolean }
   readonly cancelling: boolean
-  readonly guarded: boolean
   idsOf(actionId: string | undefined, causation?: number): EventIds
   flush(effects?: EffectWrite[]): Promise<void>
   noteEffect(kind: 'committed' | 'unknown', effect: { actionId: string; tool: string; receipt?: unknown; key?: string }): void
-  guardOutput(action: ActionState, tool: Tool, observation: string, causation: number): Promise<string>
   end(status: TerminalStatus, failureCode: Code | undefined, reason?: string): Promise<Next>
   pause(status: WaitingStatus, reason: string, checkpoint: Checkpoint, detail?: PauseDetail): Promise<Next>
 }
@@ -116,24 +116,26 @@ export async function recordFailed(
   // A side-effecting call that timed out, or whose connection broke, may have landed: its outcome
   // is unknown, not failed.
   const unknown = !willRetry && effectful && (code === 'tool_timeout' || code === 'tool_connection_lost')
-  // A tool's error message is content from outside like its output (it may quote a key it was refused): the guardrail sees it too.
+  const raw = !CordageError.is(error) && error instanceof Error && error.stack ? error.stack.split('\n').slice(0, 6).join('\n') : undefined
+  // A tool's error message is content from outside like its output (it may quote a card it was refused):
+  // it passes the guardrail before anything records it, and so does the stack that repeats it.
+  const screened = await screenFailure(run, { action, tool, causation: c.startedSeq }, message, raw)
   const observation =
     code === 'tool_timeout'
       ? `${tool.name} did not finish within ${tool.timeoutMs} ms.`
-      : await run.guardOutput(action, tool, `${tool.name} failed (${code}): ${message}`, c.startedSeq)
-  const stack =
-    !CordageError.is(error) && error instanceof Error && error.stack ? error.stack.split('\n').slice(0, 6).join('\n') : undefined
+      : `${tool.name} failed (${code}): ${screened.message}`
   const data = {
     tool: tool.name,
     attempt: c.attempt,
     errorClass: kind,
     code,
-    message,
+    message: screened.message,
     observation,
     durationMs: c.durationMs,
     willRetry: willRetry || undefined,
     unknown: unknown || undefined,
-    stack,
+    stack: screened.stack,
+    redacted: screened.guard ? { guard: screened.guard } : undefined,
   }
   run.rec.record('tool/error', data, tool.owner ?? KernelProducer, run.idsOf(action.id, c.startedSeq))
   if (willRetry) return 'retry'
@@ -155,7 +157,7 @@ export async function recordFailed(
   // The tool reported a failure: for a write, that means it did not take effect.
   if (effectful) await run.flush([{ op: 'outcome', key, status: 'failed', at: Date.now() }])
   if (kind !== 'tool_deterministic' && kind !== 'tool_transient' && kind !== 'model_semantic')
-    return { kind: 'end', run: () => run.end('FAILED', code, message) }
+    return { kind: 'end', run: () => run.end('FAILED', code, screened.message) }
   return 'done'
 }
 

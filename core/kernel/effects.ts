@@ -27,6 +27,7 @@ import type { Checkpoint, Next, PauseDetail } from './flow.ts'
 import { ledgerArtifact, relist } from './artifacts.ts'
 import { observe, recordFailed, recordSucceeded, type Consequence, type Outcome, type OutcomePort } from './call-outcome.ts'
 import { timeLimitOf, unenforceable } from './constraints.ts'
+import { guardsOf, screenToolValue } from './tool-texts.ts'
 import { openReservation, reserveOrSuspend, reserving, settle, toolReservation } from './reservations.ts'
 import type { Reservation } from '../contracts/data.ts'
 export type { Checkpoint, Next, PauseDetail } from './flow.ts'
@@ -67,10 +68,6 @@ export interface DriverPort extends OutcomePort {
    * store): checked right before a side-effecting call starts.
    */
   checkLease(): Promise<void>
-  /** The agent has a guardrail: observations go through guardOutput. */
-  readonly guarded: boolean
-  /** The observation the model may see of a finished call: the guardrail's `tool_output` check (records a trip). */
-  guardOutput(action: ActionState, tool: Tool, observation: string, causation: number): Promise<string>
   pause(status: WaitingStatus, reason: string, checkpoint: Checkpoint, detail?: PauseDetail): Promise<Next>
   end(status: TerminalStatus, failureCode: Code | undefined, reason?: string): Promise<Next>
   /**
@@ -376,6 +373,11 @@ export class EffectRunner {
       }
       if (found) {
         const by = `${tool.owner ?? tool.name}:reconcile`
+        // What the target system reported is the tool's text like a result: recorded as the guardrail lets it through.
+        const shown =
+          found.committed && found.output !== undefined
+            ? await screenToolValue(run, { action, tool, causation: run.state.lastSeq }, found.output, 'result')
+            : undefined
         run.rec.record(
           'tool/reconciled',
           {
@@ -383,14 +385,15 @@ export class EffectRunner {
             key,
             committed: found.committed,
             by,
-            ...(found.committed ? { receipt: found.receipt, output: found.output } : {}),
+            ...(found.committed ? { receipt: found.receipt, output: shown?.value } : {}),
+            ...(shown?.guard ? { redacted: { guard: shown.guard } } : {}),
           },
           KernelProducer,
           run.idsOf(action.id, run.state.lastSeq),
         )
         await run.flush([
           found.committed
-            ? { op: 'outcome', key, status: 'committed', receipt: found.receipt, output: found.output, at: Date.now() }
+            ? { op: 'outcome', key, status: 'committed', receipt: found.receipt, output: shown?.value, at: Date.now() }
             : { op: 'outcome', key, status: 'not_committed', at: Date.now() },
         ])
         if (found.committed || why === 'resume') return found.committed ? 'continue' : 'retry'
@@ -456,30 +459,30 @@ function conflict(run: DriverPort, action: ActionState, key: string, effect: Eff
 
 /** The effect already happened under this key: close the action with its recorded result. */
 async function deduplicate(run: DriverPort, action: ActionState, tool: Tool, effect: Effect): Promise<Next> {
-  // The tool's own observation of the effect when the ledger kept it (a citation the verifier looks for
-  // is in it), else the raw output rendered; then a line that says it was not done again.
-  const seen = typeof effect.observation === 'string' ? effect.observation : observe(effect.output ?? null, run.options.observationChars)
+  const from = { action, tool, causation: action.decision?.seq ?? action.proposedSeq }
   // The ledger holds a large result's reference, not its bytes: this run gets the same reference,
   // listed under it too (content-addressed: no second blob), so read_artifact lets it read on.
   const artifact = ledgerArtifact(effect.output)
   if (artifact && effect.runId !== run.runId) await relist(run, action, artifact)
-  const observation = await run.guardOutput(
-    action,
-    tool,
-    `${seen}\n(Already done under this idempotency key by ${effect.runId} ${effect.actionId}; not done again.)`,
-    action.decision?.seq ?? action.proposedSeq,
-  )
+  // Recorded by another run, maybe under another guardrail: this run's guardrail sees it before it is recorded again.
+  const shown = artifact ? undefined : await screenToolValue(run, from, effect.output ?? null, 'result')
+  // The tool's own observation of the effect when the ledger kept it (a citation the verifier looks for
+  // is in it), else the output rendered; then a line that says it was not done again.
+  const own = typeof effect.observation === 'string' ? await run.screenOutput(action, tool, effect.observation, from.causation) : undefined
+  const seen = own?.text ?? observe(shown?.guard ? shown.text : (effect.output ?? null), run.options.observationChars)
+  const guard = guardsOf(shown?.guard, own?.guard)
   run.rec.record(
     'tool/end',
     {
       tool: tool.name,
       attempt: action.attempts,
-      output: artifact ? undefined : (effect.output ?? null),
-      observation,
+      output: artifact ? undefined : shown!.value,
+      observation: `${seen}\n(Already done under this idempotency key by ${effect.runId} ${effect.actionId}; not done again.)`,
       receipt: effect.receipt,
       durationMs: 0,
       artifact,
       deduplicated: { runId: effect.runId, actionId: effect.actionId },
+      ...(guard ? { redacted: { guard } } : {}),
     },
     tool.owner ?? KernelProducer,
     run.idsOf(action.id, action.decision?.seq),

@@ -41,8 +41,8 @@ import { readStepServices, type StepServices } from './step-services.ts'
 import { callModel } from './model-call.ts'
 import { actOn, actTogether } from './actions.ts'
 import { projectContext } from './context-step.ts'
-import { askGuardrail, guardOutput, screenOutput, verifyAnswer } from './verification.ts'
-import type { Screened } from './artifacts.ts'
+import { askGuardrail, verifyAnswer } from './verification.ts'
+import { screenToolText, type Screened, type ToolTextKind } from './tool-texts.ts'
 import { guardStore } from './store-writer.ts'
 import type { ArtifactRef } from '../contracts/data.ts'
 import { crash, endCancelled, endRun, pauseRun } from './ending.ts'
@@ -408,16 +408,9 @@ export class RunDriver implements DriverPort {
     return actTogether(this)
   }
 
-  get guarded(): boolean {
-    return this.services.guardrail !== undefined
-  }
-
-  guardOutput(action: ActionState, tool: Tool, observation: string, causation: number): Promise<string> {
-    return guardOutput(this, action, tool, observation, causation)
-  }
-
-  screenOutput(action: ActionState, tool: Tool, observation: string, causation: number): Promise<Screened> {
-    return screenOutput(this, action, tool, observation, causation)
+  /** Every text a tool produced, before it is recorded (core/kernel/tool-texts.ts). */
+  screenOutput(action: ActionState, tool: Tool, text: string, causation: number, kind?: ToolTextKind): Promise<Screened> {
+    return screenToolText(this, action, tool, text, causation, kind)
   }
 
   scrub<T>(value: T): T {

@@ -7,6 +7,7 @@
  * at most {@link PreviewLimitMs}, and the run's deadline) and its answer is checked strictly: a
  * preview that throws, overruns or answers something that is not a Preview is recorded as failed, and
  * a failed preview never approves anything (the person is still asked, and sees that it failed).
+ * What it answered is a tool's text: it passes the guardrail before it is recorded ({@link screenedPreview}).
  */
 import { CordageError, Codes, type Code } from '../contracts/errors.ts'
 import type { Preview, PreviewOutcome } from '../contracts/data.ts'
@@ -16,6 +17,7 @@ import type { EventIds, Recorder } from './recorder.ts'
 import { describe } from './describe-value.ts'
 import { bad, type Checked } from './verdicts.ts'
 import { KernelProducer } from './version.ts'
+import { screenPreview, type ScreenPort } from './tool-texts.ts'
 
 export type { Preview, PreviewOutcome } from '../contracts/data.ts'
 
@@ -196,38 +198,65 @@ export function asRead(tool: Tool): Tool {
   return Object.freeze({ ...tool, sideEffect: 'none', needsApproval: false })
 }
 
+/**
+ * Run `tool`'s preview (as {@link runPreview}) and pass what it answered through the guardrail, as every
+ * text a tool produces (core/kernel/tool-texts.ts): what is recorded, with an approval request or as a
+ * dry run's output, is what the guardrail let through, marked `redacted` when it changed anything.
+ */
+export async function screenedPreview(
+  run: PreviewPort & ScreenPort,
+  tool: Tool,
+  args: unknown,
+  action: ActionState,
+  causation: number,
+): Promise<PreviewOutcome> {
+  return screenPreview(run, { action, tool, causation }, await runPreview(run, tool, args, action.id), checkPreview)
+}
+
 /** What recording a dry run's outcome needs of the run. */
-export interface DryRunPort extends PreviewPort {
+export interface DryRunPort extends PreviewPort, ScreenPort {
   readonly rec: Recorder
   readonly options: { observationChars: number }
-  readonly guarded: boolean
   idsOf(actionId: string | undefined, causation?: number): EventIds
-  guardOutput(action: ActionState, tool: Tool, observation: string, causation: number): Promise<string>
 }
 
 /**
  * A dry run policy allowed (or a person approved): the tool's preview runs instead of the tool (no
  * ticket, no ledger, no tool/start), and the call ends with tool/end `dryRun: true`, its output the
- * Preview; or with tool/error when the preview failed.
+ * Preview as the guardrail let it through and its observation rendered from that; or with tool/error
+ * (`dryRun: true` too) when the preview failed.
  */
 export async function runDryRun(run: DryRunPort, action: ActionState, tool: Tool, args: unknown, causation: number): Promise<'continue'> {
-  const outcome = await runPreview(run, tool, args, action.id)
+  const outcome = await screenedPreview(run, tool, args, action, causation)
   const ids = run.idsOf(action.id, causation)
   if (outcome.status !== 'ok') {
     const code: Code = outcome.status === 'failed' ? (outcome.code as Code) : 'invalid_arguments'
     const message = outcome.status === 'failed' ? outcome.message : `${tool.name} has no preview`
     const observation = `The dry run of ${tool.name} failed (${code}): ${message}. Nothing was done.`
     const errorClass = Codes[code]?.kind ?? 'tool_deterministic'
-    run.rec.record('tool/error', { tool: tool.name, errorClass, code, message, observation }, KernelProducer, ids)
+    const redacted = outcome.status === 'failed' ? outcome.redacted : undefined
+    run.rec.record(
+      'tool/error',
+      { tool: tool.name, errorClass, code, message, observation, ...(redacted ? { redacted } : {}), dryRun: true },
+      KernelProducer,
+      ids,
+    )
     return 'continue'
   }
   const raw = renderPreview(outcome.preview)
   const max = run.options.observationChars
-  const bounded = raw.length > max ? `${raw.slice(0, max)}… (${raw.length - max} more characters in the store)` : raw
-  const observation = run.guarded ? await run.guardOutput(action, tool, bounded, causation) : bounded
+  const observation = raw.length > max ? `${raw.slice(0, max)}… (${raw.length - max} more characters in the store)` : raw
   run.rec.record(
     'tool/end',
-    { tool: tool.name, attempt: 1, output: outcome.preview, observation, durationMs: outcome.durationMs, dryRun: true },
+    {
+      tool: tool.name,
+      attempt: 1,
+      output: outcome.preview,
+      observation,
+      durationMs: outcome.durationMs,
+      ...(outcome.redacted ? { redacted: outcome.redacted } : {}),
+      dryRun: true,
+    },
     tool.owner ?? KernelProducer,
     ids,
   )

@@ -3,7 +3,8 @@
  * Persist before you act (invariant 3). The loop records events into a buffer, applying each to run
  * state at once, and calls {@link Recorder.flush} before any effect the events allow: the batch is
  * appended to the store with the expected seq, and only then handed to listeners. Listeners therefore
- * never see an event that is not durable.
+ * never see an event that is not durable. Every event is scrubbed of the run's secrets here, and an
+ * event that ends a dry run is marked so here (core/kernel/dry-run-mark.ts).
  */
 import { EventSchemaVersion, type RunEvent, type RunEventMap, type RunEventType } from '../contracts/events.ts'
 import { apply, type RunState } from './state.ts'
@@ -11,6 +12,7 @@ import type { AppendOptions, EffectWrite, Lease, StoreService, StoreWriter } fro
 import type { Dispatch } from './cordis.ts'
 import { guardStore } from './store-writer.ts'
 import type { Scrubber } from '../kit/secrets.ts'
+import { markDryRun } from './dry-run-mark.ts'
 
 export interface EventIds {
   turnId?: string
@@ -53,6 +55,7 @@ export class Recorder {
 
   /** Record an event: stamp the envelope, apply it to state, buffer it until the next flush. */
   record<K extends RunEventType>(type: K, data: RunEventMap[K], producer: string, ids: EventIds = {}): RunEvent<K> {
+    data = markDryRun(this.state, type, data, ids.actionId)
     // Built field by field (not by spreading `ids`): this runs ten times a step.
     const event = {
       type,

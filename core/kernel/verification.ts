@@ -2,25 +2,24 @@
  * @module verification
  * Deciding "done": the guardrail's look at the answer, then the verifier's verdict, checked strictly and
  * recorded (invariant 2: a run completes only on a verifier's recorded pass). Also the guardrail asked at
- * any stage, which blocks when it fails or answers nonsense (fail closed). Free functions over a narrow
+ * any stage, which blocks when it fails or answers nonsense (fail closed); what a tool produced is asked
+ * through core/kernel/tool-texts.ts. Free functions over a narrow
  * port, so the run driver (core/kernel/loop.ts) keeps only the state machine.
  */
 import { classify, CordageError } from '../contracts/errors.ts'
 import type { GuardInput, GuardrailService, GuardVerdict } from '../contracts/services/guardrail.ts'
 import type { VerifierService, VerifyResult } from '../contracts/services/verifier.ts'
 import type { CancelRequest } from '../contracts/services/store.ts'
-import type { ActionState, RunState } from '../contracts/state.ts'
-import type { Tool } from '../contracts/services/tools.ts'
+import type { RunState } from '../contracts/state.ts'
 import type { TerminalStatus } from '../contracts/data.ts'
 import type { Code } from '../contracts/errors.ts'
 import type { ServiceEntry } from './cordis.ts'
-import type { Next } from './effects.ts'
+import type { Next } from './flow.ts'
 import type { LoopHost, TimedService } from './loop-host.ts'
 import type { EventIds, Recorder } from './recorder.ts'
 import { KernelProducer } from './version.ts'
 import { checkGuardVerdict, checkVerifyResult } from './verdicts.ts'
 import { isControl } from './control.ts'
-import type { Screened } from './artifacts.ts'
 
 export const Pass: GuardVerdict = { action: 'pass' }
 const VerifyStartEvents = ['verify/start'] as const
@@ -154,57 +153,4 @@ export async function askGuardrail(
     run.idsOf(actionId, causation),
   )
   return verdict
-}
-
-/** What screening a tool's output needs of the run, beyond {@link GuardPort}. */
-export interface OutputGuardPort extends GuardPort {
-  defer(error: unknown): void
-}
-
-/**
- * A tool's observation as the guardrail lets the model see it: as it is, redacted, or withheld. The
- * call's outcome must be recorded whatever the guardrail does (it may have committed), so a control
- * error here (cancelled, deadline) withholds the result and is deferred to the next boundary.
- */
-export async function guardOutput(
-  run: OutputGuardPort,
-  action: ActionState,
-  tool: Tool,
-  observation: string,
-  causation: number,
-): Promise<string> {
-  return (await screenOutput(run, action, tool, observation, causation)).text
-}
-
-/**
- * {@link guardOutput}, saying which guard redacted or withheld the observation: the result is then
- * recorded in its redacted form (core/kernel/artifacts.ts), never raw.
- */
-export async function screenOutput(
-  run: OutputGuardPort,
-  action: ActionState,
-  tool: Tool,
-  observation: string,
-  causation: number,
-): Promise<Screened> {
-  let verdict: GuardVerdict
-  try {
-    verdict = await askGuardrail(run, { stage: 'tool_output', tool, text: observation }, action.id, causation)
-  } catch (error) {
-    if (!isControl(error)) throw error
-    run.defer(error)
-    return {
-      text: `The result of ${tool.name} was withheld: ${(error as Error).message}. The call itself ran.`,
-      guard: 'guardrail-deferred',
-      action: 'block',
-    }
-  }
-  if (verdict.action === 'redact') return { text: verdict.text, guard: String(verdict.guard), action: 'redact' }
-  if (verdict.action === 'block')
-    return {
-      text: `The result of ${tool.name} was withheld by guardrail ${verdict.guard}: ${verdict.reason}. The call itself ran.`,
-      guard: String(verdict.guard),
-      action: 'block',
-    }
-  return { text: observation }
 }

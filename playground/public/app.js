@@ -441,7 +441,7 @@ function detail(event) {
           ? `asks: ${short(d.decision.question)}`
           : `calls ${d.decision.calls.map((c) => `${c.name}(${short(c.args, 60)})`).join(', ')}`
     case 'tool/proposed':
-      return `${d.tool}(${short(d.args, 70)})`
+      return `${d.tool}(${short(d.args, 70)})${d.dryRun ? ' dry run' : ''}`
     case 'tool/decision':
       return `${d.verdict} rule=${d.ruleId ?? '-'} policy=${d.policyVersion}${d.reason ? ` — ${d.reason}` : ''}`
     case 'tool/approval-requested':
@@ -452,9 +452,10 @@ function detail(event) {
       return `${d.tool} attempt ${d.attempt} timeout=${d.timeoutMs}ms`
     case 'tool/end':
       // A large result is shown by its artifact reference, never inline; a redacted one says so.
-      return `${d.tool} ${d.durationMs}ms ${d.artifact ? `artifact ${d.artifact.ref} (${d.artifact.bytes} bytes) ` : ''}${d.redacted ? `[redacted by ${d.redacted.guard}] ` : ''}${short(d.observation, 70)}`
+      // A dry run did nothing: it says so, so nobody counts it as a write.
+      return `${d.tool} ${d.durationMs}ms ${d.dryRun ? 'dry run ' : ''}${d.artifact ? `artifact ${d.artifact.ref} (${d.artifact.bytes} bytes) ` : ''}${d.redacted ? `[redacted by ${d.redacted.guard}] ` : ''}${short(d.observation, 70)}`
     case 'tool/error':
-      return `${d.tool} ${d.code} ${short(d.message, 70)}`
+      return `${d.tool} ${d.code} ${d.dryRun ? 'dry run ' : ''}${d.redacted ? `[redacted by ${d.redacted.guard}] ` : ''}${short(d.message, 70)}`
     case 'verify/end':
       return d.ok
         ? `ok${d.evidence?.length ? ` evidence: ${d.evidence.map((e) => e.ref).join(', ')}` : ''}`

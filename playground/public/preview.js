@@ -43,16 +43,25 @@ export function renderPreview(box, pending) {
     box.append(el('p', 'preview-note', 'No preview: the tool declares none.'))
     return
   }
+  // The guardrail changed what the tool said: whoever decides sees that it did, and by which guard.
+  const redacted = () => {
+    if (!outcome.redacted) return
+    const note = el('p', 'preview-note', `Redacted by guardrail ${outcome.redacted.guard}.`)
+    note.dataset.testid = 'preview-redacted'
+    box.append(note)
+  }
   if (outcome.status === 'failed') {
     const p = el('p', 'preview-failed', `Preview failed: ${outcome.code} ${outcome.message}`)
     p.dataset.testid = 'preview-failed'
     box.append(p)
+    redacted()
     return
   }
   const preview = outcome.preview
   const summary = el('p', 'preview-summary', preview.summary)
   summary.dataset.testid = 'preview-summary'
   box.append(summary)
+  redacted()
   if (preview.amount) {
     const amount = el('p', 'preview-amount', `Amount: ${preview.amount.value} ${preview.amount.currency}`)
     amount.dataset.testid = 'preview-amount'

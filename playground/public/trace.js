@@ -415,7 +415,7 @@ export function traceView({ api, el, $ }) {
     return el(
       'div',
       { class: 'trace-box', 'data-action': a.actionId },
-      el('h5', {}, `${a.actionId} ${a.tool}`),
+      el('h5', {}, `${a.actionId} ${a.tool}${a.dryRun ? ' · dry run: nothing was done' : ''}`),
       line(
         'proposal',
         pre(`${a.tool}(${JSON.stringify(p.args)})`),
@@ -458,15 +458,27 @@ export function traceView({ api, el, $ }) {
             t.end === undefined
               ? 'running…'
               : t.error
-                ? `${t.error.code} (${t.error.errorClass}) after ${duration(t.durationMs ?? t.end - t.start)}: ${t.error.message}${t.error.willRetry ? ' — retried' : ''}${t.error.unknown ? ' — outcome unknown' : ''}`
+                ? `${t.error.code} (${t.error.errorClass}) after ${duration(t.durationMs ?? t.end - t.start)}: ${t.error.message}${t.error.redacted ? ` (redacted by ${t.error.redacted.guard})` : ''}${t.error.willRetry ? ' — retried' : ''}${t.error.unknown ? ' — outcome unknown' : ''}`
                 : `ok in ${duration(t.durationMs ?? t.end - t.start)}`,
           ),
-          t.output !== undefined ? line('raw result', pre(t.output)) : '',
+          t.output !== undefined ? line(t.redacted ? `result (redacted by ${t.redacted.guard})` : 'raw result', pre(t.output)) : '',
           t.receipt !== undefined ? line('receipt', pre(t.receipt)) : '',
           t.error?.stack ? line('stack', pre(t.error.stack)) : '',
         ),
       ),
-      a.closedBy ? line('closed without a call', `${a.closedBy.code}: ${a.closedBy.message}`) : '',
+      a.preview
+        ? el(
+            'div',
+            { 'data-testid': 'detail-preview' },
+            line(`preview (dry run${a.preview.redacted ? `, redacted by ${a.preview.redacted.guard}` : ''})`, pre(a.preview.output)),
+          )
+        : '',
+      a.closedBy
+        ? line(
+            'closed without a call',
+            `${a.closedBy.code}: ${a.closedBy.message}${a.closedBy.redacted ? ` (redacted by ${a.closedBy.redacted.guard})` : ''}`,
+          )
+        : '',
       a.observation !== undefined
         ? el('div', { 'data-testid': 'detail-observation' }, line('observation (what the model is told)', pre(a.observation)))
         : '',

@@ -60,4 +60,8 @@ export const Cordage = {
   deduplicated: 'cordage.tool.deduplicated',
   willRetry: 'cordage.tool.will_retry',
   unknownEffect: 'cordage.tool.unknown_effect',
+  /** True on what a dry run left: only the tool's preview ran, nothing was done. */
+  dryRun: 'cordage.tool.dry_run',
+  /** The guard that redacted or withheld what the tool produced (the run records what it let through). */
+  redacted: 'cordage.tool.redacted',
 } as const

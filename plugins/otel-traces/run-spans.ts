@@ -449,8 +449,20 @@ export class RunTracer {
 
   #endTool(run: RunTrace, event: RunEvent<'tool/end'>): void {
     const span = run.tools.get(event.actionId!)
-    if (!span) return
+    if (!span) {
+      // A dry run: the tool's preview ran instead of the tool, so there is no execution to time. An
+      // event says so, never an execute_tool span, which would read as a write.
+      if (event.data.dryRun)
+        this.#note(run, 'cordage.tool.dry_run', event.time, {
+          [C.actionId]: event.actionId!,
+          [GenAi.toolName]: event.data.tool,
+          [C.dryRun]: true,
+          ...(event.data.redacted ? { [C.redacted]: event.data.redacted.guard } : {}),
+        })
+      return
+    }
     if (event.data.deduplicated) span.setAttribute(C.deduplicated, true)
+    if (event.data.redacted) span.setAttribute(C.redacted, event.data.redacted.guard)
     if (event.data.usage)
       span.setAttributes({ [GenAi.inputTokens]: event.data.usage.inputTokens, [GenAi.outputTokens]: event.data.usage.outputTokens })
     span.end(event.time)
@@ -465,6 +477,8 @@ export class RunTracer {
         [C.actionId]: event.actionId!,
         [GenAi.toolName]: event.data.tool,
         [ErrorType]: event.data.code,
+        ...(event.data.dryRun ? { [C.dryRun]: true } : {}),
+        ...(event.data.redacted ? { [C.redacted]: event.data.redacted.guard } : {}),
       })
       return
     }
@@ -473,6 +487,7 @@ export class RunTracer {
       'cordage.error.class': event.data.errorClass,
       ...(event.data.willRetry ? { [C.willRetry]: true } : {}),
       ...(event.data.unknown ? { [C.unknownEffect]: true } : {}),
+      ...(event.data.redacted ? { [C.redacted]: event.data.redacted.guard } : {}),
     })
     span.setStatus({ code: SpanStatusCode.ERROR, message: event.data.message })
     span.end(event.time)

@@ -34,6 +34,40 @@ describe('formatEvent', () => {
     )
   })
 
+  it('says a tool/error ended a dry run or was redacted, and a preview or a reconciled output was redacted', () => {
+    const error = formatEvent(
+      event('tool/error', {
+        tool: 'charge',
+        errorClass: 'tool_deterministic',
+        code: 'tool_failed',
+        message: 'card [redacted:card] was declined',
+        observation: 'x',
+        redacted: { guard: 'card' },
+        dryRun: true,
+      }),
+    )
+    assert.match(
+      error,
+      /s1\.a1  charge tool_failed \(tool_deterministic\) dry run \(redacted by card\): "card \[redacted:card\] was declined"$/,
+    )
+    const request = formatEvent(
+      event('tool/approval-requested', {
+        tool: 'charge',
+        args: {},
+        argsHash: 'h',
+        policyVersion: 'p',
+        ruleId: 'ask',
+        reason: 'r',
+        preview: { status: 'ok', preview: { summary: 'charge [redacted:card]' }, durationMs: 1, redacted: { guard: 'card' } },
+      }),
+    )
+    assert.match(request, /preview: "charge \[redacted:card\]" \(redacted by card\)$/)
+    const reconciled = formatEvent(
+      event('tool/reconciled', { tool: 'charge', key: 'k', committed: true, by: 'charge:reconcile', redacted: { guard: 'card' } }),
+    )
+    assert.match(reconciled, /\(redacted by card\)$/)
+  })
+
   it("shows a decision's constraints and a pause's code", () => {
     const decision = formatEvent(
       event('tool/decision', {

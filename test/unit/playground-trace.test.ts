@@ -187,6 +187,47 @@ describe('traceOf', () => {
     assert.equal(by.get('s1.a1')?.end, T0 + 108)
   })
 
+  it('marks a dry run: its action span says so while open and when it ends, ended by its preview or by an error', () => {
+    const a2 = { t: 't1', s: 's1', a: 's1.a2' }
+    const trace = traceOf(
+      log([
+        ...start,
+        [105, 'step/model-response', { decision: { kind: 'tool_calls', calls: [{ name: 'edit', args: {} }] }, usage }, s1],
+        [106, 'tool/proposed', { tool: 'edit', args: {}, argsHash: 'h', dryRun: true }, a1],
+        [106, 'tool/proposed', { tool: 'edit', args: {}, argsHash: 'h2', dryRun: true }, a2],
+        [107, 'tool/decision', { verdict: 'allow', ruleId: 'r', policyVersion: 'p@1', reason: 'read' }, a1],
+        [
+          109,
+          'tool/end',
+          {
+            tool: 'edit',
+            attempt: 1,
+            output: { summary: 's' },
+            observation: 'Dry run',
+            durationMs: 2,
+            dryRun: true,
+            redacted: { guard: 'card' },
+          },
+          a1,
+        ],
+        [110, 'tool/decision', { verdict: 'deny', ruleId: 'no', policyVersion: 'p@1', reason: 'no' }, a2],
+        [
+          111,
+          'tool/error',
+          { tool: 'edit', errorClass: 'policy_denied', code: 'policy_denied', message: 'no', observation: 'no', dryRun: true },
+          a2,
+        ],
+      ]),
+    )
+    const by = new Map(trace.spans.map((s) => [s.id, s]))
+    const [dry, denied] = [by.get('s1.a1')!, by.get('s1.a2')!]
+    assert.deepEqual([dry.label, dry.dryRun, dry.status], ['edit s1.a1 (dry run)', true, 'ok'])
+    assert.equal(dry.note, 'dry run: only the preview ran, nothing was done (redacted by card)')
+    assert.equal(by.get('s1.a1/tool#1'), undefined, 'no tool span: the tool did not run')
+    assert.deepEqual([denied.label, denied.dryRun, denied.status], ['edit s1.a2 (dry run)', true, 'denied'])
+    assert.equal(denied.note, 'policy_denied, dry run: nothing was done')
+  })
+
   it('closes what a cancelled run left open, as not finished', () => {
     const trace = traceOf(log([...start, [70, 'run/end', { status: 'CANCELLED', usage, steps: 1 }, t1]]))
     const by = new Map(trace.spans.map((s) => [s.id, s]))

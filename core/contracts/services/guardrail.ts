@@ -7,10 +7,13 @@
  *
  * - `tool_input`: a call's validated arguments, before policy. A block closes the action with
  *   `guardrail_blocked` (the model is told, nothing runs).
- * - `tool_output`: a finished call's observation, before the model sees it. A redact replaces the
- *   observation; a block replaces it with a notice. The kernel then records the result redacted too
- *   (`tool/end.redacted`; the raw result only as an audit-only artifact when the preset keeps it,
- *   docs/concepts/artifacts.md), and the call's effect stands: it already happened.
+ * - `tool_output`: every text a tool produced, before anything records it or the model sees it: its
+ *   result (the whole of it) and its own observation, its error message and stack, its preview
+ *   (recorded with an approval request, or a dry run's output) and a failed preview's message, each
+ *   asked on its own. A redact replaces the text; a block replaces it with a notice. The kernel
+ *   records what the guardrail let through and marks it (`redacted: { guard }` on tool/end, tool/error,
+ *   tool/reconciled or the preview; the raw result only as an audit-only artifact when the preset keeps
+ *   it, docs/concepts/artifacts.md), and the call's effect stands: it already happened.
  * - `answer`: the final answer, before the verifier. A redact replaces the answer that is verified and
  *   returned; a block sends the model feedback to answer again without it (a repair).
  *
@@ -39,7 +42,7 @@ export interface GuardInput {
   tool?: Readonly<Tool>
   /** The validated arguments, at `tool_input`. */
   args?: unknown
-  /** The text to check: the observation (`tool_output`) or the answer (`answer`). */
+  /** The text to check: one text a tool produced (`tool_output`, see above) or the answer (`answer`). */
   text?: string
 }
 

@@ -520,8 +520,8 @@ describe('guardrails in a run', () => {
       const [end] = ofType(events, 'tool/end', 's1.a1')
       assert.match(end.data.observation, /"email":"\[redacted:email\]","card":"\[redacted:card\]"/)
       // Redacted for people too (docs/concepts/artifacts.md): the stored output is what the guardrail let
-      // through, and without audit.keepRedacted the raw one is not kept at all.
-      assert.equal(end.data.output, end.data.observation)
+      // through, in the result's own shape, and without audit.keepRedacted the raw one is not kept at all.
+      assert.deepEqual(end.data.output, JSON.parse(end.data.observation))
       assert.deepEqual(end.data.redacted, { guard: 'card,email' })
       for (const raw of [Customer.email, Customer.card]) assert.ok(!JSON.stringify(events).includes(raw), `an event holds ${raw}`)
       const seen = JSON.stringify(desk.model().requests[1].messages)

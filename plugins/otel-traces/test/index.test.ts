@@ -8,11 +8,16 @@ import { describe, it } from 'node:test'
 import { SpanStatusCode } from '@opentelemetry/api'
 import { InMemorySpanExporter, type ReadableSpan } from '@opentelemetry/sdk-trace-base'
 import * as incubating from '@opentelemetry/semantic-conventions/incubating'
-import { refundAnswer } from '../../../test/helpers.ts'
+import { writeFileSync } from 'node:fs'
+import { join, resolve } from 'node:path'
+import { stringify } from 'yaml'
+import { deskPreset, refundAnswer, tempDir } from '../../../test/helpers.ts'
 import { ErrorType, GenAi } from '../attributes.ts'
 import { providerOf, traceIdOf } from '../index.ts'
 import { catalogWith, deskFile, open, until, Usage } from './desk.ts'
 
+/** Tools whose previews hold a card number (test/security/tool-texts.test.ts): a dry run to trace. */
+const CardLeakDesk = resolve(import.meta.dirname, '../../../test/fixtures/plugins/card-leak-desk')
 const parentOf = (span: ReadableSpan) => span.parentSpanContext?.spanId
 const named = (spans: ReadableSpan[], name: string) => spans.filter((s) => s.name === name)
 
@@ -145,6 +150,58 @@ describe('otel-traces: spans of a support-desk run with an approval (in-memory e
       await app.stop()
     }
     assert.deepEqual(errors, [])
+  })
+
+  it('a dry run has no execute_tool span: it is a cordage.tool.dry_run event on its step, and a failed one a not_run marked dry run', async () => {
+    const exporter = new InMemorySpanExporter()
+    const dir = tempDir('cordage-otel-')
+    const file = join(dir, 'preset.yml')
+    const charge = (mode: string) => ({ tool: 'charge_card', args: { customerId: 'C-1', amount: 5, mode, dry_run: true } })
+    writeFileSync(
+      file,
+      stringify(
+        deskPreset(
+          {
+            script: [charge('ok'), charge('preview-fails'), { final: 'Nothing was charged.' }],
+            rules: [{ id: 'charges', verdict: 'allow', match: { tool: 'charge_card' } }],
+            verifier: { minCount: 0 },
+            plugins: [{ plugin: 'otel-traces', config: { processor: 'simple' } }, { path: CardLeakDesk }, 'guardrails'],
+          },
+          'outbox.jsonl',
+        ),
+      ),
+    )
+    const { app } = await open(file, await catalogWith(exporter))
+    try {
+      const ended = await app.agent('support').run()
+      assert.equal(ended.status, 'COMPLETED', ended.reason)
+      const spans = exporter.getFinishedSpans()
+      assert.deepEqual(named(spans, 'execute_tool charge_card'), [], 'no execution span: the tool never ran')
+      const eventsOf = (step: string) =>
+        named(spans, 'cordage.step')
+          .find((s) => s.attributes['cordage.step.id'] === step)
+          ?.events.filter((e) => e.name.startsWith('cordage.tool.'))
+      assert.deepEqual(
+        eventsOf('s1')?.map((e) => [
+          e.name,
+          e.attributes?.['cordage.action.id'],
+          e.attributes?.['cordage.tool.dry_run'],
+          e.attributes?.['cordage.tool.redacted'],
+        ]),
+        [['cordage.tool.dry_run', 's1.a1', true, 'card']],
+      )
+      assert.deepEqual(
+        eventsOf('s2')?.map((e) => [
+          e.name,
+          e.attributes?.[ErrorType],
+          e.attributes?.['cordage.tool.dry_run'],
+          e.attributes?.['cordage.tool.redacted'],
+        ]),
+        [['cordage.tool.not_run', 'tool_failed', true, 'card']],
+      )
+    } finally {
+      await app.stop()
+    }
   })
 
   it('a failed run ends its drive with status ERROR and error.type = the failure code', async () => {

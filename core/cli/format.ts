@@ -52,7 +52,19 @@ const Details: { readonly [K in RunEventType]: (event: RunEvent<K>) => string } 
     `${event.data.decision} by ${event.data.by}: ${event.data.changes.map((c) => `${c.plugin} ${c.from ?? '-'} → ${c.to ?? '-'}`).join(', ')}`,
   'run/end': (event) => {
     const d = event.data
-    const effects = d.effects ? ` effects: ${d.effects.committed.length} committed after cancel, ${d.effects.unknown.length} unknown` : ''
+    const named = (list: { actionId: string; tool: string; receipt?: unknown; key?: string }[]) =>
+      list.length
+        ? ` (${list
+            .slice(0, 3)
+            .map(
+              (e) =>
+                `${e.actionId} ${e.tool}${e.receipt !== undefined ? ` ${typeof e.receipt === 'string' ? quote(e.receipt, 30) : compact(e.receipt, 30)}` : e.key ? ` key=${e.key}` : ''}`,
+            )
+            .join(', ')}${list.length > 3 ? ', …' : ''})`
+        : ''
+    const effects = d.effects
+      ? ` effects: ${d.effects.committed.length} committed after cancel${named(d.effects.committed)}, ${d.effects.unknown.length} unknown${named(d.effects.unknown)}`
+      : ''
     return `${d.status}${d.failureCode ? ` ${d.failureCode}` : ''} steps=${d.steps}${d.nestedSteps ? ` (+${d.nestedSteps} by subagents)` : ''} tokens=${d.usage.inputTokens + d.usage.outputTokens} cost=$${d.usage.costUsd.toFixed(4)}${d.reason && d.status !== 'COMPLETED' ? ` — ${d.reason}` : ''}${effects}`
   },
   'turn/start': (event) => quote(event.data.input, 80),

@@ -28,11 +28,12 @@ import { checkTask, recordRunStart, servicesOf } from './run-start.ts'
 import { checkThreadId, checkThreadStore, prepareThreadStart } from './thread-start.ts'
 import { driftChanges, recordDrift, type DriftPolicy } from './drift.ts'
 import { checkParentGoing, planDecision, recordDecision } from './approval.ts'
-import { claimToCancel, prepareRun, takeOverRun, takeRun, type TakenRun } from './lease.ts'
+import { prepareRun, takeOverRun, takeRun, type TakenRun } from './lease.ts'
+import { cancelNotDriven, runEnded } from './cancel.ts'
 import { checkResumable } from './resumable.ts'
 import { turn } from './command-ids.ts'
 import { reconcilableAction, recordReconciled } from './reconcile.ts'
-import { followRun, RunWaiters, waitForEnd, wakingWaiters, type FollowOptions } from './waiters.ts'
+import { followRun, RunWaiters, wakingWaiters, type FollowOptions } from './waiters.ts'
 import { cancelChildOf, checkChildEnded, childEndedAlready, wakeParent } from './child-wait.ts'
 export type { DriftChange, DriftPolicy } from './drift.ts'
 export { DefaultServiceTimeouts, type AgentOptions, type StartOptions } from './agent-options.ts'
@@ -313,19 +314,26 @@ export class AgentRuntime implements LoopHost {
   }
 
   /**
-   * Cancel a run. Driven here: aborted at once (model call and tool in flight get the abort). Waiting,
-   * or owned by nobody: ends CANCELLED at once, and its pending approval is void. Driven by another
-   * process: that process is asked (through the store) and this waits up to `waitMs` for the run to end.
+   * Cancel a run; a cancel given before the run ended is accepted (core/kernel/cancel.ts). Driven here:
+   * aborted at once (model call and tool in flight get the abort). Waiting, or owned by nobody: ends
+   * CANCELLED at once, and its pending approval is void. Driven by another process: that process is
+   * asked (through the store) and acts at its next safe point; this waits up to `waitMs` for the run to
+   * end. Rejects with `run_ended` when the run ended otherwise before the cancel could act.
    */
   async cancel(runId: string, options: Actor & { waitMs?: number } = {}): Promise<RunState> {
     const by = options.by ?? 'api'
+    const request = { by, reason: options.reason, at: Date.now() }
     const active = this.active.get(runId)
     if (active) {
-      active.driver.cancel(by, options.reason)
-      return active.done
+      active.driver.cancel(by, options.reason, request.at)
+      const state = await active.done
+      if (state.status === 'CANCELLED') return state
+      if (isTerminal(state.status)) throw runEnded(state)
+      // It paused before it reached a boundary that acts on the cancel: it is taken and cancelled below.
     }
-    const driver = await claimToCancel(this, runId, { by, reason: options.reason, at: Date.now() }, this.#writer)
-    if (!driver) return waitForEnd(() => this.load(runId), options.waitMs ?? 30_000)
+    const taken = await cancelNotDriven(this, runId, request, this.#writer, options.waitMs ?? 30_000)
+    if ('state' in taken) return taken.state
+    const { driver } = taken
     // Waiting on a child run: the child is cancelled first, so its pending approval is void (core/kernel/child-wait.ts).
     let childFailed: unknown
     const state = await this.track(driver, async () => {
@@ -362,7 +370,11 @@ export class AgentRuntime implements LoopHost {
     await guardStore(store).closeThread!(threadId, { by, at: Date.now(), reason: options.reason }, this.#writer!)
     const last = (await store.threadTurns!(threadId)).at(-1)
     if (!last || isTerminal((await this.load(last.runId)).status)) return undefined
-    return this.cancel(last.runId, { by, reason: options.reason ?? `thread ${threadId} closed`, waitMs: options.waitMs })
+    // A turn that ended on its own meanwhile leaves nothing to cancel, as if it had ended before the close.
+    return this.cancel(last.runId, { by, reason: options.reason ?? `thread ${threadId} closed`, waitMs: options.waitMs }).catch((error) => {
+      if (CordageError.is(error, 'run_ended')) return undefined
+      throw error
+    })
   }
 
   /**

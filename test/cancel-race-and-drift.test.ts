@@ -6,6 +6,11 @@
  * request. The cancel is accepted: the payment's outcome is recorded, the run ends CANCELLED at its
  * next safe point, and its `run/end` names the payment. A cancel that comes after the run ended says
  * so with its own exit code (8). On SQLite and, when a server is there, PostgreSQL.
+ *
+ * Accepting drift: a run waits for approval; its policy plugin changes. The approve is refused by the
+ * harness (and says so, naming whose command it refused and how to go on); the same approve with
+ * `--accept-drift` continues the run once, without asking for the approval again, unless the new
+ * policy wants someone else to approve, or denies.
  */
 import assert from 'node:assert/strict'
 import { existsSync, writeFileSync } from 'node:fs'
@@ -113,5 +118,90 @@ describe('cancel racing a commit', () => {
     const json = await lab.run(['cancel', runId, '--json'])
     assert.equal(json.code, 8)
     assert.equal(JSON.parse(json.stderr.trim().split('\n').at(-1)!).error.code, 'run_ended')
+  })
+})
+
+describe('accepting drift at an approval', () => {
+  const ask = { id: 'ask-payments', verdict: 'ask', match: { tool: 'pay_once' } }
+  const policy11 = { path: new URL('fixtures/plugins/policy-rules-1.1', import.meta.url).pathname, config: { default: 'ask' } }
+
+  async function waiting(l: FaultLab): Promise<string> {
+    const paused = await l.run(['run', '--json'])
+    assert.equal(paused.code, 5, paused.stderr)
+    return paused.events[0].runId
+  }
+
+  it('continues the run once: refused by the harness (and says so), then approved with --accept-drift, paid once', async () => {
+    lab = new FaultLab({ script: [{ tool: 'pay_once', args: { amount: 3 } }, { final: 'paid' }], rules: [ask] })
+    const runId = await waiting(lab)
+    lab.write({ ...lab.options, policy: policy11 })
+
+    const refused = await lab.run(['approve', runId, 's1.a1', '--by', 'librarian'])
+    assert.equal(refused.code, 2, refused.stderr)
+    assert.match(refused.stderr, /error \[version_drift\]: run \S+ started with other plugin versions \(policy-rules 1\.0\.0 → 1\.1\.0\)/)
+    assert.match(refused.stderr, /the harness refused to continue it under them: the approve given by librarian was not carried out/)
+    assert.match(refused.stderr, /give the same command again with --accept-drift/)
+    const line = (await lab.run(['events', runId])).stdout.split('\n').find((l) => l.includes('run/version-drift'))
+    assert.match(
+      line ?? '',
+      /refused by the harness, not by librarian: plugins changed since the run started \(policy-rules 1\.0\.0 → 1\.1\.0\); librarian's approve was not carried out; to go on, give it again with --accept-drift/,
+    )
+    assert.equal(lab.payments().length, 0)
+
+    const accepted = await lab.run(['approve', runId, 's1.a1', '--by', 'librarian', '--accept-drift', '--json'])
+    assert.equal(accepted.code, 0, `asked for approval again after the drift was accepted: ${accepted.stderr}`)
+    assert.equal(lab.payments().length, 1)
+    const events = await lab.events(runId)
+    assert.equal(wellFormed(events), undefined)
+    assert.equal(count(events, 'tool/approval-requested'), 1, 'approval was asked once')
+    assert.equal(count(events, 'tool/approval-decided'), 1)
+    const decisions = events.filter((e): e is RunEvent<'tool/decision'> => e.type === 'tool/decision')
+    assert.deepEqual(
+      decisions.map((d) => [d.producer, d.data.verdict]),
+      [
+        ['policy-rules@1.0.0', 'ask'],
+        ['policy-rules@1.1.0', 'ask'],
+      ],
+      'decided again under the new policy, which asks; the approval given with the accepted drift answers it',
+    )
+    const approval = events.find((e) => e.type === 'tool/approval-decided')!
+    assert.ok(approval.type === 'tool/approval-decided' && approval.data.policyVersion === 'policy-rules@1.1.0')
+    const start = events.find((e) => e.type === 'tool/start')!
+    assert.equal(start.causation, approval.seq)
+    const end = events.at(-1)!
+    assert.ok(end.type === 'run/end' && end.data.status === 'COMPLETED')
+  })
+
+  it('asks again when the new policy names other approvers than the one who accepted the drift', async () => {
+    lab = new FaultLab({ script: [{ tool: 'pay_once', args: { amount: 3 } }, { final: 'paid' }], rules: [ask] })
+    const runId = await waiting(lab)
+    lab.write({
+      ...lab.options,
+      policy: { plugin: 'policy-rules', version: '^2.0.0', config: { default: 'allow', rules: [{ ...ask, approvers: ['alice'] }] } },
+    })
+    const accepted = await lab.run(['approve', runId, 's1.a1', '--by', 'librarian', '--accept-drift'])
+    assert.equal(accepted.code, 5, accepted.stderr)
+    assert.equal(lab.payments().length, 0, "librarian's approval does not answer a policy that wants alice")
+    const notHers = await lab.run(['approve', runId, 's1.a1', '--by', 'librarian'])
+    assert.match(
+      notHers.stderr,
+      /error \[approver_not_allowed\]: librarian may not decide action s1\.a1/,
+      'librarian may not decide it now',
+    )
+    const alice = await lab.run(['approve', runId, 's1.a1', '--by', 'alice'])
+    assert.equal(alice.code, 0, alice.stderr)
+    assert.equal(lab.payments().length, 1)
+  })
+
+  it('asks again when the approval was given before the drift, not with it', async () => {
+    lab = new FaultLab({ script: [{ tool: 'pay_once', args: { amount: 3 } }, { final: 'paid' }], rules: [ask] })
+    const runId = await waiting(lab)
+    const approved = await lab.run(['approve', runId, 's1.a1', '--by', 'librarian', '--no-resume'])
+    assert.equal(approved.code, 5, approved.stderr)
+    lab.write({ ...lab.options, policy: policy11 })
+    const resumed = await lab.run(['resume', runId, '--accept-drift'])
+    assert.equal(resumed.code, 5, 'an approval given under policy 1.0.0 does not answer 1.1.0')
+    assert.equal(lab.payments().length, 0)
+    assert.equal(count(await lab.events(runId), 'tool/approval-requested'), 2)
   })
 })

@@ -16,6 +16,7 @@ import type { ArgsPattern } from '../kit/match.ts'
 import { RunDriver } from './loop.ts'
 import type { Lease, StoreService, StoreWriter } from '../contracts/services/store.ts'
 import type { ToolsService } from '../contracts/services/tools.ts'
+import type { PolicyService } from '../contracts/services/policy.ts'
 import { emptyState, replay, replayFrom, type RunState } from './state.ts'
 import { isTerminal } from './status.ts'
 import { asDefined } from './tool.ts'
@@ -26,8 +27,8 @@ import type { LoopHost, ResolvedAgentOptions } from './loop-host.ts'
 import { resolveOptions, type AgentOptions, type StartOptions } from './agent-options.ts'
 import { checkTask, recordRunStart, servicesOf } from './run-start.ts'
 import { checkThreadId, checkThreadStore, prepareThreadStart } from './thread-start.ts'
-import { driftChanges, recordDrift, type DriftPolicy } from './drift.ts'
-import { checkParentGoing, planDecision, recordDecision } from './approval.ts'
+import { driftChanges, recordDrift, type DriftCommand, type DriftPolicy } from './drift.ts'
+import { checkParentGoing, movedVersions, planDecision, recordDecision, underVersions, type Versions } from './approval.ts'
 import { prepareRun, takeOverRun, takeRun, type TakenRun } from './lease.ts'
 import { cancelNotDriven, runEnded } from './cancel.ts'
 import { checkResumable } from './resumable.ts'
@@ -235,7 +236,7 @@ export class AgentRuntime implements LoopHost {
     return this.withLease(driver, async () => {
       const action = reconcilableAction(state, actionId)
       // Drift first: a refused command must leave the run as it found it.
-      if (options.resume !== false) await this.drift(driver, state, options)
+      if (options.resume !== false) await this.drift(driver, state, options, 'reconcile')
       await recordReconciled(driver, state, action, committed, options)
       if (options.resume === false) return undefined
       driver.rec.record('run/resumed', { from: 'WAITING_RECONCILIATION', by: options.by ?? 'api' }, KernelProducer, turn(state))
@@ -264,9 +265,9 @@ export class AgentRuntime implements LoopHost {
       if (checkResumable(state, options.input, toolOf) === 'take-over') {
         if (budgets)
           throw new CordageError('run_not_waiting', `run ${runId} is ${state.status}: budgets can be set only when resuming a waiting run`)
-        return this.takeOver(driver, state, lease, options)
+        return this.takeOver(driver, state, lease, options, 'resume')
       }
-      await this.drift(driver, state, options)
+      await this.drift(driver, state, options, 'resume')
       driver.rec.record(
         'run/resumed',
         { from: state.status as 'WAITING_USER', by, input: options.input, ...(budgets ? { budgets } : {}) },
@@ -410,7 +411,7 @@ export class AgentRuntime implements LoopHost {
       throw error
     }
     const { driver, state } = prepared
-    return target.withLease(driver, () => target.takeOver(driver, state, lease, {}))
+    return target.withLease(driver, () => target.takeOver(driver, state, lease, {}, 'worker'))
   }
 
   /** Current state of a run, rebuilt from the store (from its newest snapshot and the events after it). */
@@ -476,13 +477,18 @@ export class AgentRuntime implements LoopHost {
   private async recordApproval(runId: string, actionId: string, approved: boolean, options: ApprovalOptions): Promise<RunHandle> {
     const { driver, state } = await this.take(runId)
     return this.withLease(driver, async () => {
-      const decision = planDecision(this.name, state, actionId, approved, options, () => !!this.store().putGrant)
+      const planned = planDecision(this.name, state, actionId, approved, options, () => !!this.store().putGrant)
       // A child whose parent has ended (and could not cancel it) is not approved (core/kernel/approval.ts).
       if (approved) await checkParentGoing(state, (id) => this.load(id).catch(() => undefined))
-      const { by, grant } = decision
       // Drift first: a refused approval must leave the action waiting, so that the same command with
       // --accept-drift (or an onDrift change) can be given again.
-      if (options.resume !== false) await this.drift(driver, state, options)
+      if (options.resume !== false) await this.drift(driver, state, options, approved ? 'approve' : 'reject')
+      // Given together with --accept-drift, after the refusal told the approver what changed, the approval
+      // holds under the versions now in force (core/kernel/approval.ts). A drift the preset accepts
+      // (onDrift) was never shown to the approver: the action is decided, and maybe asked, again.
+      const knowing = options.resume !== false && options.acceptDrift === true
+      const decision = knowing ? underVersions(planned, movedVersions(planned.action, this.versionsOf(planned.action.tool))) : planned
+      const { by, grant } = decision
       recordDecision(driver.rec, state, decision, options.reason)
       // Recorded first: a grant without the approval it came from would be an approval nobody can trace.
       // Stored as recorded: scrubbed of the agent's secrets like every other row.
@@ -498,6 +504,12 @@ export class AgentRuntime implements LoopHost {
       await driver.flush()
       return () => driver.drive()
     })
+  }
+
+  /** The policy version and the owner of tool `name` this agent runs now. */
+  private versionsOf(name: string): Partial<Versions> {
+    const tool = readService<ToolsService>(this.ctx, 'tools')?.value.get(name)
+    return { policyVersion: readService<PolicyService>(this.ctx, 'policy')?.value.version, toolVersion: tool && asDefined(tool).owner }
   }
 
   /** Take a run's lease (or refuse: another worker drives it), then rebuild its state (core/kernel/lease.ts). */
@@ -541,8 +553,14 @@ export class AgentRuntime implements LoopHost {
   }
 
   /** Drive a run nobody owns, or suspend it on refused drift (core/kernel/lease.ts). */
-  private takeOver(driver: RunDriver, state: RunState, lease: Lease, options: ContinueOptions): Promise<() => Promise<RunState>> {
-    return takeOverRun(driver, state, lease, () => this.drift(driver, state, options))
+  private takeOver(
+    driver: RunDriver,
+    state: RunState,
+    lease: Lease,
+    options: ContinueOptions,
+    command: DriftCommand,
+  ): Promise<() => Promise<RunState>> {
+    return takeOverRun(driver, state, lease, () => this.drift(driver, state, options, command))
   }
 
   /**
@@ -555,9 +573,9 @@ export class AgentRuntime implements LoopHost {
   }
 
   /** Decide drift for a run about to go on, record it, and refuse when a change is refused (core/kernel/drift.ts). */
-  private async drift(driver: RunDriver, state: RunState, options: ContinueOptions): Promise<void> {
+  private async drift(driver: RunDriver, state: RunState, options: ContinueOptions, command: DriftCommand): Promise<void> {
     const changes = driftChanges(await this.startedWith(state.runId), this, options.acceptDrift === true)
-    await recordDrift(driver, state, changes, options.by ?? 'api')
+    await recordDrift(driver, state, changes, options.by ?? (command === 'worker' ? 'worker' : 'api'), command)
   }
 
   /**

@@ -161,7 +161,7 @@ describe('resume under drift', () => {
     writePreset(dir, { version: '^2.0.0', onDrift: 'refuse' })
     const refused = cordage(['approve', runId, 's1.a1', '--preset', 'desk.yml'], dir)
     assert.equal(refused.code, 2)
-    assert.match(refused.stderr, /continue with --accept-drift/)
+    assert.match(refused.stderr, /give the same command again with --accept-drift/)
     assert.ok(!storedEvents(dir, runId).some((e) => e.type === 'tool/approval-decided'), 'the refused approve recorded no approval')
     // The policy's version changed with the drift: the approval was given under 1.0.0, so the action
     // is decided again under 2.0.0 (docs/concepts/durability.md). That preset names no approvers, and 2.x denies

@@ -185,7 +185,7 @@ export const Commands: Command[] = [
     name: 'cancel',
     usage: 'cordage cancel RUN | --thread ID [--preset FILE] [--agent NAME] [--by NAME] [--reason TEXT] [--quiet] [--json]',
     summary:
-      'Cancel a run (one turn of a thread), or with --thread close the thread and cancel its turn going on; a pending approval becomes void',
+      'Cancel a run (one turn of a thread), or with --thread close the thread and cancel its turn going on; a pending approval becomes void; exit 8 when the run had already ended',
     positionals: ['[RUN]'],
     flags: {
       preset,
@@ -541,7 +541,7 @@ export function helpText(command?: Command, width?: number): string {
     '',
     ...[
       "plugin logs: --log-level error|warn|info|debug on every command that loads a preset (default warn, or $CORDAGE_LOG_LEVEL, or the preset's logLevel; docs/guides/logging.md)",
-      'exit codes: 0 completed · 1 failed · 2 usage or config error · 3 failed verification · 4 stopped (budget) · 5 waiting · 6 cancelled · 7 busy (another process drives the run)',
+      'exit codes: 0 completed · 1 failed · 2 usage or config error · 3 failed verification · 4 stopped (budget) · 5 waiting · 6 cancelled · 7 busy (another process drives the run) · 8 ended before a cancel could act',
       'the default preset keeps runs in .cordage/cordage.db (SQLite) in the working directory',
       // Wrapped to a terminal only: into a pipe each stays one line, for grep.
     ].flatMap((line) => (width ? wrap(line, width) : [line])),

@@ -15,6 +15,8 @@ export const ExitCodes = {
   cancelled: 6,
   /** Another process owns the run now (run_busy, lease_lost, seq_conflict): try again later. */
   busy: 7,
+  /** The run had ended before the command could act (run_ended: a cancel that came too late); nothing was changed. */
+  ended: 8,
 } as const
 
 export function exitCodeFor(status: RunStatus): number {

@@ -33,6 +33,25 @@ export function formatEvent(event: RunEvent, color = false): string {
   return tint ? `\u001b[${tint}m${line}\u001b[0m` : line
 }
 
+/**
+ * A drift decision. A refusal is the harness's, never that of whoever gave the command (it reads as if
+ * the approver refused otherwise): the line names the harness, whose command was not carried out, and
+ * how to go on.
+ */
+function formatDrift(d: RunEvent<'run/version-drift'>['data']): string {
+  const changes = d.changes.map((c) => `${c.plugin} ${c.from ?? '-'} → ${c.to ?? '-'}`).join(', ')
+  const command = d.command === 'worker' ? "a worker's takeover" : d.command ? `${d.by}'s ${d.command}` : `the command of ${d.by}`
+  if (d.decision === 'refused') {
+    const next =
+      d.command === 'worker'
+        ? 'the run is suspended; to go on, resume it with --accept-drift'
+        : 'to go on, give it again with --accept-drift'
+    const who = d.command === 'worker' ? '' : `, not by ${d.by}`
+    return `refused by the harness${who}: plugins changed since the run started (${changes}); ${command} was not carried out; ${next}`
+  }
+  return `${d.decision === 'pinned' ? 'pinned to the recorded versions' : 'accepted'} at ${command}: ${changes}`
+}
+
 /** One line of detail per event type (the type makes it exhaustive). */
 const Details: { readonly [K in RunEventType]: (event: RunEvent<K>) => string } = {
   'run/start': (event) =>
@@ -48,11 +67,22 @@ const Details: { readonly [K in RunEventType]: (event: RunEvent<K>) => string } 
   'run/recovered': (event) =>
     `by worker ${event.data.worker} (lease ${event.data.token})${event.data.previous ? `, after ${event.data.previous}` : ''}`,
   'run/handoff': (event) => `${event.data.from} → ${event.data.to}${event.data.reason ? ` — ${quote(event.data.reason, 60)}` : ''}`,
-  'run/version-drift': (event) =>
-    `${event.data.decision} by ${event.data.by}: ${event.data.changes.map((c) => `${c.plugin} ${c.from ?? '-'} → ${c.to ?? '-'}`).join(', ')}`,
+  'run/version-drift': (event) => formatDrift(event.data),
   'run/end': (event) => {
     const d = event.data
-    const effects = d.effects ? ` effects: ${d.effects.committed.length} committed after cancel, ${d.effects.unknown.length} unknown` : ''
+    const named = (list: { actionId: string; tool: string; receipt?: unknown; key?: string }[]) =>
+      list.length
+        ? ` (${list
+            .slice(0, 3)
+            .map(
+              (e) =>
+                `${e.actionId} ${e.tool}${e.receipt !== undefined ? ` ${typeof e.receipt === 'string' ? quote(e.receipt, 30) : compact(e.receipt, 30)}` : e.key ? ` key=${e.key}` : ''}`,
+            )
+            .join(', ')}${list.length > 3 ? ', …' : ''})`
+        : ''
+    const effects = d.effects
+      ? ` effects: ${d.effects.committed.length} committed after cancel${named(d.effects.committed)}, ${d.effects.unknown.length} unknown${named(d.effects.unknown)}`
+      : ''
     return `${d.status}${d.failureCode ? ` ${d.failureCode}` : ''} steps=${d.steps}${d.nestedSteps ? ` (+${d.nestedSteps} by subagents)` : ''} tokens=${d.usage.inputTokens + d.usage.outputTokens} cost=$${d.usage.costUsd.toFixed(4)}${d.reason && d.status !== 'COMPLETED' ? ` — ${d.reason}` : ''}${effects}`
   },
   'turn/start': (event) => quote(event.data.input, 80),

@@ -57,6 +57,7 @@ export async function main(argv: string[], sink: Output): Promise<number> {
     reportError(io, error, at)
     if (CordageError.is(error)) {
       if (['run_busy', 'lease_lost', 'seq_conflict', 'thread_busy'].includes(error.code)) return ExitCodes.busy
+      if (error.code === 'run_ended') return ExitCodes.ended
       return ['config', 'usage', 'environment_drift'].includes(error.kind) ? ExitCodes.usage : ExitCodes.failed
     }
     return ExitCodes.failed

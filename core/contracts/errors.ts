@@ -145,6 +145,7 @@ export const Codes = {
     text: "the agent's store (or another plugin) does not support what was asked (threads, artifacts)",
   },
   run_not_waiting: { kind: 'usage', text: 'the run is not in a state that accepts this command' },
+  run_ended: { kind: 'conflict', text: 'the run had ended before the command (a cancel) could act on it' },
   action_not_pending: { kind: 'usage', text: 'the action is not waiting for approval' },
   child_waiting: { kind: 'usage', text: 'the run waits on a child run that has not ended: act on the child first' },
   run_busy: { kind: 'conflict', text: 'the run is already being driven in this process' },

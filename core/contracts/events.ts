@@ -137,7 +137,10 @@ export interface RunEventMap {
     }[]
     /** `refused` when any change was refused; `pinned` when every changed plugin runs at its recorded version; else `accepted`. */
     decision: 'refused' | 'accepted' | 'pinned'
+    /** Who gave the command. A refusal is the harness's, not theirs: their command was not carried out. */
     by: string
+    /** The command that would continue the run (`worker`: a worker taking it over); absent in events recorded before it was kept. */
+    command?: 'approve' | 'reject' | 'reconcile' | 'resume' | 'worker'
   }
   /**
    * Fired once, last. For a CANCELLED run, `effects` lists side effects that committed after the cancel
@@ -253,6 +256,13 @@ export interface RunEventMap {
     scope?: ApprovalScope
     grant?: ApprovalGrant
     grantId?: string
+    /**
+     * Set on an approval given together with an accepted drift that changed the policy (or the tool's
+     * plugin) since the decision that asked: the versions it was given under. The action is decided again
+     * under them, and an `ask` there is answered by this approval, if the new decision lets `by` approve.
+     */
+    policyVersion?: string
+    toolVersion?: string
   }
   'tool/start': {
     tool: string

@@ -57,7 +57,17 @@ export interface ActionState {
     constraints?: Constraints
     seq: number
   }
-  approval?: { approved: boolean; by: string; reason?: string; scope?: ApprovalScope; grantId?: string; seq: number }
+  approval?: {
+    approved: boolean
+    by: string
+    reason?: string
+    scope?: ApprovalScope
+    grantId?: string
+    /** The versions it was given under, when an accepted drift had changed them (tool/approval-decided). */
+    policyVersion?: string
+    toolVersion?: string
+    seq: number
+  }
   /** Seq of tool/approval-requested, when approval was asked. */
   requestedSeq?: number
   /** The preview recorded with the approval request (what whoever decides is shown). */

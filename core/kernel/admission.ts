@@ -3,7 +3,8 @@
  * Whether an action may run: policy is asked (bounded in time), its answer checked strictly (a
  * malformed or failing policy denies, an ask nobody may answer denies), the decision recorded, and then
  * the call runs, waits for a person, or is closed. An ask that a grant already covers (for the run, or
- * standing in the store) runs without asking again. Free functions over a narrow port.
+ * standing in the store), or that the approval given with an accepted drift answers, runs without
+ * asking again. Free functions over a narrow port.
  */
 import type { Code } from '../contracts/errors.ts'
 import type { PolicyDecision, PolicyService } from '../contracts/services/policy.ts'
@@ -15,6 +16,7 @@ import type { ServiceEntry } from './cordis.ts'
 import { isControl } from './control.ts'
 import type { Authorized, Checkpoint, Next, PauseDetail } from './effects.ts'
 import { grantMismatch, type ApprovalGrant } from './grants.ts'
+import { approvalUnder } from './approval.ts'
 import type { LoopHost, TimedService } from './loop-host.ts'
 import type { EventIds, Recorder } from './recorder.ts'
 import { checkPolicyDecision } from './verdicts.ts'
@@ -132,6 +134,9 @@ async function admitAsked(
   decidedSeq: number,
   dryRun: boolean,
 ): Promise<Admitted> {
+  // Decided again after an accepted drift: the approval given with that drift, under these versions, answers it.
+  const given = approvalUnder(action, { policyVersion, toolVersion: tool.owner }, decision.approvers)
+  if (given) return { run: { action, tool, policyVersion, causation: given.seq } }
   const grant = await grantFor(run, action, tool, args, policyVersion, decision.approvers)
   if (grant) {
     // A person approved calls like this one before, for the run or standing: no one is asked again.

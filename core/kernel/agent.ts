@@ -16,6 +16,7 @@ import type { ArgsPattern } from '../kit/match.ts'
 import { RunDriver } from './loop.ts'
 import type { Lease, StoreService, StoreWriter } from '../contracts/services/store.ts'
 import type { ToolsService } from '../contracts/services/tools.ts'
+import type { PolicyService } from '../contracts/services/policy.ts'
 import { emptyState, replay, replayFrom, type RunState } from './state.ts'
 import { isTerminal } from './status.ts'
 import { asDefined } from './tool.ts'
@@ -27,13 +28,14 @@ import { resolveOptions, type AgentOptions, type StartOptions } from './agent-op
 import { checkTask, recordRunStart, servicesOf } from './run-start.ts'
 import { checkThreadId, checkThreadStore, prepareThreadStart } from './thread-start.ts'
 import { turnSpending } from './thread-budget.ts'
-import { driftChanges, recordDrift, type DriftPolicy } from './drift.ts'
-import { checkParentGoing, planDecision, recordDecision } from './approval.ts'
-import { claimToCancel, prepareRun, takeOverRun, takeRun, type TakenRun } from './lease.ts'
+import { driftChanges, recordDrift, type DriftCommand, type DriftPolicy } from './drift.ts'
+import { checkParentGoing, movedVersions, planDecision, recordDecision, underVersions, type Versions } from './approval.ts'
+import { prepareRun, takeOverRun, takeRun, type TakenRun } from './lease.ts'
+import { cancelNotDriven, runEnded } from './cancel.ts'
 import { checkResumable } from './resumable.ts'
 import { turn } from './command-ids.ts'
 import { reconcilableAction, recordReconciled } from './reconcile.ts'
-import { followRun, RunWaiters, waitForEnd, wakingWaiters, type FollowOptions } from './waiters.ts'
+import { followRun, RunWaiters, wakingWaiters, type FollowOptions } from './waiters.ts'
 import { cancelChildOf, checkChildEnded, childEndedAlready, wakeParent } from './child-wait.ts'
 export type { DriftChange, DriftPolicy } from './drift.ts'
 export { DefaultServiceTimeouts, type AgentOptions, type StartOptions } from './agent-options.ts'
@@ -242,7 +244,7 @@ export class AgentRuntime implements LoopHost {
     return this.withLease(driver, async () => {
       const action = reconcilableAction(state, actionId)
       // Drift first: a refused command must leave the run as it found it.
-      if (options.resume !== false) await this.drift(driver, state, options)
+      if (options.resume !== false) await this.drift(driver, state, options, 'reconcile')
       await recordReconciled(driver, state, action, committed, options)
       if (options.resume === false) return undefined
       driver.rec.record('run/resumed', { from: 'WAITING_RECONCILIATION', by: options.by ?? 'api' }, KernelProducer, turn(state))
@@ -271,9 +273,9 @@ export class AgentRuntime implements LoopHost {
       if (checkResumable(state, options.input, toolOf) === 'take-over') {
         if (budgets)
           throw new CordageError('run_not_waiting', `run ${runId} is ${state.status}: budgets can be set only when resuming a waiting run`)
-        return this.takeOver(driver, state, lease, options)
+        return this.takeOver(driver, state, lease, options, 'resume')
       }
-      await this.drift(driver, state, options)
+      await this.drift(driver, state, options, 'resume')
       driver.rec.record(
         'run/resumed',
         { from: state.status as 'WAITING_USER', by, input: options.input, ...(budgets ? { budgets } : {}) },
@@ -321,19 +323,26 @@ export class AgentRuntime implements LoopHost {
   }
 
   /**
-   * Cancel a run. Driven here: aborted at once (model call and tool in flight get the abort). Waiting,
-   * or owned by nobody: ends CANCELLED at once, and its pending approval is void. Driven by another
-   * process: that process is asked (through the store) and this waits up to `waitMs` for the run to end.
+   * Cancel a run; a cancel given before the run ended is accepted (core/kernel/cancel.ts). Driven here:
+   * aborted at once (model call and tool in flight get the abort). Waiting, or owned by nobody: ends
+   * CANCELLED at once, and its pending approval is void. Driven by another process: that process is
+   * asked (through the store) and acts at its next safe point; this waits up to `waitMs` for the run to
+   * end. Rejects with `run_ended` when the run ended otherwise before the cancel could act.
    */
   async cancel(runId: string, options: Actor & { waitMs?: number } = {}): Promise<RunState> {
     const by = options.by ?? 'api'
+    const request = { by, reason: options.reason, at: Date.now() }
     const active = this.active.get(runId)
     if (active) {
-      active.driver.cancel(by, options.reason)
-      return active.done
+      active.driver.cancel(by, options.reason, request.at)
+      const state = await active.done
+      if (state.status === 'CANCELLED') return state
+      if (isTerminal(state.status)) throw runEnded(state)
+      // It paused before it reached a boundary that acts on the cancel: it is taken and cancelled below.
     }
-    const driver = await claimToCancel(this, runId, { by, reason: options.reason, at: Date.now() }, this.#writer)
-    if (!driver) return waitForEnd(() => this.load(runId), options.waitMs ?? 30_000)
+    const taken = await cancelNotDriven(this, runId, request, this.#writer, options.waitMs ?? 30_000)
+    if ('state' in taken) return taken.state
+    const { driver } = taken
     // Waiting on a child run: the child is cancelled first, so its pending approval is void (core/kernel/child-wait.ts).
     let childFailed: unknown
     const state = await this.track(driver, async () => {
@@ -370,7 +379,11 @@ export class AgentRuntime implements LoopHost {
     await guardStore(store).closeThread!(threadId, { by, at: Date.now(), reason: options.reason }, this.#writer!)
     const last = (await store.threadTurns!(threadId)).at(-1)
     if (!last || isTerminal((await this.load(last.runId)).status)) return undefined
-    return this.cancel(last.runId, { by, reason: options.reason ?? `thread ${threadId} closed`, waitMs: options.waitMs })
+    // A turn that ended on its own meanwhile leaves nothing to cancel, as if it had ended before the close.
+    return this.cancel(last.runId, { by, reason: options.reason ?? `thread ${threadId} closed`, waitMs: options.waitMs }).catch((error) => {
+      if (CordageError.is(error, 'run_ended')) return undefined
+      throw error
+    })
   }
 
   /**
@@ -406,7 +419,7 @@ export class AgentRuntime implements LoopHost {
       throw error
     }
     const { driver, state } = prepared
-    return target.withLease(driver, () => target.takeOver(driver, state, lease, {}))
+    return target.withLease(driver, () => target.takeOver(driver, state, lease, {}, 'worker'))
   }
 
   /** Current state of a run, rebuilt from the store (from its newest snapshot and the events after it). */
@@ -472,13 +485,18 @@ export class AgentRuntime implements LoopHost {
   private async recordApproval(runId: string, actionId: string, approved: boolean, options: ApprovalOptions): Promise<RunHandle> {
     const { driver, state } = await this.take(runId)
     return this.withLease(driver, async () => {
-      const decision = planDecision(this.name, state, actionId, approved, options, () => !!this.store().putGrant)
+      const planned = planDecision(this.name, state, actionId, approved, options, () => !!this.store().putGrant)
       // A child whose parent has ended (and could not cancel it) is not approved (core/kernel/approval.ts).
       if (approved) await checkParentGoing(state, (id) => this.load(id).catch(() => undefined))
-      const { by, grant } = decision
       // Drift first: a refused approval must leave the action waiting, so that the same command with
       // --accept-drift (or an onDrift change) can be given again.
-      if (options.resume !== false) await this.drift(driver, state, options)
+      if (options.resume !== false) await this.drift(driver, state, options, approved ? 'approve' : 'reject')
+      // Given together with --accept-drift, after the refusal told the approver what changed, the approval
+      // holds under the versions now in force (core/kernel/approval.ts). A drift the preset accepts
+      // (onDrift) was never shown to the approver: the action is decided, and maybe asked, again.
+      const knowing = options.resume !== false && options.acceptDrift === true
+      const decision = knowing ? underVersions(planned, movedVersions(planned.action, this.versionsOf(planned.action.tool))) : planned
+      const { by, grant } = decision
       recordDecision(driver.rec, state, decision, options.reason)
       // Recorded first: a grant without the approval it came from would be an approval nobody can trace.
       // Stored as recorded: scrubbed of the agent's secrets like every other row.
@@ -494,6 +512,12 @@ export class AgentRuntime implements LoopHost {
       await driver.flush()
       return () => driver.drive()
     })
+  }
+
+  /** The policy version and the owner of tool `name` this agent runs now. */
+  private versionsOf(name: string): Partial<Versions> {
+    const tool = readService<ToolsService>(this.ctx, 'tools')?.value.get(name)
+    return { policyVersion: readService<PolicyService>(this.ctx, 'policy')?.value.version, toolVersion: tool && asDefined(tool).owner }
   }
 
   /** Take a run's lease (or refuse: another worker drives it), then rebuild its state (core/kernel/lease.ts). */
@@ -537,8 +561,14 @@ export class AgentRuntime implements LoopHost {
   }
 
   /** Drive a run nobody owns, or suspend it on refused drift (core/kernel/lease.ts). */
-  private takeOver(driver: RunDriver, state: RunState, lease: Lease, options: ContinueOptions): Promise<() => Promise<RunState>> {
-    return takeOverRun(driver, state, lease, () => this.drift(driver, state, options))
+  private takeOver(
+    driver: RunDriver,
+    state: RunState,
+    lease: Lease,
+    options: ContinueOptions,
+    command: DriftCommand,
+  ): Promise<() => Promise<RunState>> {
+    return takeOverRun(driver, state, lease, () => this.drift(driver, state, options, command))
   }
 
   /**
@@ -551,9 +581,9 @@ export class AgentRuntime implements LoopHost {
   }
 
   /** Decide drift for a run about to go on, record it, and refuse when a change is refused (core/kernel/drift.ts). */
-  private async drift(driver: RunDriver, state: RunState, options: ContinueOptions): Promise<void> {
+  private async drift(driver: RunDriver, state: RunState, options: ContinueOptions, command: DriftCommand): Promise<void> {
     const changes = driftChanges(await this.startedWith(state.runId), this, options.acceptDrift === true)
-    await recordDrift(driver, state, changes, options.by ?? 'api')
+    await recordDrift(driver, state, changes, options.by ?? (command === 'worker' ? 'worker' : 'api'), command)
   }
 
   /**

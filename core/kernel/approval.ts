@@ -140,6 +140,8 @@ export interface PlannedDecision {
   by: string
   scope: ApprovalScope | undefined
   grant: ApprovalGrant | undefined
+  /** Given under versions an accepted drift brought, not those of the decision that asked ({@link underVersions}). */
+  moved?: Versions
 }
 
 /**
@@ -167,12 +169,65 @@ export function planDecision(
   return { action, approved, by, scope, grant }
 }
 
+/** The policy and tool version in force where a decision is given, and under which an approval holds. */
+export interface Versions {
+  policyVersion: string
+  toolVersion?: string
+}
+
+/**
+ * The versions an approval is given under when the same command accepted a drift (`acceptDrift`) that
+ * moved the policy or the tool away from those of the decision that asked; undefined when they did not
+ * move (the approval holds under the decision's versions, as always). The action is then decided again
+ * under the new versions, and this approval answers an `ask` there ({@link approvalUnder}): the person
+ * approved knowing the versions had changed, so the run goes on once, not after a second approval.
+ */
+export function movedVersions(action: ActionState, current: Partial<Versions>): Versions | undefined {
+  const d = action.decision
+  if (!d || current.policyVersion === undefined) return undefined
+  const toolMoved = d.toolVersion !== undefined && current.toolVersion !== undefined && d.toolVersion !== current.toolVersion
+  if (d.policyVersion === current.policyVersion && !toolMoved) return undefined
+  return { policyVersion: current.policyVersion, toolVersion: current.toolVersion }
+}
+
+/**
+ * The approval of this very action that answers an `ask` decided again under `versions`: it was given
+ * under exactly these versions (with the drift that brought them) by someone the new decision lets
+ * approve. An approval given before the drift, or by another approver than the new policy names, does
+ * not: the run waits for a person again.
+ */
+export function approvalUnder(action: ActionState, versions: Versions, approvers: string[] | undefined): { seq: number } | undefined {
+  const given = action.approval
+  if (!given?.approved || given.policyVersion === undefined) return undefined
+  if (given.policyVersion !== versions.policyVersion || given.toolVersion !== versions.toolVersion) return undefined
+  if (approvers && !approvers.includes('*') && !approvers.includes(given.by)) return undefined
+  return given
+}
+
+/**
+ * A planned decision given under the versions an accepted drift brought ({@link movedVersions}): an
+ * approval, and the grant it creates, hold under those.
+ */
+export function underVersions(d: PlannedDecision, moved: Versions | undefined): PlannedDecision {
+  if (!moved || !d.approved) return d
+  const grant = d.grant && { ...d.grant, policyVersion: moved.policyVersion, toolVersion: moved.toolVersion }
+  return { ...d, grant, moved }
+}
+
 /** Record tool/approval-decided for a planned decision. */
 export function recordDecision(rec: Recorder, state: RunState, d: PlannedDecision, reason: string | undefined): void {
-  rec.record('tool/approval-decided', { approved: d.approved, by: d.by, reason, scope: d.scope, grant: d.grant }, KernelProducer, {
-    ...turn(state),
-    stepId: d.action.stepId,
-    actionId: d.action.id,
-    causation: d.action.requestedSeq,
-  })
+  const under = d.moved
+    ? { policyVersion: d.moved.policyVersion, ...(d.moved.toolVersion ? { toolVersion: d.moved.toolVersion } : {}) }
+    : {}
+  rec.record(
+    'tool/approval-decided',
+    { approved: d.approved, by: d.by, reason, scope: d.scope, grant: d.grant, ...under },
+    KernelProducer,
+    {
+      ...turn(state),
+      stepId: d.action.stepId,
+      actionId: d.action.id,
+      causation: d.action.requestedSeq,
+    },
+  )
 }

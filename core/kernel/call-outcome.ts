@@ -54,7 +54,8 @@ export interface OutcomePort extends ArtifactPort {
   readonly cancelling: boolean
   idsOf(actionId: string | undefined, causation?: number): EventIds
   flush(effects?: EffectWrite[]): Promise<void>
-  noteEffect(kind: 'committed' | 'unknown', effect: { actionId: string; tool: string; receipt?: unknown; key?: string }): void
+  /** A side effect committed (`seq`: its tool/end) or left unknown; the driver keeps those a cancel came too late to stop. */
+  noteEffect(kind: 'committed' | 'unknown', effect: { actionId: string; tool: string; receipt?: unknown; key?: string; seq?: number }): void
   end(status: TerminalStatus, failureCode: Code | undefined, reason?: string): Promise<Next>
   pause(status: WaitingStatus, reason: string, checkpoint: Checkpoint, detail?: PauseDetail): Promise<Next>
 }
@@ -88,9 +89,10 @@ export async function recordSucceeded(run: OutcomePort, c: FinishedCall, result:
     artifact: shaped.artifact,
     redacted: shaped.redacted,
   }
-  run.rec.record('tool/end', data, tool.owner ?? KernelProducer, run.idsOf(action.id, c.startedSeq))
+  const ended = run.rec.record('tool/end', data, tool.owner ?? KernelProducer, run.idsOf(action.id, c.startedSeq))
   if (tool.sideEffect !== 'none') {
-    if (run.cancelling) run.noteEffect('committed', { actionId: action.id, tool: tool.name, receipt: result.receipt })
+    // Noted even when no cancel is known yet: one asked in another process may be found later (core/kernel/cancel-window.ts).
+    run.noteEffect('committed', { actionId: action.id, tool: tool.name, receipt: result.receipt, seq: ended.seq })
     await run.flush([
       { op: 'outcome', key, status: 'committed', receipt: result.receipt, output: shaped.ledgerOutput, observation, at: Date.now() },
     ])

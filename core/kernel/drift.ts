@@ -80,12 +80,25 @@ export interface DriftPort {
   flush(): Promise<void>
 }
 
-/** Record the decision (nothing when nothing changed); throw `version_drift` when any change is refused. */
-export async function recordDrift(driver: DriftPort, state: RunState, changes: DriftChange[], by: string): Promise<void> {
+/** The command that would continue the run: what a refusal did not carry out. `worker`: a worker taking the run over. */
+export type DriftCommand = 'approve' | 'reject' | 'reconcile' | 'resume' | 'worker'
+
+/**
+ * Record the decision (nothing when nothing changed); throw `version_drift` when any change is refused.
+ * The refusal is the harness's, whoever gave the command: the message says so, names the command that
+ * was not carried out and who gave it, and how to go on.
+ */
+export async function recordDrift(
+  driver: DriftPort,
+  state: RunState,
+  changes: DriftChange[],
+  by: string,
+  command: DriftCommand,
+): Promise<void> {
   if (!changes.length) return
   const refused = changes.filter((c) => c.decision === 'refused')
   const decision = refused.length ? 'refused' : changes.every((c) => c.decision === 'pinned') ? 'pinned' : 'accepted'
-  driver.rec.record('run/version-drift', { changes, decision, by }, KernelProducer, turn(state))
+  driver.rec.record('run/version-drift', { changes, decision, by, command }, KernelProducer, turn(state))
   if (decision !== 'refused') return
   await driver.flush()
   // Hashes are shown only when they are the difference (same version, other files).
@@ -94,9 +107,13 @@ export async function recordDrift(driver: DriftPort, state: RunState, changes: D
   const list = refused
     .map((c) => `${c.plugin} ${show(c, c.from, c.fromHash)} → ${show(c, c.to, c.toHash)}${c.note ? ` [${c.note}]` : ''}`)
     .join(', ')
+  const notDone =
+    command === 'worker'
+      ? `a worker's takeover was not carried out (the run is suspended); to continue it on the current versions, resume it with --accept-drift (acceptDrift)`
+      : `the ${command} given by ${by} was not carried out (only this refusal is recorded); to continue on the current versions, give the same command again with --accept-drift (acceptDrift)`
   throw new CordageError(
     'version_drift',
-    `run ${state.runId} started with other plugin versions (${list}); continue with --accept-drift (acceptDrift) to run it on the current ones, give the plugin onDrift: accept or pin in the preset, or run it where the recorded versions are installed`,
+    `run ${state.runId} started with other plugin versions (${list}); the harness refused to continue it under them: ${notDone}, give the plugin onDrift: accept or pin in the preset, or run it where the recorded versions are installed`,
     { data: changes },
   )
 }

@@ -32,6 +32,8 @@ export interface EndPort {
     unknown: { actionId: string; tool: string; key: string }[]
   }
   idsOf(actionId: string | undefined, causation?: number): EventIds
+  /** Look for a cancel asked in another process (core/kernel/loop.ts). */
+  lookForCancel(): Promise<void>
   noteEffect(kind: 'committed' | 'unknown', effect: { actionId: string; tool: string; receipt?: unknown; key?: string }): void
   flush(): Promise<void>
 }
@@ -81,6 +83,11 @@ export async function endRun(
   reason?: string,
   answer?: string,
 ): Promise<Next> {
+  // A cancel asked elsewhere before the end is on record is accepted: the run ends CANCELLED instead.
+  if (status !== 'CANCELLED' && !run.cancelRequest && !run.lost) {
+    await run.lookForCancel()
+    if (run.cancelRequest) return endCancelled(run)
+  }
   const ids = run.ids
   // Every proposed action is closed: those the run never got to end with the run's own code.
   for (const id of [...run.state.pending]) {

@@ -6,13 +6,12 @@
  * holds it, never stored here.
  */
 import { CordageError } from '../contracts/errors.ts'
-import type { Lease, StoreService, StoreWriter } from '../contracts/services/store.ts'
+import type { CancelRequest, Lease, StoreService, StoreWriter } from '../contracts/services/store.ts'
 import type { RunState } from '../contracts/state.ts'
 import { RunDriver } from './loop.ts'
 import type { LoopHost } from './loop-host.ts'
 import { isTerminal } from './status.ts'
 import { guardStore } from './store-writer.ts'
-import { notWaiting } from './approval.ts'
 import { turn } from './command-ids.ts'
 import { KernelProducer } from './version.ts'
 
@@ -64,31 +63,36 @@ export async function prepareRun(rt: LeasePort, lease: Lease, writer: StoreWrite
 }
 
 /**
- * Cancel a run nobody drives in this process: with its lease, a driver that ends it at its first
- * boundary (refused, `run_not_waiting`, when it has ended already); without it (another process drives
- * it), a cancel request in the store for that process to act on, and undefined.
+ * Take a run nobody drives in this process in order to cancel it: with its lease, a driver that ends it
+ * at its first boundary, or (the run has ended) its state, the lease given back; without the lease
+ * (another process drives it), undefined: the caller asks that process through the store
+ * (core/kernel/cancel.ts). An ended run is looked at before any driver is made, so nothing is left
+ * renewing a lease or watching the store for it.
  */
 export async function claimToCancel(
   rt: LeasePort,
   runId: string,
-  request: { by: string; reason?: string; at: number },
+  request: CancelRequest,
   writer: StoreWriter | undefined,
-): Promise<RunDriver | undefined> {
+): Promise<{ driver: RunDriver } | { ended: RunState } | undefined> {
   const store = guardStore(rt.store())
   const lease = await store.claim(runId, rt.options.worker, rt.options.leaseTtlMs, writer!)
-  if (!lease) {
-    await store.requestCancel(runId, request, writer!)
-    return undefined
+  if (!lease) return undefined
+  let state: RunState
+  try {
+    state = await rt.load(runId)
+  } catch (error) {
+    await store.release(lease, writer!)
+    throw error
   }
-  const state = await rt.load(runId)
-  const driver = new RunDriver(rt, state, writer)
-  driver.own(lease)
   if (isTerminal(state.status)) {
     await store.release(lease, writer!)
-    throw notWaiting(state)
+    return { ended: state }
   }
+  const driver = new RunDriver(rt, state, writer)
+  driver.own(lease)
   driver.cancel(request.by, request.reason, request.at)
-  return driver
+  return { driver }
 }
 
 /**

@@ -20,6 +20,7 @@ import { deepFreeze } from '../kit/freeze.ts'
 import { readonlyView } from './readonly.ts'
 import { digestArgs, hashAnyway, jsonProblem } from '../kit/hash.ts'
 import { Ownership } from './ownership.ts'
+import { CancelWindow } from './cancel-window.ts'
 import { Recorder, type EventIds } from './recorder.ts'
 import type { Tool, ToolView } from '../contracts/services/tools.ts'
 import { VisibleTools } from './visible-tools.ts'
@@ -70,6 +71,8 @@ export class RunDriver implements DriverPort {
   reloaded = false
   readonly effects = new EffectRunner(this)
   private ownership: Ownership | undefined
+  /** Effects that committed since the store was last seen without a cancel request (core/kernel/cancel-window.ts). */
+  private readonly window = new CancelWindow()
   lost: CordageError | undefined
   /** Side effects that committed after cancellation was requested, and those left unknown. */
   readonly noted = {
@@ -150,7 +153,9 @@ export class RunDriver implements DriverPort {
         this.lost ??= error
         this.abortAll(error, 0)
       },
-      onCancel: (request) => this.cancel(request.by, request.reason, request.at),
+      onCancel: (request) => this.cancelFromStore(request),
+      mark: () => this.state.lastSeq,
+      onClear: (mark) => this.window.clear(mark),
     })
     this.ownership.start()
   }
@@ -188,6 +193,22 @@ export class RunDriver implements DriverPort {
     this.abortAll(new CordageError('cancelled', reason ?? `cancelled by ${by}`), this.agent.options.cancelGraceMs)
   }
 
+  /** A cancel asked in another process, found in the store: the effects it may have come too late to stop are named at the end. */
+  private cancelFromStore(request: CancelRequest): void {
+    if (this.cancelRequest) return
+    this.cancel(request.by, request.reason, request.at)
+    this.noted.committed.push(...this.window.found())
+  }
+
+  /**
+   * At a boundary, and before the run records its end: look for a cancel asked in another process (a
+   * shared store), so that one stored while this process could not look (a call blocked it) is acted on
+   * here, at the next safe point, and not missed until the run has ended.
+   */
+  async lookForCancel(): Promise<void> {
+    if (!this.cancelRequest && !this.lost) await this.ownership?.look()
+  }
+
   private abortAll(error: CordageError, graceMs: number) {
     this.abort.abort(error)
     for (const call of this.toolCalls) call.abort(error, graceMs)
@@ -203,8 +224,15 @@ export class RunDriver implements DriverPort {
     else this.toolCalls.delete(call)
   }
 
-  noteEffect(kind: 'committed' | 'unknown', effect: { actionId: string; tool: string; receipt?: unknown; key?: string }): void {
-    if (kind === 'committed') this.noted.committed.push({ actionId: effect.actionId, tool: effect.tool, receipt: effect.receipt })
+  noteEffect(
+    kind: 'committed' | 'unknown',
+    effect: { actionId: string; tool: string; receipt?: unknown; key?: string; seq?: number },
+  ): void {
+    if (kind === 'committed' && !this.cancelRequest) {
+      // No cancel known yet: one asked elsewhere and found later may have come before it (core/kernel/cancel-window.ts).
+      if (effect.seq !== undefined && this.ownership?.watching)
+        this.window.committed(effect.seq, { actionId: effect.actionId, tool: effect.tool, receipt: effect.receipt })
+    } else if (kind === 'committed') this.noted.committed.push({ actionId: effect.actionId, tool: effect.tool, receipt: effect.receipt })
     else this.noted.unknown.push({ actionId: effect.actionId, tool: effect.tool, key: effect.key! })
   }
 
@@ -240,6 +268,7 @@ export class RunDriver implements DriverPort {
   private async pass(): Promise<Next> {
     if (this.lost) throw this.lost
     if (this.deferred) throw this.deferred
+    await this.lookForCancel()
     if (this.cancelRequest) return this.endCancelled()
     if (this.suspendRequest) return this.pause('SUSPENDED', this.suspendRequest.reason, 'suspend')
     const bound = overBudget(this.state.budgets, this.state, Date.now()) ?? overThreadBudget(this.state)

@@ -1,8 +1,8 @@
 /**
  * @module ownership
  * One worker drives a run at a time. While a driver holds a run's lease it renews it (every third of
- * its lifetime) and, when the store is shared with other processes, watches for a cancel request made
- * elsewhere. Every append carries the lease as a fencing token, so a worker that lost its lease (it
+ * its lifetime) and, when the store is shared with other processes, looks for a cancel request made
+ * elsewhere (every `watchMs`, and whenever the driver asks, at a boundary). Every append carries the lease as a fencing token, so a worker that lost its lease (it
  * stalled past the expiry and another took over) cannot write another event.
  */
 import { CordageError } from '../contracts/errors.ts'
@@ -15,6 +15,9 @@ export interface OwnershipOptions {
   watchMs: number
   onLost(error: CordageError): void
   onCancel(request: CancelRequest): void
+  /** Where the log stands as a look is sent: a look that finds no request is reported with it (`onClear`). */
+  mark(): number
+  onClear(mark: number): void
 }
 
 export class Ownership {
@@ -93,19 +96,41 @@ export class Ownership {
       Math.max(10, Math.floor(ttlMs / 3)),
     )
     this.timers.push(renew)
-    if (this.store().shared) {
-      const watch = setInterval(() => {
-        Promise.resolve(this.store().cancelRequest(this.lease.runId)).then(
-          (request) => {
-            if (request) this.options.onCancel(request)
-          },
-          () => {},
-        )
-      }, watchMs)
+    if (this.watching) {
+      const watch = setInterval(() => void this.look(), watchMs)
       this.timers.push(watch)
     }
     // A lease must never keep the process alive on its own.
     for (const timer of this.timers) timer.unref?.()
+  }
+
+  /** Other processes share the store, so a cancel may be asked there: it is looked for. */
+  get watching(): boolean {
+    if (this.released) return false
+    try {
+      return this.store().shared === true
+    } catch {
+      // The agent's store is gone (its runtime was stopped): nothing to look at.
+      return false
+    }
+  }
+
+  /**
+   * Look for a cancel asked in another process, now: on the timer, and at each boundary of the run, so a
+   * cancel stored while the process could not look (a call blocked it) is acted on before the run goes
+   * on or ends. A store that does not answer is asked again at the next look.
+   */
+  async look(): Promise<void> {
+    if (!this.watching) return
+    const mark = this.options.mark()
+    let request: CancelRequest | undefined
+    try {
+      request = await this.store().cancelRequest(this.lease.runId)
+    } catch {
+      return
+    }
+    if (request) this.options.onCancel(request)
+    else this.options.onClear(mark)
   }
 
   /** Stop renewing and give the lease up. */

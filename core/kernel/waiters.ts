@@ -6,9 +6,7 @@
  */
 import { CordageError } from '../contracts/errors.ts'
 import type { RunEvent } from '../contracts/events.ts'
-import type { RunState } from '../contracts/state.ts'
 import type { Dispatch } from './cordis.ts'
-import { isTerminal } from './status.ts'
 
 export class RunWaiters {
   readonly #byRun = new Map<string, Set<() => void>>()
@@ -100,14 +98,4 @@ export function wakingWaiters(dispatch: Dispatch, waiters: RunWaiters): Dispatch
     },
     { watched: (types: readonly string[]) => waiters.size > 0 || dispatch.watched(types), preview: dispatch.preview },
   )
-}
-
-/** A run's state once it has ended, or as it is after `waitMs` (another process drives it: the store is polled). */
-export async function waitForEnd(load: () => Promise<RunState>, waitMs: number): Promise<RunState> {
-  const until = Date.now() + waitMs
-  for (;;) {
-    const state = await load()
-    if (isTerminal(state.status) || Date.now() >= until) return state
-    await new Promise((r) => setTimeout(r, 100))
-  }
 }

@@ -6,6 +6,7 @@
  */
 import { CordageError } from '../../contracts/errors.ts'
 import type { AgentRuntime, ApprovalOptions, RunHandle } from '../../kernel/agent.ts'
+import type { RunState } from '../../kernel/state.ts'
 import type { Parsed } from '../args.ts'
 import { finish, follow, live } from '../live.ts'
 import { locate, open, startAgent } from '../open.ts'
@@ -72,17 +73,33 @@ export const cancel: Handler = (args, io) => {
       'invalid_input',
       '"cancel" takes RUN or --thread ID: cordage cancel RUN (one run, or one turn of a thread) or cordage cancel --thread ID (close the thread)',
     )
-  return steer(args, io, async (agent, [run]) => {
-    // Driven by another process, the run is asked to stop through the store; this waits for it.
-    const done = agent.cancel(run, { by: by(args), reason: args.flags.reason as string | undefined })
-    return { runId: run, done }
-  })
+  return steer(
+    args,
+    io,
+    async (agent, [run]) => {
+      // Driven by another process, the run is asked to stop through the store; this waits for it. A run
+      // that had ended before the cancel could act rejects with run_ended (exit 8).
+      const done = agent.cancel(run, { by: by(args), reason: args.flags.reason as string | undefined })
+      return { runId: run, done }
+    },
+    cancelNote,
+  )
+}
+
+/** What became of an accepted cancel, said before the status line. */
+function cancelNote(state: RunState): string | undefined {
+  if (state.status === 'CANCELLED')
+    return `cancel accepted: run ${state.runId} stopped at its next safe point and ended CANCELLED${state.cancel ? ` (cancel asked by ${state.cancel.by})` : ''}; run/end names the side effects that committed meanwhile`
+  if (state.status === 'RUNNING' || state.status === 'CANCELLING')
+    return `cancel accepted: run ${state.runId} is still ${state.status} in another process, which stops it at its next safe point; follow it with cordage events ${state.runId} --follow`
+  return undefined
 }
 
 async function steer(
   args: Parsed,
   io: Output,
   command: (agent: AgentRuntime, positionals: string[]) => Promise<RunHandle>,
+  note?: (state: RunState) => string | undefined,
 ): Promise<number> {
   const [runId] = args.positionals
   // Only the run's own agent starts (docs/reference/presets.md#which-agents-a-command-starts): another
@@ -97,6 +114,8 @@ async function steer(
     const handle = await command(agent, args.positionals)
     const state = await handle.done
     view.close()
+    const said = note?.(state)
+    if (said) view.io.err(said)
     return finish(state, view.io, args.flags)
   } finally {
     view.close()

@@ -4,7 +4,7 @@
  * case run by `cordage eval`'s engine (cordage/eval): the recorded script is the model's decisions
  * (the run's `step/model-response` events, in order), fed to model-scripted, so both sides see exactly
  * the answers the model gave; each side is a `--plugin` variant. The recorded calls are the case's
- * `recorded:` (docs/eval.md#replays): a call with side effects is answered from its recorded result,
+ * `recorded:` (docs/eval.md, "Replays"): a call with side effects is answered from its recorded result,
  * never run, and refused (`replay_refused`) when the recording has none; a person's decision on a call
  * is given again only for that same call, as `replay:NAME`, never as NAME. A recorded answer to a
  * question is the case's answer. So a side runs as an eval case does: on its own copy of the preset's
@@ -248,9 +248,11 @@ function recordedCalls(recorded: RunEvent[], runId: string): RecordedCall[] {
     if (e.type === 'tool/proposed' && e.actionId && e.data.argsError === undefined && !e.data.dryRun)
       calls.set(e.actionId, { tool: e.data.tool, args: e.data.args, from: `run ${runId} ${e.actionId}` })
     else if (e.type === 'tool/approval-decided' && call) {
+      // The last decision on the action is the one that stood (one decided again after a policy change).
       const decision = { by: e.data.by, ...(e.data.reason !== undefined ? { reason: e.data.reason } : {}) }
-      if (e.data.approved) call.approved = decision
-      else call.rejected = decision
+      delete call.approved
+      delete call.rejected
+      call[e.data.approved ? 'approved' : 'rejected'] = decision
     } else if (e.type === 'tool/end' && call && !e.data.dryRun)
       call.result = { output: e.data.output, observation: e.data.observation, receipt: e.data.receipt }
     else if (e.type === 'tool/reconciled' && call && e.data.committed) call.result = { output: e.data.output, receipt: e.data.receipt }

@@ -1,6 +1,6 @@
 /**
  * @module eval/answers
- * How the engine answers a run that paused (docs/eval.md#answers): the recording's decision on the very
+ * How the engine answers a run that paused (docs/eval.md, "answers"): the recording's decision on the very
  * call waiting, given again as `replay:NAME` (core/eval/replay.ts); else the case's next answer, given
  * as the eval (`eval`, or `eval:NAME` when the case names someone). Never as a person: an evaluation
  * records no decision nobody gave.
@@ -12,6 +12,9 @@ import type { Answer } from './case.ts'
 import { replayedBy, type ReplayLayer } from './replay.ts'
 
 type Runtime = ReturnType<Cordage['agent']>
+
+/** Whether a line of `given` is one of the case's own answers (the others say what was replayed). Kept beside the texts it reads. */
+export const isCaseAnswer = (line: string): boolean => /^(approved|rejected|settled|answered the question) /.test(line)
 
 /** How the engine's own answers are recorded: as the eval (`eval`), or the eval answering as NAME (`eval:NAME`), never as NAME. */
 const evalBy = (by: string): string => (by === 'eval' ? by : `eval:${by}`)

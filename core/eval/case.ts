@@ -103,7 +103,7 @@ const Records = z
 const Decision = z.object({ by: z.string().min(1), reason: z.string().optional() }).strict()
 
 /**
- * One call of a recorded run (docs/eval.md#replays): the tool and its arguments (matched by their hash,
+ * One call of a recorded run (docs/eval.md, "Replays"): the tool and its arguments (matched by their hash,
  * as approvals are), the person's recorded decision on it, and its recorded result. A call with side
  * effects is answered from `result` instead of running; the decision is given again as `replay:NAME`.
  */

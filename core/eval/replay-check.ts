@@ -1,6 +1,6 @@
 /**
  * @module eval/replay-check
- * A case that would need a real side effect is refused before its run starts (docs/eval.md#replays),
+ * A case that would need a real side effect is refused before its run starts (docs/eval.md, "Replays"),
  * not discovered halfway through it: checked once the case's app is loaded (the tools and their
  * contracts are known), against the layer's plan (core/eval/replay.ts).
  * - Each tool the case declares a sandbox is a tool with side effects that some agent has, and the

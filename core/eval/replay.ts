@@ -1,7 +1,7 @@
 /**
  * @module eval/replay
  * What keeps an evaluation away from real side effects: one layer for `cordage eval` and the
- * playground's side-by-side replay (docs/eval.md#replays). Every call of a tool with side effects
+ * playground's side-by-side replay (docs/eval.md, "Replays"). Every call of a tool with side effects
  * (`sideEffect` local or external) is
  * - answered from the recorded result of the same call (the same tool, arguments with the same hash),
  *   without running the tool; or

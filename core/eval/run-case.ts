@@ -14,7 +14,7 @@ import { CordageError } from '../contracts/errors.ts'
 import type { RunEvent } from '../contracts/events.ts'
 import { isTerminal, type RunState } from '../index.ts'
 import { Cordage, type PluginCatalog } from '../host/index.ts'
-import { answer, replayDecision } from './answers.ts'
+import { answer, isCaseAnswer, replayDecision } from './answers.ts'
 import type { EvalCase } from './case.ts'
 import { checkExpectations, type Observed } from './expect.ts'
 import { toolFaults, type ToolFault } from './faults.ts'
@@ -145,7 +145,7 @@ export async function runCase(c: EvalCase, variant: Variant, options: RunCaseOpt
     run.latencyMs = Math.round(performance.now() - t1)
     const events = await runtime.store().read(state.runId)
     // What was replayed goes into the notes; the case's own answers are the case's to read.
-    const replayed = given.filter((g) => !/^(approved|rejected|settled|answered the question) /.test(g))
+    const replayed = given.filter((g) => !isCaseAnswer(g))
     if (replayed.length) (run.notes ??= []).push(...replayed)
     options.inspect?.({ state, events, prepared, given })
     // An approval the case meant to give that was never asked for: say what the policy decided instead.

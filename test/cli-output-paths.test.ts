@@ -6,37 +6,16 @@
  * real binary, in child processes.
  */
 import assert from 'node:assert/strict'
-import { spawn } from 'node:child_process'
 import { createHash } from 'node:crypto'
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { before, describe, it } from 'node:test'
 import { stringify } from 'yaml'
 import { bigReport } from './fixtures/plugins/artifact-desk/index.ts'
+import { cordage } from './cordage-process.ts'
 import { tempDir } from './helpers.ts'
 
 const root = resolve(import.meta.dirname, '..')
-const bin = join(root, 'core/cli/bin.js')
-
-function cordage(args: string[], cwd: string): Promise<{ code: number | null; out: string; err: string }> {
-  return new Promise((done, fail) => {
-    const child = spawn(process.execPath, [bin, ...args], {
-      cwd,
-      env: { ...process.env, NO_COLOR: '1' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    })
-    let out = ''
-    let err = ''
-    child.stdout.on('data', (d) => {
-      out += d
-    })
-    child.stderr.on('data', (d) => {
-      err += d
-    })
-    child.on('error', fail)
-    child.on('close', (code) => done({ code, out, err }))
-  })
-}
 
 /** A usage error naming the flag: exit 2, one `error [invalid_input]:` line, no stack. */
 function refused(r: { code: number | null; out: string; err: string }, flag: string, message: RegExp): void {

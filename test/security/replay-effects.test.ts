@@ -8,7 +8,6 @@
  * Whatever the replay does, the payment system still holds one charge.
  */
 import assert from 'node:assert/strict'
-import { spawn } from 'node:child_process'
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
 import { after, before, describe, it } from 'node:test'
@@ -16,11 +15,11 @@ import { stringify } from 'yaml'
 import type { RunEvent } from 'cordage'
 import { startPlayground, type Playground } from '../../playground/server.ts'
 import type { SuiteResult } from '../../core/eval/result.ts'
+import { cordage } from '../cordage-process.ts'
 import { tempDir } from '../helpers.ts'
 import { bearer, readSse } from '../playground-helpers.ts'
 
 const root = resolve(import.meta.dirname, '../..')
-const bin = join(root, 'core/cli/bin.js')
 const chargeDesk = join(root, 'test/fixtures/plugins/charge-desk')
 const charge = { customer: 'c-1', cents: 1200 }
 
@@ -74,32 +73,6 @@ function charges(ledger: string): { id: string; runId: string }[] {
         .filter(Boolean)
         .map((l) => JSON.parse(l))
     : []
-}
-
-interface Exit {
-  code: number | null
-  out: string
-  err: string
-}
-
-function cordage(args: string[], cwd: string): Promise<Exit> {
-  return new Promise((done, fail) => {
-    const child = spawn(process.execPath, [bin, ...args], {
-      cwd,
-      env: { ...process.env, NO_COLOR: '1' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    })
-    let out = ''
-    let err = ''
-    child.stdout.on('data', (d) => {
-      out += d
-    })
-    child.stderr.on('data', (d) => {
-      err += d
-    })
-    child.on('error', fail)
-    child.on('close', (code) => done({ code, out, err }))
-  })
 }
 
 const lines = (text: string): RunEvent[] =>

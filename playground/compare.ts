@@ -3,14 +3,16 @@
  * Replay one recorded run against two versions of one plugin, side by side. The replay is an eval
  * case run by `cordage eval`'s engine (cordage/eval): the recorded script is the model's decisions
  * (the run's `step/model-response` events, in order), fed to model-scripted, so both sides see exactly
- * the answers the model gave; the recorded approvals and answers are the case's answers, each bound to
- * the action it was given for (same person, same verdict; a pause the record has no answer for ends
- * that side); each side is a `--plugin` variant. So a side runs as an eval case does: on its own copy
- * of the preset's folder, with its own store, and what its tools write stays there.
+ * the answers the model gave; each side is a `--plugin` variant. The recorded calls are the case's
+ * `recorded:` (docs/eval.md, "Replays"): a call with side effects is answered from its recorded result,
+ * never run, and refused (`replay_refused`) when the recording has none; a person's decision on a call
+ * is given again only for that same call, as `replay:NAME`, never as NAME. A recorded answer to a
+ * question is the case's answer. So a side runs as an eval case does: on its own copy of the preset's
+ * folder, with its own store, and it reaches no real effect.
  */
 import { CordageError, type RunEvent, type RunState } from 'cordage'
 import type { Cordage, AgentSpec, PluginRef } from 'cordage/host'
-import { catalogFor, runCase, type EvalCase, type Variant } from 'cordage/eval'
+import { catalogFor, runCase, type EvalCase, type RecordedCall, type Variant } from 'cordage/eval'
 
 export interface SideRequest {
   /** An exact version or a range of the plugin under comparison. */
@@ -58,7 +60,10 @@ export interface SideResult {
   config?: unknown
   /** Config keys left out because this version does not know them. */
   dropped: string[]
-  /** Recorded decisions given again during the replay. */
+  /**
+   * What the replay gave the side, in order: recorded decisions replayed (`alice's recorded approval of
+   * s1.a1 (record_followup) replayed as replay:alice`), calls answered from the recording or refused.
+   */
   replayed: string[]
   events: ReplayedEvent[]
   outcome?: Outcome
@@ -117,8 +122,9 @@ export async function compare(app: Cordage, request: CompareRequest, recorded: R
   if (task?.type !== 'run/start') throw new CordageError('invalid_input', `run ${request.runId} has no run/start event`)
 
   const answers = answersOf(recorded)
-  const a = await replaySide(app, spec, request.plugin, request.a, 'a', script, task.data.task, answers, request.runId)
-  const b = await replaySide(app, spec, request.plugin, request.b, 'b', script, task.data.task, answers, request.runId)
+  const calls = recordedCalls(recorded, request.runId)
+  const a = await replaySide(app, spec, request.plugin, request.a, 'a', script, task.data.task, answers, calls, request.runId)
+  const b = await replaySide(app, spec, request.plugin, request.b, 'b', script, task.data.task, answers, calls, request.runId)
   return {
     runId: request.runId,
     agent: request.agent,
@@ -171,6 +177,7 @@ async function replaySide(
   script: unknown[],
   task: string,
   answers: EvalCase['answers'],
+  recorded: RecordedCall[],
   runId: string,
 ): Promise<SideResult> {
   const result: SideResult = { label, dropped: [], replayed: [], events: [] }
@@ -186,6 +193,9 @@ async function replaySide(
     faults: [],
     answers,
     records: {},
+    // Nothing runs as it is: every call with side effects is the recording's, or refused.
+    sandbox: [],
+    recorded,
     // What a replay shows is the difference between the sides, not whether a case held.
     expect: { status: 'COMPLETED' },
     serial: true,
@@ -200,6 +210,9 @@ async function replaySide(
   }
   const run = await runCase(replay, variant, {
     catalog: catalogFor(app.catalog),
+    // A recorded call that was rejected has no result; a side whose policy lets it run shows it refused where it comes.
+    refuseUncovered: false,
+    recordedFrom: `run ${runId}`,
     inspect: ({ state, events, prepared, given }) => {
       if (prepared.plugin) {
         result.plugin = `${prepared.plugin.name}@${prepared.plugin.version}`
@@ -215,18 +228,36 @@ async function replaySide(
   return result
 }
 
-/** The recorded approvals and answers, in the order given, each approval bound to its action. */
+/** The recorded answers to the model's questions, in order. (Decisions on calls are recorded calls: {@link recordedCalls}.) */
 function answersOf(recorded: RunEvent[]): EvalCase['answers'] {
   const answers: EvalCase['answers'] = []
-  for (const e of recorded) {
-    if (e.type === 'tool/approval-decided' && e.actionId) {
-      const { approved, by, reason } = e.data
-      answers.push(approved ? { approve: true, by, reason, action: e.actionId } : { reject: true, by, reason, action: e.actionId })
-    } else if (e.type === 'run/resumed' && e.data.from === 'WAITING_USER' && e.data.input) {
-      answers.push({ input: e.data.input })
-    }
-  }
+  for (const e of recorded)
+    if (e.type === 'run/resumed' && e.data.from === 'WAITING_USER' && e.data.input) answers.push({ input: e.data.input })
   return answers
+}
+
+/**
+ * Each call of the recorded run that was decided by a person or came to a result: its tool and
+ * arguments, the decision, and the result (its tool/end, or a committed tool/reconciled). A dry run's
+ * preview is not a result of the call, and a call whose arguments did not parse never ran.
+ */
+function recordedCalls(recorded: RunEvent[], runId: string): RecordedCall[] {
+  const calls = new Map<string, RecordedCall>()
+  for (const e of recorded) {
+    const call = e.actionId ? calls.get(e.actionId) : undefined
+    if (e.type === 'tool/proposed' && e.actionId && e.data.argsError === undefined && !e.data.dryRun)
+      calls.set(e.actionId, { tool: e.data.tool, args: e.data.args, from: `run ${runId} ${e.actionId}` })
+    else if (e.type === 'tool/approval-decided' && call) {
+      // The last decision on the action is the one that stood (one decided again after a policy change).
+      const decision = { by: e.data.by, ...(e.data.reason !== undefined ? { reason: e.data.reason } : {}) }
+      delete call.approved
+      delete call.rejected
+      call[e.data.approved ? 'approved' : 'rejected'] = decision
+    } else if (e.type === 'tool/end' && call && !e.data.dryRun)
+      call.result = { output: e.data.output, observation: e.data.observation, receipt: e.data.receipt }
+    else if (e.type === 'tool/reconciled' && call && e.data.committed) call.result = { output: e.data.output, receipt: e.data.receipt }
+  }
+  return [...calls.values()].filter((c) => c.approved || c.rejected || c.result)
 }
 
 /** Values that differ in every replay (times, ids made from the run id, tickets, durations) are replaced. */

@@ -197,7 +197,12 @@ describe('playground API', () => {
       ['tool', 'final'],
     )
     assert.deepEqual(body.b.dropped, ['approvers'], '1.x does not know approvers')
-    assert.deepEqual(body.a.replayed, ['approved s1.a1 as alice'])
+    // Alice's approval is replayed for the very call she approved, never given again as hers, and the
+    // follow-up is the recording's (test/security/replay-effects.test.ts counts what reaches the tool).
+    assert.deepEqual(body.a.replayed, [
+      "alice's recorded approval of s1.a1 (record_followup) replayed as replay:alice",
+      'record_followup s1.a1: answered from the recorded result, not run',
+    ])
     assert.equal(body.a.outcome.status, 'COMPLETED')
     assert.equal(body.b.outcome.status, 'COMPLETED')
     assert.deepEqual(body.outcome, [])

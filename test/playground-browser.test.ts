@@ -115,7 +115,9 @@ describe('playground in headless Chromium', { skip: browserSkip }, () => {
     await page.waitForSelector('[data-testid=compare-result]:not([hidden])', { timeout: 20_000 })
     const outcome = await page.textContent('[data-testid=compare-outcome]')
     assert.match(outcome ?? '', /A: policy-rules@2\.1\.0.*B: policy-rules@1\.0\.0/)
-    assert.match(outcome ?? '', /approved s1\.a1 as alice/)
+    // Alice's approval is replayed for that call, never given again as hers; the follow-up is the recording's.
+    assert.match(outcome ?? '', /alice's recorded approval of s1\.a1 \(record_followup\) replayed as replay:alice/)
+    assert.match(outcome ?? '', /record_followup s1\.a1: answered from the recorded result, not run/)
     assert.equal(await page.textContent('[data-testid=compare-outcome] tr[data-key=status] td:nth-of-type(1)'), 'COMPLETED')
     assert.equal(await page.textContent('[data-testid=compare-outcome] tr[data-key=status] td:nth-of-type(2)'), 'COMPLETED')
     assert.match((await page.textContent('[data-testid=compare-outcome] tr[data-key=dropped]')) ?? '', /approvers/)

@@ -6,8 +6,8 @@
  * unless a case that passed in the baseline fails now. Ablated and varied variants are measured, not
  * gated: switching a mechanism off is expected to break cases (that is what it shows).
  */
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs'
-import { dirname, resolve } from 'node:path'
+import { rmSync } from 'node:fs'
+import { dirname, relative, resolve } from 'node:path'
 import { CordageError } from '../contracts/errors.ts'
 import { loadPreset, type Preset } from '../host/preset.ts'
 import { PluginCatalog, type CatalogEntry } from '../host/catalog.ts'
@@ -23,6 +23,7 @@ import { runSuite } from '../eval/suite.ts'
 import { Mechanisms, parseVariants } from '../eval/variants.ts'
 import type { Parsed } from './args.ts'
 import { ExitCodes } from './exit-codes.ts'
+import { checkOutPath, writeOut } from './out-path.ts'
 import type { Output } from './output.ts'
 
 export async function evalCommand({ positionals, flags }: Parsed, io: Output): Promise<number> {
@@ -33,6 +34,8 @@ export async function evalCommand({ positionals, flags }: Parsed, io: Output): P
     throw new CordageError('invalid_input', `--jobs must be a whole number from 1 to 64, got ${JSON.stringify(flags.jobs)}`)
   if (flags['regressions-only'] && !flags.baseline)
     throw new CordageError('invalid_input', '--regressions-only compares with a baseline; add --baseline FILE')
+  // Where the results go, before anything runs: a path that cannot be written fails now, not after the suite.
+  const outputs = outputsOf(flags)
   // The preset first: a --preset that does not load is that error, whatever the suite holds.
   if (flags.preset !== undefined) loadPreset(String(flags.preset))
   const timeoutMs = flags['case-timeout'] === undefined ? undefined : Number(flags['case-timeout'])
@@ -95,20 +98,37 @@ export async function evalCommand({ positionals, flags }: Parsed, io: Output): P
   process.off('SIGINT', interrupted)
   process.off('SIGTERM', interrupted)
   if (baseline) result.baseline = compareBaseline(String(flags.baseline), baseline, result)
-  if (flags.out) write(String(flags.out), `${JSON.stringify(result, null, 2)}\n`)
-  if (flags.report) {
+  if (outputs.out) writeOut(outputs.out, `${JSON.stringify(result, null, 2)}\n`)
+  if (outputs.report) {
     const html = renderReport(result)
-    write(String(flags.report), html)
-    write(latestReportPath(process.cwd()), html)
+    writeOut(outputs.report, html)
+    writeOut(outputs.latest!, html)
   }
   if (json) io.out(JSON.stringify(result))
   else for (const line of summaryLines(result)) io.out(line)
   return exitCode(result, !!flags['regressions-only'])
 }
 
-function write(file: string, text: string): void {
-  mkdirSync(dirname(file), { recursive: true })
-  writeFileSync(file, text)
+/** The files --out and --report write, and the report's copy for the playground, each checked (core/cli/out-path.ts). */
+function outputsOf(flags: Parsed['flags']): { out?: string; report?: string; latest?: string } {
+  const out = flags.out === undefined ? undefined : checkOutPath('--out', flags.out)
+  const report = flags.report === undefined ? undefined : checkOutPath('--report', flags.report)
+  if (out && out === report)
+    throw new CordageError(
+      'invalid_input',
+      `--report ${flags.report} is the same file as --out ${flags.out}: the report would replace the result; give two files`,
+    )
+  if (!report) return { out }
+  const copy = latestReportPath(process.cwd())
+  try {
+    return { out, report, latest: checkOutPath('--report', copy) }
+  } catch (error) {
+    const why = (error as Error).message.slice((error as Error).message.indexOf(': ') + 2)
+    throw new CordageError(
+      'invalid_input',
+      `--report: its copy for the playground, ${relative(process.cwd(), copy)}, cannot be written: ${why}`,
+    )
+  }
 }
 
 /**

@@ -171,6 +171,10 @@ export const Codes = {
   plugin_load_timeout: { kind: 'config', text: 'a plugin module did not finish loading within its time limit' },
   unauthorized: { kind: 'authorization', text: 'the request did not carry the secret token this server was started with' },
   store_write_refused: { kind: 'authorization', text: 'a write to the run store did not come from the kernel' },
+  replay_refused: {
+    kind: 'authorization',
+    text: 'an evaluation or replay came to a call with side effects it has no recorded result or declared sandbox for: the call was refused, never run',
+  },
   invalid_event: { kind: 'internal', text: 'an event does not fit the event catalogue' },
   internal_error: { kind: 'internal', text: 'a plugin or the kernel failed unexpectedly' },
 } as const satisfies Record<string, { kind: ErrorKind; text: string }>

@@ -100,6 +100,32 @@ const Records = z
   })
   .strict()
 
+const Decision = z.object({ by: z.string().min(1), reason: z.string().optional() }).strict()
+
+/**
+ * One call of a recorded run (docs/eval.md, "Replays"): the tool and its arguments (matched by their hash,
+ * as approvals are), the person's recorded decision on it, and its recorded result. A call with side
+ * effects is answered from `result` instead of running; the decision is given again as `replay:NAME`.
+ */
+export const RecordedCall = z
+  .object({
+    tool: z.string().min(1),
+    args: z.unknown().default({}),
+    approved: Decision.optional(),
+    rejected: Decision.optional(),
+    /** What the call returned in the recording: the output, the model's observation of it, the receipt. */
+    result: z
+      .object({ output: z.unknown().optional(), observation: z.string().optional(), receipt: z.unknown().optional() })
+      .strict()
+      .optional(),
+    /** Where it was recorded, for people (`run r_… s1.a1`); default: the case. */
+    from: z.string().min(1).optional(),
+  })
+  .strict()
+  .refine((c) => !(c.approved && c.rejected), 'a recorded call was approved or rejected, not both')
+  .refine((c) => c.approved || c.rejected || c.result, 'a recorded call needs its decision (approved, rejected), its result, or both')
+export type RecordedCall = z.infer<typeof RecordedCall>
+
 const EventOrder = z
   .string()
   .regex(
@@ -156,6 +182,14 @@ export const CaseShape = z
     /** How pauses are answered, in order; a pause with no answer left ends the case where it stands. */
     answers: z.array(Answer).default([]),
     records: z.record(z.string(), Records).default({}),
+    /**
+     * Tools with side effects that run as they are, because their effects stay in the case's copy of
+     * the preset's folder (an outbox file, a workspace there). Every other call with side effects is
+     * answered from `recorded`, or refused: an evaluation never reaches a real effect.
+     */
+    sandbox: z.array(z.string().min(1)).default([]),
+    /** The recorded calls this case replays: their results and the decisions people gave on them. */
+    recorded: z.array(RecordedCall).default([]),
     expect: Expect,
     /** The case's time limit from its run's start (ms; default `--case-timeout`, else 5 minutes): the run is cancelled after it. */
     timeoutMs: z.number().int().min(1).max(3_600_000).optional(),

@@ -1,10 +1,11 @@
 /**
  * @module eval/run-case
- * Run one case under one variant, in its own scratch folder: load the prepared preset with the tool
- * faults standing in for the tools they name, start the run, answer its pauses from the case's
- * `answers` (in order), then read what happened (the run's state and events, and the tools' own
- * records) and check the expectations. A case that cannot run at all is a failed case with the
- * error, never a skipped one.
+ * Run one case under one variant, in its own scratch folder: load the prepared preset with the replay
+ * layer (core/eval/replay.ts: no call with side effects reaches a real effect) and the tool faults
+ * standing in for the tools they name, refuse a case that would need a real effect, start the run,
+ * answer its pauses (core/eval/answers.ts: the recording's decisions, then the case's `answers` in
+ * order), then read what happened (the run's state and events, and the tools' own records) and check
+ * the expectations. A case that cannot run at all is a failed case with the error, never a skipped one.
  */
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -13,11 +14,14 @@ import { CordageError } from '../contracts/errors.ts'
 import type { RunEvent } from '../contracts/events.ts'
 import { isTerminal, type RunState } from '../index.ts'
 import { Cordage, type PluginCatalog } from '../host/index.ts'
-import type { Answer, EvalCase } from './case.ts'
+import { answer, isCaseAnswer, replayDecision } from './answers.ts'
+import type { EvalCase } from './case.ts'
 import { checkExpectations, type Observed } from './expect.ts'
 import { toolFaults, type ToolFault } from './faults.ts'
 import { prepare, type Prepared } from './prepare.ts'
 import { countRecords } from './records.ts'
+import { replayLayer } from './replay.ts'
+import { refuseRealEffects } from './replay-check.ts'
 import type { CaseRun, Check, Variant } from './result.ts'
 
 export interface RunCaseOptions {
@@ -29,13 +33,26 @@ export interface RunCaseOptions {
   timeoutMs?: number
   /** Told what the run did, in full, before the case's folder goes (the playground's compare view reads it). */
   inspect?: (seen: Inspected) => void
+  /**
+   * Refuse, before the run starts, a case whose model would call a tool with side effects that has no
+   * recorded result or sandbox (core/eval/replay-check.ts). Default true. The playground's replay turns it
+   * off: a recorded call that was rejected has no result, and a side whose policy lets it run shows the
+   * call refused (`replay_refused`) where it comes, which is what the comparison is for.
+   */
+  refuseUncovered?: boolean
+  /** Where the case's recorded calls come from, for messages (default: the case's file). */
+  recordedFrom?: string
 }
 
 export interface Inspected {
   state: RunState
   events: RunEvent[]
   prepared: Prepared
-  /** The answers given, in words: `approved s1.a1 as alice`. */
+  /**
+   * What the engine gave the run, in words: the case's answers (`approved s1.a1 as eval`), the recorded
+   * decisions replayed (`alice's recorded approval of s1.a1 (charge_card) replayed as replay:alice`), and
+   * the calls answered from the recording or refused.
+   */
   given: string[]
 }
 
@@ -72,10 +89,14 @@ export async function runCase(c: EvalCase, variant: Variant, options: RunCaseOpt
     const prepared = await prepare(c, variant, { preset: options.preset, catalog: options.catalog, scratch })
     if (prepared.notes.length) run.notes = [...prepared.notes]
     const faults = toolFaults(c.faults.filter((f): f is ToolFault => 'tool' in f))
+    // One list, in the order things happened: the answers given, the recorded decisions replayed, the calls answered or refused.
+    const given: string[] = []
+    const replay = replayLayer({ sandbox: c.sandbox, recorded: c.recorded, source: options.recordedFrom ?? `the case ${c.shown}` }, given)
     app = await Cordage.fromPreset(prepared.presetFile, {
       catalog: options.catalog,
       lock: false,
-      interceptTool: (agent, tool) => faults.intercept(agent, tool),
+      // The faults break the call the replay layer lets through (the sandboxed tool, or the recorded answer).
+      interceptTool: (agent, tool) => faults.intercept(agent, replay.intercept(agent, tool)),
       onError: (error) => logs.push((error as Error).message ?? String(error)),
       log: (line) => logs.push(line),
     })
@@ -87,17 +108,28 @@ export async function runCase(c: EvalCase, variant: Variant, options: RunCaseOpt
         'invalid_input',
         `${c.shown}: faults name tool(s) ${unused.join(', ')} that agent "${prepared.agent}" does not have`,
       )
+    if (options.refuseUncovered !== false) refuseRealEffects(c, { app, agent: prepared.agent, scratch, presetDir: prepared.presetDir })
     run.startupMs = Math.round(performance.now() - t0)
 
     const t1 = performance.now()
     const deadline = Date.now() + (c.timeoutMs ?? options.timeoutMs ?? DefaultTimeoutMs)
     const handle = runtime.start(prepared.task)
     run.runId = handle.runId
-    let state = await bounded(handle.done, deadline, runtime, handle.runId)
+    const wait = (done: Promise<RunState>) => bounded(done, deadline, runtime, handle.runId)
+    let state = await wait(handle.done)
     const answers = [...c.answers]
-    const given: string[] = []
     for (let i = 0; i < MaxPauses && !isTerminal(state.status); i++) {
-      const next = await answer(runtime, state, answers[0], deadline, given)
+      // A decision the recording holds for the very call waiting comes first; the case's answers after.
+      const replayed = await replayDecision(runtime, state, replay, wait, given)
+      if (typeof replayed === 'string') {
+        ;(run.notes ??= []).push(replayed)
+        break
+      }
+      if (replayed) {
+        state = replayed
+        continue
+      }
+      const next = await answer(runtime, state, answers[0], wait, given)
       if (typeof next === 'string') {
         // The run did not pause where the case expected (a variant changed its path): it stays where it
         // stands, and the expectations say what that means.
@@ -112,6 +144,9 @@ export async function runCase(c: EvalCase, variant: Variant, options: RunCaseOpt
     const unusedAnswers = answers.length > 0
     run.latencyMs = Math.round(performance.now() - t1)
     const events = await runtime.store().read(state.runId)
+    // What was replayed goes into the notes; the case's own answers are the case's to read.
+    const replayed = given.filter((g) => !isCaseAnswer(g))
+    if (replayed.length) (run.notes ??= []).push(...replayed)
     options.inspect?.({ state, events, prepared, given })
     // An approval the case meant to give that was never asked for: say what the policy decided instead.
     if (unusedAnswers) for (const denied of denials(events)) (run.notes ??= []).push(denied)
@@ -144,49 +179,6 @@ export async function runCase(c: EvalCase, variant: Variant, options: RunCaseOpt
 }
 
 type Runtime = ReturnType<Cordage['agent']>
-
-/** Give the next answer to the pause the run is in: the state after it, or why it was not given ('' when no answer is left). */
-async function answer(
-  runtime: Runtime,
-  state: RunState,
-  next: Answer | undefined,
-  deadline: number,
-  given: string[],
-): Promise<RunState | string> {
-  if (!next) return ''
-  const actionId = state.waiting?.actionId
-  const forThis = !('action' in next) || next.action === undefined || next.action === actionId
-  if (state.status === 'WAITING_APPROVAL' && actionId && ('approve' in next || 'reject' in next) && forThis) {
-    const handle = await ('approve' in next
-      ? runtime.approve(state.runId, actionId, { by: next.by, reason: next.reason })
-      : runtime.reject(state.runId, actionId, { by: next.by, reason: next.reason })
-    ).catch((error) => {
-      if (CordageError.is(error) && error.code === 'approver_not_allowed')
-        throw new CordageError(
-          'approver_not_allowed',
-          `${error.message.split(';')[0]}; in the case, give the answer as one of them: \`by: NAME\``,
-        )
-      throw error
-    })
-    given.push(`${'approve' in next ? 'approved' : 'rejected'} ${actionId} as ${next.by}`)
-    return bounded(handle.done, deadline, runtime, state.runId)
-  }
-  if (state.status === 'WAITING_RECONCILIATION' && actionId && 'reconcile' in next) {
-    given.push(`settled ${actionId} as ${next.reconcile} as ${next.by}`)
-    return bounded(
-      (await runtime.reconcile(state.runId, actionId, next.reconcile === 'committed', { by: next.by })).done,
-      deadline,
-      runtime,
-      state.runId,
-    )
-  }
-  if (state.status === 'WAITING_USER' && 'input' in next) {
-    given.push(`answered the question with "${next.input}"`)
-    return bounded((await runtime.resume(state.runId, { input: next.input })).done, deadline, runtime, state.runId)
-  }
-  const kind = Object.keys(next)[0]
-  return `the run paused in ${state.status}${actionId ? ` on ${actionId}` : ''}, where the case's next answer (${kind}${'action' in next && next.action ? ` for ${next.action}` : ''}) does not fit: it was left there`
-}
 
 function observe(run: CaseRun, state: RunState, events: RunEvent[], prepared: Prepared): void {
   run.runId = state.runId

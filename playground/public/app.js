@@ -627,7 +627,7 @@ function showCompare(result) {
       el(
         'tr',
         { class: result.outcome.includes(key) || (key === 'status' && result.outcome.includes('error')) ? 'differs' : '', 'data-key': key },
-        el('th', {}, key === 'dropped' ? 'config keys left out' : key === 'replayed' ? 'recorded answers given' : key),
+        el('th', {}, key === 'dropped' ? 'config keys left out' : key === 'replayed' ? 'replayed from the recording' : key),
         el('td', {}, cell(result.a, key)),
         el('td', {}, cell(result.b, key)),
       ),

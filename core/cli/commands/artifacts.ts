@@ -5,12 +5,12 @@
  * audit-only artifact's bytes: `cordage artifact` refuses one (`artifact_forbidden`) unless `--audit`
  * asks for the audit view (docs/concepts/artifacts.md).
  */
-import { writeFileSync } from 'node:fs'
 import { CordageError } from '../../contracts/errors.ts'
 import type { StoredArtifact } from '../../contracts/services/store.ts'
 import type { Cordage } from '../../host/app.ts'
 import { parseArtifactRef } from '../../kit/store-threads.ts'
 import { ExitCodes } from '../exit-codes.ts'
+import { checkOutPath, writeOut } from '../out-path.ts'
 import { knownAgent, locate, open } from '../open.ts'
 import type { Handler } from '../output.ts'
 
@@ -40,6 +40,8 @@ export const artifact: Handler = async ({ flags, positionals: [ref] }, io) => {
   const length = whole(flags.length, '--length', undefined)
   if (length !== undefined && (length < 1 || length > MaxRead))
     throw new CordageError('invalid_input', `--length must be between 1 and ${MaxRead} bytes, got ${length}`)
+  // Where the bytes go, before the store is opened or the reference read.
+  const out = flags.out === undefined ? undefined : checkOutPath('--out', flags.out)
   // The preset and the agent first, as every command checks them: a bad preset is the first thing to fix.
   const app = await open(io, flags, 'stores')
   try {
@@ -68,8 +70,8 @@ export const artifact: Handler = async ({ flags, positionals: [ref] }, io) => {
     // The whole artifact is checked against its hash as it is read; a range cannot be.
     const bytes =
       offset === 0 && want === found.meta.bytes ? await found.read(parsed.ref) : await found.read(parsed.ref, { offset, length: want })
-    if (typeof flags.out === 'string') {
-      writeFileSync(flags.out, bytes)
+    if (out) {
+      writeOut(out, bytes)
       io.err(`wrote ${bytes.byteLength} bytes of ${parsed.ref} to ${flags.out}`)
     } else if (io.write) io.write(Buffer.from(bytes).toString('utf8'))
     else io.out(Buffer.from(bytes).toString('utf8'))

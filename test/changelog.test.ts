@@ -33,7 +33,7 @@ function stricterRows(text: string): Row[] {
   const start = text.indexOf('\n### Stricter configuration\n')
   assert.ok(start >= 0, 'CHANGELOG.md has a "### Stricter configuration" section')
   const rest = text.slice(start + 1)
-  const end = rest.search(/\n##? /)
+  const end = rest.search(/\n#{1,3} /)
   const section = end < 0 ? rest : rest.slice(0, end)
   const rows: Row[] = []
   for (const line of section.split('\n')) {

@@ -91,16 +91,6 @@ export function sendJson(res: ServerResponse, status: number, body: unknown): vo
   res.end(text)
 }
 
-/** HTTP status of a Cordage error: what is missing is 404, a run in the wrong state or busy 409, a refused person 403. */
-export function statusOf(error: CordageError): number {
-  if (['run_not_found', 'agent_not_found', 'plugin_not_found', 'artifact_not_found'].includes(error.code)) return 404
-  if (['run_not_waiting', 'action_not_pending', 'reconcile_not_possible'].includes(error.code)) return 409
-  if (error.kind === 'authorization') return 403
-  if (error.kind === 'conflict' || error.kind === 'environment_drift') return 409
-  if (error.kind === 'usage' || error.kind === 'config') return 400
-  return 500
-}
-
 export const handlers = {
   async agents(ctx: ApiContext, res: ServerResponse) {
     sendJson(res, 200, {

@@ -12,14 +12,16 @@
  * - `POST /api/threads/ID/turns` `{ task, agent? }`: the next turn (the thread's agent by default).
  *
  * A start answers once the turn's run/start is durable, or with the kernel's refusal: `thread_busy`
- * (the previous turn has not ended) and `thread_closed` are 409, `thread_not_found` 404,
- * `feature_unsupported` (a store that keeps no threads) 501.
+ * (the previous turn has not ended), `thread_closed`, `thread_budget_exceeded` and
+ * `thread_spending_unknown` (what the previous turn spent cannot be read) are 409, `thread_not_found`
+ * 404, `feature_unsupported` (a store that keeps no threads) 501: playground/http-status.ts.
  */
 import { randomBytes } from 'node:crypto'
 import type { ServerResponse } from 'node:http'
 import { z } from 'zod'
 import { CordageError, isTerminal, type AgentRuntime, type RunHandle, type ThreadSummary, type ThreadTurn } from 'cordage'
 import { check, HttpError, sendJson, type ApiContext } from './api.ts'
+import { statusOf } from './http-status.ts'
 
 /** The largest `?limit=` of the thread list. */
 export const MaxThreadLimit = 500
@@ -35,15 +37,6 @@ const task = z.string().trim().min(1, 'the message is a non-empty string').max(1
 const Bodies = {
   start: z.object({ agent: agentName, task, thread: threadId.optional() }).strict(),
   turn: z.object({ task, agent: agentName.optional() }).strict(),
-}
-
-/** How the thread codes answer over HTTP; the rest go through server.ts's statusOf. */
-const ThreadStatus: Record<string, number> = {
-  thread_not_found: 404,
-  thread_busy: 409,
-  thread_closed: 409,
-  thread_budget_exceeded: 409,
-  feature_unsupported: 501,
 }
 
 export const threadHandlers = {
@@ -152,9 +145,8 @@ export async function threadRoute(
     }
     return false
   } catch (error) {
-    if (CordageError.is(error) && ThreadStatus[error.code] !== undefined)
-      throw new HttpError(ThreadStatus[error.code], error.code, inert(error.message))
     // Messages quote what was sent (an id, a key): never as markup, even to a client that renders it.
+    if (CordageError.is(error)) throw new HttpError(statusOf(error), error.code, inert(error.message))
     if (error instanceof HttpError) throw new HttpError(error.status, error.code, inert(error.message), inertIssues(error.issues))
     throw error
   }

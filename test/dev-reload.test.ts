@@ -113,6 +113,63 @@ describe('cordage dev: hot reload', () => {
     assert.equal(dev!.hashOf('support', plugin), event.to?.hash)
   })
 
+  it('reloads an edit saved while start is still going, after it took the hash (the watch was set first)', async () => {
+    const plugin = pluginCopy()
+    harness = await supportDesk({ script: twoLookups as never, policyPlugin: { path: plugin, config: { startOnce: false } } })
+    const h = harness
+    const reloaded = nextReload(h)
+    let saved = false
+    dev = await DevReloader.start(h.app, {
+      debounceMs: 20,
+      // The window, made deterministic: the hash of the folder is taken, start has not returned.
+      hashed: (dir) => {
+        if (dir !== plugin) return
+        writeFileSync(join(plugin, 'label.ts'), "export const Label = 'v2'\n")
+        saved = true
+      },
+    })
+    assert.ok(saved, 'the edit was saved during start')
+    const event = await reloaded
+    assert.equal(event.ok, true, event.message)
+    assert.match(event.to?.hash ?? '', /^sha256:[0-9a-f]{16}$/)
+    assert.equal(dev!.hashOf('support', plugin), event.to?.hash)
+    const state = await h.agent.run('refund window?')
+    assert.equal(state.status, 'COMPLETED')
+    assert.deepEqual(
+      (await decisions(h, state.runId)).map((d) => d.rule),
+      ['v2', 'v2'],
+      'the next run decides with the edited version',
+    )
+  })
+
+  it('reloads an edit saved during start before the hash of its folder was taken (a hash that holds the edit proves nothing)', async () => {
+    const plugin = pluginCopy()
+    harness = await supportDesk({ script: twoLookups as never, policyPlugin: { path: plugin, config: { startOnce: false } } })
+    const h = harness
+    const reloaded = nextReload(h)
+    const order: string[] = []
+    dev = await DevReloader.start(h.app, {
+      debounceMs: 20,
+      // Saved once another folder is hashed and before this one is: its hash is taken with the edit in,
+      // while the agent still runs the version it loaded before.
+      hashed: (dir) => {
+        if (order.length === 0 && dir !== plugin) writeFileSync(join(plugin, 'label.ts'), "export const Label = 'v2'\n")
+        order.push(dir)
+      },
+    })
+    assert.ok(order.indexOf(plugin) > 0, 'the plugin was hashed after the folder whose hook saved the edit')
+    const event = await reloaded
+    assert.equal(event.ok, true, event.message)
+    assert.equal(event.from?.hash, undefined, 'what served before is not known: the hash start took already held the edit')
+    assert.equal(dev!.hashOf('support', plugin), event.to?.hash)
+    const state = await h.agent.run('refund window?')
+    assert.deepEqual(
+      (await decisions(h, state.runId)).map((d) => d.rule),
+      ['v2', 'v2'],
+      'the next run decides with the edited version',
+    )
+  })
+
   it('keeps the old version serving when the edit does not build, and reports where', async () => {
     const { plugin, h } = await setup()
     const failed = nextReload(h)

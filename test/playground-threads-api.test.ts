@@ -3,12 +3,19 @@
  * and reading threads, starting one and adding turns, each turn a run that sees the turns before it;
  * the 409 while the previous turn waits for approval, and the next turn once it is approved; the token,
  * read-only, strict bodies (unknown keys, types, lengths, size, content type), the error codes of
- * threads (404, 409, 501), and input quoted in messages that never comes back as markup.
+ * threads (404, 409, 501), and input quoted in messages that never comes back as markup. A turn whose
+ * previous turn's spending cannot be read (a child run's log edited behind the store's back) is
+ * refused with 409 `thread_spending_unknown`, recording nothing.
  */
 import assert from 'node:assert/strict'
+import { writeFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
+import Database from 'better-sqlite3'
+import { stringify } from 'yaml'
 import type { RunEvent } from 'cordage'
 import { startPlayground, type Playground } from '../playground/server.ts'
+import { tempDir } from './helpers.ts'
 import { bearer } from './playground-helpers.ts'
 import { chatPresetCopy } from './playground-chat-preset.ts'
 
@@ -260,5 +267,139 @@ describe('playground threads API', () => {
       await viewer.close()
     }
     assert.equal((await get('/api/threads/chat-1')).body.turns.length, 4)
+  })
+})
+
+/**
+ * Agent `desk` starts agent `helper` as a child in each turn; all keep their runs in one SQLite file,
+ * so the test can edit the child's log behind the store's back. Agent `asking` starts `careful`, whose
+ * follow-up waits for approval.
+ */
+function spawningPreset(): string {
+  const dir = tempDir('cordage-playground-spawn-')
+  const usage = { inputTokens: 100, outputTokens: 20, costUsd: 0.01 }
+  const common = [
+    { plugin: 'store-sqlite', config: { path: 'runs.db' } },
+    'tools-registry',
+    'context-basic',
+    { plugin: 'verifier-basic', config: { minCount: 0 } },
+    { plugin: 'policy-rules', version: '^2.0.0', config: { default: 'allow' } },
+  ]
+  const preset = {
+    cordage: 1,
+    agents: {
+      desk: {
+        spawns: ['helper'],
+        budgets: { maxSteps: 4, thread: { maxTokens: 10_000 } },
+        model: {
+          plugin: 'model-scripted',
+          config: { usage, script: [{ tool: 'spawn_agent', args: { agent: 'helper', task: 'dig' } }, { final: 'done' }] },
+        },
+        plugins: [...common, { plugin: 'subagents', config: { agents: ['helper'] } }],
+      },
+      helper: {
+        budgets: { maxSteps: 4 },
+        model: { plugin: 'model-scripted', config: { usage, script: [{ final: 'found' }] } },
+        plugins: common,
+      },
+      // Started by `asking`: its follow-up waits for approval, so its parent waits on it.
+      careful: {
+        budgets: { maxSteps: 4 },
+        model: {
+          plugin: 'model-scripted',
+          config: { usage, script: [{ tool: 'record_followup', args: { ticketId: 'T-1', note: 'called' } }, { final: 'noted' }] },
+        },
+        plugins: [
+          ...common.slice(0, 4),
+          {
+            plugin: 'policy-rules',
+            version: '^2.0.0',
+            config: { default: 'allow', approvers: ['*'], rules: [{ id: 'ask', verdict: 'ask', match: { tool: 'record_followup' } }] },
+          },
+          { plugin: 'support-desk', config: { outbox: 'outbox.jsonl' } },
+        ],
+      },
+      asking: {
+        spawns: ['careful'],
+        budgets: { maxSteps: 4 },
+        model: {
+          plugin: 'model-scripted',
+          config: { usage, script: [{ tool: 'spawn_agent', args: { agent: 'careful', task: 'note it' } }, { final: 'done' }] },
+        },
+        plugins: [...common, { plugin: 'subagents', config: { agents: ['careful'] } }],
+      },
+    },
+  }
+  const file = join(dir, 'preset.yml')
+  writeFileSync(file, stringify(preset))
+  return file
+}
+
+describe('playground API: runs with child runs', () => {
+  let playground: Playground
+  let preset: string
+  const errors: unknown[] = []
+  const headers = () => ({ ...bearer(playground), 'content-type': 'application/json' })
+  const post = async (path: string, body: unknown) => {
+    const response = await fetch(playground.origin + path, { method: 'POST', headers: headers(), body: JSON.stringify(body) })
+    return { status: response.status, body: (await response.json()) as any }
+  }
+  const get = async (path: string) => (await (await fetch(playground.origin + path, { headers: headers() })).json()) as any
+  /** The run once its status is `status`; it drives in the background. */
+  const runWhen = async (runId: string, status: string) => {
+    for (;;) {
+      const run = await get(`/api/runs/${runId}`)
+      if (run.status === status) return run
+      assert.ok(!['COMPLETED', 'FAILED', 'STOPPED', 'CANCELLED'].includes(run.status) || run.status === status, JSON.stringify(run))
+      await new Promise((r) => setTimeout(r, 50))
+    }
+  }
+
+  before(async () => {
+    preset = spawningPreset()
+    playground = await startPlayground({ preset, port: 0, onError: (e) => errors.push(e) })
+  })
+  after(async () => {
+    await playground.close()
+    assert.deepEqual(errors, [])
+  })
+
+  it("answers 409 thread_spending_unknown when a child's log was edited, naming the cause; nothing is recorded", async () => {
+    const first = await post('/api/threads', { agent: 'desk', task: 'Dig into it.', thread: 'T-edit' })
+    assert.equal(first.status, 202, JSON.stringify(first.body))
+    const { runId } = first.body
+    await runWhen(runId, 'COMPLETED')
+    // Someone who can write the database shrinks what the child spent: its hash chain no longer holds.
+    const db = new Database(join(preset, '..', 'runs.db'))
+    try {
+      const changed = db
+        .prepare(
+          `UPDATE events SET body = replace(body, '"inputTokens":100', '"inputTokens":1') WHERE run_id = ? AND type = 'step/model-response'`,
+        )
+        .run(`${runId}.s1.a1`)
+      assert.ok(changed.changes > 0, "the child's log was found and edited")
+    } finally {
+      db.close()
+    }
+    const next = await post('/api/threads/T-edit/turns', { task: 'Next.' })
+    assert.equal(next.status, 409, JSON.stringify(next.body))
+    assert.equal(next.body.error.code, 'thread_spending_unknown')
+    assert.match(
+      next.body.error.message,
+      new RegExp(`thread T-edit: what turn 1 \\(run ${runId}\\) spent cannot be determined \\(store_corrupt: .*start a new thread`),
+    )
+    assert.equal((await get('/api/threads/T-edit')).turns.length, 1, 'the refused turn recorded nothing')
+  })
+
+  it('answers 409 child_waiting to an approval of a parent that waits on its child, naming the child', async () => {
+    const started = await post('/api/runs', { agent: 'asking', task: 'Note that Ada called.' })
+    assert.equal(started.status, 202, JSON.stringify(started.body))
+    const { runId } = started.body
+    await runWhen(runId, 'WAITING_APPROVAL')
+    const approve = await post(`/api/runs/${runId}/approve`, { by: 'alice' })
+    assert.equal(approve.status, 409, JSON.stringify(approve.body))
+    assert.equal(approve.body.error.code, 'child_waiting')
+    assert.match(approve.body.error.message, new RegExp(`waits on its child run ${runId}\\.s1\\.a1 \\(agent careful\\)`))
+    assert.equal((await get(`/api/runs/${runId}`)).status, 'WAITING_APPROVAL', 'the refused approval changed nothing')
   })
 })

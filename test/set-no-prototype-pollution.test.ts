@@ -38,4 +38,16 @@ describe('--set cannot reach Object.prototype (core/host/preset.ts)', () => {
       delete proto.setPolluted2
     }
   })
+
+  it('--set naming constructor, prototype or __proto__ says why and what to do (the fix, as the file case does)', () => {
+    for (const set of ['agents.support.constructor=1', 'agents.support.budgets.prototype.maxSteps=1', '__proto__.x=1']) {
+      assert.throws(
+        () => loadPreset(join(root, 'presets/default.yml'), { sets: [set] }),
+        (e: any) =>
+          e?.code === 'preset_invalid' &&
+          /is not a preset key \(it would reach JavaScript's object prototype\); rename or remove it$/.test(e.message),
+        set,
+      )
+    }
+  })
 })

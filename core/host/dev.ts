@@ -30,6 +30,12 @@ export interface DevOptions {
   debounceMs?: number
   /** Watch the folders (default true). Off, reloads happen only through {@link DevReloader.reload}. */
   watch?: boolean
+  /**
+   * Called in {@link DevReloader.start} once the hash of folder `dir` is taken, before start goes on:
+   * an edit saved here falls in the window between that hash and the end of start, which the watch
+   * (set before the hash) must not miss (test/dev-reload.test.ts saves one here). Start waits for it.
+   */
+  hashed?: (dir: string) => void | Promise<void>
 }
 
 /** One plugin folder and the agents that run a plugin from it. */
@@ -52,6 +58,8 @@ export class DevReloader {
   /** Time of the first change not yet picked up, per folder. */
   private since = new Map<string, number>()
   private running = new Map<string, Promise<PluginEvent[]>>()
+  /** While {@link DevReloader.start} runs: the folders changed meanwhile, reloaded once it is done. */
+  private starting: Set<string> | undefined
   private stopped = false
 
   private constructor(
@@ -60,11 +68,19 @@ export class DevReloader {
   ) {}
 
   /**
-   * Watch every plugin folder of the app's loaded agents. The sources' hashes are taken first, so the first reload can say what it replaced.
+   * Watch every plugin folder of the app's loaded agents, then take each folder's hash, so the first
+   * reload can say what it replaced. The watches are set first: an edit saved while start runs is
+   * seen, queued, and reloaded once start is done. Such a folder's hash may have been taken before or
+   * after the edit, so it is unknown (hashOf is undefined) and the queued rebuild swaps whatever it
+   * builds: comparing with a hash that may already hold the edit would drop it.
    * @throws CordageError `watch_failed` when a folder cannot be watched (nothing stays watched)
    */
   static async start(app: Cordage, options: DevOptions = {}): Promise<DevReloader> {
-    const dev = new DevReloader(app, { debounceMs: options.debounceMs ?? 50, watch: options.watch ?? true })
+    const dev = new DevReloader(app, {
+      debounceMs: options.debounceMs ?? 50,
+      watch: options.watch ?? true,
+      hashed: options.hashed ?? (() => {}),
+    })
     for (const agent of app.agentNames()) {
       for (const { name, entry } of app.entriesOf(agent)) {
         const folder = dev.folders.get(entry.dir) ?? {
@@ -76,16 +92,25 @@ export class DevReloader {
         dev.folders.set(entry.dir, folder)
       }
     }
+    const seen = new Set<string>()
+    dev.starting = seen
     try {
+      if (dev.options.watch) for (const folder of dev.folders.values()) dev.watchFolder(folder)
       for (const folder of dev.folders.values()) {
         const hash = await hashPlugin(folder.dir, folder.entry.entry)
         for (const { agent } of folder.users) dev.hashes.set(key(agent, folder.dir), hash)
-        if (dev.options.watch) dev.watchFolder(folder)
+        await dev.options.hashed(folder.dir)
       }
     } catch (error) {
       // No watch is left behind by a start that fails (it would keep the process alive).
       dev.stop()
       throw error
+    } finally {
+      dev.starting = undefined
+    }
+    for (const dir of seen) {
+      for (const { agent } of dev.folders.get(dir)!.users) dev.hashes.set(key(agent, dir), undefined)
+      dev.changed(dir)
     }
     return dev
   }
@@ -169,6 +194,10 @@ export class DevReloader {
 
   private changed(dir: string): void {
     if (this.stopped) return
+    if (this.starting) {
+      this.starting.add(dir)
+      return
+    }
     if (!this.since.has(dir)) this.since.set(dir, Date.now())
     clearTimeout(this.timers.get(dir))
     this.timers.set(

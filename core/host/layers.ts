@@ -473,7 +473,11 @@ function applySet(merged: unknown, layer: SetLayer): unknown {
   if (!segments.length || segments.some((s) => s === ''))
     throw new CordageError('preset_invalid', `--set ${layer.text}: "${key}" is not a key path such as agents.support.budgets.maxSteps`)
   const forbidden = segments.find((s) => Forbidden.has(String(s)))
-  if (forbidden !== undefined) throw new CordageError('preset_invalid', `--set ${layer.text}: "${forbidden}" is not a preset key`)
+  if (forbidden !== undefined)
+    throw new CordageError(
+      'preset_invalid',
+      `--set ${layer.text}: "${forbidden}" is not a preset key (it would reach JavaScript's object prototype); rename or remove it`,
+    )
   if (!isMap(merged)) throw new CordageError('preset_invalid', `--set ${layer.text}: the preset is not a map of keys`)
   let node: Record<string, unknown> | unknown[] = merged
   const walked: Key[] = []

@@ -61,7 +61,7 @@ export function safeRegex(source: string, flags = ''): SafeRegex {
   } catch (error) {
     const message = (error as Error).message
     const why = /\(\?[=!<]|\\[1-9]|invalid escape sequence: `\\\d`|Perl syntax/.test(message + source)
-      ? ' (lookahead, lookbehind and backreferences are not supported: patterns run on a linear-time engine, so that no input can stall the process)'
+      ? ' (lookahead, lookbehind and backreferences are not supported: patterns run on a linear-time engine, so that no input can stall the process); write the pattern without them'
       : ''
     throw new CordageError(
       'invalid_input',
@@ -71,7 +71,7 @@ export function safeRegex(source: string, flags = ''): SafeRegex {
   if (re.programSize() > MaxRegexProgram) {
     throw new CordageError(
       'invalid_input',
-      `/${source.length > 80 ? `${source.slice(0, 80)}…` : source}/ is too large a pattern: it compiles to ${re.programSize()} instructions, more than ${MaxRegexProgram} (large repetition counts such as {1000} multiply it); matching costs time per character in proportion`,
+      `/${source.length > 80 ? `${source.slice(0, 80)}…` : source}/ is too large a pattern: it compiles to ${re.programSize()} instructions, more than ${MaxRegexProgram} (large repetition counts such as {1000} multiply it); matching costs time per character in proportion; write it with smaller repetition counts or fewer alternatives`,
     )
   }
   const shown = [...new Set(flags)]

@@ -8,7 +8,7 @@ import { RE2JS } from 're2js'
 import { MaxRegexProgram, regexProblem, safeRegex } from '../../core/kit/regex.ts'
 
 const Unsupported =
-  ' (lookahead, lookbehind and backreferences are not supported: patterns run on a linear-time engine, so that no input can stall the process)'
+  ' (lookahead, lookbehind and backreferences are not supported: patterns run on a linear-time engine, so that no input can stall the process); write the pattern without them'
 
 describe('safeRegex', () => {
   it('tests, finds and replaces like a RegExp', () => {
@@ -78,7 +78,7 @@ describe('safeRegex', () => {
     assert.throws(() => safeRegex('a{2,1}'), { message: '/a{2,1}/ is not a valid regular expression: invalid repeat count: `{2,1}`' })
   })
 
-  it('says why lookaround and backreferences are refused', () => {
+  it('says why lookaround and backreferences are refused, and what to write instead', () => {
     for (const p of ['(?=a)', '(?!a)', '(?<=a)b', '(?<!a)b', '(a)\\1', '(a)(b)\\2']) {
       assert.throws(
         () => safeRegex(p),
@@ -107,13 +107,13 @@ describe('regexProblem', () => {
 })
 
 describe('the size of a pattern', () => {
-  it(`refuses a pattern that compiles to more than ${MaxRegexProgram} instructions, saying how many`, () => {
+  it(`refuses a pattern that compiles to more than ${MaxRegexProgram} instructions, saying how many and what to write instead`, () => {
     assert.equal(MaxRegexProgram, 2000)
     assert.throws(
       () => safeRegex('a{1000}b{1000}'),
       (e: Error & { code?: string }) =>
         e.code === 'invalid_input' &&
-        /^\/a\{1000\}b\{1000\}\/ is too large a pattern: it compiles to \d+ instructions, more than 2000 \(large repetition counts such as \{1000\} multiply it\); matching costs time per character in proportion$/.test(
+        /^\/a\{1000\}b\{1000\}\/ is too large a pattern: it compiles to \d+ instructions, more than 2000 \(large repetition counts such as \{1000\} multiply it\); matching costs time per character in proportion; write it with smaller repetition counts or fewer alternatives$/.test(
           e.message,
         ),
     )

@@ -12,7 +12,7 @@ import { cpSync, existsSync, mkdirSync, readdirSync, realpathSync, statSync } fr
 import { dirname, join } from 'node:path'
 
 /** The package manifest's `files`: what npm packs from dist/. Source maps point at sources not shipped. */
-export const packageFiles = ['core', 'plugins', 'playground', 'presets', 'templates', 'docs', '!**/*.map']
+export const packageFiles = ['core', 'plugins', 'playground', 'presets', 'templates', 'docs', 'CHANGELOG.md', '!**/*.map']
 
 /** Folders whose non-compiled files ship, and which of their files do. */
 const sources: { folder: string; ships: (path: string) => boolean }[] = [

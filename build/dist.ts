@@ -27,6 +27,8 @@ execFileSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '
 copyAssets(root, out)
 // The package's own README: the repository's speaks of cloning, `npm test` and files the package lacks.
 cpSync(join(root, 'build/README.package.md'), join(out, 'README.md'))
+// What changed, and which configuration became an error in which version: linked from the docs.
+cpSync(join(root, 'CHANGELOG.md'), join(out, 'CHANGELOG.md'))
 
 // The compiled executable: the repository's core/cli/bin.js registers tsx first; this one does not.
 writeFileSync(

@@ -32,12 +32,16 @@ export const HttpStatus = {
   unknown_effect: 500,
   cancelled: 500,
   guardrail_blocked: 500,
+  // a replay met a side effect it has no recording or sandbox for: it ends the replayed run, nothing ran
+  replay_refused: 500,
 
   // conflicts with what the store holds: asking again as it is will not help
   idempotency_conflict: 409,
   effect_exists: 409,
   reconcile_not_possible: 409,
   run_not_waiting: 409,
+  // cancel of a run that had already ended: nothing was recorded
+  run_ended: 409,
   // like run_not_waiting: the run waits, but on its child; the message names the child's action
   child_waiting: 409,
   action_not_pending: 409,

@@ -185,7 +185,8 @@ describe('cordage eval against a baseline', () => {
         readFileSync(file, 'utf8').replace('preset: ../../presets/default.yml', `preset: ${join(root, 'presets/default.yml')}`),
       )
     }
-    const baseline = join(dir, '..', `baseline-${Date.now()}.json`)
+    // Outside the suite folder (the eval reads every file in it), in a temp dir of its own.
+    const baseline = join(tempDir('cordage-baseline-'), 'baseline.json')
     const first = await cli(['eval', dir, '--out', baseline])
     assert.equal(first.code, 0, first.out + first.err)
 

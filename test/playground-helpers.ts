@@ -32,7 +32,13 @@ export const browserSkip = existsSync(Chromium) ? false : `${Chromium} is not in
 export async function openPage(): Promise<{ browser: Browser; page: Page; pageErrors: string[] }> {
   mkdirSync(shots, { recursive: true })
   const { chromium } = await import('playwright-core')
-  const browser = await chromium.launch({ executablePath: Chromium, headless: true, args: Flags })
+  // Chromium leaves files of its own in TMPDIR: a folder removed with the test's other temp dirs.
+  const browser = await chromium.launch({
+    executablePath: Chromium,
+    headless: true,
+    args: Flags,
+    env: { ...process.env, TMPDIR: tempDir('crm-') },
+  })
   const page = await browser.newPage({ viewport: { width: 1280, height: 1000 } })
   const pageErrors: string[] = []
   page.on('pageerror', (error) => pageErrors.push(error.message))

@@ -20,8 +20,8 @@ const runIdOf = (exit: { events: RunEvent[] }) => exit.events[0].runId
 
 describe('crash recovery', () => {
   it('resumes a run killed right after the model asked for a tool, without asking the model again', async () => {
-    // A long lease, so the run is still owned when the next process starts.
-    lab = new FaultLab({ script: [{ tool: 'lookup', args: {} }, { final: 'done' }], durability: { leaseTtlMs: 4000 } })
+    // A long lease, so the run is still owned when the next process starts, however slow the machine.
+    lab = new FaultLab({ script: [{ tool: 'lookup', args: {} }, { final: 'done' }], durability: { leaseTtlMs: 120_000 } })
     const crashed = await lab.run(['run', '--json'], 'kill-after=tool/start#1')
     assert.equal(crashed.signal, 'SIGKILL')
     const runId = runIdOf(crashed)
@@ -30,7 +30,7 @@ describe('crash recovery', () => {
     assert.equal(busy.code, 7, "while the dead worker's lease lasts, the run is still owned")
     assert.match(busy.stderr, /run_busy/)
 
-    await lab.leaseExpiry()
+    await lab.expireLease(runId)
     const resumed = await lab.run(['resume', runId, '--json'])
     assert.equal(resumed.code, 0, resumed.stderr)
     const events = await lab.events(runId)

@@ -144,6 +144,31 @@ export class FaultLab {
     return new Payments(join(this.dir, 'payments.jsonl')).all()
   }
 
+  /**
+   * End a dead worker's lease now, as its expiry would (a test that first checks the run is still owned
+   * uses a long lease, so a slow machine cannot let it lapse before the check).
+   */
+  async expireLease(runId: string): Promise<void> {
+    if (this.options.store === 'postgres') {
+      const { default: pg } = await import('pg')
+      const client = new pg.Client({ connectionString: pgUrl() })
+      await client.connect()
+      try {
+        await client.query(`UPDATE ${this.schema}.runs SET lease_expires = 0 WHERE run_id = $1`, [runId])
+      } finally {
+        await client.end()
+      }
+      return
+    }
+    const { default: Database } = await import('better-sqlite3')
+    const db = new Database(join(this.dir, 'runs.db'))
+    try {
+      db.prepare('UPDATE runs SET lease_expires = 0 WHERE run_id = ?').run(runId)
+    } finally {
+      db.close()
+    }
+  }
+
   /** Wait out a dead worker's lease so another process may take its run over. */
   leaseExpiry(): Promise<void> {
     return new Promise((r) => setTimeout(r, (this.options.durability?.leaseTtlMs ?? 300) + 100))

@@ -437,8 +437,9 @@ describe('the hints after a pause', () => {
     } as unknown as Parameters<typeof finish>[0]
     const { io, log } = recorder(false)
     assert.equal(finish(state, io, { preset: 'p.yml' }, false, 'npx cordage'), 5)
-    assert.ok(log.includes('err:  approve: npx cordage approve run_1 s1.a1 --preset p.yml --by me'), log.join('\n'))
-    assert.ok(log.includes('err:  reject:  npx cordage reject run_1 s1.a1 --preset p.yml --by me'), log.join('\n'))
+    const preset = resolve('p.yml')
+    assert.ok(log.includes(`err:  approve: npx cordage approve run_1 s1.a1 --preset ${preset} --by me`), log.join('\n'))
+    assert.ok(log.includes(`err:  reject:  npx cordage reject run_1 s1.a1 --preset ${preset} --by me`), log.join('\n'))
   })
 })
 

@@ -39,7 +39,7 @@ export const runs: Handler = async ({ flags }, io) => {
     rows.sort((a, b) => b.createdAt - a.createdAt)
     if (flags.json) for (const run of rows) io.out(JSON.stringify(run))
     else if (rows.length === 0) io.err(`no runs in the store of ${app.preset.shown}${storeHint(app)}`)
-    else for (const run of rows) io.out(formatSummary(run) + ('waiting' in run ? formatWaiting(run) : ''))
+    else for (const run of rows) io.out(formatSummary(run) + ('waiting' in run ? formatWaiting(run, flags) : ''))
     return ExitCodes.ok
   } finally {
     await app.stop()

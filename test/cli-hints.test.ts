@@ -5,6 +5,8 @@
  * and does what it says. The preset sits in a folder with a space in its name, and the run was started
  * with a `--set` whose value has a space and a quote, so the quoting is tried too. `cordage` is on PATH
  * as a small script that runs this checkout's core/cli/bin.js, as a link onto PATH would.
+ *
+ * And `cordage runs --agent X` lists X's runs only, when agents share one store.
  */
 import assert from 'node:assert/strict'
 import { spawnSync } from 'node:child_process'
@@ -207,5 +209,27 @@ describe('hint lines (cli/hints.ts)', () => {
       withPresetFlags('cancel it: cordage cancel run_f', {}, 'npx cordage'),
       `cancel it: npx cordage cancel run_f --preset ${resolve('presets/default.yml')}`,
     )
+  })
+})
+
+describe('cordage runs --agent', () => {
+  it("lists that agent's runs only, when the agents share one store", () => {
+    const p = project()
+    assert.equal(cordage(p, ['run', '--preset', p.preset, '--agent', 'support']).code, 0)
+    assert.equal(cordage(p, ['run', '--preset', p.preset, '--agent', 'followup']).code, 5)
+    const agentsOf = (args: string[]) => {
+      const listed = cordage(p, ['runs', '--preset', p.preset, '--json', ...args])
+      assert.equal(listed.code, 0, listed.stderr)
+      return listed.stdout
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l).agent)
+    }
+    assert.deepEqual(agentsOf([]).sort(), ['followup', 'support'])
+    assert.deepEqual(agentsOf(['--agent', 'support']), ['support'])
+    assert.deepEqual(agentsOf(['--agent', 'followup']), ['followup'])
+    const none = cordage(p, ['runs', '--preset', p.preset, '--agent', 'asker'])
+    assert.equal(none.code, 0)
+    assert.equal(none.stdout, '')
   })
 })

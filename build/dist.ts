@@ -31,17 +31,19 @@ cpSync(join(root, 'build/README.package.md'), join(out, 'README.md'))
 cpSync(join(root, 'CHANGELOG.md'), join(out, 'CHANGELOG.md'))
 
 // The compiled executable: the repository's core/cli/bin.js registers tsx first; this one does not.
-writeFileSync(
-  join(out, 'core/cli/bin.js'),
-  readFileSync(join(root, 'core/cli/bin.js'), 'utf8')
-    .replace(
-      /^\/\/ The `cordage` executable:.*\n/m,
-      '// The `cordage` executable, compiled: plain JavaScript, no TypeScript loader at start.\n',
-    )
-    .replace(/^import \{ register \} from 'tsx\/esm\/api'\n\nregister\(\)\n/m, '')
-    .replace("import('./main.ts')", "import('./main.js')"),
-  { mode: 0o755 },
-)
+// Each change must apply: a bin.js that still registered tsx would fail in an install without it.
+const edits: [RegExp | string, string][] = [
+  [/^\/\/ The `cordage` executable:.*\n/m, '// The `cordage` executable, compiled: plain JavaScript, no TypeScript loader at start.\n'],
+  [/^ *const \{ register \} = await import\('tsx\/esm\/api'\)\n *register\(\)\n/m, ''],
+  ["import('./main.ts')", "import('./main.js')"],
+]
+let executable = readFileSync(join(root, 'core/cli/bin.js'), 'utf8')
+for (const [from, to] of edits) {
+  const edited = executable.replace(from, to)
+  if (edited === executable) throw new Error(`build: core/cli/bin.js no longer has ${String(from)}; update build/dist.ts`)
+  executable = edited
+}
+writeFileSync(join(out, 'core/cli/bin.js'), executable, { mode: 0o755 })
 
 const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'))
 const compiled = (source: string) => `./${source.replace(/^\.\//, '').replace(/\.ts$/, '.js')}`

@@ -90,7 +90,7 @@ export async function rebuildContext(
     const then = state.hashes?.[name]
     const now = agent.hashes[name]
     if (then && now && then !== now)
-      caveats.push(`${context.provider} has other content now than when the step ran (${short(then)} then, ${short(now)} now)`)
+      caveats.push(`${context.provider} has other content now than when the step ran (content hash ${short(then)} then, ${short(now)} now)`)
   }
 
   const tools = readService<ToolsService>(agent.ctx, 'tools')?.value

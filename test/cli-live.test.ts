@@ -427,8 +427,11 @@ describe('the hints after a pause', () => {
     assert.equal(selfCommand(join('/home/me/app', 'node_modules', 'cordage', 'core', 'cli')), 'npx cordage')
     assert.equal(selfCommand(join('/usr/lib', 'node_modules', 'cordage', 'dist', 'core', 'cli')), 'npx cordage')
     assert.equal(selfCommand(join('/home/me/node-modules-notes', 'cordage', 'core', 'cli')), 'cordage')
-    // This checkout is not an install: the hints stay `cordage` (test/cli.test.ts runs the binary).
-    assert.equal(selfCommand(), 'cordage')
+    // This checkout is not an install: the hints stay `cordage` (test/cli.test.ts runs the binary)…
+    assert.equal(selfCommand(undefined, {}), 'cordage')
+    // …unless it was started through npx (as the README does in a checkout), where `cordage` is not on PATH.
+    assert.equal(selfCommand(join('/home/me/cordage', 'core', 'cli'), { npm_command: 'exec' }), 'npx cordage')
+    assert.equal(selfCommand(join('/home/me/cordage', 'core', 'cli'), { npm_command: 'test' }), 'cordage')
     const state = {
       ...emptyState('run_1'),
       status: 'WAITING_APPROVAL',
@@ -437,8 +440,9 @@ describe('the hints after a pause', () => {
     } as unknown as Parameters<typeof finish>[0]
     const { io, log } = recorder(false)
     assert.equal(finish(state, io, { preset: 'p.yml' }, false, 'npx cordage'), 5)
-    assert.ok(log.includes('err:  approve: npx cordage approve run_1 s1.a1 --preset p.yml --by me'), log.join('\n'))
-    assert.ok(log.includes('err:  reject:  npx cordage reject run_1 s1.a1 --preset p.yml --by me'), log.join('\n'))
+    const preset = resolve('p.yml')
+    assert.ok(log.includes(`err:  approve: npx cordage approve run_1 s1.a1 --preset ${preset} --by me`), log.join('\n'))
+    assert.ok(log.includes(`err:  reject:  npx cordage reject run_1 s1.a1 --preset ${preset} --by me`), log.join('\n'))
   })
 })
 

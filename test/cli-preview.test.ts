@@ -4,6 +4,7 @@
  * text with control characters in it is shown as text, never acted on by the terminal.
  */
 import assert from 'node:assert/strict'
+import { resolve } from 'node:path'
 import { describe, it } from 'node:test'
 import type { PreviewOutcome } from 'cordage'
 import { finish } from '../core/cli/live.ts'
@@ -101,10 +102,12 @@ describe('cordage: the preview of a pending approval', () => {
     }
     const err: string[] = []
     finish(state, { out: () => {}, err: (l) => err.push(l) }, {}, false, 'cordage')
+    // No --preset given: the hints name the default preset, as an absolute path (cli/hints.ts).
+    const preset = resolve('presets/default.yml')
     assert.deepEqual(err, [
       'run run_1 WAITING_APPROVAL',
-      '  approve: cordage approve run_1 s1.a1',
-      '  reject:  cordage reject run_1 s1.a1',
+      `  approve: cordage approve run_1 s1.a1 --preset ${preset}`,
+      `  reject:  cordage reject run_1 s1.a1 --preset ${preset}`,
       '  preview: change src/a.js: +1 -1 lines',
       '  diff:',
       '    -a',

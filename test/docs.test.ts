@@ -362,3 +362,71 @@ describe('links between pages', () => {
     assert.deepEqual(brokenLinks('docs/README.md', page('```md\n[cli](cli.md)\n```\n`[cli](cli.md)`')), [], 'code is not a link')
   })
 })
+
+/**
+ * Absolute paths of some machine, which a page copied from a terminal keeps: a checkout under /work/,
+ * a home folder (/root/, /home/NAME/, /Users/NAME/), a temp folder (/tmp/NAME), a Windows drive
+ * (C:\). Pages write /path/to/… for a path the reader fills in. An address (https://…/work/…) is not one.
+ */
+function machinePaths(text: string): string[] {
+  const found: string[] = []
+  const paths = /\/work\/\S*|\/root\/\S*|\/(?:home|Users)\/[^/\s]+\/\S*|\/tmp\/[^/\s`'")\]]+\S*|\b[A-Za-z]:\\\S*/g
+  for (const line of text.split('\n'))
+    for (const match of line.matchAll(paths)) {
+      const before = line.slice(0, match.index)
+      if (!/[a-z][a-z0-9+.-]*:\/\/\S*$/i.test(before)) found.push(match[0])
+    }
+  return found
+}
+
+/** Every file under docs/, and every README of the repository (its own, the package's, each folder's). */
+function pagesToCheck(): string[] {
+  const skip = new Set(['node_modules', '.git', 'tmp', 'dist', 'coverage', 'reports', '.stryker-tmp', '.cordage'])
+  const out: string[] = []
+  const walk = (dir: string) => {
+    for (const entry of readdirSync(join(root, dir), { withFileTypes: true })) {
+      const path = dir ? `${dir}/${entry.name}` : entry.name
+      if (entry.isDirectory()) {
+        if (!skip.has(entry.name)) walk(path)
+      } else if (path.startsWith('docs/') || /^README[\w.-]*\.md$/i.test(entry.name)) out.push(path)
+    }
+  }
+  walk('')
+  return out
+}
+
+describe('pages name no path of the machine they were written on', () => {
+  it('docs/ and every README: no /work/, /root/, /home/NAME/, /tmp/NAME or C:\\ path', () => {
+    const pages = pagesToCheck()
+    assert.ok(
+      pages.includes('docs/guides/dev.md') && pages.includes('build/README.package.md') && pages.includes('plugins/policy-rules/README.md'),
+    )
+    assert.deepEqual(
+      pages.flatMap((page) => machinePaths(doc(page)).map((path) => `${page}: ${path}`)),
+      [],
+    )
+  })
+
+  it('finds each kind, and leaves addresses and /path/to/ placeholders alone', () => {
+    assert.deepEqual(
+      machinePaths(
+        [
+          'watching ../../work/main/plugins/x',
+          'cannot build /tmp/devdemo/dev-policy: /tmp/x/label.ts:1:24',
+          'see /root/.npm/_logs and /home/alice/agents/p.yml, /Users/bob/p.yml',
+          'C:\\Users\\me\\p.yml',
+        ].join('\n'),
+      ),
+      [
+        '/work/main/plugins/x',
+        '/tmp/devdemo/dev-policy:',
+        '/tmp/x/label.ts:1:24',
+        '/root/.npm/_logs',
+        '/home/alice/agents/p.yml,',
+        '/Users/bob/p.yml',
+        'C:\\Users\\me\\p.yml',
+      ],
+    )
+    assert.deepEqual(machinePaths('https://example.com/work/x and /path/to/project/p.yml, $TMPDIR/cordage-x, /tmp/ alone'), [])
+  })
+})

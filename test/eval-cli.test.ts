@@ -485,3 +485,17 @@ describe('cordage eval for a project of its own (what a new user ran into)', () 
     )
   })
 })
+
+describe('cordage eval: a miss of an ablated variant is measured, not a failure', () => {
+  it('marks it "miss" (not FAIL), exits 0, and the report shows nothing red', async () => {
+    const report = join(tempDir(), 'report.html')
+    const r = await cli(['eval', join(root, 'evals/support/wrong-answer-no-citation.yml'), '--ablate', 'verifier', '--report', report])
+    assert.equal(r.code, 0, r.err)
+    assert.match(r.out, /^pass {2}full +wrong-answer-no-citation /m)
+    assert.match(r.out, /^miss {2}-verifier +wrong-answer-no-citation /m)
+    assert.doesNotMatch(r.out, /^FAIL/m)
+    const html = readFileSync(report, 'utf8')
+    assert.doesNotMatch(html, /class="(badge|cell) bad"/)
+    assert.match(html, /every expectation of the gated variants held/)
+  })
+})

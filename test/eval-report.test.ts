@@ -6,6 +6,7 @@
  */
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
+import { exitCode } from '../core/cli/eval.ts'
 import { latestReportPath, renderReport } from '../core/eval/report.ts'
 import type { SuiteResult } from '../core/eval/result.ts'
 import { run, suite, variant } from './eval-report-builder.ts'
@@ -215,9 +216,48 @@ describe('eval report', () => {
     assert.match(html, /id="baseline"/)
     assert.match(html, /1 regression\(s\), 0 fixed, 1 added, 0 removed/)
     assert.match(html, /<td>\$0\.50<\/td><td>\$0\.10<\/td>/)
-    // 4 + 2 + 3 + 3 + 3 + 1 + 3 of 28 case runs passed.
+    // 4 + 2 + 3 + 3 + 3 + 1 + 3 of 28 case runs passed; the 9 that did not are all of ablated or varied variants.
     assert.match(html, /data-testid="overall">19 of 28 case run\(s\)/)
-    assert.match(html, /9 case run\(s\) failed/)
+    assert.match(html, /data-testid="measured">9 case run\(s\) of ablated or varied variants did not meet the expectations/)
+  })
+
+  it('is red only for what makes the command fail: misses of ablated and varied variants are measured, not failed', () => {
+    const red = (html: string) => [...html.matchAll(/class="(?:badge|cell) bad"[^>]*>([^<]*)</g)].map((m) => m[1])
+    const failures = (html: string, cls: string) => elements(html, 'article', cls).map((a) => `${a['data-case']} ${a['data-variant']}`)
+
+    // The full harness holds; -verifier and the varied variants miss 9 case runs, as ablations are expected to.
+    const measured = ablationResult()
+    assert.equal(exitCode(measured, false), 0)
+    let html = renderReport(measured)
+    assert.deepEqual(red(html), [], 'nothing red when the command exits 0')
+    assert.match(html, /<span class="badge ok" data-testid="verdict">every expectation of the gated variants held<\/span>/)
+    assert.match(html, /<span class="badge measured" data-testid="measured">9 case run\(s\) of ablated or varied variants/)
+    assert.equal(elements(html, 'span', 'cell measured').length, 9)
+    assert.deepEqual(failures(html, 'failure'), [])
+    assert.equal(failures(html, 'failure measured').length, 9)
+    assert.match(html, /<h3>What the ablations and variations changed \(9\)<\/h3>/)
+    assert.doesNotMatch(html, /What failed/)
+
+    // A miss of the full harness fails the command: that one is red, the measured ones stay as they were.
+    const gated = ablationResult()
+    const missed = gated.runs.find((r) => r.variant === 'full' && r.case === 'case-2')!
+    Object.assign(missed, { ok: false, checks: [{ name: 'answer.includes', ok: false, expected: 'x', actual: 'y' }] })
+    assert.equal(exitCode(gated, false), 1)
+    html = renderReport(gated)
+    assert.deepEqual(red(html), ['1 case run(s) failed', '✗ fail'])
+    assert.deepEqual(failures(html, 'failure'), ['case-2 full'])
+    assert.match(html, /<h3>What failed \(1\)<\/h3>/)
+
+    // A case that could not run fails the command in any variant: red there too.
+    const errored = ablationResult()
+    Object.assign(errored.runs.find((r) => r.variant === 'maxSteps=2' && r.case === 'case-3')!, {
+      ok: false,
+      error: { code: 'preset_invalid', message: 'bad' },
+    })
+    assert.equal(exitCode(errored, false), 1)
+    html = renderReport(errored)
+    assert.deepEqual(red(html), ['1 case run(s) failed', '⚠ error'])
+    assert.deepEqual(failures(html, 'failure'), ['case-3 maxSteps=2'])
   })
 
   it('draws nothing broken with no variants, or with variants but no case', () => {

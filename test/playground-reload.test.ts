@@ -72,6 +72,9 @@ describe('playground --watch in headless Chromium: a plugin reload, live', { ski
       playground.reloader!.hashOf('followup', copy.plugin)!.slice(0, 15),
     )
     assert.match((await page.textContent('[data-testid=plugins-followup] tr[data-plugin=reload-policy]')) ?? '', /folder/)
+    // Labelled: not the content hash a lock and a run show for the same plugin (docs/reference/hashes.md).
+    const header = page.locator('[data-testid=plugins-followup] thead th', { hasText: 'bundle hash' })
+    assert.match((await header.getAttribute('title')) ?? '', /not the content hash a lock file and a run record/i)
   })
 
   it('starts a run that waits for approval under rules v1', async () => {
@@ -96,7 +99,7 @@ describe('playground --watch in headless Chromium: a plugin reload, live', { ski
     const text = (await row.textContent()) ?? ''
     assert.match(text, /followup/)
     assert.match(text, /reload-policy@1\.1\.0/)
-    assert.ok(text.includes(`reloaded 1.0.0 (${before.slice(0, 15)}) → 1.1.0 (${after.slice(0, 15)}) in `), text)
+    assert.ok(text.includes(`reloaded 1.0.0 (bundle ${before.slice(0, 15)}) → 1.1.0 (bundle ${after.slice(0, 15)}) in `), text)
     await page.waitForSelector('[data-testid=version-followup-reload-policy]:text-is("1.1.0")')
     assert.equal(await page.textContent('[data-testid=hash-followup-reload-policy]'), after.slice(0, 15))
   })
@@ -106,9 +109,9 @@ describe('playground --watch in headless Chromium: a plugin reload, live', { ski
     writeFileSync(join(copy.plugin, 'manifest.ts'), "export const Rules = 'v3\n")
     const row = await page.waitForSelector(reloads(false), { timeout: 15_000 })
     const text = (await row.textContent()) ?? ''
-    assert.match(text, /FAILED \[plugin_start_failed\] 1\.1\.0 \(.*\) → \(no build\)/)
+    assert.match(text, /FAILED \[plugin_start_failed\] 1\.1\.0 \(bundle .*\) → \(no build\)/)
     assert.match(text, /manifest\.ts:1:\d+: Unterminated string literal/)
-    assert.ok(text.includes(`reload-policy@1.1.0 (${serving.slice(0, 15)}) keeps serving`), text)
+    assert.ok(text.includes(`reload-policy@1.1.0 (bundle ${serving.slice(0, 15)}) keeps serving`), text)
     assert.equal(await row.getAttribute('data-fail-closed'), null)
     assert.equal(playground.reloader!.hashOf('followup', copy.plugin), serving)
     assert.equal(playground.app.pluginsOf('followup')['reload-policy'], '1.1.0')
@@ -192,7 +195,7 @@ describe('cordage playground (the CLI): --watch, the token, --read-only', () => 
       assert.equal(agents.watch?.folders.length, 7)
       edited(join(copy.dir, 'reload-policy'), '1.0.1', 'v2')
       await until(
-        () => /reloaded reload-policy in followup: 1\.0\.0 → 1\.0\.1 {2}sha256:\w+ → sha256:\w+ {2}\d+ms/.test(out),
+        () => /reloaded reload-policy in followup: 1\.0\.0 → 1\.0\.1 {2}bundle sha256:\w+ → sha256:\w+ {2}\d+ms/.test(out),
         'the reload is printed',
       )
       const feed = (await (await fetch(`${url}api/plugin-events`, { headers })).json()) as {

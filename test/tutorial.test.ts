@@ -1,9 +1,10 @@
 /**
  * docs/guides/tutorial.md cannot rot: every file block on the page equals its file under
  * docs/examples/library/, every file there is shown, the code type-checks, and the tutorial's steps run
- * in a temp project laid out as the page says (node_modules/cordage is a link to this repository, as
- * `npm install /path/to/cordage` makes it): the plugin's own test, check, run, a hot reload under
- * `cordage dev`, and a lock that refuses edited files.
+ * in a temp project laid out as the page says: the plugin's own test, check, run, a hot reload under
+ * `cordage dev`, and a lock that refuses edited files. There node_modules/cordage is a link to this
+ * repository, standing in for the tarball the page installs (test/package-init.test.ts installs the
+ * tarball itself); the page must name the same tarball as the README.
  */
 import assert from 'node:assert/strict'
 import { spawn, spawnSync } from 'node:child_process'
@@ -45,6 +46,13 @@ describe('docs/guides/tutorial.md', () => {
         .map((f) => relative(root, f))
         .sort(),
     )
+  })
+
+  it('installs cordage as the README does: the tarball of this version, and tsx', () => {
+    const { version } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'))
+    const tarball = `/path/to/cordage-${version}.tgz`
+    assert.match(readFileSync(join(root, 'README.md'), 'utf8'), new RegExp(`npm install ${tarball.replace(/\./g, '\\.')}`))
+    assert.ok(page.includes(`npm install --save-dev ${tarball} tsx`), `the tutorial installs ${tarball}`)
   })
 
   it('is linked from the README and from writing-a-plugin.md', () => {

@@ -55,14 +55,15 @@ export function printReload(event: PluginEvent, io: Output, json = false): void 
   if (json) io.out(JSON.stringify({ type: 'plugin/reloaded', ...event }))
   else if (event.ok)
     io.out(
-      `reloaded ${event.name} in ${event.agent}: ${event.from?.version} → ${event.to?.version}  ${short(event.from?.hash)} → ${short(event.to?.hash)}  ${event.durationMs}ms`,
+      `reloaded ${event.name} in ${event.agent}: ${event.from?.version} → ${event.to?.version}  bundle ${short(event.from?.hash)} → ${short(event.to?.hash)}  ${event.durationMs}ms`,
     )
   else
     io.err(
-      `reload of ${event.name} failed in ${event.agent} [${event.code}]: ${event.message}${event.failClosed ? '' : `\n  ${event.name}@${event.version} (${short(event.from?.hash)}) keeps serving`}`,
+      `reload of ${event.name} failed in ${event.agent} [${event.code}]: ${event.message}${event.failClosed ? '' : `\n  ${event.name}@${event.version} (bundle ${short(event.from?.hash)}) keeps serving`}`,
     )
 }
 
+/** A bundle hash (of the code a reload built), not the content hash a lock and a run record: docs/reference/hashes.md. */
 function short(hash: string | undefined): string {
   return hash ? hash.slice(0, 15) : 'unknown'
 }

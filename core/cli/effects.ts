@@ -13,6 +13,7 @@ import type { Cordage } from '../host/app.ts'
 import type { Effect, EffectStatus } from '../contracts/services/store.ts'
 import type { Parsed } from './args.ts'
 import { ExitCodes } from './exit-codes.ts'
+import { hint } from './hints.ts'
 import type { Output } from './output.ts'
 
 const Statuses: EffectStatus[] = ['committed', 'pending', 'failed', 'not_committed']
@@ -26,7 +27,7 @@ export async function effects(
   try {
     const entries = await ledgerOf(app, runId)
     for (const entry of entries) io.out(flags.json ? JSON.stringify(entry) : formatEffect(entry))
-    io.err(summary(runId, entries) + dryRunNote(await dryRunsOf(app, runId)))
+    io.err(summary(runId, entries, flags) + dryRunNote(await dryRunsOf(app, runId)))
     return ExitCodes.ok
   } finally {
     await app.stop()
@@ -95,11 +96,12 @@ export function formatEffect(e: Effect): string {
   return `${e.key}  ${e.status.padEnd(13)} ${e.actionId.padEnd(6)} ${e.tool}  attempts ${e.attempts}  started ${new Date(e.startedAt).toISOString()}  ended ${ended}${receipt}${observation}`
 }
 
-function summary(runId: string, entries: Effect[]): string {
+function summary(runId: string, entries: Effect[], flags: Parsed['flags']): string {
   if (!entries.length) return `run ${runId}: no ledger entries (no call with side effects started)`
   const counts = Statuses.map((s) => [s, entries.filter((e) => e.status === s).length] as const).filter(([, n]) => n > 0)
-  const pending = entries.some((e) => e.status === 'pending')
-    ? '; pending: started with no outcome recorded (in flight, or an unknown effect to settle with cordage reconcile)'
+  const open = entries.find((e) => e.status === 'pending')
+  const pending = open
+    ? `; pending: started with no outcome recorded (in flight, or an unknown effect to settle: ${hint('reconcile', [runId, open.actionId], flags, '--committed|--not-committed')})`
     : ''
   return `run ${runId}: ${entries.length} ledger entr${entries.length === 1 ? 'y' : 'ies'}: ${counts.map(([s, n]) => `${n} ${s.replace('_', ' ')}`).join(', ')}${pending}`
 }

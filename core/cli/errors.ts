@@ -5,6 +5,7 @@
  * (usage, config, store, internal).
  */
 import { CordageError } from '../contracts/errors.ts'
+import { withPresetFlags } from './hints.ts'
 import type { Output } from './output.ts'
 
 /** What the error is about: the command given (null when it is the command that is wrong), the preset read, the flag named. */
@@ -50,7 +51,9 @@ export function reportError(io: Output, error: unknown, at: Invocation & { json?
   const report = errorReport(error, at)
   if (at.json) io.err(JSON.stringify({ error: report }))
   else if (!CordageError.is(error)) io.err(`internal error: ${(error as Error)?.stack ?? error}`)
-  else io.err(`error [${report.code}]: ${report.message}`)
+  // A message made where the preset is not known (the kernel's "cordage approve RUN ACTION") gets the
+  // preset flags of this command, so the command it suggests works when copied elsewhere.
+  else io.err(`error [${report.code}]: ${withPresetFlags(report.message, at.flags)}`)
 }
 
 /**

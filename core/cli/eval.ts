@@ -16,6 +16,7 @@ import { liveScratch } from '../eval/run-case.ts'
 import type { Schema } from 'cordis'
 import { configKeys } from '../eval/prune.ts'
 import { checkBaselineFits, compareBaseline, readBaseline } from '../eval/baseline.ts'
+import { failsCommand, gatedVariants } from '../eval/gate.ts'
 import { loadSuite } from '../eval/load.ts'
 import { latestReportPath, renderReport } from '../eval/report.ts'
 import type { CaseRun, SuiteResult, Variant } from '../eval/result.ts'
@@ -93,7 +94,7 @@ export async function evalCommand({ positionals, flags }: Parsed, io: Output): P
     timeoutMs,
     catalog,
     keep: !!flags.keep,
-    onRun: json ? undefined : (run) => io.out(caseLine(run, width)),
+    onRun: json ? undefined : (run) => io.out(caseLine(run, width, gatedVariants({ variants }))),
   })
   process.off('SIGINT', interrupted)
   process.off('SIGTERM', interrupted)
@@ -139,8 +140,8 @@ function outputsOf(flags: Parsed['flags']): { out?: string; report?: string; lat
 export function exitCode(result: SuiteResult, regressionsOnly: boolean): number {
   if (result.runs.some((r) => r.error)) return ExitCodes.failed
   if (regressionsOnly) return result.baseline?.regressions.length ? ExitCodes.failed : ExitCodes.ok
-  const gated = new Set(result.variants.filter((v) => v.kind === 'full' || v.kind === 'plugin').map((v) => v.id))
-  return result.runs.every((r) => !gated.has(r.variant) || r.ok) ? ExitCodes.ok : ExitCodes.failed
+  const gated = gatedVariants(result)
+  return result.runs.some((r) => failsCommand(r, gated)) ? ExitCodes.failed : ExitCodes.ok
 }
 
 /** The plugins the presets name by folder (`path:`), read from their manifests. */
@@ -190,8 +191,9 @@ function checkVariants(variants: Variant[], catalog: PluginCatalog, local: Catal
   }
 }
 
-function caseLine(run: CaseRun, width: number): string {
-  const mark = run.ok ? 'pass' : 'FAIL'
+/** `miss`: an expectation of an ablated or varied variant did not hold, which is what it measures (eval/gate.ts); FAIL fails the command. */
+function caseLine(run: CaseRun, width: number, gated: Set<string>): string {
+  const mark = run.ok ? 'pass' : failsCommand(run, gated) ? 'FAIL' : 'miss'
   const outcome = run.error
     ? `error [${run.error.code}] ${run.error.message}`
     : `${run.status}${run.failureCode ? ` ${run.failureCode}` : ''}`

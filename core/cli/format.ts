@@ -7,6 +7,8 @@ import type { RunEvent, RunEventType } from '../contracts/events.ts'
 import type { RunSummary } from '../contracts/services/store.ts'
 import type { ApprovalGrant } from '../kernel/grants.ts'
 import type { RunState } from '../kernel/state.ts'
+import type { Parsed } from './args.ts'
+import { hint } from './hints.ts'
 import { Self } from './self.ts'
 
 export function formatEvent(event: RunEvent, color = false): string {
@@ -166,9 +168,10 @@ export function formatSummary(run: RunSummary): string {
 
 /**
  * What a waiting run waits on, and whose child it is, as indented lines (after its summary or status):
- * the chain from a parent to the approval its child waits for.
+ * the chain from a parent to the approval its child waits for. The approve hint loads the preset of
+ * `flags` wherever it is run (cli/hints.ts).
  */
-export function formatWaiting(run: Pick<RunState, 'runId' | 'waiting' | 'parent'>): string {
+export function formatWaiting(run: Pick<RunState, 'runId' | 'waiting' | 'parent'>, flags: Parsed['flags'], self = Self): string {
   const lines: string[] = []
   const w = run.waiting
   if (w?.child)
@@ -176,7 +179,7 @@ export function formatWaiting(run: Pick<RunState, 'runId' | 'waiting' | 'parent'
       `  waits on child run ${w.child.runId} (agent ${w.child.agent}${w.child.actionId ? `, action ${w.child.actionId}` : ''}), started by its call ${w.actionId}`,
     )
   else if (w?.actionId && w.status === 'WAITING_APPROVAL')
-    lines.push(`  approval of action ${w.actionId}: ${Self} approve ${run.runId} ${w.actionId}`)
+    lines.push(`  approval of action ${w.actionId}: ${hint('approve', [run.runId, w.actionId], flags, '', self)}`)
   if (run.parent) lines.push(`  child of run ${run.parent.runId} (agent ${run.parent.agent}, call ${run.parent.actionId})`)
   return lines.length ? `\n${lines.join('\n')}` : ''
 }

@@ -12,6 +12,7 @@ import { isWaiting } from '../kernel/status.ts'
 import type { Parsed } from './args.ts'
 import { ExitCodes, exitCodeFor } from './exit-codes.ts'
 import { formatEvent, formatWaiting } from './format.ts'
+import { hint, shellQuote } from './hints.ts'
 import { formatPreview } from './preview.ts'
 import type { Output } from './output.ts'
 import { Self } from './self.ts'
@@ -92,35 +93,38 @@ export function print(io: Output, event: RunEvent, json: boolean) {
  * events, and stderr still says how the run ended and what to do next.
  */
 export function finish(state: RunState, io: Output, flags: Parsed['flags'], volatile = false, self = Self): number {
-  const preset = flags.preset ? ` --preset ${flags.preset}` : ''
+  // Each hint names the preset given (as an absolute path) and its --set and --no-lock: copied into
+  // another shell, in another folder, it acts on this run of this preset (cli/hints.ts).
+  const line = (command: string, args: string[], tail = '') => hint(command, args, flags, tail, self)
   const code = state.failureCode ? ` (${state.failureCode})` : ''
   io.err(`run ${state.runId} ${state.status}${code}`)
   if (state.status === 'WAITING_RECONCILIATION' && state.waiting?.actionId) {
-    io.err(`  settle:  ${self} reconcile ${state.runId} ${state.waiting.actionId} --committed|--not-committed${preset}`)
+    io.err(`  settle:  ${line('reconcile', [state.runId, state.waiting.actionId], '--committed|--not-committed')}`)
   }
   const decided = state.waiting?.actionId ? state.actions[state.waiting.actionId]?.status : undefined
   const child = state.waiting?.child
   if (child) {
     // Waiting on its child: what is to be done is done there.
     if (state.status === 'WAITING_APPROVAL' && child.actionId) {
-      io.err(`  approve: ${self} approve ${child.runId} ${child.actionId}${preset}`)
-      io.err(`  reject:  ${self} reject ${child.runId} ${child.actionId}${preset}`)
-    } else if (state.status === 'WAITING_USER') io.err(`  answer:  ${self} resume ${child.runId} --input "..."${preset}`)
+      io.err(`  approve: ${line('approve', [child.runId, child.actionId])}`)
+      io.err(`  reject:  ${line('reject', [child.runId, child.actionId])}`)
+    } else if (state.status === 'WAITING_USER') io.err(`  answer:  ${line('resume', [child.runId], '--input "..."')}`)
   } else if (state.status === 'WAITING_APPROVAL' && (decided === 'approved' || decided === 'rejected')) {
-    io.err(`  ${decided}; continue: ${self} resume ${state.runId}${preset}`)
+    io.err(`  ${decided}; continue: ${line('resume', [state.runId])}`)
   } else if (state.status === 'WAITING_APPROVAL' && state.waiting?.actionId) {
     // When the policy names who may decide, say so: the default --by (cli) would be refused.
     const approvers = state.actions[state.waiting.actionId]?.decision?.approvers
-    const by = approvers && !approvers.includes('*') ? ` --by ${approvers.length === 1 ? approvers[0] : `<${approvers.join('|')}>`}` : ''
-    io.err(`  approve: ${self} approve ${state.runId} ${state.waiting.actionId}${preset}${by}`)
-    io.err(`  reject:  ${self} reject ${state.runId} ${state.waiting.actionId}${preset}${by}`)
+    const by =
+      approvers && !approvers.includes('*') ? `--by ${approvers.length === 1 ? shellQuote(approvers[0]) : `<${approvers.join('|')}>`}` : ''
+    io.err(`  approve: ${line('approve', [state.runId, state.waiting.actionId], by)}`)
+    io.err(`  reject:  ${line('reject', [state.runId, state.waiting.actionId], by)}`)
     // What the call would do, as recorded with the request: the person deciding reads it here.
     const action = state.actions[state.waiting.actionId]
-    if (action) for (const line of formatPreview(action, io.color)) io.err(line)
+    if (action) for (const l of formatPreview(action, io.color, line('events', [state.runId], '--json'))) io.err(l)
   } else if (state.status === 'WAITING_USER') {
-    io.err(`  answer:  ${self} resume ${state.runId} --input "..."${preset}`)
+    io.err(`  answer:  ${line('resume', [state.runId], '--input "..."')}`)
   }
-  if (state.parent || state.waiting?.child) io.err(formatWaiting(state).replace(/^\n/, ''))
+  if (state.parent || state.waiting?.child) io.err(formatWaiting(state, flags, self).replace(/^\n/, ''))
   if (volatile && isWaiting(state.status)) {
     io.err(
       '  note: this agent uses store-memory, which keeps the run only while this process lives; the commands above need a durable store',

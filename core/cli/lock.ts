@@ -31,7 +31,8 @@ export async function lockPreset(file: string, json: boolean): Promise<string[]>
       lines.push(JSON.stringify({ agent, plugins }))
       continue
     }
-    lines.push(`agent ${agent}:`)
+    // The content hash, the one runs record: not the bundle hash `cordage dev` shows (docs/reference/hashes.md).
+    lines.push(`agent ${agent} (exact version and content hash of each plugin):`)
     for (const [name, p] of Object.entries(plugins)) {
       const was =
         previous && Object.hasOwn(previous.agents, agent) && Object.hasOwn(previous.agents[agent] ?? {}, name)

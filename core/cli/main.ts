@@ -52,6 +52,7 @@ export async function main(argv: string[], sink: Output): Promise<number> {
       return ExitCodes.ok
     }
     at.json = !!parsed.flags.json
+    at.flags = parsed.flags
     return await commands[parsed.command.name](parsed, io)
   } catch (error) {
     reportError(io, error, at)

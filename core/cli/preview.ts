@@ -11,7 +11,12 @@ import { visible } from './stream.ts'
 /** Diff lines shown at most; the rest is counted (the whole diff is in the run's events). */
 const MaxDiffLines = 200
 
-export function formatPreview(action: Pick<ActionState, 'id' | 'tool' | 'preview' | 'dryRun'>, color = false): string[] {
+/** @param events the command that prints the whole record (`cordage events RUN --json` with the preset), for a diff cut short */
+export function formatPreview(
+  action: Pick<ActionState, 'id' | 'tool' | 'preview' | 'dryRun'>,
+  color = false,
+  events = 'cordage events RUN --json',
+): string[] {
   const tint = (code: number, text: string) => (color ? `\u001b[${code}m${text}\u001b[0m` : text)
   const lines: string[] = []
   if (action.dryRun) {
@@ -41,7 +46,7 @@ export function formatPreview(action: Pick<ActionState, 'id' | 'tool' | 'preview
       const removed = line.startsWith('-') && !line.startsWith('---')
       lines.push(added ? tint(32, shown) : removed ? tint(31, shown) : line.startsWith('@@') ? tint(36, shown) : shown)
     }
-    if (diff.length > MaxDiffLines) lines.push(`    … ${diff.length - MaxDiffLines} more lines (cordage events RUN --json)`)
+    if (diff.length > MaxDiffLines) lines.push(`    … ${diff.length - MaxDiffLines} more lines (${events})`)
   }
   return lines
 }

@@ -13,6 +13,7 @@ import { join } from 'node:path'
 import { type Row, rowsOf, successChart } from './report-charts.ts'
 import { sensitivityCharts } from './report-curves.ts'
 import { failureChart } from './report-failures.ts'
+import { failsCommand, gatedVariants } from './gate.ts'
 import type { BaselineDiff, CaseRun, SuiteResult } from './result.ts'
 import { count, duration, esc, finite, percent, usd } from './svg.ts'
 
@@ -54,12 +55,22 @@ export function renderReport(result: SuiteResult): string {
 function header(result: SuiteResult, rows: Row[]): string {
   const cases = rows.reduce((sum, r) => sum + finite(r.summary.cases), 0)
   const passed = rows.reduce((sum, r) => sum + finite(r.summary.passed), 0)
-  const allHeld = cases > 0 && passed === cases && !result.runs.some((r) => !r.ok)
-  const verdict = allHeld
-    ? '<span class="badge ok">every expectation held</span>'
-    : cases === 0
-      ? '<span class="badge warn">no case ran</span>'
-      : `<span class="badge bad">${esc(count(cases - passed))} case run(s) failed</span>`
+  // Red only for what makes `cordage eval` fail (eval/gate.ts); the misses of ablated and varied
+  // variants are what an ablation measures, shown apart and not as failures.
+  const gated = gatedVariants(result)
+  const failing = result.runs.filter((r) => failsCommand(r, gated)).length
+  const missed = result.runs.filter((r) => !r.ok && !failsCommand(r, gated)).length
+  const verdict =
+    failing > 0
+      ? `<span class="badge bad" data-testid="verdict">${esc(count(failing))} case run(s) failed</span>`
+      : cases === 0
+        ? '<span class="badge warn" data-testid="verdict">no case ran</span>'
+        : missed > 0
+          ? '<span class="badge ok" data-testid="verdict">every expectation of the gated variants held</span>'
+          : '<span class="badge ok" data-testid="verdict">every expectation held</span>'
+  const measured = missed
+    ? ` <span class="badge measured" data-testid="measured">${esc(count(missed))} case run(s) of ablated or varied variants did not meet the expectations: measured, not failed</span>`
+    : ''
   const started = new Date(result.startedAt)
   const when = Number.isNaN(started.getTime())
     ? String(result.startedAt ?? '')
@@ -67,7 +78,7 @@ function header(result: SuiteResult, rows: Row[]): string {
   const variants = rows.length ? rows.map((r) => `<code>${esc(r.id)}</code>`).join(' ') : '<span class="muted">none</span>'
   return [
     '<header>',
-    `<h1>Eval report <code data-testid="suite">${esc(result.suite)}</code> ${verdict}</h1>`,
+    `<h1>Eval report <code data-testid="suite">${esc(result.suite)}</code> ${verdict}${measured}</h1>`,
     '<dl class="facts">',
     `<div><dt>started</dt><dd data-testid="started">${esc(when)}</dd></div>`,
     `<div><dt>took</dt><dd>${esc(duration(result.durationMs))}</dd></div>`,
@@ -151,29 +162,34 @@ function caseSection(result: SuiteResult, rows: Row[]): string {
   const variants = [...new Set([...rows.map((r) => r.id), ...result.runs.map((r) => r.variant)])]
   const cases = [...new Set(result.runs.map((r) => r.case))]
   const runOf = new Map(result.runs.map((r) => [`${r.case}\u0000${r.variant}`, r]))
+  const gated = gatedVariants(result)
   const cell = (run: CaseRun | undefined) => {
     if (!run) return '<span class="muted">–</span>'
     if (run.error) return `<span class="cell bad">⚠ error</span> <code>${esc(run.error.code)}</code>`
     if (run.ok) return '<span class="cell ok">✓ ok</span>'
     const failed = run.checks.filter((c) => !c.ok).length
+    if (!failsCommand(run, gated))
+      return `<span class="cell measured" title="an ablated or varied variant: measured, not gated">✗ missed</span> <span class="muted">${failed} check(s)</span>`
     return `<span class="cell bad">✗ fail</span> <span class="muted">${failed} check(s)</span>`
   }
   const body = cases.map((c) => [esc(c), ...variants.map((v) => cell(runOf.get(`${c}\u0000${v}`)))])
   const grid = cases.length
     ? table(['case', ...variants.map((v) => `<code>${esc(v)}</code>`)], body, 'cases', cases, true)
     : '<p class="empty">No case ran.</p>'
-  const failures = result.runs.filter((r) => !r.ok || r.error).map(failure)
+  const failed = result.runs.filter((r) => failsCommand(r, gated)).map((r) => failure(r, 'failure'))
+  const measured = result.runs.filter((r) => !r.ok && !failsCommand(r, gated)).map((r) => failure(r, 'failure measured'))
   return [
     '<section id="cases" aria-labelledby="cases-title">',
     `<h2 id="cases-title">Cases × variants</h2>${grid}`,
-    failures.length
-      ? `<h3>What failed (${failures.length})</h3><div class="failures" data-testid="failures">${failures.join('')}</div>`
+    failed.length ? `<h3>What failed (${failed.length})</h3><div class="failures" data-testid="failures">${failed.join('')}</div>` : '',
+    measured.length
+      ? `<h3>What the ablations and variations changed (${measured.length})</h3><p class="muted">Expectations an ablated or varied variant did not meet: what switching a mechanism off or changing a setting does. Measured, not gated: they do not make the command fail.</p><div class="failures" data-testid="measured-failures">${measured.join('')}</div>`
       : '',
     '</section>',
   ].join('')
 }
 
-function failure(run: CaseRun): string {
+function failure(run: CaseRun, cls: string): string {
   const outcome = [run.status, run.failureCode]
     .filter(Boolean)
     .map((s) => `<code>${esc(s)}</code>`)
@@ -189,7 +205,7 @@ function failure(run: CaseRun): string {
     : ''
   const answer = run.answer ? `<details><summary>answer</summary><pre>${esc(run.answer)}</pre></details>` : ''
   return [
-    `<article class="failure" data-case="${esc(run.case)}" data-variant="${esc(run.variant)}">`,
+    `<article class="${cls}" data-case="${esc(run.case)}" data-variant="${esc(run.variant)}">`,
     `<h4>${esc(run.case)} <span class="muted">in</span> <code>${esc(run.variant)}</code> ${outcome}</h4>`,
     `<p class="muted">${esc(run.file)}${run.runId ? ` · ${esc(run.runId)}` : ''} · ${esc(count(run.steps))} step(s), ${esc(count(run.tokens))} tokens, ${esc(usd(run.costUsd))}, ${esc(duration(run.latencyMs))}</p>`,
     error,
@@ -234,6 +250,7 @@ footer { color: var(--muted); font-size: 12px; padding: 0 1.4rem 2rem; text-alig
 .badge.ok, .cell.ok { color: var(--ok); background: var(--ok-bg); }
 .badge.bad, .cell.bad { color: var(--bad); background: var(--bad-bg); }
 .badge.warn { color: var(--warn); background: var(--warn-bg); }
+.badge.measured, .cell.measured { color: var(--muted); background: #eef1f4; }
 .cell { padding: 0 .35rem; border-radius: 3px; font-weight: 600; white-space: nowrap; }
 .ok { color: var(--ok); } .bad { color: var(--bad); }
 .error { color: var(--bad); background: var(--bad-bg); padding: .3rem .5rem; border-radius: 4px; }
@@ -268,6 +285,7 @@ table[data-table=checks] { table-layout: fixed; }
 table[data-table=checks] th:first-child { width: 22%; }
 .failures { display: grid; gap: .6rem; }
 .failure { border-left: 3px solid var(--bad); padding: .3rem .7rem; background: #fdfafa; }
+.failure.measured { border-left-color: var(--line); background: #fafbfb; }
 .failure p { margin: .2rem 0; }
 details summary { cursor: pointer; color: var(--muted); }
 `

@@ -17,6 +17,7 @@ import { existsSync, readFileSync, renameSync, statSync, writeFileSync } from 'n
 import { basename, dirname, join, relative } from 'node:path'
 import semver from 'semver'
 import { CordageError } from '../contracts/errors.ts'
+import { shellQuote } from '../kit/shell.ts'
 import type { CatalogEntry, PluginCatalog } from './catalog.ts'
 import { pluginHash, unhashableReason } from './plugin-hash.ts'
 import type { AgentSpec, PluginRef, Preset } from './preset.ts'
@@ -171,7 +172,7 @@ export async function applyLock(
     const shown = relative(process.cwd(), locked.file) || locked.file
     throw new CordageError(
       'lock_mismatch',
-      `preset ${preset.shown} does not match its lock ${shown}:\n  ${problems.join('\n  ')}\nrun cordage lock --preset ${preset.shown} to lock what is installed now, or pass --no-lock to ignore the lock`,
+      `preset ${preset.shown} does not match its lock ${shown}:\n  ${problems.join('\n  ')}\nrun cordage lock --preset ${shellQuote(preset.file)} to lock what is installed now, or pass --no-lock to ignore the lock`,
       { data: problems },
     )
   }

@@ -155,6 +155,10 @@ function showReadOnly() {
 
 const shortHash = (hash) => (hash ? String(hash).slice(0, 15) : 'unknown')
 
+/** What the hash column is, since a lock and a run show another hash of the same plugin (docs/reference/hashes.md). */
+const BundleHashTitle =
+  'the hash of the code hot reload built and serves now: it changes with each reload that changes the code. Not the content hash a lock file and a run record (docs/reference/hashes.md)'
+
 function agentCard(agent) {
   const plugins = el(
     'table',
@@ -165,7 +169,9 @@ function agentCard(agent) {
       el(
         'tr',
         {},
-        ['plugin', 'version', ...(watch ? ['code'] : []), 'pinned', 'installed', 'provides', 'requires'].map((h) => el('th', {}, h)),
+        ['plugin', 'version', ...(watch ? ['bundle hash'] : []), 'pinned', 'installed', 'provides', 'requires'].map((h) =>
+          el('th', h === 'bundle hash' ? { title: BundleHashTitle } : {}, h),
+        ),
       ),
     ),
     el(
@@ -705,13 +711,13 @@ function pluginEvents() {
  * file change, and for a failure the error and what serves now: the old version, or a refusing stand-in.
  */
 function reloaded(d) {
-  const from = `${d.from?.version ?? '?'} (${shortHash(d.from?.hash)})`
-  const to = d.to ? `${d.to.version} (${shortHash(d.to.hash)})` : '(no build)'
+  const from = `${d.from?.version ?? '?'} (bundle ${shortHash(d.from?.hash)})`
+  const to = d.to ? `${d.to.version} (bundle ${shortHash(d.to.hash)})` : '(no build)'
   const took = d.durationMs !== undefined ? ` in ${d.durationMs}ms` : ''
   if (d.ok) return `reloaded ${from} → ${to}${took}`
   const serving = d.failClosed
     ? `fail-closed: ${d.name}@${d.version} refuses everything until an edit builds and starts`
-    : `${d.name}@${d.version} (${shortHash(d.from?.hash)}) keeps serving`
+    : `${d.name}@${d.version} (bundle ${shortHash(d.from?.hash)}) keeps serving`
   // The folder is no longer watched: nothing was built, the edits that follow will not be.
   if (d.code === 'watch_failed') return `FAILED [watch_failed]: ${d.message} — ${serving}`
   return `FAILED [${d.code}] ${from} → ${to}${took}: ${d.message} — ${serving}`

@@ -6,6 +6,7 @@
 import { CordageError } from '../../contracts/errors.ts'
 import { ExitCodes } from '../exit-codes.ts'
 import { formatGrant } from '../format.ts'
+import { hint } from '../hints.ts'
 import { knownAgent, open } from '../open.ts'
 import type { Handler } from '../output.ts'
 
@@ -42,7 +43,10 @@ export const revoke: Handler = async ({ flags, positionals: [id] }, io) => {
       io.out(flags.json ? JSON.stringify(grant) : `revoked ${formatGrant(grant)}`)
       return ExitCodes.ok
     }
-    throw new CordageError('invalid_input', `no grant ${id} in the stores of ${app.preset.shown} (cordage grants --all lists them)`)
+    throw new CordageError(
+      'invalid_input',
+      `no grant ${id} in the stores of ${app.preset.shown} (${hint('grants', [], flags, '--all')} lists them)`,
+    )
   } finally {
     await app.stop()
   }

@@ -26,10 +26,12 @@ export const runs: Handler = async ({ flags }, io) => {
     }
     const seen = new Map<string, ReturnType<typeof formatSummary>>()
     const rows = []
+    const only = flags.agent as string | undefined
+    // Agents may share one store, and a handoff moves a run to another agent: --agent is the agent a
+    // run belongs to (its summary's), looked for in every store of the preset, not the store it is in.
     for (const name of app.agentNames()) {
-      if (flags.agent && name !== flags.agent) continue
-      for (const run of await app.agent(name).store().list({ status })) {
-        if (seen.has(run.runId)) continue
+      for (const run of await app.agent(name).store().list({ status, agent: only })) {
+        if (seen.has(run.runId) || (only !== undefined && run.agent !== only)) continue
         seen.set(run.runId, '')
         // A waiting run says what it waits on, and whose child it is: the chain of a pending approval.
         const state = isWaiting(run.status) ? await app.agent(name).load(run.runId) : undefined
@@ -39,7 +41,7 @@ export const runs: Handler = async ({ flags }, io) => {
     rows.sort((a, b) => b.createdAt - a.createdAt)
     if (flags.json) for (const run of rows) io.out(JSON.stringify(run))
     else if (rows.length === 0) io.err(`no runs in the store of ${app.preset.shown}${storeHint(app)}`)
-    else for (const run of rows) io.out(formatSummary(run) + ('waiting' in run ? formatWaiting(run) : ''))
+    else for (const run of rows) io.out(formatSummary(run) + ('waiting' in run ? formatWaiting(run, flags) : ''))
     return ExitCodes.ok
   } finally {
     await app.stop()

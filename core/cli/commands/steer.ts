@@ -11,6 +11,7 @@ import type { Parsed } from '../args.ts'
 import { finish, follow, live } from '../live.ts'
 import { locate, open, startAgent } from '../open.ts'
 import type { Handler, Output } from '../output.ts'
+import { hint } from '../hints.ts'
 import { formatPreview } from '../preview.ts'
 import { cancelThread } from './thread.ts'
 
@@ -20,7 +21,7 @@ export const approve: Handler = async (args, io) => {
     // The person approving sees what the call would do: the preview recorded with the request, never run again.
     const pending = (await agent.load(run)).actions[action]
     if (pending?.status === 'awaiting_approval') {
-      const lines = formatPreview(pending, io.color)
+      const lines = formatPreview(pending, io.color, hint('events', [run], args.flags, '--json'))
       if (lines.length) io.err(`approving ${action} (${pending.tool}):`)
       for (const line of lines) io.err(line)
     }

@@ -12,6 +12,7 @@ import { checkThreadId } from '../../kernel/thread-start.ts'
 import type { RunState } from '../../kernel/state.ts'
 import { ExitCodes } from '../exit-codes.ts'
 import { finish } from '../live.ts'
+import { hint, shellQuote } from '../hints.ts'
 import { knownAgent, open, pickAgent, startAgent } from '../open.ts'
 import type { Handler, Output } from '../output.ts'
 import type { Parsed } from '../args.ts'
@@ -28,7 +29,7 @@ export const thread: Handler = async ({ positionals, flags }, io) => {
     if (!found)
       throw new CordageError(
         'thread_not_found',
-        `no thread ${id} in the stores of ${app.preset.shown}; start one: cordage run --thread ${id} --task "..."`,
+        `no thread ${id} in the stores of ${app.preset.shown}; start one: ${hint('run', [], flags, `--thread ${shellQuote(id)} --task "..."`)}`,
       )
     const { agent, summary } = found
     const turns = await Promise.all(

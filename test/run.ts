@@ -16,7 +16,7 @@
  *   --verbose  print every file's output, not only the failing ones'
  */
 import { spawn } from 'node:child_process'
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from 'node:fs'
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from 'node:fs'
 import { availableParallelism, tmpdir } from 'node:os'
 import { basename, join, relative, resolve } from 'node:path'
 
@@ -76,12 +76,16 @@ function parseArgs(argv: string[]): { jobs: number; verbose: boolean; files: str
  * Run one file in its own process (its own process group, so a timeout kills what it started too),
  * with a temp dir of its own: what is left there when it ends is that file's, and fails it.
  */
-async function runFile(file: string, env: NodeJS.ProcessEnv, temp: string): Promise<Outcome> {
-  const own = mkdtempSync(join(temp, `${file.replace(/[^\w.-]+/g, '_')}-`))
+async function runFile(file: string, index: number, env: NodeJS.ProcessEnv, temp: string): Promise<Outcome> {
+  // Short names: a Unix socket a test (or Chromium) makes in here must stay under 108 characters.
+  const own = mkdtempSync(join(temp, `${index}-`))
+  // Like /tmp: a test may run a process as another user (a folder it cannot read), which writes here too.
+  chmodSync(own, 0o1777)
   // tsx keeps its compile cache in the temp dir: every file shares the usual one (a link the check skips).
   symlinkSync(TsxCache, join(own, basename(TsxCache)))
   const outcome = await runIn(file, { ...env, TMPDIR: own })
-  const left = readdirSync(own).filter((name) => name !== basename(TsxCache))
+  // tsx's caches (one per user: `tsx-<uid>`) are caches, not what a test made.
+  const left = readdirSync(own).filter((name) => !/^tsx-\d+$/.test(name))
   rmSync(own, { recursive: true, force: true })
   if (!left.length) return outcome
   const shown = left.slice(0, 20).join(', ') + (left.length > 20 ? `, … (${left.length} in all)` : '')
@@ -95,7 +99,11 @@ async function runFile(file: string, env: NodeJS.ProcessEnv, temp: string): Prom
 function runIn(file: string, env: NodeJS.ProcessEnv): Promise<Outcome> {
   const started = Date.now()
   return new Promise((done) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', '--test-reporter=spec', file], {
+    // With CORDAGE_TEST_CPU set, GNU time reports the CPU seconds of the file and every process it started.
+    const [command, args] = process.env.CORDAGE_TEST_CPU
+      ? ['/usr/bin/time', ['-f', '[cpu] %U %S', process.execPath, '--import', 'tsx', '--test-reporter=spec', file]]
+      : [process.execPath, ['--import', 'tsx', '--test-reporter=spec', file]]
+    const child = spawn(command, args, {
       cwd: root,
       env,
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -128,7 +136,7 @@ async function pool(files: string[], jobs: number, temp: string, report: (o: Out
   const outcomes: Outcome[] = []
   const worker = async () => {
     for (let file = queue.shift(); file !== undefined; file = queue.shift()) {
-      const outcome = await runFile(file, process.env, temp)
+      const outcome = await runFile(file, files.indexOf(file), process.env, temp)
       outcomes.push(outcome)
       report(outcome)
     }
@@ -144,7 +152,8 @@ function seconds(ms: number): string {
 async function main(): Promise<number> {
   const { jobs, verbose, files } = parseArgs(process.argv.slice(2))
   // Every file's temp dirs land in a folder of its own in here: os.tmpdir() reads TMPDIR.
-  const temp = mkdtempSync(join(tmpdir(), 'cordage-suite-'))
+  const temp = mkdtempSync(join(tmpdir(), 'cdg-'))
+  chmodSync(temp, 0o755)
   mkdirSync(TsxCache, { recursive: true })
   const started = Date.now()
   const report = (o: Outcome) => {

@@ -133,7 +133,7 @@ describe('playground --watch in headless Chromium: a plugin reload, live', { ski
     assert.deepEqual(producers, ['reload-policy@1.0.0', 'reload-policy@1.1.0', 'reload-policy@1.1.0'])
     assert.match(
       (await page.textContent('[data-testid=events] tr[data-type="run/version-drift"]')) ?? '',
-      /accepted: reload-policy 1\.0\.0 → 1\.1\.0/,
+      /accepted by \S+: reload-policy 1\.0\.0 → 1\.1\.0/,
     )
 
     // The same in the store: step 1 was decided by v1, then (after the reload) by v2; step 2 by v2.

@@ -476,8 +476,13 @@ function detail(event) {
       return `${d.actions} action(s)`
     case 'run/end':
       return `${d.status}${d.code ? ` (${d.code})` : ''} steps=${d.steps} tokens=${(d.usage?.inputTokens ?? 0) + (d.usage?.outputTokens ?? 0)} cost=$${(d.usage?.costUsd ?? 0).toFixed(4)}`
-    case 'run/version-drift':
-      return `${d.decision}: ${d.changes.map((c) => `${c.plugin} ${c.from ?? '-'} → ${c.to ?? '-'}`).join(', ')}`
+    case 'run/version-drift': {
+      const changes = d.changes.map((c) => `${c.plugin} ${c.from ?? '-'} → ${c.to ?? '-'}`).join(', ')
+      // A refusal is the harness's: the command of the person named was not carried out.
+      if (d.decision === 'refused')
+        return `refused by the harness, not by ${d.by}: plugins changed since the run started (${changes}); ${d.by}'s ${d.command ?? 'command'} was not carried out; give it again with --accept-drift`
+      return `${d.decision} by ${d.by}: ${changes}`
+    }
     default:
       return short(d, 100)
   }

@@ -15,6 +15,7 @@
  * - an edit that does not read, does not check, or no longer matches the lock is reported and changes
  *   nothing: the agents go on with the preset they run.
  */
+import { readFileSync } from 'node:fs'
 import { dirname, resolve } from 'node:path'
 import semver from 'semver'
 import { CordageError, type Code } from '../contracts/errors.ts'
@@ -170,9 +171,17 @@ export class PresetWatcher {
     const since = Date.now()
     const done = (result: Omit<PresetReload, 'durationMs'>): PresetReload => ({ ...result, durationMs: Date.now() - since })
     let next: Read
+    const text = snapshot(this.current.preset.file)
     try {
       next = await read(this.current.preset.file, this.options, this.app.catalog)
     } catch (error) {
+      // Caught half written (an editor that truncates the file, then writes it): the file changes again,
+      // and that change is the edit. Only a failure of a file that stays as it was is reported.
+      await new Promise((r) => setTimeout(r, this.options.debounceMs ?? 50))
+      if (this.timer || snapshot(this.current.preset.file) !== text) {
+        this.changed()
+        return undefined
+      }
       return done({ ok: false, swapped: [], ...failure(error) })
     }
     if (!this.stopped && (this.options.watch ?? true)) {
@@ -299,5 +308,14 @@ function failure(error: unknown): { code: Code; message: string } {
   return {
     code: CordageError.is(error) ? error.code : 'preset_invalid',
     message: (error as Error)?.message ?? String(error),
+  }
+}
+
+/** The text of a file now, or undefined when it cannot be read (being replaced). */
+function snapshot(file: string): string | undefined {
+  try {
+    return readFileSync(file, 'utf8')
+  } catch {
+    return undefined
   }
 }

@@ -56,7 +56,9 @@ const Suggested = new RegExp(
  *   // 'act on it first: cordage approve run_1 s1.a1 --preset /here/p.yml'
  */
 export function withPresetFlags(message: string, flags: Flags, self = Self): string {
-  return message.replace(Suggested, (whole: string, command: string, words: string) => {
+  return message.replace(Suggested, (whole: string, command: string, words: string, offset: number) => {
+    // A usage synopsis (`usage: cordage effects RUN [--preset FILE]`) is not a command to copy.
+    if (/usage: (?:npx )?$/.test(message.slice(Math.max(0, offset - 12), offset))) return whole
     // "the cordage approve command" is prose: a command line has the arguments its command requires.
     const required = Commands.find((c) => c.name === command)!.positionals.filter((p) => !p.startsWith('[')).length
     const given = words.trim()

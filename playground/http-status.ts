@@ -32,8 +32,8 @@ export const HttpStatus = {
   unknown_effect: 500,
   cancelled: 500,
   guardrail_blocked: 500,
-  // a replay met a side effect it has no recording or sandbox for: it ends the replayed run, nothing ran
-  replay_refused: 500,
+  // a replay met a side effect it has no recording or sandbox for: refused, nothing ran (authorization)
+  replay_refused: 403,
 
   // conflicts with what the store holds: asking again as it is will not help
   idempotency_conflict: 409,

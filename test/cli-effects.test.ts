@@ -10,8 +10,7 @@ import { before, describe, it } from 'node:test'
 import { stringify } from 'yaml'
 import type { Effect } from 'cordage'
 import { deskPreset, tempDir } from './helpers.ts'
-
-const bin = resolve(import.meta.dirname, '../core/cli/bin.js')
+import { cordageBin as bin } from './bin.ts'
 
 function cordage(args: string[], cwd: string) {
   const result = spawnSync(process.execPath, [bin, ...args], { cwd, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } })

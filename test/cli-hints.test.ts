@@ -16,9 +16,9 @@ import { describe, it } from 'node:test'
 import { stringify } from 'yaml'
 import { hint, presetFlags, shellQuote, withPresetFlags } from '../core/cli/hints.ts'
 import { deskPreset, refundAnswer, tempDir } from './helpers.ts'
+import { cordageBin as bin } from './bin.ts'
 
 const root = resolve(import.meta.dirname, '..')
-const bin = join(root, 'core/cli/bin.js')
 
 /** A folder with `cordage` in it: a script that runs this checkout's binary. */
 function shim(): string {

@@ -13,9 +13,9 @@ import { Commands, parse } from '../core/cli/args.ts'
 import { nextSteps, packageName, scaffold, TemplateFiles, TemplatesDir, writeAll } from '../core/cli/init.ts'
 import { CordageError } from '../core/contracts/errors.ts'
 import { tempDir } from './helpers.ts'
+import { cordageBin as bin } from './bin.ts'
 
 const root = resolve(import.meta.dirname, '..')
-const bin = join(root, 'core/cli/bin.js')
 
 function cordage(args: string[], cwd: string) {
   const result = spawnSync(process.execPath, [bin, ...args], { cwd, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } })

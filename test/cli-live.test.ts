@@ -22,8 +22,8 @@ import { StatusLine } from '../core/cli/status-line.ts'
 import { StreamPrinter } from '../core/cli/stream.ts'
 import { deskPreset, refundAnswer, tempDir, type DeskOptions } from './helpers.ts'
 import { ProviderServer } from './servers/provider-server.ts'
+import { cordageBin as bin } from './bin.ts'
 
-const bin = resolve(import.meta.dirname, '../core/cli/bin.js')
 const root = resolve(import.meta.dirname, '..')
 const ClearLine = '\r\u001b[2K'
 const run = promisify(execFile)

@@ -12,8 +12,8 @@ import type { RunEvent } from 'cordage'
 import { main } from '../core/cli/main.ts'
 import { Commands, GlobalFlags } from '../core/cli/args.ts'
 import { deskPreset, refundAnswer, tempDir, type DeskOptions } from './helpers.ts'
+import { cordageBin as bin } from './bin.ts'
 
-const bin = resolve(import.meta.dirname, '../core/cli/bin.js')
 const root = resolve(import.meta.dirname, '..')
 
 function cordage(args: string[], cwd = root) {

@@ -17,9 +17,9 @@ import type { ScriptedModel } from '../plugins/model-scripted/index.ts'
 import type { ScriptEntry } from '../plugins/model-scripted/manifest.ts'
 import { SealedFeedback } from '../plugins/verifier-suite/check.ts'
 import { tempDir } from './helpers.ts'
+import { cordageBin as bin } from './bin.ts'
 
 const root = resolve(import.meta.dirname, '..')
-const bin = join(root, 'core/cli/bin.js')
 const preset = join(root, 'presets/coding.yml')
 const template = join(root, 'presets/coding-workspace')
 const buggy = readFileSync(join(template, 'src/cart.js'), 'utf8')

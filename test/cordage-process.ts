@@ -3,9 +3,7 @@
  * printed and how it exited. Asynchronous, so a test's own servers keep answering meanwhile.
  */
 import { spawn } from 'node:child_process'
-import { join, resolve } from 'node:path'
-
-const bin = join(resolve(import.meta.dirname, '..'), 'core/cli/bin.js')
+import { cordageBin as bin } from './bin.ts'
 
 export interface Exited {
   code: number | null

@@ -13,8 +13,8 @@ import { stringify } from 'yaml'
 import { devProcess, type Line } from './dev-process.ts'
 import { saves, type SaveStyle } from './editor-saves.ts'
 import { deskPreset, refundAnswer, tempDir } from './helpers.ts'
+import { cordageBin as bin } from './bin.ts'
 
-const bin = resolve(import.meta.dirname, '../core/cli/bin.js')
 const fixture = resolve(import.meta.dirname, 'fixtures/plugins/dev-policy')
 
 /** A temp folder with preset.yml (the desk, answering `answer`) and a writable copy of the dev-policy plugin. */

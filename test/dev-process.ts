@@ -3,9 +3,7 @@
  * edits: its stdout lines are parsed as they come, and `expect` waits for one that passes a test.
  */
 import { spawn } from 'node:child_process'
-import { resolve } from 'node:path'
-
-const bin = resolve(import.meta.dirname, '../core/cli/bin.js')
+import { cordageBin as bin } from './bin.ts'
 
 export type Line = Record<string, unknown> & { type?: string; data?: Record<string, unknown> }
 

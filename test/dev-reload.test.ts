@@ -15,9 +15,9 @@ import { DevReloader } from '../core/host/dev.ts'
 import { devProcess } from './dev-process.ts'
 import { saves } from './editor-saves.ts'
 import { deskPreset, refundAnswer, supportDesk, tempDir, type Harness } from './helpers.ts'
+import { cordageBin as bin } from './bin.ts'
 
 const fixture = resolve(import.meta.dirname, 'fixtures/plugins/dev-policy')
-const bin = resolve(import.meta.dirname, '../core/cli/bin.js')
 
 /** A writable copy of the dev-policy fixture (an ES module package of its own, outside the repository). */
 function pluginCopy(dir = tempDir('cordage-dev-')): string {

@@ -11,9 +11,7 @@ import { describe, it } from 'node:test'
 import { stringify } from 'yaml'
 import type { RunEvent } from 'cordage'
 import { refundAnswer, tempDir } from './helpers.ts'
-
-const root = resolve(import.meta.dirname, '..')
-const bin = resolve(root, 'core/cli/bin.js')
+import { cordageBin as bin } from './bin.ts'
 
 function cordage(args: string[], cwd: string) {
   const result = spawnSync(process.execPath, [bin, ...args], { cwd, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } })

@@ -12,8 +12,8 @@ import { stringify } from 'yaml'
 import type { RunEvent } from 'cordage'
 import { pluginHash } from '../core/host/plugin-hash.ts'
 import { refundAnswer, tempDir } from './helpers.ts'
+import { cordageBin as bin } from './bin.ts'
 
-const bin = resolve(import.meta.dirname, '../core/cli/bin.js')
 const greeterFixture = resolve(import.meta.dirname, 'fixtures/plugins/greeter')
 
 function cordage(args: string[], cwd: string) {

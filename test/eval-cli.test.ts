@@ -11,9 +11,9 @@ import { describe, it } from 'node:test'
 import { main } from '../core/cli/main.ts'
 import type { SuiteResult } from '../core/eval/result.ts'
 import { tempDir } from './helpers.ts'
+import { cordageBin as bin } from './bin.ts'
 
 const root = resolve(import.meta.dirname, '..')
-const bin = join(root, 'core/cli/bin.js')
 
 async function cli(args: string[]): Promise<{ code: number; out: string; err: string }> {
   const out: string[] = []

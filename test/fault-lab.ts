@@ -12,8 +12,7 @@ import { SqliteStore } from '../plugins/store-sqlite/sqlite-store.ts'
 import { PostgresStore } from '../plugins/store-postgres/postgres-store.ts'
 import { Payments, type Payment } from './fixtures/plugins/fault-desk/payments.ts'
 import { tempDir } from './helpers.ts'
-
-const bin = resolve(import.meta.dirname, '../core/cli/bin.js')
+import { cordageBin as bin } from './bin.ts'
 
 export interface LabOptions {
   script: unknown[]

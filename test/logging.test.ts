@@ -14,9 +14,9 @@ import { Cordage } from '../core/host/app.ts'
 import { loadPreset } from '../core/host/preset.ts'
 import type { CordageError } from '../core/contracts/errors.ts'
 import { tempDir } from './helpers.ts'
+import { cordageBin as bin } from './bin.ts'
 
 const root = resolve(import.meta.dirname, '..')
-const bin = resolve(import.meta.dirname, '../core/cli/bin.js')
 const chatty = resolve(root, 'test/fixtures/plugins/chatty')
 const Secret = 'sk-live-9f8e7d6c5b4a39281706'
 

@@ -8,15 +8,14 @@
 import assert from 'node:assert/strict'
 import { spawnSync } from 'node:child_process'
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
-import { dirname, join, resolve } from 'node:path'
+import { dirname, join } from 'node:path'
 import { describe, it } from 'node:test'
 import { stringify } from 'yaml'
 import type { CordageError } from 'cordage'
 import { Cordage } from '../core/host/app.ts'
 import { PluginCatalog } from '../core/host/catalog.ts'
 import { tempDir } from './helpers.ts'
-
-const bin = resolve(import.meta.dirname, '../core/cli/bin.js')
+import { cordageBin as bin } from './bin.ts'
 
 function write(file: string, text: string | object) {
   mkdirSync(dirname(file), { recursive: true })

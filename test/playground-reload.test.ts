@@ -16,15 +16,14 @@
 import assert from 'node:assert/strict'
 import { spawn } from 'node:child_process'
 import { readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { join, resolve } from 'node:path'
+import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
 import type { Browser, Page } from 'playwright-core'
 import type { RunEvent } from 'cordage'
 import { startPlayground, type Playground } from '../playground/server.ts'
 import { saves, type SaveStyle } from './editor-saves.ts'
 import { browserSkip, defaultPresetCopy, openPage, reloadPresetCopy, shots } from './playground-helpers.ts'
-
-const bin = resolve(import.meta.dirname, '../core/cli/bin.js')
+import { cordageBin as bin } from './bin.ts'
 
 /** The fixture's manifest.ts with another version and rules label: one file, so one save changes both. */
 function edited(plugin: string, version: string, rules: string, save: SaveStyle = 'inPlace'): void {

@@ -18,9 +18,9 @@ import { emptyState } from '../core/kernel/state.ts'
 import { toView } from '../core/contracts/services/tools.ts'
 import { LeakedSecret } from './fixtures/plugins/preview-desk/index.ts'
 import { indexOf, supportDesk } from './helpers.ts'
+import { cordageBin as bin } from './bin.ts'
 
 const fixture = { path: resolve(import.meta.dirname, 'fixtures/plugins/preview-desk'), config: { log: 'previews.jsonl' } }
-const bin = resolve(import.meta.dirname, '../core/cli/bin.js')
 const done = { final: 'Done.' }
 const Writes = { id: 'writes', verdict: 'ask', match: { sideEffect: ['local', 'external'] } }
 const Reads = { id: 'read-only', verdict: 'allow', match: { sideEffect: 'none' } }

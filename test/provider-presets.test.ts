@@ -11,9 +11,9 @@ import { describe, it } from 'node:test'
 import { parse } from 'yaml'
 import { tempDir } from './helpers.ts'
 import { ProviderServer, type ScriptedReply } from './servers/provider-server.ts'
+import { cordageBin as bin } from './bin.ts'
 
 const root = resolve(import.meta.dirname, '..')
-const bin = resolve(root, 'core/cli/bin.js')
 const script = parse(readFileSync(resolve(import.meta.dirname, 'servers/support-desk.yml'), 'utf8')) as ScriptedReply[]
 
 /** The binary as a child process, without blocking this process (the server answers from it). */

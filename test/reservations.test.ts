@@ -10,6 +10,7 @@ import { after, afterEach, describe, it } from 'node:test'
 import { CordageError, replay, type RunEvent } from 'cordage'
 import { available } from '../core/kernel/reservations.ts'
 import { supportDesk, type Harness } from './helpers.ts'
+import { cordageBin } from './bin.ts'
 import { open as openApp, presetFile, removeDirs, stopApps } from './sqlite-preset.ts'
 import { budgetDeskLog } from './fixtures/plugins/budget-desk/index.ts'
 
@@ -227,7 +228,7 @@ describe('reservations: subagents reserve from the parent pool', () => {
 
 describe('reservations: cordage resume --max-tokens (a real CLI process)', () => {
   after(removeDirs)
-  const bin = resolve(import.meta.dirname, '../core/cli/bin.js')
+  const bin = cordageBin
   const cordage = (args: string[]) => {
     const r = spawnSync(process.execPath, [bin, ...args], { encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } })
     return { code: r.status, stdout: r.stdout, stderr: r.stderr }

@@ -7,13 +7,12 @@
 import assert from 'node:assert/strict'
 import { spawnSync } from 'node:child_process'
 import { writeFileSync } from 'node:fs'
-import { join, resolve } from 'node:path'
+import { join } from 'node:path'
 import { describe, it } from 'node:test'
 import { stringify } from 'yaml'
 import type { RunEvent } from 'cordage'
 import { deskPreset, refundAnswer, tempDir, type DeskOptions } from './helpers.ts'
-
-const bin = resolve(import.meta.dirname, '../core/cli/bin.js')
+import { cordageBin as bin } from './bin.ts'
 
 function cordage(args: string[], cwd: string) {
   const result = spawnSync(process.execPath, [bin, ...args], { cwd, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } })

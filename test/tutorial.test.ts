@@ -12,10 +12,10 @@ import { cpSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSyn
 import { join, relative, resolve } from 'node:path'
 import { describe, it } from 'node:test'
 import { tempDir } from './helpers.ts'
+import { cordageBin as bin } from './bin.ts'
 
 const root = resolve(import.meta.dirname, '..')
 const example = join(root, 'docs/examples/library')
-const bin = join(root, 'core/cli/bin.js')
 const page = readFileSync(join(root, 'docs/guides/tutorial.md'), 'utf8')
 
 function filesUnder(dir: string): string[] {

@@ -15,7 +15,7 @@
 import assert from 'node:assert/strict'
 import { execFile } from 'node:child_process'
 import { mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
-import { basename, join, resolve } from 'node:path'
+import { basename, join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
 import fc from 'fast-check'
 import { Document, parseDocument, stringify } from 'yaml'
@@ -24,9 +24,8 @@ import { Codes, CordageError } from '../../core/contracts/errors.ts'
 import { Cordage } from '../../core/host/app.ts'
 import { BuiltinPluginsDir, PluginCatalog } from '../../core/host/catalog.ts'
 import { tempDir } from '../temp.ts'
+import { cordageBin as bin } from '../bin.ts'
 
-const root = resolve(import.meta.dirname, '../..')
-const bin = join(root, 'core/cli/bin.js')
 const work = tempDir('cordage-fuzz-')
 after(() => rmSync(work, { recursive: true, force: true }))
 

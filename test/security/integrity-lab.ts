@@ -11,10 +11,10 @@ import Database from 'better-sqlite3'
 import { stringify } from 'yaml'
 import type { RunEvent } from 'cordage'
 import { tempDir } from '../helpers.ts'
+import { cordageBin as bin } from '../bin.ts'
 
 export type StoreKind = 'sqlite' | 'postgres'
 
-const bin = resolve(import.meta.dirname, '../../core/cli/bin.js')
 const pgUrl = process.env.CORDAGE_PG_URL
 
 /** Both stores; PostgreSQL is skipped only when no server is configured outside CI (where one always is). */

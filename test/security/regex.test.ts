@@ -12,13 +12,12 @@
 import assert from 'node:assert/strict'
 import { spawnSync } from 'node:child_process'
 import { writeFileSync } from 'node:fs'
-import { join, resolve } from 'node:path'
+import { join } from 'node:path'
 import { describe, it } from 'node:test'
 import { stringify } from 'yaml'
 import type { RunEvent } from 'cordage'
 import { refundAnswer, supportDesk, tempDir } from '../helpers.ts'
-
-const bin = resolve(import.meta.dirname, '../../core/cli/bin.js')
+import { cordageBin as bin } from '../bin.ts'
 
 describe('security: patterns from presets and from the model run in linear time', () => {
   it('a policy rule with a catastrophic regex, and a crafted argument: the run ends, and the rule still decides', {

@@ -18,8 +18,8 @@ import { startPlayground, type Playground } from '../../playground/server.ts'
 import { bearer } from '../playground-helpers.ts'
 import { supportDesk, tempDir } from '../helpers.ts'
 import { Card } from '../fixtures/plugins/card-leak-desk/index.ts'
+import { cordageBin as bin } from '../bin.ts'
 
-const bin = resolve(import.meta.dirname, '../../core/cli/bin.js')
 const fixture = resolve(import.meta.dirname, '../fixtures/plugins/card-leak-desk')
 /** The card in any spacing a text could carry it in. */
 const AnyCard = new RegExp(Card.replaceAll(' ', '[ -]?'))

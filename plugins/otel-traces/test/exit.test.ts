@@ -11,12 +11,12 @@ import assert from 'node:assert/strict'
 import { spawn } from 'node:child_process'
 import { createServer } from 'node:net'
 import type { AddressInfo } from 'node:net'
-import { dirname, resolve } from 'node:path'
+import { dirname } from 'node:path'
 import { describe, it } from 'node:test'
 import { deskFile } from './desk.ts'
 import { startReceiver } from './receiver.ts'
+import { cordageBin as bin } from '../../../test/bin.ts'
 
-const bin = resolve(import.meta.dirname, '../../../core/cli/bin.js')
 /** Far below timeoutMs: a process still there then is waiting on the collector. */
 const GoneWithinMs = 15_000
 const TimeoutMs = 60_000

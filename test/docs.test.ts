@@ -72,6 +72,24 @@ describe('docs/concepts/threads.md', () => {
   })
 })
 
+describe('docs/concepts/architecture.md', () => {
+  it('shows the example phase plugin exactly as it is (test/phases.test.ts runs it)', () => {
+    const shown = blocks(doc('docs/concepts/architecture.md'), 'ts').filter((b) => b.startsWith('// file: '))
+    assert.equal(shown.length, 1)
+    const [first, ...rest] = shown[0].split('\n')
+    assert.equal(rest.join('\n'), doc(first.replace('// file: ', '')), `${first} differs from the doc`)
+  })
+
+  it('lists every phase of core/contracts/phases.ts, with its mode, in run order', async () => {
+    const { Phases } = await import('../core/contracts/phases.ts')
+    const rows = [...doc('docs/concepts/architecture.md').matchAll(/^\| `([a-z]+\/[a-z-]+)` \| (notify|serial|bail) \|/gm)]
+    assert.deepEqual(
+      rows.map((m) => [m[1], m[2]]),
+      Phases.map((p) => [p.name, p.mode]),
+    )
+  })
+})
+
 describe('docs/guides/writing-a-plugin.md', () => {
   const text = doc('docs/guides/writing-a-plugin.md')
 

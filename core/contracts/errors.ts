@@ -76,6 +76,7 @@ export const Codes = {
   invalid_arguments: { kind: 'model_semantic', text: 'the tool arguments do not match the tool input schema' },
 
   // policy and approvals
+  phase_refused: { kind: 'policy_denied', text: 'a handler of a phase refused the action' },
   policy_denied: { kind: 'policy_denied', text: 'policy denied the action' },
   approval_rejected: { kind: 'policy_denied', text: 'a human rejected the action' },
   constraint_unenforceable: {
@@ -160,6 +161,7 @@ export const Codes = {
   illegal_transition: { kind: 'internal', text: 'the run cannot move between these statuses' },
   store_corrupt: { kind: 'internal', text: 'the stored record of a run is damaged or was edited after it was written' },
   service_timeout: { kind: 'internal', text: 'a service the loop asked did not answer within its time limit' },
+  phase_failed: { kind: 'internal', text: 'a handler of a phase threw, overran or answered something the phase does not take' },
   verdict_invalid: {
     kind: 'internal',
     text: 'a deciding service (policy, guardrail, verifier, progress, compactor) answered something that does not fit its contract',

@@ -98,6 +98,7 @@ export const DefaultServiceTimeouts: Readonly<Record<TimedService, number>> = Ob
   progress: 10_000,
   compactor: 120_000,
   verifier: 600_000,
+  phases: 10_000,
 })
 
 export interface StartOptions {

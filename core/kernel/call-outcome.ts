@@ -20,6 +20,9 @@ import { KernelProducer } from './version.ts'
 import { cancelOwnChild, childWaitProblem } from './child-wait.ts'
 import type { Context } from './cordis.ts'
 import { shapeResult, type ArtifactPort } from './artifacts.ts'
+import type { ShapedResult } from '../contracts/phases.ts'
+import { jsonProblem } from '../kit/hash.ts'
+import { serial, type PhasePort } from './phases.ts'
 import { screenFailure } from './tool-texts.ts'
 
 /** After a call's outcome is recorded: nothing more, another attempt, or what the run must do next. */
@@ -44,10 +47,12 @@ export interface FinishedCall {
 }
 
 /** What recording an outcome needs of the run. */
-export interface OutcomePort extends ArtifactPort {
+export interface OutcomePort extends ArtifactPort, PhasePort {
   readonly runId: string
-  /** The agent's context: its `agents` service says whether a child a call waits on is that call's own. */
-  readonly agent: { readonly ctx: Context }
+  /** The agent's context (its `agents` service says whether a child a call waits on is that call's own), and its phases. */
+  readonly agent: PhasePort['agent'] & { readonly ctx: Context }
+  /** A run-ending error met where the outcome must still be recorded: the run ends at the next boundary. */
+  defer(error: unknown): void
   readonly rec: Recorder
   readonly signal: AbortSignal
   readonly options: { observationChars: number; handoffs: readonly string[]; artifactAboveBytes: number; keepRedacted: boolean }
@@ -72,9 +77,10 @@ export async function recordSucceeded(run: OutcomePort, c: FinishedCall, result:
     asked && !handoff
       ? `\n(The handoff to agent "${asked.agent}" was refused: this agent may hand runs to ${run.options.handoffs.length ? run.options.handoffs.join(', ') : 'no agent'}.)`
       : ''
-  // A large result is stored as an artifact before tool/end names it; a redacted one is recorded as
-  // redacted (core/kernel/artifacts.ts).
-  const shaped = await shapeResult(run, { action, tool, causation: c.startedSeq }, result, refused, observe)
+  // Plugins shape the result first (tool/before-end); a large result is then stored as an artifact
+  // before tool/end names it; a redacted one is recorded as redacted (core/kernel/artifacts.ts).
+  const phased = await beforeEnd(run, action, tool, result)
+  const shaped = await shapeResult(run, { action, tool, causation: c.startedSeq }, phased, refused, observe)
   const { observation } = shaped
   const data = {
     tool: tool.name,
@@ -98,6 +104,41 @@ export async function recordSucceeded(run: OutcomePort, c: FinishedCall, result:
     ])
   }
   return 'done'
+}
+
+/**
+ * The result as the `tool/before-end` handlers leave it (core/contracts/phases.ts). A handler that fails
+ * after the call ran cannot unrun it: the outcome is still recorded, with the result withheld, and the
+ * run ends at the next boundary (fail closed).
+ */
+async function beforeEnd(run: OutcomePort, action: ActionState, tool: Tool, result: ToolResult): Promise<ToolResult> {
+  if (!run.agent.dispatch.handlers('tool/before-end').length) return result
+  const value: ShapedResult = {
+    actionId: action.id,
+    tool: tool.name,
+    output: result.output ?? null,
+    observation: result.observation ?? observe(result.output ?? null, run.options.observationChars),
+  }
+  try {
+    const shaped = await serial(run, 'tool/before-end', value, (v) => shapedProblem(v, value))
+    return shaped === value ? result : { ...result, output: shaped.output, observation: shaped.observation }
+  } catch (error) {
+    run.defer(error)
+    return {
+      ...result,
+      output: null,
+      observation: `The result of ${tool.name} was withheld: ${(error as Error).message}. The call itself ran.`,
+    }
+  }
+}
+
+function shapedProblem(value: unknown, was: ShapedResult): string | undefined {
+  const v = value as Partial<ShapedResult> | null
+  if (!v || typeof v !== 'object') return `a tool/before-end handler returns the result ({ output, observation }), got ${typeof value}`
+  if (v.actionId !== was.actionId || v.tool !== was.tool) return 'a tool/before-end handler may not change actionId or tool'
+  if (typeof v.observation !== 'string') return 'observation must be a string'
+  const problem = jsonProblem(v.output)
+  return problem ? `output is not plain JSON: ${problem}` : undefined
 }
 
 /**

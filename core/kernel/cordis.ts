@@ -97,8 +97,16 @@ export function agentFilter(agent: string): object {
   return { [Context.filter]: (ctx: any) => ctx[AgentKey] === undefined || ctx[AgentKey] === agent }
 }
 
+/** A listener of the agent's, and the plugin that registered it (name@version, or `unknown`). */
+export interface Handler {
+  callback: (...args: any[]) => any
+  provider: string
+}
+
 export interface Dispatch {
   (event: RunEvent): void
+  /** The agent's listeners of `type` (its own and those outside any agent), in the order they were added: a phase's handlers. */
+  handlers(type: string): Handler[]
   /** True when some listener waits for one of these events: the loop then flushes early, so it sees them as they happen. */
   watched(types: readonly string[]): boolean
   /** Deliver a preview (`model/delta`) the same way: same agent filter, a throwing listener is only reported. */
@@ -133,10 +141,23 @@ export function createDispatch(ctx: Context, agent: string): Dispatch {
     deliver(event.type, event)
   }) as Dispatch
   dispatch.watched = (types) => types.some((type) => hooksOf[type]?.length)
+  dispatch.handlers = (type) => {
+    const hooks = hooksOf[type]
+    if (!hooks?.length) return NoHandlers
+    const out: Handler[] = []
+    for (const hook of hooks) {
+      const owner = hook.ctx[AgentKey]
+      if (!hook.global && owner !== undefined && owner !== agent) continue
+      out.push({ callback: hook.callback, provider: ownerOf(hook.ctx).label })
+    }
+    return out
+  }
   dispatch.preview = (type, payload) => {
     if (hooksOf[type]?.length) deliver(type, Object.freeze(payload))
   }
   return dispatch
 }
+
+const NoHandlers: Handler[] = Object.freeze([]) as unknown as Handler[]
 
 export { Context }

@@ -96,6 +96,10 @@ export function wakingWaiters(dispatch: Dispatch, waiters: RunWaiters): Dispatch
       dispatch(event)
       if (waiters.size) waiters.wake(event.runId)
     },
-    { watched: (types: readonly string[]) => waiters.size > 0 || dispatch.watched(types), preview: dispatch.preview },
+    {
+      watched: (types: readonly string[]) => waiters.size > 0 || dispatch.watched(types),
+      preview: dispatch.preview,
+      handlers: dispatch.handlers,
+    },
   )
 }

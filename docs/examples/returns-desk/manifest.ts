@@ -2,8 +2,8 @@ import { Schema } from 'cordis'
 import type { Manifest } from 'cordage'
 
 export interface Config {
-  /** Orders the desk knows, by id: amount paid and whether it arrived damaged. */
-  orders: Record<string, { amount: number; damaged: boolean }>
+  /** Orders the desk knows, by id: amount paid, whether it arrived damaged, and the customer's email. */
+  orders: Record<string, { amount: number; damaged: boolean; customer?: string }>
 }
 
 export default {
@@ -16,6 +16,7 @@ export default {
     orders: Schema.dict(Schema.object({
       amount: Schema.number().min(0).required(),
       damaged: Schema.boolean().default(false),
+      customer: Schema.string().description("The customer's email address."),
     })).default({}).description('Orders by id.'),
   }),
 } satisfies Manifest

@@ -1,0 +1,96 @@
+/**
+ * @module contracts/phases
+ * Every point of a run where a plugin may change what happens next, in run order, each with its payload
+ * and its mode. Run events (core/contracts/events.ts) report what happened; phases come before it:
+ * `tool/before-end` may rewrite a result, and only then is `tool/end` recorded.
+ *
+ * - `notify`: handlers are told; nothing they return counts.
+ * - `serial`: each handler may return a replacement of the value (or nothing, to keep it), which the
+ *   next handler sees; the kernel checks the final value before it acts on it.
+ * - `bail`: the first handler that answers `{ refuse: reason }` stops the phase, and the kernel acts on
+ *   the refusal; nothing else a handler returns counts.
+ *
+ * A plugin handles a phase with `ctx.on(name, handler)`, so the handler goes when the plugin is
+ * unplugged or swapped. The kernel runs the handlers of the run's agent only, in plugin order, each
+ * bounded in time (`serviceTimeouts.phases`, the run's deadline, cancellation). Fail closed: a handler
+ * that throws, overruns or returns a value the phase's check refuses refuses where the phase can refuse
+ * (`phase_failed` as the reason), else the run fails with `phase_failed`.
+ *
+ * @example
+ * // A domain rule: no refund above 500 without a ticket id, whatever policy says (docs/concepts/architecture.md).
+ * ctx.on('tool/before-decide', ({ tool, args }) =>
+ *   tool === 'refund' && args.amount > 500 && !args.ticketId ? { refuse: 'refunds above 500 need a ticket id' } : undefined)
+ */
+import type { RunState } from './state.ts'
+
+export type PhaseMode = 'notify' | 'serial' | 'bail'
+
+/** A bail handler's answer that stops its phase. */
+export interface Refusal {
+  refuse: string
+}
+
+/** What a handler gets besides the value: whose run it is, and a read-only view of its state. */
+export interface PhaseInfo {
+  runId: string
+  agent: string
+  state: Readonly<RunState>
+}
+
+/** A proposed call about to be judged (before the guardrail and policy see it). */
+export interface ProposedCall {
+  actionId: string
+  tool: string
+  /** The call's arguments as the tool's schema parsed them. */
+  args: unknown
+  argsHash: string
+  /** The model asked for the call's preview only (`dry_run`). */
+  dryRun?: boolean
+}
+
+/** A call's result about to be recorded in `tool/end`: what the store keeps and what the model reads. */
+export interface ShapedResult {
+  actionId: string
+  tool: string
+  /** The raw result, kept in the store. JSON. */
+  output: unknown
+  /** What the model reads next. */
+  observation: string
+}
+
+/**
+ * The phases, in run order. `mode` says how handlers are run; `value` is what they get (and, for a
+ * serial phase, what they may return instead).
+ */
+export interface PhaseTable {
+  /** After the guardrail passed a proposed call's arguments, before policy decides it. **Can veto.** */
+  'tool/before-decide': { mode: 'bail'; value: ProposedCall }
+  /** After a call returned, before its `tool/end` is recorded. **Can modify** output and observation. */
+  'tool/before-end': { mode: 'serial'; value: ShapedResult }
+}
+
+export type PhaseName = keyof PhaseTable
+export type PhaseValue<N extends PhaseName> = PhaseTable[N]['value']
+
+/** The phases in run order, with their modes: for docs, the architecture test and the playground. */
+export const Phases: readonly { name: PhaseName; mode: PhaseMode }[] = Object.freeze([
+  { name: 'tool/before-decide', mode: 'bail' },
+  { name: 'tool/before-end', mode: 'serial' },
+])
+
+/** A handler of phase `N`: a serial one may return a replacement, a bail one a refusal. */
+export type PhaseHandler<N extends PhaseName> = (
+  value: Readonly<PhaseValue<N>>,
+  info: PhaseInfo,
+) => PhaseTable[N]['mode'] extends 'serial'
+  ? PhaseValue<N> | undefined | Promise<PhaseValue<N> | undefined>
+  : PhaseTable[N]['mode'] extends 'bail'
+    ? Refusal | undefined | Promise<Refusal | undefined>
+    : void
+
+declare module 'cordis' {
+  interface Events<C> {
+    'tool/before-decide': PhaseHandler<'tool/before-decide'>
+    'tool/before-end': PhaseHandler<'tool/before-end'>
+  }
+}

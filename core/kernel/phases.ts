@@ -1,0 +1,95 @@
+/**
+ * @module phases
+ * Running a phase's handlers for one run (core/contracts/phases.ts lists the phases and their modes):
+ * the run's agent's own handlers, in plugin order, each bounded in time like a service
+ * (`serviceTimeouts.phases`, the deadline, cancellation). A phase with no handler costs one lookup.
+ * A handler that throws or returns what the phase does not take is `phase_failed`, and the caller
+ * decides what that means where it is (refuse the action, or end the run); one that overruns ends the
+ * run with `service_timeout`, as any service the loop asks.
+ */
+import { CordageError } from '../contracts/errors.ts'
+import type { PhaseInfo, PhaseName, PhaseValue } from '../contracts/phases.ts'
+import type { RunState } from '../contracts/state.ts'
+import { bounded } from './bounded.ts'
+import type { Dispatch } from './cordis.ts'
+import { isControl } from './control.ts'
+import type { ResolvedAgentOptions } from './loop-host.ts'
+
+/** What running a phase needs of the run. */
+export interface PhasePort {
+  readonly runId: string
+  readonly agent: { readonly name: string; readonly dispatch: Dispatch; readonly options: Pick<ResolvedAgentOptions, 'serviceTimeouts'> }
+  readonly view: Readonly<RunState>
+  readonly state: RunState
+  readonly signal: AbortSignal
+}
+
+/** A bail phase's outcome: the refusal's reason, or undefined when every handler let it pass. */
+export async function bail<N extends PhaseName>(run: PhasePort, name: N, value: PhaseValue<N>): Promise<string | undefined> {
+  const handlers = run.agent.dispatch.handlers(name)
+  if (!handlers.length) return undefined
+  for (const { callback, provider } of handlers) {
+    const answer = await call(run, name, provider, () => callback(value, info(run)))
+    if (answer === undefined || answer === null) continue
+    const reason = (answer as { refuse?: unknown }).refuse
+    if (typeof reason !== 'string' || !reason.trim())
+      throw failed(name, provider, `a ${name} handler answers undefined or { refuse: "reason" }, got ${shown(answer)}`)
+    return reason
+  }
+  return undefined
+}
+
+/** A serial phase's value after every handler had its say; each replacement must pass `check` (a problem, or undefined). */
+export async function serial<N extends PhaseName>(
+  run: PhasePort,
+  name: N,
+  value: PhaseValue<N>,
+  check: (value: unknown) => string | undefined,
+): Promise<PhaseValue<N>> {
+  const handlers = run.agent.dispatch.handlers(name)
+  if (!handlers.length) return value
+  let current = value
+  for (const { callback, provider } of handlers) {
+    const answer = await call(run, name, provider, () => callback(Object.freeze({ ...current }), info(run)))
+    if (answer === undefined || answer === null) continue
+    const problem = check(answer)
+    if (problem) throw failed(name, provider, problem)
+    current = answer as PhaseValue<N>
+  }
+  return current
+}
+
+function info(run: PhasePort): PhaseInfo {
+  return { runId: run.runId, agent: run.agent.name, state: run.view }
+}
+
+async function call(run: PhasePort, name: PhaseName, provider: string, handler: () => unknown): Promise<unknown> {
+  try {
+    const answer = handler()
+    if (typeof (answer as Promise<unknown> | undefined)?.then !== 'function') return answer
+    return await bounded(
+      answer as Promise<unknown>,
+      'phases',
+      provider,
+      run.agent.options.serviceTimeouts.phases,
+      run.state.deadline,
+      run.signal,
+    )
+  } catch (error) {
+    // Overrun, cancelled, past the deadline: the run ends with that code, as for any service it asks.
+    if (isControl(error) || CordageError.is(error, 'phase_failed')) throw error
+    throw failed(name, provider, (error as Error)?.message ?? String(error))
+  }
+}
+
+function failed(name: PhaseName, provider: string, why: string): CordageError {
+  return new CordageError('phase_failed', `the ${name} handler of ${provider} failed: ${why}`)
+}
+
+function shown(value: unknown): string {
+  try {
+    return JSON.stringify(value)?.slice(0, 200) ?? String(value)
+  } catch {
+    return String(value)
+  }
+}

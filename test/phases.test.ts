@@ -1,0 +1,133 @@
+/**
+ * Phases plugins can intercept (core/contracts/phases.ts, core/kernel/phases.ts): the example domain
+ * plugin of docs/concepts/architecture.md (docs/examples/refund-rules) refuses a proposal before policy
+ * and rewrites a result before it is recorded; handlers that throw, hang or answer nonsense fail closed;
+ * a handler of one agent does not reach another agent's runs.
+ */
+import assert from 'node:assert/strict'
+import { writeFileSync } from 'node:fs'
+import { join, resolve } from 'node:path'
+import { after, describe, it } from 'node:test'
+import { stringify } from 'yaml'
+import type { RunEvent } from 'cordage'
+import { Cordage } from '../core/host/app.ts'
+import { tempDir } from './helpers.ts'
+
+const root = resolve(import.meta.dirname, '..')
+const apps: Cordage[] = []
+after(async () => {
+  for (const app of apps) await app.stop()
+})
+
+const script = [
+  { tool: 'check_order', args: { orderId: 'O-7' } },
+  { tool: 'issue_refund', args: { orderId: 'O-7', amount: 40 } },
+  { final: 'Refunded 40 on O-7 (RF-1).' },
+]
+
+function agent(extra: unknown[], serviceTimeouts?: Record<string, number>) {
+  return {
+    task: 'Refund order O-7.',
+    budgets: { maxSteps: 6, maxRepairs: 0 },
+    ...(serviceTimeouts ? { serviceTimeouts } : {}),
+    model: { plugin: 'model-scripted', config: { script } },
+    plugins: [
+      'store-memory',
+      'tools-registry',
+      'context-basic',
+      { plugin: 'policy-rules', config: { default: 'allow' } },
+      {
+        path: join(root, 'docs/examples/returns-desk'),
+        config: { orders: { 'O-7': { amount: 40, damaged: true, customer: 'ann.lee@example.com' } } },
+      },
+      ...extra,
+    ],
+  }
+}
+
+async function start(agents: Record<string, unknown>): Promise<Cordage> {
+  const dir = tempDir('cordage-phases-')
+  const file = join(dir, 'preset.yml')
+  writeFileSync(file, stringify({ cordage: 1, agents }))
+  const app = await Cordage.fromPreset(file, { onError: () => {} })
+  apps.push(app)
+  return app
+}
+
+const rules = (maxRefund: number) => ({ path: join(root, 'docs/examples/refund-rules'), config: { maxRefund } })
+const rogue = (config: Record<string, string>) => ({ path: join(root, 'test/fixtures/plugins/rogue-phases'), config })
+
+async function runOf(app: Cordage, name = 'returns'): Promise<{ status: string; failureCode?: string; events: RunEvent[] }> {
+  const runtime = app.agent(name)
+  const state = await runtime.run()
+  return { status: state.status, failureCode: state.failureCode, events: await runtime.store().load(state.runId) }
+}
+
+const of = (events: RunEvent[], actionId: string) => events.filter((e) => e.actionId === actionId).map((e) => e.type)
+
+describe('phases: the example domain plugin', () => {
+  it('refuses a refund above the cap before policy is asked: nothing decided, nothing started, the model told why', async () => {
+    const { events } = await runOf(await start({ returns: agent([rules(30)]) }))
+    assert.deepEqual(of(events, 's2.a1'), ['tool/proposed', 'tool/error'])
+    const error = events.find((e) => e.type === 'tool/error' && e.actionId === 's2.a1')!
+    assert.ok(error.type === 'tool/error')
+    assert.equal(error.data.code, 'phase_refused')
+    assert.match(error.data.observation, /refunds above 30 go to finance/)
+  })
+
+  it('lets a refund under the cap go on to policy', async () => {
+    const { events } = await runOf(await start({ returns: agent([rules(100)]) }))
+    assert.deepEqual(of(events, 's2.a1'), ['tool/proposed', 'tool/decision', 'tool/start', 'tool/end'])
+  })
+
+  it('rewrites a result before tool/end is recorded: the email is in neither the output nor the observation', async () => {
+    const { events } = await runOf(await start({ returns: agent([rules(100)]) }))
+    const end = events.find((e) => e.type === 'tool/end' && e.actionId === 's1.a1')!
+    assert.ok(end.type === 'tool/end')
+    assert.deepEqual(end.data.output, { orderId: 'O-7', amount: 40, damaged: true, customer: '[email]' })
+    assert.match(end.data.observation, /\[email\]/)
+    assert.doesNotMatch(JSON.stringify(events), /ann\.lee@example\.com/)
+  })
+
+  it('applies only to the runs of the agent that has the plugin', async () => {
+    const app = await start({ returns: agent([]), strict: agent([rules(30)]) })
+    assert.deepEqual(of((await runOf(app, 'returns')).events, 's2.a1'), ['tool/proposed', 'tool/decision', 'tool/start', 'tool/end'])
+    assert.deepEqual(of((await runOf(app, 'strict')).events, 's2.a1'), ['tool/proposed', 'tool/error'])
+  })
+})
+
+describe('phases fail closed', () => {
+  for (const mode of ['throw', 'garbage'] as const) {
+    it(`refuses the call when a tool/before-decide handler answers with ${mode === 'throw' ? 'an exception' : 'something that is not a refusal'}`, async () => {
+      const { events } = await runOf(await start({ returns: agent([rogue({ decide: mode })]) }))
+      const error = events.find((e) => e.type === 'tool/error' && e.actionId === 's1.a1')!
+      assert.ok(error.type === 'tool/error')
+      assert.equal(error.data.code, 'phase_failed')
+      assert.match(error.data.observation, /tool\/before-decide handler of rogue-phases@1\.0\.0 failed/)
+      assert.equal(of(events, 's1.a1').includes('tool/start'), false)
+    })
+  }
+
+  it('ends the run with service_timeout when a handler does not answer in time', async () => {
+    const run = await runOf(await start({ returns: agent([rogue({ decide: 'hang' })], { phases: 200 }) }))
+    assert.equal(run.status, 'FAILED')
+    assert.equal(run.failureCode, 'service_timeout')
+    assert.equal(of(run.events, 's1.a1').includes('tool/start'), false)
+  })
+
+  for (const mode of ['throw', 'garbage', 'rename'] as const) {
+    it(`records the call's outcome with its result withheld, then fails the run, when a tool/before-end handler ${mode === 'rename' ? 'changes the call it is about' : mode === 'throw' ? 'throws' : 'answers nonsense'}`, async () => {
+      const run = await runOf(await start({ returns: agent([rogue({ end: mode })]) }))
+      const end = run.events.find((e) => e.type === 'tool/end' && e.actionId === 's1.a1')!
+      assert.ok(end.type === 'tool/end')
+      assert.equal(end.data.output, null)
+      assert.match(
+        end.data.observation,
+        /^The result of check_order was withheld: .*tool\/before-end handler of rogue-phases@1\.0\.0 failed/,
+      )
+      assert.equal(run.status, 'FAILED')
+      assert.equal(run.failureCode, 'phase_failed')
+      assert.doesNotMatch(JSON.stringify(run.events), /ann\.lee@example\.com/)
+    })
+  }
+})

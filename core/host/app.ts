@@ -410,8 +410,12 @@ export class Cordage {
   /** Dispose every agent's plugins (after their runs pause or end). */
   async stop(): Promise<void> {
     await this.pinnedRuns.stop()
+    // Every agent's runs pause or end before any agent goes: a run of one may still reach another's
+    // (a parent woken by its child re-attaches to the child's agent), in whatever order they loaded.
+    const agents = () => [...this.loaded.values()]
+    do await Promise.all(agents().map((a) => a.runtime.idle()))
+    while (agents().some((a) => a.runtime.running().length))
     for (const [name, agent] of this.loaded) {
-      await agent.runtime.idle()
       if (this.storesOnly.has(name)) this.pinnedRuns.unplug(agent)
       else for (const p of [...agent.plugins].reverse()) unplug(agent.ctx, name, p, 'stop')
     }

@@ -45,7 +45,7 @@ export function hint(command: string, args: string[], flags: Flags, tail = '', s
 /** The commands a message may suggest, and the words that may follow one (ids, placeholders, flags with their value). */
 const Suggested = new RegExp(
   String.raw`(?<![\w./-])(?:npx )?cordage (approve|reject|resume|reconcile|cancel|verify|events|effects|artifacts|grants|revoke|thread|runs|lock)` +
-    String.raw`((?: (?:run_\w+|s\d+\.a\d+|[A-Z][A-Z_]*|\.\.\.|"[^"]*"|--[a-z][\w-]*(?:\|--[a-z][\w-]*)*(?: (?:[A-Z][A-Z_]*|\.\.\.|"[^"]*"))?)(?![\w-]))*)`,
+    String.raw`((?: (?:run_\w+(?:\.s\d+\.a\d+)*|s\d+\.a\d+|[A-Z][A-Z_]*|\.\.\.|"[^"]*"|--[a-z][\w-]*(?:\|--[a-z][\w-]*)*(?: (?:[A-Z][A-Z_]*|\.\.\.|"[^"]*"|(?<=--(?:agent|by|scope) )[a-z][\w.-]*))?)(?![\w-]))*)`,
   'g',
 )
 

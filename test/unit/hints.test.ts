@@ -14,6 +14,13 @@ describe('withPresetFlags', () => {
     )
   })
 
+  it("keeps a child run's id whole (the parent's id, a dot, its call)", () => {
+    assert.equal(
+      withPresetFlags('or cancel it (cordage cancel run_ab12.s1.a1 --agent helper) first', flags, 'cordage'),
+      `or cancel it (cordage cancel run_ab12.s1.a1 --agent helper --preset ${preset}) first`,
+    )
+  })
+
   it('leaves a usage synopsis as it is: it is not a command to copy', () => {
     const usage = 'usage: cordage effects RUN [--preset FILE] [--json]'
     assert.equal(withPresetFlags(`"effects" takes RUN, got none; ${usage}`, flags, 'cordage'), `"effects" takes RUN, got none; ${usage}`)

@@ -9,3 +9,10 @@ import { resolve } from 'node:path'
 export const root = resolve(import.meta.dirname, '..')
 
 export const cordageBin = process.env.CORDAGE_TEST_BIN || resolve(root, 'core/cli/bin.js')
+
+/**
+ * The binary of the sources, always: for a test that goes on, in a process, with runs it started in
+ * its own (from the sources). The compiled plugins hash differently from their sources, so the
+ * compiled binary would see every such run as started under other plugins (version drift).
+ */
+export const sourceBin = resolve(root, 'core/cli/bin.js')

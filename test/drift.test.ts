@@ -12,7 +12,7 @@ import { stringify } from 'yaml'
 import type { RunEvent } from 'cordage'
 import { pluginHash } from '../core/host/plugin-hash.ts'
 import { refundAnswer, tempDir } from './helpers.ts'
-import { cordageBin as bin } from './bin.ts'
+import { sourceBin as bin } from './bin.ts'
 
 const greeterFixture = resolve(import.meta.dirname, 'fixtures/plugins/greeter')
 

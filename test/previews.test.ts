@@ -18,7 +18,7 @@ import { emptyState } from '../core/kernel/state.ts'
 import { toView } from '../core/contracts/services/tools.ts'
 import { LeakedSecret } from './fixtures/plugins/preview-desk/index.ts'
 import { indexOf, supportDesk } from './helpers.ts'
-import { cordageBin as bin } from './bin.ts'
+import { sourceBin as bin } from './bin.ts'
 
 const fixture = { path: resolve(import.meta.dirname, 'fixtures/plugins/preview-desk'), config: { log: 'previews.jsonl' } }
 const done = { final: 'Done.' }

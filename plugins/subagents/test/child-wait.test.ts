@@ -191,7 +191,8 @@ describe('a parent waits for a child that waits for a person', () => {
     const approved = await cli(['approve', childId, 's1.a1', '--preset', file])
     assert.equal(approved.code, 0, approved.err)
     assert.match(approved.err, new RegExp(`child of run ${parent.runId} \\(agent lead, call s1\\.a1\\)`))
-    assert.equal((await app.agent('lead').load(parent.runId)).status, 'COMPLETED')
+    const leadState = await app.agent('lead').load(parent.runId)
+    assert.equal(leadState.status, 'COMPLETED', `${leadState.failureCode}: ${leadState.reason}`)
 
     // A run that ends up waiting on its child says so, with the child's commands.
     const ran = await cli(['run', '--preset', file, '--agent', 'lead', '--task', 'note it again'])

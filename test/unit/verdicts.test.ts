@@ -73,6 +73,23 @@ describe('checkPolicyDecision', () => {
   })
 })
 
+describe('checkPolicyDecision: a constrained allow', () => {
+  const allow = (constraints: unknown) => checkPolicyDecision({ verdict: 'allow', ruleId: 'r', reason: 'x', constraints })
+
+  it('passes a pathPrefix relative to the workspace root', () => {
+    for (const pathPrefix of ['src/', 'src', 'a/b/c.ts', './src', 'docs/C:/x'])
+      assert.deepEqual(value(allow({ pathPrefix })).constraints, { pathPrefix })
+  })
+
+  it('refuses an absolute pathPrefix, POSIX or Windows (a drive too): the tools hold it relative to the workspace root', () => {
+    for (const pathPrefix of ['/', '/etc', '/home/me/project/src', '\\server\\share', '\\Windows', 'C:\\Windows', 'c:/x', 'C:', 'D:src'])
+      assert.equal(
+        problem(allow({ pathPrefix })),
+        `constraints.pathPrefix must be relative to the workspace root (such as "src/"), got ${JSON.stringify(pathPrefix)}`,
+      )
+  })
+})
+
 describe('checkGuardVerdict', () => {
   it('passes pass, block and redact with what each needs', () => {
     assert.deepEqual(value(checkGuardVerdict({ action: 'pass', guard: 'ignored' })), { action: 'pass' })

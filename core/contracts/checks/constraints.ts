@@ -38,10 +38,16 @@ export function checkConstraints(value: unknown): CheckedConstraints {
   return { ok: true, value: out }
 }
 
-/** What is wrong with a path prefix, or undefined: a non-empty string, without a `..` segment or a NUL. */
+/**
+ * What is wrong with a path prefix, or undefined: a non-empty string, without a `..` segment or a NUL,
+ * relative to the workspace root. An absolute one (POSIX or Windows, or one on a Windows drive) names
+ * no folder of the workspace: the tools would refuse every call at run time (cordage/kit
+ * resolvePathWithin), so the decision is refused here already, whichever system the run is on.
+ */
 export function pathProblem(value: unknown): string | undefined {
   if (typeof value !== 'string' || value.length === 0) return `must be a non-empty string, got ${describe(value)}`
   if (value.includes('\0')) return 'must not hold a NUL character'
   if (value.split(/[\\/]/).includes('..')) return `must not hold a ".." segment, got ${describe(value)}`
+  if (/^([\\/]|[A-Za-z]:)/.test(value)) return `must be relative to the workspace root (such as "src/"), got ${describe(value)}`
   return undefined
 }

@@ -18,7 +18,7 @@ export * from './kernel/parallel.ts'
 export { checkPreview, renderPreview, PreviewLimits, type Preview, type PreviewOutcome } from './kernel/preview.ts'
 export * from './kernel/state.ts'
 export * from './contracts/manifest.ts'
-export { handover, swapState, type Handover, type SwapState } from './kernel/swap-state.ts'
+export { handover, swapState, type Handover, type SwapState } from './kit/swap-state.ts'
 export * from './contracts/versions.ts'
 // The runtime's class is the host's to build (it hands it the store writer): plugins get its type only.
 export {

@@ -15,10 +15,11 @@ export * from './kit/index.ts'
 export { redeemTicket, type Ticket, type Grant, type CallBinding } from './kernel/ticket.ts'
 export * from './kernel/tool.ts'
 export * from './kernel/parallel.ts'
-export { checkPreview, renderPreview, PreviewLimits, type Preview, type PreviewOutcome } from './kernel/preview.ts'
+export { checkPreview, renderPreview, PreviewLimits } from './contracts/checks/preview.ts'
+export type { Preview, PreviewOutcome } from './kernel/preview.ts'
 export * from './kernel/state.ts'
 export * from './contracts/manifest.ts'
-export { handover, swapState, type Handover, type SwapState } from './kernel/swap-state.ts'
+export { handover, swapState, type Handover, type SwapState } from './kit/swap-state.ts'
 export * from './contracts/versions.ts'
 // The runtime's class is the host's to build (it hands it the store writer): plugins get its type only.
 export {

@@ -105,6 +105,7 @@ describe('constrained allows: the attacker path (a policy answering constraints 
     ['constraints on an ask', { verdict: 'ask', ruleId: 'r', reason: 'x', approvers: ['*'], constraints: { maxAmount: 10 } }],
     ['constraints on a deny', { verdict: 'deny', ruleId: 'r', reason: 'x', constraints: { maxAmount: 10 } }],
     ['a pathPrefix with ..', { verdict: 'allow', ruleId: 'r', reason: 'x', constraints: { pathPrefix: 'src/../../etc' } }],
+    ['an absolute pathPrefix', { verdict: 'allow', ruleId: 'r', reason: 'x', constraints: { pathPrefix: '/etc' } }],
     ['a timeLimitMs of 0', { verdict: 'allow', ruleId: 'r', reason: 'x', constraints: { timeLimitMs: 0 } }],
     ['constraints that are not an object', { verdict: 'allow', ruleId: 'r', reason: 'x', constraints: 'none' }],
   ]

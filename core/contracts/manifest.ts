@@ -33,6 +33,12 @@ export interface Manifest {
  * The context a Cordage plugin's `apply` receives: the agent's cordis context (its services are that
  * agent's own), with what the host adds to it.
  */
+/**
+ * Marks an agent's context (the kernel's createAgentContext sets it to the agent's name): hooks
+ * registered under it only receive that agent's run events, and a plugin's swap state is the agent's.
+ */
+export const AgentKey: unique symbol = Symbol.for('cordage.agent')
+
 export interface PluginContext extends Context {
   /**
    * The absolute folder of the preset file the agent was loaded from (the file named, when it

@@ -17,7 +17,7 @@ import { isControl } from './control.ts'
 import type { Next } from './effects.ts'
 import type { LoopHost, TimedService } from './loop-host.ts'
 import type { EventIds, Recorder } from './recorder.ts'
-import { checkProjection, type CheckedMessages } from './verdicts.ts'
+import { checkProjection, type CheckedMessages } from '../contracts/checks/context.ts'
 
 /** What projecting the context needs of the run. */
 export interface ContextPort {

@@ -13,9 +13,8 @@
 import { Context, symbols } from 'cordis'
 import type { ModelDeltaEvent, RunEvent } from '../contracts/events.ts'
 import { deepFreeze } from '../kit/freeze.ts'
-
-/** Marks an agent's context; hooks registered under it only receive that agent's run events. */
-export const AgentKey: unique symbol = Symbol.for('cordage.agent')
+import { AgentKey } from '../contracts/manifest.ts'
+export { AgentKey }
 
 /** The kernel's service names. Each agent gets its own provider of each (isolated contexts). */
 export const ServiceNames = [

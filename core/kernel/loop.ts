@@ -36,7 +36,7 @@ import type { ToolCall } from './tool-call.ts'
 import type { LoopHost, TimedService } from './loop-host.ts'
 import { KernelProducer } from './version.ts'
 import { bounded } from './bounded.ts'
-import type { CheckedMessages } from './verdicts.ts'
+import type { CheckedMessages } from '../contracts/checks/context.ts'
 import { readStepServices, type StepServices } from './step-services.ts'
 
 import { callModel } from './model-call.ts'

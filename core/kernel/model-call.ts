@@ -18,7 +18,7 @@ import type { ServiceEntry } from './cordis.ts'
 import type { Next } from './effects.ts'
 import type { LoopHost } from './loop-host.ts'
 import type { EventIds, Recorder } from './recorder.ts'
-import { plainResponse } from './verdicts.ts'
+import { plainResponse } from '../contracts/checks/model.ts'
 import { KernelProducer } from './version.ts'
 
 const StepStartEvents = ['step/start', 'step/context', 'step/model-request'] as const

@@ -14,7 +14,7 @@ import type { ServiceEntry } from './cordis.ts'
 import type { Checkpoint, Next, PauseDetail } from './effects.ts'
 import type { TimedService } from './loop-host.ts'
 import type { EventIds, Recorder } from './recorder.ts'
-import { checkProgressVerdict } from './verdicts.ts'
+import { checkProgressVerdict } from '../contracts/checks/progress.ts'
 
 /** What asking about progress needs of the run. */
 export interface ProgressPort {

@@ -6,45 +6,8 @@
  */
 import { CordageError } from '../contracts/errors.ts'
 import { redeemTicket } from './ticket.ts'
-import type { ArgSchema, ConstraintName, Footprint, PreviewIO, SideEffect, Tool, ToolIO, ToolResult } from '../contracts/services/tools.ts'
-import type { Preview } from '../contracts/data.ts'
-
-export interface ToolDefinition<A> {
-  /** Letters, digits, `_` and `-`, starting with a letter, at most 64 characters (what providers accept). */
-  name: string
-  description: string
-  /** zod schema (or anything with `safeParse`) for the arguments. */
-  input: ArgSchema<A> & { toJSONSchema?(): Record<string, unknown> }
-  /** JSON Schema shown to the model; derived from `input` when it is a zod 4 schema. */
-  inputSchema?: Record<string, unknown>
-  sideEffect: SideEffect
-  idempotent?: boolean
-  timeoutMs?: number
-  needsApproval?: boolean
-  retries?: number
-  tags?: string[]
-  /** A result whose JSON is larger than this many bytes is stored as an artifact (default: the agent's). */
-  artifactAboveBytes?: number
-  /**
-   * The tool body. Receives validated arguments. Throw CordageError `tool_failed` with a message the
-   * model can act on for bad input, `tool_unavailable` when what it calls is down.
-   */
-  run(args: A, io: ToolIO): Promise<ToolResult> | ToolResult
-  /** Derive the idempotency key from the arguments (see Tool.idempotencyKey). */
-  idempotencyKey?(args: A): string
-  /** Find out whether an unrecorded effect happened (see Tool.reconcile). */
-  reconcile?: Tool['reconcile']
-  /** What a call reads and writes, so calls of one step can run side by side (see Tool.footprint). */
-  footprint?(args: A): Footprint
-  /** What a call would do, without doing it (see Tool.preview); gets the arguments as the schema parsed them. */
-  preview?(args: A, io: PreviewIO): Promise<Preview> | Preview
-  /** The constraints of a constrained allow this tool holds, from `io.constraints` (see Tool.enforces). */
-  enforces?: readonly ConstraintName[]
-  /** What one call may cost the run at most, reserved before it starts (see Tool.cost). */
-  cost?: { tokens?: number; costUsd?: number }
-}
-
-const NamePattern = /^[a-zA-Z][a-zA-Z0-9_-]{0,63}$/
+import type { Tool, ToolDefinition } from '../contracts/services/tools.ts'
+import { checkDefinition, onParsed, previewOnParsed } from '../contracts/checks/tool.ts'
 
 /** The fields policy, the ledger and the loop rely on, as each tool was defined: by its `invoke`. */
 type Defined = Readonly<
@@ -112,46 +75,6 @@ export function defineTool<A>(def: ToolDefinition<A>): Tool {
     }),
   )
   return tool
-}
-
-/** A definition's name and side-effect class, checked before the tool exists. */
-function checkDefinition(def: Pick<ToolDefinition<unknown>, 'name' | 'sideEffect' | 'artifactAboveBytes'>): void {
-  const above = def.artifactAboveBytes
-  if (above !== undefined && !(Number.isSafeInteger(above) && above > 0)) {
-    throw new CordageError(
-      'invalid_input',
-      `tool "${def.name}": artifactAboveBytes must be a whole number of bytes of at least 1, got ${JSON.stringify(above)}`,
-    )
-  }
-  if (!NamePattern.test(def.name)) {
-    throw new CordageError(
-      'invalid_input',
-      `tool name "${def.name}" must match ${NamePattern} (letters, digits, _ and -, starting with a letter)`,
-    )
-  }
-  if (!['none', 'local', 'external'].includes(def.sideEffect)) {
-    throw new CordageError(
-      'invalid_input',
-      `tool "${def.name}": sideEffect must be none, local or external, got ${JSON.stringify(def.sideEffect)}`,
-    )
-  }
-}
-
-/** `fn` of the arguments as the tool's schema parses them; `fallback` for arguments it refuses. */
-function onParsed<A, R>(input: ToolDefinition<A>['input'], fn: (args: A) => R, fallback: R): (args: unknown) => R {
-  return (args: unknown) => {
-    const parsed = input.safeParse(args)
-    return parsed.success ? fn(parsed.data) : fallback
-  }
-}
-
-/** The definition's preview, of the arguments as the schema parses them (arguments it refuses are the preview's failure). */
-function previewOnParsed<A>(name: string, input: ToolDefinition<A>['input'], preview: NonNullable<ToolDefinition<A>['preview']>) {
-  return async (args: unknown, io: PreviewIO): Promise<Preview> => {
-    const parsed = input.safeParse(args)
-    if (!parsed.success) throw new CordageError('invalid_arguments', `arguments for ${name} do not match its schema`)
-    return await preview(parsed.data, io)
-  }
 }
 
 /**

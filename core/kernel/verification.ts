@@ -18,7 +18,8 @@ import type { Next } from './flow.ts'
 import type { LoopHost, TimedService } from './loop-host.ts'
 import type { EventIds, Recorder } from './recorder.ts'
 import { KernelProducer } from './version.ts'
-import { checkGuardVerdict, checkVerifyResult } from './verdicts.ts'
+import { checkGuardVerdict } from '../contracts/checks/guardrail.ts'
+import { checkVerifyResult } from '../contracts/checks/verifier.ts'
 import { isControl } from './control.ts'
 
 export const Pass: GuardVerdict = { action: 'pass' }

@@ -166,8 +166,8 @@ function show(root: string, path: string): string {
 }
 
 function prefixPath(root: string, given: string): { given: string; path: string; shown: string } {
-  // The kernel refuses a prefix with `..` or a NUL; an absolute one it lets through, so it is refused
-  // here: it would name a folder outside the workspace, where nothing may be touched anyway.
+  // The kernel refuses such a prefix in the decision already (core/contracts/checks/constraints.ts); it
+  // is refused here again for a tool called outside a run's loop (a test, an embedding's own loop).
   if (typeof given !== 'string' || given.length === 0 || given.includes('\0') || isAbsolute(given) || given.split(/[\\/]/).includes('..'))
     throw new CordageError(
       'tool_failed',

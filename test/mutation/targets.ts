@@ -39,11 +39,24 @@ export const Targets: Target[] = [
   { name: 'core/kit/match.ts', mutate: whole('core/kit/match.ts'), tests: ['test/unit/match.test.ts', 'test/unit/match.property.test.ts'] },
   { name: 'core/kit/glob.ts', mutate: whole('core/kit/glob.ts'), tests: ['test/unit/glob.test.ts', 'test/unit/match.property.test.ts'] },
   { name: 'core/kit/regex.ts', mutate: whole('core/kit/regex.ts'), tests: ['test/unit/regex.test.ts'] },
-  { name: 'core/kernel/tool.ts', mutate: whole('core/kernel/tool.ts'), tests: ['test/unit/tool.test.ts'] },
+  {
+    // defineTool, and the check of a definition it runs first.
+    name: 'core/kernel/tool.ts',
+    mutate: () => ['core/kernel/tool.ts', 'core/contracts/checks/tool.ts'],
+    tests: ['test/unit/tool.test.ts'],
+  },
   { name: 'core/kernel/grants.ts', mutate: whole('core/kernel/grants.ts'), tests: ['test/unit/grants.test.ts'] },
   { name: 'core/kernel/status.ts', mutate: whole('core/kernel/status.ts'), tests: ['test/unit/status.test.ts', 'test/state.test.ts'] },
   { name: 'core/kernel/budget.ts', mutate: whole('core/kernel/budget.ts'), tests: ['test/unit/budget.test.ts'] },
-  { name: 'core/kernel/verdicts.ts', mutate: whole('core/kernel/verdicts.ts'), tests: ['test/unit/verdicts.test.ts'] },
+  {
+    // The checks of what deciding services answer, one file per contract, and what they share.
+    name: 'core/contracts/checks',
+    mutate: () => [
+      'core/contracts/check.ts',
+      ...['policy', 'guardrail', 'verifier', 'progress', 'context', 'model'].map((c) => `core/contracts/checks/${c}.ts`),
+    ],
+    tests: ['test/unit/verdicts.test.ts'],
+  },
   { name: 'core/kit/secrets.ts', mutate: whole('core/kit/secrets.ts'), tests: ['test/unit/secrets.test.ts'] },
   {
     name: 'core/kernel/store-writer.ts',

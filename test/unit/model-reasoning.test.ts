@@ -7,7 +7,7 @@ import { describe, it } from 'node:test'
 import { checkResponse, type ModelResponse } from '../../core/contracts/services/model.ts'
 import type { Decision } from '../../core/contracts/data.ts'
 import type { TranscriptEntry } from '../../core/contracts/state.ts'
-import { plainResponse } from '../../core/kernel/verdicts.ts'
+import { plainResponse } from '../../core/contracts/checks/model.ts'
 import { transcriptMessage } from '../../core/kit/transcript.ts'
 
 const usage = { inputTokens: 1, outputTokens: 1, costUsd: 0 }

@@ -1,5 +1,5 @@
 /**
- * core/kernel/tool.ts: defineTool checks what a tool claims, fills in safe defaults, and closes the body
+ * core/kernel/tool.ts: defineTool checks what a tool claims (core/contracts/checks/tool.ts), fills in safe defaults, and closes the body
  * behind a ticket; asDefined gives the loop the contract a tool was defined with, whatever a registry
  * copy says. This file claims the kernel's ticket issuer itself (core/kernel/effects.ts is not loaded here).
  */
@@ -9,8 +9,8 @@ import { z } from 'zod'
 import { hashArgs } from '../../core/kit/hash.ts'
 import { claimTicketIssuer, TicketBook, type Grant } from '../../core/kernel/ticket.ts'
 import * as toolModule from '../../core/kernel/tool.ts'
-import { asDefined, defineTool, type ToolDefinition } from '../../core/kernel/tool.ts'
-import type { Tool } from '../../core/contracts/services/tools.ts'
+import { asDefined, defineTool } from '../../core/kernel/tool.ts'
+import type { Tool, ToolDefinition } from '../../core/contracts/services/tools.ts'
 
 const issue = claimTicketIssuer()
 const input = z.object({ id: z.string(), note: z.string().default('none') })

@@ -1,18 +1,16 @@
 /**
- * core/kernel/verdicts.ts: what deciding services answer is checked strictly, field by field, and the loop acts
+ * core/contracts/checks/: what deciding services answer is checked strictly, field by field, and the loop acts
  * on a clean copy built from the answer's own properties.
  */
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import {
-  checkGuardVerdict,
-  checkPolicyDecision,
-  checkProgressVerdict,
-  checkProjection,
-  checkVerifyResult,
-  plainResponse,
-  type Checked,
-} from '../../core/kernel/verdicts.ts'
+import type { Checked } from '../../core/contracts/check.ts'
+import { checkGuardVerdict } from '../../core/contracts/checks/guardrail.ts'
+import { plainResponse } from '../../core/contracts/checks/model.ts'
+import { checkPolicyDecision } from '../../core/contracts/checks/policy.ts'
+import { checkProgressVerdict } from '../../core/contracts/checks/progress.ts'
+import { checkProjection } from '../../core/contracts/checks/context.ts'
+import { checkVerifyResult } from '../../core/contracts/checks/verifier.ts'
 import type { ModelResponse } from '../../core/contracts/services/model.ts'
 
 const problem = <T>(c: Checked<T>) => (c.ok ? undefined : c.problem)
@@ -72,6 +70,23 @@ describe('checkPolicyDecision', () => {
     }
     assert.equal(value(checkPolicyDecision(answer)).verdict, 'deny')
     assert.equal(reads, 1)
+  })
+})
+
+describe('checkPolicyDecision: a constrained allow', () => {
+  const allow = (constraints: unknown) => checkPolicyDecision({ verdict: 'allow', ruleId: 'r', reason: 'x', constraints })
+
+  it('passes a pathPrefix relative to the workspace root', () => {
+    for (const pathPrefix of ['src/', 'src', 'a/b/c.ts', './src', 'docs/C:/x'])
+      assert.deepEqual(value(allow({ pathPrefix })).constraints, { pathPrefix })
+  })
+
+  it('refuses an absolute pathPrefix, POSIX or Windows (a drive too): the tools hold it relative to the workspace root', () => {
+    for (const pathPrefix of ['/', '/etc', '/home/me/project/src', '\\server\\share', '\\Windows', 'C:\\Windows', 'c:/x', 'C:', 'D:src'])
+      assert.equal(
+        problem(allow({ pathPrefix })),
+        `constraints.pathPrefix must be relative to the workspace root (such as "src/"), got ${JSON.stringify(pathPrefix)}`,
+      )
   })
 })
 

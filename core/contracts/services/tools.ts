@@ -199,6 +199,45 @@ declare module 'cordis' {
   }
 }
 
+/**
+ * What {@link defineTool} (core/kernel/tool.ts) builds a tool from: the tool's contract, its schema and
+ * its body. The definition is checked before the tool exists (core/contracts/checks/tool.ts).
+ */
+export interface ToolDefinition<A> {
+  /** Letters, digits, `_` and `-`, starting with a letter, at most 64 characters (what providers accept). */
+  name: string
+  description: string
+  /** zod schema (or anything with `safeParse`) for the arguments. */
+  input: ArgSchema<A> & { toJSONSchema?(): Record<string, unknown> }
+  /** JSON Schema shown to the model; derived from `input` when it is a zod 4 schema. */
+  inputSchema?: Record<string, unknown>
+  sideEffect: SideEffect
+  idempotent?: boolean
+  timeoutMs?: number
+  needsApproval?: boolean
+  retries?: number
+  tags?: string[]
+  /** A result whose JSON is larger than this many bytes is stored as an artifact (default: the agent's). */
+  artifactAboveBytes?: number
+  /**
+   * The tool body. Receives validated arguments. Throw CordageError `tool_failed` with a message the
+   * model can act on for bad input, `tool_unavailable` when what it calls is down.
+   */
+  run(args: A, io: ToolIO): Promise<ToolResult> | ToolResult
+  /** Derive the idempotency key from the arguments (see Tool.idempotencyKey). */
+  idempotencyKey?(args: A): string
+  /** Find out whether an unrecorded effect happened (see Tool.reconcile). */
+  reconcile?: Tool['reconcile']
+  /** What a call reads and writes, so calls of one step can run side by side (see Tool.footprint). */
+  footprint?(args: A): Footprint
+  /** What a call would do, without doing it (see Tool.preview); gets the arguments as the schema parsed them. */
+  preview?(args: A, io: PreviewIO): Promise<Preview> | Preview
+  /** The constraints of a constrained allow this tool holds, from `io.constraints` (see Tool.enforces). */
+  enforces?: readonly ConstraintName[]
+  /** What one call may cost the run at most, reserved before it starts (see Tool.cost). */
+  cost?: { tokens?: number; costUsd?: number }
+}
+
 /** What the model sees of a tool, and nothing more. */
 export function toView(tool: ToolView): ToolView {
   return { name: tool.name, description: tool.description, inputSchema: tool.inputSchema }

@@ -1,10 +1,12 @@
 /**
- * @module swap-state
+ * @module kit/swap-state
  * State a plugin hands to its next version when it is swapped (a hot reload in `cordage dev`, or
  * `Cordage.swap` to another version of the same plugin). A plugin is disposed and applied from scratch
- * on a swap, so anything it keeps in memory is lost unless it says what to keep. The kernel owns the
- * hand-over: it asks the old version for a snapshot at a step boundary, copies it (plain data only),
- * and gives it to the new version while that version starts.
+ * on a swap, so anything it keeps in memory is lost unless it says what to keep. The host does the
+ * hand-over (core/host/app.ts swap) while the kernel's step gate holds every run of the agent at a step
+ * boundary: it asks the old version for a snapshot, copies it (plain data only), and gives it to the
+ * new version while that version starts. `cordage` exports the plugin's side ({@link swapState}), so
+ * it sits below the kernel rather than in the host; this file is not part of `cordage/kit`.
  *
  * @example
  * export default definePlugin(manifest, (ctx) => {
@@ -16,7 +18,7 @@
  * })
  */
 import type { Context } from 'cordis'
-import { AgentKey } from './cordis.ts'
+import { AgentKey } from '../contracts/manifest.ts'
 
 export interface SwapState<S = unknown> {
   /**

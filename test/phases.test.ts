@@ -108,6 +108,15 @@ describe('phases fail closed', () => {
     })
   }
 
+  it('gives handlers a sealed copy: one that edits the arguments it was shown changes nothing the handlers after it see', async () => {
+    // rogue shrinks the refund's amount to 1 on what it was shown; the cap of 30 must still see 40.
+    const { events } = await runOf(await start({ returns: agent([rogue({ decide: 'mutate' }), rules(30)]) }))
+    assert.deepEqual(of(events, 's2.a1'), ['tool/proposed', 'tool/error'])
+    const error = events.find((e) => e.type === 'tool/error' && e.actionId === 's2.a1')
+    assert.ok(error?.type === 'tool/error')
+    assert.equal(error.data.code, 'phase_refused')
+  })
+
   it('ends the run with service_timeout when a handler does not answer in time', async () => {
     const run = await runOf(await start({ returns: agent([rogue({ decide: 'hang' })], { phases: 200 }) }))
     assert.equal(run.status, 'FAILED')

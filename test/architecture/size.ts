@@ -91,10 +91,17 @@ export function units(source: ts.SourceFile, file: string): Unit[] {
 }
 
 /** The kernel's budgets (issue 28): over any of them, `npm run size -- --check` fails, and so does CI. */
-export const KernelBudgets = { lines: 2500, fileLines: 250, classLines: 300, functionLines: 60 } as const
+export interface Budgets {
+  lines: number
+  fileLines: number
+  classLines: number
+  functionLines: number
+}
+
+export const KernelBudgets: Readonly<Budgets> = { lines: 2500, fileLines: 250, classLines: 300, functionLines: 60 }
 
 /** Each way the kernel is over its budgets, in words; empty when it is within them. */
-export function budgetProblems(root: string, budgets = KernelBudgets): string[] {
+export function budgetProblems(root: string, budgets: Readonly<Budgets> = KernelBudgets): string[] {
   const problems: string[] = []
   let total = 0
   for (const file of ['core/kernel', 'core/index.ts'].flatMap((p) => files(root, p))) {

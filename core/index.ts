@@ -8,7 +8,6 @@ export * from './contracts/errors.ts'
 export * from './kernel/status.ts'
 export * from './contracts/events.ts'
 export * from './kernel/budget.ts'
-export * from './kernel/grants.ts'
 // The plugin author's kit (also `cordage/kit`): helpers that depend on the contracts only.
 export * from './kit/index.ts'
 // Issuing tickets is the kernel's alone (core/kernel/ticket.ts): only the types and the check a tool makes are public.

@@ -185,7 +185,12 @@ describe('threads: a series of runs, one per turn', () => {
   })
 
   it('an approval for the run given in turn 1 does not reach turn 2: turn 2 asks again', async () => {
-    const desk = await supportDesk({ script: [followup('T-1'), followup('T-2'), { final: 'Noted.' }], rules, verifier: { minCount: 0 } })
+    const desk = await supportDesk({
+      script: [followup('T-1'), followup('T-2'), { final: 'Noted.' }],
+      rules,
+      verifier: { minCount: 0 },
+      plugins: ['grants'],
+    })
     try {
       const paused = await desk.agent.run('Note both.', { thread: 'th-a' })
       const first = await (await desk.agent.approve(paused.runId, 's1.a1', { scope: 'run' })).done

@@ -5,7 +5,7 @@
  */
 import type { RunEvent, RunEventType } from '../contracts/events.ts'
 import type { RunSummary } from '../contracts/services/store.ts'
-import type { ApprovalGrant } from '../kernel/grants.ts'
+import type { ApprovalGrant } from '../contracts/data.ts'
 import type { RunState } from '../kernel/state.ts'
 import type { Parsed } from './args.ts'
 import { hint } from './hints.ts'

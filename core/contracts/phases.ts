@@ -48,6 +48,25 @@ export interface ProposedCall {
   dryRun?: boolean
 }
 
+/**
+ * A call policy answered `ask`, as its `tool/decision` recorded it. A handler may answer it with the
+ * grant that covers it: a copy with `grantId` set. The kernel then checks that grant itself (this
+ * run's, or standing in the store; active; for this agent, tool, arguments, policy and tool version;
+ * given by one of `approvers`) and approves the call on record as `grant:ID`; otherwise a person is asked.
+ */
+export interface AskedCall extends ProposedCall {
+  verdict: 'ask'
+  ruleId: string
+  reason: string
+  /** Who the decision lets approve the call (unset: anyone). */
+  approvers?: string[]
+  policyVersion: string
+  /** name@version of the plugin that registered the tool, when known. */
+  toolVersion?: string
+  /** The id of the grant (`ApprovalGrant.id`) that covers the call: the one thing a handler may set. */
+  grantId?: string
+}
+
 /** A call's result about to be recorded in `tool/end`: what the store keeps and what the model reads. */
 export interface ShapedResult {
   actionId: string
@@ -65,6 +84,8 @@ export interface ShapedResult {
 export interface PhaseTable {
   /** After the guardrail passed a proposed call's arguments, before policy decides it. **Can veto.** */
   'tool/before-decide': { mode: 'bail'; value: ProposedCall }
+  /** After policy's `ask` was recorded, before the run waits for a person. **Can name** the grant that covers the call. */
+  'tool/after-decide': { mode: 'serial'; value: AskedCall }
   /** After a call returned, before its `tool/end` is recorded. **Can modify** output and observation. */
   'tool/before-end': { mode: 'serial'; value: ShapedResult }
 }
@@ -75,6 +96,7 @@ export type PhaseValue<N extends PhaseName> = PhaseTable[N]['value']
 /** The phases in run order, with their modes: for docs, the architecture test and the playground. */
 export const Phases: readonly { name: PhaseName; mode: PhaseMode }[] = Object.freeze([
   { name: 'tool/before-decide', mode: 'bail' },
+  { name: 'tool/after-decide', mode: 'serial' },
   { name: 'tool/before-end', mode: 'serial' },
 ])
 
@@ -91,6 +113,7 @@ export type PhaseHandler<N extends PhaseName> = (
 declare module 'cordis' {
   interface Events<C> {
     'tool/before-decide': PhaseHandler<'tool/before-decide'>
+    'tool/after-decide': PhaseHandler<'tool/after-decide'>
     'tool/before-end': PhaseHandler<'tool/before-end'>
   }
 }

@@ -11,7 +11,7 @@ import { createDispatch, readService, type Context, type Dispatch } from './cord
 import { CordageError } from '../contracts/errors.ts'
 import type { ModelDeltaEvent, ResumeBudgets, RunEvent } from '../contracts/events.ts'
 import { StepGate } from './gate.ts'
-import type { ApprovalGrant, ApprovalScope } from './grants.ts'
+import type { ApprovalGrant, ApprovalScope } from '../contracts/data.ts'
 import type { ArgsPattern } from '../kit/match.ts'
 import { RunDriver } from './loop.ts'
 import type { Lease, StoreService, StoreWriter } from '../contracts/services/store.ts'
@@ -59,7 +59,7 @@ export interface ContinueOptions extends Actor {
   acceptDrift?: boolean
 }
 
-/** How far an approval reaches, and for which arguments (see core/kernel/grants.ts). */
+/** How far an approval reaches, and for which arguments (see core/kit/grants.ts; `run` and `grant` need the grants plugin). */
 export interface ApprovalOptions extends ContinueOptions {
   resume?: boolean
   /** `once` (default): this call. `run`: the tool for the rest of the run. `grant`: a standing grant across runs. */
@@ -486,7 +486,8 @@ export class AgentRuntime implements LoopHost {
   private async recordApproval(runId: string, actionId: string, approved: boolean, options: ApprovalOptions): Promise<RunHandle> {
     const { driver, state } = await this.take(runId)
     return this.withLease(driver, async () => {
-      const planned = planDecision(this.name, state, actionId, approved, options, () => !!this.store().putGrant)
+      const uses = this.dispatch.handlers('tool/after-decide').length > 0
+      const planned = planDecision(this.name, state, actionId, approved, options, () => !!this.store().putGrant, uses)
       // A child whose parent has ended (and could not cancel it) is not approved (core/kernel/approval.ts).
       if (approved) await checkParentGoing(state, (id) => this.load(id).catch(() => undefined))
       // Drift first: a refused approval must leave the action waiting, so that the same command with

@@ -18,6 +18,15 @@ export { checkPreview, renderPreview, PreviewLimits } from './contracts/checks/p
 export type { Preview, PreviewOutcome } from './kernel/preview.ts'
 export * from './kernel/state.ts'
 export * from './contracts/manifest.ts'
+export {
+  Phases,
+  type PhaseHandler,
+  type PhaseInfo,
+  type PhaseMode,
+  type PhaseName,
+  type ResultShape,
+  type ShapedResult,
+} from './contracts/phases.ts'
 export { handover, swapState, type Handover, type SwapState } from './kit/swap-state.ts'
 export * from './contracts/versions.ts'
 // The runtime's class is the host's to build (it hands it the store writer): plugins get its type only.

@@ -140,3 +140,62 @@ describe('phases fail closed', () => {
     })
   }
 })
+
+describe('tool/shape-result: the kernel stores what a handler asks, and only what the guardrail let through', () => {
+  const shape = (mode: string) => rogue({ shape: mode })
+  const endOf = (events: RunEvent[], actionId: string) => {
+    const end = events.find((e) => e.type === 'tool/end' && e.actionId === actionId)!
+    assert.ok(end.type === 'tool/end')
+    return end
+  }
+
+  it('stores the result as tool/before-end left it, as a ui artifact; no raw copy of a result no guardrail redacted', async () => {
+    const app = await start({ returns: agent([rules(100), shape('store-all')]) })
+    const run = await runOf(app)
+    // The verifier looks for the refund in what the model read, which the handler replaced: the run does not complete.
+    assert.notEqual(run.failureCode, 'phase_failed')
+    const end = endOf(run.events, 's1.a1')
+    assert.equal(end.data.output, undefined, 'tool/end names the artifact instead')
+    assert.equal(end.data.observation, 'kept apart')
+    assert.equal(end.data.redacted, undefined, 'nothing redacted: the raw copy a handler asked for is not kept')
+    const artifact = end.data.artifact!
+    assert.equal(artifact.visibility, 'ui')
+    assert.equal(artifact.mediaType, 'application/json')
+    const store = app.agent('returns').store()
+    const text = Buffer.from(await store.readArtifact!(artifact.ref)).toString('utf8')
+    assert.deepEqual(JSON.parse(text), { orderId: 'O-7', amount: 40, damaged: true, customer: '[email]' })
+    assert.equal(artifact.bytes, Buffer.byteLength(text))
+    const runId = run.events[0].runId
+    assert.deepEqual(
+      (await store.artifactsOf!(runId)).map((a) => a.visibility),
+      ['ui', 'ui'],
+    )
+  })
+
+  for (const mode of ['throw', 'content', 'media', 'rename'] as const) {
+    it(`records the outcome with its result withheld, then fails the run, when a handler ${mode === 'throw' ? 'throws' : mode === 'content' ? 'changes the content' : mode === 'media' ? 'names no media type' : 'changes the call it is about'}`, async () => {
+      const app = await start({ returns: agent([rogue({ shape: mode })]) })
+      const run = await runOf(app)
+      const end = endOf(run.events, 's1.a1')
+      assert.equal(end.data.output, null)
+      assert.equal(end.data.artifact, undefined)
+      assert.match(
+        end.data.observation,
+        /^The result of check_order was withheld: .*tool\/shape-result handler of rogue-phases@1\.0\.0 failed/,
+      )
+      assert.equal(run.status, 'FAILED')
+      assert.equal(run.failureCode, 'phase_failed')
+      assert.deepEqual(await app.agent('returns').store().artifactsOf!(run.events[0].runId), [])
+    })
+  }
+
+  it('fails closed when a handler asks for an artifact the store cannot keep', async () => {
+    const returns = agent([shape('store-all')])
+    returns.plugins[0] = { path: join(root, 'test/fixtures/plugins/store-without-artifacts') } as never
+    const run = await runOf(await start({ returns }))
+    const end = endOf(run.events, 's1.a1')
+    assert.equal(end.data.output, null)
+    assert.match(end.data.observation, /keeps no artifacts/)
+    assert.equal(run.failureCode, 'phase_failed')
+  })
+})

@@ -2,7 +2,8 @@
  * @module contracts/phases
  * Every point of a run where a plugin may change what happens next, in run order, each with its payload
  * and its mode. Run events (core/contracts/events.ts) report what happened; phases come before it:
- * `tool/before-end` may rewrite a result, and only then is `tool/end` recorded.
+ * `tool/before-end` may rewrite a result, the guardrail screens it, `tool/shape-result` may keep it apart
+ * as an artifact, and only then is `tool/end` recorded.
  *
  * - `notify`: handlers are told; nothing they return counts.
  * - `serial`: each handler may return a replacement of the value (or nothing, to keep it), which the
@@ -78,6 +79,36 @@ export interface ShapedResult {
 }
 
 /**
+ * A call's result as the guardrail let it through, about to be recorded in `tool/end`: inline, or kept
+ * apart as an artifact (docs/concepts/artifacts.md). A handler reads the content and answers with what
+ * the model reads and whether the content is kept apart; it never changes the content. The kernel
+ * stores what it asks for with its own writer and names it in `tool/end` (ref, sha256, size).
+ */
+export interface ResultShape {
+  actionId: string
+  tool: string
+  /**
+   * The result as the guardrail let it through (redacted, or the notice of a withheld one), secrets
+   * scrubbed, as an artifact would hold it: a string as it is, anything else as its JSON text.
+   */
+  content: string
+  /** `content` is the JSON of a value (not a string result). */
+  json: boolean
+  /** What the model reads: the tool's own observation, or the result rendered; as the guardrail let it through. */
+  observation: string
+  /** `observation` is the tool's own (else it is the result rendered). */
+  ownObservation: boolean
+  /** The tool's own threshold (`Tool.artifactAboveBytes`), when it declares one. */
+  artifactAboveBytes?: number
+  /** The guard that redacted the result, or withheld it (`withheld`: content is then its notice). */
+  redacted?: { guard: string; withheld: boolean }
+  /** The answer: keep `content` apart as an artifact of this media type; `tool/end` names it and carries no output. */
+  artifact?: { mediaType: string }
+  /** The answer: keep the raw result apart too, audit-only. Only for a redacted result; the kernel alone holds it. */
+  keepRaw?: boolean
+}
+
+/**
  * The phases, in run order. `mode` says how handlers are run; `value` is what they get (and, for a
  * serial phase, what they may return instead).
  */
@@ -88,6 +119,8 @@ export interface PhaseTable {
   'tool/after-decide': { mode: 'serial'; value: AskedCall }
   /** After a call returned, before its `tool/end` is recorded. **Can modify** output and observation. */
   'tool/before-end': { mode: 'serial'; value: ShapedResult }
+  /** After the guardrail screened the result, before its `tool/end` is recorded. **Can keep it apart** as an artifact. */
+  'tool/shape-result': { mode: 'serial'; value: ResultShape }
 }
 
 export type PhaseName = keyof PhaseTable
@@ -98,6 +131,7 @@ export const Phases: readonly { name: PhaseName; mode: PhaseMode }[] = Object.fr
   { name: 'tool/before-decide', mode: 'bail' },
   { name: 'tool/after-decide', mode: 'serial' },
   { name: 'tool/before-end', mode: 'serial' },
+  { name: 'tool/shape-result', mode: 'serial' },
 ])
 
 /** A handler of phase `N`: a serial one may return a replacement, a bail one a refusal. */
@@ -115,5 +149,6 @@ declare module 'cordis' {
     'tool/before-decide': PhaseHandler<'tool/before-decide'>
     'tool/after-decide': PhaseHandler<'tool/after-decide'>
     'tool/before-end': PhaseHandler<'tool/before-end'>
+    'tool/shape-result': PhaseHandler<'tool/shape-result'>
   }
 }

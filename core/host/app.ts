@@ -474,8 +474,6 @@ export class Cordage {
       parallelTools: plan.spec.parallelTools,
       modelRetry: plan.spec.retry,
       serviceTimeouts: plan.spec.serviceTimeouts,
-      artifactAboveBytes: plan.spec.artifactAboveBytes,
-      keepRedacted: plan.spec.audit?.keepRedacted,
       ...plan.spec.durability,
       handoff: async (runId, to) => (await (await this.ensureAgent(to)).acceptHandoff(runId)).done,
       handoffs: plan.spec.handoffs,

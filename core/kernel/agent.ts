@@ -447,15 +447,6 @@ export class AgentRuntime implements LoopHost {
     )
   }
 
-  readonly #noted = new Set<string>()
-
-  /** Log a warning about the agent once per process (a missing store feature, say). */
-  noteOnce(key: string, message: string): void {
-    if (this.#noted.has(key)) return
-    this.#noted.add(key)
-    this.ctx.logger('cordage').warn(message)
-  }
-
   /** Someone listens for streamed model pieces (`model/delta`). */
   streaming(): boolean {
     return this.previews.watched(['model/delta'])

@@ -55,7 +55,7 @@ export interface OutcomePort extends ArtifactPort, PhasePort {
   defer(error: unknown): void
   readonly rec: Recorder
   readonly signal: AbortSignal
-  readonly options: { observationChars: number; handoffs: readonly string[]; artifactAboveBytes: number; keepRedacted: boolean }
+  readonly options: { observationChars: number; handoffs: readonly string[] }
   readonly cancelling: boolean
   idsOf(actionId: string | undefined, causation?: number): EventIds
   flush(effects?: EffectWrite[]): Promise<void>
@@ -77,8 +77,8 @@ export async function recordSucceeded(run: OutcomePort, c: FinishedCall, result:
     asked && !handoff
       ? `\n(The handoff to agent "${asked.agent}" was refused: this agent may hand runs to ${run.options.handoffs.length ? run.options.handoffs.join(', ') : 'no agent'}.)`
       : ''
-  // Plugins shape the result first (tool/before-end); a large result is then stored as an artifact
-  // before tool/end names it; a redacted one is recorded as redacted (core/kernel/artifacts.ts).
+  // Plugins rewrite the result first (tool/before-end); the guardrail screens it, and what a plugin keeps
+  // apart (tool/shape-result) is stored before tool/end names it (core/kernel/artifacts.ts).
   const phased = await beforeEnd(run, action, tool, result)
   const shaped = await shapeResult(run, { action, tool, causation: c.startedSeq }, phased, refused, observe)
   const { observation } = shaped

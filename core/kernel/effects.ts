@@ -47,8 +47,6 @@ export interface DriverPort extends OutcomePort {
     cancelGraceMs: number
     effectWaitMs: number
     handoffs: readonly string[]
-    artifactAboveBytes: number
-    keepRedacted: boolean
     interceptTool?: (tool: Tool) => Tool
   }
   readonly cancelling: boolean

@@ -446,14 +446,6 @@ export class RunDriver implements DriverPort {
     return this.rec.scrub(value)
   }
 
-  /** The store keeps artifacts; otherwise the agent notes once what that means (core/kernel/artifacts.ts). */
-  artifactsKept(why: string): boolean {
-    const store = this.store()
-    if (typeof store.putArtifact === 'function') return true
-    this.agent.noteOnce('artifacts', `agent "${this.agent.name}": its store keeps no artifacts, so ${why}`)
-    return false
-  }
-
   /** Store a blob under this run with the kernel's writer (content-addressed: storing it again adds only a listing). */
   putArtifact(a: { actionId: string; bytes: Uint8Array; mediaType: string; visibility: 'ui' | 'audit' }): Promise<ArtifactRef> {
     if (!this.#writer) throw new CordageError('store_write_refused', `run ${this.runId}: this driver has no store writer`)

@@ -54,6 +54,8 @@ function presetFile(guardrail: unknown = 'guardrails'): string {
       { plugin: 'verifier-basic', config: { minCount: 0 } },
       { plugin: 'policy-rules', config: { default: 'deny', approvers: ['*'], rules: Rules } },
       guardrail,
+      // The large result is kept apart as an artifact: the guardrail must have screened all of it first.
+      'artifacts',
       { path: fixture },
     ],
   })

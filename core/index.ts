@@ -15,8 +15,20 @@ export * from './kit/index.ts'
 export { redeemTicket, type Ticket, type Grant, type CallBinding } from './kernel/ticket.ts'
 export * from './kernel/tool.ts'
 export * from './kernel/parallel.ts'
-export { checkPreview, renderPreview, PreviewLimits } from './contracts/checks/preview.ts'
-export type { Preview, PreviewOutcome } from './kernel/preview.ts'
+export { checkPreview, checkPreviewOutcome, renderPreview, PreviewLimits } from './contracts/checks/preview.ts'
+export type { Preview, PreviewOutcome } from './contracts/data.ts'
+// The phases a plugin handles with ctx.on (its `ProposedCall` is the phases' own, not the model's).
+export type {
+  PhaseInfo,
+  PhaseMode,
+  PhaseName,
+  PhaseValue,
+  PhaseHandler,
+  Refusal,
+  ShownTools,
+  PreviewCall,
+  ShapedResult,
+} from './contracts/phases.ts'
 export * from './kernel/state.ts'
 export * from './contracts/manifest.ts'
 export { handover, swapState, type Handover, type SwapState } from './kit/swap-state.ts'

@@ -21,6 +21,8 @@
  * ctx.on('tool/before-decide', ({ tool, args }) =>
  *   tool === 'refund' && args.amount > 500 && !args.ticketId ? { refuse: 'refunds above 500 need a ticket id' } : undefined)
  */
+import type { PreviewOutcome } from './data.ts'
+import type { ToolView } from './services/tools.ts'
 import type { RunState } from './state.ts'
 
 export type PhaseMode = 'notify' | 'serial' | 'bail'
@@ -35,6 +37,16 @@ export interface PhaseInfo {
   runId: string
   agent: string
   state: Readonly<RunState>
+  /** Aborted when the run is cancelled: work a handler started should stop. */
+  signal: AbortSignal
+  /** How long the handler may take (`serviceTimeouts.phases`): slow work it does must answer within it. */
+  timeoutMs: number
+}
+
+/** The step's tools as the model is about to be shown them. */
+export interface ShownTools {
+  /** One view per visible tool, in the tools service's order: a handler may change what a view says, not which tools there are. */
+  views: ToolView[]
 }
 
 /** A proposed call about to be judged (before the guardrail and policy see it). */
@@ -46,6 +58,15 @@ export interface ProposedCall {
   argsHash: string
   /** The model asked for the call's preview only (`dry_run`). */
   dryRun?: boolean
+}
+
+/**
+ * A call whose preview is wanted: before its approval request is recorded, or in place of the call when
+ * it is a dry run. A handler answers with the call and its `preview`; the kernel checks that, passes it
+ * through the guardrail, and records it with the request or as the dry run's outcome.
+ */
+export interface PreviewCall extends ProposedCall {
+  preview?: PreviewOutcome
 }
 
 /** A call's result about to be recorded in `tool/end`: what the store keeps and what the model reads. */
@@ -63,8 +84,12 @@ export interface ShapedResult {
  * serial phase, what they may return instead).
  */
 export interface PhaseTable {
+  /** Before the step's tools are shown to the model. **Can modify** the views (not which tools there are). */
+  'tools/before-show': { mode: 'serial'; value: ShownTools }
   /** After the guardrail passed a proposed call's arguments, before policy decides it. **Can veto.** */
   'tool/before-decide': { mode: 'bail'; value: ProposedCall }
+  /** After policy asked for approval, before the request is recorded; or in place of a dry run's call. **Can answer** the preview. */
+  'tool/preview': { mode: 'serial'; value: PreviewCall }
   /** After a call returned, before its `tool/end` is recorded. **Can modify** output and observation. */
   'tool/before-end': { mode: 'serial'; value: ShapedResult }
 }
@@ -74,7 +99,9 @@ export type PhaseValue<N extends PhaseName> = PhaseTable[N]['value']
 
 /** The phases in run order, with their modes: for docs, the architecture test and the playground. */
 export const Phases: readonly { name: PhaseName; mode: PhaseMode }[] = Object.freeze([
+  { name: 'tools/before-show', mode: 'serial' },
   { name: 'tool/before-decide', mode: 'bail' },
+  { name: 'tool/preview', mode: 'serial' },
   { name: 'tool/before-end', mode: 'serial' },
 ])
 
@@ -90,7 +117,9 @@ export type PhaseHandler<N extends PhaseName> = (
 
 declare module 'cordis' {
   interface Events<C> {
+    'tools/before-show': PhaseHandler<'tools/before-show'>
     'tool/before-decide': PhaseHandler<'tool/before-decide'>
+    'tool/preview': PhaseHandler<'tool/preview'>
     'tool/before-end': PhaseHandler<'tool/before-end'>
   }
 }

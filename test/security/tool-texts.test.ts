@@ -55,6 +55,7 @@ function presetFile(guardrail: unknown = 'guardrails'): string {
       { plugin: 'policy-rules', config: { default: 'deny', approvers: ['*'], rules: Rules } },
       guardrail,
       { path: fixture },
+      'previews',
     ],
   })
   const agents = Object.fromEntries(Object.entries(Scripts).map(([name, script]) => [name, agent(script)]))

@@ -71,13 +71,8 @@ export async function askPreview(
   args: unknown,
   causation: number,
 ): Promise<PreviewOutcome | undefined> {
-  const call: PreviewCall = {
-    actionId: action.id,
-    tool: tool.name,
-    args,
-    argsHash: action.argsHash,
-    ...(action.dryRun ? { dryRun: true } : {}),
-  }
+  const call: PreviewCall = { actionId: action.id, tool: tool.name, args, argsHash: action.argsHash }
+  if (action.dryRun) call.dryRun = true
   let outcome: PreviewOutcome
   try {
     const { preview } = await serial(run, 'tool/preview', call, (v) => previewCallProblem(v, call))
@@ -109,37 +104,23 @@ export interface DryRunPort extends PreviewPort {
 export async function runDryRun(run: DryRunPort, action: ActionState, tool: Tool, args: unknown, causation: number): Promise<'continue'> {
   const outcome = (await askPreview(run, action, tool, args, causation)) ?? { status: 'unavailable' }
   const ids = run.idsOf(action.id, causation)
-  if (outcome.status !== 'ok') {
-    const code: Code = outcome.status === 'failed' ? (outcome.code as Code) : 'invalid_arguments'
-    const message = outcome.status === 'failed' ? outcome.message : `${tool.name} has no preview`
-    const observation = `The dry run of ${tool.name} failed (${code}): ${message}. Nothing was done.`
-    const errorClass = Codes[code]?.kind ?? 'tool_deterministic'
-    const redacted = outcome.status === 'failed' ? outcome.redacted : undefined
-    run.rec.record(
-      'tool/error',
-      { tool: tool.name, errorClass, code, message, observation, ...(redacted ? { redacted } : {}), dryRun: true },
-      KernelProducer,
-      ids,
-    )
+  if (outcome.status === 'ok') {
+    const { preview: output, durationMs, redacted } = outcome
+    const raw = renderPreview(output)
+    const max = run.options.observationChars
+    const observation = raw.length > max ? `${raw.slice(0, max)}… (${raw.length - max} more characters in the store)` : raw
+    const ended = { tool: tool.name, attempt: 1, output, observation, durationMs, ...(redacted ? { redacted } : {}), dryRun: true }
+    run.rec.record('tool/end', ended, tool.owner ?? KernelProducer, ids)
     return 'continue'
   }
-  const raw = renderPreview(outcome.preview)
-  const max = run.options.observationChars
-  const observation = raw.length > max ? `${raw.slice(0, max)}… (${raw.length - max} more characters in the store)` : raw
-  run.rec.record(
-    'tool/end',
-    {
-      tool: tool.name,
-      attempt: 1,
-      output: outcome.preview,
-      observation,
-      durationMs: outcome.durationMs,
-      ...(outcome.redacted ? { redacted: outcome.redacted } : {}),
-      dryRun: true,
-    },
-    tool.owner ?? KernelProducer,
-    ids,
-  )
+  const [code, message, redacted] =
+    outcome.status === 'failed'
+      ? [outcome.code as Code, outcome.message, outcome.redacted]
+      : ['invalid_arguments' as const, `${tool.name} has no preview`]
+  const observation = `The dry run of ${tool.name} failed (${code}): ${message}. Nothing was done.`
+  const errorClass = Codes[code]?.kind ?? 'tool_deterministic'
+  const failed = { tool: tool.name, errorClass, code, message, observation, ...(redacted ? { redacted } : {}), dryRun: true }
+  run.rec.record('tool/error', failed, KernelProducer, ids)
   return 'continue'
 }
 

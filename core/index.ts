@@ -14,18 +14,24 @@ export * from './kit/index.ts'
 export { redeemTicket, type Ticket, type Grant, type CallBinding } from './kernel/ticket.ts'
 export * from './kernel/tool.ts'
 export * from './kernel/parallel.ts'
-export { checkPreview, renderPreview, PreviewLimits } from './contracts/checks/preview.ts'
-export type { Preview, PreviewOutcome } from './kernel/preview.ts'
+export { checkPreview, checkPreviewOutcome, renderPreview, PreviewLimits } from './contracts/checks/preview.ts'
+export type { Preview, PreviewOutcome } from './contracts/data.ts'
 export * from './kernel/state.ts'
 export * from './contracts/manifest.ts'
+// The phases a plugin handles with ctx.on (its `ProposedCall` is the phases' own, not the model's).
 export {
   Phases,
+  type AskedCall,
   type PhaseHandler,
   type PhaseInfo,
   type PhaseMode,
   type PhaseName,
+  type PhaseValue,
+  type PreviewCall,
+  type Refusal,
   type ResultShape,
   type ShapedResult,
+  type ShownTools,
 } from './contracts/phases.ts'
 export { handover, swapState, type Handover, type SwapState } from './kit/swap-state.ts'
 export * from './contracts/versions.ts'

@@ -41,6 +41,8 @@ export interface DeskOptions {
   contextPlugin?: unknown
   /** Replace store-memory with this plugin entry. */
   storePlugin?: unknown
+  /** false: leave out the previews plugin (no preview with an approval request, no dry runs). */
+  previews?: boolean
   /** The preset's top-level `secrets`. */
   secrets?: string[]
   serviceTimeouts?: Record<string, number>
@@ -115,6 +117,7 @@ export function deskPreset(options: DeskOptions, outbox: string) {
             config: { default: 'deny', approvers: ['*'], rules: options.rules ?? DefaultRules },
           },
           { plugin: 'support-desk', config: { outbox, slowLookupDelayMs: 5000, slowLookupTimeoutMs: 50, ...options.desk } },
+          ...(options.previews === false ? [] : ['previews']),
           ...(options.plugins ?? []),
         ],
       },

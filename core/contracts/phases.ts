@@ -22,6 +22,8 @@
  * ctx.on('tool/before-decide', ({ tool, args }) =>
  *   tool === 'refund' && args.amount > 500 && !args.ticketId ? { refuse: 'refunds above 500 need a ticket id' } : undefined)
  */
+import type { PreviewOutcome } from './data.ts'
+import type { ToolView } from './services/tools.ts'
 import type { RunState } from './state.ts'
 
 export type PhaseMode = 'notify' | 'serial' | 'bail'
@@ -36,6 +38,16 @@ export interface PhaseInfo {
   runId: string
   agent: string
   state: Readonly<RunState>
+  /** Aborted when the run is cancelled: work a handler started should stop. */
+  signal: AbortSignal
+  /** How long the handler may take (`serviceTimeouts.phases`): slow work it does must answer within it. */
+  timeoutMs: number
+}
+
+/** The step's tools as the model is about to be shown them. */
+export interface ShownTools {
+  /** One view per visible tool, in the tools service's order: a handler may change what a view says, not which tools there are. */
+  views: ToolView[]
 }
 
 /** A proposed call about to be judged (before the guardrail and policy see it). */
@@ -66,6 +78,15 @@ export interface AskedCall extends ProposedCall {
   toolVersion?: string
   /** The id of the grant (`ApprovalGrant.id`) that covers the call: the one thing a handler may set. */
   grantId?: string
+}
+
+/**
+ * A call whose preview is wanted: before its approval request is recorded, or in place of the call when
+ * it is a dry run. A handler answers with the call and its `preview`; the kernel checks that, passes it
+ * through the guardrail, and records it with the request or as the dry run's outcome.
+ */
+export interface PreviewCall extends ProposedCall {
+  preview?: PreviewOutcome
 }
 
 /** A call's result about to be recorded in `tool/end`: what the store keeps and what the model reads. */
@@ -113,10 +134,14 @@ export interface ResultShape {
  * serial phase, what they may return instead).
  */
 export interface PhaseTable {
+  /** Before the step's tools are shown to the model. **Can modify** the views (not which tools there are). */
+  'tools/before-show': { mode: 'serial'; value: ShownTools }
   /** After the guardrail passed a proposed call's arguments, before policy decides it. **Can veto.** */
   'tool/before-decide': { mode: 'bail'; value: ProposedCall }
   /** After policy's `ask` was recorded, before the run waits for a person. **Can name** the grant that covers the call. */
   'tool/after-decide': { mode: 'serial'; value: AskedCall }
+  /** After policy asked for approval, before the request is recorded; or in place of a dry run's call. **Can answer** the preview. */
+  'tool/preview': { mode: 'serial'; value: PreviewCall }
   /** After a call returned, before its `tool/end` is recorded. **Can modify** output and observation. */
   'tool/before-end': { mode: 'serial'; value: ShapedResult }
   /** After the guardrail screened the result, before its `tool/end` is recorded. **Can keep it apart** as an artifact. */
@@ -128,8 +153,10 @@ export type PhaseValue<N extends PhaseName> = PhaseTable[N]['value']
 
 /** The phases in run order, with their modes: for docs, the architecture test and the playground. */
 export const Phases: readonly { name: PhaseName; mode: PhaseMode }[] = Object.freeze([
+  { name: 'tools/before-show', mode: 'serial' },
   { name: 'tool/before-decide', mode: 'bail' },
   { name: 'tool/after-decide', mode: 'serial' },
+  { name: 'tool/preview', mode: 'serial' },
   { name: 'tool/before-end', mode: 'serial' },
   { name: 'tool/shape-result', mode: 'serial' },
 ])
@@ -146,8 +173,10 @@ export type PhaseHandler<N extends PhaseName> = (
 
 declare module 'cordis' {
   interface Events<C> {
+    'tools/before-show': PhaseHandler<'tools/before-show'>
     'tool/before-decide': PhaseHandler<'tool/before-decide'>
     'tool/after-decide': PhaseHandler<'tool/after-decide'>
+    'tool/preview': PhaseHandler<'tool/preview'>
     'tool/before-end': PhaseHandler<'tool/before-end'>
     'tool/shape-result': PhaseHandler<'tool/shape-result'>
   }

@@ -18,18 +18,16 @@ import type { Authorized, Checkpoint, Next, PauseDetail } from './effects.ts'
 import { claimedGrant } from './grant-claim.ts'
 import { approvalUnder } from './approval.ts'
 import type { TimedService } from './loop-host.ts'
-import type { PhasePort } from './phases.ts'
 import type { EventIds, Recorder } from './recorder.ts'
 import { checkPolicyDecision } from '../contracts/checks/policy.ts'
-import { screenedPreview } from './preview.ts'
-import type { ScreenPort } from './tool-texts.ts'
+import { askPreview, type PreviewPort } from './preview.ts'
 import { KernelProducer } from './version.ts'
 
 /** What admitting an action leads to: run it, wait for a person (later, once the rest of the step ran), or nothing more (settled). */
 export type Admitted = { run: Authorized } | { later: () => Promise<Next> } | { next: Next }
 
 /** What deciding an action needs of the run. */
-export interface AdmissionPort extends ScreenPort, PhasePort {
+export interface AdmissionPort extends PreviewPort {
   readonly rec: Recorder
   readonly services: { readonly policy: ServiceEntry<PolicyService> }
   idsOf(actionId: string | undefined, causation?: number): EventIds
@@ -149,8 +147,8 @@ async function admitAsked(
   const why = claim.problem ? `; ${claim.problem}` : ''
   return {
     later: async () => {
-      // Decision → preview → checkpoint → request: whoever decides reads this record and nothing runs it again.
-      const preview = dryRun ? undefined : await screenedPreview(run, tool, args, action, decidedSeq)
+      // Decision → preview (tool/preview handlers) → checkpoint → request: whoever decides reads this record and nothing runs it again.
+      const preview = dryRun ? undefined : await askPreview(run, action, tool, args, decidedSeq)
       return run.pause('WAITING_APPROVAL', `action ${action.id} (${action.tool}) waits for approval: ${reason}${why}`, 'approval', {
         actionId: action.id,
         approval: {
@@ -169,12 +167,9 @@ async function admitAsked(
   }
 }
 
-/** The preview for an approval request put on record late (core/kernel/actions.ts, a resumed ask): none for a dry run. */
+/** The preview for an approval request put on record late (core/kernel/actions.ts, a resumed ask): none for a dry run, a tool gone or arguments it no longer takes. */
 export async function previewFor(run: AdmissionPort, action: ActionState, tool: Tool | undefined): Promise<PreviewOutcome | undefined> {
-  if (action.dryRun) return undefined
-  if (!tool) return { status: 'failed', code: 'unknown_tool', message: `${action.tool} is no longer installed` }
-  const parsed = tool.input.safeParse(action.args)
-  if (!parsed.success)
-    return { status: 'failed', code: 'invalid_arguments', message: `the arguments no longer match ${tool.name}'s schema` }
-  return screenedPreview(run, tool, parsed.data, action, action.decision?.seq ?? action.proposedSeq)
+  const parsed = !action.dryRun && tool?.input.safeParse(action.args)
+  if (!tool || !parsed || !parsed.success) return undefined
+  return askPreview(run, action, tool, parsed.data, action.decision?.seq ?? action.proposedSeq)
 }

@@ -383,8 +383,8 @@ export class RunDriver implements DriverPort {
       decision.calls.forEach((call, i) => {
         // Frozen from here on: the decision, the ticket and the call are about these exact arguments.
         // Scrubbed before they are hashed: the record, the decision and the call see the same arguments.
-        // A boolean `dry_run` the kernel offers (core/kernel/preview.ts) is taken out: the hash is of the call's own arguments.
-        const { args, dryRun } = splitDryRun(deepFreeze(this.rec.scrub(call.args)), this.visible.byName.get(call.name))
+        // A boolean `dry_run` the model was offered (core/kernel/preview.ts) is taken out: the hash is of the call's own arguments.
+        const { args, dryRun } = splitDryRun(deepFreeze(this.rec.scrub(call.args)), this.visible.dryRuns.has(call.name))
         // Arguments that are not plain JSON are refused before anyone judges them (hash.ts, jsonProblem).
         const argsError = call.argsError ?? jsonProblem(args)
         this.rec.record(
@@ -420,7 +420,7 @@ export class RunDriver implements DriverPort {
   /** The step's visible tools, asked of the tools service once per step (also for a step resumed in a new process). */
   async visibleTools(): Promise<void> {
     const tools = this.services.tools
-    await this.visible.refresh(`s${this.state.steps}`, tools.provider, () =>
+    await this.visible.refresh(this, `s${this.state.steps}`, tools.provider, () =>
       this.ask('tools', tools.provider, () => tools.value.visible({ state: this.view })),
     )
   }

@@ -68,7 +68,8 @@ function sealed<T>(value: T): T {
 }
 
 function info(run: PhasePort): PhaseInfo {
-  return { runId: run.runId, agent: run.agent.name, state: run.view }
+  const { runId, view: state, signal, agent } = run
+  return { runId, agent: agent.name, state, signal, timeoutMs: agent.options.serviceTimeouts.phases }
 }
 
 async function call(run: PhasePort, name: PhaseName, provider: string, handler: () => unknown): Promise<unknown> {

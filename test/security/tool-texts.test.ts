@@ -57,6 +57,7 @@ function presetFile(guardrail: unknown = 'guardrails'): string {
       // The large result is kept apart as an artifact: the guardrail must have screened all of it first.
       'artifacts',
       { path: fixture },
+      'previews',
     ],
   })
   const agents = Object.fromEntries(Object.entries(Scripts).map(([name, script]) => [name, agent(script)]))

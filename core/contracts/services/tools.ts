@@ -147,8 +147,8 @@ export interface Tool extends ToolView, ToolContract {
   /**
    * What a call with these (validated) arguments would do, without doing it: the record it would write,
    * a diff, an amount. Contract: no side effects, no ticket; may throw (recorded as a failed preview).
-   * The kernel runs it before asking a person to approve the call, and instead of the call when the
-   * model asks for a dry run (`dry_run: true`). A tool without it says so in every approval request.
+   * The previews plugin runs it before a person is asked to approve the call, and instead of the call
+   * when the model asks for a dry run (`dry_run: true`); a tool without it says so in the request.
    */
   preview?(args: unknown, io: PreviewIO): Promise<Preview> | Preview
   /** The constraints this tool holds when a policy attaches them (`io.constraints`); default none. */

@@ -33,6 +33,8 @@ export {
   type ShapedResult,
   type ShownTools,
 } from './contracts/phases.ts'
+// What a run/before-start handler gets and may hand back (core/contracts/phases.ts): plugins/threads uses it.
+export { MaxHistoryBytes, StartRefusalCodes, type RunDraft, type ThreadClaim } from './contracts/phases.ts'
 export { handover, swapState, type Handover, type SwapState } from './kit/swap-state.ts'
 export * from './contracts/versions.ts'
 // The runtime's class is the host's to build (it hands it the store writer): plugins get its type only.

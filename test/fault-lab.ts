@@ -81,6 +81,7 @@ export class FaultLab {
                 path: resolve(import.meta.dirname, 'fixtures/plugins/fault-desk'),
                 config: { payments: 'payments.jsonl', ...options.desk },
               },
+              'threads',
               ...(options.plugins ?? []),
             ],
           },

@@ -31,6 +31,8 @@ export interface DeskOptions {
   modelPlugin?: unknown
   /** Extra plugin entries (preset form). */
   plugins?: unknown[]
+  /** Leave out the threads plugin (plugins/threads): runs cannot join a thread then. */
+  threads?: false
   /** Replace verifier-basic with this plugin entry. */
   verifierPlugin?: unknown
   /** Replace the policy-rules 2 entry, for example to pin the 1.x line. */
@@ -118,6 +120,7 @@ export function deskPreset(options: DeskOptions, outbox: string) {
           },
           { plugin: 'support-desk', config: { outbox, slowLookupDelayMs: 5000, slowLookupTimeoutMs: 50, ...options.desk } },
           ...(options.previews === false ? [] : ['previews']),
+          ...(options.threads === false ? [] : ['threads']),
           ...(options.plugins ?? []),
         ],
       },

@@ -295,7 +295,7 @@ function spawningPreset(): string {
           plugin: 'model-scripted',
           config: { usage, script: [{ tool: 'spawn_agent', args: { agent: 'helper', task: 'dig' } }, { final: 'done' }] },
         },
-        plugins: [...common, { plugin: 'subagents', config: { agents: ['helper'] } }],
+        plugins: [...common, { plugin: 'subagents', config: { agents: ['helper'] } }, 'threads'],
       },
       helper: {
         budgets: { maxSteps: 4 },
@@ -326,7 +326,7 @@ function spawningPreset(): string {
           plugin: 'model-scripted',
           config: { usage, script: [{ tool: 'spawn_agent', args: { agent: 'careful', task: 'note it' } }, { final: 'done' }] },
         },
-        plugins: [...common, { plugin: 'subagents', config: { agents: ['careful'] } }],
+        plugins: [...common, { plugin: 'subagents', config: { agents: ['careful'] } }, 'threads'],
       },
     },
   }

@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { CordageError, type RunEvent } from 'cordage'
-import { historyOf } from '../core/kernel/thread-history.ts'
+import { historyOf } from '../plugins/threads/history.ts'
 import type { RunState, TranscriptEntry } from '../core/kernel/state.ts'
 import { chatMessages } from '../plugins/model-openai/request.ts'
 import { messagesRequest } from '../plugins/model-anthropic/request.ts'

@@ -89,7 +89,8 @@ export interface RunEventMap {
    * turn/start: the previous turn's transcript (itself holding the turns before it). Entries of earlier
    * turns carry `turn` and their action ids are prefixed with it (`t1.s1.a1`), so they never collide with
    * this run's. `shortened` counts earlier turns kept only as the user's message and the answer, to
-   * bound the record (core/kernel/thread-history.ts: 256 KB of JSON); `dropped` counts the oldest turns
+   * bound the record (plugins/threads `historyBytes`; the kernel records at most MaxHistoryBytes, 256 KB of
+   * JSON, core/contracts/phases.ts); `dropped` counts the oldest turns
    * left out when even that does not fit. The compactor shrinks the projection further when needed.
    */
   'thread/history': { from: string; turns: number; entries: TranscriptEntry[]; shortened?: number; dropped?: number }

@@ -24,6 +24,9 @@
  */
 import type { PreviewOutcome } from './data.ts'
 import type { ToolView } from './services/tools.ts'
+import type { Budgets, ThreadLink } from './data.ts'
+import type { Code } from './errors.ts'
+import type { RunEventMap } from './events.ts'
 import type { RunState } from './state.ts'
 
 export type PhaseMode = 'notify' | 'serial' | 'bail'
@@ -99,6 +102,49 @@ export interface ShapedResult {
   observation: string
 }
 
+/** What a run joining a thread claims with its first append (`AppendOptions.thread`): the store makes turns gap-free. */
+export interface ThreadClaim {
+  id: string
+  turn: number
+  agent: string
+}
+
+/**
+ * The codes a `run/before-start` handler may refuse a start with (`refused`): those of a thread that
+ * cannot take the run now, and of what was asked or configured wrong. Any other code is `phase_failed`.
+ */
+export const StartRefusalCodes: readonly Code[] = Object.freeze([
+  'invalid_input',
+  'feature_unsupported',
+  'thread_busy',
+  'thread_closed',
+  'thread_budget_exceeded',
+  'thread_spending_unknown',
+])
+
+/** The most bytes of JSON the entries of a `thread/history` may take: the kernel records no more. */
+export const MaxHistoryBytes = 256 * 1024
+
+/**
+ * What `run/start` is about to record, before anything of the run is: `task`, `budgets` and
+ * `threadAsked` are the caller's and stay as they are. For a run asked to join a thread, a handler
+ * (plugins/threads) fills in `thread`, `history` (turns after the first) and `claim`, or refuses the
+ * start (`refused`, nothing is recorded). Checked by the kernel (core/contracts/checks/run-draft.ts).
+ */
+export interface RunDraft {
+  task: string
+  budgets: Budgets
+  /** The thread the run was asked to join (`StartOptions.thread`, `--thread`), as given. */
+  threadAsked?: string
+  /** The run's place in the thread, recorded in run/start. */
+  thread?: ThreadLink
+  /** What the turn sees of the turns before it, recorded in thread/history right after run/start. */
+  history?: RunEventMap['thread/history']
+  claim?: ThreadClaim
+  /** The run does not start: thrown with this code. A later handler cannot withdraw it. */
+  refused?: { code: Code; message: string }
+}
+
 /**
  * A call's result as the guardrail let it through, about to be recorded in `tool/end`: inline, or kept
  * apart as an artifact (docs/concepts/artifacts.md). A handler reads the content and answers with what
@@ -134,6 +180,8 @@ export interface ResultShape {
  * serial phase, what they may return instead).
  */
 export interface PhaseTable {
+  /** Before run/start is recorded (nothing of the run is yet). **Can modify** the thread fields, or refuse the start. */
+  'run/before-start': { mode: 'serial'; value: RunDraft }
   /** Before the step's tools are shown to the model. **Can modify** the views (not which tools there are). */
   'tools/before-show': { mode: 'serial'; value: ShownTools }
   /** After the guardrail passed a proposed call's arguments, before policy decides it. **Can veto.** */
@@ -153,6 +201,7 @@ export type PhaseValue<N extends PhaseName> = PhaseTable[N]['value']
 
 /** The phases in run order, with their modes: for docs, the architecture test and the playground. */
 export const Phases: readonly { name: PhaseName; mode: PhaseMode }[] = Object.freeze([
+  { name: 'run/before-start', mode: 'serial' },
   { name: 'tools/before-show', mode: 'serial' },
   { name: 'tool/before-decide', mode: 'bail' },
   { name: 'tool/after-decide', mode: 'serial' },
@@ -173,6 +222,7 @@ export type PhaseHandler<N extends PhaseName> = (
 
 declare module 'cordis' {
   interface Events<C> {
+    'run/before-start': PhaseHandler<'run/before-start'>
     'tools/before-show': PhaseHandler<'tools/before-show'>
     'tool/before-decide': PhaseHandler<'tool/before-decide'>
     'tool/after-decide': PhaseHandler<'tool/after-decide'>

@@ -6,7 +6,7 @@
  * one worker drives a run at a time across processes and machines; the state is then rebuilt from the
  * store, so a command works the same on a run started by another process.
  */
-import { checkResumeBudgets, DefaultBudgets, startBudgets, type Budgets } from './budget.ts'
+import { checkResumeBudgets, DefaultBudgets, type Budgets } from './budget.ts'
 import { createDispatch, readService, type Context, type Dispatch } from './cordis.ts'
 import { CordageError } from '../contracts/errors.ts'
 import type { ModelDeltaEvent, ResumeBudgets, RunEvent } from '../contracts/events.ts'
@@ -25,9 +25,9 @@ import { Scrubber } from '../kit/secrets.ts'
 import { KernelProducer } from './version.ts'
 import type { LoopHost, ResolvedAgentOptions } from './loop-host.ts'
 import { resolveOptions, type AgentOptions, type StartOptions } from './agent-options.ts'
-import { checkTask, recordRunStart, servicesOf } from './run-start.ts'
-import { checkThreadId, checkThreadStore, prepareThreadStart } from './thread-start.ts'
-import { turnSpending } from './thread-budget.ts'
+import { checkTask, recordRunStart, servicesOf, startDraft } from './run-start.ts'
+import { draftHandled, draftRun } from './run-draft.ts'
+import { parseThreadId } from '../kit/thread-ids.ts'
 import { driftChanges, recordDrift, type DriftCommand, type DriftPolicy } from './drift.ts'
 import { checkParentGoing, movedVersions, planDecision, recordDecision, underVersions, type Versions } from './approval.ts'
 import { prepareRun, takeOverRun, takeRun, type TakenRun } from './lease.ts'
@@ -144,15 +144,12 @@ export class AgentRuntime implements LoopHost {
     const runId = options.runId ?? newRunId()
     const driver = new RunDriver(this, emptyState(runId), this.#writer)
     const checked = checkTask(task, this.name, !!this.defaultTask)
-    if (options.thread !== undefined) {
-      checkThreadId(options.thread)
-      checkThreadStore(this.store(), this.name)
-    }
+    const drafted = draftHandled(driver, options.thread)
     // A new run is this worker's from its first event: no other worker can claim it before it is driven.
     driver.own({ runId, worker: this.options.worker, token: 1, expiresAt: Date.now() + this.options.leaseTtlMs })
-    if (options.thread === undefined) recordRunStart(driver.rec, this, checked, options)
+    if (!drafted) recordRunStart(driver.rec, this, startDraft(this, checked, options), options)
     return this.track(driver, async () => {
-      if (options.thread !== undefined) await this.recordTurnStart(driver, checked, options)
+      if (drafted) await this.recordStart(driver, checked, options)
       else await driver.flush()
       return driver.drive()
     })
@@ -167,33 +164,18 @@ export class AgentRuntime implements LoopHost {
   async submit(task: string | undefined = this.defaultTask, options: StartOptions = {}): Promise<string> {
     const runId = options.runId ?? newRunId()
     const driver = new RunDriver(this, emptyState(runId), this.#writer)
-    const checked = checkTask(task, this.name, !!this.defaultTask)
-    if (options.thread !== undefined) {
-      await this.recordTurnStart(driver, checked, options)
-      return runId
-    }
-    recordRunStart(driver.rec, this, checked, options)
-    await driver.flush()
+    await this.recordStart(driver, checkTask(task, this.name, !!this.defaultTask), options)
     return runId
   }
 
   /**
-   * Record the start of a run that is the next turn of `options.thread` (core/kernel/thread-start.ts):
-   * nothing is written when the thread cannot take it; the store claims the turn with the first append.
+   * Record the start of a run as the run/before-start handlers leave it (core/kernel/run-draft.ts): for
+   * a turn of a thread, nothing is written when the thread cannot take it, and the store claims the
+   * turn with the first append.
    */
-  private async recordTurnStart(driver: RunDriver, task: string, options: StartOptions): Promise<void> {
+  private async recordStart(driver: RunDriver, task: string, options: StartOptions): Promise<void> {
     try {
-      const store = this.store()
-      const budgets = startBudgets(this.budgets, options.budgets)
-      const thread = await prepareThreadStart(
-        store,
-        options.thread!,
-        this.name,
-        budgets,
-        (id) => this.load(id),
-        (turn) => turnSpending(this.ctx, turn),
-      )
-      recordRunStart(driver.rec, this, task, options, thread)
+      recordRunStart(driver.rec, this, await draftRun(driver, startDraft(this, task, options)), options)
       await driver.flush()
     } catch (error) {
       // The run was never written: the lease it was started under is given back (there is nothing to own).
@@ -360,13 +342,12 @@ export class AgentRuntime implements LoopHost {
    * {@link cancel} would. Resolves with that turn's state, or undefined when no turn was going on.
    */
   async closeThread(threadId: string, options: Actor & { waitMs?: number } = {}): Promise<RunState | undefined> {
-    checkThreadId(threadId)
+    parseThreadId(threadId)
     const store = this.store()
-    checkThreadStore(store, this.name)
-    if (typeof store.closeThread !== 'function')
+    if (typeof store.closeThread !== 'function' || typeof store.thread !== 'function' || typeof store.threadTurns !== 'function')
       throw new CordageError(
         'feature_unsupported',
-        `the store of agent "${this.name}" cannot close threads (store contract 2.3.0 closeThread)`,
+        `the store of agent "${this.name}" does not keep threads (store contract 2.3.0 thread, threadTurns, closeThread)`,
       )
     // Only the thread's own agent closes it, as only it adds turns to it.
     const thread = await store.thread!(threadId)

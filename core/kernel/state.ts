@@ -183,7 +183,7 @@ const Reducers: { readonly [K in RunEventType]: Reducer<K> } = Object.freeze({
   'compaction/start': nothing,
   'step/model-request': nothing,
   'step/model-error': nothing,
-  // The turns before this one, ahead of the run's own transcript (core/kernel/thread-history.ts).
+  // The turns before this one, ahead of the run's own transcript (plugins/threads hands them to the kernel to record).
   'thread/history': (state, event) => {
     for (const entry of event.data.entries) state.transcript.push(freezeData({ ...entry, seq: event.seq }))
   },

@@ -8,7 +8,8 @@
  * waits on (a child's pending approval) is void before the run ends.
  */
 import { CordageError } from '../contracts/errors.ts'
-import { checkWaitLook, type WaitLook, type Waiter, type WaitsService } from '../contracts/services/waits.ts'
+import type { WaitLook, Waiter, WaitsService } from '../contracts/services/waits.ts'
+import { checkWaitLook } from '../contracts/checks/waits.ts'
 import type { WaitCondition } from '../contracts/data.ts'
 import type { RunState } from '../contracts/state.ts'
 import type { CancelRequest } from '../contracts/services/store.ts'

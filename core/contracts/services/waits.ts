@@ -7,14 +7,13 @@
  * The kernel keeps the pause and the resume: a call whose result says it waits (ToolResult.waitsFor)
  * records no outcome, the run pauses in the status the condition gives, and once the condition has ended
  * the call runs again (so only an idempotent tool may wait). What the condition is, the kernel asks its
- * owner, and acts on the answer only after {@link checkWaitLook}: whether it is the waiting call's own
+ * owner, and acts on the answer only after its check (core/contracts/checks/waits.ts): whether it is the waiting call's own
  * and still going (else the tool failed: no pause), whether it has ended (else `resume` is refused), to
  * cancel it (the waiting run is cancelled, or ends without it). And it tells the service when a run of
  * this agent ended, so that an owner wakes whoever waits on that run.
  */
 import type { RunState } from '../state.ts'
-import type { WaitCondition, WaitingChild, WaitingStatus } from '../data.ts'
-import { bad, describe, nonEmpty, own, type Checked } from '../check.ts'
+import type { WaitCondition, WaitingChild } from '../data.ts'
 
 export const WaitsContract = '1.0.0'
 
@@ -68,51 +67,6 @@ declare module 'cordis' {
 
 /** What a kind may be called: lower case, digits and dashes, as a plugin name. */
 export const WaitKind = /^[a-z][a-z0-9-]{0,31}$/
-
-const Waiting: readonly string[] = ['WAITING_APPROVAL', 'WAITING_USER', 'WAITING_RECONCILIATION', 'SUSPENDED']
-const MaxFields = 16
-const MaxText = 512
-
-/**
- * A tool's `waitsFor`, checked and copied: `{ on, status, reason }` with a well-formed condition and a
- * waiting status. The spelling of issue 17, `{ child: { runId, agent, actionId? } }`, is a condition of
- * kind `child`.
- */
-export function checkWaitsFor(value: unknown): Checked<{ on: WaitCondition; status: WaitingStatus; reason: string }> {
-  const w = own(value)
-  if (!w) return bad(`it must be { on, status, reason }, got ${describe(value)}`)
-  const legacy = w.on === undefined && w.child !== undefined ? own(w.child) : undefined
-  const on = checkCondition(legacy ? { ...legacy, kind: 'child' } : w.on)
-  if (!on.ok) return on
-  if (typeof w.status !== 'string' || !Waiting.includes(w.status)) return bad(`status must be a waiting status, got ${describe(w.status)}`)
-  if (typeof w.reason !== 'string' || w.reason.length > MaxText) return bad(`reason must be a string of at most ${MaxText} characters`)
-  return { ok: true, value: { on: on.value, status: w.status as WaitingStatus, reason: w.reason } }
-}
-
-/** A condition, checked and copied (own fields only). */
-export function checkCondition(value: unknown): Checked<WaitCondition> {
-  const o = own(value)
-  if (!o) return bad(`the condition must be an object { kind, ... }, got ${describe(value)}`)
-  if (typeof o.kind !== 'string' || !WaitKind.test(o.kind)) return bad(`its kind must match ${WaitKind}, got ${describe(o.kind)}`)
-  const keys = Object.keys(o)
-  if (keys.length > MaxFields) return bad(`it may have at most ${MaxFields} fields, got ${keys.length}`)
-  for (const key of keys) {
-    const v = o[key]
-    const plain = (typeof v === 'string' && v.length <= MaxText) || typeof v === 'boolean' || (typeof v === 'number' && Number.isFinite(v))
-    if (!plain)
-      return bad(`its field ${key} must be a string (at most ${MaxText} characters), a finite number or a boolean, got ${describe(v)}`)
-  }
-  return { ok: true, value: { ...o } as WaitCondition }
-}
-
-/** An owner's answer, checked and copied; anything else is a problem (the kernel takes it as `unknown`). */
-export function checkWaitLook(value: unknown): Checked<WaitLook> {
-  const o = own(value)
-  if (!o || (o.state !== 'going' && o.state !== 'ended' && o.state !== 'unknown'))
-    return bad(`an owner answers { state: going|ended|unknown, says }, got ${describe(value)}`)
-  if (!nonEmpty(o.says)) return bad(`says must be a non-empty string, got ${describe(o.says)}`)
-  return { ok: true, value: { state: o.state, says: o.says.slice(0, 2 * MaxText) } }
-}
 
 /** The fields run/paused records a condition in: a child run in `child` (as since issue 17), any other in `waitsOn`. */
 export function recordedWait(on: WaitCondition): { child: WaitingChild } | { waitsOn: WaitCondition } {

@@ -146,6 +146,13 @@ describe('a call that waits on an outside condition', () => {
     assert.equal(run.status, 'SUSPENDED', run.reason)
     const worker = () =>
       spawnSync(process.execPath, [sourceBin, 'worker', '--once', '--preset', file], { encoding: 'utf8', timeout: 60_000 })
+    // `cordage runs` says what the run waits on.
+    const listed = spawnSync(process.execPath, [sourceBin, 'runs', '--preset', file, '--status', 'SUSPENDED'], {
+      encoding: 'utf8',
+      timeout: 60_000,
+    })
+    assert.equal(listed.status, 0, listed.stderr)
+    assert.match(listed.stdout, /waits outside the run: action s1\.a1 \(wait_latch\) waits on latch L to open \(latch, name L\)/)
     const early = worker()
     assert.equal(early.status, 0, early.stderr)
     assert.equal((await desk.load(run.runId)).lastSeq, run.lastSeq, 'a closed latch is left alone')

@@ -10,7 +10,7 @@ import { readFileSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { afterEach, describe, it } from 'node:test'
 import { stringify } from 'yaml'
-import { replay, type RunEvent } from 'cordage'
+import { replay, type RunEvent, type WaitsService } from 'cordage'
 import { Cordage } from 'cordage/host'
 import { tempDir } from './helpers.ts'
 import { sourceBin } from './bin.ts'
@@ -164,6 +164,25 @@ describe('a call that waits on an outside condition', () => {
     assert.equal(done.status, 'COMPLETED', done.reason)
     const resumed = (await desk.store().load(run.runId)).find((e): e is RunEvent<'run/resumed'> => e.type === 'run/resumed')
     assert.equal(resumed?.data.by, 'worker')
+  })
+
+  it("gives a kind one owner: a plugin may not take over the host's child runs, nor name a kind badly", async () => {
+    const { desk } = await setUp(waitThenAnswer)
+    const waits = (desk.ctx as unknown as { waits: WaitsService }).waits
+    const owner = { look: async () => ({ state: 'going' as const, says: 'mine' }), cancel: async () => {} }
+    assert.throws(() => waits.own('child', owner), { code: 'invalid_input', message: /have an owner already/ })
+    assert.throws(() => waits.own('latch', owner), { code: 'invalid_input', message: /have an owner already/ })
+    assert.throws(() => waits.own('Child!', owner), { code: 'invalid_input' })
+    // An owner that throws at once when told a run ended stops neither the others nor the run.
+    const off = waits.own('sudden', {
+      ...owner,
+      runEnded: () => {
+        throw new Error('sudden')
+      },
+    })
+    await waits.runEnded((await desk.run('wait for L')) as never)
+    off()
+    assert.equal(waits.owner('sudden'), undefined, 'given up')
   })
 
   it('replays a log of issue 17, whose run/paused names a child, as a wait on a condition of kind child', () => {

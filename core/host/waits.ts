@@ -34,7 +34,11 @@ export function waitsService(host: AgentsHost, self: string, agents: AgentDirect
       }
     },
     async runEnded(state) {
-      for (const owner of [...owners.values()]) await Promise.resolve(owner.runEnded?.(state)).catch(() => {})
+      // Best effort, each on its own: one that throws (at once or later) keeps no other from waking its waiters.
+      for (const owner of [...owners.values()])
+        await Promise.resolve()
+          .then(() => owner.runEnded?.(state))
+          .catch(() => {})
     },
     async checkAwaited(state) {
       for (const owner of [...owners.values()]) await owner.checkAwaited?.(state)

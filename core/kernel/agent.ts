@@ -29,7 +29,7 @@ import { checkTask, recordRunStart, servicesOf, startDraft } from './run-start.t
 import { draftHandled, draftRun } from './run-draft.ts'
 import { parseThreadId } from '../kit/thread-ids.ts'
 import { driftChanges, recordDrift, type DriftCommand, type DriftPolicy } from './drift.ts'
-import { checkParentGoing, movedVersions, planDecision, recordDecision, underVersions, type Versions } from './approval.ts'
+import { movedVersions, planDecision, recordDecision, underVersions, type Versions } from './approval.ts'
 import { prepareRun, takeOverRun, takeRun, type TakenRun } from './lease.ts'
 import { cancelNotDriven, runEnded } from './cancel.ts'
 import { checkResumable } from './resumable.ts'
@@ -37,7 +37,7 @@ import { turn } from './command-ids.ts'
 import { reconcilableAction, recordReconciled } from './reconcile.ts'
 import { wakingWaiters } from './waiters.ts'
 import { followRun, RunWaiters, type FollowOptions } from '../kit/follow.ts'
-import { cancelChildOf, checkChildEnded, childEndedAlready, wakeParent } from './child-wait.ts'
+import { cancelWaitOf, checkAwaited, checkWaitOver, waitOverAlready, wakeWaiters } from './waits.ts'
 export type { DriftChange, DriftPolicy } from './drift.ts'
 export { DefaultServiceTimeouts, type AgentOptions, type StartOptions } from './agent-options.ts'
 export { TimedServices, type ResolvedAgentOptions, type TimedService } from './loop-host.ts'
@@ -251,8 +251,8 @@ export class AgentRuntime implements LoopHost {
         const found = readService<ToolsService>(this.ctx, 'tools')?.value.get(name)
         return found && asDefined(found)
       }
-      // A run waiting on its child goes on only once the child has ended (core/kernel/child-wait.ts).
-      await checkChildEnded(this.ctx, state)
+      // A run whose call waits on a condition goes on only once its owner says it ended (core/kernel/waits.ts).
+      await checkWaitOver(this.ctx, state)
       if (checkResumable(state, options.input, toolOf) === 'take-over') {
         if (budgets)
           throw new CordageError('run_not_waiting', `run ${runId} is ${state.status}: budgets can be set only when resuming a waiting run`)
@@ -326,13 +326,13 @@ export class AgentRuntime implements LoopHost {
     const taken = await cancelNotDriven(this, runId, request, this.#writer, options.waitMs ?? 30_000)
     if ('state' in taken) return taken.state
     const { driver } = taken
-    // Waiting on a child run: the child is cancelled first, so its pending approval is void (core/kernel/child-wait.ts).
-    let childFailed: unknown
+    // Waiting on a condition (a child run): it is cancelled first, so a child's pending approval is void (core/kernel/waits.ts).
+    let notCancelled: unknown
     const state = await this.track(driver, async () => {
-      childFailed = await cancelChildOf(this.ctx, driver)
+      notCancelled = await cancelWaitOf(this.ctx, driver)
       return driver.drive()
     }).done
-    if (childFailed) throw childFailed
+    if (notCancelled) throw notCancelled
     return state
   }
 
@@ -458,10 +458,12 @@ export class AgentRuntime implements LoopHost {
   private async recordApproval(runId: string, actionId: string, approved: boolean, options: ApprovalOptions): Promise<RunHandle> {
     const { driver, state } = await this.take(runId)
     return this.withLease(driver, async () => {
+      // A run whose call waits on a condition: the decision is taken where it waits (the owner says where).
+      await checkWaitOver(this.ctx, state)
       const uses = this.dispatch.handlers('tool/after-decide').length > 0
       const planned = planDecision(this.name, state, actionId, approved, options, () => !!this.store().putGrant, uses)
-      // A child whose parent has ended (and could not cancel it) is not approved (core/kernel/approval.ts).
-      if (approved) await checkParentGoing(state, (id) => this.load(id).catch(() => undefined))
+      // A run nobody waits for any more (a child whose parent ended and could not cancel it) is not approved.
+      if (approved) await checkAwaited(this.ctx, state)
       // Drift first: a refused approval must leave the action waiting, so that the same command with
       // --accept-drift (or an onDrift change) can be given again.
       if (options.resume !== false) await this.drift(driver, state, options, approved ? 'approve' : 'reject')
@@ -561,13 +563,13 @@ export class AgentRuntime implements LoopHost {
   }
 
   /**
-   * A child run that ended wakes its parent; a run that paused on a child that ended meanwhile goes on
-   * at once (either side may see the other's last write first: core/kernel/child-wait.ts).
+   * A run that ended wakes whoever waits on it; a run that paused on a condition that ended meanwhile
+   * goes on at once (either side may see the other's last write first: core/kernel/waits.ts).
    */
   private async afterRun(state: RunState): Promise<RunState> {
-    await wakeParent(this.ctx, state)
-    if (!(await childEndedAlready(this.ctx, state))) return state
-    return this.resume(state.runId, { by: `child ${state.waiting!.child!.runId}` }).then(
+    await wakeWaiters(this.ctx, state)
+    if (!(await waitOverAlready(this.ctx, state))) return state
+    return this.resume(state.runId, { by: `${state.waiting!.on!.kind} ended` }).then(
       (handle) => handle.done,
       () => state,
     )

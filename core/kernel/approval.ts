@@ -13,18 +13,15 @@ import { newGrant, type GrantOptions } from '../kit/grants.ts'
 import { turn } from './command-ids.ts'
 import type { Recorder } from './recorder.ts'
 import { KernelProducer } from './version.ts'
-import { isTerminal } from './status.ts'
 
 /** The action `actionId` if the run waits for a decision on it and `by` may give it; else why not. */
 export function decidableAction(state: RunState, actionId: string, by: string): ActionState {
   if (state.status !== 'WAITING_APPROVAL') throw notWaiting(state)
-  const child = state.waiting?.child
-  if (child) {
+  if (state.waiting?.on)
     throw new CordageError(
       'child_waiting',
-      `run ${state.runId} waits on its child run ${child.runId} (agent ${child.agent}), not on an approval of its own: decide the child's action there: cordage approve ${child.runId} ${child.actionId ?? 'ACTION'}`,
+      `run ${state.runId} waits on something outside it, not on an approval of its own (${state.waiting.reason}); it goes on once that has ended: cordage resume ${state.runId}`,
     )
-  }
   const action = state.actions[actionId]
   if (action?.status !== 'awaiting_approval') {
     const waiting = state.waiting?.actionId
@@ -66,24 +63,6 @@ export function notWaiting(state: RunState): CordageError {
     'run_not_waiting',
     `run ${state.runId} is ${state.status}: ${what[state.status] ?? 'it is not waiting for this command'}`,
   )
-}
-
-/**
- * Refuse (`run_not_waiting`) to approve an action of a child run whose parent has ended: its parent was
- * cancelled (or ended otherwise) and could not cancel it, and nobody waits for what it would do. The
- * parent is looked up with `loadParent` (undefined: not found, as when the agents keep different stores,
- * and then this cannot tell).
- */
-export async function checkParentGoing(state: RunState, loadParent: (runId: string) => Promise<RunState | undefined>): Promise<void> {
-  const link = state.parent
-  if (!link) return
-  const parent = await loadParent(link.runId)
-  if (parent && isTerminal(parent.status)) {
-    throw new CordageError(
-      'run_not_waiting',
-      `run ${state.runId} is a child of run ${link.runId} (agent ${link.agent}), which has ended ${parent.status}: nobody waits for this child any more, so its actions are not approved; cancel it instead: cordage cancel ${state.runId}`,
-    )
-  }
 }
 
 /** A decision on a waiting action, checked and ready to record. */

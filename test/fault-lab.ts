@@ -7,6 +7,7 @@ import { spawn, type ChildProcess } from 'node:child_process'
 import { writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { stringify } from 'yaml'
+import Database from 'better-sqlite3'
 import type { RunEvent } from 'cordage'
 import { SqliteStore } from '../plugins/store-sqlite/sqlite-store.ts'
 import { PostgresStore } from '../plugins/store-postgres/postgres-store.ts'
@@ -51,6 +52,7 @@ export class FaultLab {
   readonly presetFile = join(this.dir, 'preset.yml')
   readonly schema = `lab_${process.pid}_${Date.now().toString(36)}_${labs++}`
   private store?: SqliteStore | PostgresStore
+  private readonly children = new Set<ChildProcess>()
 
   constructor(readonly options: LabOptions) {
     this.write(options)
@@ -97,6 +99,8 @@ export class FaultLab {
       env: { ...process.env, NO_COLOR: '1', CORDAGE_FAULT: fault ?? '' },
       stdio: ['ignore', 'pipe', 'pipe'],
     })
+    this.children.add(child)
+    child.on('exit', () => this.children.delete(child))
     let stdout = ''
     let stderr = ''
     const waiters: (() => void)[] = []
@@ -169,12 +173,43 @@ export class FaultLab {
     }
   }
 
+  /**
+   * Freeze a worker with SIGSTOP, between two of its SQLite transactions: a process frozen inside one
+   * holds the database's write lock for as long as it is frozen, which no lease or fence can take back
+   * (SQLite has no lock timeout of its own), so the test would measure the machine's timing, not fencing.
+   */
+  async freeze(child: ChildProcess): Promise<void> {
+    for (let tries = 0; ; tries++) {
+      child.kill('SIGSTOP')
+      if (this.options.store === 'postgres' || !this.writeLocked() || tries >= 200) return
+      child.kill('SIGCONT')
+      await new Promise((r) => setTimeout(r, 5))
+    }
+  }
+
+  private writeLocked(): boolean {
+    const db = new Database(join(this.dir, 'runs.db'), { timeout: 0 })
+    try {
+      db.exec('BEGIN IMMEDIATE')
+      db.exec('ROLLBACK')
+      return false
+    } catch {
+      return true
+    } finally {
+      db.close()
+    }
+  }
+
   /** Wait out a dead worker's lease so another process may take its run over. */
   leaseExpiry(): Promise<void> {
     return new Promise((r) => setTimeout(r, (this.options.durability?.leaseTtlMs ?? 300) + 100))
   }
 
   close(): void {
+    // A test that failed half-way may leave a worker running, or frozen by SIGSTOP: one left behind keeps
+    // the test file from ending (its pipes stay open) and may hold the database's lock.
+    for (const child of this.children) child.kill('SIGKILL')
+    this.children.clear()
     const store = this.store
     if (store instanceof PostgresStore) void store.dropSchema().finally(() => store.close())
     else store?.close()

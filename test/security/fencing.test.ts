@@ -80,7 +80,7 @@ for (const store of sharedStores) {
       const a = l.spawn(['run', '--json'])
       // Freeze worker A inside the call, while it waits before paying.
       await callStarted(l)
-      a.child.kill('SIGSTOP')
+      await l.freeze(a.child)
       const runId = (await l.db().list({ limit: 1 }))[0].runId
       await l.leaseExpiry()
       const b = await l.run(['resume', runId, '--json'])
@@ -96,7 +96,7 @@ for (const store of sharedStores) {
       const l = lab(store, 'pay_late', 1500)
       const a = l.spawn(['run', '--json'])
       await callStarted(l)
-      a.child.kill('SIGSTOP')
+      await l.freeze(a.child)
       const runId = (await l.db().list({ limit: 1 }))[0].runId
       await l.leaseExpiry()
       assert.equal((await l.run(['resume', runId, '--json'])).code, 0)

@@ -121,7 +121,11 @@ describe('thread budgets: what a turn and its children spent counts, however the
     it(`a turn cancelled while its child spends: the child's tokens count for the next turn, also those spent after its parent ended (${store})`, async () => {
       // The parent's call gets no grace: the turn ends at once, its child is cancelled after it. Nobody
       // takes a run over here, so leases are long: a busy machine must not lose one mid-turn.
-      lab = makeLab({ store, durability: { cancelGraceMs: 0, leaseTtlMs: 10_000 }, helper: { script: [{ tool: 'lookup', args: {}, delayMs: 30 }] } })
+      lab = makeLab({
+        store,
+        durability: { cancelGraceMs: 0, leaseTtlMs: 10_000 },
+        helper: { script: [{ tool: 'lookup', args: {}, delayMs: 30 }] },
+      })
       const host = await Cordage.fromPreset(lab.presetFile)
       app = host
       let childSteps = 0

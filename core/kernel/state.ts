@@ -8,10 +8,10 @@ import { CordageError } from '../contracts/errors.ts'
 import { EventSchemaVersion, type RunEvent, type RunEventType } from '../contracts/events.ts'
 import { zeroUsage } from '../contracts/services/model.ts'
 import { pausedOn } from '../contracts/services/waits.ts'
-import type { Usage } from '../contracts/data.ts'
 import { freezeData } from '../kit/freeze.ts'
 import { assertTransition, type RunStatus } from './status.ts'
-import type { ActionState, RunState } from '../contracts/state.ts'
+import { ActionReducers, addUsage, release, type Reducer } from './action-reducers.ts'
+import type { RunState } from '../contracts/state.ts'
 export type { ActionStatus, ActionState, TranscriptEntry, RunState } from '../contracts/state.ts'
 
 /** Version of the RunState shape; a snapshot of another version is ignored and the log replayed. */
@@ -86,11 +86,11 @@ export function apply(state: RunState, event: RunEvent): void {
   state.updatedAt = event.time
 }
 
-/** One small handler per event type: what the event changes in state. The type makes it exhaustive. */
-type Reducer<K extends RunEventType> = (state: RunState, event: RunEvent<K>) => void
 const nothing = (): void => {}
 
+/** The run's own events; the `tool/*` ones are in action-reducers.ts. The type makes the two exhaustive. */
 const Reducers: { readonly [K in RunEventType]: Reducer<K> } = Object.freeze({
+  ...ActionReducers,
   'run/start': (state, event) => {
     const d = event.data
     moveTo(state, 'RUNNING')
@@ -214,86 +214,6 @@ const Reducers: { readonly [K in RunEventType]: Reducer<K> } = Object.freeze({
     )
     state.stepDecision = event.data.decision.kind
   },
-  'tool/proposed': (state, event) => {
-    const id = need(event, event.actionId)
-    state.actions[id] = {
-      id,
-      stepId: need(event, event.stepId),
-      tool: event.data.tool,
-      args: event.data.args,
-      argsHash: event.data.argsHash,
-      callId: event.data.callId,
-      argsError: event.data.argsError,
-      ...(event.data.dryRun ? { dryRun: true } : {}),
-      proposedSeq: event.seq,
-      status: 'proposed',
-      attempts: 0,
-    }
-    state.pending.push(id)
-    state.stepActions++
-    const t = state.transcript
-    const last = t[t.length - 1]
-    if (last?.kind === 'assistant') t[t.length - 1] = Object.freeze({ ...last, actionIds: Object.freeze([...last.actionIds, id]) })
-  },
-  'tool/decision': (state, event) => {
-    const a = needAction(event, actionOf(state, event))
-    a.decision = { ...event.data, seq: event.seq }
-    a.status = event.data.verdict === 'allow' ? 'allowed' : event.data.verdict === 'deny' ? 'denied' : 'awaiting_approval'
-  },
-  'tool/approval-requested': (state, event) => {
-    const a = needAction(event, actionOf(state, event))
-    a.status = 'awaiting_approval'
-    a.requestedSeq = event.seq
-    if (event.data.preview) a.preview = event.data.preview
-  },
-  'tool/approval-decided': (state, event) => {
-    const a = needAction(event, actionOf(state, event))
-    const { grant, ...approval } = event.data
-    a.approval = { ...approval, seq: event.seq }
-    if (grant?.scope === 'run') state.grants.push(grant)
-    a.status = event.data.approved ? 'approved' : 'rejected'
-  },
-  'tool/start': (state, event) => {
-    const a = needAction(event, actionOf(state, event))
-    a.status = 'running'
-    a.attempts = event.data.attempt
-    a.key = event.data.idempotencyKey
-  },
-  'tool/end': (state, event) => {
-    const a = needAction(event, actionOf(state, event))
-    for (const name of event.data.reveals ?? []) if (!state.revealed.includes(name)) state.revealed.push(name)
-    if (event.data.usage) {
-      addUsage(state, event.data.usage)
-      state.nestedSteps += event.data.usage.steps ?? 0
-    }
-    if (event.data.handoff) state.handoff = { to: event.data.handoff.agent, reason: event.data.handoff.reason, seq: event.seq }
-    for (const ref of [event.data.artifact?.ref, event.data.redacted?.audit?.ref])
-      if (ref && !state.artifacts?.includes(ref)) (state.artifacts ??= []).push(ref)
-    a.status = 'succeeded'
-    a.result = { observation: event.data.observation, seq: event.seq }
-    settle(state, a, event.data.observation, true, event.seq)
-  },
-  'tool/error': (state, event) => {
-    const a = needAction(event, actionOf(state, event))
-    a.error = { code: event.data.code, message: event.data.message, seq: event.seq }
-    // Another attempt follows, or the effect is unknown: the action is not settled yet.
-    if (event.data.willRetry || event.data.unknown) return
-    // A denied or rejected action keeps that status; its tool/error only closes it.
-    if (a.status !== 'denied' && a.status !== 'rejected') a.status = 'failed'
-    settle(state, a, event.data.observation, false, event.seq)
-  },
-  'tool/reconciled': (state, event) => {
-    const a = needAction(event, actionOf(state, event))
-    if (event.data.committed) {
-      a.status = 'succeeded'
-      const observation = `${event.data.tool} took effect (settled by ${event.data.by})${event.data.receipt !== undefined ? `: ${JSON.stringify(event.data.receipt)}` : '.'}`
-      a.result = { observation, seq: event.seq }
-      settle(state, a, observation, true, event.seq)
-    } else {
-      // It did not happen: the decision still stands, so the action runs again (same key).
-      a.status = a.approval?.approved ? 'approved' : 'allowed'
-    }
-  },
   'verify/start': nothing,
   'guard/tripped': nothing,
   'verify/end': (state, event) => {
@@ -317,62 +237,7 @@ function applyPayload(state: RunState, event: RunEvent): void {
   ;(Reducers[event.type] as Reducer<RunEventType>)(state, event)
 }
 
-function actionOf(state: RunState, event: RunEvent): ActionState | undefined {
-  return event.actionId ? state.actions[event.actionId] : undefined
-}
-
-function addUsage(state: RunState, u: Usage) {
-  state.usage = {
-    inputTokens: state.usage.inputTokens + u.inputTokens,
-    outputTokens: state.usage.outputTokens + u.outputTokens,
-    costUsd: state.usage.costUsd + u.costUsd,
-  }
-}
-
 function moveTo(state: RunState, status: RunStatus) {
   assertTransition(state.status, status)
   state.status = status
-}
-
-/** Take the reservations `which` picks out of the pool (a new array: a snapshot may share the old one). */
-function release(state: RunState, which: (r: NonNullable<RunState['reservations']>[number]) => boolean) {
-  if (state.reservations?.some(which)) state.reservations = state.reservations.filter((r) => !which(r))
-}
-
-function settle(state: RunState, action: ActionState, text: string, ok: boolean, seq: number) {
-  state.pending = state.pending.filter((id) => id !== action.id)
-  // However the action ended (an outcome, a refusal, a cancellation), what it reserved goes back to the pool.
-  release(state, (r) => r.actionId === action.id)
-  // The observations of one step stay in the order the model proposed the calls, whatever order they
-  // settled in (a denied call settles before an allowed one that runs). Only the open step's tail
-  // moves: what a context plugin saw before this step never changes.
-  const t = state.transcript
-  let at = t.length
-  while (at > 0) {
-    const prev = t[at - 1]
-    if (
-      prev.kind !== 'observation' ||
-      state.actions[prev.actionId]?.stepId !== action.stepId ||
-      actionIndex(prev.actionId) < actionIndex(action.id)
-    )
-      break
-    at--
-  }
-  const entry = { kind: 'observation' as const, actionId: action.id, tool: action.tool, text, ok, seq }
-  t.splice(at, 0, Object.freeze(action.dryRun ? { ...entry, dryRun: true } : entry))
-}
-
-/** The position of an action in its step: 2 for `s4.a2`. */
-function actionIndex(actionId: string): number {
-  return Number(actionId.slice(actionId.lastIndexOf('.a') + 2))
-}
-
-function need(event: RunEvent, value: string | undefined): string {
-  if (!value) throw new CordageError('invalid_event', `${event.type} (seq ${event.seq}) lacks its action or step id`)
-  return value
-}
-
-function needAction(event: RunEvent, action: ActionState | undefined): ActionState {
-  if (!action) throw new CordageError('invalid_event', `${event.type} (seq ${event.seq}) refers to unknown action ${event.actionId}`)
-  return action
 }

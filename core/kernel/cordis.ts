@@ -30,6 +30,7 @@ export const ServiceNames = [
   'workspace',
   'agents',
   'embeddings',
+  'meter',
 ] as const
 Object.freeze(ServiceNames)
 export type ServiceName = (typeof ServiceNames)[number]

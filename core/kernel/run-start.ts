@@ -6,7 +6,9 @@
  */
 import { CordageError } from '../contracts/errors.ts'
 import type { StartOptions } from './agent-options.ts'
-import { startBudgets, type Budgets } from './budget.ts'
+import type { Budgets } from './budget.ts'
+import { startBudgets } from '../kit/budgets.ts'
+import { requireMeter } from './meter.ts'
 import { readService, ServiceNames, type Context } from './cordis.ts'
 import type { Recorder } from './recorder.ts'
 import { KernelProducer } from './version.ts'
@@ -51,6 +53,8 @@ export function recordRunStart(rec: Recorder, agent: StartingAgent, task: string
       `agent "${agent.name}" has no store: add a plugin that provides "store" (for example store-sqlite)`,
     )
   const budgets = startBudgets(agent.budgets, options.budgets)
+  // Tokens and cost are bounded by the meter: without one, the run is refused rather than left unbounded.
+  requireMeter(agent.name, readService(agent.ctx, 'meter'), budgets)
   const now = Date.now()
   rec.record(
     'run/start',

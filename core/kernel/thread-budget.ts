@@ -1,8 +1,8 @@
 /**
  * @module thread-budget
  * A thread's token and cost budgets (`budgets.thread`) hold over all its turns: what the turns before
- * used (run/start `thread.usedBefore`) plus what this turn used so far. Checked at the same boundaries
- * as the run's own budgets (beside overBudget, core/kernel/budget.ts); the turn then ends STOPPED
+ * used (run/start `thread.usedBefore`) plus what this turn used so far. The meter checks them at the
+ * same boundaries as the run's own (core/kernel/meter.ts); the turn then ends STOPPED
  * `thread_budget_exceeded`. The turn budget (`maxTurns`) is checked before a turn starts
  * (core/kernel/thread-start.ts).
  *
@@ -13,33 +13,12 @@
  * that cannot be read, refuses the next turn rather than giving it the thread's whole budget.
  */
 import type { RunStatus, Usage } from '../contracts/data.ts'
-import { CordageError, type Code } from '../contracts/errors.ts'
+import { CordageError } from '../contracts/errors.ts'
 import type { RunEvent } from '../contracts/events.ts'
 import type { AgentDirectory, RunSpending } from '../contracts/services/agents.ts'
 import type { RunState } from '../contracts/state.ts'
 import { readService, type Context } from './cordis.ts'
 import { isWaiting } from './status.ts'
-
-/** The thread budget code that ends the turn now, or undefined (not a thread, or within its budgets). */
-export function overThreadBudget(state: Pick<RunState, 'budgets' | 'thread' | 'usage'>): { code: Code; reason: string } | undefined {
-  const bounds = state.budgets.thread
-  const thread = state.thread
-  if (!bounds || !thread) return undefined
-  const before = thread.usedBefore
-  const tokens = before.inputTokens + before.outputTokens + state.usage.inputTokens + state.usage.outputTokens
-  if (bounds.maxTokens !== undefined && tokens >= bounds.maxTokens)
-    return {
-      code: 'thread_budget_exceeded',
-      reason: `thread ${thread.id}: ${tokens} tokens used over ${thread.turn} turn(s), budget ${bounds.maxTokens} (budgets.thread.maxTokens)`,
-    }
-  const cost = before.costUsd + state.usage.costUsd
-  if (bounds.maxCostUsd !== undefined && cost >= bounds.maxCostUsd)
-    return {
-      code: 'thread_budget_exceeded',
-      reason: `thread ${thread.id}: $${cost.toFixed(4)} spent over ${thread.turn} turn(s), budget $${bounds.maxCostUsd} (budgets.thread.maxCostUsd)`,
-    }
-  return undefined
-}
 
 /** What one run's log records: its own spending, each call's, and what it needs to find its children. */
 export interface RecordedSpending {

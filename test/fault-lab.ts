@@ -7,7 +7,7 @@ import { spawn, type ChildProcess } from 'node:child_process'
 import { writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { stringify } from 'yaml'
-import type { RunEvent } from 'cordage'
+import { meteredBudgets, type RunEvent } from 'cordage'
 import { SqliteStore } from '../plugins/store-sqlite/sqlite-store.ts'
 import { PostgresStore } from '../plugins/store-postgres/postgres-store.ts'
 import { Payments, type Payment } from './fixtures/plugins/fault-desk/payments.ts'
@@ -81,6 +81,8 @@ export class FaultLab {
                 path: resolve(import.meta.dirname, 'fixtures/plugins/fault-desk'),
                 config: { payments: 'payments.jsonl', ...options.desk },
               },
+              // Token and cost budgets (of `pay`, carried to its children too) need the meter.
+              ...(meteredBudgets(options.budgets).length ? ['budgets'] : []),
               ...(options.plugins ?? []),
             ],
           },

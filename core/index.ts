@@ -9,17 +9,35 @@ export * from './kernel/status.ts'
 export * from './contracts/events.ts'
 export * from './kernel/budget.ts'
 export { checkResumeBudgets, startBudgets } from './kit/budgets.ts'
-export * from './kernel/grants.ts'
+// The thread's bound the kernel holds at every boundary: a meter reserves within the same figures.
+export { overThreadBudget } from './kernel/thread-budget.ts'
 // The plugin author's kit (also `cordage/kit`): helpers that depend on the contracts only.
 export * from './kit/index.ts'
 // Issuing tickets is the kernel's alone (core/kernel/ticket.ts): only the types and the check a tool makes are public.
 export { redeemTicket, type Ticket, type Grant, type CallBinding } from './kernel/ticket.ts'
 export * from './kernel/tool.ts'
 export * from './kernel/parallel.ts'
-export { checkPreview, renderPreview, PreviewLimits } from './contracts/checks/preview.ts'
-export type { Preview, PreviewOutcome } from './kernel/preview.ts'
+export { checkPreview, checkPreviewOutcome, renderPreview, PreviewLimits } from './contracts/checks/preview.ts'
+export type { Preview, PreviewOutcome } from './contracts/data.ts'
 export * from './kernel/state.ts'
 export * from './contracts/manifest.ts'
+// The phases a plugin handles with ctx.on (its `ProposedCall` is the phases' own, not the model's).
+export {
+  Phases,
+  type AskedCall,
+  type PhaseHandler,
+  type PhaseInfo,
+  type PhaseMode,
+  type PhaseName,
+  type PhaseValue,
+  type PreviewCall,
+  type Refusal,
+  type ResultShape,
+  type ShapedResult,
+  type ShownTools,
+} from './contracts/phases.ts'
+// What a run/before-start handler gets and may hand back (core/contracts/phases.ts): plugins/threads uses it.
+export { MaxHistoryBytes, StartRefusalCodes, type RunDraft, type ThreadClaim } from './contracts/phases.ts'
 export { handover, swapState, type Handover, type SwapState } from './kit/swap-state.ts'
 export * from './contracts/versions.ts'
 // The runtime's class is the host's to build (it hands it the store writer): plugins get its type only.
@@ -48,6 +66,7 @@ export * from './contracts/services/policy.ts'
 export * from './contracts/services/progress.ts'
 export * from './contracts/services/guardrail.ts'
 export * from './contracts/services/agents.ts'
+export * from './contracts/services/waits.ts'
 export * from './contracts/services/compactor.ts'
 export * from './contracts/services/store.ts'
 export { assertKernelWriter } from './kernel/store-writer.ts'

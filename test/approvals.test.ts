@@ -7,7 +7,8 @@ import assert from 'node:assert/strict'
 import { resolve } from 'node:path'
 import { describe, it } from 'node:test'
 import { grantMismatch, type ApprovalGrant, type RunEvent } from 'cordage'
-import { supportDesk, type Harness } from './helpers.ts'
+import { FaultLab } from './fault-lab.ts'
+import { supportDesk, tempDir, type DeskOptions, type Harness } from './helpers.ts'
 
 const done = { final: 'The follow-up is noted on the ticket.' }
 
@@ -16,12 +17,14 @@ const rules = (approvers?: string[]) => [
   { id: 'read-only', verdict: 'allow', match: { sideEffect: 'none' } },
   { id: 'followups', verdict: 'ask', match: { tool: 'record_followup' }, ...(approvers ? { approvers } : {}) },
 ]
+/** The desk with the grants plugin (plugins/grants): without it nothing would use a wider approval. */
+const withGrants = (options: DeskOptions) => supportDesk({ ...options, plugins: ['grants', ...(options.plugins ?? [])] })
 const decisions = async (desk: Harness, runId: string) =>
   (await desk.events(runId)).filter((e) => e.type === 'tool/approval-decided') as RunEvent<'tool/approval-decided'>[]
 
 describe('approvals beyond one call', () => {
   it('once (the default) covers that call only: the next call in the run asks again', async () => {
-    const desk = await supportDesk({ script: [followup('T-1'), followup('T-1'), done], rules: rules(), verifier: { minCount: 0 } })
+    const desk = await withGrants({ script: [followup('T-1'), followup('T-1'), done], rules: rules(), verifier: { minCount: 0 } })
     try {
       const first = await desk.agent.run()
       const second = await (await desk.agent.approve(first.runId, 's1.a1', { by: 'alice' })).done
@@ -33,7 +36,7 @@ describe('approvals beyond one call', () => {
   })
 
   it('for the run: later calls of the tool are approved by the grant, without asking; a new run asks', async () => {
-    const desk = await supportDesk({ script: [followup('T-1'), followup('T-2'), done], rules: rules(), verifier: { minCount: 0 } })
+    const desk = await withGrants({ script: [followup('T-1'), followup('T-2'), done], rules: rules(), verifier: { minCount: 0 } })
     try {
       const paused = await desk.agent.run()
       const finished = await (await desk.agent.approve(paused.runId, 's1.a1', { by: 'alice', scope: 'run' })).done
@@ -51,7 +54,7 @@ describe('approvals beyond one call', () => {
   })
 
   it('a standing grant covers later runs for exactly those arguments until it is revoked', async () => {
-    const desk = await supportDesk({ script: [followup('T-1'), done], rules: rules(), verifier: { minCount: 0 } })
+    const desk = await withGrants({ script: [followup('T-1'), done], rules: rules(), verifier: { minCount: 0 } })
     try {
       const paused = await desk.agent.run()
       await (await desk.agent.approve(paused.runId, 's1.a1', { by: 'alice', scope: 'grant', reason: 'routine note' })).done
@@ -80,7 +83,7 @@ describe('approvals beyond one call', () => {
   })
 
   it('a grant for an argument pattern covers matching calls only, and lapses when it expires', async () => {
-    const desk = await supportDesk({
+    const desk = await withGrants({
       script: [followup('T-100'), followup('T-101'), followup('T-200'), done],
       rules: rules(),
       verifier: { minCount: 0 },
@@ -108,7 +111,7 @@ describe('approvals beyond one call', () => {
   })
 
   it('a changed policy voids grants made under the old one', async () => {
-    const desk = await supportDesk({ script: [followup('T-1'), done], rules: rules(), verifier: { minCount: 0 } })
+    const desk = await withGrants({ script: [followup('T-1'), done], rules: rules(), verifier: { minCount: 0 } })
     try {
       const paused = await desk.agent.run()
       await (await desk.agent.approve(paused.runId, 's1.a1', { by: 'alice', scope: 'grant' })).done
@@ -122,7 +125,7 @@ describe('approvals beyond one call', () => {
   })
 
   it('only the approvers the policy names may decide, and their grants only', async () => {
-    const desk = await supportDesk({ script: [followup('T-1'), done], rules: rules(['alice']), verifier: { minCount: 0 } })
+    const desk = await withGrants({ script: [followup('T-1'), done], rules: rules(['alice']), verifier: { minCount: 0 } })
     try {
       const paused = await desk.agent.run()
       const requested = (await desk.events(paused.runId)).find(
@@ -142,7 +145,7 @@ describe('approvals beyond one call', () => {
   })
 
   it('refuses a bad pattern and a standing grant the store cannot keep', async () => {
-    const desk = await supportDesk({ script: [followup('T-1'), done], rules: rules(), verifier: { minCount: 0 } })
+    const desk = await withGrants({ script: [followup('T-1'), done], rules: rules(), verifier: { minCount: 0 } })
     try {
       const paused = await desk.agent.run()
       await assert.rejects(desk.agent.approve(paused.runId, 's1.a1', { by: 'alice', scope: 'grant', args: { note: { regex: '(' } } }), {
@@ -154,7 +157,7 @@ describe('approvals beyond one call', () => {
       await desk.stop()
     }
     // A store that keeps no standing grants.
-    const plain = await supportDesk({
+    const plain = await withGrants({
       script: [followup('T-1'), done],
       rules: rules(),
       verifier: { minCount: 0 },
@@ -169,6 +172,73 @@ describe('approvals beyond one call', () => {
       assert.equal((await plain.agent.load(paused.runId)).status, 'WAITING_APPROVAL', 'nothing was recorded')
     } finally {
       await plain.stop()
+    }
+  })
+})
+
+describe('approvals beyond one call need the grants plugin', () => {
+  const refusal = (scope: string, agent: string) =>
+    new RegExp(`--scope ${scope} needs the grants plugin, which agent "${agent}" does not have.*agents\\.${agent}\\.plugins: - grants`)
+
+  it('refuses approve with scope run or grant on an agent without it, naming the plugin; once still approves', async () => {
+    const desk = await supportDesk({ script: [followup('T-1'), followup('T-2'), done], rules: rules(), verifier: { minCount: 0 } })
+    try {
+      const paused = await desk.agent.run()
+      for (const scope of ['run', 'grant'] as const)
+        await assert.rejects(desk.agent.approve(paused.runId, 's1.a1', { by: 'alice', scope }), {
+          code: 'feature_unsupported',
+          message: refusal(scope, 'support'),
+        })
+      assert.equal((await desk.agent.load(paused.runId)).status, 'WAITING_APPROVAL', 'nothing was recorded')
+      assert.deepEqual(await desk.agent.grants({ inactive: true }), [])
+      const next = await (await desk.agent.approve(paused.runId, 's1.a1', { by: 'alice' })).done
+      assert.equal(next.status, 'WAITING_APPROVAL', 'approved once: the next call asks')
+      assert.equal(next.waiting?.actionId, 's2.a1')
+    } finally {
+      await desk.stop()
+    }
+  })
+
+  it('uses no grant without it: a standing grant in the store approves nothing, every ask goes to a person', async () => {
+    const storePlugin = { plugin: 'store-sqlite', config: { path: `${tempDir()}/runs.db` } }
+    const given = await withGrants({ script: [followup('T-1'), done], rules: rules(), verifier: { minCount: 0 }, storePlugin })
+    try {
+      const paused = await given.agent.run()
+      await (await given.agent.approve(paused.runId, 's1.a1', { by: 'alice', scope: 'grant' })).done
+      assert.equal((await given.agent.run()).status, 'COMPLETED', 'with the plugin the grant covers the same call')
+    } finally {
+      await given.stop()
+    }
+    const plain = await supportDesk({ script: [followup('T-1'), done], rules: rules(), verifier: { minCount: 0 }, storePlugin })
+    try {
+      assert.equal((await plain.agent.grants()).length, 1, 'the grant is still in the store')
+      const state = await plain.agent.run()
+      assert.equal(state.status, 'WAITING_APPROVAL')
+      assert.equal((await decisions(plain, state.runId)).length, 0)
+    } finally {
+      await plain.stop()
+    }
+  })
+
+  it('through the CLI: approve --scope run exits 2 with feature_unsupported, naming the plugin and where to add it', async () => {
+    const lab = new FaultLab({
+      script: [{ tool: 'pay_once', args: { amount: 3 } }, { final: 'paid' }],
+      rules: [{ id: 'ask', verdict: 'ask', match: { tool: 'pay_*' } }],
+    })
+    try {
+      const paused = await lab.run(['run', '--json'])
+      assert.equal(paused.code, 5, paused.stderr)
+      const runId = paused.events[0].runId
+      const refused = await lab.run(['approve', runId, 's1.a1', '--scope', 'run'])
+      assert.equal(refused.code, 2, refused.stderr)
+      assert.match(refused.stderr, /feature_unsupported/)
+      assert.match(refused.stderr, refusal('run', 'pay'))
+      assert.equal(lab.payments().length, 0)
+      const approved = await lab.run(['approve', runId, 's1.a1'])
+      assert.equal(approved.code, 0, approved.stderr)
+      assert.equal(lab.payments().length, 1)
+    } finally {
+      lab.close()
     }
   })
 })

@@ -314,29 +314,3 @@ describe('cordage artifacts and cordage artifact', { skip: keepsArtifacts(sqlite
     assert.match(bad.err, /invalid_input/)
   })
 })
-
-describe('artifacts: a store without them', () => {
-  it('keeps a large result inline and notes it, rather than lose it', async () => {
-    const { shapeResult } = await import('../core/kernel/artifacts.ts')
-    const notes: string[] = []
-    const port = {
-      options: { observationChars: 100, artifactAboveBytes: 1024, keepRedacted: true },
-      guarded: false,
-      scrub: <T>(v: T) => v,
-      screenOutput: async (_action: unknown, _tool: unknown, text: string) => ({ text }),
-      artifactsKept: (why: string) => (notes.push(why), false),
-      putArtifact: async () => assert.fail('the store keeps no artifacts'),
-    }
-    const output = 'x'.repeat(5000)
-    const shaped = await shapeResult(
-      port,
-      { action: { id: 's1.a1' } as never, tool: { name: 't' } as never, causation: 1 },
-      { output },
-      '',
-      (o, max) => String(o).slice(0, max),
-    )
-    assert.equal(shaped.output, output)
-    assert.equal(shaped.artifact, undefined)
-    assert.deepEqual(notes, ['a result above 1024 bytes is kept inline in its event'])
-  })
-})

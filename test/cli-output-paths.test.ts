@@ -57,6 +57,7 @@ describe('cordage artifact --out', () => {
               'context-basic',
               { plugin: 'verifier-basic', config: { minCount: 0 } },
               { plugin: 'policy-rules', version: '^1.0.0', config: { default: 'allow' } },
+              'artifacts',
               { path: join(root, 'test/fixtures/plugins/artifact-desk') },
             ],
           },

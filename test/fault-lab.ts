@@ -81,6 +81,7 @@ export class FaultLab {
                 path: resolve(import.meta.dirname, 'fixtures/plugins/fault-desk'),
                 config: { payments: 'payments.jsonl', ...options.desk },
               },
+              'threads',
               // Token and cost budgets (of `pay`, carried to its children too) need the meter.
               ...(meteredBudgets(options.budgets).length ? ['budgets'] : []),
               ...(options.plugins ?? []),

@@ -31,6 +31,8 @@ export interface DeskOptions {
   modelPlugin?: unknown
   /** Extra plugin entries (preset form). */
   plugins?: unknown[]
+  /** Leave out the threads plugin (plugins/threads): runs cannot join a thread then. */
+  threads?: false
   /** Replace verifier-basic with this plugin entry. */
   verifierPlugin?: unknown
   /** Replace the policy-rules 2 entry, for example to pin the 1.x line. */
@@ -43,6 +45,8 @@ export interface DeskOptions {
   contextPlugin?: unknown
   /** Replace store-memory with this plugin entry. */
   storePlugin?: unknown
+  /** false: leave out the previews plugin (no preview with an approval request, no dry runs). */
+  previews?: boolean
   /** The preset's top-level `secrets`. */
   secrets?: string[]
   serviceTimeouts?: Record<string, number>
@@ -117,6 +121,8 @@ export function deskPreset(options: DeskOptions, outbox: string) {
             config: { default: 'deny', approvers: ['*'], rules: options.rules ?? DefaultRules },
           },
           { plugin: 'support-desk', config: { outbox, slowLookupDelayMs: 5000, slowLookupTimeoutMs: 50, ...options.desk } },
+          ...(options.previews === false ? [] : ['previews']),
+          ...(options.threads === false ? [] : ['threads']),
           ...meterOf(options),
           ...(options.plugins ?? []),
         ],

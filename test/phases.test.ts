@@ -108,6 +108,15 @@ describe('phases fail closed', () => {
     })
   }
 
+  it('gives handlers a sealed copy: one that edits the arguments it was shown changes nothing the handlers after it see', async () => {
+    // rogue shrinks the refund's amount to 1 on what it was shown; the cap of 30 must still see 40.
+    const { events } = await runOf(await start({ returns: agent([rogue({ decide: 'mutate' }), rules(30)]) }))
+    assert.deepEqual(of(events, 's2.a1'), ['tool/proposed', 'tool/error'])
+    const error = events.find((e) => e.type === 'tool/error' && e.actionId === 's2.a1')
+    assert.ok(error?.type === 'tool/error')
+    assert.equal(error.data.code, 'phase_refused')
+  })
+
   it('ends the run with service_timeout when a handler does not answer in time', async () => {
     const run = await runOf(await start({ returns: agent([rogue({ decide: 'hang' })], { phases: 200 }) }))
     assert.equal(run.status, 'FAILED')
@@ -130,4 +139,63 @@ describe('phases fail closed', () => {
       assert.doesNotMatch(JSON.stringify(run.events), /ann\.lee@example\.com/)
     })
   }
+})
+
+describe('tool/shape-result: the kernel stores what a handler asks, and only what the guardrail let through', () => {
+  const shape = (mode: string) => rogue({ shape: mode })
+  const endOf = (events: RunEvent[], actionId: string) => {
+    const end = events.find((e) => e.type === 'tool/end' && e.actionId === actionId)!
+    assert.ok(end.type === 'tool/end')
+    return end
+  }
+
+  it('stores the result as tool/before-end left it, as a ui artifact; no raw copy of a result no guardrail redacted', async () => {
+    const app = await start({ returns: agent([rules(100), shape('store-all')]) })
+    const run = await runOf(app)
+    // The verifier looks for the refund in what the model read, which the handler replaced: the run does not complete.
+    assert.notEqual(run.failureCode, 'phase_failed')
+    const end = endOf(run.events, 's1.a1')
+    assert.equal(end.data.output, undefined, 'tool/end names the artifact instead')
+    assert.equal(end.data.observation, 'kept apart')
+    assert.equal(end.data.redacted, undefined, 'nothing redacted: the raw copy a handler asked for is not kept')
+    const artifact = end.data.artifact!
+    assert.equal(artifact.visibility, 'ui')
+    assert.equal(artifact.mediaType, 'application/json')
+    const store = app.agent('returns').store()
+    const text = Buffer.from(await store.readArtifact!(artifact.ref)).toString('utf8')
+    assert.deepEqual(JSON.parse(text), { orderId: 'O-7', amount: 40, damaged: true, customer: '[email]' })
+    assert.equal(artifact.bytes, Buffer.byteLength(text))
+    const runId = run.events[0].runId
+    assert.deepEqual(
+      (await store.artifactsOf!(runId)).map((a) => a.visibility),
+      ['ui', 'ui'],
+    )
+  })
+
+  for (const mode of ['throw', 'content', 'media', 'rename'] as const) {
+    it(`records the outcome with its result withheld, then fails the run, when a handler ${mode === 'throw' ? 'throws' : mode === 'content' ? 'changes the content' : mode === 'media' ? 'names no media type' : 'changes the call it is about'}`, async () => {
+      const app = await start({ returns: agent([rogue({ shape: mode })]) })
+      const run = await runOf(app)
+      const end = endOf(run.events, 's1.a1')
+      assert.equal(end.data.output, null)
+      assert.equal(end.data.artifact, undefined)
+      assert.match(
+        end.data.observation,
+        /^The result of check_order was withheld: .*tool\/shape-result handler of rogue-phases@1\.0\.0 failed/,
+      )
+      assert.equal(run.status, 'FAILED')
+      assert.equal(run.failureCode, 'phase_failed')
+      assert.deepEqual(await app.agent('returns').store().artifactsOf!(run.events[0].runId), [])
+    })
+  }
+
+  it('fails closed when a handler asks for an artifact the store cannot keep', async () => {
+    const returns = agent([shape('store-all')])
+    returns.plugins[0] = { path: join(root, 'test/fixtures/plugins/store-without-artifacts') } as never
+    const run = await runOf(await start({ returns }))
+    const end = endOf(run.events, 's1.a1')
+    assert.equal(end.data.output, null)
+    assert.match(end.data.observation, /keeps no artifacts/)
+    assert.equal(run.failureCode, 'phase_failed')
+  })
 })

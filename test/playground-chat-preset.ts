@@ -41,7 +41,7 @@ export function chatPresetCopy(delayMs = 0): string {
         description: 'Chats: repeats what it was told, and what it was told before.',
         budgets: { maxSteps: 4, maxRepairs: 0 },
         model: { path: join(root, 'test/fixtures/plugins/echo-model'), config: { delayMs } },
-        plugins: [{ plugin: 'store-sqlite', version: '^1.0.0', config: { path: 'runs.db' } }, ...common],
+        plugins: [{ plugin: 'store-sqlite', version: '^1.0.0', config: { path: 'runs.db' } }, ...common, 'threads@^1.0.0'],
       },
       legacy: {
         description: 'Keeps its runs in a store without threads.',

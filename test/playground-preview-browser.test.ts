@@ -37,6 +37,7 @@ function presetWithPreviews(): { file: string; dir: string } {
         config: { default: 'deny', approvers: ['*'], rules: [{ id: 'writes', verdict: 'ask', match: { tool: 'write_note' } }] },
       },
       { path: resolve(import.meta.dirname, 'fixtures/plugins/preview-desk'), config: { log: 'previews.jsonl' } },
+      'previews',
     ],
   })
   const file = join(dir, 'preset.yml')

@@ -295,8 +295,8 @@ function spawningPreset(): string {
           plugin: 'model-scripted',
           config: { usage, script: [{ tool: 'spawn_agent', args: { agent: 'helper', task: 'dig' } }, { final: 'done' }] },
         },
-        // The thread's token budget is the meter's, for the desk and for the helper it starts.
-        plugins: [...common, { plugin: 'subagents', config: { agents: ['helper'] } }, 'budgets'],
+        // The thread's token budget needs the meter, for the desk and for the helper it starts.
+        plugins: [...common, { plugin: 'subagents', config: { agents: ['helper'] } }, 'threads', 'budgets'],
       },
       helper: {
         budgets: { maxSteps: 4 },
@@ -327,7 +327,7 @@ function spawningPreset(): string {
           plugin: 'model-scripted',
           config: { usage, script: [{ tool: 'spawn_agent', args: { agent: 'careful', task: 'note it' } }, { final: 'done' }] },
         },
-        plugins: [...common, { plugin: 'subagents', config: { agents: ['careful'] } }],
+        plugins: [...common, { plugin: 'subagents', config: { agents: ['careful'] } }, 'threads'],
       },
     },
   }

@@ -13,7 +13,8 @@ import { describe, it } from 'node:test'
 import type { RunEvent, Tool } from 'cordage'
 import { z } from 'zod'
 import { defineTool } from '../core/kernel/tool.ts'
-import { dryRunView, runPreview, splitDryRun } from '../core/kernel/preview.ts'
+import { offersDryRun, splitDryRun } from '../core/kernel/preview.ts'
+import { dryRunView, runPreview } from '../plugins/previews/index.ts'
 import { checkPreview } from '../core/contracts/checks/preview.ts'
 import { emptyState } from '../core/kernel/state.ts'
 import { toView } from '../core/contracts/services/tools.ts'
@@ -33,12 +34,23 @@ interface LogEntry {
   [key: string]: unknown
 }
 
-async function desk(script: unknown[], options: { rules?: unknown[]; sqlite?: boolean; secrets?: string[] } = {}) {
+interface DeskOptions {
+  rules?: unknown[]
+  sqlite?: boolean
+  secrets?: string[]
+  /** false: the agent does without the previews plugin (the kernel alone). */
+  previews?: boolean
+  /** More plugins, after the fixture. */
+  plugins?: unknown[]
+}
+
+async function desk(script: unknown[], options: DeskOptions = {}) {
   const h = await supportDesk({
     script: script as never,
     rules: options.rules ?? [Reads, Writes],
     verifier: { minCount: 0 },
-    plugins: [fixture],
+    plugins: [fixture, ...(options.plugins ?? [])],
+    previews: options.previews,
     secrets: options.secrets,
     ...(options.sqlite ? { storePlugin: { plugin: 'store-sqlite', config: { path: 'runs.db' } } } : {}),
   })
@@ -54,6 +66,7 @@ async function desk(script: unknown[], options: { rules?: unknown[]; sqlite?: bo
   return Object.assign(h, { log })
 }
 
+const rogue = (config: Record<string, string>) => ({ path: resolve(import.meta.dirname, 'fixtures/plugins/rogue-previews'), config })
 const ofType = <T extends RunEvent['type']>(events: RunEvent[], type: T) => events.filter((e) => e.type === type) as RunEvent<T>[]
 const requestOf = (events: RunEvent[]) => ofType(events, 'tool/approval-requested')[0]
 
@@ -468,11 +481,14 @@ describe('preview answers, checked strictly', () => {
     }
     const withPreview = defineTool({ ...base, preview: () => ({ summary: 's' }) })
     const without = defineTool(base)
-    assert.deepEqual(splitDryRun({ a: 'x', dry_run: true }, withPreview), { args: { a: 'x' }, dryRun: true })
-    assert.deepEqual(splitDryRun({ a: 'x', dry_run: false }, withPreview), { args: { a: 'x' } })
-    assert.deepEqual(splitDryRun({ a: 'x', dry_run: 'true' }, withPreview), { args: { a: 'x', dry_run: 'true' } })
-    assert.deepEqual(splitDryRun({ a: 'x', dry_run: true }, without), { args: { a: 'x', dry_run: true } })
-    assert.deepEqual(splitDryRun({ a: 'x', dry_run: true }, undefined), { args: { a: 'x', dry_run: true } })
+    // As the kernel takes it: a dry run when the view the previews plugin made offers one.
+    const splitDryRunOf = (args: unknown, tool: Tool | undefined) =>
+      splitDryRun(args, !!tool && offersDryRun(dryRunView(tool, toView(tool)), tool))
+    assert.deepEqual(splitDryRunOf({ a: 'x', dry_run: true }, withPreview), { args: { a: 'x' }, dryRun: true })
+    assert.deepEqual(splitDryRunOf({ a: 'x', dry_run: false }, withPreview), { args: { a: 'x' } })
+    assert.deepEqual(splitDryRunOf({ a: 'x', dry_run: 'true' }, withPreview), { args: { a: 'x', dry_run: 'true' } })
+    assert.deepEqual(splitDryRunOf({ a: 'x', dry_run: true }, without), { args: { a: 'x', dry_run: true } })
+    assert.deepEqual(splitDryRunOf({ a: 'x', dry_run: true }, undefined), { args: { a: 'x', dry_run: true } })
     const view = dryRunView(withPreview, toView(withPreview))
     assert.ok((view.inputSchema as { properties: object }).properties.hasOwnProperty('dry_run'))
     assert.equal((withPreview.inputSchema as { properties: object }).properties.hasOwnProperty('dry_run'), false)
@@ -489,15 +505,168 @@ describe('preview answers, checked strictly', () => {
       run: () => ({ output: 1 }),
       preview: (_args, io) => new Promise((_, reject) => io.signal.addEventListener('abort', () => reject(io.signal.reason))),
     })
+    const info = (runId: string, signal: AbortSignal, state = emptyState(runId)) => ({
+      runId,
+      agent: 'a',
+      state,
+      signal,
+      timeoutMs: 60_000,
+    })
     const state = emptyState('run_d')
     state.deadline = Date.now() + 50
-    await assert.rejects(runPreview({ runId: 'run_d', state, signal: new AbortController().signal }, never, {}, 's1.a1'), {
+    await assert.rejects(runPreview(never, {}, 's1.a1', info('run_d', new AbortController().signal, state), 30_000), {
       code: 'deadline_exceeded',
     })
     const cancel = new AbortController()
-    const pending = runPreview({ runId: 'run_c', state: emptyState('run_c'), signal: cancel.signal }, never, {}, 's1.a1')
+    const pending = runPreview(never, {}, 's1.a1', info('run_c', cancel.signal), 30_000)
     const reason = new Error('cancelled by a test')
     cancel.abort(reason)
     await assert.rejects(pending, (error) => error === reason)
+  })
+})
+
+describe('without the previews plugin: the kernel alone', () => {
+  it('offers no dry_run, and refuses one a model sends anyway, before policy: neither the preview nor the tool runs', async () => {
+    const h = await desk([{ tool: 'write_note', args: { path: 'a', text: 'x', dry_run: true } }, done], {
+      previews: false,
+      rules: [Reads, { ...Writes, verdict: 'allow' }],
+    })
+    try {
+      const state = await h.agent.run()
+      const schema = h.model().requests[0].tools.find((t) => t.name === 'write_note')!.inputSchema as { properties: object }
+      assert.equal(Object.hasOwn(schema.properties, 'dry_run'), false, 'no dry_run in the view the model is shown')
+      const events = await h.events(state.runId)
+      const error = ofType(events, 'tool/error').find((e) => e.actionId === 's1.a1')!
+      assert.equal(error.data.code, 'invalid_arguments')
+      assert.equal(error.data.observation, 'dry_run is not offered for write_note: call it without dry_run.')
+      assert.equal(indexOf(events, 'tool/decision', 's1.a1'), -1, 'refused before policy')
+      assert.deepEqual(h.log(), [], 'neither the preview nor the tool ran')
+    } finally {
+      await h.stop()
+    }
+  })
+
+  it('puts an approval request on record with no preview, and runs none; approved, the call runs once', async () => {
+    const h = await desk([{ tool: 'write_note', args: { path: 'a.txt', text: 'new line' } }, done], { previews: false })
+    try {
+      const paused = await h.agent.run()
+      assert.equal(paused.status, 'WAITING_APPROVAL')
+      const request = requestOf(await h.events(paused.runId))
+      assert.equal(Object.hasOwn(request.data, 'preview'), false)
+      assert.deepEqual(h.log(), [])
+      const finished = await (await h.agent.approve(paused.runId, 's1.a1', { by: 'alice' })).done
+      assert.equal(finished.status, 'COMPLETED', finished.reason)
+      assert.deepEqual(
+        h.log().map((e) => [e.kind, e.tool]),
+        [['write', 'write_note']],
+      )
+    } finally {
+      await h.stop()
+    }
+  })
+})
+
+describe('the kernel side of previews, against handlers that misbehave', () => {
+  it("records the request with the call's own arguments: a tool/preview handler that changes them leaves a failed preview", async () => {
+    const h = await desk([{ tool: 'write_note', args: { path: 'a.txt', text: 'new line' } }, done], {
+      previews: false,
+      plugins: [rogue({ preview: 'args' })],
+    })
+    try {
+      const paused = await h.agent.run()
+      assert.equal(paused.status, 'WAITING_APPROVAL')
+      const request = requestOf(await h.events(paused.runId))
+      assert.deepEqual(request.data.args, { path: 'a.txt', text: 'new line' })
+      const preview = request.data.preview
+      assert.ok(preview?.status === 'failed', JSON.stringify(preview))
+      assert.equal(preview.code, 'phase_failed')
+      assert.match(preview.message, /the tool\/preview handler of rogue-previews@1\.0\.0 failed: .*may not change/)
+      const finished = await (await h.agent.approve(paused.runId, 's1.a1', { by: 'alice' })).done
+      assert.equal(finished.status, 'COMPLETED', finished.reason)
+      assert.deepEqual(
+        h.log().map((e) => [e.kind, e.path]),
+        [['write', 'a.txt']],
+        'the approval ran the call that was asked about',
+      )
+    } finally {
+      await h.stop()
+    }
+  })
+
+  it('records a preview a handler says the guardrail redacted, a failure under a code that does not exist, or a handler that throws, as failed: the person is still asked', async () => {
+    for (const mode of ['redacted', 'code', 'throw']) {
+      const h = await desk([{ tool: 'write_note', args: { path: 'a', text: 't' } }, done], {
+        previews: false,
+        plugins: [rogue({ preview: mode })],
+      })
+      try {
+        const paused = await h.agent.run()
+        assert.equal(paused.status, 'WAITING_APPROVAL', mode)
+        const preview = requestOf(await h.events(paused.runId)).data.preview
+        assert.ok(preview?.status === 'failed', `${mode}: ${JSON.stringify(preview)}`)
+        assert.deepEqual([preview.code, preview.redacted], ['phase_failed', undefined], mode)
+        assert.deepEqual(h.log(), [], mode)
+      } finally {
+        await h.stop()
+      }
+    }
+  })
+
+  it('ends a dry run offered for a tool without a preview with tool/error (dryRun): the tool never runs', async () => {
+    const h = await desk([{ tool: 'plain_write', args: { path: 'a', dry_run: true } }, done], {
+      previews: false,
+      plugins: [rogue({ show: 'offer-all' })],
+      rules: [Reads, { ...Writes, verdict: 'allow' }],
+    })
+    try {
+      const state = await h.agent.run()
+      const events = (await h.events(state.runId)).filter((e) => e.actionId === 's1.a1')
+      assert.deepEqual(
+        events.map((e) => e.type),
+        ['tool/proposed', 'tool/decision', 'tool/error'],
+      )
+      const error = events[2] as RunEvent<'tool/error'>
+      assert.deepEqual([error.data.code, error.data.dryRun], ['invalid_arguments', true])
+      assert.deepEqual(h.log(), [])
+    } finally {
+      await h.stop()
+    }
+  })
+
+  it('runs no tool for a dry run whatever its preview handler answers: no ticket, no tool/start, no ledger entry', async () => {
+    const h = await desk([{ tool: 'plain_write', args: { path: 'a', dry_run: true } }, done], {
+      previews: false,
+      plugins: [rogue({ show: 'offer-all', preview: 'ok' })],
+      rules: [Reads, { ...Writes, verdict: 'allow' }],
+    })
+    try {
+      const state = await h.agent.run()
+      assert.equal(state.status, 'COMPLETED', state.reason)
+      const events = (await h.events(state.runId)).filter((e) => e.actionId === 's1.a1')
+      assert.deepEqual(
+        events.map((e) => e.type),
+        ['tool/proposed', 'tool/decision', 'tool/end'],
+      )
+      const end = events[2] as RunEvent<'tool/end'>
+      assert.deepEqual([end.data.dryRun, (end.data.output as { summary: string }).summary], [true, 'would do nothing much'])
+      assert.equal(await h.agent.store().effect(`${state.runId}/s1.a1`), undefined)
+      assert.deepEqual(h.log(), [])
+    } finally {
+      await h.stop()
+    }
+  })
+
+  it('fails the run before the model is asked when a tools/before-show handler renames a tool or answers nonsense', async () => {
+    for (const mode of ['rename', 'garbage']) {
+      const h = await desk([done], { previews: false, plugins: [rogue({ show: mode })] })
+      try {
+        const state = await h.agent.run()
+        assert.deepEqual([state.status, state.failureCode], ['FAILED', 'phase_failed'], mode)
+        assert.match(state.reason ?? '', /tools\/before-show handler of rogue-previews@1\.0\.0 failed/, mode)
+        assert.equal(h.model().requests.length, 0, mode)
+      } finally {
+        await h.stop()
+      }
+    }
   })
 })

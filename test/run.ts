@@ -162,7 +162,10 @@ function seconds(ms: number): string {
 function buildBin(): string {
   const out = join(root, '.test-dist')
   const started = Date.now()
-  execFileSync(process.execPath, ['--import', 'tsx', join(root, 'build/dist.ts'), '--out', out], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] })
+  execFileSync(process.execPath, ['--import', 'tsx', join(root, 'build/dist.ts'), '--out', out], {
+    cwd: root,
+    stdio: ['ignore', 'ignore', 'inherit'],
+  })
   console.log(`compiled the checkout for the commands the tests run (.test-dist/, ${seconds(Date.now() - started)})`)
   return join(out, 'core/cli/bin.js')
 }

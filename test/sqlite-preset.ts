@@ -66,6 +66,7 @@ export function presetFile(agents: Record<string, AgentSketch>, dir = scratchDir
             { plugin: 'verifier-basic', config: { minCount: 0, ...a.verifier } },
             { plugin: 'policy-rules', config: { default: 'deny', approvers: ['*'], rules: a.rules ?? allowAll } },
             { plugin: 'support-desk', config: { outbox: 'outbox.jsonl', slowLookupDelayMs: 5000, slowLookupTimeoutMs: 10_000, ...a.desk } },
+            'previews',
             ...(a.subagents ? [{ plugin: 'subagents', config: a.subagents }] : []),
             ...meter,
             ...(a.plugins ?? []),

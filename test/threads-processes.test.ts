@@ -117,6 +117,7 @@ describe('a thread across processes', () => {
     lab = new FaultLab({
       script: [{ tool: 'pay_once', args: { amount: 3 } }, { tool: 'pay_once', args: { amount: 4 } }, { final: 'paid' }],
       rules: [{ id: 'payments-ask', verdict: 'ask', match: { tool: 'pay_*' } }],
+      plugins: ['grants'],
     })
     const first = await lab.run(['run', '--thread', 'pay-1', '--task', 'Pay three, then four.', '--json'])
     assert.equal(first.code, 5, first.stderr)

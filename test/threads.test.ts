@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { CordageError, type RunEvent } from 'cordage'
-import { historyOf } from '../core/kernel/thread-history.ts'
+import { historyOf } from '../plugins/threads/history.ts'
 import type { RunState, TranscriptEntry } from '../core/kernel/state.ts'
 import { chatMessages } from '../plugins/model-openai/request.ts'
 import { messagesRequest } from '../plugins/model-anthropic/request.ts'
@@ -185,7 +185,12 @@ describe('threads: a series of runs, one per turn', () => {
   })
 
   it('an approval for the run given in turn 1 does not reach turn 2: turn 2 asks again', async () => {
-    const desk = await supportDesk({ script: [followup('T-1'), followup('T-2'), { final: 'Noted.' }], rules, verifier: { minCount: 0 } })
+    const desk = await supportDesk({
+      script: [followup('T-1'), followup('T-2'), { final: 'Noted.' }],
+      rules,
+      verifier: { minCount: 0 },
+      plugins: ['grants'],
+    })
     try {
       const paused = await desk.agent.run('Note both.', { thread: 'th-a' })
       const first = await (await desk.agent.approve(paused.runId, 's1.a1', { scope: 'run' })).done

@@ -5,7 +5,7 @@
  */
 import type { RunEvent, RunEventType } from '../contracts/events.ts'
 import type { RunSummary } from '../contracts/services/store.ts'
-import type { ApprovalGrant } from '../kernel/grants.ts'
+import type { ApprovalGrant } from '../contracts/data.ts'
 import type { RunState } from '../kernel/state.ts'
 import type { Parsed } from './args.ts'
 import { hint } from './hints.ts'
@@ -178,7 +178,12 @@ export function formatWaiting(run: Pick<RunState, 'runId' | 'waiting' | 'parent'
     lines.push(
       `  waits on child run ${w.child.runId} (agent ${w.child.agent}${w.child.actionId ? `, action ${w.child.actionId}` : ''}), started by its call ${w.actionId}`,
     )
-  else if (w?.actionId && w.status === 'WAITING_APPROVAL')
+  else if (w?.on) {
+    // Another kind of condition (services.md#waits): its reason, and how its owner names it.
+    const { kind, ...fields } = w.on
+    const named = Object.entries(fields).map(([k, v]) => `${k} ${v}`)
+    lines.push(`  waits outside the run: ${w.reason} (${[kind, ...named].join(', ')})`)
+  } else if (w?.actionId && w.status === 'WAITING_APPROVAL')
     lines.push(`  approval of action ${w.actionId}: ${hint('approve', [run.runId, w.actionId], flags, '', self)}`)
   if (run.parent) lines.push(`  child of run ${run.parent.runId} (agent ${run.parent.agent}, call ${run.parent.actionId})`)
   return lines.length ? `\n${lines.join('\n')}` : ''

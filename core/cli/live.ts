@@ -124,7 +124,7 @@ export function finish(state: RunState, io: Output, flags: Parsed['flags'], vola
   } else if (state.status === 'WAITING_USER') {
     io.err(`  answer:  ${line('resume', [state.runId], '--input "..."')}`)
   }
-  if (state.parent || state.waiting?.child) io.err(formatWaiting(state, flags, self).replace(/^\n/, ''))
+  if (state.parent || state.waiting?.on) io.err(formatWaiting(state, flags, self).replace(/^\n/, ''))
   if (volatile && isWaiting(state.status)) {
     io.err(
       '  note: this agent uses store-memory, which keeps the run only while this process lives; the commands above need a durable store',

@@ -12,7 +12,7 @@
 import { CordageError } from '../contracts/errors.ts'
 import type { Cordage } from '../host/app.ts'
 import type { HistoryCheck, StoreService } from '../contracts/services/store.ts'
-import { checkThreadId } from '../kernel/thread-start.ts'
+import { parseThreadId } from '../kit/thread-ids.ts'
 import { storeCorrupt } from '../kit/store-kit.ts'
 import type { Parsed } from './args.ts'
 import { reportError } from './errors.ts'
@@ -32,7 +32,7 @@ export async function verify(
       'invalid_input',
       `"verify" takes RUN or --thread ID${runId !== undefined ? ', not both' : ''}: cordage verify RUN (a run: its log, its artifacts, its place in a thread) or cordage verify --thread ID (a thread: its turns and each turn's run)`,
     )
-  if (threadId !== undefined) checkThreadId(threadId)
+  if (threadId !== undefined) parseThreadId(threadId)
   const app = await open(flags)
   try {
     return threadId !== undefined ? await verifyThread(app, threadId, flags, io) : await verifyOneRun(app, runId!, flags, io)

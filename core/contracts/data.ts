@@ -65,6 +65,16 @@ export interface ParentLink {
  * The child run a run waits on: a tool call of the run (spawn_agent) started it, and it waits for a
  * person (an approval, an answer, a reconciliation, a resume). Set on the parent's run/paused.
  */
+/**
+ * A condition outside a run that one of its tool calls waits on (ToolResult.waitsFor): `kind` names its
+ * owner (core/contracts/services/waits.ts); the other fields are the owner's reference to it, flat and
+ * plain. A child run is kind `child`, whose fields are those of {@link WaitingChild}.
+ */
+export interface WaitCondition {
+  kind: string
+  [field: string]: string | number | boolean
+}
+
 export interface WaitingChild {
   runId: string
   agent: string

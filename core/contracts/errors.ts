@@ -148,7 +148,10 @@ export const Codes = {
   run_not_waiting: { kind: 'usage', text: 'the run is not in a state that accepts this command' },
   run_ended: { kind: 'conflict', text: 'the run had ended before the command (a cancel) could act on it' },
   action_not_pending: { kind: 'usage', text: 'the action is not waiting for approval' },
-  child_waiting: { kind: 'usage', text: 'the run waits on a child run that has not ended: act on the child first' },
+  child_waiting: {
+    kind: 'usage',
+    text: 'the run waits on something outside it (a child run, or another kind of condition) that has not ended: act on that first',
+  },
   run_busy: { kind: 'conflict', text: 'the run is already being driven in this process' },
   seq_conflict: { kind: 'conflict', text: 'another writer appended to the run first' },
   lease_lost: { kind: 'conflict', text: 'another worker owns the run now' },

@@ -23,6 +23,7 @@ import type {
   ThreadLink,
   Usage,
   WaitingChild,
+  WaitCondition,
   Verdict as PolicyVerdict,
   WaitingStatus,
 } from './data.ts'
@@ -89,15 +90,20 @@ export interface RunEventMap {
    * turn/start: the previous turn's transcript (itself holding the turns before it). Entries of earlier
    * turns carry `turn` and their action ids are prefixed with it (`t1.s1.a1`), so they never collide with
    * this run's. `shortened` counts earlier turns kept only as the user's message and the answer, to
-   * bound the record (core/kernel/thread-history.ts: 256 KB of JSON); `dropped` counts the oldest turns
+   * bound the record (plugins/threads `historyBytes`; the kernel records at most MaxHistoryBytes, 256 KB of
+   * JSON, core/contracts/phases.ts); `dropped` counts the oldest turns
    * left out when even that does not fit. The compactor shrinks the projection further when needed.
    */
   'thread/history': { from: string; turns: number; entries: TranscriptEntry[]; shortened?: number; dropped?: number }
   /** A durable resume point, recorded before the run waits for anything outside it. */
   'run/checkpoint': { reason: 'approval' | 'user' | 'suspend' | 'reconciliation'; pending: string[]; steps: number; usage: Usage }
   /** The run stopped driving and waits (for approval, the user, reconciliation, or a resume). `code` says why, where a code applies. */
-  /** `child`: the run waits on a child run that waits for a person (`actionId` is the call that started it). */
-  'run/paused': { status: WaitingStatus; reason: string; actionId?: string; code?: Code; child?: WaitingChild }
+  /**
+   * `waitsOn`: the run's call `actionId` waits on a condition outside the run (ToolResult.waitsFor; since
+   * waits 1.0.0). `child`: the condition is a child run that waits for a person, recorded in this field
+   * as since issue 17 (never in `waitsOn`).
+   */
+  'run/paused': { status: WaitingStatus; reason: string; actionId?: string; code?: Code; child?: WaitingChild; waitsOn?: WaitCondition }
   /**
    * The run drives again after a wait. `budgets`: token and cost bounds raised (or set) on resume, for a
    * run suspended because a reservation did not fit (`cordage resume --max-tokens --max-cost`); from here

@@ -20,6 +20,7 @@ import type {
   Usage,
   Verdict,
   WaitingChild,
+  WaitCondition,
 } from './data.ts'
 
 export type ActionStatus =
@@ -150,6 +151,15 @@ export interface RunState {
   /** Actions of the current step that have not been settled yet, in the order the model proposed them. */
   pending: string[]
   /** What the run waits for while paused. */
-  waiting?: { status: RunStatus; actionId?: string; reason: string; code?: Code; child?: WaitingChild }
+  waiting?: {
+    status: RunStatus
+    actionId?: string
+    reason: string
+    code?: Code
+    /** The condition outside the run that call `actionId` waits on (run/paused `waitsOn`, or `child` as kind `child`). */
+    on?: WaitCondition
+    /** When that condition is a child run: the child (run/paused `child`). */
+    child?: WaitingChild
+  }
   cancel?: { by: string; at: number; reason?: string }
 }

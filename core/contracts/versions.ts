@@ -16,6 +16,7 @@ import { VerifierContract } from './services/verifier.ts'
 import { WorkspaceContract } from './services/workspace.ts'
 import { EmbeddingsContract } from './services/embeddings.ts'
 import { MeterContract } from './services/meter.ts'
+import { WaitsContract } from './services/waits.ts'
 
 export const Contracts = {
   model: ModelContract,
@@ -31,11 +32,12 @@ export const Contracts = {
   agents: AgentsContract,
   embeddings: EmbeddingsContract,
   meter: MeterContract,
+  waits: WaitsContract,
 } as const
 Object.freeze(Contracts)
 
 /** Services the host provides to every agent itself (no plugin does): a plugin may require them. */
-export const HostProvided: Record<string, string> = { agents: AgentsContract }
+export const HostProvided: Record<string, string> = { agents: AgentsContract, waits: WaitsContract }
 Object.freeze(HostProvided)
 
 /** What the loop itself requires of an agent: every service but the compactor, at a compatible major. */

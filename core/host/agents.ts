@@ -11,9 +11,7 @@ import {
   type ParentLink,
   type SpawnRequest,
 } from '../contracts/services/agents.ts'
-import type { WaitingChild } from '../contracts/data.ts'
 import type { AgentRuntime } from '../kernel/agent.ts'
-import { readService } from '../kernel/cordis.ts'
 import { CordageError } from '../contracts/errors.ts'
 import type { RunState } from '../kernel/state.ts'
 import { isTerminal, isWaiting } from '../kernel/status.ts'
@@ -88,7 +86,7 @@ export function agentDirectory(host: AgentsHost, self: string): AgentDirectory {
     },
 
     // Only this agent's own children, of agents it may start: a plugin of one agent must not read or
-    // cancel another's runs (a tool's `waitsFor` names any run it likes).
+    // cancel another's runs (a tool's `waitsFor` names any run it likes; host/waits.ts owns child waits).
     async child(agent: string, runId: string): Promise<ChildOutcome | undefined> {
       allowed('spawns', agent)
       const state = await existing(await known(agent), runId)
@@ -120,7 +118,8 @@ export function agentDirectory(host: AgentsHost, self: string): AgentDirectory {
       // The parent is another agent's run; it goes on only if it waits on this very child.
       const parentAgent = await known(child.parent.agent)
       const parent = await existing(parentAgent, child.parent.runId)
-      if (!parent || !isWaiting(parent.status) || parent.waiting?.child?.runId !== child.runId) return
+      const on = parent?.waiting?.on
+      if (!parent || !isWaiting(parent.status) || on?.kind !== 'child' || on.runId !== child.runId) return
       // As `cordage resume` would: on the runtime pinned for the run when its preset entry says onDrift: pin.
       const runtime = host.forRun ? await host.forRun(parentAgent.name, parent.runId) : parentAgent
       await runtime.resume(parent.runId, { by: `child ${child.runId}` })
@@ -215,54 +214,5 @@ async function untilChildEnds(target: AgentRuntime, runId: string, done: Promise
     return await done
   } finally {
     request.signal.removeEventListener('abort', cancel)
-  }
-}
-
-/**
- * A sweep for `cordage worker`: resume the runs of `agent` that wait on a child run which has ended, in
- * case the child's end did not wake them (the process that ended it stopped first, or could not load the
- * parent's agent). A parent whose child still waits is left as it is. What a waiting run waits on is
- * read once per version of it (its last seq); then each pass only looks at the child.
- */
-export function parentSweep(
-  agent: AgentRuntime,
-  report: (error: CordageError) => void,
-  runtimeFor: (runId: string) => Promise<AgentRuntime> = async () => agent,
-): () => Promise<number> {
-  // runId → the seq it was read at, the child it waits on, and whether that version was reported.
-  let known = new Map<string, { seq: number; child?: WaitingChild; reported?: boolean }>()
-  const statuses = ['WAITING_APPROVAL', 'WAITING_USER', 'WAITING_RECONCILIATION', 'SUSPENDED'] as const
-  return async () => {
-    let woken = 0
-    const next = new Map<string, { seq: number; child?: WaitingChild; reported?: boolean }>()
-    for (const status of statuses) {
-      for (const run of await agent.store().list({ status, agent: agent.name, limit: 1000 })) {
-        let entry = known.get(run.runId)
-        if (entry?.seq !== run.lastSeq) entry = { seq: run.lastSeq, child: (await agent.load(run.runId)).waiting?.child }
-        next.set(run.runId, entry)
-        const child = entry.child
-        if (!child || entry.reported) continue
-        // A child that still waits: nothing to do (and no runtime to build for a pinned parent).
-        const outcome = await readService<AgentDirectory>(agent.ctx, 'agents')
-          ?.value.child(child.agent, child.runId)
-          .catch(() => undefined)
-        if (outcome && !isTerminal(outcome.status)) continue
-        try {
-          await (await runtimeFor(run.runId)).resume(run.runId, { by: 'worker' })
-          woken++
-        } catch (error) {
-          if (!CordageError.is(error)) throw error
-          // Another worker took it on meanwhile: look again next time. Anything else (drift refused, a
-          // child that is gone) is reported once, until the run changes.
-          if (!['run_busy', 'run_not_waiting', 'lease_lost'].includes(error.code)) {
-            entry.reported = true
-            report(error)
-          }
-        }
-      }
-    }
-    // Runs no longer waiting are forgotten.
-    known = next
-    return woken
   }
 }

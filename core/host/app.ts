@@ -8,6 +8,7 @@ import type { Tool } from '../contracts/services/tools.ts'
 import { AgentRuntime } from '../kernel/agent.ts'
 import { createAgentContext } from '../kernel/cordis.ts'
 import { agentDirectory } from './agents.ts'
+import { waitsService } from './waits.ts'
 import { CordageError } from '../contracts/errors.ts'
 import { PluginCatalog, type CatalogEntry } from './catalog.ts'
 import { handledErrors, plugOne, unplug, type LoadedPlugin } from './plug.ts'
@@ -438,8 +439,11 @@ export class Cordage {
     const name = plan.spec.name
     const scope = ownScope ?? (pinned ? this.pinnedRuns.scope(name) : undefined)
     const ctx = createAgentContext(scope?.ctx ?? this.root, name).extend({ baseDir: plan.preset.dir })
-    // The host's own service: the preset's other agents, for subagents and handoffs.
-    ctx.set('agents', agentDirectory(this, name))
+    // The host's own services: the preset's other agents, for subagents and handoffs; and who answers
+    // for what a tool call waits on (child runs, and the kinds plugins own).
+    const agents = agentDirectory(this, name)
+    ctx.set('agents', agents)
+    ctx.set('waits', waitsService(this, name, agents))
     const plugins: LoadedPlugin[] = []
     const wanted = storeOnly ? plan.plugins.filter((p) => p.entry.manifest.provides?.store) : plan.plugins
     try {
@@ -474,8 +478,6 @@ export class Cordage {
       parallelTools: plan.spec.parallelTools,
       modelRetry: plan.spec.retry,
       serviceTimeouts: plan.spec.serviceTimeouts,
-      artifactAboveBytes: plan.spec.artifactAboveBytes,
-      keepRedacted: plan.spec.audit?.keepRedacted,
       ...plan.spec.durability,
       handoff: async (runId, to) => (await (await this.ensureAgent(to)).acceptHandoff(runId)).done,
       handoffs: plan.spec.handoffs,

@@ -11,6 +11,7 @@ import { CordageError, type Code } from '../contracts/errors.ts'
 import type { CatalogEntry, PluginCatalog } from './catalog.ts'
 import type { AgentSpec, PluginRef, Preset } from './preset.ts'
 import { meterProblems } from './metered.ts'
+import { ArtifactsPlugin, artifactsMissing, withAgentKeys } from './artifact-keys.ts'
 
 export interface PlannedPlugin {
   ref: PluginRef
@@ -70,9 +71,11 @@ export async function planAgent(preset: Preset, spec: AgentSpec, catalog: Plugin
       continue
     }
     seen.set(name, ref.at)
-    const config = checkConfig(preset, ref, entry, problems)
+    const config = checkConfig(preset, name === ArtifactsPlugin ? withAgentKeys(preset, spec, ref, problems) : ref, entry, problems)
     if (config !== undefined) planned.push({ ref, where: where(preset, ref), entry, config })
   }
+  const missing = artifactsMissing(preset, spec, seen.has(ArtifactsPlugin) || spec.plugins.some((r) => r.plugin === ArtifactsPlugin))
+  if (missing) problems.push(missing)
   if (problems.length) throw combined(problems, `agent "${spec.name}" in ${preset.shown}`)
 
   const providers: Record<string, PlannedPlugin> = {}

@@ -2,7 +2,7 @@
  * @module host/run-spending
  * What a run and every run it started spent, read from their logs (the agents service's `spent`,
  * core/contracts/services/agents.ts): a thread's budgets count a turn's children whatever became of
- * the call that started them (core/kernel/thread-budget.ts). A child of action `a` of run `R` is run
+ * the call that started them (plugins/threads). A child of action `a` of run `R` is run
  * `R.a` (childRunId): it is looked for in the store the parent was read from, then in the stores of
  * the agents that drove the parent may start (a child may live in its own agent's store). A run found
  * there belongs to the tree only if its run/start names that very parent and action.
@@ -13,7 +13,7 @@ import type { RunEvent } from '../contracts/events.ts'
 import { childRunId, type RunSpending } from '../contracts/services/agents.ts'
 import type { AgentRuntime } from '../kernel/agent.ts'
 import { isTerminal } from '../kernel/status.ts'
-import { recordedSpending, withChildren, type RecordedSpending } from '../kernel/thread-budget.ts'
+import { recordedSpending, withChildren, type RecordedSpending } from './recorded-spending.ts'
 
 /** What the walk needs of the host (core/host/agents.ts AgentsHost has it). */
 export interface SpendingHost {

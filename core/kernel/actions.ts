@@ -127,7 +127,7 @@ async function admit(run: ActionsPort, action: ActionState): Promise<Admitted> {
         `Unknown tool "${action.tool}". Tools you can call: ${[...run.visible.byName.keys()].join(', ') || 'none'}.`,
       ),
     }
-  const refused = dryRunProblem(action, tool)
+  const refused = dryRunProblem(action, tool, run.visible.dryRuns.has(tool.name))
   if (refused) return { next: await run.reject(action, 'invalid_arguments', refused) }
   const parsed = tool.input.safeParse(action.args)
   if (!parsed.success) {

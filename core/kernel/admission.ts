@@ -2,40 +2,33 @@
  * @module admission
  * Whether an action may run: policy is asked (bounded in time), its answer checked strictly (a
  * malformed or failing policy denies, an ask nobody may answer denies), the decision recorded, and then
- * the call runs, waits for a person, or is closed. An ask that a grant already covers (for the run, or
- * standing in the store), or that the approval given with an accepted drift answers, runs without
- * asking again. Free functions over a narrow port.
+ * the call runs, waits for a person, or is closed. An ask that a grant covers (named by a
+ * `tool/after-decide` handler, checked in core/kernel/grant-claim.ts), or that the approval given with
+ * an accepted drift answers, runs without asking again. Free functions over a narrow port.
  */
 import type { Code } from '../contracts/errors.ts'
 import type { PolicyDecision, PolicyService } from '../contracts/services/policy.ts'
 import type { StoreService } from '../contracts/services/store.ts'
 import type { Tool } from '../contracts/services/tools.ts'
-import type { ActionState, RunState } from '../contracts/state.ts'
+import type { ActionState } from '../contracts/state.ts'
 import type { PreviewOutcome, WaitingStatus } from '../contracts/data.ts'
 import type { ServiceEntry } from './cordis.ts'
 import { isControl } from './control.ts'
 import type { Authorized, Checkpoint, Next, PauseDetail } from './effects.ts'
-import { grantMismatch, type ApprovalGrant } from './grants.ts'
+import { claimedGrant } from './grant-claim.ts'
 import { approvalUnder } from './approval.ts'
-import type { LoopHost, TimedService } from './loop-host.ts'
+import type { TimedService } from './loop-host.ts'
 import type { EventIds, Recorder } from './recorder.ts'
 import { checkPolicyDecision } from '../contracts/checks/policy.ts'
-import { screenedPreview } from './preview.ts'
-import type { ScreenPort } from './tool-texts.ts'
+import { askPreview, type PreviewPort } from './preview.ts'
 import { KernelProducer } from './version.ts'
 
 /** What admitting an action leads to: run it, wait for a person (later, once the rest of the step ran), or nothing more (settled). */
 export type Admitted = { run: Authorized } | { later: () => Promise<Next> } | { next: Next }
 
 /** What deciding an action needs of the run. */
-export interface AdmissionPort extends ScreenPort {
-  readonly runId: string
-  readonly agent: Pick<LoopHost, 'name'>
-  readonly state: RunState
-  readonly view: Readonly<RunState>
+export interface AdmissionPort extends PreviewPort {
   readonly rec: Recorder
-  /** Aborted when the run is cancelled (a preview in progress stops). */
-  readonly signal: AbortSignal
   readonly services: { readonly policy: ServiceEntry<PolicyService> }
   idsOf(actionId: string | undefined, causation?: number): EventIds
   ask<T>(service: TimedService, provider: string, call: () => T | Promise<T>): T | Promise<T>
@@ -137,23 +130,26 @@ async function admitAsked(
   // Decided again after an accepted drift: the approval given with that drift, under these versions, answers it.
   const given = approvalUnder(action, { policyVersion, toolVersion: tool.owner }, decision.approvers)
   if (given) return { run: { action, tool, policyVersion, causation: given.seq } }
-  const grant = await grantFor(run, action, tool, args, policyVersion, decision.approvers)
-  if (grant) {
+  const { ruleId, reason, approvers } = decision
+  const call = { actionId: action.id, tool: action.tool, args, argsHash: action.argsHash, ...(dryRun ? { dryRun } : {}) }
+  const claim = await claimedGrant(run, { ...call, verdict: 'ask', ruleId, reason, approvers, policyVersion, toolVersion: tool.owner })
+  if ('grant' in claim) {
     // A person approved calls like this one before, for the run or standing: no one is asked again.
+    const { id, scope } = claim.grant
     const approved = run.rec.record(
       'tool/approval-decided',
-      { approved: true, by: `grant:${grant.id}`, scope: grant.scope, grantId: grant.id },
+      { approved: true, by: `grant:${id}`, scope, grantId: id },
       KernelProducer,
       run.idsOf(action.id, decidedSeq),
     )
     return { run: { action, tool, policyVersion, causation: approved.seq } }
   }
-  const { ruleId, reason, approvers } = decision
+  const why = claim.problem ? `; ${claim.problem}` : ''
   return {
     later: async () => {
-      // Decision → preview → checkpoint → request: whoever decides reads this record and nothing runs it again.
-      const preview = dryRun ? undefined : await screenedPreview(run, tool, args, action, decidedSeq)
-      return run.pause('WAITING_APPROVAL', `action ${action.id} (${action.tool}) waits for approval: ${reason}`, 'approval', {
+      // Decision → preview (tool/preview handlers) → checkpoint → request: whoever decides reads this record and nothing runs it again.
+      const preview = dryRun ? undefined : await askPreview(run, action, tool, args, decidedSeq)
+      return run.pause('WAITING_APPROVAL', `action ${action.id} (${action.tool}) waits for approval: ${reason}${why}`, 'approval', {
         actionId: action.id,
         approval: {
           tool: action.tool,
@@ -171,36 +167,9 @@ async function admitAsked(
   }
 }
 
-/** The preview for an approval request put on record late (core/kernel/actions.ts, a resumed ask): none for a dry run. */
+/** The preview for an approval request put on record late (core/kernel/actions.ts, a resumed ask): none for a dry run, a tool gone or arguments it no longer takes. */
 export async function previewFor(run: AdmissionPort, action: ActionState, tool: Tool | undefined): Promise<PreviewOutcome | undefined> {
-  if (action.dryRun) return undefined
-  if (!tool) return { status: 'failed', code: 'unknown_tool', message: `${action.tool} is no longer installed` }
-  const parsed = tool.input.safeParse(action.args)
-  if (!parsed.success)
-    return { status: 'failed', code: 'invalid_arguments', message: `the arguments no longer match ${tool.name}'s schema` }
-  return screenedPreview(run, tool, parsed.data, action, action.decision?.seq ?? action.proposedSeq)
-}
-
-/**
- * A grant that covers this call: given for the rest of this run, or standing (kept by the store). It
- * must be active, for this agent, tool and arguments, under this policy and tool version, and given
- * by someone the policy lets approve it.
- */
-export async function grantFor(
-  run: AdmissionPort,
-  action: ActionState,
-  tool: Tool,
-  args: unknown,
-  policyVersion: string,
-  approvers?: string[],
-): Promise<ApprovalGrant | undefined> {
-  const now = Date.now()
-  const call = { agent: run.agent.name, tool: action.tool, args, argsHash: action.argsHash, policyVersion, toolVersion: tool.owner }
-  const allowed = (g: ApprovalGrant) => !approvers || approvers.includes('*') || approvers.includes(g.by)
-  const fits = (g: ApprovalGrant) => grantMismatch(g, call, now) === undefined && allowed(g)
-  const inRun = run.state.grants.find(fits)
-  if (inRun) return inRun
-  const store = run.store()
-  if (!store.grants) return undefined
-  return (await store.grants({ agent: run.agent.name, tool: action.tool, now })).find(fits)
+  const parsed = !action.dryRun && tool?.input.safeParse(action.args)
+  if (!tool || !parsed || !parsed.success) return undefined
+  return askPreview(run, action, tool, parsed.data, action.decision?.seq ?? action.proposedSeq)
 }

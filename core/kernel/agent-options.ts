@@ -13,8 +13,6 @@ import type { Tool } from '../contracts/services/tools.ts'
 import type { DriftPolicy } from './drift.ts'
 import type { ResolvedAgentOptions, TimedService } from './loop-host.ts'
 import type { RunState } from './state.ts'
-import { CordageError } from '../contracts/errors.ts'
-import { DefaultArtifactAboveBytes } from './artifacts.ts'
 
 export interface AgentOptions {
   name: string
@@ -40,16 +38,6 @@ export interface AgentOptions {
   ticketTtlMs?: number
   /** Observations longer than this are shortened for the model (the full output stays in the store). */
   observationChars?: number
-  /**
-   * A tool result whose JSON is larger than this many bytes is stored as an artifact, and the model
-   * sees its head and a reference (a tool's own `artifactAboveBytes` wins). Default 256 KiB.
-   */
-  artifactAboveBytes?: number
-  /**
-   * Keep the raw result of a call whose output the guardrail redacted, as an audit-only artifact
-   * (the preset's `audit.keepRedacted`). Default false: the raw result is dropped.
-   */
-  keepRedacted?: boolean
   /** Who this process is, as the owner of the runs it drives (default: host name and process id). */
   worker?: string
   /** How long a run's lease lasts without renewal: how soon another worker may take over a run whose process died. */
@@ -135,19 +123,6 @@ export function resolveOptions(options: AgentOptions): ResolvedAgentOptions {
     cancelWatchMs: options.cancelWatchMs ?? 250,
     cancelGraceMs: options.cancelGraceMs ?? 2000,
     effectWaitMs: options.effectWaitMs ?? 10_000,
-    artifactAboveBytes: checkedThreshold(options.artifactAboveBytes),
-    keepRedacted: options.keepRedacted === true,
     interceptTool: options.interceptTool,
   }
-}
-
-/** The agent's artifact threshold: a positive whole number of bytes, or the default. */
-function checkedThreshold(value: number | undefined): number {
-  if (value === undefined) return DefaultArtifactAboveBytes
-  if (!Number.isSafeInteger(value) || value < 1)
-    throw new CordageError(
-      'invalid_input',
-      `artifactAboveBytes must be a whole number of bytes of at least 1, got ${JSON.stringify(value)}`,
-    )
-  return value
 }

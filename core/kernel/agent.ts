@@ -7,13 +7,13 @@
  * store, so a command works the same on a run started by another process.
  */
 import { DefaultBudgets, type Budgets } from './budget.ts'
-import { checkResumeBudgets, startBudgets } from '../kit/budgets.ts'
+import { checkResumeBudgets } from '../kit/budgets.ts'
 import { requireMeter } from './meter.ts'
 import { createDispatch, readService, type Context, type Dispatch } from './cordis.ts'
 import { CordageError } from '../contracts/errors.ts'
 import type { ModelDeltaEvent, ResumeBudgets, RunEvent } from '../contracts/events.ts'
 import { StepGate } from './gate.ts'
-import type { ApprovalGrant, ApprovalScope } from './grants.ts'
+import type { ApprovalGrant, ApprovalScope } from '../contracts/data.ts'
 import type { ArgsPattern } from '../kit/match.ts'
 import { RunDriver } from './loop.ts'
 import type { Lease, StoreService, StoreWriter } from '../contracts/services/store.ts'
@@ -27,11 +27,11 @@ import { Scrubber } from '../kit/secrets.ts'
 import { KernelProducer } from './version.ts'
 import type { LoopHost, ResolvedAgentOptions } from './loop-host.ts'
 import { resolveOptions, type AgentOptions, type StartOptions } from './agent-options.ts'
-import { checkTask, recordRunStart, servicesOf } from './run-start.ts'
-import { checkThreadId, checkThreadStore, prepareThreadStart } from './thread-start.ts'
-import { turnSpending } from './thread-budget.ts'
+import { checkTask, recordRunStart, servicesOf, startDraft } from './run-start.ts'
+import { draftHandled, draftRun } from './run-draft.ts'
+import { parseThreadId } from '../kit/thread-ids.ts'
 import { driftChanges, recordDrift, type DriftCommand, type DriftPolicy } from './drift.ts'
-import { checkParentGoing, movedVersions, planDecision, recordDecision, underVersions, type Versions } from './approval.ts'
+import { movedVersions, planDecision, recordDecision, underVersions, type Versions } from './approval.ts'
 import { prepareRun, takeOverRun, takeRun, type TakenRun } from './lease.ts'
 import { cancelNotDriven, runEnded } from './cancel.ts'
 import { checkResumable } from './resumable.ts'
@@ -39,7 +39,7 @@ import { turn } from './command-ids.ts'
 import { reconcilableAction, recordReconciled } from './reconcile.ts'
 import { wakingWaiters } from './waiters.ts'
 import { followRun, RunWaiters, type FollowOptions } from '../kit/follow.ts'
-import { cancelChildOf, checkChildEnded, childEndedAlready, wakeParent } from './child-wait.ts'
+import { cancelWaitOf, checkAwaited, checkWaitOver, waitOverAlready, wakeWaiters } from './waits.ts'
 export type { DriftChange, DriftPolicy } from './drift.ts'
 export { DefaultServiceTimeouts, type AgentOptions, type StartOptions } from './agent-options.ts'
 export { TimedServices, type ResolvedAgentOptions, type TimedService } from './loop-host.ts'
@@ -61,7 +61,7 @@ export interface ContinueOptions extends Actor {
   acceptDrift?: boolean
 }
 
-/** How far an approval reaches, and for which arguments (see core/kernel/grants.ts). */
+/** How far an approval reaches, and for which arguments (see core/kit/grants.ts; `run` and `grant` need the grants plugin). */
 export interface ApprovalOptions extends ContinueOptions {
   resume?: boolean
   /** `once` (default): this call. `run`: the tool for the rest of the run. `grant`: a standing grant across runs. */
@@ -146,15 +146,12 @@ export class AgentRuntime implements LoopHost {
     const runId = options.runId ?? newRunId()
     const driver = new RunDriver(this, emptyState(runId), this.#writer)
     const checked = checkTask(task, this.name, !!this.defaultTask)
-    if (options.thread !== undefined) {
-      checkThreadId(options.thread)
-      checkThreadStore(this.store(), this.name)
-    }
+    const drafted = draftHandled(driver, options.thread)
     // A new run is this worker's from its first event: no other worker can claim it before it is driven.
     driver.own({ runId, worker: this.options.worker, token: 1, expiresAt: Date.now() + this.options.leaseTtlMs })
-    if (options.thread === undefined) recordRunStart(driver.rec, this, checked, options)
+    if (!drafted) recordRunStart(driver.rec, this, startDraft(this, checked, options), options)
     return this.track(driver, async () => {
-      if (options.thread !== undefined) await this.recordTurnStart(driver, checked, options)
+      if (drafted) await this.recordStart(driver, checked, options)
       else await driver.flush()
       return driver.drive()
     })
@@ -169,33 +166,18 @@ export class AgentRuntime implements LoopHost {
   async submit(task: string | undefined = this.defaultTask, options: StartOptions = {}): Promise<string> {
     const runId = options.runId ?? newRunId()
     const driver = new RunDriver(this, emptyState(runId), this.#writer)
-    const checked = checkTask(task, this.name, !!this.defaultTask)
-    if (options.thread !== undefined) {
-      await this.recordTurnStart(driver, checked, options)
-      return runId
-    }
-    recordRunStart(driver.rec, this, checked, options)
-    await driver.flush()
+    await this.recordStart(driver, checkTask(task, this.name, !!this.defaultTask), options)
     return runId
   }
 
   /**
-   * Record the start of a run that is the next turn of `options.thread` (core/kernel/thread-start.ts):
-   * nothing is written when the thread cannot take it; the store claims the turn with the first append.
+   * Record the start of a run as the run/before-start handlers leave it (core/kernel/run-draft.ts): for
+   * a turn of a thread, nothing is written when the thread cannot take it, and the store claims the
+   * turn with the first append.
    */
-  private async recordTurnStart(driver: RunDriver, task: string, options: StartOptions): Promise<void> {
+  private async recordStart(driver: RunDriver, task: string, options: StartOptions): Promise<void> {
     try {
-      const store = this.store()
-      const budgets = startBudgets(this.budgets, options.budgets)
-      const thread = await prepareThreadStart(
-        store,
-        options.thread!,
-        this.name,
-        budgets,
-        (id) => this.load(id),
-        (turn) => turnSpending(this.ctx, turn),
-      )
-      recordRunStart(driver.rec, this, task, options, thread)
+      recordRunStart(driver.rec, this, await draftRun(driver, startDraft(this, task, options)), options)
       await driver.flush()
     } catch (error) {
       // The run was never written: the lease it was started under is given back (there is nothing to own).
@@ -272,8 +254,8 @@ export class AgentRuntime implements LoopHost {
         const found = readService<ToolsService>(this.ctx, 'tools')?.value.get(name)
         return found && asDefined(found)
       }
-      // A run waiting on its child goes on only once the child has ended (core/kernel/child-wait.ts).
-      await checkChildEnded(this.ctx, state)
+      // A run whose call waits on a condition goes on only once its owner says it ended (core/kernel/waits.ts).
+      await checkWaitOver(this.ctx, state)
       if (checkResumable(state, options.input, toolOf) === 'take-over') {
         if (budgets)
           throw new CordageError('run_not_waiting', `run ${runId} is ${state.status}: budgets can be set only when resuming a waiting run`)
@@ -347,13 +329,13 @@ export class AgentRuntime implements LoopHost {
     const taken = await cancelNotDriven(this, runId, request, this.#writer, options.waitMs ?? 30_000)
     if ('state' in taken) return taken.state
     const { driver } = taken
-    // Waiting on a child run: the child is cancelled first, so its pending approval is void (core/kernel/child-wait.ts).
-    let childFailed: unknown
+    // Waiting on a condition (a child run): it is cancelled first, so a child's pending approval is void (core/kernel/waits.ts).
+    let notCancelled: unknown
     const state = await this.track(driver, async () => {
-      childFailed = await cancelChildOf(this.ctx, driver)
+      notCancelled = await cancelWaitOf(this.ctx, driver)
       return driver.drive()
     }).done
-    if (childFailed) throw childFailed
+    if (notCancelled) throw notCancelled
     return state
   }
 
@@ -363,13 +345,12 @@ export class AgentRuntime implements LoopHost {
    * {@link cancel} would. Resolves with that turn's state, or undefined when no turn was going on.
    */
   async closeThread(threadId: string, options: Actor & { waitMs?: number } = {}): Promise<RunState | undefined> {
-    checkThreadId(threadId)
+    parseThreadId(threadId)
     const store = this.store()
-    checkThreadStore(store, this.name)
-    if (typeof store.closeThread !== 'function')
+    if (typeof store.closeThread !== 'function' || typeof store.thread !== 'function' || typeof store.threadTurns !== 'function')
       throw new CordageError(
         'feature_unsupported',
-        `the store of agent "${this.name}" cannot close threads (store contract 2.3.0 closeThread)`,
+        `the store of agent "${this.name}" does not keep threads (store contract 2.3.0 thread, threadTurns, closeThread)`,
       )
     // Only the thread's own agent closes it, as only it adds turns to it.
     const thread = await store.thread!(threadId)
@@ -450,15 +431,6 @@ export class AgentRuntime implements LoopHost {
     )
   }
 
-  readonly #noted = new Set<string>()
-
-  /** Log a warning about the agent once per process (a missing store feature, say). */
-  noteOnce(key: string, message: string): void {
-    if (this.#noted.has(key)) return
-    this.#noted.add(key)
-    this.ctx.logger('cordage').warn(message)
-  }
-
   /** Someone listens for streamed model pieces (`model/delta`). */
   streaming(): boolean {
     return this.previews.watched(['model/delta'])
@@ -489,9 +461,12 @@ export class AgentRuntime implements LoopHost {
   private async recordApproval(runId: string, actionId: string, approved: boolean, options: ApprovalOptions): Promise<RunHandle> {
     const { driver, state } = await this.take(runId)
     return this.withLease(driver, async () => {
-      const planned = planDecision(this.name, state, actionId, approved, options, () => !!this.store().putGrant)
-      // A child whose parent has ended (and could not cancel it) is not approved (core/kernel/approval.ts).
-      if (approved) await checkParentGoing(state, (id) => this.load(id).catch(() => undefined))
+      // A run whose call waits on a condition: the decision is taken where it waits (the owner says where).
+      await checkWaitOver(this.ctx, state)
+      const uses = this.dispatch.handlers('tool/after-decide').length > 0
+      const planned = planDecision(this.name, state, actionId, approved, options, () => !!this.store().putGrant, uses)
+      // A run nobody waits for any more (a child whose parent ended and could not cancel it) is not approved.
+      if (approved) await checkAwaited(this.ctx, state)
       // Drift first: a refused approval must leave the action waiting, so that the same command with
       // --accept-drift (or an onDrift change) can be given again.
       if (options.resume !== false) await this.drift(driver, state, options, approved ? 'approve' : 'reject')
@@ -591,13 +566,13 @@ export class AgentRuntime implements LoopHost {
   }
 
   /**
-   * A child run that ended wakes its parent; a run that paused on a child that ended meanwhile goes on
-   * at once (either side may see the other's last write first: core/kernel/child-wait.ts).
+   * A run that ended wakes whoever waits on it; a run that paused on a condition that ended meanwhile
+   * goes on at once (either side may see the other's last write first: core/kernel/waits.ts).
    */
   private async afterRun(state: RunState): Promise<RunState> {
-    await wakeParent(this.ctx, state)
-    if (!(await childEndedAlready(this.ctx, state))) return state
-    return this.resume(state.runId, { by: `child ${state.waiting!.child!.runId}` }).then(
+    await wakeWaiters(this.ctx, state)
+    if (!(await waitOverAlready(this.ctx, state))) return state
+    return this.resume(state.runId, { by: `${state.waiting!.on!.kind} ended` }).then(
       (handle) => handle.done,
       () => state,
     )

@@ -1,37 +1,27 @@
 /**
  * @module approval
  * A person's decision on an action that waits for approval: which action may be decided, by whom (the
- * policy's approvers), and the grant a wider approval creates (for the rest of the run, or standing),
+ * policy's approvers), and the grant a wider approval creates (for the rest of the run, or standing;
+ * only a person's approval creates one, and only for an agent with the grants plugin that uses it),
  * checked before anything is recorded, and the event that records it. The command around it (the
  * lease, drift, storing a standing grant) is the runtime's (core/kernel/agent.ts).
  */
-import { randomBytes } from 'node:crypto'
 import { CordageError } from '../contracts/errors.ts'
 import type { ActionState, RunState } from '../contracts/state.ts'
-import type { ApprovalGrant, ApprovalScope, ArgsPattern, GrantArgs, RunStatus } from '../contracts/data.ts'
-import { checkArgsPattern } from '../kit/match.ts'
+import type { ApprovalGrant, ApprovalScope, RunStatus } from '../contracts/data.ts'
+import { newGrant, type GrantOptions } from '../kit/grants.ts'
 import { turn } from './command-ids.ts'
 import type { Recorder } from './recorder.ts'
 import { KernelProducer } from './version.ts'
-import { isTerminal } from './status.ts'
-
-/** What a wider approval covers (ApprovalOptions in core/kernel/agent.ts). */
-export interface GrantOptions {
-  args?: ArgsPattern | 'any'
-  expiresInMs?: number
-  reason?: string
-}
 
 /** The action `actionId` if the run waits for a decision on it and `by` may give it; else why not. */
 export function decidableAction(state: RunState, actionId: string, by: string): ActionState {
   if (state.status !== 'WAITING_APPROVAL') throw notWaiting(state)
-  const child = state.waiting?.child
-  if (child) {
+  if (state.waiting?.on)
     throw new CordageError(
       'child_waiting',
-      `run ${state.runId} waits on its child run ${child.runId} (agent ${child.agent}), not on an approval of its own: decide the child's action there: cordage approve ${child.runId} ${child.actionId ?? 'ACTION'}`,
+      `run ${state.runId} waits on something outside it, not on an approval of its own (${state.waiting.reason}); it goes on once that has ended: cordage resume ${state.runId}`,
     )
-  }
   const action = state.actions[actionId]
   if (action?.status !== 'awaiting_approval') {
     const waiting = state.waiting?.actionId
@@ -60,46 +50,6 @@ export function decidableAction(state: RunState, actionId: string, by: string): 
   return action
 }
 
-/** The grant an approval with a wider scope creates: for this tool, these arguments, this policy and tool version. */
-export function newGrant(
-  agent: string,
-  state: RunState,
-  action: ActionState,
-  scope: 'run' | 'grant',
-  by: string,
-  options: GrantOptions,
-): ApprovalGrant {
-  if (options.args && options.args !== 'any') {
-    if (typeof options.args === 'object' && Object.keys(options.args).length === 0) {
-      throw new CordageError(
-        'invalid_input',
-        `the approval's argument pattern is empty, which would cover any arguments; say so with --any-args (args: 'any'), or name the arguments it covers`,
-      )
-    }
-    const problem = checkArgsPattern(options.args)
-    if (problem) throw new CordageError('invalid_input', `the approval's argument pattern: ${problem}`)
-  }
-  if (options.expiresInMs !== undefined && !(options.expiresInMs > 0))
-    throw new CordageError('invalid_input', `expiresInMs must be a positive number of milliseconds, got ${options.expiresInMs}`)
-  const args: GrantArgs =
-    options.args === 'any' ? 'any' : options.args ? { pattern: options.args } : scope === 'run' ? 'any' : { hash: action.argsHash }
-  const now = Date.now()
-  return {
-    id: `gr_${now.toString(36)}_${randomBytes(4).toString('hex')}`,
-    scope,
-    agent,
-    tool: action.tool,
-    args,
-    policyVersion: action.decision!.policyVersion,
-    toolVersion: action.decision?.toolVersion,
-    by,
-    reason: options.reason,
-    createdAt: now,
-    expiresAt: options.expiresInMs !== undefined ? now + options.expiresInMs : undefined,
-    source: { runId: state.runId, actionId: action.id },
-  }
-}
-
 export function notWaiting(state: RunState): CordageError {
   const what: Partial<Record<RunStatus, string>> = {
     COMPLETED: 'it has completed',
@@ -115,24 +65,6 @@ export function notWaiting(state: RunState): CordageError {
   )
 }
 
-/**
- * Refuse (`run_not_waiting`) to approve an action of a child run whose parent has ended: its parent was
- * cancelled (or ended otherwise) and could not cancel it, and nobody waits for what it would do. The
- * parent is looked up with `loadParent` (undefined: not found, as when the agents keep different stores,
- * and then this cannot tell).
- */
-export async function checkParentGoing(state: RunState, loadParent: (runId: string) => Promise<RunState | undefined>): Promise<void> {
-  const link = state.parent
-  if (!link) return
-  const parent = await loadParent(link.runId)
-  if (parent && isTerminal(parent.status)) {
-    throw new CordageError(
-      'run_not_waiting',
-      `run ${state.runId} is a child of run ${link.runId} (agent ${link.agent}), which has ended ${parent.status}: nobody waits for this child any more, so its actions are not approved; cancel it instead: cordage cancel ${state.runId}`,
-    )
-  }
-}
-
 /** A decision on a waiting action, checked and ready to record. */
 export interface PlannedDecision {
   action: ActionState
@@ -146,8 +78,9 @@ export interface PlannedDecision {
 
 /**
  * Check a decision before anything is recorded: the action waits and `by` may decide it; an approval's
- * scope (once by default) and the grant a wider one creates. `keepsGrants` says whether the store can
- * keep a standing grant.
+ * scope (once by default) and the grant a wider one creates. `usesGrants` says whether anything of the
+ * agent uses grants (a `tool/after-decide` handler: the grants plugin), `keepsGrants` whether the
+ * store can keep a standing one.
  */
 export function planDecision(
   agent: string,
@@ -156,6 +89,7 @@ export function planDecision(
   approved: boolean,
   options: GrantOptions & { by?: string; scope?: ApprovalScope },
   keepsGrants: () => boolean,
+  usesGrants: boolean,
 ): PlannedDecision {
   const by = options.by ?? 'api'
   const action = decidableAction(state, actionId, by)
@@ -163,7 +97,13 @@ export function planDecision(
   // A grant from a dry run's approval would cover the real call: a dry run is approved once, or not at all.
   if (action.dryRun && scope !== undefined && scope !== 'once')
     throw new CordageError('invalid_input', `action ${actionId} is a dry run (only its preview runs): approve it with --scope once`)
-  const grant = scope === 'run' || scope === 'grant' ? newGrant(agent, state, action, scope, by, options) : undefined
+  // A grant nothing would ever use is a trap: the approver would believe later calls are covered.
+  if ((scope === 'run' || scope === 'grant') && !usesGrants)
+    throw new CordageError(
+      'feature_unsupported',
+      `--scope ${scope} needs the grants plugin, which agent "${agent}" does not have: nothing would use the grant. Add it to the preset (agents.${agent}.plugins: - grants), or approve this call only (--scope once)`,
+    )
+  const grant = scope === 'run' || scope === 'grant' ? newGrant(agent, state.runId, action, scope, by, options) : undefined
   if (grant?.scope === 'grant' && !keepsGrants())
     throw new CordageError('invalid_input', `the store of agent "${agent}" keeps no standing grants; approve with --scope once or run`)
   return { action, approved, by, scope, grant }

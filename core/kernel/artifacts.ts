@@ -1,45 +1,43 @@
 /**
  * @module artifacts
  * A tool's raw result, the observation the model sees, and the artifact people keep are three things
- * (docs/concepts/artifacts.md):
+ * (docs/concepts/artifacts.md). Which result is kept apart as an artifact, and what the model then
+ * reads of it, is a plugin's decision at `tool/shape-result` (plugins/artifacts); what stays here is
+ * what the kernel alone may do:
  *
- * - A result whose JSON is larger than the tool's threshold (`Tool.artifactAboveBytes`, else the
- *   agent's `artifactAboveBytes`) is stored as a content-addressed artifact BEFORE `tool/end` is
- *   appended; `tool/end` carries its {@link ArtifactRef} and no `output`, the ledger keeps the reference,
- *   and the model sees a bounded projection: the head of the content and a line naming the ref and how
- *   to read on (`read_artifact`). A crash between the two leaves at most a blob no event names.
- * - A result the guardrail redacted (or withheld) at `tool_output` is stored in its redacted form: the
- *   event, the ledger and a large result's artifact hold what the guardrail let through (it sees the
- *   whole result, core/kernel/tool-texts.ts), `tool/end.redacted` names the guard, and the raw result
- *   is kept only as an audit-only artifact when the preset says so (`audit.keepRedacted`).
- * - Secrets (the recorder's scrubber) are scrubbed before anything is stored, artifacts included.
+ * - The guardrail screens the whole result first (core/kernel/tool-texts.ts), and so does the tool's own
+ *   observation: a handler sees, and an artifact holds, only what it let through, secrets scrubbed as the
+ *   recorder scrubs events. A handler cannot change that content, only say whether it is kept apart.
+ * - Visibility is the kernel's: what a handler keeps apart is `ui`; the raw result is kept only as an
+ *   `audit` artifact, only for a result the guardrail redacted, and only the kernel holds it.
+ * - The kernel stores each blob with its writer BEFORE `tool/end`, which names it (ref, sha256, size:
+ *   verify and scan rely on it) and carries no output; the ledger keeps the reference, so a call
+ *   deduplicated later gets it too. A crash between the two leaves at most a blob no event names.
  *
- * A store without artifacts keeps today's behaviour (the output inline in the event): losing the data
- * would be worse than a large event. The driver notes it once.
+ * Without a handler the result is recorded inline, whatever its size.
  */
 import { Buffer } from 'node:buffer'
 import type { ArtifactRef } from '../contracts/data.ts'
+import type { ResultShape } from '../contracts/phases.ts'
 import type { Tool, ToolResult } from '../contracts/services/tools.ts'
 import type { ActionState } from './state.ts'
-import { guardsOf, screenToolValue, type ScreenPort } from './tool-texts.ts'
-
-export type { Screened } from './tool-texts.ts'
+import { serial, type PhasePort } from './phases.ts'
+import { checkResultShape, type ShapeAnswer } from '../contracts/checks/result-shape.ts'
+import { guardsOf, screenToolValue, type ScreenPort, type ScreenedValue } from './tool-texts.ts'
 
 /** The key under which a ledger outcome holds an artifact's reference instead of the bytes. */
 export const LedgerArtifactKey = 'cordage:artifact'
 
-/** Default threshold (bytes of the result's JSON) above which a result becomes an artifact: 256 KiB. */
-export const DefaultArtifactAboveBytes = 256 * 1024
-
 /** What shaping a result needs of the run. */
-export interface ArtifactPort extends ScreenPort {
-  readonly options: { observationChars: number; artifactAboveBytes: number; keepRedacted: boolean }
+export interface ArtifactPort extends ScreenPort, PhasePort {
+  readonly options: { observationChars: number }
   /** The run's secrets scrubbed out of a value (the recorder's). */
   scrub<T>(value: T): T
-  /** True when the agent's store keeps artifacts; otherwise the driver notes `why` once. */
-  artifactsKept(why: string): boolean
+  store(): { putArtifact?: unknown }
   /** Store a blob for this run and action (the kernel's writer). */
   putArtifact(artifact: { actionId: string; bytes: Uint8Array; mediaType: string; visibility: 'ui' | 'audit' }): Promise<ArtifactRef>
+  /** A run-ending error met where the outcome must still be recorded: the run ends at the next boundary. */
+  defer(error: unknown): void
 }
 
 /** What tool/end and the ledger record of a result. */
@@ -53,35 +51,11 @@ export interface Shaped {
   ledgerOutput: unknown
 }
 
-/** The threshold for one tool: its own when it declares a positive integer, else the agent's. */
-export function thresholdOf(tool: Tool, agentDefault: number): number {
-  const own = tool.artifactAboveBytes
-  return typeof own === 'number' && Number.isSafeInteger(own) && own > 0 ? own : agentDefault
-}
-
-/** A result as stored bytes: a string as UTF-8 text, anything else as JSON. */
-export function contentOf(output: unknown): { text: string; mediaType: string } {
-  return typeof output === 'string'
-    ? { text: output, mediaType: 'text/plain; charset=utf-8' }
-    : { text: JSON.stringify(output) ?? 'null', mediaType: 'application/json' }
-}
-
-/** At most `max` characters from the start of `text`, never ending inside a surrogate pair. */
-export function headOf(text: string, max: number): string {
-  if (text.length <= max) return text
-  let end = max
-  const last = text.charCodeAt(end - 1)
-  if (last >= 0xd800 && last <= 0xdbff) end--
-  return text.slice(0, end)
-}
-
 /**
- * Shape a finished call's result into what is recorded: the output or an artifact, the observation the
- * model sees, and the redaction. The whole result passes the guardrail (core/kernel/tool-texts.ts), not
- * only the part its observation shows, and so does the tool's own observation when it gives one: the
- * event, the ledger and the artifact hold what the guardrail let through. `suffix` is appended to the
- * observation (a refused handoff; it names what the tool asked for, so it is screened too). `render`
- * renders an output the tool gave no observation for.
+ * Shape a finished call's result into what is recorded. The whole result passes the guardrail, and so
+ * does the tool's own observation; then the `tool/shape-result` handlers say what is kept apart.
+ * `suffix` is appended to the observation (a refused handoff; it names what the tool asked for, so it
+ * is screened too). `render` renders an output the tool gave no observation for.
  */
 export async function shapeResult(
   run: ArtifactPort,
@@ -92,61 +66,64 @@ export async function shapeResult(
 ): Promise<Shaped> {
   const { action, tool } = call
   const output = result.output ?? null
-  const chars = run.options.observationChars
-  const content = contentOf(output)
-  const limit = thresholdOf(tool, run.options.artifactAboveBytes)
-  // Bytes are never fewer than UTF-16 units, so a short text is under the limit without counting.
-  const large =
-    content.text.length * 3 > limit &&
-    Buffer.byteLength(content.text) > limit &&
-    run.artifactsKept(`a result above ${limit} bytes is kept inline in its event`)
-  let stored: { text: string; mediaType: string; bytes: Uint8Array } | undefined
-  const bytesOf = () => {
-    if (!stored) {
-      // Secrets never reach a blob: scrubbed as the recorder scrubs events.
-      const scrubbed = contentOf(run.scrub(output))
-      stored = { ...scrubbed, bytes: Buffer.from(scrubbed.text, 'utf8') }
-    }
-    return stored
-  }
   const screen = (text: string) => run.screenOutput(action, tool, text, call.causation, 'result')
-  const shown = await screenToolValue(run, call, output, 'result', content.text)
-  const own = result.observation === undefined ? undefined : await screen(large ? headOf(result.observation, chars) : result.observation)
+  const shown = await screenToolValue(run, call, output, 'result')
+  const own = result.observation === undefined ? undefined : await screen(result.observation)
   const note = suffix ? await screen(suffix) : undefined
   const guard = guardsOf(shown.guard, own?.guard, note?.guard)
   const tail = note?.text ?? ''
-  let audit: ArtifactRef | undefined
-  if (shown.guard && run.options.keepRedacted && run.artifactsKept('the raw result of a redacted call is not kept for the audit view')) {
-    // The raw result, apart and audit-only, when the preset says so; else it is dropped.
-    const blob = bytesOf()
-    audit = await run.putArtifact({ actionId: action.id, bytes: blob.bytes, mediaType: blob.mediaType, visibility: 'audit' })
+  const seen = own?.text ?? render(shown.guard ? shown.text : output, run.options.observationChars)
+  const inline = { output: shown.value, observation: `${seen}${tail}`, ledgerOutput: shown.value, redacted: guard ? { guard } : undefined }
+  if (!run.agent.dispatch.handlers('tool/shape-result').length) return inline
+  const value: ResultShape = {
+    actionId: action.id,
+    tool: tool.name,
+    ...storedForm(run, shown),
+    observation: seen,
+    ownObservation: own !== undefined,
+    ...(tool.artifactAboveBytes !== undefined ? { artifactAboveBytes: tool.artifactAboveBytes } : {}),
+    ...(shown.guard ? { redacted: { guard: shown.guard, withheld: shown.action === 'block' } } : {}),
   }
+  let answer: ShapeAnswer | undefined
+  try {
+    const kept = typeof run.store().putArtifact === 'function'
+    await serial(run, 'tool/shape-result', value, (v) => {
+      const checked = checkResultShape(v, value, kept)
+      if (checked.ok) answer = checked.value
+      return checked.ok ? undefined : checked.problem
+    })
+  } catch (error) {
+    // After the call ran its outcome is still recorded, its result withheld; the run ends at the next boundary.
+    run.defer(error)
+    const withheld = `The result of ${tool.name} was withheld: ${(error as Error).message}. The call itself ran.`
+    return { output: null, observation: withheld, ledgerOutput: null, redacted: inline.redacted }
+  }
+  if (!answer) return inline
+  // The raw result only the kernel holds: audit-only, and only of a result the guardrail redacted.
+  const audit = answer.keepRaw && shown.guard ? await rawCopy(run, action.id, output) : undefined
   const redacted = guard ? { guard, ...(audit ? { audit } : {}) } : undefined
-  if (large && shown.action !== 'block') {
-    // Stored whole as the guardrail let it through (it saw all of it), so a redacted result can be read on too.
-    const blob = shown.guard ? redactedBlob(run, shown.text, shown.value) : bytesOf()
-    const artifact = await run.putArtifact({ actionId: action.id, bytes: blob.bytes, mediaType: blob.mediaType, visibility: 'ui' })
-    const head = own === undefined ? headOf(blob.text, chars) : undefined
-    const offset = head === undefined ? 0 : Buffer.byteLength(head)
-    const observation = `${own?.text ?? head}${tail}\n${referenceLine(artifact, offset, head !== undefined)}`
-    return { output: undefined, observation, artifact, ledgerOutput: { [LedgerArtifactKey]: artifact }, redacted }
-  }
-  // What the guardrail let through is what every reader but the audit view gets: the output redacted, or withheld.
-  const seen = own?.text ?? (shown.guard ? render(shown.text, chars) : render(output, chars))
-  return { output: shown.value, observation: `${seen}${tail}`, ledgerOutput: shown.value, redacted }
+  const observation = `${answer.observation}${tail}`
+  if (!answer.mediaType) return { output: shown.value, observation, ledgerOutput: shown.value, redacted }
+  const bytes = Buffer.from(value.content, 'utf8')
+  const artifact = await run.putArtifact({ actionId: action.id, bytes, mediaType: answer.mediaType, visibility: 'ui' })
+  return { output: undefined, observation, artifact, ledgerOutput: { [LedgerArtifactKey]: artifact }, redacted }
 }
 
-/** A redacted result as stored bytes: JSON when the redaction left JSON, else text; scrubbed as the recorder scrubs events. */
-function redactedBlob(run: ArtifactPort, text: string, value: unknown): { text: string; mediaType: string; bytes: Uint8Array } {
-  const scrubbed = run.scrub(text)
-  const mediaType = typeof value === 'string' ? 'text/plain; charset=utf-8' : 'application/json'
-  return { text: scrubbed, mediaType, bytes: Buffer.from(scrubbed, 'utf8') }
+/** The raw result, secrets scrubbed, as an audit-only artifact. */
+function rawCopy(run: ArtifactPort, actionId: string, output: unknown): Promise<ArtifactRef> {
+  const raw = run.scrub(output)
+  const text = typeof raw === 'string' ? raw : (JSON.stringify(raw) ?? 'null')
+  const mediaType = typeof raw === 'string' ? 'text/plain; charset=utf-8' : 'application/json'
+  return run.putArtifact({ actionId, bytes: Buffer.from(text, 'utf8'), mediaType, visibility: 'audit' })
 }
 
-/** The line that tells the model where the rest of a large result is and how to read it. */
-export function referenceLine(artifact: ArtifactRef, offset: number, isHead: boolean): string {
-  const shown = isHead ? `the first ${offset} bytes are above` : "the tool's summary is above"
-  return `[The full result (${artifact.bytes} bytes, ${artifact.mediaType}) is stored as artifact ${artifact.ref}; ${shown}. Read more with read_artifact ${JSON.stringify({ ref: artifact.ref, offset })}.]`
+/** What an artifact of the result would hold: what the guardrail let through, scrubbed as events are. */
+function storedForm(run: ArtifactPort, shown: ScreenedValue): { content: string; json: boolean } {
+  const json = typeof shown.value !== 'string'
+  if (shown.action === 'redact') return { content: run.scrub(shown.text), json }
+  const value = run.scrub(shown.value)
+  if (value === shown.value && !shown.guard) return { content: shown.text, json }
+  return { content: typeof value === 'string' ? value : (JSON.stringify(value) ?? 'null'), json }
 }
 
 /** The artifact a ledger outcome refers to, when it holds a reference rather than the bytes. */

@@ -11,13 +11,13 @@
 import { classify, CordageError, type Code } from '../contracts/errors.ts'
 import type { EffectWrite } from '../contracts/services/store.ts'
 import type { Tool, ToolResult } from '../contracts/services/tools.ts'
-import type { RunStatus, TerminalStatus, WaitingStatus } from '../contracts/data.ts'
+import type { TerminalStatus, WaitingStatus } from '../contracts/data.ts'
 import type { Checkpoint, Next, PauseDetail } from './flow.ts'
-import { isWaiting } from './status.ts'
 import type { EventIds, Recorder } from './recorder.ts'
 import type { ActionState } from './state.ts'
 import { KernelProducer } from './version.ts'
-import { cancelOwnChild, childWaitProblem } from './child-wait.ts'
+import { cancelWait, claimProblem } from './waits.ts'
+import { checkWaitsFor } from '../contracts/checks/waits.ts'
 import type { Context } from './cordis.ts'
 import { shapeResult, type ArtifactPort } from './artifacts.ts'
 import type { ShapedResult } from '../contracts/phases.ts'
@@ -28,12 +28,12 @@ import { screenFailure } from './tool-texts.ts'
 /** After a call's outcome is recorded: nothing more, another attempt, or what the run must do next. */
 export type Outcome = 'done' | 'retry' | Consequence
 
-/** What the run must do after an outcome: end (FAILED), settle an effect whose outcome is unknown, or wait on a child run. */
+/** What the run must do after an outcome: end (FAILED), settle an effect whose outcome is unknown, or wait on a condition outside it. */
 export interface Consequence {
   kind: 'end' | 'unknown' | 'wait'
   run(): Promise<Next>
-  /** For `wait`: cancel the child instead (the run ends without waiting on it: a neighbour's outcome ended it). */
-  cancelChild?(): Promise<void>
+  /** For `wait`: cancel the condition instead (the run ends without waiting on it: a neighbour's outcome ended it). */
+  cancelWait?(): Promise<void>
 }
 
 /** One finished call. */
@@ -49,13 +49,13 @@ export interface FinishedCall {
 /** What recording an outcome needs of the run. */
 export interface OutcomePort extends ArtifactPort, PhasePort {
   readonly runId: string
-  /** The agent's context (its `agents` service says whether a child a call waits on is that call's own), and its phases. */
+  /** The agent's context (its `waits` service says whether what a call waits on is that call's own), and its phases. */
   readonly agent: PhasePort['agent'] & { readonly ctx: Context }
   /** A run-ending error met where the outcome must still be recorded: the run ends at the next boundary. */
   defer(error: unknown): void
   readonly rec: Recorder
   readonly signal: AbortSignal
-  readonly options: { observationChars: number; handoffs: readonly string[]; artifactAboveBytes: number; keepRedacted: boolean }
+  readonly options: { observationChars: number; handoffs: readonly string[] }
   readonly cancelling: boolean
   idsOf(actionId: string | undefined, causation?: number): EventIds
   flush(effects?: EffectWrite[]): Promise<void>
@@ -67,7 +67,7 @@ export interface OutcomePort extends ArtifactPort, PhasePort {
 
 export async function recordSucceeded(run: OutcomePort, c: FinishedCall, result: ToolResult): Promise<Outcome> {
   const { action, tool, key } = c
-  if (result.waitsFor !== undefined) return waitOnChild(run, c, result.waitsFor)
+  if (result.waitsFor !== undefined) return waitOn(run, c, result.waitsFor)
   const usage = validUsage(result.usage, tool.name)
   const asked = validHandoff(result.handoff)
   // A handoff moves the run under another agent's policy: only to agents the preset lets this one
@@ -77,8 +77,8 @@ export async function recordSucceeded(run: OutcomePort, c: FinishedCall, result:
     asked && !handoff
       ? `\n(The handoff to agent "${asked.agent}" was refused: this agent may hand runs to ${run.options.handoffs.length ? run.options.handoffs.join(', ') : 'no agent'}.)`
       : ''
-  // Plugins shape the result first (tool/before-end); a large result is then stored as an artifact
-  // before tool/end names it; a redacted one is recorded as redacted (core/kernel/artifacts.ts).
+  // Plugins rewrite the result first (tool/before-end); the guardrail screens it, and what a plugin keeps
+  // apart (tool/shape-result) is stored before tool/end names it (core/kernel/artifacts.ts).
   const phased = await beforeEnd(run, action, tool, result)
   const shaped = await shapeResult(run, { action, tool, causation: c.startedSeq }, phased, refused, observe)
   const { observation } = shaped
@@ -205,49 +205,40 @@ export async function recordFailed(
 }
 
 /**
- * The call waits on a child run that waits for a person (ToolResult.waitsFor): no outcome is recorded
- * (the action stays running, its ledger intent pending), and the run pauses in the child's status with
- * `waiting.child`. Resumed once the child has ended, the call runs again: only an idempotent tool may
- * ask for this. Anything malformed is the tool's failure, never a pause; so is a child that is not
- * this call's own, or has ended (core/kernel/child-wait.ts: childWaitProblem).
+ * The call waits on a condition outside the run (ToolResult.waitsFor; core/kernel/waits.ts): no outcome
+ * is recorded (the action stays running, its ledger intent pending), and the run pauses in the status
+ * the condition gives, with `waiting.on`. Once the condition has ended the call runs again: only an
+ * idempotent tool may ask for this. Anything malformed is the tool's failure, never a pause; so is a
+ * condition its owner does not confirm as this call's own and still going.
  */
-async function waitOnChild(run: OutcomePort, c: FinishedCall, w: ToolResult['waitsFor']): Promise<Outcome> {
+async function waitOn(run: OutcomePort, c: FinishedCall, w: ToolResult['waitsFor']): Promise<Outcome> {
   const { action, tool } = c
-  const problem = !tool.idempotent
-    ? 'only an idempotent tool may wait on a child run (it runs again once the child has ended)'
-    : waitProblem(w)
-  // Well formed, it must name a child this very call started, still going.
-  const refused = problem ?? (await childWaitProblem(run.agent.ctx, { runId: run.runId, actionId: action.id }, w!.child))
-  if (refused) {
+  const waiter = { runId: run.runId, actionId: action.id }
+  const checked = checkWaitsFor(w)
+  const refused = !tool.idempotent
+    ? 'only an idempotent tool may wait (it runs again once what it waits on has ended)'
+    : !checked.ok
+      ? checked.problem
+      : await claimProblem(run.agent.ctx, checked.value.on, waiter)
+  if (refused || !checked.ok) {
     const error = new CordageError('tool_failed', `${tool.name} returned an invalid waitsFor: ${refused}`)
     return recordFailed(run, c, error, async () => 'continue')
   }
-  const { child, status, reason } = w!
-  const checkpoints = {
-    WAITING_APPROVAL: 'approval',
-    WAITING_USER: 'user',
-    WAITING_RECONCILIATION: 'reconciliation',
-    SUSPENDED: 'suspend',
-  } as const
-  const why = `action ${action.id} (${tool.name}) waits on child run ${child.runId} (agent ${child.agent}), which is ${status}: ${reason}`
-  const waiting = { runId: child.runId, agent: child.agent, ...(child.actionId !== undefined ? { actionId: child.actionId } : {}) }
+  const { on, status, reason } = checked.value
+  const why = `action ${action.id} (${tool.name}) waits on ${reason}`
   return {
     kind: 'wait',
-    run: () => run.pause(status, why, checkpoints[status], { actionId: action.id, child: waiting }),
-    cancelChild: () => cancelOwnChild(run.agent.ctx, { runId: run.runId, actionId: action.id }, child),
+    run: () => run.pause(status, why, Checkpoints[status], { actionId: action.id, on }),
+    cancelWait: () => cancelWait(run.agent.ctx, on, waiter),
   }
 }
 
-function waitProblem(w: ToolResult['waitsFor']): string | undefined {
-  const text = (v: unknown) => typeof v === 'string' && v.length > 0
-  if (!w || typeof w !== 'object' || !w.child || typeof w.child !== 'object') return 'it must be { child, status, reason }'
-  if (!text(w.child.runId) || !text(w.child.agent)) return 'child.runId and child.agent must be non-empty strings'
-  if (w.child.actionId !== undefined && !text(w.child.actionId)) return 'child.actionId must be a non-empty string when given'
-  if (typeof w.status !== 'string' || !isWaiting(w.status as RunStatus))
-    return `status must be a waiting status, got ${JSON.stringify(w.status)}`
-  if (typeof w.reason !== 'string') return 'reason must be a string'
-  return undefined
-}
+const Checkpoints = {
+  WAITING_APPROVAL: 'approval',
+  WAITING_USER: 'user',
+  WAITING_RECONCILIATION: 'reconciliation',
+  SUSPENDED: 'suspend',
+} as const
 
 /** A call cut short by the run's cancellation. */
 function recordCancelled(run: OutcomePort, c: FinishedCall): Outcome {

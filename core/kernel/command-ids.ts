@@ -3,7 +3,7 @@
  * Where an operator's command (approve, reconcile, resume, a handoff) lands in a run's log.
  */
 import type { RunState } from './state.ts'
-import { turnIdOf } from './thread-history.ts'
+import { turnIdOf } from '../kit/thread-ids.ts'
 
 /** The id of the run's turn: `t1`, or for a turn of a thread its turn in the thread; undefined before turn/start. */
 export function currentTurnId(state: Pick<RunState, 'turns' | 'thread'>): string | undefined {

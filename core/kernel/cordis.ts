@@ -31,6 +31,7 @@ export const ServiceNames = [
   'agents',
   'embeddings',
   'meter',
+  'waits',
 ] as const
 Object.freeze(ServiceNames)
 export type ServiceName = (typeof ServiceNames)[number]

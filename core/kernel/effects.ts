@@ -49,8 +49,6 @@ export interface DriverPort extends OutcomePort {
     cancelGraceMs: number
     effectWaitMs: number
     handoffs: readonly string[]
-    artifactAboveBytes: number
-    keepRedacted: boolean
     interceptTool?: (tool: Tool) => Tool
   }
   readonly cancelling: boolean
@@ -203,9 +201,9 @@ export class EffectRunner {
       // (reconcile, or wait for a person), and retries go again as a wave.
       const ending = outcomes.find((o): o is Consequence => typeof o === 'object' && o.kind === 'end')
       if (ending) {
-        // A neighbour that would have waited on its child: the run ends instead, so the child (still
-        // waiting for a person) is cancelled first, or its approval would outlive its parent.
-        for (const o of outcomes) if (typeof o === 'object' && o.kind === 'wait') await o.cancelChild?.().catch(() => {})
+        // A neighbour that would have waited on a condition (a child run waiting for a person): the run
+        // ends instead, so the condition is cancelled first, or a child's approval would outlive its parent.
+        for (const o of outcomes) if (typeof o === 'object' && o.kind === 'wait') await o.cancelWait?.().catch(() => {})
         return ending.run()
       }
       const again: Ready[] = []

@@ -12,13 +12,14 @@ import type { TerminalStatus, WaitingStatus } from '../contracts/data.ts'
 import type { Checkpoint, Next, PauseDetail } from './effects.ts'
 import type { EventIds, Recorder } from './recorder.ts'
 import { KernelProducer } from './version.ts'
-import { cancelChildOf } from './child-wait.ts'
+import { cancelWaitOf } from './waits.ts'
+import { recordedWait } from '../contracts/services/waits.ts'
 import type { Context } from './cordis.ts'
 
 /** What pausing and ending need of the run. */
 export interface EndPort {
   readonly runId: string
-  /** The agent's context (its `agents` service cancels a child the run was pausing on). */
+  /** The agent's context (its `waits` service cancels what the run was pausing on). */
   readonly agent: { readonly ctx: Context }
   readonly state: RunState
   readonly rec: Recorder
@@ -43,7 +44,7 @@ export async function pauseRun(
   status: WaitingStatus,
   reason: string,
   checkpoint: Checkpoint,
-  { actionId, approval, code, child }: PauseDetail = {},
+  { actionId, approval, code, on }: PauseDetail = {},
 ): Promise<Next> {
   const ids = run.ids
   run.rec.record(
@@ -55,14 +56,13 @@ export async function pauseRun(
   // The checkpoint is durable before anyone is asked anything.
   await run.flush()
   if (approval) run.rec.record('tool/approval-requested', approval, KernelProducer, run.idsOf(actionId, run.state.lastSeq))
-  run.rec.record('run/paused', { status, reason, actionId, code, ...(child ? { child } : {}) }, KernelProducer, ids)
+  run.rec.record('run/paused', { status, reason, actionId, code, ...(on ? recordedWait(on) : {}) }, KernelProducer, ids)
   await run.flush()
-  // A cancel that came while the run was pausing on its child no longer reaches the child through the
-  // call's signal (the call has returned), and nothing else would act on it: the run does not stay
-  // waiting. Its child is cancelled, then it ends CANCELLED, as a cancel of the waiting run would do.
-  // A child that could not be cancelled is refused approvals now that its parent has ended.
-  if (child && run.cancelRequest && !run.lost) {
-    await cancelChildOf(run.agent.ctx, run)
+  // A cancel that came while the run was pausing on a condition no longer reaches it through the call's
+  // signal (the call has returned), and nothing else would act on it: the run does not stay waiting.
+  // The condition is cancelled, then the run ends CANCELLED, as a cancel of the waiting run would do.
+  if (on && run.cancelRequest && !run.lost) {
+    await cancelWaitOf(run.agent.ctx, run)
     return endCancelled(run)
   }
   return 'halt'

@@ -5,7 +5,7 @@
  */
 import type { Code } from '../contracts/errors.ts'
 import type { RunEvent } from '../contracts/events.ts'
-import type { WaitingChild } from '../contracts/data.ts'
+import type { WaitCondition } from '../contracts/data.ts'
 
 /** After a pass: go round again, or stop driving (the run paused, ended or was handed on). */
 export type Next = 'continue' | 'halt'
@@ -20,6 +20,6 @@ export interface PauseDetail {
   approval?: RunEvent<'tool/approval-requested'>['data']
   /** Why, where a code applies (run/paused.code). */
   code?: Code
-  /** The child run the run waits on (run/paused.child). */
-  child?: WaitingChild
+  /** The condition outside the run that action `actionId` waits on (run/paused `waitsOn`, or `child`). */
+  on?: WaitCondition
 }

@@ -30,10 +30,6 @@ export interface ResolvedAgentOptions {
   cancelWatchMs: number
   cancelGraceMs: number
   effectWaitMs: number
-  /** Results whose JSON is larger are stored as artifacts (a tool's own `artifactAboveBytes` wins). */
-  artifactAboveBytes: number
-  /** Keep the raw result of a call the guardrail redacted, as an audit-only artifact. */
-  keepRedacted: boolean
   interceptTool?: (tool: Tool) => Tool
 }
 
@@ -50,7 +46,5 @@ export interface LoopHost {
   readonly servicesVersion: number
   /** Someone listens to model deltas (a preview is worth streaming). */
   streaming(): boolean
-  /** Log a warning about the agent once per process, by key. */
-  noteOnce(key: string, message: string): void
   streamDelta(event: ModelDeltaEvent): void
 }

@@ -12,6 +12,7 @@
  * effects (its outcome), and before the run pauses or ends. Listeners see events as they become durable.
  */
 import { overBudget, outOfSteps } from './budget.ts'
+import { overThreadBudget } from './thread-budget.ts'
 import { readService, type ServiceEntry } from './cordis.ts'
 import { EffectRunner, type Checkpoint, type DriverPort, type Next, type PauseDetail } from './effects.ts'
 import { CordageError, Codes, type Code } from '../contracts/errors.ts'
@@ -280,9 +281,12 @@ export class RunDriver implements DriverPort {
       const missing = this.servicesVersion === this.agent.servicesVersion ? undefined : this.resolveServices()
       if (missing) return this.pause('SUSPENDED', missing, 'suspend', { code: 'service_missing' })
     }
-    // Tokens and cost are the meter's to judge, with the step's services (core/kernel/meter.ts).
+    // Tokens and cost are the meter's to judge, with the step's services (core/kernel/meter.ts); a
+    // thread's bound over all its turns stays the kernel's, checked after them as it always was.
     const spent = await meterBound(this)
     if (spent) return spent
+    const thread = overThreadBudget(this.state)
+    if (thread) return this.end('STOPPED', thread.code, thread.reason)
 
     const next = this.state.pending[0]
     if (next) {
@@ -386,8 +390,8 @@ export class RunDriver implements DriverPort {
       decision.calls.forEach((call, i) => {
         // Frozen from here on: the decision, the ticket and the call are about these exact arguments.
         // Scrubbed before they are hashed: the record, the decision and the call see the same arguments.
-        // A boolean `dry_run` the kernel offers (core/kernel/preview.ts) is taken out: the hash is of the call's own arguments.
-        const { args, dryRun } = splitDryRun(deepFreeze(this.rec.scrub(call.args)), this.visible.byName.get(call.name))
+        // A boolean `dry_run` the model was offered (core/kernel/preview.ts) is taken out: the hash is of the call's own arguments.
+        const { args, dryRun } = splitDryRun(deepFreeze(this.rec.scrub(call.args)), this.visible.dryRuns.has(call.name))
         // Arguments that are not plain JSON are refused before anyone judges them (hash.ts, jsonProblem).
         const argsError = call.argsError ?? jsonProblem(args)
         this.rec.record(
@@ -423,7 +427,7 @@ export class RunDriver implements DriverPort {
   /** The step's visible tools, asked of the tools service once per step (also for a step resumed in a new process). */
   async visibleTools(): Promise<void> {
     const tools = this.services.tools
-    await this.visible.refresh(`s${this.state.steps}`, tools.provider, () =>
+    await this.visible.refresh(this, `s${this.state.steps}`, tools.provider, () =>
       this.ask('tools', tools.provider, () => tools.value.visible({ state: this.view })),
     )
   }
@@ -447,14 +451,6 @@ export class RunDriver implements DriverPort {
 
   scrub<T>(value: T): T {
     return this.rec.scrub(value)
-  }
-
-  /** The store keeps artifacts; otherwise the agent notes once what that means (core/kernel/artifacts.ts). */
-  artifactsKept(why: string): boolean {
-    const store = this.store()
-    if (typeof store.putArtifact === 'function') return true
-    this.agent.noteOnce('artifacts', `agent "${this.agent.name}": its store keeps no artifacts, so ${why}`)
-    return false
   }
 
   /** Store a blob under this run with the kernel's writer (content-addressed: storing it again adds only a listing). */

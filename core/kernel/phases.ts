@@ -10,6 +10,7 @@
 import { CordageError } from '../contracts/errors.ts'
 import type { PhaseInfo, PhaseName, PhaseValue } from '../contracts/phases.ts'
 import type { RunState } from '../contracts/state.ts'
+import { deepFreeze } from '../kit/freeze.ts'
 import { bounded } from './bounded.ts'
 import type { Dispatch } from './cordis.ts'
 import { isControl } from './control.ts'
@@ -28,12 +29,14 @@ export interface PhasePort {
 export async function bail<N extends PhaseName>(run: PhasePort, name: N, value: PhaseValue<N>): Promise<string | undefined> {
   const handlers = run.agent.dispatch.handlers(name)
   if (!handlers.length) return undefined
+  // A copy each handler cannot change: what the kernel acts on after the phase is its own value.
+  const copy = sealed(value)
   for (const { callback, provider } of handlers) {
-    const answer = await call(run, name, provider, () => callback(value, info(run)))
+    const answer = await call(run, name, provider, () => callback(copy, info(run)))
     if (answer === undefined || answer === null) continue
     const reason = (answer as { refuse?: unknown }).refuse
     if (typeof reason !== 'string' || !reason.trim())
-      throw failed(name, provider, `a ${name} handler answers undefined or { refuse: "reason" }, got ${shown(answer)}`)
+      throw failed(name, provider, `a ${name} handler answers undefined or { refuse: "reason" }, got ${quoted(answer)}`)
     return reason
   }
   return undefined
@@ -50,7 +53,7 @@ export async function serial<N extends PhaseName>(
   if (!handlers.length) return value
   let current = value
   for (const { callback, provider } of handlers) {
-    const answer = await call(run, name, provider, () => callback(Object.freeze({ ...current }), info(run)))
+    const answer = await call(run, name, provider, () => callback(sealed(current), info(run)))
     if (answer === undefined || answer === null) continue
     const problem = check(answer)
     if (problem) throw failed(name, provider, problem)
@@ -59,8 +62,14 @@ export async function serial<N extends PhaseName>(
   return current
 }
 
+/** A deep copy, deeply frozen: a handler that changes what it was shown changes nothing the kernel acts on. */
+function sealed<T>(value: T): T {
+  return deepFreeze(structuredClone(value))
+}
+
 function info(run: PhasePort): PhaseInfo {
-  return { runId: run.runId, agent: run.agent.name, state: run.view }
+  const { runId, view: state, signal, agent } = run
+  return { runId, agent: agent.name, state, signal, timeoutMs: agent.options.serviceTimeouts.phases }
 }
 
 async function call(run: PhasePort, name: PhaseName, provider: string, handler: () => unknown): Promise<unknown> {
@@ -86,7 +95,7 @@ function failed(name: PhaseName, provider: string, why: string): CordageError {
   return new CordageError('phase_failed', `the ${name} handler of ${provider} failed: ${why}`)
 }
 
-function shown(value: unknown): string {
+function quoted(value: unknown): string {
   try {
     return JSON.stringify(value)?.slice(0, 200) ?? String(value)
   } catch {

@@ -13,14 +13,12 @@ import { KernelProducer } from './version.ts'
 /** The action whose effect is unknown; `reconcile_not_possible` when the run does not wait on `actionId` for that. */
 export function reconcilableAction(state: RunState, actionId: string): ActionState {
   const action = state.actions[actionId]
-  // A run waiting on its child has no effect of its own to settle: the child's is settled in the child.
-  const child = state.waiting?.child
-  if (child) {
+  // A run whose call waits on a condition (a child run) has no effect of its own to settle: it is settled where it waits.
+  if (state.waiting?.on)
     throw new CordageError(
       'reconcile_not_possible',
-      `run ${state.runId} waits on its child run ${child.runId} (agent ${child.agent}); settle the child's action there: cordage reconcile ${child.runId} ${child.actionId ?? 'ACTION'} --committed|--not-committed`,
+      `run ${state.runId} has no effect of its own to settle: ${state.waiting.reason}; settle it there, and this run goes on once it has ended`,
     )
-  }
   if (state.status !== 'WAITING_RECONCILIATION' || state.waiting?.actionId !== actionId || action?.status !== 'running') {
     throw new CordageError(
       'reconcile_not_possible',

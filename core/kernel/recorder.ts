@@ -27,7 +27,7 @@ export class Recorder {
   private durable: number
   /** Sent with every append as a fencing token, once the run has an owner. */
   lease: Lease | undefined
-  /** The thread turn the run's first append claims (core/kernel/thread-start.ts); cleared once written. */
+  /** The thread turn the run's first append claims (core/kernel/run-draft.ts, from plugins/threads); cleared once written. */
   threadClaim: AppendOptions['thread']
 
   constructor(

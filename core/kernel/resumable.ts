@@ -21,14 +21,10 @@ export function checkResumable(
 ): 'take-over' | 'go-on' {
   const runId = state.runId
   const waitingOn = state.waiting?.actionId ? state.actions[state.waiting.actionId] : undefined
-  // Waiting on a child run (the runtime checked that it ended): whatever the status, what was asked was the child's.
-  const child = state.waiting?.child
-  if (child && isWaiting(state.status)) {
+  // Waiting on a condition (the runtime checked that it ended): whatever the status, what was asked was asked there.
+  if (state.waiting?.on && isWaiting(state.status)) {
     if (input !== undefined)
-      throw new CordageError(
-        'invalid_input',
-        `run ${runId} waits on its child run ${child.runId}, whose question it is: answer it there (cordage resume ${child.runId} --input ...)`,
-      )
+      throw new CordageError('invalid_input', `run ${runId} asks no question of its own (${state.waiting.reason}): answer it there`)
     return 'go-on'
   }
   switch (state.status) {

@@ -2,9 +2,12 @@
  * @module run-start
  * The first events of a run: run/start (the agent, its task, the plugins and services it starts with,
  * its budgets and deadline, its parent, its thread), for a later turn of a thread thread/history, and
- * turn/start. Refused before anything is recorded when the task is empty or the agent has no store.
+ * turn/start, from the draft the run/before-start handlers left (core/kernel/run-draft.ts). Refused
+ * before anything is recorded when the task is empty or the agent has no store.
  */
 import { CordageError } from '../contracts/errors.ts'
+import type { RunDraft } from '../contracts/phases.ts'
+import { turnIdOf } from '../kit/thread-ids.ts'
 import type { StartOptions } from './agent-options.ts'
 import type { Budgets } from './budget.ts'
 import { startBudgets } from '../kit/budgets.ts'
@@ -12,8 +15,6 @@ import { requireMeter } from './meter.ts'
 import { readService, ServiceNames, type Context } from './cordis.ts'
 import type { Recorder } from './recorder.ts'
 import { KernelProducer } from './version.ts'
-import { turnIdOf } from './thread-history.ts'
-import type { ThreadStart } from './thread-start.ts'
 
 /** What run/start records of the agent. */
 export interface StartingAgent {
@@ -45,16 +46,22 @@ export function servicesOf(ctx: Context): Record<string, string> {
   return services
 }
 
-export function recordRunStart(rec: Recorder, agent: StartingAgent, task: string, options: StartOptions, thread?: ThreadStart): void {
+/** What run/start will record before the run/before-start handlers see it. */
+export function startDraft(agent: StartingAgent, task: string, options: StartOptions): RunDraft {
+  const budgets = startBudgets(agent.budgets, options.budgets)
+  // Tokens and cost are bounded by the meter: without one, the run is refused rather than left unbounded.
+  requireMeter(agent.name, readService(agent.ctx, 'meter'), budgets)
+  return { task, budgets, ...(options.thread !== undefined ? { threadAsked: options.thread } : {}) }
+}
+
+export function recordRunStart(rec: Recorder, agent: StartingAgent, draft: RunDraft, options: StartOptions): void {
   const services = servicesOf(agent.ctx)
   if (!services.store)
     throw new CordageError(
       'service_missing',
       `agent "${agent.name}" has no store: add a plugin that provides "store" (for example store-sqlite)`,
     )
-  const budgets = startBudgets(agent.budgets, options.budgets)
-  // Tokens and cost are bounded by the meter: without one, the run is refused rather than left unbounded.
-  requireMeter(agent.name, readService(agent.ctx, 'meter'), budgets)
+  const { task, budgets, thread } = draft
   const now = Date.now()
   rec.record(
     'run/start',
@@ -68,11 +75,11 @@ export function recordRunStart(rec: Recorder, agent: StartingAgent, task: string
       deadline: budgets.deadlineMs !== undefined ? now + budgets.deadlineMs : undefined,
       parent: options.parent,
       ...(options.overrides && Object.keys(options.overrides).length ? { overrides: { ...options.overrides } } : {}),
-      ...(thread ? { thread: thread.link } : {}),
+      ...(thread ? { thread } : {}),
     },
     KernelProducer,
   )
-  if (thread) rec.threadClaim = thread.claim
-  if (thread?.history) rec.record('thread/history', thread.history, KernelProducer)
-  rec.record('turn/start', { input: task }, KernelProducer, { turnId: turnIdOf(thread?.link.turn ?? 1) })
+  if (draft.claim) rec.threadClaim = draft.claim
+  if (draft.history) rec.record('thread/history', draft.history, KernelProducer)
+  rec.record('turn/start', { input: task }, KernelProducer, { turnId: turnIdOf(thread?.turn ?? 1) })
 }

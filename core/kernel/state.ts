@@ -7,6 +7,7 @@
 import { CordageError } from '../contracts/errors.ts'
 import { EventSchemaVersion, type RunEvent, type RunEventType } from '../contracts/events.ts'
 import { zeroUsage } from '../contracts/services/model.ts'
+import { pausedOn } from '../contracts/services/waits.ts'
 import type { Usage } from '../contracts/data.ts'
 import { freezeData } from '../kit/freeze.ts'
 import { assertTransition, type RunStatus } from './status.ts'
@@ -135,9 +136,10 @@ const Reducers: { readonly [K in RunEventType]: Reducer<K> } = Object.freeze({
   'run/paused': (state, event) => {
     moveTo(state, event.data.status)
     const { status, actionId, reason, code, child } = event.data
-    // A run that waits on its child's question is not asking one itself: its step still has that call open.
-    if (status === 'WAITING_USER' && !child) state.stepSettled = true
-    state.waiting = { status, actionId, reason, code, ...(child ? { child: { ...child } } : {}) }
+    const on = pausedOn(event.data)
+    // A run whose call waits on something outside it is not asking a question itself: its step still has that call open.
+    if (status === 'WAITING_USER' && !on) state.stepSettled = true
+    state.waiting = { status, actionId, reason, code, ...(on ? { on } : {}), ...(child ? { child: { ...child } } : {}) }
   },
   'run/resumed': (state, event) => {
     moveTo(state, 'RUNNING')
@@ -183,7 +185,7 @@ const Reducers: { readonly [K in RunEventType]: Reducer<K> } = Object.freeze({
   'compaction/start': nothing,
   'step/model-request': nothing,
   'step/model-error': nothing,
-  // The turns before this one, ahead of the run's own transcript (core/kernel/thread-history.ts).
+  // The turns before this one, ahead of the run's own transcript (plugins/threads hands them to the kernel to record).
   'thread/history': (state, event) => {
     for (const entry of event.data.entries) state.transcript.push(freezeData({ ...entry, seq: event.seq }))
   },

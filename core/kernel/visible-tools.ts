@@ -5,12 +5,16 @@
  * for the step's context event. The same list as the step before is not rebuilt; neither is a list
  * another run was shown, when the service hands out the same one again (the registry keeps its visible
  * list until a tool comes or goes): what a list comes to is built once and shared, frozen, by every run
- * shown it, so a run's start does not cost more the more tools there are.
+ * shown it, so a run's start does not cost more the more tools there are. The views are then what the
+ * `tools/before-show` handlers make of them (checked: the same tools, in the same order), and the tools
+ * whose view offers a `dry_run` of the kernel's are noted (core/kernel/preview.ts).
  */
 import { CordageError } from '../contracts/errors.ts'
 import { toView, type Tool, type ToolView } from '../contracts/services/tools.ts'
+import { shownToolsProblem } from '../contracts/checks/tool-views.ts'
 import { asDefined } from './tool.ts'
-import { dryRunView } from './preview.ts'
+import { offersDryRun } from './preview.ts'
+import { serial, type PhasePort } from './phases.ts'
 
 /**
  * What one visible list comes to. Runs share it, so all of it is frozen (the arrays are typed as the
@@ -31,11 +35,15 @@ export class VisibleTools {
   byName: ReadonlyMap<string, Tool> = new Map()
   views: ToolView[] = Object.freeze([]) as never
   names: string[] = Object.freeze([]) as never
+  /** The tools whose view offers `dry_run` (a dry run of the kernel's, not an argument of the tool's). */
+  dryRuns: ReadonlySet<string> = new Set()
   #source: readonly unknown[] | undefined
+  #built: ToolView[] = []
+  #shown: ToolView[] | undefined
   #step = ''
 
-  /** Ask (`ask`, the tools service's `visible`) for step `step`, unless it was asked already. */
-  async refresh(step: string, provider: string, ask: () => unknown): Promise<void> {
+  /** Ask (`ask`, the tools service's `visible`) for step `step`, unless it was asked already, and pass the views by `run`'s tools/before-show handlers. */
+  async refresh(run: PhasePort, step: string, provider: string, ask: () => unknown): Promise<void> {
     if (this.#step === step) return
     const visible = await ask()
     if (!Array.isArray(visible))
@@ -43,13 +51,21 @@ export class VisibleTools {
         'verdict_invalid',
         `tools service ${provider} returned ${typeof visible} as the visible set, not a list of tools`,
       )
+    if (visible !== this.#source) {
+      this.#source = visible
+      const derived = derive(visible as Tool[])
+      this.byName = derived.byName
+      this.#built = derived.views
+      this.names = derived.names
+    }
+    const was = { views: this.#built }
+    const { views } = await serial(run, 'tools/before-show', was, (v) => shownToolsProblem(v, was))
     this.#step = step
-    if (visible === this.#source) return
-    this.#source = visible
-    const derived = derive(visible as Tool[])
-    this.byName = derived.byName
-    this.views = derived.views
-    this.names = derived.names
+    if (views === this.#shown) return
+    // A handler's list is copied once (frozen), and again only when it hands out another one.
+    this.#shown = views
+    this.views = views === this.#built ? views : (Object.freeze(views.map((v) => Object.freeze({ ...v }))) as ToolView[])
+    this.dryRuns = new Set(this.views.filter((v) => offersDryRun(v, this.byName.get(v.name))).map((v) => v.name))
   }
 }
 
@@ -62,8 +78,7 @@ function derive(visible: readonly Tool[]): Derived {
   const derived: Derived = Object.freeze({
     tools: Object.freeze(visible.slice()),
     byName,
-    // A tool with a preview is shown with an optional `dry_run` (a copy of its schema; the tool is not changed).
-    views: Object.freeze(visible.map((tool) => Object.freeze(dryRunView(tool, toView(tool))))) as ToolView[],
+    views: Object.freeze(visible.map((tool) => Object.freeze(toView(tool)))) as ToolView[],
     names: Object.freeze(visible.map((tool) => tool.name)) as string[],
   })
   built.set(visible, derived)

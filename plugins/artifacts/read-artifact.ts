@@ -1,6 +1,6 @@
 /**
  * The `read_artifact` tool. A result larger than its threshold is stored as an artifact, and the model
- * sees its head and a reference (core/kernel/artifacts.ts); this tool reads on, a range at a time. It
+ * sees its head and a reference (shape.ts); this tool reads on, a range at a time. It
  * reads only artifacts its own run produced (the store's listing for `io.runId`, never an argument),
  * and never an audit-only one (`audit:sha256:...`, the raw result of a call the guardrail redacted).
  * Its own output is bounded, so it never becomes an artifact itself.

@@ -1,7 +1,7 @@
 /**
- * The meter: the run's token and cost budgets, and its thread's over all its turns, read from run
- * state (what the kernel recorded as used and as reserved). It keeps nothing of its own: a run rebuilt
- * from its log is metered exactly as the one that stopped.
+ * The meter: the run's token and cost budgets, and what calls reserve of them and of its thread's
+ * (over all its turns), read from run state (what the kernel recorded as used and as reserved). It
+ * keeps nothing of its own: a run rebuilt from its log is metered exactly as the one that stopped.
  */
 import type { MeterAnswer, MeterBound, MeterCall, MeterService, Reservation, RunState, Settlement, Usage } from 'cordage'
 import { available, budgetText, reserving, round, usedTokens } from './available.ts'
@@ -10,7 +10,10 @@ import { modelReservation, toolReservation } from './estimate.ts'
 const nothing: MeterAnswer = { kind: 'reserve', reservations: [], available: {} }
 
 export class BudgetMeter implements MeterService {
-  /** The first budget that is spent: the run's tokens, its cost, then its thread's. */
+  /**
+   * The first of the run's own budgets that is spent: its tokens, then its cost. A thread's bound over
+   * all its turns is the kernel's (it checks it right after); what a call may reserve counts it too.
+   */
   check({ state }: { state: Readonly<RunState> }): MeterBound {
     const b = state.budgets
     const tokens = usedTokens(state)
@@ -22,7 +25,7 @@ export class BudgetMeter implements MeterService {
         code: 'cost_budget_exceeded',
         reason: `$${state.usage.costUsd.toFixed(4)} spent, budget $${b.maxCostUsd}`,
       }
-    return threadBound(state) ?? { kind: 'ok' }
+    return { kind: 'ok' }
   }
 
   /** Every call's share at once, or the first that does not fit, with the figures. */
@@ -59,27 +62,4 @@ export class BudgetMeter implements MeterService {
   settle({ usage }: { state: Readonly<RunState>; reservation: Reservation; usage: Usage }): Settlement {
     return { tokens: usage.inputTokens + usage.outputTokens, costUsd: round(usage.costUsd) }
   }
-}
-
-/** A thread's budgets hold over all its turns: what the turns before used plus what this one used. */
-function threadBound(state: Readonly<RunState>): MeterBound | undefined {
-  const bounds = state.budgets.thread
-  const thread = state.thread
-  if (!bounds || !thread) return undefined
-  const before = thread.usedBefore
-  const tokens = before.inputTokens + before.outputTokens + usedTokens(state)
-  if (bounds.maxTokens !== undefined && tokens >= bounds.maxTokens)
-    return {
-      kind: 'stop',
-      code: 'thread_budget_exceeded',
-      reason: `thread ${thread.id}: ${tokens} tokens used over ${thread.turn} turn(s), budget ${bounds.maxTokens} (budgets.thread.maxTokens)`,
-    }
-  const cost = before.costUsd + state.usage.costUsd
-  if (bounds.maxCostUsd !== undefined && cost >= bounds.maxCostUsd)
-    return {
-      kind: 'stop',
-      code: 'thread_budget_exceeded',
-      reason: `thread ${thread.id}: $${cost.toFixed(4)} spent over ${thread.turn} turn(s), budget $${bounds.maxCostUsd} (budgets.thread.maxCostUsd)`,
-    }
-  return undefined
 }

@@ -18,10 +18,10 @@ export interface Config {
 
 export default {
   name: 'subagents',
-  version: '1.2.0',
+  version: '1.3.0',
   description:
     "spawn_agent runs another agent of the preset as a child run within the parent's budgets; handoff moves the run to another agent.",
-  requires: { tools: '^1.0.0', agents: '^1.2.0' },
+  requires: { tools: '^1.0.0', agents: '^1.2.0', waits: '^1.0.0' },
   config: Schema.object({
     agents: Schema.array(Schema.string()).default([]).description('Agents spawn_agent may start (names in the preset).'),
     handoffs: Schema.array(Schema.string()).default([]).description('Agents the handoff tool may pass the run to.'),

@@ -39,12 +39,13 @@ export function spawnTool(agents: AgentDirectory, config: Config): Tool {
       })
       // The child waits for a person: so does this run, until the child ends; then this call runs again,
       // re-attaches to the child by its derived id, and gets its outcome. Nothing is counted until then.
+      // The child is a condition of kind `child`, which the host owns (its `waits` service): it checks
+      // that the child is this call's own, cancels it with the parent, and wakes the parent when it ends.
       if (outcome.waiting && isWaiting(outcome.status)) {
         const { actionId, reason } = outcome.waiting
-        return {
-          output: outcome,
-          waitsFor: { child: { runId: outcome.runId, agent, ...(actionId ? { actionId } : {}) }, status: outcome.status, reason },
-        }
+        const on = { kind: 'child', runId: outcome.runId, agent, ...(actionId ? { actionId } : {}) }
+        const what = `child run ${outcome.runId} (agent ${agent}), which is ${outcome.status}: ${reason}`
+        return { output: outcome, waitsFor: { on, status: outcome.status, reason: what } }
       }
       return {
         output: outcome,

@@ -45,7 +45,7 @@ export const Targets: Target[] = [
     mutate: () => ['core/kernel/tool.ts', 'core/contracts/checks/tool.ts'],
     tests: ['test/unit/tool.test.ts'],
   },
-  { name: 'core/kernel/grants.ts', mutate: whole('core/kernel/grants.ts'), tests: ['test/unit/grants.test.ts'] },
+  { name: 'core/kit/grants.ts', mutate: whole('core/kit/grants.ts'), tests: ['test/unit/grants.test.ts'] },
   { name: 'core/kernel/status.ts', mutate: whole('core/kernel/status.ts'), tests: ['test/unit/status.test.ts', 'test/state.test.ts'] },
   { name: 'core/kernel/budget.ts', mutate: whole('core/kernel/budget.ts'), tests: ['test/unit/budget.test.ts'] },
   {

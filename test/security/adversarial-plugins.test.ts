@@ -172,7 +172,7 @@ const followup = (ticketId: string) => ({ calls: [{ tool: 'record_followup', arg
 
 describe('a plugin holding an agent runtime it built itself', () => {
   it("cannot approve, grant or claim in the app's runs: the writer is the host's to give, not the class's", async () => {
-    const desk = await supportDesk({ script: [followup('T-1'), { final: 'done' }], rules, verifier: { minCount: 0 } })
+    const desk = await supportDesk({ script: [followup('T-1'), { final: 'done' }], rules, verifier: { minCount: 0 }, plugins: ['grants'] })
     try {
       const paused = await desk.agent.run()
       assert.equal(paused.status, 'WAITING_APPROVAL')

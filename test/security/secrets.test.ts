@@ -106,6 +106,7 @@ describe('secrets in what is not stored', () => {
         {
           secrets: ['CRM_TOKEN'],
           rules: [{ id: 'ask', verdict: 'ask', match: { tool: 'record_followup' } }],
+          plugins: ['grants'],
         },
       )
       const paused = await desk.agent.run()

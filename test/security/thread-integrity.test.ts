@@ -20,7 +20,10 @@ after(async () => {
 async function threads(kind: 'sqlite' | 'postgres') {
   const lab = new IntegrityLab(kind)
   labs.push(lab)
-  lab.writePreset(vaultPreset(lab))
+  const preset = vaultPreset(lab)
+  // Runs join threads through the threads plugin (plugins/threads).
+  preset.agents.desk.plugins.push('threads')
+  lab.writePreset(preset)
   const ids: string[] = []
   for (const args of [['--thread', 'T-1'], ['--thread', 'T-1'], ['--thread', 'T-2'], []]) {
     const run = await lab.run(args)

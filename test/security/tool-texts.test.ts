@@ -54,7 +54,10 @@ function presetFile(guardrail: unknown = 'guardrails'): string {
       { plugin: 'verifier-basic', config: { minCount: 0 } },
       { plugin: 'policy-rules', config: { default: 'deny', approvers: ['*'], rules: Rules } },
       guardrail,
+      // The large result is kept apart as an artifact: the guardrail must have screened all of it first.
+      'artifacts',
       { path: fixture },
+      'previews',
     ],
   })
   const agents = Object.fromEntries(Object.entries(Scripts).map(([name, script]) => [name, agent(script)]))

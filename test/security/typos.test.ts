@@ -63,6 +63,7 @@ describe('approval patterns that would cover anything', () => {
     const h = await supportDesk({
       script: [{ calls: [{ tool: 'record_followup', args: { ticketId: 'T-1', note: 'x' } }] }, { final: 'done' }],
       verifier: { minCount: 0 },
+      plugins: ['grants'],
     })
     try {
       const paused = await h.agent.run()

@@ -34,6 +34,7 @@ export function vaultPreset(lab: IntegrityLab, options: VaultOptions = {}) {
           { plugin: 'verifier-basic', config: { minCount: 0 } },
           { plugin: 'policy-rules', config: { default: 'deny', rules: [{ id: 'all', verdict: 'allow', match: { tool: '*' } }] } },
           'guardrails',
+          'artifacts',
           { path: vaultDesk, config: { lines: options.lines ?? ['line one of the vault', 'line two of the vault'] } },
         ],
       },

@@ -1,11 +1,11 @@
 /**
- * core/kernel/grants.ts: an approval that reaches beyond one call covers exactly the agent, tool, arguments,
+ * core/kit/grants.ts: an approval that reaches beyond one call covers exactly the agent, tool, arguments,
  * policy version and tool version it was given for, until it expires or is revoked.
  */
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { hashArgs } from '../../core/kit/hash.ts'
-import { grantMismatch, isActive, matchesQuery, type ApprovalGrant } from '../../core/kernel/grants.ts'
+import { grantMismatch, isActive, matchesQuery, newGrant, type ApprovalGrant } from '../../core/kit/grants.ts'
 
 const args = { orderId: 'O-1', amount: 40 }
 const grant = (over: Partial<ApprovalGrant> = {}): ApprovalGrant => ({
@@ -49,6 +49,17 @@ describe('grantMismatch', () => {
     assert.equal(grantMismatch(grant({ expiresAt: 100 }), call(), 100), 'expired')
     assert.equal(grantMismatch(grant({ expiresAt: 100 }), call(), 101), 'expired')
     assert.equal(grantMismatch(grant({ expiresAt: 0 }), call(), 0), 'expired')
+  })
+
+  it('holds only where its giver may approve the call: the decision that asked names its approvers', () => {
+    assert.equal(grantMismatch(grant({ by: 'alice' }), call({ approvers: ['alice', 'bob'] }), 10), undefined)
+    assert.equal(grantMismatch(grant({ by: 'alice' }), call({ approvers: ['*'] }), 10), undefined)
+    assert.equal(grantMismatch(grant({ by: 'alice' }), call({ approvers: undefined }), 10), undefined, 'no approvers named: anyone')
+    assert.equal(
+      grantMismatch(grant({ by: 'bob' }), call({ approvers: ['alice', 'carol'] }), 10),
+      'given by bob, whom the decision does not name (alice, carol)',
+    )
+    assert.equal(grantMismatch(grant({ by: 'bob' }), call({ approvers: [] }), 10), 'given by bob, whom the decision does not name ()')
   })
 
   it('is void under another policy version', () => {
@@ -112,5 +123,50 @@ describe('isActive and matchesQuery', () => {
   it('uses the clock when the query gives no time', () => {
     assert.equal(matchesQuery(grant({ expiresAt: Date.now() + 60_000 }), {}), true)
     assert.equal(matchesQuery(grant({ expiresAt: Date.now() - 1 }), {}), false)
+  })
+})
+
+describe('newGrant', () => {
+  const action = {
+    id: 's1.a1',
+    tool: 'refund',
+    argsHash: hashArgs(args),
+    decision: { verdict: 'ask' as const, ruleId: 'r', reason: '', policyVersion: 'p@1', toolVersion: 'crm@1.0.0', seq: 3 },
+  }
+
+  it('binds the grant to the tool, the policy and tool version the decision was made under, and the approval it came from', () => {
+    const g = newGrant('desk', 'run_1', action, 'grant', 'alice', { reason: 'routine' })
+    assert.match(g.id, /^gr_[0-9a-z]+_[0-9a-f]{8}$/)
+    assert.deepEqual(
+      [g.scope, g.agent, g.tool, g.policyVersion, g.toolVersion, g.by, g.reason, g.expiresAt, g.source],
+      ['grant', 'desk', 'refund', 'p@1', 'crm@1.0.0', 'alice', 'routine', undefined, { runId: 'run_1', actionId: 's1.a1' }],
+    )
+    assert.notEqual(newGrant('desk', 'run_1', action, 'grant', 'alice', {}).id, g.id)
+  })
+
+  it('covers, unless told otherwise: any arguments for the run, exactly these for a standing grant', () => {
+    assert.equal(newGrant('desk', 'r', action, 'run', 'alice', {}).args, 'any')
+    assert.deepEqual(newGrant('desk', 'r', action, 'grant', 'alice', {}).args, { hash: hashArgs(args) })
+    assert.equal(newGrant('desk', 'r', action, 'grant', 'alice', { args: 'any' }).args, 'any')
+    assert.deepEqual(newGrant('desk', 'r', action, 'run', 'alice', { args: { amount: { lte: 50 } } }).args, {
+      pattern: { amount: { lte: 50 } },
+    })
+  })
+
+  it('lapses the time it is given after it is made', () => {
+    const before = Date.now()
+    const g = newGrant('desk', 'r', action, 'run', 'alice', { expiresInMs: 1000 })
+    assert.ok(g.expiresAt! >= before + 1000 && g.expiresAt! === g.createdAt + 1000)
+  })
+
+  it('refuses what would cover more than the approver said: an empty pattern, an unknown test, no positive lifetime, no decision', () => {
+    const refuses = (options: Parameters<typeof newGrant>[5], message: RegExp, a: Parameters<typeof newGrant>[2] = action) =>
+      assert.throws(() => newGrant('desk', 'r', a, 'grant', 'alice', options), { code: 'invalid_input', message })
+    refuses({ args: {} }, /pattern is empty, which would cover any arguments; say so with --any-args/)
+    refuses({ args: { amount: { lesser: 5 } } as never }, /the approval's argument pattern: .*lesser/)
+    refuses({ expiresInMs: 0 }, /expiresInMs must be a positive number of milliseconds, got 0/)
+    refuses({ expiresInMs: -5 }, /got -5/)
+    refuses({ expiresInMs: Number.NaN }, /got NaN/)
+    refuses({}, /action s1\.a1 has no decision on record/, { ...action, decision: undefined })
   })
 })

@@ -19,7 +19,7 @@ import { refundAnswer, supportDesk, type Harness } from '../helpers.ts'
 
 let harness: Harness
 before(async () => {
-  harness = await supportDesk({ script: [{ final: refundAnswer }], budgets: { maxSteps: 6 } })
+  harness = await supportDesk({ script: [{ final: refundAnswer }], budgets: { maxSteps: 6 }, plugins: ['grants'] })
 })
 after(async () => {
   await harness.stop()

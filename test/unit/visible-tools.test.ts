@@ -20,9 +20,12 @@ const tool = (name: string): Tool =>
     run: () => ({ output: null }),
   })
 
+/** A run without handlers of tools/before-show: what the phase costs then is one lookup. */
+const run = { agent: { dispatch: { handlers: () => [] } } } as never
+
 async function shown(list: Tool[], step = 's1'): Promise<VisibleTools> {
   const visible = new VisibleTools()
-  await visible.refresh(step, 'test', () => list)
+  await visible.refresh(run, step, 'test', () => list)
   return visible
 }
 
@@ -66,17 +69,17 @@ describe('VisibleTools', () => {
     const visible = new VisibleTools()
     let asked = 0
     const ask = () => (asked++, list)
-    await visible.refresh('s1', 'test', ask)
+    await visible.refresh(run, 's1', 'test', ask)
     const views = visible.views
-    await visible.refresh('s1', 'test', ask)
-    await visible.refresh('s2', 'test', ask)
+    await visible.refresh(run, 's1', 'test', ask)
+    await visible.refresh(run, 's2', 'test', ask)
     assert.equal(asked, 2)
     assert.equal(visible.views, views)
   })
 
   it('refuses an answer that is not a list', async () => {
     await assert.rejects(
-      new VisibleTools().refresh('s1', 'odd', () => 'tools'),
+      new VisibleTools().refresh(run, 's1', 'odd', () => 'tools'),
       { code: 'verdict_invalid' },
     )
   })

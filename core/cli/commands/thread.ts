@@ -8,7 +8,7 @@ import { CordageError } from '../../contracts/errors.ts'
 import type { ThreadSummary, ThreadTurn } from '../../contracts/services/store.ts'
 import type { Cordage } from '../../host/app.ts'
 import type { AgentRuntime } from '../../kernel/agent.ts'
-import { checkThreadId } from '../../kernel/thread-start.ts'
+import { parseThreadId } from '../../kit/thread-ids.ts'
 import type { RunState } from '../../kernel/state.ts'
 import { ExitCodes } from '../exit-codes.ts'
 import { finish } from '../live.ts'
@@ -21,7 +21,7 @@ import type { Parsed } from '../args.ts'
 const AnswerChars = 80
 
 export const thread: Handler = async ({ positionals, flags }, io) => {
-  const id = checkThreadId(positionals[0])
+  const id = parseThreadId(positionals[0])
   const app = await open(io, flags, 'stores')
   try {
     knownAgent(app, flags.agent as string | undefined)
@@ -79,7 +79,7 @@ export async function listThreads(app: Cordage, flags: Parsed['flags'], io: Outp
 
 /** `cordage cancel --thread ID`: close the thread, and cancel its turn that has not ended. */
 export async function cancelThread(args: Parsed, io: Output): Promise<number> {
-  const id = checkThreadId(args.flags.thread)
+  const id = parseThreadId(args.flags.thread)
   if (args.positionals.length)
     throw new CordageError(
       'invalid_input',
@@ -104,7 +104,7 @@ export async function cancelThread(args: Parsed, io: Output): Promise<number> {
  * when --agent names another), else --agent or the preset's first agent.
  */
 export async function threadAgent(app: Cordage, id: string, name: string | undefined): Promise<AgentRuntime> {
-  checkThreadId(id)
+  parseThreadId(id)
   const found = await findThread(app, id, undefined)
   if (!found) return pickAgent(app, name)
   if (name !== undefined && name !== found.summary.agent)

@@ -29,10 +29,10 @@ export const worker: Handler = async (args, io) => {
   process.once('SIGINT', onSignal)
   process.once('SIGTERM', onSignal)
   let driven = 0
-  // Parents whose child ended without waking them (its process stopped first) go on here.
-  const { parentSweep } = await import('../../host/agents.ts')
+  // Runs whose call waits on what has ended without waking them (a child whose process stopped first) go on here.
+  const { waitSweep } = await import('../../host/waits.ts')
   const sweeps = agents.map((agent) =>
-    parentSweep(
+    waitSweep(
       agent,
       (error) => reportError(out, error, at),
       (runId) => app.forRun(agent.name, runId),

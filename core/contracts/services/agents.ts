@@ -99,8 +99,8 @@ export interface AgentDirectory {
   /**
    * What run `runId`, started by this agent, spent, with every run it started (children, theirs, ...),
    * whatever their status, each read from its own log: a child whose call never reported it (cut short
-   * by a cancel or a crash, or waiting on it) counts all the same. The kernel sums a thread's turns with
-   * it (core/kernel/thread-budget.ts). A child of action `a` is run `<runId>.<a>` (see `spawn`), looked
+   * by a cancel or a crash, or waiting on it) counts all the same. The threads plugin sums a thread's
+   * turns with it (plugins/threads). A child of action `a` is run `<runId>.<a>` (see `spawn`), looked
    * for in this agent's store, then in those of the agents it may start. Throws `invalid_input` for a
    * run this agent did not start, and what a store throws for a log it cannot read. Since 1.3.0.
    */

@@ -65,7 +65,8 @@ export interface Settlement {
 export interface MeterService {
   /**
    * Whether the run's token and cost budgets still hold, at a boundary of the loop (before each
-   * model call and before each action).
+   * model call and before each action). A thread's bound over all its turns (`budgets.thread`) the
+   * kernel holds itself, right after (core/kernel/thread-budget.ts); a meter may stop earlier.
    *
    * Contract: reads run state (its `budgets`, `usage`, `thread.usedBefore`), changes nothing, and is
    * deterministic for the same state: a run resumed from its log is judged as the one that stopped.

@@ -5,7 +5,7 @@
  * execution with an authorization ticket, so a registry can hand tools around without handing out the
  * power to run them.
  */
-import type { Constraints, Preview, Ticket, WaitingChild, WaitingStatus } from '../data.ts'
+import type { Constraints, Preview, Ticket, WaitCondition, WaitingChild, WaitingStatus } from '../data.ts'
 import type { RunState } from '../state.ts'
 
 /** 1.1.0: `preview`, `enforces`, `cost`, `artifactAboveBytes`, `io.constraints` (issue 12). */
@@ -92,11 +92,14 @@ export interface ToolResult {
   /** Hand the run to another agent once this step is over (recorded as run/handoff). */
   handoff?: { agent: string; reason?: string }
   /**
-   * The call is not over: it waits on a child run (`child`) that waits for a person, in `status`. No
-   * outcome is recorded; the run pauses in the same status with `waiting.child`, and once the child
-   * has ended the call runs again (so the tool must be idempotent). Since kernel 0.x (issue 17).
+   * The call is not over: it waits on a condition outside the run (`on`, owned through the `waits`
+   * service: services/waits.ts), in `status`. No outcome is recorded; the run pauses in that status with
+   * `waiting.on` (`reason` says what it waits on: "child run X (agent Y), which is ..."), and once the
+   * owner says the condition has ended the call runs again (so the tool must be idempotent). The owner
+   * must confirm the condition as this call's own and still going, else the call failed (`tool_failed`).
+   * `child: { runId, agent, actionId? }` (issue 17) is the same as `on: { kind: 'child', ... }`.
    */
-  waitsFor?: { child: WaitingChild; status: WaitingStatus; reason: string }
+  waitsFor?: { on: WaitCondition; status: WaitingStatus; reason: string } | { child: WaitingChild; status: WaitingStatus; reason: string }
 }
 
 export interface Footprint {
@@ -147,8 +150,8 @@ export interface Tool extends ToolView, ToolContract {
   /**
    * What a call with these (validated) arguments would do, without doing it: the record it would write,
    * a diff, an amount. Contract: no side effects, no ticket; may throw (recorded as a failed preview).
-   * The kernel runs it before asking a person to approve the call, and instead of the call when the
-   * model asks for a dry run (`dry_run: true`). A tool without it says so in every approval request.
+   * The previews plugin runs it before a person is asked to approve the call, and instead of the call
+   * when the model asks for a dry run (`dry_run: true`); a tool without it says so in the request.
    */
   preview?(args: unknown, io: PreviewIO): Promise<Preview> | Preview
   /** The constraints this tool holds when a policy attaches them (`io.constraints`); default none. */

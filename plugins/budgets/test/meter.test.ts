@@ -6,9 +6,10 @@
  */
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { checkMeterAnswer, checkMeterBound, emptyState, type MeterCall, type RunEvent, type RunState } from 'cordage'
+import { checkMeterAnswer, checkMeterBound, emptyState, overThreadBudget, type MeterCall, type RunEvent, type RunState } from 'cordage'
 import { supportDesk } from '../../../test/helpers.ts'
 import { BudgetMeter } from '../meter.ts'
+import { available } from '../available.ts'
 
 const meter = new BudgetMeter()
 const usage = (inputTokens = 0, outputTokens = 0, costUsd = 0) => ({ inputTokens, outputTokens, costUsd })
@@ -58,19 +59,30 @@ describe('budgets: check at a boundary', () => {
     )
   })
 
-  it("counts a thread's earlier turns with this one, only for a turn of a thread", () => {
+  it("leaves a thread's bound to the kernel, and reserves within the same figures it holds", () => {
     const budgets = { maxSteps: 5, maxRepairs: 0, thread: { maxTokens: 1000, maxCostUsd: 1 } }
     const thread = { id: 'th_1', turn: 2, usedBefore: usage(900, 0, 0.2) } as RunState['thread']
-    const spent = meter.check({ state: state({ budgets, thread, usage: usage(60, 40) }) })
-    assert.deepEqual(spent, {
-      kind: 'stop',
+    // The kernel ends the turn thread_budget_exceeded (core/kernel/thread-budget.ts): the meter does not judge it twice.
+    const over = state({ budgets, thread, usage: usage(60, 40) })
+    assert.deepEqual(meter.check({ state: over }), { kind: 'ok' })
+    assert.deepEqual(overThreadBudget(over), {
       code: 'thread_budget_exceeded',
       reason: 'thread th_1: 1000 tokens used over 2 turn(s), budget 1000 (budgets.thread.maxTokens)',
     })
-    assert.deepEqual(meter.check({ state: state({ budgets, thread, usage: usage(60, 39) }) }), { kind: 'ok' })
-    const costly = meter.check({ state: state({ budgets, thread, usage: usage(0, 0, 0.8) }) }) as { reason?: string }
-    assert.match(costly.reason ?? '', /\$1\.0000 spent over 2 turn\(s\), budget \$1 \(budgets\.thread\.maxCostUsd\)/)
-    assert.deepEqual(meter.check({ state: state({ budgets, usage: usage(5000) }) }), { kind: 'ok' }, 'not a turn of a thread')
+    // Around each edge: nothing is left to reserve exactly when the kernel stops the turn.
+    for (const [tokens, cost] of [
+      [99, 0],
+      [100, 0],
+      [101, 0],
+      [0, 0.79],
+      [0, 0.8],
+      [0, 0.81],
+    ]) {
+      const s = state({ budgets, thread, usage: usage(tokens, 0, cost) })
+      const left = available(s)
+      const stops = overThreadBudget(s) !== undefined
+      assert.equal(left.tokens! <= 0 || left.costUsd! <= 0, stops, `${tokens} tokens, $${cost}: ${JSON.stringify(left)}`)
+    }
   })
 
   it('answers bounds the kernel accepts', () => {

@@ -1,40 +1,31 @@
 /**
- * @module thread-history
+ * @module threads/history
  * What a turn of a thread sees of the turns before it: the previous turn's transcript (which holds,
  * marked, the turns before that one), each entry marked with its turn and its action ids prefixed with
  * it, so the calls of turn 1 (`t1.s1.a1`) never collide with this run's (`s1.a1`) and each call still
  * pairs with its result. Recorded once per turn in thread/history; the reducer puts the entries before
  * the run's own transcript.
  *
- * The record is bounded ({@link HistoryBoundBytes} of JSON), so a long thread does not copy an
+ * The record is bounded (`historyBytes` of JSON, at most the kernel's MaxHistoryBytes), so a long thread does not copy an
  * ever-growing transcript into every turn: beyond it, the oldest turns are kept only as the user's
  * message and the final answer (`shortened`), then long texts are clipped, and as a last resort the
  * oldest turns are left out (`dropped`).
  */
 import { Buffer } from 'node:buffer'
-import type { RunState, TranscriptEntry } from '../contracts/state.ts'
+import { MaxHistoryBytes, turnIdOf, type RunEventMap, type RunState, type TranscriptEntry } from 'cordage'
 
-/** Bound of a thread/history record, in characters of its entries' JSON. */
-export const HistoryBoundBytes = 256 * 1024
+export type ThreadHistory = RunEventMap['thread/history']
 
-/** Longest text an entry keeps once shortening whole turns was not enough. */
+/** Longest text an entry keeps once shortening whole turns was not enough, unless told otherwise. */
 const ClipChars = 4000
 
-export interface ThreadHistory {
-  from: string
-  turns: number
-  entries: TranscriptEntry[]
-  shortened?: number
-  dropped?: number
-}
-
-/** The turn id of turn `n`: `t1`, `t2`, ... (one place, so that every turn id agrees). */
-export function turnIdOf(n: number): string {
-  return `t${n}`
-}
-
-/** Entries of `previous` (turn `turn` of the thread) as the next turn sees them, within `bound`. */
-export function historyOf(previous: Pick<RunState, 'runId' | 'transcript'>, turn: number, bound = HistoryBoundBytes): ThreadHistory {
+/** Entries of `previous` (turn `turn` of the thread) as the next turn sees them, within `bound` bytes of JSON. */
+export function historyOf(
+  previous: Pick<RunState, 'runId' | 'transcript'>,
+  turn: number,
+  bound = MaxHistoryBytes,
+  clipChars = ClipChars,
+): ThreadHistory {
   const mark = turnIdOf(turn)
   const entries = previous.transcript.map((e) => (e.turn === undefined ? marked(e, mark) : e))
   const turns = [...new Set(entries.map((e) => e.turn!))]
@@ -49,7 +40,7 @@ export function historyOf(previous: Pick<RunState, 'runId' | 'transcript'>, turn
     shortened++
     if (size(kept) <= bound) return { ...history, entries: kept, shortened }
   }
-  kept = kept.map(clipped)
+  kept = kept.map((e) => clipped(e, clipChars))
   if (size(kept) <= bound) return { ...history, entries: kept, shortened }
   let dropped = 0
   for (const t of turns) {
@@ -75,9 +66,8 @@ function shortenTurn(entries: TranscriptEntry[], turn: string): TranscriptEntry[
   return entries.filter((e) => e.turn !== turn || e === message || e === answer)
 }
 
-function clipped(entry: TranscriptEntry): TranscriptEntry {
-  const cut = (text: string) =>
-    text.length > ClipChars ? `${text.slice(0, ClipChars)} … [clipped ${text.length - ClipChars} characters]` : text
+function clipped(entry: TranscriptEntry, chars: number): TranscriptEntry {
+  const cut = (text: string) => (text.length > chars ? `${text.slice(0, chars)} … [clipped ${text.length - chars} characters]` : text)
   if (entry.kind === 'assistant') {
     const d = entry.decision
     if (d.kind === 'final') return { ...entry, decision: { ...d, text: cut(d.text) } }

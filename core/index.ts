@@ -8,6 +8,9 @@ export * from './contracts/errors.ts'
 export * from './kernel/status.ts'
 export * from './contracts/events.ts'
 export * from './kernel/budget.ts'
+export { checkResumeBudgets, startBudgets } from './kit/budgets.ts'
+// The thread's bound the kernel holds at every boundary: a meter reserves within the same figures.
+export { overThreadBudget } from './kernel/thread-budget.ts'
 // The plugin author's kit (also `cordage/kit`): helpers that depend on the contracts only.
 export * from './kit/index.ts'
 // Issuing tickets is the kernel's alone (core/kernel/ticket.ts): only the types and the check a tool makes are public.
@@ -70,3 +73,5 @@ export { assertKernelWriter } from './kernel/store-writer.ts'
 export * from './contracts/services/verifier.ts'
 export * from './contracts/services/workspace.ts'
 export * from './contracts/services/embeddings.ts'
+export * from './contracts/services/meter.ts'
+export { checkMeterAnswer, checkMeterBound, checkSettlement } from './contracts/checks/meter.ts'

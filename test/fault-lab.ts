@@ -8,7 +8,7 @@ import { writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { stringify } from 'yaml'
 import Database from 'better-sqlite3'
-import type { RunEvent } from 'cordage'
+import { meteredBudgets, type RunEvent } from 'cordage'
 import { SqliteStore } from '../plugins/store-sqlite/sqlite-store.ts'
 import { PostgresStore } from '../plugins/store-postgres/postgres-store.ts'
 import { Payments, type Payment } from './fixtures/plugins/fault-desk/payments.ts'
@@ -84,6 +84,8 @@ export class FaultLab {
                 config: { payments: 'payments.jsonl', ...options.desk },
               },
               'threads',
+              // Token and cost budgets (of `pay`, carried to its children too) need the meter.
+              ...(meteredBudgets(options.budgets).length ? ['budgets'] : []),
               ...(options.plugins ?? []),
             ],
           },

@@ -5,7 +5,7 @@
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { stringify } from 'yaml'
-import { readService, type AgentRuntime, type RunEvent } from 'cordage'
+import { meteredBudgets, readService, type AgentRuntime, type RunEvent } from 'cordage'
 import { Cordage } from '../core/host/app.ts'
 import type { ScriptEntry } from '../plugins/model-scripted/manifest.ts'
 import type { ScriptedModel } from '../plugins/model-scripted/index.ts'
@@ -37,6 +37,8 @@ export interface DeskOptions {
   verifierPlugin?: unknown
   /** Replace the policy-rules 2 entry, for example to pin the 1.x line. */
   policyPlugin?: unknown
+  /** The meter (default: `budgets` when `budgets` sets tokens or cost, else none; null: none). */
+  meterPlugin?: unknown
   contextTokens?: number
   parallelTools?: boolean
   /** Replace context-basic with this plugin entry. */
@@ -121,11 +123,18 @@ export function deskPreset(options: DeskOptions, outbox: string) {
           { plugin: 'support-desk', config: { outbox, slowLookupDelayMs: 5000, slowLookupTimeoutMs: 50, ...options.desk } },
           ...(options.previews === false ? [] : ['previews']),
           ...(options.threads === false ? [] : ['threads']),
+          ...meterOf(options),
           ...(options.plugins ?? []),
         ],
       },
     },
   }
+}
+
+/** The desk's meter: the one given, or `budgets` when its budgets set tokens or cost. */
+export function meterOf(options: Pick<DeskOptions, 'budgets' | 'meterPlugin'>): unknown[] {
+  if (options.meterPlugin !== undefined) return options.meterPlugin === null ? [] : [options.meterPlugin]
+  return meteredBudgets(options.budgets).length ? ['budgets'] : []
 }
 
 /** Index of the first event of `type` (and action, when given); -1 when absent. */

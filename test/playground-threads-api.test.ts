@@ -295,12 +295,13 @@ function spawningPreset(): string {
           plugin: 'model-scripted',
           config: { usage, script: [{ tool: 'spawn_agent', args: { agent: 'helper', task: 'dig' } }, { final: 'done' }] },
         },
-        plugins: [...common, { plugin: 'subagents', config: { agents: ['helper'] } }, 'threads'],
+        // The thread's token budget needs the meter, for the desk and for the helper it starts.
+        plugins: [...common, { plugin: 'subagents', config: { agents: ['helper'] } }, 'threads', 'budgets'],
       },
       helper: {
         budgets: { maxSteps: 4 },
         model: { plugin: 'model-scripted', config: { usage, script: [{ final: 'found' }] } },
-        plugins: common,
+        plugins: [...common, 'budgets'],
       },
       // Started by `asking`: its follow-up waits for approval, so its parent waits on it.
       careful: {

@@ -7,6 +7,7 @@
 import { rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { stringify } from 'yaml'
+import { meteredBudgets } from 'cordage'
 import { Cordage } from '../core/host/app.ts'
 import { tempDir } from './temp.ts'
 
@@ -39,6 +40,8 @@ export interface AgentSketch {
 
 /** Writes preset.yml with one agent per sketch, every agent on the same runs.db, and gives its path. */
 export function presetFile(agents: Record<string, AgentSketch>, dir = scratchDir()): string {
+  // Token and cost budgets need the meter; a child's are capped by its parent's, so every agent gets it.
+  const meter = Object.values(agents).some((a) => meteredBudgets(a.budgets).length) ? ['budgets'] : []
   const preset = {
     cordage: 1,
     agents: Object.fromEntries(
@@ -65,6 +68,7 @@ export function presetFile(agents: Record<string, AgentSketch>, dir = scratchDir
             { plugin: 'support-desk', config: { outbox: 'outbox.jsonl', slowLookupDelayMs: 5000, slowLookupTimeoutMs: 10_000, ...a.desk } },
             'previews',
             ...(a.subagents ? [{ plugin: 'subagents', config: a.subagents }] : []),
+            ...meter,
             ...(a.plugins ?? []),
           ],
         },

@@ -141,7 +141,7 @@ export interface RunState {
   /**
    * Budget set aside for calls in flight (budget/reserved), released when each is settled
    * (budget/settled) or its action ends; absent when none was ever made. Counted as spent by the
-   * budget checks, so calls side by side cannot overshoot together (core/kernel/reservations.ts).
+   * budget checks, so calls side by side cannot overshoot together (the meter: core/kernel/meter.ts).
    */
   reservations?: Reservation[]
   /** A tool asked to hand the run to another agent; cleared by run/handoff. */

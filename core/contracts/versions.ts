@@ -15,6 +15,7 @@ import { ToolsContract } from './services/tools.ts'
 import { VerifierContract } from './services/verifier.ts'
 import { WorkspaceContract } from './services/workspace.ts'
 import { EmbeddingsContract } from './services/embeddings.ts'
+import { MeterContract } from './services/meter.ts'
 import { WaitsContract } from './services/waits.ts'
 
 export const Contracts = {
@@ -30,6 +31,7 @@ export const Contracts = {
   workspace: WorkspaceContract,
   agents: AgentsContract,
   embeddings: EmbeddingsContract,
+  meter: MeterContract,
   waits: WaitsContract,
 } as const
 Object.freeze(Contracts)
@@ -48,5 +50,5 @@ export const KernelRequires: Record<string, string> = {
   store: '^2.2.0',
 }
 Object.freeze(KernelRequires)
-export const KernelOptional: Record<string, string> = { compactor: '^1.0.0', progress: '^1.0.0', guardrail: '^1.0.0' }
+export const KernelOptional: Record<string, string> = { compactor: '^1.0.0', progress: '^1.0.0', guardrail: '^1.0.0', meter: '^1.0.0' }
 Object.freeze(KernelOptional)

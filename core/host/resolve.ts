@@ -10,6 +10,7 @@ import { HostProvided, KernelOptional, KernelRequires } from '../contracts/versi
 import { CordageError, type Code } from '../contracts/errors.ts'
 import type { CatalogEntry, PluginCatalog } from './catalog.ts'
 import type { AgentSpec, PluginRef, Preset } from './preset.ts'
+import { meterProblems } from './metered.ts'
 import { ArtifactsPlugin, artifactsMissing, withAgentKeys } from './artifact-keys.ts'
 
 export interface PlannedPlugin {
@@ -109,6 +110,7 @@ export async function planAgent(preset: Preset, spec: AgentSpec, catalog: Plugin
   }
   checkRequires(kernel, KernelRequires, providers, problems, true, catalog)
   checkRequires(kernel, KernelOptional, providers, problems, false, catalog)
+  problems.push(...meterProblems(preset, spec, providers))
   if (problems.length) throw combined(problems, `agent "${spec.name}" in ${preset.shown}`)
 
   return { spec, preset, plugins: order(planned, providers), providers }

@@ -87,6 +87,7 @@ export const DefaultServiceTimeouts: Readonly<Record<TimedService, number>> = Ob
   compactor: 120_000,
   verifier: 600_000,
   phases: 10_000,
+  meter: 10_000,
 })
 
 export interface StartOptions {

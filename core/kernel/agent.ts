@@ -6,7 +6,9 @@
  * one worker drives a run at a time across processes and machines; the state is then rebuilt from the
  * store, so a command works the same on a run started by another process.
  */
-import { checkResumeBudgets, DefaultBudgets, type Budgets } from './budget.ts'
+import { DefaultBudgets, type Budgets } from './budget.ts'
+import { checkResumeBudgets } from '../kit/budgets.ts'
+import { requireMeter } from './meter.ts'
 import { createDispatch, readService, type Context, type Dispatch } from './cordis.ts'
 import { CordageError } from '../contracts/errors.ts'
 import type { ModelDeltaEvent, ResumeBudgets, RunEvent } from '../contracts/events.ts'
@@ -244,6 +246,7 @@ export class AgentRuntime implements LoopHost {
   async resume(runId: string, options: ContinueOptions & { input?: string; budgets?: ResumeBudgets } = {}): Promise<RunHandle> {
     // Raised budgets (a run suspended with reservation_refused goes on with more), checked before anything is taken.
     const budgets = checkResumeBudgets(options.budgets)
+    if (budgets) requireMeter(this.name, readService(this.ctx, 'meter'), budgets)
     const { driver, state, lease } = await this.take(runId)
     return this.withLease(driver, async () => {
       const by = options.by ?? 'api'

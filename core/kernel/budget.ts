@@ -1,27 +1,20 @@
 /**
  * @module budget
  * Hard bounds live outside the model (invariant 4). The loop calls {@link overBudget} at every
- * boundary: before each model call and before each action.
+ * boundary (before each model call and before each action) and {@link outOfSteps} before each model
+ * call. Tokens and cost are the meter's (core/kernel/meter.ts asks it at the same boundaries).
  */
-import { CordageError, type Code } from '../contracts/errors.ts'
-import type { ResumeBudgets } from '../contracts/events.ts'
+import type { Code } from '../contracts/errors.ts'
 import type { Budgets, BudgetState } from '../contracts/data.ts'
 export type { Budgets, BudgetState } from '../contracts/data.ts'
 
 export const DefaultBudgets: Budgets = { maxSteps: 20, maxRepairs: 0 }
 Object.freeze(DefaultBudgets)
 
-/** The budget code that ends the run now, or undefined when every bound still holds. */
+/** The kernel's bound that ends the run now (the deadline), or undefined while it holds. */
 export function overBudget(budgets: Budgets, state: BudgetState, now: number): { code: Code; reason: string } | undefined {
   if (state.deadline !== undefined && now >= state.deadline) {
     return { code: 'deadline_exceeded', reason: `deadline of ${budgets.deadlineMs} ms passed` }
-  }
-  const tokens = state.usage.inputTokens + state.usage.outputTokens
-  if (budgets.maxTokens !== undefined && tokens >= budgets.maxTokens) {
-    return { code: 'token_budget_exceeded', reason: `${tokens} tokens used, budget ${budgets.maxTokens}` }
-  }
-  if (budgets.maxCostUsd !== undefined && state.usage.costUsd >= budgets.maxCostUsd) {
-    return { code: 'cost_budget_exceeded', reason: `$${state.usage.costUsd.toFixed(4)} spent, budget $${budgets.maxCostUsd}` }
   }
   return undefined
 }
@@ -36,55 +29,4 @@ export function outOfSteps(budgets: Budgets, state: BudgetState): { code: Code; 
     }
   }
   return undefined
-}
-
-/**
- * Budgets given on resume (`cordage resume --max-tokens --max-cost`), checked strictly: only maxTokens
- * (a positive integer) and maxCostUsd (a positive finite number). Undefined when none was given.
- */
-export function checkResumeBudgets(value: unknown): ResumeBudgets | undefined {
-  if (value === undefined) return undefined
-  if (value === null || typeof value !== 'object' || Array.isArray(value))
-    throw new CordageError('invalid_input', 'resume budgets must be an object with maxTokens and/or maxCostUsd')
-  const out: ResumeBudgets = {}
-  for (const [key, v] of Object.entries(value)) {
-    if (v === undefined) continue
-    if (key === 'maxTokens') {
-      if (typeof v !== 'number' || !Number.isSafeInteger(v) || v <= 0)
-        throw new CordageError('invalid_input', `resume budget maxTokens must be a positive integer (--max-tokens N), got ${String(v)}`)
-      out.maxTokens = v
-    } else if (key === 'maxCostUsd') {
-      if (typeof v !== 'number' || !Number.isFinite(v) || v <= 0)
-        throw new CordageError(
-          'invalid_input',
-          `resume budget maxCostUsd must be a positive number of dollars (--max-cost USD), got ${String(v)}`,
-        )
-      out.maxCostUsd = v
-    } else throw new CordageError('invalid_input', `unknown resume budget "${key}": only maxTokens and maxCostUsd can be set on resume`)
-  }
-  return Object.keys(out).length ? out : undefined
-}
-
-const BudgetKeys = new Set(['maxSteps', 'deadlineMs', 'maxTokens', 'maxCostUsd', 'maxRepairs', 'thread'])
-const ThreadBudgetKeys = new Set(['maxTurns', 'maxTokens', 'maxCostUsd'])
-
-/**
- * The agent's budgets with a run's own (`StartOptions.budgets`) laid over them: `thread` key by key,
- * so a run that sets one thread bound keeps the others. An unknown key is `invalid_input` (a typo must
- * not drop a bound silently).
- */
-export function startBudgets(agent: Budgets, own: Partial<Budgets> | undefined): Budgets {
-  if (own === undefined) return agent
-  const unknown = (keys: Set<string>, value: object, where: string) => {
-    for (const key of Object.keys(value))
-      if (!keys.has(key))
-        throw new CordageError(
-          'invalid_input',
-          `unknown budget "${where}${key}": the keys are ${[...keys].map((k) => where + k).join(', ')}`,
-        )
-  }
-  unknown(BudgetKeys, own, '')
-  if (own.thread !== undefined) unknown(ThreadBudgetKeys, own.thread, 'thread.')
-  const thread = own.thread ? { ...agent.thread, ...own.thread } : agent.thread
-  return { ...agent, ...own, ...(thread ? { thread } : {}) }
 }

@@ -30,6 +30,7 @@ export const ServiceNames = [
   'workspace',
   'agents',
   'embeddings',
+  'meter',
   'waits',
 ] as const
 Object.freeze(ServiceNames)

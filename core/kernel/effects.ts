@@ -28,7 +28,7 @@ import { ledgerArtifact, relist } from './artifacts.ts'
 import { observe, recordFailed, recordSucceeded, type Consequence, type Outcome, type OutcomePort } from './call-outcome.ts'
 import { timeLimitOf, unenforceable } from './constraints.ts'
 import { guardsOf, screenToolValue } from './tool-texts.ts'
-import { openReservation, reserveOrSuspend, reserving, settle, toolReservation } from './reservations.ts'
+import { openReservation, reserveWave, settleCall, type MeterPort } from './meter.ts'
 import type { Reservation } from '../contracts/data.ts'
 export type { Checkpoint, Next, PauseDetail } from './flow.ts'
 
@@ -37,6 +37,8 @@ const issueTicket = claimTicketIssuer()
 
 /** What running an action needs from the run's driver. */
 export interface DriverPort extends OutcomePort {
+  /** The step's meter, asked before a wave starts and when a reserved call ended (core/kernel/meter.ts). */
+  readonly services: MeterPort['services']
   readonly runId: string
   readonly state: RunState
   readonly rec: Recorder
@@ -97,7 +99,7 @@ interface Started {
   intent: EffectWrite[]
   t0: number
   call?: ToolCall
-  /** What the call reserved of the budgets (core/kernel/reservations.ts), settled once its action ends. */
+  /** What the call reserved of the budgets (core/kernel/meter.ts), settled once its action ends. */
   reservation?: Reservation
 }
 
@@ -123,7 +125,7 @@ export class EffectRunner {
       else if (verdict) return verdict
     }
     const job: Ready = { action, tool, policyVersion, causation, key, takeover }
-    const refused = await this.reserve([job])
+    const refused = await reserveWave(this.run, [job])
     if (refused) return refused
     for (;;) {
       const started = this.start(job)
@@ -178,7 +180,7 @@ export class EffectRunner {
       queue.push({ ...job, key, takeover })
     }
     // Every call of the wave reserves at once, before any starts: all of them fit, or none starts.
-    const refused = await this.reserve(queue)
+    const refused = await reserveWave(this.run, queue)
     if (refused) return refused
     while (queue.length) {
       const started = queue.map((job) => this.start(job))
@@ -288,20 +290,6 @@ export class EffectRunner {
     )
   }
 
-  /** Reserve what the calls of a wave may cost, at once (core/kernel/reservations.ts); the pause when they do not fit. */
-  private async reserve(jobs: readonly Authorized[]): Promise<Next | undefined> {
-    const run = this.run
-    if (!reserving(run.state)) return undefined
-    const wanted: (Reservation | string)[] = []
-    for (const { action, tool } of jobs) {
-      // Kept from an earlier attempt, or from before a crash (state holds it): not reserved twice.
-      if (openReservation(run.state, 'tool', action.id)) continue
-      const r = toolReservation(tool, action.id)
-      if (r) wanted.push(r)
-    }
-    return reserveOrSuspend(run, wanted, (r) => `call ${r.actionId} (${run.state.actions[r.actionId!]?.tool})`)
-  }
-
   /** Run one started call under its time limit, reachable by cancellation while it runs. */
   private call(s: Started): Promise<ToolResult> {
     const run = this.run
@@ -342,10 +330,11 @@ export class EffectRunner {
     // The action ended (not another attempt, not an effect still unknown): settle what it reserved.
     if (s.reservation && outcome !== 'retry' && !this.run.state.pending.includes(action.id)) {
       const usage = settled.status === 'fulfilled' ? settled.value?.usage : undefined
-      settle(this.run, s.reservation, {
-        tokens: (Number(usage?.inputTokens) || 0) + (Number(usage?.outputTokens) || 0),
-        costUsd: Number(usage?.costUsd) || 0,
-      })
+      const count = (n: unknown) => Number(n) || 0
+      const u = { inputTokens: count(usage?.inputTokens), outputTokens: count(usage?.outputTokens), costUsd: count(usage?.costUsd) }
+      // A meter that fails here ends the run at the next boundary: the outcomes of the wave are recorded first.
+      const unsettled = await settleCall(this.run, s.reservation, u)
+      if (unsettled) this.run.defer(unsettled)
     }
     return outcome
   }

@@ -12,7 +12,7 @@ import type { RunState } from '../contracts/state.ts'
 import type { Tool } from '../contracts/services/tools.ts'
 
 /** The services whose calls the loop bounds in time. */
-export const TimedServices = ['context', 'tools', 'policy', 'guardrail', 'progress', 'compactor', 'verifier', 'phases'] as const
+export const TimedServices = ['context', 'tools', 'policy', 'guardrail', 'progress', 'compactor', 'verifier', 'phases', 'meter'] as const
 Object.freeze(TimedServices)
 export type TimedService = (typeof TimedServices)[number]
 

@@ -49,7 +49,7 @@ import type { ArtifactRef } from '../contracts/data.ts'
 import { crash, endCancelled, endRun, pauseRun } from './ending.ts'
 import { checkProgress } from './progress.ts'
 import { splitDryRun } from './preview.ts'
-import { reserveModelCall, settleModelCall } from './reservations.ts'
+import { meterBound, reserveModelCall, settleModelCall } from './meter.ts'
 
 /** Services of one step, read once at its start so a swap can only take effect between steps. */
 
@@ -271,7 +271,7 @@ export class RunDriver implements DriverPort {
     await this.lookForCancel()
     if (this.cancelRequest) return this.endCancelled()
     if (this.suspendRequest) return this.pause('SUSPENDED', this.suspendRequest.reason, 'suspend')
-    const bound = overBudget(this.state.budgets, this.state, Date.now()) ?? overThreadBudget(this.state)
+    const bound = overBudget(this.state.budgets, this.state, Date.now())
     if (bound) return this.end('STOPPED', bound.code, bound.reason)
 
     if (!this.inStep) {
@@ -281,6 +281,12 @@ export class RunDriver implements DriverPort {
       const missing = this.servicesVersion === this.agent.servicesVersion ? undefined : this.resolveServices()
       if (missing) return this.pause('SUSPENDED', missing, 'suspend', { code: 'service_missing' })
     }
+    // Tokens and cost are the meter's to judge, with the step's services (core/kernel/meter.ts); a
+    // thread's bound over all its turns stays the kernel's, checked after them as it always was.
+    const spent = await meterBound(this)
+    if (spent) return spent
+    const thread = overThreadBudget(this.state)
+    if (thread) return this.end('STOPPED', thread.code, thread.reason)
 
     const next = this.state.pending[0]
     if (next) {
@@ -364,7 +370,7 @@ export class RunDriver implements DriverPort {
     const projected = await projectContext(this, ids)
     if (typeof projected === 'string') return projected
     const { projection, views } = projected
-    // A run with a token or cost budget sets the call's cost aside first, or suspends before it (core/kernel/reservations.ts).
+    // The meter sets the call's cost aside first, or the run suspends before it (core/kernel/meter.ts).
     const refused = await reserveModelCall(this, model.value, projection.tokens, index)
     if (refused) return refused
 
@@ -377,7 +383,8 @@ export class RunDriver implements DriverPort {
       model.provider,
       this.idsOf(undefined, this.state.lastSeq),
     )
-    settleModelCall(this, response.usage)
+    const unsettled = await settleModelCall(this, response.usage)
+    if (unsettled) throw unsettled
 
     if (decision.kind === 'tool_calls') {
       decision.calls.forEach((call, i) => {

@@ -9,7 +9,9 @@ import { CordageError } from '../contracts/errors.ts'
 import type { RunDraft } from '../contracts/phases.ts'
 import { turnIdOf } from '../kit/thread-ids.ts'
 import type { StartOptions } from './agent-options.ts'
-import { startBudgets, type Budgets } from './budget.ts'
+import type { Budgets } from './budget.ts'
+import { startBudgets } from '../kit/budgets.ts'
+import { requireMeter } from './meter.ts'
 import { readService, ServiceNames, type Context } from './cordis.ts'
 import type { Recorder } from './recorder.ts'
 import { KernelProducer } from './version.ts'
@@ -47,6 +49,8 @@ export function servicesOf(ctx: Context): Record<string, string> {
 /** What run/start will record before the run/before-start handlers see it. */
 export function startDraft(agent: StartingAgent, task: string, options: StartOptions): RunDraft {
   const budgets = startBudgets(agent.budgets, options.budgets)
+  // Tokens and cost are bounded by the meter: without one, the run is refused rather than left unbounded.
+  requireMeter(agent.name, readService(agent.ctx, 'meter'), budgets)
   return { task, budgets, ...(options.thread !== undefined ? { threadAsked: options.thread } : {}) }
 }
 

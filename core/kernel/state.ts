@@ -189,7 +189,7 @@ const Reducers: { readonly [K in RunEventType]: Reducer<K> } = Object.freeze({
   'thread/history': (state, event) => {
     for (const entry of event.data.entries) state.transcript.push(freezeData({ ...entry, seq: event.seq }))
   },
-  // Open reservations count as spent (core/kernel/reservations.ts) until settled or their action ends.
+  // Open reservations count as spent (the meter, core/kernel/meter.ts) until settled or their action ends.
   'budget/reserved': (state, event) => {
     state.reservations = [...(state.reservations ?? []), ...event.data.reservations.map((r) => ({ ...r }))]
   },

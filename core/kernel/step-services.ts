@@ -1,13 +1,14 @@
 /**
  * @module step-services
  * The services a step uses, read from the agent's context when they changed: the five the loop needs
- * (model, context, tools, policy, verifier), the optional ones (compactor, progress, guardrail) and the
+ * (model, context, tools, policy, verifier), the optional ones (compactor, progress, guardrail, meter) and the
  * store. A service set by a plugin whose manifest does not declare it is not used: the step says so and
  * the run waits (`service_missing`), as it does for a service nobody provides.
  */
 import type { CompactorService } from '../contracts/services/compactor.ts'
 import type { ContextService } from '../contracts/services/context.ts'
 import type { GuardrailService } from '../contracts/services/guardrail.ts'
+import type { MeterService } from '../contracts/services/meter.ts'
 import type { ModelService } from '../contracts/services/model.ts'
 import type { PolicyService } from '../contracts/services/policy.ts'
 import type { ProgressService } from '../contracts/services/progress.ts'
@@ -25,6 +26,7 @@ export interface StepServices {
   compactor?: ServiceEntry<CompactorService>
   progress?: ServiceEntry<ProgressService>
   guardrail?: ServiceEntry<GuardrailService>
+  meter?: ServiceEntry<MeterService>
 }
 
 const required = ['model', 'context', 'tools', 'policy', 'verifier'] as const
@@ -55,6 +57,7 @@ export function readStepServices(ctx: Context): { services: StepServices; store:
     found.compactor = read<CompactorService>('compactor')
     found.progress = read<ProgressService>('progress')
     found.guardrail = read<GuardrailService>('guardrail')
+    found.meter = read<MeterService>('meter')
     return { services: found as StepServices, store: read<StoreService>('store') }
   } catch (error) {
     if (!(error instanceof Undeclared)) throw error

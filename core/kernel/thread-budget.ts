@@ -1,9 +1,10 @@
 /**
  * @module thread-budget
  * A thread's token and cost budgets (`budgets.thread`) hold over all its turns: what the turns before
- * used (run/start `thread.usedBefore`) plus what this turn used so far. Checked at the same boundaries
- * as the run's own budgets (beside overBudget, core/kernel/budget.ts); the turn then ends STOPPED
- * `thread_budget_exceeded`. The turn budget (`maxTurns`) is checked before a turn starts, and what
+ * used (run/start `thread.usedBefore`) plus what this turn used so far. The kernel holds it at every
+ * boundary, after the meter judged the run's own tokens and cost (core/kernel/meter.ts); the turn then
+ * ends STOPPED `thread_budget_exceeded`. The meter reserves calls within the same figures (plugins/budgets
+ * `available`), so a reservation that fits never crosses this bound. The turn budget (`maxTurns`) is checked before a turn starts, and what
  * the turns before used is read from their logs then, by the threads plugin (plugins/threads).
  */
 import type { Code } from '../contracts/errors.ts'

@@ -2,6 +2,7 @@
  * Presets for tests as plain objects: the scripted model and the in-memory store, so a test runs
  * offline and leaves nothing behind.
  */
+import { MeterPlugin, meteredBudgets } from '../contracts/services/meter.ts'
 
 /** One answer of the scripted model (plugins/model-scripted): exactly one of tool, calls, final, ask. */
 export interface ScriptStep {
@@ -39,6 +40,7 @@ export interface TestPresetOptions {
   approvers?: string[]
   /** The plugins under test and any others (a verifier among them, or `verifier-basic`). */
   plugins: PluginEntry[]
+  /** With maxTokens or maxCostUsd, the budgets plugin (the meter) is added, unless `plugins` lists it. */
   budgets?: Record<string, number>
 }
 
@@ -66,8 +68,15 @@ export function testPreset(options: TestPresetOptions): Record<string, unknown> 
             config: { default: 'deny', approvers: options.approvers ?? ['*'], rules: options.rules ?? [] },
           },
           ...options.plugins,
+          ...meterFor(options),
         ],
       },
     },
   }
+}
+
+/** The meter token and cost budgets need (plugins/budgets), when they are set and no plugin given is it. */
+function meterFor(options: TestPresetOptions): PluginEntry[] {
+  const named = options.plugins.some((p) => (typeof p === 'string' ? p.split('@')[0] : p.plugin) === MeterPlugin)
+  return meteredBudgets(options.budgets).length && !named ? [MeterPlugin] : []
 }

@@ -53,9 +53,9 @@ export const Targets: Target[] = [
     name: 'core/contracts/checks',
     mutate: () => [
       'core/contracts/check.ts',
-      ...['policy', 'guardrail', 'verifier', 'progress', 'context', 'model'].map((c) => `core/contracts/checks/${c}.ts`),
+      ...['policy', 'guardrail', 'verifier', 'progress', 'context', 'model', 'meter'].map((c) => `core/contracts/checks/${c}.ts`),
     ],
-    tests: ['test/unit/verdicts.test.ts'],
+    tests: ['test/unit/verdicts.test.ts', 'test/unit/meter-checks.test.ts'],
   },
   { name: 'core/kit/secrets.ts', mutate: whole('core/kit/secrets.ts'), tests: ['test/unit/secrets.test.ts'] },
   {

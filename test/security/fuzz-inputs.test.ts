@@ -244,6 +244,7 @@ function base() {
             },
           },
           { plugin: 'verifier-basic', config: { minCount: 0, mustBeObserved: false } },
+          'budgets@^1.0.0',
         ],
       },
     },

@@ -63,6 +63,8 @@ function makeLab(setup: Setup): FaultLab {
       { plugin: 'verifier-basic', config: { minCount: 0 } },
       { plugin: 'policy-rules', version: '^1.0.0', config: { default: 'allow', rules: setup.helper.rules ?? [] } },
       { path: faultDesk, config: { payments: 'payments.jsonl' } },
+      // Its runs are children of `pay`, whose thread budgets cap theirs: the meter enforces them.
+      'budgets',
     ],
   }
   made.write({ ...made.options, agents: { helper } })

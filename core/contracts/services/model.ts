@@ -90,7 +90,7 @@ export interface ModelService {
   /**
    * The most output tokens one call may produce (the adapter's cap). A run with a token or cost budget
    * reserves the step's context tokens plus this before each model call, and suspends with
-   * `reservation_refused` rather than call when it does not fit (core/kernel/reservations.ts). Without
+   * `reservation_refused` rather than call when it does not fit (the meter: plugins/budgets). Without
    * it the call is not reserved: the budget is checked at the boundaries only. Optional; issue 12.
    */
   readonly maxOutputTokens?: number

@@ -212,6 +212,8 @@ describe('cordage CLI', () => {
         'verifier-basic': '1.0.0',
         'policy-rules': '2.1.0',
         'support-desk': '1.1.0',
+        previews: '1.0.0',
+        threads: '1.0.0',
       },
     })
   })

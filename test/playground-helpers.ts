@@ -72,7 +72,11 @@ export function defaultPresetCopy(delayMs = 0): string {
  * answer. `onDrift: accept` on the policy lets a run that waited across a reload go on (otherwise
  * resuming it is refused with version_drift). Runs and the outbox stay in the folder.
  */
-export function reloadPresetCopy(): { dir: string; preset: string; plugin: string } {
+/**
+ * presets/default.yml's `followup` agent with its policy replaced by a copy of the reload-policy
+ * fixture; `folders` is how many plugin folders a watch of it follows (its plugins and its model).
+ */
+export function reloadPresetCopy(): { dir: string; preset: string; plugin: string; folders: number } {
   const dir = tempDir('cordage-playground-reload-')
   const plugin = join(dir, 'reload-policy')
   cpSync(join(root, 'test/fixtures/plugins/reload-policy'), plugin, { recursive: true })
@@ -94,7 +98,7 @@ export function reloadPresetCopy(): { dir: string; preset: string; plugin: strin
   ]
   const preset = join(dir, 'preset.yml')
   writeFileSync(preset, stringify({ ...raw, agents: { followup } }))
-  return { dir, preset, plugin }
+  return { dir, preset, plugin, folders: followup.plugins.length + 1 }
 }
 
 /** The header every /api request needs: the playground's secret token (playground/auth.ts). */

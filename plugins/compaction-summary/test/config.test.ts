@@ -22,7 +22,7 @@ describe('compaction-summary: config', () => {
       ],
       [
         { citationPattern: '([' },
-        /preset\.yml:\d+:\d+ agents\.support\.plugins\[6\]\.config\.citationPattern: plugin compaction-summary@1\.1\.0: \/\(\[\/ is not a valid regular expression: missing closing \]/,
+        /preset\.yml:\d+:\d+ agents\.support\.plugins\[\d+\]\.config\.citationPattern: plugin compaction-summary@1\.1\.0: \/\(\[\/ is not a valid regular expression: missing closing \]/,
       ],
       [
         { commitmentPattern: '(?<' },

@@ -384,7 +384,7 @@ describe('guardrails verdicts', () => {
         assert.equal(error.code, 'plugin_config_invalid')
         assert.match(
           error.message,
-          /preset\.yml:\d+:\d+ agents\.support\.plugins\[6\]\.config\.patterns\[0\]\.pattern: plugin guardrails@1\.0\.0: pattern "ticket": \/\(\/ is not a valid regular expression/,
+          /preset\.yml:\d+:\d+ agents\.support\.plugins\[\d+\]\.config\.patterns\[0\]\.pattern: plugin guardrails@1\.0\.0: pattern "ticket": \/\(\/ is not a valid regular expression/,
         )
         return true
       },

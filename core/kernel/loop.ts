@@ -14,7 +14,7 @@
 import { overBudget, outOfSteps } from './budget.ts'
 import { overThreadBudget } from './thread-budget.ts'
 import { readService, type ServiceEntry } from './cordis.ts'
-import { EffectRunner, type Checkpoint, type DriverPort, type Next, type PauseDetail } from './effects.ts'
+import type { Checkpoint, DriverPort, Next, PauseDetail } from './effects.ts'
 import { CordageError, Codes, type Code } from '../contracts/errors.ts'
 import { deepFreeze } from '../kit/freeze.ts'
 import { readonlyView } from './readonly.ts'
@@ -69,7 +69,6 @@ export class RunDriver implements DriverPort {
   private toolCalls = new Set<ToolCall>()
   /** State was rebuilt from the store (a lost key race): what a batch decided before is stale. */
   reloaded = false
-  readonly effects = new EffectRunner(this)
   private ownership: Ownership | undefined
   /** Effects that committed since the store was last seen without a cancel request (core/kernel/cancel-window.ts). */
   private readonly window = new CancelWindow()

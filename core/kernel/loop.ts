@@ -1,10 +1,12 @@
 /**
  * @module loop
  * The agent loop for one run, as an explicit state machine over the statuses in core/kernel/status.ts.
- * Each pass of {@link RunDriver.drive} starts at a boundary: it checks cancellation and budgets,
- * settles the next pending action of the current step if there is one, and otherwise starts a step
- * (assemble context → call model → record the decision). Running an authorized action is
- * core/kernel/effects.ts; holding the run's lease is core/kernel/ownership.ts.
+ * Each pass of {@link RunDriver.drive} starts at a boundary (core/kernel/pass.ts): it checks
+ * cancellation and budgets, settles the next pending action of the current step if there is one, and
+ * otherwise starts a step (core/kernel/step.ts: assemble context → call model → record the decision).
+ * Running an authorized action is core/kernel/effects.ts; holding the run's lease is
+ * core/kernel/ownership.ts. The driver holds the run's state, its lease and its cancel, and offers the
+ * parts the narrow ports they take.
  *
  * Durability points: events are recorded into a buffer (and applied to state) as they happen, and
  * flushed to the store, in one transaction, before anything that must not be lost or repeated: before a
@@ -253,7 +255,7 @@ export class RunDriver implements DriverPort {
    * cancellation. An answer given synchronously costs nothing more (and a synchronous service cannot be
    * interrupted anyway: core/kit/regex.ts keeps patterns linear for that reason). A late answer rejects with
    * `service_timeout`, or `deadline_exceeded` when the run's deadline comes first, or the cancellation;
-   * the loop ends the run with that code (see {@link crash}), and the answer, if it ever comes, is
+   * the loop ends the run with that code (core/kernel/ending.ts crash), and the answer, if it ever comes, is
    * ignored.
    */
   ask<T>(service: TimedService, provider: string, call: () => T | Promise<T>): T | Promise<T> {

@@ -20,7 +20,7 @@ import {
   type RunEvent,
 } from 'cordage'
 import { AgentRuntime } from '../core/kernel/agent.ts'
-import { snapshotDue } from '../core/kernel/loop.ts'
+import { snapshotDue } from '../core/kernel/snapshot.ts'
 import { KernelWriter } from '../core/kernel/store-writer.ts'
 import { MemoryStore } from '../plugins/store-memory/memory-store.ts'
 

@@ -15,7 +15,9 @@ import type { ActionState } from '../contracts/state.ts'
 import { type AdmissionPort, type Admitted, decidePolicy, previewFor } from './admission.ts'
 import { asRead, type DryRunPort, dryRunProblem, runDryRun } from './preview.ts'
 import type { ServiceEntry } from './cordis.ts'
-import type { Authorized, EffectRunner, Next } from './effects.ts'
+import { type Authorized, type DriverPort, execute, executeTogether, type Next } from './effects.ts'
+import { keyOf } from './ledger.ts'
+import { settleUnknown } from './unknown-effect.ts'
 import type { LoopHost } from './loop-host.ts'
 import { footprintOf, mayRunBeside, waves } from './parallel.ts'
 import { asDefined } from './tool.ts'
@@ -23,14 +25,14 @@ import { askGuardrail, type GuardPort, Pass } from './verification.ts'
 import { bail, type PhasePort } from './phases.ts'
 
 /** What settling actions needs of the run. */
-export interface ActionsPort extends AdmissionPort, GuardPort, DryRunPort, PhasePort {
-  readonly agent: Pick<LoopHost, 'name' | 'options' | 'dispatch'>
-  readonly services: {
+export interface ActionsPort extends AdmissionPort, GuardPort, DryRunPort, PhasePort, DriverPort {
+  readonly agent: Pick<LoopHost, 'name' | 'options' | 'dispatch' | 'ctx'>
+  readonly options: DriverPort['options']
+  readonly services: DriverPort['services'] & {
     readonly policy: ServiceEntry<PolicyService>
     readonly tools: ServiceEntry<ToolsService>
     readonly guardrail?: ServiceEntry<GuardrailService>
   }
-  readonly effects: EffectRunner
   readonly visible: VisibleTools
   readonly cancelRequest: unknown
   /** State was rebuilt from the store (a lost key race): what a batch decided before is stale. */
@@ -58,53 +60,62 @@ export async function actOn(run: ActionsPort, action: ActionState): Promise<Next
       )
     case 'allowed':
     case 'approved':
-    case 'running': {
-      // Resumed: the decision is durable. It still holds only under the policy version it was made with.
-      const tool = await installedTool(run, action)
-      if (!tool) return run.reject(action, 'unknown_tool', `Tool "${action.tool}" is no longer installed.`)
-      // A dry run never reaches the tool: only its preview runs, under a decision that still holds.
-      if (action.dryRun) return resumeDryRun(run, action, tool)
-      if (action.status === 'running') {
-        // The call started and no outcome was recorded: the process stopped while the tool ran.
-        const settled = await run.effects.settleUnknown(action, tool, run.effects.keyOf(action, tool), 'resume')
-        if (settled !== 'retry') return settled
-      }
-      // A decision (and an approval) holds only under the policy and the tool version it was made for.
-      const toolChanged =
-        action.decision?.toolVersion !== undefined && tool.owner !== undefined && action.decision.toolVersion !== tool.owner
-      if (action.decision?.policyVersion !== run.services.policy.value.version || toolChanged) {
-        const parsed = tool.input.safeParse(action.args)
-        if (!parsed.success) return run.reject(action, 'invalid_arguments', `The arguments for ${tool.name} no longer match its schema.`)
-        return authorize(run, action, tool, parsed.data)
-      }
-      return run.effects.execute(action, tool, action.decision.policyVersion, action.approval?.seq ?? action.decision.seq)
-    }
-    case 'awaiting_approval': {
-      // Asked, but the request was never put on record (the rest of its step ran first and paused, or the process stopped): put it now.
-      const d = action.decision
-      const preview = action.requestedSeq === undefined && d ? await previewFor(run, action, await installedTool(run, action)) : undefined
-      const approval =
-        action.requestedSeq === undefined && d
-          ? {
-              tool: action.tool,
-              args: action.args,
-              argsHash: action.argsHash,
-              policyVersion: d.policyVersion,
-              ruleId: d.ruleId,
-              reason: d.reason,
-              approvers: d.approvers,
-              toolVersion: d.toolVersion,
-              ...(preview ? { preview } : {}),
-            }
-          : undefined
-      return run.pause('WAITING_APPROVAL', `action ${action.id} (${action.tool}) waits for approval`, 'approval', {
-        actionId: action.id,
-        approval,
-      })
-    }
+    case 'running':
+      return resumeDecided(run, action)
+    case 'awaiting_approval':
+      return askAgain(run, action)
     default:
       throw new CordageError('internal_error', `action ${action.id} is ${action.status} but still pending`)
   }
+}
+
+/** Resumed: the decision is durable. It still holds only under the policy version it was made with. */
+async function resumeDecided(run: ActionsPort, action: ActionState): Promise<Next> {
+  const tool = await installedTool(run, action)
+  if (!tool) return run.reject(action, 'unknown_tool', `Tool "${action.tool}" is no longer installed.`)
+  // A dry run never reaches the tool: only its preview runs, under a decision that still holds.
+  if (action.dryRun) return resumeDryRun(run, action, tool)
+  if (action.status === 'running') {
+    // The call started and no outcome was recorded: the process stopped while the tool ran.
+    const settled = await settleUnknown(run, action, tool, keyOf(run.runId, action, tool), 'resume')
+    if (settled !== 'retry') return settled
+  }
+  if (!stillHolds(run, action, tool)) {
+    const parsed = tool.input.safeParse(action.args)
+    if (!parsed.success) return run.reject(action, 'invalid_arguments', `The arguments for ${tool.name} no longer match its schema.`)
+    return authorize(run, action, tool, parsed.data)
+  }
+  return execute(run, action, tool, action.decision!.policyVersion, action.approval?.seq ?? action.decision!.seq)
+}
+
+/** A decision (and an approval) holds only under the policy and the tool version it was made for. */
+function stillHolds(run: ActionsPort, action: ActionState, tool: Tool): boolean {
+  const toolChanged = action.decision?.toolVersion !== undefined && tool.owner !== undefined && action.decision.toolVersion !== tool.owner
+  return action.decision?.policyVersion === run.services.policy.value.version && !toolChanged
+}
+
+/** Asked, but the request was never put on record (the rest of its step ran first and paused, or the process stopped): put it now. */
+async function askAgain(run: ActionsPort, action: ActionState): Promise<Next> {
+  const d = action.decision
+  const preview = action.requestedSeq === undefined && d ? await previewFor(run, action, await installedTool(run, action)) : undefined
+  const approval =
+    action.requestedSeq === undefined && d
+      ? {
+          tool: action.tool,
+          args: action.args,
+          argsHash: action.argsHash,
+          policyVersion: d.policyVersion,
+          ruleId: d.ruleId,
+          reason: d.reason,
+          approvers: d.approvers,
+          toolVersion: d.toolVersion,
+          ...(preview ? { preview } : {}),
+        }
+      : undefined
+  return run.pause('WAITING_APPROVAL', `action ${action.id} (${action.tool}) waits for approval`, 'approval', {
+    actionId: action.id,
+    approval,
+  })
 }
 
 /** A freshly proposed action: check it is a visible tool with valid arguments, pass it by the guardrail, ask policy. */
@@ -190,15 +201,12 @@ async function admitDryRun(run: ActionsPort, action: ActionState, tool: Tool, ar
 async function resumeDryRun(run: ActionsPort, action: ActionState, tool: Tool): Promise<Next> {
   const parsed = tool.input.safeParse(action.args)
   if (!parsed.success) return run.reject(action, 'invalid_arguments', `The arguments for ${tool.name} no longer match its schema.`)
-  const toolChanged = action.decision?.toolVersion !== undefined && tool.owner !== undefined && action.decision.toolVersion !== tool.owner
-  if (action.decision?.policyVersion !== run.services.policy.value.version || toolChanged)
-    return follow(run, await admitDryRun(run, action, tool, parsed.data))
-  return runDryRun(run, action, tool, parsed.data, action.approval?.seq ?? action.decision.seq)
+  if (!stillHolds(run, action, tool)) return follow(run, await admitDryRun(run, action, tool, parsed.data))
+  return runDryRun(run, action, tool, parsed.data, action.approval?.seq ?? action.decision!.seq)
 }
 
 function follow(run: ActionsPort, admitted: Admitted): Promise<Next> {
-  if ('run' in admitted)
-    return run.effects.execute(admitted.run.action, admitted.run.tool, admitted.run.policyVersion, admitted.run.causation)
+  if ('run' in admitted) return execute(run, admitted.run.action, admitted.run.tool, admitted.run.policyVersion, admitted.run.causation)
   if ('later' in admitted) return admitted.later()
   return Promise.resolve(admitted.next)
 }
@@ -234,15 +242,15 @@ export async function actTogether(run: ActionsPort): Promise<Next | undefined> {
     const print = footprintOf(job.tool, job.action.args)
     return job.tool.sideEffect === 'none'
       ? print
-      : { reads: print.reads, writes: [...print.writes, `key:${run.effects.keyOf(job.action, job.tool)}`] }
+      : { reads: print.reads, writes: [...print.writes, `key:${keyOf(run.runId, job.action, job.tool)}`] }
   }
   for (const wave of waves(jobs, footprint)) {
     // Cancelled, or state rebuilt after a lost key race: back to pass(), which starts from what is on record.
     if (run.cancelRequest || run.reloaded) return 'continue'
     const next =
       wave.length === 1
-        ? await run.effects.execute(wave[0].action, wave[0].tool, wave[0].policyVersion, wave[0].causation)
-        : await run.effects.executeTogether(wave)
+        ? await execute(run, wave[0].action, wave[0].tool, wave[0].policyVersion, wave[0].causation)
+        : await executeTogether(run, wave)
     if (next === 'halt') return 'halt'
   }
   return later && !run.cancelRequest ? later() : 'continue'

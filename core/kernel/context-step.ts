@@ -58,49 +58,7 @@ export async function projectContext(run: ContextPort, ids: EventIds): Promise<{
   run.checkedMessages = { list: projection.messages, length: projection.messages.length }
   const threshold = compactor?.value.threshold ?? run.agent.options.contextTokens
   if (compactor && threshold && projection.tokens > threshold) {
-    // A compaction that breaks the projection's promises (or throws) is recorded and not used: the
-    // model then sees the whole projection, which is over the limit but complete.
-    const limit = Math.min(threshold, run.agent.options.contextTokens ?? threshold)
-    const strategy = compactor.value.strategy ?? compactor.provider
-    run.rec.record('compaction/start', { strategy, tokens: projection.tokens, limit }, compactor.provider, ids)
-    let compacted: CompactResult | undefined
-    let problem: string | undefined
-    let control: unknown
-    try {
-      const answer = await run.ask('compactor', compactor.provider, () =>
-        compactor.value.compact({ state: run.view, projection, limit, signal: run.signal }),
-      )
-      const shape = checkProjection(answer)
-      if (!shape.ok) problem = `the compactor answered something that is not a projection (verdict_invalid): ${shape.problem}`
-      else problem = checkCompacted(projection, (compacted = answer as CompactResult), limit)
-    } catch (error) {
-      if (isControl(error)) control = error
-      problem = `the compactor failed: ${(error as Error)?.message ?? error}`
-    }
-    const used = !problem
-    // A summary reused or extended from one step to the next stands for every seq summarised so far: the
-    // record says only what this compaction adds to the last one, so it does not grow with the run.
-    const all = used ? compacted!.summarised : []
-    const from = used ? extensionOf(run.lastCompaction?.summarised, all) : undefined
-    const end = run.rec.record(
-      'compaction/end',
-      {
-        strategy,
-        before: projection.tokens,
-        after: used ? compacted!.tokens : projection.tokens,
-        summarised: from === undefined ? all : all.slice(from),
-        extends: from === undefined ? undefined : run.lastCompaction!.seq,
-        kept: used ? compacted!.messages.length : projection.messages.length,
-        usage: compacted?.usage,
-        rejected: problem,
-      },
-      compactor.provider,
-      ids,
-    )
-    if (used) run.lastCompaction = { seq: end.seq, summarised: all }
-    // A compactor that hangs ends the run (after its compaction/end is on record), like any service.
-    if (control) throw control
-    if (used) projection = compacted!
+    projection = await compact(run, compactor, projection, threshold, ids)
     if (run.cancelRequest) return run.endCancelled()
   }
   run.rec.record(
@@ -110,6 +68,61 @@ export async function projectContext(run: ContextPort, ids: EventIds): Promise<{
     ids,
   )
   return { projection, views }
+}
+
+/**
+ * A projection over the threshold, compacted. A compaction that breaks the projection's promises (or
+ * throws) is recorded and not used: the model then sees the whole projection, which is over the limit
+ * but complete.
+ */
+async function compact(
+  run: ContextPort,
+  compactor: ServiceEntry<CompactorService>,
+  projection: Projection,
+  threshold: number,
+  ids: EventIds,
+): Promise<Projection> {
+  const limit = Math.min(threshold, run.agent.options.contextTokens ?? threshold)
+  const strategy = compactor.value.strategy ?? compactor.provider
+  run.rec.record('compaction/start', { strategy, tokens: projection.tokens, limit }, compactor.provider, ids)
+  let compacted: CompactResult | undefined
+  let problem: string | undefined
+  let control: unknown
+  try {
+    const answer = await run.ask('compactor', compactor.provider, () =>
+      compactor.value.compact({ state: run.view, projection, limit, signal: run.signal }),
+    )
+    const shape = checkProjection(answer)
+    if (!shape.ok) problem = `the compactor answered something that is not a projection (verdict_invalid): ${shape.problem}`
+    else problem = checkCompacted(projection, (compacted = answer as CompactResult), limit)
+  } catch (error) {
+    if (isControl(error)) control = error
+    problem = `the compactor failed: ${(error as Error)?.message ?? error}`
+  }
+  const used = !problem
+  // A summary reused or extended from one step to the next stands for every seq summarised so far: the
+  // record says only what this compaction adds to the last one, so it does not grow with the run.
+  const all = used ? compacted!.summarised : []
+  const from = used ? extensionOf(run.lastCompaction?.summarised, all) : undefined
+  const end = run.rec.record(
+    'compaction/end',
+    {
+      strategy,
+      before: projection.tokens,
+      after: used ? compacted!.tokens : projection.tokens,
+      summarised: from === undefined ? all : all.slice(from),
+      extends: from === undefined ? undefined : run.lastCompaction!.seq,
+      kept: used ? compacted!.messages.length : projection.messages.length,
+      usage: compacted?.usage,
+      rejected: problem,
+    },
+    compactor.provider,
+    ids,
+  )
+  if (used) run.lastCompaction = { seq: end.seq, summarised: all }
+  // A compactor that hangs ends the run (after its compaction/end is on record), like any service.
+  if (control) throw control
+  return used ? compacted! : projection
 }
 
 /**

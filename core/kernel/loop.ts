@@ -1,33 +1,29 @@
 /**
  * @module loop
  * The agent loop for one run, as an explicit state machine over the statuses in core/kernel/status.ts.
- * Each pass of {@link RunDriver.drive} starts at a boundary: it checks cancellation and budgets,
- * settles the next pending action of the current step if there is one, and otherwise starts a step
- * (assemble context → call model → record the decision). Running an authorized action is
- * core/kernel/effects.ts; holding the run's lease is core/kernel/ownership.ts.
+ * Each pass of {@link RunDriver.drive} starts at a boundary (core/kernel/pass.ts): it checks
+ * cancellation and budgets, settles the next pending action of the current step if there is one, and
+ * otherwise starts a step (core/kernel/step.ts: assemble context → call model → record the decision).
+ * Running an authorized action is core/kernel/effects.ts; holding the run's lease is
+ * core/kernel/ownership.ts. The driver holds the run's state, its lease and its cancel, and offers the
+ * parts the narrow ports they take.
  *
  * Durability points: events are recorded into a buffer (and applied to state) as they happen, and
  * flushed to the store, in one transaction, before anything that must not be lost or repeated: before a
  * tool runs (the model's decision, the policy decision and the intent together), after a tool with side
  * effects (its outcome), and before the run pauses or ends. Listeners see events as they become durable.
  */
-import { overBudget, outOfSteps } from './budget.ts'
-import { overThreadBudget } from './thread-budget.ts'
 import { readService, type ServiceEntry } from './cordis.ts'
-import { EffectRunner, type Checkpoint, type DriverPort, type Next, type PauseDetail } from './effects.ts'
+import type { Checkpoint, DriverPort, Next, PauseDetail } from './effects.ts'
 import { CordageError, Codes, type Code } from '../contracts/errors.ts'
-import { deepFreeze } from '../kit/freeze.ts'
 import { readonlyView } from './readonly.ts'
-import { digestArgs, hashAnyway, jsonProblem } from '../kit/hash.ts'
 import { Ownership } from './ownership.ts'
 import { CancelWindow } from './cancel-window.ts'
 import { Recorder, type EventIds } from './recorder.ts'
-import type { Tool, ToolView } from '../contracts/services/tools.ts'
+import type { Tool } from '../contracts/services/tools.ts'
 import { VisibleTools } from './visible-tools.ts'
 import { recoverLostKeyRace } from './key-race.ts'
-import { PlaceIds, unfinishedStep } from './open-step.ts'
-import type { ContextMessage } from '../contracts/services/context.ts'
-import type { ModelResponse, ModelService } from '../contracts/services/model.ts'
+import { PlaceIds } from './open-step.ts'
 import type { GuardInput, GuardVerdict } from '../contracts/services/guardrail.ts'
 import type { CancelRequest, EffectWrite, Lease, StoreService, StoreWriter } from '../contracts/services/store.ts'
 import { StateVersion, type ActionState, type RunState } from './state.ts'
@@ -35,57 +31,47 @@ import type { TerminalStatus, WaitingStatus } from './status.ts'
 import type { ToolCall } from './tool-call.ts'
 import type { LoopHost, TimedService } from './loop-host.ts'
 import { KernelProducer } from './version.ts'
-import { bounded } from './bounded.ts'
+import { bounded, isThenable } from './bounded.ts'
 import type { CheckedMessages } from '../contracts/checks/context.ts'
 import { readStepServices, type StepServices } from './step-services.ts'
-
-import { callModel } from './model-call.ts'
-import { actOn, actTogether } from './actions.ts'
-import { projectContext } from './context-step.ts'
+import { runStep } from './step.ts'
+import { snapshotDue } from './snapshot.ts'
 import { askGuardrail, verifyAnswer } from './verification.ts'
 import { screenToolText, type Screened, type ToolTextKind } from './tool-texts.ts'
 import { guardStore } from './store-writer.ts'
 import type { ArtifactRef } from '../contracts/data.ts'
-import { crash, endCancelled, endRun, pauseRun } from './ending.ts'
-import { checkProgress } from './progress.ts'
-import { splitDryRun } from './preview.ts'
-import { meterBound, reserveModelCall, settleModelCall } from './meter.ts'
-
-/** Services of one step, read once at its start so a swap can only take effect between steps. */
+import { crash, endCancelled, endRun, pauseRun, type EndPort } from './ending.ts'
+import { pass } from './pass.ts'
 
 export class RunDriver implements DriverPort {
   readonly rec: Recorder
   private abort = new AbortController()
   cancelRequest: CancelRequest | undefined
-  private suspendRequest: { by: string; reason: string } | undefined
+  suspendRequest: { by: string; reason: string } | undefined
   services!: StepServices
   private storeEntry: ServiceEntry<StoreService> | undefined
   /** The agent's services version {@link services} was read at; -1 forces a read at the first step. */
   private servicesVersion = -1
   /** The visible set of the current step, by name, and what the model is shown of it. */
   readonly visible = new VisibleTools()
-  private inStep = false
+  inStep = false
   private place = new PlaceIds()
   private toolCalls = new Set<ToolCall>()
   /** State was rebuilt from the store (a lost key race): what a batch decided before is stale. */
   reloaded = false
-  readonly effects = new EffectRunner(this)
   private ownership: Ownership | undefined
   /** Effects that committed since the store was last seen without a cancel request (core/kernel/cancel-window.ts). */
   private readonly window = new CancelWindow()
   lost: CordageError | undefined
   /** Side effects that committed after cancellation was requested, and those left unknown. */
-  readonly noted = {
-    committed: [] as { actionId: string; tool: string; receipt?: unknown }[],
-    unknown: [] as { actionId: string; tool: string; key: string }[],
-  }
+  readonly noted: EndPort['noted'] = { committed: [], unknown: [] }
   private lastSnapshot = 0
   /** The messages of the last projection that passed its check (core/kernel/context-step.ts): the next check reads only what is new. */
   checkedMessages: CheckedMessages | undefined
   /** The last compaction this driver recorded and used (core/kernel/context-step.ts): the next one may extend it. */
   lastCompaction: { seq: number; summarised: readonly number[] } | undefined
   /** A service that did not answer in time while an outcome was being recorded: the run ends at the next boundary. */
-  private deferred: unknown
+  deferred: unknown
 
   /** The kernel's store writer, from the runtime (undefined: this driver can read, not write). */
   readonly #writer: StoreWriter | undefined
@@ -254,9 +240,9 @@ export class RunDriver implements DriverPort {
   /** Drive until the run pauses or ends. Resolves with the state it stopped in. */
   async drive(): Promise<RunState> {
     try {
-      while ((await this.pass()) === 'continue');
+      while ((await pass(this)) === 'continue');
     } catch (error) {
-      await this.crash(error)
+      await crash(this, error)
     } finally {
       if (this.inStep) this.leaveStep()
       await this.ownership?.release().catch(() => {})
@@ -264,72 +250,12 @@ export class RunDriver implements DriverPort {
     return this.state
   }
 
-  /** One pass from a boundary to the next. */
-  private async pass(): Promise<Next> {
-    if (this.lost) throw this.lost
-    if (this.deferred) throw this.deferred
-    await this.lookForCancel()
-    if (this.cancelRequest) return this.endCancelled()
-    if (this.suspendRequest) return this.pause('SUSPENDED', this.suspendRequest.reason, 'suspend')
-    const bound = overBudget(this.state.budgets, this.state, Date.now())
-    if (bound) return this.end('STOPPED', bound.code, bound.reason)
-
-    if (!this.inStep) {
-      const wait = this.agent.gate.enter()
-      if (wait) await wait
-      this.inStep = true
-      const missing = this.servicesVersion === this.agent.servicesVersion ? undefined : this.resolveServices()
-      if (missing) return this.pause('SUSPENDED', missing, 'suspend', { code: 'service_missing' })
-    }
-    // Tokens and cost are the meter's to judge, with the step's services (core/kernel/meter.ts); a
-    // thread's bound over all its turns stays the kernel's, checked after them as it always was.
-    const spent = await meterBound(this)
-    if (spent) return spent
-    const thread = overThreadBudget(this.state)
-    if (thread) return this.end('STOPPED', thread.code, thread.reason)
-
-    const next = this.state.pending[0]
-    if (next) {
-      const together = this.agent.options.parallelTools && this.state.pending.length > 1 ? await this.actTogether() : undefined
-      const after = together ?? (await this.act(this.state.actions[next]))
-      // The step's last action settled: close the step in this pass rather than another trip round.
-      if (after === 'halt' || this.state.pending.length || !this.state.stepOpen || this.cancelRequest) return after
-    }
-
-    if (this.state.stepOpen) {
-      // A run taken over from the log may stop inside a step whose decision was not yet acted on.
-      const unfinished = unfinishedStep(this)
-      if (unfinished) return unfinished()
-      this.rec.record('step/end', { actions: this.state.stepActions }, KernelProducer, this.ids)
-      // A plugin swap waits at this boundary: what happened under the old version is on record first.
-      if (this.agent.gate.swapWaiting) await this.flush()
-      this.leaveStep()
-      return 'continue'
-    }
-
-    // A tool of the step that just ended handed the run to another agent: stop driving here; the
-    // runtime passes the run on (AgentRuntime.acceptHandoff records run/handoff and drives it).
-    if (this.state.handoff) {
-      await this.flush()
-      // A cancel that came meanwhile wins: the run ends here instead of going on elsewhere.
-      if (this.cancelRequest) return this.endCancelled()
-      return 'halt'
-    }
-    const steps = outOfSteps(this.state.budgets, this.state)
-    if (steps) return this.end('STOPPED', steps.code, steps.reason)
-    if (this.services.progress) {
-      const stalled = await checkProgress(this, this.services.progress)
-      if (stalled) return stalled
-    }
-    return this.step()
-  }
-
   /**
    * Call a service of the loop under its time limit (`serviceTimeouts`), the run's deadline and
    * cancellation. An answer given synchronously costs nothing more (and a synchronous service cannot be
    * interrupted anyway: core/kit/regex.ts keeps patterns linear for that reason). A late answer rejects with
    * `service_timeout`, or `deadline_exceeded` when the run's deadline comes first, or the cancellation;
-   * the loop ends the run with that code (see {@link crash}), and the answer, if it ever comes, is
+   * the loop ends the run with that code (core/kernel/ending.ts crash), and the answer, if it ever comes, is
    * ignored.
    */
   ask<T>(service: TimedService, provider: string, call: () => T | Promise<T>): T | Promise<T> {
@@ -338,18 +264,20 @@ export class RunDriver implements DriverPort {
     return bounded(answer, service, provider, this.agent.options.serviceTimeouts[service], this.state.deadline, this.abort.signal)
   }
 
-  private leaveStep() {
+  leaveStep(): void {
     this.inStep = false
     this.agent.gate.leave()
   }
 
   /**
-   * Read the step's services. A service counts only when the plugin that set it declares it in its
-   * manifest: a plugin that sets `policy` (or any kernel service) without saying so, for example after
-   * the real provider was disposed during a swap, is refused, and the run suspends until it is fixed.
-   * Returns why the run cannot go on, or undefined.
+   * Entered a step, past the swap gate: read its services when they changed. A service counts only when
+   * the plugin that set it declares it in its manifest: a plugin that sets `policy` (or any kernel
+   * service) without saying so, for example after the real provider was disposed during a swap, is
+   * refused, and the run suspends until it is fixed. Returns why the run cannot go on, or undefined.
    */
-  private resolveServices(): string | undefined {
+  enterStep(): string | undefined {
+    this.inStep = true
+    if (this.servicesVersion === this.agent.servicesVersion) return undefined
     const read = readStepServices(this.agent.ctx)
     if (typeof read === 'string') return read
     this.services = read.services
@@ -360,68 +288,9 @@ export class RunDriver implements DriverPort {
 
   // ── step: context → model → decision ────────────────────────────────────────────────────────────
 
-  /** Run a step: a new one, or (`fresh` false) the open one again, when its model call never got an answer on record. */
-  async step(fresh = true): Promise<Next> {
-    const { model } = this.services
-    const index = fresh ? this.state.steps + 1 : this.state.steps
-    if (fresh) this.rec.record('step/start', { index }, KernelProducer, { turnId: this.ids.turnId, stepId: `s${index}` })
-    const ids = this.ids
-
-    const projected = await projectContext(this, ids)
-    if (typeof projected === 'string') return projected
-    const { projection, views } = projected
-    // The meter sets the call's cost aside first, or the run suspends before it (core/kernel/meter.ts).
-    const refused = await reserveModelCall(this, model.value, projection.tokens, index)
-    if (refused) return refused
-
-    const response = await this.callModel(model, projection.messages, views, index)
-    if (!response) return 'halt'
-    const decision = response.decision
-    const responded = this.rec.record(
-      'step/model-response',
-      { decision, usage: response.usage, model: response.model, ...(response.reasoning ? { reasoning: response.reasoning } : {}) },
-      model.provider,
-      this.idsOf(undefined, this.state.lastSeq),
-    )
-    const unsettled = await settleModelCall(this, response.usage)
-    if (unsettled) throw unsettled
-
-    if (decision.kind === 'tool_calls') {
-      decision.calls.forEach((call, i) => {
-        // Frozen from here on: the decision, the ticket and the call are about these exact arguments.
-        // Scrubbed before they are hashed: the record, the decision and the call see the same arguments.
-        // A boolean `dry_run` the model was offered (core/kernel/preview.ts) is taken out: the hash is of the call's own arguments.
-        const { args, dryRun } = splitDryRun(deepFreeze(this.rec.scrub(call.args)), this.visible.dryRuns.has(call.name))
-        // Arguments that are not plain JSON are refused before anyone judges them (hash.ts, jsonProblem).
-        const argsError = call.argsError ?? jsonProblem(args)
-        this.rec.record(
-          'tool/proposed',
-          {
-            tool: call.name,
-            args,
-            argsHash: argsError === undefined ? digestArgs(args) : hashAnyway(args),
-            callId: call.callId,
-            argsError,
-            ...(dryRun ? { dryRun } : {}),
-          },
-          KernelProducer,
-          this.idsOf(`${ids.stepId}.a${i + 1}`, responded.seq),
-        )
-      })
-      return 'continue'
-    }
-    if (decision.kind === 'ask_user') return this.pause('WAITING_USER', decision.question, 'user')
-    return this.verify(decision.text, responded.seq)
-  }
-
-  /** Ask the model, with retries, previews and the deadline (core/kernel/model-call.ts). */
-  private callModel(
-    model: ServiceEntry<ModelService>,
-    messages: ContextMessage[],
-    tools: ToolView[],
-    index: number,
-  ): Promise<ModelResponse | undefined> {
-    return callModel(this, model, messages, tools, index)
+  /** Run a step: a new one, or (`fresh` false) the open one again, when its model call never got an answer on record (core/kernel/step.ts). */
+  step(fresh = true): Promise<Next> {
+    return runStep(this, fresh)
   }
 
   /** The step's visible tools, asked of the tools service once per step (also for a step resumed in a new process). */
@@ -430,18 +299,6 @@ export class RunDriver implements DriverPort {
     await this.visible.refresh(this, `s${this.state.steps}`, tools.provider, () =>
       this.ask('tools', tools.provider, () => tools.value.visible({ state: this.view })),
     )
-  }
-
-  // ── actions: validate → policy → (approval) → run (core/kernel/effects.ts) ─────────────────────────────
-
-  /** Settle one pending action by its status (core/kernel/actions.ts). */
-  private act(action: ActionState): Promise<Next> {
-    return actOn(this, action)
-  }
-
-  /** The actions at the head of the step that may run side by side, in waves (core/kernel/actions.ts). */
-  private actTogether(): Promise<Next | undefined> {
-    return actTogether(this)
   }
 
   /** Every text a tool produced, before it is recorded (core/kernel/tool-texts.ts). */
@@ -503,30 +360,6 @@ export class RunDriver implements DriverPort {
   end(status: TerminalStatus, failureCode: Code | undefined, reason?: string, answer?: string): Promise<Next> {
     return endRun(this, status, failureCode, reason, answer)
   }
-
-  private crash(error: unknown): Promise<void> {
-    return crash(this, error)
-  }
 }
 
 Object.freeze(RunDriver.prototype)
-// ── helpers ─────────────────────────────────────────────────────────────────────────────────────────
-
-/**
- * A snapshot is due once the store's `snapshotEvery` events have passed since the last one, and a tenth
- * of the run's events. A snapshot costs as much as the state is big, and the state grows with the run:
- * at a fixed spacing, a long run would spend more on snapshots at each step than the step before. Spaced
- * by a share of the run, their cost per event stays the same however long the run, and a load replays
- * at most `snapshotEvery` events, or a tenth of the run, after its snapshot.
- */
-export function snapshotDue(lastSeq: number, lastSnapshot: number, every: number | undefined): boolean {
-  const since = lastSeq - lastSnapshot
-  return !!every && since >= every && since >= lastSeq * SnapshotShare
-}
-
-/** The share of a run's events between two of its snapshots, at least (see {@link snapshotDue}). */
-export const SnapshotShare = 0.1
-
-function isThenable<T>(value: T | Promise<T>): value is Promise<T> {
-  return typeof (value as { then?: unknown } | null)?.then === 'function'
-}

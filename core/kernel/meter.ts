@@ -21,7 +21,7 @@ import type { Tool } from '../contracts/services/tools.ts'
 import { meterMissing, meteredBudgets, type MeterAnswer, type MeterCall, type MeterService } from '../contracts/services/meter.ts'
 import { checkMeterAnswer, checkMeterBound, checkSettlement } from '../contracts/checks/meter.ts'
 import type { Checked } from '../contracts/check.ts'
-import { bounded } from './bounded.ts'
+import { bounded, isThenable } from './bounded.ts'
 import { isControl } from './control.ts'
 import type { ServiceEntry } from './cordis.ts'
 import type { Checkpoint, Next, PauseDetail } from './flow.ts'
@@ -143,5 +143,3 @@ async function answer<T>(
     return new CordageError('internal_error', `meter ${provider} failed to ${verb}: ${(error as Error)?.message ?? error}`)
   }
 }
-
-const isThenable = (v: unknown): v is Promise<unknown> => typeof (v as Promise<unknown> | undefined)?.then === 'function'

@@ -1,0 +1,83 @@
+/**
+ * @module step
+ * One step of the loop, as a pipeline: step/start → what the model sees (core/kernel/context-step.ts)
+ * → the meter sets the call's cost aside (core/kernel/meter.ts) → the model call (core/kernel/model-call.ts)
+ * → step/model-response, and the meter settles → the decision: the calls it proposes (tool/proposed),
+ * a question for the user, or a final answer to verify. Free functions over a narrow port.
+ */
+import type { CancelRequest } from '../contracts/services/store.ts'
+import type { ModelService } from '../contracts/services/model.ts'
+import { deepFreeze } from '../kit/freeze.ts'
+import { digestArgs, hashAnyway, jsonProblem } from '../kit/hash.ts'
+import type { ServiceEntry } from './cordis.ts'
+import { projectContext, type ContextPort } from './context-step.ts'
+import type { Next } from './flow.ts'
+import type { LoopHost } from './loop-host.ts'
+import { reserveModelCall, settleModelCall, type MeterPort } from './meter.ts'
+import { callModel, type ModelCallPort } from './model-call.ts'
+import { splitDryRun } from './preview.ts'
+import { KernelProducer } from './version.ts'
+import type { VisibleTools } from './visible-tools.ts'
+
+/** What a step needs of the run. */
+export interface StepPort extends ContextPort, ModelCallPort, MeterPort {
+  readonly agent: Pick<LoopHost, 'name' | 'options' | 'dispatch' | 'scrubber' | 'streaming' | 'streamDelta'>
+  readonly services: ContextPort['services'] & MeterPort['services'] & { readonly model: ServiceEntry<ModelService> }
+  readonly visible: Pick<VisibleTools, 'views' | 'names' | 'dryRuns'>
+  readonly cancelRequest: CancelRequest | undefined
+  verify(answer: string, causation: number): Promise<Next>
+}
+
+/** Run a step: a new one, or (`fresh` false) the open one again, when its model call never got an answer on record. */
+export async function runStep(run: StepPort, fresh: boolean): Promise<Next> {
+  const { model } = run.services
+  const index = fresh ? run.state.steps + 1 : run.state.steps
+  if (fresh) run.rec.record('step/start', { index }, KernelProducer, { turnId: run.ids.turnId, stepId: `s${index}` })
+  const ids = run.ids
+
+  const projected = await projectContext(run, ids)
+  if (typeof projected === 'string') return projected
+  const { projection, views } = projected
+  // The meter sets the call's cost aside first, or the run suspends before it (core/kernel/meter.ts).
+  const refused = await reserveModelCall(run, model.value, projection.tokens, index)
+  if (refused) return refused
+
+  const response = await callModel(run, model, projection.messages, views, index)
+  if (!response) return 'halt'
+  const decision = response.decision
+  const responded = run.rec.record(
+    'step/model-response',
+    { decision, usage: response.usage, model: response.model, ...(response.reasoning ? { reasoning: response.reasoning } : {}) },
+    model.provider,
+    run.idsOf(undefined, run.state.lastSeq),
+  )
+  const unsettled = await settleModelCall(run, response.usage)
+  if (unsettled) throw unsettled
+
+  if (decision.kind === 'tool_calls') {
+    decision.calls.forEach((call, i) => {
+      // Frozen from here on: the decision, the ticket and the call are about these exact arguments.
+      // Scrubbed before they are hashed: the record, the decision and the call see the same arguments.
+      // A boolean `dry_run` the model was offered (core/kernel/preview.ts) is taken out: the hash is of the call's own arguments.
+      const { args, dryRun } = splitDryRun(deepFreeze(run.rec.scrub(call.args)), run.visible.dryRuns.has(call.name))
+      // Arguments that are not plain JSON are refused before anyone judges them (hash.ts, jsonProblem).
+      const argsError = call.argsError ?? jsonProblem(args)
+      run.rec.record(
+        'tool/proposed',
+        {
+          tool: call.name,
+          args,
+          argsHash: argsError === undefined ? digestArgs(args) : hashAnyway(args),
+          callId: call.callId,
+          argsError,
+          ...(dryRun ? { dryRun } : {}),
+        },
+        KernelProducer,
+        run.idsOf(`${ids.stepId}.a${i + 1}`, responded.seq),
+      )
+    })
+    return 'continue'
+  }
+  if (decision.kind === 'ask_user') return run.pause('WAITING_USER', decision.question, 'user')
+  return run.verify(decision.text, responded.seq)
+}

@@ -1,0 +1,91 @@
+/**
+ * @module unknown-effect
+ * A call whose outcome is not known (the process died mid-call, or a side-effecting call timed out or
+ * lost its connection) is an unknown effect: an idempotent tool runs again with the same key, a tool
+ * that can `reconcile` is asked (and what the target reported is recorded as the guardrail lets it
+ * through), anything else waits for a person (WAITING_RECONCILIATION, `unknown_effect`).
+ */
+import type { Code } from '../contracts/errors.ts'
+import type { EffectWrite } from '../contracts/services/store.ts'
+import type { Reconciled, Tool } from '../contracts/services/tools.ts'
+import type { ActionState, RunState } from './state.ts'
+import type { TerminalStatus, WaitingStatus } from './status.ts'
+import { KernelProducer } from './version.ts'
+import type { Checkpoint, Next, PauseDetail } from './flow.ts'
+import type { EventIds, Recorder } from './recorder.ts'
+import { screenToolValue, type ScreenPort } from './tool-texts.ts'
+
+/** What settling an unknown effect needs of the run. */
+export interface UnknownEffectPort extends ScreenPort {
+  readonly state: RunState
+  readonly rec: Recorder
+  readonly signal: AbortSignal
+  idsOf(actionId: string | undefined, causation?: number): EventIds
+  flush(effects?: EffectWrite[]): Promise<void>
+  end(status: TerminalStatus, failureCode: Code | undefined, reason?: string): Promise<Next>
+  pause(status: WaitingStatus, reason: string, checkpoint: Checkpoint, detail?: PauseDetail): Promise<Next>
+}
+
+/**
+ * An action whose call started and has no recorded outcome (the process died, or the call timed out).
+ * Returns 'retry' when it is safe to run the call again with the same key.
+ */
+export async function settleUnknown(
+  run: UnknownEffectPort,
+  action: ActionState,
+  tool: Tool,
+  key: string,
+  why: 'timeout' | 'connection_lost' | 'resume',
+): Promise<Next | 'retry'> {
+  if (why === 'resume' && (tool.sideEffect === 'none' || tool.idempotent)) return 'retry'
+  if (tool.reconcile) {
+    let found: Reconciled
+    try {
+      found = await tool.reconcile(key, run.signal)
+    } catch {
+      found = undefined
+    }
+    if (found) {
+      const by = `${tool.owner ?? tool.name}:reconcile`
+      // What the target system reported is the tool's text like a result: recorded as the guardrail lets it through.
+      const shown =
+        found.committed && found.output !== undefined
+          ? await screenToolValue(run, { action, tool, causation: run.state.lastSeq }, found.output, 'result')
+          : undefined
+      run.rec.record(
+        'tool/reconciled',
+        {
+          tool: tool.name,
+          key,
+          committed: found.committed,
+          by,
+          ...(found.committed ? { receipt: found.receipt, output: shown?.value } : {}),
+          ...(shown?.guard ? { redacted: { guard: shown.guard } } : {}),
+        },
+        KernelProducer,
+        run.idsOf(action.id, run.state.lastSeq),
+      )
+      await run.flush([
+        found.committed
+          ? { op: 'outcome', key, status: 'committed', receipt: found.receipt, output: shown?.value, at: Date.now() }
+          : { op: 'outcome', key, status: 'not_committed', at: Date.now() },
+      ])
+      if (found.committed || why === 'resume') return found.committed ? 'continue' : 'retry'
+      return why === 'connection_lost'
+        ? run.end('FAILED', 'tool_connection_lost', `${tool.name} (action ${action.id}) lost its connection, and did not take effect`)
+        : run.end(
+            'FAILED',
+            'tool_timeout',
+            `${tool.name} (action ${action.id}) did not finish within ${tool.timeoutMs} ms, and did not take effect`,
+          )
+    }
+  }
+  const wasRunning =
+    why === 'timeout' ? 'timed out' : why === 'connection_lost' ? 'lost its connection' : 'was running when its process stopped'
+  return run.pause(
+    'WAITING_RECONCILIATION',
+    `action ${action.id} (${tool.name}) ${wasRunning}; whether it took effect is unknown (idempotency key ${key}): settle it with cordage reconcile`,
+    'reconciliation',
+    { actionId: action.id, code: 'unknown_effect' },
+  )
+}

@@ -194,6 +194,8 @@ function buildBin(): string {
     stdio: ['ignore', 'ignore', 'inherit'],
   })
   console.log(`compiled the checkout for the commands the tests run (.test-dist/, ${seconds(Date.now() - started)})`)
+  // The tests of the package itself (test/dist.test.ts, test/package-init.test.ts) copy this build (test/bin.ts).
+  process.env.CORDAGE_TEST_DIST = out
   return join(out, 'core/cli/bin.js')
 }
 

@@ -5,8 +5,8 @@
  * suite runs hundreds of them. A test file run on its own runs the sources (core/cli/bin.js).
  */
 import { execFileSync } from 'node:child_process'
-import { cpSync, rmSync } from 'node:fs'
-import { resolve } from 'node:path'
+import { cpSync, existsSync, rmSync } from 'node:fs'
+import { join, resolve } from 'node:path'
 
 export const root = resolve(import.meta.dirname, '..')
 
@@ -34,4 +34,14 @@ export function buildPackage(out: string): void {
     return
   }
   execFileSync(process.execPath, ['--import', 'tsx', resolve(root, 'build/dist.ts'), '--out', out], { cwd: root, stdio: 'pipe' })
+}
+
+/**
+ * A fixture plugin's folder (test/fixtures/plugins/NAME), for a preset the `cordage` commands load:
+ * compiled to JavaScript when test/run.ts did so (its CompiledFixtures), which spares every such
+ * process registering tsx; else the sources.
+ */
+export function fixturePlugin(name: string): string {
+  const compiled = process.env.CORDAGE_TEST_FIXTURES && join(process.env.CORDAGE_TEST_FIXTURES, name)
+  return compiled && existsSync(compiled) ? compiled : resolve(root, 'test/fixtures/plugins', name)
 }

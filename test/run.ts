@@ -29,9 +29,10 @@
  * started used (GNU time), and the end the sum: unlike wall time, that does not grow with other load.
  */
 import { execFileSync, spawn } from 'node:child_process'
-import { chmodSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from 'node:fs'
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { availableParallelism, tmpdir } from 'node:os'
 import { basename, join, relative, resolve } from 'node:path'
+import { buildSync } from 'esbuild'
 import { fileSize, longestFirst, nextDurations, readDurations, writeDurations } from './durations.ts'
 
 const root = resolve(import.meta.dirname, '..')
@@ -199,6 +200,33 @@ function buildBin(): string {
   return join(out, 'core/cli/bin.js')
 }
 
+/**
+ * Fixture plugins compiled to JavaScript for the commands the tests start, in the runner's temp dir
+ * (test/bin.ts fixturePlugin). From TypeScript, every `cordage` process of the compiled checkout
+ * registers tsx for them (measured: 15% of the CPU of a run of the crash tests' preset); fault-desk is
+ * in the preset of FaultLab, whose tests start the most processes. Their imports of cordage, cordis
+ * and zod resolve to the host's copies wherever they are (core/host/shared-modules-hook.mjs).
+ */
+const CompiledFixtures = ['fault-desk']
+
+function compileFixtures(temp: string): string {
+  const out = join(temp, 'fixtures')
+  for (const name of CompiledFixtures) {
+    const from = join(root, 'test/fixtures/plugins', name)
+    const entryPoints = readdirSync(from)
+      .filter((f) => f.endsWith('.ts'))
+      .map((f) => join(from, f))
+    buildSync({ entryPoints, outdir: join(out, name), format: 'esm', platform: 'node', target: 'node20', logLevel: 'error' })
+    // One file per source, imports left as written: theirs of each other end in .ts.
+    for (const file of readdirSync(join(out, name))) {
+      const path = join(out, name, file)
+      writeFileSync(path, readFileSync(path, 'utf8').replace(/(from\s+["']\.\/[^"']+)\.ts(["'])/g, '$1.js$2'))
+    }
+  }
+  writeFileSync(join(out, 'package.json'), '{ "type": "module" }\n')
+  return out
+}
+
 async function main(): Promise<number> {
   const { jobs, verbose, sources, record, files: named } = parseArgs(process.argv.slice(2))
   const { durations, problem } = readDurations(DurationsFile)
@@ -208,6 +236,7 @@ async function main(): Promise<number> {
   // Every file's temp dirs land in a folder of its own in here: os.tmpdir() reads TMPDIR.
   const temp = mkdtempSync(join(tmpdir(), 'cdg-'))
   chmodSync(temp, 0o755)
+  if (!sources) process.env.CORDAGE_TEST_FIXTURES = compileFixtures(temp)
   mkdirSync(TsxCache, { recursive: true })
   const started = Date.now()
   const report = (o: Outcome) => {

@@ -10,7 +10,13 @@ import { describe, it } from 'node:test'
 import { longestFirst, nextDurations, readDurations, writeDurations } from './durations.ts'
 import { tempDir } from './temp.ts'
 
-const sizes: Record<string, number> = { 'a.test.ts': 1000, 'b.test.ts': 1000, 'c.test.ts': 1000, 'new.test.ts': 10_000 }
+const sizes: Record<string, number> = {
+  'a.test.ts': 1000,
+  'b.test.ts': 1000,
+  'c.test.ts': 1000,
+  'new.test.ts': 10_000,
+  'small.test.ts': 500,
+}
 const size = (file: string) => sizes[file] ?? 0
 
 describe('test/run.ts order', () => {
@@ -23,17 +29,19 @@ describe('test/run.ts order', () => {
     assert.deepEqual(longestFirst(['a.test.ts', 'b.test.ts', 'c.test.ts'], durations, size), ['b.test.ts', 'a.test.ts', 'c.test.ts'])
   })
 
-  it('places a file without a duration by its size, at the median seconds per byte of the known ones', () => {
-    // 1000 bytes take 3, 4 or 50 s: at the median, 4 ms per byte, the new file of 10,000 bytes takes 40 s.
+  it('guesses a file without a duration from its size, never longer than the median known file', () => {
+    const files = ['a.test.ts', 'b.test.ts', 'c.test.ts', 'new.test.ts', 'small.test.ts']
     const durations = new Map([
-      ['a.test.ts', 3],
+      ['a.test.ts', 10],
       ['b.test.ts', 50],
-      ['c.test.ts', 4],
+      ['c.test.ts', 30],
     ])
-    const files = ['a.test.ts', 'b.test.ts', 'c.test.ts', 'new.test.ts']
-    assert.deepEqual(longestFirst(files, durations, size), ['b.test.ts', 'new.test.ts', 'c.test.ts', 'a.test.ts'])
+    // 1000 bytes take 10, 30 or 50 s: at the median, 30 ms per byte, small (500 bytes) takes 15 s, and
+    // new (10,000 bytes) 300 s, held to the median file's 30 s: after the long file it does not know,
+    // and after the known file it ties with.
+    assert.deepEqual(longestFirst(files, durations, size), ['b.test.ts', 'c.test.ts', 'new.test.ts', 'small.test.ts', 'a.test.ts'])
     // With nothing known, larger files first.
-    assert.deepEqual(longestFirst(files, new Map(), size), ['new.test.ts', 'a.test.ts', 'b.test.ts', 'c.test.ts'])
+    assert.deepEqual(longestFirst(files, new Map(), size), ['new.test.ts', 'a.test.ts', 'b.test.ts', 'c.test.ts', 'small.test.ts'])
   })
 
   it('reads a missing, non-JSON or wrongly shaped durations file as a problem, never half of it', () => {

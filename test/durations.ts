@@ -39,19 +39,21 @@ export function readDurations(path: string): { durations: Durations; problem?: s
 
 /**
  * `files` (in name order) longest first. A file without a duration (a new one) is guessed from its
- * size, at the median seconds per byte of the files that have one; with none known, larger files
- * first. Ties keep name order.
+ * size, at the median seconds per byte of the files that have one, but never longer than the median
+ * of their durations: the long files are few and known, and a guess must not start a new file before
+ * them (with only a few known, every file guessed from their rate would look long). With none known,
+ * larger files first. Ties: a known file first, then name order.
  */
 export function longestFirst(files: string[], durations: Durations, size: (file: string) => number): string[] {
-  const rates = files
-    .filter((f) => durations.has(f) && size(f) > 0)
-    .map((f) => durations.get(f)! / size(f))
-    .sort((a, b) => a - b)
-  const rate = rates.length ? rates[Math.floor(rates.length / 2)] : 1
-  const guess = new Map(files.map((f) => [f, durations.get(f) ?? size(f) * rate]))
+  const median = (values: number[]) => values.sort((a, b) => a - b)[Math.floor(values.length / 2)]
+  const known = files.filter((f) => durations.has(f))
+  const rate = known.length ? (median(known.filter((f) => size(f) > 0).map((f) => durations.get(f)! / size(f))) ?? 0) : 1
+  const cap = known.length ? median(known.map((f) => durations.get(f)!)) : Number.POSITIVE_INFINITY
+  const isKnown = (file: string) => Number(durations.has(file))
+  const guess = new Map(files.map((f) => [f, durations.get(f) ?? Math.min(size(f) * rate, cap)]))
   return files
     .map((file, index) => ({ file, index }))
-    .sort((a, b) => guess.get(b.file)! - guess.get(a.file)! || a.index - b.index)
+    .sort((a, b) => guess.get(b.file)! - guess.get(a.file)! || isKnown(b.file) - isKnown(a.file) || a.index - b.index)
     .map(({ file }) => file)
 }
 

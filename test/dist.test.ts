@@ -11,10 +11,12 @@ import { dirname, join, resolve } from 'node:path'
 import { before, describe, it } from 'node:test'
 import { copyAssets, packageFiles } from '../build/assets.ts'
 import { KernelVersion } from '../core/kernel/version.ts'
+import { buildPackage, suiteDist } from './bin.ts'
 import { tempDir } from './helpers.ts'
 
 const root = resolve(import.meta.dirname, '..')
-const dist = join(root, 'dist')
+/** Inside the repository (its node_modules has tsx): the suite's build (.test-dist/), else dist/, built below. */
+const dist = suiteDist ?? join(root, 'dist')
 
 function cordage(bin: string, args: string[], cwd: string) {
   const env = { ...process.env, NO_COLOR: '1', NODE_OPTIONS: '' }
@@ -39,7 +41,8 @@ function withoutTsx(): string {
 describe('the compiled package (dist/)', () => {
   let pkg: string
   before(() => {
-    execFileSync(process.execPath, ['--import', 'tsx', join(root, 'build/dist.ts')], { cwd: root, stdio: 'pipe' })
+    // test/run.ts built this checkout with the same script already (test/bin.ts); run alone, the file builds it.
+    if (!suiteDist) buildPackage(dist)
     pkg = withoutTsx()
   })
 

@@ -5,7 +5,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process'
 import { writeFileSync } from 'node:fs'
-import { join, resolve } from 'node:path'
+import { join } from 'node:path'
 import { stringify } from 'yaml'
 import Database from 'better-sqlite3'
 import { meteredBudgets, type RunEvent } from 'cordage'
@@ -13,7 +13,7 @@ import { SqliteStore } from '../plugins/store-sqlite/sqlite-store.ts'
 import { PostgresStore } from '../plugins/store-postgres/postgres-store.ts'
 import { Payments, type Payment } from './fixtures/plugins/fault-desk/payments.ts'
 import { tempDir } from './helpers.ts'
-import { cordageBin as bin } from './bin.ts'
+import { cordageBin as bin, fixturePlugin } from './bin.ts'
 
 export interface LabOptions {
   script: unknown[]
@@ -80,7 +80,8 @@ export class FaultLab {
               { plugin: 'verifier-basic', config: { minCount: 0 } },
               options.policy ?? { plugin: 'policy-rules', version: '^1.0.0', config: { default: 'allow', rules: options.rules ?? [] } },
               {
-                path: resolve(import.meta.dirname, 'fixtures/plugins/fault-desk'),
+                // Compiled to JavaScript under test/run.ts: it is in every process these tests start.
+                path: fixturePlugin('fault-desk'),
                 config: { payments: 'payments.jsonl', ...options.desk },
               },
               'threads',

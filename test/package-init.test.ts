@@ -22,6 +22,7 @@ import { existsSync, readFileSync, readdirSync, rmSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { before, describe, it } from 'node:test'
 import { refused } from '../build/assets.ts'
+import { buildPackage } from './bin.ts'
 import { tempDir } from './helpers.ts'
 
 const root = resolve(import.meta.dirname, '..')
@@ -100,11 +101,8 @@ describe('the packed package, installed into an empty folder', { timeout: 20 * 6
 
   before(async () => {
     work = tempDir('cordage-package-')
-    // Built into this test's own folder: other tests (test/dist.test.ts) rebuild dist/ at the same time.
-    execFileSync(process.execPath, ['--import', 'tsx', join(root, 'build/dist.ts'), '--out', join(work, 'dist')], {
-      cwd: root,
-      stdio: 'pipe',
-    })
+    // Built into this test's own folder (or the suite's build copied there): other tests use dist/ at the same time.
+    buildPackage(join(work, 'dist'))
     const pack = await sh('npm', ['pack', join(work, 'dist'), '--pack-destination', work, '--json'], work)
     assert.equal(pack.code, 0, pack.stderr)
     const [packed] = JSON.parse(pack.stdout)

@@ -13,16 +13,27 @@
  * The `cordage` commands the tests start run the checkout compiled as it ships (test/bin.ts): built
  * once here into .test-dist/, they start in a third of the CPU time of the sources through tsx.
  *
- * Usage: node --import tsx test/run.ts [--jobs N] [--verbose] [--sources] [FILE...]
+ * Files start longest first, as test/durations.json remembers them (file → seconds of a past run), so
+ * the suite does not end waiting on one long file that started last (test/durations.ts); a file it
+ * does not know is guessed from its size. `--record-durations` rewrites it from the run (the files
+ * that passed; other entries are kept). Without a usable file, files run in name order, as it says.
+ *
+ * Usage: node --import tsx test/run.ts [--jobs N] [--verbose] [--sources] [--record-durations] [FILE...]
  *   FILE   test files to run (default: the whole suite, as {@link Suite} lists it)
  *   --jobs how many files at once (default $CORDAGE_TEST_JOBS, else cores + 2)
  *   --verbose  print every file's output, not only the failing ones'
  *   --sources  run the commands from the TypeScript sources (core/cli/bin.js), not compiled
+ *   --record-durations  write each passing file's time to test/durations.json
+ *
+ * With CORDAGE_TEST_CPU set, each file's line also says the CPU seconds it and every process it
+ * started used (GNU time), and the end the sum: unlike wall time, that does not grow with other load.
  */
 import { execFileSync, spawn } from 'node:child_process'
-import { chmodSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from 'node:fs'
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { availableParallelism, tmpdir } from 'node:os'
 import { basename, join, relative, resolve } from 'node:path'
+import { buildSync } from 'esbuild'
+import { fileSize, longestFirst, nextDurations, readDurations, writeDurations } from './durations.ts'
 
 const root = resolve(import.meta.dirname, '..')
 
@@ -35,6 +46,9 @@ const Alone: Record<string, string> = {}
 /** Where tsx keeps its compile cache (tsx: `os.tmpdir()/tsx-<uid>`). */
 const TsxCache = join(tmpdir(), `tsx-${process.getuid?.() ?? 0}`)
 
+/** How long each file took in a past run (seconds), for the order files start in. */
+const DurationsFile = join(root, 'test/durations.json')
+
 /** A file that runs longer than this is killed and counts as failed. */
 const FileTimeoutMs = 15 * 60_000
 
@@ -44,6 +58,8 @@ interface Outcome {
   ok: boolean
   output: string
   counts: string
+  /** CPU seconds (user + system) of the file and what it started, with CORDAGE_TEST_CPU. */
+  cpu?: number
 }
 
 function suiteFiles(): string[] {
@@ -60,10 +76,19 @@ function suiteFiles(): string[] {
   return files
 }
 
-function parseArgs(argv: string[]): { jobs: number; verbose: boolean; sources: boolean; files: string[] } {
+interface Args {
+  jobs: number
+  verbose: boolean
+  sources: boolean
+  record: boolean
+  files: string[]
+}
+
+function parseArgs(argv: string[]): Args {
   let jobs = Number(process.env.CORDAGE_TEST_JOBS) || availableParallelism() + 2
   let verbose = false
   let sources = false
+  let record = false
   const files: string[] = []
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]
@@ -72,10 +97,11 @@ function parseArgs(argv: string[]): { jobs: number; verbose: boolean; sources: b
       if (!Number.isInteger(jobs) || jobs < 1) throw new Error(`--jobs takes a whole number >= 1, got ${argv[i]}`)
     } else if (arg === '--verbose') verbose = true
     else if (arg === '--sources') sources = true
-    else if (arg.startsWith('--')) throw new Error(`unknown option ${arg}; options: --jobs N, --verbose, --sources`)
+    else if (arg === '--record-durations') record = true
+    else if (arg.startsWith('--')) throw new Error(`unknown option ${arg}; options: --jobs N, --verbose, --sources, --record-durations`)
     else files.push(relative(root, resolve(arg)))
   }
-  return { jobs, verbose, sources, files: files.length ? files : suiteFiles() }
+  return { jobs, verbose, sources, record, files: files.length ? files : suiteFiles() }
 }
 
 /**
@@ -132,7 +158,9 @@ function runIn(file: string, env: NodeJS.ProcessEnv): Promise<Outcome> {
       clearTimeout(timer)
       const count = (name: string) => new RegExp(`^ℹ ${name} (\\d+)$`, 'm').exec(output)?.[1]
       const counts = `${count('tests') ?? '?'} tests, ${count('fail') ?? '?'} failed`
-      done({ file, ms: Date.now() - started, ok: code === 0 && signal === null, output, counts })
+      const time = /^\[cpu\] ([\d.]+) ([\d.]+)$/m.exec(output)
+      const cpu = time ? Number(time[1]) + Number(time[2]) : undefined
+      done({ file, ms: Date.now() - started, ok: code === 0 && signal === null, output, counts, cpu })
     })
   })
 }
@@ -167,19 +195,53 @@ function buildBin(): string {
     stdio: ['ignore', 'ignore', 'inherit'],
   })
   console.log(`compiled the checkout for the commands the tests run (.test-dist/, ${seconds(Date.now() - started)})`)
+  // The tests of the package itself (test/dist.test.ts, test/package-init.test.ts) copy this build (test/bin.ts).
+  process.env.CORDAGE_TEST_DIST = out
   return join(out, 'core/cli/bin.js')
 }
 
+/**
+ * Fixture plugins compiled to JavaScript for the commands the tests start, in the runner's temp dir
+ * (test/bin.ts fixturePlugin). From TypeScript, every `cordage` process of the compiled checkout
+ * registers tsx for them (measured: 15% of the CPU of a run of the crash tests' preset); fault-desk is
+ * in the preset of FaultLab, whose tests start the most processes. Their imports of cordage, cordis
+ * and zod resolve to the host's copies wherever they are (core/host/shared-modules-hook.mjs).
+ */
+const CompiledFixtures = ['fault-desk']
+
+function compileFixtures(temp: string): string {
+  const out = join(temp, 'fixtures')
+  for (const name of CompiledFixtures) {
+    const from = join(root, 'test/fixtures/plugins', name)
+    const entryPoints = readdirSync(from)
+      .filter((f) => f.endsWith('.ts'))
+      .map((f) => join(from, f))
+    buildSync({ entryPoints, outdir: join(out, name), format: 'esm', platform: 'node', target: 'node20', logLevel: 'error' })
+    // One file per source, imports left as written: theirs of each other end in .ts.
+    for (const file of readdirSync(join(out, name))) {
+      const path = join(out, name, file)
+      writeFileSync(path, readFileSync(path, 'utf8').replace(/(from\s+["']\.\/[^"']+)\.ts(["'])/g, '$1.js$2'))
+    }
+  }
+  writeFileSync(join(out, 'package.json'), '{ "type": "module" }\n')
+  return out
+}
+
 async function main(): Promise<number> {
-  const { jobs, verbose, sources, files } = parseArgs(process.argv.slice(2))
+  const { jobs, verbose, sources, record, files: named } = parseArgs(process.argv.slice(2))
+  const { durations, problem } = readDurations(DurationsFile)
+  if (problem) console.log(`test/durations.json is not usable: ${problem}; files run in name order (--record-durations writes it)`)
+  const files = problem ? named : longestFirst(named, durations, (file) => fileSize(root, file))
   if (!sources) process.env.CORDAGE_TEST_BIN = buildBin()
   // Every file's temp dirs land in a folder of its own in here: os.tmpdir() reads TMPDIR.
   const temp = mkdtempSync(join(tmpdir(), 'cdg-'))
   chmodSync(temp, 0o755)
+  if (!sources) process.env.CORDAGE_TEST_FIXTURES = compileFixtures(temp)
   mkdirSync(TsxCache, { recursive: true })
   const started = Date.now()
   const report = (o: Outcome) => {
-    console.log(`${o.ok ? '✔' : '✖'} ${o.file} (${seconds(o.ms)}; ${o.counts})`)
+    const cpu = o.cpu === undefined ? '' : `, ${o.cpu.toFixed(1)} s CPU`
+    console.log(`${o.ok ? '✔' : '✖'} ${o.file} (${seconds(o.ms)}${cpu}; ${o.counts})`)
     if (verbose || !o.ok) console.log(o.output.replace(/^/gm, '    '))
   }
   const together = files.filter((f) => !Object.hasOwn(Alone, f))
@@ -190,10 +252,19 @@ async function main(): Promise<number> {
   const failed = outcomes.filter((o) => !o.ok)
   console.log(`\nthe ten slowest files:`)
   for (const o of [...outcomes].sort((a, b) => b.ms - a.ms).slice(0, 10)) console.log(`  ${seconds(o.ms).padStart(8)}  ${o.file}`)
-  console.log(`\n${outcomes.length} files in ${seconds(Date.now() - started)}, ${jobs} at a time; ${failed.length} failed`)
+  const cpus = outcomes.filter((o) => o.cpu !== undefined)
+  const cpu = cpus.length ? ` (${cpus.reduce((sum, o) => sum + o.cpu!, 0).toFixed(0)} s of CPU)` : ''
+  console.log(`\n${outcomes.length} files in ${seconds(Date.now() - started)}${cpu}, ${jobs} at a time; ${failed.length} failed`)
   for (const o of failed) console.log(`  ✖ ${o.file}`)
 
   rmSync(temp, { recursive: true, force: true })
+  if (record) {
+    writeDurations(
+      DurationsFile,
+      nextDurations(durations, outcomes, (file) => fileSize(root, file) > 0),
+    )
+    console.log(`wrote ${relative(root, DurationsFile)}`)
+  }
   return failed.length ? 1 : 0
 }
 

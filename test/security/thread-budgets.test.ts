@@ -16,10 +16,12 @@ import Database from 'better-sqlite3'
 import type { RunEvent, RunState, Usage } from 'cordage'
 import { Cordage } from 'cordage/host'
 import { FaultLab, sharedStores } from '../fault-lab.ts'
+import { fixturePlugin } from '../bin.ts'
 
 const usage = { inputTokens: 100, outputTokens: 20, costUsd: 0.01 }
 const spawnThenAnswer = [{ tool: 'spawn_agent', args: { agent: 'helper', task: 'dig' } }, { final: 'done' }]
-const faultDesk = resolve(import.meta.dirname, '../fixtures/plugins/fault-desk')
+// The same folder as the lab's own agent loads (compiled under test/run.ts): two would be two installs.
+const faultDesk = fixturePlugin('fault-desk')
 
 let lab: FaultLab | undefined
 let app: Cordage | undefined

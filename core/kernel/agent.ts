@@ -30,7 +30,8 @@ import { resolveOptions, type AgentOptions, type StartOptions } from './agent-op
 import { checkTask, recordRunStart, servicesOf, startDraft } from './run-start.ts'
 import { draftHandled, draftRun } from './run-draft.ts'
 import { parseThreadId } from '../kit/thread-ids.ts'
-import { driftChanges, recordDrift, type DriftCommand, type DriftPolicy } from './drift.ts'
+import { bindingChanges, recordDrift } from './drift.ts'
+import type { BindingCheck, DriftCommand } from '../contracts/drift.ts'
 import { movedVersions, planDecision, recordDecision, underVersions, type Versions } from './approval.ts'
 import { prepareRun, takeOverRun, takeRun, type TakenRun } from './lease.ts'
 import { cancelNotDriven, runEnded } from './cancel.ts'
@@ -40,7 +41,7 @@ import { reconcilableAction, recordReconciled } from './reconcile.ts'
 import { wakingWaiters } from './waiters.ts'
 import { followRun, RunWaiters, type FollowOptions } from '../kit/follow.ts'
 import { cancelWaitOf, checkAwaited, checkWaitOver, waitOverAlready, wakeWaiters } from './waits.ts'
-export type { DriftChange, DriftPolicy } from './drift.ts'
+export type { DriftChange, DriftPolicy } from '../contracts/drift.ts'
 export { DefaultServiceTimeouts, type AgentOptions, type StartOptions } from './agent-options.ts'
 export { TimedServices, type ResolvedAgentOptions, type TimedService } from './loop-host.ts'
 
@@ -98,8 +99,6 @@ export class AgentRuntime implements LoopHost {
   readonly options: ResolvedAgentOptions
   readonly plugins: Record<string, string>
   readonly hashes: Record<string, string>
-  readonly driftPolicies: Record<string, DriftPolicy>
-  readonly pinned: Record<string, { version: string; hash?: string }>
   readonly defaultTask: string | undefined
   /** What the agent's runs scrub from every event and ledger write before it is stored. */
   readonly scrubber: Scrubber
@@ -110,6 +109,7 @@ export class AgentRuntime implements LoopHost {
   readonly #writer: StoreWriter | undefined
   readonly #runtimeFor: RuntimeHooks['runtimeFor']
   readonly #onIdle: RuntimeHooks['onIdle']
+  readonly #binding: BindingCheck | undefined
   /** Runs whose stored log this runtime found damaged: driveNext passes them over. */
   private damaged = new Set<string>()
   private waiters = new RunWaiters()
@@ -125,8 +125,7 @@ export class AgentRuntime implements LoopHost {
     this.budgets = { ...DefaultBudgets, ...options.budgets }
     this.plugins = options.plugins ?? {}
     this.hashes = options.hashes ?? {}
-    this.driftPolicies = options.drift ?? {}
-    this.pinned = options.pinned ?? {}
+    this.#binding = options.binding
     this.defaultTask = options.defaultTask
     this.scrubber = new Scrubber(options.secrets ?? [])
     this.#writer = options.writer
@@ -559,9 +558,10 @@ export class AgentRuntime implements LoopHost {
     return { plugins: state.plugins, hashes: state.hashes }
   }
 
-  /** Decide drift for a run about to go on, record it, and refuse when a change is refused (core/kernel/drift.ts). */
+  /** Ask the host's binding check about a run about to go on, record its answer, and refuse when a change is refused (core/kernel/drift.ts). */
   private async drift(driver: RunDriver, state: RunState, options: ContinueOptions, command: DriftCommand): Promise<void> {
-    const changes = driftChanges(await this.startedWith(state.runId), this, options.acceptDrift === true)
+    const current = { plugins: this.plugins, hashes: this.hashes }
+    const changes = bindingChanges(this.#binding, state.runId, await this.startedWith(state.runId), current, options.acceptDrift === true)
     await recordDrift(driver, state, changes, options.by ?? (command === 'worker' ? 'worker' : 'api'), command)
   }
 

@@ -13,7 +13,7 @@ import { open, presetFile, removeDirs, stopApps } from './sqlite-preset.ts'
 after(removeDirs)
 afterEach(stopApps)
 
-describe('handoff (core/kernel/loop.ts pass, core/kernel/agent.ts track/acceptHandoff)', () => {
+describe('handoff (core/kernel/loop.ts pass, core/kernel/held-runs.ts track, continue-commands.ts acceptHandoff)', () => {
   it('a cancel asked for while the run stops to be handed over is not lost: the run ends CANCELLED', async () => {
     const app = await open(
       presetFile({
@@ -112,7 +112,7 @@ describe('the agents directory when not every agent of the preset is loaded (cor
   })
 })
 
-describe('the agent check in take() (core/kernel/agent.ts)', () => {
+describe('the agent check in take() (core/kernel/held-runs.ts, lease.ts)', () => {
   it('a command refused because the run belongs to another agent leaves no lease renewal running behind', async () => {
     const app = await open(
       presetFile({

@@ -21,6 +21,7 @@ import { loadPreset, type AgentSpec, type PluginRef, type Preset } from './prese
 import { planAgent, type AgentPlan } from './resolve.ts'
 import { applyLock, readLock } from './lock.ts'
 import { PluginHashes } from './plugin-hashes.ts'
+import { driftBinding } from './drift.ts'
 import { secretsOf } from './secrets.ts'
 import { KernelWriter } from '../kernel/store-writer.ts'
 import { MinSecretLength, Scrubber } from '../kit/secrets.ts'
@@ -221,7 +222,7 @@ export class Cordage {
    * The runtime that should continue `runId`: the agent's own, or, when plugins whose preset entry says
    * `onDrift: pin` differ from what the run started with and the recorded version is installed (with
    * the recorded content, when the run recorded hashes), a runtime built for this run with those
-   * plugins at their recorded versions. The rest of the drift check (refuse, accept) is the runtime's.
+   * plugins at their recorded versions. The rest of the drift decision (refuse, accept) is driftBinding's (host/drift.ts).
    * @throws CordageError when a pinned plan cannot be resolved or started (for example the preset's
    *   config does not fit the recorded version)
    */
@@ -484,8 +485,10 @@ export class Cordage {
       interceptTool: this.interceptTool ? (tool) => this.interceptTool!(name, tool) : undefined,
       plugins: Object.fromEntries(plugins.map((p) => [p.planned.entry.manifest.name, p.planned.entry.manifest.version])),
       hashes: Object.fromEntries(plugins.map((p) => [p.planned.entry.manifest.name, this.hashOf(p.planned.entry)])),
-      drift: Object.fromEntries(plan.plugins.filter((p) => p.ref.onDrift).map((p) => [p.entry.manifest.name, p.ref.onDrift!])),
-      pinned,
+      binding: driftBinding(
+        Object.fromEntries(plan.plugins.filter((p) => p.ref.onDrift).map((p) => [p.entry.manifest.name, p.ref.onDrift!])),
+        pinned,
+      ),
       // A worker drives a run set to pin on the runtime resume would use (forRun); a pinned runtime is
       // released when nothing runs on it any more.
       runtimeFor: pinned || !plan.plugins.some((p) => p.ref.onDrift === 'pin') ? undefined : (runId) => this.pinnedFor(name, runId),

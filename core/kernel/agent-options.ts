@@ -10,7 +10,7 @@ import type { ParentLink } from '../contracts/services/agents.ts'
 import type { RunOverrides } from '../contracts/events.ts'
 import type { Budgets } from './budget.ts'
 import type { Tool } from '../contracts/services/tools.ts'
-import type { DriftPolicy } from './drift.ts'
+import type { BindingCheck } from '../contracts/drift.ts'
 import type { ResolvedAgentOptions, TimedService } from './loop-host.ts'
 import type { RunState } from './state.ts'
 
@@ -23,13 +23,12 @@ export interface AgentOptions {
   plugins?: Record<string, string>
   /** Content hash of each plugin's folder (host/plugin-hash.ts), name → hash, recorded in run/start. */
   hashes?: Record<string, string>
-  /** Per plugin, what a resumed run does when that plugin drifted (the preset's `onDrift`); default refuse. */
-  drift?: Record<string, DriftPolicy>
   /**
-   * Plugins this runtime runs at a run's recorded version instead of the preset's (`onDrift: pin`):
-   * name → what the preset would load now. The host builds such a runtime for one run.
+   * What differs from the plugins a run is bound to, and what is decided for each, when the run goes on
+   * (the host's, core/host/drift.ts: the preset's `onDrift`, and the plugins pinned for one run). Without
+   * it every change the command does not accept (`acceptDrift`) is refused.
    */
-  pinned?: Record<string, { version: string; hash?: string }>
+  binding?: BindingCheck
   /** Token limit of a projection before the compactor (if any) is asked to shrink it. */
   contextTokens?: number
   /** Attempts for a transient model failure, and the first backoff (doubled per attempt, jittered). */

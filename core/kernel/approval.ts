@@ -4,7 +4,7 @@
  * policy's approvers), and the grant a wider approval creates (for the rest of the run, or standing;
  * only a person's approval creates one, and only for an agent with the grants plugin that uses it),
  * checked before anything is recorded, and the event that records it. The command around it (the
- * lease, drift, storing a standing grant) is the runtime's (core/kernel/agent.ts).
+ * lease, drift, storing a standing grant) is the runtime's (core/kernel/approval-commands.ts).
  */
 import { CordageError } from '../contracts/errors.ts'
 import type { ActionState, RunState } from '../contracts/state.ts'

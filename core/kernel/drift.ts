@@ -1,87 +1,51 @@
 /**
  * @module drift
- * Version drift: which plugins differ (in version, or in content at the same version) from those a run
- * started with, and what is decided for each before the run goes on. `--accept-drift` accepts all;
- * otherwise each plugin's `onDrift` (default refuse); a plugin the runtime pins runs at the recorded
- * version. The decision is recorded as run/version-drift and a refusal is thrown as `version_drift`.
+ * What the kernel enforces of version drift: the host decides what differs from the plugins a run is
+ * bound to and what to do about each (core/host/drift.ts, handed in as a {@link BindingCheck}); the
+ * kernel checks that answer (a throw or garbage refuses), records it as run/version-drift and refuses
+ * as `version_drift` when any change is refused. A runtime the host gave no check refuses every change
+ * the command does not accept.
  */
 import { CordageError } from '../contracts/errors.ts'
 import type { RunState } from '../contracts/state.ts'
+import type { BindingCheck, DriftChange, DriftCommand, PluginSet } from '../contracts/drift.ts'
+import { checkDriftChanges } from '../contracts/checks/drift.ts'
 import type { Recorder } from './recorder.ts'
 import { KernelProducer } from './version.ts'
 import { turn } from './command-ids.ts'
 
-/** What a resumed run does when a plugin differs from the one it started with (preset `onDrift`). */
-export type DriftPolicy = 'refuse' | 'accept' | 'pin'
-
-/** One plugin that differs from what the run started with, and what was decided for it. */
-export interface DriftChange {
-  plugin: string
-  from?: string
-  to?: string
-  fromHash?: string
-  toHash?: string
-  decision: 'refused' | 'accepted' | 'pinned'
-  /** Why a `pin` could not be honoured. */
-  note?: string
-}
-
-/** The plugins (name → version, and content hashes where known) a run is bound to, or an agent runs. */
-export interface PluginSet {
-  readonly plugins: Record<string, string>
-  readonly hashes?: Record<string, string>
-}
-
-/** What an agent runs and how it treats drift. */
-export interface DriftRules extends PluginSet {
-  readonly pinned: Record<string, { version: string; hash?: string }>
-  readonly driftPolicies: Record<string, DriftPolicy>
-}
-
-/** Each plugin that differs between what the run recorded and what the agent runs, with its decision. */
-export function driftChanges(recorded: PluginSet, agent: DriftRules, acceptDrift: boolean): DriftChange[] {
-  const names = new Set([...Object.keys(recorded.plugins), ...Object.keys(agent.plugins)])
-  const changes: DriftChange[] = []
-  for (const plugin of [...names].sort()) {
-    const from = recorded.plugins[plugin],
-      to = agent.plugins[plugin]
-    const fromHash = recorded.hashes?.[plugin],
-      toHash = agent.hashes?.[plugin]
-    // Own keys only: a plugin named like an Object method must not find one.
-    const pin = Object.hasOwn(agent.pinned, plugin) ? agent.pinned[plugin] : undefined
-    if (pin) {
-      changes.push({ plugin, from, to: pin.version, fromHash, toHash: pin.hash, decision: 'pinned' })
-      continue
-    }
-    const hashDrift = from === to && fromHash !== undefined && toHash !== undefined && fromHash !== toHash
-    if (from === to && !hashDrift) continue
-    const policy = acceptDrift
-      ? 'accept'
-      : ((Object.hasOwn(agent.driftPolicies, plugin) ? agent.driftPolicies[plugin] : undefined) ?? 'refuse')
-    changes.push({
-      plugin,
-      from,
-      to,
-      ...(fromHash || toHash ? { fromHash, toHash } : {}),
-      decision: policy === 'accept' ? 'accepted' : 'refused',
-      // The host pins when it can (host/app.ts forRun); here it could not.
-      note:
-        policy === 'pin'
-          ? `cannot pin: ${from === undefined ? 'the run did not have this plugin' : `${plugin}@${from}${hashDrift ? ` with content ${fromHash}` : ''} is not installed here`}`
-          : undefined,
-    })
+/** The changes `check` decides for a run about to go on, checked: a throw or an answer that is not a list of changes refuses. */
+export function bindingChanges(check: BindingCheck | undefined, runId: string, recorded: PluginSet, current: PluginSet, accept: boolean) {
+  let checked
+  try {
+    checked = checkDriftChanges((check ?? strictBinding)(recorded, current, accept))
+  } catch (error) {
+    checked = { ok: false as const, problem: `it failed: ${(error as Error)?.message ?? String(error)}` }
   }
-  return changes
+  if (checked.ok) return checked.value
+  throw new CordageError(
+    'version_drift',
+    `run ${runId} was not continued: the host's check of the plugins it is bound to did not answer (${checked.problem})`,
+  )
 }
+
+/** Without the host's check: each plugin that differs (in version, or in content where both hashes are known) is refused unless accepted. */
+const strictBinding: BindingCheck = (recorded, current, accept) =>
+  [...new Set([...Object.keys(recorded.plugins), ...Object.keys(current.plugins)])].sort().flatMap((plugin) => {
+    const [from, to] = [
+      Object.hasOwn(recorded.plugins, plugin) ? recorded.plugins[plugin] : undefined,
+      Object.hasOwn(current.plugins, plugin) ? current.plugins[plugin] : undefined,
+    ]
+    const [fromHash, toHash] = [recorded.hashes?.[plugin], current.hashes?.[plugin]]
+    if (from === to && (fromHash === undefined || toHash === undefined || fromHash === toHash)) return []
+    return [{ plugin, from, to, ...(fromHash || toHash ? { fromHash, toHash } : {}), decision: accept ? 'accepted' : 'refused' } as const]
+  })
 
 /** What recording a drift decision needs of the run's driver. */
 export interface DriftPort {
   readonly rec: Recorder
   flush(): Promise<void>
 }
-
-/** The command that would continue the run: what a refusal did not carry out. `worker`: a worker taking the run over. */
-export type DriftCommand = 'approve' | 'reject' | 'reconcile' | 'resume' | 'worker'
 
 /**
  * Record the decision (nothing when nothing changed); throw `version_drift` when any change is refused.

@@ -1,0 +1,62 @@
+/**
+ * @module host/drift
+ * Version drift, decided by the host: which plugins differ (in version, or in content at the same
+ * version) from those a run started with, and what is decided for each before the run goes on.
+ * `--accept-drift` accepts all; otherwise each plugin's `onDrift` (default refuse); a plugin the
+ * runtime pins runs at the recorded version. The runtime records the decision as run/version-drift
+ * and refuses as `version_drift` when any change is refused (core/kernel/drift.ts).
+ */
+import type { BindingCheck, DriftChange, DriftPolicy, PluginSet } from '../contracts/drift.ts'
+
+/** What an agent runs and how it treats drift. */
+export interface DriftRules extends PluginSet {
+  readonly pinned: Record<string, { version: string; hash?: string }>
+  readonly driftPolicies: Record<string, DriftPolicy>
+}
+
+/** Each plugin that differs between what the run recorded and what the agent runs, with its decision. */
+export function driftChanges(recorded: PluginSet, agent: DriftRules, acceptDrift: boolean): DriftChange[] {
+  const names = new Set([...Object.keys(recorded.plugins), ...Object.keys(agent.plugins)])
+  const changes: DriftChange[] = []
+  for (const plugin of [...names].sort()) {
+    const from = recorded.plugins[plugin],
+      to = agent.plugins[plugin]
+    const fromHash = recorded.hashes?.[plugin],
+      toHash = agent.hashes?.[plugin]
+    // Own keys only: a plugin named like an Object method must not find one.
+    const pin = Object.hasOwn(agent.pinned, plugin) ? agent.pinned[plugin] : undefined
+    if (pin) {
+      changes.push({ plugin, from, to: pin.version, fromHash, toHash: pin.hash, decision: 'pinned' })
+      continue
+    }
+    const hashDrift = from === to && fromHash !== undefined && toHash !== undefined && fromHash !== toHash
+    if (from === to && !hashDrift) continue
+    const policy = acceptDrift
+      ? 'accept'
+      : ((Object.hasOwn(agent.driftPolicies, plugin) ? agent.driftPolicies[plugin] : undefined) ?? 'refuse')
+    changes.push({
+      plugin,
+      from,
+      to,
+      ...(fromHash || toHash ? { fromHash, toHash } : {}),
+      decision: policy === 'accept' ? 'accepted' : 'refused',
+      // The host pins when it can (host/app.ts forRun); here it could not.
+      note:
+        policy === 'pin'
+          ? `cannot pin: ${from === undefined ? 'the run did not have this plugin' : `${plugin}@${from}${hashDrift ? ` with content ${fromHash}` : ''} is not installed here`}`
+          : undefined,
+    })
+  }
+  return changes
+}
+
+/**
+ * The binding check the host hands a runtime it builds: the agent's `onDrift` policies and the plugins
+ * it pins for one run, applied to what the runtime runs when the run goes on.
+ */
+export function driftBinding(
+  driftPolicies: Record<string, DriftPolicy>,
+  pinned: Record<string, { version: string; hash?: string }> = {},
+): BindingCheck {
+  return (recorded, current, acceptDrift) => driftChanges(recorded, { ...current, pinned, driftPolicies }, acceptDrift)
+}

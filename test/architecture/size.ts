@@ -100,6 +100,13 @@ export interface Budgets {
 
 export const KernelBudgets: Readonly<Budgets> = { lines: 2500, fileLines: 250, classLines: 300, functionLines: 60 }
 
+/**
+ * What `npm test` holds the kernel's total to while it is still above its 2,500-line budget: the size
+ * it had when the per-file, per-class and per-function budgets were first met (issue 28), so it can
+ * only shrink. Lower it as code leaves the kernel; `--check --strict` applies the budget itself.
+ */
+export const KernelCeiling = 5300
+
 /** Each way the kernel is over its budgets, in words; empty when it is within them. */
 export function budgetProblems(root: string, budgets: Readonly<Budgets> = KernelBudgets): string[] {
   const problems: string[] = []
@@ -136,13 +143,19 @@ export function measure(root: string) {
 function main() {
   const args = process.argv.slice(2)
   if (args.includes('--check')) {
-    const problems = budgetProblems(process.cwd())
+    const strict = args.includes('--strict')
+    const problems = budgetProblems(process.cwd(), strict ? KernelBudgets : { ...KernelBudgets, lines: KernelCeiling })
     for (const problem of problems) console.error(`over budget: ${problem}`)
     if (problems.length) {
       console.error(
         `the kernel is over its budgets (test/architecture/size.ts KernelBudgets): move what is not enforcement into a plugin behind a phase (docs/concepts/architecture.md#phases)`,
       )
       process.exitCode = 1
+    } else if (!strict) {
+      const total = measure(process.cwd()).find((l) => l.name === 'kernel')!.lines
+      console.log(
+        `core/kernel holds its per-file, per-class and per-function budgets; ${total} code lines in all, under the ceiling of ${KernelCeiling} (the budget is ${KernelBudgets.lines}: npm run size -- --check --strict)`,
+      )
     } else console.log('core/kernel is within its budgets')
     return
   }

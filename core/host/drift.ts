@@ -19,11 +19,11 @@ export function driftChanges(recorded: PluginSet, agent: DriftRules, acceptDrift
   const names = new Set([...Object.keys(recorded.plugins), ...Object.keys(agent.plugins)])
   const changes: DriftChange[] = []
   for (const plugin of [...names].sort()) {
-    const from = recorded.plugins[plugin],
-      to = agent.plugins[plugin]
-    const fromHash = recorded.hashes?.[plugin],
-      toHash = agent.hashes?.[plugin]
-    // Own keys only: a plugin named like an Object method must not find one.
+    // Own keys only: a plugin named like an Object method must not find one, on either side.
+    const from = own(recorded.plugins, plugin),
+      to = own(agent.plugins, plugin)
+    const fromHash = own(recorded.hashes, plugin),
+      toHash = own(agent.hashes, plugin)
     const pin = Object.hasOwn(agent.pinned, plugin) ? agent.pinned[plugin] : undefined
     if (pin) {
       changes.push({ plugin, from, to: pin.version, fromHash, toHash: pin.hash, decision: 'pinned' })
@@ -59,4 +59,8 @@ export function driftBinding(
   pinned: Record<string, { version: string; hash?: string }> = {},
 ): BindingCheck {
   return (recorded, current, acceptDrift) => driftChanges(recorded, { ...current, pinned, driftPolicies }, acceptDrift)
+}
+
+function own(record: Readonly<Record<string, string>> | undefined, key: string): string | undefined {
+  return record && Object.hasOwn(record, key) ? record[key] : undefined
 }

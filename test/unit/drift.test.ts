@@ -59,5 +59,17 @@ describe('driftChanges', () => {
       changes.filter((c) => c.plugin === 'constructor' || c.plugin === 'toString').map((c) => c.decision),
       ['refused', 'refused'],
     )
+    // What it reports is the record's own: absent on the side that does not have it, not Object's method.
+    const only = changes.find((c) => c.plugin === 'constructor')!
+    assert.deepEqual([only.from, only.to], ['1.0.0', undefined])
+    const added = driftChanges(
+      { plugins: { a: '1.0.0', b: '2.0.0' } },
+      agent({ plugins: { a: '1.0.0', b: '2.0.0', valueOf: '1.0.0' } }),
+      false,
+    )
+    assert.deepEqual(
+      added.map((c) => [c.plugin, c.from, c.to]),
+      [['valueOf', undefined, '1.0.0']],
+    )
   })
 })

@@ -42,8 +42,8 @@ describe('the trace view in headless Chromium', { skip: browserSkip }, () => {
   let pageErrors: string[] = []
 
   before(async () => {
-    // Each model answer takes 1.2 s and each check_stock attempt 0.3 s: long enough to see open bars.
-    playground = await startPlayground({ preset: tracePresetCopy(1200, 300), port: 0, onError: (e) => errors.push(e) })
+    // Each model answer takes 2.5 s and each check_stock attempt 0.3 s: long enough to see open bars, also on a busy machine.
+    playground = await startPlayground({ preset: tracePresetCopy(2500, 300), port: 0, onError: (e) => errors.push(e) })
     ;({ browser, page, pageErrors } = await openPage())
   })
 

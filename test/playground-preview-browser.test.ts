@@ -98,13 +98,26 @@ describe('playground: the preview of a pending approval, in headless Chromium', 
       ['diff-line diff-removed', '-old line'],
       ['diff-line diff-added', '+ship the previews'],
     ])
-    // Coloured by the stylesheet: an added row is not a removed row.
-    const colours = await page.$$eval('[data-testid=preview-diff] .diff-added, [data-testid=preview-diff] .diff-removed', (nodes) =>
-      nodes.map(
-        (n) => (globalThis as unknown as { getComputedStyle(e: unknown): { backgroundColor: string } }).getComputedStyle(n).backgroundColor,
-      ),
-    )
-    assert.equal(new Set(colours).size, 2)
+    // Coloured by the stylesheet: an added row is not a removed row. Waited for (not read once), so a
+    // stylesheet still being applied on a busy machine is not a failure; one that never applies is, and
+    // the message carries what the page reported (a failed load is logged to its console).
+    const coloured = await page
+      .waitForFunction(
+        () => {
+          const doc = (globalThis as unknown as { document: { querySelector(s: string): unknown } }).document
+          const view = globalThis as unknown as { getComputedStyle(e: unknown): { backgroundColor: string } }
+          const added = doc.querySelector('[data-testid=preview-diff] .diff-added')
+          const removed = doc.querySelector('[data-testid=preview-diff] .diff-removed')
+          return !!added && !!removed && view.getComputedStyle(added).backgroundColor !== view.getComputedStyle(removed).backgroundColor
+        },
+        null,
+        { timeout: 10_000 },
+      )
+      .then(
+        () => true,
+        () => false,
+      )
+    assert.ok(coloured, `added and removed rows have the same background; the page reported: ${JSON.stringify(pageErrors)}`)
     await page.screenshot({ path: join(shots, 'preview-1-diff.png'), fullPage: true })
     assert.deepEqual(
       log().map((e) => e.kind),

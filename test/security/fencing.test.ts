@@ -10,7 +10,7 @@ import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { after, describe, it } from 'node:test'
 import type { RunEvent } from 'cordage'
-import { FaultLab, sharedStores } from '../fault-lab.ts'
+import { type Exit, FaultLab, sharedStores } from '../fault-lab.ts'
 
 const labs: FaultLab[] = []
 after(() => {
@@ -30,10 +30,18 @@ async function until(test: () => boolean, what: string, ms = 15_000) {
   }
 }
 
-/** Resolves once the run's tool/start is in the store: the call is under way. */
-async function callStarted(l: FaultLab) {
+/**
+ * Resolves once the run's tool/start is in the store: the call is under way. Fails at once, with what
+ * the worker printed, when the worker ended first.
+ */
+async function callStarted(l: FaultLab, worker: { exit: Promise<Exit> }) {
+  let ended: Exit | undefined
+  void worker.exit.then((exit) => {
+    ended = exit
+  })
   const end = Date.now() + 15_000
   for (;;) {
+    if (ended) throw new Error(`the worker ended (exit ${ended.code}) before the call started: ${ended.stderr}`)
     const runs = await l.db().list({ limit: 1 })
     // The tool's own marker, not tool/start: a freeze between the two would stop the call before it is in flight.
     if (runs.length && existsSync(join(l.dir, 'payments.jsonl.in-flight'))) return
@@ -43,7 +51,7 @@ async function callStarted(l: FaultLab) {
 }
 
 function lab(store: 'sqlite' | 'postgres', tool: string, ms: number) {
-  const made = new FaultLab({ store, script: [{ tool, args: { amount: 25, ms } }, { final: 'paid' }], durability: { leaseTtlMs: 300 } })
+  const made = new FaultLab({ store, script: [{ tool, args: { amount: 25, ms } }, { final: 'paid' }], durability: { leaseTtlMs: 1000 } })
   labs.push(made)
   return made
 }
@@ -79,7 +87,7 @@ for (const store of sharedStores) {
       const l = lab(store, 'pay_fenced', 1500)
       const a = l.spawn(['run', '--json'])
       // Freeze worker A inside the call, while it waits before paying.
-      await callStarted(l)
+      await callStarted(l, a)
       await l.freeze(a.child)
       const runId = (await l.db().list({ limit: 1 }))[0].runId
       await l.leaseExpiry()
@@ -95,7 +103,7 @@ for (const store of sharedStores) {
     it('without a fencing token at the target, a call already in flight when the worker froze can still land (the residual window)', async () => {
       const l = lab(store, 'pay_late', 1500)
       const a = l.spawn(['run', '--json'])
-      await callStarted(l)
+      await callStarted(l, a)
       await l.freeze(a.child)
       const runId = (await l.db().list({ limit: 1 }))[0].runId
       await l.leaseExpiry()

@@ -18,12 +18,15 @@
  * does not know is guessed from its size. `--record-durations` rewrites it from the run (the files
  * that passed; other entries are kept). Without a usable file, files run in name order, as it says.
  *
- * Usage: node --import tsx test/run.ts [--jobs N] [--verbose] [--sources] [--record-durations] [FILE...]
+ * Usage: node --import tsx test/run.ts [--jobs N] [--verbose] [--sources] [--record-durations] [--with CMD]... [FILE...]
  *   FILE   test files to run (default: the whole suite, as {@link Suite} lists it)
  *   --jobs how many files at once (default $CORDAGE_TEST_JOBS, else cores + 2)
  *   --verbose  print every file's output, not only the failing ones'
  *   --sources  run the commands from the TypeScript sources (core/cli/bin.js), not compiled
  *   --record-durations  write each passing file's time to test/durations.json
+ *   --with CMD  also run the shell command CMD, started first, beside the files (not in a slot of
+ *          --jobs: `npm test` runs the eval gate so, which mostly waits on its cases' tool timeouts);
+ *          its output is printed after the files', and its failure fails the run
  *
  * With CORDAGE_TEST_CPU set, each file's line also says the CPU seconds it and every process it
  * started used (GNU time), and the end the sum: unlike wall time, that does not grow with other load.
@@ -32,6 +35,7 @@ import { execFileSync, spawn } from 'node:child_process'
 import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { availableParallelism, tmpdir } from 'node:os'
 import { basename, join, relative, resolve } from 'node:path'
+import { pathToFileURL } from 'node:url'
 import { buildSync } from 'esbuild'
 import { fileSize, longestFirst, nextDurations, readDurations, writeDurations } from './durations.ts'
 
@@ -48,6 +52,9 @@ const TsxCache = join(tmpdir(), `tsx-${process.getuid?.() ?? 0}`)
 
 /** How long each file took in a past run (seconds), for the order files start in. */
 const DurationsFile = join(root, 'test/durations.json')
+
+/** Under c8, coverage of the test file's process only, not of the processes it starts (why: that file). */
+const OwnProcessCoverage = pathToFileURL(join(root, 'test/coverage/own-process.ts')).href
 
 /** A file that runs longer than this is killed and counts as failed. */
 const FileTimeoutMs = 15 * 60_000
@@ -81,6 +88,7 @@ interface Args {
   verbose: boolean
   sources: boolean
   record: boolean
+  commands: string[]
   files: string[]
 }
 
@@ -89,6 +97,7 @@ function parseArgs(argv: string[]): Args {
   let verbose = false
   let sources = false
   let record = false
+  const commands: string[] = []
   const files: string[] = []
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]
@@ -98,10 +107,15 @@ function parseArgs(argv: string[]): Args {
     } else if (arg === '--verbose') verbose = true
     else if (arg === '--sources') sources = true
     else if (arg === '--record-durations') record = true
-    else if (arg.startsWith('--')) throw new Error(`unknown option ${arg}; options: --jobs N, --verbose, --sources, --record-durations`)
+    else if (arg === '--with') {
+      const command = argv[++i]
+      if (!command) throw new Error('--with takes a shell command, e.g. --with "npm run --silent eval:ci"')
+      commands.push(command)
+    } else if (arg.startsWith('--'))
+      throw new Error(`unknown option ${arg}; options: --jobs N, --verbose, --sources, --record-durations, --with CMD`)
     else files.push(relative(root, resolve(arg)))
   }
-  return { jobs, verbose, sources, record, files: files.length ? files : suiteFiles() }
+  return { jobs, verbose, sources, record, commands, files: files.length ? files : suiteFiles() }
 }
 
 /**
@@ -129,12 +143,19 @@ async function runFile(file: string, index: number, env: NodeJS.ProcessEnv, temp
 }
 
 function runIn(file: string, env: NodeJS.ProcessEnv): Promise<Outcome> {
+  return runProcess(file, [process.execPath, '--import', 'tsx', '--import', OwnProcessCoverage, '--test-reporter=spec', file], env)
+}
+
+/** A --with command, through the shell; not under coverage (c8 measures the tests). */
+function runCommand(command: string): Promise<Outcome> {
+  return runProcess(command, ['/bin/sh', '-c', command], { ...process.env, NODE_V8_COVERAGE: undefined })
+}
+
+function runProcess(file: string, argv: string[], env: NodeJS.ProcessEnv): Promise<Outcome> {
   const started = Date.now()
   return new Promise((done) => {
-    // With CORDAGE_TEST_CPU set, GNU time reports the CPU seconds of the file and every process it started.
-    const [command, args] = process.env.CORDAGE_TEST_CPU
-      ? ['/usr/bin/time', ['-f', '[cpu] %U %S', process.execPath, '--import', 'tsx', '--test-reporter=spec', file]]
-      : [process.execPath, ['--import', 'tsx', '--test-reporter=spec', file]]
+    // With CORDAGE_TEST_CPU set, GNU time reports the CPU seconds of the process and every process it started.
+    const [command, args] = process.env.CORDAGE_TEST_CPU ? ['/usr/bin/time', ['-f', '[cpu] %U %S', ...argv]] : [argv[0], argv.slice(1)]
     const child = spawn(command, args, {
       cwd: root,
       env,
@@ -193,6 +214,8 @@ function buildBin(): string {
   execFileSync(process.execPath, ['--import', 'tsx', join(root, 'build/dist.ts'), '--out', out], {
     cwd: root,
     stdio: ['ignore', 'ignore', 'inherit'],
+    // The build is not under test: no coverage of it (or of the tsc it runs) under c8.
+    env: { ...process.env, NODE_V8_COVERAGE: undefined },
   })
   console.log(`compiled the checkout for the commands the tests run (.test-dist/, ${seconds(Date.now() - started)})`)
   // The tests of the package itself (test/dist.test.ts, test/package-init.test.ts) copy this build (test/bin.ts).
@@ -228,7 +251,7 @@ function compileFixtures(temp: string): string {
 }
 
 async function main(): Promise<number> {
-  const { jobs, verbose, sources, record, files: named } = parseArgs(process.argv.slice(2))
+  const { jobs, verbose, sources, record, commands, files: named } = parseArgs(process.argv.slice(2))
   const { durations, problem } = readDurations(DurationsFile)
   if (problem) console.log(`test/durations.json is not usable: ${problem}; files run in name order (--record-durations writes it)`)
   const files = problem ? named : longestFirst(named, durations, (file) => fileSize(root, file))
@@ -247,9 +270,20 @@ async function main(): Promise<number> {
   const together = files.filter((f) => !Object.hasOwn(Alone, f))
   const alone = files.filter((f) => Object.hasOwn(Alone, f))
   console.log(`running ${files.length} test files, ${jobs} at a time${alone.length ? ` (${alone.length} alone after)` : ''}`)
+  const beside = commands.map(runCommand)
   const outcomes = [...(await pool(together, jobs, temp, report)), ...(await pool(alone, 1, temp, report))]
+  const besides = await Promise.all(beside)
+  for (const o of besides) {
+    console.log(`${o.ok ? '✔' : '✖'} ${o.file} (${seconds(o.ms)}${o.cpu === undefined ? '' : `, ${o.cpu.toFixed(1)} s CPU`})`)
+    console.log(
+      o.output
+        .replace(/\[cpu\] .*\n?/, '')
+        .trimEnd()
+        .replace(/^/gm, '    '),
+    )
+  }
 
-  const failed = outcomes.filter((o) => !o.ok)
+  const failed = [...outcomes, ...besides].filter((o) => !o.ok)
   console.log(`\nthe ten slowest files:`)
   for (const o of [...outcomes].sort((a, b) => b.ms - a.ms).slice(0, 10)) console.log(`  ${seconds(o.ms).padStart(8)}  ${o.file}`)
   const cpus = outcomes.filter((o) => o.cpu !== undefined)

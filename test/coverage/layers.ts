@@ -81,7 +81,9 @@ function main(): void {
     ]),
   ]
   const widths = header.map((_, i) => Math.max(...table.map((l) => l[i].length)))
-  console.log('\ncoverage by layer (c8, every process the tests started)')
+  console.log(
+    `\ncoverage by layer (c8, ${process.env.CORDAGE_TEST_CHILD_COVERAGE ? 'every process the tests started' : "the test files' own processes"})`,
+  )
   for (const line of table) console.log(line.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  '))
   const kernel = rows.find((r) => r.name === 'kernel')!
   if (!kernel.files) {

@@ -12,9 +12,12 @@ import { stringify } from 'yaml'
 import type { RunEvent } from 'cordage'
 import { pluginHash } from '../core/host/plugin-hash.ts'
 import { refundAnswer, tempDir } from './helpers.ts'
-import { sourceBin as bin } from './bin.ts'
+import { cordageBin as bin, root, suiteDist } from './bin.ts'
 
 const greeterFixture = resolve(import.meta.dirname, 'fixtures/plugins/greeter')
+
+/** A built-in plugin's folder as the `cordage` the tests run has it (compiled in the suite's build), for its hash. */
+const builtin = (name: string) => join(suiteDist ?? root, 'plugins', name)
 
 function cordage(args: string[], cwd: string) {
   const result = spawnSync(process.execPath, [bin, ...args], { cwd, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } })
@@ -141,8 +144,8 @@ describe('resume under drift', () => {
       drift.changes.map((c) => [c.plugin, c.from, c.to, c.decision]),
       [['policy-rules', '1.0.0', '2.1.0', 'pinned']],
     )
-    assert.equal(drift.changes[0].fromHash, pluginHash(resolve(import.meta.dirname, '../plugins/policy-rules-v1')))
-    assert.equal(drift.changes[0].toHash, pluginHash(resolve(import.meta.dirname, '../plugins/policy-rules')))
+    assert.equal(drift.changes[0].fromHash, pluginHash(builtin('policy-rules-v1')))
+    assert.equal(drift.changes[0].toHash, pluginHash(builtin('policy-rules')))
     // Every policy decision of the run, before and after the resume, came from 1.0.0.
     const producers = policyProducers(events)
     assert.ok(producers.length >= 2, producers.join())
@@ -195,7 +198,7 @@ describe('resume under drift', () => {
     const start = storedEvents(dir, runId)[0]
     assert.ok(start.type === 'run/start')
     assert.equal(start.data.hashes?.greeter, before)
-    assert.equal(start.data.hashes?.['policy-rules'], pluginHash(resolve(import.meta.dirname, '../plugins/policy-rules-v1')))
+    assert.equal(start.data.hashes?.['policy-rules'], pluginHash(builtin('policy-rules-v1')))
 
     appendFileSync(join(greeter, 'index.ts'), '\n// edited after the run started\n')
     const after = pluginHash(greeter)

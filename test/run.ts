@@ -129,7 +129,9 @@ async function runFile(file: string, index: number, env: NodeJS.ProcessEnv, temp
   chmodSync(own, 0o1777)
   // tsx keeps its compile cache in the temp dir: every file shares the usual one (a link the check skips).
   symlinkSync(TsxCache, join(own, basename(TsxCache)))
-  const outcome = await runIn(file, { ...env, TMPDIR: own })
+  // npm_command: `npx …` sets it to exec, which makes `cordage` hints say `npx cordage` (core/cli/self.ts);
+  // the tests expect the hints of a checkout however the runner itself was started.
+  const outcome = await runIn(file, { ...env, TMPDIR: own, npm_command: undefined })
   // tsx's caches (one per user: `tsx-<uid>`) are caches, not what a test made.
   const left = readdirSync(own).filter((name) => !/^tsx-\d+$/.test(name))
   rmSync(own, { recursive: true, force: true })

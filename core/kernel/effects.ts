@@ -1,7 +1,6 @@
 /**
  * @module effects
- * Running authorized actions, one wave executor for one call or several side by side, each call as
- * Pi's loop runs a tool call: prepare (the constraints it must hold,
+ * Running one authorized action, as Pi's loop runs a tool call: prepare (the constraints it must hold,
  * core/kernel/constraints.ts; the idempotency ledger, core/kernel/ledger.ts; the ticket and `tool/start`
  * with its ledger intent), execute (the call under its time limit, reachable by cancellation) and
  * finalize (what its outcome means, core/kernel/call-outcome.ts; an effect whose outcome is not known,
@@ -91,21 +90,59 @@ interface Started {
   reservation?: Reservation
 }
 
+/** Run an action that policy (or a person) authorized under `policyVersion`. */
+export async function execute(run: DriverPort, action: ActionState, tool: Tool, policyVersion: string, causation: number): Promise<Next> {
+  // The common case, one call, without the wave's bookkeeping (it costs microseconds a step).
+  const unheld = unheldConstraints(run, action, tool)
+  if (unheld) return unheld
+  const key = keyOf(run.runId, action, tool)
+  let takeover = false
+  if (tool.sideEffect !== 'none') {
+    const verdict = await checkLedger(run, action, tool, key)
+    if (verdict === 'takeover') takeover = true
+    else if (verdict) return verdict
+  }
+  const job: Ready = { action, tool, policyVersion, causation, key, takeover }
+  const refused = await reserveWave(run, [job])
+  if (refused) return refused
+  for (;;) {
+    const started = start(run, job)
+    try {
+      // The model's decision, the policy decision and the intent are durable before the tool runs.
+      await run.flush(started.intent)
+    } catch (error) {
+      if (!CordageError.is(error, 'effect_exists') && !CordageError.is(error, 'idempotency_conflict')) throw error
+      await run.lostKeyRace(1)
+      return 'continue'
+    }
+    // Frozen past the lease's expiry between the intent and the call, another worker may own the run now.
+    if (tool.sideEffect !== 'none') await run.checkLease()
+    let settled: PromiseSettledResult<ToolResult>
+    try {
+      settled = { status: 'fulfilled', value: await call(run, started) }
+    } catch (reason) {
+      settled = { status: 'rejected', reason }
+    }
+    const outcome = await finish(run, started, settled)
+    if (outcome === 'done') return 'continue'
+    if (outcome !== 'retry') return outcome.run()
+  }
+}
+
 /**
- * Run a wave: one authorized action, or several of one step side by side (core/kernel/parallel.ts chose
- * them: their footprints do not overlap). Each call goes prepare ({@link start}), execute ({@link call}),
- * finalize ({@link finish}). Everything that is recorded is recorded in proposal order, whatever finishes first:
+ * Run authorized actions of one step side by side (core/kernel/parallel.ts chose them: their footprints do
+ * not overlap). Everything that is recorded is recorded in proposal order, whatever finishes first:
  * every intent and `tool/start` is durable before any of the calls begins, and the outcomes are
  * recorded one by one in the order the model proposed the calls, so state and the model's context
  * do not depend on timing. What an outcome leads to (a retry, ending the run, waiting for a person)
  * is acted on only after every outcome of the wave is on record.
  */
-export async function executeWave(run: DriverPort, jobs: readonly Authorized[]): Promise<Next> {
+export async function executeTogether(run: DriverPort, jobs: Authorized[]): Promise<Next> {
   let queue: Ready[] = []
   for (const job of jobs) {
     const unheld = unheldConstraints(run, job.action, job.tool)
     if (unheld) {
-      if ((await unheld) === 'halt') return 'halt'
+      await unheld
       continue
     }
     const key = keyOf(run.runId, job.action, job.tool)

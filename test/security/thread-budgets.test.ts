@@ -120,6 +120,15 @@ async function untilEnded(load: () => Promise<RunState>): Promise<RunState> {
   throw new Error('the run did not end')
 }
 
+/** Resolves once run `runId`'s stored log ends with run/end. */
+async function untilStored(runId: string): Promise<void> {
+  for (let i = 0; i < 400; i++) {
+    if ((await lab!.events(runId)).at(-1)?.type === 'run/end') return
+    await new Promise((r) => setTimeout(r, 25))
+  }
+  throw new Error(`run/end of ${runId} never reached the store`)
+}
+
 describe('thread budgets: what a turn and its children spent counts, however the turn ended', () => {
   for (const store of sharedStores) {
     it(`a turn cancelled while its child spends: the child's tokens count for the next turn, also those spent after its parent ended (${store})`, async () => {
@@ -144,6 +153,9 @@ describe('thread budgets: what a turn and its children spent counts, however the
       const childId = `${first.runId}.s1.a1`
       const child = await untilEnded(() => host.agent('helper').load(childId))
       assert.equal(child.status, 'CANCELLED')
+      // The state can say CANCELLED a moment before run/end is in the store (PostgreSQL, a busy machine);
+      // the next turn reads the store, and refuses (thread_busy) while the child's log has not ended.
+      await untilStored(childId)
 
       const parentLog = await lab.events(first.runId)
       const childLog = await lab.events(childId)

@@ -145,7 +145,7 @@ async function runFile(file: string, index: number, env: NodeJS.ProcessEnv, temp
 }
 
 function runIn(file: string, env: NodeJS.ProcessEnv): Promise<Outcome> {
-  return runProcess(file, [process.execPath, '--import', 'tsx', '--import', OwnProcessCoverage, '--test-reporter=spec', file], env)
+  return runProcess(file, [process.execPath, '--import', 'tsx/esm', '--import', OwnProcessCoverage, '--test-reporter=spec', file], env)
 }
 
 /** A --with command, through the shell; not under coverage (c8 measures the tests). */
@@ -257,6 +257,8 @@ async function main(): Promise<number> {
   const { durations, problem } = readDurations(DurationsFile)
   if (problem) console.log(`test/durations.json is not usable: ${problem}; files run in name order (--record-durations writes it)`)
   const files = problem ? named : longestFirst(named, durations, (file) => fileSize(root, file))
+  // The --with commands start first: the type check and the lint run beside the build and the files.
+  const beside = commands.map(runCommand)
   if (!sources) process.env.CORDAGE_TEST_BIN = buildBin()
   // Every file's temp dirs land in a folder of its own in here: os.tmpdir() reads TMPDIR.
   const temp = mkdtempSync(join(tmpdir(), 'cdg-'))
@@ -272,7 +274,6 @@ async function main(): Promise<number> {
   const together = files.filter((f) => !Object.hasOwn(Alone, f))
   const alone = files.filter((f) => Object.hasOwn(Alone, f))
   console.log(`running ${files.length} test files, ${jobs} at a time${alone.length ? ` (${alone.length} alone after)` : ''}`)
-  const beside = commands.map(runCommand)
   const outcomes = [...(await pool(together, jobs, temp, report)), ...(await pool(alone, 1, temp, report))]
   const besides = await Promise.all(beside)
   for (const o of besides) {

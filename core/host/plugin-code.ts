@@ -10,7 +10,7 @@ import { existsSync, readFileSync, realpathSync } from 'node:fs'
 import { createRequire, isBuiltin } from 'node:module'
 import { dirname, join, resolve, sep } from 'node:path'
 import { pathToFileURL } from 'node:url'
-import { build, buildSync, type BuildOptions, type Message, type Metafile, type PluginBuild } from 'esbuild'
+import type { BuildOptions, Message, Metafile, PluginBuild } from 'esbuild'
 import { SharedPackages } from './shared-modules.ts'
 
 /** The code of a plugin as its bundle has it. */
@@ -19,7 +19,18 @@ export interface PluginCode {
   inputs: string[]
   /** Each bare import left outside the bundle, with the file that imports it. */
   imports: { importer: string; path: string }[]
+  /**
+   * Every local import names the file it resolves to (`./rules.ts`, not `./rules`), and none was left
+   * unresolved: no file created later can change what the bundle includes (host/plugin-code-cache.ts).
+   */
+  exact?: boolean
 }
+
+/**
+ * esbuild, loaded when a plugin is bundled: a command whose plugins' code is in the cache
+ * (host/plugin-code-cache.ts) never loads it (0.07 CPU-s of a command's start, measured).
+ */
+const esbuild = () => createRequire(import.meta.url)('esbuild') as typeof import('esbuild')
 
 /** A package a plugin imports, as it resolves from the importing file. */
 export type ResolvedPackage =
@@ -55,14 +66,14 @@ export function entryOf(dir: string): string | undefined {
  */
 export function bundleCode(dir: string, entry: string): PluginCode {
   try {
-    return codeOf(dir, buildSync(hashBuild(dir, entry)).metafile)
+    return codeOf(dir, esbuild().buildSync(hashBuild(dir, entry)).metafile)
   } catch (error) {
     const errors = (error as { errors?: Message[] }).errors ?? []
     if (!errors.length || !errors.every((e) => e.text.startsWith('Could not resolve ')))
       throw new BundleError(errors.length ? errors.map((e) => e.text) : [String((error as Error).message)], { cause: error })
   }
-  const esbuild = pathToFileURL(createRequire(import.meta.url).resolve('esbuild')).href
-  const script = `const { build } = await import(${JSON.stringify(esbuild)})
+  const esbuildUrl = pathToFileURL(createRequire(import.meta.url).resolve('esbuild')).href
+  const script = `const { build } = await import(${JSON.stringify(esbuildUrl)})
 const setup = ${unresolvedExternalSource}
 const options = JSON.parse(process.argv[1])
 try {
@@ -84,7 +95,7 @@ try {
 export async function bundleCodeAsync(dir: string, entry: string): Promise<PluginCode> {
   try {
     const plugins = [{ name: 'unresolved-external', setup: unresolvedExternal }]
-    return codeOf(dir, (await build({ ...hashBuild(dir, entry), plugins })).metafile)
+    return codeOf(dir, (await esbuild().build({ ...hashBuild(dir, entry), plugins })).metafile)
   } catch (error) {
     const errors = (error as { errors?: Message[] }).errors
     throw new BundleError(errors?.length ? errors.map((e) => e.text) : [String((error as Error).message)], { cause: error })
@@ -136,16 +147,28 @@ const hashBuild = (dir: string, entry: string) =>
 export function codeOf(dir: string, metafile: Metafile): PluginCode {
   const inputs: string[] = []
   const imports: PluginCode['imports'] = []
+  let exact = true
   for (const [path, input] of Object.entries(metafile.inputs)) {
     // Only real files: esbuild also lists virtual modules (`<define:…>`, a plugin's namespace).
     const file = resolve(dir, path.replace(/^file:/, ''))
-    if (!existsSync(file)) continue
+    if (!existsSync(file)) {
+      exact = false
+      continue
+    }
     inputs.push(file)
-    for (const imported of input.imports)
+    for (const imported of input.imports) {
       if (imported.external && isBare(imported.path)) imports.push({ importer: file, path: imported.path })
+      else if (!imported.external) exact &&= namesItsFile(file, imported.original, resolve(dir, imported.path))
+      // A local import left outside (it did not resolve): a file created later would be bundled.
+      else if (!isBuiltin(imported.path)) exact = false
+    }
   }
-  return { inputs: inputs.sort(), imports }
+  return { inputs: inputs.sort(), imports, exact }
 }
+
+/** Whether the import `original` written in `importer` is the relative path of `resolved` itself. */
+const namesItsFile = (importer: string, original: string | undefined, resolved: string) =>
+  original !== undefined && /^\.\.?\//.test(original) && resolve(dirname(importer), original) === resolved
 
 const isBare = (path: string) => !/^(\.|\/|[a-zA-Z]:[\\/])/.test(path) && !isBuiltin(path)
 

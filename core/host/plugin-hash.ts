@@ -32,6 +32,7 @@ import {
   resolveImport,
   type PluginCode,
 } from './plugin-code.ts'
+import { recalledCode, rememberCode } from './plugin-code-cache.ts'
 
 const skippedDirs = new Set(['node_modules', 'fixtures', 'test', 'tests'])
 const testFile = /\.(test|spec)\.[cm]?[jt]sx?$/
@@ -112,11 +113,14 @@ function linkKind(path: string): 'file' | 'dir' | undefined {
  */
 export function pluginHash(dir: string, entry: string | undefined = entryOf(dir)): string {
   if (!entry) return hashOfCode(dir, undefined, (file) => readFileSync(file))
-  let code: PluginCode
-  try {
-    code = bundleCode(dir, entry)
-  } catch (error) {
-    return unhashable(entry, error)
+  let code = recalledCode(dir, entry)
+  if (!code) {
+    try {
+      code = bundleCode(dir, entry)
+    } catch (error) {
+      return unhashable(entry, error)
+    }
+    rememberCode(dir, entry, code)
   }
   return hashOfCode(dir, code, (file) => readFileSync(file))
 }
@@ -124,11 +128,14 @@ export function pluginHash(dir: string, entry: string | undefined = entryOf(dir)
 /** {@link pluginHash}, bundling in esbuild's own process: an app hashes its plugins side by side while it imports them. */
 export async function pluginHashAsync(dir: string, entry: string | undefined = entryOf(dir)): Promise<string> {
   if (!entry) return hashOfCode(dir, undefined, (file) => readFileSync(file))
-  let code: PluginCode
-  try {
-    code = await bundleCodeAsync(dir, entry)
-  } catch (error) {
-    return unhashable(entry, error)
+  let code = recalledCode(dir, entry)
+  if (!code) {
+    try {
+      code = await bundleCodeAsync(dir, entry)
+    } catch (error) {
+      return unhashable(entry, error)
+    }
+    rememberCode(dir, entry, code)
   }
   return hashOfCode(dir, code, (file) => readFileSync(file))
 }

@@ -7,7 +7,7 @@
  * config goes along only when the plugin is the same one: another plugin's config would not fit it.
  * The plugin is checked against the catalogue first, so a typo lists the installed model plugins.
  */
-import semver from 'semver'
+import { semver } from '../host/semver.ts'
 import { CordageError } from '../contracts/errors.ts'
 import type { PluginCatalog } from '../host/catalog.ts'
 import { loadPreset } from '../host/preset.ts'

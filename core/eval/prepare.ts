@@ -12,7 +12,7 @@
 import { cpSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path'
 import type { Schema } from 'cordis'
-import semver from 'semver'
+import { semver } from '../host/semver.ts'
 import { stringify } from 'yaml'
 import { CordageError } from '../contracts/errors.ts'
 import { loadPreset, planAgent, type AgentSpec, type PluginCatalog, type PluginRef, type Preset } from '../host/index.ts'

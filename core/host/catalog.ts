@@ -7,7 +7,7 @@
  */
 import { existsSync, readdirSync, readFileSync, realpathSync, statSync } from 'node:fs'
 import { dirname, isAbsolute, join, relative, resolve } from 'node:path'
-import semver from 'semver'
+import { semver } from './semver.ts'
 import { CordageError } from '../contracts/errors.ts'
 import type { CordagePlugin, Manifest } from '../contracts/manifest.ts'
 import { importPluginModule } from './bounded-import.ts'

@@ -15,7 +15,7 @@
  */
 import { existsSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs'
 import { basename, dirname, join, relative } from 'node:path'
-import semver from 'semver'
+import { semver } from './semver.ts'
 import { CordageError } from '../contracts/errors.ts'
 import { shellQuote } from '../kit/shell.ts'
 import type { CatalogEntry, PluginCatalog } from './catalog.ts'

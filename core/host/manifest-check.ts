@@ -3,7 +3,7 @@
  * A manifest comes from plugin code the host does not trust yet, so it is checked at run time before
  * anything of the plugin runs: names, semver versions and ranges, and a schemastery config schema.
  */
-import semver from 'semver'
+import { semver } from './semver.ts'
 import { z } from 'zod'
 import { CordageError } from '../contracts/errors.ts'
 import type { Manifest } from '../contracts/manifest.ts'

@@ -17,7 +17,7 @@
  */
 import { readFileSync } from 'node:fs'
 import { dirname, resolve } from 'node:path'
-import semver from 'semver'
+import { semver } from './semver.ts'
 import { CordageError, type Code } from '../contracts/errors.ts'
 import type { Cordage } from './app.ts'
 import type { CatalogEntry, PluginCatalog } from './catalog.ts'

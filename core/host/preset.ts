@@ -5,7 +5,7 @@
  */
 import { existsSync } from 'node:fs'
 import { dirname, relative, resolve } from 'node:path'
-import semver from 'semver'
+import { semver } from './semver.ts'
 import { z } from 'zod'
 import type { Budgets } from '../kernel/budget.ts'
 import { TimedServices, type TimedService } from '../kernel/agent.ts'

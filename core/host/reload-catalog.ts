@@ -4,7 +4,7 @@
  * the installed one of that folder, everything else is the host's catalogue. The agent's plan is then
  * checked exactly as a preset entry is (version range, config, requirements in both directions).
  */
-import semver from 'semver'
+import { semver } from './semver.ts'
 import { CordageError } from '../contracts/errors.ts'
 import { PluginCatalog, type CatalogEntry } from './catalog.ts'
 

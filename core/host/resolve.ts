@@ -4,7 +4,7 @@
  * each service, and an order to plug them in. Everything is decided before any plugin code runs, so a
  * bad preset leaves nothing half-loaded.
  */
-import semver from 'semver'
+import { semver } from './semver.ts'
 import type { Schema } from 'cordis'
 import { HostProvided, KernelOptional, KernelRequires } from '../contracts/versions.ts'
 import { CordageError, type Code } from '../contracts/errors.ts'

@@ -8,25 +8,10 @@ import { CordageError } from '../contracts/errors.ts'
 import { KernelVersion } from '../kernel/version.ts'
 import { Commands, helpText, parse } from './args.ts'
 import { colorChoice } from './color.ts'
-import { artifact, artifacts } from './commands/artifacts.ts'
-import { check } from './commands/check.ts'
-import { events } from './commands/events.ts'
-import { grants, revoke } from './commands/grants.ts'
-import { lock } from './commands/lock.ts'
-import { playground } from './commands/playground.ts'
-import { run } from './commands/run.ts'
-import { runs } from './commands/runs.ts'
-import { approve, cancel, reconcile, reject, resume } from './commands/steer.ts'
-import { submit } from './commands/submit.ts'
-import { thread } from './commands/thread.ts'
-import { worker } from './commands/worker.ts'
-import { effects } from './effects.ts'
 import { invocationOf, reportError } from './errors.ts'
 import { ExitCodes } from './exit-codes.ts'
 import { open, overridesOf } from './open.ts'
 import type { Handler, Output } from './output.ts'
-import { scan } from './scan.ts'
-import { verify } from './verify.ts'
 export type { Output } from './output.ts'
 
 export async function main(argv: string[], sink: Output): Promise<number> {
@@ -78,34 +63,90 @@ function withColor(io: Output): Output {
 // Reading runs starts only the stores: no tool servers, no model keys needed.
 const storeOnly = (io: Output) => (flags: Parameters<typeof open>[1]) => open(io, flags, 'stores')
 
+/**
+ * A handler whose module is loaded when its command runs: a command's start pays only for its own
+ * modules, not for the other twenty commands'.
+ */
+const lazy =
+  <M>(load: () => Promise<M>, handler: (m: M, io: Output) => Handler): Handler =>
+  async (args, io) =>
+    handler(await load(), io)(args, io)
+
+const steer = () => import('./commands/steer.ts')
+const grantsModule = () => import('./commands/grants.ts')
+const artifactsModule = () => import('./commands/artifacts.ts')
+
 const commands: Record<string, Handler> = {
-  run,
-  submit,
-  approve,
-  reject,
-  reconcile,
-  resume,
-  cancel,
-  runs,
-  thread,
-  events,
-  worker,
-  grants,
-  revoke,
-  check,
-  verify: (args, io) => verify(args, io, storeOnly(io)),
-  effects: (args, io) => effects(args, io, storeOnly(io)),
-  artifacts,
-  artifact,
-  scan: (args, io) => scan(args, io, storeOnly(io)),
-  dev: async (args, io) =>
-    (await import('./dev.ts')).dev(args, io, (flags, agents) => open(io, flags, agents ?? 'every agent'), overridesOf),
-  // Loaded on demand, and loads no host: it only writes files.
-  init: async (args, io) => (await import('./init.ts')).init(args, io),
-  lock,
-  // Loaded on demand: the other commands do not pay for the eval engine.
-  eval: async (args, io) => (await import('./eval.ts')).evalCommand(args, io),
-  playground,
+  run: lazy(
+    () => import('./commands/run.ts'),
+    (m) => m.run,
+  ),
+  submit: lazy(
+    () => import('./commands/submit.ts'),
+    (m) => m.submit,
+  ),
+  approve: lazy(steer, (m) => m.approve),
+  reject: lazy(steer, (m) => m.reject),
+  reconcile: lazy(steer, (m) => m.reconcile),
+  resume: lazy(steer, (m) => m.resume),
+  cancel: lazy(steer, (m) => m.cancel),
+  runs: lazy(
+    () => import('./commands/runs.ts'),
+    (m) => m.runs,
+  ),
+  thread: lazy(
+    () => import('./commands/thread.ts'),
+    (m) => m.thread,
+  ),
+  events: lazy(
+    () => import('./commands/events.ts'),
+    (m) => m.events,
+  ),
+  worker: lazy(
+    () => import('./commands/worker.ts'),
+    (m) => m.worker,
+  ),
+  grants: lazy(grantsModule, (m) => m.grants),
+  revoke: lazy(grantsModule, (m) => m.revoke),
+  check: lazy(
+    () => import('./commands/check.ts'),
+    (m) => m.check,
+  ),
+  verify: lazy(
+    () => import('./verify.ts'),
+    (m, io) => (args) => m.verify(args, io, storeOnly(io)),
+  ),
+  effects: lazy(
+    () => import('./effects.ts'),
+    (m, io) => (args) => m.effects(args, io, storeOnly(io)),
+  ),
+  artifacts: lazy(artifactsModule, (m) => m.artifacts),
+  artifact: lazy(artifactsModule, (m) => m.artifact),
+  scan: lazy(
+    () => import('./scan.ts'),
+    (m, io) => (args) => m.scan(args, io, storeOnly(io)),
+  ),
+  dev: lazy(
+    () => import('./dev.ts'),
+    (m, io) => (args) => m.dev(args, io, (flags, agents) => open(io, flags, agents ?? 'every agent'), overridesOf),
+  ),
+  // Loads no host: it only writes files.
+  init: lazy(
+    () => import('./init.ts'),
+    (m) => m.init,
+  ),
+  lock: lazy(
+    () => import('./commands/lock.ts'),
+    (m) => m.lock,
+  ),
+  eval: lazy(
+    () => import('./eval.ts'),
+    (m) => m.evalCommand,
+  ),
+  playground: lazy(
+    () => import('./commands/playground.ts'),
+    (m) => m.playground,
+  ),
 }
 
 // Every command of the table has a handler, and every handler a command (a test checks the help too).

@@ -128,7 +128,7 @@ const commands: Record<string, Handler> = {
   ),
   dev: lazy(
     () => import('./dev.ts'),
-    (m, io) => (args) => m.dev(args, io, (flags, agents) => open(io, flags, agents ?? 'every agent'), overridesOf),
+    (m, io) => (args) => m.dev(args, io, (flags, agents) => open(io, flags, agents ?? 'every agent', 'whole'), overridesOf),
   ),
   // Loads no host: it only writes files.
   init: lazy(

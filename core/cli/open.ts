@@ -30,18 +30,31 @@ export function presetFile(flags: Parsed['flags']): string {
  */
 export type Starting = 'every agent' | 'stores' | 'on demand' | string[] | ((names: string[]) => string[])
 
-export async function open(io: Output, flags: Parsed['flags'], starting: Starting = 'every agent'): Promise<Cordage> {
+/**
+ * How much of the plugin catalogue a command reads: `as named`, the folders of the plugins the preset
+ * names (a command that loads one preset and ends; host/catalog.ts ScanOptions.lazy), or `whole`, every
+ * folder at the start (a process that stays up and lists or swaps plugins: dev, worker, playground).
+ */
+export type CatalogReading = 'as named' | 'whole'
+
+export async function open(
+  io: Output,
+  flags: Parsed['flags'],
+  starting: Starting = 'every agent',
+  reading: CatalogReading = 'as named',
+): Promise<Cordage> {
   const logLevel = logLevelOf(flags)
   const file = presetFile(flags)
   // The host (cordis, the catalogue, esbuild) is loaded by the commands that use it, not by --version or --help.
   const { Cordage } = await import('../host/app.ts')
+  const { PluginCatalog } = await import('../host/catalog.ts')
   const model = await modelSets(file, flags)
   try {
     return await Cordage.fromPreset(file, {
       agents: typeof starting === 'string' ? undefined : starting,
       storeOnly: starting === 'stores',
       onDemand: starting === 'on demand',
-      catalog: model?.catalog,
+      catalog: model?.catalog ?? (await PluginCatalog.scan(undefined, { lazy: reading === 'as named' })),
       sets: model?.sets ?? (flags.set as string[] | undefined),
       lock: !flags['no-lock'],
       logLevel,
@@ -100,7 +113,7 @@ export function pickAgent(app: Cordage, name?: string): AgentRuntime {
  */
 export async function openEvery(io: Output, flags: Parsed['flags'], command: string): Promise<Cordage> {
   try {
-    return await open(io, flags, flags.agent ? [String(flags.agent)] : 'every agent')
+    return await open(io, flags, flags.agent ? [String(flags.agent)] : 'every agent', 'whole')
   } catch (error) {
     const agent = CordageError.is(error) ? (error.data as { agent?: string } | undefined)?.agent : undefined
     if (!agent || flags.agent) throw error

@@ -246,6 +246,8 @@ export class Cordage {
       const hash = recorded.hashes?.[name]
       const now = this.hashOf(p.entry)
       if (version === undefined || (version === p.entry.manifest.version && (hash === undefined || hash === now))) continue
+      // The version the run recorded may be in any folder (policy-rules-v1 holds policy-rules 1.x).
+      await this.catalog.read()
       const entry = this.catalog
         .entries()
         .find((e) => e.manifest.name === name && e.manifest.version === version && (hash === undefined || this.hashOf(e) === hash))

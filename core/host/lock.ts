@@ -20,7 +20,7 @@ import { CordageError } from '../contracts/errors.ts'
 import { shellQuote } from '../kit/shell.ts'
 import type { CatalogEntry, PluginCatalog } from './catalog.ts'
 import { pluginHash, unhashableReason } from './plugin-hash.ts'
-import type { AgentSpec, PluginRef, Preset } from './preset.ts'
+import { namesIn, type AgentSpec, type PluginRef, type Preset } from './preset.ts'
 import type { AgentPlan } from './resolve.ts'
 
 /** The content hash of an installed plugin (host/plugin-hash.ts): its folder, its bundle's files and the packages it imports. */
@@ -148,6 +148,24 @@ export async function applyLock(
   locked: { file: string; lock: LockFile },
   catalog: PluginCatalog,
   hash: (entry: Pick<CatalogEntry, 'dir' | 'entry'>) => string | Promise<string> = hashEntry,
+): Promise<Record<string, AgentSpec>> {
+  // From a lazily scanned catalogue: the agents' plugins, and every folder when the lock does not hold
+  // (its message lists the versions installed).
+  await catalog.read(Object.values(preset.agents).flatMap(namesIn))
+  try {
+    return await pinAgents(preset, locked, catalog, hash)
+  } catch (error) {
+    if (catalog.whole) throw error
+    await catalog.read()
+    return pinAgents(preset, locked, catalog, hash)
+  }
+}
+
+async function pinAgents(
+  preset: Preset,
+  locked: { file: string; lock: LockFile },
+  catalog: PluginCatalog,
+  hash: (entry: Pick<CatalogEntry, 'dir' | 'entry'>) => string | Promise<string>,
 ): Promise<Record<string, AgentSpec>> {
   const problems: string[] = []
   const out: Record<string, AgentSpec> = {}

@@ -354,3 +354,8 @@ function describe(value: unknown): string {
   const text = JSON.stringify(value)
   return text.length > 60 ? text.slice(0, 57) + '...' : text
 }
+
+/** The plugins an agent names from the catalogue (not by path). */
+export function namesIn(spec: AgentSpec): string[] {
+  return [spec.model, ...spec.plugins].flatMap((ref) => (ref.plugin === undefined ? [] : [ref.plugin]))
+}

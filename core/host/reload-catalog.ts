@@ -27,6 +27,14 @@ export class RebuiltCatalog extends PluginCatalog {
     return this.rebuilt
   }
 
+  override read(names?: Iterable<string>): Promise<void> {
+    return this.base.read(names)
+  }
+
+  override get whole(): boolean {
+    return this.base.whole
+  }
+
   override async addFolder(dir: string): Promise<CatalogEntry> {
     return dir === this.rebuilt.dir ? this.rebuilt : this.base.addFolder(dir)
   }

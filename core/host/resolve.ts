@@ -9,7 +9,7 @@ import type { Schema } from 'cordis'
 import { HostProvided, KernelOptional, KernelRequires } from '../contracts/versions.ts'
 import { CordageError, type Code } from '../contracts/errors.ts'
 import type { CatalogEntry, PluginCatalog } from './catalog.ts'
-import type { AgentSpec, PluginRef, Preset } from './preset.ts'
+import { namesIn, type AgentSpec, type PluginRef, type Preset } from './preset.ts'
 import { meterProblems } from './metered.ts'
 import { ArtifactsPlugin, artifactsMissing, withAgentKeys } from './artifact-keys.ts'
 
@@ -46,8 +46,24 @@ interface Problem {
   message: string
 }
 
-/** Resolve one agent of a preset against the catalogue. Throws one CordageError listing every problem. */
+/**
+ * Resolve one agent of a preset against the catalogue. Throws one CordageError listing every problem.
+ * From a lazily scanned catalogue (host/catalog.ts), the folders of the plugins the agent names are
+ * read first; when the agent does not plan, every folder is, and it is planned again, so that what the
+ * error lists (the plugins installed, the providers of a service) is all of them.
+ */
 export async function planAgent(preset: Preset, spec: AgentSpec, catalog: PluginCatalog): Promise<AgentPlan> {
+  await catalog.read(namesIn(spec))
+  try {
+    return await plan(preset, spec, catalog)
+  } catch (error) {
+    if (catalog.whole) throw error
+    await catalog.read()
+    return plan(preset, spec, catalog)
+  }
+}
+
+async function plan(preset: Preset, spec: AgentSpec, catalog: PluginCatalog): Promise<AgentPlan> {
   const problems: Problem[] = []
   const planned: PlannedPlugin[] = []
   const refs = [spec.model, ...spec.plugins]

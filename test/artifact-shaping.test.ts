@@ -16,7 +16,7 @@ import { Cordage } from '../core/host/app.ts'
 import { CordageError } from 'cordage'
 import { bigReport, PageReport, ReportBytes } from './fixtures/plugins/artifact-desk/index.ts'
 import { cordage } from './cordage-process.ts'
-import { tempDir } from './helpers.ts'
+import { tempDir } from './temp.ts'
 
 const root = resolve(import.meta.dirname, '..')
 const desk = { path: join(root, 'test/fixtures/plugins/artifact-desk') }

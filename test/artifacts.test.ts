@@ -15,7 +15,7 @@ import { readFileSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { stringify } from 'yaml'
 import { main } from '../core/cli/main.ts'
-import { tempDir } from './helpers.ts'
+import { tempDir } from './temp.ts'
 import sqliteManifest from '../plugins/store-sqlite/manifest.ts'
 import postgresManifest from '../plugins/store-postgres/manifest.ts'
 

@@ -12,7 +12,7 @@ import { describe, it } from 'node:test'
 import { Commands, parse } from '../core/cli/args.ts'
 import { nextSteps, packageName, scaffold, TemplateFiles, TemplatesDir, writeAll } from '../core/cli/init.ts'
 import { CordageError } from '../core/contracts/errors.ts'
-import { tempDir } from './helpers.ts'
+import { tempDir } from './temp.ts'
 import { cordageBin as bin } from './bin.ts'
 
 const root = resolve(import.meta.dirname, '..')

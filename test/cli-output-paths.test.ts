@@ -13,7 +13,7 @@ import { before, describe, it } from 'node:test'
 import { stringify } from 'yaml'
 import { bigReport } from './fixtures/plugins/artifact-desk/index.ts'
 import { cordage } from './cordage-process.ts'
-import { tempDir } from './helpers.ts'
+import { tempDir } from './temp.ts'
 
 const root = resolve(import.meta.dirname, '..')
 

@@ -16,7 +16,7 @@ import { Cordage } from '../core/host/app.ts'
 import type { ScriptedModel } from '../plugins/model-scripted/index.ts'
 import type { ScriptEntry } from '../plugins/model-scripted/manifest.ts'
 import { SealedFeedback } from '../plugins/verifier-suite/check.ts'
-import { tempDir } from './helpers.ts'
+import { tempDir } from './temp.ts'
 import { cordageBin as bin } from './bin.ts'
 
 const root = resolve(import.meta.dirname, '..')

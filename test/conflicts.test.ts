@@ -9,7 +9,7 @@ import { describe, it } from 'node:test'
 import type { CordageError } from 'cordage'
 import { Cordage } from '../core/host/app.ts'
 import { PluginCatalog } from '../core/host/catalog.ts'
-import { tempDir } from './helpers.ts'
+import { tempDir } from './temp.ts'
 
 const fixtures = resolve(import.meta.dirname, 'fixtures')
 

@@ -12,7 +12,7 @@ import { before, describe, it } from 'node:test'
 import { copyAssets, packageFiles } from '../build/assets.ts'
 import { KernelVersion } from '../core/kernel/version.ts'
 import { buildPackage, suiteDist } from './bin.ts'
-import { tempDir } from './helpers.ts'
+import { tempDir } from './temp.ts'
 
 const root = resolve(import.meta.dirname, '..')
 /** Inside the repository (its node_modules has tsx): the suite's build (.test-dist/), else dist/, built below. */

@@ -14,7 +14,7 @@ import { ExitCodes } from '../core/cli/exit-codes.ts'
 import { main } from '../core/cli/main.ts'
 import { loadCase, loadSuite } from '../core/eval/load.ts'
 import { parse } from 'yaml'
-import { tempDir } from './helpers.ts'
+import { tempDir } from './temp.ts'
 
 const root = resolve(import.meta.dirname, '..')
 const doc = (name: string) => readFileSync(join(root, name), 'utf8')

@@ -10,7 +10,7 @@ import { join, resolve } from 'node:path'
 import { describe, it } from 'node:test'
 import { main } from '../core/cli/main.ts'
 import type { SuiteResult } from '../core/eval/result.ts'
-import { tempDir } from './helpers.ts'
+import { tempDir } from './temp.ts'
 import { cordageBin as bin } from './bin.ts'
 
 const root = resolve(import.meta.dirname, '..')

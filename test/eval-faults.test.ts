@@ -14,7 +14,7 @@ import { Cordage } from '../core/host/app.ts'
 import { toolFaults, type ToolFault, type ToolFaults } from '../core/eval/faults.ts'
 import { Outbox } from '../plugins/support-desk/outbox.ts'
 import { Records } from './fixtures/plugins/eval-desk/records.ts'
-import { tempDir } from './helpers.ts'
+import { tempDir } from './temp.ts'
 
 const done = { final: 'Done.' }
 

@@ -12,7 +12,7 @@ import { main } from '../core/cli/main.ts'
 import { type Baseline, compareBaseline, readBaseline } from '../core/eval/baseline.ts'
 import { loadCase, loadSuite, MaxCaseBytes, MaxSuiteEntries, MaxSuiteFiles } from '../core/eval/load.ts'
 import type { CaseRun, SuiteResult } from '../core/eval/result.ts'
-import { tempDir } from './helpers.ts'
+import { tempDir } from './temp.ts'
 
 const root = resolve(import.meta.dirname, '..')
 

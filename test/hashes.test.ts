@@ -15,7 +15,7 @@ import { main } from '../core/cli/main.ts'
 import { Cordage } from '../core/host/app.ts'
 import { pluginHash } from '../core/host/plugin-hash.ts'
 import { hashPlugin } from '../core/host/reload-build.ts'
-import { tempDir } from './helpers.ts'
+import { tempDir } from './temp.ts'
 
 const root = resolve(import.meta.dirname, '..')
 

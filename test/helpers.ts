@@ -6,7 +6,7 @@ import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { stringify } from 'yaml'
 import { meteredBudgets, readService, type AgentRuntime, type RunEvent } from 'cordage'
-import { Cordage } from '../core/host/app.ts'
+import type { Cordage } from '../core/host/app.ts'
 import type { ScriptEntry } from '../plugins/model-scripted/manifest.ts'
 import type { ScriptedModel } from '../plugins/model-scripted/index.ts'
 import { Outbox, type Followup } from '../plugins/support-desk/outbox.ts'
@@ -77,6 +77,8 @@ export async function supportDesk(options: DeskOptions): Promise<Harness> {
   const presetFile = join(dir, 'preset.yml')
   writeFileSync(presetFile, stringify(preset))
   const errors: unknown[] = []
+  // The host is loaded by the tests that start a desk, not by every file that imports a helper from here.
+  const { Cordage } = await import('../core/host/app.ts')
   const app = await Cordage.fromPreset(presetFile, { onError: (error) => errors.push(error) })
   const agent = app.agent('support')
   return {

@@ -11,7 +11,7 @@ import { stringify } from 'yaml'
 import { readService } from 'cordage'
 import { Cordage } from '../core/host/app.ts'
 import type { ScriptedModel } from '../plugins/model-scripted/index.ts'
-import { tempDir } from './helpers.ts'
+import { tempDir } from './temp.ts'
 
 describe('ledger', () => {
   it('keeps the model answer when another run takes the key between look-up and intent', async () => {

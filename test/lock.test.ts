@@ -11,7 +11,7 @@ import { stringify } from 'yaml'
 import { main } from '../core/cli/main.ts'
 import { lockFileOf, type LockFile } from '../core/host/lock.ts'
 import { pluginFiles, pluginHash, shipsInPlugin } from '../core/host/plugin-hash.ts'
-import { tempDir } from './helpers.ts'
+import { tempDir } from './temp.ts'
 
 const plugins = resolve(import.meta.dirname, '../plugins')
 

@@ -13,7 +13,7 @@ import { Context, Logger } from 'cordis'
 import { Cordage } from '../core/host/app.ts'
 import { loadPreset } from '../core/host/preset.ts'
 import type { CordageError } from '../core/contracts/errors.ts'
-import { tempDir } from './helpers.ts'
+import { tempDir } from './temp.ts'
 import { cordageBin as bin } from './bin.ts'
 
 const root = resolve(import.meta.dirname, '..')

@@ -14,7 +14,7 @@ import { stringify } from 'yaml'
 import type { CordageError } from 'cordage'
 import { Cordage } from '../core/host/app.ts'
 import { PluginCatalog } from '../core/host/catalog.ts'
-import { tempDir } from './helpers.ts'
+import { tempDir } from './temp.ts'
 import { cordageBin as bin } from './bin.ts'
 
 function write(file: string, text: string | object) {

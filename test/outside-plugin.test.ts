@@ -9,7 +9,7 @@ import { join, resolve } from 'node:path'
 import { describe, it } from 'node:test'
 import { stringify } from 'yaml'
 import { Cordage } from '../core/host/app.ts'
-import { tempDir } from './helpers.ts'
+import { tempDir } from './temp.ts'
 
 function outside(packageJson: object | undefined) {
   const dir = tempDir('cordage-outside-')

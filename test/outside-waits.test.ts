@@ -12,7 +12,7 @@ import { afterEach, describe, it } from 'node:test'
 import { stringify } from 'yaml'
 import { replay, type RunEvent, type WaitsService } from 'cordage'
 import { Cordage } from 'cordage/host'
-import { tempDir } from './helpers.ts'
+import { tempDir } from './temp.ts'
 import { sourceBin } from './bin.ts'
 
 const latchDesk = { path: resolve(import.meta.dirname, 'fixtures/plugins/latch-desk') }

@@ -23,7 +23,7 @@ import { join, resolve } from 'node:path'
 import { before, describe, it } from 'node:test'
 import { refused } from '../build/assets.ts'
 import { buildPackage } from './bin.ts'
-import { tempDir } from './helpers.ts'
+import { tempDir } from './temp.ts'
 
 const root = resolve(import.meta.dirname, '..')
 

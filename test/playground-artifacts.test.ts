@@ -16,7 +16,7 @@ import { main } from '../core/cli/main.ts'
 import { testPreset } from '../core/testing/index.ts'
 import { startPlayground, type Playground } from '../playground/server.ts'
 import { CardNumber, CustomerRecord, FinalCode, ReportBytes } from './fixtures/plugins/artifact-desk/index.ts'
-import { tempDir } from './helpers.ts'
+import { tempDir } from './temp.ts'
 import { bearer, readSse } from './playground-helpers.ts'
 
 const auditRef = `audit:sha256:${createHash('sha256').update(CustomerRecord).digest('hex')}`

@@ -14,7 +14,7 @@ import { latestReportPath, renderReport } from '../core/eval/report.ts'
 import { EvalReports, TicketMs } from '../playground/eval-report.ts'
 import { startPlayground, type Playground } from '../playground/server.ts'
 import { run, suite, variant } from './eval-report-builder.ts'
-import { tempDir } from './helpers.ts'
+import { tempDir } from './temp.ts'
 import { bearer, browserSkip, defaultPresetCopy, openPage, shots } from './playground-helpers.ts'
 
 function writeReport(cwd: string): string {

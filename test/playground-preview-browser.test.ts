@@ -12,7 +12,7 @@ import { after, before, describe, it } from 'node:test'
 import type { Browser, Page } from 'playwright-core'
 import { stringify } from 'yaml'
 import { startPlayground, type Playground } from '../playground/server.ts'
-import { tempDir } from './helpers.ts'
+import { tempDir } from './temp.ts'
 import { browserSkip, openPage, shots } from './playground-helpers.ts'
 
 function presetWithPreviews(): { file: string; dir: string } {

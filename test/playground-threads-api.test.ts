@@ -15,7 +15,7 @@ import Database from 'better-sqlite3'
 import { stringify } from 'yaml'
 import type { RunEvent } from 'cordage'
 import { startPlayground, type Playground } from '../playground/server.ts'
-import { tempDir } from './helpers.ts'
+import { tempDir } from './temp.ts'
 import { bearer } from './playground-helpers.ts'
 import { chatPresetCopy } from './playground-chat-preset.ts'
 

@@ -10,7 +10,7 @@ import { join } from 'node:path'
 import { describe, it } from 'node:test'
 import { cacheDir } from '../core/host/plugin-code-cache.ts'
 import { pluginHash, pluginHashAsync } from '../core/host/plugin-hash.ts'
-import { tempDir } from './helpers.ts'
+import { tempDir } from './temp.ts'
 
 const cache = tempDir()
 process.env.CORDAGE_CACHE_DIR = cache

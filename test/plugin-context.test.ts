@@ -9,7 +9,7 @@ import { describe, it } from 'node:test'
 import { stringify } from 'yaml'
 import { definePlugin, type PluginContext } from 'cordage'
 import { Cordage } from '../core/host/app.ts'
-import { tempDir } from './helpers.ts'
+import { tempDir } from './temp.ts'
 
 type Probe = { baseDirs: string[] }
 const probe = ((globalThis as { cordageBaseDirProbe?: Probe }).cordageBaseDirProbe ??= { baseDirs: [] })

@@ -13,7 +13,7 @@ import { main } from '../core/cli/main.ts'
 import { PluginCatalog } from '../core/host/catalog.ts'
 import { loadPreset } from '../core/host/preset.ts'
 import { planAgent } from '../core/host/resolve.ts'
-import { tempDir } from './helpers.ts'
+import { tempDir } from './temp.ts'
 
 const base = {
   agents: {

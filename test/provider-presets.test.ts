@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { describe, it } from 'node:test'
 import { parse } from 'yaml'
-import { tempDir } from './helpers.ts'
+import { tempDir } from './temp.ts'
 import { ProviderServer, type ScriptedReply } from './servers/provider-server.ts'
 import { cordageBin as bin } from './bin.ts'
 

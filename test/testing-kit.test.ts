@@ -17,7 +17,7 @@ import {
   testPreset,
   type TestRun,
 } from 'cordage/testing'
-import { tempDir } from './helpers.ts'
+import { tempDir } from './temp.ts'
 
 const templates = resolve(import.meta.dirname, '../templates/init')
 const rooms = { 'R-2': { name: 'Harbour', seats: 8 } }

@@ -16,7 +16,7 @@ import type { CordageError } from '../core/contracts/errors.ts'
 import { shipsInPlugin, walksPluginFolder } from '../core/host/plugin-hash.ts'
 import { watchTree, type TreeWatch, type WatchTreeOptions } from '../core/host/watch-tree.ts'
 import { saves, type SaveStyle } from './editor-saves.ts'
-import { tempDir } from './helpers.ts'
+import { tempDir } from './temp.ts'
 
 type Seen = { change: string | undefined } | { error: CordageError; stopped: boolean }
 

@@ -14,7 +14,7 @@ import fc from 'fast-check'
 import { CordageError, type StoreService } from 'cordage'
 import { SqliteStore } from '../../plugins/store-sqlite/sqlite-store.ts'
 import { asKernel, runEvents } from '../contracts/store.ts'
-import { tempDir } from '../helpers.ts'
+import { tempDir } from '../temp.ts'
 
 const Events = 8
 const opened: SqliteStore[] = []

@@ -18,7 +18,7 @@ import { stringify } from 'yaml'
 import type { RunEvent } from 'cordage'
 import { Cordage } from '../../core/host/app.ts'
 import type { ScriptEntry } from '../../plugins/model-scripted/manifest.ts'
-import { tempDir } from '../helpers.ts'
+import { tempDir } from '../temp.ts'
 
 const Secret = 'database: prod\n'
 const Pwned = 'pwned\n'

@@ -8,7 +8,7 @@ import { chmodSync, readFileSync, readdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, it } from 'node:test'
 import { CordageError, runProcess, type ProcessOptions, type ProcessResult } from 'cordage'
-import { tempDir } from '../helpers.ts'
+import { tempDir } from '../temp.ts'
 
 const never = new AbortController().signal
 const here = (await runProcess('true', [], { signal: never })).containment

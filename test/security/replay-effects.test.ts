@@ -16,7 +16,7 @@ import type { RunEvent } from 'cordage'
 import { startPlayground, type Playground } from '../../playground/server.ts'
 import type { SuiteResult } from '../../core/eval/result.ts'
 import { cordage } from '../cordage-process.ts'
-import { tempDir } from '../helpers.ts'
+import { tempDir } from '../temp.ts'
 import { bearer, readSse } from '../playground-helpers.ts'
 
 const root = resolve(import.meta.dirname, '../..')

@@ -11,7 +11,7 @@ import { describe, it } from 'node:test'
 import fc from 'fast-check'
 import type { EffectWrite, StoreService } from '../../core/contracts/services/store.ts'
 import { asKernel, runEvents, type KernelStore } from '../contracts/store.ts'
-import { tempDir } from '../helpers.ts'
+import { tempDir } from '../temp.ts'
 import { MemoryStore } from '../../plugins/store-memory/memory-store.ts'
 import { SqliteStore } from '../../plugins/store-sqlite/sqlite-store.ts'
 

@@ -21,7 +21,7 @@ import {
 import { join } from 'node:path'
 import { describe, it } from 'node:test'
 import { isPathWithin, readFileWithin, resolvePathWithin, writeFileWithin } from '../../core/kit/paths.ts'
-import { tempDir } from '../helpers.ts'
+import { tempDir } from '../temp.ts'
 
 const Secret = 'database: prod\n'
 

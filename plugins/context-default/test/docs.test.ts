@@ -8,7 +8,7 @@ import { join, resolve } from 'node:path'
 import { describe, it } from 'node:test'
 import { readService, type ContextMessage, type RunEvent } from 'cordage'
 import { Cordage } from '../../../core/host/app.ts'
-import { tempDir } from '../../../test/helpers.ts'
+import { tempDir } from '../../../test/temp.ts'
 import manifest from '../manifest.ts'
 import { OmittedRef } from '../context.ts'
 

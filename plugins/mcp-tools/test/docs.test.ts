@@ -8,7 +8,7 @@ import { join, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { describe, it } from 'node:test'
 import { Cordage } from 'cordage/host'
-import { tempDir } from '../../../test/helpers.ts'
+import { tempDir } from '../../../test/temp.ts'
 import { allExited, FixtureServer } from './fixture-server.ts'
 import manifest from '../manifest.ts'
 

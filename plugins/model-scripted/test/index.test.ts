@@ -5,7 +5,7 @@ import { describe, it } from 'node:test'
 import { Context } from 'cordis'
 import { createAgentContext, readService, type ModelRequest } from 'cordage'
 import { plug } from '../../../test/plug.ts'
-import { tempDir } from '../../../test/helpers.ts'
+import { tempDir } from '../../../test/temp.ts'
 import plugin, { type ScriptedModel } from '../index.ts'
 
 const request = (stepIndex: number, signal = new AbortController().signal): ModelRequest => ({

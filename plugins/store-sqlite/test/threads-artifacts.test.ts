@@ -9,7 +9,7 @@ import { describe, it } from 'node:test'
 import Database from 'better-sqlite3'
 import { KernelWriter } from '../../../core/kernel/store-writer.ts'
 import { endEvent, runEvents } from '../../../test/contracts/store.ts'
-import { tempDir } from '../../../test/helpers.ts'
+import { tempDir } from '../../../test/temp.ts'
 import { migrations, SchemaVersion } from '../schema.ts'
 import { SqliteStore } from '../sqlite-store.ts'
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { join } from 'node:path'
 import { describe, it } from 'node:test'
-import { tempDir } from '../../../test/helpers.ts'
+import { tempDir } from '../../../test/temp.ts'
 import { invokeTool } from '../../../test/tool-harness.ts'
 import { Outbox } from '../outbox.ts'
 import { lookupPolicy, recordFollowup, slowLookup } from '../tools.ts'

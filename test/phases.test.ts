@@ -9,7 +9,8 @@ import { writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { after, describe, it } from 'node:test'
 import { stringify } from 'yaml'
-import type { RunEvent } from 'cordage'
+import { readService, type RunEvent } from 'cordage'
+import type { ScriptedModel } from '../plugins/model-scripted/index.ts'
 import { Cordage } from '../core/host/app.ts'
 import { tempDir } from './temp.ts'
 
@@ -89,6 +90,23 @@ describe('phases: the example domain plugin', () => {
     assert.doesNotMatch(JSON.stringify(events), /ann\.lee@example\.com/)
   })
 
+  it('tells the model the cap before each step: what it reads has the rule first, and step/context counts it', async () => {
+    const app = await start({ returns: agent([rules(100)]), plain: agent([]) })
+    const ruled = await runOf(app, 'returns')
+    const plain = await runOf(app, 'plain')
+    const requests = readService<ScriptedModel>(app.agent('returns').ctx, 'model')!.value.requests
+    assert.equal(requests.length, 3)
+    for (const request of requests)
+      assert.deepEqual(request.messages[0], { role: 'system', text: 'Refunds above 100 go to finance.', source: 0, ref: 'refund-rules' })
+    const counts = (events: RunEvent[]) => events.flatMap((e) => (e.type === 'step/context' ? [e.data.messages] : []))
+    assert.deepEqual(
+      counts(ruled.events),
+      counts(plain.events).map((n) => n + 1),
+    )
+    // The context service's projection is the next step's start: the rule is added once per step, not once more each step.
+    assert.equal(requests.at(-1)!.messages.filter((m) => m.ref === 'refund-rules').length, 1)
+  })
+
   it('applies only to the runs of the agent that has the plugin', async () => {
     const app = await start({ returns: agent([]), strict: agent([rules(30)]) })
     assert.deepEqual(of((await runOf(app, 'returns')).events, 's2.a1'), ['tool/proposed', 'tool/decision', 'tool/start', 'tool/end'])
@@ -122,6 +140,30 @@ describe('phases fail closed', () => {
     assert.equal(run.status, 'FAILED')
     assert.equal(run.failureCode, 'service_timeout')
     assert.equal(of(run.events, 's1.a1').includes('tool/start'), false)
+  })
+
+  for (const mode of ['throw', 'garbage', 'tokens'] as const) {
+    it(`fails the run before the model is asked when a step/before-model handler ${mode === 'throw' ? 'throws' : mode === 'garbage' ? 'answers a message without a role' : 'answers a negative token count'}`, async () => {
+      const app = await start({ returns: agent([rogue({ model: mode })]) })
+      const run = await runOf(app)
+      assert.equal(run.status, 'FAILED')
+      assert.equal(run.failureCode, 'phase_failed')
+      assert.equal(readService<ScriptedModel>(app.agent('returns').ctx, 'model')!.value.requests.length, 0, 'the model was not asked')
+      assert.equal(
+        run.events.some((e) => e.type === 'step/context'),
+        false,
+      )
+      const end = run.events.at(-1)!
+      assert.ok(end.type === 'run/end')
+      assert.match(end.data.reason ?? '', /step\/before-model handler of rogue-phases@1\.0\.0 failed/)
+    })
+  }
+
+  it('ends the run with service_timeout when a step/before-model handler does not answer in time', async () => {
+    const app = await start({ returns: agent([rogue({ model: 'hang' })], { phases: 200 }) })
+    const run = await runOf(app)
+    assert.equal(run.failureCode, 'service_timeout')
+    assert.equal(readService<ScriptedModel>(app.agent('returns').ctx, 'model')!.value.requests.length, 0)
   })
 
   for (const mode of ['throw', 'garbage', 'rename'] as const) {

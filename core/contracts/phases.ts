@@ -24,6 +24,7 @@
  */
 import type { PreviewOutcome } from './data.ts'
 import type { ToolView } from './services/tools.ts'
+import type { ContextMessage } from './services/context.ts'
 import type { Budgets, ThreadLink } from './data.ts'
 import type { Code } from './errors.ts'
 import type { RunEventMap } from './events.ts'
@@ -51,6 +52,18 @@ export interface PhaseInfo {
 export interface ShownTools {
   /** One view per visible tool, in the tools service's order: a handler may change what a view says, not which tools there are. */
   views: ToolView[]
+}
+
+/**
+ * What the model is about to be shown this step: the context service's projection, compacted when it
+ * was over the threshold. A handler may answer with other messages (a house rule added, a name
+ * masked) and their token estimate; the kernel checks them as it checks a projection, records the
+ * count in `step/context`, and the model reads them. The tools shown are `tools/before-show`'s.
+ */
+export interface ModelContext {
+  messages: ContextMessage[]
+  /** The estimate of `messages`' tokens; a handler that changes them says what they come to. */
+  tokens: number
 }
 
 /** A proposed call about to be judged (before the guardrail and policy see it). */
@@ -184,6 +197,8 @@ export interface PhaseTable {
   'run/before-start': { mode: 'serial'; value: RunDraft }
   /** Before the step's tools are shown to the model. **Can modify** the views (not which tools there are). */
   'tools/before-show': { mode: 'serial'; value: ShownTools }
+  /** Before the step's context is recorded and the model is asked. **Can modify** the messages the model reads. */
+  'step/before-model': { mode: 'serial'; value: ModelContext }
   /** After the guardrail passed a proposed call's arguments, before policy decides it. **Can veto.** */
   'tool/before-decide': { mode: 'bail'; value: ProposedCall }
   /** After policy's `ask` was recorded, before the run waits for a person. **Can name** the grant that covers the call. */
@@ -203,6 +218,7 @@ export type PhaseValue<N extends PhaseName> = PhaseTable[N]['value']
 export const Phases: readonly { name: PhaseName; mode: PhaseMode }[] = Object.freeze([
   { name: 'run/before-start', mode: 'serial' },
   { name: 'tools/before-show', mode: 'serial' },
+  { name: 'step/before-model', mode: 'serial' },
   { name: 'tool/before-decide', mode: 'bail' },
   { name: 'tool/after-decide', mode: 'serial' },
   { name: 'tool/preview', mode: 'serial' },
@@ -224,6 +240,7 @@ declare module 'cordis' {
   interface Events<C> {
     'run/before-start': PhaseHandler<'run/before-start'>
     'tools/before-show': PhaseHandler<'tools/before-show'>
+    'step/before-model': PhaseHandler<'step/before-model'>
     'tool/before-decide': PhaseHandler<'tool/before-decide'>
     'tool/after-decide': PhaseHandler<'tool/after-decide'>
     'tool/preview': PhaseHandler<'tool/preview'>

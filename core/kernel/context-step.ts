@@ -2,8 +2,8 @@
  * @module context-step
  * What the model sees this step: the context service's projection (checked strictly), compacted when it
  * is over the threshold by the compactor, whose answer is checked (and recorded, used or not: a
- * compaction that breaks the projection's promises is not used), then recorded as step/context. Free
- * functions over a narrow port.
+ * compaction that breaks the projection's promises is not used), passed by the `step/before-model`
+ * handlers (checked again), then recorded as step/context. Free functions over a narrow port.
  */
 import type { VisibleTools } from './visible-tools.ts'
 import type { Code } from '../contracts/errors.ts'
@@ -18,10 +18,11 @@ import type { Next } from './effects.ts'
 import type { LoopHost, TimedService } from './loop-host.ts'
 import type { EventIds, Recorder } from './recorder.ts'
 import { checkProjection, type CheckedMessages } from '../contracts/checks/context.ts'
+import { serial, type PhasePort } from './phases.ts'
 
 /** What projecting the context needs of the run. */
-export interface ContextPort {
-  readonly agent: Pick<LoopHost, 'options'>
+export interface ContextPort extends PhasePort {
+  readonly agent: Pick<LoopHost, 'options'> & PhasePort['agent']
   readonly view: Readonly<RunState>
   readonly rec: Recorder
   readonly signal: AbortSignal
@@ -61,6 +62,11 @@ export async function projectContext(run: ContextPort, ids: EventIds): Promise<{
     projection = await compact(run, compactor, projection, threshold, ids)
     if (run.cancelRequest) return run.endCancelled()
   }
+  // `step/before-model` handlers may change what the model reads; what they answer is checked whole.
+  projection = await serial(run, 'step/before-model', projection, (answer) => {
+    const checked = checkProjection(answer)
+    return checked.ok ? undefined : `a step/before-model handler answers { messages, tokens }: ${checked.problem}`
+  })
   run.rec.record(
     'step/context',
     { messages: projection.messages.length, tokens: projection.tokens, tools: run.visible.names },

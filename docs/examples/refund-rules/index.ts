@@ -15,4 +15,9 @@ export default definePlugin<Config>(manifest, (ctx, config) => {
     output: JSON.parse(JSON.stringify(result.output).replace(Email, '[email]')),
     observation: result.observation.replace(Email, '[email]'),
   }))
+  // Before the model reads its context: it is told the cap, so it does not propose what would be refused.
+  ctx.on('step/before-model', ({ messages, tokens }) => ({
+    messages: [{ role: 'system', text: `Refunds above ${config.maxRefund} go to finance.`, source: 0, ref: 'refund-rules' }, ...messages],
+    tokens: tokens + 12,
+  }))
 })

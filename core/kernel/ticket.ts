@@ -39,6 +39,13 @@ export class TicketBook {
    * forgotten, and a replay of such a ticket is refused as `ticket_invalid`.
    */
   readonly #spent = new Map<string, Ticket>()
+  /**
+   * The ids in #spent, oldest first from #oldest, in a ring: the one to forget is found by index.
+   * (Taking the Map's first key instead walks past every entry deleted before it until the Map is
+   * rehashed: measured, most of a redeem's time once 4,096 tickets were spent.)
+   */
+  readonly #spentOrder: string[] = []
+  #oldest = 0
   readonly #prefix = Math.random().toString(36).slice(2, 8)
   #counter = 0
 
@@ -80,7 +87,12 @@ export class TicketBook {
     if (known.ticket !== ticket) throw new CordageError('ticket_invalid', `ticket ${ticket.id} is a copy, not the ticket that was issued`)
     this.#issued.delete(ticket.id)
     this.#spent.set(ticket.id, ticket)
-    if (this.#spent.size > SpentKept) this.#spent.delete(this.#spent.keys().next().value!)
+    if (this.#spentOrder.length < SpentKept) this.#spentOrder.push(ticket.id)
+    else {
+      this.#spent.delete(this.#spentOrder[this.#oldest])
+      this.#spentOrder[this.#oldest] = ticket.id
+      this.#oldest = (this.#oldest + 1) % SpentKept
+    }
     if (now > ticket.expiresAt) throw new CordageError('ticket_expired', `ticket ${ticket.id} expired ${now - ticket.expiresAt} ms ago`)
     // The very object the ticket was issued for, deeply frozen, still has the hash it had then.
     const same =

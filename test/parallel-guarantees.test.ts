@@ -106,7 +106,7 @@ async function desk(script: unknown[], options: { rules?: unknown[]; plugins?: u
 
 const of = (events: RunEvent[], actionId: string) => events.filter((e) => e.actionId === actionId)
 
-describe('a wave keeps the idempotency rules of one by one (core/kernel/effects.ts executeTogether, core/kernel/loop.ts actTogether)', () => {
+describe('a wave keeps the idempotency rules of one by one (core/kernel/effects.ts executeWave, core/kernel/actions.ts actTogether)', () => {
   it('refuses a second call of one wave that reuses an idempotency key with other arguments (as one by one does)', async () => {
     // Two charges under one order number, to different accounts: their footprints do not overlap, so they share a wave.
     const calls: Call[] = [

@@ -15,7 +15,7 @@ import type { ActionState } from '../contracts/state.ts'
 import { type AdmissionPort, type Admitted, decidePolicy, previewFor } from './admission.ts'
 import { asRead, type DryRunPort, dryRunProblem, runDryRun } from './preview.ts'
 import type { ServiceEntry } from './cordis.ts'
-import { type Authorized, type DriverPort, execute, executeTogether, type Next } from './effects.ts'
+import { type Authorized, type DriverPort, executeWave, type Next } from './effects.ts'
 import { keyOf } from './ledger.ts'
 import { settleUnknown } from './unknown-effect.ts'
 import type { LoopHost } from './loop-host.ts'
@@ -85,7 +85,7 @@ async function resumeDecided(run: ActionsPort, action: ActionState): Promise<Nex
     if (!parsed.success) return run.reject(action, 'invalid_arguments', `The arguments for ${tool.name} no longer match its schema.`)
     return authorize(run, action, tool, parsed.data)
   }
-  return execute(run, action, tool, action.decision!.policyVersion, action.approval?.seq ?? action.decision!.seq)
+  return executeWave(run, [{ action, tool, policyVersion: action.decision!.policyVersion, causation: action.approval?.seq ?? action.decision!.seq }])
 }
 
 /** A decision (and an approval) holds only under the policy and the tool version it was made for. */
@@ -206,7 +206,7 @@ async function resumeDryRun(run: ActionsPort, action: ActionState, tool: Tool): 
 }
 
 function follow(run: ActionsPort, admitted: Admitted): Promise<Next> {
-  if ('run' in admitted) return execute(run, admitted.run.action, admitted.run.tool, admitted.run.policyVersion, admitted.run.causation)
+  if ('run' in admitted) return executeWave(run, [admitted.run])
   if ('later' in admitted) return admitted.later()
   return Promise.resolve(admitted.next)
 }
@@ -247,11 +247,7 @@ export async function actTogether(run: ActionsPort): Promise<Next | undefined> {
   for (const wave of waves(jobs, footprint)) {
     // Cancelled, or state rebuilt after a lost key race: back to pass(), which starts from what is on record.
     if (run.cancelRequest || run.reloaded) return 'continue'
-    const next =
-      wave.length === 1
-        ? await execute(run, wave[0].action, wave[0].tool, wave[0].policyVersion, wave[0].causation)
-        : await executeTogether(run, wave)
-    if (next === 'halt') return 'halt'
+    if ((await executeWave(run, wave)) === 'halt') return 'halt'
   }
   return later && !run.cancelRequest ? later() : 'continue'
 }

@@ -1,6 +1,7 @@
 /**
  * @module effects
- * Running one authorized action, as Pi's loop runs a tool call: prepare (the constraints it must hold,
+ * Running authorized actions, one wave executor for one call or several side by side, each call as
+ * Pi's loop runs a tool call: prepare (the constraints it must hold,
  * core/kernel/constraints.ts; the idempotency ledger, core/kernel/ledger.ts; the ticket and `tool/start`
  * with its ledger intent), execute (the call under its time limit, reachable by cancellation) and
  * finalize (what its outcome means, core/kernel/call-outcome.ts; an effect whose outcome is not known,
@@ -90,89 +91,61 @@ interface Started {
   reservation?: Reservation
 }
 
-/** Run an action that policy (or a person) authorized under `policyVersion`. */
-export async function execute(run: DriverPort, action: ActionState, tool: Tool, policyVersion: string, causation: number): Promise<Next> {
-  // The common case, one call, without the wave's bookkeeping (it costs microseconds a step).
-  const unheld = unheldConstraints(run, action, tool)
-  if (unheld) return unheld
-  const key = keyOf(run.runId, action, tool)
-  let takeover = false
-  if (tool.sideEffect !== 'none') {
-    const verdict = await checkLedger(run, action, tool, key)
-    if (verdict === 'takeover') takeover = true
-    else if (verdict) return verdict
-  }
-  const job: Ready = { action, tool, policyVersion, causation, key, takeover }
-  const refused = await reserveWave(run, [job])
-  if (refused) return refused
-  for (;;) {
-    const started = start(run, job)
-    try {
-      // The model's decision, the policy decision and the intent are durable before the tool runs.
-      await run.flush(started.intent)
-    } catch (error) {
-      if (!CordageError.is(error, 'effect_exists') && !CordageError.is(error, 'idempotency_conflict')) throw error
-      await run.lostKeyRace(1)
-      return 'continue'
-    }
-    // Frozen past the lease's expiry between the intent and the call, another worker may own the run now.
-    if (tool.sideEffect !== 'none') await run.checkLease()
-    let settled: PromiseSettledResult<ToolResult>
-    try {
-      settled = { status: 'fulfilled', value: await call(run, started) }
-    } catch (reason) {
-      settled = { status: 'rejected', reason }
-    }
-    const outcome = await finish(run, started, settled)
-    if (outcome === 'done') return 'continue'
-    if (outcome !== 'retry') return outcome.run()
-  }
-}
-
 /**
- * Run authorized actions of one step side by side (core/kernel/parallel.ts chose them: their footprints do
- * not overlap). Everything that is recorded is recorded in proposal order, whatever finishes first:
- * every intent and `tool/start` is durable before any of the calls begins, and the outcomes are
- * recorded one by one in the order the model proposed the calls, so state and the model's context
- * do not depend on timing. What an outcome leads to (a retry, ending the run, waiting for a person)
- * is acted on only after every outcome of the wave is on record.
+ * Run a wave: one authorized action, or several of one step side by side (core/kernel/parallel.ts chose
+ * them: their footprints do not overlap). Each call goes prepare ({@link start}), execute ({@link call})
+ * and finalize ({@link finish}). Everything that is recorded is recorded in proposal order, whatever
+ * finishes first: every intent and `tool/start` is durable before any of the calls begins, and the
+ * outcomes are recorded one by one in the order the model proposed the calls, so state and the model's
+ * context do not depend on timing. What an outcome leads to (a retry, ending the run, waiting for a
+ * person) is acted on only after every outcome of the wave is on record.
  */
-export async function executeTogether(run: DriverPort, jobs: Authorized[]): Promise<Next> {
+export async function executeWave(run: DriverPort, jobs: readonly Authorized[]): Promise<Next> {
   let queue: Ready[] = []
-  for (const job of jobs) {
-    const unheld = unheldConstraints(run, job.action, job.tool)
+  for (let i = 0; i < jobs.length; i++) {
+    const { action, tool, policyVersion, causation } = jobs[i]
+    const unheld = unheldConstraints(run, action, tool)
     if (unheld) {
-      await unheld
+      if ((await unheld) === 'halt') return 'halt'
       continue
     }
-    const key = keyOf(run.runId, job.action, job.tool)
+    const key = keyOf(run.runId, action, tool)
     let takeover = false
-    if (job.tool.sideEffect !== 'none') {
-      const verdict = await checkLedger(run, job.action, job.tool, key)
+    if (tool.sideEffect !== 'none') {
+      const verdict = await checkLedger(run, action, tool, key)
       // Settled without running (refused, or already done); or the run now waits: what is left of the wave runs after.
       if (verdict === 'continue') continue
       if (verdict === 'halt') return 'halt'
       takeover = verdict === 'takeover'
     }
-    queue.push({ ...job, key, takeover })
+    queue.push({ action, tool, policyVersion, causation, key, takeover })
   }
   // Every call of the wave reserves at once, before any starts: all of them fit, or none starts.
   const refused = await reserveWave(run, queue)
   if (refused) return refused
   while (queue.length) {
-    const started = queue.map((job) => start(run, job))
+    const started: Started[] = []
+    const intent: EffectWrite[] = []
+    let effects = false
+    for (const job of queue) {
+      const one = start(run, job)
+      started.push(one)
+      intent.push(...one.intent)
+      if (job.tool.sideEffect !== 'none') effects = true
+    }
     try {
       // The model's decision, the policy decisions and the intents are durable before any tool runs.
-      await run.flush(started.flatMap((s) => s.intent))
+      await run.flush(intent)
     } catch (error) {
       if (!CordageError.is(error, 'effect_exists') && !CordageError.is(error, 'idempotency_conflict')) throw error
       await run.lostKeyRace(started.length)
       return 'continue'
     }
-    if (queue.some((job) => job.tool.sideEffect !== 'none')) await run.checkLease()
-    const results = await Promise.allSettled(started.map((s) => call(run, s)))
+    // Frozen past the lease's expiry between the intent and the call, another worker may own the run now.
+    if (effects) await run.checkLease()
+    const results = await callAll(run, started)
     const outcomes: Outcome[] = []
-    for (const [i, s] of started.entries()) outcomes.push(await finish(run, s, results[i]))
+    for (let i = 0; i < started.length; i++) outcomes.push(await finish(run, started[i], results[i]))
     // Every outcome is on record. A run-ending outcome wins: the run ends, and a neighbour whose effect
     // is unknown is listed as such in run/end. Otherwise unknown effects are settled in proposal order
     // (reconcile, or wait for a person), and retries go again as a wave.
@@ -184,18 +157,24 @@ export async function executeTogether(run: DriverPort, jobs: Authorized[]): Prom
       return ending.run()
     }
     const again: Ready[] = []
-    for (const [i, outcome] of outcomes.entries()) {
-      if (outcome === 'retry') {
-        again.push(queue[i])
-        continue
-      }
-      if (outcome === 'done') continue
-      const next = await outcome.run()
-      if (next === 'halt') return 'halt'
+    for (let i = 0; i < outcomes.length; i++) {
+      const outcome = outcomes[i]
+      if (outcome === 'retry') again.push(queue[i])
+      else if (outcome !== 'done' && (await outcome.run()) === 'halt') return 'halt'
     }
     queue = again
   }
   return 'continue'
+}
+
+/** Execute: the wave's calls side by side; one call is awaited as it is (Promise.allSettled costs microseconds a step). */
+async function callAll(run: DriverPort, started: Started[]): Promise<PromiseSettledResult<ToolResult>[]> {
+  if (started.length !== 1) return Promise.allSettled(started.map((s) => call(run, s)))
+  try {
+    return [{ status: 'fulfilled', value: await call(run, started[0]) }]
+  } catch (reason) {
+    return [{ status: 'rejected', reason }]
+  }
 }
 
 /** Prepare: record `tool/start` for one call (not yet flushed) with its ledger intent, if it has side effects. */

@@ -72,12 +72,15 @@ export function reserveModelCall(run: MeterPort, model: ModelService, contextTok
 
 /** Before a wave starts: reserve every call of it at once, or suspend before any starts. */
 export function reserveWave(run: MeterPort, jobs: readonly { action: { id: string }; tool: Tool }[]): Promise<Next | undefined> {
+  if (!run.services.meter) return NothingReserved
   const calls: MeterCall[] = jobs
     // Kept from an earlier attempt, or from before a crash (state holds it): not reserved twice.
     .filter(({ action }) => !openReservation(run.state, 'tool', action.id))
     .map(({ action, tool }) => ({ kind: 'tool', actionId: action.id, tool: tool.name, cost: tool.cost }))
   return reserve(run, calls, undefined)
 }
+
+const NothingReserved: Promise<undefined> = Promise.resolve(undefined)
 
 async function reserve(run: MeterPort, calls: MeterCall[], causation: number | undefined): Promise<Next | undefined> {
   if (!run.services.meter || !calls.length) return undefined

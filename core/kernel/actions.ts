@@ -85,7 +85,9 @@ async function resumeDecided(run: ActionsPort, action: ActionState): Promise<Nex
     if (!parsed.success) return run.reject(action, 'invalid_arguments', `The arguments for ${tool.name} no longer match its schema.`)
     return authorize(run, action, tool, parsed.data)
   }
-  return executeWave(run, [{ action, tool, policyVersion: action.decision!.policyVersion, causation: action.approval?.seq ?? action.decision!.seq }])
+  return executeWave(run, [
+    { action, tool, policyVersion: action.decision!.policyVersion, causation: action.approval?.seq ?? action.decision!.seq },
+  ])
 }
 
 /** A decision (and an approval) holds only under the policy and the tool version it was made for. */

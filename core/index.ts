@@ -25,6 +25,7 @@ export * from './contracts/manifest.ts'
 export {
   Phases,
   type AskedCall,
+  type AuthorizedCall,
   type ModelContext,
   type PhaseHandler,
   type PhaseInfo,

@@ -183,6 +183,62 @@ describe('phases fail closed', () => {
   }
 })
 
+describe('tool/before-execute: an authorized call may still be refused, before anything of it starts', () => {
+  const toolError = (events: RunEvent[], actionId: string) => {
+    const error = events.find((e) => e.type === 'tool/error' && e.actionId === actionId)!
+    assert.ok(error.type === 'tool/error')
+    return error.data
+  }
+
+  it("refuses policy's allow: decided, never started, the model told why, and the run goes on", async () => {
+    const run = await runOf(await start({ returns: agent([rogue({ execute: 'refuse' })]) }))
+    assert.deepEqual(of(run.events, 's1.a1'), ['tool/proposed', 'tool/decision', 'tool/start', 'tool/end'], 'check_order runs')
+    assert.deepEqual(of(run.events, 's2.a1'), ['tool/proposed', 'tool/decision', 'tool/error'])
+    const error = toolError(run.events, 's2.a1')
+    assert.equal(error.code, 'phase_refused')
+    assert.match(error.observation, /^Refused before it ran: the desk is closed \(approved by nobody, policy .+\)\. Nothing was run\.$/)
+    assert.ok(
+      run.events.some((e) => e.type === 'step/start' && e.stepId === 's3'),
+      'the model was asked again',
+    )
+  })
+
+  it('refuses a call a person approved, and is shown who approved it', async () => {
+    const returns = agent([rogue({ execute: 'refuse' })])
+    returns.plugins[3] = {
+      plugin: 'policy-rules',
+      config: { default: 'allow', approvers: ['*'], rules: [{ id: 'refunds', verdict: 'ask', match: { tool: 'issue_refund' } }] },
+    }
+    const app = await start({ returns })
+    const runtime = app.agent('returns')
+    const paused = await runtime.run()
+    assert.equal(paused.status, 'WAITING_APPROVAL')
+    const done = await (await runtime.approve(paused.runId, 's2.a1', { by: 'alice' })).done
+    const events = await runtime.store().load(done.runId)
+    assert.equal(of(events, 's2.a1').includes('tool/start'), false)
+    assert.match(toolError(events, 's2.a1').observation, /approved by alice/)
+  })
+
+  for (const mode of ['throw', 'garbage'] as const) {
+    it(`refuses the call when a handler ${mode === 'throw' ? 'throws' : 'answers an empty refusal'} (fail closed)`, async () => {
+      const run = await runOf(await start({ returns: agent([rogue({ execute: mode })]) }))
+      assert.deepEqual(of(run.events, 's1.a1'), ['tool/proposed', 'tool/decision', 'tool/error'])
+      const error = toolError(run.events, 's1.a1')
+      assert.equal(error.code, 'phase_failed')
+      assert.match(error.observation, /tool\/before-execute handler of rogue-phases@1\.0\.0 failed/)
+    })
+  }
+
+  it('ends the run with service_timeout when a handler does not answer in time, nothing started', async () => {
+    const run = await runOf(await start({ returns: agent([rogue({ execute: 'hang' })], { phases: 200 }) }))
+    assert.equal(run.failureCode, 'service_timeout')
+    assert.equal(
+      run.events.some((e) => e.type === 'tool/start'),
+      false,
+    )
+  })
+})
+
 describe('tool/shape-result: the kernel stores what a handler asks, and only what the guardrail let through', () => {
   const shape = (mode: string) => rogue({ shape: mode })
   const endOf = (events: RunEvent[], actionId: string) => {

@@ -97,6 +97,18 @@ export interface AskedCall extends ProposedCall {
 }
 
 /**
+ * An authorized call about to run: policy allowed it (or a person approved it), and nothing of it is
+ * started yet (no ledger intent, ticket or `tool/start`). A handler may still refuse it, for what only
+ * holds now: the desk is closed, the account was frozen after the approval was given.
+ */
+export interface AuthorizedCall extends ProposedCall {
+  /** The policy version it was decided (or approved) under. */
+  policyVersion: string
+  /** Who approved it, when a person (or a grant, `grant:ID`) did; unset for policy's own allow. */
+  approvedBy?: string
+}
+
+/**
  * A call whose preview is wanted: before its approval request is recorded, or in place of the call when
  * it is a dry run. A handler answers with the call and its `preview`; the kernel checks that, passes it
  * through the guardrail, and records it with the request or as the dry run's outcome.
@@ -205,6 +217,8 @@ export interface PhaseTable {
   'tool/after-decide': { mode: 'serial'; value: AskedCall }
   /** After policy asked for approval, before the request is recorded; or in place of a dry run's call. **Can answer** the preview. */
   'tool/preview': { mode: 'serial'; value: PreviewCall }
+  /** After a call was authorized, before anything of it starts (ledger intent, ticket, `tool/start`). **Can veto.** */
+  'tool/before-execute': { mode: 'bail'; value: AuthorizedCall }
   /** After a call returned, before its `tool/end` is recorded. **Can modify** output and observation. */
   'tool/before-end': { mode: 'serial'; value: ShapedResult }
   /** After the guardrail screened the result, before its `tool/end` is recorded. **Can keep it apart** as an artifact. */
@@ -222,6 +236,7 @@ export const Phases: readonly { name: PhaseName; mode: PhaseMode }[] = Object.fr
   { name: 'tool/before-decide', mode: 'bail' },
   { name: 'tool/after-decide', mode: 'serial' },
   { name: 'tool/preview', mode: 'serial' },
+  { name: 'tool/before-execute', mode: 'bail' },
   { name: 'tool/before-end', mode: 'serial' },
   { name: 'tool/shape-result', mode: 'serial' },
 ])
@@ -244,6 +259,7 @@ declare module 'cordis' {
     'tool/before-decide': PhaseHandler<'tool/before-decide'>
     'tool/after-decide': PhaseHandler<'tool/after-decide'>
     'tool/preview': PhaseHandler<'tool/preview'>
+    'tool/before-execute': PhaseHandler<'tool/before-execute'>
     'tool/before-end': PhaseHandler<'tool/before-end'>
     'tool/shape-result': PhaseHandler<'tool/shape-result'>
   }

@@ -22,7 +22,7 @@ import type { LoopHost } from './loop-host.ts'
 import { footprintOf, mayRunBeside, waves } from './parallel.ts'
 import { asDefined } from './tool.ts'
 import { askGuardrail, type GuardPort, Pass } from './verification.ts'
-import { bail, type PhasePort } from './phases.ts'
+import { type PhasePort, veto } from './phases.ts'
 
 /** What settling actions needs of the run. */
 export interface ActionsPort extends AdmissionPort, GuardPort, DryRunPort, PhasePort, DriverPort {
@@ -165,27 +165,16 @@ async function admit(run: ActionsPort, action: ActionState): Promise<Admitted> {
         run.state.lastSeq,
       ),
     }
-  const refusal = await beforeDecide(run, action, tool, parsed.data)
+  // A tool/before-decide handler's refusal; one that fails refuses too (fail closed).
+  const refusal = await veto(
+    run,
+    'tool/before-decide',
+    [action, tool.name, parsed.data, action.dryRun ? { dryRun: true } : {}],
+    'before policy',
+  )
   if (refusal) return { next: await run.reject(action, refusal.code, refusal.observation, run.state.lastSeq) }
   if (action.dryRun) return admitDryRun(run, action, tool, parsed.data)
   return decidePolicy(run, action, tool, parsed.data)
-}
-
-/** A `tool/before-decide` handler's refusal (core/contracts/phases.ts); one that fails refuses too (fail closed). */
-async function beforeDecide(
-  run: ActionsPort,
-  action: ActionState,
-  tool: Tool,
-  args: unknown,
-): Promise<{ code: 'phase_refused' | 'phase_failed'; observation: string } | undefined> {
-  const call = { actionId: action.id, tool: tool.name, args, argsHash: action.argsHash, ...(action.dryRun ? { dryRun: true } : {}) }
-  try {
-    const reason = await bail(run, 'tool/before-decide', call)
-    return reason === undefined ? undefined : { code: 'phase_refused', observation: `Refused before policy: ${reason}. Nothing was run.` }
-  } catch (error) {
-    if (!CordageError.is(error, 'phase_failed')) throw error
-    return { code: 'phase_failed', observation: `Refused: ${error.message}. Nothing was run.` }
-  }
 }
 
 /**

@@ -12,7 +12,7 @@ import { movedVersions, planDecision, recordDecision, underVersions, type Versio
 import { turn } from './command-ids.ts'
 import type { Actor, ApprovalOptions, RunHandle } from '../contracts/commands.ts'
 import { readService, type Context } from './cordis.ts'
-import type { CommandPort } from './held-runs.ts'
+import type { HeldRuns } from './held-runs.ts'
 import { guardStore } from './store-writer.ts'
 import { asDefined } from './tool.ts'
 import { KernelProducer } from './version.ts'
@@ -20,7 +20,7 @@ import { checkAwaited, checkWaitOver } from './waits.ts'
 
 /** Record the decision on the pending action and (by default) continue the run. */
 export async function decideApproval(
-  port: CommandPort,
+  port: HeldRuns,
   runId: string,
   actionId: string,
   approved: boolean,
@@ -68,13 +68,13 @@ function versionsOf(ctx: Context, name: string): Partial<Versions> {
 }
 
 /** Standing grants of the agent (active ones, or all with `inactive`). Empty when the store keeps none. */
-export async function listGrants(port: CommandPort, query: { tool?: string; inactive?: boolean }): Promise<ApprovalGrant[]> {
+export async function listGrants(port: HeldRuns, query: { tool?: string; inactive?: boolean }): Promise<ApprovalGrant[]> {
   const store = port.rt.store()
   return store.grants ? store.grants({ ...query, agent: port.rt.name }) : []
 }
 
 /** Revoke a standing grant: from now on the calls it covered are asked about again. */
-export async function revokeGrant(port: CommandPort, id: string, options: Actor): Promise<ApprovalGrant> {
+export async function revokeGrant(port: HeldRuns, id: string, options: Actor): Promise<ApprovalGrant> {
   const store = port.rt.store()
   const { name } = port.rt
   if (!store.revokeGrant) throw new CordageError('invalid_input', `the store of agent "${name}" keeps no standing grants`)

@@ -9,7 +9,7 @@ import type { RunState } from '../contracts/state.ts'
 import { parseThreadId } from '../kit/thread-ids.ts'
 import { cancelNotDriven, runEnded } from './cancel.ts'
 import type { Actor } from '../contracts/commands.ts'
-import type { CommandPort } from './held-runs.ts'
+import type { HeldRuns } from './held-runs.ts'
 import { isTerminal } from './status.ts'
 import { guardStore } from './store-writer.ts'
 import { cancelWaitOf } from './waits.ts'
@@ -17,7 +17,7 @@ import { cancelWaitOf } from './waits.ts'
 export type CancelOptions = Actor & { waitMs?: number }
 
 /** Cancel a run (see AgentRuntime.cancel). */
-export async function cancelRun(port: CommandPort, runId: string, options: CancelOptions): Promise<RunState> {
+export async function cancelRun(port: HeldRuns, runId: string, options: CancelOptions): Promise<RunState> {
   const by = options.by ?? 'api'
   const request = { by, reason: options.reason, at: Date.now() }
   const active = port.active.get(runId)
@@ -42,7 +42,7 @@ export async function cancelRun(port: CommandPort, runId: string, options: Cance
 }
 
 /** Close a thread and cancel its turn that has not ended (see AgentRuntime.closeThread). */
-export async function closeThread(port: CommandPort, threadId: string, options: CancelOptions): Promise<RunState | undefined> {
+export async function closeThread(port: HeldRuns, threadId: string, options: CancelOptions): Promise<RunState | undefined> {
   parseThreadId(threadId)
   const { name } = port.rt
   const store = port.rt.store()

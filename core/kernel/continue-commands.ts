@@ -12,7 +12,7 @@ import { checkResumeBudgets } from '../kit/budgets.ts'
 import { turn } from './command-ids.ts'
 import type { ContinueOptions, RunHandle } from '../contracts/commands.ts'
 import { readService } from './cordis.ts'
-import type { CommandPort } from './held-runs.ts'
+import type { HeldRuns } from './held-runs.ts'
 import { requireMeter } from './meter.ts'
 import { reconcilableAction, recordReconciled } from './reconcile.ts'
 import { checkResumable } from './resumable.ts'
@@ -24,7 +24,7 @@ import { checkWaitOver } from './waits.ts'
 export type ResumeOptions = ContinueOptions & { input?: string; budgets?: ResumeBudgets }
 
 /** Continue a run (see AgentRuntime.resume). */
-export async function resumeRun(port: CommandPort, runId: string, options: ResumeOptions): Promise<RunHandle> {
+export async function resumeRun(port: HeldRuns, runId: string, options: ResumeOptions): Promise<RunHandle> {
   const { rt } = port
   // Raised budgets (a run suspended with reservation_refused goes on with more), checked before anything is taken.
   const budgets = checkResumeBudgets(options.budgets)
@@ -56,7 +56,7 @@ export async function resumeRun(port: CommandPort, runId: string, options: Resum
 
 /** Settle an unknown effect, then (by default) continue the run (see AgentRuntime.reconcile). */
 export async function reconcileRun(
-  port: CommandPort,
+  port: HeldRuns,
   runId: string,
   actionId: string,
   committed: boolean,
@@ -76,7 +76,7 @@ export async function reconcileRun(
 }
 
 /** Take a run another agent handed to this one and drive it, recording run/handoff (see AgentRuntime.acceptHandoff). */
-export async function acceptHandoff(port: CommandPort, runId: string): Promise<RunHandle> {
+export async function acceptHandoff(port: HeldRuns, runId: string): Promise<RunHandle> {
   const { rt } = port
   const { driver, state } = await port.take(runId)
   return port.withLease(driver, async () => {

@@ -23,6 +23,7 @@ import { ToolCall } from './tool-call.ts'
 import { targetOf } from './tool.ts'
 import { KernelProducer } from './version.ts'
 import type { Next } from './flow.ts'
+import { veto } from './phases.ts'
 import { recordFailed, recordSucceeded, type Consequence, type Outcome, type OutcomePort } from './call-outcome.ts'
 import { timeLimitOf, unheldConstraints } from './constraints.ts'
 import { openReservation, reserveWave, settleCall, type MeterPort } from './meter.ts'
@@ -104,9 +105,12 @@ export async function executeWave(run: DriverPort, jobs: readonly Authorized[]):
   let queue: Ready[] = []
   for (let i = 0; i < jobs.length; i++) {
     const { action, tool, policyVersion, causation } = jobs[i]
-    const unheld = unheldConstraints(run, action, tool)
-    if (unheld) {
-      if ((await unheld) === 'halt') return 'halt'
+    // Without a tool/before-execute handler, no wait: the phase costs one lookup.
+    const refused =
+      unheldConstraints(run, action, tool) ??
+      (run.agent.dispatch.handlers('tool/before-execute').length ? await beforeExecute(run, jobs[i]) : undefined)
+    if (refused) {
+      if ((await refused) === 'halt') return 'halt'
       continue
     }
     const key = keyOf(run.runId, action, tool)
@@ -165,6 +169,13 @@ export async function executeWave(run: DriverPort, jobs: readonly Authorized[]):
     queue = again
   }
   return 'continue'
+}
+
+/** An authorized call a `tool/before-execute` handler refuses is closed before anything of it starts. */
+async function beforeExecute(run: DriverPort, { action, tool, policyVersion, causation }: Authorized): Promise<Next | undefined> {
+  const extra = action.approval ? { policyVersion, approvedBy: action.approval.by } : { policyVersion }
+  const refusal = await veto(run, 'tool/before-execute', [action, tool.name, action.args, extra], 'before it ran')
+  return refusal && run.reject(action, refusal.code, refusal.observation, causation)
 }
 
 /** Execute: the wave's calls side by side; one call is awaited as it is (Promise.allSettled costs microseconds a step). */

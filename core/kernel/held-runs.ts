@@ -3,7 +3,7 @@
  * The runs an agent runtime drives in this process, and how its commands hold a run: taken under its
  * lease (core/kernel/lease.ts), the body run, the lease given back when the command only recorded
  * something or failed, or the run driven on and tracked until it pauses or ends. The runtime's
- * commands (core/kernel/*-command.ts) are free functions over {@link CommandPort}; the runtime
+ * commands (core/kernel/*-command.ts) are free functions over {@link HeldRuns}; the runtime
  * (core/kernel/agent.ts) holds one {@link HeldRuns}, private, with the kernel's store writer.
  */
 import type { BindingCheck, DriftCommand, PluginSet } from '../contracts/drift.ts'
@@ -25,30 +25,10 @@ export interface RuntimePort extends LeasePort, PluginSet {
 }
 
 /** What a command needs to hold and drive a run. */
-export interface CommandPort {
-  readonly rt: RuntimePort
-  /** The kernel's store writer: never handed past the runtime's commands. */
-  readonly writer: StoreWriter | undefined
-  readonly active: ReadonlyMap<string, Driven>
-  take(runId: string): Promise<TakenRun>
-  withLease(driver: RunDriver, body: () => Promise<(() => Promise<RunState>) | undefined>): Promise<RunHandle>
-  track(driver: RunDriver, body: () => Promise<RunState>): RunHandle
-  takeOver(
-    driver: RunDriver,
-    state: RunState,
-    lease: Lease,
-    options: ContinueOptions,
-    command: DriftCommand,
-  ): Promise<() => Promise<RunState>>
-  drift(driver: RunDriver, state: RunState, options: ContinueOptions, command: DriftCommand): Promise<void>
-  prepare(lease: Lease): Promise<TakenRun>
-  settled(): void
-}
-
 /** A run driven in this process: its driver, and its outcome. */
 export type Driven = { driver: RunDriver; done: Promise<RunState> }
 
-export class HeldRuns implements CommandPort {
+export class HeldRuns {
   constructor(
     readonly rt: RuntimePort,
     /** The runtime's own map (it reads it too): the runs driven here. */

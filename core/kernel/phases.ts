@@ -9,7 +9,7 @@
  */
 import { CordageError } from '../contracts/errors.ts'
 import type { PhaseInfo, PhaseName, PhaseValue } from '../contracts/phases.ts'
-import type { RunState } from '../contracts/state.ts'
+import type { ActionState, RunState } from '../contracts/state.ts'
 import { deepFreeze } from '../kit/freeze.ts'
 import { bounded } from './bounded.ts'
 import type { Dispatch } from './cordis.ts'
@@ -40,6 +40,27 @@ export async function bail<N extends PhaseName>(run: PhasePort, name: N, value: 
     return reason
   }
   return undefined
+}
+
+/**
+ * A bail phase over an action (its call: `extra` beside the id, tool, arguments and their hash), as what
+ * closes it: `phase_refused` with the reason, or `phase_failed` when a handler threw or answered
+ * nonsense (fail closed); undefined when it may go on. `where` says where it was stopped ("before policy").
+ */
+export async function veto(
+  run: PhasePort,
+  name: 'tool/before-decide' | 'tool/before-execute',
+  [action, tool, args, extra]: [ActionState, string, unknown, object],
+  where: string,
+): Promise<{ code: 'phase_refused' | 'phase_failed'; observation: string } | undefined> {
+  const call = { actionId: action.id, tool, args, argsHash: action.argsHash, ...extra } as PhaseValue<typeof name>
+  try {
+    const reason = await bail(run, name, call)
+    return reason === undefined ? undefined : { code: 'phase_refused', observation: `Refused ${where}: ${reason}. Nothing was run.` }
+  } catch (error) {
+    if (!CordageError.is(error, 'phase_failed')) throw error
+    return { code: 'phase_failed', observation: `Refused: ${error.message}. Nothing was run.` }
+  }
 }
 
 /** A serial phase's value after every handler had its say; each replacement must pass `check` (a problem, or undefined). */

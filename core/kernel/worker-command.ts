@@ -7,7 +7,7 @@
  */
 import { CordageError } from '../contracts/errors.ts'
 import type { RunHandle } from '../contracts/commands.ts'
-import type { CommandPort } from './held-runs.ts'
+import type { HeldRuns } from './held-runs.ts'
 import { guardStore } from './store-writer.ts'
 
 /**
@@ -15,9 +15,9 @@ import { guardStore } from './store-writer.ts'
  * runtime that should drive the claimed run (this one's when the host has none for it).
  */
 export async function driveNext(
-  port: CommandPort,
+  port: HeldRuns,
   damaged: Set<string>,
-  portFor: (runId: string) => Promise<CommandPort>,
+  portFor: (runId: string) => Promise<HeldRuns>,
 ): Promise<RunHandle | undefined> {
   const { rt } = port
   const exclude = damaged.size ? [...damaged] : undefined

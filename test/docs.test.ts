@@ -78,6 +78,10 @@ describe('docs/concepts/architecture.md', () => {
     assert.equal(shown.length, 1)
     const [first, ...rest] = shown[0].split('\n')
     assert.equal(rest.join('\n'), doc(first.replace('// file: ', '')), `${first} differs from the doc`)
+    // Issue 28: a domain plugin intercepts phases in under 30 lines; the page says how many.
+    const lines = doc(first.replace('// file: ', '')).trimEnd().split('\n').length
+    assert.ok(lines < 30, `the example takes ${lines} lines`)
+    assert.match(doc('docs/concepts/architecture.md'), new RegExp(`, in ${lines} lines`))
   })
 
   it('lists every phase of core/contracts/phases.ts, with its mode, in run order', async () => {

@@ -4,55 +4,41 @@
  * the guardrail, policy) and then run, put to a person, or closed; one resumed from the log goes on
  * from its recorded status (a decision holds only under the policy and tool version it was made for);
  * and the head of the step that may run side by side runs in waves (core/kernel/parallel.ts), with two
- * calls under one idempotency key never in one wave. Free functions over a narrow port.
+ * calls under one idempotency key never in one wave. Free functions over the run (core/kernel/run.ts).
  */
-import type { VisibleTools } from './visible-tools.ts'
 import { CordageError } from '../contracts/errors.ts'
-import type { GuardrailService } from '../contracts/services/guardrail.ts'
-import type { PolicyService } from '../contracts/services/policy.ts'
-import type { Tool, ToolsService } from '../contracts/services/tools.ts'
+import type { Tool } from '../contracts/services/tools.ts'
 import type { ActionState } from '../contracts/state.ts'
-import { type AdmissionPort, type Admitted, decidePolicy, previewFor } from './admission.ts'
-import { asRead, type DryRunPort, dryRunProblem, runDryRun } from './preview.ts'
-import type { ServiceEntry } from './cordis.ts'
-import { type Authorized, type DriverPort, executeWave, type Next } from './effects.ts'
+import { type Admitted, decidePolicy, previewFor } from './admission.ts'
+import { runDryRun } from './preview.ts'
+import { asRead, dryRunProblem } from './dry-run.ts'
+import { type Authorized, executeWave, type Next } from './effects.ts'
 import { keyOf } from './ledger.ts'
 import { settleUnknown } from './unknown-effect.ts'
-import type { LoopHost } from './loop-host.ts'
 import { footprintOf, mayRunBeside, waves } from './parallel.ts'
 import { asDefined } from './tool.ts'
-import { askGuardrail, type GuardPort, Pass } from './verification.ts'
-import { type PhasePort, veto } from './phases.ts'
+import { askGuardrail, Pass } from './verification.ts'
+import { veto } from './phases.ts'
+import { pauseRun } from './ending.ts'
+import { reject } from './reject.ts'
+import { refreshTools } from './step-tools.ts'
+import type { Run } from './run.ts'
 
-/** What settling actions needs of the run. */
-export interface ActionsPort extends AdmissionPort, GuardPort, DryRunPort, PhasePort, DriverPort {
-  readonly agent: Pick<LoopHost, 'name' | 'options' | 'dispatch' | 'ctx'>
-  readonly options: DriverPort['options']
-  readonly services: DriverPort['services'] & {
-    readonly policy: ServiceEntry<PolicyService>
-    readonly tools: ServiceEntry<ToolsService>
-    readonly guardrail?: ServiceEntry<GuardrailService>
-  }
-  readonly visible: VisibleTools
-  readonly cancelRequest: unknown
-  /** State was rebuilt from the store (a lost key race): what a batch decided before is stale. */
-  reloaded: boolean
-  visibleTools(): Promise<void>
-}
-
-export async function actOn(run: ActionsPort, action: ActionState): Promise<Next> {
+export async function actOn(run: Run, action: ActionState): Promise<Next> {
   switch (action.status) {
     case 'proposed':
       return follow(run, await admit(run, action))
     case 'denied':
-      return run.reject(
+      return reject(
+        run,
         action,
         'policy_denied',
         `Denied by policy (rule ${action.decision!.ruleId}): ${action.decision!.reason}`,
         action.decision!.seq,
       )
     case 'rejected':
-      return run.reject(
+      return reject(
+        run,
         action,
         'approval_rejected',
         `Rejected by ${action.approval!.by}${action.approval!.reason ? `: ${action.approval!.reason}` : ''}`,
@@ -70,9 +56,9 @@ export async function actOn(run: ActionsPort, action: ActionState): Promise<Next
 }
 
 /** Resumed: the decision is durable. It still holds only under the policy version it was made with. */
-async function resumeDecided(run: ActionsPort, action: ActionState): Promise<Next> {
+async function resumeDecided(run: Run, action: ActionState): Promise<Next> {
   const tool = await installedTool(run, action)
-  if (!tool) return run.reject(action, 'unknown_tool', `Tool "${action.tool}" is no longer installed.`)
+  if (!tool) return reject(run, action, 'unknown_tool', `Tool "${action.tool}" is no longer installed.`)
   // A dry run never reaches the tool: only its preview runs, under a decision that still holds.
   if (action.dryRun) return resumeDryRun(run, action, tool)
   if (action.status === 'running') {
@@ -82,7 +68,7 @@ async function resumeDecided(run: ActionsPort, action: ActionState): Promise<Nex
   }
   if (!stillHolds(run, action, tool)) {
     const parsed = tool.input.safeParse(action.args)
-    if (!parsed.success) return run.reject(action, 'invalid_arguments', `The arguments for ${tool.name} no longer match its schema.`)
+    if (!parsed.success) return reject(run, action, 'invalid_arguments', `The arguments for ${tool.name} no longer match its schema.`)
     return authorize(run, action, tool, parsed.data)
   }
   return executeWave(run, [
@@ -91,13 +77,13 @@ async function resumeDecided(run: ActionsPort, action: ActionState): Promise<Nex
 }
 
 /** A decision (and an approval) holds only under the policy and the tool version it was made for. */
-function stillHolds(run: ActionsPort, action: ActionState, tool: Tool): boolean {
+function stillHolds(run: Run, action: ActionState, tool: Tool): boolean {
   const toolChanged = action.decision?.toolVersion !== undefined && tool.owner !== undefined && action.decision.toolVersion !== tool.owner
   return action.decision?.policyVersion === run.services.policy.value.version && !toolChanged
 }
 
 /** Asked, but the request was never put on record (the rest of its step ran first and paused, or the process stopped): put it now. */
-async function askAgain(run: ActionsPort, action: ActionState): Promise<Next> {
+async function askAgain(run: Run, action: ActionState): Promise<Next> {
   const d = action.decision
   const preview = action.requestedSeq === undefined && d ? await previewFor(run, action, await installedTool(run, action)) : undefined
   const approval =
@@ -114,19 +100,20 @@ async function askAgain(run: ActionsPort, action: ActionState): Promise<Next> {
           ...(preview ? { preview } : {}),
         }
       : undefined
-  return run.pause('WAITING_APPROVAL', `action ${action.id} (${action.tool}) waits for approval`, 'approval', {
+  return pauseRun(run, 'WAITING_APPROVAL', `action ${action.id} (${action.tool}) waits for approval`, 'approval', {
     actionId: action.id,
     approval,
   })
 }
 
 /** A freshly proposed action: check it is a visible tool with valid arguments, pass it by the guardrail, ask policy. */
-async function admit(run: ActionsPort, action: ActionState): Promise<Admitted> {
-  await run.visibleTools()
+async function admit(run: Run, action: ActionState): Promise<Admitted> {
+  await refreshTools(run)
   const tool = run.visible.byName.get(action.tool)
   if (action.argsError !== undefined)
     return {
-      next: await run.reject(
+      next: await reject(
+        run,
         action,
         'invalid_arguments',
         `The arguments for ${action.tool} are not valid JSON, or not plain JSON (${action.argsError}). Send them again as a plain JSON object.`,
@@ -134,19 +121,21 @@ async function admit(run: ActionsPort, action: ActionState): Promise<Admitted> {
     }
   if (!tool)
     return {
-      next: await run.reject(
+      next: await reject(
+        run,
         action,
         'unknown_tool',
         `Unknown tool "${action.tool}". Tools you can call: ${[...run.visible.byName.keys()].join(', ') || 'none'}.`,
       ),
     }
   const refused = dryRunProblem(action, tool, run.visible.dryRuns.has(tool.name))
-  if (refused) return { next: await run.reject(action, 'invalid_arguments', refused) }
+  if (refused) return { next: await reject(run, action, 'invalid_arguments', refused) }
   const parsed = tool.input.safeParse(action.args)
   if (!parsed.success) {
     const issues = parsed.error.issues.map((i) => `${i.path.length ? i.path.join('.') : '(arguments)'}: ${i.message}`).join('; ')
     return {
-      next: await run.reject(
+      next: await reject(
+        run,
         action,
         'invalid_arguments',
         `Invalid arguments for ${tool.name}: ${issues}. Fix the arguments and call it again.`,
@@ -158,7 +147,8 @@ async function admit(run: ActionsPort, action: ActionState): Promise<Admitted> {
     : Pass
   if (guarded.action !== 'pass')
     return {
-      next: await run.reject(
+      next: await reject(
+        run,
         action,
         'guardrail_blocked',
         `Blocked by guardrail ${guarded.guard}: ${guarded.reason}. Nothing was run.`,
@@ -172,7 +162,7 @@ async function admit(run: ActionsPort, action: ActionState): Promise<Admitted> {
     [action, tool.name, parsed.data, action.dryRun ? { dryRun: true } : {}],
     'before policy',
   )
-  if (refusal) return { next: await run.reject(action, refusal.code, refusal.observation, run.state.lastSeq) }
+  if (refusal) return { next: await reject(run, action, refusal.code, refusal.observation, run.state.lastSeq) }
   if (action.dryRun) return admitDryRun(run, action, tool, parsed.data)
   return decidePolicy(run, action, tool, parsed.data)
 }
@@ -182,21 +172,21 @@ async function admit(run: ActionsPort, action: ActionState): Promise<Admitted> {
  * preview here, never the tool. An ask goes to a person like any call (fail closed); approved, the
  * preview runs then (resumeDryRun).
  */
-async function admitDryRun(run: ActionsPort, action: ActionState, tool: Tool, args: unknown): Promise<Admitted> {
+async function admitDryRun(run: Run, action: ActionState, tool: Tool, args: unknown): Promise<Admitted> {
   const admitted = await decidePolicy(run, action, asRead(tool), args, true)
   if (!('run' in admitted)) return admitted
   return { next: await runDryRun(run, action, tool, args, admitted.run.causation) }
 }
 
 /** A dry run resumed from its decision (or approval): under the same policy and tool version its preview runs, else it is decided again. */
-async function resumeDryRun(run: ActionsPort, action: ActionState, tool: Tool): Promise<Next> {
+async function resumeDryRun(run: Run, action: ActionState, tool: Tool): Promise<Next> {
   const parsed = tool.input.safeParse(action.args)
-  if (!parsed.success) return run.reject(action, 'invalid_arguments', `The arguments for ${tool.name} no longer match its schema.`)
+  if (!parsed.success) return reject(run, action, 'invalid_arguments', `The arguments for ${tool.name} no longer match its schema.`)
   if (!stillHolds(run, action, tool)) return follow(run, await admitDryRun(run, action, tool, parsed.data))
   return runDryRun(run, action, tool, parsed.data, action.approval?.seq ?? action.decision!.seq)
 }
 
-function follow(run: ActionsPort, admitted: Admitted): Promise<Next> {
+function follow(run: Run, admitted: Admitted): Promise<Next> {
   if ('run' in admitted) return executeWave(run, [admitted.run])
   if ('later' in admitted) return admitted.later()
   return Promise.resolve(admitted.next)
@@ -207,8 +197,8 @@ function follow(run: ActionsPort, admitted: Admitted): Promise<Next> {
  * is admitted in proposal order (validation, guardrail, policy), then those allowed run in waves.
  * An action that must wait for a person ends the batch; it is put to them once the others ran.
  */
-export async function actTogether(run: ActionsPort): Promise<Next | undefined> {
-  await run.visibleTools()
+export async function actTogether(run: Run): Promise<Next | undefined> {
+  await refreshTools(run)
   const batch: ActionState[] = []
   for (const id of run.state.pending) {
     const action = run.state.actions[id]
@@ -243,13 +233,13 @@ export async function actTogether(run: ActionsPort): Promise<Next | undefined> {
   return later && !run.cancelRequest ? later() : 'continue'
 }
 
-async function installedTool(run: ActionsPort, action: ActionState): Promise<Tool | undefined> {
-  await run.visibleTools()
+async function installedTool(run: Run, action: ActionState): Promise<Tool | undefined> {
+  await refreshTools(run)
   const tool = run.visible.byName.get(action.tool) ?? run.services.tools.value.get(action.tool)
   return tool && asDefined(tool)
 }
 
 /** Ask policy about an action whose arguments passed the tool's schema (`args` is the parsed form), and act on the answer. */
-async function authorize(run: ActionsPort, action: ActionState, tool: Tool, args: unknown): Promise<Next> {
+async function authorize(run: Run, action: ActionState, tool: Tool, args: unknown): Promise<Next> {
   return follow(run, await decidePolicy(run, action, tool, args))
 }

@@ -4,45 +4,32 @@
  * malformed or failing policy denies, an ask nobody may answer denies), the decision recorded, and then
  * the call runs, waits for a person, or is closed. An ask that a grant covers (named by a
  * `tool/after-decide` handler, checked in core/kernel/grant-claim.ts), or that the approval given with
- * an accepted drift answers, runs without asking again. Free functions over a narrow port.
+ * an accepted drift answers, runs without asking again. Free functions over the run.
  */
-import type { Code } from '../contracts/errors.ts'
-import type { PolicyDecision, PolicyService } from '../contracts/services/policy.ts'
-import type { StoreService } from '../contracts/services/store.ts'
+import type { PolicyDecision } from '../contracts/services/policy.ts'
 import type { Tool } from '../contracts/services/tools.ts'
 import type { ActionState } from '../contracts/state.ts'
-import type { PreviewOutcome, WaitingStatus } from '../contracts/data.ts'
-import type { ServiceEntry } from './cordis.ts'
+import type { PreviewOutcome } from '../contracts/data.ts'
 import { isControl } from './control.ts'
-import type { Authorized, Checkpoint, Next, PauseDetail } from './effects.ts'
+import type { Authorized, Next } from './effects.ts'
 import { claimedGrant } from './grant-claim.ts'
 import { approvalUnder } from './approval.ts'
-import type { TimedService } from './loop-host.ts'
-import type { EventIds, Recorder } from './recorder.ts'
 import { checkPolicyDecision } from '../contracts/checks/policy.ts'
-import { askPreview, type PreviewPort } from './preview.ts'
+import { askPreview } from './preview.ts'
 import { KernelProducer } from './version.ts'
+import { pauseRun } from './ending.ts'
+import { reject } from './reject.ts'
+import type { Run } from './run.ts'
 
 /** What admitting an action leads to: run it, wait for a person (later, once the rest of the step ran), or nothing more (settled). */
 export type Admitted = { run: Authorized } | { later: () => Promise<Next> } | { next: Next }
-
-/** What deciding an action needs of the run. */
-export interface AdmissionPort extends PreviewPort {
-  readonly rec: Recorder
-  readonly services: { readonly policy: ServiceEntry<PolicyService> }
-  idsOf(actionId: string | undefined, causation?: number): EventIds
-  ask<T>(service: TimedService, provider: string, call: () => T | Promise<T>): T | Promise<T>
-  store(): StoreService
-  reject(action: ActionState, code: Code, observation: string, causation?: number): Promise<Next>
-  pause(status: WaitingStatus, reason: string, checkpoint: Checkpoint, detail?: PauseDetail): Promise<Next>
-}
 
 /**
  * Ask policy, record its decision, and say what comes next: run the call, wait for a person, or nothing
  * (denied). `dryRun`: the model asked for the call's preview (core/kernel/preview.ts); `tool` is then
  * shown as a read, and no preview runs before an approval request (running it is what is asked).
  */
-export async function decidePolicy(run: AdmissionPort, action: ActionState, tool: Tool, args: unknown, dryRun = false): Promise<Admitted> {
+export async function decidePolicy(run: Run, action: ActionState, tool: Tool, args: unknown, dryRun = false): Promise<Admitted> {
   const policy = run.services.policy
   const decision = await askPolicy(run, action, tool, args, dryRun)
   const policyVersion = policy.value.version
@@ -63,7 +50,7 @@ export async function decidePolicy(run: AdmissionPort, action: ActionState, tool
   )
   if (decision.verdict === 'deny')
     return {
-      next: await run.reject(action, 'policy_denied', `Denied by policy (rule ${decision.ruleId}): ${decision.reason}`, recorded.seq),
+      next: await reject(run, action, 'policy_denied', `Denied by policy (rule ${decision.ruleId}): ${decision.reason}`, recorded.seq),
     }
   if (decision.verdict === 'ask') return admitAsked(run, action, tool, args, decision, policyVersion, recorded.seq, dryRun)
   return { run: { action, tool, policyVersion, causation: recorded.seq } }
@@ -73,7 +60,7 @@ export async function decidePolicy(run: AdmissionPort, action: ActionState, tool
  * The policy's decision on a call, checked strictly: a policy that throws or answers something that is
  * not a decision denies (fail closed), and so does an `ask` that names no one who may approve it.
  */
-async function askPolicy(run: AdmissionPort, action: ActionState, tool: Tool, args: unknown, dryRun: boolean): Promise<PolicyDecision> {
+async function askPolicy(run: Run, action: ActionState, tool: Tool, args: unknown, dryRun: boolean): Promise<PolicyDecision> {
   const policy = run.services.policy
   let decision: PolicyDecision
   try {
@@ -118,7 +105,7 @@ async function askPolicy(run: AdmissionPort, action: ActionState, tool: Tool, ar
 
 /** A call the policy wants approved: covered by a grant (approved at once, on record), or the run waits for a person. */
 async function admitAsked(
-  run: AdmissionPort,
+  run: Run,
   action: ActionState,
   tool: Tool,
   args: unknown,
@@ -149,7 +136,7 @@ async function admitAsked(
     later: async () => {
       // Decision → preview (tool/preview handlers) → checkpoint → request: whoever decides reads this record and nothing runs it again.
       const preview = dryRun ? undefined : await askPreview(run, action, tool, args, decidedSeq)
-      return run.pause('WAITING_APPROVAL', `action ${action.id} (${action.tool}) waits for approval: ${reason}${why}`, 'approval', {
+      return pauseRun(run, 'WAITING_APPROVAL', `action ${action.id} (${action.tool}) waits for approval: ${reason}${why}`, 'approval', {
         actionId: action.id,
         approval: {
           tool: action.tool,
@@ -168,7 +155,7 @@ async function admitAsked(
 }
 
 /** The preview for an approval request put on record late (core/kernel/actions.ts, a resumed ask): none for a dry run, a tool gone or arguments it no longer takes. */
-export async function previewFor(run: AdmissionPort, action: ActionState, tool: Tool | undefined): Promise<PreviewOutcome | undefined> {
+export async function previewFor(run: Run, action: ActionState, tool: Tool | undefined): Promise<PreviewOutcome | undefined> {
   const parsed = !action.dryRun && tool?.input.safeParse(action.args)
   if (!tool || !parsed || !parsed.success) return undefined
   return askPreview(run, action, tool, parsed.data, action.decision?.seq ?? action.proposedSeq)

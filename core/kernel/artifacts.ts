@@ -21,24 +21,14 @@ import type { ArtifactRef } from '../contracts/data.ts'
 import type { ResultShape } from '../contracts/phases.ts'
 import type { Tool, ToolResult } from '../contracts/services/tools.ts'
 import type { ActionState } from './state.ts'
-import { serial, type PhasePort } from './phases.ts'
+import { serial } from './phases.ts'
 import { checkResultShape, type ShapeAnswer } from '../contracts/checks/result-shape.ts'
-import { guardsOf, screenToolValue, type ScreenPort, type ScreenedValue } from './tool-texts.ts'
+import { guardsOf, screenToolValue, type ScreenedValue } from './tool-texts.ts'
+import { screenToolText } from './tool-texts.ts'
+import type { Run } from './run.ts'
 
 /** The key under which a ledger outcome holds an artifact's reference instead of the bytes. */
 export const LedgerArtifactKey = 'cordage:artifact'
-
-/** What shaping a result needs of the run. */
-export interface ArtifactPort extends ScreenPort, PhasePort {
-  readonly options: { observationChars: number }
-  /** The run's secrets scrubbed out of a value (the recorder's). */
-  scrub<T>(value: T): T
-  store(): { putArtifact?: unknown }
-  /** Store a blob for this run and action (the kernel's writer). */
-  putArtifact(artifact: { actionId: string; bytes: Uint8Array; mediaType: string; visibility: 'ui' | 'audit' }): Promise<ArtifactRef>
-  /** A run-ending error met where the outcome must still be recorded: the run ends at the next boundary. */
-  defer(error: unknown): void
-}
 
 /** What tool/end and the ledger record of a result. */
 export interface Shaped {
@@ -58,7 +48,7 @@ export interface Shaped {
  * is screened too). `render` renders an output the tool gave no observation for.
  */
 export async function shapeResult(
-  run: ArtifactPort,
+  run: Run,
   call: { action: ActionState; tool: Tool; causation: number },
   result: ToolResult,
   suffix: string,
@@ -66,7 +56,7 @@ export async function shapeResult(
 ): Promise<Shaped> {
   const { action, tool } = call
   const output = result.output ?? null
-  const screen = (text: string) => run.screenOutput(action, tool, text, call.causation, 'result')
+  const screen = (text: string) => screenToolText(run, action, tool, text, call.causation, 'result')
   const shown = await screenToolValue(run, call, output, 'result')
   const own = result.observation === undefined ? undefined : await screen(result.observation)
   const note = suffix ? await screen(suffix) : undefined
@@ -110,7 +100,7 @@ export async function shapeResult(
 }
 
 /** The raw result, secrets scrubbed, as an audit-only artifact. */
-function rawCopy(run: ArtifactPort, actionId: string, output: unknown): Promise<ArtifactRef> {
+function rawCopy(run: Run, actionId: string, output: unknown): Promise<ArtifactRef> {
   const raw = run.scrub(output)
   const text = typeof raw === 'string' ? raw : (JSON.stringify(raw) ?? 'null')
   const mediaType = typeof raw === 'string' ? 'text/plain; charset=utf-8' : 'application/json'
@@ -118,7 +108,7 @@ function rawCopy(run: ArtifactPort, actionId: string, output: unknown): Promise<
 }
 
 /** What an artifact of the result would hold: what the guardrail let through, scrubbed as events are. */
-function storedForm(run: ArtifactPort, shown: ScreenedValue): { content: string; json: boolean } {
+function storedForm(run: Run, shown: ScreenedValue): { content: string; json: boolean } {
   const json = typeof shown.value !== 'string'
   if (shown.action === 'redact') return { content: run.scrub(shown.text), json }
   const value = run.scrub(shown.value)
@@ -137,18 +127,12 @@ export function ledgerArtifact(output: unknown): ArtifactRef | undefined {
     : undefined
 }
 
-/** What listing another run's artifact under this run needs. */
-export interface RelistPort {
-  store(): { readArtifact?(ref: string): Promise<Uint8Array> }
-  putArtifact: ArtifactPort['putArtifact']
-}
-
 /**
  * List an artifact another run produced under this run as well (a deduplicated call): stored again by
  * content, so no second blob is kept. A store without artifacts, or a blob gone, leaves the reference
  * as it is: the event still names it, and read_artifact says it is not this run's.
  */
-export async function relist(run: RelistPort, action: ActionState, artifact: ArtifactRef): Promise<void> {
+export async function relist(run: Run, action: ActionState, artifact: ArtifactRef): Promise<void> {
   const store = run.store()
   if (typeof store.readArtifact !== 'function') return
   let bytes: Uint8Array

@@ -8,22 +8,20 @@
  * failed is `failed` in the ledger. A call cut short by cancellation is cancelled, its effect (for a
  * write) unknown.
  */
-import { classify, CordageError, type Code } from '../contracts/errors.ts'
-import type { EffectWrite } from '../contracts/services/store.ts'
+import { classify, CordageError } from '../contracts/errors.ts'
 import type { Tool, ToolResult } from '../contracts/services/tools.ts'
-import type { TerminalStatus, WaitingStatus } from '../contracts/data.ts'
-import type { Checkpoint, Next, PauseDetail } from './flow.ts'
-import type { EventIds, Recorder } from './recorder.ts'
+import type { Next } from './flow.ts'
 import type { ActionState } from './state.ts'
 import { KernelProducer } from './version.ts'
 import { cancelWait, claimProblem } from './waits.ts'
 import { checkWaitsFor } from '../contracts/checks/waits.ts'
-import type { Context } from './cordis.ts'
-import { shapeResult, type ArtifactPort } from './artifacts.ts'
+import { shapeResult } from './artifacts.ts'
 import type { ShapedResult } from '../contracts/phases.ts'
 import { jsonProblem } from '../kit/hash.ts'
-import { serial, type PhasePort } from './phases.ts'
+import { serial } from './phases.ts'
 import { screenFailure } from './tool-texts.ts'
+import { endRun, pauseRun } from './ending.ts'
+import type { Run } from './run.ts'
 
 /** After a call's outcome is recorded: nothing more, another attempt, or what the run must do next. */
 export type Outcome = 'done' | 'retry' | Consequence
@@ -46,26 +44,7 @@ export interface FinishedCall {
   durationMs: number
 }
 
-/** What recording an outcome needs of the run. */
-export interface OutcomePort extends ArtifactPort, PhasePort {
-  readonly runId: string
-  /** The agent's context (its `waits` service says whether what a call waits on is that call's own), and its phases. */
-  readonly agent: PhasePort['agent'] & { readonly ctx: Context }
-  /** A run-ending error met where the outcome must still be recorded: the run ends at the next boundary. */
-  defer(error: unknown): void
-  readonly rec: Recorder
-  readonly signal: AbortSignal
-  readonly options: { observationChars: number; handoffs: readonly string[] }
-  readonly cancelling: boolean
-  idsOf(actionId: string | undefined, causation?: number): EventIds
-  flush(effects?: EffectWrite[]): Promise<void>
-  /** A side effect committed (`seq`: its tool/end) or left unknown; the driver keeps those a cancel came too late to stop. */
-  noteEffect(kind: 'committed' | 'unknown', effect: { actionId: string; tool: string; receipt?: unknown; key?: string; seq?: number }): void
-  end(status: TerminalStatus, failureCode: Code | undefined, reason?: string): Promise<Next>
-  pause(status: WaitingStatus, reason: string, checkpoint: Checkpoint, detail?: PauseDetail): Promise<Next>
-}
-
-export async function recordSucceeded(run: OutcomePort, c: FinishedCall, result: ToolResult): Promise<Outcome> {
+export async function recordSucceeded(run: Run, c: FinishedCall, result: ToolResult): Promise<Outcome> {
   const { action, tool, key } = c
   if (result.waitsFor !== undefined) return waitOn(run, c, result.waitsFor)
   const usage = validUsage(result.usage, tool.name)
@@ -111,7 +90,7 @@ export async function recordSucceeded(run: OutcomePort, c: FinishedCall, result:
  * after the call ran cannot unrun it: the outcome is still recorded, with the result withheld, and the
  * run ends at the next boundary (fail closed).
  */
-async function beforeEnd(run: OutcomePort, action: ActionState, tool: Tool, result: ToolResult): Promise<ToolResult> {
+async function beforeEnd(run: Run, action: ActionState, tool: Tool, result: ToolResult): Promise<ToolResult> {
   if (!run.agent.dispatch.handlers('tool/before-end').length) return result
   const value: ShapedResult = {
     actionId: action.id,
@@ -146,7 +125,7 @@ function shapedProblem(value: unknown, was: ShapedResult): string | undefined {
  * effect is unknown (by the tool's reconcile, or by waiting for a person).
  */
 export async function recordFailed(
-  run: OutcomePort,
+  run: Run,
   c: FinishedCall,
   error: unknown,
   settleUnknown: (lost: 'timeout' | 'connection_lost') => Promise<Next | 'retry'>,
@@ -195,12 +174,12 @@ export async function recordFailed(
   if (code === 'tool_timeout')
     return {
       kind: 'end',
-      run: () => run.end('FAILED', 'tool_timeout', `${tool.name} (action ${action.id}) did not finish within ${tool.timeoutMs} ms`),
+      run: () => endRun(run, 'FAILED', 'tool_timeout', `${tool.name} (action ${action.id}) did not finish within ${tool.timeoutMs} ms`),
     }
   // The tool reported a failure: for a write, that means it did not take effect.
   if (effectful) await run.flush([{ op: 'outcome', key, status: 'failed', at: Date.now() }])
   if (kind !== 'tool_deterministic' && kind !== 'tool_transient' && kind !== 'model_semantic')
-    return { kind: 'end', run: () => run.end('FAILED', code, screened.message) }
+    return { kind: 'end', run: () => endRun(run, 'FAILED', code, screened.message) }
   return 'done'
 }
 
@@ -211,7 +190,7 @@ export async function recordFailed(
  * idempotent tool may ask for this. Anything malformed is the tool's failure, never a pause; so is a
  * condition its owner does not confirm as this call's own and still going.
  */
-async function waitOn(run: OutcomePort, c: FinishedCall, w: ToolResult['waitsFor']): Promise<Outcome> {
+async function waitOn(run: Run, c: FinishedCall, w: ToolResult['waitsFor']): Promise<Outcome> {
   const { action, tool } = c
   const waiter = { runId: run.runId, actionId: action.id }
   const checked = checkWaitsFor(w)
@@ -228,7 +207,7 @@ async function waitOn(run: OutcomePort, c: FinishedCall, w: ToolResult['waitsFor
   const why = `action ${action.id} (${tool.name}) waits on ${reason}`
   return {
     kind: 'wait',
-    run: () => run.pause(status, why, Checkpoints[status], { actionId: action.id, on }),
+    run: () => pauseRun(run, status, why, Checkpoints[status], { actionId: action.id, on }),
     cancelWait: () => cancelWait(run.agent.ctx, on, waiter),
   }
 }
@@ -241,7 +220,7 @@ const Checkpoints = {
 } as const
 
 /** A call cut short by the run's cancellation. */
-function recordCancelled(run: OutcomePort, c: FinishedCall): Outcome {
+function recordCancelled(run: Run, c: FinishedCall): Outcome {
   const { action, tool, key } = c
   const observation = 'The run was cancelled while this tool ran.'
   const message = 'cancelled while the tool ran'

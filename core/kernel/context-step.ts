@@ -3,46 +3,25 @@
  * What the model sees this step: the context service's projection (checked strictly), compacted when it
  * is over the threshold by the compactor, whose answer is checked (and recorded, used or not: a
  * compaction that breaks the projection's promises is not used), passed by the `step/before-model`
- * handlers (checked again), then recorded as step/context. Free functions over a narrow port.
+ * handlers (checked again), then recorded as step/context. Free functions over the run.
  */
-import type { VisibleTools } from './visible-tools.ts'
-import type { Code } from '../contracts/errors.ts'
 import { checkCompacted, type CompactorService, type CompactResult } from '../contracts/services/compactor.ts'
-import type { ContextService, Projection } from '../contracts/services/context.ts'
+import type { Projection } from '../contracts/services/context.ts'
 import type { ToolView } from '../contracts/services/tools.ts'
-import type { RunState } from '../contracts/state.ts'
-import type { TerminalStatus } from '../contracts/data.ts'
 import type { ServiceEntry } from './cordis.ts'
 import { isControl } from './control.ts'
 import type { Next } from './effects.ts'
-import type { LoopHost, TimedService } from './loop-host.ts'
-import type { EventIds, Recorder } from './recorder.ts'
-import { checkProjection, type CheckedMessages } from '../contracts/checks/context.ts'
-import { serial, type PhasePort } from './phases.ts'
-
-/** What projecting the context needs of the run. */
-export interface ContextPort extends PhasePort {
-  readonly agent: Pick<LoopHost, 'options'> & PhasePort['agent']
-  readonly view: Readonly<RunState>
-  readonly rec: Recorder
-  readonly signal: AbortSignal
-  readonly cancelRequest: unknown
-  readonly services: { readonly context: ServiceEntry<ContextService>; readonly compactor?: ServiceEntry<CompactorService> }
-  readonly visible: Pick<VisibleTools, 'views' | 'names'>
-  /** The messages of the run's last projection that passed the check: the next one reads only what is new. */
-  checkedMessages?: CheckedMessages
-  /** The run's last compaction used, as recorded: the seq of its compaction/end and every seq it summarised. */
-  lastCompaction?: { seq: number; summarised: readonly number[] }
-  visibleTools(): Promise<void>
-  ask<T>(service: TimedService, provider: string, call: () => T | Promise<T>): T | Promise<T>
-  end(status: TerminalStatus, failureCode: Code | undefined, reason?: string, answer?: string): Promise<Next>
-  endCancelled(): Promise<Next>
-}
+import type { EventIds } from './recorder.ts'
+import { checkProjection } from '../contracts/checks/context.ts'
+import { serial } from './phases.ts'
+import { endCancelled, endRun } from './ending.ts'
+import { refreshTools } from './step-tools.ts'
+import type { Run } from './run.ts'
 
 /** The step's projection and the tools shown with it, or how the run goes on when it cannot have one. */
-export async function projectContext(run: ContextPort, ids: EventIds): Promise<{ projection: Projection; views: ToolView[] } | Next> {
+export async function projectContext(run: Run, ids: EventIds): Promise<{ projection: Projection; views: ToolView[] } | Next> {
   const { context, compactor } = run.services
-  await run.visibleTools()
+  await refreshTools(run)
   const views = run.visible.views
 
   const assembled = checkProjection(
@@ -50,7 +29,8 @@ export async function projectContext(run: ContextPort, ids: EventIds): Promise<{
     run.checkedMessages,
   )
   if (!assembled.ok)
-    return run.end(
+    return endRun(
+      run,
       'FAILED',
       'verdict_invalid',
       `context service ${context.provider} returned something that is not a projection: ${assembled.problem}`,
@@ -60,7 +40,7 @@ export async function projectContext(run: ContextPort, ids: EventIds): Promise<{
   const threshold = compactor?.value.threshold ?? run.agent.options.contextTokens
   if (compactor && threshold && projection.tokens > threshold) {
     projection = await compact(run, compactor, projection, threshold, ids)
-    if (run.cancelRequest) return run.endCancelled()
+    if (run.cancelRequest) return endCancelled(run)
   }
   // `step/before-model` handlers may change what the model reads; what they answer is checked whole.
   projection = await serial(run, 'step/before-model', projection, (answer) => {
@@ -82,7 +62,7 @@ export async function projectContext(run: ContextPort, ids: EventIds): Promise<{
  * but complete.
  */
 async function compact(
-  run: ContextPort,
+  run: Run,
   compactor: ServiceEntry<CompactorService>,
   projection: Projection,
   threshold: number,

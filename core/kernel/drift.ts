@@ -10,9 +10,9 @@ import { CordageError } from '../contracts/errors.ts'
 import type { RunState } from '../contracts/state.ts'
 import type { BindingCheck, DriftChange, DriftCommand, PluginSet } from '../contracts/drift.ts'
 import { checkDriftChanges } from '../contracts/checks/drift.ts'
-import type { Recorder } from './recorder.ts'
 import { KernelProducer } from './version.ts'
 import { turn } from './command-ids.ts'
+import type { Run } from './run.ts'
 
 /** The changes `check` decides for a run about to go on, checked: a throw or an answer that is not a list of changes refuses. */
 export function bindingChanges(check: BindingCheck | undefined, runId: string, recorded: PluginSet, current: PluginSet, accept: boolean) {
@@ -41,24 +41,12 @@ const strictBinding: BindingCheck = (recorded, current, accept) =>
     return [{ plugin, from, to, ...(fromHash || toHash ? { fromHash, toHash } : {}), decision: accept ? 'accepted' : 'refused' } as const]
   })
 
-/** What recording a drift decision needs of the run's driver. */
-export interface DriftPort {
-  readonly rec: Recorder
-  flush(): Promise<void>
-}
-
 /**
  * Record the decision (nothing when nothing changed); throw `version_drift` when any change is refused.
  * The refusal is the harness's, whoever gave the command: the message says so, names the command that
  * was not carried out and who gave it, and how to go on.
  */
-export async function recordDrift(
-  driver: DriftPort,
-  state: RunState,
-  changes: DriftChange[],
-  by: string,
-  command: DriftCommand,
-): Promise<void> {
+export async function recordDrift(driver: Run, state: RunState, changes: DriftChange[], by: string, command: DriftCommand): Promise<void> {
   if (!changes.length) return
   const refused = changes.filter((c) => c.decision === 'refused')
   const decision = refused.length ? 'refused' : changes.every((c) => c.decision === 'pinned') ? 'pinned' : 'accepted'

@@ -5,7 +5,7 @@
  * core/kernel/constraints.ts; the idempotency ledger, core/kernel/ledger.ts; the ticket and `tool/start`
  * with its ledger intent), execute (the call under its time limit, reachable by cancellation) and
  * finalize (what its outcome means, core/kernel/call-outcome.ts; an effect whose outcome is not known,
- * core/kernel/unknown-effect.ts). Free functions over the driver's port. The rules
+ * core/kernel/unknown-effect.ts). Free functions over the run (core/kernel/run.ts). The rules
  * (docs/concepts/durability.md has the table):
  *
  * - A tool with side effects writes an intent to the ledger (idempotency key, arguments hash, policy
@@ -15,7 +15,7 @@
  * - Cancelled mid-call, a side-effecting call gets a short grace to finish: if it commits, the run says so.
  */
 import { CordageError } from '../contracts/errors.ts'
-import type { EffectWrite, StoreService } from '../contracts/services/store.ts'
+import type { EffectWrite } from '../contracts/services/store.ts'
 import type { Tool, ToolResult } from '../contracts/services/tools.ts'
 import type { ActionState } from './state.ts'
 import { claimTicketIssuer, type Ticket } from './ticket.ts'
@@ -24,48 +24,19 @@ import { targetOf } from './tool.ts'
 import { KernelProducer } from './version.ts'
 import type { Next } from './flow.ts'
 import { veto } from './phases.ts'
-import { recordFailed, recordSucceeded, type Consequence, type Outcome, type OutcomePort } from './call-outcome.ts'
+import { recordFailed, recordSucceeded, type Consequence, type Outcome } from './call-outcome.ts'
 import { timeLimitOf, unheldConstraints } from './constraints.ts'
-import { openReservation, reserveWave, settleCall, type MeterPort } from './meter.ts'
-import { checkLedger, keyOf, type LedgerPort } from './ledger.ts'
-import { settleUnknown, type UnknownEffectPort } from './unknown-effect.ts'
+import { openReservation, reserveWave, settleCall } from './meter.ts'
+import { checkLedger, keyOf } from './ledger.ts'
+import { settleUnknown } from './unknown-effect.ts'
 import type { Reservation } from '../contracts/data.ts'
+import { reject } from './reject.ts'
+import { recoverLostKeyRace } from './key-race.ts'
+import type { Run } from './run.ts'
 export type { Checkpoint, Next, PauseDetail } from './flow.ts'
 
 /** The kernel's right to issue tickets: claimed here, as this module loads, and never handed on. */
 const issueTicket = claimTicketIssuer()
-
-/** What running an action needs from the run's driver. */
-export interface DriverPort extends OutcomePort, LedgerPort, UnknownEffectPort {
-  /** The step's meter, asked before a wave starts and when a reserved call ended (core/kernel/meter.ts). */
-  readonly services: MeterPort['services']
-  readonly options: {
-    ticketTtlMs: number
-    observationChars: number
-    cancelGraceMs: number
-    effectWaitMs: number
-    handoffs: readonly string[]
-    interceptTool?: (tool: Tool) => Tool
-  }
-  store(): StoreService
-  /** Flush buffered events (with these ledger writes) under the run's lease. */
-  flush(effects?: EffectWrite[]): Promise<void>
-  /** Calls in flight (`on` while running), so cancellation can reach them. */
-  track(call: ToolCall, on: boolean): void
-  /** The run's lease token (fencing token), when the run is owned under a lease. */
-  readonly fencingToken: number | undefined
-  /**
-   * Reject with `lease_lost` unless the lease is still this worker's (by its clock, or else asked of the
-   * store): checked right before a side-effecting call starts.
-   */
-  checkLease(): Promise<void>
-  /**
-   * Another run took the idempotency key between the ledger look-up and the intent: write what was
-   * recorded before the refused `tool/start` (the model's answer, the decision), then rebuild state from
-   * the store, so the action is tried again from its decision and the model is not asked again.
-   */
-  lostKeyRace(starts: number): Promise<void>
-}
 
 /** An action policy (or a person) authorized under `policyVersion`; `causation` is the seq that authorized it. */
 export interface Authorized {
@@ -101,7 +72,7 @@ interface Started {
  * context do not depend on timing. What an outcome leads to (a retry, ending the run, waiting for a
  * person) is acted on only after every outcome of the wave is on record.
  */
-export async function executeWave(run: DriverPort, jobs: readonly Authorized[]): Promise<Next> {
+export async function executeWave(run: Run, jobs: readonly Authorized[]): Promise<Next> {
   let queue: Ready[] = []
   for (let i = 0; i < jobs.length; i++) {
     const { action, tool, policyVersion, causation } = jobs[i]
@@ -142,7 +113,7 @@ export async function executeWave(run: DriverPort, jobs: readonly Authorized[]):
       await run.flush(intent)
     } catch (error) {
       if (!CordageError.is(error, 'effect_exists') && !CordageError.is(error, 'idempotency_conflict')) throw error
-      await run.lostKeyRace(started.length)
+      await recoverLostKeyRace(run, started.length)
       return 'continue'
     }
     // Frozen past the lease's expiry between the intent and the call, another worker may own the run now.
@@ -172,14 +143,14 @@ export async function executeWave(run: DriverPort, jobs: readonly Authorized[]):
 }
 
 /** An authorized call a `tool/before-execute` handler refuses is closed before anything of it starts. */
-async function beforeExecute(run: DriverPort, { action, tool, policyVersion, causation }: Authorized): Promise<Next | undefined> {
+async function beforeExecute(run: Run, { action, tool, policyVersion, causation }: Authorized): Promise<Next | undefined> {
   const extra = action.approval ? { policyVersion, approvedBy: action.approval.by } : { policyVersion }
   const refusal = await veto(run, 'tool/before-execute', [action, tool.name, action.args, extra], 'before it ran')
-  return refusal && run.reject(action, refusal.code, refusal.observation, causation)
+  return refusal && reject(run, action, refusal.code, refusal.observation, causation)
 }
 
 /** Execute: the wave's calls side by side; one call is awaited as it is (Promise.allSettled costs microseconds a step). */
-async function callAll(run: DriverPort, started: Started[]): Promise<PromiseSettledResult<ToolResult>[]> {
+async function callAll(run: Run, started: Started[]): Promise<PromiseSettledResult<ToolResult>[]> {
   if (started.length !== 1) return Promise.allSettled(started.map((s) => call(run, s)))
   try {
     return [{ status: 'fulfilled', value: await call(run, started[0]) }]
@@ -189,7 +160,7 @@ async function callAll(run: DriverPort, started: Started[]): Promise<PromiseSett
 }
 
 /** Prepare: record `tool/start` for one call (not yet flushed) with its ledger intent, if it has side effects. */
-function start(run: DriverPort, job: Ready): Started {
+function start(run: Run, job: Ready): Started {
   const { action, tool, policyVersion, causation, key } = job
   const attempt = action.attempts + 1
   const ticket = issueTicket(
@@ -241,7 +212,7 @@ function start(run: DriverPort, job: Ready): Started {
 }
 
 /** Execute: run one started call under its time limit, reachable by cancellation while it runs. */
-function call(run: DriverPort, s: Started): Promise<ToolResult> {
+function call(run: Run, s: Started): Promise<ToolResult> {
   const { action, tool, key } = s.job
   s.t0 = performance.now()
   const invoked = run.options.interceptTool ? run.options.interceptTool(tool) : tool
@@ -268,7 +239,7 @@ function call(run: DriverPort, s: Started): Promise<ToolResult> {
 }
 
 /** Finalize: record what one call came to, and say what happens next: nothing, another attempt, or something the run must do. */
-async function finish(run: DriverPort, s: Started, settled: PromiseSettledResult<ToolResult>): Promise<Outcome> {
+async function finish(run: Run, s: Started, settled: PromiseSettledResult<ToolResult>): Promise<Outcome> {
   const { action, tool, key } = s.job
   const call = { action, tool, key, attempt: s.attempt, startedSeq: s.startedSeq, durationMs: Math.round(performance.now() - s.t0) }
   if (s.call) run.track(s.call, false)

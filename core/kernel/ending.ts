@@ -2,45 +2,18 @@
  * @module ending
  * Pausing and ending a run: the checkpoint made durable before anyone is asked anything, every open
  * action closed with the run's code when it ends (an action that started is reported as an unknown
- * effect, never as not run), and the last events flushed. Free functions over a narrow port, so the run
- * driver (core/kernel/loop.ts) keeps only the state machine.
+ * effect, never as not run), and the last events flushed.
  */
 import { classify, CordageError, Codes, type Code } from '../contracts/errors.ts'
-import type { CancelRequest } from '../contracts/services/store.ts'
-import type { RunState } from '../contracts/state.ts'
 import type { TerminalStatus, WaitingStatus } from '../contracts/data.ts'
-import type { Checkpoint, Next, PauseDetail } from './effects.ts'
-import type { EventIds, Recorder } from './recorder.ts'
+import type { Checkpoint, Next, PauseDetail } from './flow.ts'
+import type { Run } from './run.ts'
 import { KernelProducer } from './version.ts'
 import { cancelWaitOf } from './waits.ts'
 import { recordedWait } from '../contracts/services/waits.ts'
-import type { Context } from './cordis.ts'
-
-/** What pausing and ending need of the run. */
-export interface EndPort {
-  readonly runId: string
-  /** The agent's context (its `waits` service cancels what the run was pausing on). */
-  readonly agent: { readonly ctx: Context }
-  readonly state: RunState
-  readonly rec: Recorder
-  readonly ids: EventIds
-  readonly cancelRequest: CancelRequest | undefined
-  /** Set when another worker took the run over: nothing more may be written. */
-  readonly lost: CordageError | undefined
-  /** Side effects that committed after cancellation was requested, and those left unknown. */
-  readonly noted: {
-    committed: { actionId: string; tool: string; receipt?: unknown }[]
-    unknown: { actionId: string; tool: string; key: string }[]
-  }
-  idsOf(actionId: string | undefined, causation?: number): EventIds
-  /** Look for a cancel asked in another process (core/kernel/loop.ts). */
-  lookForCancel(): Promise<void>
-  noteEffect(kind: 'committed' | 'unknown', effect: { actionId: string; tool: string; receipt?: unknown; key?: string }): void
-  flush(): Promise<void>
-}
 
 export async function pauseRun(
-  run: EndPort,
+  run: Run,
   status: WaitingStatus,
   reason: string,
   checkpoint: Checkpoint,
@@ -68,7 +41,7 @@ export async function pauseRun(
   return 'halt'
 }
 
-export async function endCancelled(run: EndPort): Promise<Next> {
+export async function endCancelled(run: Run): Promise<Next> {
   const request = run.cancelRequest!
   if (run.state.status !== 'CANCELLING') {
     run.rec.record('run/cancel-requested', { by: request.by, reason: request.reason, requestedAt: request.at }, KernelProducer, run.ids)
@@ -77,7 +50,7 @@ export async function endCancelled(run: EndPort): Promise<Next> {
 }
 
 export async function endRun(
-  run: EndPort,
+  run: Run,
   status: TerminalStatus,
   failureCode: Code | undefined,
   reason?: string,
@@ -141,7 +114,7 @@ export async function endRun(
  * answer in time). End the run if we still can: STOPPED for a deadline, CANCELLED when cancellation
  * was asked for, else FAILED with the error's code (`service_timeout`, `verdict_invalid`, ...).
  */
-export async function crash(run: EndPort, error: unknown): Promise<void> {
+export async function crash(run: Run, error: unknown): Promise<void> {
   // Another writer owns the log now: writing anything more would be wrong.
   if (CordageError.is(error, 'seq_conflict') || CordageError.is(error, 'lease_lost') || run.lost || run.state.status === 'FAILED')
     throw run.lost ?? error

@@ -6,23 +6,12 @@
  * truth: what it decided before the refusal is stale (`reloaded`), and its actions are looked at again.
  */
 import { CordageError } from '../contracts/errors.ts'
-import type { StoreService } from '../contracts/services/store.ts'
 import type { RunState } from '../contracts/state.ts'
-import type { Recorder } from './recorder.ts'
 import { replay, replayFrom } from './state.ts'
-
-/** What recovering needs of the run. */
-export interface KeyRacePort {
-  readonly runId: string
-  readonly state: RunState
-  readonly rec: Recorder
-  reloaded: boolean
-  store(): StoreService
-  flush(): Promise<void>
-}
+import type { Run } from './run.ts'
 
 /** Drop the last `starts` buffered events (each a refused tool/start), flush the rest, then reload state from the store. */
-export async function recoverLostKeyRace(run: KeyRacePort, starts: number): Promise<void> {
+export async function recoverLostKeyRace(run: Run, starts: number): Promise<void> {
   for (let i = 0; i < starts; i++) {
     const dropped = run.rec.dropLast()
     if (dropped?.type !== 'tool/start')

@@ -5,32 +5,20 @@
  * committed closes the action with the recorded result and the tool is not called again, one pending
  * in another run is waited for; an idempotent tool may then take the key over (the target
  * deduplicates), anything else whose effect is unknown waits for a person. Free functions over the
- * driver's port (core/kernel/effects.ts).
+ * run (core/kernel/run.ts).
  */
-import type { Code } from '../contracts/errors.ts'
-import type { Effect, StoreService } from '../contracts/services/store.ts'
+import type { Effect } from '../contracts/services/store.ts'
 import type { Tool } from '../contracts/services/tools.ts'
 import type { ActionState } from './state.ts'
-import type { WaitingStatus } from './status.ts'
 import { KernelProducer } from './version.ts'
-import type { Checkpoint, Next, PauseDetail } from './flow.ts'
-import { ledgerArtifact, relist, type RelistPort } from './artifacts.ts'
+import type { Next } from './flow.ts'
+import { ledgerArtifact, relist } from './artifacts.ts'
 import { observe } from './call-outcome.ts'
-import type { EventIds, Recorder } from './recorder.ts'
-import { guardsOf, screenToolValue, type ScreenPort } from './tool-texts.ts'
-
-/** What asking the ledger needs of the run. */
-export interface LedgerPort extends ScreenPort, RelistPort {
-  readonly runId: string
-  readonly rec: Recorder
-  readonly options: { effectWaitMs: number; observationChars: number }
-  readonly cancelling: boolean
-  store(): StoreService
-  idsOf(actionId: string | undefined, causation?: number): EventIds
-  flush(): Promise<void>
-  reject(action: ActionState, code: Code, observation: string, causation?: number): Promise<Next>
-  pause(status: WaitingStatus, reason: string, checkpoint: Checkpoint, detail?: PauseDetail): Promise<Next>
-}
+import { guardsOf, screenToolValue } from './tool-texts.ts'
+import { pauseRun } from './ending.ts'
+import { reject } from './reject.ts'
+import { screenToolText } from './tool-texts.ts'
+import type { Run } from './run.ts'
 
 /** The idempotency key of an action: the tool's own (prefixed with its name) or `<runId>/<actionId>`. */
 export function keyOf(runId: string, action: ActionState, tool: Tool): string {
@@ -42,7 +30,7 @@ export function keyOf(runId: string, action: ActionState, tool: Tool): string {
  * Look the key up before a side effect. Returns what to do instead of calling the tool, 'takeover' to
  * call it under a key another run left pending, or undefined to go ahead.
  */
-export async function checkLedger(run: LedgerPort, action: ActionState, tool: Tool, key: string): Promise<Next | 'takeover' | undefined> {
+export async function checkLedger(run: Run, action: ActionState, tool: Tool, key: string): Promise<Next | 'takeover' | undefined> {
   let effect = await run.store().effect(key)
   if (!effect || (effect.runId === run.runId && effect.actionId === action.id)) return undefined
   if (effect.argsHash !== action.argsHash) return conflict(run, action, key, effect)
@@ -50,7 +38,8 @@ export async function checkLedger(run: LedgerPort, action: ActionState, tool: To
   if (effect.status === 'committed') return deduplicate(run, action, tool, effect)
   if (effect.status === 'failed' || effect.status === 'not_committed') return undefined
   if (tool.idempotent) return 'takeover'
-  return run.pause(
+  return pauseRun(
+    run,
     'WAITING_RECONCILIATION',
     `idempotency key ${key} of action ${action.id} (${tool.name}) belongs to ${effect.runId} ${effect.actionId}, whose effect is unknown: settle that one first`,
     'reconciliation',
@@ -59,7 +48,7 @@ export async function checkLedger(run: LedgerPort, action: ActionState, tool: To
 }
 
 /** Poll the ledger while another run's effect under `key` is pending, up to `effectWaitMs`. */
-async function waitFor(run: LedgerPort, key: string, effect: Effect): Promise<Effect> {
+async function waitFor(run: Run, key: string, effect: Effect): Promise<Effect> {
   const until = Date.now() + run.options.effectWaitMs
   while (effect.status === 'pending' && Date.now() < until && !run.cancelling) {
     await new Promise((r) => setTimeout(r, 25))
@@ -68,8 +57,9 @@ async function waitFor(run: LedgerPort, key: string, effect: Effect): Promise<Ef
   return effect
 }
 
-function conflict(run: LedgerPort, action: ActionState, key: string, effect: Effect): Promise<Next> {
-  return run.reject(
+function conflict(run: Run, action: ActionState, key: string, effect: Effect): Next {
+  return reject(
+    run,
     action,
     'idempotency_conflict',
     `Refused: idempotency key ${key} was already used by ${effect.runId} ${effect.actionId} with other arguments. Nothing was done.`,
@@ -77,7 +67,7 @@ function conflict(run: LedgerPort, action: ActionState, key: string, effect: Eff
 }
 
 /** The effect already happened under this key: close the action with its recorded result. */
-async function deduplicate(run: LedgerPort, action: ActionState, tool: Tool, effect: Effect): Promise<Next> {
+async function deduplicate(run: Run, action: ActionState, tool: Tool, effect: Effect): Promise<Next> {
   const from = { action, tool, causation: action.decision?.seq ?? action.proposedSeq }
   // The ledger holds a large result's reference, not its bytes: this run gets the same reference,
   // listed under it too (content-addressed: no second blob), so read_artifact lets it read on.
@@ -87,7 +77,8 @@ async function deduplicate(run: LedgerPort, action: ActionState, tool: Tool, eff
   const shown = artifact ? undefined : await screenToolValue(run, from, effect.output ?? null, 'result')
   // The tool's own observation of the effect when the ledger kept it (a citation the verifier looks for
   // is in it), else the output rendered; then a line that says it was not done again.
-  const own = typeof effect.observation === 'string' ? await run.screenOutput(action, tool, effect.observation, from.causation) : undefined
+  const own =
+    typeof effect.observation === 'string' ? await screenToolText(run, action, tool, effect.observation, from.causation) : undefined
   const seen = own?.text ?? observe(shown?.guard ? shown.text : (effect.output ?? null), run.options.observationChars)
   const guard = guardsOf(shown?.guard, own?.guard)
   run.rec.record(

@@ -5,8 +5,8 @@
  * cancellation and budgets, settles the next pending action of the current step if there is one, and
  * otherwise starts a step (core/kernel/step.ts: assemble context → call model → record the decision).
  * Running an authorized action is core/kernel/effects.ts; holding the run's lease is
- * core/kernel/ownership.ts. The driver holds the run's state, its lease and its cancel, and offers the
- * parts the narrow ports they take.
+ * core/kernel/ownership.ts. The driver holds the run's state, its lease and its cancel; it is the
+ * one implementation of the run the stages take (core/kernel/run.ts), and no stage calls back into it.
  *
  * Durability points: events are recorded into a buffer (and applied to state) as they happen, and
  * flushed to the store, in one transaction, before anything that must not be lost or repeated: before a
@@ -14,36 +14,28 @@
  * effects (its outcome), and before the run pauses or ends. Listeners see events as they become durable.
  */
 import { readService, type ServiceEntry } from './cordis.ts'
-import type { Checkpoint, DriverPort, Next, PauseDetail } from './effects.ts'
-import { CordageError, Codes, type Code } from '../contracts/errors.ts'
+import { CordageError, type Code } from '../contracts/errors.ts'
 import { readonlyView } from './readonly.ts'
 import { Ownership } from './ownership.ts'
 import { CancelWindow } from './cancel-window.ts'
 import { Recorder, type EventIds } from './recorder.ts'
-import type { Tool } from '../contracts/services/tools.ts'
 import { VisibleTools } from './visible-tools.ts'
-import { recoverLostKeyRace } from './key-race.ts'
 import { PlaceIds } from './open-step.ts'
-import type { GuardInput, GuardVerdict } from '../contracts/services/guardrail.ts'
 import type { CancelRequest, EffectWrite, Lease, StoreService, StoreWriter } from '../contracts/services/store.ts'
-import { StateVersion, type ActionState, type RunState } from './state.ts'
-import type { TerminalStatus, WaitingStatus } from './status.ts'
+import { StateVersion, type RunState } from './state.ts'
 import type { ToolCall } from './tool-call.ts'
 import type { LoopHost, TimedService } from './loop-host.ts'
-import { KernelProducer } from './version.ts'
 import { bounded, isThenable } from './bounded.ts'
 import type { CheckedMessages } from '../contracts/checks/context.ts'
 import { readStepServices, type StepServices } from './step-services.ts'
-import { runStep } from './step.ts'
 import { snapshotDue } from './snapshot.ts'
-import { askGuardrail, verifyAnswer } from './verification.ts'
-import { screenToolText, type Screened, type ToolTextKind } from './tool-texts.ts'
 import { guardStore } from './store-writer.ts'
 import type { ArtifactRef } from '../contracts/data.ts'
-import { crash, endCancelled, endRun, pauseRun, type EndPort } from './ending.ts'
+import { crash, pauseRun } from './ending.ts'
+import type { NotedEffect, Run } from './run.ts'
 import { pass } from './pass.ts'
 
-export class RunDriver implements DriverPort {
+export class RunDriver implements Run {
   readonly rec: Recorder
   private abort = new AbortController()
   cancelRequest: CancelRequest | undefined
@@ -64,7 +56,7 @@ export class RunDriver implements DriverPort {
   private readonly window = new CancelWindow()
   lost: CordageError | undefined
   /** Side effects that committed after cancellation was requested, and those left unknown. */
-  readonly noted: EndPort['noted'] = { committed: [], unknown: [] }
+  readonly noted: Run['noted'] = { committed: [], unknown: [] }
   private lastSnapshot = 0
   /** The messages of the last projection that passed its check (core/kernel/context-step.ts): the next check reads only what is new. */
   checkedMessages: CheckedMessages | undefined
@@ -159,7 +151,7 @@ export class RunDriver implements DriverPort {
   /** Pause SUSPENDED right away (a run taken over under changed plugins), then stop. */
   async suspendNow(reason: string, code: Code): Promise<RunState> {
     try {
-      await this.pause('SUSPENDED', reason, 'suspend', { code })
+      await pauseRun(this, 'SUSPENDED', reason, 'suspend', { code })
     } finally {
       if (this.inStep) this.leaveStep()
       await this.ownership?.release().catch(() => {})
@@ -210,10 +202,7 @@ export class RunDriver implements DriverPort {
     else this.toolCalls.delete(call)
   }
 
-  noteEffect(
-    kind: 'committed' | 'unknown',
-    effect: { actionId: string; tool: string; receipt?: unknown; key?: string; seq?: number },
-  ): void {
+  noteEffect(kind: 'committed' | 'unknown', effect: NotedEffect): void {
     if (kind === 'committed' && !this.cancelRequest) {
       // No cancel known yet: one asked elsewhere and found later may have come before it (core/kernel/cancel-window.ts).
       if (effect.seq !== undefined && this.ownership?.watching)
@@ -230,11 +219,6 @@ export class RunDriver implements DriverPort {
       : undefined
     await this.rec.flush(effects, snapshot)
     if (snapshot) this.lastSnapshot = this.state.lastSeq
-  }
-
-  /** Our tool/start lost the race for an idempotency key (core/kernel/key-race.ts). */
-  lostKeyRace(starts: number): Promise<void> {
-    return recoverLostKeyRace(this, starts)
   }
 
   /** Drive until the run pauses or ends. Resolves with the state it stopped in. */
@@ -286,26 +270,6 @@ export class RunDriver implements DriverPort {
     return undefined
   }
 
-  // ── step: context → model → decision ────────────────────────────────────────────────────────────
-
-  /** Run a step: a new one, or (`fresh` false) the open one again, when its model call never got an answer on record (core/kernel/step.ts). */
-  step(fresh = true): Promise<Next> {
-    return runStep(this, fresh)
-  }
-
-  /** The step's visible tools, asked of the tools service once per step (also for a step resumed in a new process). */
-  async visibleTools(): Promise<void> {
-    const tools = this.services.tools
-    await this.visible.refresh(this, `s${this.state.steps}`, tools.provider, () =>
-      this.ask('tools', tools.provider, () => tools.value.visible({ state: this.view })),
-    )
-  }
-
-  /** Every text a tool produced, before it is recorded (core/kernel/tool-texts.ts). */
-  screenOutput(action: ActionState, tool: Tool, text: string, causation: number, kind?: ToolTextKind): Promise<Screened> {
-    return screenToolText(this, action, tool, text, causation, kind)
-  }
-
   scrub<T>(value: T): T {
     return this.rec.scrub(value)
   }
@@ -319,46 +283,6 @@ export class RunDriver implements DriverPort {
   /** A control error met where the run cannot stop yet (a call's outcome still to record): it ends at the next boundary. */
   defer(error: unknown): void {
     this.deferred ??= error
-  }
-
-  /** Close an action that never starts: the reason becomes an observation for the model. */
-  async reject(action: ActionState, code: Code, observation: string, causation = action.proposedSeq): Promise<Next> {
-    this.rec.record(
-      'tool/error',
-      { tool: action.tool, errorClass: Codes[code].kind, code, message: observation, observation },
-      KernelProducer,
-      this.idsOf(action.id, causation),
-    )
-    return 'continue'
-  }
-
-  // ── verification ────────────────────────────────────────────────────────────────────────────────
-
-  verify(answer: string, causation: number): Promise<Next> {
-    return verifyAnswer(this, answer, causation)
-  }
-
-  /** Ask the guardrail about content at one stage (core/kernel/verification.ts). */
-  guard(
-    input: Pick<GuardInput, 'stage' | 'tool' | 'args' | 'text'>,
-    actionId: string | undefined,
-    causation: number,
-  ): Promise<GuardVerdict> {
-    return askGuardrail(this, input, actionId, causation)
-  }
-
-  // ── pausing and ending ──────────────────────────────────────────────────────────────────────────
-
-  pause(status: WaitingStatus, reason: string, checkpoint: Checkpoint, detail: PauseDetail = {}): Promise<Next> {
-    return pauseRun(this, status, reason, checkpoint, detail)
-  }
-
-  endCancelled(): Promise<Next> {
-    return endCancelled(this)
-  }
-
-  end(status: TerminalStatus, failureCode: Code | undefined, reason?: string, answer?: string): Promise<Next> {
-    return endRun(this, status, failureCode, reason, answer)
   }
 }
 

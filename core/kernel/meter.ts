@@ -13,8 +13,7 @@
  * crash still holds the ones that were open, and the kernel does not ask for them twice.
  */
 import { CordageError } from '../contracts/errors.ts'
-import type { Code } from '../contracts/errors.ts'
-import type { Reservation, TerminalStatus, Usage } from '../contracts/data.ts'
+import type { Reservation, Usage } from '../contracts/data.ts'
 import type { RunState } from '../contracts/state.ts'
 import type { ModelService } from '../contracts/services/model.ts'
 import type { Tool } from '../contracts/services/tools.ts'
@@ -24,19 +23,10 @@ import type { Checked } from '../contracts/check.ts'
 import { bounded, isThenable } from './bounded.ts'
 import { isControl } from './control.ts'
 import type { ServiceEntry } from './cordis.ts'
-import type { Checkpoint, Next, PauseDetail } from './flow.ts'
-import type { PhasePort } from './phases.ts'
-import type { EventIds, Recorder } from './recorder.ts'
-import type { WaitingStatus } from './status.ts'
+import type { Next } from './flow.ts'
 import { KernelProducer } from './version.ts'
-
-/** What asking the meter needs of the run. */
-export interface MeterPort extends PhasePort {
-  readonly rec: Recorder
-  readonly services: { readonly meter?: ServiceEntry<MeterService> }
-  idsOf(actionId: string | undefined, causation?: number): EventIds
-  pause(status: WaitingStatus, reason: string, checkpoint: Checkpoint, detail?: PauseDetail): Promise<Next>
-}
+import { endRun, pauseRun } from './ending.ts'
+import type { Run } from './run.ts'
 
 /** The open reservation of an action (or of the open model call, without `actionId`). */
 export function openReservation(state: RunState, kind: Reservation['kind'], actionId?: string): Reservation | undefined {
@@ -50,28 +40,26 @@ export function requireMeter(agent: string, meter: ServiceEntry | undefined, bud
 }
 
 /** At a boundary: the meter's bound. Undefined when the run goes on. */
-export async function meterBound(
-  run: MeterPort & { end(status: TerminalStatus, code: Code, reason?: string): Promise<Next> },
-): Promise<Next | undefined> {
+export async function meterBound(run: Run): Promise<Next | undefined> {
   if (!run.services.meter) {
     const needs = meteredBudgets(run.state.budgets)
     const why = `${meterMissing(run.agent.name, needs)}; then resume`
-    return needs.length ? run.pause('SUSPENDED', why, 'suspend', { code: 'service_missing' }) : undefined
+    return needs.length ? pauseRun(run, 'SUSPENDED', why, 'suspend', { code: 'service_missing' }) : undefined
   }
   const bound = await answer(run, 'check the budgets', (m) => m.check({ state: run.view }), checkMeterBound, 'a bound')
-  if (bound instanceof CordageError) return run.end('FAILED', control(bound).code, bound.message)
-  return bound.kind === 'stop' ? run.end('STOPPED', bound.code, bound.reason) : undefined
+  if (bound instanceof CordageError) return endRun(run, 'FAILED', control(bound).code, bound.message)
+  return bound.kind === 'stop' ? endRun(run, 'STOPPED', bound.code, bound.reason) : undefined
 }
 
 /** Before a model call: reserve it, or suspend. A model reservation still open (the process stopped during the call) is kept. */
-export function reserveModelCall(run: MeterPort, model: ModelService, contextTokens: number, step: number): Promise<Next | undefined> {
+export function reserveModelCall(run: Run, model: ModelService, contextTokens: number, step: number): Promise<Next | undefined> {
   if (openReservation(run.state, 'model')) return Promise.resolve(undefined)
   const call: MeterCall = { kind: 'model', step, contextTokens, maxOutputTokens: model.maxOutputTokens, prices: model.prices }
   return reserve(run, [call], run.state.lastSeq)
 }
 
 /** Before a wave starts: reserve every call of it at once, or suspend before any starts. */
-export function reserveWave(run: MeterPort, jobs: readonly { action: { id: string }; tool: Tool }[]): Promise<Next | undefined> {
+export function reserveWave(run: Run, jobs: readonly { action: { id: string }; tool: Tool }[]): Promise<Next | undefined> {
   if (!run.services.meter) return NothingReserved
   const calls: MeterCall[] = jobs
     // Kept from an earlier attempt, or from before a crash (state holds it): not reserved twice.
@@ -82,13 +70,13 @@ export function reserveWave(run: MeterPort, jobs: readonly { action: { id: strin
 
 const NothingReserved: Promise<undefined> = Promise.resolve(undefined)
 
-async function reserve(run: MeterPort, calls: MeterCall[], causation: number | undefined): Promise<Next | undefined> {
+async function reserve(run: Run, calls: MeterCall[], causation: number | undefined): Promise<Next | undefined> {
   if (!run.services.meter || !calls.length) return undefined
   const asked = Object.freeze(calls.map((c) => Object.freeze({ ...c })))
   const check = (a: unknown) => checkMeterAnswer(a, calls)
   const got = await answer(run, 'reserve', (m) => m.reserve({ state: run.view, calls: asked }), check, 'a reservation')
   const reason = got instanceof CordageError ? control(got).message : got.kind === 'refuse' ? got.reason : undefined
-  if (reason !== undefined) return run.pause('SUSPENDED', reason, 'suspend', { code: 'reservation_refused' })
+  if (reason !== undefined) return pauseRun(run, 'SUSPENDED', reason, 'suspend', { code: 'reservation_refused' })
   const { reservations, available } = got as MeterAnswer & { kind: 'reserve' }
   if (!reservations.length) return undefined
   const one = reservations.length === 1 ? reservations[0].actionId : undefined
@@ -100,7 +88,7 @@ async function reserve(run: MeterPort, calls: MeterCall[], causation: number | u
  * Settle an open reservation with what its call reported. Returns the error the run must end with
  * when the meter failed (the caller ends it where it may), undefined when settled or nothing to settle.
  */
-export async function settleCall(run: MeterPort, reservation: Reservation | undefined, usage: Usage): Promise<CordageError | undefined> {
+export async function settleCall(run: Run, reservation: Reservation | undefined, usage: Usage): Promise<CordageError | undefined> {
   if (!reservation || !run.services.meter) return undefined
   const input = { state: run.view, reservation: { ...reservation }, usage: { ...usage } }
   const actual = await answer(run, 'settle', (m) => m.settle(input), checkSettlement, 'a settlement')
@@ -111,7 +99,7 @@ export async function settleCall(run: MeterPort, reservation: Reservation | unde
 }
 
 /** After the model answered: settle its reservation with the usage it reported. */
-export function settleModelCall(run: MeterPort, usage: Usage): Promise<CordageError | undefined> {
+export function settleModelCall(run: Run, usage: Usage): Promise<CordageError | undefined> {
   return settleCall(run, openReservation(run.state, 'model'), usage)
 }
 
@@ -127,7 +115,7 @@ function control(error: CordageError): CordageError {
  * error itself), never thrown: the caller decides what it means where it is.
  */
 async function answer<T>(
-  run: MeterPort,
+  run: Run,
   verb: string,
   call: (meter: MeterService) => unknown,
   check: (answer: unknown) => Checked<T>,

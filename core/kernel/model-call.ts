@@ -3,45 +3,23 @@
  * One model call of a step: the request recorded, streamed pieces passed on as previews (scrubbed of
  * secrets, only when someone listens), the answer checked and copied to plain data, and failures
  * classified: retried with backoff (the provider's Retry-After wins when longer) while the deadline
- * allows, else the run ends with the error's code. Free functions over a narrow port.
+ * allows, else the run ends with the error's code. Free functions over the run.
  */
-import type { VisibleTools } from './visible-tools.ts'
-import { classify, CordageError, type Code } from '../contracts/errors.ts'
+import { classify, CordageError } from '../contracts/errors.ts'
 import type { ContextMessage } from '../contracts/services/context.ts'
 import { checkResponse, type ModelDelta, type ModelResponse, type ModelService } from '../contracts/services/model.ts'
-import type { CancelRequest } from '../contracts/services/store.ts'
 import type { ToolView } from '../contracts/services/tools.ts'
-import type { RunState } from '../contracts/state.ts'
-import type { TerminalStatus } from '../contracts/data.ts'
 import { StreamScrubber } from '../kit/secrets.ts'
 import type { ServiceEntry } from './cordis.ts'
-import type { Next } from './effects.ts'
-import type { LoopHost } from './loop-host.ts'
-import type { EventIds, Recorder } from './recorder.ts'
 import { plainResponse } from '../contracts/checks/model.ts'
 import { KernelProducer } from './version.ts'
+import { endCancelled, endRun } from './ending.ts'
+import type { Run } from './run.ts'
 
 const StepStartEvents = ['step/start', 'step/context', 'step/model-request'] as const
 
-/** What a model call needs of the run. */
-export interface ModelCallPort {
-  readonly runId: string
-  readonly agent: Pick<LoopHost, 'options' | 'dispatch' | 'scrubber' | 'streaming' | 'streamDelta'>
-  readonly state: RunState
-  readonly rec: Recorder
-  readonly ids: EventIds
-  readonly signal: AbortSignal
-  readonly visible: Pick<VisibleTools, 'names'>
-  readonly lost: CordageError | undefined
-  readonly cancelRequest: CancelRequest | undefined
-  idsOf(actionId: string | undefined, causation?: number): EventIds
-  flush(): Promise<void>
-  end(status: TerminalStatus, failureCode: Code | undefined, reason?: string, answer?: string): Promise<Next>
-  endCancelled(): Promise<Next>
-}
-
 export async function callModel(
-  run: ModelCallPort,
+  run: Run,
   model: ServiceEntry<ModelService>,
   messages: ContextMessage[],
   tools: ToolView[],
@@ -73,11 +51,11 @@ export async function callModel(
     } catch (error) {
       if (run.lost) throw run.lost
       if (run.cancelRequest) {
-        await run.endCancelled()
+        await endCancelled(run)
         return undefined
       }
       if (signal.deadlineHit) {
-        await run.end('STOPPED', 'deadline_exceeded', `deadline passed during the model call of step ${index}`)
+        await endRun(run, 'STOPPED', 'deadline_exceeded', `deadline passed during the model call of step ${index}`)
         return undefined
       }
       const { code, kind, message } = classify(error, 'model_permanent')
@@ -90,11 +68,11 @@ export async function callModel(
         run.idsOf(undefined, request.seq),
       )
       if (pastDeadline) {
-        await run.end('STOPPED', 'deadline_exceeded', `the deadline passes before the model can be asked again (${message})`)
+        await endRun(run, 'STOPPED', 'deadline_exceeded', `the deadline passes before the model can be asked again (${message})`)
         return undefined
       }
       if (!retry) {
-        await run.end('FAILED', code, message)
+        await endRun(run, 'FAILED', code, message)
         return undefined
       }
       await sleep(retryInMs!, run.signal)
@@ -111,7 +89,7 @@ export async function callModel(
  * Left out, it is missing only where the provider needs it back next (a tool call), and the adapter
  * says so; the secret never reaches the log.
  */
-function withoutSecretReasoning(run: ModelCallPort, response: ModelResponse): ModelResponse {
+function withoutSecretReasoning(run: Run, response: ModelResponse): ModelResponse {
   const reasoning = response.reasoning
   if (!reasoning || !run.agent.scrubber.active) return response
   if (JSON.stringify(run.agent.scrubber.scrub(reasoning)) === JSON.stringify(reasoning)) return response
@@ -124,7 +102,7 @@ function withoutSecretReasoning(run: ModelCallPort, response: ModelResponse): Mo
  * like the record. Text (and each call's argument text) passes through a StreamScrubber, which holds
  * back the end of what arrived until it knows no secret is split there; `end` gives out the rest.
  */
-function previews(run: ModelCallPort, producer: string, stepId: string, attempt: number): ((delta: ModelDelta) => void) & { end(): void } {
+function previews(run: Run, producer: string, stepId: string, attempt: number): ((delta: ModelDelta) => void) & { end(): void } {
   const base = { runId: run.runId, stepId, attempt, producer }
   const scrubber = run.agent.scrubber
   if (!scrubber.active) return Object.assign((delta: ModelDelta) => run.agent.streamDelta({ ...base, ...delta }), { end() {} })
@@ -170,7 +148,7 @@ function previews(run: ModelCallPort, producer: string, stepId: string, attempt:
  * The abort signal for one model call: the run's own signal (cancellation), plus the deadline when the
  * run has one. Without a deadline nothing is allocated: signals and listeners cost microseconds a step.
  */
-function modelSignal(run: ModelCallPort): { signal: AbortSignal; deadlineHit: boolean; dispose(): void } {
+function modelSignal(run: Run): { signal: AbortSignal; deadlineHit: boolean; dispose(): void } {
   if (run.state.deadline === undefined) return { signal: run.signal, deadlineHit: false, dispose() {} }
   const controller = new AbortController()
   const state = { signal: controller.signal, deadlineHit: false, dispose: () => {} }

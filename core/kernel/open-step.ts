@@ -3,11 +3,14 @@
  * Where a run is inside its turn and step: the ids its events carry, and what an open step still owes
  * when a run is taken over from the log.
  */
-import type { WaitingStatus } from '../contracts/data.ts'
 import type { RunState } from '../contracts/state.ts'
-import type { Checkpoint, Next, PauseDetail } from './effects.ts'
+import type { Next } from './effects.ts'
 import { turn } from './command-ids.ts'
 import type { EventIds } from './recorder.ts'
+import { pauseRun } from './ending.ts'
+import { verifyAnswer } from './verification.ts'
+import { runStep } from './step.ts'
+import type { Run } from './run.ts'
 
 /** Turn and step ids of where a run is, rebuilt only when the run moves (they are read for every event). */
 export class PlaceIds {
@@ -30,27 +33,19 @@ export class PlaceIds {
 
 Object.freeze(PlaceIds.prototype)
 
-/** What finishing an open step needs of the run. */
-export interface OpenStepPort {
-  readonly state: RunState
-  step(fresh: boolean): Promise<Next>
-  verify(answer: string, causation: number): Promise<Next>
-  pause(status: WaitingStatus, reason: string, checkpoint: Checkpoint, detail?: PauseDetail): Promise<Next>
-}
-
 /**
  * What the open step still owes, when a run is taken over from the log: the model never answered it
  * on record (ask again, as the same step), or its final answer was not verified yet, or its question
  * was not put to the user yet. A step whose answer is on record is never asked again.
  */
-export function unfinishedStep(run: OpenStepPort): (() => Promise<Next>) | undefined {
+export function unfinishedStep(run: Run): (() => Promise<Next>) | undefined {
   const { stepDecision, stepSettled } = run.state
-  if (!stepDecision) return () => run.step(false)
+  if (!stepDecision) return () => runStep(run, false)
   if (stepSettled || stepDecision === 'tool_calls') return undefined
   const last = run.state.transcript.findLast((t) => t.kind === 'assistant')
   if (last?.kind !== 'assistant') return undefined
   const { decision, seq } = last
-  if (decision.kind === 'final') return () => run.verify(decision.text, seq)
-  if (decision.kind === 'ask_user') return () => run.pause('WAITING_USER', decision.question, 'user')
+  if (decision.kind === 'final') return () => verifyAnswer(run, decision.text, seq)
+  if (decision.kind === 'ask_user') return () => pauseRun(run, 'WAITING_USER', decision.question, 'user')
   return undefined
 }

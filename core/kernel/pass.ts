@@ -5,62 +5,42 @@
  * suspend, the deadline and the step budget), then entering the step at the swap gate with its
  * services, the meter's bound and the thread's, then the step's pending actions (core/kernel/actions.ts),
  * then closing the step, or handing the run on, or the progress check and the next step
- * (core/kernel/step.ts). A free function over a narrow port.
+ * (core/kernel/step.ts). A free function over the run.
  */
-import type { Code, CordageError } from '../contracts/errors.ts'
-import type { TerminalStatus } from '../contracts/data.ts'
-import type { ProgressService } from '../contracts/services/progress.ts'
-import { actOn, actTogether, type ActionsPort } from './actions.ts'
+import { actOn, actTogether } from './actions.ts'
 import { outOfSteps, overBudget } from './budget.ts'
-import type { ServiceEntry } from './cordis.ts'
 import type { Next } from './flow.ts'
-import type { LoopHost } from './loop-host.ts'
 import { meterBound } from './meter.ts'
-import { unfinishedStep, type OpenStepPort } from './open-step.ts'
-import { checkProgress, type ProgressPort } from './progress.ts'
+import { unfinishedStep } from './open-step.ts'
+import { checkProgress } from './progress.ts'
 import { overThreadBudget } from './thread-budget.ts'
 import { KernelProducer } from './version.ts'
-
-/** What a pass needs of the run's driver. */
-export interface PassPort extends ActionsPort, OpenStepPort, ProgressPort {
-  readonly agent: ActionsPort['agent'] & Pick<LoopHost, 'gate'>
-  readonly services: ActionsPort['services'] & { readonly progress?: ServiceEntry<ProgressService> }
-  readonly lost: CordageError | undefined
-  /** A control error met where the run could not stop (core/kernel/call-outcome.ts): the run ends here. */
-  readonly deferred: unknown
-  readonly suspendRequest: { by: string; reason: string } | undefined
-  /** Inside a step: past the swap gate, with the step's services read. */
-  readonly inStep: boolean
-  /** Past the swap gate: in the step, its services read when they changed. Returns why the run cannot go on, or undefined. */
-  enterStep(): string | undefined
-  leaveStep(): void
-  lookForCancel(): Promise<void>
-  end(status: TerminalStatus, failureCode: Code | undefined, reason?: string, answer?: string): Promise<Next>
-  endCancelled(): Promise<Next>
-}
+import { endCancelled, endRun, pauseRun } from './ending.ts'
+import { runStep } from './step.ts'
+import type { Run } from './run.ts'
 
 /** One pass from a boundary to the next. */
-export async function pass(run: PassPort): Promise<Next> {
+export async function pass(run: Run): Promise<Next> {
   if (run.lost) throw run.lost
   if (run.deferred) throw run.deferred
   await run.lookForCancel()
-  if (run.cancelRequest) return run.endCancelled()
-  if (run.suspendRequest) return run.pause('SUSPENDED', run.suspendRequest.reason, 'suspend')
+  if (run.cancelRequest) return endCancelled(run)
+  if (run.suspendRequest) return pauseRun(run, 'SUSPENDED', run.suspendRequest.reason, 'suspend')
   const bound = overBudget(run.state.budgets, run.state, Date.now())
-  if (bound) return run.end('STOPPED', bound.code, bound.reason)
+  if (bound) return endRun(run, 'STOPPED', bound.code, bound.reason)
 
   if (!run.inStep) {
     const wait = run.agent.gate.enter()
     if (wait) await wait
     const missing = run.enterStep()
-    if (missing) return run.pause('SUSPENDED', missing, 'suspend', { code: 'service_missing' })
+    if (missing) return pauseRun(run, 'SUSPENDED', missing, 'suspend', { code: 'service_missing' })
   }
   // Tokens and cost are the meter's to judge, with the step's services (core/kernel/meter.ts); a
   // thread's bound over all its turns stays the kernel's, checked after them as it always was.
   const spent = await meterBound(run)
   if (spent) return spent
   const thread = overThreadBudget(run.state)
-  if (thread) return run.end('STOPPED', thread.code, thread.reason)
+  if (thread) return endRun(run, 'STOPPED', thread.code, thread.reason)
 
   const next = run.state.pending[0]
   if (next) {
@@ -86,14 +66,14 @@ export async function pass(run: PassPort): Promise<Next> {
   if (run.state.handoff) {
     await run.flush()
     // A cancel that came meanwhile wins: the run ends here instead of going on elsewhere.
-    if (run.cancelRequest) return run.endCancelled()
+    if (run.cancelRequest) return endCancelled(run)
     return 'halt'
   }
   const steps = outOfSteps(run.state.budgets, run.state)
-  if (steps) return run.end('STOPPED', steps.code, steps.reason)
+  if (steps) return endRun(run, 'STOPPED', steps.code, steps.reason)
   if (run.services.progress) {
     const stalled = await checkProgress(run, run.services.progress)
     if (stalled) return stalled
   }
-  return run.step(true)
+  return runStep(run, true)
 }

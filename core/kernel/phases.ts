@@ -9,24 +9,14 @@
  */
 import { CordageError } from '../contracts/errors.ts'
 import type { PhaseInfo, PhaseName, PhaseValue } from '../contracts/phases.ts'
-import type { ActionState, RunState } from '../contracts/state.ts'
+import type { ActionState } from '../contracts/state.ts'
 import { deepFreeze } from '../kit/freeze.ts'
 import { bounded } from './bounded.ts'
-import type { Dispatch } from './cordis.ts'
 import { isControl } from './control.ts'
-import type { ResolvedAgentOptions } from './loop-host.ts'
-
-/** What running a phase needs of the run. */
-export interface PhasePort {
-  readonly runId: string
-  readonly agent: { readonly name: string; readonly dispatch: Dispatch; readonly options: Pick<ResolvedAgentOptions, 'serviceTimeouts'> }
-  readonly view: Readonly<RunState>
-  readonly state: RunState
-  readonly signal: AbortSignal
-}
+import type { Run } from './run.ts'
 
 /** A bail phase's outcome: the refusal's reason, or undefined when every handler let it pass. */
-export async function bail<N extends PhaseName>(run: PhasePort, name: N, value: PhaseValue<N>): Promise<string | undefined> {
+export async function bail<N extends PhaseName>(run: Run, name: N, value: PhaseValue<N>): Promise<string | undefined> {
   const handlers = run.agent.dispatch.handlers(name)
   if (!handlers.length) return undefined
   // A copy each handler cannot change: what the kernel acts on after the phase is its own value.
@@ -48,7 +38,7 @@ export async function bail<N extends PhaseName>(run: PhasePort, name: N, value: 
  * nonsense (fail closed); undefined when it may go on. `where` says where it was stopped ("before policy").
  */
 export async function veto(
-  run: PhasePort,
+  run: Run,
   name: 'tool/before-decide' | 'tool/before-execute',
   [action, tool, args, extra]: [ActionState, string, unknown, object],
   where: string,
@@ -65,7 +55,7 @@ export async function veto(
 
 /** A serial phase's value after every handler had its say; each replacement must pass `check` (a problem, or undefined). */
 export async function serial<N extends PhaseName>(
-  run: PhasePort,
+  run: Run,
   name: N,
   value: PhaseValue<N>,
   check: (value: unknown) => string | undefined,
@@ -88,12 +78,12 @@ function sealed<T>(value: T): T {
   return deepFreeze(structuredClone(value))
 }
 
-function info(run: PhasePort): PhaseInfo {
+function info(run: Run): PhaseInfo {
   const { runId, view: state, signal, agent } = run
   return { runId, agent: agent.name, state, signal, timeoutMs: agent.options.serviceTimeouts.phases }
 }
 
-async function call(run: PhasePort, name: PhaseName, provider: string, handler: () => unknown): Promise<unknown> {
+async function call(run: Run, name: PhaseName, provider: string, handler: () => unknown): Promise<unknown> {
   try {
     const answer = handler()
     if (typeof (answer as Promise<unknown> | undefined)?.then !== 'function') return answer

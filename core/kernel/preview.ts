@@ -11,53 +11,13 @@
 import { CordageError, Codes, type Code } from '../contracts/errors.ts'
 import type { PreviewOutcome } from '../contracts/data.ts'
 import type { PreviewCall } from '../contracts/phases.ts'
-import type { Tool, ToolView } from '../contracts/services/tools.ts'
+import type { Tool } from '../contracts/services/tools.ts'
 import type { ActionState } from '../contracts/state.ts'
-import type { EventIds, Recorder } from './recorder.ts'
-import { describe } from '../contracts/check.ts'
 import { checkPreview, checkPreviewOutcome, previewCallProblem, renderPreview } from '../contracts/checks/preview.ts'
-import { serial, type PhasePort } from './phases.ts'
+import { serial } from './phases.ts'
+import type { Run } from './run.ts'
 import { KernelProducer } from './version.ts'
-import { screenPreview, type ScreenPort } from './tool-texts.ts'
-
-/** The argument a model adds to ask for a call's preview rather than the call. */
-export const DryRunArg = 'dry_run'
-
-/** Whether the model was offered a dry run of this tool: its view has a `dry_run` that is not the tool's own. */
-export function offersDryRun(view: ToolView, tool: Tool | undefined): boolean {
-  return !!tool && hasDryRun(view) && !hasDryRun(tool)
-}
-
-function hasDryRun(tool: Pick<Tool, 'inputSchema'>): boolean {
-  const props = (tool.inputSchema as { properties?: unknown } | undefined)?.properties
-  return !!props && typeof props === 'object' && Object.hasOwn(props, DryRunArg)
-}
-
-/**
- * The proposed arguments with a boolean `dry_run` taken out, when the model was offered one for this
- * tool (`offered`). Any other `dry_run` is left in, and admission refuses it ({@link dryRunProblem}).
- */
-export function splitDryRun(args: unknown, offered: boolean): { args: unknown; dryRun?: true } {
-  if (!offered || !isRecord(args) || !Object.hasOwn(args, DryRunArg) || typeof args[DryRunArg] !== 'boolean') return { args }
-  const { [DryRunArg]: flag, ...rest } = args
-  return flag ? { args: Object.freeze(rest), dryRun: true } : { args: Object.freeze(rest) }
-}
-
-/** Why a proposed call's `dry_run` is refused (`invalid_arguments`): a tool's schema would drop it and the call would run for real. */
-export function dryRunProblem(action: ActionState, tool: Tool, offered: boolean): string | undefined {
-  if (action.dryRun || hasDryRun(tool) || !isRecord(action.args) || !Object.hasOwn(action.args, DryRunArg)) return undefined
-  if (typeof tool.preview !== 'function') return `${tool.name} has no preview, so it cannot be dry-run: call it without dry_run.`
-  if (!offered) return `dry_run is not offered for ${tool.name}: call it without dry_run.`
-  return `dry_run for ${tool.name} must be true or false, got ${describe(action.args[DryRunArg])}. Call it again with dry_run: true to see what it would do, or without dry_run.`
-}
-
-/** The tool as policy sees it in a dry run: a read, that needs no approval of its own. */
-export function asRead(tool: Tool): Tool {
-  return Object.freeze({ ...tool, sideEffect: 'none', needsApproval: false })
-}
-
-/** What asking for a preview needs of the run. */
-export interface PreviewPort extends PhasePort, ScreenPort {}
+import { screenPreview } from './tool-texts.ts'
 
 /**
  * The call's preview as the `tool/preview` handlers answer it, checked strictly and as the guardrail
@@ -65,7 +25,7 @@ export interface PreviewPort extends PhasePort, ScreenPort {}
  * phase does not take leaves a failed preview (`phase_failed`), which approves nothing.
  */
 export async function askPreview(
-  run: PreviewPort,
+  run: Run,
   action: ActionState,
   tool: Tool,
   args: unknown,
@@ -88,20 +48,13 @@ export async function askPreview(
   return screenPreview(run, { action, tool, causation }, outcome, checkPreview)
 }
 
-/** What recording a dry run's outcome needs of the run. */
-export interface DryRunPort extends PreviewPort {
-  readonly rec: Recorder
-  readonly options: { observationChars: number }
-  idsOf(actionId: string | undefined, causation?: number): EventIds
-}
-
 /**
  * A dry run policy allowed (or a person approved): its preview is asked for instead of the call (no
  * ticket, no ledger, no tool/start), and the call ends with tool/end `dryRun: true`, its output the
  * Preview as the guardrail let it through and its observation rendered from that; or with tool/error
  * (`dryRun: true` too) when there is no preview or it failed.
  */
-export async function runDryRun(run: DryRunPort, action: ActionState, tool: Tool, args: unknown, causation: number): Promise<'continue'> {
+export async function runDryRun(run: Run, action: ActionState, tool: Tool, args: unknown, causation: number): Promise<'continue'> {
   const outcome = (await askPreview(run, action, tool, args, causation)) ?? { status: 'unavailable' }
   const ids = run.idsOf(action.id, causation)
   if (outcome.status === 'ok') {
@@ -122,8 +75,4 @@ export async function runDryRun(run: DryRunPort, action: ActionState, tool: Tool
   const failed = { tool: tool.name, errorClass, code, message, observation, ...(redacted ? { redacted } : {}), dryRun: true }
   run.rec.record('tool/error', failed, KernelProducer, ids)
   return 'continue'
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value)
 }

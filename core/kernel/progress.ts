@@ -5,39 +5,27 @@
  * asks the user, or stops. Its answer is checked strictly; a failure or a malformed verdict ends the
  * run (fail closed).
  */
-import type { Code } from '../contracts/errors.ts'
 import type { ProgressService, ProgressVerdict } from '../contracts/services/progress.ts'
-import type { RunState } from '../contracts/state.ts'
-import type { TerminalStatus, WaitingStatus } from '../contracts/data.ts'
 import { isControl } from './control.ts'
 import type { ServiceEntry } from './cordis.ts'
-import type { Checkpoint, Next, PauseDetail } from './effects.ts'
-import type { TimedService } from './loop-host.ts'
-import type { EventIds, Recorder } from './recorder.ts'
+import type { Next } from './effects.ts'
 import { checkProgressVerdict } from '../contracts/checks/progress.ts'
-
-/** What asking about progress needs of the run. */
-export interface ProgressPort {
-  readonly view: Readonly<RunState>
-  readonly rec: Recorder
-  readonly ids: EventIds
-  ask<T>(service: TimedService, provider: string, call: () => T | Promise<T>): T | Promise<T>
-  pause(status: WaitingStatus, reason: string, checkpoint: Checkpoint, detail?: PauseDetail): Promise<Next>
-  end(status: TerminalStatus, failureCode: Code | undefined, reason?: string, answer?: string): Promise<Next>
-}
+import { endRun, pauseRun } from './ending.ts'
+import type { Run } from './run.ts'
 
 /** Ask the progress service about the run before a new step; undefined means go on (with feedback, if it gave any). */
-export async function checkProgress(run: ProgressPort, progress: ServiceEntry<ProgressService>): Promise<Next | undefined> {
+export async function checkProgress(run: Run, progress: ServiceEntry<ProgressService>): Promise<Next | undefined> {
   let answer: unknown
   try {
     answer = await run.ask('progress', progress.provider, () => progress.value.check({ state: run.view }))
   } catch (error) {
     if (isControl(error)) throw error
-    return run.end('FAILED', 'internal_error', `progress service ${progress.provider} failed: ${(error as Error)?.message ?? error}`)
+    return endRun(run, 'FAILED', 'internal_error', `progress service ${progress.provider} failed: ${(error as Error)?.message ?? error}`)
   }
   const checked = checkProgressVerdict(answer)
   if (!checked.ok)
-    return run.end(
+    return endRun(
+      run,
       'FAILED',
       'verdict_invalid',
       `progress service ${progress.provider} answered something that is not a verdict: ${checked.problem}`,
@@ -49,7 +37,7 @@ export async function checkProgress(run: ProgressPort, progress: ServiceEntry<Pr
   run.rec.record('step/no-progress', { detector, response: verdict.kind, reason, thresholds, text }, progress.provider, {
     turnId: run.ids.turnId,
   })
-  if (verdict.kind === 'ask') return run.pause('WAITING_USER', verdict.question, 'user', { code: 'no_progress' })
-  if (verdict.kind === 'stop') return run.end('STOPPED', 'no_progress', `${detector}: ${reason}`)
+  if (verdict.kind === 'ask') return pauseRun(run, 'WAITING_USER', verdict.question, 'user', { code: 'no_progress' })
+  if (verdict.kind === 'stop') return endRun(run, 'STOPPED', 'no_progress', `${detector}: ${reason}`)
   return undefined
 }

@@ -11,10 +11,11 @@ import { CordageError } from '../contracts/errors.ts'
 import type { RunDraft } from '../contracts/phases.ts'
 import { deepFreeze } from '../kit/freeze.ts'
 import { parseThreadId } from '../kit/thread-ids.ts'
-import { serial, type PhasePort } from './phases.ts'
+import { serial } from './phases.ts'
+import type { Run } from './run.ts'
 
 /** Whether a start asks the run/before-start handlers. Throws at once for a thread that is malformed, or that no handler could link. */
-export function draftHandled(run: PhasePort, thread: string | undefined): boolean {
+export function draftHandled(run: Run, thread: string | undefined): boolean {
   if (thread !== undefined) parseThreadId(thread)
   const handled = run.agent.dispatch.handlers('run/before-start').length > 0
   if (thread !== undefined && !handled) throw unsupported(run.agent.name, [])
@@ -22,7 +23,7 @@ export function draftHandled(run: PhasePort, thread: string | undefined): boolea
 }
 
 /** `draft` as the handlers leave it, checked; throws their refusal, or `phase_failed` for an answer the check refuses. */
-export async function draftRun(run: PhasePort, draft: RunDraft): Promise<RunDraft> {
+export async function draftRun(run: Run, draft: RunDraft): Promise<RunDraft> {
   if (!draftHandled(run, draft.threadAsked)) return draft
   const agent = run.agent.name
   // Handlers see a frozen copy, and the copy of the last answer that passed is what is recorded: no

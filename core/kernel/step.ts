@@ -3,33 +3,22 @@
  * One step of the loop, as a pipeline: step/start → what the model sees (core/kernel/context-step.ts)
  * → the meter sets the call's cost aside (core/kernel/meter.ts) → the model call (core/kernel/model-call.ts)
  * → step/model-response, and the meter settles → the decision: the calls it proposes (tool/proposed),
- * a question for the user, or a final answer to verify. Free functions over a narrow port.
+ * a question for the user, or a final answer to verify. Free functions over the run.
  */
-import type { CancelRequest } from '../contracts/services/store.ts'
-import type { ModelService } from '../contracts/services/model.ts'
 import { deepFreeze } from '../kit/freeze.ts'
 import { digestArgs, hashAnyway, jsonProblem } from '../kit/hash.ts'
-import type { ServiceEntry } from './cordis.ts'
-import { projectContext, type ContextPort } from './context-step.ts'
+import { projectContext } from './context-step.ts'
 import type { Next } from './flow.ts'
-import type { LoopHost } from './loop-host.ts'
-import { reserveModelCall, settleModelCall, type MeterPort } from './meter.ts'
-import { callModel, type ModelCallPort } from './model-call.ts'
-import { splitDryRun } from './preview.ts'
+import { reserveModelCall, settleModelCall } from './meter.ts'
+import { callModel } from './model-call.ts'
+import { splitDryRun } from './dry-run.ts'
 import { KernelProducer } from './version.ts'
-import type { VisibleTools } from './visible-tools.ts'
-
-/** What a step needs of the run. */
-export interface StepPort extends ContextPort, ModelCallPort, MeterPort {
-  readonly agent: Pick<LoopHost, 'name' | 'options' | 'dispatch' | 'scrubber' | 'streaming' | 'streamDelta'>
-  readonly services: ContextPort['services'] & MeterPort['services'] & { readonly model: ServiceEntry<ModelService> }
-  readonly visible: Pick<VisibleTools, 'views' | 'names' | 'dryRuns'>
-  readonly cancelRequest: CancelRequest | undefined
-  verify(answer: string, causation: number): Promise<Next>
-}
+import { pauseRun } from './ending.ts'
+import { verifyAnswer } from './verification.ts'
+import type { Run } from './run.ts'
 
 /** Run a step: a new one, or (`fresh` false) the open one again, when its model call never got an answer on record. */
-export async function runStep(run: StepPort, fresh: boolean): Promise<Next> {
+export async function runStep(run: Run, fresh: boolean): Promise<Next> {
   const { model } = run.services
   const index = fresh ? run.state.steps + 1 : run.state.steps
   if (fresh) run.rec.record('step/start', { index }, KernelProducer, { turnId: run.ids.turnId, stepId: `s${index}` })
@@ -78,6 +67,6 @@ export async function runStep(run: StepPort, fresh: boolean): Promise<Next> {
     })
     return 'continue'
   }
-  if (decision.kind === 'ask_user') return run.pause('WAITING_USER', decision.question, 'user')
-  return run.verify(decision.text, responded.seq)
+  if (decision.kind === 'ask_user') return pauseRun(run, 'WAITING_USER', decision.question, 'user')
+  return verifyAnswer(run, decision.text, responded.seq)
 }

@@ -16,7 +16,8 @@ import type { Tool } from '../contracts/services/tools.ts'
 import type { ActionState } from '../contracts/state.ts'
 import type { Preview, PreviewOutcome } from '../contracts/data.ts'
 import { isControl } from './control.ts'
-import { askGuardrail, type GuardPort } from './verification.ts'
+import { askGuardrail } from './verification.ts'
+import type { Run } from './run.ts'
 
 /** What the guardrail made of one text: `guard` is set when it redacted or withheld it. */
 export interface Screened {
@@ -31,17 +32,6 @@ export interface Screened {
  */
 export type ToolTextKind = 'result' | 'error' | 'preview'
 
-/** What asking the guardrail about a tool's text needs of the run. */
-export interface ToolTextPort extends GuardPort {
-  /** A run-ending error met where the run cannot stop yet (a call's outcome still to record): it ends at the next boundary. */
-  defer(error: unknown): void
-}
-
-/** The gate, as the run's driver offers it to the code that records a call (the ports below). */
-export interface ScreenPort {
-  screenOutput(action: ActionState, tool: Tool, text: string, causation: number, kind?: ToolTextKind): Promise<Screened>
-}
-
 /** The call a text came from, and the seq its guard/tripped follows. */
 export interface TextOrigin {
   action: ActionState
@@ -51,7 +41,7 @@ export interface TextOrigin {
 
 /** One text a tool produced, as the guardrail lets it be recorded: as it is, redacted, or withheld. */
 export async function screenToolText(
-  run: ToolTextPort,
+  run: Run,
   action: ActionState,
   tool: Tool,
   text: string,
@@ -101,13 +91,13 @@ export interface ScreenedValue {
  * is, anything else as its JSON, so the guardrail sees all of it, not only what an observation shows.
  */
 export async function screenToolValue(
-  run: ScreenPort,
+  run: Run,
   from: TextOrigin,
   value: unknown,
   kind: ToolTextKind,
   text = typeof value === 'string' ? value : (JSON.stringify(value) ?? 'null'),
 ): Promise<ScreenedValue> {
-  const screened = await run.screenOutput(from.action, from.tool, text, from.causation, kind)
+  const screened = await screenToolText(run, from.action, from.tool, text, from.causation, kind)
   if (!screened.guard) return { value, text }
   const guard = screened.guard
   if (screened.action !== 'redact') return { value: { withheld: true, guard }, text: screened.text, guard, action: 'block' }
@@ -130,14 +120,14 @@ function parsed(text: string): unknown {
  * withheld. A failed preview's message is screened the same way.
  */
 export async function screenPreview(
-  run: ScreenPort,
+  run: Run,
   from: TextOrigin,
   outcome: PreviewOutcome,
   check: (value: unknown) => { ok: true; value: Preview } | { ok: false },
 ): Promise<PreviewOutcome> {
   if (outcome.status === 'unavailable') return outcome
   if (outcome.status === 'failed') {
-    const screened = await run.screenOutput(from.action, from.tool, outcome.message, from.causation, 'preview')
+    const screened = await screenToolText(run, from.action, from.tool, outcome.message, from.causation, 'preview')
     return screened.guard ? { ...outcome, message: screened.text, redacted: { guard: screened.guard } } : outcome
   }
   const screened = await screenToolValue(run, from, outcome.preview, 'preview')
@@ -159,15 +149,15 @@ export async function screenPreview(
  * trips once.
  */
 export async function screenFailure(
-  run: ScreenPort,
+  run: Run,
   from: TextOrigin,
   message: string,
   stack: string | undefined,
 ): Promise<{ message: string; stack?: string; guard?: string }> {
-  const screened = await run.screenOutput(from.action, from.tool, message, from.causation, 'error')
+  const screened = await screenToolText(run, from.action, from.tool, message, from.causation, 'error')
   if (stack === undefined) return { message: screened.text, guard: screened.guard }
   const placed = message && screened.guard ? stack.split(message).join(screened.text) : stack
-  const own = await run.screenOutput(from.action, from.tool, placed, from.causation, 'error')
+  const own = await screenToolText(run, from.action, from.tool, placed, from.causation, 'error')
   return { message: screened.text, stack: own.text, guard: guardsOf(screened.guard, own.guard) }
 }
 

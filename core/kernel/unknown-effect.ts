@@ -5,33 +5,20 @@
  * that can `reconcile` is asked (and what the target reported is recorded as the guardrail lets it
  * through), anything else waits for a person (WAITING_RECONCILIATION, `unknown_effect`).
  */
-import type { Code } from '../contracts/errors.ts'
-import type { EffectWrite } from '../contracts/services/store.ts'
 import type { Reconciled, Tool } from '../contracts/services/tools.ts'
-import type { ActionState, RunState } from './state.ts'
-import type { TerminalStatus, WaitingStatus } from './status.ts'
+import type { ActionState } from './state.ts'
 import { KernelProducer } from './version.ts'
-import type { Checkpoint, Next, PauseDetail } from './flow.ts'
-import type { EventIds, Recorder } from './recorder.ts'
-import { screenToolValue, type ScreenPort } from './tool-texts.ts'
-
-/** What settling an unknown effect needs of the run. */
-export interface UnknownEffectPort extends ScreenPort {
-  readonly state: RunState
-  readonly rec: Recorder
-  readonly signal: AbortSignal
-  idsOf(actionId: string | undefined, causation?: number): EventIds
-  flush(effects?: EffectWrite[]): Promise<void>
-  end(status: TerminalStatus, failureCode: Code | undefined, reason?: string): Promise<Next>
-  pause(status: WaitingStatus, reason: string, checkpoint: Checkpoint, detail?: PauseDetail): Promise<Next>
-}
+import type { Next } from './flow.ts'
+import { screenToolValue } from './tool-texts.ts'
+import { endRun, pauseRun } from './ending.ts'
+import type { Run } from './run.ts'
 
 /**
  * An action whose call started and has no recorded outcome (the process died, or the call timed out).
  * Returns 'retry' when it is safe to run the call again with the same key.
  */
 export async function settleUnknown(
-  run: UnknownEffectPort,
+  run: Run,
   action: ActionState,
   tool: Tool,
   key: string,
@@ -72,8 +59,9 @@ export async function settleUnknown(
       ])
       if (found.committed || why === 'resume') return found.committed ? 'continue' : 'retry'
       return why === 'connection_lost'
-        ? run.end('FAILED', 'tool_connection_lost', `${tool.name} (action ${action.id}) lost its connection, and did not take effect`)
-        : run.end(
+        ? endRun(run, 'FAILED', 'tool_connection_lost', `${tool.name} (action ${action.id}) lost its connection, and did not take effect`)
+        : endRun(
+            run,
             'FAILED',
             'tool_timeout',
             `${tool.name} (action ${action.id}) did not finish within ${tool.timeoutMs} ms, and did not take effect`,
@@ -82,7 +70,8 @@ export async function settleUnknown(
   }
   const wasRunning =
     why === 'timeout' ? 'timed out' : why === 'connection_lost' ? 'lost its connection' : 'was running when its process stopped'
-  return run.pause(
+  return pauseRun(
+    run,
     'WAITING_RECONCILIATION',
     `action ${action.id} (${tool.name}) ${wasRunning}; whether it took effect is unknown (idempotency key ${key}): settle it with cordage reconcile`,
     'reconciliation',

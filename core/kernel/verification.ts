@@ -3,52 +3,24 @@
  * Deciding "done": the guardrail's look at the answer, then the verifier's verdict, checked strictly and
  * recorded (invariant 2: a run completes only on a verifier's recorded pass). Also the guardrail asked at
  * any stage, which blocks when it fails or answers nonsense (fail closed); what a tool produced is asked
- * through core/kernel/tool-texts.ts. Free functions over a narrow
- * port, so the run driver (core/kernel/loop.ts) keeps only the state machine.
+ * through core/kernel/tool-texts.ts. Free functions over the run
+ * (core/kernel/run.ts).
  */
 import { classify, CordageError } from '../contracts/errors.ts'
-import type { GuardInput, GuardrailService, GuardVerdict } from '../contracts/services/guardrail.ts'
-import type { VerifierService, VerifyResult } from '../contracts/services/verifier.ts'
-import type { CancelRequest } from '../contracts/services/store.ts'
-import type { RunState } from '../contracts/state.ts'
-import type { TerminalStatus } from '../contracts/data.ts'
-import type { Code } from '../contracts/errors.ts'
-import type { ServiceEntry } from './cordis.ts'
+import type { GuardInput, GuardVerdict } from '../contracts/services/guardrail.ts'
+import type { VerifyResult } from '../contracts/services/verifier.ts'
 import type { Next } from './flow.ts'
-import type { LoopHost, TimedService } from './loop-host.ts'
-import type { EventIds, Recorder } from './recorder.ts'
 import { KernelProducer } from './version.ts'
 import { checkGuardVerdict } from '../contracts/checks/guardrail.ts'
 import { checkVerifyResult } from '../contracts/checks/verifier.ts'
 import { isControl } from './control.ts'
+import { endCancelled, endRun } from './ending.ts'
+import type { Run } from './run.ts'
 
 export const Pass: GuardVerdict = { action: 'pass' }
 const VerifyStartEvents = ['verify/start'] as const
 
-/** What asking the guardrail needs of the run. */
-export interface GuardPort {
-  readonly runId: string
-  readonly agent: Pick<LoopHost, 'name'>
-  readonly view: Readonly<RunState>
-  readonly rec: Recorder
-  readonly services: { readonly guardrail?: ServiceEntry<GuardrailService> }
-  idsOf(actionId: string | undefined, causation?: number): EventIds
-  ask<T>(service: TimedService, provider: string, call: () => T | Promise<T>): T | Promise<T>
-}
-
-/** What verifying an answer needs of the run, beyond {@link GuardPort}. */
-export interface VerifyPort extends GuardPort {
-  readonly agent: Pick<LoopHost, 'name' | 'dispatch'>
-  readonly state: RunState
-  readonly signal: AbortSignal
-  readonly cancelRequest: CancelRequest | undefined
-  readonly services: { readonly verifier: ServiceEntry<VerifierService>; readonly guardrail?: ServiceEntry<GuardrailService> }
-  flush(): Promise<void>
-  end(status: TerminalStatus, failureCode: Code | undefined, reason?: string, answer?: string): Promise<Next>
-  endCancelled(): Promise<Next>
-}
-
-export async function verifyAnswer(run: VerifyPort, answer: string, causation: number): Promise<Next> {
+export async function verifyAnswer(run: Run, answer: string, causation: number): Promise<Next> {
   const verifier = run.services.verifier
   const guarded = run.services.guardrail ? await askGuardrail(run, { stage: 'answer', text: answer }, undefined, causation) : Pass
   if (guarded.action === 'redact') answer = guarded.text
@@ -63,7 +35,7 @@ export async function verifyAnswer(run: VerifyPort, answer: string, causation: n
       run.services.guardrail!.provider,
       run.idsOf(undefined, started.seq),
     )
-    return repair ? 'continue' : run.end('FAILED_VERIFICATION', 'guardrail_blocked', `guardrail ${guarded.guard}: ${guarded.reason}`)
+    return repair ? 'continue' : endRun(run, 'FAILED_VERIFICATION', 'guardrail_blocked', `guardrail ${guarded.guard}: ${guarded.reason}`)
   }
   // A verifier may take minutes (a test suite): let a watcher see it started.
   if (run.agent.dispatch.watched(VerifyStartEvents)) await run.flush()
@@ -79,18 +51,18 @@ export async function verifyAnswer(run: VerifyPort, answer: string, causation: n
       )
     verdict = checked.value
   } catch (error) {
-    if (run.cancelRequest) return run.endCancelled()
+    if (run.cancelRequest) return endCancelled(run)
     const { code, message } = classify(error, 'internal_error')
     const reason = CordageError.is(error) && error.code !== 'internal_error' ? message : `verifier ${verifier.provider} failed: ${message}`
     run.rec.record('verify/end', { ok: false, code, reason, evidence: [] }, verifier.provider, run.idsOf(undefined, started.seq))
     if (isControl(error)) throw error
-    return run.end('FAILED', code, reason)
+    return endRun(run, 'FAILED', code, reason)
   }
   // Cancellation wins over a verdict that arrived after it: the run was told to stop.
-  if (run.cancelRequest) return run.endCancelled()
+  if (run.cancelRequest) return endCancelled(run)
   if (verdict.ok) {
     run.rec.record('verify/end', { ok: true, evidence: verdict.evidence }, verifier.provider, run.idsOf(undefined, started.seq))
-    return run.end('COMPLETED', undefined, undefined, answer)
+    return endRun(run, 'COMPLETED', undefined, undefined, answer)
   }
   const repair = verdict.repairable && run.state.repairs < run.state.budgets.maxRepairs
   run.rec.record(
@@ -100,7 +72,7 @@ export async function verifyAnswer(run: VerifyPort, answer: string, causation: n
     run.idsOf(undefined, started.seq),
   )
   if (repair) return 'continue'
-  return run.end('FAILED_VERIFICATION', verdict.code, verdict.reason, answer)
+  return endRun(run, 'FAILED_VERIFICATION', verdict.code, verdict.reason, answer)
 }
 
 /**
@@ -109,7 +81,7 @@ export async function verifyAnswer(run: VerifyPort, answer: string, causation: n
  * call that runs must be the one the model proposed and policy judged.
  */
 export async function askGuardrail(
-  run: GuardPort,
+  run: Run,
   input: Pick<GuardInput, 'stage' | 'tool' | 'args' | 'text'>,
   actionId: string | undefined,
   causation: number,

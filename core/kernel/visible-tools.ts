@@ -11,10 +11,9 @@
  */
 import { CordageError } from '../contracts/errors.ts'
 import { toView, type Tool, type ToolView } from '../contracts/services/tools.ts'
-import { shownToolsProblem } from '../contracts/checks/tool-views.ts'
+import type { ShownTools } from '../contracts/phases.ts'
 import { asDefined } from './tool.ts'
-import { offersDryRun } from './preview.ts'
-import { serial, type PhasePort } from './phases.ts'
+import { offersDryRun } from './dry-run.ts'
 
 /**
  * What one visible list comes to. Runs share it, so all of it is frozen (the arrays are typed as the
@@ -42,8 +41,11 @@ export class VisibleTools {
   #shown: ToolView[] | undefined
   #step = ''
 
-  /** Ask (`ask`, the tools service's `visible`) for step `step`, unless it was asked already, and pass the views by `run`'s tools/before-show handlers. */
-  async refresh(run: PhasePort, step: string, provider: string, ask: () => unknown): Promise<void> {
+  /**
+   * Ask (`ask`, the tools service's `visible`) for step `step`, unless it was asked already, and pass
+   * the views by `show` (the run's tools/before-show handlers, core/kernel/step-tools.ts).
+   */
+  async refresh(step: string, provider: string, ask: () => unknown, show: (was: ShownTools) => Promise<ShownTools>): Promise<void> {
     if (this.#step === step) return
     const visible = await ask()
     if (!Array.isArray(visible))
@@ -59,7 +61,7 @@ export class VisibleTools {
       this.names = derived.names
     }
     const was = { views: this.#built }
-    const { views } = await serial(run, 'tools/before-show', was, (v) => shownToolsProblem(v, was))
+    const { views } = await show(was)
     this.#step = step
     if (views === this.#shown) return
     // A handler's list is copied once (frozen), and again only when it hands out another one.

@@ -12,9 +12,8 @@ import type { WaitLook, Waiter, WaitsService } from '../contracts/services/waits
 import { checkWaitLook } from '../contracts/checks/waits.ts'
 import type { WaitCondition } from '../contracts/data.ts'
 import type { RunState } from '../contracts/state.ts'
-import type { CancelRequest } from '../contracts/services/store.ts'
 import { AgentKey, readService, type Context } from './cordis.ts'
-import type { EventIds, Recorder } from './recorder.ts'
+import type { Run } from './run.ts'
 import { isTerminal, isWaiting } from './status.ts'
 import { KernelProducer } from './version.ts'
 
@@ -85,22 +84,13 @@ export async function cancelWait(ctx: Context, on: WaitCondition, waiter: Waiter
   await ownerOf(ctx, on).cancel({ ...on }, { ...waiter })
 }
 
-/** What cancelling what a run waits on needs of the run. */
-export interface CancelPort {
-  readonly state: RunState
-  readonly cancelRequest: CancelRequest | undefined
-  readonly rec: Recorder
-  readonly ids: EventIds
-  flush(): Promise<void>
-}
-
 /**
  * Before a run that waits on a condition ends CANCELLED: its cancellation is put on record (so the
  * condition, ending, does not wake it), then the condition is cancelled. Returns the error if it could
  * not be (the run is cancelled anyway; the caller reports it, and the owner refuses decisions on what
  * nobody waits for any more: {@link checkAwaited}).
  */
-export async function cancelWaitOf(ctx: Context, run: CancelPort): Promise<unknown> {
+export async function cancelWaitOf(ctx: Context, run: Run): Promise<unknown> {
   const { state, cancelRequest } = run
   const wait = waitOf(state)
   if (!wait || !cancelRequest) return undefined

@@ -9,6 +9,7 @@ import { z } from 'zod'
 import { defineTool } from '../../core/kernel/tool.ts'
 import { VisibleTools } from '../../core/kernel/visible-tools.ts'
 import type { Tool } from '../../core/contracts/services/tools.ts'
+import type { ShownTools } from '../../core/contracts/phases.ts'
 import { refundAnswer, supportDesk, type Harness } from '../helpers.ts'
 
 const tool = (name: string): Tool =>
@@ -20,12 +21,12 @@ const tool = (name: string): Tool =>
     run: () => ({ output: null }),
   })
 
-/** A run without handlers of tools/before-show: what the phase costs then is one lookup. */
-const run = { agent: { dispatch: { handlers: () => [] } } } as never
+/** No tools/before-show handler: the views are shown as built. */
+const asBuilt = async (was: ShownTools) => was
 
 async function shown(list: Tool[], step = 's1'): Promise<VisibleTools> {
   const visible = new VisibleTools()
-  await visible.refresh(run, step, 'test', () => list)
+  await visible.refresh(step, 'test', () => list, asBuilt)
   return visible
 }
 
@@ -69,17 +70,17 @@ describe('VisibleTools', () => {
     const visible = new VisibleTools()
     let asked = 0
     const ask = () => (asked++, list)
-    await visible.refresh(run, 's1', 'test', ask)
+    await visible.refresh('s1', 'test', ask, asBuilt)
     const views = visible.views
-    await visible.refresh(run, 's1', 'test', ask)
-    await visible.refresh(run, 's2', 'test', ask)
+    await visible.refresh('s1', 'test', ask, asBuilt)
+    await visible.refresh('s2', 'test', ask, asBuilt)
     assert.equal(asked, 2)
     assert.equal(visible.views, views)
   })
 
   it('refuses an answer that is not a list', async () => {
     await assert.rejects(
-      new VisibleTools().refresh(run, 's1', 'odd', () => 'tools'),
+      new VisibleTools().refresh('s1', 'odd', () => 'tools', asBuilt),
       { code: 'verdict_invalid' },
     )
   })

@@ -1,0 +1,19 @@
+/**
+ * @module step-tools
+ * The step's visible tools (core/kernel/visible-tools.ts), asked of the tools service once per step
+ * (also for a step resumed in a new process) and passed by the run's `tools/before-show` handlers,
+ * whose answer must keep the same tools in the same order.
+ */
+import { shownToolsProblem } from '../contracts/checks/tool-views.ts'
+import { serial } from './phases.ts'
+import type { Run } from './run.ts'
+
+export function refreshTools(run: Run): Promise<void> {
+  const tools = run.services.tools
+  return run.visible.refresh(
+    `s${run.state.steps}`,
+    tools.provider,
+    () => run.ask('tools', tools.provider, () => tools.value.visible({ state: run.view })),
+    (was) => serial(run, 'tools/before-show', was, (v) => shownToolsProblem(v, was)),
+  )
+}

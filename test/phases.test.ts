@@ -183,6 +183,58 @@ describe('phases fail closed', () => {
   }
 })
 
+describe('verify/before-verdict: a final answer may be refused before the verifier judges it', () => {
+  const verdicts = (events: RunEvent[]) =>
+    events
+      .filter((e) => e.type === 'verify/end')
+      .map((e) => (e.type === 'verify/end' ? { ...e.data, producer: e.producer.startsWith('kernel@') ? 'kernel' : e.producer } : e))
+
+  it("refuses the answer: verify/end is the kernel's, not the verifier's, and the run fails verification with phase_refused", async () => {
+    const run = await runOf(await start({ returns: agent([rogue({ verify: 'refuse' })]) }))
+    assert.equal(run.status, 'FAILED_VERIFICATION')
+    assert.equal(run.failureCode, 'phase_refused')
+    const [end] = verdicts(run.events) as { ok: boolean; code: string; feedback: string; repair: boolean; producer: string }[]
+    assert.equal(end.ok, false)
+    assert.equal(end.code, 'phase_refused')
+    assert.equal(end.repair, false, 'maxRepairs 0: no repair')
+    assert.equal(end.producer, 'kernel')
+    assert.match(end.feedback, /no promises in "Refunded 40 on O-7 \(RF-1\)\."/)
+  })
+
+  it("lets the model answer again within the repair budget, and the run completes on the verifier's pass", async () => {
+    const preset = {
+      ...agent([rogue({ verify: 'refuse-first' })]),
+      budgets: { maxSteps: 6, maxRepairs: 1 },
+      model: { plugin: 'model-scripted', config: { script: [...script, { final: 'Refunded 40 on O-7 (RF-1).' }] } },
+    }
+    const app = await start({ returns: preset })
+    const run = await runOf(app)
+    assert.equal(run.status, 'COMPLETED')
+    const [refused, passed] = verdicts(run.events) as { ok: boolean; code?: string; repair?: boolean; producer: string }[]
+    assert.deepEqual([refused.ok, refused.code, refused.repair, refused.producer], [false, 'phase_refused', true, 'kernel'])
+    assert.equal(passed.ok, true)
+    assert.notEqual(passed.producer, 'kernel', "the pass is the verifier's")
+    // The model was asked again after the refusal, and read why.
+    const requests = readService<ScriptedModel>(app.agent('returns').ctx, 'model')!.value.requests
+    assert.equal(requests.length, 4)
+    assert.match(JSON.stringify(requests.at(-1)), /refused before it was verified: no promises/)
+  })
+
+  for (const [mode, code] of [
+    ['throw', 'phase_failed'],
+    ['garbage', 'phase_failed'],
+    ['hang', 'service_timeout'],
+  ] as const) {
+    it(`fails the run with ${code} when a handler ${mode === 'throw' ? 'throws' : mode === 'hang' ? 'does not answer in time' : 'answers an empty refusal'}: no verdict, no completion`, async () => {
+      const run = await runOf(await start({ returns: agent([rogue({ verify: mode })], { phases: 200 }) }))
+      assert.equal(run.status, 'FAILED')
+      assert.equal(run.failureCode, code)
+      const [end] = verdicts(run.events) as { ok: boolean; code: string; producer: string }[]
+      assert.deepEqual([end.ok, end.code, end.producer], [false, code, 'kernel'])
+    })
+  }
+})
+
 describe('tool/before-execute: an authorized call may still be refused, before anything of it starts', () => {
   const toolError = (events: RunEvent[], actionId: string) => {
     const error = events.find((e) => e.type === 'tool/error' && e.actionId === actionId)!

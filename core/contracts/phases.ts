@@ -127,6 +127,16 @@ export interface ShapedResult {
   observation: string
 }
 
+/**
+ * The run's final answer, as the guardrail let it through, about to be judged by the verifier. A
+ * handler may refuse it with a reason: the verifier is not asked, `verify/end` records the refusal
+ * (`phase_refused`, repairable), and the model may answer again within the repair budget. Nothing a
+ * handler answers can complete a run: only the verifier's recorded pass does.
+ */
+export interface FinalAnswer {
+  answer: string
+}
+
 /** What a run joining a thread claims with its first append (`AppendOptions.thread`): the store makes turns gap-free. */
 export interface ThreadClaim {
   id: string
@@ -223,6 +233,8 @@ export interface PhaseTable {
   'tool/before-end': { mode: 'serial'; value: ShapedResult }
   /** After the guardrail screened the result, before its `tool/end` is recorded. **Can keep it apart** as an artifact. */
   'tool/shape-result': { mode: 'serial'; value: ResultShape }
+  /** After the guardrail passed a final answer, before the verifier judges it. **Can veto** (the model may answer again). */
+  'verify/before-verdict': { mode: 'bail'; value: FinalAnswer }
 }
 
 export type PhaseName = keyof PhaseTable
@@ -239,6 +251,7 @@ export const Phases: readonly { name: PhaseName; mode: PhaseMode }[] = Object.fr
   { name: 'tool/before-execute', mode: 'bail' },
   { name: 'tool/before-end', mode: 'serial' },
   { name: 'tool/shape-result', mode: 'serial' },
+  { name: 'verify/before-verdict', mode: 'bail' },
 ])
 
 /** A handler of phase `N`: a serial one may return a replacement, a bail one a refusal. */
@@ -262,5 +275,6 @@ declare module 'cordis' {
     'tool/before-execute': PhaseHandler<'tool/before-execute'>
     'tool/before-end': PhaseHandler<'tool/before-end'>
     'tool/shape-result': PhaseHandler<'tool/shape-result'>
+    'verify/before-verdict': PhaseHandler<'verify/before-verdict'>
   }
 }

@@ -14,6 +14,7 @@ import { KernelProducer } from './version.ts'
 import { checkGuardVerdict } from '../contracts/checks/guardrail.ts'
 import { checkVerifyResult } from '../contracts/checks/verifier.ts'
 import { isControl } from './control.ts'
+import { bail } from './phases.ts'
 import { endCancelled, endRun } from './ending.ts'
 import type { Run } from './run.ts'
 
@@ -39,40 +40,63 @@ export async function verifyAnswer(run: Run, answer: string, causation: number):
   }
   // A verifier may take minutes (a test suite): let a watcher see it started.
   if (run.agent.dispatch.watched(VerifyStartEvents)) await run.flush()
-  let verdict: VerifyResult
+  let verdict: VerifyResult | RefusedAnswer
+  // Who judged: the kernel, for a verify/before-verdict handler's refusal or failure; else the verifier.
+  let judge = KernelProducer
   try {
-    const checked = checkVerifyResult(
-      await run.ask('verifier', verifier.provider, () => verifier.value.verify({ state: run.view, answer, signal: run.signal })),
-    )
-    if (!checked.ok)
-      throw new CordageError(
-        'verdict_invalid',
-        `verifier ${verifier.provider} answered something that is not a verdict: ${checked.problem}`,
+    const refusal = await refusedAnswer(run, answer)
+    if (refusal !== undefined) verdict = refusal
+    else {
+      judge = verifier.provider
+      const checked = checkVerifyResult(
+        await run.ask('verifier', verifier.provider, () => verifier.value.verify({ state: run.view, answer, signal: run.signal })),
       )
-    verdict = checked.value
+      if (!checked.ok)
+        throw new CordageError(
+          'verdict_invalid',
+          `verifier ${verifier.provider} answered something that is not a verdict: ${checked.problem}`,
+        )
+      verdict = checked.value
+    }
   } catch (error) {
     if (run.cancelRequest) return endCancelled(run)
     const { code, message } = classify(error, 'internal_error')
     const reason = CordageError.is(error) && error.code !== 'internal_error' ? message : `verifier ${verifier.provider} failed: ${message}`
-    run.rec.record('verify/end', { ok: false, code, reason, evidence: [] }, verifier.provider, run.idsOf(undefined, started.seq))
+    run.rec.record('verify/end', { ok: false, code, reason, evidence: [] }, judge, run.idsOf(undefined, started.seq))
     if (isControl(error)) throw error
     return endRun(run, 'FAILED', code, reason)
   }
   // Cancellation wins over a verdict that arrived after it: the run was told to stop.
   if (run.cancelRequest) return endCancelled(run)
   if (verdict.ok) {
-    run.rec.record('verify/end', { ok: true, evidence: verdict.evidence }, verifier.provider, run.idsOf(undefined, started.seq))
+    run.rec.record('verify/end', { ok: true, evidence: verdict.evidence }, judge, run.idsOf(undefined, started.seq))
     return endRun(run, 'COMPLETED', undefined, undefined, answer)
   }
   const repair = verdict.repairable && run.state.repairs < run.state.budgets.maxRepairs
   run.rec.record(
     'verify/end',
     { ok: false, code: verdict.code, reason: verdict.reason, feedback: verdict.feedback, repair, evidence: verdict.evidence ?? [] },
-    verifier.provider,
+    judge,
     run.idsOf(undefined, started.seq),
   )
   if (repair) return 'continue'
   return endRun(run, 'FAILED_VERIFICATION', verdict.code, verdict.reason, answer)
+}
+
+/** A final answer a verify/before-verdict handler refused: a verdict of the kernel's, not the verifier's. */
+type RefusedAnswer = { ok: false; code: 'phase_refused'; reason: string; feedback: string; repairable: true; evidence?: undefined }
+
+/**
+ * A verify/before-verdict handler's refusal of the answer, as a repairable verdict the verifier never
+ * gave; undefined when every handler let it pass (or there is none: then it costs one lookup). A
+ * handler that fails throws `phase_failed`, and the run fails with it (fail closed: no verdict).
+ */
+async function refusedAnswer(run: Run, answer: string): Promise<RefusedAnswer | undefined> {
+  if (!run.agent.dispatch.handlers('verify/before-verdict').length) return undefined
+  const reason = await bail(run, 'verify/before-verdict', { answer })
+  if (reason === undefined) return undefined
+  const feedback = `Your answer was refused before it was verified: ${reason}. Answer again.`
+  return { ok: false, code: 'phase_refused', reason, feedback, repairable: true }
 }
 
 /**

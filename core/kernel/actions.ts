@@ -9,7 +9,7 @@
 import { CordageError } from '../contracts/errors.ts'
 import type { Tool } from '../contracts/services/tools.ts'
 import type { ActionState } from '../contracts/state.ts'
-import { type Admitted, decidePolicy, previewFor } from './admission.ts'
+import { type Admitted, closeRefused, decidePolicy, previewFor, refuse, type Refused } from './admission.ts'
 import { runDryRun } from './preview.ts'
 import { asRead, dryRunProblem } from './dry-run.ts'
 import { type Authorized, executeWave, type Next } from './effects.ts'
@@ -27,7 +27,7 @@ import type { Run } from './run.ts'
 export async function actOn(run: Run, action: ActionState): Promise<Next> {
   switch (action.status) {
     case 'proposed':
-      return follow(run, await admit(run, action))
+      return follow(run, action, await admit(run, action))
     case 'denied':
       return reject(
         run,
@@ -106,65 +106,51 @@ async function askAgain(run: Run, action: ActionState): Promise<Next> {
   })
 }
 
-/** A freshly proposed action: check it is a visible tool with valid arguments, pass it by the guardrail, ask policy. */
+/**
+ * A freshly proposed action through its stages, each of which may refuse it: validate (a visible tool,
+ * plain JSON arguments its schema takes, a `dry_run` it was offered), screen (the guardrail, the
+ * `tool/before-decide` handlers), then decide (policy) and approve (core/kernel/admission.ts).
+ */
 async function admit(run: Run, action: ActionState): Promise<Admitted> {
   await refreshTools(run)
+  const valid = validate(run, action)
+  if ('refuse' in valid) return valid
+  const refused = await screen(run, action, valid.tool, valid.args)
+  if (refused) return refused
+  if (action.dryRun) return admitDryRun(run, action, valid.tool, valid.args)
+  return decidePolicy(run, action, valid.tool, valid.args)
+}
+
+/** The proposed call's tool and its arguments as the tool's schema parsed them, or why it cannot be called. */
+function validate(run: Run, action: ActionState): Refused | { tool: Tool; args: unknown } {
   const tool = run.visible.byName.get(action.tool)
   if (action.argsError !== undefined)
-    return {
-      next: await reject(
-        run,
-        action,
-        'invalid_arguments',
-        `The arguments for ${action.tool} are not valid JSON, or not plain JSON (${action.argsError}). Send them again as a plain JSON object.`,
-      ),
-    }
+    return refuse(
+      'invalid_arguments',
+      `The arguments for ${action.tool} are not valid JSON, or not plain JSON (${action.argsError}). Send them again as a plain JSON object.`,
+    )
   if (!tool)
-    return {
-      next: await reject(
-        run,
-        action,
-        'unknown_tool',
-        `Unknown tool "${action.tool}". Tools you can call: ${[...run.visible.byName.keys()].join(', ') || 'none'}.`,
-      ),
-    }
-  const refused = dryRunProblem(action, tool, run.visible.dryRuns.has(tool.name))
-  if (refused) return { next: await reject(run, action, 'invalid_arguments', refused) }
+    return refuse(
+      'unknown_tool',
+      `Unknown tool "${action.tool}". Tools you can call: ${[...run.visible.byName.keys()].join(', ') || 'none'}.`,
+    )
+  const dryRun = dryRunProblem(action, tool, run.visible.dryRuns.has(tool.name))
+  if (dryRun) return refuse('invalid_arguments', dryRun)
   const parsed = tool.input.safeParse(action.args)
-  if (!parsed.success) {
-    const issues = parsed.error.issues.map((i) => `${i.path.length ? i.path.join('.') : '(arguments)'}: ${i.message}`).join('; ')
-    return {
-      next: await reject(
-        run,
-        action,
-        'invalid_arguments',
-        `Invalid arguments for ${tool.name}: ${issues}. Fix the arguments and call it again.`,
-      ),
-    }
-  }
+  if (parsed.success) return { tool, args: parsed.data }
+  const issues = parsed.error.issues.map((i) => `${i.path.length ? i.path.join('.') : '(arguments)'}: ${i.message}`).join('; ')
+  return refuse('invalid_arguments', `Invalid arguments for ${tool.name}: ${issues}. Fix the arguments and call it again.`)
+}
+
+/** The guardrail's look at the arguments, then the tool/before-decide handlers (one that fails refuses too: fail closed). */
+async function screen(run: Run, action: ActionState, tool: Tool, args: unknown): Promise<Refused | undefined> {
   const guarded = run.services.guardrail
-    ? await askGuardrail(run, { stage: 'tool_input', tool, args: parsed.data }, action.id, action.proposedSeq)
+    ? await askGuardrail(run, { stage: 'tool_input', tool, args }, action.id, action.proposedSeq)
     : Pass
   if (guarded.action !== 'pass')
-    return {
-      next: await reject(
-        run,
-        action,
-        'guardrail_blocked',
-        `Blocked by guardrail ${guarded.guard}: ${guarded.reason}. Nothing was run.`,
-        run.state.lastSeq,
-      ),
-    }
-  // A tool/before-decide handler's refusal; one that fails refuses too (fail closed).
-  const refusal = await veto(
-    run,
-    'tool/before-decide',
-    [action, tool.name, parsed.data, action.dryRun ? { dryRun: true } : {}],
-    'before policy',
-  )
-  if (refusal) return { next: await reject(run, action, refusal.code, refusal.observation, run.state.lastSeq) }
-  if (action.dryRun) return admitDryRun(run, action, tool, parsed.data)
-  return decidePolicy(run, action, tool, parsed.data)
+    return refuse('guardrail_blocked', `Blocked by guardrail ${guarded.guard}: ${guarded.reason}. Nothing was run.`, run.state.lastSeq)
+  const vetoed = await veto(run, 'tool/before-decide', [action, tool.name, args, action.dryRun ? { dryRun: true } : {}], 'before policy')
+  return vetoed && refuse(vetoed.code, vetoed.observation, run.state.lastSeq)
 }
 
 /**
@@ -182,14 +168,16 @@ async function admitDryRun(run: Run, action: ActionState, tool: Tool, args: unkn
 async function resumeDryRun(run: Run, action: ActionState, tool: Tool): Promise<Next> {
   const parsed = tool.input.safeParse(action.args)
   if (!parsed.success) return reject(run, action, 'invalid_arguments', `The arguments for ${tool.name} no longer match its schema.`)
-  if (!stillHolds(run, action, tool)) return follow(run, await admitDryRun(run, action, tool, parsed.data))
+  if (!stillHolds(run, action, tool)) return follow(run, action, await admitDryRun(run, action, tool, parsed.data))
   return runDryRun(run, action, tool, parsed.data, action.approval?.seq ?? action.decision!.seq)
 }
 
-function follow(run: Run, admitted: Admitted): Promise<Next> {
+/** What admitting an action came to, acted on: run it, wait for a person, or close it unrun. */
+function follow(run: Run, action: ActionState, admitted: Admitted): Promise<Next> | Next {
   if ('run' in admitted) return executeWave(run, [admitted.run])
   if ('later' in admitted) return admitted.later()
-  return Promise.resolve(admitted.next)
+  if ('refuse' in admitted) return closeRefused(run, action, admitted)
+  return admitted.next
 }
 
 /**
@@ -212,6 +200,7 @@ export async function actTogether(run: Run): Promise<Next | undefined> {
   for (const action of batch) {
     const admitted = await admit(run, action)
     if ('run' in admitted) jobs.push(admitted.run)
+    else if ('refuse' in admitted) closeRefused(run, action, admitted)
     else if ('later' in admitted) {
       later = admitted.later
       break
@@ -241,5 +230,5 @@ async function installedTool(run: Run, action: ActionState): Promise<Tool | unde
 
 /** Ask policy about an action whose arguments passed the tool's schema (`args` is the parsed form), and act on the answer. */
 async function authorize(run: Run, action: ActionState, tool: Tool, args: unknown): Promise<Next> {
-  return follow(run, await decidePolicy(run, action, tool, args))
+  return follow(run, action, await decidePolicy(run, action, tool, args))
 }

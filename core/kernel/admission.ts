@@ -9,6 +9,7 @@
 import type { PolicyDecision } from '../contracts/services/policy.ts'
 import type { Tool } from '../contracts/services/tools.ts'
 import type { ActionState } from '../contracts/state.ts'
+import type { Code } from '../contracts/errors.ts'
 import type { PreviewOutcome } from '../contracts/data.ts'
 import { isControl } from './control.ts'
 import type { Authorized, Next } from './effects.ts'
@@ -21,8 +22,22 @@ import { pauseRun } from './ending.ts'
 import { reject } from './reject.ts'
 import type { Run } from './run.ts'
 
-/** What admitting an action leads to: run it, wait for a person (later, once the rest of the step ran), or nothing more (settled). */
-export type Admitted = { run: Authorized } | { later: () => Promise<Next> } | { next: Next }
+/** Why a stage of admission closes an action unrun: the code, what the model reads, and the seq that caused it. */
+export interface Refused {
+  refuse: { code: Code; observation: string; causation?: number }
+}
+
+export const refuse = (code: Code, observation: string, causation?: number): Refused => ({ refuse: { code, observation, causation } })
+
+/** An action closed unrun, as a stage of admission refused it. */
+export const closeRefused = (run: Run, action: ActionState, { refuse: r }: Refused): Next =>
+  reject(run, action, r.code, r.observation, r.causation)
+
+/**
+ * What admitting an action comes to: run it, wait for a person (later, once the rest of the step
+ * ran), close it unrun (refused), or nothing more (a dry run, settled).
+ */
+export type Admitted = { run: Authorized } | { later: () => Promise<Next> } | Refused | { next: Next }
 
 /**
  * Ask policy, record its decision, and say what comes next: run the call, wait for a person, or nothing
@@ -49,9 +64,7 @@ export async function decidePolicy(run: Run, action: ActionState, tool: Tool, ar
     ids,
   )
   if (decision.verdict === 'deny')
-    return {
-      next: await reject(run, action, 'policy_denied', `Denied by policy (rule ${decision.ruleId}): ${decision.reason}`, recorded.seq),
-    }
+    return refuse('policy_denied', `Denied by policy (rule ${decision.ruleId}): ${decision.reason}`, recorded.seq)
   if (decision.verdict === 'ask') return admitAsked(run, action, tool, args, decision, policyVersion, recorded.seq, dryRun)
   return { run: { action, tool, policyVersion, causation: recorded.seq } }
 }

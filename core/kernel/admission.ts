@@ -9,7 +9,6 @@
 import type { PolicyDecision } from '../contracts/services/policy.ts'
 import type { Tool } from '../contracts/services/tools.ts'
 import type { ActionState } from '../contracts/state.ts'
-import type { Code } from '../contracts/errors.ts'
 import type { PreviewOutcome } from '../contracts/data.ts'
 import { isControl } from './control.ts'
 import type { Authorized, Next } from './effects.ts'
@@ -19,19 +18,8 @@ import { checkPolicyDecision } from '../contracts/checks/policy.ts'
 import { askPreview } from './preview.ts'
 import { KernelProducer } from './version.ts'
 import { pauseRun } from './ending.ts'
-import { reject } from './reject.ts'
+import { refuse, type Refused } from './reject.ts'
 import type { Run } from './run.ts'
-
-/** Why a stage of admission closes an action unrun: the code, what the model reads, and the seq that caused it. */
-export interface Refused {
-  refuse: { code: Code; observation: string; causation?: number }
-}
-
-export const refuse = (code: Code, observation: string, causation?: number): Refused => ({ refuse: { code, observation, causation } })
-
-/** An action closed unrun, as a stage of admission refused it. */
-export const closeRefused = (run: Run, action: ActionState, { refuse: r }: Refused): Next =>
-  reject(run, action, r.code, r.observation, r.causation)
 
 /**
  * What admitting an action comes to: run it, wait for a person (later, once the rest of the step

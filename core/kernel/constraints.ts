@@ -11,9 +11,7 @@
 import type { Constraints } from '../contracts/data.ts'
 import type { ConstraintName, Tool } from '../contracts/services/tools.ts'
 import type { ActionState } from '../contracts/state.ts'
-import type { Next } from './flow.ts'
-import { reject } from './reject.ts'
-import type { Run } from './run.ts'
+import { refuse, type Refused } from './reject.ts'
 
 /** The constraints a tool is given that it does not declare it enforces (`timeLimitMs` the kernel holds itself). */
 export function unenforceable(constraints: Constraints | undefined, tool: Tool): string[] {
@@ -32,15 +30,14 @@ export function timeLimitOf(tool: Tool, constraints: Constraints | undefined): n
  * A constrained allow the tool cannot hold: the call is refused before any ticket, ledger intent or
  * tool/start, with `constraint_unenforceable`. Undefined when it may run.
  */
-export function unheldConstraints(run: Run, action: ActionState, tool: Tool): Next | undefined {
+export function unheldConstraints(action: ActionState, tool: Tool): Refused | undefined {
   const missing = unenforceable(action.decision?.constraints, tool)
   if (!missing.length) return undefined
   const declared = tool.enforces?.length ? tool.enforces.join(', ') : 'none'
-  return reject(
-    run,
-    action,
+  const named = missing.map((m) => `${m} ${JSON.stringify(action.decision!.constraints![m as 'maxAmount'])}`).join(', ')
+  return refuse(
     'constraint_unenforceable',
-    `Policy allowed ${tool.name} only within constraints it cannot enforce (${missing.map((m) => `${m} ${JSON.stringify(action.decision!.constraints![m as 'maxAmount'])}`).join(', ')}; it enforces ${declared}). Nothing was run.`,
+    `Policy allowed ${tool.name} only within constraints it cannot enforce (${named}; it enforces ${declared}). Nothing was run.`,
     action.decision?.seq,
   )
 }

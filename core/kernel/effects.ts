@@ -30,7 +30,7 @@ import { openReservation, reserveWave, settleCall } from './meter.ts'
 import { checkLedger, keyOf } from './ledger.ts'
 import { settleUnknown } from './unknown-effect.ts'
 import type { Reservation } from '../contracts/data.ts'
-import { reject } from './reject.ts'
+import { closeRefused, refuse, type Refused } from './reject.ts'
 import { recoverLostKeyRace } from './key-race.ts'
 import type { Run } from './run.ts'
 export type { Checkpoint, Next, PauseDetail } from './flow.ts'
@@ -78,10 +78,10 @@ export async function executeWave(run: Run, jobs: readonly Authorized[]): Promis
     const { action, tool, policyVersion, causation } = jobs[i]
     // Without a tool/before-execute handler, no wait: the phase costs one lookup.
     const refused =
-      unheldConstraints(run, action, tool) ??
+      unheldConstraints(action, tool) ??
       (run.agent.dispatch.handlers('tool/before-execute').length ? await beforeExecute(run, jobs[i]) : undefined)
     if (refused) {
-      if ((await refused) === 'halt') return 'halt'
+      closeRefused(run, action, refused)
       continue
     }
     const key = keyOf(run.runId, action, tool)
@@ -143,10 +143,10 @@ export async function executeWave(run: Run, jobs: readonly Authorized[]): Promis
 }
 
 /** An authorized call a `tool/before-execute` handler refuses is closed before anything of it starts. */
-async function beforeExecute(run: Run, { action, tool, policyVersion, causation }: Authorized): Promise<Next | undefined> {
+async function beforeExecute(run: Run, { action, tool, policyVersion, causation }: Authorized): Promise<Refused | undefined> {
   const extra = action.approval ? { policyVersion, approvedBy: action.approval.by } : { policyVersion }
-  const refusal = await veto(run, 'tool/before-execute', [action, tool.name, action.args, extra], 'before it ran')
-  return refusal && reject(run, action, refusal.code, refusal.observation, causation)
+  const vetoed = await veto(run, 'tool/before-execute', [action, tool.name, action.args, extra], 'before it ran')
+  return vetoed && refuse(vetoed.code, vetoed.observation, causation)
 }
 
 /** Execute: the wave's calls side by side; one call is awaited as it is (Promise.allSettled costs microseconds a step). */

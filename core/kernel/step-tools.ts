@@ -8,10 +8,13 @@ import { shownToolsProblem } from '../contracts/checks/tool-views.ts'
 import { serial } from './phases.ts'
 import type { Run } from './run.ts'
 
-export function refreshTools(run: Run): Promise<void> {
+export async function refreshTools(run: Run): Promise<void> {
+  const step = `s${run.state.steps}`
+  // Asked already this step: the common case, a few times a step, so it builds nothing.
+  if (run.visible.step === step) return
   const tools = run.services.tools
   return run.visible.refresh(
-    `s${run.state.steps}`,
+    step,
     tools.provider,
     () => run.ask('tools', tools.provider, () => tools.value.visible({ state: run.view })),
     (was) => serial(run, 'tools/before-show', was, (v) => shownToolsProblem(v, was)),

@@ -41,6 +41,11 @@ export class VisibleTools {
   #shown: ToolView[] | undefined
   #step = ''
 
+  /** The step the list was last asked for. */
+  get step(): string {
+    return this.#step
+  }
+
   /**
    * Ask (`ask`, the tools service's `visible`) for step `step`, unless it was asked already, and pass
    * the views by `show` (the run's tools/before-show handlers, core/kernel/step-tools.ts).

@@ -9,7 +9,7 @@
 import { CordageError } from '../contracts/errors.ts'
 import type { Tool } from '../contracts/services/tools.ts'
 import type { ActionState } from '../contracts/state.ts'
-import { type Admitted, decidePolicy, previewFor } from './admission.ts'
+import { type Admitted, type AskPerson, askPerson, decidePolicy, previewFor } from './admission.ts'
 import { closeRefused, refuse, reject, type Refused } from './reject.ts'
 import { runDryRun } from './preview.ts'
 import { asRead, dryRunProblem } from './dry-run.ts'
@@ -175,7 +175,7 @@ async function resumeDryRun(run: Run, action: ActionState, tool: Tool): Promise<
 /** What admitting an action came to, acted on: run it, wait for a person, or close it unrun. */
 function follow(run: Run, action: ActionState, admitted: Admitted): Promise<Next> | Next {
   if ('run' in admitted) return executeWave(run, [admitted.run])
-  if ('later' in admitted) return admitted.later()
+  if ('ask' in admitted) return askPerson(run, admitted.ask)
   if ('refuse' in admitted) return closeRefused(run, action, admitted)
   return admitted.next
 }
@@ -196,13 +196,13 @@ export async function actTogether(run: Run): Promise<Next | undefined> {
   }
   if (batch.length < 2) return undefined
   const jobs: Authorized[] = []
-  let later: (() => Promise<Next>) | undefined
+  let asked: AskPerson | undefined
   for (const action of batch) {
     const admitted = await admit(run, action)
     if ('run' in admitted) jobs.push(admitted.run)
     else if ('refuse' in admitted) closeRefused(run, action, admitted)
-    else if ('later' in admitted) {
-      later = admitted.later
+    else if ('ask' in admitted) {
+      asked = admitted.ask
       break
     } else if (admitted.next === 'halt') return 'halt'
   }
@@ -219,7 +219,7 @@ export async function actTogether(run: Run): Promise<Next | undefined> {
     if (run.cancelRequest || run.reloaded) return 'continue'
     if ((await executeWave(run, wave)) === 'halt') return 'halt'
   }
-  return later && !run.cancelRequest ? later() : 'continue'
+  return asked && !run.cancelRequest ? askPerson(run, asked) : 'continue'
 }
 
 async function installedTool(run: Run, action: ActionState): Promise<Tool | undefined> {

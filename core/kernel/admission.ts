@@ -22,10 +22,23 @@ import { refuse, type Refused } from './reject.ts'
 import type { Run } from './run.ts'
 
 /**
- * What admitting an action comes to: run it, wait for a person (later, once the rest of the step
- * ran), close it unrun (refused), or nothing more (a dry run, settled).
+ * What admitting an action comes to: run it, ask a person (once the rest of the step ran), close it
+ * unrun (refused), or nothing more (a dry run, settled).
  */
-export type Admitted = { run: Authorized } | { later: () => Promise<Next> } | Refused | { next: Next }
+export type Admitted = { run: Authorized } | { ask: AskPerson } | Refused | { next: Next }
+
+/** A call policy wants a person to approve, and no grant covers: put to them once the rest of its step ran ({@link askPerson}). */
+export interface AskPerson {
+  action: ActionState
+  tool: Tool
+  args: unknown
+  decision: PolicyDecision
+  policyVersion: string
+  decidedSeq: number
+  dryRun: boolean
+  /** Why no grant covered it, when a `tool/after-decide` handler named one that does not hold. */
+  why: string
+}
 
 /**
  * Ask policy, record its decision, and say what comes next: run the call, wait for a person, or nothing
@@ -132,27 +145,30 @@ async function admitAsked(
     )
     return { run: { action, tool, policyVersion, causation: approved.seq } }
   }
-  const why = claim.problem ? `; ${claim.problem}` : ''
-  return {
-    later: async () => {
-      // Decision → preview (tool/preview handlers) → checkpoint → request: whoever decides reads this record and nothing runs it again.
-      const preview = dryRun ? undefined : await askPreview(run, action, tool, args, decidedSeq)
-      return pauseRun(run, 'WAITING_APPROVAL', `action ${action.id} (${action.tool}) waits for approval: ${reason}${why}`, 'approval', {
-        actionId: action.id,
-        approval: {
-          tool: action.tool,
-          args: action.args,
-          argsHash: action.argsHash,
-          policyVersion,
-          ruleId,
-          reason,
-          approvers,
-          toolVersion: tool.owner,
-          ...(preview ? { preview } : {}),
-        },
-      })
+  return { ask: { action, tool, args, decision, policyVersion, decidedSeq, dryRun, why: claim.problem ? `; ${claim.problem}` : '' } }
+}
+
+/** Decision → preview (tool/preview handlers) → checkpoint → request: whoever decides reads this record and nothing runs it again. */
+export async function askPerson(
+  run: Run,
+  { action, tool, args, decision, policyVersion, decidedSeq, dryRun, why }: AskPerson,
+): Promise<Next> {
+  const { ruleId, reason, approvers } = decision
+  const preview = dryRun ? undefined : await askPreview(run, action, tool, args, decidedSeq)
+  return pauseRun(run, 'WAITING_APPROVAL', `action ${action.id} (${action.tool}) waits for approval: ${reason}${why}`, 'approval', {
+    actionId: action.id,
+    approval: {
+      tool: action.tool,
+      args: action.args,
+      argsHash: action.argsHash,
+      policyVersion,
+      ruleId,
+      reason,
+      approvers,
+      toolVersion: tool.owner,
+      ...(preview ? { preview } : {}),
     },
-  }
+  })
 }
 
 /** The preview for an approval request put on record late (core/kernel/actions.ts, a resumed ask): none for a dry run, a tool gone or arguments it no longer takes. */

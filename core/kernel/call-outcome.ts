@@ -8,31 +8,34 @@
  * failed is `failed` in the ledger. A call cut short by cancellation is cancelled, its effect (for a
  * write) unknown.
  */
-import { classify, CordageError } from '../contracts/errors.ts'
+import { classify, CordageError, type Code } from '../contracts/errors.ts'
+import type { WaitCondition, WaitingStatus } from '../contracts/data.ts'
+import type { Waiter } from '../contracts/services/waits.ts'
 import type { Tool, ToolResult } from '../contracts/services/tools.ts'
-import type { Next } from './flow.ts'
 import type { ActionState } from './state.ts'
 import { KernelProducer } from './version.ts'
-import { cancelWait, claimProblem } from './waits.ts'
+import { claimProblem } from './waits.ts'
 import { checkWaitsFor } from '../contracts/checks/waits.ts'
 import { shapeResult } from './artifacts.ts'
 import type { ShapedResult } from '../contracts/phases.ts'
 import { jsonProblem } from '../kit/hash.ts'
 import { serial } from './phases.ts'
 import { screenFailure } from './tool-texts.ts'
-import { endRun, pauseRun } from './ending.ts'
 import type { Run } from './run.ts'
 
 /** After a call's outcome is recorded: nothing more, another attempt, or what the run must do next. */
 export type Outcome = 'done' | 'retry' | Consequence
 
-/** What the run must do after an outcome: end (FAILED), settle an effect whose outcome is unknown, or wait on a condition outside it. */
-export interface Consequence {
-  kind: 'end' | 'unknown' | 'wait'
-  run(): Promise<Next>
-  /** For `wait`: cancel the condition instead (the run ends without waiting on it: a neighbour's outcome ended it). */
-  cancelWait?(): Promise<void>
-}
+/**
+ * What the run must do after an outcome, acted on once every outcome of its wave is on record
+ * (core/kernel/effects.ts): end FAILED with a code, settle an effect whose outcome is unknown (the call
+ * timed out or lost its connection), or wait on a condition outside the run (unless a neighbour's
+ * outcome ends the run: then the condition is cancelled instead).
+ */
+export type Consequence =
+  | { kind: 'end'; code: Code; reason: string }
+  | { kind: 'unknown'; lost: 'timeout' | 'connection_lost' }
+  | { kind: 'wait'; status: WaitingStatus; why: string; on: WaitCondition; waiter: Waiter }
 
 /** One finished call. */
 export interface FinishedCall {
@@ -124,12 +127,7 @@ function shapedProblem(value: unknown, was: ShapedResult): string | undefined {
  * Record a call that threw (or timed out, or was cancelled). `settleUnknown` settles a write whose
  * effect is unknown (by the tool's reconcile, or by waiting for a person).
  */
-export async function recordFailed(
-  run: Run,
-  c: FinishedCall,
-  error: unknown,
-  settleUnknown: (lost: 'timeout' | 'connection_lost') => Promise<Next | 'retry'>,
-): Promise<Outcome> {
+export async function recordFailed(run: Run, c: FinishedCall, error: unknown): Promise<Outcome> {
   const { action, tool, key } = c
   const effectful = tool.sideEffect !== 'none'
   if (run.cancelling && (error === run.signal.reason || CordageError.is(error, 'cancelled'))) return recordCancelled(run, c)
@@ -161,25 +159,13 @@ export async function recordFailed(
   }
   run.rec.record('tool/error', data, tool.owner ?? KernelProducer, run.idsOf(action.id, c.startedSeq))
   if (willRetry) return 'retry'
-  if (unknown) {
-    const lost = code === 'tool_timeout' ? 'timeout' : 'connection_lost'
-    return {
-      kind: 'unknown',
-      run: async () => {
-        const settled = await settleUnknown(lost)
-        return settled === 'retry' ? 'continue' : settled
-      },
-    }
-  }
+  if (unknown) return { kind: 'unknown', lost: code === 'tool_timeout' ? 'timeout' : 'connection_lost' }
   if (code === 'tool_timeout')
-    return {
-      kind: 'end',
-      run: () => endRun(run, 'FAILED', 'tool_timeout', `${tool.name} (action ${action.id}) did not finish within ${tool.timeoutMs} ms`),
-    }
+    return { kind: 'end', code, reason: `${tool.name} (action ${action.id}) did not finish within ${tool.timeoutMs} ms` }
   // The tool reported a failure: for a write, that means it did not take effect.
   if (effectful) await run.flush([{ op: 'outcome', key, status: 'failed', at: Date.now() }])
   if (kind !== 'tool_deterministic' && kind !== 'tool_transient' && kind !== 'model_semantic')
-    return { kind: 'end', run: () => endRun(run, 'FAILED', code, screened.message) }
+    return { kind: 'end', code, reason: screened.message }
   return 'done'
 }
 
@@ -201,18 +187,15 @@ async function waitOn(run: Run, c: FinishedCall, w: ToolResult['waitsFor']): Pro
       : await claimProblem(run.agent.ctx, checked.value.on, waiter)
   if (refused || !checked.ok) {
     const error = new CordageError('tool_failed', `${tool.name} returned an invalid waitsFor: ${refused}`)
-    return recordFailed(run, c, error, async () => 'continue')
+    return recordFailed(run, c, error)
   }
   const { on, status, reason } = checked.value
   const why = `action ${action.id} (${tool.name}) waits on ${reason}`
-  return {
-    kind: 'wait',
-    run: () => pauseRun(run, status, why, Checkpoints[status], { actionId: action.id, on }),
-    cancelWait: () => cancelWait(run.agent.ctx, on, waiter),
-  }
+  return { kind: 'wait', status, why, on, waiter }
 }
 
-const Checkpoints = {
+/** The checkpoint a run waiting in each status records. */
+export const Checkpoints = {
   WAITING_APPROVAL: 'approval',
   WAITING_USER: 'user',
   WAITING_RECONCILIATION: 'reconciliation',

@@ -24,7 +24,9 @@ import { targetOf } from './tool.ts'
 import { KernelProducer } from './version.ts'
 import type { Next } from './flow.ts'
 import { veto } from './phases.ts'
-import { recordFailed, recordSucceeded, type Consequence, type Outcome } from './call-outcome.ts'
+import { Checkpoints, recordFailed, recordSucceeded, type Consequence, type Outcome } from './call-outcome.ts'
+import { endRun, pauseRun } from './ending.ts'
+import { cancelWait } from './waits.ts'
 import { timeLimitOf, unheldConstraints } from './constraints.ts'
 import { openReservation, reserveWave, settleCall } from './meter.ts'
 import { checkLedger, keyOf } from './ledger.ts'
@@ -124,22 +126,31 @@ export async function executeWave(run: Run, jobs: readonly Authorized[]): Promis
     // Every outcome is on record. A run-ending outcome wins: the run ends, and a neighbour whose effect
     // is unknown is listed as such in run/end. Otherwise unknown effects are settled in proposal order
     // (reconcile, or wait for a person), and retries go again as a wave.
-    const ending = outcomes.find((o): o is Consequence => typeof o === 'object' && o.kind === 'end')
+    const ending = outcomes.find((o) => typeof o === 'object' && o.kind === 'end')
     if (ending) {
       // A neighbour that would have waited on a condition (a child run waiting for a person): the run
       // ends instead, so the condition is cancelled first, or a child's approval would outlive its parent.
-      for (const o of outcomes) if (typeof o === 'object' && o.kind === 'wait') await o.cancelWait?.().catch(() => {})
-      return ending.run()
+      for (const o of outcomes)
+        if (typeof o === 'object' && o.kind === 'wait') await cancelWait(run.agent.ctx, o.on, o.waiter).catch(() => {})
+      return endRun(run, 'FAILED', ending.code, ending.reason)
     }
     const again: Ready[] = []
     for (let i = 0; i < outcomes.length; i++) {
       const outcome = outcomes[i]
       if (outcome === 'retry') again.push(queue[i])
-      else if (outcome !== 'done' && (await outcome.run()) === 'halt') return 'halt'
+      else if (outcome !== 'done' && (await actOnConsequence(run, queue[i], outcome)) === 'halt') return 'halt'
     }
     queue = again
   }
   return 'continue'
+}
+
+/** What one outcome asks of the run: end it, wait on the condition, or settle an unknown effect. */
+async function actOnConsequence(run: Run, { action, tool, key }: Ready, c: Consequence): Promise<Next> {
+  if (c.kind === 'end') return endRun(run, 'FAILED', c.code, c.reason)
+  if (c.kind === 'wait') return pauseRun(run, c.status, c.why, Checkpoints[c.status], { actionId: action.id, on: c.on })
+  const settled = await settleUnknown(run, action, tool, key, c.lost)
+  return settled === 'retry' ? 'continue' : settled
 }
 
 /** An authorized call a `tool/before-execute` handler refuses is closed before anything of it starts. */
@@ -244,9 +255,7 @@ async function finish(run: Run, s: Started, settled: PromiseSettledResult<ToolRe
   const call = { action, tool, key, attempt: s.attempt, startedSeq: s.startedSeq, durationMs: Math.round(performance.now() - s.t0) }
   if (s.call) run.track(s.call, false)
   const outcome =
-    settled.status === 'fulfilled'
-      ? await recordSucceeded(run, call, settled.value)
-      : await recordFailed(run, call, settled.reason, (lost) => settleUnknown(run, action, tool, key, lost))
+    settled.status === 'fulfilled' ? await recordSucceeded(run, call, settled.value) : await recordFailed(run, call, settled.reason)
   // The action ended (not another attempt, not an effect still unknown): settle what it reserved.
   if (s.reservation && outcome !== 'retry' && !run.state.pending.includes(action.id)) {
     const usage = settled.status === 'fulfilled' ? settled.value?.usage : undefined

@@ -4,7 +4,7 @@
  * when a run is taken over from the log.
  */
 import type { RunState } from '../contracts/state.ts'
-import type { Next } from './effects.ts'
+import type { Next } from './flow.ts'
 import { turn } from './command-ids.ts'
 import type { EventIds } from './recorder.ts'
 import { pauseRun } from './ending.ts'
@@ -34,18 +34,18 @@ export class PlaceIds {
 Object.freeze(PlaceIds.prototype)
 
 /**
- * What the open step still owes, when a run is taken over from the log: the model never answered it
+ * Do what the open step still owes, when a run is taken over from the log (undefined: nothing): the model never answered it
  * on record (ask again, as the same step), or its final answer was not verified yet, or its question
  * was not put to the user yet. A step whose answer is on record is never asked again.
  */
-export function unfinishedStep(run: Run): (() => Promise<Next>) | undefined {
+export function finishOpenStep(run: Run): Promise<Next> | undefined {
   const { stepDecision, stepSettled } = run.state
-  if (!stepDecision) return () => runStep(run, false)
+  if (!stepDecision) return runStep(run, false)
   if (stepSettled || stepDecision === 'tool_calls') return undefined
   const last = run.state.transcript.findLast((t) => t.kind === 'assistant')
   if (last?.kind !== 'assistant') return undefined
   const { decision, seq } = last
-  if (decision.kind === 'final') return () => verifyAnswer(run, decision.text, seq)
-  if (decision.kind === 'ask_user') return () => pauseRun(run, 'WAITING_USER', decision.question, 'user')
+  if (decision.kind === 'final') return verifyAnswer(run, decision.text, seq)
+  if (decision.kind === 'ask_user') return pauseRun(run, 'WAITING_USER', decision.question, 'user')
   return undefined
 }

@@ -11,7 +11,7 @@ import { actOn, actTogether } from './actions.ts'
 import { outOfSteps, overBudget } from './budget.ts'
 import type { Next } from './flow.ts'
 import { meterBound } from './meter.ts'
-import { unfinishedStep } from './open-step.ts'
+import { finishOpenStep } from './open-step.ts'
 import { checkProgress } from './progress.ts'
 import { overThreadBudget } from './thread-budget.ts'
 import { KernelProducer } from './version.ts'
@@ -52,8 +52,8 @@ export async function pass(run: Run): Promise<Next> {
 
   if (run.state.stepOpen) {
     // A run taken over from the log may stop inside a step whose decision was not yet acted on.
-    const unfinished = unfinishedStep(run)
-    if (unfinished) return unfinished()
+    const owed = finishOpenStep(run)
+    if (owed) return owed
     run.rec.record('step/end', { actions: run.state.stepActions }, KernelProducer, run.ids)
     // A plugin swap waits at this boundary: what happened under the old version is on record first.
     if (run.agent.gate.swapWaiting) await run.flush()

@@ -147,7 +147,7 @@ describe('a wave keeps the idempotency rules of one by one (core/kernel/effects.
   })
 })
 
-describe('a key race lost in the middle of a batch (lostKeyRace)', () => {
+describe('a key race lost in the middle of a batch (recoverLostKeyRace)', () => {
   it('does not run the later waves of the batch before the action whose intent was refused is settled', async () => {
     // Three writes to one file: three waves, which must run in proposal order.
     const h = await desk([
@@ -192,7 +192,7 @@ describe('a key race lost in the middle of a batch (lostKeyRace)', () => {
     const events = await h.events(state.runId)
     const settledA2 = events.findIndex((e) => e.actionId === 's1.a2' && (e.type === 'tool/end' || e.type === 'tool/error'))
     const startA3 = events.findIndex((e) => e.actionId === 's1.a3' && e.type === 'tool/start')
-    // Before the fix: lostKeyRace rebuilt state and execute returned 'continue', and actTogether went on to a3's wave;
+    // Before the fix: the lost key race (recoverLostKeyRace) rebuilt state and execute returned 'continue', and actTogether went on to a3's wave;
     // a2 was settled only at a later pass, after a3 (which writes the same file) had run.
     assert.ok(
       settledA2 < startA3,

@@ -124,8 +124,8 @@ function shapedProblem(value: unknown, was: ShapedResult): string | undefined {
 }
 
 /**
- * Record a call that threw (or timed out, or was cancelled). `settleUnknown` settles a write whose
- * effect is unknown (by the tool's reconcile, or by waiting for a person).
+ * Record a call that threw (or timed out, or was cancelled). A write whose effect is unknown comes back
+ * as the `unknown` consequence: the wave executor settles it (core/kernel/unknown-effect.ts).
  */
 export async function recordFailed(run: Run, c: FinishedCall, error: unknown): Promise<Outcome> {
   const { action, tool, key } = c

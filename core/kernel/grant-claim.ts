@@ -10,7 +10,6 @@
 import { CordageError } from '../contracts/errors.ts'
 import type { AskedCall } from '../contracts/phases.ts'
 import type { ApprovalGrant } from '../contracts/data.ts'
-import type { StoreService } from '../contracts/services/store.ts'
 import { grantMismatch } from '../kit/grants.ts'
 import { serial } from './phases.ts'
 import type { Run } from './run.ts'
@@ -19,7 +18,7 @@ import type { Run } from './run.ts'
 export type Claim = { grant: ApprovalGrant } | { problem?: string }
 
 /** The grant a `tool/after-decide` handler names for `call`, checked (the handler sees a copy: what it changes is not checked). */
-export async function claimedGrant(run: Run & { store(): StoreService }, call: AskedCall): Promise<Claim> {
+export async function claimedGrant(run: Run, call: AskedCall): Promise<Claim> {
   if (!run.agent.dispatch.handlers('tool/after-decide').length) return {}
   let id: string | undefined
   try {

@@ -1,7 +1,7 @@
 /**
  * @module loop-host
- * What the run driver (core/kernel/loop.ts) needs from the agent runtime that owns it, and nothing more: a
- * narrow port, so the loop does not depend on the runtime's class (which builds drivers, and so
+ * What the run driver (core/kernel/loop.ts) needs from the agent runtime that owns it, and nothing more,
+ * so the loop does not depend on the runtime's class (which builds drivers, and so
  * depends on the loop) and the two read as separate layers.
  */
 import type { Context, Dispatch } from './cordis.ts'

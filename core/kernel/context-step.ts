@@ -10,16 +10,15 @@ import type { Projection } from '../contracts/services/context.ts'
 import type { ToolView } from '../contracts/services/tools.ts'
 import type { ServiceEntry } from './cordis.ts'
 import { isControl } from './control.ts'
-import type { Next } from './effects.ts'
 import type { EventIds } from './recorder.ts'
 import { checkProjection } from '../contracts/checks/context.ts'
 import { serial } from './phases.ts'
-import { endCancelled, endRun } from './ending.ts'
 import { refreshTools } from './step-tools.ts'
 import type { Run } from './run.ts'
+import type { Stop } from './flow.ts'
 
-/** The step's projection and the tools shown with it, or how the run goes on when it cannot have one. */
-export async function projectContext(run: Run, ids: EventIds): Promise<{ projection: Projection; views: ToolView[] } | Next> {
+/** The step's projection and the tools shown with it, or how the run stops when it cannot have one. */
+export async function projectContext(run: Run, ids: EventIds): Promise<{ projection: Projection; views: ToolView[] } | Stop> {
   const { context, compactor } = run.services
   await refreshTools(run)
   const views = run.visible.views
@@ -29,18 +28,17 @@ export async function projectContext(run: Run, ids: EventIds): Promise<{ project
     run.checkedMessages,
   )
   if (!assembled.ok)
-    return endRun(
-      run,
-      'FAILED',
-      'verdict_invalid',
-      `context service ${context.provider} returned something that is not a projection: ${assembled.problem}`,
-    )
+    return {
+      end: 'FAILED',
+      code: 'verdict_invalid',
+      reason: `context service ${context.provider} returned something that is not a projection: ${assembled.problem}`,
+    }
   let projection = assembled.value
   run.checkedMessages = { list: projection.messages, length: projection.messages.length }
   const threshold = compactor?.value.threshold ?? run.agent.options.contextTokens
   if (compactor && threshold && projection.tokens > threshold) {
     projection = await compact(run, compactor, projection, threshold, ids)
-    if (run.cancelRequest) return endCancelled(run)
+    if (run.cancelRequest) return { cancelled: true }
   }
   // `step/before-model` handlers may change what the model reads; what they answer is checked whole.
   projection = await serial(run, 'step/before-model', projection, (answer) => {

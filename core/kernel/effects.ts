@@ -25,7 +25,7 @@ import { KernelProducer } from './version.ts'
 import type { Next } from './flow.ts'
 import { veto } from './phases.ts'
 import { Checkpoints, recordFailed, recordSucceeded, type Consequence, type Outcome } from './call-outcome.ts'
-import { endRun, pauseRun } from './ending.ts'
+import { endRun, pauseRun, stop } from './ending.ts'
 import { cancelWait } from './waits.ts'
 import { timeLimitOf, unheldConstraints } from './constraints.ts'
 import { openReservation, reserveWave, settleCall } from './meter.ts'
@@ -99,7 +99,7 @@ export async function executeWave(run: Run, jobs: readonly Authorized[]): Promis
   }
   // Every call of the wave reserves at once, before any starts: all of them fit, or none starts.
   const refused = await reserveWave(run, queue)
-  if (refused) return refused
+  if (refused) return stop(run, refused)
   while (queue.length) {
     const started: Started[] = []
     const intent: EffectWrite[] = []

@@ -6,11 +6,21 @@
  */
 import { classify, CordageError, Codes, type Code } from '../contracts/errors.ts'
 import type { TerminalStatus, WaitingStatus } from '../contracts/data.ts'
-import type { Checkpoint, Next, PauseDetail } from './flow.ts'
+import type { Checkpoint, Next, PauseDetail, Stop } from './flow.ts'
 import type { Run } from './run.ts'
 import { KernelProducer } from './version.ts'
 import { cancelWaitOf } from './waits.ts'
 import { recordedWait } from '../contracts/services/waits.ts'
+
+/** Act on what a stage asked of the run (core/kernel/flow.ts). */
+export function stop(run: Run, s: Stop): Promise<Next> {
+  if ('pause' in s) return pauseRun(run, s.pause, s.reason, s.checkpoint, s.detail)
+  if ('cancelled' in s) return endCancelled(run)
+  return endRun(run, s.end, s.code, s.reason, s.answer)
+}
+
+/** Act on a stage's answer where undefined means go on. */
+export const stopOrGoOn = (run: Run, s: Stop | undefined): Promise<Next> | Next => (s ? stop(run, s) : 'continue')
 
 export async function pauseRun(
   run: Run,

@@ -5,7 +5,7 @@
  */
 import type { Code } from '../contracts/errors.ts'
 import type { RunEvent } from '../contracts/events.ts'
-import type { WaitCondition } from '../contracts/data.ts'
+import type { TerminalStatus, WaitCondition, WaitingStatus } from '../contracts/data.ts'
 
 /** After a pass: go round again, or stop driving (the run paused, ended or was handed on). */
 export type Next = 'continue' | 'halt'
@@ -23,3 +23,13 @@ export interface PauseDetail {
   /** The condition outside the run that action `actionId` waits on (run/paused `waitsOn`, or `child`). */
   on?: WaitCondition
 }
+
+/**
+ * What a stage asks of the run instead of going on, as data: end it (`end`, with the code and reason
+ * of its run/end), pause it, or end it CANCELLED as asked. The stage returns it; the caller acts on it
+ * with `stop` (core/kernel/ending.ts), so no stage ends a run behind its caller's back.
+ */
+export type Stop =
+  | { end: TerminalStatus; code?: Code; reason?: string; answer?: string }
+  | { pause: WaitingStatus; reason: string; checkpoint: Checkpoint; detail?: PauseDetail }
+  | { cancelled: true }

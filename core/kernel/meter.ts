@@ -12,7 +12,7 @@
  * Reservations are state (core/kernel/state.ts reduces them), so a run rebuilt from its log after a
  * crash still holds the ones that were open, and the kernel does not ask for them twice.
  */
-import { CordageError } from '../contracts/errors.ts'
+import { CordageError, type Code } from '../contracts/errors.ts'
 import type { Reservation, Usage } from '../contracts/data.ts'
 import type { RunState } from '../contracts/state.ts'
 import type { ModelService } from '../contracts/services/model.ts'
@@ -23,9 +23,8 @@ import type { Checked } from '../contracts/check.ts'
 import { bounded, isThenable } from './bounded.ts'
 import { isControl } from './control.ts'
 import type { ServiceEntry } from './cordis.ts'
-import type { Next } from './flow.ts'
+import type { Stop } from './flow.ts'
 import { KernelProducer } from './version.ts'
-import { endRun, pauseRun } from './ending.ts'
 import type { Run } from './run.ts'
 
 /** The open reservation of an action (or of the open model call, without `actionId`). */
@@ -40,26 +39,28 @@ export function requireMeter(agent: string, meter: ServiceEntry | undefined, bud
 }
 
 /** At a boundary: the meter's bound. Undefined when the run goes on. */
-export async function meterBound(run: Run): Promise<Next | undefined> {
+export async function meterBound(run: Run): Promise<Stop | undefined> {
   if (!run.services.meter) {
     const needs = meteredBudgets(run.state.budgets)
     const why = `${meterMissing(run.agent.name, needs)}; then resume`
-    return needs.length ? pauseRun(run, 'SUSPENDED', why, 'suspend', { code: 'service_missing' }) : undefined
+    return needs.length ? suspend(why, 'service_missing') : undefined
   }
   const bound = await answer(run, 'check the budgets', (m) => m.check({ state: run.view }), checkMeterBound, 'a bound')
-  if (bound instanceof CordageError) return endRun(run, 'FAILED', control(bound).code, bound.message)
-  return bound.kind === 'stop' ? endRun(run, 'STOPPED', bound.code, bound.reason) : undefined
+  if (bound instanceof CordageError) return { end: 'FAILED', code: control(bound).code, reason: bound.message }
+  return bound.kind === 'stop' ? { end: 'STOPPED', code: bound.code, reason: bound.reason } : undefined
 }
 
+const suspend = (reason: string, code: Code): Stop => ({ pause: 'SUSPENDED', reason, checkpoint: 'suspend', detail: { code } })
+
 /** Before a model call: reserve it, or suspend. A model reservation still open (the process stopped during the call) is kept. */
-export function reserveModelCall(run: Run, model: ModelService, contextTokens: number, step: number): Promise<Next | undefined> {
+export function reserveModelCall(run: Run, model: ModelService, contextTokens: number, step: number): Promise<Stop | undefined> {
   if (openReservation(run.state, 'model')) return Promise.resolve(undefined)
   const call: MeterCall = { kind: 'model', step, contextTokens, maxOutputTokens: model.maxOutputTokens, prices: model.prices }
   return reserve(run, [call], run.state.lastSeq)
 }
 
 /** Before a wave starts: reserve every call of it at once, or suspend before any starts. */
-export function reserveWave(run: Run, jobs: readonly { action: { id: string }; tool: Tool }[]): Promise<Next | undefined> {
+export function reserveWave(run: Run, jobs: readonly { action: { id: string }; tool: Tool }[]): Promise<Stop | undefined> {
   if (!run.services.meter) return NothingReserved
   const calls: MeterCall[] = jobs
     // Kept from an earlier attempt, or from before a crash (state holds it): not reserved twice.
@@ -70,13 +71,13 @@ export function reserveWave(run: Run, jobs: readonly { action: { id: string }; t
 
 const NothingReserved: Promise<undefined> = Promise.resolve(undefined)
 
-async function reserve(run: Run, calls: MeterCall[], causation: number | undefined): Promise<Next | undefined> {
+async function reserve(run: Run, calls: MeterCall[], causation: number | undefined): Promise<Stop | undefined> {
   if (!run.services.meter || !calls.length) return undefined
   const asked = Object.freeze(calls.map((c) => Object.freeze({ ...c })))
   const check = (a: unknown) => checkMeterAnswer(a, calls)
   const got = await answer(run, 'reserve', (m) => m.reserve({ state: run.view, calls: asked }), check, 'a reservation')
   const reason = got instanceof CordageError ? control(got).message : got.kind === 'refuse' ? got.reason : undefined
-  if (reason !== undefined) return pauseRun(run, 'SUSPENDED', reason, 'suspend', { code: 'reservation_refused' })
+  if (reason !== undefined) return suspend(reason, 'reservation_refused')
   const { reservations, available } = got as MeterAnswer & { kind: 'reserve' }
   if (!reservations.length) return undefined
   const one = reservations.length === 1 ? reservations[0].actionId : undefined

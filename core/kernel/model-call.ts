@@ -13,8 +13,8 @@ import { StreamScrubber } from '../kit/secrets.ts'
 import type { ServiceEntry } from './cordis.ts'
 import { plainResponse } from '../contracts/checks/model.ts'
 import { KernelProducer } from './version.ts'
-import { endCancelled, endRun } from './ending.ts'
 import type { Run } from './run.ts'
+import type { Stop } from './flow.ts'
 
 const StepStartEvents = ['step/start', 'step/context', 'step/model-request'] as const
 
@@ -24,7 +24,7 @@ export async function callModel(
   messages: ContextMessage[],
   tools: ToolView[],
   index: number,
-): Promise<ModelResponse | undefined> {
+): Promise<ModelResponse | Stop> {
   const ids = run.ids
   const { attempts, backoffMs } = run.agent.options.modelRetry
   for (let attempt = 1; ; attempt++) {
@@ -50,14 +50,9 @@ export async function callModel(
       return withoutSecretReasoning(run, plainResponse(response))
     } catch (error) {
       if (run.lost) throw run.lost
-      if (run.cancelRequest) {
-        await endCancelled(run)
-        return undefined
-      }
-      if (signal.deadlineHit) {
-        await endRun(run, 'STOPPED', 'deadline_exceeded', `deadline passed during the model call of step ${index}`)
-        return undefined
-      }
+      if (run.cancelRequest) return { cancelled: true }
+      if (signal.deadlineHit)
+        return { end: 'STOPPED', code: 'deadline_exceeded', reason: `deadline passed during the model call of step ${index}` }
       const { code, kind, message } = classify(error, 'model_permanent')
       const retry = code === 'model_transient' && attempt < attempts
       const { retryInMs, pastDeadline } = retryWait(error, retry, backoffMs, attempt, run.state.deadline)
@@ -67,14 +62,9 @@ export async function callModel(
         model.provider,
         run.idsOf(undefined, request.seq),
       )
-      if (pastDeadline) {
-        await endRun(run, 'STOPPED', 'deadline_exceeded', `the deadline passes before the model can be asked again (${message})`)
-        return undefined
-      }
-      if (!retry) {
-        await endRun(run, 'FAILED', code, message)
-        return undefined
-      }
+      if (pastDeadline)
+        return { end: 'STOPPED', code: 'deadline_exceeded', reason: `the deadline passes before the model can be asked again (${message})` }
+      if (!retry) return { end: 'FAILED', code, reason: message }
       await sleep(retryInMs!, run.signal)
     } finally {
       signal.dispose()

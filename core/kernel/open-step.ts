@@ -7,7 +7,7 @@ import type { RunState } from '../contracts/state.ts'
 import type { Next } from './flow.ts'
 import { turn } from './command-ids.ts'
 import type { EventIds } from './recorder.ts'
-import { pauseRun } from './ending.ts'
+import { pauseRun, stopOrGoOn } from './ending.ts'
 import { verifyAnswer } from './verification.ts'
 import { runStep } from './step.ts'
 import type { Run } from './run.ts'
@@ -45,7 +45,7 @@ export function finishOpenStep(run: Run): Promise<Next> | undefined {
   const last = run.state.transcript.findLast((t) => t.kind === 'assistant')
   if (last?.kind !== 'assistant') return undefined
   const { decision, seq } = last
-  if (decision.kind === 'final') return verifyAnswer(run, decision.text, seq)
+  if (decision.kind === 'final') return verifyAnswer(run, decision.text, seq).then((s) => stopOrGoOn(run, s))
   if (decision.kind === 'ask_user') return pauseRun(run, 'WAITING_USER', decision.question, 'user')
   return undefined
 }

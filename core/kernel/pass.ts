@@ -15,7 +15,7 @@ import { finishOpenStep } from './open-step.ts'
 import { checkProgress } from './progress.ts'
 import { overThreadBudget } from './thread-budget.ts'
 import { KernelProducer } from './version.ts'
-import { endCancelled, endRun, pauseRun } from './ending.ts'
+import { endCancelled, endRun, pauseRun, stop } from './ending.ts'
 import { runStep } from './step.ts'
 import type { Run } from './run.ts'
 
@@ -38,7 +38,7 @@ export async function pass(run: Run): Promise<Next> {
   // Tokens and cost are the meter's to judge, with the step's services (core/kernel/meter.ts); a
   // thread's bound over all its turns stays the kernel's, checked after them as it always was.
   const spent = await meterBound(run)
-  if (spent) return spent
+  if (spent) return stop(run, spent)
   const thread = overThreadBudget(run.state)
   if (thread) return endRun(run, 'STOPPED', thread.code, thread.reason)
 
@@ -73,7 +73,7 @@ export async function pass(run: Run): Promise<Next> {
   if (steps) return endRun(run, 'STOPPED', steps.code, steps.reason)
   if (run.services.progress) {
     const stalled = await checkProgress(run, run.services.progress)
-    if (stalled) return stalled
+    if (stalled) return stop(run, stalled)
   }
   return runStep(run, true)
 }

@@ -8,28 +8,30 @@
 import type { ProgressService, ProgressVerdict } from '../contracts/services/progress.ts'
 import { isControl } from './control.ts'
 import type { ServiceEntry } from './cordis.ts'
-import type { Next } from './effects.ts'
 import { checkProgressVerdict } from '../contracts/checks/progress.ts'
-import { endRun, pauseRun } from './ending.ts'
+import type { Stop } from './flow.ts'
 import type { Run } from './run.ts'
 
 /** Ask the progress service about the run before a new step; undefined means go on (with feedback, if it gave any). */
-export async function checkProgress(run: Run, progress: ServiceEntry<ProgressService>): Promise<Next | undefined> {
+export async function checkProgress(run: Run, progress: ServiceEntry<ProgressService>): Promise<Stop | undefined> {
   let answer: unknown
   try {
     answer = await run.ask('progress', progress.provider, () => progress.value.check({ state: run.view }))
   } catch (error) {
     if (isControl(error)) throw error
-    return endRun(run, 'FAILED', 'internal_error', `progress service ${progress.provider} failed: ${(error as Error)?.message ?? error}`)
+    return {
+      end: 'FAILED',
+      code: 'internal_error',
+      reason: `progress service ${progress.provider} failed: ${(error as Error)?.message ?? error}`,
+    }
   }
   const checked = checkProgressVerdict(answer)
   if (!checked.ok)
-    return endRun(
-      run,
-      'FAILED',
-      'verdict_invalid',
-      `progress service ${progress.provider} answered something that is not a verdict: ${checked.problem}`,
-    )
+    return {
+      end: 'FAILED',
+      code: 'verdict_invalid',
+      reason: `progress service ${progress.provider} answered something that is not a verdict: ${checked.problem}`,
+    }
   const verdict: ProgressVerdict = checked.value
   if (verdict.kind === 'continue') return undefined
   const { detector, reason, thresholds } = verdict
@@ -37,7 +39,8 @@ export async function checkProgress(run: Run, progress: ServiceEntry<ProgressSer
   run.rec.record('step/no-progress', { detector, response: verdict.kind, reason, thresholds, text }, progress.provider, {
     turnId: run.ids.turnId,
   })
-  if (verdict.kind === 'ask') return pauseRun(run, 'WAITING_USER', verdict.question, 'user', { code: 'no_progress' })
-  if (verdict.kind === 'stop') return endRun(run, 'STOPPED', 'no_progress', `${detector}: ${reason}`)
+  if (verdict.kind === 'ask')
+    return { pause: 'WAITING_USER', reason: verdict.question, checkpoint: 'user', detail: { code: 'no_progress' } }
+  if (verdict.kind === 'stop') return { end: 'STOPPED', code: 'no_progress', reason: `${detector}: ${reason}` }
   return undefined
 }

@@ -13,7 +13,7 @@ import { reserveModelCall, settleModelCall } from './meter.ts'
 import { callModel } from './model-call.ts'
 import { splitDryRun } from './dry-run.ts'
 import { KernelProducer } from './version.ts'
-import { pauseRun } from './ending.ts'
+import { pauseRun, stop, stopOrGoOn } from './ending.ts'
 import { verifyAnswer } from './verification.ts'
 import type { Run } from './run.ts'
 
@@ -25,14 +25,14 @@ export async function runStep(run: Run, fresh: boolean): Promise<Next> {
   const ids = run.ids
 
   const projected = await projectContext(run, ids)
-  if (typeof projected === 'string') return projected
+  if (!('projection' in projected)) return stop(run, projected)
   const { projection, views } = projected
   // The meter sets the call's cost aside first, or the run suspends before it (core/kernel/meter.ts).
   const refused = await reserveModelCall(run, model.value, projection.tokens, index)
-  if (refused) return refused
+  if (refused) return stop(run, refused)
 
   const response = await callModel(run, model, projection.messages, views, index)
-  if (!response) return 'halt'
+  if (!('decision' in response)) return stop(run, response)
   const decision = response.decision
   const responded = run.rec.record(
     'step/model-response',
@@ -68,5 +68,5 @@ export async function runStep(run: Run, fresh: boolean): Promise<Next> {
     return 'continue'
   }
   if (decision.kind === 'ask_user') return pauseRun(run, 'WAITING_USER', decision.question, 'user')
-  return verifyAnswer(run, decision.text, responded.seq)
+  return stopOrGoOn(run, await verifyAnswer(run, decision.text, responded.seq))
 }

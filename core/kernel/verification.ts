@@ -9,19 +9,21 @@
 import { classify, CordageError } from '../contracts/errors.ts'
 import type { GuardInput, GuardVerdict } from '../contracts/services/guardrail.ts'
 import type { VerifyResult } from '../contracts/services/verifier.ts'
-import type { Next } from './flow.ts'
 import { KernelProducer } from './version.ts'
 import { checkGuardVerdict } from '../contracts/checks/guardrail.ts'
 import { checkVerifyResult } from '../contracts/checks/verifier.ts'
 import { isControl } from './control.ts'
 import { bail } from './phases.ts'
-import { endCancelled, endRun } from './ending.ts'
+import type { Stop } from './flow.ts'
+
+const Cancelled: Stop = Object.freeze({ cancelled: true })
 import type { Run } from './run.ts'
 
 export const Pass: GuardVerdict = { action: 'pass' }
 const VerifyStartEvents = ['verify/start'] as const
 
-export async function verifyAnswer(run: Run, answer: string, causation: number): Promise<Next> {
+/** The verdict on a final answer, recorded: how the run stops (completed, failed), or undefined when the model may answer again. */
+export async function verifyAnswer(run: Run, answer: string, causation: number): Promise<Stop | undefined> {
   const verifier = run.services.verifier
   const guarded = run.services.guardrail ? await askGuardrail(run, { stage: 'answer', text: answer }, undefined, causation) : Pass
   if (guarded.action === 'redact') answer = guarded.text
@@ -36,7 +38,9 @@ export async function verifyAnswer(run: Run, answer: string, causation: number):
       run.services.guardrail!.provider,
       run.idsOf(undefined, started.seq),
     )
-    return repair ? 'continue' : endRun(run, 'FAILED_VERIFICATION', 'guardrail_blocked', `guardrail ${guarded.guard}: ${guarded.reason}`)
+    return repair
+      ? undefined
+      : { end: 'FAILED_VERIFICATION', code: 'guardrail_blocked', reason: `guardrail ${guarded.guard}: ${guarded.reason}` }
   }
   // A verifier may take minutes (a test suite): let a watcher see it started.
   if (run.agent.dispatch.watched(VerifyStartEvents)) await run.flush()
@@ -59,18 +63,18 @@ export async function verifyAnswer(run: Run, answer: string, causation: number):
       verdict = checked.value
     }
   } catch (error) {
-    if (run.cancelRequest) return endCancelled(run)
+    if (run.cancelRequest) return Cancelled
     const { code, message } = classify(error, 'internal_error')
     const reason = CordageError.is(error) && error.code !== 'internal_error' ? message : `verifier ${verifier.provider} failed: ${message}`
     run.rec.record('verify/end', { ok: false, code, reason, evidence: [] }, judge, run.idsOf(undefined, started.seq))
     if (isControl(error)) throw error
-    return endRun(run, 'FAILED', code, reason)
+    return { end: 'FAILED', code, reason }
   }
   // Cancellation wins over a verdict that arrived after it: the run was told to stop.
-  if (run.cancelRequest) return endCancelled(run)
+  if (run.cancelRequest) return Cancelled
   if (verdict.ok) {
     run.rec.record('verify/end', { ok: true, evidence: verdict.evidence }, judge, run.idsOf(undefined, started.seq))
-    return endRun(run, 'COMPLETED', undefined, undefined, answer)
+    return { end: 'COMPLETED', answer }
   }
   const repair = verdict.repairable && run.state.repairs < run.state.budgets.maxRepairs
   run.rec.record(
@@ -79,8 +83,8 @@ export async function verifyAnswer(run: Run, answer: string, causation: number):
     judge,
     run.idsOf(undefined, started.seq),
   )
-  if (repair) return 'continue'
-  return endRun(run, 'FAILED_VERIFICATION', verdict.code, verdict.reason, answer)
+  if (repair) return undefined
+  return { end: 'FAILED_VERIFICATION', code: verdict.code, reason: verdict.reason, answer }
 }
 
 /** A final answer a verify/before-verdict handler refused: a verdict of the kernel's, not the verifier's. */

@@ -20,7 +20,7 @@ import { footprintOf, mayRunBeside, waves } from './parallel.ts'
 import { asDefined } from './tool.ts'
 import { askGuardrail, Pass } from './verification.ts'
 import { veto } from './phases.ts'
-import { pauseRun } from './ending.ts'
+import { pauseRun, stop } from './ending.ts'
 import { refreshTools } from './step-tools.ts'
 import type { Run } from './run.ts'
 
@@ -64,7 +64,8 @@ async function resumeDecided(run: Run, action: ActionState): Promise<Next> {
   if (action.status === 'running') {
     // The call started and no outcome was recorded: the process stopped while the tool ran.
     const settled = await settleUnknown(run, action, tool, keyOf(run.runId, action, tool), 'resume')
-    if (settled !== 'retry') return settled
+    if (settled === 'settled') return 'continue'
+    if (settled !== 'retry') return stop(run, settled)
   }
   if (!stillHolds(run, action, tool)) {
     const parsed = tool.input.safeParse(action.args)

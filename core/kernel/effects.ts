@@ -93,6 +93,7 @@ export async function executeWave(run: Run, jobs: readonly Authorized[]): Promis
       // Settled without running (refused, or already done); or the run now waits: what is left of the wave runs after.
       if (verdict === 'continue') continue
       if (verdict === 'halt') return 'halt'
+      if (typeof verdict === 'object') return stop(run, verdict)
       takeover = verdict === 'takeover'
     }
     queue.push({ action, tool, policyVersion, causation, key, takeover })
@@ -150,7 +151,7 @@ async function actOnConsequence(run: Run, { action, tool, key }: Ready, c: Conse
   if (c.kind === 'end') return endRun(run, 'FAILED', c.code, c.reason)
   if (c.kind === 'wait') return pauseRun(run, c.status, c.why, Checkpoints[c.status], { actionId: action.id, on: c.on })
   const settled = await settleUnknown(run, action, tool, key, c.lost)
-  return settled === 'retry' ? 'continue' : settled
+  return typeof settled === 'object' ? stop(run, settled) : 'continue'
 }
 
 /** An authorized call a `tool/before-execute` handler refuses is closed before anything of it starts. */

@@ -15,10 +15,10 @@ import type { Next } from './flow.ts'
 import { ledgerArtifact, relist } from './artifacts.ts'
 import { observe } from './call-outcome.ts'
 import { guardsOf, screenToolValue } from './tool-texts.ts'
-import { pauseRun } from './ending.ts'
 import { reject } from './reject.ts'
 import { screenToolText } from './tool-texts.ts'
 import type { Run } from './run.ts'
+import type { Stop } from './flow.ts'
 
 /** The idempotency key of an action: the tool's own (prefixed with its name) or `<runId>/<actionId>`. */
 export function keyOf(runId: string, action: ActionState, tool: Tool): string {
@@ -30,7 +30,7 @@ export function keyOf(runId: string, action: ActionState, tool: Tool): string {
  * Look the key up before a side effect. Returns what to do instead of calling the tool, 'takeover' to
  * call it under a key another run left pending, or undefined to go ahead.
  */
-export async function checkLedger(run: Run, action: ActionState, tool: Tool, key: string): Promise<Next | 'takeover' | undefined> {
+export async function checkLedger(run: Run, action: ActionState, tool: Tool, key: string): Promise<Next | Stop | 'takeover' | undefined> {
   let effect = await run.store().effect(key)
   if (!effect || (effect.runId === run.runId && effect.actionId === action.id)) return undefined
   if (effect.argsHash !== action.argsHash) return conflict(run, action, key, effect)
@@ -38,13 +38,12 @@ export async function checkLedger(run: Run, action: ActionState, tool: Tool, key
   if (effect.status === 'committed') return deduplicate(run, action, tool, effect)
   if (effect.status === 'failed' || effect.status === 'not_committed') return undefined
   if (tool.idempotent) return 'takeover'
-  return pauseRun(
-    run,
-    'WAITING_RECONCILIATION',
-    `idempotency key ${key} of action ${action.id} (${tool.name}) belongs to ${effect.runId} ${effect.actionId}, whose effect is unknown: settle that one first`,
-    'reconciliation',
-    { actionId: action.id, code: 'unknown_effect' },
-  )
+  return {
+    pause: 'WAITING_RECONCILIATION',
+    reason: `idempotency key ${key} of action ${action.id} (${tool.name}) belongs to ${effect.runId} ${effect.actionId}, whose effect is unknown: settle that one first`,
+    checkpoint: 'reconciliation',
+    detail: { actionId: action.id, code: 'unknown_effect' },
+  }
 }
 
 /** Poll the ledger while another run's effect under `key` is pending, up to `effectWaitMs`. */

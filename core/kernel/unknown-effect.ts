@@ -8,10 +8,9 @@
 import type { Reconciled, Tool } from '../contracts/services/tools.ts'
 import type { ActionState } from './state.ts'
 import { KernelProducer } from './version.ts'
-import type { Next } from './flow.ts'
 import { screenToolValue } from './tool-texts.ts'
-import { endRun, pauseRun } from './ending.ts'
 import type { Run } from './run.ts'
+import type { Stop } from './flow.ts'
 
 /**
  * An action whose call started and has no recorded outcome (the process died, or the call timed out).
@@ -23,7 +22,7 @@ export async function settleUnknown(
   tool: Tool,
   key: string,
   why: 'timeout' | 'connection_lost' | 'resume',
-): Promise<Next | 'retry'> {
+): Promise<Stop | 'settled' | 'retry'> {
   if (why === 'resume' && (tool.sideEffect === 'none' || tool.idempotent)) return 'retry'
   if (tool.reconcile) {
     let found: Reconciled
@@ -57,24 +56,26 @@ export async function settleUnknown(
           ? { op: 'outcome', key, status: 'committed', receipt: found.receipt, output: shown?.value, at: Date.now() }
           : { op: 'outcome', key, status: 'not_committed', at: Date.now() },
       ])
-      if (found.committed || why === 'resume') return found.committed ? 'continue' : 'retry'
+      if (found.committed || why === 'resume') return found.committed ? 'settled' : 'retry'
       return why === 'connection_lost'
-        ? endRun(run, 'FAILED', 'tool_connection_lost', `${tool.name} (action ${action.id}) lost its connection, and did not take effect`)
-        : endRun(
-            run,
-            'FAILED',
-            'tool_timeout',
-            `${tool.name} (action ${action.id}) did not finish within ${tool.timeoutMs} ms, and did not take effect`,
-          )
+        ? {
+            end: 'FAILED',
+            code: 'tool_connection_lost',
+            reason: `${tool.name} (action ${action.id}) lost its connection, and did not take effect`,
+          }
+        : {
+            end: 'FAILED',
+            code: 'tool_timeout',
+            reason: `${tool.name} (action ${action.id}) did not finish within ${tool.timeoutMs} ms, and did not take effect`,
+          }
     }
   }
   const wasRunning =
     why === 'timeout' ? 'timed out' : why === 'connection_lost' ? 'lost its connection' : 'was running when its process stopped'
-  return pauseRun(
-    run,
-    'WAITING_RECONCILIATION',
-    `action ${action.id} (${tool.name}) ${wasRunning}; whether it took effect is unknown (idempotency key ${key}): settle it with cordage reconcile`,
-    'reconciliation',
-    { actionId: action.id, code: 'unknown_effect' },
-  )
+  return {
+    pause: 'WAITING_RECONCILIATION',
+    reason: `action ${action.id} (${tool.name}) ${wasRunning}; whether it took effect is unknown (idempotency key ${key}): settle it with cordage reconcile`,
+    checkpoint: 'reconciliation',
+    detail: { actionId: action.id, code: 'unknown_effect' },
+  }
 }

@@ -92,7 +92,6 @@ export async function executeWave(run: Run, jobs: readonly Authorized[]): Promis
       const verdict = await checkLedger(run, action, tool, key)
       // Settled without running (refused, or already done); or the run now waits: what is left of the wave runs after.
       if (verdict === 'continue') continue
-      if (verdict === 'halt') return 'halt'
       if (typeof verdict === 'object') return stop(run, verdict)
       takeover = verdict === 'takeover'
     }

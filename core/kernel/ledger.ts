@@ -11,7 +11,6 @@ import type { Effect } from '../contracts/services/store.ts'
 import type { Tool } from '../contracts/services/tools.ts'
 import type { ActionState } from './state.ts'
 import { KernelProducer } from './version.ts'
-import type { Next } from './flow.ts'
 import { ledgerArtifact, relist } from './artifacts.ts'
 import { observe } from './call-outcome.ts'
 import { guardsOf, screenToolValue } from './tool-texts.ts'
@@ -30,7 +29,12 @@ export function keyOf(runId: string, action: ActionState, tool: Tool): string {
  * Look the key up before a side effect. Returns what to do instead of calling the tool, 'takeover' to
  * call it under a key another run left pending, or undefined to go ahead.
  */
-export async function checkLedger(run: Run, action: ActionState, tool: Tool, key: string): Promise<Next | Stop | 'takeover' | undefined> {
+export async function checkLedger(
+  run: Run,
+  action: ActionState,
+  tool: Tool,
+  key: string,
+): Promise<'continue' | Stop | 'takeover' | undefined> {
   let effect = await run.store().effect(key)
   if (!effect || (effect.runId === run.runId && effect.actionId === action.id)) return undefined
   if (effect.argsHash !== action.argsHash) return conflict(run, action, key, effect)
@@ -56,7 +60,7 @@ async function waitFor(run: Run, key: string, effect: Effect): Promise<Effect> {
   return effect
 }
 
-function conflict(run: Run, action: ActionState, key: string, effect: Effect): Next {
+function conflict(run: Run, action: ActionState, key: string, effect: Effect): 'continue' {
   return reject(
     run,
     action,
@@ -66,7 +70,7 @@ function conflict(run: Run, action: ActionState, key: string, effect: Effect): N
 }
 
 /** The effect already happened under this key: close the action with its recorded result. */
-async function deduplicate(run: Run, action: ActionState, tool: Tool, effect: Effect): Promise<Next> {
+async function deduplicate(run: Run, action: ActionState, tool: Tool, effect: Effect): Promise<'continue'> {
   const from = { action, tool, causation: action.decision?.seq ?? action.proposedSeq }
   // The ledger holds a large result's reference, not its bytes: this run gets the same reference,
   // listed under it too (content-addressed: no second blob), so read_artifact lets it read on.

@@ -24,51 +24,14 @@ export async function settleUnknown(
   why: 'timeout' | 'connection_lost' | 'resume',
 ): Promise<Stop | 'settled' | 'retry'> {
   if (why === 'resume' && (tool.sideEffect === 'none' || tool.idempotent)) return 'retry'
-  if (tool.reconcile) {
-    let found: Reconciled
-    try {
-      found = await tool.reconcile(key, run.signal)
-    } catch {
-      found = undefined
-    }
-    if (found) {
-      const by = `${tool.owner ?? tool.name}:reconcile`
-      // What the target system reported is the tool's text like a result: recorded as the guardrail lets it through.
-      const shown =
-        found.committed && found.output !== undefined
-          ? await screenToolValue(run, { action, tool, causation: run.state.lastSeq }, found.output, 'result')
-          : undefined
-      run.rec.record(
-        'tool/reconciled',
-        {
-          tool: tool.name,
-          key,
-          committed: found.committed,
-          by,
-          ...(found.committed ? { receipt: found.receipt, output: shown?.value } : {}),
-          ...(shown?.guard ? { redacted: { guard: shown.guard } } : {}),
-        },
-        KernelProducer,
-        run.idsOf(action.id, run.state.lastSeq),
-      )
-      await run.flush([
-        found.committed
-          ? { op: 'outcome', key, status: 'committed', receipt: found.receipt, output: shown?.value, at: Date.now() }
-          : { op: 'outcome', key, status: 'not_committed', at: Date.now() },
-      ])
-      if (found.committed || why === 'resume') return found.committed ? 'settled' : 'retry'
-      return why === 'connection_lost'
-        ? {
-            end: 'FAILED',
-            code: 'tool_connection_lost',
-            reason: `${tool.name} (action ${action.id}) lost its connection, and did not take effect`,
-          }
-        : {
-            end: 'FAILED',
-            code: 'tool_timeout',
-            reason: `${tool.name} (action ${action.id}) did not finish within ${tool.timeoutMs} ms, and did not take effect`,
-          }
-    }
+  const found = tool.reconcile ? await reconcile(run, action, tool, key) : undefined
+  if (found) {
+    if (found.committed || why === 'resume') return found.committed ? 'settled' : 'retry'
+    const [code, lost] =
+      why === 'connection_lost'
+        ? (['tool_connection_lost', 'lost its connection'] as const)
+        : (['tool_timeout', `did not finish within ${tool.timeoutMs} ms`] as const)
+    return { end: 'FAILED', code, reason: `${tool.name} (action ${action.id}) ${lost}, and did not take effect` }
   }
   const wasRunning =
     why === 'timeout' ? 'timed out' : why === 'connection_lost' ? 'lost its connection' : 'was running when its process stopped'
@@ -78,4 +41,40 @@ export async function settleUnknown(
     checkpoint: 'reconciliation',
     detail: { actionId: action.id, code: 'unknown_effect' },
   }
+}
+
+/** What the tool's `reconcile` found of the effect under `key`, recorded (tool/reconciled and the ledger); undefined when it could not tell. */
+async function reconcile(run: Run, action: ActionState, tool: Tool, key: string): Promise<Reconciled> {
+  let found: Reconciled
+  try {
+    found = await tool.reconcile!(key, run.signal)
+  } catch {
+    return undefined
+  }
+  if (!found) return undefined
+  const by = `${tool.owner ?? tool.name}:reconcile`
+  // What the target system reported is the tool's text like a result: recorded as the guardrail lets it through.
+  const shown =
+    found.committed && found.output !== undefined
+      ? await screenToolValue(run, { action, tool, causation: run.state.lastSeq }, found.output, 'result')
+      : undefined
+  run.rec.record(
+    'tool/reconciled',
+    {
+      tool: tool.name,
+      key,
+      committed: found.committed,
+      by,
+      ...(found.committed ? { receipt: found.receipt, output: shown?.value } : {}),
+      ...(shown?.guard ? { redacted: { guard: shown.guard } } : {}),
+    },
+    KernelProducer,
+    run.idsOf(action.id, run.state.lastSeq),
+  )
+  await run.flush([
+    found.committed
+      ? { op: 'outcome', key, status: 'committed', receipt: found.receipt, output: shown?.value, at: Date.now() }
+      : { op: 'outcome', key, status: 'not_committed', at: Date.now() },
+  ])
+  return found
 }

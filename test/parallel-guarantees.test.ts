@@ -70,6 +70,19 @@ export default definePlugin(manifest, (ctx) => {
     footprint: ({ name }) => ({ writes: ['w/' + name] }),
     async run({ name }, io) { log.push('hang_write ' + name); return hang(io.signal) },
   }))
+  // Writes that time out, and whose reconcile then says the effect did not land, or cannot be asked.
+  ctx.tools.register(defineTool({
+    name: 'hang_write_unlanded', description: 'A write that never answers, and did not land.', sideEffect: 'external', timeoutMs: 80,
+    input: z.object({ name: z.string() }),
+    reconcile: async () => ({ committed: false }),
+    async run({ name }, io) { log.push('hang_write_unlanded ' + name); return hang(io.signal) },
+  }))
+  ctx.tools.register(defineTool({
+    name: 'hang_write_unknowable', description: 'A write that never answers, and cannot be reconciled.', sideEffect: 'external', timeoutMs: 80,
+    input: z.object({ name: z.string() }),
+    reconcile: async () => { throw new Error('the target is down') },
+    async run({ name }, io) { log.push('hang_write_unknowable ' + name); return hang(io.signal) },
+  }))
   ctx.tools.register(defineTool({
     name: 'hang_read', description: 'A read that never answers.', sideEffect: 'none', timeoutMs: 80,
     input: z.object({ name: z.string() }),
@@ -144,6 +157,32 @@ describe('a wave keeps the idempotency rules of one by one (core/kernel/effects.
     assert.deepEqual(probeLog, ['charge O-1 A 10'])
     const second = of(await harness.events(state.runId), 's1.a2').find((e) => e.type === 'tool/error') as RunEvent<'tool/error'>
     assert.equal(second.data.code, 'idempotency_conflict')
+  })
+})
+
+describe('a write that timed out is settled by its reconcile (core/kernel/unknown-effect.ts)', () => {
+  it('ends the run FAILED with tool_timeout when reconcile says the effect did not land: recorded, never run again', async () => {
+    const h = await desk([{ tool: 'hang_write_unlanded', args: { name: 'z' } }, { final: 'Done.' }])
+    const state = await h.agent.run('write z')
+    assert.equal(state.status, 'FAILED')
+    assert.equal(state.failureCode, 'tool_timeout')
+    assert.match(state.reason ?? '', /hang_write_unlanded \(action s1\.a1\) did not finish within 80 ms, and did not take effect/)
+    const reconciled = (await h.events(state.runId)).filter((e) => e.type === 'tool/reconciled') as RunEvent<'tool/reconciled'>[]
+    assert.deepEqual(
+      reconciled.map((e) => e.data.committed),
+      [false],
+    )
+    assert.deepEqual(probeLog, ['hang_write_unlanded z'], 'run once')
+  })
+
+  it('waits for a person when reconcile throws: nothing recorded as settled, the effect unknown', async () => {
+    const h = await desk([{ tool: 'hang_write_unknowable', args: { name: 'z' } }, { final: 'Done.' }])
+    const state = await h.agent.run('write z')
+    assert.equal(state.status, 'WAITING_RECONCILIATION')
+    assert.equal(state.waiting?.code, 'unknown_effect')
+    const events = await h.events(state.runId)
+    assert.equal(events.filter((e) => e.type === 'tool/reconciled').length, 0)
+    assert.deepEqual(probeLog, ['hang_write_unknowable z'])
   })
 })
 

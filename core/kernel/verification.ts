@@ -15,9 +15,9 @@ import { checkVerifyResult } from '../contracts/checks/verifier.ts'
 import { isControl } from './control.ts'
 import { bail } from './phases.ts'
 import type { Stop } from './flow.ts'
+import type { Run } from './run.ts'
 
 const Cancelled: Stop = Object.freeze({ cancelled: true })
-import type { Run } from './run.ts'
 
 export const Pass: GuardVerdict = { action: 'pass' }
 const VerifyStartEvents = ['verify/start'] as const

@@ -26,6 +26,7 @@ export {
   Phases,
   type AskedCall,
   type AuthorizedCall,
+  type FinalAnswer,
   type ModelContext,
   type PhaseHandler,
   type PhaseInfo,

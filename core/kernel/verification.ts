@@ -96,7 +96,6 @@ type RefusedAnswer = { ok: false; code: 'phase_refused'; reason: string; feedbac
  * handler that fails throws `phase_failed`, and the run fails with it (fail closed: no verdict).
  */
 async function refusedAnswer(run: Run, answer: string): Promise<RefusedAnswer | undefined> {
-  if (!run.agent.dispatch.handlers('verify/before-verdict').length) return undefined
   const reason = await bail(run, 'verify/before-verdict', { answer })
   if (reason === undefined) return undefined
   const feedback = `Your answer was refused before it was verified: ${reason}. Answer again.`

@@ -175,10 +175,14 @@ async function scale(size: number): Promise<Scale> {
       ...emptyState(`run-${i}`),
       agent: 'bench',
       steps: 2,
-      revealed: tools
-        .slice(i % 100, (i % 100) + 5)
-        .map((t) => t.name)
-        .concat(`x${i}`),
+      slices: {
+        'tool-search': {
+          revealed: tools
+            .slice(i % 100, (i % 100) + 5)
+            .map((t) => t.name)
+            .concat(`x${i}`),
+        },
+      },
     }
     const s = performance.now()
     service.visible({ state })
@@ -309,7 +313,7 @@ async function tokens(big: Scale) {
         })),
     }
     const result = await runSearch(searcher, '', { query: q.query }, K)
-    revealed += tokensOf(result.reveals!.map((n) => byName.get(n)!))
+    revealed += tokensOf((result.state!.push!.revealed as string[]).map((n) => byName.get(n)!))
     observation += Math.ceil(result.observation!.length / 4)
   }
   revealed /= queries.length

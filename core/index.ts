@@ -18,7 +18,7 @@ export { redeemTicket, type Ticket, type Grant, type CallBinding } from './kerne
 export * from './kernel/tool.ts'
 export * from './kernel/parallel.ts'
 export { checkPreview, checkPreviewOutcome, renderPreview, PreviewLimits } from './contracts/checks/preview.ts'
-export type { Preview, PreviewOutcome } from './contracts/data.ts'
+export type { Preview, PreviewOutcome, SliceUpdate } from './contracts/data.ts'
 export * from './kernel/state.ts'
 export * from './contracts/manifest.ts'
 // The phases a plugin handles with ctx.on (its `ProposedCall` is the phases' own, not the model's).

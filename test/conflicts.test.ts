@@ -59,7 +59,7 @@ describe('conflict messages', () => {
     )
     assert.match(
       error.message,
-      /; no installed plugin provides "tools" \^2\.0\.0 \(installed providers: tool-search@1\.0\.0 \(provides 1\.0\.0\), tools-registry@1\.0\.0 \(provides 1\.0\.0\)\)$/,
+      /; no installed plugin provides "tools" \^2\.0\.0 \(installed providers: tool-search@1\.1\.0 \(provides 1\.0\.0\), tools-registry@1\.0\.0 \(provides 1\.0\.0\)\)$/,
       'what is available',
     )
   })

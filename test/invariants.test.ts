@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict'
 import { resolve } from 'node:path'
 import { afterEach, describe, it } from 'node:test'
-import { CordageError, hashArgs, readService, replay, type RunEvent, type Tool, type ToolsService } from 'cordage'
+import { CordageError, EventSchemaVersion, hashArgs, readService, replay, type RunEvent, type Tool, type ToolsService } from 'cordage'
 import { claimTicketIssuer, TicketBook } from '../core/kernel/ticket.ts'
 import { indexOf, refundAnswer, supportDesk, type Harness } from './helpers.ts'
 
@@ -401,7 +401,7 @@ describe('invariant 6: evidence is ordered', () => {
     assert.equal(producer('step/context'), 'context-basic@1.1.0')
     assert.match(producer('run/start'), /^kernel@\d+\.\d+\.\d+$/)
     for (const e of events) {
-      assert.equal(e.schema, 1)
+      assert.equal(e.schema, EventSchemaVersion)
       assert.equal(e.runId, state.runId)
       if (e.type.startsWith('tool/')) assert.match(e.actionId ?? '', /^s\d+\.a\d+$/)
       if (e.type.startsWith('step/') || e.type.startsWith('tool/')) assert.match(e.stepId ?? '', /^s\d+$/)

@@ -132,7 +132,6 @@ export async function invokeTool(tool: Tool, args: unknown, options: InvokeOptio
     output: data.output,
     observation: data.observation,
     receipt: data.receipt,
-    reveals: data.reveals,
     usage: data.usage,
     handoff: data.handoff,
     events,

@@ -93,6 +93,11 @@ const Details: { readonly [K in RunEventType]: (event: RunEvent<K>) => string } 
   'step/context': (event) =>
     `${event.data.messages} messages ~${event.data.tokens} tokens, tools: ${event.data.tools.join(', ') || 'none'}`,
   'step/no-progress': (event) => `${event.data.response} (${event.data.detector}): ${event.data.reason}`,
+  'slice/update': (event) =>
+    [
+      ...Object.keys(event.data.set ?? {}).map((k) => `set ${k}`),
+      ...Object.entries(event.data.push ?? {}).map(([k, v]) => `push ${k} +${v.length}`),
+    ].join(', '),
   'compaction/start': (event) => `${event.data.strategy}: ${event.data.tokens} tokens, limit ${event.data.limit}`,
   'thread/history': (event) => `from ${event.data.from}: ${event.data.turns} turn(s), ${event.data.entries.length} entries`,
   'budget/reserved': (event) =>

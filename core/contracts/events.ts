@@ -19,6 +19,7 @@ import type {
   ParentLink,
   PreviewOutcome,
   Reservation,
+  SliceUpdate,
   TerminalStatus,
   ThreadLink,
   Usage,
@@ -28,8 +29,13 @@ import type {
   WaitingStatus,
 } from './data.ts'
 
-/** Version of the envelope and payload shapes below. Bump on any incompatible change. */
-export const EventSchemaVersion = 1
+/**
+ * Version of the envelope and payload shapes below. Bump on any incompatible change; the reducer keeps
+ * reading older events (core/kernel/state.ts).
+ * - 2: plugins keep their own state in slices (`slice/update`). A schema-1 `tool/end`'s `reveals` and
+ *   `step/no-progress` are read as updates of their producer's slice (`revealed`, `interventions`).
+ */
+export const EventSchemaVersion = 2
 
 /** Fields every run event carries. */
 export interface Envelope {
@@ -186,6 +192,11 @@ export interface RunEventMap {
     reasoning?: ModelReasoning
   }
   'step/end': { actions: number }
+  /**
+   * A plugin changed its own slice of run state (`RunState.slices[name]`, name from `producer`): what
+   * a tool returned in `ToolResult.state`, or a progress verdict in `state`. Checked before it is recorded.
+   */
+  'slice/update': SliceUpdate
   /** The progress service judged the run stalled, before a new step; `response` says what happens now. */
   'step/no-progress': {
     detector: string
@@ -289,6 +300,7 @@ export interface RunEventMap {
     receipt?: unknown
     durationMs: number
     deduplicated?: { runId: string; actionId: string }
+    /** Schema 1 only: tool names the call made visible, read as a push to the producer's slice (`revealed`). */
     reveals?: string[]
     /** Spent in a nested run on the run's behalf (counted in the run's budgets). */
     usage?: { inputTokens: number; outputTokens: number; costUsd: number; steps?: number }
@@ -385,6 +397,7 @@ export const RunEventTypes: readonly RunEventType[] = [
   'step/model-response',
   'step/end',
   'step/no-progress',
+  'slice/update',
   'budget/reserved',
   'budget/settled',
   'compaction/start',

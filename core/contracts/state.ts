@@ -123,12 +123,14 @@ export interface RunState {
   /** The open step's final answer was verified, or its question was put to the user. */
   stepSettled: boolean
   usage: Usage
-  /** What the progress service decided so far (step/no-progress), oldest first: detectors escalate from it. */
-  interventions: { detector: string; response: 'feedback' | 'ask' | 'stop'; afterStep: number; seq: number }[]
   /** Approvals given for the rest of this run (scope `run`), oldest first. */
   grants: ApprovalGrant[]
-  /** Tools that tools made visible (`ToolResult.reveals`), in order of first mention: a tools service may show them from then on. */
-  revealed: string[]
+  /**
+   * What plugins keep in the run, by plugin name: each slice changes only by that plugin's own
+   * `slice/update` events (a tool's `ToolResult.state`, a progress verdict's `state`), so it replays
+   * with the run. Absent until the first. Read one with `sliceOf(state, name)`.
+   */
+  slices?: Record<string, Readonly<Record<string, unknown>>>
   repairs: number
   /** Steps of child runs (subagents), counted against this run's step budget. */
   nestedSteps: number

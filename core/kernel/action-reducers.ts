@@ -8,6 +8,8 @@ import { CordageError } from '../contracts/errors.ts'
 import type { RunEvent, RunEventType } from '../contracts/events.ts'
 import type { Usage } from '../contracts/data.ts'
 import type { ActionState, RunState } from '../contracts/state.ts'
+import { sliceName } from '../kit/slices.ts'
+import { applySlice } from './slices.ts'
 
 /** One small handler per event type: what the event changes in state. */
 export type Reducer<K extends RunEventType> = (state: RunState, event: RunEvent<K>) => void
@@ -63,7 +65,9 @@ export const ActionReducers: { readonly [K in ToolEventType]: Reducer<K> } = Obj
   },
   'tool/end': (state, event) => {
     const a = needAction(event, actionOf(state, event))
-    for (const name of event.data.reveals ?? []) if (!state.revealed.includes(name)) state.revealed.push(name)
+    // Schema 1 kept the names a tool revealed for the tools service; from 2 on the tool's plugin keeps them (slice/update).
+    if (event.schema < 2 && event.data.reveals?.length)
+      applySlice(state, sliceName(event.producer), { push: { revealed: event.data.reveals } })
     if (event.data.usage) {
       addUsage(state, event.data.usage)
       state.nestedSteps += event.data.usage.steps ?? 0

@@ -16,6 +16,8 @@ import type { ActionState } from './state.ts'
 import { KernelProducer } from './version.ts'
 import { claimProblem } from './waits.ts'
 import { checkWaitsFor } from '../contracts/checks/waits.ts'
+import { resultSlice } from '../kit/slices.ts'
+import { resultHandoff, resultUsage } from '../contracts/checks/tool-result.ts'
 import { shapeResult } from './artifacts.ts'
 import type { ShapedResult } from '../contracts/phases.ts'
 import { jsonProblem } from '../kit/hash.ts'
@@ -50,8 +52,9 @@ export interface FinishedCall {
 export async function recordSucceeded(run: Run, c: FinishedCall, result: ToolResult): Promise<Outcome> {
   const { action, tool, key } = c
   if (result.waitsFor !== undefined) return waitOn(run, c, result.waitsFor)
-  const usage = validUsage(result.usage, tool.name)
-  const asked = validHandoff(result.handoff)
+  const usage = resultUsage(result.usage, tool.name)
+  const slice = resultSlice(result, tool)
+  const asked = resultHandoff(result.handoff)
   // A handoff moves the run under another agent's policy: only to agents the preset lets this one
   // hand runs to, whichever tool asks. Another is dropped, and the model is told.
   const handoff = asked && run.options.handoffs.includes(asked.agent) ? asked : undefined
@@ -71,12 +74,12 @@ export async function recordSucceeded(run: Run, c: FinishedCall, result: ToolRes
     observation,
     receipt: result.receipt,
     durationMs: c.durationMs,
-    reveals: validReveals(result.reveals),
     usage,
     handoff,
     artifact: shaped.artifact,
     redacted: shaped.redacted,
   }
+  if (slice) run.rec.record('slice/update', slice, tool.owner as string, run.idsOf(action.id, c.startedSeq))
   const ended = run.rec.record('tool/end', data, tool.owner ?? KernelProducer, run.idsOf(action.id, c.startedSeq))
   if (tool.sideEffect !== 'none') {
     // Noted even when no cancel is known yet: one asked in another process may be found later (core/kernel/cancel-window.ts).
@@ -225,45 +228,4 @@ function recordCancelled(run: Run, c: FinishedCall): Outcome {
 export function observe(output: unknown, max: number): string {
   const text = typeof output === 'string' ? output : (JSON.stringify(output) ?? 'null')
   return text.length > max ? `${text.slice(0, max)}… (${text.length - max} more characters in the store)` : text
-}
-
-const UsageKeys = new Set(['inputTokens', 'outputTokens', 'costUsd', 'steps'])
-
-/**
- * Usage a call reports for a nested run: up to four non-negative numbers (a missing one is 0), or
- * nothing. A usage in another shape (`{ tokens: 250 }`, a negative or non-numeric count) would let the
- * run's budgets count less than was spent: the run fails (`internal_error`) rather than count 0.
- */
-function validUsage(usage: ToolResult['usage'], tool: string): ToolResult['usage'] {
-  if (usage === undefined || usage === null) return undefined
-  const bad = (why: string) =>
-    new CordageError(
-      'internal_error',
-      `tool "${tool}" reported usage Cordage cannot count (${why}): ToolResult.usage is { inputTokens, outputTokens, costUsd, steps? }, non-negative numbers`,
-    )
-  if (typeof usage !== 'object' || Array.isArray(usage)) throw bad(`not an object: ${typeof usage}`)
-  for (const [key, value] of Object.entries(usage)) {
-    if (!UsageKeys.has(key)) throw bad(`unknown key "${key}"`)
-    if (value !== undefined && !(typeof value === 'number' && Number.isFinite(value) && value >= 0))
-      throw bad(`${key} is ${JSON.stringify(value)}`)
-  }
-  const n = (v: unknown) => (typeof v === 'number' ? v : 0)
-  return {
-    inputTokens: n(usage.inputTokens),
-    outputTokens: n(usage.outputTokens),
-    costUsd: n(usage.costUsd),
-    steps: Math.floor(n(usage.steps)),
-  }
-}
-
-function validHandoff(handoff: ToolResult['handoff']): ToolResult['handoff'] {
-  if (!handoff || typeof handoff.agent !== 'string' || !handoff.agent) return undefined
-  return { agent: handoff.agent, reason: typeof handoff.reason === 'string' ? handoff.reason : undefined }
-}
-
-/** Tool names a result revealed, when it gave a list of names; anything else is ignored. */
-function validReveals(reveals: unknown): string[] | undefined {
-  if (!Array.isArray(reveals)) return undefined
-  const names = reveals.filter((n): n is string => typeof n === 'string' && n.length > 0)
-  return names.length ? names : undefined
 }

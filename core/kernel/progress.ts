@@ -9,6 +9,8 @@ import type { ProgressService, ProgressVerdict } from '../contracts/services/pro
 import { isControl } from './control.ts'
 import type { ServiceEntry } from './cordis.ts'
 import { checkProgressVerdict } from '../contracts/checks/progress.ts'
+import { own } from '../contracts/check.ts'
+import { checkSliceUpdate } from '../kit/slices.ts'
 import type { Stop } from './flow.ts'
 import type { Run } from './run.ts'
 
@@ -25,14 +27,19 @@ export async function checkProgress(run: Run, progress: ServiceEntry<ProgressSer
       reason: `progress service ${progress.provider} failed: ${(error as Error)?.message ?? error}`,
     }
   }
-  const checked = checkProgressVerdict(answer)
-  if (!checked.ok)
+  // Read once: the verdict and the state it keeps are checked from the same copy.
+  const copy = own(answer)
+  const checked = checkProgressVerdict(copy ?? answer)
+  const kept = checked.ok && copy?.state !== undefined ? checkSliceUpdate(copy.state) : undefined
+  const problem = !checked.ok ? checked.problem : kept?.ok === false ? `state: ${kept.problem}` : undefined
+  if (problem || !checked.ok)
     return {
       end: 'FAILED',
       code: 'verdict_invalid',
-      reason: `progress service ${progress.provider} answered something that is not a verdict: ${checked.problem}`,
+      reason: `progress service ${progress.provider} answered something that is not a verdict: ${problem}`,
     }
   const verdict: ProgressVerdict = checked.value
+  if (kept?.ok) run.rec.record('slice/update', kept.value, progress.provider, { turnId: run.ids.turnId })
   if (verdict.kind === 'continue') return undefined
   const { detector, reason, thresholds } = verdict
   const text = verdict.kind === 'feedback' ? verdict.text : undefined

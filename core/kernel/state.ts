@@ -11,11 +11,13 @@ import { pausedOn } from '../contracts/services/waits.ts'
 import { freezeData } from '../kit/freeze.ts'
 import { assertTransition, type RunStatus } from './status.ts'
 import { ActionReducers, addUsage, release, type Reducer } from './action-reducers.ts'
+import { applySlice, applySliceEvent } from './slices.ts'
+import { sliceName } from '../kit/slices.ts'
 import type { RunState } from '../contracts/state.ts'
 export type { ActionStatus, ActionState, TranscriptEntry, RunState } from '../contracts/state.ts'
 
 /** Version of the RunState shape; a snapshot of another version is ignored and the log replayed. */
-export const StateVersion = 4
+export const StateVersion = 5
 
 export function emptyState(runId: string): RunState {
   return {
@@ -35,9 +37,7 @@ export function emptyState(runId: string): RunState {
     stepActions: 0,
     stepSettled: false,
     usage: zeroUsage(),
-    interventions: [],
     grants: [],
-    revealed: [],
     repairs: 0,
     nestedSteps: 0,
     transcript: [],
@@ -177,10 +177,17 @@ const Reducers: { readonly [K in RunEventType]: Reducer<K> } = Object.freeze({
     state.stepOpen = false
   },
   'step/no-progress': (state, event) => {
-    state.interventions.push({ detector: event.data.detector, response: event.data.response, afterStep: state.steps, seq: event.seq })
+    // Schema 1 kept the progress service's history for it; from 2 on the service keeps its own (slice/update).
+    if (event.schema < 2) {
+      const { detector, response } = event.data
+      applySlice(state, sliceName(event.producer), {
+        push: { interventions: [{ detector, response, afterStep: state.steps, seq: event.seq }] },
+      })
+    }
     if (event.data.response === 'feedback' && event.data.text)
       state.transcript.push(Object.freeze({ kind: 'feedback', text: event.data.text, seq: event.seq }))
   },
+  'slice/update': applySliceEvent,
   'step/context': nothing,
   'compaction/start': nothing,
   'step/model-request': nothing,

@@ -4,25 +4,31 @@
  */
 import type { ProgressCheck, ProgressService, ProgressVerdict } from 'cordage'
 import { oscillating, repeated, stagnant, type Finding } from './detectors.ts'
-import { attemptsSince } from './history.ts'
+import { attemptsSince, interventionsIn, type Intervention } from './history.ts'
 import type { Config, DetectorConfig, Response } from './manifest.ts'
 
 export class LoopGuard implements ProgressService {
-  constructor(private readonly config: Config) {}
+  /** `slice`: the name of this plugin's slice of run state, where it keeps its interventions. */
+  constructor(
+    private readonly config: Config,
+    private readonly slice = 'loop-guard',
+  ) {}
 
   check({ state }: ProgressCheck): ProgressVerdict {
     const { repeat, oscillation, stagnation } = this.config
+    const past = interventionsIn(state, this.slice)
     const checks: [string, DetectorConfig, () => Finding | undefined][] = [
-      ['repeat', repeat, () => repeated(attemptsSince(state, 'repeat'), repeat.times)],
-      ['oscillation', oscillation, () => oscillating(attemptsSince(state, 'oscillation'), oscillation.cycles)],
-      ['stagnation', stagnation, () => stagnant(state, attemptsSince(state, 'stagnation'), stagnation.steps)],
+      ['repeat', repeat, () => repeated(attemptsSince(state, past, 'repeat'), repeat.times)],
+      ['oscillation', oscillation, () => oscillating(attemptsSince(state, past, 'oscillation'), oscillation.cycles)],
+      ['stagnation', stagnation, () => stagnant(state, attemptsSince(state, past, 'stagnation'), stagnation.steps)],
     ]
     for (const [detector, config, find] of checks) {
       if (!config.enabled) continue
       const finding = find()
       if (!finding) continue
-      const before = state.interventions.some((i) => i.detector === detector)
-      return verdict(before ? config.then : config.response, detector, finding)
+      const response = past.some((i) => i.detector === detector) ? config.then : config.response
+      const kept: Intervention = { detector, response, afterStep: state.steps }
+      return { ...verdict(response, detector, finding), state: { push: { interventions: [kept] } } }
     }
     return { kind: 'continue' }
   }

@@ -3,7 +3,7 @@
  * a fingerprint of what was called and what came back. Reads run state only, so a resumed run is
  * judged exactly as the run that was interrupted.
  */
-import { hashArgs, type RunState } from 'cordage'
+import { hashArgs, sliceOf, type RunState } from 'cordage'
 
 export interface Attempt {
   /** The step it belongs to (1-based). */
@@ -16,9 +16,26 @@ export interface Attempt {
   evidence?: string
 }
 
+/** A decision the guard made, kept in its slice of run state (`interventions`) so it can escalate next time. */
+export interface Intervention {
+  detector: string
+  response: 'feedback' | 'ask' | 'stop'
+  /** The steps the run had started when it was made: what came before is judged already. */
+  afterStep: number
+}
+
+/** The guard's past decisions in this run, oldest first; an entry in another shape is skipped. */
+export function interventionsIn(state: Readonly<RunState>, slice: string): Intervention[] {
+  const kept = sliceOf(state, slice).interventions
+  if (!Array.isArray(kept)) return []
+  return kept.filter(
+    (i): i is Intervention => typeof i?.detector === 'string' && typeof i.response === 'string' && Number.isInteger(i.afterStep),
+  )
+}
+
 /** Settled actions after the last intervention of `detector` (or of any detector, when none is given). */
-export function attemptsSince(state: Readonly<RunState>, detector?: string): Attempt[] {
-  const last = [...state.interventions].reverse().find((i) => detector === undefined || i.detector === detector)
+export function attemptsSince(state: Readonly<RunState>, past: readonly Intervention[], detector?: string): Attempt[] {
+  const last = [...past].reverse().find((i) => detector === undefined || i.detector === detector)
   const from = Math.max(last?.afterStep ?? 0, lastUserInputStep(state))
   const out: Attempt[] = []
   for (const entry of state.transcript) {

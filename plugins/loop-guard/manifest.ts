@@ -33,7 +33,7 @@ const detector = <T extends Record<string, Schema<any>>>(extra: T, defaults: Rec
 
 export default {
   name: 'loop-guard',
-  version: '1.0.0',
+  version: '1.1.0',
   description:
     'Loop control: notices a run that repeats a call, oscillates between two, or stops finding anything new, and has the model re-plan, asks the user, or stops it.',
   provides: { progress: '1.0.0' },

@@ -33,7 +33,7 @@ const patterns = (text: string) => Schema.array(String).default([]).description(
 
 export default {
   name: 'tool-search',
-  version: '1.0.0',
+  version: '1.1.0',
   description:
     'The tool registry with deferred loading: the model sees a search_tools meta-tool and the tools it found, ranked by BM25 (fused with vectors when the agent has an embeddings service), filtered by environment, agent and phase.',
   provides: { tools: '1.0.0' },

@@ -1,13 +1,13 @@
 /**
  * @module tool-search/search-tool
  * `search_tools`, the one tool the model always sees. It lists matching tools compactly (name,
- * namespace, one line of description, score) and reveals them (`ToolResult.reveals`): the kernel
- * records the names in `tool/end` and keeps them in `state.revealed`, and the tools service shows
+ * namespace, one line of description, score) and reveals them: it pushes their names to its plugin's
+ * slice of run state (`ToolResult.state`, recorded in `slice/update`), and the tools service shows
  * them, with their full schemas, from the next step on. With `names` it loads tools the model already
  * knows by name.
  */
 import { z } from 'zod'
-import { defineTool, type Tool, type ToolResult } from 'cordage'
+import { defineTool, sliceOf, type RunState, type Tool, type ToolResult } from 'cordage'
 
 export const SearchToolName = 'search_tools'
 
@@ -88,8 +88,15 @@ export async function runSearch(
   return {
     output: { query, names, results: found },
     observation: [...head, ...notes].join('\n'),
-    reveals: found.map((f) => f.name),
+    state: found.length ? { push: { revealed: found.map((f) => f.name) } } : undefined,
   }
+}
+
+/** The tools revealed so far in a run, in order of first reveal: the plugin's slice (`revealed`, a list of names). */
+export function revealedIn(state: Readonly<RunState>, slice: string): string[] {
+  const listed = sliceOf(state, slice).revealed
+  if (!Array.isArray(listed)) return []
+  return [...new Set(listed.filter((name): name is string => typeof name === 'string' && name.length > 0))]
 }
 
 function line(l: Listing): string {

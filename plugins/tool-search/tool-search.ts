@@ -2,9 +2,10 @@
  * @module tool-search/tool-search
  * The `tools` service with deferred loading. The registry holds every tool plugins register; the
  * visible set is only what the run has asked for: `search_tools`, the pinned tools, optionally the
- * tools ranked best for the run's task, and the tools revealed so far (`state.revealed`), each passed
- * through the visibility filters. Because revealed tools come from run state, which the kernel rebuilds
- * from the run's events, they stay visible after a compaction and after a resume in another process.
+ * tools ranked best for the run's task, and the tools revealed so far (this plugin's slice of run
+ * state, `revealed`), each passed through the visibility filters. Because revealed tools come from run
+ * state, which the kernel rebuilds from the run's events (`slice/update`), they stay visible after a
+ * compaction and after a resume in another process.
  */
 import { Service, type Context } from 'cordis'
 import {
@@ -13,6 +14,7 @@ import {
   globPattern,
   pluginOf,
   readService,
+  sliceName,
   type EmbeddingsService,
   type RunState,
   type Tool,
@@ -20,10 +22,10 @@ import {
   type VisibleInput,
   type Glob,
 } from 'cordage'
-import type { Config } from './manifest.ts'
+import manifest, { type Config } from './manifest.ts'
 import { SearchIndex, type Hit } from './search-index.ts'
 import { fuse, SemanticIndex } from './semantic-index.ts'
-import { SearchToolName, searchTool, summaryOf, type Listing, type Searcher } from './search-tool.ts'
+import { revealedIn, SearchToolName, searchTool, summaryOf, type Listing, type Searcher } from './search-tool.ts'
 import { namespaceOf } from './terms.ts'
 import { Visibility, type Scope } from './visibility.ts'
 
@@ -58,6 +60,8 @@ export class ToolSearch extends Service implements ToolsService {
    * the cost of registering a tool.
    */
   private readonly addRaw: (tool: Tool, owner: string | undefined) => () => void
+  /** The name of this plugin's slice of run state, where the search tool keeps what it revealed. */
+  private readonly slice: string
 
   constructor(ctx: Context, config: Config) {
     super(ctx, 'tools', true)
@@ -81,7 +85,10 @@ export class ToolSearch extends Service implements ToolsService {
     this.agentName = (ctx as unknown as Record<symbol, string | undefined>)[AgentKey] ?? ''
     // In the constructor `this` is the instance, not a proxy; the arrow keeps it.
     this.addRaw = (tool, owner) => this.add(tool, owner)
-    this.add(searchTool(this.searcher(), { limit: Math.min(config.limit, config.maxLimit), maxLimit: config.maxLimit }), pluginOf(ctx))
+    const owner = pluginOf(ctx)
+    // The search tool keeps what it revealed in its plugin's slice: the one the kernel records it under.
+    this.slice = sliceName(owner ?? manifest.name)
+    this.add(searchTool(this.searcher(), { limit: Math.min(config.limit, config.maxLimit), maxLimit: config.maxLimit }), owner)
   }
 
   register(tool: Tool): () => void {
@@ -101,15 +108,12 @@ export class ToolSearch extends Service implements ToolsService {
 
   visible({ state }: VisibleInput): Tool[] {
     const scope = this.remember(state)
-    const key = [
-      this.version,
-      scope.agent,
-      this.visibility.phaseAt(scope.step),
-      this.preload ? state.task : '',
-      state.revealed.join(','),
-    ].join('\n')
+    const revealed = revealedIn(state, this.slice)
+    const key = [this.version, scope.agent, this.visibility.phaseAt(scope.step), this.preload ? state.task : '', revealed.join(',')].join(
+      '\n',
+    )
     if (this.visibleCache?.key === key) return this.visibleCache.tools
-    const names = new Set([SearchToolName, ...this.pinnedNames(), ...this.preloaded(state.task, scope), ...state.revealed])
+    const names = new Set([SearchToolName, ...this.pinnedNames(), ...this.preloaded(state.task, scope), ...revealed])
     const tools: Tool[] = []
     for (const name of names) {
       const tool = this.tools.get(name)

@@ -5,9 +5,11 @@
  * stops producing new evidence burns tokens without moving: the service can have the model re-plan,
  * ask the user, or stop the run with `no_progress`.
  */
+import type { SliceUpdate } from '../data.ts'
 import type { RunState } from '../state.ts'
 
-export const ProgressContract = '1.0.0'
+/** 1.1.0: a verdict's `state` (its slice of run state) replaces `state.interventions` (issue 28). */
+export const ProgressContract = '1.1.0'
 
 /** What a detector found: its name, why, and the thresholds it used (recorded with the decision). */
 export interface Stall {
@@ -16,7 +18,7 @@ export interface Stall {
   thresholds: Record<string, number>
 }
 
-export type ProgressVerdict =
+export type ProgressVerdict = (
   | { kind: 'continue' }
   /** Tell the model (the text becomes harness feedback in its context) and go on. */
   | (Stall & { kind: 'feedback'; text: string })
@@ -24,6 +26,13 @@ export type ProgressVerdict =
   | (Stall & { kind: 'ask'; question: string })
   /** End the run STOPPED with `no_progress`. */
   | (Stall & { kind: 'stop' })
+) & {
+  /**
+   * What the service keeps of this decision in its slice of run state (`sliceOf(state, name)`), to
+   * escalate from next time: recorded in `slice/update` before the decision's own event.
+   */
+  state?: SliceUpdate
+}
 
 export interface ProgressCheck {
   state: Readonly<RunState>
@@ -34,8 +43,8 @@ export interface ProgressService {
    * Judge the run between two steps.
    *
    * Contract: reads run state, changes nothing; deterministic for the same state (a resumed run gets
-   * the same answer). Past decisions are in `state.interventions`, so a detector can escalate (feedback
-   * first, then stop) and ignore what came before its last intervention. A throw fails the run with
+   * the same answer). A service keeps its past decisions in its own slice (a verdict's `state`), so a
+   * detector can escalate (feedback first, then stop) and ignore what came before its last intervention. A throw fails the run with
    * `internal_error`.
    */
   check(input: ProgressCheck): ProgressVerdict | Promise<ProgressVerdict>

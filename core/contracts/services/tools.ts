@@ -5,11 +5,14 @@
  * execution with an authorization ticket, so a registry can hand tools around without handing out the
  * power to run them.
  */
-import type { Constraints, Preview, Ticket, WaitCondition, WaitingChild, WaitingStatus } from '../data.ts'
+import type { Constraints, Preview, SliceUpdate, Ticket, WaitCondition, WaitingChild, WaitingStatus } from '../data.ts'
 import type { RunState } from '../state.ts'
 
-/** 1.1.0: `preview`, `enforces`, `cost`, `artifactAboveBytes`, `io.constraints` (issue 12). */
-export const ToolsContract = '1.1.0'
+/**
+ * 1.1.0: `preview`, `enforces`, `cost`, `artifactAboveBytes`, `io.constraints` (issue 12).
+ * 1.2.0: `ToolResult.state` (a plugin's slice of run state) replaces `reveals` (issue 28).
+ */
+export const ToolsContract = '1.2.0'
 
 /** The constraints a policy may attach to an allow, by name (see {@link Constraints}). */
 export type ConstraintName = keyof Constraints
@@ -80,10 +83,11 @@ export interface ToolResult {
   /** Proof from the target system that an effect committed (an id, a row, a receipt). */
   receipt?: unknown
   /**
-   * Names of tools this call made visible (a tool search that loaded them). Recorded in `tool/end` and
-   * kept in run state (`revealed`), so a tools service can keep showing them after compaction.
+   * What the call changes in the run's slice of the plugin that registered the tool
+   * (`RunState.slices[plugin]`, read with `sliceOf`): recorded in `slice/update` just before
+   * `tool/end`, so it replays with the run. tool-search keeps the tools a search revealed this way.
    */
-  reveals?: string[]
+  state?: SliceUpdate
   /**
    * What the call spent on the run's behalf in a nested run (a subagent): added to the run's usage,
    * and `steps` to its nested steps, so the run's budgets hold across its children.

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import type { RunEvent } from 'cordage'
+import { sliceOf, type RunEvent } from 'cordage'
 import { refundAnswer, supportDesk } from '../../../test/helpers.ts'
 
 const lookup = (topic: string) => ({ tool: 'lookup_policy', args: { topic } })
@@ -22,8 +22,17 @@ describe('loop-guard', () => {
       const [first, second] = interventions(events)
       assert.deepEqual([first.data.detector, first.data.response, first.data.thresholds], ['repeat', 'feedback', { times: 3 }])
       assert.match(first.data.reason, /lookup_policy was called 3 times with the same arguments and got the same result/)
-      assert.equal(first.producer, 'loop-guard@1.0.0')
+      assert.equal(first.producer, 'loop-guard@1.1.0')
       assert.deepEqual([second.data.detector, second.data.response], ['repeat', 'stop'])
+      // It escalated from its own slice of run state, each decision kept just before it was recorded.
+      assert.deepEqual(sliceOf(state, 'loop-guard').interventions, [
+        { detector: 'repeat', response: 'feedback', afterStep: 3 },
+        { detector: 'repeat', response: 'stop', afterStep: 6 },
+      ])
+      for (const stalled of [first, second]) {
+        const kept = events[stalled.seq - 2]
+        assert.deepEqual([kept.type, kept.producer], ['slice/update', 'loop-guard@1.1.0'])
+      }
       // Feedback after step 3, where the model sees it in step 4; the stop after step 6: no step 7.
       const steps = events.filter((e) => e.type === 'step/start').length
       assert.equal(steps, 6)

@@ -42,9 +42,10 @@ describe('docs/guides/tool-search.md', () => {
         'step/end',
       ]
       const call = ['tool/proposed', 'tool/decision', 'tool/start', 'tool/end']
+      const search = ['tool/proposed', 'tool/decision', 'tool/start', 'slice/update', 'tool/end']
       assert.deepEqual(
         events.map((e) => e.type),
-        ['run/start', 'turn/start', ...step(...call), ...step(...call), ...step('verify/start', 'verify/end'), 'turn/end', 'run/end'],
+        ['run/start', 'turn/start', ...step(...search), ...step(...call), ...step('verify/start', 'verify/end'), 'turn/end', 'run/end'],
       )
       assert.deepEqual(toolsByStep(events), {
         s1: ['search_tools'],
@@ -52,7 +53,9 @@ describe('docs/guides/tool-search.md', () => {
         s3: ['search_tools', 'lookup_policy', 'slow_lookup'],
       })
       const found = events.find((e): e is RunEvent<'tool/end'> => e.type === 'tool/end')!
-      assert.deepEqual(found.data.reveals, ['lookup_policy', 'slow_lookup'])
+      const update = events.find((e): e is RunEvent<'slice/update'> => e.type === 'slice/update')!
+      assert.deepEqual(update.data, { push: { revealed: ['lookup_policy', 'slow_lookup'] } })
+      assert.equal(update.actionId, found.actionId)
       const shown = page.match(/```\n(\d tool\(s\) you can call[\s\S]*?)\n```/)?.[1]
       assert.equal(found.data.observation, shown, 'the listing on the page is what search_tools printed')
     } finally {

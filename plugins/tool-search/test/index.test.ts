@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { resolve } from 'node:path'
 import { describe, it } from 'node:test'
 import { Cordage } from 'cordage/host'
-import { definePlugin, emptyState, readService, type CordageError, type RunEvent, type RunState } from 'cordage'
+import { definePlugin, emptyState, readService, sliceOf, type CordageError, type RunEvent, type RunState } from 'cordage'
 import { plug } from '../../../test/plug.ts'
 import { loadQueries, loadRegistry, score } from '../../../bench/tool-search/eval.ts'
 import { toolOf } from '../../../bench/tool-search/tools.ts'
@@ -27,9 +27,19 @@ async function service(config: Record<string, unknown> = {}) {
   return { ctx, fork, tools: readService<ToolSearch>(ctx, 'tools')!.value }
 }
 
-const at = (step: number, extra: Partial<RunState> = {}): { state: RunState } => ({
-  state: { ...emptyState('run-1'), agent: 'support', steps: step, ...extra },
+/** Run state at `step`; `revealed` as the search tool leaves it in the plugin's slice. */
+const at = (step: number, { revealed, ...extra }: Partial<RunState> & { revealed?: string[] } = {}): { state: RunState } => ({
+  state: {
+    ...emptyState('run-1'),
+    agent: 'support',
+    steps: step,
+    ...extra,
+    ...(revealed ? { slices: { [manifest.name]: { revealed } } } : {}),
+  },
 })
+/** What the search of `actionId` revealed: the names its slice/update pushed. */
+const revealedBy = (events: RunEvent[], actionId: string) =>
+  events.find((e): e is RunEvent<'slice/update'> => e.type === 'slice/update' && e.actionId === actionId)?.data.push?.revealed
 const names = (tools: { name: string }[]) => tools.map((t) => t.name).sort()
 
 describe('tool-search: the visible set is not the registry', () => {
@@ -162,12 +172,16 @@ describe('tool-search: search_tools', () => {
       const events = await desk.events(state.runId)
       const [found] = toolEnds(events)
       assert.equal(found.data.tool, SearchToolName)
-      assert.ok(found.data.reveals?.includes('lookup_policy'), JSON.stringify(found.data.reveals))
+      const revealed = revealedBy(events, found.actionId!)
+      assert.ok(revealed?.includes('lookup_policy'), JSON.stringify(revealed))
+      const update = events.find((e) => e.type === 'slice/update')!
+      assert.equal(update.producer, found.producer, 'the update is recorded under the plugin that registered search_tools')
+      assert.equal(update.seq, found.seq - 1, 'just before the tool/end of the same call')
       assert.match(
         found.data.observation,
         /^\d tool\(s\) you can call from your next step:\n- lookup_policy \(\d+\.\d\): Look up the support policy on a topic\.\n/,
       )
-      assert.deepEqual(state.revealed, found.data.reveals)
+      assert.deepEqual(sliceOf(state, manifest.name).revealed, revealed)
       const byStep = toolsByStep(events)
       assert.deepEqual(byStep.s1, [SearchToolName])
       assert.ok(byStep.s2.includes('lookup_policy') && byStep.s2.includes(SearchToolName))
@@ -240,7 +254,7 @@ describe('tool-search: search_tools', () => {
     const paused = await first.agent.run()
     await first.stop()
     assert.equal(paused.status, 'WAITING_APPROVAL', paused.reason)
-    assert.deepEqual(paused.revealed, ['lookup_policy', 'record_followup'])
+    assert.deepEqual(sliceOf(paused, manifest.name).revealed, ['lookup_policy', 'record_followup'])
     const second = await searchDesk(options)
     try {
       const done = await (await second.agent.approve(paused.runId, 's2.a1', { by: 'alice' })).done
@@ -263,8 +277,9 @@ describe('tool-search: search_tools', () => {
     })
     try {
       const state = await desk.agent.run()
-      const [found] = toolEnds(await desk.events(state.runId))
-      assert.deepEqual(found.data.reveals, ['deploy__release_staging', 'deploy__get_status'])
+      const events = await desk.events(state.runId)
+      const [found] = toolEnds(events)
+      assert.deepEqual(revealedBy(events, found.actionId!), ['deploy__release_staging', 'deploy__get_status'])
       assert.doesNotMatch(found.data.observation, /- deploy__release_prod/)
       assert.match(found.data.observation, /No tool "deploy__release_prod" is available \(did you mean deploy__release_staging/)
     } finally {

@@ -9,7 +9,7 @@
 import { CordageError } from '../contracts/errors.ts'
 import type { Tool } from '../contracts/services/tools.ts'
 import type { ActionState } from '../contracts/state.ts'
-import { type Admitted, type AskPerson, askPerson, decidePolicy, previewFor } from './admission.ts'
+import { type Admitted, type AskPerson, askPerson, decidePolicy, pauseForApproval, previewFor } from './admission.ts'
 import { closeRefused, refuse, reject, type Refused } from './reject.ts'
 import { runDryRun } from './preview.ts'
 import { asRead, dryRunProblem } from './dry-run.ts'
@@ -20,7 +20,7 @@ import { footprintOf, mayRunBeside, waves } from './parallel.ts'
 import { asDefined } from './tool.ts'
 import { askGuardrail, Pass } from './verification.ts'
 import { veto } from './phases.ts'
-import { pauseRun, stop } from './ending.ts'
+import { stop } from './ending.ts'
 import { refreshTools } from './step-tools.ts'
 import type { Run } from './run.ts'
 
@@ -86,25 +86,8 @@ function stillHolds(run: Run, action: ActionState, tool: Tool): boolean {
 /** Asked, but the request was never put on record (the rest of its step ran first and paused, or the process stopped): put it now. */
 async function askAgain(run: Run, action: ActionState): Promise<Next> {
   const d = action.decision
-  const preview = action.requestedSeq === undefined && d ? await previewFor(run, action, await installedTool(run, action)) : undefined
-  const approval =
-    action.requestedSeq === undefined && d
-      ? {
-          tool: action.tool,
-          args: action.args,
-          argsHash: action.argsHash,
-          policyVersion: d.policyVersion,
-          ruleId: d.ruleId,
-          reason: d.reason,
-          approvers: d.approvers,
-          toolVersion: d.toolVersion,
-          ...(preview ? { preview } : {}),
-        }
-      : undefined
-  return pauseRun(run, 'WAITING_APPROVAL', `action ${action.id} (${action.tool}) waits for approval`, 'approval', {
-    actionId: action.id,
-    approval,
-  })
+  if (action.requestedSeq !== undefined || !d) return pauseForApproval(run, action)
+  return pauseForApproval(run, action, { ...d, preview: await previewFor(run, action, await installedTool(run, action)) })
 }
 
 /**

@@ -153,22 +153,32 @@ export async function askPerson(
   run: Run,
   { action, tool, args, decision, policyVersion, decidedSeq, dryRun, why }: AskPerson,
 ): Promise<Next> {
-  const { ruleId, reason, approvers } = decision
   const preview = dryRun ? undefined : await askPreview(run, action, tool, args, decidedSeq)
-  return pauseRun(run, 'WAITING_APPROVAL', `action ${action.id} (${action.tool}) waits for approval: ${reason}${why}`, 'approval', {
-    actionId: action.id,
-    approval: {
-      tool: action.tool,
-      args: action.args,
-      argsHash: action.argsHash,
-      policyVersion,
-      ruleId,
-      reason,
-      approvers,
-      toolVersion: tool.owner,
-      ...(preview ? { preview } : {}),
-    },
-  })
+  return pauseForApproval(run, action, { ...decision, policyVersion, toolVersion: tool.owner, preview }, why)
+}
+
+/** What an approval request says of the decision that asked for it. */
+type Asked = Pick<NonNullable<ActionState['decision']>, 'policyVersion' | 'ruleId' | 'reason' | 'approvers' | 'toolVersion'> & {
+  preview?: PreviewOutcome
+}
+
+/** Pause for a person's approval of `action`, with the request put on record (none when it already is: a resumed ask). */
+export function pauseForApproval(run: Run, action: ActionState, asked?: Asked, why = ''): Promise<Next> {
+  const { tool, args, argsHash } = action
+  const { policyVersion, ruleId, reason: decided, approvers, toolVersion, preview } = asked ?? ({} as Asked)
+  const approval = asked && {
+    tool,
+    args,
+    argsHash,
+    policyVersion,
+    ruleId,
+    reason: decided,
+    approvers,
+    toolVersion,
+    ...(preview ? { preview } : {}),
+  }
+  const reason = `action ${action.id} (${tool}) waits for approval${asked ? `: ${decided}${why}` : ''}`
+  return pauseRun(run, 'WAITING_APPROVAL', reason, 'approval', { actionId: action.id, approval })
 }
 
 /** The preview for an approval request put on record late (core/kernel/actions.ts, a resumed ask): none for a dry run, a tool gone or arguments it no longer takes. */

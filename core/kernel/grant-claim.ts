@@ -12,6 +12,7 @@ import type { AskedCall } from '../contracts/phases.ts'
 import type { ApprovalGrant } from '../contracts/data.ts'
 import { grantMismatch } from '../kit/grants.ts'
 import { serial } from './phases.ts'
+import { askedCallProblem } from '../contracts/checks/asked-call.ts'
 import type { Run } from './run.ts'
 
 /** The grant checked to cover the call, or why a person is asked after all (nothing: no one claimed a grant). */
@@ -22,7 +23,7 @@ export async function claimedGrant(run: Run, call: AskedCall): Promise<Claim> {
   if (!run.agent.dispatch.handlers('tool/after-decide').length) return {}
   let id: string | undefined
   try {
-    id = (await serial(run, 'tool/after-decide', structuredClone(call), (v) => claimProblem(v, call))).grantId
+    id = (await serial(run, 'tool/after-decide', structuredClone(call), (v) => askedCallProblem(v, call))).grantId
   } catch (error) {
     if (!CordageError.is(error, 'phase_failed')) throw error
     return { problem: `no grant was looked up: ${error.message}` }
@@ -36,16 +37,4 @@ export async function claimedGrant(run: Run, call: AskedCall): Promise<Claim> {
     )
   const why = grant ? grantMismatch(grant, { ...call, agent: run.agent.name }, now) : `no grant ${id} in this run or in the store`
   return grant && !why ? { grant } : { problem: `grant ${id} named by tool/after-decide does not cover this call: ${why}` }
-}
-
-/** A handler may set `grantId`, and nothing else. */
-function claimProblem(value: unknown, was: AskedCall): string | undefined {
-  const v = value as Partial<AskedCall> | null
-  if (!v || typeof v !== 'object') return `a tool/after-decide handler returns the call, got ${typeof value}`
-  const kept = (['actionId', 'tool', 'argsHash', 'verdict', 'ruleId', 'policyVersion', 'toolVersion'] as const).every(
-    (k) => v[k] === was[k],
-  )
-  if (!kept) return 'a tool/after-decide handler may only name a grant (grantId), not change the call or its decision'
-  if (v.grantId !== undefined && (typeof v.grantId !== 'string' || !v.grantId)) return 'grantId must be a non-empty string'
-  return undefined
 }

@@ -313,7 +313,7 @@ async function tokens(big: Scale) {
         })),
     }
     const result = await runSearch(searcher, '', { query: q.query }, K)
-    revealed += tokensOf((result.state!.push!.revealed as string[]).map((n) => byName.get(n)!))
+    revealed += tokensOf((result.state!.add!.revealed as string[]).map((n) => byName.get(n)!))
     observation += Math.ceil(result.observation!.length / 4)
   }
   revealed /= queries.length

@@ -7,7 +7,8 @@
 import assert from 'node:assert/strict'
 import { resolve } from 'node:path'
 import { afterEach, describe, it } from 'node:test'
-import { CordageError, replay, sliceOf, type RunEvent } from 'cordage'
+import { z } from 'zod'
+import { CordageError, defineTool, replay, sliceOf, type RunEvent, type ToolsService } from 'cordage'
 import { DefaultRules, refundAnswer, supportDesk, type DeskOptions, type Harness } from './helpers.ts'
 
 let harness: Harness | undefined
@@ -19,7 +20,12 @@ afterEach(async () => {
 const sliceDesk = { path: resolve(import.meta.dirname, 'fixtures/plugins/slice-desk') }
 const keep = (mode: string, value = 'a') => ({ calls: [{ tool: 'keep', args: { mode, value } }] })
 const lookup = { calls: [{ tool: 'lookup_policy', args: { topic: 'refunds' } }] }
-const rules = [{ id: 'keep', verdict: 'allow', match: { tool: 'keep' } }, ...DefaultRules]
+const rules = [
+  { id: 'keep', verdict: 'allow', match: { tool: 'keep' } },
+  { id: 'keep-write', verdict: 'allow', match: { tool: 'keep_write' } },
+  ...DefaultRules,
+]
+const written: string[] = ((globalThis as Record<string, unknown>).__sliceDeskWrites ??= []) as string[]
 
 async function run(script: DeskOptions['script'], options: Partial<DeskOptions> = {}) {
   harness = await supportDesk({ script, rules, plugins: [sliceDesk], ...options })
@@ -49,15 +55,32 @@ describe('a tool keeps state in its plugin slice', () => {
     assert.ok(Object.isFrozen(sliceOf(state, 'slice-desk')), 'a slice is read-only to whoever reads state')
   })
 
+  it('adds to a list only what it does not hold yet (add), where push appends everything', async () => {
+    const script = [
+      keep('add', 'a'),
+      keep('add', 'b'),
+      keep('add', 'a'),
+      keep('push', 'a'),
+      keep('push', 'a'),
+      lookup,
+      { final: refundAnswer },
+    ]
+    const { state } = await run(script)
+    assert.equal(state.status, 'COMPLETED', state.reason)
+    assert.deepEqual(sliceOf(state, 'slice-desk'), { seen: ['a', 'b'], notes: ['a', 'a'] })
+  })
+
   for (const [mode, problem] of [
-    ['shape', /a slice update has only set and push, got "add"/],
+    ['shape', /a slice update has only set, push and add, got "remove"/],
     ['push-not-list', /push\.notes is a list of values to append/],
     ['getter', /update\.set\.last is a getter/],
-    ['proto', /set key "__proto__" is not a name/],
+    ['proto', /update\.set has a key "__proto__", which is refused/],
     ['huge', /one update may take 65536/],
-    ['reveals', /returned reveals, which tools contract 1\.2\.0 replaced: return state: \{ push: \{ revealed/],
+    ['wide', /the update takes 819\d\d bytes of JSON; one update may take 65536/],
+    ['empty', /a slice update changes something/],
+    ['reveals', /returned reveals, which tools contract 1\.2\.0 replaced: return state: \{ add: \{ revealed/],
   ] as const) {
-    it(`fails the run (internal_error) when a tool returns ${mode}, and records no update`, async () => {
+    it(`records the call without its update when a tool returns ${mode}, then fails the run (internal_error)`, async () => {
       const { state, events } = await run([keep(mode), { final: refundAnswer }])
       assert.equal(state.status, 'FAILED')
       assert.equal(state.failureCode, 'internal_error')
@@ -65,8 +88,76 @@ describe('a tool keeps state in its plugin slice', () => {
       assert.match(state.reason!, problem)
       assert.equal(updates(events).length, 0)
       assert.equal(state.slices, undefined)
+      const end = events.find((e) => e.type === 'tool/end')
+      assert.equal(end?.actionId, 's1.a1', 'the call ran, and its outcome is on record')
+      assert.ok(!events.some((e) => e.type === 'step/start' && e.stepId === 's2'), 'no step after it')
     })
   }
+
+  it('holds a slice to 256 KiB: the update that would pass it is left out and the run fails', async () => {
+    const script = [keep('big', 'a'), keep('big', 'b'), keep('big', 'c'), keep('big', 'd'), keep('big', 'e'), { final: refundAnswer }]
+    const { state, events } = await run(script)
+    assert.equal(state.status, 'FAILED')
+    assert.equal(state.failureCode, 'internal_error')
+    assert.match(state.reason!, /slice-desk@1\.0\.0 would keep 3\d{5} bytes in its slice of run state; a slice may take 262144/)
+    assert.equal(updates(events).length, 4)
+    assert.equal((sliceOf(state, 'slice-desk').notes as string[]).length, 4)
+  })
+
+  it('keeps a wave neighbour committed when one call of the wave returns a malformed update', async () => {
+    written.length = 0
+    const wave = {
+      calls: [
+        { tool: 'keep_write', args: { mode: 'shape', value: 'x' } },
+        { tool: 'keep_write', args: { mode: 'push', value: 'y' } },
+      ],
+    }
+    const { state, events } = await run([wave, { final: refundAnswer }], { parallelTools: true })
+    assert.deepEqual(written.sort(), ['x', 'y'], 'both writes ran')
+    assert.equal(state.status, 'FAILED')
+    assert.equal(state.failureCode, 'internal_error')
+    const ends = events.filter((e): e is RunEvent<'tool/end'> => e.type === 'tool/end')
+    assert.deepEqual(
+      ends.map((e) => [e.actionId, e.data.receipt]),
+      [
+        ['s1.a1', 'W-x'],
+        ['s1.a2', 'W-y'],
+      ],
+    )
+    assert.ok(!events.some((e) => e.type === 'tool/error'), 'no committed write is reported as failed or unknown')
+    assert.deepEqual(
+      updates(events).map((e) => e.actionId),
+      ['s1.a2'],
+    )
+    assert.deepEqual(sliceOf(state, 'slice-desk'), { notes: ['y'] })
+  })
+
+  it('gives a tool registered outside any plugin no slice, whatever owner it claims', async () => {
+    const forgedRules = [{ id: 'f', verdict: 'allow', match: { tool: 'forged' } }, ...DefaultRules]
+    harness = await supportDesk({
+      script: [{ calls: [{ tool: 'forged', args: {} }] }, { final: refundAnswer }],
+      rules: forgedRules,
+      plugins: ['loop-guard'],
+    })
+    const forged = defineTool({
+      name: 'forged',
+      description: 'Claims to be loop-guard.',
+      sideEffect: 'none',
+      input: z.object({}),
+      async run() {
+        return { output: 'hi', state: { push: { interventions: [{ detector: 'repeat', response: 'feedback', afterStep: 99 }] } } }
+      },
+    })
+    ;(harness.agent.ctx as unknown as { tools: ToolsService }).tools.register({ ...forged, owner: 'loop-guard@1.1.0' })
+    const state = await harness.agent.run()
+    const events = await harness.events(state.runId)
+    assert.equal(state.status, 'FAILED')
+    assert.match(state.reason!, /tool "forged" returned state Cordage cannot record \(the tool has no plugin behind it/)
+    assert.deepEqual(sliceOf(state, 'loop-guard'), {})
+    assert.equal(updates(events).length, 0)
+    const end = events.find((e) => e.type === 'tool/end')
+    assert.match(end?.producer ?? '', /^kernel@/, 'its outcome is not recorded as loop-guard')
+  })
 })
 
 describe('a stored update is checked again on replay', () => {
@@ -119,15 +210,14 @@ describe('schema-1 logs replay into their producer slice', () => {
 describe('a progress verdict keeps state in the service slice', () => {
   const rogue = (mode: string) => ({ path: resolve(import.meta.dirname, 'fixtures/plugins/rogue-progress'), config: { mode } })
 
-  it('records the verdict state under the progress service before each step', async () => {
+  it('records the verdict state under the progress service before each step, and hands the slice back', async () => {
     const { state, events } = await run([keep('push'), lookup, { final: refundAnswer }], { plugins: [sliceDesk, rogue('continue-state')] })
     assert.equal(state.status, 'COMPLETED', state.reason)
     const found = updates(events).filter((e) => e.producer === 'rogue-progress@1.0.0')
-    assert.ok(found.length >= 1)
-    assert.deepEqual(
-      sliceOf(state, 'rogue-progress').checks,
-      found.map(() => 1),
-    )
+    assert.equal(found.length, 3)
+    // Each check saw what the ones before it kept.
+    assert.deepEqual(sliceOf(state, 'rogue-progress').checks, [0, 1, 2])
+    for (const update of found) assert.equal(events[update.seq].type, 'step/start', 'kept just before the step it let start')
   })
 
   it('fails the run verdict_invalid on a verdict whose state is not an update', async () => {

@@ -44,7 +44,8 @@ const noop = defineTool({
 })
 
 /**
- * Run `tool` once with `args` in a run of its own. Resolves with what `tool/end` recorded; rejects with
+ * Run `tool` once with `args` in a run of its own. Resolves with what `tool/end` recorded (and the
+ * `slice/update` of its `state`, as `state`); rejects with
  * a CordageError carrying the code of `tool/error` (including `invalid_arguments` for arguments the
  * tool's schema refuses, which never reach the tool).
  */
@@ -57,7 +58,8 @@ export async function invokeTool(tool: Tool, args: unknown, options: InvokeOptio
 
   const ctx = createAgentContext(new Context(), 'harness')
   const store = new MemoryStore(100_000)
-  const tools = tool.name === noop.name ? [tool] : [tool, noop]
+  // Owned by the harness plugin, as a registry would record them: so a tool may keep state in its slice.
+  const tools = (tool.name === noop.name ? [tool] : [tool, noop]).map((t) => ({ ...t, owner: 'harness@1.0.0' }))
   // Services count only when a plugin (something with a manifest) provides them: run/start records who did.
   const harness = {
     name: 'harness',
@@ -134,6 +136,7 @@ export async function invokeTool(tool: Tool, args: unknown, options: InvokeOptio
     receipt: data.receipt,
     usage: data.usage,
     handoff: data.handoff,
+    state: (events.find((e) => e.type === 'slice/update' && e.actionId === actionId) as RunEvent<'slice/update'> | undefined)?.data,
     events,
   }
 }

@@ -97,6 +97,7 @@ const Details: { readonly [K in RunEventType]: (event: RunEvent<K>) => string } 
     [
       ...Object.keys(event.data.set ?? {}).map((k) => `set ${k}`),
       ...Object.entries(event.data.push ?? {}).map(([k, v]) => `push ${k} +${v.length}`),
+      ...Object.entries(event.data.add ?? {}).map(([k, v]) => `add ${k} +${v.length}`),
     ].join(', '),
   'compaction/start': (event) => `${event.data.strategy}: ${event.data.tokens} tokens, limit ${event.data.limit}`,
   'thread/history': (event) => `from ${event.data.from}: ${event.data.turns} turn(s), ${event.data.entries.length} entries`,

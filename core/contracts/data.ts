@@ -296,12 +296,14 @@ export interface Constraints {
 
 /**
  * A change a plugin makes to its own slice of run state (`RunState.slices[plugin]`), recorded as
- * `slice/update` under the plugin's name: `set` replaces keys, `push` appends to lists. The update
- * carries the values themselves, so a run's slices replay from its log without the plugin's code.
+ * `slice/update` under the plugin's name: `set` replaces keys, `push` appends to lists, `add` appends
+ * the values a list does not hold yet (compared as JSON). The update carries the values themselves, so
+ * a run's slices replay from its log without the plugin's code.
  */
 export interface SliceUpdate {
   set?: Record<string, unknown>
   push?: Record<string, unknown[]>
+  add?: Record<string, unknown[]>
 }
 
 /** Budget set aside before a model or tool call runs, settled with what it actually cost after. */

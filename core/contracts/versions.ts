@@ -50,5 +50,5 @@ export const KernelRequires: Record<string, string> = {
   store: '^2.2.0',
 }
 Object.freeze(KernelRequires)
-export const KernelOptional: Record<string, string> = { compactor: '^1.0.0', progress: '^1.0.0', guardrail: '^1.0.0', meter: '^1.0.0' }
+export const KernelOptional: Record<string, string> = { compactor: '^1.0.0', progress: '^2.0.0', guardrail: '^1.0.0', meter: '^1.0.0' }
 Object.freeze(KernelOptional)

@@ -67,7 +67,7 @@ export const ActionReducers: { readonly [K in ToolEventType]: Reducer<K> } = Obj
     const a = needAction(event, actionOf(state, event))
     // Schema 1 kept the names a tool revealed for the tools service; from 2 on the tool's plugin keeps them (slice/update).
     if (event.schema < 2 && event.data.reveals?.length)
-      applySlice(state, sliceName(event.producer), { push: { revealed: event.data.reveals } })
+      applySlice(state, sliceName(event.producer), { add: { revealed: event.data.reveals } })
     if (event.data.usage) {
       addUsage(state, event.data.usage)
       state.nestedSteps += event.data.usage.steps ?? 0

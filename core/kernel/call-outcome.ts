@@ -17,6 +17,7 @@ import { KernelProducer } from './version.ts'
 import { claimProblem } from './waits.ts'
 import { checkWaitsFor } from '../contracts/checks/waits.ts'
 import { resultSlice } from '../kit/slices.ts'
+import { recordSlice } from './slices.ts'
 import { resultHandoff, resultUsage } from '../contracts/checks/tool-result.ts'
 import { shapeResult } from './artifacts.ts'
 import type { ShapedResult } from '../contracts/phases.ts'
@@ -52,8 +53,10 @@ export interface FinishedCall {
 export async function recordSucceeded(run: Run, c: FinishedCall, result: ToolResult): Promise<Outcome> {
   const { action, tool, key } = c
   if (result.waitsFor !== undefined) return waitOn(run, c, result.waitsFor)
-  const usage = resultUsage(result.usage, tool.name)
-  const slice = resultSlice(result, tool)
+  // The call ran: what of its result the kernel cannot take is left out of the record, which is still
+  // made (a neighbour's committed write stays committed), and the run ends at the next boundary.
+  const usage = orDefer(run, () => resultUsage(result.usage, tool.name))
+  const slice = orDefer(run, () => resultSlice(result, tool))
   const asked = resultHandoff(result.handoff)
   // A handoff moves the run under another agent's policy: only to agents the preset lets this one
   // hand runs to, whichever tool asks. Another is dropped, and the model is told.
@@ -79,7 +82,8 @@ export async function recordSucceeded(run: Run, c: FinishedCall, result: ToolRes
     artifact: shaped.artifact,
     redacted: shaped.redacted,
   }
-  if (slice) run.rec.record('slice/update', slice, tool.owner as string, run.idsOf(action.id, c.startedSeq))
+  const unkept = slice && recordSlice(run, tool.owner as string, slice, run.idsOf(action.id, c.startedSeq))
+  if (unkept) run.defer(new CordageError('internal_error', unkept))
   const ended = run.rec.record('tool/end', data, tool.owner ?? KernelProducer, run.idsOf(action.id, c.startedSeq))
   if (tool.sideEffect !== 'none') {
     // Noted even when no cancel is known yet: one asked in another process may be found later (core/kernel/cancel-window.ts).
@@ -89,6 +93,15 @@ export async function recordSucceeded(run: Run, c: FinishedCall, result: ToolRes
     ])
   }
   return 'done'
+}
+
+function orDefer<T>(run: Run, take: () => T): T | undefined {
+  try {
+    return take()
+  } catch (error) {
+    run.defer(error)
+    return undefined
+  }
 }
 
 /**

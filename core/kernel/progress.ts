@@ -10,7 +10,8 @@ import { isControl } from './control.ts'
 import type { ServiceEntry } from './cordis.ts'
 import { checkProgressVerdict } from '../contracts/checks/progress.ts'
 import { own } from '../contracts/check.ts'
-import { checkSliceUpdate } from '../kit/slices.ts'
+import { checkSliceUpdate, sliceName, sliceOf } from '../kit/slices.ts'
+import { recordSlice } from './slices.ts'
 import type { Stop } from './flow.ts'
 import type { Run } from './run.ts'
 
@@ -18,7 +19,9 @@ import type { Run } from './run.ts'
 export async function checkProgress(run: Run, progress: ServiceEntry<ProgressService>): Promise<Stop | undefined> {
   let answer: unknown
   try {
-    answer = await run.ask('progress', progress.provider, () => progress.value.check({ state: run.view }))
+    answer = await run.ask('progress', progress.provider, () =>
+      progress.value.check({ state: run.view, slice: sliceOf(run.view, sliceName(progress.provider)) }),
+    )
   } catch (error) {
     if (isControl(error)) throw error
     return {
@@ -31,7 +34,10 @@ export async function checkProgress(run: Run, progress: ServiceEntry<ProgressSer
   const copy = own(answer)
   const checked = checkProgressVerdict(copy ?? answer)
   const kept = checked.ok && copy?.state !== undefined ? checkSliceUpdate(copy.state) : undefined
-  const problem = !checked.ok ? checked.problem : kept?.ok === false ? `state: ${kept.problem}` : undefined
+  const ids = { turnId: run.ids.turnId }
+  const problem = !checked.ok
+    ? checked.problem
+    : kept && (kept.ok ? recordSlice(run, progress.provider, kept.value, ids) : `state: ${kept.problem}`)
   if (problem || !checked.ok)
     return {
       end: 'FAILED',
@@ -39,13 +45,10 @@ export async function checkProgress(run: Run, progress: ServiceEntry<ProgressSer
       reason: `progress service ${progress.provider} answered something that is not a verdict: ${problem}`,
     }
   const verdict: ProgressVerdict = checked.value
-  if (kept?.ok) run.rec.record('slice/update', kept.value, progress.provider, { turnId: run.ids.turnId })
   if (verdict.kind === 'continue') return undefined
   const { detector, reason, thresholds } = verdict
   const text = verdict.kind === 'feedback' ? verdict.text : undefined
-  run.rec.record('step/no-progress', { detector, response: verdict.kind, reason, thresholds, text }, progress.provider, {
-    turnId: run.ids.turnId,
-  })
+  run.rec.record('step/no-progress', { detector, response: verdict.kind, reason, thresholds, text }, progress.provider, ids)
   if (verdict.kind === 'ask')
     return { pause: 'WAITING_USER', reason: verdict.question, checkpoint: 'user', detail: { code: 'no_progress' } }
   if (verdict.kind === 'stop') return { end: 'STOPPED', code: 'no_progress', reason: `${detector}: ${reason}` }

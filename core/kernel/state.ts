@@ -178,14 +178,10 @@ const Reducers: { readonly [K in RunEventType]: Reducer<K> } = Object.freeze({
   },
   'step/no-progress': (state, event) => {
     // Schema 1 kept the progress service's history for it; from 2 on the service keeps its own (slice/update).
-    if (event.schema < 2) {
-      const { detector, response } = event.data
-      applySlice(state, sliceName(event.producer), {
-        push: { interventions: [{ detector, response, afterStep: state.steps, seq: event.seq }] },
-      })
-    }
-    if (event.data.response === 'feedback' && event.data.text)
-      state.transcript.push(Object.freeze({ kind: 'feedback', text: event.data.text, seq: event.seq }))
+    const { detector, response, text } = event.data
+    const kept = { detector, response, afterStep: state.steps, seq: event.seq }
+    if (event.schema < 2) applySlice(state, sliceName(event.producer), { push: { interventions: [kept] } })
+    if (response === 'feedback' && text) state.transcript.push(Object.freeze({ kind: 'feedback', text, seq: event.seq }))
   },
   'slice/update': applySliceEvent,
   'step/context': nothing,

@@ -8,15 +8,12 @@ import { attemptsSince, interventionsIn, type Intervention } from './history.ts'
 import type { Config, DetectorConfig, Response } from './manifest.ts'
 
 export class LoopGuard implements ProgressService {
-  /** `slice`: the name of this plugin's slice of run state, where it keeps its interventions. */
-  constructor(
-    private readonly config: Config,
-    private readonly slice = 'loop-guard',
-  ) {}
+  constructor(private readonly config: Config) {}
 
-  check({ state }: ProgressCheck): ProgressVerdict {
+  check({ state, slice }: ProgressCheck): ProgressVerdict {
     const { repeat, oscillation, stagnation } = this.config
-    const past = interventionsIn(state, this.slice)
+    // Its past decisions, in the slice its verdicts keep them in (the kernel hands it back).
+    const past = interventionsIn(slice)
     const checks: [string, DetectorConfig, () => Finding | undefined][] = [
       ['repeat', repeat, () => repeated(attemptsSince(state, past, 'repeat'), repeat.times)],
       ['oscillation', oscillation, () => oscillating(attemptsSince(state, past, 'oscillation'), oscillation.cycles)],

@@ -3,7 +3,7 @@
  * a fingerprint of what was called and what came back. Reads run state only, so a resumed run is
  * judged exactly as the run that was interrupted.
  */
-import { hashArgs, sliceOf, type RunState } from 'cordage'
+import { hashArgs, type RunState } from 'cordage'
 
 export interface Attempt {
   /** The step it belongs to (1-based). */
@@ -24,9 +24,9 @@ export interface Intervention {
   afterStep: number
 }
 
-/** The guard's past decisions in this run, oldest first; an entry in another shape is skipped. */
-export function interventionsIn(state: Readonly<RunState>, slice: string): Intervention[] {
-  const kept = sliceOf(state, slice).interventions
+/** The guard's past decisions in this run, from its slice, oldest first; an entry in another shape is skipped. */
+export function interventionsIn(slice: Readonly<Record<string, unknown>>): Intervention[] {
+  const kept = slice.interventions
   if (!Array.isArray(kept)) return []
   return kept.filter(
     (i): i is Intervention => typeof i?.detector === 'string' && typeof i.response === 'string' && Number.isInteger(i.afterStep),

@@ -36,7 +36,7 @@ export default {
   version: '1.1.0',
   description:
     'Loop control: notices a run that repeats a call, oscillates between two, or stops finding anything new, and has the model re-plan, asks the user, or stops it.',
-  provides: { progress: '1.0.0' },
+  provides: { progress: '2.0.0' },
   config: Schema.object({
     repeat: detector(
       { times: Schema.natural().min(2).default(3).description('The same tool, arguments and outcome this many times.') },

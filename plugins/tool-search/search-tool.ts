@@ -1,7 +1,7 @@
 /**
  * @module tool-search/search-tool
  * `search_tools`, the one tool the model always sees. It lists matching tools compactly (name,
- * namespace, one line of description, score) and reveals them: it pushes their names to its plugin's
+ * namespace, one line of description, score) and reveals them: it adds their names to its plugin's
  * slice of run state (`ToolResult.state`, recorded in `slice/update`), and the tools service shows
  * them, with their full schemas, from the next step on. With `names` it loads tools the model already
  * knows by name.
@@ -88,7 +88,8 @@ export async function runSearch(
   return {
     output: { query, names, results: found },
     observation: [...head, ...notes].join('\n'),
-    state: found.length ? { push: { revealed: found.map((f) => f.name) } } : undefined,
+    // `add`: a tool found again is not listed twice in the slice.
+    state: found.length ? { add: { revealed: found.map((f) => f.name) } } : undefined,
   }
 }
 

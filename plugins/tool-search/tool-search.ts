@@ -134,7 +134,7 @@ export class ToolSearch extends Service implements ToolsService {
     if (typeof tool.invoke !== 'function' || typeof tool.input?.safeParse !== 'function') {
       throw new CordageError('invalid_input', `tool "${tool.name}" was not built with defineTool (it lacks invoke or input.safeParse)`)
     }
-    const registered: Tool = Object.freeze({ ...tool, owner: owner ?? tool.owner })
+    const registered: Tool = Object.freeze({ ...tool, owner })
     this.tools.set(tool.name, registered)
     this.index.add(registered)
     this.semantic?.add(registered)

@@ -33,7 +33,7 @@ export class ToolRegistry extends Service implements ToolsService {
     if (typeof tool.invoke !== 'function' || typeof tool.input?.safeParse !== 'function') {
       throw new CordageError('invalid_input', `tool "${tool.name}" was not built with defineTool (it lacks invoke or input.safeParse)`)
     }
-    const registered: Tool = Object.freeze({ ...tool, owner: pluginOf(caller) ?? tool.owner })
+    const registered: Tool = Object.freeze({ ...tool, owner: pluginOf(caller) })
     this.tools.set(tool.name, registered)
     this.visibleCache = undefined
     const remove = () => {

@@ -8,8 +8,11 @@
 import type { SliceUpdate } from '../data.ts'
 import type { RunState } from '../state.ts'
 
-/** 1.1.0: a verdict's `state` (its slice of run state) replaces `state.interventions` (issue 28). */
-export const ProgressContract = '1.1.0'
+/**
+ * 2.0.0 (issue 28): the service keeps its own history in its slice of run state (a verdict's `state`,
+ * handed back as `slice`); the kernel's `state.interventions` is gone.
+ */
+export const ProgressContract = '2.0.0'
 
 /** What a detector found: its name, why, and the thresholds it used (recorded with the decision). */
 export interface Stall {
@@ -36,6 +39,8 @@ export type ProgressVerdict = (
 
 export interface ProgressCheck {
   state: Readonly<RunState>
+  /** The service's own slice of run state (`RunState.slices[its plugin]`): what its verdicts kept with `state`. */
+  slice: Readonly<Record<string, unknown>>
 }
 
 export interface ProgressService {

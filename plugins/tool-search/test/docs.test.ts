@@ -54,7 +54,7 @@ describe('docs/guides/tool-search.md', () => {
       })
       const found = events.find((e): e is RunEvent<'tool/end'> => e.type === 'tool/end')!
       const update = events.find((e): e is RunEvent<'slice/update'> => e.type === 'slice/update')!
-      assert.deepEqual(update.data, { push: { revealed: ['lookup_policy', 'slow_lookup'] } })
+      assert.deepEqual(update.data, { add: { revealed: ['lookup_policy', 'slow_lookup'] } })
       assert.equal(update.actionId, found.actionId)
       const shown = page.match(/```\n(\d tool\(s\) you can call[\s\S]*?)\n```/)?.[1]
       assert.equal(found.data.observation, shown, 'the listing on the page is what search_tools printed')

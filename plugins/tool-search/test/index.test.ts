@@ -39,7 +39,7 @@ const at = (step: number, { revealed, ...extra }: Partial<RunState> & { revealed
 })
 /** What the search of `actionId` revealed: the names its slice/update pushed. */
 const revealedBy = (events: RunEvent[], actionId: string) =>
-  events.find((e): e is RunEvent<'slice/update'> => e.type === 'slice/update' && e.actionId === actionId)?.data.push?.revealed
+  events.find((e): e is RunEvent<'slice/update'> => e.type === 'slice/update' && e.actionId === actionId)?.data.add?.revealed
 const names = (tools: { name: string }[]) => tools.map((t) => t.name).sort()
 
 describe('tool-search: the visible set is not the registry', () => {

@@ -9,7 +9,7 @@ import type { RunEvent, RunEventType } from '../contracts/events.ts'
 import type { Usage } from '../contracts/data.ts'
 import type { ActionState, RunState } from '../contracts/state.ts'
 import { sliceName } from '../kit/slices.ts'
-import { applySlice } from './slices.ts'
+import { applySlice } from './slice-reducers.ts'
 
 /** One small handler per event type: what the event changes in state. */
 export type Reducer<K extends RunEventType> = (state: RunState, event: RunEvent<K>) => void

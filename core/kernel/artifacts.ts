@@ -56,6 +56,11 @@ export async function shapeResult(
 ): Promise<Shaped> {
   const { action, tool } = call
   const output = result.output ?? null
+  // Nothing to screen and nothing to keep apart: the result as it is, without an await.
+  if (!run.services.guardrail && !run.agent.dispatch.handlers('tool/shape-result').length) {
+    const seen = result.observation ?? render(output, run.options.observationChars)
+    return { output, observation: `${seen}${suffix}`, ledgerOutput: output }
+  }
   const screen = (text: string) => screenToolText(run, action, tool, text, call.causation, 'result')
   const shown = await screenToolValue(run, call, output, 'result')
   const own = result.observation === undefined ? undefined : await screen(result.observation)

@@ -45,12 +45,8 @@ export async function projectContext(run: Run, ids: EventIds): Promise<{ project
     const checked = checkProjection(answer)
     return checked.ok ? undefined : `a step/before-model handler answers { messages, tokens }: ${checked.problem}`
   })
-  run.rec.record(
-    'step/context',
-    { messages: projection.messages.length, tokens: projection.tokens, tools: run.visible.names },
-    context.provider,
-    ids,
-  )
+  const { messages, tokens } = projection
+  run.rec.record('step/context', { messages: messages.length, tokens, tools: run.visible.names }, context.provider, ids)
   return { projection, views }
 }
 

@@ -183,8 +183,8 @@ export class RunDriver implements Run {
    * shared store), so that one stored while this process could not look (a call blocked it) is acted on
    * here, at the next safe point, and not missed until the run has ended.
    */
-  async lookForCancel(): Promise<void> {
-    if (!this.cancelRequest && !this.lost) await this.ownership?.look()
+  lookForCancel(): Promise<void> | undefined {
+    if (!this.cancelRequest && !this.lost && this.ownership?.watching) return this.ownership.look()
   }
 
   private abortAll(error: CordageError, graceMs: number) {

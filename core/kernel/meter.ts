@@ -38,16 +38,17 @@ export function requireMeter(agent: string, meter: ServiceEntry | undefined, bud
   if (needs.length && !meter?.declared) throw new CordageError('service_missing', meterMissing(agent, needs))
 }
 
-/** At a boundary: the meter's bound. Undefined when the run goes on. */
+/** At a boundary, for a run with a meter (else {@link unmetered}): the meter's bound. Undefined when the run goes on. */
 export async function meterBound(run: Run): Promise<Stop | undefined> {
-  if (!run.services.meter) {
-    const needs = meteredBudgets(run.state.budgets)
-    const why = `${meterMissing(run.agent.name, needs)}; then resume`
-    return needs.length ? suspend(why, 'service_missing') : undefined
-  }
   const bound = await answer(run, 'check the budgets', (m) => m.check({ state: run.view }), checkMeterBound, 'a bound')
   if (bound instanceof CordageError) return { end: 'FAILED', code: control(bound).code, reason: bound.message }
   return bound.kind === 'stop' ? { end: 'STOPPED', code: bound.code, reason: bound.reason } : undefined
+}
+
+/** Without a meter: the run is suspended when it has token or cost budgets, which only a meter can hold. */
+export function unmetered(run: Run): Stop | undefined {
+  const needs = meteredBudgets(run.state.budgets)
+  return needs.length ? suspend(`${meterMissing(run.agent.name, needs)}; then resume`, 'service_missing') : undefined
 }
 
 const suspend = (reason: string, code: Code): Stop => ({ pause: 'SUSPENDED', reason, checkpoint: 'suspend', detail: { code } })

@@ -10,7 +10,7 @@
 import { actOn, actTogether } from './actions.ts'
 import { outOfSteps, overBudget } from './budget.ts'
 import type { Next } from './flow.ts'
-import { meterBound } from './meter.ts'
+import { meterBound, unmetered } from './meter.ts'
 import { finishOpenStep } from './open-step.ts'
 import { checkProgress } from './progress.ts'
 import { overThreadBudget } from './thread-budget.ts'
@@ -23,7 +23,9 @@ import type { Run } from './run.ts'
 export async function pass(run: Run): Promise<Next> {
   if (run.lost) throw run.lost
   if (run.deferred) throw run.deferred
-  await run.lookForCancel()
+  // Awaited only when there is something to look at: an await costs allocations on every pass.
+  const looking = run.lookForCancel()
+  if (looking) await looking
   if (run.cancelRequest) return endCancelled(run)
   if (run.suspendRequest) return pauseRun(run, 'SUSPENDED', run.suspendRequest.reason, 'suspend')
   const bound = overBudget(run.state.budgets, run.state, Date.now())
@@ -37,7 +39,7 @@ export async function pass(run: Run): Promise<Next> {
   }
   // Tokens and cost are the meter's to judge, with the step's services (core/kernel/meter.ts); a
   // thread's bound over all its turns stays the kernel's, checked after them as it always was.
-  const spent = await meterBound(run)
+  const spent = run.services.meter ? await meterBound(run) : unmetered(run)
   if (spent) return stop(run, spent)
   const thread = overThreadBudget(run.state)
   if (thread) return endRun(run, 'STOPPED', thread.code, thread.reason)

@@ -43,6 +43,7 @@ export async function veto(
   [action, tool, args, extra]: [ActionState, string, unknown, object],
   where: string,
 ): Promise<{ code: 'phase_refused' | 'phase_failed'; observation: string } | undefined> {
+  if (!run.agent.dispatch.handlers(name).length) return undefined
   const call = { actionId: action.id, tool, args, argsHash: action.argsHash, ...extra } as PhaseValue<typeof name>
   try {
     const reason = await bail(run, name, call)

@@ -73,7 +73,7 @@ export interface Run {
   /** Reject with `lease_lost` unless the lease is still this worker's: checked right before a side effect starts. */
   checkLease(): Promise<void>
   /** Look for a cancel asked in another process (a shared store). */
-  lookForCancel(): Promise<void>
+  lookForCancel(): Promise<void> | undefined
   /** Calls in flight (`on` while running), so cancellation can reach them. */
   track(call: ToolCall, on: boolean): void
   /** A side effect committed (`seq`: its tool/end) or was left unknown. */

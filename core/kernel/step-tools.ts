@@ -8,9 +8,9 @@ import { shownToolsProblem } from '../contracts/checks/tool-views.ts'
 import { serial } from './phases.ts'
 import type { Run } from './run.ts'
 
-export async function refreshTools(run: Run): Promise<void> {
+/** Nothing to wait for (undefined) when the list was asked for this step already: the common case, a few times a step. */
+export function refreshTools(run: Run): Promise<void> | undefined {
   const step = `s${run.state.steps}`
-  // Asked already this step: the common case, a few times a step, so it builds nothing.
   if (run.visible.step === step) return
   const tools = run.services.tools
   return run.visible.refresh(

@@ -58,6 +58,8 @@ export async function shapeResult(
   const output = result.output ?? null
   // Nothing to screen and nothing to keep apart: the result as it is, without an await.
   if (!run.services.guardrail && !run.agent.dispatch.handlers('tool/shape-result').length) {
+    // An output JSON cannot carry throws here, as screening (or rendering) it does, not later in the store.
+    if (result.observation !== undefined) JSON.stringify(output)
     const seen = result.observation ?? render(output, run.options.observationChars)
     return { output, observation: `${seen}${suffix}`, ledgerOutput: output }
   }

@@ -22,8 +22,8 @@ export type { Ticket, Grant, CallBinding } from '../contracts/data.ts'
 
 /** Issued tickets not yet redeemed are kept to this many; beyond it, expired ones are dropped first. */
 const PruneAbove = 1024
-/** Redeemed tickets remembered for a clearer refusal of a replay: the last 2,048 to 4,096. */
-const SpentGeneration = 2048
+/** Redeemed tickets remembered for a clearer refusal of a replay: at least the last 4,096 (at most 8,191). */
+const SpentGeneration = 4096
 
 /**
  * A book of tickets: what was issued and not yet used, and what was used. The kernel keeps one; a book
@@ -82,11 +82,8 @@ export class TicketBook {
     }
     if (known.ticket !== ticket) throw new CordageError('ticket_invalid', `ticket ${ticket.id} is a copy, not the ticket that was issued`)
     this.#issued.delete(ticket.id)
-    this.#spent.set(ticket.id, ticket)
-    if (this.#spent.size >= SpentGeneration) {
-      this.#spentBefore = this.#spent
-      this.#spent = new Map()
-    }
+    // A full generation becomes the one before, and the one before it is dropped whole.
+    if (this.#spent.set(ticket.id, ticket).size >= SpentGeneration) [this.#spentBefore, this.#spent] = [this.#spent, new Map()]
     if (now > ticket.expiresAt) throw new CordageError('ticket_expired', `ticket ${ticket.id} expired ${now - ticket.expiresAt} ms ago`)
     // The very object the ticket was issued for, deeply frozen, still has the hash it had then.
     const same =

@@ -109,6 +109,19 @@ describe('fuzz: tool arguments from the model', () => {
     const kept = await invokeTool(loose, JSON.parse('{"constructor":{"prototype":1}}'))
     assert.deepEqual(kept.output, { constructor: { prototype: 1 } })
   })
+
+  it('does not record an output JSON cannot carry, even when the tool gave its own observation', async () => {
+    for (const observation of [undefined, 'ten']) {
+      const big = defineTool({
+        name: 'big_output',
+        description: 'Returns a BigInt.',
+        sideEffect: 'none',
+        input: z.object({}),
+        run: () => ({ output: { n: 10n } as never, ...(observation ? { observation } : {}) }),
+      })
+      await assert.rejects(invokeTool(big, {}), /the run ended FAILED \(internal_error\)/, `observation ${observation}`)
+    }
+  })
 })
 
 describe('fuzz: HTTP bodies sent to the playground', () => {

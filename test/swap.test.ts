@@ -24,7 +24,8 @@ describe('plugin swap', () => {
   it('swaps between two steps of a live run: the step in flight finishes on the old version, the next uses the new', async () => {
     harness = await supportDesk({
       script: [
-        { tool: 'lookup_policy', args: { topic: 'refunds' }, delayMs: 80 },
+        // Long enough for the swap to load and wait at the gate before s1 ends, on a loaded CI machine too.
+        { tool: 'lookup_policy', args: { topic: 'refunds' }, delayMs: 500 },
         { tool: 'lookup_policy', args: { topic: 'shipping' } },
         { final: refundAnswer },
       ],

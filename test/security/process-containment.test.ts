@@ -38,7 +38,9 @@ function running(arg: string): number[] {
   for (const name of readdirSync('/proc')) {
     if (!/^\d+$/.test(name)) continue
     try {
-      if (readFileSync(`/proc/${name}/cmdline`, 'utf8').split('\0').includes(arg)) pids.push(Number(name))
+      // Not `setsid` itself: until it has made its session and exec'd the command, the group kill still reaches it.
+      const argv = readFileSync(`/proc/${name}/cmdline`, 'utf8').split('\0')
+      if (argv.includes(arg) && !argv[0].endsWith('setsid')) pids.push(Number(name))
     } catch {
       /* it ended */
     }

@@ -19,7 +19,7 @@ import { settleUnknown } from './unknown-effect.ts'
 import { footprintOf, mayRunBeside, waves } from './parallel.ts'
 import { asDefined } from './tool.ts'
 import { askGuardrail, Pass } from './verification.ts'
-import { veto } from './phases.ts'
+import { intercepted, veto } from './phases.ts'
 import { stop } from './ending.ts'
 import { refreshTools } from './step-tools.ts'
 import type { Run } from './run.ts'
@@ -96,11 +96,15 @@ async function askAgain(run: Run, action: ActionState): Promise<Next> {
  * `tool/before-decide` handlers), then decide (policy) and approve (core/kernel/admission.ts).
  */
 async function admit(run: Run, action: ActionState): Promise<Admitted> {
-  await refreshTools(run)
+  const refreshing = refreshTools(run)
+  if (refreshing) await refreshing
   const valid = validate(run, action)
   if ('refuse' in valid) return valid
-  const refused = await screen(run, action, valid.tool, valid.args)
-  if (refused) return refused
+  // Without a guardrail or a tool/before-decide handler there is nothing to screen, nor to wait for.
+  if (run.services.guardrail || intercepted(run, 'tool/before-decide')) {
+    const refused = await screen(run, action, valid.tool, valid.args)
+    if (refused) return refused
+  }
   if (action.dryRun) return admitDryRun(run, action, valid.tool, valid.args)
   return decidePolicy(run, action, valid.tool, valid.args)
 }
@@ -170,7 +174,8 @@ function follow(run: Run, action: ActionState, admitted: Admitted): Promise<Next
  * An action that must wait for a person ends the batch; it is put to them once the others ran.
  */
 export async function actTogether(run: Run): Promise<Next | undefined> {
-  await refreshTools(run)
+  const refreshing = refreshTools(run)
+  if (refreshing) await refreshing
   const batch: ActionState[] = []
   for (const id of run.state.pending) {
     const action = run.state.actions[id]
@@ -207,7 +212,8 @@ export async function actTogether(run: Run): Promise<Next | undefined> {
 }
 
 async function installedTool(run: Run, action: ActionState): Promise<Tool | undefined> {
-  await refreshTools(run)
+  const refreshing = refreshTools(run)
+  if (refreshing) await refreshing
   const tool = run.visible.byName.get(action.tool) ?? run.services.tools.value.get(action.tool)
   return tool && asDefined(tool)
 }

@@ -11,6 +11,7 @@ import type { Tool } from '../contracts/services/tools.ts'
 import type { ActionState } from '../contracts/state.ts'
 import type { PreviewOutcome } from '../contracts/data.ts'
 import { isControl } from './control.ts'
+import { isThenable } from './bounded.ts'
 import type { Authorized, Next } from './effects.ts'
 import { claimedGrant } from './grant-claim.ts'
 import { approvalUnder } from './approval.ts'
@@ -47,7 +48,8 @@ export interface AskPerson {
  */
 export async function decidePolicy(run: Run, action: ActionState, tool: Tool, args: unknown, dryRun = false): Promise<Admitted> {
   const policy = run.services.policy
-  const decision = await askPolicy(run, action, tool, args, dryRun)
+  const asking = askPolicy(run, action, tool, args, dryRun)
+  const decision = isThenable(asking) ? await asking : asking
   const policyVersion = policy.value.version
   const ids = run.idsOf(action.id, action.approval?.seq ?? action.proposedSeq)
   const recorded = run.rec.record(
@@ -72,39 +74,46 @@ export async function decidePolicy(run: Run, action: ActionState, tool: Tool, ar
 
 /**
  * The policy's decision on a call, checked strictly: a policy that throws or answers something that is
- * not a decision denies (fail closed), and so does an `ask` that names no one who may approve it.
+ * not a decision denies (fail closed), and so does an `ask` that names no one who may approve it. A
+ * policy that answers at once is judged at once: nothing to wait for.
  */
-async function askPolicy(run: Run, action: ActionState, tool: Tool, args: unknown, dryRun: boolean): Promise<PolicyDecision> {
+function askPolicy(run: Run, action: ActionState, tool: Tool, args: unknown, dryRun: boolean): PolicyDecision | Promise<PolicyDecision> {
   const policy = run.services.policy
+  const request = {
+    runId: run.runId,
+    agent: run.agent.name,
+    actionId: action.id,
+    tool,
+    args,
+    argsHash: action.argsHash,
+    state: run.view,
+    ...(dryRun ? { dryRun: true } : {}),
+  }
+  try {
+    const answer = run.ask('policy', policy.provider, () => policy.value.decide(request))
+    if (!isThenable(answer)) return judged(policy.provider, answer)
+    return answer.then(
+      (later) => judged(policy.provider, later),
+      (error) => policyFailed(error),
+    )
+  } catch (error) {
+    return policyFailed(error)
+  }
+}
+
+function judged(provider: string, answer: unknown): PolicyDecision {
   let decision: PolicyDecision
   try {
-    const answer = await run.ask('policy', policy.provider, () =>
-      policy.value.decide({
-        runId: run.runId,
-        agent: run.agent.name,
-        actionId: action.id,
-        tool,
-        args,
-        argsHash: action.argsHash,
-        state: run.view,
-        ...(dryRun ? { dryRun: true } : {}),
-      }),
-    )
     const checked = checkPolicyDecision(answer)
     decision = checked.ok
       ? checked.value
       : {
           verdict: 'deny',
           ruleId: 'policy-invalid',
-          reason: `policy ${policy.provider} answered something that is not a decision (verdict_invalid: ${checked.problem}); denied to fail closed`,
+          reason: `policy ${provider} answered something that is not a decision (verdict_invalid: ${checked.problem}); denied to fail closed`,
         }
   } catch (error) {
-    if (isControl(error)) throw error
-    decision = {
-      verdict: 'deny',
-      ruleId: 'policy-error',
-      reason: `policy failed, denied to fail closed: ${(error as Error)?.message ?? error}`,
-    }
+    return policyFailed(error)
   }
   // An `ask` nobody may answer would wait forever: deny it now, and say why.
   if (decision.verdict === 'ask' && decision.approvers?.length === 0) {
@@ -115,6 +124,12 @@ async function askPolicy(run: Run, action: ActionState, tool: Tool, args: unknow
     }
   }
   return decision
+}
+
+/** A policy that threw, or failed to answer in time: denied (fail closed); a control error (cancel, deadline) ends the run instead. */
+function policyFailed(error: unknown): PolicyDecision {
+  if (isControl(error)) throw error
+  return { verdict: 'deny', ruleId: 'policy-error', reason: `policy failed, denied to fail closed: ${(error as Error)?.message ?? error}` }
 }
 
 /** A call the policy wants approved: covered by a grant (approved at once, on record), or the run waits for a person. */

@@ -21,7 +21,7 @@ import type { ArtifactRef } from '../contracts/data.ts'
 import type { ResultShape } from '../contracts/phases.ts'
 import type { Tool, ToolResult } from '../contracts/services/tools.ts'
 import type { ActionState } from './state.ts'
-import { serial } from './phases.ts'
+import { intercepted, serial } from './phases.ts'
 import { checkResultShape, type ShapeAnswer } from '../contracts/checks/result-shape.ts'
 import { guardsOf, screenToolValue, type ScreenedValue } from './tool-texts.ts'
 import { screenToolText } from './tool-texts.ts'
@@ -47,7 +47,23 @@ export interface Shaped {
  * `suffix` is appended to the observation (a refused handoff; it names what the tool asked for, so it
  * is screened too). `render` renders an output the tool gave no observation for.
  */
-export async function shapeResult(
+export function shapeResult(
+  run: Run,
+  call: { action: ActionState; tool: Tool; causation: number },
+  result: ToolResult,
+  suffix: string,
+  render: (output: unknown, max: number) => string,
+): Shaped | Promise<Shaped> {
+  // Nothing to screen and nothing to keep apart: the result as it is, without a promise.
+  if (run.services.guardrail || intercepted(run, 'tool/shape-result')) return screenAndShape(run, call, result, suffix, render)
+  const output = result.output ?? null
+  // An output JSON cannot carry throws here, as screening (or rendering) it does, not later in the store.
+  if (result.observation !== undefined) JSON.stringify(output)
+  const seen = result.observation ?? render(output, run.options.observationChars)
+  return { output, observation: `${seen}${suffix}`, ledgerOutput: output }
+}
+
+async function screenAndShape(
   run: Run,
   call: { action: ActionState; tool: Tool; causation: number },
   result: ToolResult,
@@ -56,13 +72,6 @@ export async function shapeResult(
 ): Promise<Shaped> {
   const { action, tool } = call
   const output = result.output ?? null
-  // Nothing to screen and nothing to keep apart: the result as it is, without an await.
-  if (!run.services.guardrail && !run.agent.dispatch.handlers('tool/shape-result').length) {
-    // An output JSON cannot carry throws here, as screening (or rendering) it does, not later in the store.
-    if (result.observation !== undefined) JSON.stringify(output)
-    const seen = result.observation ?? render(output, run.options.observationChars)
-    return { output, observation: `${seen}${suffix}`, ledgerOutput: output }
-  }
   const screen = (text: string) => screenToolText(run, action, tool, text, call.causation, 'result')
   const shown = await screenToolValue(run, call, output, 'result')
   const own = result.observation === undefined ? undefined : await screen(result.observation)

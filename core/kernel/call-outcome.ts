@@ -22,7 +22,7 @@ import { resultHandoff, resultUsage } from '../contracts/checks/tool-result.ts'
 import { shapeResult } from './artifacts.ts'
 import type { ShapedResult } from '../contracts/phases.ts'
 import { jsonProblem } from '../kit/hash.ts'
-import { serial } from './phases.ts'
+import { intercepted, serial } from './phases.ts'
 import { screenFailure } from './tool-texts.ts'
 import type { Run } from './run.ts'
 
@@ -67,8 +67,9 @@ export async function recordSucceeded(run: Run, c: FinishedCall, result: ToolRes
       : ''
   // Plugins rewrite the result first (tool/before-end); the guardrail screens it, and what a plugin keeps
   // apart (tool/shape-result) is stored before tool/end names it (core/kernel/artifacts.ts).
-  const phased = await beforeEnd(run, action, tool, result)
-  const shaped = await shapeResult(run, { action, tool, causation: c.startedSeq }, phased, refused, observe)
+  const phased = intercepted(run, 'tool/before-end') ? await beforeEnd(run, action, tool, result) : result
+  const shaping = shapeResult(run, { action, tool, causation: c.startedSeq }, phased, refused, observe)
+  const shaped = shaping instanceof Promise ? await shaping : shaping
   const { observation } = shaped
   const data = {
     tool: tool.name,
@@ -110,7 +111,6 @@ function orDefer<T>(run: Run, take: () => T): T | undefined {
  * run ends at the next boundary (fail closed).
  */
 async function beforeEnd(run: Run, action: ActionState, tool: Tool, result: ToolResult): Promise<ToolResult> {
-  if (!run.agent.dispatch.handlers('tool/before-end').length) return result
   const value: ShapedResult = {
     actionId: action.id,
     tool: tool.name,

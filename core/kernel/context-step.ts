@@ -10,9 +10,10 @@ import type { Projection } from '../contracts/services/context.ts'
 import type { ToolView } from '../contracts/services/tools.ts'
 import type { ServiceEntry } from './cordis.ts'
 import { isControl } from './control.ts'
+import { isThenable } from './bounded.ts'
 import type { EventIds } from './recorder.ts'
 import { checkProjection } from '../contracts/checks/context.ts'
-import { serial } from './phases.ts'
+import { intercepted, serial } from './phases.ts'
 import { refreshTools } from './step-tools.ts'
 import type { Run } from './run.ts'
 import type { Stop } from './flow.ts'
@@ -20,13 +21,12 @@ import type { Stop } from './flow.ts'
 /** The step's projection and the tools shown with it, or how the run stops when it cannot have one. */
 export async function projectContext(run: Run, ids: EventIds): Promise<{ projection: Projection; views: ToolView[] } | Stop> {
   const { context, compactor } = run.services
-  await refreshTools(run)
+  const refreshing = refreshTools(run)
+  if (refreshing) await refreshing
   const views = run.visible.views
 
-  const assembled = checkProjection(
-    await run.ask('context', context.provider, () => context.value.assemble({ state: run.view, tools: views })),
-    run.checkedMessages,
-  )
+  const asking = run.ask('context', context.provider, () => context.value.assemble({ state: run.view, tools: views }))
+  const assembled = checkProjection(isThenable(asking) ? await asking : asking, run.checkedMessages)
   if (!assembled.ok)
     return {
       end: 'FAILED',
@@ -41,10 +41,11 @@ export async function projectContext(run: Run, ids: EventIds): Promise<{ project
     if (run.cancelRequest) return { cancelled: true }
   }
   // `step/before-model` handlers may change what the model reads; what they answer is checked whole.
-  projection = await serial(run, 'step/before-model', projection, (answer) => {
-    const checked = checkProjection(answer)
-    return checked.ok ? undefined : `a step/before-model handler answers { messages, tokens }: ${checked.problem}`
-  })
+  if (intercepted(run, 'step/before-model'))
+    projection = await serial(run, 'step/before-model', projection, (answer) => {
+      const checked = checkProjection(answer)
+      return checked.ok ? undefined : `a step/before-model handler answers { messages, tokens }: ${checked.problem}`
+    })
   const { messages, tokens } = projection
   run.rec.record('step/context', { messages: messages.length, tokens, tools: run.visible.names }, context.provider, ids)
   return { projection, views }

@@ -98,7 +98,8 @@ export async function executeWave(run: Run, jobs: readonly Authorized[]): Promis
     queue.push({ action, tool, policyVersion, causation, key, takeover })
   }
   // Every call of the wave reserves at once, before any starts: all of them fit, or none starts.
-  const refused = await reserveWave(run, queue)
+  const reserving = reserveWave(run, queue)
+  const refused = reserving && (await reserving)
   if (refused) return stop(run, refused)
   while (queue.length) {
     const started: Started[] = []
@@ -112,7 +113,8 @@ export async function executeWave(run: Run, jobs: readonly Authorized[]): Promis
     }
     try {
       // The model's decision, the policy decisions and the intents are durable before any tool runs.
-      await run.flush(intent)
+      const writing = run.flush(intent)
+      if (writing) await writing
     } catch (error) {
       if (!CordageError.is(error, 'effect_exists') && !CordageError.is(error, 'idempotency_conflict')) throw error
       await recoverLostKeyRace(run, started.length)
@@ -262,7 +264,8 @@ async function finish(run: Run, s: Started, settled: PromiseSettledResult<ToolRe
     const count = (n: unknown) => Number(n) || 0
     const u = { inputTokens: count(usage?.inputTokens), outputTokens: count(usage?.outputTokens), costUsd: count(usage?.costUsd) }
     // A meter that fails here ends the run at the next boundary: the outcomes of the wave are recorded first.
-    const unsettled = await settleCall(run, s.reservation, u)
+    const settling = settleCall(run, s.reservation, u)
+    const unsettled = settling && (await settling)
     if (unsettled) run.defer(unsettled)
   }
   return outcome

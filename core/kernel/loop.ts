@@ -212,13 +212,19 @@ export class RunDriver implements Run {
   }
 
   /** Flush under the lease, with a snapshot of state when one is due ({@link snapshotDue}). */
-  async flush(effects?: EffectWrite[]): Promise<void> {
+  flush(effects?: EffectWrite[]): Promise<void> | undefined {
     if (this.lost) throw this.lost
     const snapshot = snapshotDue(this.state.lastSeq, this.lastSnapshot, this.store().snapshotEvery)
       ? { version: StateVersion, state: this.state }
       : undefined
-    await this.rec.flush(effects, snapshot)
-    if (snapshot) this.lastSnapshot = this.state.lastSeq
+    // A store that appends synchronously (the memory store) leaves nothing to wait for: no promise then.
+    const written = this.rec.flush(effects, snapshot)
+    if (!snapshot) return written
+    if (!written) this.lastSnapshot = this.state.lastSeq
+    else
+      return written.then(() => {
+        this.lastSnapshot = this.state.lastSeq
+      })
   }
 
   /** Drive until the run pauses or ends. Resolves with the state it stopped in. */

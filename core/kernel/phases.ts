@@ -37,13 +37,24 @@ export async function bail<N extends PhaseName>(run: Run, name: N, value: PhaseV
  * closes it: `phase_refused` with the reason, or `phase_failed` when a handler threw or answered
  * nonsense (fail closed); undefined when it may go on. `where` says where it was stopped ("before policy").
  */
-export async function veto(
+export function veto(
+  run: Run,
+  name: 'tool/before-decide' | 'tool/before-execute',
+  call: [ActionState, string, unknown, object],
+  where: string,
+): Promise<Vetoed | undefined> | undefined {
+  // Nothing to wait for without a handler: the caller then does not await at all.
+  return run.agent.dispatch.handlers(name).length ? vetoBy(run, name, call, where) : undefined
+}
+
+type Vetoed = { code: 'phase_refused' | 'phase_failed'; observation: string }
+
+async function vetoBy(
   run: Run,
   name: 'tool/before-decide' | 'tool/before-execute',
   [action, tool, args, extra]: [ActionState, string, unknown, object],
   where: string,
-): Promise<{ code: 'phase_refused' | 'phase_failed'; observation: string } | undefined> {
-  if (!run.agent.dispatch.handlers(name).length) return undefined
+): Promise<Vetoed | undefined> {
   const call = { actionId: action.id, tool, args, argsHash: action.argsHash, ...extra } as PhaseValue<typeof name>
   try {
     const reason = await bail(run, name, call)
@@ -54,15 +65,29 @@ export async function veto(
   }
 }
 
+/** Whether the run's agent has a handler for phase `name`: without one, the caller need not enter the phase (nor await). */
+export function intercepted(run: Run, name: PhaseName): boolean {
+  return run.agent.dispatch.handlers(name).length > 0
+}
+
 /** A serial phase's value after every handler had its say; each replacement must pass `check` (a problem, or undefined). */
-export async function serial<N extends PhaseName>(
+export function serial<N extends PhaseName>(
   run: Run,
   name: N,
   value: PhaseValue<N>,
   check: (value: unknown) => string | undefined,
-): Promise<PhaseValue<N>> {
+): PhaseValue<N> | Promise<PhaseValue<N>> {
   const handlers = run.agent.dispatch.handlers(name)
-  if (!handlers.length) return value
+  return handlers.length ? serialBy(run, name, handlers, value, check) : value
+}
+
+async function serialBy<N extends PhaseName>(
+  run: Run,
+  name: N,
+  handlers: ReturnType<Run['agent']['dispatch']['handlers']>,
+  value: PhaseValue<N>,
+  check: (value: unknown) => string | undefined,
+): Promise<PhaseValue<N>> {
   let current = value
   for (const { callback, provider } of handlers) {
     const answer = await call(run, name, provider, () => callback(sealed(current), info(run)))

@@ -69,7 +69,7 @@ export interface Run {
   /** A service's answer, bounded in time (`serviceTimeouts`), by the deadline and by cancellation. */
   ask<T>(service: TimedService, provider: string, call: () => T | Promise<T>): T | Promise<T>
   /** Flush buffered events (with these ledger writes) under the run's lease. */
-  flush(effects?: EffectWrite[]): Promise<void>
+  flush(effects?: EffectWrite[]): Promise<void> | undefined
   /** Reject with `lease_lost` unless the lease is still this worker's: checked right before a side effect starts. */
   checkLease(): Promise<void>
   /** Look for a cancel asked in another process (a shared store). */

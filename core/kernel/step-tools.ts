@@ -8,7 +8,7 @@ import { shownToolsProblem } from '../contracts/checks/tool-views.ts'
 import { serial } from './phases.ts'
 import type { Run } from './run.ts'
 
-/** Nothing to wait for (undefined) when the list was asked for this step already: the common case, a few times a step. */
+/** Nothing to wait for (undefined) when the list was asked for this step already, or when the service and the handlers answer at once. */
 export function refreshTools(run: Run): Promise<void> | undefined {
   const step = `s${run.state.steps}`
   if (run.visible.step === step) return

@@ -28,7 +28,8 @@ export async function runStep(run: Run, fresh: boolean): Promise<Next> {
   if (!('projection' in projected)) return stop(run, projected)
   const { projection, views } = projected
   // The meter sets the call's cost aside first, or the run suspends before it (core/kernel/meter.ts).
-  const refused = await reserveModelCall(run, model.value, projection.tokens, index)
+  const reserving = reserveModelCall(run, model.value, projection.tokens, index)
+  const refused = reserving && (await reserving)
   if (refused) return stop(run, refused)
 
   const response = await callModel(run, model, projection.messages, views, index)
@@ -40,7 +41,8 @@ export async function runStep(run: Run, fresh: boolean): Promise<Next> {
     model.provider,
     run.idsOf(undefined, run.state.lastSeq),
   )
-  const unsettled = await settleModelCall(run, response.usage)
+  const settling = settleModelCall(run, response.usage)
+  const unsettled = settling && (await settling)
   if (unsettled) throw unsettled
 
   if (decision.kind === 'tool_calls') {

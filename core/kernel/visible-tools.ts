@@ -14,6 +14,7 @@ import { toView, type Tool, type ToolView } from '../contracts/services/tools.ts
 import type { ShownTools } from '../contracts/phases.ts'
 import { asDefined } from './tool.ts'
 import { offersDryRun } from './dry-run.ts'
+import { isThenable } from './bounded.ts'
 
 /**
  * What one visible list comes to. Runs share it, so all of it is frozen (the arrays are typed as the
@@ -48,11 +49,26 @@ export class VisibleTools {
 
   /**
    * Ask (`ask`, the tools service's `visible`) for step `step`, unless it was asked already, and pass
-   * the views by `show` (the run's tools/before-show handlers, core/kernel/step-tools.ts).
+   * the views by `show` (the run's tools/before-show handlers, core/kernel/step-tools.ts). Nothing to
+   * wait for (undefined) when both answer at once, as the registry and a step without handlers do.
    */
-  async refresh(step: string, provider: string, ask: () => unknown, show: (was: ShownTools) => Promise<ShownTools>): Promise<void> {
+  refresh(
+    step: string,
+    provider: string,
+    ask: () => unknown,
+    show: (was: ShownTools) => ShownTools | Promise<ShownTools>,
+  ): Promise<void> | undefined {
     if (this.#step === step) return
-    const visible = await ask()
+    const visible = ask()
+    return isThenable(visible) ? visible.then((v) => this.#take(step, provider, v, show)) : this.#take(step, provider, visible, show)
+  }
+
+  #take(
+    step: string,
+    provider: string,
+    visible: unknown,
+    show: (was: ShownTools) => ShownTools | Promise<ShownTools>,
+  ): Promise<void> | undefined {
     if (!Array.isArray(visible))
       throw new CordageError(
         'verdict_invalid',
@@ -65,8 +81,12 @@ export class VisibleTools {
       this.#built = derived.views
       this.names = derived.names
     }
-    const was = { views: this.#built }
-    const { views } = await show(was)
+    const shown = show({ views: this.#built })
+    if (!isThenable(shown)) return this.#show(step, shown.views)
+    return shown.then(({ views }) => this.#show(step, views))
+  }
+
+  #show(step: string, views: ToolView[]): undefined {
     this.#step = step
     if (views === this.#shown) return
     // A handler's list is copied once (frozen), and again only when it hands out another one.

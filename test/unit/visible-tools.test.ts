@@ -78,11 +78,30 @@ describe('VisibleTools', () => {
     assert.equal(visible.views, views)
   })
 
-  it('refuses an answer that is not a list', async () => {
-    await assert.rejects(
-      new VisibleTools().refresh('s1', 'odd', () => 'tools', asBuilt),
-      { code: 'verdict_invalid' },
+  it('refuses an answer that is not a list, given at once or later', async () => {
+    assert.throws(() => new VisibleTools().refresh('s1', 'odd', () => 'tools', asBuilt), { code: 'verdict_invalid' })
+    await assert.rejects(new VisibleTools().refresh('s1', 'odd', async () => 'tools', asBuilt) as Promise<void>, {
+      code: 'verdict_invalid',
+    })
+  })
+
+  it('waits only when the service or a handler answers later', async () => {
+    const list = [tool('a')]
+    const atOnce = (was: ShownTools) => was
+    const visible = new VisibleTools()
+    assert.equal(
+      visible.refresh('s1', 'test', () => list, atOnce),
+      undefined,
     )
+    assert.equal(visible.step, 's1')
+    const later = visible.refresh('s2', 'test', async () => list, atOnce)
+    assert.ok(later instanceof Promise)
+    await later
+    const shownLater = visible.refresh('s3', 'test', () => list, asBuilt)
+    assert.ok(shownLater instanceof Promise)
+    assert.equal(visible.step, 's2')
+    await shownLater
+    assert.equal(visible.step, 's3')
   })
 })
 

@@ -18,7 +18,7 @@ type ToolEventType = Extract<RunEventType, `tool/${string}`>
 export const ActionReducers: { readonly [K in ToolEventType]: Reducer<K> } = Object.freeze({
   'tool/proposed': (state, event) => {
     const id = need(event, event.actionId)
-    state.actions[id] = {
+    const action: ActionState = {
       id,
       stepId: need(event, event.stepId),
       tool: event.data.tool,
@@ -26,16 +26,19 @@ export const ActionReducers: { readonly [K in ToolEventType]: Reducer<K> } = Obj
       argsHash: event.data.argsHash,
       callId: event.data.callId,
       argsError: event.data.argsError,
-      ...(event.data.dryRun ? { dryRun: true } : {}),
       proposedSeq: event.seq,
       status: 'proposed',
       attempts: 0,
     }
+    // Set, not spread in: a conditional spread in a literal takes V8's slow path, at every proposal.
+    if (event.data.dryRun) action.dryRun = true
+    state.actions[id] = action
     state.pending.push(id)
     state.stepActions++
     const t = state.transcript
     const last = t[t.length - 1]
-    if (last?.kind === 'assistant') t[t.length - 1] = Object.freeze({ ...last, actionIds: Object.freeze([...last.actionIds, id]) })
+    if (last?.kind === 'assistant')
+      t[t.length - 1] = Object.freeze(Object.assign({}, last, { actionIds: Object.freeze([...last.actionIds, id]) }))
   },
   'tool/decision': (state, event) => {
     const a = needAction(event, actionOf(state, event))

@@ -16,6 +16,7 @@ import { KernelProducer } from './version.ts'
 import { pauseRun, stop, stopOrGoOn } from './ending.ts'
 import { verifyAnswer } from './verification.ts'
 import type { Run } from './run.ts'
+import type { RunEventMap } from '../contracts/events.ts'
 
 /** Run a step: a new one, or (`fresh` false) the open one again, when its model call never got an answer on record. */
 export async function runStep(run: Run, fresh: boolean): Promise<Next> {
@@ -53,19 +54,15 @@ export async function runStep(run: Run, fresh: boolean): Promise<Next> {
       const { args, dryRun } = splitDryRun(deepFreeze(run.rec.scrub(call.args)), run.visible.dryRuns.has(call.name))
       // Arguments that are not plain JSON are refused before anyone judges them (hash.ts, jsonProblem).
       const argsError = call.argsError ?? jsonProblem(args)
-      run.rec.record(
-        'tool/proposed',
-        {
-          tool: call.name,
-          args,
-          argsHash: argsError === undefined ? digestArgs(args) : hashAnyway(args),
-          callId: call.callId,
-          argsError,
-          ...(dryRun ? { dryRun } : {}),
-        },
-        KernelProducer,
-        run.idsOf(`${ids.stepId}.a${i + 1}`, responded.seq),
-      )
+      const proposed: RunEventMap['tool/proposed'] = {
+        tool: call.name,
+        args,
+        argsHash: argsError === undefined ? digestArgs(args) : hashAnyway(args),
+        callId: call.callId,
+        argsError,
+      }
+      if (dryRun) proposed.dryRun = dryRun
+      run.rec.record('tool/proposed', proposed, KernelProducer, run.idsOf(`${ids.stepId}.a${i + 1}`, responded.seq))
     })
     return 'continue'
   }

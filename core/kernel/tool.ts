@@ -53,11 +53,16 @@ export function defineTool<A>(def: ToolDefinition<A>): Tool {
     preview: def.preview && previewOnParsed(def.name, def.input, def.preview),
     ...(def.enforces ? { enforces: Object.freeze([...def.enforces]) } : {}),
     ...(def.cost ? { cost: Object.freeze({ ...def.cost }) } : {}),
-    async invoke(ticket, args, io) {
-      redeemTicket(ticket, { runId: io.runId, actionId: io.actionId, tool: def.name, args, target: identity })
-      const parsed = def.input.safeParse(args)
-      if (!parsed.success) throw new CordageError('invalid_arguments', `arguments for ${def.name} do not match its schema`)
-      return await body(parsed.data, io)
+    // Not an async function: a body that answers at once is wrapped once, not awaited in a frame of its own.
+    invoke(ticket, args, io) {
+      try {
+        redeemTicket(ticket, { runId: io.runId, actionId: io.actionId, tool: def.name, args, target: identity })
+        const parsed = def.input.safeParse(args)
+        if (!parsed.success) throw new CordageError('invalid_arguments', `arguments for ${def.name} do not match its schema`)
+        return Promise.resolve(body(parsed.data, io))
+      } catch (error) {
+        return Promise.reject(error)
+      }
     },
   } satisfies Tool)
   definitions.set(

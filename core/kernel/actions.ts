@@ -9,7 +9,7 @@
 import { CordageError } from '../contracts/errors.ts'
 import type { Tool } from '../contracts/services/tools.ts'
 import type { ActionState } from '../contracts/state.ts'
-import { type Admitted, type AskPerson, askPerson, decidePolicy, pauseForApproval, previewFor } from './admission.ts'
+import { type Admitted, type AskPerson, askPerson, decidePolicy, previewFor, waitForApproval } from './admission.ts'
 import { closeRefused, refuse, reject, type Refused } from './reject.ts'
 import { runDryRun } from './preview.ts'
 import { asRead, dryRunProblem } from './dry-run.ts'
@@ -86,8 +86,8 @@ function stillHolds(run: Run, action: ActionState, tool: Tool): boolean {
 /** Asked, but the request was never put on record (the rest of its step ran first and paused, or the process stopped): put it now. */
 async function askAgain(run: Run, action: ActionState): Promise<Next> {
   const d = action.decision
-  if (action.requestedSeq !== undefined || !d) return pauseForApproval(run, action)
-  return pauseForApproval(run, action, { ...d, preview: await previewFor(run, action, await installedTool(run, action)) })
+  if (action.requestedSeq !== undefined || !d) return stop(run, waitForApproval(action))
+  return stop(run, waitForApproval(action, { ...d, preview: await previewFor(run, action, await installedTool(run, action)) }))
 }
 
 /**
@@ -163,7 +163,7 @@ async function resumeDryRun(run: Run, action: ActionState, tool: Tool): Promise<
 /** What admitting an action came to, acted on: run it, wait for a person, or close it unrun. */
 function follow(run: Run, action: ActionState, admitted: Admitted): Promise<Next> | Next {
   if ('run' in admitted) return executeWave(run, [admitted.run])
-  if ('ask' in admitted) return askPerson(run, admitted.ask)
+  if ('ask' in admitted) return askPerson(run, admitted.ask).then((asked) => stop(run, asked))
   if ('refuse' in admitted) return closeRefused(run, action, admitted)
   return admitted.next
 }
@@ -208,7 +208,7 @@ export async function actTogether(run: Run): Promise<Next | undefined> {
     if (run.cancelRequest || run.reloaded) return 'continue'
     if ((await executeWave(run, wave)) === 'halt') return 'halt'
   }
-  return asked && !run.cancelRequest ? askPerson(run, asked) : 'continue'
+  return asked && !run.cancelRequest ? stop(run, await askPerson(run, asked)) : 'continue'
 }
 
 async function installedTool(run: Run, action: ActionState): Promise<Tool | undefined> {

@@ -18,9 +18,9 @@ import { approvalUnder } from './approval.ts'
 import { checkPolicyDecision } from '../contracts/checks/policy.ts'
 import { askPreview } from './preview.ts'
 import { KernelProducer } from './version.ts'
-import { pauseRun } from './ending.ts'
 import { refuse, type Refused } from './reject.ts'
 import type { Run } from './run.ts'
+import type { Stop } from './flow.ts'
 
 /**
  * What admitting an action comes to: run it, ask a person (once the rest of the step ran), close it
@@ -163,13 +163,16 @@ async function admitAsked(
   return { ask: { action, tool, args, decision, policyVersion, decidedSeq, dryRun, why: claim.problem ? `; ${claim.problem}` : '' } }
 }
 
-/** Decision → preview (tool/preview handlers) → checkpoint → request: whoever decides reads this record and nothing runs it again. */
+/**
+ * Decision → preview (tool/preview handlers) → the pause, as data: the caller acts on it (`stop`), which
+ * records the checkpoint, then the request. Whoever decides reads this record and nothing runs it again.
+ */
 export async function askPerson(
   run: Run,
   { action, tool, args, decision, policyVersion, decidedSeq, dryRun, why }: AskPerson,
-): Promise<Next> {
+): Promise<Stop> {
   const preview = dryRun ? undefined : await askPreview(run, action, tool, args, decidedSeq)
-  return pauseForApproval(run, action, { ...decision, policyVersion, toolVersion: tool.owner, preview }, why)
+  return waitForApproval(action, { ...decision, policyVersion, toolVersion: tool.owner, preview }, why)
 }
 
 /** What an approval request says of the decision that asked for it. */
@@ -177,8 +180,8 @@ type Asked = Pick<NonNullable<ActionState['decision']>, 'policyVersion' | 'ruleI
   preview?: PreviewOutcome
 }
 
-/** Pause for a person's approval of `action`, with the request put on record (none when it already is: a resumed ask). */
-export function pauseForApproval(run: Run, action: ActionState, asked?: Asked, why = ''): Promise<Next> {
+/** The pause for a person's approval of `action`, with the request to put on record (none when it already is: a resumed ask). */
+export function waitForApproval(action: ActionState, asked?: Asked, why = ''): Stop {
   const { tool, args, argsHash } = action
   const { policyVersion, ruleId, reason: decided, approvers, toolVersion, preview } = asked ?? ({} as Asked)
   const approval = asked && {
@@ -193,7 +196,7 @@ export function pauseForApproval(run: Run, action: ActionState, asked?: Asked, w
     ...(preview ? { preview } : {}),
   }
   const reason = `action ${action.id} (${tool}) waits for approval${asked ? `: ${decided}${why}` : ''}`
-  return pauseRun(run, 'WAITING_APPROVAL', reason, 'approval', { actionId: action.id, approval })
+  return { pause: 'WAITING_APPROVAL', reason, checkpoint: 'approval', detail: { actionId: action.id, approval } }
 }
 
 /** The preview for an approval request put on record late (core/kernel/actions.ts, a resumed ask): none for a dry run, a tool gone or arguments it no longer takes. */

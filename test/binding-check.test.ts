@@ -1,6 +1,6 @@
 /**
  * The kernel's side of version drift (core/kernel/drift.ts): the host hands a runtime its binding check
- * (core/host/drift.ts decides what differs and what to do); the kernel records the answer and refuses
+ * (core/kit/drift.ts decides what differs and what to do); the kernel records the answer and refuses
  * on a refused change, and a check that throws or answers garbage refuses too (fail closed), leaving the
  * run as it was. A runtime built without the host's check refuses every change not accepted.
  */

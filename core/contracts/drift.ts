@@ -1,7 +1,7 @@
 /**
  * @module drift
  * What a run is bound to (the plugins and content hashes it recorded), what differs from it when the
- * run goes on, and the narrow hook through which the host decides it (core/host/drift.ts). The kernel
+ * run goes on, and the narrow hook through which the host decides it (core/kit/drift.ts). The kernel
  * records the decision (run/version-drift) and refuses when any change is refused.
  */
 

@@ -21,7 +21,7 @@ import { loadPreset, type AgentSpec, type PluginRef, type Preset } from './prese
 import { planAgent, type AgentPlan } from './resolve.ts'
 import { applyLock, readLock } from './lock.ts'
 import { PluginHashes } from './plugin-hashes.ts'
-import { driftBinding } from './drift.ts'
+import { driftBinding } from '../kit/drift.ts'
 import { secretsOf } from './secrets.ts'
 import { KernelWriter } from '../kernel/store-writer.ts'
 import { MinSecretLength, Scrubber } from '../kit/secrets.ts'
@@ -222,7 +222,7 @@ export class Cordage {
    * The runtime that should continue `runId`: the agent's own, or, when plugins whose preset entry says
    * `onDrift: pin` differ from what the run started with and the recorded version is installed (with
    * the recorded content, when the run recorded hashes), a runtime built for this run with those
-   * plugins at their recorded versions. The rest of the drift decision (refuse, accept) is driftBinding's (host/drift.ts).
+   * plugins at their recorded versions. The rest of the drift decision (refuse, accept) is driftBinding's (kit/drift.ts).
    * @throws CordageError when a pinned plan cannot be resolved or started (for example the preset's
    *   config does not fit the recorded version)
    */

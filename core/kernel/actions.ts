@@ -174,8 +174,7 @@ function follow(run: Run, action: ActionState, admitted: Admitted): Promise<Next
  * An action that must wait for a person ends the batch; it is put to them once the others ran.
  */
 export async function actTogether(run: Run): Promise<Next | undefined> {
-  const refreshing = refreshTools(run)
-  if (refreshing) await refreshing
+  await refreshTools(run)
   const batch: ActionState[] = []
   for (const id of run.state.pending) {
     const action = run.state.actions[id]
@@ -212,8 +211,7 @@ export async function actTogether(run: Run): Promise<Next | undefined> {
 }
 
 async function installedTool(run: Run, action: ActionState): Promise<Tool | undefined> {
-  const refreshing = refreshTools(run)
-  if (refreshing) await refreshing
+  await refreshTools(run)
   const tool = run.visible.byName.get(action.tool) ?? run.services.tools.value.get(action.tool)
   return tool && asDefined(tool)
 }

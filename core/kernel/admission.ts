@@ -78,24 +78,12 @@ export async function decidePolicy(run: Run, action: ActionState, tool: Tool, ar
  * policy that answers at once is judged at once: nothing to wait for.
  */
 function askPolicy(run: Run, action: ActionState, tool: Tool, args: unknown, dryRun: boolean): PolicyDecision | Promise<PolicyDecision> {
-  const policy = run.services.policy
-  const request = {
-    runId: run.runId,
-    agent: run.agent.name,
-    actionId: action.id,
-    tool,
-    args,
-    argsHash: action.argsHash,
-    state: run.view,
-    ...(dryRun ? { dryRun: true } : {}),
-  }
+  const { value, provider } = run.services.policy
+  const { runId, view: state } = run
+  const request = { runId, agent: run.agent.name, actionId: action.id, tool, args, argsHash: action.argsHash, state }
   try {
-    const answer = run.ask('policy', policy.provider, () => policy.value.decide(request))
-    if (!isThenable(answer)) return judged(policy.provider, answer)
-    return answer.then(
-      (later) => judged(policy.provider, later),
-      (error) => policyFailed(error),
-    )
+    const answer = run.ask('policy', provider, () => value.decide(dryRun ? { ...request, dryRun } : request))
+    return isThenable(answer) ? answer.then((later) => judged(provider, later), policyFailed) : judged(provider, answer)
   } catch (error) {
     return policyFailed(error)
   }

@@ -25,7 +25,7 @@ export interface AgentOptions {
   hashes?: Record<string, string>
   /**
    * What differs from the plugins a run is bound to, and what is decided for each, when the run goes on
-   * (the host's, core/host/drift.ts: the preset's `onDrift`, and the plugins pinned for one run). Without
+   * (the host's, core/kit/drift.ts: the preset's `onDrift`, and the plugins pinned for one run). Without
    * it every change the command does not accept (`acceptDrift`) is refused.
    */
   binding?: BindingCheck

@@ -47,15 +47,10 @@ export interface Shaped {
  * `suffix` is appended to the observation (a refused handoff; it names what the tool asked for, so it
  * is screened too). `render` renders an output the tool gave no observation for.
  */
-export function shapeResult(
-  run: Run,
-  call: { action: ActionState; tool: Tool; causation: number },
-  result: ToolResult,
-  suffix: string,
-  render: (output: unknown, max: number) => string,
-): Shaped | Promise<Shaped> {
+export function shapeResult(...args: Parameters<typeof screenAndShape>): Shaped | Promise<Shaped> {
+  const [run, , result, suffix, render] = args
   // Nothing to screen and nothing to keep apart: the result as it is, without a promise.
-  if (run.services.guardrail || intercepted(run, 'tool/shape-result')) return screenAndShape(run, call, result, suffix, render)
+  if (run.services.guardrail || intercepted(run, 'tool/shape-result')) return screenAndShape(...args)
   const output = result.output ?? null
   // An output JSON cannot carry throws here, as screening (or rendering) it does, not later in the store.
   if (result.observation !== undefined) JSON.stringify(output)
@@ -117,7 +112,7 @@ async function screenAndShape(
 
 /** The raw result, secrets scrubbed, as an audit-only artifact. */
 function rawCopy(run: Run, actionId: string, output: unknown): Promise<ArtifactRef> {
-  const raw = run.scrub(output)
+  const raw = run.rec.scrub(output)
   const text = typeof raw === 'string' ? raw : (JSON.stringify(raw) ?? 'null')
   const mediaType = typeof raw === 'string' ? 'text/plain; charset=utf-8' : 'application/json'
   return run.putArtifact({ actionId, bytes: Buffer.from(text, 'utf8'), mediaType, visibility: 'audit' })
@@ -126,8 +121,8 @@ function rawCopy(run: Run, actionId: string, output: unknown): Promise<ArtifactR
 /** What an artifact of the result would hold: what the guardrail let through, scrubbed as events are. */
 function storedForm(run: Run, shown: ScreenedValue): { content: string; json: boolean } {
   const json = typeof shown.value !== 'string'
-  if (shown.action === 'redact') return { content: run.scrub(shown.text), json }
-  const value = run.scrub(shown.value)
+  if (shown.action === 'redact') return { content: run.rec.scrub(shown.text), json }
+  const value = run.rec.scrub(shown.value)
   if (value === shown.value && !shown.guard) return { content: shown.text, json }
   return { content: typeof value === 'string' ? value : (JSON.stringify(value) ?? 'null'), json }
 }

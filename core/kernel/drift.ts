@@ -1,7 +1,7 @@
 /**
  * @module drift
  * What the kernel enforces of version drift: the host decides what differs from the plugins a run is
- * bound to and what to do about each (core/host/drift.ts, handed in as a {@link BindingCheck}); the
+ * bound to and what to do about each (its rules in core/kit/drift.ts, handed in as a {@link BindingCheck}); the
  * kernel checks that answer (a throw or garbage refuses), records it as run/version-drift and refuses
  * as `version_drift` when any change is refused. A runtime the host gave no check refuses every change
  * the command does not accept.
@@ -10,6 +10,7 @@ import { CordageError } from '../contracts/errors.ts'
 import type { RunState } from '../contracts/state.ts'
 import type { BindingCheck, DriftChange, DriftCommand, PluginSet } from '../contracts/drift.ts'
 import { checkDriftChanges } from '../contracts/checks/drift.ts'
+import { driftBinding } from '../kit/drift.ts'
 import { KernelProducer } from './version.ts'
 import { turn } from './command-ids.ts'
 import type { Run } from './run.ts'
@@ -29,17 +30,8 @@ export function bindingChanges(check: BindingCheck | undefined, runId: string, r
   )
 }
 
-/** Without the host's check: each plugin that differs (in version, or in content where both hashes are known) is refused unless accepted. */
-const strictBinding: BindingCheck = (recorded, current, accept) =>
-  [...new Set([...Object.keys(recorded.plugins), ...Object.keys(current.plugins)])].sort().flatMap((plugin) => {
-    const [from, to] = [
-      Object.hasOwn(recorded.plugins, plugin) ? recorded.plugins[plugin] : undefined,
-      Object.hasOwn(current.plugins, plugin) ? current.plugins[plugin] : undefined,
-    ]
-    const [fromHash, toHash] = [recorded.hashes?.[plugin], current.hashes?.[plugin]]
-    if (from === to && (fromHash === undefined || toHash === undefined || fromHash === toHash)) return []
-    return [{ plugin, from, to, ...(fromHash || toHash ? { fromHash, toHash } : {}), decision: accept ? 'accepted' : 'refused' } as const]
-  })
+/** Without the host's check, its rules without pins or `onDrift`: each plugin that differs is refused unless accepted. */
+const strictBinding: BindingCheck = driftBinding({})
 
 /**
  * Record the decision (nothing when nothing changed); throw `version_drift` when any change is refused.

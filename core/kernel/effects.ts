@@ -98,8 +98,7 @@ export async function executeWave(run: Run, jobs: readonly Authorized[]): Promis
     queue.push({ action, tool, policyVersion, causation, key, takeover })
   }
   // Every call of the wave reserves at once, before any starts: all of them fit, or none starts.
-  const reserving = reserveWave(run, queue)
-  const refused = reserving && (await reserving)
+  const refused = run.services.meter ? await reserveWave(run, queue) : undefined
   if (refused) return stop(run, refused)
   while (queue.length) {
     const started: Started[] = []
@@ -113,8 +112,7 @@ export async function executeWave(run: Run, jobs: readonly Authorized[]): Promis
     }
     try {
       // The model's decision, the policy decisions and the intents are durable before any tool runs.
-      const writing = run.flush(intent)
-      if (writing) await writing
+      await run.flush(intent)
     } catch (error) {
       if (!CordageError.is(error, 'effect_exists') && !CordageError.is(error, 'idempotency_conflict')) throw error
       await recoverLostKeyRace(run, started.length)
@@ -259,13 +257,12 @@ async function finish(run: Run, s: Started, settled: PromiseSettledResult<ToolRe
   const outcome =
     settled.status === 'fulfilled' ? await recordSucceeded(run, call, settled.value) : await recordFailed(run, call, settled.reason)
   // The action ended (not another attempt, not an effect still unknown): settle what it reserved.
-  if (s.reservation && outcome !== 'retry' && !run.state.pending.includes(action.id)) {
+  if (s.reservation && run.services.meter && outcome !== 'retry' && !run.state.pending.includes(action.id)) {
     const usage = settled.status === 'fulfilled' ? settled.value?.usage : undefined
     const count = (n: unknown) => Number(n) || 0
     const u = { inputTokens: count(usage?.inputTokens), outputTokens: count(usage?.outputTokens), costUsd: count(usage?.costUsd) }
     // A meter that fails here ends the run at the next boundary: the outcomes of the wave are recorded first.
-    const settling = settleCall(run, s.reservation, u)
-    const unsettled = settling && (await settling)
+    const unsettled = await settleCall(run, s.reservation, u)
     if (unsettled) run.defer(unsettled)
   }
   return outcome

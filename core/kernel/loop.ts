@@ -220,11 +220,8 @@ export class RunDriver implements Run {
     // A store that appends synchronously (the memory store) leaves nothing to wait for: no promise then.
     const written = this.rec.flush(effects, snapshot)
     if (!snapshot) return written
-    if (!written) this.lastSnapshot = this.state.lastSeq
-    else
-      return written.then(() => {
-        this.lastSnapshot = this.state.lastSeq
-      })
+    const taken = () => void (this.lastSnapshot = this.state.lastSeq)
+    return written ? written.then(taken) : taken()
   }
 
   /** Drive until the run pauses or ends. Resolves with the state it stopped in. */
@@ -274,10 +271,6 @@ export class RunDriver implements Run {
     this.storeEntry = read.store
     this.servicesVersion = this.agent.servicesVersion
     return undefined
-  }
-
-  scrub<T>(value: T): T {
-    return this.rec.scrub(value)
   }
 
   /** Store a blob under this run with the kernel's writer (content-addressed: storing it again adds only a listing). */

@@ -53,30 +53,24 @@ export function unmetered(run: Run): Stop | undefined {
 
 const suspend = (reason: string, code: Code): Stop => ({ pause: 'SUSPENDED', reason, checkpoint: 'suspend', detail: { code } })
 
-/**
- * Before a model call: reserve it, or suspend. A model reservation still open (the process stopped
- * during the call) is kept. Like every call to the meter here, nothing to wait for (undefined) without one.
- */
-export function reserveModelCall(
-  run: Run,
-  model: ModelService,
-  contextTokens: number,
-  step: number,
-): Promise<Stop | undefined> | undefined {
-  if (!run.services.meter || openReservation(run.state, 'model')) return undefined
+/** Before a model call: reserve it, or suspend. A model reservation still open (the process stopped during the call) is kept. */
+export function reserveModelCall(run: Run, model: ModelService, contextTokens: number, step: number): Promise<Stop | undefined> {
+  if (openReservation(run.state, 'model')) return Promise.resolve(undefined)
   const call: MeterCall = { kind: 'model', step, contextTokens, maxOutputTokens: model.maxOutputTokens, prices: model.prices }
   return reserve(run, [call], run.state.lastSeq)
 }
 
 /** Before a wave starts: reserve every call of it at once, or suspend before any starts. */
-export function reserveWave(run: Run, jobs: readonly { action: { id: string }; tool: Tool }[]): Promise<Stop | undefined> | undefined {
-  if (!run.services.meter) return undefined
+export function reserveWave(run: Run, jobs: readonly { action: { id: string }; tool: Tool }[]): Promise<Stop | undefined> {
+  if (!run.services.meter) return NothingReserved
   const calls: MeterCall[] = jobs
     // Kept from an earlier attempt, or from before a crash (state holds it): not reserved twice.
     .filter(({ action }) => !openReservation(run.state, 'tool', action.id))
     .map(({ action, tool }) => ({ kind: 'tool', actionId: action.id, tool: tool.name, cost: tool.cost }))
   return reserve(run, calls, undefined)
 }
+
+const NothingReserved: Promise<undefined> = Promise.resolve(undefined)
 
 async function reserve(run: Run, calls: MeterCall[], causation: number | undefined): Promise<Stop | undefined> {
   if (!run.services.meter || !calls.length) return undefined
@@ -96,11 +90,8 @@ async function reserve(run: Run, calls: MeterCall[], causation: number | undefin
  * Settle an open reservation with what its call reported. Returns the error the run must end with
  * when the meter failed (the caller ends it where it may), undefined when settled or nothing to settle.
  */
-export function settleCall(run: Run, reservation: Reservation | undefined, usage: Usage): Promise<CordageError | undefined> | undefined {
-  return reservation && run.services.meter ? settle(run, reservation, usage) : undefined
-}
-
-async function settle(run: Run, reservation: Reservation, usage: Usage): Promise<CordageError | undefined> {
+export async function settleCall(run: Run, reservation: Reservation | undefined, usage: Usage): Promise<CordageError | undefined> {
+  if (!reservation || !run.services.meter) return undefined
   const input = { state: run.view, reservation: { ...reservation }, usage: { ...usage } }
   const actual = await answer(run, 'settle', (m) => m.settle(input), checkSettlement, 'a settlement')
   if (actual instanceof CordageError) return actual
@@ -110,7 +101,7 @@ async function settle(run: Run, reservation: Reservation, usage: Usage): Promise
 }
 
 /** After the model answered: settle its reservation with the usage it reported. */
-export function settleModelCall(run: Run, usage: Usage): Promise<CordageError | undefined> | undefined {
+export function settleModelCall(run: Run, usage: Usage): Promise<CordageError | undefined> {
   return settleCall(run, openReservation(run.state, 'model'), usage)
 }
 

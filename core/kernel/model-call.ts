@@ -41,16 +41,8 @@ export async function callModel(
     // Streamed pieces go to listeners as previews, only if someone listens: nothing here is durable.
     const onDelta = run.agent.streaming() ? previews(run, model.provider, ids.stepId!, attempt) : undefined
     try {
-      const answer = model.value.respond({
-        runId: run.runId,
-        stepId: ids.stepId!,
-        stepIndex: index,
-        messages,
-        tools,
-        signal: signal.signal,
-        onDelta,
-      })
-      // What the stream held back goes out once the call is over; without listeners there is nothing to give out.
+      const asked = { runId: run.runId, stepId: ids.stepId!, stepIndex: index, messages, tools, signal: signal.signal, onDelta }
+      const answer = model.value.respond(asked)
       const response = await (onDelta ? answer.finally(() => onDelta.end()) : answer)
       const problem = checkResponse(response)
       if (problem) throw new CordageError('model_invalid_response', problem)

@@ -8,6 +8,7 @@
  * run with `service_timeout`, as any service the loop asks.
  */
 import { CordageError } from '../contracts/errors.ts'
+import { describe } from '../contracts/check.ts'
 import type { PhaseInfo, PhaseName, PhaseValue } from '../contracts/phases.ts'
 import type { ActionState } from '../contracts/state.ts'
 import { deepFreeze } from '../kit/freeze.ts'
@@ -26,7 +27,7 @@ export async function bail<N extends PhaseName>(run: Run, name: N, value: PhaseV
     if (answer === undefined || answer === null) continue
     const reason = (answer as { refuse?: unknown }).refuse
     if (typeof reason !== 'string' || !reason.trim())
-      throw failed(name, provider, `a ${name} handler answers undefined or { refuse: "reason" }, got ${quoted(answer)}`)
+      throw failed(name, provider, `a ${name} handler answers undefined or { refuse: "reason" }, got ${describe(answer)}`)
     return reason
   }
   return undefined
@@ -37,24 +38,13 @@ export async function bail<N extends PhaseName>(run: Run, name: N, value: PhaseV
  * closes it: `phase_refused` with the reason, or `phase_failed` when a handler threw or answered
  * nonsense (fail closed); undefined when it may go on. `where` says where it was stopped ("before policy").
  */
-export function veto(
-  run: Run,
-  name: 'tool/before-decide' | 'tool/before-execute',
-  call: [ActionState, string, unknown, object],
-  where: string,
-): Promise<Vetoed | undefined> | undefined {
-  // Nothing to wait for without a handler: the caller then does not await at all.
-  return run.agent.dispatch.handlers(name).length ? vetoBy(run, name, call, where) : undefined
-}
-
-type Vetoed = { code: 'phase_refused' | 'phase_failed'; observation: string }
-
-async function vetoBy(
+export async function veto(
   run: Run,
   name: 'tool/before-decide' | 'tool/before-execute',
   [action, tool, args, extra]: [ActionState, string, unknown, object],
   where: string,
-): Promise<Vetoed | undefined> {
+): Promise<{ code: 'phase_refused' | 'phase_failed'; observation: string } | undefined> {
+  if (!run.agent.dispatch.handlers(name).length) return undefined
   const call = { actionId: action.id, tool, args, argsHash: action.argsHash, ...extra } as PhaseValue<typeof name>
   try {
     const reason = await bail(run, name, call)
@@ -65,29 +55,20 @@ async function vetoBy(
   }
 }
 
-/** Whether the run's agent has a handler for phase `name`: without one, the caller need not enter the phase (nor await). */
+/** Whether the run's agent has a handler for phase `name`: without one the caller skips the phase, and awaits nothing. */
 export function intercepted(run: Run, name: PhaseName): boolean {
   return run.agent.dispatch.handlers(name).length > 0
 }
 
 /** A serial phase's value after every handler had its say; each replacement must pass `check` (a problem, or undefined). */
-export function serial<N extends PhaseName>(
+export async function serial<N extends PhaseName>(
   run: Run,
   name: N,
-  value: PhaseValue<N>,
-  check: (value: unknown) => string | undefined,
-): PhaseValue<N> | Promise<PhaseValue<N>> {
-  const handlers = run.agent.dispatch.handlers(name)
-  return handlers.length ? serialBy(run, name, handlers, value, check) : value
-}
-
-async function serialBy<N extends PhaseName>(
-  run: Run,
-  name: N,
-  handlers: ReturnType<Run['agent']['dispatch']['handlers']>,
   value: PhaseValue<N>,
   check: (value: unknown) => string | undefined,
 ): Promise<PhaseValue<N>> {
+  const handlers = run.agent.dispatch.handlers(name)
+  if (!handlers.length) return value
   let current = value
   for (const { callback, provider } of handlers) {
     const answer = await call(run, name, provider, () => callback(sealed(current), info(run)))
@@ -130,12 +111,4 @@ async function call(run: Run, name: PhaseName, provider: string, handler: () => 
 
 function failed(name: PhaseName, provider: string, why: string): CordageError {
   return new CordageError('phase_failed', `the ${name} handler of ${provider} failed: ${why}`)
-}
-
-function quoted(value: unknown): string {
-  try {
-    return JSON.stringify(value)?.slice(0, 200) ?? String(value)
-  } catch {
-    return String(value)
-  }
 }

@@ -80,8 +80,6 @@ export interface Run {
   noteEffect(kind: 'committed' | 'unknown', effect: NotedEffect): void
   /** A control error met where the run cannot stop yet: it ends at the next boundary. */
   defer(error: unknown): void
-  /** The run's secrets scrubbed out of a value (the recorder's). */
-  scrub<T>(value: T): T
   /** Store a blob for this run and action with the kernel's writer. */
   putArtifact(artifact: { actionId: string; bytes: Uint8Array; mediaType: string; visibility: 'ui' | 'audit' }): Promise<ArtifactRef>
   /** Past the swap gate: in the step, its services read when they changed. Returns why the run cannot go on, or undefined. */

@@ -5,7 +5,7 @@
  * whose answer must keep the same tools in the same order.
  */
 import { shownToolsProblem } from '../contracts/checks/tool-views.ts'
-import { serial } from './phases.ts'
+import { intercepted, serial } from './phases.ts'
 import type { Run } from './run.ts'
 
 /** Nothing to wait for (undefined) when the list was asked for this step already, or when the service and the handlers answer at once. */
@@ -17,6 +17,6 @@ export function refreshTools(run: Run): Promise<void> | undefined {
     step,
     tools.provider,
     () => run.ask('tools', tools.provider, () => tools.value.visible({ state: run.view })),
-    (was) => serial(run, 'tools/before-show', was, (v) => shownToolsProblem(v, was)),
+    (was) => (intercepted(run, 'tools/before-show') ? serial(run, 'tools/before-show', was, (v) => shownToolsProblem(v, was)) : was),
   )
 }

@@ -29,8 +29,8 @@ export async function runStep(run: Run, fresh: boolean): Promise<Next> {
   if (!('projection' in projected)) return stop(run, projected)
   const { projection, views } = projected
   // The meter sets the call's cost aside first, or the run suspends before it (core/kernel/meter.ts).
-  const reserving = reserveModelCall(run, model.value, projection.tokens, index)
-  const refused = reserving && (await reserving)
+  // Without a meter there is nothing to reserve, nor to wait for; the same after the call.
+  const refused = run.services.meter ? await reserveModelCall(run, model.value, projection.tokens, index) : undefined
   if (refused) return stop(run, refused)
 
   const response = await callModel(run, model, projection.messages, views, index)
@@ -42,8 +42,7 @@ export async function runStep(run: Run, fresh: boolean): Promise<Next> {
     model.provider,
     run.idsOf(undefined, run.state.lastSeq),
   )
-  const settling = settleModelCall(run, response.usage)
-  const unsettled = settling && (await settling)
+  const unsettled = run.services.meter ? await settleModelCall(run, response.usage) : undefined
   if (unsettled) throw unsettled
 
   if (decision.kind === 'tool_calls') {

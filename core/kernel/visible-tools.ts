@@ -28,6 +28,9 @@ interface Derived {
   readonly names: string[]
 }
 
+/** The run's `tools/before-show` handlers, passed the views (core/kernel/step-tools.ts). */
+type Show = (was: ShownTools) => ShownTools | Promise<ShownTools>
+
 /** Built lists by the list the tools service returned; an entry goes when nothing holds its list any more. */
 const built = new WeakMap<readonly unknown[], Derived>()
 
@@ -52,38 +55,20 @@ export class VisibleTools {
    * the views by `show` (the run's tools/before-show handlers, core/kernel/step-tools.ts). Nothing to
    * wait for (undefined) when both answer at once, as the registry and a step without handlers do.
    */
-  refresh(
-    step: string,
-    provider: string,
-    ask: () => unknown,
-    show: (was: ShownTools) => ShownTools | Promise<ShownTools>,
-  ): Promise<void> | undefined {
+  refresh(step: string, provider: string, ask: () => unknown, show: Show): Promise<void> | undefined {
     if (this.#step === step) return
-    const visible = ask()
-    return isThenable(visible) ? visible.then((v) => this.#take(step, provider, v, show)) : this.#take(step, provider, visible, show)
-  }
-
-  #take(
-    step: string,
-    provider: string,
-    visible: unknown,
-    show: (was: ShownTools) => ShownTools | Promise<ShownTools>,
-  ): Promise<void> | undefined {
-    if (!Array.isArray(visible))
-      throw new CordageError(
-        'verdict_invalid',
-        `tools service ${provider} returned ${typeof visible} as the visible set, not a list of tools`,
-      )
-    if (visible !== this.#source) {
-      this.#source = visible
-      const derived = derive(visible as Tool[])
-      this.byName = derived.byName
-      this.#built = derived.views
-      this.names = derived.names
+    const take = (visible: unknown) => {
+      if (!Array.isArray(visible))
+        throw new CordageError(
+          'verdict_invalid',
+          `tools service ${provider} returned ${typeof visible} as the visible set, not a list of tools`,
+        )
+      if (visible !== this.#source) ({ byName: this.byName, views: this.#built, names: this.names } = derive((this.#source = visible)))
+      const shown = show({ views: this.#built })
+      return isThenable(shown) ? shown.then(({ views }) => this.#show(step, views)) : this.#show(step, shown.views)
     }
-    const shown = show({ views: this.#built })
-    if (!isThenable(shown)) return this.#show(step, shown.views)
-    return shown.then(({ views }) => this.#show(step, views))
+    const visible = ask()
+    return isThenable(visible) ? visible.then(take) : take(visible)
   }
 
   #show(step: string, views: ToolView[]): undefined {

@@ -1,9 +1,9 @@
 /**
- * core/host/drift.ts: which plugins differ from those a run started with, and the decision for each.
+ * core/kit/drift.ts: which plugins differ from those a run started with, and the decision for each.
  */
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { driftChanges, type DriftRules } from '../../core/host/drift.ts'
+import { driftChanges, type DriftRules } from '../../core/kit/drift.ts'
 
 const agent = (over: Partial<DriftRules> = {}): DriftRules => ({
   plugins: { a: '1.0.0', b: '2.0.0' },

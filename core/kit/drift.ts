@@ -1,10 +1,11 @@
 /**
- * @module host/drift
- * Version drift, decided by the host: which plugins differ (in version, or in content at the same
+ * @module kit/drift
+ * Version drift, as the host decides it (and the kernel, by the same rules, when the host gave no check): which plugins differ (in version, or in content at the same
  * version) from those a run started with, and what is decided for each before the run goes on.
  * `--accept-drift` accepts all; otherwise each plugin's `onDrift` (default refuse); a plugin the
  * runtime pins runs at the recorded version. The runtime records the decision as run/version-drift
- * and refuses as `version_drift` when any change is refused (core/kernel/drift.ts).
+ * and refuses as `version_drift` when any change is refused (core/kernel/drift.ts). Without the host's
+ * rules (no pins, no `onDrift`), every plugin that differs is refused unless accepted: the kernel's default.
  */
 import type { BindingCheck, DriftChange, DriftPolicy, PluginSet } from '../contracts/drift.ts'
 

@@ -461,6 +461,20 @@ describe('invariant 7: errors are classified by code', () => {
     assert.equal(harness.model().requests.length, 1)
   })
 
+  for (const streamed of [false, true])
+    it(`fails a model whose respond() answers without a promise (model_permanent), ${streamed ? 'with' : 'without'} a stream listener`, async () => {
+      harness = await supportDesk({ script: [{ final: 'x' }] })
+      // The contract's answer is a promise; a plain response is a broken model, whoever listens.
+      const model = harness.model() as unknown as { respond: () => unknown }
+      model.respond = () => ({ decision: { kind: 'final', text: 'x' }, usage: { inputTokens: 0, outputTokens: 0, costUsd: 0 } })
+      const stop = streamed ? harness.agent.ctx.on('model/delta', () => {}) : undefined
+      const state = await harness.agent.run('go')
+      stop?.()
+      assert.equal(state.status, 'FAILED')
+      assert.equal(state.failureCode, 'model_permanent')
+      assert.match(state.reason ?? '', /not a promise/)
+    })
+
   it('feeds a deterministic tool failure back to the model', async () => {
     harness = await supportDesk({
       script: [

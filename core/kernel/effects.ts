@@ -161,13 +161,13 @@ async function beforeExecute(run: Run, { action, tool, policyVersion, causation 
 }
 
 /** Execute: the wave's calls side by side; one call is awaited as it is (Promise.allSettled costs microseconds a step). */
-async function callAll(run: Run, started: Started[]): Promise<PromiseSettledResult<ToolResult>[]> {
+function callAll(run: Run, started: Started[]): Promise<PromiseSettledResult<ToolResult>[]> {
   if (started.length !== 1) return Promise.allSettled(started.map((s) => call(run, s)))
-  try {
-    return [{ status: 'fulfilled', value: await call(run, started[0]) }]
-  } catch (reason) {
-    return [{ status: 'rejected', reason }]
-  }
+  // In an executor: a call that throws before it starts settles as rejected, its outcome recorded like any failure.
+  return new Promise<ToolResult>((resolve) => resolve(call(run, started[0]))).then(
+    (value) => [{ status: 'fulfilled', value }],
+    (reason) => [{ status: 'rejected', reason }],
+  )
 }
 
 /** Prepare: record `tool/start` for one call (not yet flushed) with its ledger intent, if it has side effects. */

@@ -43,6 +43,8 @@ export async function callModel(
     try {
       const asked = { runId: run.runId, stepId: ids.stepId!, stepIndex: index, messages, tools, signal: signal.signal, onDelta }
       const answer = model.value.respond(asked)
+      // Not a promise is not a model answer (the contract's): it fails as any broken model does, streamed or not.
+      if (typeof answer?.then !== 'function') throw new TypeError(`respond() of ${model.provider} gave ${typeof answer}, not a promise`)
       const response = await (onDelta ? answer.finally(() => onDelta.end()) : answer)
       const problem = checkResponse(response)
       if (problem) throw new CordageError('model_invalid_response', problem)

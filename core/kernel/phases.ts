@@ -36,7 +36,8 @@ export async function bail<N extends PhaseName>(run: Run, name: N, value: PhaseV
 /**
  * A bail phase over an action (its call: `extra` beside the id, tool, arguments and their hash), as what
  * closes it: `phase_refused` with the reason, or `phase_failed` when a handler threw or answered
- * nonsense (fail closed); undefined when it may go on. `where` says where it was stopped ("before policy").
+ * nonsense (fail closed); undefined when it may go on (at once without a handler: bail asks no one).
+ * `where` says where it was stopped ("before policy").
  */
 export async function veto(
   run: Run,
@@ -44,7 +45,6 @@ export async function veto(
   [action, tool, args, extra]: [ActionState, string, unknown, object],
   where: string,
 ): Promise<{ code: 'phase_refused' | 'phase_failed'; observation: string } | undefined> {
-  if (!run.agent.dispatch.handlers(name).length) return undefined
   const call = { actionId: action.id, tool, args, argsHash: action.argsHash, ...extra } as PhaseValue<typeof name>
   try {
     const reason = await bail(run, name, call)

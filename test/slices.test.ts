@@ -9,6 +9,7 @@ import { resolve } from 'node:path'
 import { afterEach, describe, it } from 'node:test'
 import { z } from 'zod'
 import { CordageError, defineTool, replay, sliceOf, type RunEvent, type ToolsService } from 'cordage'
+import { replayFrom, StateVersion } from '../core/kernel/state.ts'
 import { DefaultRules, refundAnswer, supportDesk, type DeskOptions, type Harness } from './helpers.ts'
 
 let harness: Harness | undefined
@@ -53,6 +54,13 @@ describe('a tool keeps state in its plugin slice', () => {
     assert.deepEqual(sliceOf(state, 'tool-search'), {})
     assert.deepEqual(replay(state.runId, events).slices, state.slices)
     assert.ok(Object.isFrozen(sliceOf(state, 'slice-desk')), 'a slice is read-only to whoever reads state')
+    // Read back from a snapshot (a JSON copy, as a store keeps it): frozen all the same, and the same slices.
+    const snapshot = { seq: state.lastSeq, version: StateVersion, state: JSON.parse(JSON.stringify(state)) }
+    const loaded = replayFrom(state.runId, snapshot, [])!
+    assert.deepEqual(loaded.slices, state.slices)
+    const notes = (sliceOf(loaded, 'slice-desk') as { notes: string[] }).notes
+    assert.ok(Object.isFrozen(sliceOf(loaded, 'slice-desk')) && Object.isFrozen(notes), 'a slice from a snapshot is read-only too')
+    assert.throws(() => notes.push('c'), TypeError)
   })
 
   it('adds to a list only what it does not hold yet (add), where push appends everything', async () => {

@@ -63,6 +63,8 @@ export function replayFrom(
   if (snapshot.version !== StateVersion) return undefined
   const state = snapshot.state as RunState
   if (state.runId !== runId || state.lastSeq !== snapshot.seq) return undefined
+  // Frozen as the reducer leaves them: a slice changes only by its plugin's events, whoever holds the state.
+  if (state.slices) freezeData(state.slices)
   for (const event of events) apply(state, event)
   return state
 }

@@ -11,14 +11,11 @@
 import { createHook } from 'node:async_hooks'
 import { Session } from 'node:inspector/promises'
 import { buildHarness, runOnce } from './cordage.ts'
+import { numberArg } from './measure.ts'
 
-const arg = (name: string, fallback: number) => {
-  const i = process.argv.indexOf(name)
-  return i > 0 ? Number(process.argv[i + 1]) : fallback
-}
-const steps = arg('--steps', 50)
-const runs = arg('--runs', 100)
-const top = arg('--top', 20)
+const steps = numberArg('--steps', 50)
+const runs = numberArg('--runs', 100)
+const top = numberArg('--top', 20)
 
 const harness = await buildHarness()
 for (let i = 0; i < 100; i++) await runOnce(harness, steps)

@@ -91,6 +91,12 @@ function quantile(sorted: number[], q: number): number {
 }
 
 /** Forces a full collection; the bench runs under `node --expose-gc` and refuses to run without it. */
+/** The number after `name` on the command line (`--steps 50`), or `fallback` when it is not given. */
+export function numberArg(name: string, fallback: number): number {
+  const i = process.argv.indexOf(name)
+  return i > 0 ? Number(process.argv[i + 1]) : fallback
+}
+
 export function gc(): void {
   const collect = (globalThis as { gc?: () => void }).gc
   if (!collect) throw new Error('run the bench with node --expose-gc (npm run bench does)')

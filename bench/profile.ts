@@ -9,15 +9,12 @@
 import { writeFileSync } from 'node:fs'
 import { Session, type Profiler } from 'node:inspector/promises'
 import { cordageSubject } from './cordage.ts'
+import { numberArg } from './measure.ts'
 
-const arg = (name: string, fallback: number) => {
-  const i = process.argv.indexOf(name)
-  return i > 0 ? Number(process.argv[i + 1]) : fallback
-}
-const seconds = arg('--seconds', 4)
-const top = arg('--top', 30)
-const tools = arg('--tools', 1)
-const length = arg('--steps', 50)
+const seconds = numberArg('--seconds', 4)
+const top = numberArg('--top', 30)
+const tools = numberArg('--tools', 1)
+const length = numberArg('--steps', 50)
 const outAt = process.argv.indexOf('--out')
 
 const subject = await cordageSubject(200, tools)

@@ -75,7 +75,7 @@ async function screenAndShape(
   const tail = note?.text ?? ''
   const seen = own?.text ?? render(shown.guard ? shown.text : output, run.options.observationChars)
   const inline = { output: shown.value, observation: `${seen}${tail}`, ledgerOutput: shown.value, redacted: guard ? { guard } : undefined }
-  if (!run.agent.dispatch.handlers('tool/shape-result').length) return inline
+  if (!intercepted(run, 'tool/shape-result')) return inline
   const value: ResultShape = {
     actionId: action.id,
     tool: tool.name,

@@ -23,7 +23,7 @@ import { ToolCall } from './tool-call.ts'
 import { targetOf } from './tool.ts'
 import { KernelProducer } from './version.ts'
 import type { Next } from './flow.ts'
-import { veto } from './phases.ts'
+import { intercepted, veto } from './phases.ts'
 import { Checkpoints, recordFailed, recordSucceeded, type Consequence, type Outcome } from './call-outcome.ts'
 import { endRun, pauseRun, stop } from './ending.ts'
 import { cancelWait } from './waits.ts'
@@ -80,8 +80,7 @@ export async function executeWave(run: Run, jobs: readonly Authorized[]): Promis
     const { action, tool, policyVersion, causation } = jobs[i]
     // Without a tool/before-execute handler, no wait: the phase costs one lookup.
     const refused =
-      unheldConstraints(action, tool) ??
-      (run.agent.dispatch.handlers('tool/before-execute').length ? await beforeExecute(run, jobs[i]) : undefined)
+      unheldConstraints(action, tool) ?? (intercepted(run, 'tool/before-execute') ? await beforeExecute(run, jobs[i]) : undefined)
     if (refused) {
       closeRefused(run, action, refused)
       continue

@@ -11,7 +11,7 @@ import { CordageError } from '../contracts/errors.ts'
 import type { AskedCall } from '../contracts/phases.ts'
 import type { ApprovalGrant } from '../contracts/data.ts'
 import { grantMismatch } from '../kit/grants.ts'
-import { serial } from './phases.ts'
+import { intercepted, serial } from './phases.ts'
 import { askedCallProblem } from '../contracts/checks/asked-call.ts'
 import type { Run } from './run.ts'
 
@@ -20,7 +20,7 @@ export type Claim = { grant: ApprovalGrant } | { problem?: string }
 
 /** The grant a `tool/after-decide` handler names for `call`, checked (the handler sees a copy: what it changes is not checked). */
 export async function claimedGrant(run: Run, call: AskedCall): Promise<Claim> {
-  if (!run.agent.dispatch.handlers('tool/after-decide').length) return {}
+  if (!intercepted(run, 'tool/after-decide')) return {}
   let id: string | undefined
   try {
     id = (await serial(run, 'tool/after-decide', structuredClone(call), (v) => askedCallProblem(v, call))).grantId

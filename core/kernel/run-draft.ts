@@ -11,13 +11,13 @@ import { CordageError } from '../contracts/errors.ts'
 import type { RunDraft } from '../contracts/phases.ts'
 import { deepFreeze } from '../kit/freeze.ts'
 import { parseThreadId } from '../kit/thread-ids.ts'
-import { serial } from './phases.ts'
+import { intercepted, serial } from './phases.ts'
 import type { Run } from './run.ts'
 
 /** Whether a start asks the run/before-start handlers. Throws at once for a thread that is malformed, or that no handler could link. */
 export function draftHandled(run: Run, thread: string | undefined): boolean {
   if (thread !== undefined) parseThreadId(thread)
-  const handled = run.agent.dispatch.handlers('run/before-start').length > 0
+  const handled = intercepted(run, 'run/before-start')
   if (thread !== undefined && !handled) throw unsupported(run.agent.name, [])
   return handled
 }

@@ -28,22 +28,14 @@ export async function actOn(run: Run, action: ActionState): Promise<Next> {
   switch (action.status) {
     case 'proposed':
       return follow(run, action, await admit(run, action))
-    case 'denied':
-      return reject(
-        run,
-        action,
-        'policy_denied',
-        `Denied by policy (rule ${action.decision!.ruleId}): ${action.decision!.reason}`,
-        action.decision!.seq,
-      )
-    case 'rejected':
-      return reject(
-        run,
-        action,
-        'approval_rejected',
-        `Rejected by ${action.approval!.by}${action.approval!.reason ? `: ${action.approval!.reason}` : ''}`,
-        action.approval!.seq,
-      )
+    case 'denied': {
+      const { ruleId, reason, seq } = action.decision!
+      return reject(run, action, 'policy_denied', `Denied by policy (rule ${ruleId}): ${reason}`, seq)
+    }
+    case 'rejected': {
+      const { by, reason, seq } = action.approval!
+      return reject(run, action, 'approval_rejected', `Rejected by ${by}${reason ? `: ${reason}` : ''}`, seq)
+    }
     case 'allowed':
     case 'approved':
     case 'running':
@@ -60,21 +52,22 @@ async function resumeDecided(run: Run, action: ActionState): Promise<Next> {
   const tool = await installedTool(run, action)
   if (!tool) return reject(run, action, 'unknown_tool', `Tool "${action.tool}" is no longer installed.`)
   // A dry run never reaches the tool: only its preview runs, under a decision that still holds.
-  if (action.dryRun) return resumeDryRun(run, action, tool)
-  if (action.status === 'running') {
+  if (action.status === 'running' && !action.dryRun) {
     // The call started and no outcome was recorded: the process stopped while the tool ran.
     const settled = await settleUnknown(run, action, tool, keyOf(run.runId, action, tool), 'resume')
     if (settled === 'settled') return 'continue'
     if (settled !== 'retry') return stop(run, settled)
   }
-  if (!stillHolds(run, action, tool)) {
-    const parsed = tool.input.safeParse(action.args)
-    if (!parsed.success) return reject(run, action, 'invalid_arguments', `The arguments for ${tool.name} no longer match its schema.`)
-    return authorize(run, action, tool, parsed.data)
-  }
-  return executeWave(run, [
-    { action, tool, policyVersion: action.decision!.policyVersion, causation: action.approval?.seq ?? action.decision!.seq },
-  ])
+  const holds = stillHolds(run, action, tool)
+  if (holds && !action.dryRun)
+    return executeWave(run, [
+      { action, tool, policyVersion: action.decision!.policyVersion, causation: action.approval?.seq ?? action.decision!.seq },
+    ])
+  const parsed = tool.input.safeParse(action.args)
+  if (!parsed.success) return reject(run, action, 'invalid_arguments', `The arguments for ${tool.name} no longer match its schema.`)
+  if (!action.dryRun) return follow(run, action, await decidePolicy(run, action, tool, parsed.data))
+  if (holds) return runDryRun(run, action, tool, parsed.data, action.approval?.seq ?? action.decision!.seq)
+  return follow(run, action, await admitDryRun(run, action, tool, parsed.data))
 }
 
 /** A decision (and an approval) holds only under the policy and the tool version it was made for. */
@@ -152,14 +145,6 @@ async function admitDryRun(run: Run, action: ActionState, tool: Tool, args: unkn
   return { next: await runDryRun(run, action, tool, args, admitted.run.causation) }
 }
 
-/** A dry run resumed from its decision (or approval): under the same policy and tool version its preview runs, else it is decided again. */
-async function resumeDryRun(run: Run, action: ActionState, tool: Tool): Promise<Next> {
-  const parsed = tool.input.safeParse(action.args)
-  if (!parsed.success) return reject(run, action, 'invalid_arguments', `The arguments for ${tool.name} no longer match its schema.`)
-  if (!stillHolds(run, action, tool)) return follow(run, action, await admitDryRun(run, action, tool, parsed.data))
-  return runDryRun(run, action, tool, parsed.data, action.approval?.seq ?? action.decision!.seq)
-}
-
 /** What admitting an action came to, acted on: run it, wait for a person, or close it unrun. */
 function follow(run: Run, action: ActionState, admitted: Admitted): Promise<Next> | Next {
   if ('run' in admitted) return executeWave(run, [admitted.run])
@@ -214,9 +199,4 @@ async function installedTool(run: Run, action: ActionState): Promise<Tool | unde
   await refreshTools(run)
   const tool = run.visible.byName.get(action.tool) ?? run.services.tools.value.get(action.tool)
   return tool && asDefined(tool)
-}
-
-/** Ask policy about an action whose arguments passed the tool's schema (`args` is the parsed form), and act on the answer. */
-async function authorize(run: Run, action: ActionState, tool: Tool, args: unknown): Promise<Next> {
-  return follow(run, action, await decidePolicy(run, action, tool, args))
 }

@@ -52,23 +52,11 @@ export async function decidePolicy(run: Run, action: ActionState, tool: Tool, ar
   const decision = isThenable(asking) ? await asking : asking
   const policyVersion = policy.value.version
   const ids = run.idsOf(action.id, action.approval?.seq ?? action.proposedSeq)
-  const recorded = run.rec.record(
-    'tool/decision',
-    {
-      verdict: decision.verdict,
-      ruleId: decision.ruleId,
-      policyVersion,
-      reason: decision.reason,
-      approvers: decision.approvers,
-      toolVersion: tool.owner,
-      ...(decision.constraints ? { constraints: decision.constraints } : {}),
-    },
-    policy.provider,
-    ids,
-  )
-  if (decision.verdict === 'deny')
-    return refuse('policy_denied', `Denied by policy (rule ${decision.ruleId}): ${decision.reason}`, recorded.seq)
-  if (decision.verdict === 'ask') return admitAsked(run, action, tool, args, decision, policyVersion, recorded.seq, dryRun)
+  const { verdict, ruleId, reason, approvers, constraints } = decision
+  const data = { verdict, ruleId, policyVersion, reason, approvers, toolVersion: tool.owner, ...(constraints ? { constraints } : {}) }
+  const recorded = run.rec.record('tool/decision', data, policy.provider, ids)
+  if (verdict === 'deny') return refuse('policy_denied', `Denied by policy (rule ${ruleId}): ${reason}`, recorded.seq)
+  if (verdict === 'ask') return admitAsked(run, action, tool, args, decision, policyVersion, recorded.seq, dryRun)
   return { run: { action, tool, policyVersion, causation: recorded.seq } }
 }
 

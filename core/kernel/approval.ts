@@ -163,11 +163,6 @@ export function recordDecision(rec: Recorder, state: RunState, d: PlannedDecisio
     'tool/approval-decided',
     { approved: d.approved, by: d.by, reason, scope: d.scope, grant: d.grant, ...under },
     KernelProducer,
-    {
-      ...turn(state),
-      stepId: d.action.stepId,
-      actionId: d.action.id,
-      causation: d.action.requestedSeq,
-    },
+    { ...turn(state), stepId: d.action.stepId, actionId: d.action.id, causation: d.action.requestedSeq },
   )
 }

@@ -23,8 +23,7 @@ import type { Tool, ToolResult } from '../contracts/services/tools.ts'
 import type { ActionState } from './state.ts'
 import { intercepted, serial } from './phases.ts'
 import { checkResultShape, type ShapeAnswer } from '../contracts/checks/result-shape.ts'
-import { guardsOf, screenToolValue, type ScreenedValue } from './tool-texts.ts'
-import { screenToolText } from './tool-texts.ts'
+import { guardsOf, screenToolText, screenToolValue, type ScreenedValue } from './tool-texts.ts'
 import type { Run } from './run.ts'
 
 /** The key under which a ledger outcome holds an artifact's reference instead of the bytes. */
@@ -67,7 +66,7 @@ async function screenAndShape(
 ): Promise<Shaped> {
   const { action, tool } = call
   const output = result.output ?? null
-  const screen = (text: string) => screenToolText(run, action, tool, text, call.causation, 'result')
+  const screen = (text: string) => screenToolText(run, call, text, 'result')
   const shown = await screenToolValue(run, call, output, 'result')
   const own = result.observation === undefined ? undefined : await screen(result.observation)
   const note = suffix ? await screen(suffix) : undefined

@@ -18,37 +18,29 @@ export function bounded<T>(
   const byDeadline = deadline !== undefined && deadline - Date.now() < limit
   const ms = Math.max(0, byDeadline ? deadline! - Date.now() : limit)
   return new Promise<T>((resolve, reject) => {
-    const timer = setTimeout(() => {
-      done()
-      reject(
-        byDeadline
-          ? new CordageError('deadline_exceeded', `the deadline passed while the ${service} service (${provider}) was answering`)
-          : new CordageError(
-              'service_timeout',
-              `the ${service} service (${provider}) did not answer within ${ms} ms (serviceTimeouts.${service})`,
-            ),
-      )
-    }, ms)
-    const onAbort = () => {
-      done()
-      reject(signal.reason)
-    }
-    const done = () => {
-      clearTimeout(timer)
-      signal.removeEventListener('abort', onAbort)
-    }
+    const settle =
+      <A>(to: (a: A) => void) =>
+      (a: A) => {
+        clearTimeout(timer)
+        signal.removeEventListener('abort', onAbort)
+        to(a)
+      }
+    const timer = setTimeout(
+      () =>
+        settle(reject)(
+          byDeadline
+            ? new CordageError('deadline_exceeded', `the deadline passed while the ${service} service (${provider}) was answering`)
+            : new CordageError(
+                'service_timeout',
+                `the ${service} service (${provider}) did not answer within ${ms} ms (serviceTimeouts.${service})`,
+              ),
+        ),
+      ms,
+    )
+    const onAbort = () => settle(reject)(signal.reason)
     if (signal.aborted) return onAbort()
     signal.addEventListener('abort', onAbort, { once: true })
-    answer.then(
-      (value) => {
-        done()
-        resolve(value)
-      },
-      (error) => {
-        done()
-        reject(error)
-      },
-    )
+    answer.then(settle(resolve), settle(reject))
   })
 }
 

@@ -13,20 +13,17 @@ Object.freeze(DefaultBudgets)
 
 /** The kernel's bound that ends the run now (the deadline), or undefined while it holds. */
 export function overBudget(budgets: Budgets, state: BudgetState, now: number): { code: Code; reason: string } | undefined {
-  if (state.deadline !== undefined && now >= state.deadline) {
+  if (state.deadline !== undefined && now >= state.deadline)
     return { code: 'deadline_exceeded', reason: `deadline of ${budgets.deadlineMs} ms passed` }
-  }
   return undefined
 }
 
 /** Checked only before a model call: actions of a step that was already paid for may still run. */
 export function outOfSteps(budgets: Budgets, state: BudgetState): { code: Code; reason: string } | undefined {
   const used = state.steps + (state.nestedSteps ?? 0)
-  if (used >= budgets.maxSteps) {
-    return {
-      code: 'max_steps',
-      reason: `${used} of ${budgets.maxSteps} steps used${state.nestedSteps ? ` (${state.nestedSteps} by subagents)` : ''}`,
-    }
+  if (used < budgets.maxSteps) return undefined
+  return {
+    code: 'max_steps',
+    reason: `${used} of ${budgets.maxSteps} steps used${state.nestedSteps ? ` (${state.nestedSteps} by subagents)` : ''}`,
   }
-  return undefined
 }

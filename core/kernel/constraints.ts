@@ -13,13 +13,6 @@ import type { ConstraintName, Tool } from '../contracts/services/tools.ts'
 import type { ActionState } from '../contracts/state.ts'
 import { refuse, type Refused } from './reject.ts'
 
-/** The constraints a tool is given that it does not declare it enforces (`timeLimitMs` the kernel holds itself). */
-export function unenforceable(constraints: Constraints | undefined, tool: Tool): string[] {
-  if (!constraints) return []
-  const enforces = Array.isArray(tool.enforces) ? tool.enforces : []
-  return Object.keys(constraints).filter((name) => name !== 'timeLimitMs' && !enforces.includes(name as ConstraintName))
-}
-
 /** The call's time limit: the tool's own, shortened by a `timeLimitMs` constraint. */
 export function timeLimitOf(tool: Tool, constraints: Constraints | undefined): number {
   const limit = constraints?.timeLimitMs
@@ -31,7 +24,11 @@ export function timeLimitOf(tool: Tool, constraints: Constraints | undefined): n
  * tool/start, with `constraint_unenforceable`. Undefined when it may run.
  */
 export function unheldConstraints(action: ActionState, tool: Tool): Refused | undefined {
-  const missing = unenforceable(action.decision?.constraints, tool)
+  // `timeLimitMs` the kernel holds itself: every other constraint the tool must declare it enforces.
+  const enforces = Array.isArray(tool.enforces) ? tool.enforces : []
+  const missing = Object.keys(action.decision?.constraints ?? {}).filter(
+    (n) => n !== 'timeLimitMs' && !enforces.includes(n as ConstraintName),
+  )
   if (!missing.length) return undefined
   const declared = tool.enforces?.length ? tool.enforces.join(', ') : 'none'
   const named = missing.map((m) => `${m} ${JSON.stringify(action.decision!.constraints![m as 'maxAmount'])}`).join(', ')

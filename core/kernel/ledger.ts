@@ -80,8 +80,7 @@ async function deduplicate(run: Run, action: ActionState, tool: Tool, effect: Ef
   const shown = artifact ? undefined : await screenToolValue(run, from, effect.output ?? null, 'result')
   // The tool's own observation of the effect when the ledger kept it (a citation the verifier looks for
   // is in it), else the output rendered; then a line that says it was not done again.
-  const own =
-    typeof effect.observation === 'string' ? await screenToolText(run, action, tool, effect.observation, from.causation) : undefined
+  const own = typeof effect.observation === 'string' ? await screenToolText(run, from, effect.observation) : undefined
   const seen = own?.text ?? observe(shown?.guard ? shown.text : (effect.output ?? null), run.options.observationChars)
   const guard = guardsOf(shown?.guard, own?.guard)
   run.rec.record(

@@ -20,7 +20,7 @@ import type { Tool } from '../contracts/services/tools.ts'
 import { meterMissing, meteredBudgets, type MeterAnswer, type MeterCall, type MeterService } from '../contracts/services/meter.ts'
 import { checkMeterAnswer, checkMeterBound, checkSettlement } from '../contracts/checks/meter.ts'
 import type { Checked } from '../contracts/check.ts'
-import { bounded, isThenable } from './bounded.ts'
+import { isThenable } from './bounded.ts'
 import { isControl } from './control.ts'
 import type { ServiceEntry } from './cordis.ts'
 import type { Stop } from './flow.ts'
@@ -62,15 +62,12 @@ export function reserveModelCall(run: Run, model: ModelService, contextTokens: n
 
 /** Before a wave starts: reserve every call of it at once, or suspend before any starts. */
 export function reserveWave(run: Run, jobs: readonly { action: { id: string }; tool: Tool }[]): Promise<Stop | undefined> {
-  if (!run.services.meter) return NothingReserved
   const calls: MeterCall[] = jobs
     // Kept from an earlier attempt, or from before a crash (state holds it): not reserved twice.
     .filter(({ action }) => !openReservation(run.state, 'tool', action.id))
     .map(({ action, tool }) => ({ kind: 'tool', actionId: action.id, tool: tool.name, cost: tool.cost }))
   return reserve(run, calls, undefined)
 }
-
-const NothingReserved: Promise<undefined> = Promise.resolve(undefined)
 
 async function reserve(run: Run, calls: MeterCall[], causation: number | undefined): Promise<Stop | undefined> {
   if (!run.services.meter || !calls.length) return undefined
@@ -100,11 +97,6 @@ export async function settleCall(run: Run, reservation: Reservation | undefined,
   return undefined
 }
 
-/** After the model answered: settle its reservation with the usage it reported. */
-export function settleModelCall(run: Run, usage: Usage): Promise<CordageError | undefined> {
-  return settleCall(run, openReservation(run.state, 'model'), usage)
-}
-
 /** A control error (a timeout, the deadline, a cancel) ends the run as such wherever the meter was asked. */
 function control(error: CordageError): CordageError {
   if (isControl(error)) throw error
@@ -125,10 +117,8 @@ async function answer<T>(
 ): Promise<T | CordageError> {
   const { value, provider } = run.services.meter!
   try {
-    const pending = call(value)
-    const limit = run.agent.options.serviceTimeouts.meter
-    const got = isThenable(pending) ? await bounded(pending, 'meter', provider, limit, run.state.deadline, run.signal) : pending
-    const checked = check(got)
+    const pending = run.ask('meter', provider, () => call(value))
+    const checked = check(isThenable(pending) ? await pending : pending)
     if (checked.ok) return checked.value
     return new CordageError('verdict_invalid', `meter ${provider} answered something that is not ${what}: ${checked.problem}`)
   } catch (error) {

@@ -97,11 +97,11 @@ function withoutSecretReasoning(run: Run, response: ModelResponse): ModelRespons
 function previews(run: Run, producer: string, stepId: string, attempt: number): ((delta: ModelDelta) => void) & { end(): void } {
   const base = { runId: run.runId, stepId, attempt, producer }
   const scrubber = run.agent.scrubber
-  if (!scrubber.active) return Object.assign((delta: ModelDelta) => run.agent.streamDelta({ ...base, ...delta }), { end() {} })
+  const emit = (delta: ModelDelta) => run.agent.streamDelta({ ...base, ...delta })
+  if (!scrubber.active) return Object.assign(emit, { end() {} })
   const text = new StreamScrubber(scrubber)
   const args = new Map<number, StreamScrubber>()
-  const emit = (delta: ModelDelta) => run.agent.streamDelta({ ...base, ...delta })
-  const send = Object.assign(
+  return Object.assign(
     (delta: ModelDelta) => {
       if (delta.text !== undefined) {
         const ready = text.push(delta.text)
@@ -114,11 +114,7 @@ function previews(run: Run, producer: string, stepId: string, attempt: number): 
         const ready = argsDelta === undefined ? undefined : stream.push(argsDelta)
         if (name !== undefined || ready)
           emit({
-            toolCall: {
-              index,
-              ...(name === undefined ? {} : { name: scrubber.scrubText(name) }),
-              ...(ready ? { argsDelta: ready } : {}),
-            },
+            toolCall: { index, ...(name === undefined ? {} : { name: scrubber.scrubText(name) }), ...(ready ? { argsDelta: ready } : {}) },
           })
       }
     },
@@ -133,7 +129,6 @@ function previews(run: Run, producer: string, stepId: string, attempt: number): 
       },
     },
   )
-  return send
 }
 
 /**
@@ -158,10 +153,6 @@ function modelSignal(run: Run): { signal: AbortSignal; deadlineHit: boolean; dis
     run.signal.removeEventListener('abort', onCancel)
   }
   return state
-}
-
-function jitter(ms: number): number {
-  return Math.round(ms * (0.5 + Math.random()))
 }
 
 function sleep(ms: number, signal: AbortSignal): Promise<void> {
@@ -190,7 +181,8 @@ function retryWait(
 ): { retryInMs: number | undefined; pastDeadline: boolean } {
   if (!retry) return { retryInMs: undefined, pastDeadline: false }
   const hint = CordageError.is(error) ? Number((error.data as { retryAfterMs?: number } | undefined)?.retryAfterMs) : NaN
-  const wait = Math.max(jitter(backoffMs * 2 ** (attempt - 1)), Number.isFinite(hint) ? Math.min(hint, 60_000) : 0)
+  const backoff = Math.round(backoffMs * 2 ** (attempt - 1) * (0.5 + Math.random()))
+  const wait = Math.max(backoff, Number.isFinite(hint) ? Math.min(hint, 60_000) : 0)
   const pastDeadline = deadline !== undefined && Date.now() + wait >= deadline
   return { retryInMs: pastDeadline ? undefined : wait, pastDeadline }
 }

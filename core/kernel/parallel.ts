@@ -21,9 +21,7 @@ export function footprintOf(tool: Tool, args: unknown): Required<Footprint> {
   let declared: Footprint | undefined
   try {
     declared = tool.footprint?.(args)
-  } catch {
-    declared = undefined
-  }
+  } catch {}
   const reads = Array.isArray(declared?.reads) ? declared.reads : undefined
   const writes = Array.isArray(declared?.writes) ? declared.writes : undefined
   if (tool.sideEffect === 'none') return { reads: reads ?? [All], writes: [] }

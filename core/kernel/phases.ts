@@ -12,7 +12,7 @@ import { describe } from '../contracts/check.ts'
 import type { PhaseInfo, PhaseName, PhaseValue } from '../contracts/phases.ts'
 import type { ActionState } from '../contracts/state.ts'
 import { deepFreeze } from '../kit/freeze.ts'
-import { bounded } from './bounded.ts'
+import { isThenable } from './bounded.ts'
 import { isControl } from './control.ts'
 import type { Run } from './run.ts'
 
@@ -92,16 +92,8 @@ function info(run: Run): PhaseInfo {
 
 async function call(run: Run, name: PhaseName, provider: string, handler: () => unknown): Promise<unknown> {
   try {
-    const answer = handler()
-    if (typeof (answer as Promise<unknown> | undefined)?.then !== 'function') return answer
-    return await bounded(
-      answer as Promise<unknown>,
-      'phases',
-      provider,
-      run.agent.options.serviceTimeouts.phases,
-      run.state.deadline,
-      run.signal,
-    )
+    const answer = run.ask('phases', provider, handler)
+    return isThenable(answer) ? await answer : answer
   } catch (error) {
     // Overrun, cancelled, past the deadline: the run ends with that code, as for any service it asks.
     if (isControl(error) || CordageError.is(error, 'phase_failed')) throw error

@@ -29,38 +29,18 @@ export interface StepServices {
   meter?: ServiceEntry<MeterService>
 }
 
-const required = ['model', 'context', 'tools', 'policy', 'verifier'] as const
-
-class Undeclared extends Error {
-  constructor(
-    readonly service: string,
-    readonly provider: string,
-  ) {
-    super(`${service} set by ${provider} without declaring it`)
-  }
-}
+const required: readonly string[] = ['model', 'context', 'tools', 'policy', 'verifier']
 
 /** The step's services and the store, or why the step cannot have them. */
 export function readStepServices(ctx: Context): { services: StepServices; store: ServiceEntry<StoreService> | undefined } | string {
-  const found: Partial<StepServices> = {}
-  const read = <T>(name: string) => {
-    const entry = readService<T>(ctx, name)
-    if (entry && !entry.declared) throw new Undeclared(name, entry.provider)
-    return entry
+  const found: Record<string, ServiceEntry | undefined> = {}
+  for (const name of [...required, 'compactor', 'progress', 'guardrail', 'meter', 'store']) {
+    const entry = readService(ctx, name)
+    if (entry && !entry.declared)
+      return `service "${name}" is set by ${entry.provider}, whose manifest does not declare that it provides it; the run does not use it`
+    if (!entry && required.includes(name)) return `service "${name}" is not provided; resume the run once a plugin provides it`
+    found[name] = entry
   }
-  try {
-    for (const name of required) {
-      const entry = read(name)
-      if (!entry) return `service "${name}" is not provided; resume the run once a plugin provides it`
-      ;(found as Record<string, unknown>)[name] = entry
-    }
-    found.compactor = read<CompactorService>('compactor')
-    found.progress = read<ProgressService>('progress')
-    found.guardrail = read<GuardrailService>('guardrail')
-    found.meter = read<MeterService>('meter')
-    return { services: found as StepServices, store: read<StoreService>('store') }
-  } catch (error) {
-    if (!(error instanceof Undeclared)) throw error
-    return `service "${error.service}" is set by ${error.provider}, whose manifest does not declare that it provides it; the run does not use it`
-  }
+  const { store, ...services } = found
+  return { services: services as unknown as StepServices, store: store as ServiceEntry<StoreService> | undefined }
 }

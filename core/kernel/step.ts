@@ -9,7 +9,7 @@ import { deepFreeze } from '../kit/freeze.ts'
 import { digestArgs, hashAnyway, jsonProblem } from '../kit/hash.ts'
 import { projectContext } from './context-step.ts'
 import type { Next } from './flow.ts'
-import { reserveModelCall, settleModelCall } from './meter.ts'
+import { openReservation, reserveModelCall, settleCall } from './meter.ts'
 import { callModel } from './model-call.ts'
 import { splitDryRun } from './dry-run.ts'
 import { KernelProducer } from './version.ts'
@@ -42,7 +42,7 @@ export async function runStep(run: Run, fresh: boolean): Promise<Next> {
     model.provider,
     run.idsOf(undefined, run.state.lastSeq),
   )
-  const unsettled = run.services.meter ? await settleModelCall(run, response.usage) : undefined
+  const unsettled = run.services.meter ? await settleCall(run, openReservation(run.state, 'model'), response.usage) : undefined
   if (unsettled) throw unsettled
 
   if (decision.kind === 'tool_calls') {

@@ -40,14 +40,8 @@ export interface TextOrigin {
 }
 
 /** One text a tool produced, as the guardrail lets it be recorded: as it is, redacted, or withheld. */
-export async function screenToolText(
-  run: Run,
-  action: ActionState,
-  tool: Tool,
-  text: string,
-  causation: number,
-  kind: ToolTextKind = 'result',
-): Promise<Screened> {
+export async function screenToolText(run: Run, from: TextOrigin, text: string, kind: ToolTextKind = 'result'): Promise<Screened> {
+  const { action, tool, causation } = from
   if (!run.services.guardrail) return { text }
   let verdict
   try {
@@ -97,7 +91,7 @@ export async function screenToolValue(
   kind: ToolTextKind,
   text = typeof value === 'string' ? value : (JSON.stringify(value) ?? 'null'),
 ): Promise<ScreenedValue> {
-  const screened = await screenToolText(run, from.action, from.tool, text, from.causation, kind)
+  const screened = await screenToolText(run, from, text, kind)
   if (!screened.guard) return { value, text }
   const guard = screened.guard
   if (screened.action !== 'redact') return { value: { withheld: true, guard }, text: screened.text, guard, action: 'block' }
@@ -127,7 +121,7 @@ export async function screenPreview(
 ): Promise<PreviewOutcome> {
   if (outcome.status === 'unavailable') return outcome
   if (outcome.status === 'failed') {
-    const screened = await screenToolText(run, from.action, from.tool, outcome.message, from.causation, 'preview')
+    const screened = await screenToolText(run, from, outcome.message, 'preview')
     return screened.guard ? { ...outcome, message: screened.text, redacted: { guard: screened.guard } } : outcome
   }
   const screened = await screenToolValue(run, from, outcome.preview, 'preview')
@@ -154,10 +148,10 @@ export async function screenFailure(
   message: string,
   stack: string | undefined,
 ): Promise<{ message: string; stack?: string; guard?: string }> {
-  const screened = await screenToolText(run, from.action, from.tool, message, from.causation, 'error')
+  const screened = await screenToolText(run, from, message, 'error')
   if (stack === undefined) return { message: screened.text, guard: screened.guard }
   const placed = message && screened.guard ? stack.split(message).join(screened.text) : stack
-  const own = await screenToolText(run, from.action, from.tool, placed, from.causation, 'error')
+  const own = await screenToolText(run, from, placed, 'error')
   return { message: screened.text, stack: own.text, guard: guardsOf(screened.guard, own.guard) }
 }
 

@@ -16,6 +16,7 @@ import { isControl } from './control.ts'
 import { bail } from './phases.ts'
 import type { Stop } from './flow.ts'
 import type { Run } from './run.ts'
+import type { RunEventMap } from '../contracts/events.ts'
 
 const Cancelled: Stop = Object.freeze({ cancelled: true })
 
@@ -28,16 +29,12 @@ export async function verifyAnswer(run: Run, answer: string, causation: number):
   const guarded = run.services.guardrail ? await askGuardrail(run, { stage: 'answer', text: answer }, undefined, causation) : Pass
   if (guarded.action === 'redact') answer = guarded.text
   const started = run.rec.record('verify/start', { answer }, KernelProducer, run.idsOf(undefined, causation))
+  const end = (data: RunEventMap['verify/end'], by: string) => run.rec.record('verify/end', data, by, run.idsOf(undefined, started.seq))
   if (guarded.action === 'block') {
     // Not the verifier's call: the answer never reaches it. The model may answer again within the repair budget.
     const repair = run.state.repairs < run.state.budgets.maxRepairs
     const feedback = `Your answer was blocked by guardrail ${guarded.guard}: ${guarded.reason}. Answer again without that content.`
-    run.rec.record(
-      'verify/end',
-      { ok: false, code: 'guardrail_blocked', reason: guarded.reason, feedback, repair, evidence: [] },
-      run.services.guardrail!.provider,
-      run.idsOf(undefined, started.seq),
-    )
+    end({ ok: false, code: 'guardrail_blocked', reason: guarded.reason, feedback, repair, evidence: [] }, run.services.guardrail!.provider)
     return repair
       ? undefined
       : { end: 'FAILED_VERIFICATION', code: 'guardrail_blocked', reason: `guardrail ${guarded.guard}: ${guarded.reason}` }
@@ -66,22 +63,20 @@ export async function verifyAnswer(run: Run, answer: string, causation: number):
     if (run.cancelRequest) return Cancelled
     const { code, message } = classify(error, 'internal_error')
     const reason = CordageError.is(error) && error.code !== 'internal_error' ? message : `verifier ${verifier.provider} failed: ${message}`
-    run.rec.record('verify/end', { ok: false, code, reason, evidence: [] }, judge, run.idsOf(undefined, started.seq))
+    end({ ok: false, code, reason, evidence: [] }, judge)
     if (isControl(error)) throw error
     return { end: 'FAILED', code, reason }
   }
   // Cancellation wins over a verdict that arrived after it: the run was told to stop.
   if (run.cancelRequest) return Cancelled
   if (verdict.ok) {
-    run.rec.record('verify/end', { ok: true, evidence: verdict.evidence }, judge, run.idsOf(undefined, started.seq))
+    end({ ok: true, evidence: verdict.evidence }, judge)
     return { end: 'COMPLETED', answer }
   }
   const repair = verdict.repairable && run.state.repairs < run.state.budgets.maxRepairs
-  run.rec.record(
-    'verify/end',
+  end(
     { ok: false, code: verdict.code, reason: verdict.reason, feedback: verdict.feedback, repair, evidence: verdict.evidence ?? [] },
     judge,
-    run.idsOf(undefined, started.seq),
   )
   if (repair) return undefined
   return { end: 'FAILED_VERIFICATION', code: verdict.code, reason: verdict.reason, answer }

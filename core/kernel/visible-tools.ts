@@ -98,9 +98,7 @@ function derive(visible: readonly Tool[]): Derived {
 }
 
 function sameTools(a: readonly Tool[], b: readonly Tool[]): boolean {
-  if (a.length !== b.length) return false
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false
-  return true
+  return a.length === b.length && a.every((tool, i) => tool === b[i])
 }
 
 Object.freeze(VisibleTools.prototype)

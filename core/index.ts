@@ -44,22 +44,11 @@ export { MaxHistoryBytes, StartRefusalCodes, type RunDraft, type ThreadClaim } f
 export { handover, swapState, type Handover, type SwapState } from './kit/swap-state.ts'
 export * from './contracts/versions.ts'
 // The runtime's class is the host's to build (it hands it the store writer): plugins get its type only.
-export {
-  DefaultServiceTimeouts,
-  TimedServices,
-  newRunId,
-  type AgentRuntime,
-  type AgentOptions,
-  type ResolvedAgentOptions,
-  type RunHandle,
-  type StartOptions,
-  type Actor,
-  type ContinueOptions,
-  type ApprovalOptions,
-  type DriftPolicy,
-  type DriftChange,
-  type TimedService,
-} from './kernel/agent.ts'
+export { newRunId, type AgentRuntime } from './kernel/agent.ts'
+export { DefaultServiceTimeouts, type AgentOptions, type StartOptions } from './kernel/agent-options.ts'
+export { TimedServices, type ResolvedAgentOptions, type TimedService } from './kernel/loop-host.ts'
+export type { RunHandle, Actor, ContinueOptions, ApprovalOptions } from './contracts/commands.ts'
+export type { DriftPolicy, DriftChange } from './contracts/drift.ts'
 export * from './kernel/version.ts'
 export { AgentKey, ServiceNames, createAgentContext, readService, pluginOf, type ServiceName } from './kernel/cordis.ts'
 export * from './contracts/services/model.ts'

@@ -23,6 +23,12 @@ export interface ContinueOptions extends Actor {
   acceptDrift?: boolean
 }
 
+/** How an unknown effect is settled by hand (`receipt`: what the tool's call came to, when it committed), and whether the run goes on. */
+export interface ReconcileOptions extends ContinueOptions {
+  resume?: boolean
+  receipt?: unknown
+}
+
 /** How far an approval reaches, and for which arguments (see core/kit/grants.ts; `run` and `grant` need the grants plugin). */
 export interface ApprovalOptions extends ContinueOptions {
   resume?: boolean

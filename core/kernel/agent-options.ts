@@ -9,12 +9,10 @@ import type { Secret } from '../kit/secrets.ts'
 import type { ParentLink } from '../contracts/services/agents.ts'
 import type { RunOverrides } from '../contracts/events.ts'
 import type { Budgets } from './budget.ts'
-import type { Tool } from '../contracts/services/tools.ts'
 import type { BindingCheck } from '../contracts/drift.ts'
 import type { ResolvedAgentOptions, TimedService } from './loop-host.ts'
-import type { RunState } from './state.ts'
 
-export interface AgentOptions {
+export interface AgentOptions extends Partial<Omit<ResolvedAgentOptions, 'serviceTimeouts'>> {
   name: string
   /** The task a run gets when started without one (the preset's `task`). */
   defaultTask?: string
@@ -29,26 +27,6 @@ export interface AgentOptions {
    * it every change the command does not accept (`acceptDrift`) is refused.
    */
   binding?: BindingCheck
-  /** Token limit of a projection before the compactor (if any) is asked to shrink it. */
-  contextTokens?: number
-  /** Attempts for a transient model failure, and the first backoff (doubled per attempt, jittered). */
-  modelRetry?: { attempts: number; backoffMs: number }
-  /** Lifetime of an authorization ticket. */
-  ticketTtlMs?: number
-  /** Observations longer than this are shortened for the model (the full output stays in the store). */
-  observationChars?: number
-  /** Who this process is, as the owner of the runs it drives (default: host name and process id). */
-  worker?: string
-  /** How long a run's lease lasts without renewal: how soon another worker may take over a run whose process died. */
-  leaseTtlMs?: number
-  /** How often a driver looks for a cancel request made in another process (shared stores only). */
-  cancelWatchMs?: number
-  /** How long a side-effecting tool call may go on finishing after cancellation, to learn whether it committed. */
-  cancelGraceMs?: number
-  /** How long to wait for another run's pending effect under the same idempotency key. */
-  effectWaitMs?: number
-  /** Run the independent calls of one step side by side (default true); false runs them one by one. */
-  parallelTools?: boolean
   /**
    * How long the loop waits for each service's answer before it ends the run with `service_timeout`
    * (milliseconds; the run's deadline bounds them too). Defaults: {@link DefaultServiceTimeouts}.
@@ -61,16 +39,6 @@ export interface AgentOptions {
    * Without it the runtime reads runs, and every write it tries is refused (`store_write_refused`).
    */
   writer?: StoreWriter
-  /** Pass a run handed to another agent on (the host's: that agent accepts it and drives it). */
-  handoff?: (runId: string, to: string) => Promise<RunState>
-  /** Agents this one may hand runs to (the preset's `handoffs`); a tool's handoff to another is dropped. Default none. */
-  handoffs?: readonly string[]
-  /**
-   * Stand in for a tool at each call (fault injection for `cordage eval`): given the tool about to be
-   * invoked, return the one to invoke. Set by host code only; a preset cannot reach it. The kernel still
-   * applies the returned tool's policy-checked ticket, time limit and outcome handling.
-   */
-  interceptTool?: (tool: Tool) => Tool
 }
 
 /**

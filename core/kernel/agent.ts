@@ -24,16 +24,12 @@ import { draftHandled, draftRun } from './run-draft.ts'
 import type { PluginSet } from '../contracts/drift.ts'
 import { wakingWaiters } from './waiters.ts'
 import { followRun, RunWaiters, type FollowOptions } from '../kit/follow.ts'
-import type { Actor, ApprovalOptions, ContinueOptions, RunHandle } from '../contracts/commands.ts'
+import type { Actor, ApprovalOptions, ContinueOptions, ReconcileOptions, RunHandle } from '../contracts/commands.ts'
 import { HeldRuns, type Driven, type RuntimePort } from './held-runs.ts'
-import { decideApproval, listGrants, revokeGrant } from './approval-commands.ts'
+import { decideApproval, revokeGrant } from './approval-commands.ts'
 import { acceptHandoff, reconcileRun, resumeRun, type ResumeOptions } from './continue-commands.ts'
 import { cancelRun, closeThread, type CancelOptions } from './cancel-command.ts'
 import { driveNext } from './worker-command.ts'
-export type { DriftChange, DriftPolicy } from '../contracts/drift.ts'
-export type { Actor, ApprovalOptions, ContinueOptions, RunHandle } from '../contracts/commands.ts'
-export { DefaultServiceTimeouts, type AgentOptions, type StartOptions } from './agent-options.ts'
-export { TimedServices, type ResolvedAgentOptions, type TimedService } from './loop-host.ts'
 
 /** What the host adds to a runtime it builds (host/app.ts): pinned runs for its worker, and their release. */
 export interface RuntimeHooks {
@@ -92,9 +88,7 @@ export class AgentRuntime implements LoopHost, RuntimePort {
     const dispatch = createDispatch(ctx, options.name)
     this.dispatch = wakingWaiters(dispatch, this.waiters)
     this.previews = dispatch
-    ctx.on('internal/service', () => {
-      this.servicesVersion++
-    })
+    ctx.on('internal/service', () => void this.servicesVersion++)
     this.options = resolveOptions(options)
     this.#runs = new HeldRuns(this, this.active, options.writer, options.binding, options.onIdle)
   }
@@ -154,7 +148,8 @@ export class AgentRuntime implements LoopHost, RuntimePort {
 
   /** Standing grants of this agent (active ones, or all with `inactive`). Empty when the store keeps none. */
   async grants(query: { tool?: string; inactive?: boolean } = {}): Promise<ApprovalGrant[]> {
-    return listGrants(this.#runs, query)
+    const store = this.store()
+    return store.grants ? store.grants({ ...query, agent: this.name }) : []
   }
 
   /** Revoke a standing grant: from now on the calls it covered are asked about again. */
@@ -172,12 +167,7 @@ export class AgentRuntime implements LoopHost, RuntimePort {
    * (it closes with that result), not committed when it did not (it runs again under the same
    * idempotency key). Then (by default) continue the run.
    */
-  async reconcile(
-    runId: string,
-    actionId: string,
-    committed: boolean,
-    options: ContinueOptions & { resume?: boolean; receipt?: unknown } = {},
-  ): Promise<RunHandle> {
+  async reconcile(runId: string, actionId: string, committed: boolean, options: ReconcileOptions = {}): Promise<RunHandle> {
     return reconcileRun(this.#runs, runId, actionId, committed, options)
   }
 

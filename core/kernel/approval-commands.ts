@@ -12,10 +12,9 @@ import { movedVersions, planDecision, recordDecision, underVersions, type Versio
 import { turn } from './command-ids.ts'
 import type { Actor, ApprovalOptions, RunHandle } from '../contracts/commands.ts'
 import { readService, type Context } from './cordis.ts'
-import type { HeldRuns } from './held-runs.ts'
+import { goOn, type HeldRuns } from './held-runs.ts'
 import { guardStore } from './store-writer.ts'
 import { asDefined } from './tool.ts'
-import { KernelProducer } from './version.ts'
 import { checkAwaited, checkWaitOver } from './waits.ts'
 
 /** Record the decision on the pending action and (by default) continue the run. */
@@ -27,8 +26,7 @@ export async function decideApproval(
   options: ApprovalOptions,
 ): Promise<RunHandle> {
   const { rt } = port
-  const { driver, state } = await port.take(runId)
-  return port.withLease(driver, async () => {
+  return port.take(runId, async ({ driver, state }) => {
     // A run whose call waits on a condition: the decision is taken where it waits (the owner says where).
     await checkWaitOver(rt.ctx, state)
     const uses = rt.dispatch.handlers('tool/after-decide').length > 0
@@ -51,13 +49,9 @@ export async function decideApproval(
       await driver.flush()
       await guardStore(rt.store()).putGrant!(rt.scrubber.scrub(grant), port.writer!)
     }
-    if (options.resume === false) {
-      await driver.flush()
-      return undefined
-    }
-    driver.rec.record('run/resumed', { from: 'WAITING_APPROVAL', by }, KernelProducer, turn(state))
+    if (options.resume !== false) return goOn(driver, 'run/resumed', { from: 'WAITING_APPROVAL', by }, turn(state))
     await driver.flush()
-    return () => driver.drive()
+    return undefined
   })
 }
 
@@ -65,12 +59,6 @@ export async function decideApproval(
 function versionsOf(ctx: Context, name: string): Partial<Versions> {
   const tool = readService<ToolsService>(ctx, 'tools')?.value.get(name)
   return { policyVersion: readService<PolicyService>(ctx, 'policy')?.value.version, toolVersion: tool && asDefined(tool).owner }
-}
-
-/** Standing grants of the agent (active ones, or all with `inactive`). Empty when the store keeps none. */
-export async function listGrants(port: HeldRuns, query: { tool?: string; inactive?: boolean }): Promise<ApprovalGrant[]> {
-  const store = port.rt.store()
-  return store.grants ? store.grants({ ...query, agent: port.rt.name }) : []
 }
 
 /** Revoke a standing grant: from now on the calls it covered are asked about again. */

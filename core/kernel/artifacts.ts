@@ -53,7 +53,7 @@ export function shapeResult(...args: Parameters<typeof screenAndShape>): Shaped 
   const output = result.output ?? null
   // An output JSON cannot carry throws here, as screening (or rendering) it does, not later in the store.
   if (result.observation !== undefined) JSON.stringify(output)
-  const seen = result.observation ?? render(output, run.options.observationChars)
+  const seen = result.observation ?? render(output, run.agent.options.observationChars)
   return { output, observation: `${seen}${suffix}`, ledgerOutput: output }
 }
 
@@ -72,7 +72,7 @@ async function screenAndShape(
   const note = suffix ? await screen(suffix) : undefined
   const guard = guardsOf(shown.guard, own?.guard, note?.guard)
   const tail = note?.text ?? ''
-  const seen = own?.text ?? render(shown.guard ? shown.text : output, run.options.observationChars)
+  const seen = own?.text ?? render(shown.guard ? shown.text : output, run.agent.options.observationChars)
   const inline = { output: shown.value, observation: `${seen}${tail}`, ledgerOutput: shown.value, redacted: guard ? { guard } : undefined }
   if (!intercepted(run, 'tool/shape-result')) return inline
   const value: ResultShape = {

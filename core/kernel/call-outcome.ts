@@ -60,10 +60,10 @@ export async function recordSucceeded(run: Run, c: FinishedCall, result: ToolRes
   const asked = resultHandoff(result.handoff)
   // A handoff moves the run under another agent's policy: only to agents the preset lets this one
   // hand runs to, whichever tool asks. Another is dropped, and the model is told.
-  const handoff = asked && run.options.handoffs.includes(asked.agent) ? asked : undefined
+  const handoff = asked && run.agent.options.handoffs.includes(asked.agent) ? asked : undefined
   const refused =
     asked && !handoff
-      ? `\n(The handoff to agent "${asked.agent}" was refused: this agent may hand runs to ${run.options.handoffs.length ? run.options.handoffs.join(', ') : 'no agent'}.)`
+      ? `\n(The handoff to agent "${asked.agent}" was refused: this agent may hand runs to ${run.agent.options.handoffs.length ? run.agent.options.handoffs.join(', ') : 'no agent'}.)`
       : ''
   // Plugins rewrite the result first (tool/before-end); the guardrail screens it, and what a plugin keeps
   // apart (tool/shape-result) is stored before tool/end names it (core/kernel/artifacts.ts).
@@ -115,7 +115,7 @@ async function beforeEnd(run: Run, action: ActionState, tool: Tool, result: Tool
     actionId: action.id,
     tool: tool.name,
     output: result.output ?? null,
-    observation: result.observation ?? observe(result.output ?? null, run.options.observationChars),
+    observation: result.observation ?? observe(result.output ?? null, run.agent.options.observationChars),
   }
   try {
     const shaped = await serial(run, 'tool/before-end', value, (v) => shapedProblem(v, value))
@@ -146,7 +146,7 @@ function shapedProblem(value: unknown, was: ShapedResult): string | undefined {
 export async function recordFailed(run: Run, c: FinishedCall, error: unknown): Promise<Outcome> {
   const { action, tool, key } = c
   const effectful = tool.sideEffect !== 'none'
-  if (run.cancelling && (error === run.signal.reason || CordageError.is(error, 'cancelled'))) return recordCancelled(run, c)
+  if (run.cancelRequest && (error === run.signal.reason || CordageError.is(error, 'cancelled'))) return recordCancelled(run, c)
   const { code, kind, message } = classify(error, 'tool_failed')
   const willRetry = kind === 'tool_transient' && (!effectful || tool.idempotent) && c.attempt <= tool.retries
   // A side-effecting call that timed out, or whose connection broke, may have landed: its outcome

@@ -10,15 +10,14 @@ import type { ResumeBudgets } from '../contracts/events.ts'
 import type { ToolsService } from '../contracts/services/tools.ts'
 import { checkResumeBudgets } from '../kit/budgets.ts'
 import { turn } from './command-ids.ts'
-import type { ContinueOptions, RunHandle } from '../contracts/commands.ts'
+import type { ContinueOptions, ReconcileOptions, RunHandle } from '../contracts/commands.ts'
 import { readService } from './cordis.ts'
-import type { HeldRuns } from './held-runs.ts'
+import { goOn, type HeldRuns } from './held-runs.ts'
 import { requireMeter } from './meter.ts'
 import { reconcilableAction, recordReconciled } from './reconcile.ts'
 import { checkResumable } from './resumable.ts'
 import { servicesOf } from './run-start.ts'
 import { asDefined } from './tool.ts'
-import { KernelProducer } from './version.ts'
 import { checkWaitOver } from './waits.ts'
 
 export type ResumeOptions = ContinueOptions & { input?: string; budgets?: ResumeBudgets }
@@ -29,8 +28,7 @@ export async function resumeRun(port: HeldRuns, runId: string, options: ResumeOp
   // Raised budgets (a run suspended with reservation_refused goes on with more), checked before anything is taken.
   const budgets = checkResumeBudgets(options.budgets)
   if (budgets) requireMeter(rt.name, readService(rt.ctx, 'meter'), budgets)
-  const { driver, state, lease } = await port.take(runId)
-  return port.withLease(driver, async () => {
+  return port.take(runId, async ({ driver, state, lease }) => {
     const toolOf = (name: string) => {
       const found = readService<ToolsService>(rt.ctx, 'tools')?.value.get(name)
       return found && asDefined(found)
@@ -43,14 +41,8 @@ export async function resumeRun(port: HeldRuns, runId: string, options: ResumeOp
       return port.takeOver(driver, state, lease, options, 'resume')
     }
     await port.drift(driver, state, options, 'resume')
-    driver.rec.record(
-      'run/resumed',
-      { from: state.status as 'WAITING_USER', by: options.by ?? 'api', input: options.input, ...(budgets ? { budgets } : {}) },
-      KernelProducer,
-      turn(state),
-    )
-    await driver.flush()
-    return () => driver.drive()
+    const data = { from: state.status as 'WAITING_USER', by: options.by ?? 'api', input: options.input, ...(budgets ? { budgets } : {}) }
+    return goOn(driver, 'run/resumed', data, turn(state))
   })
 }
 
@@ -60,30 +52,26 @@ export async function reconcileRun(
   runId: string,
   actionId: string,
   committed: boolean,
-  options: ContinueOptions & { resume?: boolean; receipt?: unknown },
+  options: ReconcileOptions,
 ): Promise<RunHandle> {
-  const { driver, state } = await port.take(runId)
-  return port.withLease(driver, async () => {
+  return port.take(runId, async ({ driver, state }) => {
     const action = reconcilableAction(state, actionId)
     // Drift first: a refused command must leave the run as it found it.
     if (options.resume !== false) await port.drift(driver, state, options, 'reconcile')
     await recordReconciled(driver, state, action, committed, options)
     if (options.resume === false) return undefined
-    driver.rec.record('run/resumed', { from: 'WAITING_RECONCILIATION', by: options.by ?? 'api' }, KernelProducer, turn(state))
-    await driver.flush()
-    return () => driver.drive()
+    return goOn(driver, 'run/resumed', { from: 'WAITING_RECONCILIATION', by: options.by ?? 'api' }, turn(state))
   })
 }
 
 /** Take a run another agent handed to this one and drive it, recording run/handoff (see AgentRuntime.acceptHandoff). */
 export async function acceptHandoff(port: HeldRuns, runId: string): Promise<RunHandle> {
   const { rt } = port
-  const { driver, state } = await port.take(runId)
-  return port.withLease(driver, async () => {
-    if (state.status !== 'RUNNING' || state.handoff?.to !== rt.name) {
+  return port.take(runId, async ({ driver, state }) => {
+    if (state.status !== 'RUNNING' || state.handoff?.to !== rt.name)
       throw new CordageError('run_not_waiting', `run ${runId} is ${state.status} and was not handed to agent "${rt.name}"`)
-    }
-    driver.rec.record(
+    return goOn(
+      driver,
       'run/handoff',
       {
         from: state.agent,
@@ -93,10 +81,7 @@ export async function acceptHandoff(port: HeldRuns, runId: string): Promise<RunH
         hashes: { ...rt.hashes },
         services: servicesOf(rt.ctx),
       },
-      KernelProducer,
       { ...turn(state), causation: state.handoff.seq },
     )
-    await driver.flush()
-    return () => driver.drive()
   })
 }

@@ -17,7 +17,7 @@ import { AgentKey } from '../contracts/manifest.ts'
 export { AgentKey }
 
 /** The kernel's service names. Each agent gets its own provider of each (isolated contexts). */
-export const ServiceNames = [
+export const ServiceNames = Object.freeze([
   'model',
   'context',
   'tools',
@@ -32,8 +32,7 @@ export const ServiceNames = [
   'embeddings',
   'meter',
   'waits',
-] as const
-Object.freeze(ServiceNames)
+] as const)
 export type ServiceName = (typeof ServiceNames)[number]
 
 /** A context whose kernel services are private to one agent. */
@@ -123,11 +122,13 @@ export interface Dispatch {
 export function createDispatch(ctx: Context, agent: string): Dispatch {
   const lifecycle = (ctx.root as any).lifecycle
   const raw = lifecycle[symbols.original] ?? lifecycle
-  const hooksOf = raw._hooks as Record<string, Array<{ ctx: any; callback: (...args: any[]) => any; global?: boolean }>>
+  type Hook = { ctx: any; callback: (...args: any[]) => any; global?: boolean }
+  const hooksOf = raw._hooks as Record<string, Hook[]>
+  /** The agent's own listeners, those outside any agent, and global ones. */
+  const heard = (hook: Hook) => hook.global || hook.ctx[AgentKey] === undefined || hook.ctx[AgentKey] === agent
   const deliver = (type: string, payload: unknown) => {
     for (const hook of hooksOf[type].slice()) {
-      const owner = hook.ctx[AgentKey]
-      if (!hook.global && owner !== undefined && owner !== agent) continue
+      if (!heard(hook)) continue
       try {
         hook.callback(payload)
       } catch (error) {
@@ -145,13 +146,7 @@ export function createDispatch(ctx: Context, agent: string): Dispatch {
   dispatch.handlers = (type) => {
     const hooks = hooksOf[type]
     if (!hooks?.length) return NoHandlers
-    const out: Handler[] = []
-    for (const hook of hooks) {
-      const owner = hook.ctx[AgentKey]
-      if (!hook.global && owner !== undefined && owner !== agent) continue
-      out.push({ callback: hook.callback, provider: ownerOf(hook.ctx).label })
-    }
-    return out
+    return hooks.filter(heard).map((hook) => ({ callback: hook.callback, provider: ownerOf(hook.ctx).label }))
   }
   dispatch.preview = (type, payload) => {
     if (hooksOf[type]?.length) deliver(type, Object.freeze(payload))

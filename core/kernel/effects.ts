@@ -180,7 +180,7 @@ function start(run: Run, job: Ready): Started {
       tool: tool.name,
       argsHash: action.argsHash,
       policyVersion,
-      ttlMs: run.options.ticketTtlMs,
+      ttlMs: run.agent.options.ticketTtlMs,
       target: targetOf(tool),
     },
     undefined,
@@ -225,7 +225,7 @@ function start(run: Run, job: Ready): Started {
 function call(run: Run, s: Started): Promise<ToolResult> {
   const { action, tool, key } = s.job
   s.t0 = performance.now()
-  const invoked = run.options.interceptTool ? run.options.interceptTool(tool) : tool
+  const invoked = run.agent.options.interceptTool ? run.agent.options.interceptTool(tool) : tool
   // The constraints as recorded with the decision (tool/decision), never as a policy might answer now.
   const constraints = action.decision?.constraints
   const call = new ToolCall(
@@ -237,14 +237,14 @@ function call(run: Run, s: Started): Promise<ToolResult> {
       actionId: action.id,
       idempotencyKey: key,
       attempt: s.attempt,
-      fencingToken: run.fencingToken,
+      fencingToken: run.rec.lease?.token,
       ...(constraints ? { constraints } : {}),
     },
     timeLimitOf(tool, constraints),
   )
   s.call = call
   run.track(call, true)
-  if (run.cancelling) call.abort(run.signal.reason, tool.sideEffect !== 'none' ? run.options.cancelGraceMs : 0)
+  if (run.cancelRequest) call.abort(run.signal.reason, tool.sideEffect !== 'none' ? run.agent.options.cancelGraceMs : 0)
   return call.result
 }
 

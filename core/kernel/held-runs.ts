@@ -6,27 +6,38 @@
  * commands (core/kernel/*-command.ts) are free functions over {@link HeldRuns}; the runtime
  * (core/kernel/agent.ts) holds one {@link HeldRuns}, private, with the kernel's store writer.
  */
+import { CordageError } from '../contracts/errors.ts'
 import type { BindingCheck, DriftCommand, PluginSet } from '../contracts/drift.ts'
+import type { RunEventMap, RunEventType } from '../contracts/events.ts'
 import type { Lease, StoreWriter } from '../contracts/services/store.ts'
 import type { RunState } from '../contracts/state.ts'
 import type { ContinueOptions, RunHandle } from '../contracts/commands.ts'
+import { turn } from './command-ids.ts'
 import { bindingChanges, recordDrift } from './drift.ts'
-import { prepareRun, takeOverRun, takeRun, type LeasePort, type TakenRun } from './lease.ts'
+import { takeRun, type LeasePort, type TakenRun } from './lease.ts'
 import type { RunDriver } from './loop.ts'
+import type { EventIds } from './recorder.ts'
+import { KernelProducer } from './version.ts'
 import { waitOverAlready, wakeWaiters } from './waits.ts'
 
 /** The agent runtime as its commands see it. */
-export interface RuntimePort extends LeasePort, PluginSet {
-  readonly plugins: Record<string, string>
-  readonly hashes: Record<string, string>
+export interface RuntimePort extends LeasePort, Required<PluginSet> {
   /** The plugins a run is bound to (core/kernel/agent.ts). */
   startedWith(runId: string): Promise<PluginSet>
   resume(runId: string, options: ContinueOptions): Promise<RunHandle>
 }
 
-/** What a command needs to hold and drive a run. */
 /** A run driven in this process: its driver, and its outcome. */
 export type Driven = { driver: RunDriver; done: Promise<RunState> }
+/** How a command goes on driving the run it holds. */
+type Next = () => Promise<RunState>
+
+/** Record what continues the run, flush it, and drive it on. */
+export async function goOn<K extends RunEventType>(driver: RunDriver, type: K, data: RunEventMap[K], ids: EventIds): Promise<Next> {
+  driver.rec.record(type, data, KernelProducer, ids)
+  await driver.flush()
+  return () => driver.drive()
+}
 
 export class HeldRuns {
   constructor(
@@ -38,14 +49,13 @@ export class HeldRuns {
     private readonly onIdle: (() => void) | undefined,
   ) {}
 
-  /** Take a run's lease (or refuse: another worker drives it), then rebuild its state (core/kernel/lease.ts). */
-  async take(runId: string): Promise<TakenRun> {
-    try {
-      return await takeRun(this.rt, runId, this.active.has(runId), this.writer)
-    } catch (error) {
+  /** Take a run's lease (or refuse: another worker drives it), rebuild its state (core/kernel/lease.ts), and run `body` holding it ({@link withLease}). */
+  async take(runId: string, body: (taken: TakenRun) => Promise<Next | undefined>): Promise<RunHandle> {
+    const taken = await takeRun(this.rt, runId, this.active.has(runId), this.writer).catch((error) => {
       this.settled()
       throw error
-    }
+    })
+    return this.withLease(taken.driver, () => body(taken))
   }
 
   /** Tell the host when nothing runs here any more (it releases a runtime built for one run). */
@@ -53,40 +63,38 @@ export class HeldRuns {
     if (!this.active.size) this.onIdle?.()
   }
 
-  prepare(lease: Lease): Promise<TakenRun> {
-    return prepareRun(this.rt, lease, this.writer)
-  }
-
   /**
    * Run a command's body holding the run's lease. The body returns how to go on driving, or nothing
    * (the command only recorded something); either way the lease is given back when it is done or fails.
    */
-  async withLease(driver: RunDriver, body: () => Promise<(() => Promise<RunState>) | undefined>): Promise<RunHandle> {
-    let next: (() => Promise<RunState>) | undefined
+  async withLease(driver: RunDriver, body: () => Promise<Next | undefined>): Promise<RunHandle> {
+    let next: Next | undefined
     try {
       next = await body()
-    } catch (error) {
-      await driver.releaseLease()
-      this.settled()
-      throw error
+    } finally {
+      if (!next) {
+        await driver.releaseLease()
+        this.settled()
+      }
     }
-    if (!next) {
-      await driver.releaseLease()
-      this.settled()
-      return { runId: driver.runId, done: Promise.resolve(driver.state) }
-    }
-    return this.track(driver, next)
+    return next ? this.track(driver, next) : { runId: driver.runId, done: Promise.resolve(driver.state) }
   }
 
-  /** Drive a run nobody owns, or suspend it on refused drift (core/kernel/lease.ts). */
-  takeOver(
-    driver: RunDriver,
-    state: RunState,
-    lease: Lease,
-    options: ContinueOptions,
-    command: DriftCommand,
-  ): Promise<() => Promise<RunState>> {
-    return takeOverRun(driver, state, lease, () => this.drift(driver, state, options, command))
+  /**
+   * Drive a RUNNING run nobody owns: a submitted run's first drive (lease token 1), or a run whose
+   * worker died (recorded as run/recovered). Under other plugin versions than it started with, and not
+   * accepted, it is suspended instead (recorded), so no worker picks it up again until someone decides.
+   */
+  async takeOver(driver: RunDriver, state: RunState, lease: Lease, options: ContinueOptions, command: DriftCommand): Promise<Next> {
+    try {
+      await this.drift(driver, state, options, command)
+    } catch (error) {
+      if (!CordageError.is(error, 'version_drift')) throw error
+      return () => driver.suspendNow(error.message, 'version_drift')
+    }
+    if (lease.token > 1)
+      return goOn(driver, 'run/recovered', { worker: lease.worker, token: lease.token, previous: lease.previous }, turn(state))
+    return () => driver.drive()
   }
 
   /** Ask the host's binding check about a run about to go on, record its answer, and refuse when a change is refused (core/kernel/drift.ts). */

@@ -6,14 +6,12 @@
  * holds it, never stored here.
  */
 import { CordageError } from '../contracts/errors.ts'
-import type { CancelRequest, Lease, StoreService, StoreWriter } from '../contracts/services/store.ts'
+import type { CancelRequest, Lease, StoreWriter } from '../contracts/services/store.ts'
 import type { RunState } from '../contracts/state.ts'
 import { RunDriver } from './loop.ts'
 import type { LoopHost } from './loop-host.ts'
 import { isTerminal } from './status.ts'
 import { guardStore } from './store-writer.ts'
-import { turn } from './command-ids.ts'
-import { KernelProducer } from './version.ts'
 
 /** A run taken under its lease. */
 export interface TakenRun {
@@ -24,7 +22,6 @@ export interface TakenRun {
 
 /** What taking a run needs of the agent runtime. */
 export interface LeasePort extends LoopHost {
-  store(): StoreService
   load(runId: string): Promise<RunState>
 }
 
@@ -78,44 +75,16 @@ export async function claimToCancel(
   const store = guardStore(rt.store())
   const lease = await store.claim(runId, rt.options.worker, rt.options.leaseTtlMs, writer!)
   if (!lease) return undefined
-  let state: RunState
+  let state: RunState | undefined
   try {
     state = await rt.load(runId)
-  } catch (error) {
-    await store.release(lease, writer!)
-    throw error
+  } finally {
+    // Not loaded, or ended: there is nothing to drive, and the lease goes back.
+    if (!state || isTerminal(state.status)) await store.release(lease, writer!)
   }
-  if (isTerminal(state.status)) {
-    await store.release(lease, writer!)
-    return { ended: state }
-  }
+  if (isTerminal(state.status)) return { ended: state }
   const driver = new RunDriver(rt, state, writer)
   driver.own(lease)
   driver.cancel(request.by, request.reason, request.at)
   return { driver }
-}
-
-/**
- * Drive a RUNNING run nobody owns: a submitted run's first drive (lease token 1), or a run whose
- * worker died (recorded as run/recovered). Under other plugin versions than it started with, and not
- * accepted, it is suspended instead (recorded), so no worker picks it up again until someone decides.
- * `drift` decides and records drift (core/kernel/drift.ts).
- */
-export async function takeOverRun(
-  driver: RunDriver,
-  state: RunState,
-  lease: Lease,
-  drift: () => Promise<void>,
-): Promise<() => Promise<RunState>> {
-  try {
-    await drift()
-  } catch (error) {
-    if (!CordageError.is(error, 'version_drift')) throw error
-    return () => driver.suspendNow(error.message, 'version_drift')
-  }
-  if (lease.token > 1) {
-    driver.rec.record('run/recovered', { worker: lease.worker, token: lease.token, previous: lease.previous }, KernelProducer, turn(state))
-    await driver.flush()
-  }
-  return () => driver.drive()
 }

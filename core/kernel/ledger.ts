@@ -52,8 +52,8 @@ export async function checkLedger(
 
 /** Poll the ledger while another run's effect under `key` is pending, up to `effectWaitMs`. */
 async function waitFor(run: Run, key: string, effect: Effect): Promise<Effect> {
-  const until = Date.now() + run.options.effectWaitMs
-  while (effect.status === 'pending' && Date.now() < until && !run.cancelling) {
+  const until = Date.now() + run.agent.options.effectWaitMs
+  while (effect.status === 'pending' && Date.now() < until && !run.cancelRequest) {
     await new Promise((r) => setTimeout(r, 25))
     effect = (await run.store().effect(key)) ?? effect
   }
@@ -81,7 +81,7 @@ async function deduplicate(run: Run, action: ActionState, tool: Tool, effect: Ef
   // The tool's own observation of the effect when the ledger kept it (a citation the verifier looks for
   // is in it), else the output rendered; then a line that says it was not done again.
   const own = typeof effect.observation === 'string' ? await screenToolText(run, from, effect.observation) : undefined
-  const seen = own?.text ?? observe(shown?.guard ? shown.text : (effect.output ?? null), run.options.observationChars)
+  const seen = own?.text ?? observe(shown?.guard ? shown.text : (effect.output ?? null), run.agent.options.observationChars)
   const guard = guardsOf(shown?.guard, own?.guard)
   run.rec.record(
     'tool/end',

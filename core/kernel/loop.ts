@@ -13,7 +13,7 @@
  * tool runs (the model's decision, the policy decision and the intent together), after a tool with side
  * effects (its outcome), and before the run pauses or ends. Listeners see events as they become durable.
  */
-import { readService, type ServiceEntry } from './cordis.ts'
+import type { ServiceEntry } from './cordis.ts'
 import { CordageError, type Code } from '../contracts/errors.ts'
 import { readonlyView } from './readonly.ts'
 import { Ownership } from './ownership.ts'
@@ -38,6 +38,7 @@ import { pass } from './pass.ts'
 export class RunDriver implements Run {
   readonly rec: Recorder
   private abort = new AbortController()
+  readonly signal: AbortSignal = this.abort.signal
   cancelRequest: CancelRequest | undefined
   suspendRequest: { by: string; reason: string } | undefined
   services!: StepServices
@@ -87,18 +88,6 @@ export class RunDriver implements Run {
     return readonlyView(this.state)
   }
 
-  get options() {
-    return this.agent.options
-  }
-
-  get signal(): AbortSignal {
-    return this.abort.signal
-  }
-
-  get cancelling(): boolean {
-    return this.cancelRequest !== undefined
-  }
-
   /** Turn and step ids of where the run is now (read for every event). */
   get ids(): EventIds {
     return this.place.of(this.state)
@@ -113,9 +102,7 @@ export class RunDriver implements Run {
   /** The store: the one read with the step's services while they are current, else read now. */
   store(): StoreService {
     if (this.servicesVersion === this.agent.servicesVersion && this.storeEntry) return this.storeEntry.value
-    const entry = readService<StoreService>(this.agent.ctx, 'store')
-    if (!entry) throw new CordageError('service_missing', `agent "${this.agent.name}" has no store`)
-    return entry.value
+    return this.agent.store()
   }
 
   /**
@@ -136,10 +123,6 @@ export class RunDriver implements Run {
       onClear: (mark) => this.window.clear(mark),
     })
     this.ownership.start()
-  }
-
-  get fencingToken(): number | undefined {
-    return this.rec.lease?.token
   }
 
   async checkLease(): Promise<void> {
@@ -248,7 +231,7 @@ export class RunDriver implements Run {
   ask<T>(service: TimedService, provider: string, call: () => T | Promise<T>): T | Promise<T> {
     const answer = call()
     if (!isThenable(answer)) return answer
-    return bounded(answer, service, provider, this.agent.options.serviceTimeouts[service], this.state.deadline, this.abort.signal)
+    return bounded(answer, service, provider, this.agent.options.serviceTimeouts[service], this.state.deadline, this.signal)
   }
 
   leaveStep(): void {

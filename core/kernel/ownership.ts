@@ -52,15 +52,7 @@ export class Ownership {
    * learns it here. Rejects with `lease_lost`.
    */
   async ensure(): Promise<void> {
-    if (this.held()) return
-    if (!this.released) {
-      const sent = Date.now()
-      const renewed = await Promise.resolve(guardStore(this.store()).renew(this.lease, this.options.ttlMs, this.writer!)).catch(() => false)
-      if (renewed) {
-        this.heldUntil = Math.max(this.heldUntil, sent + this.options.ttlMs)
-        return
-      }
-    }
+    if (this.held() || (!this.released && (await this.renew().catch(() => false)))) return
     const error = new CordageError(
       'lease_lost',
       `run ${this.lease.runId}: worker ${this.lease.worker} no longer holds its lease (token ${this.lease.token}): another worker owns the run, so nothing more is done here`,
@@ -69,17 +61,24 @@ export class Ownership {
     throw error
   }
 
+  /** Renew the lease at the store now; when it is still ours, it is held a lifetime from when the renewal was sent. A store that throws synchronously throws here. */
+  private renew(): Promise<boolean> {
+    const sent = Date.now()
+    return Promise.resolve(guardStore(this.store()).renew(this.lease, this.options.ttlMs, this.writer!)).then((held) => {
+      if (held) this.heldUntil = Math.max(this.heldUntil, sent + this.options.ttlMs)
+      return held
+    })
+  }
+
   /** Start renewing, and watching for cancel requests when other processes share the store. */
   start(): void {
     const { ttlMs, watchMs } = this.options
     const renew = setInterval(
       () => {
-        const sent = Date.now()
         Promise.resolve()
-          .then(() => guardStore(this.store()).renew(this.lease, ttlMs, this.writer!))
+          .then(() => this.renew())
           .then(
             (held) => {
-              if (held) this.heldUntil = Math.max(this.heldUntil, sent + ttlMs)
               if (!held && !this.released)
                 this.options.onLost(
                   new CordageError(
@@ -96,10 +95,7 @@ export class Ownership {
       Math.max(10, Math.floor(ttlMs / 3)),
     )
     this.timers.push(renew)
-    if (this.watching) {
-      const watch = setInterval(() => void this.look(), watchMs)
-      this.timers.push(watch)
-    }
+    if (this.watching) this.timers.push(setInterval(() => void this.look(), watchMs))
     // A lease must never keep the process alive on its own.
     for (const timer of this.timers) timer.unref?.()
   }

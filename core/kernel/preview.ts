@@ -60,7 +60,7 @@ export async function runDryRun(run: Run, action: ActionState, tool: Tool, args:
   if (outcome.status === 'ok') {
     const { preview: output, durationMs, redacted } = outcome
     const raw = renderPreview(output)
-    const max = run.options.observationChars
+    const max = run.agent.options.observationChars
     const observation = raw.length > max ? `${raw.slice(0, max)}… (${raw.length - max} more characters in the store)` : raw
     const ended = { tool: tool.name, attempt: 1, output, observation, durationMs, ...(redacted ? { redacted } : {}), dryRun: true }
     run.rec.record('tool/end', ended, tool.owner ?? KernelProducer, ids)

@@ -43,12 +43,11 @@ export function checkResumable(
     case 'WAITING_RECONCILIATION':
       // Resuming is safe when the action never started (it waited on another run's effect under its
       // key), or when its tool is idempotent (running it again under the same key is harmless).
-      if (waitingOn?.status === 'running' && !toolOf(waitingOn.tool)?.idempotent) {
+      if (waitingOn?.status === 'running' && !toolOf(waitingOn.tool)?.idempotent)
         throw new CordageError(
           'run_not_waiting',
           `run ${runId} waits for someone to settle whether action ${state.waiting?.actionId} took effect (unknown_effect): cordage reconcile ${runId} ${state.waiting?.actionId} --committed|--not-committed`,
         )
-      }
       return 'go-on'
     case 'WAITING_APPROVAL':
       if (waitingOn?.status === 'awaiting_approval')

@@ -12,7 +12,7 @@ import type { CheckedMessages } from '../contracts/checks/context.ts'
 import type { ArtifactRef } from '../contracts/data.ts'
 import type { CancelRequest, EffectWrite, StoreService } from '../contracts/services/store.ts'
 import type { RunState } from '../contracts/state.ts'
-import type { LoopHost, ResolvedAgentOptions, TimedService } from './loop-host.ts'
+import type { LoopHost, TimedService } from './loop-host.ts'
 import type { EventIds, Recorder } from './recorder.ts'
 import type { StepServices } from './step-services.ts'
 import type { ToolCall } from './tool-call.ts'
@@ -30,7 +30,6 @@ export interface NotedEffect {
 export interface Run {
   readonly runId: string
   readonly agent: LoopHost
-  readonly options: ResolvedAgentOptions
   /** The run's state, which only the recorder's reducer changes. */
   readonly state: RunState
   /** What services and handlers see of {@link state}: a read-only view (core/kernel/readonly.ts). */
@@ -46,7 +45,6 @@ export interface Run {
   readonly ids: EventIds
   readonly cancelRequest: CancelRequest | undefined
   readonly suspendRequest: { by: string; reason: string } | undefined
-  readonly cancelling: boolean
   /** Set when another worker took the run over: nothing more may be written. */
   readonly lost: CordageError | undefined
   /** A control error met where the run could not stop (an outcome still to record): the run ends at the next boundary. */
@@ -55,8 +53,6 @@ export interface Run {
   readonly noted: { committed: NotedEffect[]; unknown: (NotedEffect & { key: string })[] }
   /** Inside a step: past the swap gate, with the step's services read. */
   readonly inStep: boolean
-  /** The run's lease token (fencing token), when the run is owned under a lease. */
-  readonly fencingToken: number | undefined
   /** State was rebuilt from the store (a lost key race): what a batch decided before is stale. */
   reloaded: boolean
   /** The messages of the last projection that passed its check: the next check reads only what is new. */

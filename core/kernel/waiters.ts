@@ -14,10 +14,7 @@ export function wakingWaiters(dispatch: Dispatch, waiters: RunWaiters): Dispatch
       dispatch(event)
       if (waiters.size) waiters.wake(event.runId)
     },
-    {
-      watched: (types: readonly string[]) => waiters.size > 0 || dispatch.watched(types),
-      preview: dispatch.preview,
-      handlers: dispatch.handlers,
-    },
+    dispatch,
+    { watched: (types: readonly string[]) => waiters.size > 0 || dispatch.watched(types) },
   )
 }

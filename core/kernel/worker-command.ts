@@ -9,6 +9,7 @@ import { CordageError } from '../contracts/errors.ts'
 import type { RunHandle } from '../contracts/commands.ts'
 import type { HeldRuns } from './held-runs.ts'
 import { guardStore } from './store-writer.ts'
+import { prepareRun } from './lease.ts'
 
 /**
  * Claim and drive the next run, or undefined when there is none. `portFor` gives the commands of the
@@ -19,33 +20,21 @@ export async function driveNext(
   damaged: Set<string>,
   portFor: (runId: string) => Promise<HeldRuns>,
 ): Promise<RunHandle | undefined> {
-  const { rt } = port
+  const { rt, writer } = port
   const exclude = damaged.size ? [...damaged] : undefined
-  const lease = await guardStore(rt.store()).claimNext(
-    rt.options.worker,
-    rt.options.leaseTtlMs,
-    { agents: [rt.name], exclude },
-    port.writer!,
-  )
+  const lease = await guardStore(rt.store()).claimNext(rt.options.worker, rt.options.leaseTtlMs, { agents: [rt.name], exclude }, writer!)
   if (!lease) return undefined
-  let target = port
-  try {
-    target = await portFor(lease.runId)
-  } catch (error) {
-    await guardStore(rt.store()).release(lease, port.writer!)
+  const target = await portFor(lease.runId).catch(async (error) => {
+    await guardStore(rt.store()).release(lease, writer!)
     throw error
-  }
-  let prepared
-  try {
-    prepared = await target.prepare(lease)
-  } catch (error) {
+  })
+  const { driver, state } = await prepareRun(target.rt, lease, target.writer).catch((error) => {
     // A runtime built for this run is released: it will not drive it.
     if (target !== port) target.settled()
     // A damaged log is never replayed, and must not stop the runs queued behind it: this runtime
     // passes it over from now on (prepare released its lease), and says so to the caller.
     if (CordageError.is(error, 'store_corrupt')) damaged.add(lease.runId)
     throw error
-  }
-  const { driver, state } = prepared
+  })
   return target.withLease(driver, () => target.takeOver(driver, state, lease, {}, 'worker'))
 }

@@ -5,7 +5,8 @@
  * `cordage run` does until it ends or pauses again.
  */
 import { CordageError } from '../../contracts/errors.ts'
-import type { AgentRuntime, ApprovalOptions, RunHandle } from '../../kernel/agent.ts'
+import type { AgentRuntime } from '../../kernel/agent.ts'
+import type { ApprovalOptions, RunHandle } from '../../contracts/commands.ts'
 import type { RunState } from '../../kernel/state.ts'
 import type { Parsed } from '../args.ts'
 import { finish, follow, live } from '../live.ts'

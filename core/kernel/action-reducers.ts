@@ -7,7 +7,7 @@
 import { CordageError } from '../contracts/errors.ts'
 import type { RunEvent, RunEventType } from '../contracts/events.ts'
 import type { Usage } from '../contracts/data.ts'
-import type { ActionState, RunState } from '../contracts/state.ts'
+import type { ActionState, RunState, TranscriptEntry } from '../contracts/state.ts'
 import { sliceName } from '../kit/slices.ts'
 import { applySlice } from './slice-reducers.ts'
 
@@ -41,33 +41,33 @@ export const ActionReducers: { readonly [K in ToolEventType]: Reducer<K> } = Obj
       t[t.length - 1] = Object.freeze(Object.assign({}, last, { actionIds: Object.freeze([...last.actionIds, id]) }))
   },
   'tool/decision': (state, event) => {
-    const a = needAction(event, actionOf(state, event))
+    const a = needAction(state, event)
     // Not `{ ...event.data, seq }`: on Node 20, adding a key to a spread copy of a fresh literal takes a
     // slow path (measured: 0.7 us against 0.1 for Object.assign), and this runs at every call.
     a.decision = Object.assign({}, event.data, { seq: event.seq })
     a.status = event.data.verdict === 'allow' ? 'allowed' : event.data.verdict === 'deny' ? 'denied' : 'awaiting_approval'
   },
   'tool/approval-requested': (state, event) => {
-    const a = needAction(event, actionOf(state, event))
+    const a = needAction(state, event)
     a.status = 'awaiting_approval'
     a.requestedSeq = event.seq
     if (event.data.preview) a.preview = event.data.preview
   },
   'tool/approval-decided': (state, event) => {
-    const a = needAction(event, actionOf(state, event))
+    const a = needAction(state, event)
     const { grant, ...approval } = event.data
     a.approval = { ...approval, seq: event.seq }
     if (grant?.scope === 'run') state.grants.push(grant)
     a.status = event.data.approved ? 'approved' : 'rejected'
   },
   'tool/start': (state, event) => {
-    const a = needAction(event, actionOf(state, event))
+    const a = needAction(state, event)
     a.status = 'running'
     a.attempts = event.data.attempt
     a.key = event.data.idempotencyKey
   },
   'tool/end': (state, event) => {
-    const a = needAction(event, actionOf(state, event))
+    const a = needAction(state, event)
     // Schema 1 kept the names a tool revealed for the tools service; from 2 on the tool's plugin keeps them (slice/update).
     if (event.schema < 2 && event.data.reveals?.length)
       applySlice(state, sliceName(event.producer), { add: { revealed: event.data.reveals } })
@@ -83,7 +83,7 @@ export const ActionReducers: { readonly [K in ToolEventType]: Reducer<K> } = Obj
     settle(state, a, event.data.observation, true, event.seq)
   },
   'tool/error': (state, event) => {
-    const a = needAction(event, actionOf(state, event))
+    const a = needAction(state, event)
     a.error = { code: event.data.code, message: event.data.message, seq: event.seq }
     // Another attempt follows, or the effect is unknown: the action is not settled yet.
     if (event.data.willRetry || event.data.unknown) return
@@ -92,7 +92,7 @@ export const ActionReducers: { readonly [K in ToolEventType]: Reducer<K> } = Obj
     settle(state, a, event.data.observation, false, event.seq)
   },
   'tool/reconciled': (state, event) => {
-    const a = needAction(event, actionOf(state, event))
+    const a = needAction(state, event)
     if (event.data.committed) {
       a.status = 'succeeded'
       const observation = `${event.data.tool} took effect (settled by ${event.data.by})${event.data.receipt !== undefined ? `: ${JSON.stringify(event.data.receipt)}` : '.'}`
@@ -104,10 +104,6 @@ export const ActionReducers: { readonly [K in ToolEventType]: Reducer<K> } = Obj
     }
   },
 })
-
-function actionOf(state: RunState, event: RunEvent): ActionState | undefined {
-  return event.actionId ? state.actions[event.actionId] : undefined
-}
 
 export function addUsage(state: RunState, u: Usage) {
   state.usage = {
@@ -130,17 +126,10 @@ function settle(state: RunState, action: ActionState, text: string, ok: boolean,
   // settled in (a denied call settles before an allowed one that runs). Only the open step's tail
   // moves: what a context plugin saw before this step never changes.
   const t = state.transcript
+  const after = (e: TranscriptEntry) =>
+    e.kind === 'observation' && state.actions[e.actionId]?.stepId === action.stepId && actionIndex(e.actionId) >= actionIndex(action.id)
   let at = t.length
-  while (at > 0) {
-    const prev = t[at - 1]
-    if (
-      prev.kind !== 'observation' ||
-      state.actions[prev.actionId]?.stepId !== action.stepId ||
-      actionIndex(prev.actionId) < actionIndex(action.id)
-    )
-      break
-    at--
-  }
+  while (at > 0 && after(t[at - 1])) at--
   const entry = { kind: 'observation' as const, actionId: action.id, tool: action.tool, text, ok, seq }
   t.splice(at, 0, Object.freeze(action.dryRun ? { ...entry, dryRun: true } : entry))
 }
@@ -155,7 +144,8 @@ function need(event: RunEvent, value: string | undefined): string {
   return value
 }
 
-function needAction(event: RunEvent, action: ActionState | undefined): ActionState {
+function needAction(state: RunState, event: RunEvent): ActionState {
+  const action = event.actionId ? state.actions[event.actionId] : undefined
   if (!action) throw new CordageError('invalid_event', `${event.type} (seq ${event.seq}) refers to unknown action ${event.actionId}`)
   return action
 }

@@ -172,7 +172,7 @@ export function waitForApproval(action: ActionState, asked?: Asked, why = ''): S
     ...(preview ? { preview } : {}),
   }
   const reason = `action ${action.id} (${tool}) waits for approval${asked ? `: ${decided}${why}` : ''}`
-  return { pause: 'WAITING_APPROVAL', reason, checkpoint: 'approval', detail: { actionId: action.id, approval } }
+  return { pause: 'WAITING_APPROVAL', reason, detail: { actionId: action.id, approval } }
 }
 
 /** The preview for an approval request put on record late (core/kernel/actions.ts, a resumed ask): none for a dry run, a tool gone or arguments it no longer takes. */

@@ -201,35 +201,22 @@ async function waitOn(run: Run, c: FinishedCall, w: ToolResult['waitsFor']): Pro
     : !checked.ok
       ? checked.problem
       : await claimProblem(run.agent.ctx, checked.value.on, waiter)
-  if (refused || !checked.ok) {
-    const error = new CordageError('tool_failed', `${tool.name} returned an invalid waitsFor: ${refused}`)
-    return recordFailed(run, c, error)
-  }
+  if (refused || !checked.ok)
+    return recordFailed(run, c, new CordageError('tool_failed', `${tool.name} returned an invalid waitsFor: ${refused}`))
   const { on, status, reason } = checked.value
-  const why = `action ${action.id} (${tool.name}) waits on ${reason}`
-  return { kind: 'wait', status, why, on, waiter }
+  return { kind: 'wait', status, why: `action ${action.id} (${tool.name}) waits on ${reason}`, on, waiter }
 }
-
-/** The checkpoint a run waiting in each status records. */
-export const Checkpoints = {
-  WAITING_APPROVAL: 'approval',
-  WAITING_USER: 'user',
-  WAITING_RECONCILIATION: 'reconciliation',
-  SUSPENDED: 'suspend',
-} as const
 
 /** A call cut short by the run's cancellation. */
 function recordCancelled(run: Run, c: FinishedCall): Outcome {
   const { action, tool, key } = c
-  const observation = 'The run was cancelled while this tool ran.'
-  const message = 'cancelled while the tool ran'
   const data = {
     tool: tool.name,
     attempt: c.attempt,
     errorClass: 'cancelled' as const,
     code: 'cancelled' as const,
-    message,
-    observation,
+    message: 'cancelled while the tool ran',
+    observation: 'The run was cancelled while this tool ran.',
     durationMs: c.durationMs,
   }
   run.rec.record('tool/error', data, tool.owner ?? KernelProducer, run.idsOf(action.id, c.startedSeq))

@@ -24,7 +24,7 @@ import { targetOf } from './tool.ts'
 import { KernelProducer } from './version.ts'
 import type { Next } from './flow.ts'
 import { intercepted, veto } from './phases.ts'
-import { Checkpoints, recordFailed, recordSucceeded, type Consequence, type Outcome } from './call-outcome.ts'
+import { recordFailed, recordSucceeded, type Consequence, type Outcome } from './call-outcome.ts'
 import { endRun, pauseRun, stop } from './ending.ts'
 import { cancelWait } from './waits.ts'
 import { timeLimitOf, unheldConstraints } from './constraints.ts'
@@ -35,7 +35,7 @@ import type { Reservation } from '../contracts/data.ts'
 import { closeRefused, refuse, type Refused } from './reject.ts'
 import { recoverLostKeyRace } from './key-race.ts'
 import type { Run } from './run.ts'
-export type { Checkpoint, Next, PauseDetail } from './flow.ts'
+export type { Next, PauseDetail } from './flow.ts'
 
 /** The kernel's right to issue tickets: claimed here, as this module loads, and never handed on. */
 const issueTicket = claimTicketIssuer()
@@ -100,15 +100,8 @@ export async function executeWave(run: Run, jobs: readonly Authorized[]): Promis
   const refused = run.services.meter ? await reserveWave(run, queue) : undefined
   if (refused) return stop(run, refused)
   while (queue.length) {
-    const started: Started[] = []
-    const intent: EffectWrite[] = []
-    let effects = false
-    for (const job of queue) {
-      const one = start(run, job)
-      started.push(one)
-      intent.push(...one.intent)
-      if (job.tool.sideEffect !== 'none') effects = true
-    }
+    const started = queue.map((job) => start(run, job))
+    const intent = started.flatMap((s) => s.intent)
     try {
       // The model's decision, the policy decisions and the intents are durable before any tool runs.
       await run.flush(intent)
@@ -118,7 +111,7 @@ export async function executeWave(run: Run, jobs: readonly Authorized[]): Promis
       return 'continue'
     }
     // Frozen past the lease's expiry between the intent and the call, another worker may own the run now.
-    if (effects) await run.checkLease()
+    if (intent.length) await run.checkLease()
     const results = await callAll(run, started)
     const outcomes: Outcome[] = []
     for (let i = 0; i < started.length; i++) outcomes.push(await finish(run, started[i], results[i]))
@@ -147,7 +140,7 @@ export async function executeWave(run: Run, jobs: readonly Authorized[]): Promis
 /** What one outcome asks of the run: end it, wait on the condition, or settle an unknown effect. */
 async function actOnConsequence(run: Run, { action, tool, key }: Ready, c: Consequence): Promise<Next> {
   if (c.kind === 'end') return endRun(run, 'FAILED', c.code, c.reason)
-  if (c.kind === 'wait') return pauseRun(run, c.status, c.why, Checkpoints[c.status], { actionId: action.id, on: c.on })
+  if (c.kind === 'wait') return pauseRun(run, c.status, c.why, { actionId: action.id, on: c.on })
   const settled = await settleUnknown(run, action, tool, key, c.lost)
   return typeof settled === 'object' ? stop(run, settled) : 'continue'
 }

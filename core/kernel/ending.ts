@@ -6,15 +6,23 @@
  */
 import { classify, CordageError, Codes, type Code } from '../contracts/errors.ts'
 import type { TerminalStatus, WaitingStatus } from '../contracts/data.ts'
-import type { Checkpoint, Next, PauseDetail, Stop } from './flow.ts'
+import type { Next, PauseDetail, Stop } from './flow.ts'
 import type { Run } from './run.ts'
 import { KernelProducer } from './version.ts'
 import { cancelWaitOf } from './waits.ts'
 import { recordedWait } from '../contracts/services/waits.ts'
 
+/** The checkpoint a run waiting in each status records. */
+const Checkpoints = {
+  WAITING_APPROVAL: 'approval',
+  WAITING_USER: 'user',
+  WAITING_RECONCILIATION: 'reconciliation',
+  SUSPENDED: 'suspend',
+} as const
+
 /** Act on what a stage asked of the run (core/kernel/flow.ts). */
 export function stop(run: Run, s: Stop): Promise<Next> {
-  if ('pause' in s) return pauseRun(run, s.pause, s.reason, s.checkpoint, s.detail)
+  if ('pause' in s) return pauseRun(run, s.pause, s.reason, s.detail)
   if ('cancelled' in s) return endCancelled(run)
   return endRun(run, s.end, s.code, s.reason, s.answer)
 }
@@ -26,13 +34,12 @@ export async function pauseRun(
   run: Run,
   status: WaitingStatus,
   reason: string,
-  checkpoint: Checkpoint,
   { actionId, approval, code, on }: PauseDetail = {},
 ): Promise<Next> {
   const ids = run.ids
   run.rec.record(
     'run/checkpoint',
-    { reason: checkpoint, pending: [...run.state.pending], steps: run.state.steps, usage: { ...run.state.usage } },
+    { reason: Checkpoints[status], pending: [...run.state.pending], steps: run.state.steps, usage: { ...run.state.usage } },
     KernelProducer,
     ids,
   )
@@ -73,28 +80,22 @@ export async function endRun(
   }
   const ids = run.ids
   // Every proposed action is closed: those the run never got to end with the run's own code.
+  const ended = `the run ended ${status}${failureCode ? ` (${failureCode})` : ''}`
   for (const id of [...run.state.pending]) {
     const action = run.state.actions[id]
-    if (action.status === 'running') {
-      // It started and its outcome is unknown (a neighbour in its wave ended the run first): say so, in
-      // run/end too, rather than pretend it never ran. Its ledger intent stays pending.
-      const observation = `Outcome unknown: the run ended ${status}${failureCode ? ` (${failureCode})` : ''} before it was settled (idempotency key ${action.key}).`
-      run.noteEffect('unknown', { actionId: id, tool: action.tool, key: action.key ?? `${run.runId}/${id}` })
-      run.rec.record(
-        'tool/error',
-        { tool: action.tool, errorClass: Codes.unknown_effect.kind, code: 'unknown_effect', message: observation, observation },
-        KernelProducer,
-        run.idsOf(id, action.error?.seq ?? action.proposedSeq),
-      )
-      continue
-    }
-    const code: Code = failureCode ?? 'cancelled'
-    const observation = `Not run: the run ended ${status}${failureCode ? ` (${failureCode})` : ''} first.`
+    // One that started has an unknown outcome (a neighbour in its wave ended the run first): say so, in
+    // run/end too, rather than pretend it never ran. Its ledger intent stays pending.
+    const started = action.status === 'running'
+    if (started) run.noteEffect('unknown', { actionId: id, tool: action.tool, key: action.key ?? `${run.runId}/${id}` })
+    const code: Code = started ? 'unknown_effect' : (failureCode ?? 'cancelled')
+    const observation = started
+      ? `Outcome unknown: ${ended} before it was settled (idempotency key ${action.key}).`
+      : `Not run: ${ended} first.`
     run.rec.record(
       'tool/error',
       { tool: action.tool, errorClass: Codes[code].kind, code, message: observation, observation },
       KernelProducer,
-      run.idsOf(id, action.requestedSeq ?? action.proposedSeq),
+      run.idsOf(id, (started ? action.error?.seq : action.requestedSeq) ?? action.proposedSeq),
     )
   }
   if (run.state.stepOpen) run.rec.record('step/end', { actions: run.state.stepActions }, KernelProducer, ids)

@@ -10,9 +10,6 @@ import type { TerminalStatus, WaitCondition, WaitingStatus } from '../contracts/
 /** After a pass: go round again, or stop driving (the run paused, ended or was handed on). */
 export type Next = 'continue' | 'halt'
 
-/** Why a run records a checkpoint before it waits. */
-export type Checkpoint = 'approval' | 'user' | 'suspend' | 'reconciliation'
-
 export interface PauseDetail {
   /** The action the run waits on. */
   actionId?: string
@@ -31,5 +28,5 @@ export interface PauseDetail {
  */
 export type Stop =
   | { end: TerminalStatus; code?: Code; reason?: string; answer?: string }
-  | { pause: WaitingStatus; reason: string; checkpoint: Checkpoint; detail?: PauseDetail }
+  | { pause: WaitingStatus; reason: string; detail?: PauseDetail }
   | { cancelled: true }

@@ -13,9 +13,8 @@ import type { ActionState } from './state.ts'
 import { KernelProducer } from './version.ts'
 import { ledgerArtifact, relist } from './artifacts.ts'
 import { observe } from './call-outcome.ts'
-import { guardsOf, screenToolValue } from './tool-texts.ts'
+import { guardsOf, screenToolText, screenToolValue } from './tool-texts.ts'
 import { reject } from './reject.ts'
-import { screenToolText } from './tool-texts.ts'
 import type { Run } from './run.ts'
 import type { Stop } from './flow.ts'
 
@@ -45,7 +44,6 @@ export async function checkLedger(
   return {
     pause: 'WAITING_RECONCILIATION',
     reason: `idempotency key ${key} of action ${action.id} (${tool.name}) belongs to ${effect.runId} ${effect.actionId}, whose effect is unknown: settle that one first`,
-    checkpoint: 'reconciliation',
     detail: { actionId: action.id, code: 'unknown_effect' },
   }
 }

@@ -134,7 +134,7 @@ export class RunDriver implements Run {
   /** Pause SUSPENDED right away (a run taken over under changed plugins), then stop. */
   async suspendNow(reason: string, code: Code): Promise<RunState> {
     try {
-      await pauseRun(this, 'SUSPENDED', reason, 'suspend', { code })
+      await pauseRun(this, 'SUSPENDED', reason, { code })
     } finally {
       if (this.inStep) this.leaveStep()
       await this.ownership?.release().catch(() => {})

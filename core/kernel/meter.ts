@@ -51,7 +51,7 @@ export function unmetered(run: Run): Stop | undefined {
   return needs.length ? suspend(`${meterMissing(run.agent.name, needs)}; then resume`, 'service_missing') : undefined
 }
 
-const suspend = (reason: string, code: Code): Stop => ({ pause: 'SUSPENDED', reason, checkpoint: 'suspend', detail: { code } })
+const suspend = (reason: string, code: Code): Stop => ({ pause: 'SUSPENDED', reason, detail: { code } })
 
 /** Before a model call: reserve it, or suspend. A model reservation still open (the process stopped during the call) is kept. */
 export function reserveModelCall(run: Run, model: ModelService, contextTokens: number, step: number): Promise<Stop | undefined> {

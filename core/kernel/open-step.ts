@@ -46,6 +46,6 @@ export function finishOpenStep(run: Run): Promise<Next> | undefined {
   if (last?.kind !== 'assistant') return undefined
   const { decision, seq } = last
   if (decision.kind === 'final') return verifyAnswer(run, decision.text, seq).then((s) => stopOrGoOn(run, s))
-  if (decision.kind === 'ask_user') return pauseRun(run, 'WAITING_USER', decision.question, 'user')
+  if (decision.kind === 'ask_user') return pauseRun(run, 'WAITING_USER', decision.question)
   return undefined
 }

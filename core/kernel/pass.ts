@@ -27,7 +27,7 @@ export async function pass(run: Run): Promise<Next> {
   const looking = run.lookForCancel()
   if (looking) await looking
   if (run.cancelRequest) return endCancelled(run)
-  if (run.suspendRequest) return pauseRun(run, 'SUSPENDED', run.suspendRequest.reason, 'suspend')
+  if (run.suspendRequest) return pauseRun(run, 'SUSPENDED', run.suspendRequest.reason)
   const bound = overBudget(run.state.budgets, run.state, Date.now())
   if (bound) return endRun(run, 'STOPPED', bound.code, bound.reason)
 
@@ -35,7 +35,7 @@ export async function pass(run: Run): Promise<Next> {
     const wait = run.agent.gate.enter()
     if (wait) await wait
     const missing = run.enterStep()
-    if (missing) return pauseRun(run, 'SUSPENDED', missing, 'suspend', { code: 'service_missing' })
+    if (missing) return pauseRun(run, 'SUSPENDED', missing, { code: 'service_missing' })
   }
   // Tokens and cost are the meter's to judge, with the step's services (core/kernel/meter.ts); a
   // thread's bound over all its turns stays the kernel's, checked after them as it always was.

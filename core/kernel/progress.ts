@@ -49,8 +49,7 @@ export async function checkProgress(run: Run, progress: ServiceEntry<ProgressSer
   const { detector, reason, thresholds } = verdict
   const text = verdict.kind === 'feedback' ? verdict.text : undefined
   run.rec.record('step/no-progress', { detector, response: verdict.kind, reason, thresholds, text }, progress.provider, ids)
-  if (verdict.kind === 'ask')
-    return { pause: 'WAITING_USER', reason: verdict.question, checkpoint: 'user', detail: { code: 'no_progress' } }
+  if (verdict.kind === 'ask') return { pause: 'WAITING_USER', reason: verdict.question, detail: { code: 'no_progress' } }
   if (verdict.kind === 'stop') return { end: 'STOPPED', code: 'no_progress', reason: `${detector}: ${reason}` }
   return undefined
 }

@@ -44,9 +44,6 @@ export async function recordReconciled(
     actionId: action.id,
     causation: state.lastSeq,
   })
-  await driver.flush([
-    committed
-      ? { op: 'outcome', key, status: 'committed', receipt: options.receipt, at: Date.now() }
-      : { op: 'outcome', key, status: 'not_committed', at: Date.now() },
-  ])
+  const receipt = committed ? options.receipt : undefined
+  await driver.flush([{ op: 'outcome', key, status: committed ? 'committed' : 'not_committed', receipt, at: Date.now() }])
 }

@@ -39,12 +39,9 @@ export class Recorder {
     writer?: StoreWriter,
   ) {
     this.durable = state.lastSeq
-    this.#writer = writer
     this.#writerOnly = Object.freeze({ writer })
   }
 
-  /** The kernel's store writer (private: nothing that holds the recorder can take it). */
-  readonly #writer: StoreWriter | undefined
   /** The options of an append that has nothing but the writer to say: one object, not one per flush. */
   readonly #writerOnly: { writer: StoreWriter | undefined }
 
@@ -92,23 +89,20 @@ export class Recorder {
     const thread = this.threadClaim
     const options =
       this.lease || effects?.length || snapshot || thread
-        ? { lease: this.lease, effects, snapshot, writer: this.#writer, ...(thread ? { thread } : {}) }
+        ? { lease: this.lease, effects, snapshot, writer: this.#writerOnly.writer, ...(thread ? { thread } : {}) }
         : this.#writerOnly
+    // Not written: the batch goes back to the buffer.
+    const restore = (error: unknown): never => {
+      this.buffer = batch
+      throw error
+    }
     let written
     try {
       written = guardStore(this.store()).append(this.state.runId, batch, this.durable, options)
     } catch (error) {
-      this.buffer = batch
-      throw error
+      restore(error)
     }
-    if (written)
-      return written.then(
-        () => this.delivered(batch),
-        (error) => {
-          this.buffer = batch
-          throw error
-        },
-      )
+    if (written) return written.then(() => this.delivered(batch), restore)
     this.delivered(batch)
     return undefined
   }
@@ -128,11 +122,6 @@ export class Recorder {
     this.durable = batch[batch.length - 1].seq
     this.threadClaim = undefined
     for (const event of batch) this.dispatch(event)
-  }
-
-  /** Seq of the last event known to be in the store. */
-  get durableSeq(): number {
-    return this.durable
   }
 }
 

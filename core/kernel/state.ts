@@ -48,9 +48,7 @@ export function emptyState(runId: string): RunState {
 
 /** Rebuild state from a run's events. Throws `invalid_event` on a gap, a foreign event or an illegal transition. */
 export function replay(runId: string, events: readonly RunEvent[]): RunState {
-  const state = emptyState(runId)
-  for (const event of events) apply(state, event)
-  return state
+  return replayFrom(runId, undefined, events)!
 }
 
 /** State from a snapshot plus the events after it; the whole log is needed when the snapshot is of another version. */
@@ -59,10 +57,9 @@ export function replayFrom(
   snapshot: { seq: number; version: number; state: unknown } | undefined,
   events: readonly RunEvent[],
 ): RunState | undefined {
-  if (!snapshot) return replay(runId, events)
-  if (snapshot.version !== StateVersion) return undefined
-  const state = snapshot.state as RunState
-  if (state.runId !== runId || state.lastSeq !== snapshot.seq) return undefined
+  if (snapshot && snapshot.version !== StateVersion) return undefined
+  const state = snapshot ? (snapshot.state as RunState) : emptyState(runId)
+  if (state.runId !== runId || state.lastSeq !== (snapshot?.seq ?? 0)) return undefined
   // Frozen as the reducer leaves them: a slice changes only by its plugin's events, whoever holds the state.
   if (state.slices) freezeData(state.slices)
   for (const event of events) apply(state, event)
@@ -71,18 +68,15 @@ export function replayFrom(
 
 /** Apply one event to state, in place. */
 export function apply(state: RunState, event: RunEvent): void {
-  if (event.seq !== state.lastSeq + 1) {
+  if (event.seq !== state.lastSeq + 1)
     throw new CordageError('invalid_event', `run ${state.runId}: expected seq ${state.lastSeq + 1}, got ${event.seq} (${event.type})`)
-  }
-  if (event.runId !== state.runId) {
+  if (event.runId !== state.runId)
     throw new CordageError('invalid_event', `event seq ${event.seq} belongs to run ${event.runId}, not ${state.runId}`)
-  }
-  if (event.schema > EventSchemaVersion) {
+  if (event.schema > EventSchemaVersion)
     throw new CordageError(
       'invalid_event',
       `event seq ${event.seq} has schema ${event.schema}; this kernel reads up to ${EventSchemaVersion}`,
     )
-  }
   applyPayload(state, event)
   state.lastSeq = event.seq
   state.updatedAt = event.time
@@ -206,18 +200,12 @@ const Reducers: { readonly [K in RunEventType]: Reducer<K> } = Object.freeze({
     if (event.data.usage) addUsage(state, event.data.usage)
   },
   'step/model-response': (state, event) => {
-    addUsage(state, event.data.usage)
-    state.transcript.push(
-      Object.freeze({
-        kind: 'assistant',
-        decision: freezeData(event.data.decision),
-        actionIds: Object.freeze([]),
-        seq: event.seq,
-        // Carried to the next request unchanged (the provider checks its signatures), so kept as recorded.
-        ...(event.data.reasoning ? { reasoning: freezeData(event.data.reasoning) } : {}),
-      }),
-    )
-    state.stepDecision = event.data.decision.kind
+    const { decision, reasoning, usage } = event.data
+    addUsage(state, usage)
+    const entry = { kind: 'assistant' as const, decision: freezeData(decision), actionIds: Object.freeze([]), seq: event.seq }
+    // The reasoning is carried to the next request unchanged (the provider checks its signatures), so kept as recorded.
+    state.transcript.push(Object.freeze(reasoning ? { ...entry, reasoning: freezeData(reasoning) } : entry))
+    state.stepDecision = decision.kind
   },
   'verify/start': nothing,
   'guard/tripped': nothing,
@@ -225,13 +213,8 @@ const Reducers: { readonly [K in RunEventType]: Reducer<K> } = Object.freeze({
     state.stepSettled = true
     if (!event.data.ok && event.data.repair) {
       state.repairs++
-      state.transcript.push(
-        Object.freeze({
-          kind: 'feedback',
-          text: `The answer was not accepted (${event.data.code}): ${event.data.feedback ?? event.data.reason}`,
-          seq: event.seq,
-        }),
-      )
+      const text = `The answer was not accepted (${event.data.code}): ${event.data.feedback ?? event.data.reason}`
+      state.transcript.push(Object.freeze({ kind: 'feedback', text, seq: event.seq }))
     }
   },
 })

@@ -65,6 +65,6 @@ export async function runStep(run: Run, fresh: boolean): Promise<Next> {
     })
     return 'continue'
   }
-  if (decision.kind === 'ask_user') return pauseRun(run, 'WAITING_USER', decision.question, 'user')
+  if (decision.kind === 'ask_user') return pauseRun(run, 'WAITING_USER', decision.question)
   return stopOrGoOn(run, await verifyAnswer(run, decision.text, responded.seq))
 }

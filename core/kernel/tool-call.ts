@@ -27,12 +27,8 @@ export class ToolCall {
         timeoutMs,
       )
       tool.invoke(ticket, args, toolIO).then(
-        (result) => {
-          if (this.settle()) resolve(result)
-        },
-        (error) => {
-          if (this.settle()) reject(error)
-        },
+        (result) => this.settle() && resolve(result),
+        (error) => this.settle() && reject(error),
       )
     })
   }
@@ -45,22 +41,17 @@ export class ToolCall {
   abort(reason: unknown, graceMs = 0): void {
     this.reason = reason
     this.controller?.abort(reason)
-    if (graceMs <= 0) {
-      if (this.settle()) this.fail(reason)
-      return
-    }
+    const fail = () => this.settle() && this.fail(reason)
+    if (graceMs <= 0) return void fail()
     clearTimeout(this.timer)
-    this.timer = setTimeout(() => {
-      if (this.settle()) this.fail(reason)
-    }, graceMs)
+    this.timer = setTimeout(fail, graceMs)
   }
 
   /** The signal the tool sees, made the first time it asks (CallIO's getter). */
   signalOnDemand(): AbortSignal {
-    if (!this.controller) {
-      this.controller = new AbortController()
-      if (this.reason !== undefined) this.controller.abort(this.reason)
-    }
+    this.controller ??= new AbortController()
+    // Aborted from the start when the call was aborted before the tool asked (a no-op on one already aborted).
+    if (this.reason !== undefined) this.controller.abort(this.reason)
     return this.controller.signal
   }
 

@@ -38,7 +38,6 @@ export async function settleUnknown(
   return {
     pause: 'WAITING_RECONCILIATION',
     reason: `action ${action.id} (${tool.name}) ${wasRunning}; whether it took effect is unknown (idempotency key ${key}): settle it with cordage reconcile`,
-    checkpoint: 'reconciliation',
     detail: { actionId: action.id, code: 'unknown_effect' },
   }
 }
@@ -52,7 +51,6 @@ async function reconcile(run: Run, action: ActionState, tool: Tool, key: string)
     return undefined
   }
   if (!found) return undefined
-  const by = `${tool.owner ?? tool.name}:reconcile`
   // What the target system reported is the tool's text like a result: recorded as the guardrail lets it through.
   const shown =
     found.committed && found.output !== undefined
@@ -64,17 +62,16 @@ async function reconcile(run: Run, action: ActionState, tool: Tool, key: string)
       tool: tool.name,
       key,
       committed: found.committed,
-      by,
+      by: `${tool.owner ?? tool.name}:reconcile`,
       ...(found.committed ? { receipt: found.receipt, output: shown?.value } : {}),
       ...(shown?.guard ? { redacted: { guard: shown.guard } } : {}),
     },
     KernelProducer,
     run.idsOf(action.id, run.state.lastSeq),
   )
+  const receipt = found.committed ? found.receipt : undefined
   await run.flush([
-    found.committed
-      ? { op: 'outcome', key, status: 'committed', receipt: found.receipt, output: shown?.value, at: Date.now() }
-      : { op: 'outcome', key, status: 'not_committed', at: Date.now() },
+    { op: 'outcome', key, status: found.committed ? 'committed' : 'not_committed', receipt, output: shown?.value, at: Date.now() },
   ])
   return found
 }

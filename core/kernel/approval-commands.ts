@@ -8,7 +8,7 @@ import { CordageError } from '../contracts/errors.ts'
 import type { ApprovalGrant } from '../contracts/data.ts'
 import type { PolicyService } from '../contracts/services/policy.ts'
 import type { ToolsService } from '../contracts/services/tools.ts'
-import { movedVersions, planDecision, recordDecision, underVersions, type Versions } from './approval.ts'
+import { planDecision, recordDecision, underVersions, type Versions } from './approval.ts'
 import { turn } from './command-ids.ts'
 import type { Actor, ApprovalOptions, RunHandle } from '../contracts/commands.ts'
 import { readService, type Context } from './cordis.ts'
@@ -40,7 +40,7 @@ export async function decideApproval(
     // holds under the versions now in force (core/kernel/approval.ts). A drift the preset accepts
     // (onDrift) was never shown to the approver: the action is decided, and maybe asked, again.
     const knowing = options.resume !== false && options.acceptDrift === true
-    const decision = knowing ? underVersions(planned, movedVersions(planned.action, versionsOf(rt.ctx, planned.action.tool))) : planned
+    const decision = knowing ? underVersions(planned, versionsOf(rt.ctx, planned.action.tool)) : planned
     const { by, grant } = decision
     recordDecision(driver.rec, state, decision, options.reason)
     // Recorded first: a grant without the approval it came from would be an approval nobody can trace.

@@ -41,12 +41,11 @@ export function decidableAction(state: RunState, actionId: string, by: string): 
     )
   }
   const approvers = action.decision?.approvers
-  if (approvers && !approvers.includes('*') && !approvers.includes(by)) {
+  if (approvers && !approvers.includes('*') && !approvers.includes(by))
     throw new CordageError(
       'approver_not_allowed',
       `${by} may not decide action ${actionId} of run ${state.runId}: rule ${action.decision!.ruleId} names its approvers: ${approvers.join(', ')}; decide as one of them (--by NAME)`,
     )
-  }
   return action
 }
 
@@ -116,21 +115,6 @@ export interface Versions {
 }
 
 /**
- * The versions an approval is given under when the same command accepted a drift (`acceptDrift`) that
- * moved the policy or the tool away from those of the decision that asked; undefined when they did not
- * move (the approval holds under the decision's versions, as always). The action is then decided again
- * under the new versions, and this approval answers an `ask` there ({@link approvalUnder}): the person
- * approved knowing the versions had changed, so the run goes on once, not after a second approval.
- */
-export function movedVersions(action: ActionState, current: Partial<Versions>): Versions | undefined {
-  const d = action.decision
-  if (!d || current.policyVersion === undefined) return undefined
-  const toolMoved = d.toolVersion !== undefined && current.toolVersion !== undefined && d.toolVersion !== current.toolVersion
-  if (d.policyVersion === current.policyVersion && !toolMoved) return undefined
-  return { policyVersion: current.policyVersion, toolVersion: current.toolVersion }
-}
-
-/**
  * The approval of this very action that answers an `ask` decided again under `versions`: it was given
  * under exactly these versions (with the drift that brought them) by someone the new decision lets
  * approve. An approval given before the drift, or by another approver than the new policy names, does
@@ -145,13 +129,20 @@ export function approvalUnder(action: ActionState, versions: Versions, approvers
 }
 
 /**
- * A planned decision given under the versions an accepted drift brought ({@link movedVersions}): an
- * approval, and the grant it creates, hold under those.
+ * A planned decision given by a command that accepted a drift (`acceptDrift`), with `current` the
+ * versions now in force. When the drift moved the policy or the tool away from those of the decision
+ * that asked, an approval, and the grant it creates, hold under the new versions: the action is then
+ * decided again under them, and this approval answers an `ask` there ({@link approvalUnder}): the person
+ * approved knowing the versions had changed, so the run goes on once, not after a second approval.
+ * Otherwise (not moved, or a rejection) the decision is unchanged and holds under the decision's versions.
  */
-export function underVersions(d: PlannedDecision, moved: Versions | undefined): PlannedDecision {
-  if (!moved || !d.approved) return d
-  const grant = d.grant && { ...d.grant, policyVersion: moved.policyVersion, toolVersion: moved.toolVersion }
-  return { ...d, grant, moved }
+export function underVersions(d: PlannedDecision, current: Partial<Versions>): PlannedDecision {
+  const was = d.action.decision
+  if (!d.approved || !was || current.policyVersion === undefined) return d
+  const toolMoved = was.toolVersion !== undefined && current.toolVersion !== undefined && was.toolVersion !== current.toolVersion
+  if (was.policyVersion === current.policyVersion && !toolMoved) return d
+  const moved = { policyVersion: current.policyVersion, toolVersion: current.toolVersion }
+  return { ...d, grant: d.grant && { ...d.grant, ...moved }, moved }
 }
 
 /** Record tool/approval-decided for a planned decision. */

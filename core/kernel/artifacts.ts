@@ -23,7 +23,7 @@ import type { Tool, ToolResult } from '../contracts/services/tools.ts'
 import type { ActionState } from './state.ts'
 import { intercepted, serial } from './phases.ts'
 import { checkResultShape, type ShapeAnswer } from '../contracts/checks/result-shape.ts'
-import { guardsOf, screenToolText, screenToolValue, type ScreenedValue } from './tool-texts.ts'
+import { guardsOf, screenToolText, screenToolValue, withheld, type ScreenedValue } from './tool-texts.ts'
 import type { Run } from './run.ts'
 
 /** The key under which a ledger outcome holds an artifact's reference instead of the bytes. */
@@ -95,8 +95,8 @@ async function screenAndShape(
   } catch (error) {
     // After the call ran its outcome is still recorded, its result withheld; the run ends at the next boundary.
     run.defer(error)
-    const withheld = `The result of ${tool.name} was withheld: ${(error as Error).message}. The call itself ran.`
-    return { output: null, observation: withheld, ledgerOutput: null, redacted: inline.redacted }
+    const observation = withheld('result', tool.name, `: ${(error as Error).message}`)
+    return { output: null, observation, ledgerOutput: null, redacted: inline.redacted }
   }
   if (!answer) return inline
   // The raw result only the kernel holds: audit-only, and only of a result the guardrail redacted.

@@ -23,7 +23,7 @@ import { shapeResult } from './artifacts.ts'
 import type { ShapedResult } from '../contracts/phases.ts'
 import { jsonProblem } from '../kit/hash.ts'
 import { intercepted, serial } from './phases.ts'
-import { screenFailure } from './tool-texts.ts'
+import { screenFailure, withheld } from './tool-texts.ts'
 import type { Run } from './run.ts'
 
 /** After a call's outcome is recorded: nothing more, another attempt, or what the run must do next. */
@@ -122,11 +122,7 @@ async function beforeEnd(run: Run, action: ActionState, tool: Tool, result: Tool
     return shaped === value ? result : { ...result, output: shaped.output, observation: shaped.observation }
   } catch (error) {
     run.defer(error)
-    return {
-      ...result,
-      output: null,
-      observation: `The result of ${tool.name} was withheld: ${(error as Error).message}. The call itself ran.`,
-    }
+    return { ...result, output: null, observation: withheld('result', tool.name, `: ${(error as Error).message}`) }
   }
 }
 

@@ -64,10 +64,6 @@ export async function closeThread(port: HeldRuns, threadId: string, options: Can
   const last = (await store.threadTurns!(threadId)).at(-1)
   if (!last || isTerminal((await port.rt.load(last.runId)).status)) return undefined
   // A turn that ended on its own meanwhile leaves nothing to cancel, as if it had ended before the close.
-  return cancelRun(port, last.runId, { by, reason: options.reason ?? `thread ${threadId} closed`, waitMs: options.waitMs }).catch(
-    (error) => {
-      if (CordageError.is(error, 'run_ended')) return undefined
-      throw error
-    },
-  )
+  const cancelling = cancelRun(port, last.runId, { by, reason: options.reason ?? `thread ${threadId} closed`, waitMs: options.waitMs })
+  return cancelling.catch((error) => (CordageError.is(error, 'run_ended') ? undefined : Promise.reject(error)))
 }

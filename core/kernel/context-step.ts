@@ -5,10 +5,9 @@
  * compaction that breaks the projection's promises is not used), passed by the `step/before-model`
  * handlers (checked again), then recorded as step/context. Free functions over the run.
  */
-import { checkCompacted, type CompactorService, type CompactResult } from '../contracts/services/compactor.ts'
+import { checkCompacted, type CompactResult } from '../contracts/services/compactor.ts'
 import type { Projection } from '../contracts/services/context.ts'
 import type { ToolView } from '../contracts/services/tools.ts'
-import type { ServiceEntry } from './cordis.ts'
 import { isControl } from './control.ts'
 import { isThenable } from './bounded.ts'
 import type { EventIds } from './recorder.ts'
@@ -37,7 +36,7 @@ export async function projectContext(run: Run, ids: EventIds): Promise<{ project
   run.checkedMessages = { list: projection.messages, length: projection.messages.length }
   const threshold = compactor?.value.threshold ?? run.agent.options.contextTokens
   if (compactor && threshold && projection.tokens > threshold) {
-    projection = await compact(run, compactor, projection, threshold, ids)
+    projection = await compact(run, projection, threshold, ids)
     if (run.cancelRequest) return { cancelled: true }
   }
   // `step/before-model` handlers may change what the model reads; what they answer is checked whole.
@@ -56,13 +55,8 @@ export async function projectContext(run: Run, ids: EventIds): Promise<{ project
  * throws) is recorded and not used: the model then sees the whole projection, which is over the limit
  * but complete.
  */
-async function compact(
-  run: Run,
-  compactor: ServiceEntry<CompactorService>,
-  projection: Projection,
-  threshold: number,
-  ids: EventIds,
-): Promise<Projection> {
+async function compact(run: Run, projection: Projection, threshold: number, ids: EventIds): Promise<Projection> {
+  const compactor = run.services.compactor!
   const limit = Math.min(threshold, run.agent.options.contextTokens ?? threshold)
   const strategy = compactor.value.strategy ?? compactor.provider
   run.rec.record('compaction/start', { strategy, tokens: projection.tokens, limit }, compactor.provider, ids)

@@ -4,10 +4,7 @@
  */
 import { CordageError } from '../contracts/errors.ts'
 
+const ControlCodes = new Set<string>(['service_timeout', 'deadline_exceeded', 'cancelled', 'lease_lost'])
+
 /** What a service call ends in that is not the service's own failure: the loop ends the run with it. */
-export function isControl(error: unknown): boolean {
-  return (
-    CordageError.is(error) &&
-    (error.code === 'service_timeout' || error.code === 'deadline_exceeded' || error.code === 'cancelled' || error.code === 'lease_lost')
-  )
-}
+export const isControl = (error: unknown): boolean => CordageError.is(error) && ControlCodes.has(error.code)

@@ -9,12 +9,7 @@
 import type { RunEventMap, RunEventType } from '../contracts/events.ts'
 import type { RunState } from '../contracts/state.ts'
 
-export function markDryRun<K extends RunEventType>(
-  state: RunState,
-  type: K,
-  data: RunEventMap[K],
-  actionId: string | undefined,
-): RunEventMap[K] {
+export function markDryRun<K extends RunEventType>(state: RunState, type: K, data: RunEventMap[K], actionId?: string): RunEventMap[K] {
   if ((type !== 'tool/end' && type !== 'tool/error') || actionId === undefined || !state.actions[actionId]?.dryRun) return data
   const ended = data as RunEventMap['tool/end' | 'tool/error']
   return (ended.dryRun ? data : { ...ended, dryRun: true }) as RunEventMap[K]

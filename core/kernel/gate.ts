@@ -37,14 +37,9 @@ export class StepGate {
   async exclusive<T>(task: () => Promise<T> | T): Promise<T> {
     while (this.pending) await this.pending
     let release!: () => void
-    this.pending = new Promise<void>((resolve) => {
-      release = resolve
-    })
+    this.pending = new Promise<void>((resolve) => (release = resolve))
     try {
-      if (this.inFlight > 0)
-        await new Promise<void>((resolve) => {
-          this.drained = resolve
-        })
+      if (this.inFlight > 0) await new Promise<void>((resolve) => (this.drained = resolve))
       this.drained = undefined
       return await task()
     } finally {

@@ -13,7 +13,7 @@ import type { PreviewOutcome } from '../contracts/data.ts'
 import type { PreviewCall } from '../contracts/phases.ts'
 import type { Tool } from '../contracts/services/tools.ts'
 import type { ActionState } from '../contracts/state.ts'
-import { checkPreview, checkPreviewOutcome, previewCallProblem, renderPreview } from '../contracts/checks/preview.ts'
+import { checkPreviewOutcome, previewCallProblem, renderPreview } from '../contracts/checks/preview.ts'
 import { serial } from './phases.ts'
 import type { Run } from './run.ts'
 import { KernelProducer } from './version.ts'
@@ -45,7 +45,7 @@ export async function askPreview(
     if (!CordageError.is(error, 'phase_failed')) throw error
     outcome = { status: 'failed', code: 'phase_failed', message: error.message.slice(0, 1000) }
   }
-  return screenPreview(run, { action, tool, causation }, outcome, checkPreview)
+  return screenPreview(run, { action, tool, causation }, outcome)
 }
 
 /**

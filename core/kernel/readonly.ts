@@ -31,9 +31,6 @@ const handler: ProxyHandler<object> = {
 export function readonlyView<T>(value: T): T {
   if (typeof value !== 'object' || value === null || Object.isFrozen(value)) return value
   let view = views.get(value)
-  if (!view) {
-    view = new Proxy(value, handler)
-    views.set(value, view)
-  }
+  if (!view) views.set(value, (view = new Proxy(value, handler)))
   return view as T
 }

@@ -39,15 +39,12 @@ export async function draftRun(run: Run, draft: RunDraft): Promise<RunDraft> {
   })
   const final = answer === shown ? draft : last
   if (final.refused) throw new CordageError(final.refused.code, final.refused.message)
-  if (final.threadAsked !== undefined && !final.thread)
-    throw unsupported(
-      agent,
-      run.agent.dispatch.handlers('run/before-start').map((h) => h.provider),
-    )
+  if (final.threadAsked !== undefined && !final.thread) throw unsupported(agent, run.agent.dispatch.handlers('run/before-start'))
   return final
 }
 
-function unsupported(agent: string, providers: string[]): CordageError {
-  const left = providers.length ? ` (the run/before-start handlers of ${providers.join(', ')} left the thread link unset)` : ''
+function unsupported(agent: string, handlers: { provider: string }[]): CordageError {
+  const providers = handlers.map((h) => h.provider).join(', ')
+  const left = handlers.length ? ` (the run/before-start handlers of ${providers} left the thread link unset)` : ''
   return new CordageError('feature_unsupported', `thread runs need the threads plugin: add \`- threads\` to agents.${agent}.plugins${left}`)
 }

@@ -27,13 +27,9 @@ export interface StartingAgent {
 
 /** `task`, when it is a non-empty string; `invalid_input` otherwise. */
 export function checkTask(task: string | undefined, agent: string, hasDefault: boolean): string {
-  if (typeof task !== 'string' || task.trim() === '') {
-    throw new CordageError(
-      'invalid_input',
-      `a run needs a task: a non-empty string${hasDefault ? '' : ` (agent "${agent}" has no default task)`}`,
-    )
-  }
-  return task
+  if (typeof task === 'string' && task.trim() !== '') return task
+  const without = hasDefault ? '' : ` (agent "${agent}" has no default task)`
+  throw new CordageError('invalid_input', `a run needs a task: a non-empty string${without}`)
 }
 
 /** Which plugin provides each service now: service → name@version. */
@@ -62,7 +58,6 @@ export function recordRunStart(rec: Recorder, agent: StartingAgent, draft: RunDr
       `agent "${agent.name}" has no store: add a plugin that provides "store" (for example store-sqlite)`,
     )
   const { task, budgets, thread } = draft
-  const now = Date.now()
   rec.record(
     'run/start',
     {
@@ -72,7 +67,7 @@ export function recordRunStart(rec: Recorder, agent: StartingAgent, draft: RunDr
       hashes: Object.keys(agent.hashes).length ? { ...agent.hashes } : undefined,
       services,
       budgets,
-      deadline: budgets.deadlineMs !== undefined ? now + budgets.deadlineMs : undefined,
+      deadline: budgets.deadlineMs !== undefined ? Date.now() + budgets.deadlineMs : undefined,
       parent: options.parent,
       ...(options.overrides && Object.keys(options.overrides).length ? { overrides: { ...options.overrides } } : {}),
       ...(thread ? { thread } : {}),

@@ -37,10 +37,9 @@ export function isWaiting(status: RunStatus): status is WaitingStatus {
 }
 
 export function assertTransition(from: RunStatus, to: RunStatus): void {
-  if (!Transitions[from].includes(to)) {
+  if (!Transitions[from].includes(to))
     throw new CordageError(
       'illegal_transition',
       `a run cannot go from ${from} to ${to} (allowed from ${from}: ${Transitions[from].join(', ') || 'none, it is final'})`,
     )
-  }
 }

@@ -46,18 +46,16 @@ export function guardStore<S extends StoreService>(store: S): S {
   const frozen = Object.isFrozen(store)
   const proto = Object.getPrototypeOf(store) as object | null
   const replaced = frozen ? undefined : WriteMethods.find((m) => Object.hasOwn(store, m))
-  if (replaced) {
+  if (replaced)
     throw new CordageError(
       'store_write_refused',
       `the store's ${replaced} is a property set on the store object, not the store's own method: something replaced it (a plugin catching the kernel's writer?); the kernel writes nothing through it`,
     )
-  }
-  if (!frozen && (proto === null || !Object.isFrozen(proto))) {
+  if (!frozen && (proto === null || !Object.isFrozen(proto)))
     throw new CordageError(
       'store_write_refused',
       `the store's class prototype is not frozen, so anyone holding the store could replace its write methods: a store plugin freezes its class (Object.freeze(MyStore.prototype)) or provides a frozen object`,
     )
-  }
   return store
 }
 

@@ -17,16 +17,11 @@ export function overThreadBudget(state: Pick<RunState, 'budgets' | 'thread' | 'u
   if (!bounds || !thread) return undefined
   const before = thread.usedBefore
   const tokens = before.inputTokens + before.outputTokens + state.usage.inputTokens + state.usage.outputTokens
-  if (bounds.maxTokens !== undefined && tokens >= bounds.maxTokens)
-    return {
-      code: 'thread_budget_exceeded',
-      reason: `thread ${thread.id}: ${tokens} tokens used over ${thread.turn} turn(s), budget ${bounds.maxTokens} (budgets.thread.maxTokens)`,
-    }
   const cost = before.costUsd + state.usage.costUsd
-  if (bounds.maxCostUsd !== undefined && cost >= bounds.maxCostUsd)
-    return {
-      code: 'thread_budget_exceeded',
-      reason: `thread ${thread.id}: $${cost.toFixed(4)} spent over ${thread.turn} turn(s), budget $${bounds.maxCostUsd} (budgets.thread.maxCostUsd)`,
-    }
-  return undefined
+  let over: string | undefined
+  if (bounds.maxTokens !== undefined && tokens >= bounds.maxTokens)
+    over = `${tokens} tokens used over ${thread.turn} turn(s), budget ${bounds.maxTokens} (budgets.thread.maxTokens)`
+  else if (bounds.maxCostUsd !== undefined && cost >= bounds.maxCostUsd)
+    over = `$${cost.toFixed(4)} spent over ${thread.turn} turn(s), budget $${bounds.maxCostUsd} (budgets.thread.maxCostUsd)`
+  return over === undefined ? undefined : { code: 'thread_budget_exceeded', reason: `thread ${thread.id}: ${over}` }
 }

@@ -89,19 +89,11 @@ export class TicketBook {
     const same =
       known.args !== undefined && call.args === known.args && typeof call.args === 'object' && call.args !== null && isDeepFrozen(call.args)
     const argsHash = same ? ticket.argsHash : digestArgs(call.args)
-    const mismatch =
-      ticket.runId !== call.runId
-        ? `run ${ticket.runId}, not ${call.runId}`
-        : ticket.actionId !== call.actionId
-          ? `action ${ticket.actionId}, not ${call.actionId}`
-          : ticket.tool !== call.tool
-            ? `tool "${ticket.tool}", not "${call.tool}"`
-            : ticket.target !== call.target
-              ? `the tool "${ticket.tool}" the loop judged, not another object that calls it`
-              : ticket.argsHash !== argsHash
-                ? `arguments ${ticket.argsHash}, not ${argsHash}`
-                : undefined
-    if (mismatch) throw new CordageError('ticket_mismatch', `ticket ${ticket.id} is for ${mismatch}`)
+    if (ticket.runId !== call.runId) throw mismatch(ticket, `run ${ticket.runId}, not ${call.runId}`)
+    if (ticket.actionId !== call.actionId) throw mismatch(ticket, `action ${ticket.actionId}, not ${call.actionId}`)
+    if (ticket.tool !== call.tool) throw mismatch(ticket, `tool "${ticket.tool}", not "${call.tool}"`)
+    if (ticket.target !== call.target) throw mismatch(ticket, `the tool "${ticket.tool}" the loop judged, not another object that calls it`)
+    if (ticket.argsHash !== argsHash) throw mismatch(ticket, `arguments ${ticket.argsHash}, not ${argsHash}`)
   }
 
   /** Tickets issued and not yet redeemed (expired ones included until they are pruned). */
@@ -115,6 +107,8 @@ export class TicketBook {
   }
 }
 Object.freeze(TicketBook.prototype)
+
+const mismatch = (ticket: Ticket, what: string) => new CordageError('ticket_mismatch', `ticket ${ticket.id} is for ${what}`)
 
 const kernelBook = new TicketBook()
 let claimed = false

@@ -14,7 +14,8 @@
  */
 import type { Tool } from '../contracts/services/tools.ts'
 import type { ActionState } from '../contracts/state.ts'
-import type { Preview, PreviewOutcome } from '../contracts/data.ts'
+import type { PreviewOutcome } from '../contracts/data.ts'
+import { checkPreview } from '../contracts/checks/preview.ts'
 import { isControl } from './control.ts'
 import { askGuardrail } from './verification.ts'
 import type { Run } from './run.ts'
@@ -53,18 +54,14 @@ export async function screenToolText(run: Run, from: TextOrigin, text: string, k
     run.defer(error)
     return { text: withheld(kind, tool.name, `: ${(error as Error).message}`), guard: 'guardrail-deferred', action: 'block' }
   }
-  if (verdict.action === 'redact') return { text: verdict.text, guard: String(verdict.guard), action: 'redact' }
-  if (verdict.action === 'block')
-    return {
-      text: withheld(kind, tool.name, ` by guardrail ${verdict.guard}: ${verdict.reason}`),
-      guard: String(verdict.guard),
-      action: 'block',
-    }
-  return { text }
+  if (verdict.action === 'pass') return { text }
+  const { guard } = verdict
+  if (verdict.action === 'redact') return { text: verdict.text, guard, action: 'redact' }
+  return { text: withheld(kind, tool.name, ` by guardrail ${guard}: ${verdict.reason}`), guard, action: 'block' }
 }
 
 /** The notice that stands for a withheld text; `why` follows "was withheld" (` by guardrail G: reason`, or `: what ended the run`). */
-function withheld(kind: ToolTextKind, tool: string, why: string): string {
+export function withheld(kind: ToolTextKind, tool: string, why: string): string {
   if (kind === 'error') return `The error message of ${tool} was withheld${why}.`
   if (kind === 'preview') return `The preview of ${tool} was withheld${why}. Nothing was done.`
   return `The result of ${tool} was withheld${why}. The call itself ran.`
@@ -84,13 +81,8 @@ export interface ScreenedValue {
  * A value a tool produced (a result, a preview), screened as the text it is stored as: a string as it
  * is, anything else as its JSON, so the guardrail sees all of it, not only what an observation shows.
  */
-export async function screenToolValue(
-  run: Run,
-  from: TextOrigin,
-  value: unknown,
-  kind: ToolTextKind,
-  text = typeof value === 'string' ? value : (JSON.stringify(value) ?? 'null'),
-): Promise<ScreenedValue> {
+export async function screenToolValue(run: Run, from: TextOrigin, value: unknown, kind: ToolTextKind): Promise<ScreenedValue> {
+  const text = typeof value === 'string' ? value : (JSON.stringify(value) ?? 'null')
   const screened = await screenToolText(run, from, text, kind)
   if (!screened.guard) return { value, text }
   const guard = screened.guard
@@ -109,16 +101,11 @@ function parsed(text: string): unknown {
 
 /**
  * A preview's outcome as the guardrail lets it be recorded, with an approval request or as a dry run's
- * output: the preview screened as one JSON text, checked again as a preview (`check`) and marked
+ * output: the preview screened as one JSON text, checked again as a preview (checkPreview) and marked
  * `redacted`; a redaction that leaves no preview, or a block, leaves a summary that says it was
  * withheld. A failed preview's message is screened the same way.
  */
-export async function screenPreview(
-  run: Run,
-  from: TextOrigin,
-  outcome: PreviewOutcome,
-  check: (value: unknown) => { ok: true; value: Preview } | { ok: false },
-): Promise<PreviewOutcome> {
+export async function screenPreview(run: Run, from: TextOrigin, outcome: PreviewOutcome): Promise<PreviewOutcome> {
   if (outcome.status === 'unavailable') return outcome
   if (outcome.status === 'failed') {
     const screened = await screenToolText(run, from, outcome.message, 'preview')
@@ -127,7 +114,7 @@ export async function screenPreview(
   const screened = await screenToolValue(run, from, outcome.preview, 'preview')
   if (!screened.guard) return outcome
   const redacted = { guard: screened.guard }
-  const checked = screened.action === 'redact' ? check(screened.value) : undefined
+  const checked = screened.action === 'redact' ? checkPreview(screened.value) : undefined
   if (checked?.ok) return { ...outcome, preview: checked.value, redacted }
   const notice =
     screened.action === 'redact'

@@ -9,15 +9,11 @@ import { redeemTicket } from './ticket.ts'
 import type { Tool, ToolDefinition } from '../contracts/services/tools.ts'
 import { checkDefinition, onParsed, previewOnParsed } from '../contracts/checks/tool.ts'
 
-/** The fields policy, the ledger and the loop rely on, as each tool was defined: by its `invoke`. */
-type Defined = Readonly<
-  Pick<Tool, 'name' | 'sideEffect' | 'idempotent' | 'timeoutMs' | 'needsApproval' | 'retries' | 'enforces' | 'cost'>
-> & {
-  readonly identity: object
-}
-const definitions = new WeakMap<Tool['invoke'], Defined>()
 // A copy must not claim to hold constraints, or to cost less, than the tool was defined with.
 const ContractKeys = ['name', 'sideEffect', 'idempotent', 'timeoutMs', 'needsApproval', 'retries', 'enforces', 'cost'] as const
+/** The fields policy, the ledger and the loop rely on, as each tool was defined: by its `invoke`. */
+type Defined = Readonly<Pick<Tool, (typeof ContractKeys)[number]>> & { readonly identity: object }
+const definitions = new WeakMap<Tool['invoke'], Defined>()
 
 /**
  * @example
@@ -65,20 +61,8 @@ export function defineTool<A>(def: ToolDefinition<A>): Tool {
       }
     },
   } satisfies Tool)
-  definitions.set(
-    tool.invoke,
-    Object.freeze({
-      name: tool.name,
-      sideEffect: tool.sideEffect,
-      idempotent: tool.idempotent,
-      timeoutMs: tool.timeoutMs,
-      needsApproval: tool.needsApproval,
-      retries: tool.retries,
-      enforces: tool.enforces,
-      cost: tool.cost,
-      identity,
-    }),
-  )
+  const contract = Object.fromEntries(ContractKeys.map((key) => [key, tool[key]])) as Omit<Defined, 'identity'>
+  definitions.set(tool.invoke, Object.freeze({ ...contract, identity }))
   return tool
 }
 

@@ -33,13 +33,10 @@ async function lookAt(ctx: Context, on: WaitCondition, waiter: Waiter): Promise<
   let owner
   try {
     owner = ownerOf(ctx, on)
-  } catch (error) {
-    return { state: 'unknown', says: (error as Error).message }
-  }
-  try {
     const checked = checkWaitLook(await owner.look({ ...on }, { ...waiter }))
     return checked.ok ? checked.value : { state: 'unknown', says: `its owner answered nonsense: ${checked.problem}` }
   } catch (error) {
+    if (!owner) return { state: 'unknown', says: (error as Error).message }
     return { state: 'unknown', says: `its owner could not be asked: ${error instanceof Error ? error.message : String(error)}` }
   }
 }

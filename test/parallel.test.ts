@@ -115,7 +115,7 @@ describe('parallel tool calls', () => {
 
   it('runs writes to different files together, and writes to the same file one after another', async () => {
     const { state, events } = await runStep([
-      { tool: 'write_note', args: { file: 'notes/a.md', text: '1', ms: 60 } },
+      { tool: 'write_note', args: { file: 'notes/a.md', text: '1', ms: 300 } },
       { tool: 'write_note', args: { file: 'notes/b.md', text: '2', ms: 0 } },
       { tool: 'write_note', args: { file: 'notes/a.md', text: '3', ms: 0 } },
     ])

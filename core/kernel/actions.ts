@@ -58,15 +58,14 @@ async function resumeDecided(run: Run, action: ActionState): Promise<Next> {
     if (settled === 'settled') return 'continue'
     if (settled !== 'retry') return stop(run, settled)
   }
-  const holds = stillHolds(run, action, tool)
-  if (holds && !action.dryRun)
-    return executeWave(run, [
-      { action, tool, policyVersion: action.decision!.policyVersion, causation: action.approval?.seq ?? action.decision!.seq },
-    ])
+  // The decision, when it still holds.
+  const d = stillHolds(run, action, tool) ? action.decision : undefined
+  if (d && !action.dryRun)
+    return executeWave(run, [{ action, tool, policyVersion: d.policyVersion, causation: action.approval?.seq ?? d.seq }])
   const parsed = tool.input.safeParse(action.args)
   if (!parsed.success) return reject(run, action, 'invalid_arguments', `The arguments for ${tool.name} no longer match its schema.`)
   if (!action.dryRun) return follow(run, action, await decidePolicy(run, action, tool, parsed.data))
-  if (holds) return runDryRun(run, action, tool, parsed.data, action.approval?.seq ?? action.decision!.seq)
+  if (d) return runDryRun(run, action, tool, parsed.data, action.approval?.seq ?? d.seq)
   return follow(run, action, await admitDryRun(run, action, tool, parsed.data))
 }
 

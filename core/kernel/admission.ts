@@ -78,28 +78,22 @@ function askPolicy(run: Run, action: ActionState, tool: Tool, args: unknown, dry
 }
 
 function judged(provider: string, answer: unknown): PolicyDecision {
-  let decision: PolicyDecision
   try {
     const checked = checkPolicyDecision(answer)
-    decision = checked.ok
-      ? checked.value
-      : {
-          verdict: 'deny',
-          ruleId: 'policy-invalid',
-          reason: `policy ${provider} answered something that is not a decision (verdict_invalid: ${checked.problem}); denied to fail closed`,
-        }
+    if (!checked.ok)
+      return {
+        verdict: 'deny',
+        ruleId: 'policy-invalid',
+        reason: `policy ${provider} answered something that is not a decision (verdict_invalid: ${checked.problem}); denied to fail closed`,
+      }
+    const decision = checked.value
+    // An `ask` nobody may answer would wait forever: deny it now, and say why.
+    if (decision.verdict !== 'ask' || decision.approvers?.length !== 0) return decision
+    const reason = `${decision.reason}; it needs approval and no approver is configured, so it is denied (fail closed)`
+    return { verdict: 'deny', ruleId: decision.ruleId, reason }
   } catch (error) {
     return policyFailed(error)
   }
-  // An `ask` nobody may answer would wait forever: deny it now, and say why.
-  if (decision.verdict === 'ask' && decision.approvers?.length === 0) {
-    decision = {
-      verdict: 'deny',
-      ruleId: decision.ruleId,
-      reason: `${decision.reason}; it needs approval and no approver is configured, so it is denied (fail closed)`,
-    }
-  }
-  return decision
 }
 
 /** A policy that threw, or failed to answer in time: denied (fail closed); a control error (cancel, deadline) ends the run instead. */

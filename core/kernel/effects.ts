@@ -86,15 +86,11 @@ export async function executeWave(run: Run, jobs: readonly Authorized[]): Promis
       continue
     }
     const key = keyOf(run.runId, action, tool)
-    let takeover = false
-    if (tool.sideEffect !== 'none') {
-      const verdict = await checkLedger(run, action, tool, key)
-      // Settled without running (refused, or already done); or the run now waits: what is left of the wave runs after.
-      if (verdict === 'continue') continue
-      if (typeof verdict === 'object') return stop(run, verdict)
-      takeover = verdict === 'takeover'
-    }
-    queue.push({ action, tool, policyVersion, causation, key, takeover })
+    const verdict = tool.sideEffect !== 'none' ? await checkLedger(run, action, tool, key) : undefined
+    // Settled without running (refused, or already done); or the run now waits: what is left of the wave runs after.
+    if (verdict === 'continue') continue
+    if (typeof verdict === 'object') return stop(run, verdict)
+    queue.push({ action, tool, policyVersion, causation, key, takeover: verdict === 'takeover' })
   }
   // Every call of the wave reserves at once, before any starts: all of them fit, or none starts.
   const refused = run.services.meter ? await reserveWave(run, queue) : undefined

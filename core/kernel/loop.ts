@@ -118,7 +118,12 @@ export class RunDriver implements Run {
         this.lost ??= error
         this.abortAll(error, 0)
       },
-      onCancel: (request) => this.cancelFromStore(request),
+      // A cancel asked in another process, found in the store: the effects it may have come too late to stop are named at the end.
+      onCancel: (request) => {
+        if (this.cancelRequest) return
+        this.cancel(request.by, request.reason, request.at)
+        this.noted.committed.push(...this.window.found())
+      },
       mark: () => this.state.lastSeq,
       onClear: (mark) => this.window.clear(mark),
     })
@@ -136,8 +141,8 @@ export class RunDriver implements Run {
     try {
       await pauseRun(this, 'SUSPENDED', reason, { code })
     } finally {
-      if (this.inStep) this.leaveStep()
-      await this.ownership?.release().catch(() => {})
+      // Never in a step: a run taken over is paused before it is driven (HeldRuns.takeOver).
+      await this.releaseLease().catch(() => {})
     }
     return this.state
   }
@@ -152,13 +157,6 @@ export class RunDriver implements Run {
     if (this.cancelRequest) return
     this.cancelRequest = { by, reason, at: requestedAt }
     this.abortAll(new CordageError('cancelled', reason ?? `cancelled by ${by}`), this.agent.options.cancelGraceMs)
-  }
-
-  /** A cancel asked in another process, found in the store: the effects it may have come too late to stop are named at the end. */
-  private cancelFromStore(request: CancelRequest): void {
-    if (this.cancelRequest) return
-    this.cancel(request.by, request.reason, request.at)
-    this.noted.committed.push(...this.window.found())
   }
 
   /**
@@ -185,13 +183,16 @@ export class RunDriver implements Run {
     else this.toolCalls.delete(call)
   }
 
+  /**
+   * A committed effect comes with the seq of its tool/end (core/kernel/call-outcome.ts), an unknown one with its key. With
+   * no cancel known yet, a committed one is kept in the window: a cancel asked elsewhere and found later may have come
+   * before it (core/kernel/cancel-window.ts).
+   */
   noteEffect(kind: 'committed' | 'unknown', effect: NotedEffect): void {
-    if (kind === 'committed' && !this.cancelRequest) {
-      // No cancel known yet: one asked elsewhere and found later may have come before it (core/kernel/cancel-window.ts).
-      if (effect.seq !== undefined && this.ownership?.watching)
-        this.window.committed(effect.seq, { actionId: effect.actionId, tool: effect.tool, receipt: effect.receipt })
-    } else if (kind === 'committed') this.noted.committed.push({ actionId: effect.actionId, tool: effect.tool, receipt: effect.receipt })
-    else this.noted.unknown.push({ actionId: effect.actionId, tool: effect.tool, key: effect.key! })
+    const { actionId, tool, receipt } = effect
+    if (kind === 'unknown') this.noted.unknown.push({ actionId, tool, key: effect.key! })
+    else if (this.cancelRequest) this.noted.committed.push({ actionId, tool, receipt })
+    else if (this.ownership?.watching) this.window.committed(effect.seq!, { actionId, tool, receipt })
   }
 
   /** Flush under the lease, with a snapshot of state when one is due ({@link snapshotDue}). */

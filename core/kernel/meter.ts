@@ -77,9 +77,8 @@ async function reserve(run: Run, calls: MeterCall[], causation: number | undefin
   const reason = got instanceof CordageError ? control(got).message : got.kind === 'refuse' ? got.reason : undefined
   if (reason !== undefined) return suspend(reason, 'reservation_refused')
   const { reservations, available } = got as MeterAnswer & { kind: 'reserve' }
-  if (!reservations.length) return undefined
   const one = reservations.length === 1 ? reservations[0].actionId : undefined
-  run.rec.record('budget/reserved', { reservations, available }, KernelProducer, run.idsOf(one, causation))
+  if (reservations.length) run.rec.record('budget/reserved', { reservations, available }, KernelProducer, run.idsOf(one, causation))
   return undefined
 }
 

@@ -56,8 +56,10 @@ export async function callModel(
       if (signal.deadlineHit)
         return { end: 'STOPPED', code: 'deadline_exceeded', reason: `deadline passed during the model call of step ${index}` }
       const { code, kind, message } = classify(error, 'model_permanent')
-      const retry = code === 'model_transient' && attempt < attempts
-      const { retryInMs, pastDeadline } = retryWait(error, retry, backoffMs, attempt, run.state.deadline)
+      const wait = code === 'model_transient' && attempt < attempts ? retryWait(error, backoffMs, attempt) : undefined
+      // A wait that would outlast the deadline is no retry: the run stops rather than sleep past it.
+      const pastDeadline = wait !== undefined && run.state.deadline !== undefined && Date.now() + wait >= run.state.deadline
+      const retryInMs = pastDeadline ? undefined : wait
       run.rec.record(
         'step/model-error',
         { errorClass: kind, code, message, attempt, retryInMs },
@@ -66,8 +68,8 @@ export async function callModel(
       )
       if (pastDeadline)
         return { end: 'STOPPED', code: 'deadline_exceeded', reason: `the deadline passes before the model can be asked again (${message})` }
-      if (!retry) return { end: 'FAILED', code, reason: message }
-      await sleep(retryInMs!, run.signal)
+      if (retryInMs === undefined) return { end: 'FAILED', code, reason: message }
+      await sleep(retryInMs, run.signal)
     } finally {
       signal.dispose()
     }
@@ -169,20 +171,10 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
 
 /**
  * How long to wait before asking the model again: the backoff (doubled per attempt, jittered), or the
- * provider's own hint (Retry-After) when it asks for longer, up to a minute. A wait that would outlast
- * the deadline is no retry (`pastDeadline`): the run stops rather than sleep past it.
+ * provider's own hint (Retry-After) when it asks for longer, up to a minute.
  */
-function retryWait(
-  error: unknown,
-  retry: boolean,
-  backoffMs: number,
-  attempt: number,
-  deadline: number | undefined,
-): { retryInMs: number | undefined; pastDeadline: boolean } {
-  if (!retry) return { retryInMs: undefined, pastDeadline: false }
+function retryWait(error: unknown, backoffMs: number, attempt: number): number {
   const hint = CordageError.is(error) ? Number((error.data as { retryAfterMs?: number } | undefined)?.retryAfterMs) : NaN
   const backoff = Math.round(backoffMs * 2 ** (attempt - 1) * (0.5 + Math.random()))
-  const wait = Math.max(backoff, Number.isFinite(hint) ? Math.min(hint, 60_000) : 0)
-  const pastDeadline = deadline !== undefined && Date.now() + wait >= deadline
-  return { retryInMs: pastDeadline ? undefined : wait, pastDeadline }
+  return Math.max(backoff, Number.isFinite(hint) ? Math.min(hint, 60_000) : 0)
 }

@@ -37,22 +37,15 @@ export class Ownership {
   }
 
   /**
-   * Whether the lease is still ours by this process's clock. False once it may have expired: after the
-   * process was frozen (SIGSTOP, a long GC pause, a suspended VM) past its expiry, another worker may
-   * own the run, even though no renewal has failed yet.
-   */
-  held(now = Date.now()): boolean {
-    return !this.released && now < this.heldUntil
-  }
-
-  /**
    * Make sure the lease is still ours before something that must not be done twice: by this process's
    * clock when it can tell, else by renewing it at the store now. A process that was only slow (its
    * renewals late, nobody took the run over) keeps its lease; one whose run another worker took over
    * learns it here. Rejects with `lease_lost`.
    */
   async ensure(): Promise<void> {
-    if (this.held() || (!this.released && (await this.renew().catch(() => false)))) return
+    // Held until the expiry by this clock: after the process was frozen (SIGSTOP, a long GC pause, a suspended VM)
+    // past it, another worker may own the run, even though no renewal has failed yet.
+    if (!this.released && (Date.now() < this.heldUntil || (await this.renew().catch(() => false)))) return
     const error = new CordageError(
       'lease_lost',
       `run ${this.lease.runId}: worker ${this.lease.worker} no longer holds its lease (token ${this.lease.token}): another worker owns the run, so nothing more is done here`,
@@ -73,27 +66,18 @@ export class Ownership {
   /** Start renewing, and watching for cancel requests when other processes share the store. */
   start(): void {
     const { ttlMs, watchMs } = this.options
-    const renew = setInterval(
-      () => {
-        Promise.resolve()
-          .then(() => this.renew())
-          .then(
-            (held) => {
-              if (!held && !this.released)
-                this.options.onLost(
-                  new CordageError(
-                    'lease_lost',
-                    `run ${this.lease.runId}: worker ${this.lease.worker} lost its lease (${this.lease.token}); another worker owns the run`,
-                  ),
-                )
-            },
-            () => {
-              /* a failed renewal is retried at the next tick; the fencing token protects the log meanwhile */
-            },
-          )
-      },
-      Math.max(10, Math.floor(ttlMs / 3)),
-    )
+    const every = Math.max(10, Math.floor(ttlMs / 3))
+    const renew = setInterval(async () => {
+      // A failed renewal is retried at the next tick; the fencing token protects the log meanwhile.
+      const held = await Promise.resolve()
+        .then(() => this.renew())
+        .catch(() => true)
+      if (held || this.released) return
+      const { runId, worker, token } = this.lease
+      this.options.onLost(
+        new CordageError('lease_lost', `run ${runId}: worker ${worker} lost its lease (${token}); another worker owns the run`),
+      )
+    }, every)
     this.timers.push(renew)
     if (this.watching) this.timers.push(setInterval(() => void this.look(), watchMs))
     // A lease must never keep the process alive on its own.

@@ -77,7 +77,9 @@ export function apply(state: RunState, event: RunEvent): void {
       'invalid_event',
       `event seq ${event.seq} has schema ${event.schema}; this kernel reads up to ${EventSchemaVersion}`,
     )
-  applyPayload(state, event)
+  // Own keys only: a stored type such as "constructor" must not find Object's.
+  if (!Object.hasOwn(Reducers, event.type)) throw new CordageError('invalid_event', `unknown event type ${event.type}`)
+  ;(Reducers[event.type] as Reducer<RunEventType>)(state, event)
   state.lastSeq = event.seq
   state.updatedAt = event.time
 }
@@ -218,12 +220,6 @@ const Reducers: { readonly [K in RunEventType]: Reducer<K> } = Object.freeze({
     }
   },
 })
-
-function applyPayload(state: RunState, event: RunEvent): void {
-  // Own keys only: a stored type such as "constructor" must not find Object's.
-  if (!Object.hasOwn(Reducers, event.type)) throw new CordageError('invalid_event', `unknown event type ${event.type}`)
-  ;(Reducers[event.type] as Reducer<RunEventType>)(state, event)
-}
 
 function moveTo(state: RunState, status: RunStatus) {
   assertTransition(state.status, status)

@@ -25,7 +25,7 @@ import type { PluginSet } from '../contracts/drift.ts'
 import { wakingWaiters } from './waiters.ts'
 import { followRun, RunWaiters, type FollowOptions } from '../kit/follow.ts'
 import type { Actor, ApprovalOptions, ContinueOptions, ReconcileOptions, RunHandle } from '../contracts/commands.ts'
-import { HeldRuns, type RuntimePort } from './held-runs.ts'
+import { HeldRuns, type Driven, type RuntimePort } from './held-runs.ts'
 import { decideApproval, revokeGrant } from './approval-commands.ts'
 import { acceptHandoff, reconcileRun, resumeRun, type ResumeOptions } from './continue-commands.ts'
 import { cancelRun, closeThread, type CancelOptions } from './cancel-command.ts'
@@ -66,6 +66,7 @@ export class AgentRuntime implements LoopHost, RuntimePort {
   /** The runs driven here and the kernel's writer, when the host gave it: private, so no holder of the runtime can take it. */
   readonly #runs: HeldRuns
   readonly #runtimeFor: RuntimeHooks['runtimeFor']
+  private active = new Map<string, Driven>()
   /** Runs whose stored log this runtime found damaged: driveNext passes them over. */
   private damaged = new Set<string>()
   private waiters = new RunWaiters()
@@ -89,7 +90,7 @@ export class AgentRuntime implements LoopHost, RuntimePort {
     this.previews = dispatch
     ctx.on('internal/service', () => void this.servicesVersion++)
     this.options = resolveOptions(options)
-    this.#runs = new HeldRuns(this, options.writer, options.binding, options.onIdle)
+    this.#runs = new HeldRuns(this, this.active, options.writer, options.binding, options.onIdle)
   }
 
   /** Start a run for `task` (default: the agent's default task) and drive it here. The handle has the run id at once. */
@@ -188,7 +189,7 @@ export class AgentRuntime implements LoopHost, RuntimePort {
 
   /** Ask a run to pause SUSPENDED at its next step boundary. Only for runs driven in this process. */
   suspend(runId: string, actor: Actor = {}): boolean {
-    const active = this.#runs.active.get(runId)
+    const active = this.active.get(runId)
     active?.driver.suspend(actor.by ?? 'api', actor.reason)
     return !!active
   }
@@ -224,7 +225,7 @@ export class AgentRuntime implements LoopHost, RuntimePort {
 
   /** Current state of a run, rebuilt from the store (from its newest snapshot and the events after it). */
   async load(runId: string): Promise<RunState> {
-    const active = this.#runs.active.get(runId)
+    const active = this.active.get(runId)
     if (active) return active.driver.state
     const stored = await this.store().loadRun(runId)
     return replayFrom(runId, stored.snapshot, stored.events) ?? replay(runId, await this.store().load(runId))
@@ -238,7 +239,7 @@ export class AgentRuntime implements LoopHost, RuntimePort {
     return followRun(
       {
         read: (after) => this.store().read(runId, { after }),
-        drivenHere: () => this.#runs.active.has(runId),
+        drivenHere: () => this.active.has(runId),
         over: async () => isTerminal((await this.load(runId)).status),
         next: (pollMs, signal) => this.waiters.next(runId, pollMs, signal),
       },
@@ -259,12 +260,12 @@ export class AgentRuntime implements LoopHost, RuntimePort {
 
   /** Ids of runs this process is driving now. */
   running(): string[] {
-    return [...this.#runs.active.keys()]
+    return [...this.active.keys()]
   }
 
   /** Resolves when every run driven here has paused or ended. */
   async idle(): Promise<void> {
-    await Promise.allSettled([...this.#runs.active.values()].map((a) => a.done))
+    await Promise.allSettled([...this.active.values()].map((a) => a.done))
   }
 
   store(): StoreService {

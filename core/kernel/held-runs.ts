@@ -40,11 +40,10 @@ export async function goOn<K extends RunEventType>(driver: RunDriver, type: K, d
 }
 
 export class HeldRuns {
-  /** The runs driven here (the runtime reads them too). */
-  readonly active = new Map<string, Driven>()
-
   constructor(
     readonly rt: RuntimePort,
+    /** The runtime's own map (it reads it too): the runs driven here. */
+    readonly active: Map<string, Driven>,
     readonly writer: StoreWriter | undefined,
     private readonly binding: BindingCheck | undefined,
     private readonly onIdle: (() => void) | undefined,

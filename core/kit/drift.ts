@@ -7,7 +7,7 @@
  * and refuses as `version_drift` when any change is refused (core/kernel/drift.ts). Without the host's
  * rules (no pins, no `onDrift`), every plugin that differs is refused unless accepted: the kernel's default.
  */
-import type { BindingCheck, DriftChange, DriftPolicy, PluginSet } from '../contracts/drift.ts'
+import type { BindingCheck, DriftChange, DriftCommand, DriftPolicy, PluginSet } from '../contracts/drift.ts'
 
 /** What an agent runs and how it treats drift. */
 export interface DriftRules extends PluginSet {
@@ -64,4 +64,22 @@ export function driftBinding(
 
 function own(record: Readonly<Record<string, string>> | undefined, key: string): string | undefined {
   return record && Object.hasOwn(record, key) ? record[key] : undefined
+}
+
+/**
+ * Why a run was not continued on other plugin versions: the harness's refusal, whoever gave the
+ * command. It names the command that was not carried out and who gave it, and how to go on. Hashes are
+ * shown only when they are the difference (same version, other files).
+ */
+export function driftRefusal(runId: string, refused: DriftChange[], by: string, command: DriftCommand): string {
+  const show = (c: DriftChange, version?: string, hash?: string) =>
+    `${version ?? '(none)'}${c.from === c.to && hash ? ` (${hash.slice(0, 19)})` : ''}`
+  const list = refused
+    .map((c) => `${c.plugin} ${show(c, c.from, c.fromHash)} → ${show(c, c.to, c.toHash)}${c.note ? ` [${c.note}]` : ''}`)
+    .join(', ')
+  const notDone =
+    command === 'worker'
+      ? `a worker's takeover was not carried out (the run is suspended); to continue it on the current versions, resume it with --accept-drift (acceptDrift)`
+      : `the ${command} given by ${by} was not carried out (only this refusal is recorded); to continue on the current versions, give the same command again with --accept-drift (acceptDrift)`
+  return `run ${runId} started with other plugin versions (${list}); the harness refused to continue it under them: ${notDone}, give the plugin onDrift: accept or pin in the preset, or run it where the recorded versions are installed`
 }

@@ -23,11 +23,12 @@ import { intercepted, veto } from './phases.ts'
 import { stop } from './ending.ts'
 import { refreshTools } from './step-tools.ts'
 import type { Run } from './run.ts'
+import { flow, wait, type Flow } from '../kit/later.ts'
 
-export async function actOn(run: Run, action: ActionState): Promise<Next> {
+export function* actOn(run: Run, action: ActionState): Flow<Next> {
   switch (action.status) {
     case 'proposed':
-      return follow(run, action, await admit(run, action))
+      return yield* follow(run, action, yield* admit(run, action))
     case 'denied': {
       const { ruleId, reason, seq } = action.decision!
       return reject(run, action, 'policy_denied', `Denied by policy (rule ${ruleId}): ${reason}`, seq)
@@ -39,34 +40,34 @@ export async function actOn(run: Run, action: ActionState): Promise<Next> {
     case 'allowed':
     case 'approved':
     case 'running':
-      return resumeDecided(run, action)
+      return yield* resumeDecided(run, action)
     case 'awaiting_approval':
-      return askAgain(run, action)
+      return yield* wait(askAgain(run, action))
     default:
       throw new CordageError('internal_error', `action ${action.id} is ${action.status} but still pending`)
   }
 }
 
 /** Resumed: the decision is durable. It still holds only under the policy version it was made with. */
-async function resumeDecided(run: Run, action: ActionState): Promise<Next> {
-  const tool = await installedTool(run, action)
+function* resumeDecided(run: Run, action: ActionState): Flow<Next> {
+  const tool = yield* installedTool(run, action)
   if (!tool) return reject(run, action, 'unknown_tool', `Tool "${action.tool}" is no longer installed.`)
   // A dry run never reaches the tool: only its preview runs, under a decision that still holds.
   if (action.status === 'running' && !action.dryRun) {
     // The call started and no outcome was recorded: the process stopped while the tool ran.
-    const settled = await settleUnknown(run, action, tool, keyOf(run.runId, action, tool), 'resume')
+    const settled = yield* wait(settleUnknown(run, action, tool, keyOf(run.runId, action, tool), 'resume'))
     if (settled === 'settled') return 'continue'
-    if (settled !== 'retry') return stop(run, settled)
+    if (settled !== 'retry') return yield* wait(stop(run, settled))
   }
   // The decision, when it still holds.
   const d = stillHolds(run, action, tool) ? action.decision : undefined
   if (d && !action.dryRun)
-    return executeWave(run, [{ action, tool, policyVersion: d.policyVersion, causation: action.approval?.seq ?? d.seq }])
+    return yield* executeWave(run, [{ action, tool, policyVersion: d.policyVersion, causation: action.approval?.seq ?? d.seq }])
   const parsed = tool.input.safeParse(action.args)
   if (!parsed.success) return reject(run, action, 'invalid_arguments', `The arguments for ${tool.name} no longer match its schema.`)
-  if (!action.dryRun) return follow(run, action, await decidePolicy(run, action, tool, parsed.data))
-  if (d) return runDryRun(run, action, tool, parsed.data, action.approval?.seq ?? d.seq)
-  return follow(run, action, await admitDryRun(run, action, tool, parsed.data))
+  if (!action.dryRun) return yield* follow(run, action, yield* decidePolicy(run, action, tool, parsed.data))
+  if (d) return yield* wait(runDryRun(run, action, tool, parsed.data, action.approval?.seq ?? d.seq))
+  return yield* follow(run, action, yield* admitDryRun(run, action, tool, parsed.data))
 }
 
 /** A decision (and an approval) holds only under the policy and the tool version it was made for. */
@@ -79,7 +80,7 @@ function stillHolds(run: Run, action: ActionState, tool: Tool): boolean {
 async function askAgain(run: Run, action: ActionState): Promise<Next> {
   const d = action.decision
   if (action.requestedSeq !== undefined || !d) return stop(run, waitForApproval(action))
-  return stop(run, waitForApproval(action, { ...d, preview: await previewFor(run, action, await installedTool(run, action)) }))
+  return stop(run, waitForApproval(action, { ...d, preview: await previewFor(run, action, await flow(installedTool(run, action))) }))
 }
 
 /**
@@ -87,18 +88,17 @@ async function askAgain(run: Run, action: ActionState): Promise<Next> {
  * plain JSON arguments its schema takes, a `dry_run` it was offered), screen (the guardrail, the
  * `tool/before-decide` handlers), then decide (policy) and approve (core/kernel/admission.ts).
  */
-async function admit(run: Run, action: ActionState): Promise<Admitted> {
-  const refreshing = refreshTools(run)
-  if (refreshing) await refreshing
+function* admit(run: Run, action: ActionState): Flow<Admitted> {
+  yield refreshTools(run)
   const valid = validate(run, action)
   if ('refuse' in valid) return valid
   // Without a guardrail or a tool/before-decide handler there is nothing to screen, nor to wait for.
   if (run.services.guardrail || intercepted(run, 'tool/before-decide')) {
-    const refused = await screen(run, action, valid.tool, valid.args)
+    const refused = yield* wait(screen(run, action, valid.tool, valid.args))
     if (refused) return refused
   }
-  if (action.dryRun) return admitDryRun(run, action, valid.tool, valid.args)
-  return decidePolicy(run, action, valid.tool, valid.args)
+  if (action.dryRun) return yield* admitDryRun(run, action, valid.tool, valid.args)
+  return yield* decidePolicy(run, action, valid.tool, valid.args)
 }
 
 /** The proposed call's tool and its arguments as the tool's schema parsed them, or why it cannot be called. */
@@ -138,16 +138,16 @@ async function screen(run: Run, action: ActionState, tool: Tool, args: unknown):
  * preview here, never the tool. An ask goes to a person like any call (fail closed); approved, the
  * preview runs then (resumeDryRun).
  */
-async function admitDryRun(run: Run, action: ActionState, tool: Tool, args: unknown): Promise<Admitted> {
-  const admitted = await decidePolicy(run, action, asRead(tool), args, true)
+function* admitDryRun(run: Run, action: ActionState, tool: Tool, args: unknown): Flow<Admitted> {
+  const admitted = yield* decidePolicy(run, action, asRead(tool), args, true)
   if (!('run' in admitted)) return admitted
-  return { next: await runDryRun(run, action, tool, args, admitted.run.causation) }
+  return { next: yield* wait(runDryRun(run, action, tool, args, admitted.run.causation)) }
 }
 
 /** What admitting an action came to, acted on: run it, wait for a person, or close it unrun. */
-function follow(run: Run, action: ActionState, admitted: Admitted): Promise<Next> | Next {
-  if ('run' in admitted) return executeWave(run, [admitted.run])
-  if ('ask' in admitted) return askPerson(run, admitted.ask).then((asked) => stop(run, asked))
+function* follow(run: Run, action: ActionState, admitted: Admitted): Flow<Next> {
+  if ('run' in admitted) return yield* executeWave(run, [admitted.run])
+  if ('ask' in admitted) return yield* wait(stop(run, yield* wait(askPerson(run, admitted.ask))))
   if ('refuse' in admitted) return closeRefused(run, action, admitted)
   return admitted.next
 }
@@ -157,8 +157,8 @@ function follow(run: Run, action: ActionState, admitted: Admitted): Promise<Next
  * is admitted in proposal order (validation, guardrail, policy), then those allowed run in waves.
  * An action that must wait for a person ends the batch; it is put to them once the others ran.
  */
-export async function actTogether(run: Run): Promise<Next | undefined> {
-  await refreshTools(run)
+export function* actTogether(run: Run): Flow<Next | undefined> {
+  yield refreshTools(run)
   const batch: ActionState[] = []
   for (const id of run.state.pending) {
     const action = run.state.actions[id]
@@ -170,7 +170,7 @@ export async function actTogether(run: Run): Promise<Next | undefined> {
   const jobs: Authorized[] = []
   let asked: AskPerson | undefined
   for (const action of batch) {
-    const admitted = await admit(run, action)
+    const admitted = yield* admit(run, action)
     if ('run' in admitted) jobs.push(admitted.run)
     else if ('refuse' in admitted) closeRefused(run, action, admitted)
     else if ('ask' in admitted) {
@@ -189,13 +189,13 @@ export async function actTogether(run: Run): Promise<Next | undefined> {
   for (const wave of waves(jobs, footprint)) {
     // Cancelled, or state rebuilt after a lost key race: back to pass(), which starts from what is on record.
     if (run.cancelRequest || run.reloaded) return 'continue'
-    if ((await executeWave(run, wave)) === 'halt') return 'halt'
+    if ((yield* executeWave(run, wave)) === 'halt') return 'halt'
   }
-  return asked && !run.cancelRequest ? stop(run, await askPerson(run, asked)) : 'continue'
+  return asked && !run.cancelRequest ? yield* wait(stop(run, yield* wait(askPerson(run, asked)))) : 'continue'
 }
 
-async function installedTool(run: Run, action: ActionState): Promise<Tool | undefined> {
-  await refreshTools(run)
+function* installedTool(run: Run, action: ActionState): Flow<Tool | undefined> {
+  yield refreshTools(run)
   const tool = run.visible.byName.get(action.tool) ?? run.services.tools.value.get(action.tool)
   return tool && asDefined(tool)
 }

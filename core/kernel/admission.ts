@@ -20,6 +20,7 @@ import { askPreview } from './preview.ts'
 import { KernelProducer } from './version.ts'
 import { refuse, type Refused } from './reject.ts'
 import type { Run } from './run.ts'
+import { wait, type Flow } from '../kit/later.ts'
 import type { Stop } from './flow.ts'
 
 /**
@@ -46,17 +47,16 @@ export interface AskPerson {
  * (denied). `dryRun`: the model asked for the call's preview (core/kernel/preview.ts); `tool` is then
  * shown as a read, and no preview runs before an approval request (running it is what is asked).
  */
-export async function decidePolicy(run: Run, action: ActionState, tool: Tool, args: unknown, dryRun = false): Promise<Admitted> {
+export function* decidePolicy(run: Run, action: ActionState, tool: Tool, args: unknown, dryRun = false): Flow<Admitted> {
   const policy = run.services.policy
-  const asking = askPolicy(run, action, tool, args, dryRun)
-  const decision = isThenable(asking) ? await asking : asking
+  const decision = yield* wait(askPolicy(run, action, tool, args, dryRun))
   const policyVersion = policy.value.version
   const ids = run.idsOf(action.id, action.approval?.seq ?? action.proposedSeq)
   const { verdict, ruleId, reason, approvers, constraints } = decision
   const data = { verdict, ruleId, policyVersion, reason, approvers, toolVersion: tool.owner, ...(constraints ? { constraints } : {}) }
   const recorded = run.rec.record('tool/decision', data, policy.provider, ids)
   if (verdict === 'deny') return refuse('policy_denied', `Denied by policy (rule ${ruleId}): ${reason}`, recorded.seq)
-  if (verdict === 'ask') return admitAsked(run, action, tool, args, decision, policyVersion, recorded.seq, dryRun)
+  if (verdict === 'ask') return yield* wait(admitAsked(run, action, tool, args, decision, policyVersion, recorded.seq, dryRun))
   return { run: { action, tool, policyVersion, causation: recorded.seq } }
 }
 

@@ -45,6 +45,4 @@ export function bounded<T>(
 }
 
 /** An answer given synchronously is used as it is: only a promise is bounded (and awaited). */
-export function isThenable<T>(value: T | Promise<T>): value is Promise<T> {
-  return typeof (value as { then?: unknown } | null)?.then === 'function'
-}
+export { isThenable } from '../kit/later.ts'

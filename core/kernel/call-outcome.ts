@@ -25,6 +25,7 @@ import { jsonProblem } from '../kit/hash.ts'
 import { intercepted, serial } from './phases.ts'
 import { screenFailure, withheld } from './tool-texts.ts'
 import type { Run } from './run.ts'
+import { wait, type Flow } from '../kit/later.ts'
 
 /** After a call's outcome is recorded: nothing more, another attempt, or what the run must do next. */
 export type Outcome = 'done' | 'retry' | Consequence
@@ -50,9 +51,9 @@ export interface FinishedCall {
   durationMs: number
 }
 
-export async function recordSucceeded(run: Run, c: FinishedCall, result: ToolResult): Promise<Outcome> {
+export function* recordSucceeded(run: Run, c: FinishedCall, result: ToolResult): Flow<Outcome> {
   const { action, tool, key } = c
-  if (result.waitsFor !== undefined) return waitOn(run, c, result.waitsFor)
+  if (result.waitsFor !== undefined) return yield* wait(waitOn(run, c, result.waitsFor))
   // The call ran: what of its result the kernel cannot take is left out of the record, which is still
   // made (a neighbour's committed write stays committed), and the run ends at the next boundary.
   const usage = orDefer(run, () => resultUsage(result.usage, tool.name))
@@ -67,9 +68,8 @@ export async function recordSucceeded(run: Run, c: FinishedCall, result: ToolRes
       : ''
   // Plugins rewrite the result first (tool/before-end); the guardrail screens it, and what a plugin keeps
   // apart (tool/shape-result) is stored before tool/end names it (core/kernel/artifacts.ts).
-  const phased = intercepted(run, 'tool/before-end') ? await beforeEnd(run, action, tool, result) : result
-  const shaping = shapeResult(run, { action, tool, causation: c.startedSeq }, phased, refused, observe)
-  const shaped = shaping instanceof Promise ? await shaping : shaping
+  const phased = intercepted(run, 'tool/before-end') ? yield* wait(beforeEnd(run, action, tool, result)) : result
+  const shaped = yield* wait(shapeResult(run, { action, tool, causation: c.startedSeq }, phased, refused, observe))
   const { observation } = shaped
   const data = {
     tool: tool.name,
@@ -89,9 +89,11 @@ export async function recordSucceeded(run: Run, c: FinishedCall, result: ToolRes
   if (tool.sideEffect !== 'none') {
     // Noted even when no cancel is known yet: one asked in another process may be found later (core/kernel/cancel-window.ts).
     run.noteEffect('committed', { actionId: action.id, tool: tool.name, receipt: result.receipt, seq: ended.seq })
-    await run.flush([
-      { op: 'outcome', key, status: 'committed', receipt: result.receipt, output: shaped.ledgerOutput, observation, at: Date.now() },
-    ])
+    yield* wait(
+      run.flush([
+        { op: 'outcome', key, status: 'committed', receipt: result.receipt, output: shaped.ledgerOutput, observation, at: Date.now() },
+      ]),
+    )
   }
   return 'done'
 }

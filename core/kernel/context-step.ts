@@ -9,23 +9,22 @@ import { checkCompacted, type CompactResult } from '../contracts/services/compac
 import type { Projection } from '../contracts/services/context.ts'
 import type { ToolView } from '../contracts/services/tools.ts'
 import { isControl } from './control.ts'
-import { isThenable } from './bounded.ts'
 import type { EventIds } from './recorder.ts'
 import { checkProjection } from '../contracts/checks/context.ts'
 import { intercepted, serial } from './phases.ts'
 import { refreshTools } from './step-tools.ts'
 import type { Run } from './run.ts'
+import { wait, type Flow } from '../kit/later.ts'
 import type { Stop } from './flow.ts'
 
 /** The step's projection and the tools shown with it, or how the run stops when it cannot have one. */
-export async function projectContext(run: Run, ids: EventIds): Promise<{ projection: Projection; views: ToolView[] } | Stop> {
+export function* projectContext(run: Run, ids: EventIds): Flow<{ projection: Projection; views: ToolView[] } | Stop> {
   const { context, compactor } = run.services
-  const refreshing = refreshTools(run)
-  if (refreshing) await refreshing
+  yield refreshTools(run)
   const views = run.visible.views
 
   const asking = run.ask('context', context.provider, () => context.value.assemble({ state: run.view, tools: views }))
-  const assembled = checkProjection(isThenable(asking) ? await asking : asking, run.checkedMessages)
+  const assembled = checkProjection(yield* wait(asking), run.checkedMessages)
   if (!assembled.ok)
     return {
       end: 'FAILED',
@@ -36,15 +35,17 @@ export async function projectContext(run: Run, ids: EventIds): Promise<{ project
   run.checkedMessages = { list: projection.messages, length: projection.messages.length }
   const threshold = compactor?.value.threshold ?? run.agent.options.contextTokens
   if (compactor && threshold && projection.tokens > threshold) {
-    projection = await compact(run, projection, threshold, ids)
+    projection = yield* wait(compact(run, projection, threshold, ids))
     if (run.cancelRequest) return { cancelled: true }
   }
   // `step/before-model` handlers may change what the model reads; what they answer is checked whole.
   if (intercepted(run, 'step/before-model'))
-    projection = await serial(run, 'step/before-model', projection, (answer) => {
-      const checked = checkProjection(answer)
-      return checked.ok ? undefined : `a step/before-model handler answers { messages, tokens }: ${checked.problem}`
-    })
+    projection = yield* wait(
+      serial(run, 'step/before-model', projection, (answer) => {
+        const checked = checkProjection(answer)
+        return checked.ok ? undefined : `a step/before-model handler answers { messages, tokens }: ${checked.problem}`
+      }),
+    )
   const { messages, tokens } = projection
   run.rec.record('step/context', { messages: messages.length, tokens, tools: run.visible.names }, context.provider, ids)
   return { projection, views }

@@ -10,7 +10,7 @@ import { CordageError } from '../contracts/errors.ts'
 import type { RunState } from '../contracts/state.ts'
 import type { BindingCheck, DriftChange, DriftCommand, PluginSet } from '../contracts/drift.ts'
 import { checkDriftChanges } from '../contracts/checks/drift.ts'
-import { driftBinding } from '../kit/drift.ts'
+import { driftBinding, driftRefusal } from '../kit/drift.ts'
 import { KernelProducer } from './version.ts'
 import { turn } from './command-ids.ts'
 import type { Run } from './run.ts'
@@ -34,9 +34,8 @@ export function bindingChanges(check: BindingCheck | undefined, runId: string, r
 const strictBinding: BindingCheck = driftBinding({})
 
 /**
- * Record the decision (nothing when nothing changed); throw `version_drift` when any change is refused.
- * The refusal is the harness's, whoever gave the command: the message says so, names the command that
- * was not carried out and who gave it, and how to go on.
+ * Record the decision (nothing when nothing changed); throw `version_drift` when any change is refused,
+ * with the message of core/kit/drift.ts `driftRefusal` (the command not carried out, and how to go on).
  */
 export async function recordDrift(driver: Run, state: RunState, changes: DriftChange[], by: string, command: DriftCommand): Promise<void> {
   if (!changes.length) return
@@ -45,19 +44,5 @@ export async function recordDrift(driver: Run, state: RunState, changes: DriftCh
   driver.rec.record('run/version-drift', { changes, decision, by, command }, KernelProducer, turn(state))
   if (decision !== 'refused') return
   await driver.flush()
-  // Hashes are shown only when they are the difference (same version, other files).
-  const show = (c: DriftChange, version?: string, hash?: string) =>
-    `${version ?? '(none)'}${c.from === c.to && hash ? ` (${hash.slice(0, 19)})` : ''}`
-  const list = refused
-    .map((c) => `${c.plugin} ${show(c, c.from, c.fromHash)} → ${show(c, c.to, c.toHash)}${c.note ? ` [${c.note}]` : ''}`)
-    .join(', ')
-  const notDone =
-    command === 'worker'
-      ? `a worker's takeover was not carried out (the run is suspended); to continue it on the current versions, resume it with --accept-drift (acceptDrift)`
-      : `the ${command} given by ${by} was not carried out (only this refusal is recorded); to continue on the current versions, give the same command again with --accept-drift (acceptDrift)`
-  throw new CordageError(
-    'version_drift',
-    `run ${state.runId} started with other plugin versions (${list}); the harness refused to continue it under them: ${notDone}, give the plugin onDrift: accept or pin in the preset, or run it where the recorded versions are installed`,
-    { data: changes },
-  )
+  throw new CordageError('version_drift', driftRefusal(state.runId, refused, by, command), { data: changes })
 }

@@ -16,11 +16,11 @@
  */
 import { CordageError } from '../contracts/errors.ts'
 import type { EffectWrite } from '../contracts/services/store.ts'
-import type { Tool, ToolResult } from '../contracts/services/tools.ts'
+import type { Tool } from '../contracts/services/tools.ts'
 import type { ActionState } from './state.ts'
 import { claimTicketIssuer, type Ticket } from './ticket.ts'
-import { ToolCall } from './tool-call.ts'
-import { targetOf } from './tool.ts'
+import { ToolCall, type Settled } from './tool-call.ts'
+import { directInvoke, targetOf } from './tool.ts'
 import { KernelProducer } from './version.ts'
 import type { Next } from './flow.ts'
 import { intercepted, veto } from './phases.ts'
@@ -35,6 +35,7 @@ import type { Reservation } from '../contracts/data.ts'
 import { closeRefused, refuse, type Refused } from './reject.ts'
 import { recoverLostKeyRace } from './key-race.ts'
 import type { Run } from './run.ts'
+import { wait, type Flow } from '../kit/later.ts'
 export type { Next, PauseDetail } from './flow.ts'
 
 /** The kernel's right to issue tickets: claimed here, as this module loads, and never handed on. */
@@ -74,43 +75,43 @@ interface Started {
  * context do not depend on timing. What an outcome leads to (a retry, ending the run, waiting for a
  * person) is acted on only after every outcome of the wave is on record.
  */
-export async function executeWave(run: Run, jobs: readonly Authorized[]): Promise<Next> {
+export function* executeWave(run: Run, jobs: readonly Authorized[]): Flow<Next> {
   let queue: Ready[] = []
   for (let i = 0; i < jobs.length; i++) {
     const { action, tool, policyVersion, causation } = jobs[i]
     // Without a tool/before-execute handler, no wait: the phase costs one lookup.
     const refused =
-      unheldConstraints(action, tool) ?? (intercepted(run, 'tool/before-execute') ? await beforeExecute(run, jobs[i]) : undefined)
+      unheldConstraints(action, tool) ?? (intercepted(run, 'tool/before-execute') ? yield* wait(beforeExecute(run, jobs[i])) : undefined)
     if (refused) {
       closeRefused(run, action, refused)
       continue
     }
     const key = keyOf(run.runId, action, tool)
-    const verdict = tool.sideEffect !== 'none' ? await checkLedger(run, action, tool, key) : undefined
+    const verdict = tool.sideEffect !== 'none' ? yield* wait(checkLedger(run, action, tool, key)) : undefined
     // Settled without running (refused, or already done); or the run now waits: what is left of the wave runs after.
     if (verdict === 'continue') continue
-    if (typeof verdict === 'object') return stop(run, verdict)
+    if (typeof verdict === 'object') return yield* wait(stop(run, verdict))
     queue.push({ action, tool, policyVersion, causation, key, takeover: verdict === 'takeover' })
   }
   // Every call of the wave reserves at once, before any starts: all of them fit, or none starts.
-  const refused = run.services.meter ? await reserveWave(run, queue) : undefined
-  if (refused) return stop(run, refused)
+  const refused = run.services.meter ? yield* wait(reserveWave(run, queue)) : undefined
+  if (refused) return yield* wait(stop(run, refused))
   while (queue.length) {
     const started = queue.map((job) => start(run, job))
     const intent = started.flatMap((s) => s.intent)
     try {
       // The model's decision, the policy decisions and the intents are durable before any tool runs.
-      await run.flush(intent)
+      yield run.flush(intent)
     } catch (error) {
       if (!CordageError.is(error, 'effect_exists') && !CordageError.is(error, 'idempotency_conflict')) throw error
-      await recoverLostKeyRace(run, started.length)
+      yield* wait(recoverLostKeyRace(run, started.length))
       return 'continue'
     }
     // Frozen past the lease's expiry between the intent and the call, another worker may own the run now.
-    if (intent.length) await run.checkLease()
-    const results = await callAll(run, started)
+    if (intent.length) yield run.checkLease()
+    const results = yield* wait(callAll(run, started))
     const outcomes: Outcome[] = []
-    for (let i = 0; i < started.length; i++) outcomes.push(await finish(run, started[i], results[i]))
+    for (let i = 0; i < started.length; i++) outcomes.push(yield* finish(run, started[i], results[i]))
     // Every outcome is on record. A run-ending outcome wins: the run ends, and a neighbour whose effect
     // is unknown is listed as such in run/end. Otherwise unknown effects are settled in proposal order
     // (reconcile, or wait for a person), and retries go again as a wave.
@@ -119,14 +120,14 @@ export async function executeWave(run: Run, jobs: readonly Authorized[]): Promis
       // A neighbour that would have waited on a condition (a child run waiting for a person): the run
       // ends instead, so the condition is cancelled first, or a child's approval would outlive its parent.
       for (const o of outcomes)
-        if (typeof o === 'object' && o.kind === 'wait') await cancelWait(run.agent.ctx, o.on, o.waiter).catch(() => {})
-      return endRun(run, 'FAILED', ending.code, ending.reason)
+        if (typeof o === 'object' && o.kind === 'wait') yield* wait(cancelWait(run.agent.ctx, o.on, o.waiter).catch(() => {}))
+      return yield* wait(endRun(run, 'FAILED', ending.code, ending.reason))
     }
     const again: Ready[] = []
     for (let i = 0; i < outcomes.length; i++) {
       const outcome = outcomes[i]
       if (outcome === 'retry') again.push(queue[i])
-      else if (outcome !== 'done' && (await actOnConsequence(run, queue[i], outcome)) === 'halt') return 'halt'
+      else if (outcome !== 'done' && (yield* wait(actOnConsequence(run, queue[i], outcome))) === 'halt') return 'halt'
     }
     queue = again
   }
@@ -148,14 +149,18 @@ async function beforeExecute(run: Run, { action, tool, policyVersion, causation 
   return vetoed && refuse(vetoed.code, vetoed.observation, causation)
 }
 
-/** Execute: the wave's calls side by side; one call is awaited as it is (Promise.allSettled costs microseconds a step). */
-function callAll(run: Run, started: Started[]): Promise<PromiseSettledResult<ToolResult>[]> {
-  if (started.length !== 1) return Promise.allSettled(started.map((s) => call(run, s)))
-  // In an executor: a call that throws before it starts settles as rejected, its outcome recorded like any failure.
-  return new Promise<ToolResult>((resolve) => resolve(call(run, started[0]))).then(
-    (value) => [{ status: 'fulfilled', value }],
-    (reason) => [{ status: 'rejected', reason }],
-  )
+/** Execute: the wave's calls side by side, settled as they answer; without a promise when every one answered at once. */
+function callAll(run: Run, started: Started[]): Settled[] | Promise<Settled[]> {
+  const results = started.map((s) => {
+    try {
+      return call(run, s)
+    } catch (reason) {
+      // A call that throws before it starts settles as rejected, its outcome recorded like any failure.
+      return { status: 'rejected', reason } as const
+    }
+  })
+  if (!results.some((r) => r instanceof Promise)) return results as Settled[]
+  return results.length === 1 ? (results[0] as Promise<Settled>).then((r) => [r]) : Promise.all(results)
 }
 
 /** Prepare: record `tool/start` for one call (not yet flushed) with its ledger intent, if it has side effects. */
@@ -211,7 +216,7 @@ function start(run: Run, job: Ready): Started {
 }
 
 /** Execute: run one started call under its time limit, reachable by cancellation while it runs. */
-function call(run: Run, s: Started): Promise<ToolResult> {
+function call(run: Run, s: Started): Settled | Promise<Settled> {
   const { action, tool, key } = s.job
   s.t0 = performance.now()
   const invoked = run.agent.options.interceptTool ? run.agent.options.interceptTool(tool) : tool
@@ -230,6 +235,7 @@ function call(run: Run, s: Started): Promise<ToolResult> {
       ...(constraints ? { constraints } : {}),
     },
     timeLimitOf(tool, constraints),
+    directInvoke(invoked),
   )
   s.call = call
   run.track(call, true)
@@ -238,19 +244,19 @@ function call(run: Run, s: Started): Promise<ToolResult> {
 }
 
 /** Finalize: record what one call came to, and say what happens next: nothing, another attempt, or something the run must do. */
-async function finish(run: Run, s: Started, settled: PromiseSettledResult<ToolResult>): Promise<Outcome> {
+function* finish(run: Run, s: Started, settled: Settled): Flow<Outcome> {
   const { action, tool, key } = s.job
   const call = { action, tool, key, attempt: s.attempt, startedSeq: s.startedSeq, durationMs: Math.round(performance.now() - s.t0) }
   if (s.call) run.track(s.call, false)
   const outcome =
-    settled.status === 'fulfilled' ? await recordSucceeded(run, call, settled.value) : await recordFailed(run, call, settled.reason)
+    settled.status === 'fulfilled' ? yield* recordSucceeded(run, call, settled.value) : yield* wait(recordFailed(run, call, settled.reason))
   // The action ended (not another attempt, not an effect still unknown): settle what it reserved.
   if (s.reservation && run.services.meter && outcome !== 'retry' && !run.state.pending.includes(action.id)) {
     const usage = settled.status === 'fulfilled' ? settled.value?.usage : undefined
     const count = (n: unknown) => Number(n) || 0
     const u = { inputTokens: count(usage?.inputTokens), outputTokens: count(usage?.outputTokens), costUsd: count(usage?.costUsd) }
     // A meter that fails here ends the run at the next boundary: the outcomes of the wave are recorded first.
-    const unsettled = await settleCall(run, s.reservation, u)
+    const unsettled = yield* wait(settleCall(run, s.reservation, u))
     if (unsettled) run.defer(unsettled)
   }
   return outcome

@@ -211,7 +211,11 @@ export class RunDriver implements Run {
   /** Drive until the run pauses or ends. Resolves with the state it stopped in. */
   async drive(): Promise<RunState> {
     try {
-      while ((await pass(this)) === 'continue');
+      // A pass with nothing to wait for answers at once: awaited only when it did not.
+      for (;;) {
+        const next = pass(this)
+        if ((next instanceof Promise ? await next : next) !== 'continue') break
+      }
     } catch (error) {
       await crash(this, error)
     } finally {

@@ -7,24 +7,25 @@
  */
 import { classify, CordageError } from '../contracts/errors.ts'
 import type { ContextMessage } from '../contracts/services/context.ts'
-import { checkResponse, type ModelDelta, type ModelResponse, type ModelService } from '../contracts/services/model.ts'
+import { checkResponse, type ModelResponse, type ModelService } from '../contracts/services/model.ts'
 import type { ToolView } from '../contracts/services/tools.ts'
-import { StreamScrubber } from '../kit/secrets.ts'
+import { scrubbedDeltas, type DeltaSink } from '../kit/scrubbed-deltas.ts'
 import type { ServiceEntry } from './cordis.ts'
 import { plainResponse } from '../contracts/checks/model.ts'
 import { KernelProducer } from './version.ts'
 import type { Run } from './run.ts'
+import { wait, type Flow } from '../kit/later.ts'
 import type { Stop } from './flow.ts'
 
 const StepStartEvents = ['step/start', 'step/context', 'step/model-request'] as const
 
-export async function callModel(
+export function* callModel(
   run: Run,
   model: ServiceEntry<ModelService>,
   messages: ContextMessage[],
   tools: ToolView[],
   index: number,
-): Promise<ModelResponse | Stop> {
+): Flow<ModelResponse | Stop> {
   const ids = run.ids
   const { attempts, backoffMs } = run.agent.options.modelRetry
   for (let attempt = 1; ; attempt++) {
@@ -36,7 +37,7 @@ export async function callModel(
     )
     // Not a durability point (a model call has no effect to protect), but whoever watches steps begin
     // should see them begin, not only once the model has answered.
-    if (run.agent.dispatch.watched(StepStartEvents)) await run.flush()
+    if (run.agent.dispatch.watched(StepStartEvents)) yield run.flush()
     const signal = modelSignal(run)
     // Streamed pieces go to listeners as previews, only if someone listens: nothing here is durable.
     const onDelta = run.agent.streaming() ? previews(run, model.provider, ids.stepId!, attempt) : undefined
@@ -45,7 +46,7 @@ export async function callModel(
       const answer = model.value.respond(asked)
       // Not a promise is not a model answer (the contract's): it fails as any broken model does, streamed or not.
       if (typeof answer?.then !== 'function') throw new TypeError(`respond() of ${model.provider} gave ${typeof answer}, not a promise`)
-      const response = await (onDelta ? answer.finally(() => onDelta.end()) : answer)
+      const response = yield* wait(onDelta ? answer.finally(() => onDelta.end()) : answer)
       const problem = checkResponse(response)
       if (problem) throw new CordageError('model_invalid_response', problem)
       // Plain data from here on: the record, the hash, policy and the tool see one value.
@@ -56,10 +57,10 @@ export async function callModel(
       if (signal.deadlineHit)
         return { end: 'STOPPED', code: 'deadline_exceeded', reason: `deadline passed during the model call of step ${index}` }
       const { code, kind, message } = classify(error, 'model_permanent')
-      const wait = code === 'model_transient' && attempt < attempts ? retryWait(error, backoffMs, attempt) : undefined
+      const backoff = code === 'model_transient' && attempt < attempts ? retryWait(error, backoffMs, attempt) : undefined
       // A wait that would outlast the deadline is no retry: the run stops rather than sleep past it.
-      const pastDeadline = wait !== undefined && run.state.deadline !== undefined && Date.now() + wait >= run.state.deadline
-      const retryInMs = pastDeadline ? undefined : wait
+      const pastDeadline = backoff !== undefined && run.state.deadline !== undefined && Date.now() + backoff >= run.state.deadline
+      const retryInMs = pastDeadline ? undefined : backoff
       run.rec.record(
         'step/model-error',
         { errorClass: kind, code, message, attempt, retryInMs },
@@ -69,7 +70,7 @@ export async function callModel(
       if (pastDeadline)
         return { end: 'STOPPED', code: 'deadline_exceeded', reason: `the deadline passes before the model can be asked again (${message})` }
       if (retryInMs === undefined) return { end: 'FAILED', code, reason: message }
-      await sleep(retryInMs, run.signal)
+      yield* wait(sleep(retryInMs, run.signal))
     } finally {
       signal.dispose()
     }
@@ -91,46 +92,10 @@ function withoutSecretReasoning(run: Run, response: ModelResponse): ModelRespons
   return rest
 }
 
-/**
- * Where a model call's streamed pieces go: to listeners as previews, scrubbed of the agent's secrets
- * like the record. Text (and each call's argument text) passes through a StreamScrubber, which holds
- * back the end of what arrived until it knows no secret is split there; `end` gives out the rest.
- */
-function previews(run: Run, producer: string, stepId: string, attempt: number): ((delta: ModelDelta) => void) & { end(): void } {
+/** Where a model call's streamed pieces go: to listeners as previews, scrubbed of the agent's secrets like the record. */
+function previews(run: Run, producer: string, stepId: string, attempt: number): DeltaSink {
   const base = { runId: run.runId, stepId, attempt, producer }
-  const scrubber = run.agent.scrubber
-  const emit = (delta: ModelDelta) => run.agent.streamDelta({ ...base, ...delta })
-  if (!scrubber.active) return Object.assign(emit, { end() {} })
-  const text = new StreamScrubber(scrubber)
-  const args = new Map<number, StreamScrubber>()
-  return Object.assign(
-    (delta: ModelDelta) => {
-      if (delta.text !== undefined) {
-        const ready = text.push(delta.text)
-        if (ready) emit({ text: ready })
-      }
-      if (delta.toolCall) {
-        const { index, name, argsDelta } = delta.toolCall
-        let stream = args.get(index)
-        if (!stream) args.set(index, (stream = new StreamScrubber(scrubber)))
-        const ready = argsDelta === undefined ? undefined : stream.push(argsDelta)
-        if (name !== undefined || ready)
-          emit({
-            toolCall: { index, ...(name === undefined ? {} : { name: scrubber.scrubText(name) }), ...(ready ? { argsDelta: ready } : {}) },
-          })
-      }
-    },
-    {
-      end: () => {
-        const rest = text.end()
-        if (rest) emit({ text: rest })
-        for (const [index, stream] of args) {
-          const tail = stream.end()
-          if (tail) emit({ toolCall: { index, argsDelta: tail } })
-        }
-      },
-    },
-  )
+  return scrubbedDeltas(run.agent.scrubber, (delta) => run.agent.streamDelta({ ...base, ...delta }))
 }
 
 /**

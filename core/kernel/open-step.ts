@@ -11,6 +11,7 @@ import { pauseRun, stopOrGoOn } from './ending.ts'
 import { verifyAnswer } from './verification.ts'
 import { runStep } from './step.ts'
 import type { Run } from './run.ts'
+import { flow } from '../kit/later.ts'
 
 /** Turn and step ids of where a run is, rebuilt only when the run moves (they are read for every event). */
 export class PlaceIds {
@@ -38,9 +39,9 @@ Object.freeze(PlaceIds.prototype)
  * on record (ask again, as the same step), or its final answer was not verified yet, or its question
  * was not put to the user yet. A step whose answer is on record is never asked again.
  */
-export function finishOpenStep(run: Run): Promise<Next> | undefined {
+export function finishOpenStep(run: Run): Next | Promise<Next> | undefined {
   const { stepDecision, stepSettled } = run.state
-  if (!stepDecision) return runStep(run, false)
+  if (!stepDecision) return flow(runStep(run, false))
   if (stepSettled || stepDecision === 'tool_calls') return undefined
   const last = run.state.transcript.findLast((t) => t.kind === 'assistant')
   if (last?.kind !== 'assistant') return undefined

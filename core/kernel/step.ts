@@ -16,25 +16,26 @@ import { KernelProducer } from './version.ts'
 import { pauseRun, stop, stopOrGoOn } from './ending.ts'
 import { verifyAnswer } from './verification.ts'
 import type { Run } from './run.ts'
+import { wait, type Flow } from '../kit/later.ts'
 import type { RunEventMap } from '../contracts/events.ts'
 
 /** Run a step: a new one, or (`fresh` false) the open one again, when its model call never got an answer on record. */
-export async function runStep(run: Run, fresh: boolean): Promise<Next> {
+export function* runStep(run: Run, fresh: boolean): Flow<Next> {
   const { model } = run.services
   const index = fresh ? run.state.steps + 1 : run.state.steps
   if (fresh) run.rec.record('step/start', { index }, KernelProducer, { turnId: run.ids.turnId, stepId: `s${index}` })
   const ids = run.ids
 
-  const projected = await projectContext(run, ids)
-  if (!('projection' in projected)) return stop(run, projected)
+  const projected = yield* projectContext(run, ids)
+  if (!('projection' in projected)) return yield* wait(stop(run, projected))
   const { projection, views } = projected
   // The meter sets the call's cost aside first, or the run suspends before it (core/kernel/meter.ts).
   // Without a meter there is nothing to reserve, nor to wait for; the same after the call.
-  const refused = run.services.meter ? await reserveModelCall(run, model.value, projection.tokens, index) : undefined
-  if (refused) return stop(run, refused)
+  const refused = run.services.meter ? yield* wait(reserveModelCall(run, model.value, projection.tokens, index)) : undefined
+  if (refused) return yield* wait(stop(run, refused))
 
-  const response = await callModel(run, model, projection.messages, views, index)
-  if (!('decision' in response)) return stop(run, response)
+  const response = yield* callModel(run, model, projection.messages, views, index)
+  if (!('decision' in response)) return yield* wait(stop(run, response))
   const decision = response.decision
   const responded = run.rec.record(
     'step/model-response',
@@ -42,7 +43,7 @@ export async function runStep(run: Run, fresh: boolean): Promise<Next> {
     model.provider,
     run.idsOf(undefined, run.state.lastSeq),
   )
-  const unsettled = run.services.meter ? await settleCall(run, openReservation(run.state, 'model'), response.usage) : undefined
+  const unsettled = run.services.meter ? yield* wait(settleCall(run, openReservation(run.state, 'model'), response.usage)) : undefined
   if (unsettled) throw unsettled
 
   if (decision.kind === 'tool_calls') {
@@ -65,6 +66,6 @@ export async function runStep(run: Run, fresh: boolean): Promise<Next> {
     })
     return 'continue'
   }
-  if (decision.kind === 'ask_user') return pauseRun(run, 'WAITING_USER', decision.question)
-  return stopOrGoOn(run, await verifyAnswer(run, decision.text, responded.seq))
+  if (decision.kind === 'ask_user') return yield* wait(pauseRun(run, 'WAITING_USER', decision.question))
+  return yield* wait(stopOrGoOn(run, yield* wait(verifyAnswer(run, decision.text, responded.seq))))
 }

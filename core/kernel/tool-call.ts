@@ -8,39 +8,70 @@ import { CordageError } from '../contracts/errors.ts'
 import type { Ticket } from './ticket.ts'
 import type { Tool, ToolIO, ToolResult } from '../contracts/services/tools.ts'
 import type { Constraints } from '../contracts/data.ts'
+import { isThenable } from '../kit/later.ts'
+
+/** How a call settled: as Promise.allSettled reports it, so one call and a wave read alike. */
+export type Settled = PromiseSettledResult<ToolResult>
+
+/** A tool's body behind its ticket check, answering at once when the body does (core/kernel/tool.ts `directInvoke`). */
+export type Invoke = (ticket: Ticket | undefined, args: unknown, io: ToolIO) => ToolResult | Promise<ToolResult>
 
 export class ToolCall {
-  readonly result: Promise<ToolResult>
+  /**
+   * How the call settled: at once for a body that answered at once (no promise, no timer: it could not
+   * be interrupted anyway), else a promise that never rejects.
+   */
+  result: Settled | Promise<Settled>
   private controller: AbortController | undefined
   private reason: unknown
   private done = false
   private timer: ReturnType<typeof setTimeout> | undefined
   private fail!: (reason: unknown) => void
 
-  /** @param timeoutMs the call's time limit when a constraint shortens the tool's own (core/kernel/constraints.ts) */
-  constructor(tool: Tool, ticket: Ticket, args: unknown, io: Omit<ToolIO, 'signal'>, timeoutMs = tool.timeoutMs) {
+  /**
+   * @param timeoutMs the call's time limit when a constraint shortens the tool's own (core/kernel/constraints.ts)
+   * @param invoke the tool's body as the kernel may call it directly (a tool built by defineTool), else its `invoke`
+   */
+  constructor(tool: Tool, ticket: Ticket, args: unknown, io: Omit<ToolIO, 'signal'>, timeoutMs = tool.timeoutMs, invoke?: Invoke) {
     const toolIO = new CallIO(io, this)
-    this.result = new Promise<ToolResult>((resolve, reject) => {
-      this.fail = reject
+    let answer: ToolResult | Promise<ToolResult>
+    try {
+      answer = invoke ? invoke(ticket, args, toolIO) : tool.invoke(ticket, args, toolIO)
+    } catch (reason) {
+      this.result = { status: 'rejected', reason }
+      return
+    }
+    if (!isThenable(answer)) {
+      this.result = { status: 'fulfilled', value: answer }
+      return
+    }
+    this.result = new Promise<Settled>((resolve) => {
+      this.fail = (reason) => resolve({ status: 'rejected', reason })
       this.timer = setTimeout(
         () => this.abort(new CordageError('tool_timeout', `${tool.name} did not finish within ${timeoutMs} ms`)),
         timeoutMs,
       )
-      tool.invoke(ticket, args, toolIO).then(
-        (result) => this.settle() && resolve(result),
-        (error) => this.settle() && reject(error),
+      answer.then(
+        (value) => this.settle() && resolve({ status: 'fulfilled', value }),
+        (reason) => this.settle() && resolve({ status: 'rejected', reason }),
       )
     })
   }
 
   /**
-   * Tell the tool to stop (its signal aborts with `reason`). Without `graceMs` the result rejects with
-   * `reason` at once. With it, the call gets that long to finish on its own first: a call with side
-   * effects may commit despite the abort, and then it must be reported as committed, not as cancelled.
+   * Tell the tool to stop (its signal aborts with `reason`). Without `graceMs` the call fails with
+   * `reason` at once, even one whose body already answered at once (as its answer would not have been
+   * taken yet had it come as a promise). With it, the call gets that long to finish on its own first: a
+   * call with side effects may commit despite the abort, and then it must be reported as committed, not
+   * as cancelled.
    */
   abort(reason: unknown, graceMs = 0): void {
     this.reason = reason
     this.controller?.abort(reason)
+    if (!(this.result instanceof Promise)) {
+      if (graceMs <= 0) this.result = { status: 'rejected', reason }
+      return
+    }
     const fail = () => this.settle() && this.fail(reason)
     if (graceMs <= 0) return void fail()
     clearTimeout(this.timer)

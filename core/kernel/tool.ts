@@ -7,6 +7,7 @@
 import { CordageError } from '../contracts/errors.ts'
 import { redeemTicket } from './ticket.ts'
 import type { Tool, ToolDefinition } from '../contracts/services/tools.ts'
+import type { Invoke } from './tool-call.ts'
 import { checkDefinition, onParsed, previewOnParsed } from '../contracts/checks/tool.ts'
 
 // A copy must not claim to hold constraints, or to cost less, than the tool was defined with.
@@ -14,6 +15,7 @@ const ContractKeys = ['name', 'sideEffect', 'idempotent', 'timeoutMs', 'needsApp
 /** The fields policy, the ledger and the loop rely on, as each tool was defined: by its `invoke`. */
 type Defined = Readonly<Pick<Tool, (typeof ContractKeys)[number]>> & { readonly identity: object }
 const definitions = new WeakMap<Tool['invoke'], Defined>()
+const directs = new WeakMap<Tool['invoke'], Invoke>()
 
 /**
  * @example
@@ -31,6 +33,14 @@ export function defineTool<A>(def: ToolDefinition<A>): Tool {
   // Tickets for this tool are bound to this object: a copy of the tool keeps it (same invoke), a
   // wrapper that forwards to invoke does not, so its ticket is refused here.
   const identity = Object.freeze({ tool: def.name })
+  // The body behind the ticket check, as `invoke` runs it; the loop calls it directly (directInvoke),
+  // so that a body that answers at once costs no promise and no timer.
+  const direct: Invoke = (ticket, args, io) => {
+    redeemTicket(ticket, { runId: io.runId, actionId: io.actionId, tool: def.name, args, target: identity })
+    const parsed = def.input.safeParse(args)
+    if (!parsed.success) throw new CordageError('invalid_arguments', `arguments for ${def.name} do not match its schema`)
+    return body(parsed.data, io)
+  }
   const tool = Object.freeze({
     name: def.name,
     description: def.description,
@@ -49,13 +59,9 @@ export function defineTool<A>(def: ToolDefinition<A>): Tool {
     preview: def.preview && previewOnParsed(def.name, def.input, def.preview),
     ...(def.enforces ? { enforces: Object.freeze([...def.enforces]) } : {}),
     ...(def.cost ? { cost: Object.freeze({ ...def.cost }) } : {}),
-    // Not an async function: a body that answers at once is wrapped once, not awaited in a frame of its own.
     invoke(ticket, args, io) {
       try {
-        redeemTicket(ticket, { runId: io.runId, actionId: io.actionId, tool: def.name, args, target: identity })
-        const parsed = def.input.safeParse(args)
-        if (!parsed.success) throw new CordageError('invalid_arguments', `arguments for ${def.name} do not match its schema`)
-        return Promise.resolve(body(parsed.data, io))
+        return Promise.resolve(direct(ticket, args, io))
       } catch (error) {
         return Promise.reject(error)
       }
@@ -63,6 +69,7 @@ export function defineTool<A>(def: ToolDefinition<A>): Tool {
   } satisfies Tool)
   const contract = Object.fromEntries(ContractKeys.map((key) => [key, tool[key]])) as Omit<Defined, 'identity'>
   definitions.set(tool.invoke, Object.freeze({ ...contract, identity }))
+  directs.set(tool.invoke, direct)
   return tool
 }
 
@@ -86,4 +93,9 @@ export function asDefined(tool: Tool): Tool {
  */
 export function targetOf(tool: Tool): object | undefined {
   return definitions.get(tool.invoke)?.identity
+}
+
+/** The body of a tool built by defineTool behind the same ticket check as its `invoke`, which may answer at once; undefined for any other tool. */
+export function directInvoke(tool: Tool): Invoke | undefined {
+  return directs.get(tool.invoke)
 }

@@ -238,7 +238,8 @@ function call(run: Run, s: Started): Settled | Promise<Settled> {
     directInvoke(invoked),
   )
   s.call = call
-  run.track(call, true)
+  // A call that settled at once is over: nothing in flight to reach.
+  if (call.result instanceof Promise) run.track(call, true)
   if (run.cancelRequest) call.abort(run.signal.reason, tool.sideEffect !== 'none' ? run.agent.options.cancelGraceMs : 0)
   return call.result
 }

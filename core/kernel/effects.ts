@@ -93,6 +93,8 @@ export function* executeWave(run: Run, jobs: readonly Authorized[]): Flow<Next> 
     if (typeof verdict === 'object') return yield* wait(stop(run, verdict))
     queue.push({ action, tool, policyVersion, causation, key, takeover: verdict === 'takeover' })
   }
+  // Cancelled while the wave was checked (its ledger, its handlers): none of it starts; pass() ends the run.
+  if (run.cancelRequest && queue.length) return 'continue'
   // Every call of the wave reserves at once, before any starts: all of them fit, or none starts.
   const refused = run.services.meter ? yield* wait(reserveWave(run, queue)) : undefined
   if (refused) return yield* wait(stop(run, refused))
@@ -159,8 +161,7 @@ function callAll(run: Run, started: Started[]): Settled[] | Promise<Settled[]> {
       return { status: 'rejected', reason } as const
     }
   })
-  if (!results.some((r) => r instanceof Promise)) return results as Settled[]
-  return results.length === 1 ? (results[0] as Promise<Settled>).then((r) => [r]) : Promise.all(results)
+  return results.some((r) => r instanceof Promise) ? Promise.all(results) : (results as Settled[])
 }
 
 /** Prepare: record `tool/start` for one call (not yet flushed) with its ledger intent, if it has side effects. */

@@ -42,7 +42,8 @@ export class ToolCall {
       return
     }
     if (!isThenable(answer)) {
-      this.result = { status: 'fulfilled', value: answer }
+      // Only a defined tool's body may answer at once: a tool's own invoke promises its answer (the contract), or it failed.
+      this.result = invoke ? { status: 'fulfilled', value: answer } : { status: 'rejected', reason: new TypeError('invoke: no promise') }
       return
     }
     this.result = new Promise<Settled>((resolve) => {
@@ -51,7 +52,9 @@ export class ToolCall {
         () => this.abort(new CordageError('tool_timeout', `${tool.name} did not finish within ${timeoutMs} ms`)),
         timeoutMs,
       )
-      answer.then(
+      // Promise.resolve: a thenable that is not a promise is adopted as `await` would (its then called
+      // later, a throw there a rejection, a promise it gives unwrapped); a native promise is itself.
+      Promise.resolve(answer).then(
         (value) => this.settle() && resolve({ status: 'fulfilled', value }),
         (reason) => this.settle() && resolve({ status: 'rejected', reason }),
       )
@@ -60,10 +63,10 @@ export class ToolCall {
 
   /**
    * Tell the tool to stop (its signal aborts with `reason`). Without `graceMs` the call fails with
-   * `reason` at once, even one whose body already answered at once (as its answer would not have been
-   * taken yet had it come as a promise). With it, the call gets that long to finish on its own first: a
-   * call with side effects may commit despite the abort, and then it must be reported as committed, not
-   * as cancelled.
+   * `reason` at once; so does one whose body answered at once, while its answer is not taken yet (the
+   * loop aborts a call it starts after a cancel). Once taken, what such a body did stands. With
+   * `graceMs`, the call gets that long to finish on its own first: a call with side effects may commit
+   * despite the abort, and then it must be reported as committed, not as cancelled.
    */
   abort(reason: unknown, graceMs = 0): void {
     this.reason = reason

@@ -44,6 +44,8 @@ export default definePlugin(manifest, (ctx) => {
   ctx.tools.register({ name: 'raw_broken', description: 'A hand-written tool whose invoke gives no promise.',
     input: z.object({}), inputSchema: { type: 'object' }, sideEffect: 'none', idempotent: true, timeoutMs: 60000,
     needsApproval: false, retries: 0, tags: [], invoke() { log.push('raw_broken'); return undefined } })
+  ctx.tools.register(defineTool({ ...none, name: 'silent', description: 'A body that returns nothing.',
+    run() { log.push('silent') } }))
   ctx.tools.register(defineTool({ ...none, name: 'a', description: 'A read.', footprint: () => ({ reads: ['a'] }),
     run() { log.push('a'); globalThis.__stagesHookA?.(); return { output: 'a done' } } }))
   ctx.tools.register(defineTool({ name: 'w', description: 'A write.', input: z.object({}), sideEffect: 'external', timeoutMs: 60000,
@@ -91,6 +93,20 @@ describe('a defined tool whose body answers with a thenable that is not a promis
     const end = run.events.find((e) => e.type === 'tool/end')
     assert.ok(end, 'tool/end recorded')
     assert.equal((end.data as { observation: string }).observation, 'nested answer')
+  })
+})
+
+describe('a defined tool whose body returns no result', () => {
+  it('is recorded as run, without output, and the run fails at the next boundary with tool_failed, saying what it returned', async () => {
+    const t = await start([{ tool: 'silent', args: {} }, { final: 'done' }])
+    const run = await t.run()
+    assert.deepEqual(log, ['silent'])
+    assert.equal(run.state.status, 'FAILED')
+    assert.equal(run.state.failureCode, 'tool_failed')
+    assert.match(run.state.reason ?? '', /silent returned nothing, not a result: a tool returns \{ output \}/)
+    const end = run.events.find((e) => e.type === 'tool/end')
+    assert.equal((end?.data as { output: unknown } | undefined)?.output, null, 'tool/end recorded, without output')
+    assert.equal(run.events.filter((e) => e.type === 'step/model-request').length, 1, 'no second model call')
   })
 })
 

@@ -18,7 +18,7 @@ import { claimProblem } from './waits.ts'
 import { checkWaitsFor } from '../contracts/checks/waits.ts'
 import { resultSlice } from '../kit/slices.ts'
 import { recordSlice } from './slices.ts'
-import { resultHandoff, resultUsage } from '../contracts/checks/tool-result.ts'
+import { resultHandoff, resultObject, resultUsage } from '../contracts/checks/tool-result.ts'
 import { shapeResult } from './artifacts.ts'
 import type { ShapedResult } from '../contracts/phases.ts'
 import { jsonProblem } from '../kit/hash.ts'
@@ -51,8 +51,10 @@ export interface FinishedCall {
   durationMs: number
 }
 
-export function* recordSucceeded(run: Run, c: FinishedCall, result: ToolResult): Flow<Outcome> {
+export function* recordSucceeded(run: Run, c: FinishedCall, answer: ToolResult): Flow<Outcome> {
   const { action, tool, key } = c
+  // Not a result at all (undefined, a string): recorded without output, and the run fails at the next boundary, saying why.
+  const result = orDefer(run, () => resultObject(answer, tool.name)) ?? { output: null }
   if (result.waitsFor !== undefined) return yield* wait(waitOn(run, c, result.waitsFor))
   // The call ran: what of its result the kernel cannot take is left out of the record, which is still
   // made (a neighbour's committed write stays committed), and the run ends at the next boundary.

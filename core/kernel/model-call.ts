@@ -9,7 +9,7 @@ import { classify, CordageError } from '../contracts/errors.ts'
 import type { ContextMessage } from '../contracts/services/context.ts'
 import { checkResponse, type ModelResponse, type ModelService } from '../contracts/services/model.ts'
 import type { ToolView } from '../contracts/services/tools.ts'
-import { scrubbedDeltas, type DeltaSink } from '../kit/scrubbed-deltas.ts'
+import { scrubbedDeltas } from '../kit/scrubbed-deltas.ts'
 import type { ServiceEntry } from './cordis.ts'
 import { plainResponse } from '../contracts/checks/model.ts'
 import { KernelProducer } from './version.ts'
@@ -39,8 +39,9 @@ export function* callModel(
     // should see them begin, not only once the model has answered.
     if (run.agent.dispatch.watched(StepStartEvents)) yield run.flush()
     const signal = modelSignal(run)
-    // Streamed pieces go to listeners as previews, only if someone listens: nothing here is durable.
-    const onDelta = run.agent.streaming() ? previews(run, model.provider, ids.stepId!, attempt) : undefined
+    // Streamed pieces go to listeners as previews, scrubbed like the record, only if someone listens: nothing here is durable.
+    const base = { runId: run.runId, stepId: ids.stepId!, attempt, producer: model.provider }
+    const onDelta = run.agent.streaming() ? scrubbedDeltas(run.agent.scrubber, (d) => run.agent.streamDelta({ ...base, ...d })) : undefined
     try {
       const asked = { runId: run.runId, stepId: ids.stepId!, stepIndex: index, messages, tools, signal: signal.signal, onDelta }
       const answer = model.value.respond(asked)
@@ -90,12 +91,6 @@ function withoutSecretReasoning(run: Run, response: ModelResponse): ModelRespons
   if (JSON.stringify(run.agent.scrubber.scrub(reasoning)) === JSON.stringify(reasoning)) return response
   const { reasoning: _, ...rest } = response
   return rest
-}
-
-/** Where a model call's streamed pieces go: to listeners as previews, scrubbed of the agent's secrets like the record. */
-function previews(run: Run, producer: string, stepId: string, attempt: number): DeltaSink {
-  const base = { runId: run.runId, stepId, attempt, producer }
-  return scrubbedDeltas(run.agent.scrubber, (delta) => run.agent.streamDelta({ ...base, ...delta }))
 }
 
 /**

@@ -1,11 +1,24 @@
 /**
  * @module checks/tool-result
- * The checks of what a tool's result says besides its output (services/tools.ts ToolResult): the usage
- * of a nested run it reports, and the agent it hands the run to. See core/contracts/check.ts; a usage
+ * The checks of what a tool's result says besides its output (services/tools.ts ToolResult): that it is
+ * a result at all, the usage of a nested run it reports, and the agent it hands the run to. See core/contracts/check.ts; a usage
  * the budgets cannot count throws, since the call already ran and counting 0 would overspend.
  */
 import { CordageError } from '../errors.ts'
 import type { ToolResult } from '../services/tools.ts'
+import { describe } from '../check.ts'
+
+/**
+ * A tool's answer as a result: an object, or `tool_failed` naming what the tool gave instead. The call
+ * ran (a write may have landed), so the caller records it without output and fails the run after.
+ */
+export function resultObject(result: unknown, tool: string): ToolResult {
+  if (result !== null && typeof result === 'object' && !Array.isArray(result)) return result as ToolResult
+  throw new CordageError(
+    'tool_failed',
+    `${tool} returned ${describe(result)}, not a result: a tool returns { output }, with an observation if it likes`,
+  )
+}
 
 const UsageKeys = new Set(['inputTokens', 'outputTokens', 'costUsd', 'steps'])
 

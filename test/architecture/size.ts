@@ -105,7 +105,7 @@ export const KernelBudgets: Readonly<Budgets> = { lines: 2500, fileLines: 250, c
  * it had when the per-file, per-class and per-function budgets were first met (issue 28), so it can
  * only shrink. Lower it as code leaves the kernel; `--check --strict` applies the budget itself.
  */
-export const KernelCeiling = 4608
+export const KernelCeiling = 4606
 
 /** Each way the kernel is over its budgets, in words; empty when it is within them. */
 export function budgetProblems(root: string, budgets: Readonly<Budgets> = KernelBudgets): string[] {

@@ -43,7 +43,7 @@ export const Targets: Target[] = [
     // defineTool, and the check of a definition it runs first.
     name: 'core/kernel/tool.ts',
     mutate: () => ['core/kernel/tool.ts', 'core/contracts/checks/tool.ts'],
-    tests: ['test/unit/tool.test.ts'],
+    tests: ['test/unit/tool.test.ts', 'test/unit/tool-call.test.ts'],
   },
   { name: 'core/kit/grants.ts', mutate: whole('core/kit/grants.ts'), tests: ['test/unit/grants.test.ts'] },
   { name: 'core/kernel/status.ts', mutate: whole('core/kernel/status.ts'), tests: ['test/unit/status.test.ts', 'test/state.test.ts'] },
@@ -58,6 +58,9 @@ export const Targets: Target[] = [
     tests: ['test/unit/verdicts.test.ts', 'test/unit/meter-checks.test.ts'],
   },
   { name: 'core/kit/secrets.ts', mutate: whole('core/kit/secrets.ts'), tests: ['test/unit/secrets.test.ts'] },
+  // How the loop's stages wait (a throw or a rejection lost here would skip a check), and one call in flight.
+  { name: 'core/kit/later.ts', mutate: whole('core/kit/later.ts'), tests: ['test/unit/later.test.ts'] },
+  { name: 'core/kernel/tool-call.ts', mutate: whole('core/kernel/tool-call.ts'), tests: ['test/unit/tool-call.test.ts'] },
   {
     name: 'core/kernel/store-writer.ts',
     mutate: whole('core/kernel/store-writer.ts'),

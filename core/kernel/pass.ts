@@ -26,7 +26,7 @@ export const pass = (run: Run): Next | Promise<Next> => flow(passing(run))
 function* passing(run: Run): Flow<Next> {
   if (run.lost) throw run.lost
   if (run.deferred) throw run.deferred
-  // Awaited only when there is something to look at: an await costs allocations on every pass.
+  // A promise only when there is something to look at (a shared store): otherwise nothing to wait for.
   yield run.lookForCancel()
   if (run.cancelRequest) return yield* wait(endCancelled(run))
   if (run.suspendRequest) return yield* wait(pauseRun(run, 'SUSPENDED', run.suspendRequest.reason))

@@ -128,6 +128,66 @@ describe('defineTool: the contract', () => {
   })
 })
 
+describe('defineTool: artifacts, previews, constraints and cost', () => {
+  it('takes artifactAboveBytes as a whole number of bytes of at least 1, and refuses anything else, saying what it got', () => {
+    assert.equal(defineTool(def({ artifactAboveBytes: 1 })).artifactAboveBytes, 1)
+    assert.equal(defineTool(def({ artifactAboveBytes: 4096 })).artifactAboveBytes, 4096)
+    assert.equal(defineTool(def()).artifactAboveBytes, undefined)
+    for (const above of [0, -1, 1.5, Number.MAX_SAFE_INTEGER + 1, Number.NaN, '10' as unknown as number]) {
+      assert.throws(
+        () => defineTool(def({ artifactAboveBytes: above })),
+        {
+          code: 'invalid_input',
+          message: `tool "crm_note": artifactAboveBytes must be a whole number of bytes of at least 1, got ${JSON.stringify(above)}`,
+        },
+        String(above),
+      )
+    }
+  })
+
+  it('runs the preview on the arguments as the schema parses them, and refuses arguments it does not take', async () => {
+    const seen: unknown[] = []
+    const tool = defineTool(
+      def({
+        preview: (args, io) => {
+          seen.push(args, io.runId)
+          return { summary: `note on ${args.id}` } as never
+        },
+      }),
+    )
+    const pio = { runId: 'run_p', actionId: 's1.a1', signal: new AbortController().signal }
+    assert.deepEqual(await tool.preview!({ id: 'c1' }, pio), { summary: 'note on c1' })
+    assert.deepEqual(seen, [{ id: 'c1', note: 'none' }, 'run_p'], 'defaults applied: the parsed arguments')
+    await assert.rejects(async () => tool.preview!({ id: 5 }, pio), {
+      code: 'invalid_arguments',
+      message: 'arguments for crm_note do not match its schema',
+    })
+    assert.equal(seen.length, 2, 'the preview did not run on arguments the schema refuses')
+    assert.equal(defineTool(def()).preview, undefined)
+  })
+
+  it('keeps the constraints it enforces and its cost as frozen copies, and nothing when it declares none', () => {
+    const enforces = ['maxAmount' as const]
+    const cost = { tokens: 10, costUsd: 0.5 }
+    const tool = defineTool(def({ enforces, cost }))
+    assert.deepEqual(tool.enforces, ['maxAmount'])
+    assert.notEqual(tool.enforces, enforces)
+    assert.ok(Object.isFrozen(tool.enforces))
+    assert.deepEqual(tool.cost, { tokens: 10, costUsd: 0.5 })
+    assert.notEqual(tool.cost, cost)
+    assert.ok(Object.isFrozen(tool.cost))
+    enforces.push('pathPrefix' as never)
+    cost.costUsd = 0
+    assert.deepEqual(
+      [tool.enforces, tool.cost],
+      [['maxAmount'], { tokens: 10, costUsd: 0.5 }],
+      'later changes to the definition change nothing',
+    )
+    const plain = defineTool(def())
+    assert.ok(!('enforces' in plain) && !('cost' in plain))
+  })
+})
+
 describe('defineTool: invoke', () => {
   it('runs the body with the validated arguments and io, only with a kernel ticket for this exact call', async () => {
     let seen: unknown
